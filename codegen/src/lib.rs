@@ -1,0 +1,38 @@
+//! A generator of zero-copy Rust codecs from Kafka's JSON message schemas.
+//!
+//! The pipeline runs in one direction, one module per stage:
+//!
+//! 1. [`parse`]: Kafka's schema dialect, JSON with `//` comments, into a tree
+//!    that remembers positions.
+//! 2. [`model`]: a validated, immutable model of each file and of the set.
+//! 3. [`ir`]: the model lowered per message, with impossible version branches
+//!    dropped.
+//! 4. [`emit`]: Rust tokens built with `quote`, formatted by `prettyplease`.
+//!
+//! [`Config`] is the entry point for a build script, in the style of
+//! prost-build.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+use std::path::PathBuf;
+
+pub mod diagnostics;
+pub mod model;
+pub mod parse;
+
+/// Everything that can stop generation.
+#[derive(Debug, thiserror::Error)]
+pub enum CodegenError {
+    /// A file or directory could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The schemas have errors; each is listed, one per line.
+    #[error("{} schema error(s):\n{}", .0.len(), .0.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n"))]
+    Schema(Vec<diagnostics::Located>),
+}

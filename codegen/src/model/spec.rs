@@ -1,0 +1,190 @@
+//! The validated, immutable model of one schema file.
+
+use std::path::PathBuf;
+
+use super::types::FieldType;
+use super::versions::Versions;
+use crate::diagnostics::Span;
+
+/// What a schema file describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MessageKind {
+    /// The body of an API request.
+    Request,
+    /// The body of an API response.
+    Response,
+    /// A request or response header.
+    Header,
+    /// A data structure stored or embedded elsewhere.
+    Data,
+    /// A KRaft metadata record.
+    Metadata,
+    /// A group coordinator record key.
+    CoordinatorKey,
+    /// A group coordinator record value.
+    CoordinatorValue,
+}
+
+impl MessageKind {
+    /// Parses the schema's `type` value.
+    pub fn parse(text: &str) -> Option<MessageKind> {
+        Some(match text {
+            "request" => MessageKind::Request,
+            "response" => MessageKind::Response,
+            "header" => MessageKind::Header,
+            "data" => MessageKind::Data,
+            "metadata" => MessageKind::Metadata,
+            "coordinator-key" => MessageKind::CoordinatorKey,
+            "coordinator-value" => MessageKind::CoordinatorValue,
+            _ => return None,
+        })
+    }
+
+    /// The schema's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MessageKind::Request => "request",
+            MessageKind::Response => "response",
+            MessageKind::Header => "header",
+            MessageKind::Data => "data",
+            MessageKind::Metadata => "metadata",
+            MessageKind::CoordinatorKey => "coordinator-key",
+            MessageKind::CoordinatorValue => "coordinator-value",
+        }
+    }
+
+    /// True for the kinds whose `apiKey` must be unique within the kind.
+    pub fn has_api_key(self) -> bool {
+        !matches!(self, MessageKind::Header | MessageKind::Data)
+    }
+}
+
+/// A field's explicit default, parsed for its type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DefaultValue {
+    /// No `default` key: the type's natural default applies.
+    Implicit,
+    /// `"null"`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// An integer, decimal or hex.
+    Int(i128),
+    /// A float64 literal.
+    Float(f64),
+    /// A string field's default text.
+    String(String),
+    /// A uuid, decoded from Kafka's base64url form.
+    Uuid([u8; 16]),
+}
+
+/// One field of a message or struct.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    /// The schema's name, such as `ReplicaId`.
+    pub name: String,
+    /// Where the field's object starts.
+    pub span: Span,
+    /// Its type.
+    pub ty: FieldType,
+    /// The versions in which it exists.
+    pub versions: Versions,
+    /// The versions in which it may be null.
+    pub nullable_versions: Versions,
+    /// The versions in which it is a tagged field.
+    pub tagged_versions: Versions,
+    /// Its tag, when tagged.
+    pub tag: Option<u32>,
+    /// Whether a non-default value may be dropped in versions that lack it.
+    pub ignorable: bool,
+    /// The explicit default.
+    pub default: DefaultValue,
+    /// The `default` key exactly as written, for tools that compare schemas.
+    pub default_text: Option<String>,
+    /// What kind of entity the value names, such as `topicName`.
+    pub entity_type: Option<String>,
+    /// Whether this field is the key of a map-like array.
+    pub map_key: bool,
+    /// Whether the schema asks for a zero-copy slice.
+    pub zero_copy: bool,
+    /// A field-level override of the message's flexible versions.
+    pub flexible_versions: Option<Versions>,
+    /// Documentation.
+    pub about: Option<String>,
+}
+
+impl Field {
+    /// True when the field is tagged in `version`.
+    pub fn is_tagged_in(&self, version: i16) -> bool {
+        self.tag.is_some() && self.tagged_versions.contains(version)
+    }
+
+    /// True when the field is nullable in every version in which it exists.
+    pub fn nullable_everywhere(&self) -> bool {
+        self.nullable_versions.contains_all(self.versions)
+    }
+}
+
+/// A named struct: an inline one, or an entry of `commonStructs`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StructDef {
+    /// Its name, unique within the file.
+    pub name: String,
+    /// Where it is defined.
+    pub span: Span,
+    /// The versions it is declared for.
+    pub versions: Versions,
+    /// Its fields, in wire order.
+    pub fields: Vec<Field>,
+    /// True for `commonStructs` entries.
+    pub common: bool,
+}
+
+/// One validated schema file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schema {
+    /// The file it was read from.
+    pub file: PathBuf,
+    /// The message name, such as `VoteRequest`.
+    pub name: String,
+    /// Where the name is written.
+    pub name_span: Span,
+    /// What the file describes.
+    pub kind: MessageKind,
+    /// The API key or metadata record type.
+    pub api_key: Option<i16>,
+    /// Where the API key is written.
+    pub api_key_span: Span,
+    /// The versions that exist.
+    pub valid_versions: Versions,
+    /// The versions that use compact encodings and tagged fields.
+    pub flexible_versions: Versions,
+    /// Whether the highest valid version is still under development.
+    pub latest_version_unstable: bool,
+    /// Versions marked deprecated.
+    pub deprecated_versions: Versions,
+    /// The listeners that serve a request.
+    pub listeners: Vec<String>,
+    /// The top-level fields, in wire order.
+    pub fields: Vec<Field>,
+    /// Every named struct of the file, inline ones first in order of appearance,
+    /// then the common ones.
+    pub structs: Vec<StructDef>,
+}
+
+impl Schema {
+    /// Looks up a struct by name.
+    pub fn find_struct(&self, name: &str) -> Option<&StructDef> {
+        self.structs.iter().find(|s| s.name == name)
+    }
+
+    /// The highest version that is not under development.
+    pub fn highest_stable_version(&self) -> i16 {
+        let highest = self.valid_versions.highest;
+        if self.latest_version_unstable && highest > self.valid_versions.lowest {
+            highest - 1
+        } else {
+            highest
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! The error type shared by every decoder and encoder in this module.
+
+use super::compression::Compression;
+
+/// Everything that can go wrong while decoding or encoding records.
+///
+/// Most variants carry an `offset`: the byte position where the problem was
+/// found. For data read straight from the input it is the position in that
+/// input (the whole records blob when parsing one); for data inside a
+/// compressed batch or message it is the position in the decompressed bytes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RecordsError {
+    /// A stored checksum does not match the checksum of the bytes it covers.
+    #[error("CRC mismatch at offset {offset}: stored {expected:#010x}, computed {computed:#010x}")]
+    CrcMismatch {
+        /// Start of the batch or message.
+        offset: usize,
+        /// The checksum stored in the data.
+        expected: u32,
+        /// The checksum computed over the data.
+        computed: u32,
+    },
+
+    /// The magic byte is not one this module knows (0, 1 or 2 where allowed).
+    #[error("unsupported magic {magic} at offset {offset}")]
+    BadMagic {
+        /// Position of the magic byte.
+        offset: usize,
+        /// The magic byte found.
+        magic: i8,
+    },
+
+    /// The input ends before a structure is complete.
+    #[error("truncated {context} at offset {offset}: needed {needed} bytes, {available} left")]
+    Truncated {
+        /// What was being read.
+        context: &'static str,
+        /// Position where the missing bytes were expected.
+        offset: usize,
+        /// How many bytes were needed.
+        needed: usize,
+        /// How many bytes were left.
+        available: usize,
+    },
+
+    /// A length field disagrees with the bytes it covers.
+    #[error("{context} at offset {offset} declares {declared} bytes but its content takes {actual}")]
+    LengthMismatch {
+        /// What declared the length.
+        context: &'static str,
+        /// Position of the structure whose length is wrong.
+        offset: usize,
+        /// The declared length.
+        declared: i64,
+        /// The bytes the content actually takes, or the bytes available when
+        /// the content runs past the declared length.
+        actual: usize,
+    },
+
+    /// The compression bits name a codec Kafka does not define.
+    #[error("unknown compression codec {codec} at offset {offset}")]
+    UnknownCodec {
+        /// Position of the attributes holding the codec.
+        offset: usize,
+        /// The codec id (bits 0-2 of the attributes).
+        codec: u8,
+    },
+
+    /// The codec is known but its cargo feature is disabled in this build.
+    #[error("compression codec {codec} is not enabled in this build (cargo feature `{codec}`)")]
+    CodecNotEnabled {
+        /// The codec that is not compiled in.
+        codec: Compression,
+    },
+
+    /// The compressed bytes could not be decompressed.
+    #[error("{codec} decompression failed for data at offset {offset}: {message}")]
+    DecompressionFailed {
+        /// The codec in use.
+        codec: Compression,
+        /// Start of the compressed data.
+        offset: usize,
+        /// The decoder's own description of the failure.
+        message: String,
+    },
+
+    /// Decompressing would produce more than the configured maximum.
+    #[error("{codec} data at offset {offset} decompresses to more than the {limit}-byte limit")]
+    DecompressedSizeExceeded {
+        /// The codec in use.
+        codec: Compression,
+        /// Start of the compressed data.
+        offset: usize,
+        /// The limit in force (see [`DecodeOptions`](super::DecodeOptions)).
+        limit: usize,
+    },
+
+    /// The encoder of a codec failed.
+    #[error("{codec} compression failed: {message}")]
+    CompressionFailed {
+        /// The codec in use.
+        codec: Compression,
+        /// The encoder's own description of the failure.
+        message: String,
+    },
+
+    /// A header key is not valid UTF-8.
+    #[error("header key at offset {offset} is not valid UTF-8")]
+    InvalidHeaderKey {
+        /// Position of the header key bytes.
+        offset: usize,
+    },
+
+    /// A zigzag varint runs past 5 bytes, or a varlong past 10.
+    #[error("over-long varint at offset {offset}")]
+    VarintTooLong {
+        /// Position of the varint's first byte.
+        offset: usize,
+    },
+
+    /// A length is negative and not the `-1` that stands for null (or is
+    /// negative where null is not allowed).
+    #[error("invalid negative {context} {length} at offset {offset}")]
+    NegativeLength {
+        /// What the length is for.
+        context: &'static str,
+        /// Position of the length field.
+        offset: usize,
+        /// The length found.
+        length: i64,
+    },
+
+    /// The declared record count cannot be right for the bytes present.
+    #[error("invalid record count {count} at offset {offset}")]
+    InvalidRecordCount {
+        /// Position of the count field.
+        offset: usize,
+        /// The declared count.
+        count: i32,
+    },
+
+    /// The records present disagree with the declared record count.
+    #[error(
+        "record count mismatch at offset {offset}: batch declares {declared} records, found {found}{}",
+        if *.trailing_bytes { " followed by trailing bytes" } else { "" }
+    )]
+    RecordCountMismatch {
+        /// Position where the disagreement was found.
+        offset: usize,
+        /// The declared count.
+        declared: i32,
+        /// The complete records found.
+        found: usize,
+        /// True when all declared records were read and bytes remain; false
+        /// when the bytes ran out first.
+        trailing_bytes: bool,
+    },
+
+    /// A structure is malformed in a way no other variant describes.
+    #[error("invalid {context} at offset {offset}: {reason}")]
+    Invalid {
+        /// What was being decoded.
+        context: &'static str,
+        /// Position of the problem.
+        offset: usize,
+        /// What is wrong.
+        reason: &'static str,
+    },
+
+    /// A value is too large for the field that must hold its length.
+    #[error("{context} of {size} bytes is too large to encode")]
+    TooLarge {
+        /// What is too large.
+        context: &'static str,
+        /// Its size in bytes.
+        size: usize,
+    },
+}
