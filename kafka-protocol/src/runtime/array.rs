@@ -1,0 +1,210 @@
+//! Arrays of fixed-width scalars, kept in wire form and decoded on access.
+//!
+//! Decoding a `[]int32` field copies nothing and allocates nothing: the
+//! array borrows the big-endian bytes from the input and converts each element
+//! when it is read. This matters for messages like MetadataResponse, whose
+//! replica lists would otherwise cost one allocation each.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use super::uuid::Uuid;
+
+/// A scalar with a fixed big-endian wire width.
+pub trait FixedWidth: Copy {
+    /// Bytes per element on the wire.
+    const WIDTH: usize;
+    /// Reads one element from exactly `WIDTH` bytes.
+    fn from_wire(bytes: &[u8]) -> Self;
+    /// Appends the element's wire bytes.
+    fn to_wire(self, out: &mut Vec<u8>);
+}
+
+macro_rules! fixed_width_number {
+    ($($ty:ty),*) => {$(
+        impl FixedWidth for $ty {
+            const WIDTH: usize = std::mem::size_of::<$ty>();
+            #[inline]
+            fn from_wire(bytes: &[u8]) -> Self {
+                let mut array = [0u8; std::mem::size_of::<$ty>()];
+                array.copy_from_slice(bytes);
+                <$ty>::from_be_bytes(array)
+            }
+            #[inline]
+            fn to_wire(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_be_bytes());
+            }
+        }
+    )*};
+}
+
+fixed_width_number!(i8, i16, u16, i32, u32, i64, f64);
+
+impl FixedWidth for bool {
+    const WIDTH: usize = 1;
+    #[inline]
+    fn from_wire(bytes: &[u8]) -> Self {
+        bytes.first().is_some_and(|b| *b != 0)
+    }
+    #[inline]
+    fn to_wire(self, out: &mut Vec<u8>) {
+        out.push(u8::from(self));
+    }
+}
+
+impl FixedWidth for Uuid {
+    const WIDTH: usize = 16;
+    #[inline]
+    fn from_wire(bytes: &[u8]) -> Self {
+        let mut array = [0u8; 16];
+        array.copy_from_slice(bytes);
+        Uuid(array)
+    }
+    #[inline]
+    fn to_wire(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0);
+    }
+}
+
+/// An array of scalars stored as its big-endian wire bytes.
+///
+/// Decoded arrays borrow from the input; arrays built by hand own their
+/// bytes. Either way [`ScalarArray::iter`] yields the values and encoding is a
+/// single copy.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct ScalarArray<'a, T> {
+    wire: Cow<'a, [u8]>,
+    element: PhantomData<T>,
+}
+
+impl<'a, T: FixedWidth> ScalarArray<'a, T> {
+    /// An empty array.
+    pub const fn new() -> Self {
+        ScalarArray {
+            wire: Cow::Borrowed(&[]),
+            element: PhantomData,
+        }
+    }
+
+    /// Wraps wire bytes. `wire.len()` must be a multiple of `T::WIDTH`;
+    /// a trailing partial element is ignored.
+    pub fn from_wire(wire: &'a [u8]) -> Self {
+        let whole = wire.len() - wire.len() % T::WIDTH;
+        ScalarArray {
+            wire: Cow::Borrowed(&wire[..whole]),
+            element: PhantomData,
+        }
+    }
+
+    /// The number of elements.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.wire.len() / T::WIDTH
+    }
+
+    /// True when there are no elements.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.wire.is_empty()
+    }
+
+    /// The element at `index`, if any.
+    #[inline]
+    pub fn get(&self, index: usize) -> Option<T> {
+        let start = index.checked_mul(T::WIDTH)?;
+        self.wire.get(start..start + T::WIDTH).map(T::from_wire)
+    }
+
+    /// The elements, decoded one by one.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = T> + '_ {
+        self.wire.chunks_exact(T::WIDTH).map(T::from_wire)
+    }
+
+    /// The elements, collected.
+    pub fn to_vec(&self) -> Vec<T> {
+        self.iter().collect()
+    }
+
+    /// The big-endian wire bytes.
+    #[inline]
+    pub fn wire_bytes(&self) -> &[u8] {
+        &self.wire
+    }
+
+    /// Appends an element, taking ownership of the bytes if they were borrowed.
+    pub fn push(&mut self, value: T) {
+        value.to_wire(self.wire.to_mut());
+    }
+
+    /// Detaches the array from the input it borrows.
+    pub fn into_owned(self) -> ScalarArray<'static, T> {
+        ScalarArray {
+            wire: Cow::Owned(self.wire.into_owned()),
+            element: PhantomData,
+        }
+    }
+}
+
+impl<T: FixedWidth> Default for ScalarArray<'_, T> {
+    fn default() -> Self {
+        ScalarArray::new()
+    }
+}
+
+impl<T: FixedWidth> FromIterator<T> for ScalarArray<'_, T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let mut wire = Vec::new();
+        for value in iter {
+            value.to_wire(&mut wire);
+        }
+        ScalarArray {
+            wire: Cow::Owned(wire),
+            element: PhantomData,
+        }
+    }
+}
+
+impl<T: FixedWidth> From<Vec<T>> for ScalarArray<'_, T> {
+    fn from(values: Vec<T>) -> Self {
+        values.into_iter().collect()
+    }
+}
+
+impl<T: FixedWidth> From<&[T]> for ScalarArray<'_, T> {
+    fn from(values: &[T]) -> Self {
+        values.iter().copied().collect()
+    }
+}
+
+impl<T: FixedWidth + fmt::Debug> fmt::Debug for ScalarArray<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_big_endian_elements_lazily() {
+        let wire = [0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe];
+        let array = ScalarArray::<i32>::from_wire(&wire);
+        assert_eq!(array.len(), 2);
+        assert_eq!(array.to_vec(), vec![1, -2]);
+        assert_eq!(array.get(1), Some(-2));
+        assert_eq!(array.get(2), None);
+        assert_eq!(array.get(usize::MAX), None);
+    }
+
+    #[test]
+    fn built_arrays_equal_decoded_ones() {
+        let built: ScalarArray<i32> = vec![1, -2].into();
+        let wire = [0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe];
+        assert_eq!(built, ScalarArray::from_wire(&wire));
+        let mut pushed = ScalarArray::<i32>::from_wire(&wire[..4]);
+        pushed.push(-2);
+        assert_eq!(pushed, built);
+    }
+}

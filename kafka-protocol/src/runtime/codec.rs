@@ -1,0 +1,80 @@
+//! The traits every generated struct and message implements.
+
+use bytes::BufMut;
+
+use super::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+use super::reader::Reader;
+
+/// A struct that can be read from the wire at a given version.
+pub trait Decode<'a>: Sized {
+    /// Reads the struct from `reader`, borrowing strings, bytes and scalar
+    /// arrays from its input.
+    fn decode_from(reader: &mut Reader<'a>, version: i16) -> Result<Self, DecodeError>;
+}
+
+/// A struct that can be written to the wire at a given version.
+pub trait Encode {
+    /// Writes the struct.
+    fn encode_to<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError>;
+
+    /// The exact number of bytes [`Encode::encode_to`] writes.
+    fn encoded_len(&self, version: i16) -> usize;
+}
+
+/// A top-level message: a request or response body, a header, or a record.
+pub trait Message<'a>: Decode<'a> + Encode {
+    /// The schema name, such as `VoteRequest`.
+    const NAME: &'static str;
+    /// The lowest valid version.
+    const LOWEST_VERSION: i16;
+    /// The highest valid version, including one still under development.
+    const HIGHEST_VERSION: i16;
+
+    /// True when `version` is one this message has.
+    fn supports_version(version: i16) -> bool {
+        (Self::LOWEST_VERSION..=Self::HIGHEST_VERSION).contains(&version)
+    }
+
+    /// Decodes the message from exactly `input`: trailing bytes are an error.
+    fn decode(input: &'a [u8], version: i16) -> Result<Self, DecodeError> {
+        let mut reader = Reader::new(input);
+        let message = Self::decode_prefix(&mut reader, version)?;
+        reader.finish().map_err(|e| e.in_message(Self::NAME))?;
+        Ok(message)
+    }
+
+    /// Decodes the message from the front of `reader`, leaving what follows.
+    fn decode_prefix(reader: &mut Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+        if !Self::supports_version(version) {
+            return Err(reader
+                .error(DecodeErrorKind::UnsupportedVersion {
+                    version,
+                    lowest: Self::LOWEST_VERSION,
+                    highest: Self::HIGHEST_VERSION,
+                })
+                .in_message(Self::NAME));
+        }
+        Self::decode_from(reader, version).map_err(|e| e.in_message(Self::NAME))
+    }
+
+    /// Encodes the message into `buf`.
+    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
+        if !Self::supports_version(version) {
+            return Err(EncodeError::new(EncodeErrorKind::UnsupportedVersion {
+                version,
+                lowest: Self::LOWEST_VERSION,
+                highest: Self::HIGHEST_VERSION,
+            })
+            .in_message(Self::NAME));
+        }
+        self.encode_to(buf, version)
+            .map_err(|e| e.in_message(Self::NAME))
+    }
+
+    /// Encodes the message into a new vector of exactly the right size.
+    fn to_bytes(&self, version: i16) -> Result<Vec<u8>, EncodeError> {
+        let mut buf = Vec::with_capacity(self.encoded_len(version));
+        self.encode(&mut buf, version)?;
+        Ok(buf)
+    }
+}

@@ -1,0 +1,429 @@
+//! The JSON form of messages, following Kafka's JsonConverter conventions:
+//! camelCase keys, only the fields of the given version, base64 for bytes and
+//! base64url for uuids, with three deliberate differences (tagged fields at
+//! their default are shown, records are written as base64, and unknown tagged
+//! fields appear under `_unknownTaggedFields`).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+use serde_json::{Map, Number, Value};
+
+use super::array::{FixedWidth, ScalarArray};
+use super::path::{FieldPath, PathSegment};
+use super::tagged::RawTaggedField;
+use super::uuid::Uuid;
+
+/// The JSON key under which unknown tagged fields are kept.
+pub const UNKNOWN_TAGGED_FIELDS_KEY: &str = "_unknownTaggedFields";
+
+/// A value with a JSON form at a given version.
+pub trait JsonForm: Sized {
+    /// The JSON form of the value at `version`.
+    fn to_json(&self, version: i16) -> Value;
+
+    /// Reads the JSON form at `version`.
+    fn from_json(value: &Value, version: i16) -> Result<Self, JsonError>;
+}
+
+/// What was wrong with a JSON value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JsonErrorKind {
+    /// The value has the wrong JSON type.
+    #[error("expected {0}")]
+    Expected(&'static str),
+    /// A number is outside the range of the field's type.
+    #[error("{value} is out of range for {ty}")]
+    OutOfRange {
+        /// The number as written.
+        value: String,
+        /// The field's type.
+        ty: &'static str,
+    },
+    /// A field the version requires is missing.
+    #[error("missing field")]
+    MissingField,
+    /// A key that is not a field of this version.
+    #[error("unknown field \"{0}\" for this version")]
+    UnknownField(String),
+    /// A string is not valid base64 or base64url.
+    #[error("invalid base64")]
+    InvalidBase64,
+    /// A string is not a Kafka uuid.
+    #[error("invalid uuid `{0}`")]
+    InvalidUuid(String),
+    /// The version is not one the message has.
+    #[error("version {0} is not supported")]
+    UnsupportedVersion(i16),
+}
+
+/// A JSON conversion failure, with the JSON path of the offending value,
+/// such as `$.topics[0].partitions[1].replicaId`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonError {
+    kind: JsonErrorKind,
+    path: FieldPath,
+}
+
+impl JsonError {
+    /// An error of `kind`.
+    #[cold]
+    pub fn new(kind: JsonErrorKind) -> Self {
+        JsonError {
+            kind,
+            path: FieldPath::default(),
+        }
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &JsonErrorKind {
+        &self.kind
+    }
+
+    /// Records that the error happened under `key`.
+    #[cold]
+    pub fn in_field(mut self, key: &'static str) -> Self {
+        self.path.push_outer(PathSegment::Field(key));
+        self
+    }
+
+    /// Records that the error happened in list element `index`.
+    #[cold]
+    pub fn at_index(mut self, index: usize) -> Self {
+        self.path.push_outer(PathSegment::Index(index));
+        self
+    }
+
+    /// The JSON path, such as `$.topics[0].name`.
+    pub fn json_path(&self) -> String {
+        let mut out = String::from("$");
+        for segment in self.path.segments() {
+            match segment {
+                PathSegment::Field(key) | PathSegment::Root(key) => {
+                    out.push('.');
+                    out.push_str(key);
+                }
+                PathSegment::Index(i) => out.push_str(&format!("[{i}]")),
+                PathSegment::Tag(tag) => out.push_str(&format!(".<tag {tag}>")),
+            }
+        }
+        out
+    }
+}
+
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.json_path(), self.kind)
+    }
+}
+
+impl std::error::Error for JsonError {}
+
+fn expected(what: &'static str) -> JsonError {
+    JsonError::new(JsonErrorKind::Expected(what))
+}
+
+macro_rules! json_integer {
+    ($($ty:ty => $name:literal),*) => {$(
+        impl JsonForm for $ty {
+            fn to_json(&self, _version: i16) -> Value {
+                Value::from(*self)
+            }
+
+            fn from_json(value: &Value, _version: i16) -> Result<Self, JsonError> {
+                let Value::Number(number) = value else {
+                    return Err(expected(concat!("an integer (", $name, ")")));
+                };
+                let fitted = if let Some(n) = number.as_i64() {
+                    <$ty>::try_from(n).ok()
+                } else if let Some(n) = number.as_u64() {
+                    <$ty>::try_from(n).ok()
+                } else {
+                    return Err(expected(concat!("an integer (", $name, ")")));
+                };
+                fitted.ok_or_else(|| JsonError::new(JsonErrorKind::OutOfRange {
+                    value: number.to_string(),
+                    ty: $name,
+                }))
+            }
+        }
+    )*};
+}
+
+json_integer!(i8 => "int8", i16 => "int16", u16 => "uint16", i32 => "int32", u32 => "uint32", i64 => "int64");
+
+impl JsonForm for bool {
+    fn to_json(&self, _version: i16) -> Value {
+        Value::Bool(*self)
+    }
+
+    fn from_json(value: &Value, _version: i16) -> Result<Self, JsonError> {
+        value.as_bool().ok_or_else(|| expected("true or false"))
+    }
+}
+
+impl JsonForm for f64 {
+    fn to_json(&self, _version: i16) -> Value {
+        match Number::from_f64(*self) {
+            Some(number) => Value::Number(number),
+            None if self.is_nan() => Value::from("NaN"),
+            None if *self > 0.0 => Value::from("Infinity"),
+            None => Value::from("-Infinity"),
+        }
+    }
+
+    fn from_json(value: &Value, _version: i16) -> Result<Self, JsonError> {
+        match value {
+            Value::Number(n) => n.as_f64().ok_or_else(|| expected("a number")),
+            Value::String(s) if s == "NaN" => Ok(f64::NAN),
+            Value::String(s) if s == "Infinity" => Ok(f64::INFINITY),
+            Value::String(s) if s == "-Infinity" => Ok(f64::NEG_INFINITY),
+            _ => Err(expected("a number, \"NaN\", \"Infinity\" or \"-Infinity\"")),
+        }
+    }
+}
+
+impl JsonForm for Uuid {
+    fn to_json(&self, _version: i16) -> Value {
+        Value::String(self.to_string())
+    }
+
+    fn from_json(value: &Value, _version: i16) -> Result<Self, JsonError> {
+        let text = value.as_str().ok_or_else(|| expected("a uuid string"))?;
+        text.parse()
+            .map_err(|_| JsonError::new(JsonErrorKind::InvalidUuid(text.to_owned())))
+    }
+}
+
+impl JsonForm for Cow<'_, str> {
+    fn to_json(&self, _version: i16) -> Value {
+        Value::String(self.to_string())
+    }
+
+    fn from_json(value: &Value, _version: i16) -> Result<Self, JsonError> {
+        let text = value.as_str().ok_or_else(|| expected("a string"))?;
+        Ok(Cow::Owned(text.to_owned()))
+    }
+}
+
+impl JsonForm for Cow<'_, [u8]> {
+    fn to_json(&self, _version: i16) -> Value {
+        Value::String(STANDARD.encode(self))
+    }
+
+    fn from_json(value: &Value, _version: i16) -> Result<Self, JsonError> {
+        let text = value.as_str().ok_or_else(|| expected("a base64 string"))?;
+        STANDARD
+            .decode(text)
+            .map(Cow::Owned)
+            .map_err(|_| JsonError::new(JsonErrorKind::InvalidBase64))
+    }
+}
+
+impl<T: FixedWidth + JsonForm> JsonForm for ScalarArray<'_, T> {
+    fn to_json(&self, version: i16) -> Value {
+        Value::Array(self.iter().map(|v| v.to_json(version)).collect())
+    }
+
+    fn from_json(value: &Value, version: i16) -> Result<Self, JsonError> {
+        let items = value.as_array().ok_or_else(|| expected("a list"))?;
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| T::from_json(item, version).map_err(|e| e.at_index(i)))
+            .collect()
+    }
+}
+
+impl<T: JsonForm> JsonForm for Vec<T> {
+    fn to_json(&self, version: i16) -> Value {
+        Value::Array(self.iter().map(|v| v.to_json(version)).collect())
+    }
+
+    fn from_json(value: &Value, version: i16) -> Result<Self, JsonError> {
+        let items = value.as_array().ok_or_else(|| expected("a list"))?;
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| T::from_json(item, version).map_err(|e| e.at_index(i)))
+            .collect()
+    }
+}
+
+impl<T: JsonForm> JsonForm for Option<T> {
+    fn to_json(&self, version: i16) -> Value {
+        match self {
+            Some(v) => v.to_json(version),
+            None => Value::Null,
+        }
+    }
+
+    fn from_json(value: &Value, version: i16) -> Result<Self, JsonError> {
+        match value {
+            Value::Null => Ok(None),
+            other => T::from_json(other, version).map(Some),
+        }
+    }
+}
+
+/// Builds a struct's JSON object, key by key, in schema order.
+#[derive(Debug, Default)]
+pub struct JsonObjectWriter {
+    map: Map<String, Value>,
+}
+
+impl JsonObjectWriter {
+    /// An empty object.
+    pub fn new() -> Self {
+        JsonObjectWriter::default()
+    }
+
+    /// Adds `key` with the JSON form of `value`.
+    pub fn field<T: JsonForm>(&mut self, key: &str, value: &T, version: i16) {
+        self.map.insert(key.to_owned(), value.to_json(version));
+    }
+
+    /// Adds the unknown tagged fields, if there are any.
+    pub fn unknown_tagged_fields(&mut self, fields: &[RawTaggedField<'_>]) {
+        if fields.is_empty() {
+            return;
+        }
+        let list = fields
+            .iter()
+            .map(|f| {
+                let mut entry = Map::new();
+                entry.insert("tag".to_owned(), Value::from(f.tag));
+                entry.insert("data".to_owned(), Value::String(STANDARD.encode(&f.data)));
+                Value::Object(entry)
+            })
+            .collect();
+        self.map
+            .insert(UNKNOWN_TAGGED_FIELDS_KEY.to_owned(), Value::Array(list));
+    }
+
+    /// The finished object.
+    pub fn finish(self) -> Value {
+        Value::Object(self.map)
+    }
+}
+
+/// Reads a struct's JSON object, key by key, and rejects keys that are not
+/// fields of the version.
+#[derive(Debug)]
+pub struct JsonObjectReader<'v> {
+    map: &'v Map<String, Value>,
+    read: Vec<&'static str>,
+}
+
+impl<'v> JsonObjectReader<'v> {
+    /// Starts reading `value`, which must be an object.
+    pub fn new(value: &'v Value) -> Result<Self, JsonError> {
+        let map = value.as_object().ok_or_else(|| expected("an object"))?;
+        Ok(JsonObjectReader {
+            map,
+            read: Vec::new(),
+        })
+    }
+
+    /// Reads a field that must be present.
+    pub fn required<T: JsonForm>(&mut self, key: &'static str, version: i16) -> Result<T, JsonError> {
+        match self.map.get(key) {
+            Some(value) => {
+                self.read.push(key);
+                T::from_json(value, version).map_err(|e| e.in_field(key))
+            }
+            None => Err(JsonError::new(JsonErrorKind::MissingField).in_field(key)),
+        }
+    }
+
+    /// Reads a field that may be missing, such as a tagged field.
+    pub fn optional<T: JsonForm>(
+        &mut self,
+        key: &'static str,
+        version: i16,
+    ) -> Result<Option<T>, JsonError> {
+        match self.map.get(key) {
+            Some(value) => {
+                self.read.push(key);
+                T::from_json(value, version)
+                    .map(Some)
+                    .map_err(|e| e.in_field(key))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Reads `_unknownTaggedFields`, if present.
+    pub fn unknown_tagged_fields(&mut self) -> Result<Vec<RawTaggedField<'static>>, JsonError> {
+        let key = UNKNOWN_TAGGED_FIELDS_KEY;
+        let Some(value) = self.map.get(key) else {
+            return Ok(Vec::new());
+        };
+        self.read.push(key);
+        let items = value
+            .as_array()
+            .ok_or_else(|| expected("a list").in_field(key))?;
+        let mut fields = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let field = (|| {
+                let mut entry = JsonObjectReader::new(item)?;
+                let tag: u32 = entry.required("tag", 0)?;
+                let data: Cow<'static, [u8]> = entry.required("data", 0)?;
+                entry.finish()?;
+                Ok(RawTaggedField { tag, data })
+            })()
+            .map_err(|e: JsonError| e.at_index(i).in_field(key))?;
+            fields.push(field);
+        }
+        fields.sort_by_key(|f| f.tag);
+        Ok(fields)
+    }
+
+    /// Fails if the object has a key that was not read.
+    pub fn finish(self) -> Result<(), JsonError> {
+        match self.map.keys().find(|k| !self.read.contains(&k.as_str())) {
+            None => Ok(()),
+            Some(unknown) => Err(JsonError::new(JsonErrorKind::UnknownField(unknown.clone()))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn scalars() {
+        assert_eq!(i64::MAX.to_json(0), json!(9_223_372_036_854_775_807i64));
+        assert_eq!(i64::from_json(&json!(9_223_372_036_854_775_807i64), 0), Ok(i64::MAX));
+        assert!(i8::from_json(&json!(128), 0).is_err());
+        assert_eq!(u32::from_json(&json!(4_294_967_295u32), 0), Ok(u32::MAX));
+        assert_eq!(f64::NAN.to_json(0), json!("NaN"));
+        assert_eq!(f64::NEG_INFINITY.to_json(0), json!("-Infinity"));
+        assert!(f64::from_json(&json!("NaN"), 0).is_ok_and(f64::is_nan));
+        assert_eq!(0.1f64.to_json(0).to_string(), "0.1");
+    }
+
+    #[test]
+    fn bytes_are_standard_base64() {
+        let bytes: Cow<[u8]> = Cow::Borrowed(&[0xfb, 0xff]);
+        assert_eq!(bytes.to_json(0), json!("+/8="));
+        assert_eq!(Cow::<[u8]>::from_json(&json!("+/8="), 0), Ok(bytes));
+        assert!(Cow::<[u8]>::from_json(&json!("-_8"), 0).is_err());
+    }
+
+    #[test]
+    fn object_reader_names_the_path() {
+        let value = json!({"a": 1});
+        let mut reader = JsonObjectReader::new(&value).unwrap_or_else(|e| panic!("{e}"));
+        let error = reader.required::<i8>("b", 0).unwrap_err();
+        assert_eq!(error.to_string(), "$.b: missing field");
+        let error = Vec::<i8>::from_json(&json!([1, 300]), 0)
+            .map_err(|e| e.in_field("list"))
+            .unwrap_err();
+        assert_eq!(error.to_string(), "$.list[1]: 300 is out of range for int8");
+    }
+}

@@ -1,0 +1,26 @@
+//! The primitives the generated code is built from: a bounds-checked reader,
+//! writers for every wire type, lazily decoded scalar arrays, uuids, tagged
+//! fields, errors and the JSON form.
+//!
+//! Generated code calls into this module; users mostly meet its types
+//! ([`Uuid`], [`ScalarArray`], [`RawTaggedField`]) and its errors.
+
+mod array;
+mod codec;
+mod error;
+pub mod json;
+mod path;
+mod reader;
+mod tagged;
+mod uuid;
+pub mod varint;
+pub mod write;
+
+pub use array::{FixedWidth, ScalarArray};
+pub use codec::{Decode, Encode, Message};
+pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+pub use json::{JsonError, JsonErrorKind, JsonForm};
+pub use path::{FieldPath, PathSegment};
+pub use reader::Reader;
+pub use tagged::{unknown_tagged_fields_len, RawTaggedField, TaggedFieldWriter};
+pub use uuid::{ParseUuidError, Uuid};

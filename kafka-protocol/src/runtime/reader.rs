@@ -1,0 +1,473 @@
+//! A bounds-checked cursor over the input, with one method per wire type.
+//!
+//! Every read checks the bytes left before touching them, and every length or
+//! count is checked against the bytes left before anything is allocated, so a
+//! few hostile bytes can never make the decoder reserve gigabytes.
+
+use std::borrow::Cow;
+
+use super::array::{FixedWidth, ScalarArray};
+use super::error::{DecodeError, DecodeErrorKind};
+use super::tagged::RawTaggedField;
+use super::uuid::Uuid;
+use super::varint::get_uvarint;
+
+/// A cursor over bytes that decoded values may borrow from.
+#[derive(Debug, Clone)]
+pub struct Reader<'a> {
+    input: &'a [u8],
+    position: usize,
+    /// Offset of `input[0]` within the outermost input, for error offsets.
+    base: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader at the start of `input`.
+    pub fn new(input: &'a [u8]) -> Self {
+        Reader {
+            input,
+            position: 0,
+            base: 0,
+        }
+    }
+
+    /// The offset of the next byte, from the start of the outermost input.
+    #[inline]
+    pub fn offset(&self) -> usize {
+        self.base + self.position
+    }
+
+    /// Bytes not yet read.
+    #[inline]
+    pub fn remaining(&self) -> usize {
+        self.input.len() - self.position
+    }
+
+    /// True when every byte has been read.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    /// The bytes not yet read.
+    #[inline]
+    pub fn rest(&self) -> &'a [u8] {
+        &self.input[self.position..]
+    }
+
+    /// An error of `kind` at the current offset.
+    #[cold]
+    pub fn error(&self, kind: DecodeErrorKind) -> DecodeError {
+        DecodeError::new(self.offset(), kind)
+    }
+
+    /// Takes the next `len` bytes.
+    #[inline]
+    pub fn take(&mut self, len: usize) -> Result<&'a [u8], DecodeError> {
+        let rest = self.rest();
+        if len > rest.len() {
+            return Err(self.error(DecodeErrorKind::Truncated {
+                needed: len,
+                remaining: rest.len(),
+            }));
+        }
+        self.position += len;
+        Ok(&rest[..len])
+    }
+
+    #[inline]
+    fn take_array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        match self.rest().first_chunk::<N>() {
+            Some(chunk) => {
+                self.position += N;
+                Ok(*chunk)
+            }
+            None => Err(self.error(DecodeErrorKind::Truncated {
+                needed: N,
+                remaining: self.remaining(),
+            })),
+        }
+    }
+
+    /// Reads a bool: any non-zero byte is true, as Kafka reads it.
+    #[inline]
+    pub fn read_bool(&mut self) -> Result<bool, DecodeError> {
+        Ok(self.read_i8()? != 0)
+    }
+
+    /// Reads an int8.
+    #[inline]
+    pub fn read_i8(&mut self) -> Result<i8, DecodeError> {
+        self.take_array().map(i8::from_be_bytes)
+    }
+
+    /// Reads a big-endian int16.
+    #[inline]
+    pub fn read_i16(&mut self) -> Result<i16, DecodeError> {
+        self.take_array().map(i16::from_be_bytes)
+    }
+
+    /// Reads a big-endian uint16.
+    #[inline]
+    pub fn read_u16(&mut self) -> Result<u16, DecodeError> {
+        self.take_array().map(u16::from_be_bytes)
+    }
+
+    /// Reads a big-endian int32.
+    #[inline]
+    pub fn read_i32(&mut self) -> Result<i32, DecodeError> {
+        self.take_array().map(i32::from_be_bytes)
+    }
+
+    /// Reads a big-endian uint32.
+    #[inline]
+    pub fn read_u32(&mut self) -> Result<u32, DecodeError> {
+        self.take_array().map(u32::from_be_bytes)
+    }
+
+    /// Reads a big-endian int64.
+    #[inline]
+    pub fn read_i64(&mut self) -> Result<i64, DecodeError> {
+        self.take_array().map(i64::from_be_bytes)
+    }
+
+    /// Reads a big-endian IEEE 754 double.
+    #[inline]
+    pub fn read_f64(&mut self) -> Result<f64, DecodeError> {
+        self.take_array().map(f64::from_be_bytes)
+    }
+
+    /// Reads a 16-byte uuid.
+    #[inline]
+    pub fn read_uuid(&mut self) -> Result<Uuid, DecodeError> {
+        self.take_array().map(Uuid)
+    }
+
+    /// Reads an unsigned varint of at most five bytes.
+    #[inline]
+    pub fn read_uvarint(&mut self) -> Result<u32, DecodeError> {
+        match get_uvarint(self.rest()) {
+            Ok(Some((value, len))) => {
+                self.position += len;
+                Ok(value)
+            }
+            Ok(None) => Err(self.error(DecodeErrorKind::Truncated {
+                needed: self.remaining() + 1,
+                remaining: self.remaining(),
+            })),
+            Err(()) => Err(self.error(DecodeErrorKind::VarintTooLong)),
+        }
+    }
+
+    /// Reads a length prefix: compact (`uvarint(len + 1)`, 0 = null) or
+    /// classic (`int16` or `int32`, -1 = null). Returns `None` for null.
+    #[inline]
+    fn read_length(&mut self, compact: bool, wide: bool) -> Result<Option<usize>, DecodeError> {
+        let start = self.offset();
+        let length: i64 = if compact {
+            i64::from(self.read_uvarint()?) - 1
+        } else if wide {
+            i64::from(self.read_i32()?)
+        } else {
+            i64::from(self.read_i16()?)
+        };
+        match length {
+            -1 => Ok(None),
+            n if n < 0 => Err(DecodeError::new(start, DecodeErrorKind::InvalidLength(n))),
+            n => Ok(Some(n as usize)),
+        }
+    }
+
+    /// Takes `len` bytes announced by a length prefix, failing with
+    /// [`DecodeErrorKind::LengthExceedsInput`] when they are not there.
+    #[inline]
+    fn take_announced(&mut self, len: usize) -> Result<&'a [u8], DecodeError> {
+        if len > self.remaining() {
+            return Err(self.error(DecodeErrorKind::LengthExceedsInput {
+                length: len as u64,
+                remaining: self.remaining(),
+            }));
+        }
+        self.take(len)
+    }
+
+    /// Reads a string that may be null.
+    #[inline]
+    pub fn read_nullable_string(
+        &mut self,
+        compact: bool,
+    ) -> Result<Option<Cow<'a, str>>, DecodeError> {
+        let Some(len) = self.read_length(compact, false)? else {
+            return Ok(None);
+        };
+        if len > i16::MAX as usize {
+            return Err(self.error(DecodeErrorKind::StringTooLong(len)));
+        }
+        let start = self.offset();
+        let bytes = self.take_announced(len)?;
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Ok(Some(Cow::Borrowed(text))),
+            Err(e) => Err(DecodeError::new(
+                start + e.valid_up_to(),
+                DecodeErrorKind::InvalidUtf8 {
+                    valid_up_to: e.valid_up_to(),
+                },
+            )),
+        }
+    }
+
+    /// Reads a string that must not be null.
+    #[inline]
+    pub fn read_string(&mut self, compact: bool) -> Result<Cow<'a, str>, DecodeError> {
+        let start = self.offset();
+        self.read_nullable_string(compact)?
+            .ok_or_else(|| DecodeError::new(start, DecodeErrorKind::UnexpectedNull))
+    }
+
+    /// Reads bytes (or records) that may be null.
+    #[inline]
+    pub fn read_nullable_bytes(
+        &mut self,
+        compact: bool,
+    ) -> Result<Option<Cow<'a, [u8]>>, DecodeError> {
+        match self.read_length(compact, true)? {
+            None => Ok(None),
+            Some(len) => self.take_announced(len).map(|b| Some(Cow::Borrowed(b))),
+        }
+    }
+
+    /// Reads bytes that must not be null.
+    #[inline]
+    pub fn read_bytes(&mut self, compact: bool) -> Result<Cow<'a, [u8]>, DecodeError> {
+        let start = self.offset();
+        self.read_nullable_bytes(compact)?
+            .ok_or_else(|| DecodeError::new(start, DecodeErrorKind::UnexpectedNull))
+    }
+
+    /// Reads an array's element count, `None` for null. The count is checked
+    /// against the bytes left, assuming every element takes at least
+    /// `min_element_len` bytes (at least one), before anything is allocated.
+    #[inline]
+    pub fn read_array_len(
+        &mut self,
+        compact: bool,
+        min_element_len: usize,
+    ) -> Result<Option<usize>, DecodeError> {
+        let Some(count) = self.read_length(compact, true)? else {
+            return Ok(None);
+        };
+        let needed = count.saturating_mul(min_element_len.max(1));
+        if needed > self.remaining() {
+            return Err(self.error(DecodeErrorKind::LengthExceedsInput {
+                length: count as u64,
+                remaining: self.remaining(),
+            }));
+        }
+        Ok(Some(count))
+    }
+
+    /// Reads an array that may be null, decoding each element with `element`.
+    /// Element errors are located by index.
+    #[inline]
+    pub fn read_nullable_array<T>(
+        &mut self,
+        compact: bool,
+        mut element: impl FnMut(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<Option<Vec<T>>, DecodeError> {
+        let Some(count) = self.read_array_len(compact, 1)? else {
+            return Ok(None);
+        };
+        let mut items = Vec::with_capacity(count);
+        for index in 0..count {
+            items.push(element(self).map_err(|e| e.at_index(index))?);
+        }
+        Ok(Some(items))
+    }
+
+    /// Reads an array that must not be null.
+    #[inline]
+    pub fn read_array<T>(
+        &mut self,
+        compact: bool,
+        element: impl FnMut(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<Vec<T>, DecodeError> {
+        let start = self.offset();
+        self.read_nullable_array(compact, element)?
+            .ok_or_else(|| DecodeError::new(start, DecodeErrorKind::UnexpectedNull))
+    }
+
+    /// Reads an array of fixed-width scalars that may be null, without
+    /// decoding or copying its elements.
+    #[inline]
+    pub fn read_nullable_scalar_array<T: FixedWidth>(
+        &mut self,
+        compact: bool,
+    ) -> Result<Option<ScalarArray<'a, T>>, DecodeError> {
+        let Some(count) = self.read_array_len(compact, T::WIDTH)? else {
+            return Ok(None);
+        };
+        let wire = self.take(count * T::WIDTH)?;
+        Ok(Some(ScalarArray::from_wire(wire)))
+    }
+
+    /// Reads an array of fixed-width scalars that must not be null.
+    #[inline]
+    pub fn read_scalar_array<T: FixedWidth>(
+        &mut self,
+        compact: bool,
+    ) -> Result<ScalarArray<'a, T>, DecodeError> {
+        let start = self.offset();
+        self.read_nullable_scalar_array(compact)?
+            .ok_or_else(|| DecodeError::new(start, DecodeErrorKind::UnexpectedNull))
+    }
+
+    /// Reads the int8 marker of a nullable struct: any negative value means null.
+    #[inline]
+    pub fn read_struct_marker(&mut self) -> Result<bool, DecodeError> {
+        Ok(self.read_i8()? >= 0)
+    }
+
+    /// Reads a tagged-field section.
+    ///
+    /// `known` is called for each tag with a reader over exactly that field's
+    /// bytes; it returns `Ok(true)` when it decoded the field, or `Ok(false)`
+    /// for a tag it does not know, which is then kept in `unknown` in tag
+    /// order. A known field must use all of its bytes. Tags may arrive in
+    /// any order, as Kafka accepts them; a tag seen twice is an error, since
+    /// keeping one copy would silently drop the other.
+    pub fn read_tagged_fields(
+        &mut self,
+        unknown: &mut Vec<RawTaggedField<'a>>,
+        mut known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
+    ) -> Result<(), DecodeError> {
+        let count = self.read_uvarint()?;
+        // Each field takes at least two bytes: its tag and its size.
+        if count as usize > self.remaining() / 2 {
+            return Err(self.error(DecodeErrorKind::LengthExceedsInput {
+                length: count.into(),
+                remaining: self.remaining(),
+            }));
+        }
+        let mut seen_low_tags: u64 = 0;
+        let mut seen_high_tags: Vec<u32> = Vec::new();
+        for _ in 0..count {
+            let tag_offset = self.offset();
+            let tag = self.read_uvarint()?;
+            let size = self.read_uvarint()? as usize;
+            let duplicate = if tag < 64 {
+                let bit = 1u64 << tag;
+                let seen = seen_low_tags & bit != 0;
+                seen_low_tags |= bit;
+                seen
+            } else {
+                let seen = seen_high_tags.contains(&tag);
+                seen_high_tags.push(tag);
+                seen
+            };
+            if duplicate {
+                return Err(DecodeError::new(tag_offset, DecodeErrorKind::DuplicateTag(tag)));
+            }
+            let data_offset = self.offset();
+            let data = self.take_announced(size)?;
+            let mut field = Reader {
+                input: data,
+                position: 0,
+                base: data_offset,
+            };
+            if known(tag, &mut field)? {
+                if !field.is_empty() {
+                    return Err(DecodeError::new(
+                        data_offset,
+                        DecodeErrorKind::TaggedFieldSize {
+                            tag,
+                            declared: size,
+                            used: field.position,
+                        },
+                    ));
+                }
+            } else {
+                let at = unknown.partition_point(|f| f.tag < tag);
+                unknown.insert(
+                    at,
+                    RawTaggedField {
+                        tag,
+                        data: Cow::Borrowed(data),
+                    },
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Fails unless every byte has been read.
+    pub fn finish(&self) -> Result<(), DecodeError> {
+        if self.is_empty() {
+            Ok(())
+        } else {
+            Err(self.error(DecodeErrorKind::TrailingBytes(self.remaining())))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classic_and_compact_strings() {
+        let mut r = Reader::new(&[0, 2, b'h', b'i', 3, b'y', b'o', 0xff, 0xff, 0]);
+        assert_eq!(r.read_string(false).ok(), Some(Cow::Borrowed("hi")));
+        assert_eq!(r.read_string(true).ok(), Some(Cow::Borrowed("yo")));
+        assert_eq!(r.read_nullable_string(false).ok(), Some(None));
+        assert_eq!(r.read_nullable_string(true).ok(), Some(None));
+        assert!(r.finish().is_ok());
+    }
+
+    #[test]
+    fn hostile_lengths_fail_before_allocating() {
+        let mut r = Reader::new(&[0x7f, 0xff, 0xff, 0xff, 1, 2]);
+        let error = r.read_array(false, |r| r.read_i8()).unwrap_err();
+        assert!(matches!(
+            error.kind(),
+            DecodeErrorKind::LengthExceedsInput { length: 0x7fff_ffff, remaining: 2 }
+        ));
+        let mut r = Reader::new(&[0xff, 0xff, 0xff, 0xfe]);
+        let error = r.read_nullable_bytes(false).unwrap_err();
+        assert_eq!(error.kind(), &DecodeErrorKind::InvalidLength(-2));
+        assert_eq!(error.offset(), 0);
+        let mut r = Reader::new(&[0, 4, 0xc3, 0x28, b'a', b'b']);
+        let error = r.read_string(false).unwrap_err();
+        assert_eq!(error.kind(), &DecodeErrorKind::InvalidUtf8 { valid_up_to: 0 });
+        assert_eq!(error.offset(), 2);
+    }
+
+    #[test]
+    fn tagged_fields_keep_unknowns_in_order_and_reject_duplicates() {
+        // Two fields: tag 5 (1 byte), tag 1 (2 bytes); neither known.
+        let input = [2, 5, 1, 0xaa, 1, 2, 0xbb, 0xcc];
+        let mut unknown = Vec::new();
+        let mut r = Reader::new(&input);
+        r.read_tagged_fields(&mut unknown, |_, _| Ok(false)).unwrap_or_default();
+        assert_eq!(unknown.iter().map(|f| f.tag).collect::<Vec<_>>(), vec![1, 5]);
+        assert!(r.is_empty());
+
+        let input = [2, 5, 1, 0xaa, 5, 1, 0xbb];
+        let mut r = Reader::new(&input);
+        let error = r.read_tagged_fields(&mut Vec::new(), |_, _| Ok(false)).unwrap_err();
+        assert_eq!(error.kind(), &DecodeErrorKind::DuplicateTag(5));
+        assert_eq!(error.offset(), 4);
+    }
+
+    #[test]
+    fn known_tagged_field_must_use_its_bytes() {
+        let input = [1, 0, 2, 7, 8];
+        let mut r = Reader::new(&input);
+        let error = r
+            .read_tagged_fields(&mut Vec::new(), |_, field| field.read_i8().map(|_| true))
+            .unwrap_err();
+        assert_eq!(
+            error.kind(),
+            &DecodeErrorKind::TaggedFieldSize { tag: 0, declared: 2, used: 1 }
+        );
+    }
+}

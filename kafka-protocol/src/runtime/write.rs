@@ -1,0 +1,273 @@
+//! Writers for every wire type, and the matching exact sizes.
+//!
+//! Each `put_*` function has a `*_len` twin that returns exactly the number
+//! of bytes it writes, so a buffer sized from `encoded_len` never grows.
+
+use bytes::BufMut;
+
+use super::array::{FixedWidth, ScalarArray};
+use super::error::{EncodeError, EncodeErrorKind};
+use super::varint::{put_uvarint, uvarint_len};
+
+/// Writes a length prefix: compact `uvarint(len + 1)`, or classic int16/int32.
+/// `None` writes null.
+#[inline]
+fn put_length<B: BufMut>(
+    buf: &mut B,
+    length: Option<usize>,
+    compact: bool,
+    wide: bool,
+) -> Result<(), EncodeError> {
+    let limit = if wide { i32::MAX as usize } else { i16::MAX as usize };
+    match length {
+        Some(len) if len > limit => Err(EncodeError::new(if wide {
+            EncodeErrorKind::LengthOverflow(len)
+        } else {
+            EncodeErrorKind::StringTooLong(len)
+        })),
+        Some(len) if compact => {
+            put_uvarint(buf, len as u32 + 1);
+            Ok(())
+        }
+        None if compact => {
+            put_uvarint(buf, 0);
+            Ok(())
+        }
+        Some(len) if wide => {
+            buf.put_i32(len as i32);
+            Ok(())
+        }
+        Some(len) => {
+            buf.put_i16(len as i16);
+            Ok(())
+        }
+        None if wide => {
+            buf.put_i32(-1);
+            Ok(())
+        }
+        None => {
+            buf.put_i16(-1);
+            Ok(())
+        }
+    }
+}
+
+/// The size of a length prefix.
+#[inline]
+fn length_len(length: Option<usize>, compact: bool, wide: bool) -> usize {
+    match (compact, wide) {
+        (true, _) => uvarint_len(length.map_or(0, |len| (len as u32).saturating_add(1))),
+        (false, true) => 4,
+        (false, false) => 2,
+    }
+}
+
+/// Writes a bool as 0 or 1.
+#[inline]
+pub fn put_bool<B: BufMut>(buf: &mut B, value: bool) {
+    buf.put_u8(u8::from(value));
+}
+
+/// Writes a string, which may be null.
+#[inline]
+pub fn put_nullable_string<B: BufMut>(
+    buf: &mut B,
+    value: Option<&str>,
+    compact: bool,
+) -> Result<(), EncodeError> {
+    put_length(buf, value.map(str::len), compact, false)?;
+    if let Some(text) = value {
+        buf.put_slice(text.as_bytes());
+    }
+    Ok(())
+}
+
+/// Writes a string.
+#[inline]
+pub fn put_string<B: BufMut>(buf: &mut B, value: &str, compact: bool) -> Result<(), EncodeError> {
+    put_nullable_string(buf, Some(value), compact)
+}
+
+/// The encoded size of a string, which may be null.
+#[inline]
+pub fn nullable_string_len(value: Option<&str>, compact: bool) -> usize {
+    length_len(value.map(str::len), compact, false) + value.map_or(0, str::len)
+}
+
+/// The encoded size of a string.
+#[inline]
+pub fn string_len(value: &str, compact: bool) -> usize {
+    nullable_string_len(Some(value), compact)
+}
+
+/// Writes bytes or records, which may be null.
+#[inline]
+pub fn put_nullable_bytes<B: BufMut>(
+    buf: &mut B,
+    value: Option<&[u8]>,
+    compact: bool,
+) -> Result<(), EncodeError> {
+    put_length(buf, value.map(<[u8]>::len), compact, true)?;
+    if let Some(bytes) = value {
+        buf.put_slice(bytes);
+    }
+    Ok(())
+}
+
+/// Writes bytes or records.
+#[inline]
+pub fn put_bytes<B: BufMut>(buf: &mut B, value: &[u8], compact: bool) -> Result<(), EncodeError> {
+    put_nullable_bytes(buf, Some(value), compact)
+}
+
+/// The encoded size of bytes, which may be null.
+#[inline]
+pub fn nullable_bytes_len(value: Option<&[u8]>, compact: bool) -> usize {
+    length_len(value.map(<[u8]>::len), compact, true) + value.map_or(0, <[u8]>::len)
+}
+
+/// The encoded size of bytes.
+#[inline]
+pub fn bytes_len(value: &[u8], compact: bool) -> usize {
+    nullable_bytes_len(Some(value), compact)
+}
+
+/// Writes an array's element count, `None` for null.
+#[inline]
+pub fn put_array_len<B: BufMut>(
+    buf: &mut B,
+    count: Option<usize>,
+    compact: bool,
+) -> Result<(), EncodeError> {
+    put_length(buf, count, compact, true)
+}
+
+/// The size of an array's count prefix.
+#[inline]
+pub fn array_len_len(count: Option<usize>, compact: bool) -> usize {
+    length_len(count, compact, true)
+}
+
+/// Writes an array, which may be null, encoding each element with `element`.
+#[inline]
+pub fn put_nullable_array<B: BufMut, T>(
+    buf: &mut B,
+    items: Option<&[T]>,
+    compact: bool,
+    mut element: impl FnMut(&mut B, &T) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
+    put_array_len(buf, items.map(<[T]>::len), compact)?;
+    for (index, item) in items.unwrap_or_default().iter().enumerate() {
+        element(buf, item).map_err(|e| e.at_index(index))?;
+    }
+    Ok(())
+}
+
+/// Writes an array.
+#[inline]
+pub fn put_array<B: BufMut, T>(
+    buf: &mut B,
+    items: &[T],
+    compact: bool,
+    element: impl FnMut(&mut B, &T) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
+    put_nullable_array(buf, Some(items), compact, element)
+}
+
+/// The encoded size of an array, which may be null.
+#[inline]
+pub fn nullable_array_len<T>(
+    items: Option<&[T]>,
+    compact: bool,
+    element: impl FnMut(&T) -> usize,
+) -> usize {
+    array_len_len(items.map(<[T]>::len), compact)
+        + items.unwrap_or_default().iter().map(element).sum::<usize>()
+}
+
+/// The encoded size of an array.
+#[inline]
+pub fn array_len<T>(items: &[T], compact: bool, element: impl FnMut(&T) -> usize) -> usize {
+    nullable_array_len(Some(items), compact, element)
+}
+
+/// Writes an array of scalars, which may be null.
+#[inline]
+pub fn put_nullable_scalar_array<B: BufMut, T: FixedWidth>(
+    buf: &mut B,
+    items: Option<&ScalarArray<'_, T>>,
+    compact: bool,
+) -> Result<(), EncodeError> {
+    put_array_len(buf, items.map(ScalarArray::len), compact)?;
+    if let Some(items) = items {
+        buf.put_slice(items.wire_bytes());
+    }
+    Ok(())
+}
+
+/// Writes an array of scalars.
+#[inline]
+pub fn put_scalar_array<B: BufMut, T: FixedWidth>(
+    buf: &mut B,
+    items: &ScalarArray<'_, T>,
+    compact: bool,
+) -> Result<(), EncodeError> {
+    put_nullable_scalar_array(buf, Some(items), compact)
+}
+
+/// The encoded size of an array of scalars, which may be null.
+#[inline]
+pub fn nullable_scalar_array_len<T: FixedWidth>(
+    items: Option<&ScalarArray<'_, T>>,
+    compact: bool,
+) -> usize {
+    array_len_len(items.map(ScalarArray::len), compact)
+        + items.map_or(0, |a| a.wire_bytes().len())
+}
+
+/// The encoded size of an array of scalars.
+#[inline]
+pub fn scalar_array_len<T: FixedWidth>(items: &ScalarArray<'_, T>, compact: bool) -> usize {
+    nullable_scalar_array_len(Some(items), compact)
+}
+
+/// Writes a tagged field's header: its tag and its size.
+#[inline]
+pub fn put_tag_header<B: BufMut>(buf: &mut B, tag: u32, size: usize) {
+    put_uvarint(buf, tag);
+    put_uvarint(buf, size as u32);
+}
+
+/// The size of a tagged field with a value of `size` bytes, header included.
+#[inline]
+pub fn tagged_field_len(tag: u32, size: usize) -> usize {
+    uvarint_len(tag) + uvarint_len(size as u32) + size
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_match_what_is_written() {
+        let cases: [(Option<&str>, bool); 4] =
+            [(Some("abc"), false), (Some("abc"), true), (None, false), (None, true)];
+        for (value, compact) in cases {
+            let mut buf = Vec::new();
+            assert!(put_nullable_string(&mut buf, value, compact).is_ok());
+            assert_eq!(buf.len(), nullable_string_len(value, compact));
+        }
+        let long = "x".repeat(0x8000);
+        assert!(put_string(&mut Vec::new(), &long, false).is_err());
+        assert!(put_string(&mut Vec::new(), &long, true).is_err());
+    }
+
+    #[test]
+    fn null_markers() {
+        let mut buf = Vec::new();
+        assert!(put_nullable_bytes(&mut buf, None, false).is_ok());
+        assert!(put_nullable_bytes(&mut buf, None, true).is_ok());
+        assert!(put_nullable_string(&mut buf, None, false).is_ok());
+        assert_eq!(buf, [0xff, 0xff, 0xff, 0xff, 0, 0xff, 0xff]);
+    }
+}
