@@ -45,7 +45,9 @@ pub enum RecordsError {
     },
 
     /// A length field disagrees with the bytes it covers.
-    #[error("{context} at offset {offset} declares {declared} bytes but its content takes {actual}")]
+    #[error(
+        "{context} at offset {offset} declares {declared} bytes but its content takes {actual}"
+    )]
     LengthMismatch {
         /// What declared the length.
         context: &'static str,
@@ -108,7 +110,7 @@ pub enum RecordsError {
     /// A header key is not valid UTF-8.
     #[error("header key at offset {offset} is not valid UTF-8")]
     InvalidHeaderKey {
-        /// Position of the header key bytes.
+        /// Position of the header key (its length field).
         offset: usize,
     },
 

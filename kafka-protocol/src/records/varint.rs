@@ -145,9 +145,15 @@ mod tests {
     #[test]
     fn over_long_and_truncated() {
         assert_eq!(decode32(&[0x80; 6]), Err(VarintError::TooLong));
-        assert_eq!(decode32(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x00]), Err(VarintError::TooLong));
+        assert_eq!(
+            decode32(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x00]),
+            Err(VarintError::TooLong)
+        );
         assert_eq!(decode32(&[0x80, 0x80]), Err(VarintError::Truncated));
         assert_eq!(decode32(&[]), Err(VarintError::Truncated));
-        assert_eq!(read_unsigned(&[0xff; 11], MAX_VARLONG_LEN), Err(VarintError::TooLong));
+        assert_eq!(
+            read_unsigned(&[0xff; 11], MAX_VARLONG_LEN),
+            Err(VarintError::TooLong)
+        );
     }
 }
