@@ -16,9 +16,15 @@
 
 use std::path::PathBuf;
 
+mod config;
 pub mod diagnostics;
+pub mod emit;
+pub mod ir;
 pub mod model;
 pub mod parse;
+
+pub use config::{Config, Summary};
+pub use emit::Layout;
 
 /// Everything that can stop generation.
 #[derive(Debug, thiserror::Error)]
@@ -32,6 +38,12 @@ pub enum CodegenError {
         #[source]
         source: std::io::Error,
     },
+    /// Generated code did not parse; a bug in the generator.
+    #[error(transparent)]
+    Emit(emit::EmitError),
+    /// No output directory was set and `OUT_DIR` is not in the environment.
+    #[error("no output directory: call `out_dir` or run from a build script")]
+    NoOutDir,
     /// The schemas have errors; each is listed, one per line.
     #[error("{} schema error(s):\n{}", .0.len(), .0.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n"))]
     Schema(Vec<diagnostics::Located>),

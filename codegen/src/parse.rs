@@ -132,9 +132,7 @@ impl<'s> Parser<'s> {
         match input.chars().next() {
             Some('{') => self.object(input).map(|(r, v)| (r, node(v))),
             Some('[') => self.array(input).map(|(r, v)| (r, node(v))),
-            Some('"') => self
-                .string(input)
-                .map(|(r, s)| (r, node(Value::String(s)))),
+            Some('"') => self.string(input).map(|(r, s)| (r, node(Value::String(s)))),
             Some(c) if c == '-' || c.is_ascii_digit() => match number(input) {
                 Ok((rest, text)) => Ok((rest, node(Value::Number(text.to_owned())))),
                 Err(_) => Err(self.error_at(input, "malformed number")),
@@ -262,7 +260,9 @@ impl<'s> Parser<'s> {
             Some('r') => '\r',
             Some('t') => '\t',
             Some('u') => {
-                let hex = body.get(1..5).filter(|h| h.chars().all(|c| c.is_ascii_hexdigit()));
+                let hex = body
+                    .get(1..5)
+                    .filter(|h| h.chars().all(|c| c.is_ascii_hexdigit()));
                 let code = hex.and_then(|h| u32::from_str_radix(h, 16).ok());
                 return match code.and_then(char::from_u32) {
                     Some(c) => Ok((&body[5..], c)),
@@ -297,7 +297,10 @@ fn number(input: &str) -> IResult<&str, &str> {
     let digits = |i| take_while1(|c: char| c.is_ascii_digit())(i);
     recognize(tuple((
         opt(char('-')),
-        alt((tag("0"), recognize(pair(satisfy(|c| c.is_ascii_digit()), digits_opt)))),
+        alt((
+            tag("0"),
+            recognize(pair(satisfy(|c| c.is_ascii_digit()), digits_opt)),
+        )),
         opt(pair(char('.'), digits)),
         opt(tuple((
             alt((char('e'), char('E'))),
@@ -358,7 +361,11 @@ mod tests {
     fn errors_point_at_the_fault() {
         let err = parse("{\"a\": 1 \"b\": 2}").unwrap_err();
         assert_eq!(err.span, Span::at(8));
-        assert!(err.message.contains("expected `,` or `}`"), "{}", err.message);
+        assert!(
+            err.message.contains("expected `,` or `}`"),
+            "{}",
+            err.message
+        );
         let err = parse("{\"a\": tru}").unwrap_err();
         assert_eq!(err.span, Span::at(6));
         let err = parse("{\"a\": \"open").unwrap_err();

@@ -4,3 +4,11 @@
 
 pub mod records;
 pub mod runtime;
+
+/// Every message of the Kafka protocol, generated from the schemas in
+/// `messages/`: requests, responses, headers, data and metadata records.
+pub mod messages {
+    include!(concat!(env!("OUT_DIR"), "/mod.rs"));
+}
+
+pub use messages::{ApiKey, RequestBody, ResponseBody};

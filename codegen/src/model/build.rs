@@ -88,7 +88,10 @@ impl Builder {
         let Value::Object(members) = &node.value else {
             self.error(
                 node.span,
-                format!("expected {what} to be an object, found {}", node.value.kind()),
+                format!(
+                    "expected {what} to be an object, found {}",
+                    node.value.kind()
+                ),
             );
             return None;
         };
@@ -103,7 +106,10 @@ impl Builder {
                     ),
                 );
             } else if members[..i].iter().any(|(k, _)| k.name == key.name) {
-                self.error(key.span, format!("duplicate key \"{}\" in {what}", key.name));
+                self.error(
+                    key.span,
+                    format!("duplicate key \"{}\" in {what}", key.name),
+                );
             }
         }
         Some(Object {
@@ -177,7 +183,10 @@ impl Builder {
         match text.parse::<i64>() {
             Ok(n) => Some(n),
             Err(_) => {
-                self.error(node.span, format!("\"{key}\" must be an integer, found `{text}`"));
+                self.error(
+                    node.span,
+                    format!("\"{key}\" must be an integer, found `{text}`"),
+                );
                 None
             }
         }
@@ -186,7 +195,9 @@ impl Builder {
     fn schema(&mut self, file: &Path, root: &Node) -> Option<Schema> {
         let obj = self.object(root, "the schema", MESSAGE_KEYS)?;
         let name_node = self.required(&obj, "name", "the schema");
-        let name = name_node.and_then(|n| self.string(n, "name")).map(str::to_owned);
+        let name = name_node
+            .and_then(|n| self.string(n, "name"))
+            .map(str::to_owned);
         let kind = self.required(&obj, "type", "the schema").and_then(|n| {
             let text = self.string(n, "type")?;
             let kind = MessageKind::parse(text);
@@ -229,7 +240,10 @@ impl Builder {
         });
         if let (Some(kind), None) = (kind, api_key_node) {
             if kind.has_api_key() && kind != MessageKind::Data {
-                self.error(obj.span, format!("a {} schema needs an \"apiKey\"", kind.as_str()));
+                self.error(
+                    obj.span,
+                    format!("a {} schema needs an \"apiKey\"", kind.as_str()),
+                );
             }
         }
         let latest_version_unstable = self.bool_flag(&obj, "latestVersionUnstable");
@@ -240,7 +254,10 @@ impl Builder {
             .get("listeners")
             .map(|n| self.listeners(n))
             .unwrap_or_default();
-        let about = obj.get("about").and_then(|n| self.string(n, "about")).map(str::to_owned);
+        let about = obj
+            .get("about")
+            .and_then(|n| self.string(n, "about"))
+            .map(str::to_owned);
         let _ = about;
 
         let context = Context {
@@ -310,13 +327,19 @@ impl Builder {
                 .iter()
                 .any(|f| f.name.eq_ignore_ascii_case(&field.name))
             {
-                self.error(field.span, format!("duplicate field name \"{}\"", field.name));
+                self.error(
+                    field.span,
+                    format!("duplicate field name \"{}\"", field.name),
+                );
             }
             if let Some(tag) = field.tag {
                 if let Some(other) = earlier.iter().find(|f| f.tag == Some(tag)) {
                     self.error(
                         field.span,
-                        format!("tag {tag} of \"{}\" is already used by \"{}\"", field.name, other.name),
+                        format!(
+                            "tag {tag} of \"{}\" is already used by \"{}\"",
+                            field.name, other.name
+                        ),
                     );
                 }
             }
@@ -399,12 +422,16 @@ impl Builder {
                     other => {
                         self.error(
                             n.span,
-                            format!("{what}: \"default\" must be a string, found {}", other.kind()),
+                            format!(
+                                "{what}: \"default\" must be a string, found {}",
+                                other.kind()
+                            ),
                         );
                         return None;
                     }
                 };
-                let field_nullable = nullable_versions.contains_all(versions) && !versions.is_empty();
+                let field_nullable =
+                    nullable_versions.contains_all(versions) && !versions.is_empty();
                 match parse_default(&ty, &text, field_nullable) {
                     Ok(value) => (value, Some(text)),
                     Err(message) => {
@@ -420,7 +447,10 @@ impl Builder {
                 Some(struct_name) => {
                     let fields = self.fields(Some(fields_node), context, structs);
                     if structs.iter().any(|s| s.name == struct_name) {
-                        self.error(obj.span, format!("struct \"{struct_name}\" is defined twice"));
+                        self.error(
+                            obj.span,
+                            format!("struct \"{struct_name}\" is defined twice"),
+                        );
                     } else {
                         structs.push(StructDef {
                             name: struct_name.to_owned(),
@@ -476,15 +506,23 @@ impl Builder {
             self.error(span, format!("{what}: type `{ty}` cannot be nullable"));
         }
         match (tag, tagged_versions.is_empty()) {
-            (Some(_), true) => self.error(span, format!("{what} has a \"tag\" but no \"taggedVersions\"")),
-            (None, false) => self.error(span, format!("{what} has \"taggedVersions\" but no \"tag\"")),
+            (Some(_), true) => self.error(
+                span,
+                format!("{what} has a \"tag\" but no \"taggedVersions\""),
+            ),
+            (None, false) => self.error(
+                span,
+                format!("{what} has \"taggedVersions\" but no \"tag\""),
+            ),
             _ => {}
         }
         if !tagged_versions.is_empty() {
             if !tagged_versions.is_open_ended() {
                 self.error(
                     span,
-                    format!("{what}: \"taggedVersions\" must be open-ended, found `{tagged_versions}`"),
+                    format!(
+                        "{what}: \"taggedVersions\" must be open-ended, found `{tagged_versions}`"
+                    ),
                 );
             }
             if !context.flexible.contains_all(tagged_versions) {
@@ -507,7 +545,9 @@ impl Builder {
             if !matches!(ty, FieldType::String | FieldType::Bytes) {
                 self.error(
                     span,
-                    format!("{what}: only string and bytes fields may override \"flexibleVersions\""),
+                    format!(
+                        "{what}: only string and bytes fields may override \"flexibleVersions\""
+                    ),
                 );
             }
             if !flexible.is_empty() && !flexible.is_open_ended() {
@@ -518,7 +558,10 @@ impl Builder {
             }
         }
         if zero_copy && !matches!(ty, FieldType::Bytes) {
-            self.error(span, format!("{what}: \"zeroCopy\" applies only to bytes fields"));
+            self.error(
+                span,
+                format!("{what}: \"zeroCopy\" applies only to bytes fields"),
+            );
         }
     }
 
@@ -565,7 +608,10 @@ impl Builder {
                 if !structs.iter().any(|s| s.name == name) {
                     self.error(
                         field.span,
-                        format!("field \"{}\" has unknown type `{}`: no struct of that name is defined", field.name, field.ty),
+                        format!(
+                            "field \"{}\" has unknown type `{}`: no struct of that name is defined",
+                            field.name, field.ty
+                        ),
                     );
                 }
             }
@@ -573,7 +619,10 @@ impl Builder {
         for field in fields.iter().filter(|f| f.map_key) {
             self.error(
                 field.span,
-                format!("field \"{}\": \"mapKey\" is only allowed in array elements", field.name),
+                format!(
+                    "field \"{}\": \"mapKey\" is only allowed in array elements",
+                    field.name
+                ),
             );
         }
     }
@@ -585,14 +634,19 @@ fn parse_default(ty: &FieldType, text: &str, nullable: bool) -> Result<DefaultVa
         return if nullable {
             Ok(DefaultValue::Null)
         } else {
-            Err("default null is only allowed when the field is nullable in all its versions".into())
+            Err(
+                "default null is only allowed when the field is nullable in all its versions"
+                    .into(),
+            )
         };
     }
     match ty {
         FieldType::Scalar(Scalar::Bool) => match text {
             "true" => Ok(DefaultValue::Bool(true)),
             "false" => Ok(DefaultValue::Bool(false)),
-            _ => Err(format!("invalid bool default `{text}`; expected true or false")),
+            _ => Err(format!(
+                "invalid bool default `{text}`; expected true or false"
+            )),
         },
         FieldType::Scalar(Scalar::Float64) => text
             .parse::<f64>()
@@ -622,7 +676,9 @@ fn parse_integer(text: &str) -> Result<i128, String> {
         i128::from_str_radix(hex, 16).map_err(|_| format!("invalid hex default `{text}`"))?
     } else {
         if body.len() > 1 && body.starts_with('0') {
-            return Err(format!("invalid integer default `{text}`: leading zeros are not allowed"));
+            return Err(format!(
+                "invalid integer default `{text}`: leading zeros are not allowed"
+            ));
         }
         if body.is_empty() || !body.chars().all(|c| c.is_ascii_digit()) {
             return Err(format!("invalid integer default `{text}`"));
@@ -689,6 +745,9 @@ mod tests {
         let int8 = FieldType::Scalar(Scalar::Int8);
         assert!(parse_default(&int8, "128", false).is_err());
         assert!(parse_default(&int8, "null", false).is_err());
-        assert_eq!(parse_default(&FieldType::String, "null", true), Ok(DefaultValue::Null));
+        assert_eq!(
+            parse_default(&FieldType::String, "null", true),
+            Ok(DefaultValue::Null)
+        );
     }
 }

@@ -159,14 +159,16 @@ fn collisions(identities: &[Identity], texts: &BTreeMap<PathBuf, &str>) -> Vec<L
                     ));
                 }
             }
-            let (Some((key, span)), Some((earlier_key, _))) = (this.api_key, earlier.api_key) else {
+            let (Some((key, span)), Some((earlier_key, _))) = (this.api_key, earlier.api_key)
+            else {
                 continue;
             };
             let Some(kind) = this.kind.filter(|k| k.has_api_key()) else {
                 continue;
             };
             if key == earlier_key && earlier.kind == Some(kind) {
-                let name_of = |id: &Identity| id.name.as_ref().map_or("?".to_owned(), |n| n.0.clone());
+                let name_of =
+                    |id: &Identity| id.name.as_ref().map_or("?".to_owned(), |n| n.0.clone());
                 found.push((
                     this,
                     span,

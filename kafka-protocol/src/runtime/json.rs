@@ -9,7 +9,8 @@ use std::fmt;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
-use serde_json::{Map, Number, Value};
+pub use serde_json::Value;
+use serde_json::{Map, Number};
 
 use super::array::{FixedWidth, ScalarArray};
 use super::path::{FieldPath, PathSegment};
@@ -328,7 +329,11 @@ impl<'v> JsonObjectReader<'v> {
     }
 
     /// Reads a field that must be present.
-    pub fn required<T: JsonForm>(&mut self, key: &'static str, version: i16) -> Result<T, JsonError> {
+    pub fn required<T: JsonForm>(
+        &mut self,
+        key: &'static str,
+        version: i16,
+    ) -> Result<T, JsonError> {
         match self.map.get(key) {
             Some(value) => {
                 self.read.push(key);
@@ -398,7 +403,10 @@ mod tests {
     #[test]
     fn scalars() {
         assert_eq!(i64::MAX.to_json(0), json!(9_223_372_036_854_775_807i64));
-        assert_eq!(i64::from_json(&json!(9_223_372_036_854_775_807i64), 0), Ok(i64::MAX));
+        assert_eq!(
+            i64::from_json(&json!(9_223_372_036_854_775_807i64), 0),
+            Ok(i64::MAX)
+        );
         assert!(i8::from_json(&json!(128), 0).is_err());
         assert_eq!(u32::from_json(&json!(4_294_967_295u32), 0), Ok(u32::MAX));
         assert_eq!(f64::NAN.to_json(0), json!("NaN"));

@@ -9,12 +9,15 @@ mod array;
 mod codec;
 mod error;
 pub mod json;
+
 mod path;
 mod reader;
 mod tagged;
 mod uuid;
 pub mod varint;
 pub mod write;
+
+pub use bytes::BufMut;
 
 pub use array::{FixedWidth, ScalarArray};
 pub use codec::{Decode, Encode, Message};

@@ -321,10 +321,32 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| DecodeError::new(start, DecodeErrorKind::UnexpectedNull))
     }
 
-    /// Reads the int8 marker of a nullable struct: any negative value means null.
+    /// Reads a nullable struct outside the tagged section: an int8 marker,
+    /// negative for null, then the struct.
     #[inline]
-    pub fn read_struct_marker(&mut self) -> Result<bool, DecodeError> {
-        Ok(self.read_i8()? >= 0)
+    pub fn read_nullable_struct<T>(
+        &mut self,
+        read: impl FnOnce(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<Option<T>, DecodeError> {
+        if self.read_i8()? < 0 {
+            Ok(None)
+        } else {
+            read(self).map(Some)
+        }
+    }
+
+    /// Reads a nullable struct inside a tagged field: a uvarint marker, 0 for
+    /// null, then the struct.
+    #[inline]
+    pub fn read_tagged_nullable_struct<T>(
+        &mut self,
+        read: impl FnOnce(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<Option<T>, DecodeError> {
+        if self.read_uvarint()? == 0 {
+            Ok(None)
+        } else {
+            read(self).map(Some)
+        }
     }
 
     /// Reads a tagged-field section.
@@ -365,7 +387,10 @@ impl<'a> Reader<'a> {
                 seen
             };
             if duplicate {
-                return Err(DecodeError::new(tag_offset, DecodeErrorKind::DuplicateTag(tag)));
+                return Err(DecodeError::new(
+                    tag_offset,
+                    DecodeErrorKind::DuplicateTag(tag),
+                ));
             }
             let data_offset = self.offset();
             let data = self.take_announced(size)?;
@@ -429,7 +454,10 @@ mod tests {
         let error = r.read_array(false, |r| r.read_i8()).unwrap_err();
         assert!(matches!(
             error.kind(),
-            DecodeErrorKind::LengthExceedsInput { length: 0x7fff_ffff, remaining: 2 }
+            DecodeErrorKind::LengthExceedsInput {
+                length: 0x7fff_ffff,
+                remaining: 2
+            }
         ));
         let mut r = Reader::new(&[0xff, 0xff, 0xff, 0xfe]);
         let error = r.read_nullable_bytes(false).unwrap_err();
@@ -437,7 +465,10 @@ mod tests {
         assert_eq!(error.offset(), 0);
         let mut r = Reader::new(&[0, 4, 0xc3, 0x28, b'a', b'b']);
         let error = r.read_string(false).unwrap_err();
-        assert_eq!(error.kind(), &DecodeErrorKind::InvalidUtf8 { valid_up_to: 0 });
+        assert_eq!(
+            error.kind(),
+            &DecodeErrorKind::InvalidUtf8 { valid_up_to: 0 }
+        );
         assert_eq!(error.offset(), 2);
     }
 
@@ -447,13 +478,19 @@ mod tests {
         let input = [2, 5, 1, 0xaa, 1, 2, 0xbb, 0xcc];
         let mut unknown = Vec::new();
         let mut r = Reader::new(&input);
-        r.read_tagged_fields(&mut unknown, |_, _| Ok(false)).unwrap_or_default();
-        assert_eq!(unknown.iter().map(|f| f.tag).collect::<Vec<_>>(), vec![1, 5]);
+        r.read_tagged_fields(&mut unknown, |_, _| Ok(false))
+            .unwrap_or_default();
+        assert_eq!(
+            unknown.iter().map(|f| f.tag).collect::<Vec<_>>(),
+            vec![1, 5]
+        );
         assert!(r.is_empty());
 
         let input = [2, 5, 1, 0xaa, 5, 1, 0xbb];
         let mut r = Reader::new(&input);
-        let error = r.read_tagged_fields(&mut Vec::new(), |_, _| Ok(false)).unwrap_err();
+        let error = r
+            .read_tagged_fields(&mut Vec::new(), |_, _| Ok(false))
+            .unwrap_err();
         assert_eq!(error.kind(), &DecodeErrorKind::DuplicateTag(5));
         assert_eq!(error.offset(), 4);
     }
@@ -467,7 +504,11 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             error.kind(),
-            &DecodeErrorKind::TaggedFieldSize { tag: 0, declared: 2, used: 1 }
+            &DecodeErrorKind::TaggedFieldSize {
+                tag: 0,
+                declared: 2,
+                used: 1
+            }
         );
     }
 }

@@ -18,7 +18,11 @@ fn put_length<B: BufMut>(
     compact: bool,
     wide: bool,
 ) -> Result<(), EncodeError> {
-    let limit = if wide { i32::MAX as usize } else { i16::MAX as usize };
+    let limit = if wide {
+        i32::MAX as usize
+    } else {
+        i16::MAX as usize
+    };
     match length {
         Some(len) if len > limit => Err(EncodeError::new(if wide {
             EncodeErrorKind::LengthOverflow(len)
@@ -221,8 +225,7 @@ pub fn nullable_scalar_array_len<T: FixedWidth>(
     items: Option<&ScalarArray<'_, T>>,
     compact: bool,
 ) -> usize {
-    array_len_len(items.map(ScalarArray::len), compact)
-        + items.map_or(0, |a| a.wire_bytes().len())
+    array_len_len(items.map(ScalarArray::len), compact) + items.map_or(0, |a| a.wire_bytes().len())
 }
 
 /// The encoded size of an array of scalars.
@@ -244,14 +247,65 @@ pub fn tagged_field_len(tag: u32, size: usize) -> usize {
     uvarint_len(tag) + uvarint_len(size as u32) + size
 }
 
+/// The value of a field that is nullable in some versions but not in
+/// `version`: null there is an error.
+#[inline]
+pub fn non_null<T>(value: Option<&T>, version: i16) -> Result<&T, EncodeError> {
+    value.ok_or_else(|| EncodeError::new(EncodeErrorKind::NullNotAllowed(version)))
+}
+
+/// Writes a nullable struct outside the tagged section: an int8 marker, -1
+/// for null and 1 for present, then the struct.
+#[inline]
+pub fn put_nullable_struct<B: BufMut, T>(
+    buf: &mut B,
+    value: Option<&T>,
+    write: impl FnOnce(&mut B, &T) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
+    match value {
+        None => {
+            buf.put_i8(-1);
+            Ok(())
+        }
+        Some(v) => {
+            buf.put_i8(1);
+            write(buf, v)
+        }
+    }
+}
+
+/// Writes a nullable struct inside a tagged field: a uvarint marker, 0 for
+/// null and 1 for present, then the struct.
+#[inline]
+pub fn put_tagged_nullable_struct<B: BufMut, T>(
+    buf: &mut B,
+    value: Option<&T>,
+    write: impl FnOnce(&mut B, &T) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
+    match value {
+        None => {
+            buf.put_u8(0);
+            Ok(())
+        }
+        Some(v) => {
+            buf.put_u8(1);
+            write(buf, v)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn sizes_match_what_is_written() {
-        let cases: [(Option<&str>, bool); 4] =
-            [(Some("abc"), false), (Some("abc"), true), (None, false), (None, true)];
+        let cases: [(Option<&str>, bool); 4] = [
+            (Some("abc"), false),
+            (Some("abc"), true),
+            (None, false),
+            (None, true),
+        ];
         for (value, compact) in cases {
             let mut buf = Vec::new();
             assert!(put_nullable_string(&mut buf, value, compact).is_ok());

@@ -1,0 +1,328 @@
+//! Pieces every emitter needs: identifiers, conditions, Rust types and
+//! default values of fields.
+
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::ir::{Cond, FieldIr, FieldKind, StructIr};
+use crate::model::{DefaultValue, Scalar};
+
+/// A Rust identifier, escaped as `r#name` when it is a keyword.
+pub fn ident(name: &str) -> Ident {
+    const KEYWORDS: &[&str] = &[
+        "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum",
+        "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move",
+        "mut", "pub", "ref", "return", "static", "struct", "trait", "true", "type", "unsafe",
+        "use", "where", "while", "abstract", "become", "box", "do", "final", "macro", "override",
+        "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
+    ];
+    if KEYWORDS.contains(&name) {
+        Ident::new_raw(name, Span::call_site())
+    } else {
+        format_ident!("{}", name)
+    }
+}
+
+/// The field's identifier.
+pub fn field_ident(field: &FieldIr) -> Ident {
+    ident(&field.rust_name)
+}
+
+/// `version >= 3`, `version <= 5`, `(3..=5).contains(&version)` or
+/// `version == 4`. Callers never pass `Always` or `Never`; those are
+/// decided at generation time.
+pub fn cond_tokens(cond: Cond) -> TokenStream {
+    match cond {
+        Cond::Always => quote!(true),
+        Cond::Never => quote!(false),
+        Cond::Between {
+            lowest: Some(lo),
+            highest: Some(hi),
+        } if lo == hi => {
+            let v = Literal::i16_unsuffixed(lo);
+            quote!(version == #v)
+        }
+        Cond::Between {
+            lowest: Some(lo),
+            highest: Some(hi),
+        } => {
+            let (lo, hi) = (Literal::i16_unsuffixed(lo), Literal::i16_unsuffixed(hi));
+            quote!((#lo..=#hi).contains(&version))
+        }
+        Cond::Between {
+            lowest: Some(lo),
+            highest: None,
+        } => {
+            let lo = Literal::i16_unsuffixed(lo);
+            quote!(version >= #lo)
+        }
+        Cond::Between {
+            lowest: None,
+            highest: Some(hi),
+        } => {
+            let hi = Literal::i16_unsuffixed(hi);
+            quote!(version <= #hi)
+        }
+        Cond::Between {
+            lowest: None,
+            highest: None,
+        } => quote!(true),
+    }
+}
+
+/// The negation of a condition, written the way a person would.
+pub fn negate(cond: Cond) -> TokenStream {
+    match cond {
+        Cond::Always => quote!(false),
+        Cond::Never => quote!(true),
+        Cond::Between {
+            lowest: Some(lo),
+            highest: None,
+        } => {
+            let lo = proc_macro2::Literal::i16_unsuffixed(lo);
+            quote!(version < #lo)
+        }
+        Cond::Between {
+            lowest: None,
+            highest: Some(hi),
+        } => {
+            let hi = proc_macro2::Literal::i16_unsuffixed(hi);
+            quote!(version > #hi)
+        }
+        _ => {
+            let c = cond_tokens(cond);
+            quote!(!(#c))
+        }
+    }
+}
+
+/// Wraps `body` in `if cond { .. }`, or emits it bare, or not at all.
+pub fn when(cond: Cond, body: TokenStream) -> TokenStream {
+    match cond {
+        Cond::Always => body,
+        Cond::Never => TokenStream::new(),
+        _ => {
+            let c = cond_tokens(cond);
+            quote!(if #c { #body })
+        }
+    }
+}
+
+/// `then` when `cond` holds, `otherwise` when not, as an expression.
+pub fn choose(cond: Cond, then: TokenStream, otherwise: TokenStream) -> TokenStream {
+    match cond {
+        Cond::Always => then,
+        Cond::Never => otherwise,
+        _ => {
+            let c = cond_tokens(cond);
+            quote!(if #c { #then } else { #otherwise })
+        }
+    }
+}
+
+/// Parenthesizes an expression built by [`choose`] when it is a branch, so
+/// that a method can be called on it.
+pub fn paren(cond: Cond, expr: TokenStream) -> TokenStream {
+    match cond {
+        Cond::Always | Cond::Never => expr,
+        _ => quote!((#expr)),
+    }
+}
+
+/// The Rust type of a scalar.
+pub fn scalar_type(scalar: Scalar) -> TokenStream {
+    match scalar {
+        Scalar::Bool => quote!(bool),
+        Scalar::Int8 => quote!(i8),
+        Scalar::Int16 => quote!(i16),
+        Scalar::Uint16 => quote!(u16),
+        Scalar::Int32 => quote!(i32),
+        Scalar::Uint32 => quote!(u32),
+        Scalar::Int64 => quote!(i64),
+        Scalar::Float64 => quote!(f64),
+        Scalar::Uuid => quote!(rt::Uuid),
+    }
+}
+
+/// The name of a struct type, with `<'a>` when it borrows.
+pub fn struct_type(name: &str, structs: &[StructIr]) -> TokenStream {
+    let ty = ident(name);
+    if borrows(name, structs) {
+        quote!(#ty<'a>)
+    } else {
+        quote!(#ty)
+    }
+}
+
+/// True when the named struct has a lifetime.
+pub fn borrows(name: &str, structs: &[StructIr]) -> bool {
+    structs
+        .iter()
+        .any(|s| s.type_name == name && s.has_lifetime)
+}
+
+/// The Rust type of a field, without the `Option` for nullable fields.
+pub fn value_type(field: &FieldIr, structs: &[StructIr]) -> TokenStream {
+    match &field.kind {
+        FieldKind::Scalar(s) => scalar_type(*s),
+        FieldKind::String => quote!(Cow<'a, str>),
+        FieldKind::Bytes | FieldKind::Records => quote!(Cow<'a, [u8]>),
+        FieldKind::ScalarArray(s) => {
+            let element = scalar_type(*s);
+            quote!(rt::ScalarArray<'a, #element>)
+        }
+        FieldKind::StringArray => quote!(Vec<Cow<'a, str>>),
+        FieldKind::StructArray(name) => {
+            let ty = struct_type(name, structs);
+            quote!(Vec<#ty>)
+        }
+        FieldKind::Struct(name) => struct_type(name, structs),
+    }
+}
+
+/// The Rust type of a field.
+pub fn field_type(field: &FieldIr, structs: &[StructIr]) -> TokenStream {
+    let ty = value_type(field, structs);
+    if field.optional {
+        quote!(Option<#ty>)
+    } else {
+        ty
+    }
+}
+
+/// The natural default of a field's value type, ignoring nullability.
+fn natural_default(kind: &FieldKind) -> TokenStream {
+    match kind {
+        FieldKind::Scalar(Scalar::Bool) => quote!(false),
+        FieldKind::Scalar(Scalar::Uuid) => quote!(rt::Uuid::ZERO),
+        FieldKind::Scalar(Scalar::Float64) => quote!(0.0),
+        FieldKind::Scalar(_) => quote!(0),
+        FieldKind::String => quote!(Cow::Borrowed("")),
+        FieldKind::Bytes | FieldKind::Records => quote!(Cow::Borrowed(&[])),
+        FieldKind::ScalarArray(_) => quote!(rt::ScalarArray::new()),
+        FieldKind::StringArray | FieldKind::StructArray(_) => quote!(Vec::new()),
+        FieldKind::Struct(name) => {
+            let ty = ident(name);
+            quote!(#ty::default())
+        }
+    }
+}
+
+/// The field's default value as a Rust expression of its type.
+pub fn default_value(field: &FieldIr) -> TokenStream {
+    let value = match (&field.default, &field.kind) {
+        (DefaultValue::Null, _) => return quote!(None),
+        (DefaultValue::Implicit, FieldKind::Records) => return quote!(None),
+        (DefaultValue::Implicit, kind) => natural_default(kind),
+        (DefaultValue::Bool(b), _) => quote!(#b),
+        (DefaultValue::Int(n), FieldKind::Scalar(scalar)) => int_literal(*n, *scalar),
+        (DefaultValue::Int(n), _) => {
+            let lit = Literal::i128_unsuffixed(*n);
+            quote!(#lit)
+        }
+        (DefaultValue::Float(f), _) => {
+            let lit = Literal::f64_unsuffixed(*f);
+            quote!(#lit)
+        }
+        (DefaultValue::String(s), _) => quote!(Cow::Borrowed(#s)),
+        (DefaultValue::Uuid(bytes), _) if bytes.iter().all(|b| *b == 0) => quote!(rt::Uuid::ZERO),
+        (DefaultValue::Uuid(bytes), _) => {
+            let bytes = bytes.iter().map(|b| Literal::u8_unsuffixed(*b));
+            quote!(rt::Uuid([#(#bytes),*]))
+        }
+    };
+    if field.optional {
+        quote!(Some(#value))
+    } else {
+        value
+    }
+}
+
+fn int_literal(n: i128, scalar: Scalar) -> TokenStream {
+    let lit = Literal::i128_unsuffixed(n);
+    match scalar {
+        // A hex default such as 0xcafcacafcacafca reads best in hex.
+        Scalar::Int64 if n > 0xffff => {
+            let hex: TokenStream = format!("{n:#x}").parse().unwrap_or_else(|_| quote!(#lit));
+            hex
+        }
+        _ => quote!(#lit),
+    }
+}
+
+/// An expression that is true when the field's value differs from its
+/// default. Floats compare by bits, so that -0.0 and NaN are not lost.
+pub fn differs_from_default(field: &FieldIr) -> TokenStream {
+    let name = field_ident(field);
+    let default = default_value(field);
+    match &field.kind {
+        FieldKind::Scalar(Scalar::Float64) if !field.optional => {
+            quote!(self.#name.to_bits() != f64::to_bits(#default))
+        }
+        FieldKind::String
+        | FieldKind::Bytes
+        | FieldKind::StringArray
+        | FieldKind::StructArray(_)
+        | FieldKind::ScalarArray(_)
+            if !field.optional && matches!(field.default, DefaultValue::Implicit) =>
+        {
+            quote!(!self.#name.is_empty())
+        }
+        FieldKind::Scalar(Scalar::Bool) if !field.optional => {
+            if matches!(field.default, DefaultValue::Bool(true)) {
+                quote!(!self.#name)
+            } else {
+                quote!(self.#name)
+            }
+        }
+        _ if field.optional && matches!(field.default, DefaultValue::Null) => {
+            quote!(self.#name.is_some())
+        }
+        _ => quote!(self.#name != #default),
+    }
+}
+
+/// True when `#[derive(Default)]` gives every field its schema default.
+pub fn default_is_derivable(s: &StructIr) -> bool {
+    s.fields.iter().all(|f| match &f.default {
+        DefaultValue::Null => true,
+        DefaultValue::Implicit => !f.optional || f.kind == FieldKind::Records,
+        DefaultValue::Bool(b) => !f.optional && !b,
+        DefaultValue::Int(n) => !f.optional && *n == 0,
+        DefaultValue::Float(x) => !f.optional && x.to_bits() == 0,
+        DefaultValue::String(s) => !f.optional && s.is_empty(),
+        DefaultValue::Uuid(bytes) => !f.optional && bytes.iter().all(|b| *b == 0),
+    })
+}
+
+/// `#[doc]` attributes, one per line, so that they print as `///` comments.
+pub fn doc_attrs(text: &str) -> TokenStream {
+    let lines = text.lines().map(|line| {
+        let line = if line.is_empty() {
+            String::new()
+        } else {
+            format!(" {line}")
+        };
+        quote!(#[doc = #line])
+    });
+    quote!(#(#lines)*)
+}
+
+/// The documentation of a field: its `about`, then its versions.
+pub fn field_doc(field: &FieldIr) -> String {
+    let mut doc = field
+        .about
+        .clone()
+        .unwrap_or_else(|| format!("The `{}` field.", field.schema_name));
+    doc.push_str(&format!("\n\nVersions: {}.", field.versions));
+    if !field.nullable_versions.is_empty() {
+        doc.push_str(&format!(" Nullable: {}.", field.nullable_versions));
+    }
+    if let Some((tag, _)) = field.tagged {
+        doc.push_str(&format!(" Tagged (tag {tag}): {}.", field.tagged_versions));
+    }
+    if field.ignorable {
+        doc.push_str(" Ignorable.");
+    }
+    doc
+}

@@ -1,0 +1,189 @@
+//! Emits `Decode` for each struct: one `let` per field, version branches
+//! only where the IR left them, then the tagged-field section.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::common::{
+    choose, cond_tokens, default_value, field_ident, ident, negate, paren, struct_type, when,
+};
+use crate::ir::{Cond, FieldIr, FieldKind, StructIr};
+use crate::model::Scalar;
+
+/// The `impl Decode` block of one struct.
+pub fn decode_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
+    let ty = struct_type(&s.type_name, structs);
+    let fields = s.fields.iter().map(|field| {
+        let name = field_ident(field);
+        let value = choose(
+            field.untagged,
+            read_field(field, false),
+            default_value(field),
+        );
+        quote!(#name: #value,)
+    });
+    let body = if s.flexible.is_possible() {
+        let tagged_section = tagged_section(s);
+        quote! {
+            let mut decoded = Self {
+                #(#fields)*
+                unknown_tagged_fields: Vec::new(),
+            };
+            #tagged_section
+            Ok(decoded)
+        }
+    } else {
+        quote!(Ok(Self { #(#fields)* }))
+    };
+    let version = version_param(&body);
+    quote! {
+        impl<'a> rt::Decode<'a> for #ty {
+            fn decode_from(r: &mut rt::Reader<'a>, #version: i16) -> Result<Self, rt::DecodeError> {
+                #body
+            }
+        }
+    }
+}
+
+/// `version`, or `_version` when the body never looks at it. A field
+/// named `version` (`self.version`) does not count.
+pub fn version_param(body: &TokenStream) -> TokenStream {
+    if mentions_version(body.clone()) {
+        quote!(version)
+    } else {
+        quote!(_version)
+    }
+}
+
+/// True when `tokens` read the `version` parameter: not a field access
+/// (`.version`) and not a field name in a struct literal (`version: ..`).
+fn mentions_version(tokens: TokenStream) -> bool {
+    let tokens: Vec<_> = tokens.into_iter().collect();
+    tokens.iter().enumerate().any(|(i, token)| match token {
+        proc_macro2::TokenTree::Group(g) => mentions_version(g.stream()),
+        proc_macro2::TokenTree::Ident(ident) if ident == "version" => {
+            let after_dot = i > 0
+                && matches!(&tokens[i - 1], proc_macro2::TokenTree::Punct(p) if p.as_char() == '.');
+            let field_name = matches!(
+                tokens.get(i + 1),
+                Some(proc_macro2::TokenTree::Punct(p))
+                    if p.as_char() == ':' && p.spacing() == proc_macro2::Spacing::Alone
+            );
+            !after_dot && !field_name
+        }
+        _ => false,
+    })
+}
+
+/// The tagged-field section, with one match arm per known tag.
+fn tagged_section(s: &StructIr) -> TokenStream {
+    if !s.flexible.is_possible() {
+        return TokenStream::new();
+    }
+    let arms = s.fields.iter().filter_map(|field| {
+        let (tag, cond) = field.tagged?;
+        let name = field_ident(field);
+        let read = read_field(field, true);
+        let check = match cond {
+            Cond::Always => TokenStream::new(),
+            _ => {
+                let absent = negate(cond);
+                quote! {
+                    if #absent {
+                        return Err(r.error(rt::DecodeErrorKind::TagNotInVersion(#tag)));
+                    }
+                }
+            }
+        };
+        Some(quote! {
+            #tag => {
+                #check
+                decoded.#name = #read;
+            }
+        })
+    });
+    let arms: Vec<_> = arms.collect();
+    let callback = if arms.is_empty() {
+        quote!(|_, _| Ok(false))
+    } else {
+        quote! {
+            |tag, r| {
+                match tag {
+                    #(#arms)*
+                    _ => return Ok(false),
+                }
+                Ok(true)
+            }
+        }
+    };
+    let read = quote!(r.read_tagged_fields(&mut decoded.unknown_tagged_fields, #callback)?;);
+    when(s.flexible, read)
+}
+
+/// An expression of the field's Rust type, reading it and naming the field
+/// in any error.
+fn read_field(field: &FieldIr, tagged: bool) -> TokenStream {
+    let read = read_value(field, tagged);
+    let name = &field.rust_name;
+    quote!(#read.map_err(|e| e.in_field(#name))?)
+}
+
+/// A `Result` expression reading the field's value.
+fn read_value(field: &FieldIr, tagged: bool) -> TokenStream {
+    let k = cond_tokens(field.compact);
+    let (nullable, plain) = match &field.kind {
+        FieldKind::Scalar(s) => return read_scalar(*s),
+        FieldKind::String => (
+            quote!(r.read_nullable_string(#k)),
+            quote!(r.read_string(#k)),
+        ),
+        FieldKind::Bytes | FieldKind::Records => {
+            (quote!(r.read_nullable_bytes(#k)), quote!(r.read_bytes(#k)))
+        }
+        FieldKind::ScalarArray(_) => (
+            quote!(r.read_nullable_scalar_array(#k)),
+            quote!(r.read_scalar_array(#k)),
+        ),
+        FieldKind::StringArray => (
+            quote!(r.read_nullable_array(#k, |r| r.read_string(#k))),
+            quote!(r.read_array(#k, |r| r.read_string(#k))),
+        ),
+        FieldKind::StructArray(name) => {
+            let ty = ident(name);
+            (
+                quote!(r.read_nullable_array(#k, |r| #ty::decode_from(r, version))),
+                quote!(r.read_array(#k, |r| #ty::decode_from(r, version))),
+            )
+        }
+        FieldKind::Struct(name) => {
+            let ty = ident(name);
+            let nullable = if tagged {
+                quote!(r.read_tagged_nullable_struct(|r| #ty::decode_from(r, version)))
+            } else {
+                quote!(r.read_nullable_struct(|r| #ty::decode_from(r, version)))
+            };
+            (nullable, quote!(#ty::decode_from(r, version)))
+        }
+    };
+    if !field.optional {
+        return plain;
+    }
+    paren(
+        field.nullable,
+        choose(field.nullable, nullable, quote!(#plain.map(Some))),
+    )
+}
+
+fn read_scalar(scalar: Scalar) -> TokenStream {
+    match scalar {
+        Scalar::Bool => quote!(r.read_bool()),
+        Scalar::Int8 => quote!(r.read_i8()),
+        Scalar::Int16 => quote!(r.read_i16()),
+        Scalar::Uint16 => quote!(r.read_u16()),
+        Scalar::Int32 => quote!(r.read_i32()),
+        Scalar::Uint32 => quote!(r.read_u32()),
+        Scalar::Int64 => quote!(r.read_i64()),
+        Scalar::Float64 => quote!(r.read_f64()),
+        Scalar::Uuid => quote!(r.read_uuid()),
+    }
+}

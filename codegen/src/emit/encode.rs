@@ -1,0 +1,325 @@
+//! Emits `Encode` for each struct: the writer and its exact size, side by
+//! side, so that the two can be read against each other.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::common::{
+    choose, cond_tokens, differs_from_default, field_ident, negate, paren, struct_type, when,
+};
+use super::decode::version_param;
+use crate::ir::{Cond, FieldIr, FieldKind, StructIr};
+use crate::model::Scalar;
+
+/// The `impl Encode` block of one struct.
+pub fn encode_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
+    let ty = struct_type(&s.type_name, structs);
+    let generics = if s.has_lifetime {
+        quote!(<'a>)
+    } else {
+        TokenStream::new()
+    };
+    let checks = s.fields.iter().map(absent_check);
+    let writes = s.fields.iter().map(|field| {
+        let write = write_field(field, false);
+        when(field.untagged, quote!(#write;))
+    });
+    let tagged_write = tagged_section_write(s);
+    let sizes = s
+        .fields
+        .iter()
+        .filter(|f| f.untagged.is_possible())
+        .map(|field| {
+            let size = field_len(field, false);
+            paren(field.untagged, choose(field.untagged, size, quote!(0)))
+        });
+    let (tagged_len, tagged_term) = tagged_section_len(s);
+
+    let encode_body = quote! {
+        #(#checks)*
+        #(#writes)*
+        #tagged_write
+        Ok(())
+    };
+    let terms: Vec<TokenStream> = sizes.chain(tagged_term).collect();
+    let sum = if terms.is_empty() {
+        quote!(0)
+    } else {
+        quote!(#(#terms)+*)
+    };
+    let len_body = quote! {
+        #tagged_len
+        #sum
+    };
+    let encode_version = version_param(&encode_body);
+    let len_version = version_param(&len_body);
+    quote! {
+        impl #generics rt::Encode for #ty {
+            fn encode_to<B: rt::BufMut>(&self, buf: &mut B, #encode_version: i16) -> Result<(), rt::EncodeError> {
+                #encode_body
+            }
+
+            fn encoded_len(&self, #len_version: i16) -> usize {
+                #len_body
+            }
+        }
+    }
+}
+
+/// Fails when a field the version lacks holds a non-default value, unless
+/// the field is ignorable.
+fn absent_check(field: &FieldIr) -> TokenStream {
+    if field.ignorable || field.present == Cond::Always {
+        return TokenStream::new();
+    }
+    let absent = negate(field.present);
+    let differs = differs_from_default(field);
+    let name = &field.rust_name;
+    quote! {
+        if #absent && #differs {
+            return Err(rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version)).in_field(#name));
+        }
+    }
+}
+
+/// The tagged-field section: the count, then known and unknown fields
+/// merged in tag order. A known field at its default is skipped.
+fn tagged_section_write(s: &StructIr) -> TokenStream {
+    if !s.flexible.is_possible() {
+        return TokenStream::new();
+    }
+    let mut tagged: Vec<&FieldIr> = s.fields.iter().filter(|f| f.tagged.is_some()).collect();
+    tagged.sort_by_key(|f| f.tagged.map(|(tag, _)| tag));
+    let flags = tagged.iter().map(|field| {
+        let flag = tagged_flag(field);
+        let value = tagged_presence(field);
+        quote!(let #flag = #value;)
+    });
+    let flag_names = tagged.iter().map(|f| tagged_flag(f));
+    let writes = tagged.iter().map(|field| {
+        let flag = tagged_flag(field);
+        let (tag, _) = field.tagged.unwrap_or((0, Cond::Never));
+        let size = field_len(field, true);
+        let write = write_field(field, true);
+        quote! {
+            tagged.write_before(buf, #tag, #flag)?;
+            if #flag {
+                rt::write::put_tag_header(buf, #tag, #size);
+                #write;
+            }
+        }
+    });
+    let mutable = (!tagged.is_empty()).then(|| quote!(mut));
+    let body = quote! {
+        #(#flags)*
+        let #mutable tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
+        let count = self.unknown_tagged_fields.len() #(+ usize::from(#flag_names))*;
+        rt::varint::put_uvarint(buf, count as u32);
+        #(#writes)*
+        tagged.finish(buf);
+    };
+    when(s.flexible, body)
+}
+
+/// The statement computing the tagged section's size, and the term that
+/// adds it to the struct's size.
+fn tagged_section_len(s: &StructIr) -> (TokenStream, Option<TokenStream>) {
+    if !s.flexible.is_possible() {
+        return (TokenStream::new(), None);
+    }
+    let mut tagged: Vec<&FieldIr> = s.fields.iter().filter(|f| f.tagged.is_some()).collect();
+    tagged.sort_by_key(|f| f.tagged.map(|(tag, _)| tag));
+    let flags = tagged.iter().map(|field| {
+        let flag = tagged_flag(field);
+        let value = tagged_presence(field);
+        quote!(let #flag = #value;)
+    });
+    let flag_names = tagged.iter().map(|f| tagged_flag(f));
+    let sizes = tagged.iter().map(|field| {
+        let flag = tagged_flag(field);
+        let (tag, _) = field.tagged.unwrap_or((0, Cond::Never));
+        let size = field_len(field, true);
+        quote!(+ if #flag { rt::write::tagged_field_len(#tag, #size) } else { 0 })
+    });
+    let body = quote! {
+        #(#flags)*
+        let count = self.unknown_tagged_fields.len() #(+ usize::from(#flag_names))*;
+    };
+    let total = quote! {
+        rt::varint::uvarint_len(count as u32)
+            + rt::unknown_tagged_fields_len(&self.unknown_tagged_fields)
+            #(#sizes)*
+    };
+    match s.flexible {
+        Cond::Always => (body, Some(total)),
+        cond => {
+            let c = cond_tokens(cond);
+            let term = quote! {
+                (if #c {
+                    #body
+                    #total
+                } else {
+                    0
+                })
+            };
+            (TokenStream::new(), Some(term))
+        }
+    }
+}
+
+fn tagged_flag(field: &FieldIr) -> proc_macro2::Ident {
+    quote::format_ident!("write_{}", field.rust_name.trim_start_matches("r#"))
+}
+
+/// True when a tagged field is written: in its tagged versions, and not at
+/// its default.
+fn tagged_presence(field: &FieldIr) -> TokenStream {
+    let (_, cond) = field.tagged.unwrap_or((0, Cond::Never));
+    let differs = differs_from_default(field);
+    match cond {
+        Cond::Always => differs,
+        _ => {
+            let c = cond_tokens(cond);
+            quote!(#c && #differs)
+        }
+    }
+}
+
+/// A `Result` expression writing the field, naming it in any error.
+fn write_field(field: &FieldIr, tagged: bool) -> TokenStream {
+    let name = field_ident(field);
+    let k = cond_tokens(field.compact);
+    let path = &field.rust_name;
+    let located = |write: TokenStream| quote!(#write.map_err(|e| e.in_field(#path))?);
+    let (nullable, plain): (TokenStream, Box<dyn Fn(TokenStream) -> TokenStream>) = match &field
+        .kind
+    {
+        FieldKind::Scalar(s) => return write_scalar(*s, quote!(self.#name)),
+        FieldKind::String => (
+            quote!(rt::write::put_nullable_string(buf, self.#name.as_deref(), #k)),
+            Box::new(move |v| quote!(rt::write::put_string(buf, #v, #k))),
+        ),
+        FieldKind::Bytes | FieldKind::Records => (
+            quote!(rt::write::put_nullable_bytes(buf, self.#name.as_deref(), #k)),
+            Box::new(move |v| quote!(rt::write::put_bytes(buf, #v, #k))),
+        ),
+        FieldKind::ScalarArray(_) => (
+            quote!(rt::write::put_nullable_scalar_array(buf, self.#name.as_ref(), #k)),
+            Box::new(move |v| quote!(rt::write::put_scalar_array(buf, #v, #k))),
+        ),
+        FieldKind::StringArray => (
+            quote!(rt::write::put_nullable_array(buf, self.#name.as_deref(), #k, |buf, v| rt::write::put_string(buf, v, #k))),
+            Box::new(
+                move |v| quote!(rt::write::put_array(buf, #v, #k, |buf, v| rt::write::put_string(buf, v, #k))),
+            ),
+        ),
+        FieldKind::StructArray(_) => (
+            quote!(rt::write::put_nullable_array(buf, self.#name.as_deref(), #k, |buf, v| v.encode_to(buf, version))),
+            Box::new(
+                move |v| quote!(rt::write::put_array(buf, #v, #k, |buf, v| v.encode_to(buf, version))),
+            ),
+        ),
+        FieldKind::Struct(_) => {
+            let put = if tagged {
+                quote!(rt::write::put_tagged_nullable_struct)
+            } else {
+                quote!(rt::write::put_nullable_struct)
+            };
+            (
+                quote!(#put(buf, self.#name.as_ref(), |buf, v| v.encode_to(buf, version))),
+                Box::new(move |v| quote!(#v.encode_to(buf, version))),
+            )
+        }
+    };
+    if !field.optional {
+        let value = match field.kind {
+            FieldKind::Struct(_) => quote!(self.#name),
+            _ => quote!(&self.#name),
+        };
+        return located(plain(value));
+    }
+    if field.kind == FieldKind::Records && field.nullable == Cond::Never {
+        // A null records field in a version where it is not nullable is
+        // written as empty, since records default to null (see crate docs).
+        let write = plain(quote!(self.#name.as_deref().unwrap_or_default()));
+        return located(write);
+    }
+    let non_null = {
+        let write = plain(quote!(v));
+        quote!(rt::write::non_null(self.#name.as_ref(), version).and_then(|v| #write))
+    };
+    located(paren(
+        field.nullable,
+        choose(field.nullable, nullable, non_null),
+    ))
+}
+
+fn write_scalar(scalar: Scalar, value: TokenStream) -> TokenStream {
+    match scalar {
+        Scalar::Bool => quote!(rt::write::put_bool(buf, #value)),
+        Scalar::Int8 => quote!(buf.put_i8(#value)),
+        Scalar::Int16 => quote!(buf.put_i16(#value)),
+        Scalar::Uint16 => quote!(buf.put_u16(#value)),
+        Scalar::Int32 => quote!(buf.put_i32(#value)),
+        Scalar::Uint32 => quote!(buf.put_u32(#value)),
+        Scalar::Int64 => quote!(buf.put_i64(#value)),
+        Scalar::Float64 => quote!(buf.put_f64(#value)),
+        Scalar::Uuid => quote!(buf.put_slice(#value.as_bytes())),
+    }
+}
+
+/// The exact encoded size of the field's value.
+fn field_len(field: &FieldIr, tagged: bool) -> TokenStream {
+    let name = field_ident(field);
+    let k = cond_tokens(field.compact);
+    if let FieldKind::Scalar(s) = field.kind {
+        let width = proc_macro2::Literal::usize_unsuffixed(s.width());
+        return quote!(#width);
+    }
+    if field.optional {
+        return match &field.kind {
+            FieldKind::String => quote!(rt::write::nullable_string_len(self.#name.as_deref(), #k)),
+            FieldKind::Bytes | FieldKind::Records => {
+                quote!(rt::write::nullable_bytes_len(self.#name.as_deref(), #k))
+            }
+            FieldKind::ScalarArray(_) => {
+                quote!(rt::write::nullable_scalar_array_len(self.#name.as_ref(), #k))
+            }
+            FieldKind::StringArray => quote!(
+                rt::write::nullable_array_len(self.#name.as_deref(), #k, |v| rt::write::string_len(v, #k))
+            ),
+            FieldKind::StructArray(_) => quote!(
+                rt::write::nullable_array_len(self.#name.as_deref(), #k, |v| v.encoded_len(version))
+            ),
+            FieldKind::Struct(_) => {
+                let marker = if tagged {
+                    quote!(1)
+                } else {
+                    match field.nullable {
+                        Cond::Never => quote!(0),
+                        Cond::Always => quote!(1),
+                        cond => {
+                            let c = cond_tokens(cond);
+                            quote!(usize::from(#c))
+                        }
+                    }
+                };
+                quote!(#marker + self.#name.as_ref().map_or(0, |v| v.encoded_len(version)))
+            }
+            FieldKind::Scalar(_) => quote!(0),
+        };
+    }
+    match &field.kind {
+        FieldKind::String => quote!(rt::write::string_len(&self.#name, #k)),
+        FieldKind::Bytes | FieldKind::Records => quote!(rt::write::bytes_len(&self.#name, #k)),
+        FieldKind::ScalarArray(_) => quote!(rt::write::scalar_array_len(&self.#name, #k)),
+        FieldKind::StringArray => {
+            quote!(rt::write::array_len(&self.#name, #k, |v| rt::write::string_len(v, #k)))
+        }
+        FieldKind::StructArray(_) => {
+            quote!(rt::write::array_len(&self.#name, #k, |v| v.encoded_len(version)))
+        }
+        FieldKind::Struct(_) => quote!(self.#name.encoded_len(version)),
+        FieldKind::Scalar(_) => quote!(0),
+    }
+}
