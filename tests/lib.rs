@@ -1,1 +1,148 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests: where the workspace and the
+//! reference schemas are, and how to decode a message by name.
+
+use std::path::{Path, PathBuf};
+
+use kafka_wire::messages::{RequestHeader, ResponseHeader};
+use kafka_wire::runtime::{DecodeError, EncodeError, JsonError, JsonForm, Message};
+use kafka_wire::{ApiKey, RequestBody, ResponseBody};
+use serde_json::Value;
+
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+/// `../shared`, beside the workspace, when it is there. CI has it; a user's
+/// machine may not, and tests that need it skip with a message.
+pub fn shared_dir() -> Option<PathBuf> {
+    let dir = workspace_root().join("../shared");
+    dir.is_dir().then_some(dir)
+}
+
+/// What a golden fixture says a message is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A request body.
+    Request,
+    /// A response body.
+    Response,
+    /// A request or response header.
+    Header,
+}
+
+/// A message decoded by name, with the operations the tests need.
+pub trait Decoded {
+    /// The JSON form.
+    fn json(&self, version: i16) -> Value;
+    /// The encoded bytes.
+    fn bytes(&self, version: i16) -> Result<Vec<u8>, EncodeError>;
+    /// The computed size.
+    fn len(&self, version: i16) -> usize;
+}
+
+macro_rules! decoded_for_message {
+    ($($ty:ty),*) => {$(
+        impl Decoded for $ty {
+            fn json(&self, version: i16) -> Value {
+                JsonForm::to_json(self, version)
+            }
+            fn bytes(&self, version: i16) -> Result<Vec<u8>, EncodeError> {
+                Message::to_bytes(self, version)
+            }
+            fn len(&self, version: i16) -> usize {
+                kafka_wire::runtime::Encode::encoded_len(self, version)
+            }
+        }
+    )*};
+}
+
+decoded_for_message!(RequestHeader<'_>, ResponseHeader<'_>);
+
+macro_rules! decoded_for_body {
+    ($($ty:ty),*) => {$(
+        impl Decoded for $ty {
+            fn json(&self, version: i16) -> Value {
+                self.to_json(version)
+            }
+            fn bytes(&self, version: i16) -> Result<Vec<u8>, EncodeError> {
+                let mut buf = Vec::with_capacity(self.encoded_len(version));
+                self.encode(&mut buf, version)?;
+                Ok(buf)
+            }
+            fn len(&self, version: i16) -> usize {
+                self.encoded_len(version)
+            }
+        }
+    )*};
+}
+
+decoded_for_body!(RequestBody<'_>, ResponseBody<'_>);
+
+/// Why a message could not be looked up or decoded.
+#[derive(Debug)]
+pub enum LookupError {
+    /// No API or header of that name.
+    Unknown(String),
+    /// The bytes did not decode.
+    Decode(DecodeError),
+    /// The JSON did not convert.
+    Json(JsonError),
+}
+
+/// The API of a message name such as `VoteRequest`.
+pub fn api_of(name: &str) -> Result<ApiKey, LookupError> {
+    ApiKey::from_name(name).ok_or_else(|| LookupError::Unknown(name.to_owned()))
+}
+
+/// Decodes `input` as the message `name` at `version`, requiring every byte
+/// to be consumed.
+pub fn decode_by_name<'a>(
+    kind: Kind,
+    name: &str,
+    version: i16,
+    input: &'a [u8],
+) -> Result<Box<dyn Decoded + 'a>, LookupError> {
+    Ok(match (kind, name) {
+        (Kind::Header, "RequestHeader") => {
+            Box::new(RequestHeader::decode(input, version).map_err(LookupError::Decode)?)
+        }
+        (Kind::Header, "ResponseHeader") => {
+            Box::new(ResponseHeader::decode(input, version).map_err(LookupError::Decode)?)
+        }
+        (Kind::Request, _) => Box::new(
+            RequestBody::decode(api_of(name)?, version, input).map_err(LookupError::Decode)?,
+        ),
+        (Kind::Response, _) => Box::new(
+            ResponseBody::decode(api_of(name)?, version, input).map_err(LookupError::Decode)?,
+        ),
+        _ => return Err(LookupError::Unknown(name.to_owned())),
+    })
+}
+
+/// Reads the JSON form of the message `name` at `version`.
+pub fn from_json_by_name(
+    kind: Kind,
+    name: &str,
+    version: i16,
+    value: &Value,
+) -> Result<Box<dyn Decoded>, LookupError> {
+    Ok(match (kind, name) {
+        (Kind::Header, "RequestHeader") => Box::new(
+            <RequestHeader as JsonForm>::from_json(value, version).map_err(LookupError::Json)?,
+        ),
+        (Kind::Header, "ResponseHeader") => Box::new(
+            <ResponseHeader as JsonForm>::from_json(value, version).map_err(LookupError::Json)?,
+        ),
+        (Kind::Request, _) => Box::new(
+            RequestBody::from_json(api_of(name)?, version, value).map_err(LookupError::Json)?,
+        ),
+        (Kind::Response, _) => Box::new(
+            ResponseBody::from_json(api_of(name)?, version, value).map_err(LookupError::Json)?,
+        ),
+        _ => return Err(LookupError::Unknown(name.to_owned())),
+    })
+}
