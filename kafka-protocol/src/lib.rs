@@ -11,4 +11,4 @@ pub mod messages {
     include!(concat!(env!("OUT_DIR"), "/mod.rs"));
 }
 
-pub use messages::{ApiKey, RequestBody, ResponseBody};
+pub use messages::{ApiKey, MetadataRecord, RequestBody, ResponseBody};

@@ -234,88 +234,166 @@ fn api_key_enum(apis: &[Api]) -> TokenStream {
     }
 }
 
+/// One variant of a dispatch enum.
+struct Variant<'m> {
+    name: String,
+    key: i16,
+    message: &'m MessageIr,
+}
+
+/// How a dispatch enum is keyed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keyed {
+    /// By `ApiKey`, for request and response bodies.
+    Api,
+    /// By the raw `i16` key, for metadata records.
+    Raw,
+}
+
 fn body_enum(apis: &[Api], request: bool) -> TokenStream {
-    let (enum_name, what) = if request {
-        (format_ident!("RequestBody"), "request")
+    let variants: Vec<Variant> = apis
+        .iter()
+        .map(|api| Variant {
+            name: api.name.clone(),
+            key: api.key,
+            message: if request { api.request } else { api.response },
+        })
+        .collect();
+    if request {
+        dispatch_enum("RequestBody", "request body", &variants, Keyed::Api)
     } else {
-        (format_ident!("ResponseBody"), "response")
-    };
-    fn pick<'m>(api: &Api<'m>, request: bool) -> &'m MessageIr {
-        if request {
-            api.request
-        } else {
-            api.response
-        }
+        dispatch_enum("ResponseBody", "response body", &variants, Keyed::Api)
     }
-    let any_borrows = apis.iter().any(|api| pick(api, request).top().has_lifetime);
+}
+
+/// `MetadataRecord`: every KRaft metadata record, by record type.
+pub fn metadata_enum(messages: &[MessageIr]) -> TokenStream {
+    let mut variants: Vec<Variant> = messages
+        .iter()
+        .filter(|m| m.kind == MessageKind::Metadata)
+        .filter_map(|m| {
+            Some(Variant {
+                name: m.name.strip_suffix("Record").unwrap_or(&m.name).to_owned(),
+                key: m.api_key?,
+                message: m,
+            })
+        })
+        .collect();
+    variants.sort_by_key(|v| v.key);
+    if variants.is_empty() {
+        return TokenStream::new();
+    }
+    dispatch_enum("MetadataRecord", "metadata record", &variants, Keyed::Raw)
+}
+
+fn dispatch_enum(enum_name: &str, what: &str, variants: &[Variant], keyed: Keyed) -> TokenStream {
+    let enum_name = format_ident!("{}", enum_name);
+    let any_borrows = variants.iter().any(|v| v.message.top().has_lifetime);
     let generics = if any_borrows {
         quote!(<'a>)
     } else {
         TokenStream::new()
     };
-    let message_type = |api: &Api| {
-        let m = pick(api, request);
-        let module = ident(&m.module_name);
-        let ty = ident(&m.name);
-        if m.top().has_lifetime {
+    let message_type = |v: &Variant| {
+        let module = ident(&v.message.module_name);
+        let ty = ident(&v.message.name);
+        if v.message.top().has_lifetime {
             quote!(#module::#ty<'a>)
         } else {
             quote!(#module::#ty)
         }
     };
-    let variants = apis.iter().map(|api| {
-        let name = ident(&api.name);
-        let ty = message_type(api);
-        let doc = doc_attrs(&format!("A {} {}.", pick(api, request).name, what));
+    let variant_defs = variants.iter().map(|v| {
+        let name = ident(&v.name);
+        let ty = message_type(v);
+        let doc = doc_attrs(&format!("A {} (key {}).", v.message.name, v.key));
         quote!(#doc #name(#ty),)
     });
-    let per_api = |body: &dyn Fn(&proc_macro2::Ident, &TokenStream) -> TokenStream| {
-        apis.iter()
-            .map(|api| {
-                let name = ident(&api.name);
-                let ty = message_type(api);
-                body(&name, &ty)
-            })
-            .collect::<Vec<_>>()
+    let key_pattern = |v: &Variant| match keyed {
+        Keyed::Api => {
+            let name = ident(&v.name);
+            quote!(ApiKey::#name)
+        }
+        Keyed::Raw => {
+            let key = Literal::i16_unsuffixed(v.key);
+            quote!(#key)
+        }
     };
-    let decode = per_api(
-        &|name, _| quote!(ApiKey::#name => rt::Message::decode(input, version).map(Self::#name),),
-    );
-    let from_json = per_api(
-        &|name, _| quote!(ApiKey::#name => rt::JsonForm::from_json(value, version).map(Self::#name),),
-    );
-    let api_key = per_api(&|name, _| quote!(Self::#name(_) => ApiKey::#name,));
+    let decode = variants.iter().map(|v| {
+        let name = ident(&v.name);
+        let key = key_pattern(v);
+        quote!(#key => rt::Message::decode(input, version).map(Self::#name),)
+    });
+    let from_json = variants.iter().map(|v| {
+        let name = ident(&v.name);
+        let key = key_pattern(v);
+        let ty = message_type(v);
+        quote! {
+            #key => {
+                if !<#ty as rt::Message>::supports_version(version) {
+                    return Err(rt::JsonError::new(rt::JsonErrorKind::UnsupportedVersion(version)));
+                }
+                rt::JsonForm::from_json(value, version).map(Self::#name)
+            }
+        }
+    });
+    let key_of = variants.iter().map(|v| {
+        let name = ident(&v.name);
+        let key = key_pattern(v);
+        quote!(Self::#name(_) => #key,)
+    });
+    let per_variant = |body: &dyn Fn(&proc_macro2::Ident) -> TokenStream| -> Vec<TokenStream> {
+        variants.iter().map(|v| body(&ident(&v.name))).collect()
+    };
     let encode =
-        per_api(&|name, _| quote!(Self::#name(m) => rt::Message::encode(m, buf, version),));
-    let len = per_api(&|name, _| quote!(Self::#name(m) => rt::Encode::encoded_len(m, version),));
-    let to_json = per_api(&|name, _| quote!(Self::#name(m) => rt::JsonForm::to_json(m, version),));
-    let doc = doc_attrs(&format!("The body of any {what}, by api key."));
+        per_variant(&|name| quote!(Self::#name(m) => rt::Message::encode(m, buf, version),));
+    let len = per_variant(&|name| quote!(Self::#name(m) => rt::Encode::encoded_len(m, version),));
+    let to_json = per_variant(&|name| quote!(Self::#name(m) => rt::JsonForm::to_json(m, version),));
+    let doc = doc_attrs(&format!("Any {what}, by its key."));
+    let (key_type, key_name, unknown_key) = match keyed {
+        Keyed::Api => (quote!(ApiKey), format_ident!("api_key"), TokenStream::new()),
+        Keyed::Raw => (
+            quote!(i16),
+            format_ident!("record_type"),
+            quote! {
+                _ => Err(rt::DecodeError::new(0, rt::DecodeErrorKind::UnknownApiKey(record_type))),
+            },
+        ),
+    };
+    let unknown_json = match keyed {
+        Keyed::Api => TokenStream::new(),
+        Keyed::Raw => quote! {
+            _ => Err(rt::JsonError::new(rt::JsonErrorKind::UnknownKey(record_type))),
+        },
+    };
     let decode_doc = doc_attrs(&format!(
-        "Decodes the {what} body of `api_key` at `version` from exactly `input`."
+        "Decodes the {what} of `{key_name}` at `version` from exactly `input`."
     ));
+    let key_doc = doc_attrs(&format!("The `{key_name}` of this {what}."));
     quote! {
         #doc
         #[derive(Debug, Clone, PartialEq)]
         pub enum #enum_name #generics {
-            #(#variants)*
+            #(#variant_defs)*
         }
 
         impl #generics #enum_name #generics {
             #decode_doc
-            pub fn decode(api_key: ApiKey, version: i16, input: &'a [u8]) -> Result<Self, rt::DecodeError> {
-                match api_key {
+            pub fn decode(#key_name: #key_type, version: i16, input: &'a [u8]) -> Result<Self, rt::DecodeError> {
+                match #key_name {
                     #(#decode)*
+                    #unknown_key
                 }
             }
 
-            /// The api key of this body.
-            pub fn api_key(&self) -> ApiKey {
+            #key_doc
+            pub fn #key_name(&self) -> #key_type {
                 match self {
-                    #(#api_key)*
+                    #(#key_of)*
                 }
             }
 
-            /// Encodes the body at `version`.
+            /// Encodes the message at `version`.
             pub fn encode<B: rt::BufMut>(&self, buf: &mut B, version: i16) -> Result<(), rt::EncodeError> {
                 match self {
                     #(#encode)*
@@ -336,13 +414,11 @@ fn body_enum(apis: &[Api], request: bool) -> TokenStream {
                 }
             }
 
-            /// Reads the JSON form of `api_key`'s body at `version`.
-            pub fn from_json(api_key: ApiKey, version: i16, value: &rt::json::Value) -> Result<Self, rt::JsonError> {
-                if !api_key.supports_version(version) {
-                    return Err(rt::JsonError::new(rt::JsonErrorKind::UnsupportedVersion(version)));
-                }
-                match api_key {
+            /// Reads the JSON form of the message with this key at `version`.
+            pub fn from_json(#key_name: #key_type, version: i16, value: &rt::json::Value) -> Result<Self, rt::JsonError> {
+                match #key_name {
                     #(#from_json)*
+                    #unknown_json
                 }
             }
         }

@@ -232,12 +232,14 @@ fn root_file(messages: &[MessageIr], runtime: &TokenStream, layout: Layout) -> T
         quote!(pub use #module::#ty;)
     });
     let api = api::api_file(messages);
-    let uses_runtime = !api.is_empty();
+    let metadata = api::metadata_enum(messages);
+    let uses_runtime = !api.is_empty() || !metadata.is_empty();
     let runtime_use = uses_runtime.then(|| quote!(use #runtime as rt;));
     quote! {
         #runtime_use
         #(#modules)*
         #(#reexports)*
         #api
+        #metadata
     }
 }

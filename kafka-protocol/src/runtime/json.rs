@@ -55,6 +55,9 @@ pub enum JsonErrorKind {
     /// A string is not a Kafka uuid.
     #[error("invalid uuid `{0}`")]
     InvalidUuid(String),
+    /// No message has this key.
+    #[error("unknown key {0}")]
+    UnknownKey(i16),
     /// The version is not one the message has.
     #[error("version {0} is not supported")]
     UnsupportedVersion(i16),
