@@ -17,10 +17,20 @@ pub fn workspace_root() -> PathBuf {
 }
 
 /// `../shared`, beside the workspace, when it is there. CI has it; a user's
-/// machine may not, and tests that need it skip with a message.
+/// machine may not, and tests that need it skip with a message. When
+/// `KAFKA_WIRE_REQUIRE_SHARED` is set, as `.ci/run` sets it, a missing
+/// `../shared` is a failure instead, so CI can never skip these tests.
 pub fn shared_dir() -> Option<PathBuf> {
     let dir = workspace_root().join("../shared");
-    dir.is_dir().then_some(dir)
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("KAFKA_WIRE_REQUIRE_SHARED").is_none(),
+        "KAFKA_WIRE_REQUIRE_SHARED is set but {} is missing",
+        dir.display()
+    );
+    None
 }
 
 /// What a golden fixture says a message is.

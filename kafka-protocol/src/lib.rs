@@ -1,4 +1,48 @@
 //! Zero-copy encoders and decoders for the Kafka wire protocol.
+//!
+//! Every message of Kafka 4.1 is generated at build time from the schemas in
+//! `messages/` into [`messages`]. Decoded values borrow strings, bytes and
+//! scalar arrays from the input; the same types, filled with owned values,
+//! build messages to send.
+//!
+//! ```
+//! use kafka_wire::messages::{vote_request, VoteRequest};
+//! use kafka_wire::runtime::{JsonForm, Message};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let request = VoteRequest {
+//!     topics: vec![vote_request::TopicData {
+//!         topic_name: "__cluster_metadata".into(),
+//!         partitions: vec![vote_request::PartitionData {
+//!             replica_epoch: 5,
+//!             replica_id: 1,
+//!             pre_vote: true,
+//!             ..Default::default()
+//!         }],
+//!         ..Default::default()
+//!     }],
+//!     ..Default::default()
+//! };
+//! let bytes = request.to_bytes(2)?; // exact size, no reallocation
+//! let decoded = VoteRequest::decode(&bytes, 2)?; // every byte must be consumed
+//! assert_eq!(decoded, request);
+//! assert_eq!(decoded.to_json(2)["topics"][0]["partitions"][0]["preVote"], true);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Design notes:
+//!
+//! - Strings are `Cow<'a, str>` (validated UTF-8), bytes and records are
+//!   `Cow<'a, [u8]>`, and arrays of scalars are [`runtime::ScalarArray`],
+//!   kept in wire form so that decoding them allocates nothing. Arrays of
+//!   structs are `Vec`s whose capacity never exceeds what the remaining input
+//!   could hold.
+//! - Tagged fields may arrive in any order; a repeated tag is rejected with
+//!   [`runtime::DecodeErrorKind::DuplicateTag`]. Unknown tags are kept and
+//!   written back in tag order.
+//! - A null `records` value in a version where the field is not nullable is
+//!   written as empty.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
