@@ -46,6 +46,10 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "tokio")]
+pub mod codec;
+pub mod frame;
+pub mod negotiate;
 pub mod records;
 pub mod runtime;
 
