@@ -18,6 +18,7 @@ use std::path::PathBuf;
 
 mod config;
 pub mod diagnostics;
+pub mod diff;
 pub mod emit;
 pub mod ir;
 pub mod model;

@@ -50,12 +50,41 @@ enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// Compare two schema sets and report which changes break the wire.
+    ///
+    /// Exits 1 on any breaking change or removed message, or when a schema
+    /// fails to load; 0 otherwise.
+    Diff {
+        /// The old schemas: a file or a directory.
+        old: PathBuf,
+        /// The new schemas: a file or a directory.
+        new: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = kafka_codegen::diff::Format::Text)]
+        format: kafka_codegen::diff::Format,
+        /// Leave files that fail to load out of the comparison instead of stopping.
+        #[arg(long)]
+        skip_invalid: bool,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Check { schemas, strict } => check(&schemas, strict),
+        Command::Diff {
+            old,
+            new,
+            format,
+            skip_invalid,
+        } => ExitCode::from(kafka_codegen::diff::run(
+            &old,
+            &new,
+            format,
+            skip_invalid,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        )),
         Command::Generate {
             schemas,
             out,

@@ -49,7 +49,7 @@ use serde::{Deserialize, Serialize};
 
 pub use cli::{run, Format};
 pub use compare::{diff_sets, unloadable_files};
-pub use report::{format_versions, to_json, Summary};
+pub use report::{to_json, Summary};
 
 /// How a change affects peers speaking the versions both sets know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

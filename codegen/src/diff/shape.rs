@@ -131,7 +131,12 @@ pub(crate) fn fields_shape(schema: &Schema, fields: &[Field], version: i16, dept
 }
 
 /// The wire shape of one field at `version`, whether or not it exists then.
-pub(crate) fn field_shape(schema: &Schema, field: &Field, version: i16, depth: usize) -> FieldShape {
+pub(crate) fn field_shape(
+    schema: &Schema,
+    field: &Field,
+    version: i16,
+    depth: usize,
+) -> FieldShape {
     FieldShape {
         ty: type_shape(schema, &field.ty, version, depth),
         nullable: field.nullable_versions.contains(version),
@@ -152,5 +157,42 @@ fn type_shape(schema: &Schema, ty: &FieldType, version: i16, depth: usize) -> Ty
             }
             _ => TypeShape::Opaque(name.clone()),
         },
+    }
+}
+
+impl Shape {
+    /// True when a peer that encodes `self` and one that encodes `newer`
+    /// understand each other: everything is equal except that `newer` may
+    /// carry tagged fields with tags `self` does not use, at any depth.
+    pub fn accepts(&self, newer: &Shape) -> bool {
+        self.flexible == newer.flexible
+            && self.untagged.len() == newer.untagged.len()
+            && self
+                .untagged
+                .iter()
+                .zip(&newer.untagged)
+                .all(|(a, b)| a.accepts(b))
+            && self
+                .tagged
+                .iter()
+                .all(|(tag, a)| newer.tagged.get(tag).is_some_and(|b| a.accepts(b)))
+    }
+}
+
+impl FieldShape {
+    fn accepts(&self, newer: &FieldShape) -> bool {
+        self.nullable == newer.nullable
+            && self.compact == newer.compact
+            && self.ty.accepts(&newer.ty)
+    }
+}
+
+impl TypeShape {
+    fn accepts(&self, newer: &TypeShape) -> bool {
+        match (self, newer) {
+            (TypeShape::Array(a), TypeShape::Array(b)) => a.accepts(b),
+            (TypeShape::Struct(a), TypeShape::Struct(b)) => a.accepts(b),
+            (a, b) => a == b,
+        }
     }
 }
