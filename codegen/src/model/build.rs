@@ -44,18 +44,39 @@ const COMMON_STRUCT_KEYS: &[&str] = &["name", "versions", "fields", "about"];
 
 /// Builds the model of one file from its parsed tree.
 ///
-/// Returns the schema, or every error found. Warnings are not produced here.
-pub fn build_schema(file: &Path, root: &Node) -> Result<Schema, Vec<Diagnostic>> {
-    let mut builder = Builder { errors: Vec::new() };
+/// Returns the schema unless there were errors, and every error and warning
+/// found.
+pub fn build_schema(file: &Path, root: &Node) -> (Option<Schema>, Vec<Diagnostic>) {
+    let mut builder = Builder {
+        errors: Vec::new(),
+        warnings: Vec::new(),
+    };
     let schema = builder.schema(file, root);
-    match schema {
-        Some(schema) if builder.errors.is_empty() => Ok(schema),
-        _ => Err(builder.errors),
-    }
+    let failed = !builder.errors.is_empty();
+    let mut diagnostics = builder.errors;
+    diagnostics.extend(builder.warnings);
+    (schema.filter(|_| !failed), diagnostics)
 }
 
 struct Builder {
     errors: Vec<Diagnostic>,
+    warnings: Vec<Diagnostic>,
+}
+
+/// True when two values are equal, wherever they were written.
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_value(&x.value, &y.value))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((kx, x), (ky, y))| kx.name == ky.name && same_value(&x.value, &y.value))
+        }
+        _ => a == b,
+    }
 }
 
 /// The members of one JSON object, checked against the keys allowed there.
@@ -105,11 +126,26 @@ impl Builder {
                         allowed.join(", ")
                     ),
                 );
-            } else if members[..i].iter().any(|(k, _)| k.name == key.name) {
-                self.error(
-                    key.span,
-                    format!("duplicate key \"{}\" in {what}", key.name),
-                );
+            } else if let Some((_, first)) = members[..i].iter().find(|(k, _)| k.name == key.name) {
+                // Kafka's reader keeps the last value. The same value twice is
+                // harmless but worth fixing; two different values are an error.
+                if same_value(&first.value, &members[i].1.value) {
+                    self.warnings.push(Diagnostic::warning(
+                        key.span,
+                        format!(
+                            "duplicate key \"{}\" in {what} repeats the same value",
+                            key.name
+                        ),
+                    ));
+                } else {
+                    self.error(
+                        key.span,
+                        format!(
+                            "duplicate key \"{}\" in {what} with a different value",
+                            key.name
+                        ),
+                    );
+                }
             }
         }
         Some(Object {

@@ -75,13 +75,9 @@ fn load_with_identity(source: &SourceFile) -> (Option<Schema>, Vec<Located>, Opt
         Ok(parsed) => {
             let identity = Identity::read(&source.path, &parsed.root);
             let mut diagnostics: Vec<Located> = parsed.warnings.into_iter().map(locate).collect();
-            match build_schema(&source.path, &parsed.root) {
-                Ok(schema) => (Some(schema), diagnostics, Some(identity)),
-                Err(errors) => {
-                    diagnostics.extend(errors.into_iter().map(locate));
-                    (None, diagnostics, Some(identity))
-                }
-            }
+            let (schema, found) = build_schema(&source.path, &parsed.root);
+            diagnostics.extend(found.into_iter().map(locate));
+            (schema, diagnostics, Some(identity))
         }
     }
 }
