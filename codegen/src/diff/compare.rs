@@ -336,6 +336,14 @@ fn tag_in(field: &Field, version: i16) -> Option<u32> {
 /// How many characters of a text a detail quotes before cutting it short.
 const QUOTE_LIMIT: usize = 100;
 
+/// Describes an `about` text by its length only.
+fn about_size(text: Option<&str>) -> String {
+    match text {
+        None => "none".to_owned(),
+        Some(t) => format!("{} characters", t.chars().count()),
+    }
+}
+
 fn quoted(text: Option<&str>) -> String {
     match text {
         None => "(none)".to_owned(),
@@ -646,10 +654,12 @@ impl FieldComparison<'_> {
         if o.about != n.about {
             add(
                 ChangeKind::AboutChanged,
+                // The texts are not quoted: documentation is prose, and a
+                // report should not copy other people's sentences around.
                 format!(
-                    "about changed from {} to {}",
-                    quoted(o.about.as_deref()),
-                    quoted(n.about.as_deref())
+                    "about text changed ({} -> {})",
+                    about_size(o.about.as_deref()),
+                    about_size(n.about.as_deref())
                 ),
             );
         }

@@ -320,7 +320,7 @@ fn default_about_and_ignorable_changes_are_compatible() {
         diff_foo(("0-1", "none", old), ("0-1", "none", new)),
         [
             r#"FooRequest.json: compatible default-changed: FooRequest.A (versions 0-1): default changed from "-1" to "0""#,
-            r#"FooRequest.json: compatible about-changed: FooRequest.A (versions 0-1): about changed from "Old." to "New.""#,
+            r#"FooRequest.json: compatible about-changed: FooRequest.A (versions 0-1): about text changed (4 characters -> 4 characters)"#,
             "FooRequest.json: compatible ignorable-changed: FooRequest.A (versions 0-1): ignorable changed from false to true",
         ]
     );
