@@ -46,6 +46,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod api_versions;
 #[cfg(feature = "tokio")]
 pub mod codec;
 pub mod frame;

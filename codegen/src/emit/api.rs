@@ -337,6 +337,34 @@ fn dispatch_enum(enum_name: &str, what: &str, variants: &[Variant], keyed: Keyed
             }
         }
     });
+    let defaults = variants.iter().map(|v| {
+        let name = ident(&v.name);
+        let key = key_pattern(v);
+        match keyed {
+            Keyed::Api => quote!(#key => Self::#name(Default::default()),),
+            Keyed::Raw => quote!(#key => Some(Self::#name(Default::default())),),
+        }
+    });
+    let default_for = match keyed {
+        Keyed::Api => quote! {
+            /// The message of this api, every field at its default.
+            pub fn default_for(api_key: ApiKey) -> Self {
+                match api_key {
+                    #(#defaults)*
+                }
+            }
+        },
+        Keyed::Raw => quote! {
+            /// The record of this type, every field at its default, or `None`
+            /// for an unknown type.
+            pub fn default_for(record_type: i16) -> Option<Self> {
+                match record_type {
+                    #(#defaults)*
+                    _ => None,
+                }
+            }
+        },
+    };
     let key_of = variants.iter().map(|v| {
         let name = ident(&v.name);
         let key = key_pattern(v);
@@ -385,6 +413,8 @@ fn dispatch_enum(enum_name: &str, what: &str, variants: &[Variant], keyed: Keyed
                     #unknown_key
                 }
             }
+
+            #default_for
 
             #key_doc
             pub fn #key_name(&self) -> #key_type {
