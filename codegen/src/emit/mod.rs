@@ -96,7 +96,29 @@ fn format_tokens(file: &str, tokens: TokenStream, header: &str) -> Result<String
         file: file.to_owned(),
         message: e.to_string(),
     })?;
-    Ok(format!("{header}{}", prettyplease::unparse(&parsed)))
+    Ok(format!(
+        "{header}{}",
+        separate_items(&prettyplease::unparse(&parsed))
+    ))
+}
+
+/// Puts a blank line between top-level items and after the `use` lines,
+/// which prettyplease leaves out.
+fn separate_items(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    let mut previous = "";
+    for line in text.lines() {
+        let item_ended = previous == "}" || previous.ends_with("};");
+        let uses_ended = previous.starts_with("use ") && !line.starts_with("use ");
+        let at_top_level = !line.is_empty() && !line.starts_with(' ') && !line.starts_with('}');
+        if (item_ended || uses_ended) && at_top_level {
+            out.push('\n');
+        }
+        out.push_str(line);
+        out.push('\n');
+        previous = line;
+    }
+    out
 }
 
 /// The code of one message: its structs, their impls and `Message`.
