@@ -1,6 +1,7 @@
 //! Property tests over every message and version: an arbitrary value, built
 //! from the schema in its JSON form, converts to the message, encodes,
-//! decodes to an equal value, and its computed size equals its length.
+//! decodes to an equal value, and its computed size equals its length, so
+//! that a buffer sized from it never reallocates.
 //!
 //! Metadata records, which the golden fixtures do not cover, are tested the
 //! same way through `MetadataRecord`.
@@ -106,9 +107,16 @@ fn round_trip(schema: &Schema, version: i16, json: &Value) -> Result<(), String>
         ($from:expr, $decode:expr) => {{
             let message = $from.map_err(|e| format!("from JSON: {e}"))?;
             let mut buf = Vec::with_capacity(message.encoded_len(version));
+            let capacity = buf.capacity();
             message
                 .encode(&mut buf, version)
                 .map_err(|e| format!("encode: {e}"))?;
+            if buf.capacity() != capacity {
+                return Err(format!(
+                    "encoding reallocated: capacity {capacity} -> {}",
+                    buf.capacity()
+                ));
+            }
             if buf.len() != message.encoded_len(version) {
                 return Err(format!(
                     "size {} != length {}",
