@@ -1,0 +1,337 @@
+//! The command line, parsed by clap, and the checks clap cannot express.
+//!
+//! Usage errors (unknown flags, missing or conflicting flags) exit with
+//! status 2, as clap does. An `--api` that names no API is *bad input*, not
+//! a usage error: it is resolved later and exits with status 1, like every
+//! other problem with what the user asked to decode or encode.
+
+use std::path::PathBuf;
+
+use clap::error::ErrorKind;
+use clap::{ArgGroup, Args, CommandFactory, Parser, Subcommand};
+
+/// Decode and encode Kafka wire-protocol messages, frames and record batches.
+///
+/// Bytes are read from FILE, or from standard input when FILE is omitted or
+/// `-`. JSON follows Kafka's JsonConverter conventions (camelCase keys,
+/// base64 bytes and records, base64url uuids). Byte offsets in errors count
+/// from the start of the input.
+#[derive(Debug, Parser)]
+#[command(name = "kafka-protocol", version, after_help = SYNOPSIS)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The forms scripts rely on, shown after the top-level help.
+const SYNOPSIS: &str = "\
+Forms:
+  kafka-protocol decode --api <NAME|KEY> --version <N> (--request | --response) [--hex] [FILE|-]
+  kafka-protocol decode --frame --request [--hex] [FILE|-]
+  kafka-protocol decode --frame --response --api <NAME|KEY> --version <N> [--hex] [FILE|-]
+  kafka-protocol decode --frames --request [FILE|-]
+  kafka-protocol encode --api <NAME|KEY> --version <N> (--request | --response) [--hex] [FILE|-]
+  kafka-protocol encode --frame (--request | --response --api <NAME|KEY> --version <N>) [--hex] [FILE|-]
+  kafka-protocol apis [--json [--compact]]
+  kafka-protocol records [--hex] [FILE|-]
+
+Exit status: 0 on success, 1 on bad input (one `error: ...` line on standard
+error), 2 on a usage error.";
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Decode a message body, a frame (header and body, no size prefix) or a
+    /// stream of size-prefixed frames, and print it as JSON.
+    Decode(DecodeArgs),
+    /// Read the JSON form of a body, a frame or (`--frames`) a sequence of
+    /// frames, and write its bytes.
+    Encode(EncodeArgs),
+    /// List every API: key, name, version range, first flexible version and
+    /// whether the latest version is unstable.
+    Apis(ApisArgs),
+    /// Decode a records blob (record batches or legacy message sets) and
+    /// print it as JSON.
+    Records(RecordsArgs),
+}
+
+/// What is being decoded or encoded, and where it comes from.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("direction").required(true).args(["request", "response"])))]
+pub struct MessageArgs {
+    /// The input is a request.
+    #[arg(long)]
+    pub request: bool,
+    /// The input is a response (needs --api and --version, even with --frame).
+    #[arg(long)]
+    pub response: bool,
+    /// The API: a message name without Request/Response, any case (`Vote`),
+    /// or a numeric key (`52`). Taken from the header for request frames.
+    #[arg(long, value_name = "NAME|KEY", requires = "version")]
+    pub api: Option<String>,
+    /// The API version. Taken from the header for request frames.
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "api",
+        allow_negative_numbers = true
+    )]
+    pub version: Option<i16>,
+    /// A whole frame: header then body, without the int32 size prefix.
+    #[arg(long, conflicts_with = "frames")]
+    pub frame: bool,
+    /// A stream of frames, each with its int32 size prefix (a capture). JSON
+    /// is one compact object per line.
+    #[arg(long)]
+    pub frames: bool,
+    /// Bytes are hex text (whitespace ignored) instead of raw: read so by
+    /// `decode`, written so by `encode`.
+    #[arg(long)]
+    pub hex: bool,
+    /// The input file; `-` or nothing for standard input.
+    #[arg(value_name = "FILE")]
+    pub input: Option<PathBuf>,
+}
+
+/// Arguments of `decode`.
+#[derive(Debug, Args)]
+pub struct DecodeArgs {
+    /// The message and input.
+    #[command(flatten)]
+    pub message: MessageArgs,
+    /// Print JSON on one line instead of indented.
+    #[arg(long)]
+    pub compact: bool,
+}
+
+/// Arguments of `encode`.
+#[derive(Debug, Args)]
+pub struct EncodeArgs {
+    /// The message and input.
+    #[command(flatten)]
+    pub message: MessageArgs,
+}
+
+/// Arguments of `apis`.
+#[derive(Debug, Args)]
+pub struct ApisArgs {
+    /// Print a JSON array of objects instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// With --json, print it on one line.
+    #[arg(long, requires = "json")]
+    pub compact: bool,
+}
+
+/// Arguments of `records`.
+#[derive(Debug, Args)]
+pub struct RecordsArgs {
+    /// The input is hex text (whitespace ignored) instead of raw bytes.
+    #[arg(long)]
+    pub hex: bool,
+    /// Print JSON on one line instead of indented.
+    #[arg(long)]
+    pub compact: bool,
+    /// The input file; `-` or nothing for standard input.
+    #[arg(value_name = "FILE")]
+    pub input: Option<PathBuf>,
+}
+
+/// Requests or responses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Requests.
+    Request,
+    /// Responses.
+    Response,
+}
+
+/// `--api` (not yet resolved) and `--version`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiArg {
+    /// The name or key as given.
+    pub name: String,
+    /// The version.
+    pub version: i16,
+}
+
+/// The checked combination of message flags.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Plan {
+    /// A bare body of a known api and version.
+    Body {
+        /// Request or response.
+        direction: Direction,
+        /// Which message.
+        api: ApiArg,
+    },
+    /// A frame (header and body, no size prefix), or with `stream` a
+    /// sequence of size-prefixed frames.
+    Frames {
+        /// Size-prefixed frames rather than one bare frame.
+        stream: bool,
+        /// `None` for requests, whose header names the api and version;
+        /// the api and version answered for responses.
+        response_to: Option<ApiArg>,
+    },
+}
+
+impl MessageArgs {
+    /// Checks the combination of flags of subcommand `sub`, returning a clap
+    /// usage error (status 2) for a bad one.
+    pub fn plan(&self, sub: &str) -> Result<Plan, clap::Error> {
+        let api = match (&self.api, self.version) {
+            (Some(name), Some(version)) => Some(ApiArg {
+                name: name.clone(),
+                version,
+            }),
+            // clap makes --api and --version require each other.
+            _ => None,
+        };
+        let framed = self.frame || self.frames;
+        match (framed, self.response, api) {
+            (false, response, Some(api)) => Ok(Plan::Body {
+                direction: if response {
+                    Direction::Response
+                } else {
+                    Direction::Request
+                },
+                api,
+            }),
+            (true, false, None) => Ok(Plan::Frames {
+                stream: self.frames,
+                response_to: None,
+            }),
+            (true, true, Some(api)) => Ok(Plan::Frames {
+                stream: self.frames,
+                response_to: Some(api),
+            }),
+            (true, false, Some(_)) => Err(usage_error(
+                sub,
+                ErrorKind::ArgumentConflict,
+                "--api and --version cannot be used with request frames: \
+                 the frame header names the api and version",
+            )),
+            (_, _, None) => Err(usage_error(
+                sub,
+                ErrorKind::MissingRequiredArgument,
+                "--api <NAME|KEY> and --version <N> are required \
+                 (except with --frame/--frames --request)",
+            )),
+        }
+    }
+}
+
+/// A usage error of subcommand `sub`, formatted by clap with its usage line.
+fn usage_error(sub: &str, kind: ErrorKind, message: &str) -> clap::Error {
+    let mut command = Cli::command();
+    command.build();
+    match command.find_subcommand_mut(sub) {
+        Some(sub) => sub.error(kind, message),
+        None => command.error(kind, message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(args: &[&str]) -> Result<Plan, clap::Error> {
+        let cli = Cli::try_parse_from(args)?;
+        match cli.command {
+            Command::Decode(decode) => decode.message.plan("decode"),
+            Command::Encode(encode) => encode.message.plan("encode"),
+            _ => Err(usage_error(
+                "",
+                ErrorKind::InvalidSubcommand,
+                "not a message",
+            )),
+        }
+    }
+
+    #[test]
+    fn the_command_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn flag_combinations() {
+        let vote = || ApiArg {
+            name: "Vote".into(),
+            version: 2,
+        };
+        let body = plan(&[
+            "k",
+            "decode",
+            "--api",
+            "Vote",
+            "--version",
+            "2",
+            "--response",
+        ]);
+        assert_eq!(
+            body.ok(),
+            Some(Plan::Body {
+                direction: Direction::Response,
+                api: vote(),
+            })
+        );
+        let frame = plan(&["k", "encode", "--frame", "--request", "--hex"]);
+        assert_eq!(
+            frame.ok(),
+            Some(Plan::Frames {
+                stream: false,
+                response_to: None,
+            })
+        );
+        let args = [
+            "k",
+            "decode",
+            "--frames",
+            "--response",
+            "--api",
+            "Vote",
+            "--version",
+            "2",
+        ];
+        assert_eq!(
+            plan(&args).ok(),
+            Some(Plan::Frames {
+                stream: true,
+                response_to: Some(vote()),
+            })
+        );
+
+        let errors = [
+            &["k", "decode", "--api", "Vote", "--version", "2"][..],
+            &["k", "decode", "--api", "Vote", "--request"],
+            &["k", "decode", "--frame", "--response"],
+            &[
+                "k",
+                "decode",
+                "--frame",
+                "--request",
+                "--api",
+                "Vote",
+                "--version",
+                "2",
+            ],
+            &["k", "decode", "--frame", "--frames", "--request"],
+            &["k", "decode", "--request", "--response", "--frame"],
+            &[
+                "k",
+                "decode",
+                "--request",
+                "--version",
+                "x",
+                "--api",
+                "Vote",
+            ],
+        ];
+        for args in errors {
+            let error = plan(args).err().map(|e| e.exit_code());
+            assert_eq!(error, Some(2), "{args:?}");
+        }
+    }
+}

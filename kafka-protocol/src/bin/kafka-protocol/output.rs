@@ -1,0 +1,78 @@
+//! Writing to standard output: JSON (pretty or compact), raw bytes or hex,
+//! treating a closed pipe as a quiet stop rather than an error.
+
+use std::io::{self, BufWriter, StdoutLock, Write};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::CliError;
+
+/// A frame as printed: `{"header": ..., "body": ...}`, in that order.
+#[derive(Serialize)]
+pub struct FrameJson {
+    /// The header's JSON form.
+    pub header: Value,
+    /// The body's JSON form.
+    pub body: Value,
+}
+
+/// Buffered standard output.
+pub struct Output {
+    out: BufWriter<StdoutLock<'static>>,
+}
+
+impl Output {
+    /// Locks standard output.
+    pub fn new() -> Self {
+        Output {
+            out: BufWriter::new(io::stdout().lock()),
+        }
+    }
+
+    /// Writes `bytes` as they are.
+    pub fn bytes(&mut self, bytes: &[u8]) -> Result<(), CliError> {
+        self.out.write_all(bytes).map_err(write_error)
+    }
+
+    /// Writes `bytes` as lowercase hex followed by a newline.
+    pub fn hex_line(&mut self, bytes: &[u8]) -> Result<(), CliError> {
+        let mut text = hex::encode(bytes);
+        text.push('\n');
+        self.bytes(text.as_bytes())
+    }
+
+    /// Writes `value` as JSON followed by a newline: on one line when
+    /// `compact`, else indented by two spaces.
+    pub fn json<T: Serialize>(&mut self, value: &T, compact: bool) -> Result<(), CliError> {
+        let result = if compact {
+            serde_json::to_writer(&mut self.out, value)
+        } else {
+            serde_json::to_writer_pretty(&mut self.out, value)
+        };
+        result.map_err(|error| match error.io_error_kind() {
+            Some(kind) => write_error(io::Error::from(kind)),
+            None => CliError::Write(io::Error::other(error)),
+        })?;
+        self.bytes(b"\n")
+    }
+
+    /// Writes a line of text.
+    pub fn line(&mut self, text: &str) -> Result<(), CliError> {
+        self.bytes(text.as_bytes())?;
+        self.bytes(b"\n")
+    }
+
+    /// Flushes what is buffered.
+    pub fn flush(&mut self) -> Result<(), CliError> {
+        self.out.flush().map_err(write_error)
+    }
+}
+
+fn write_error(error: io::Error) -> CliError {
+    if error.kind() == io::ErrorKind::BrokenPipe {
+        CliError::BrokenPipe
+    } else {
+        CliError::Write(error)
+    }
+}
