@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::diagnostics::Located;
 use crate::emit::{self, EmitOptions, GeneratedFile, Layout};
 use crate::ir::{self, MessageIr};
-use crate::model::{MessageKind, SchemaSet};
+use crate::model::{MessageKind, Schema, SchemaSet};
 use crate::CodegenError;
 
 /// What a generation run did.
@@ -40,6 +40,8 @@ pub struct Config {
     runtime_path: String,
     layout: Layout,
     include: Option<Vec<String>>,
+    listeners: Option<Vec<String>>,
+    metadata_records: bool,
     strict: bool,
 }
 
@@ -51,6 +53,8 @@ impl Default for Config {
             runtime_path: "::kafka_wire::runtime".into(),
             layout: Layout::OutDir,
             include: None,
+            listeners: None,
+            metadata_records: true,
             strict: false,
         }
     }
@@ -99,6 +103,25 @@ impl Config {
         self
     }
 
+    /// Generates only the APIs served on one of these listeners (`broker`,
+    /// `controller`), as each request schema's `listeners` says. Headers and
+    /// data schemas are always generated.
+    pub fn listeners<I, S>(&mut self, listeners: I) -> &mut Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.listeners = Some(listeners.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Whether to generate KRaft metadata records and other stored records
+    /// (on by default).
+    pub fn metadata_records(&mut self, generate: bool) -> &mut Self {
+        self.metadata_records = generate;
+        self
+    }
+
     /// Treats warnings, such as trailing commas, as errors.
     pub fn strict(&mut self, strict: bool) -> &mut Self {
         self.strict = strict;
@@ -119,9 +142,33 @@ impl Config {
     fn lower(&self, set: &SchemaSet) -> Vec<MessageIr> {
         set.schemas
             .iter()
-            .filter(|s| self.selected(&s.name))
+            .filter(|s| self.selected(&s.name) && self.served(s, set))
             .map(ir::lower)
             .collect()
+    }
+
+    /// Whether a schema passes the listener and metadata-record filters.
+    fn served(&self, schema: &Schema, set: &SchemaSet) -> bool {
+        let request = match schema.kind {
+            MessageKind::Request => schema,
+            MessageKind::Response => {
+                match set
+                    .of_kind(MessageKind::Request)
+                    .find(|r| r.api_key == schema.api_key)
+                {
+                    Some(request) => request,
+                    None => return self.listeners.is_none(),
+                }
+            }
+            MessageKind::Header | MessageKind::Data => return true,
+            MessageKind::Metadata | MessageKind::CoordinatorKey | MessageKind::CoordinatorValue => {
+                return self.metadata_records
+            }
+        };
+        match &self.listeners {
+            None => true,
+            Some(wanted) => request.listeners.iter().any(|l| wanted.contains(l)),
+        }
     }
 
     fn selected(&self, name: &str) -> bool {

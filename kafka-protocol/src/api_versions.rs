@@ -16,8 +16,9 @@ impl ApiKey {
     /// its gzip, snappy and lz4 codecs only when it sees Produce v0
     /// advertised.
     pub fn advertised_lowest_version(self) -> i16 {
-        match self {
-            ApiKey::Produce => 0,
+        // By name, so that builds without the client APIs still compile.
+        match self.name() {
+            "Produce" => 0,
             _ => self.lowest_version(),
         }
     }

@@ -43,13 +43,23 @@
 //!   written back in tag order.
 //! - A null `records` value in a version where the field is not nullable is
 //!   written as empty.
+//!
+//! Features choose what is compiled. `all-apis` (default) generates every
+//! API and the KRaft metadata records; `client-apis` only the APIs brokers
+//! serve to clients, and `controller-apis` only those controllers serve,
+//! which builds faster. Without any of them only headers, data schemas and
+//! the runtime remain. The codecs `gzip`, `snappy`, `lz4` and `zstd`, and
+//! the `cli` tool, are on by default; `tokio` adds a tokio-util frame codec.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(kafka_apis)]
 pub mod api_versions;
 #[cfg(feature = "tokio")]
 pub mod codec;
+#[cfg(kafka_apis)]
 pub mod frame;
+#[cfg(kafka_apis)]
 pub mod negotiate;
 pub mod records;
 pub mod runtime;
@@ -60,4 +70,7 @@ pub mod messages {
     include!(concat!(env!("OUT_DIR"), "/mod.rs"));
 }
 
-pub use messages::{ApiKey, MetadataRecord, RequestBody, ResponseBody};
+#[cfg(kafka_metadata)]
+pub use messages::MetadataRecord;
+#[cfg(kafka_apis)]
+pub use messages::{ApiKey, RequestBody, ResponseBody};
