@@ -1,0 +1,147 @@
+//! Metadata and CreateTopics: one broker, leader of every partition, with
+//! topics created on demand.
+
+use kafka_wire::messages::{
+    create_topics_response, metadata_response, CreateTopicsRequest, CreateTopicsResponse,
+    MetadataRequest, MetadataResponse,
+};
+use kafka_wire::runtime::Uuid;
+use kafka_wire::ResponseBody;
+
+use super::owned;
+use crate::broker::{Broker, NODE_ID};
+use crate::log::{check_topic_name, errors, Log};
+
+/// Describes the requested topics (all when the list is null), creating
+/// unknown ones when the client allows it (always before v4).
+pub fn metadata(
+    broker: &Broker,
+    request: &MetadataRequest<'_>,
+    version: i16,
+) -> ResponseBody<'static> {
+    let mut log = broker.log();
+    let auto_create = version < 4 || request.allow_auto_topic_creation;
+    let topics = match &request.topics {
+        // Before v1 an empty list means all topics.
+        Some(topics) if !(version == 0 && topics.is_empty()) => topics
+            .iter()
+            .map(|t| match &t.name {
+                Some(name) => describe_by_name(&mut log, name, auto_create, broker),
+                None => describe_by_id(&log, t.topic_id),
+            })
+            .collect(),
+        _ => log
+            .topic_names()
+            .iter()
+            .map(|name| describe_by_name(&mut log, name, false, broker))
+            .collect(),
+    };
+    ResponseBody::Metadata(MetadataResponse {
+        brokers: vec![metadata_response::MetadataResponseBroker {
+            node_id: NODE_ID,
+            host: broker.host().into(),
+            port: broker.port(),
+            rack: None,
+            ..Default::default()
+        }],
+        cluster_id: Some(owned(&broker.config.cluster_id)),
+        controller_id: NODE_ID,
+        topics,
+        ..Default::default()
+    })
+}
+
+fn describe_by_name(
+    log: &mut Log,
+    name: &str,
+    auto_create: bool,
+    broker: &Broker,
+) -> metadata_response::MetadataResponseTopic<'static> {
+    let unknown = |error_code| metadata_response::MetadataResponseTopic {
+        error_code,
+        name: Some(owned(name)),
+        ..Default::default()
+    };
+    if let Err(code) = check_topic_name(name) {
+        return unknown(code);
+    }
+    if log.topic(name).is_none() && auto_create {
+        if let Err(code) = log.create(name, broker.config.default_partitions) {
+            return unknown(code);
+        }
+    }
+    match log.topic(name) {
+        Some(topic) => describe(name, topic.id, topic.partition_count()),
+        None => unknown(errors::UNKNOWN_TOPIC_OR_PARTITION),
+    }
+}
+
+fn describe_by_id(log: &Log, id: Uuid) -> metadata_response::MetadataResponseTopic<'static> {
+    match log.topic_by_id(id) {
+        Some((name, topic)) => describe(name, topic.id, topic.partition_count()),
+        None => metadata_response::MetadataResponseTopic {
+            error_code: errors::UNKNOWN_TOPIC_ID,
+            topic_id: id,
+            ..Default::default()
+        },
+    }
+}
+
+fn describe(
+    name: &str,
+    id: Uuid,
+    partitions: i32,
+) -> metadata_response::MetadataResponseTopic<'static> {
+    metadata_response::MetadataResponseTopic {
+        name: Some(owned(name)),
+        topic_id: id,
+        partitions: (0..partitions)
+            .map(|index| metadata_response::MetadataResponsePartition {
+                partition_index: index,
+                leader_id: NODE_ID,
+                leader_epoch: 0,
+                replica_nodes: vec![NODE_ID].into(),
+                isr_nodes: vec![NODE_ID].into(),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// Creates topics (num_partitions -1 means the default count).
+pub fn create_topics(broker: &Broker, request: &CreateTopicsRequest<'_>) -> ResponseBody<'static> {
+    let mut log = broker.log();
+    let topics = request
+        .topics
+        .iter()
+        .map(|t| {
+            let partitions = if t.num_partitions == -1 {
+                broker.config.default_partitions
+            } else {
+                t.num_partitions
+            };
+            let created = if request.validate_only {
+                check_topic_name(&t.name).map(|()| Uuid::ZERO)
+            } else {
+                log.create(&t.name, partitions).map(|topic| topic.id)
+            };
+            let (error_code, topic_id) = match created {
+                Ok(id) => (0, id),
+                Err(code) => (code, Uuid::ZERO),
+            };
+            create_topics_response::CreatableTopicResult {
+                name: owned(&t.name),
+                topic_id,
+                error_code,
+                num_partitions: partitions,
+                replication_factor: 1,
+                ..Default::default()
+            }
+        })
+        .collect();
+    ResponseBody::CreateTopics(CreateTopicsResponse {
+        topics,
+        ..Default::default()
+    })
+}

@@ -1,0 +1,309 @@
+//! The in-memory log: topics, partitions and the record batches appended to
+//! them, with offsets assigned by rewriting each batch's base offset.
+
+use std::collections::HashMap;
+
+use kafka_wire::records::{DecodeOptions, RecordBatch, MAGIC_OFFSET, MAGIC_V2};
+use kafka_wire::runtime::Uuid;
+
+/// Kafka error codes used by the log.
+pub mod errors {
+    /// OFFSET_OUT_OF_RANGE.
+    pub const OFFSET_OUT_OF_RANGE: i16 = 1;
+    /// CORRUPT_MESSAGE.
+    pub const CORRUPT_MESSAGE: i16 = 2;
+    /// UNKNOWN_TOPIC_OR_PARTITION.
+    pub const UNKNOWN_TOPIC_OR_PARTITION: i16 = 3;
+    /// INVALID_TOPIC_EXCEPTION.
+    pub const INVALID_TOPIC: i16 = 17;
+    /// TOPIC_ALREADY_EXISTS.
+    pub const TOPIC_ALREADY_EXISTS: i16 = 36;
+    /// INVALID_PARTITIONS.
+    pub const INVALID_PARTITIONS: i16 = 37;
+    /// OUT_OF_ORDER_SEQUENCE_NUMBER.
+    pub const OUT_OF_ORDER_SEQUENCE: i16 = 45;
+    /// DUPLICATE_SEQUENCE_NUMBER.
+    pub const DUPLICATE_SEQUENCE: i16 = 46;
+    /// UNSUPPORTED_FOR_MESSAGE_FORMAT.
+    pub const UNSUPPORTED_FOR_MESSAGE_FORMAT: i16 = 43;
+    /// UNKNOWN_TOPIC_ID.
+    pub const UNKNOWN_TOPIC_ID: i16 = 100;
+}
+
+/// Every topic, by name.
+#[derive(Default)]
+pub struct Log {
+    topics: HashMap<String, Topic>,
+    created: u64,
+}
+
+/// One topic.
+pub struct Topic {
+    /// Its id, used by newer Fetch, Produce and OffsetCommit versions.
+    pub id: Uuid,
+    /// Its partitions, by index.
+    pub partitions: Vec<Partition>,
+}
+
+/// One partition: batches in offset order.
+#[derive(Default)]
+pub struct Partition {
+    batches: Vec<StoredBatch>,
+    next_offset: i64,
+    /// The recent batches of each idempotent producer, by producer id.
+    producers: HashMap<i64, ProducerState>,
+}
+
+struct StoredBatch {
+    base_offset: i64,
+    last_offset: i64,
+    max_timestamp: i64,
+    bytes: Vec<u8>,
+}
+
+/// What is remembered of an idempotent producer on one partition.
+struct ProducerState {
+    epoch: i16,
+    /// (base sequence, last sequence, base offset) of its last few batches.
+    recent: Vec<(i32, i32, i64)>,
+}
+
+/// Why a topic name is refused, if it is.
+pub fn check_topic_name(name: &str) -> Result<(), i16> {
+    let legal = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+    if name.is_empty()
+        || name.len() > 249
+        || name == "."
+        || name == ".."
+        || !name.chars().all(legal)
+    {
+        Err(errors::INVALID_TOPIC)
+    } else {
+        Ok(())
+    }
+}
+
+impl Log {
+    /// The topic called `name`.
+    pub fn topic(&self, name: &str) -> Option<&Topic> {
+        self.topics.get(name)
+    }
+
+    /// The name and topic whose id is `id`.
+    pub fn topic_by_id(&self, id: Uuid) -> Option<(&str, &Topic)> {
+        self.topics
+            .iter()
+            .find(|(_, topic)| topic.id == id)
+            .map(|(name, topic)| (name.as_str(), topic))
+    }
+
+    /// Every topic name, sorted.
+    pub fn topic_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.topics.keys().cloned().collect();
+        names.sort();
+        names
+    }
+
+    /// Creates a topic with `partitions` partitions.
+    pub fn create(&mut self, name: &str, partitions: i32) -> Result<&Topic, i16> {
+        check_topic_name(name)?;
+        if self.topics.contains_key(name) {
+            return Err(errors::TOPIC_ALREADY_EXISTS);
+        }
+        let count = usize::try_from(partitions)
+            .ok()
+            .filter(|n| (1..=10_000).contains(n))
+            .ok_or(errors::INVALID_PARTITIONS)?;
+        self.created += 1;
+        let topic = Topic {
+            id: topic_id(name, self.created),
+            partitions: (0..count).map(|_| Partition::default()).collect(),
+        };
+        Ok(self.topics.entry(name.to_owned()).or_insert(topic))
+    }
+
+    /// A partition to append to or read from.
+    pub fn partition_mut(&mut self, topic: &str, index: i32) -> Option<&mut Partition> {
+        let topic = self.topics.get_mut(topic)?;
+        topic.partitions.get_mut(usize::try_from(index).ok()?)
+    }
+}
+
+/// A non-zero id derived from the name and creation order (FNV-1a), so that
+/// runs are reproducible.
+fn topic_id(name: &str, serial: u64) -> Uuid {
+    let mut bytes = [0u8; 16];
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for (half, seed) in [(0, serial), (8, !serial)] {
+        for byte in name.bytes().chain(seed.to_be_bytes()) {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+        bytes[half..half + 8].copy_from_slice(&hash.to_be_bytes());
+    }
+    Uuid(bytes)
+}
+
+impl Topic {
+    /// A partition by index.
+    pub fn partition(&self, index: i32) -> Option<&Partition> {
+        self.partitions.get(usize::try_from(index).ok()?)
+    }
+
+    /// The number of partitions, as Kafka counts them.
+    pub fn partition_count(&self) -> i32 {
+        i32::try_from(self.partitions.len()).unwrap_or(i32::MAX)
+    }
+}
+
+impl Partition {
+    /// The offset the next record gets: the high watermark.
+    pub fn high_watermark(&self) -> i64 {
+        self.next_offset
+    }
+
+    /// The first offset (nothing is ever deleted).
+    pub fn log_start_offset(&self) -> i64 {
+        0
+    }
+
+    /// Appends the v2 batches of a Produce request. Returns the base offset
+    /// of the first batch, which for a retried idempotent batch is the
+    /// offset it got the first time.
+    pub fn append(&mut self, records: &[u8]) -> Result<i64, i16> {
+        // Validate every batch before appending any.
+        let options = DecodeOptions::default();
+        let mut batches = Vec::new();
+        let mut position = 0;
+        while position < records.len() {
+            let rest = &records[position..];
+            if rest.get(MAGIC_OFFSET).copied() != Some(MAGIC_V2 as u8) {
+                return Err(errors::UNSUPPORTED_FOR_MESSAGE_FORMAT);
+            }
+            let (batch, size) =
+                RecordBatch::decode(rest, &options).map_err(|_| errors::CORRUPT_MESSAGE)?;
+            batches.push((*batch.header(), &rest[..size]));
+            position += size;
+        }
+        let mut first_offset = None;
+        for (header, bytes) in batches {
+            let offset = match self.check_sequence(&header) {
+                Sequence::Duplicate(offset) => offset,
+                Sequence::Append => {
+                    let base_offset = self.next_offset;
+                    let mut bytes = bytes.to_vec();
+                    // The CRC covers the attributes onwards, so rewriting the
+                    // base offset leaves the batch valid.
+                    bytes[..8].copy_from_slice(&base_offset.to_be_bytes());
+                    let last_offset = base_offset + i64::from(header.last_offset_delta);
+                    self.batches.push(StoredBatch {
+                        base_offset,
+                        last_offset,
+                        max_timestamp: header.max_timestamp,
+                        bytes,
+                    });
+                    self.next_offset = last_offset + 1;
+                    self.remember_sequence(&header, base_offset);
+                    base_offset
+                }
+                Sequence::Reject(code) => return Err(code),
+            };
+            first_offset.get_or_insert(offset);
+        }
+        Ok(first_offset.unwrap_or(self.next_offset))
+    }
+
+    /// Stored batches holding offsets from `offset` on, up to `max_bytes`
+    /// (at least one batch, as Kafka does, so that a large batch still gets
+    /// through). Errors with OFFSET_OUT_OF_RANGE past the high watermark.
+    pub fn read(&self, offset: i64, max_bytes: usize) -> Result<Vec<u8>, i16> {
+        if offset < self.log_start_offset() || offset > self.next_offset {
+            return Err(errors::OFFSET_OUT_OF_RANGE);
+        }
+        let first = self.batches.partition_point(|b| b.last_offset < offset);
+        let mut out = Vec::new();
+        for batch in &self.batches[first..] {
+            if !out.is_empty() && out.len() + batch.bytes.len() > max_bytes {
+                break;
+            }
+            out.extend_from_slice(&batch.bytes);
+        }
+        Ok(out)
+    }
+
+    /// The offset of the first batch whose max timestamp is at least
+    /// `timestamp`, with that timestamp (ListOffsets by time).
+    pub fn offset_for_timestamp(&self, timestamp: i64) -> Option<(i64, i64)> {
+        self.batches
+            .iter()
+            .find(|b| b.max_timestamp >= timestamp)
+            .map(|b| (b.max_timestamp, b.base_offset))
+    }
+
+    /// The batch with the largest timestamp: (timestamp, base offset).
+    pub fn max_timestamp(&self) -> Option<(i64, i64)> {
+        self.batches
+            .iter()
+            .max_by_key(|b| b.max_timestamp)
+            .map(|b| (b.max_timestamp, b.base_offset))
+    }
+
+    fn check_sequence(&self, header: &kafka_wire::records::BatchHeader) -> Sequence {
+        if header.producer_id < 0 {
+            return Sequence::Append;
+        }
+        let Some(state) = self.producers.get(&header.producer_id) else {
+            return Sequence::Append;
+        };
+        if header.producer_epoch != state.epoch {
+            return Sequence::Append; // a new epoch restarts sequences
+        }
+        if let Some(&(_, _, offset)) = state
+            .recent
+            .iter()
+            .find(|(base, _, _)| *base == header.base_sequence)
+        {
+            return Sequence::Duplicate(offset);
+        }
+        let expected = state
+            .recent
+            .last()
+            .map_or(0, |(_, last, _)| last.wrapping_add(1));
+        if header.base_sequence == expected {
+            Sequence::Append
+        } else if header.base_sequence < expected {
+            Sequence::Reject(errors::DUPLICATE_SEQUENCE)
+        } else {
+            Sequence::Reject(errors::OUT_OF_ORDER_SEQUENCE)
+        }
+    }
+
+    fn remember_sequence(&mut self, header: &kafka_wire::records::BatchHeader, offset: i64) {
+        if header.producer_id < 0 {
+            return;
+        }
+        let state = self
+            .producers
+            .entry(header.producer_id)
+            .or_insert(ProducerState {
+                epoch: header.producer_epoch,
+                recent: Vec::new(),
+            });
+        if state.epoch != header.producer_epoch {
+            state.epoch = header.producer_epoch;
+            state.recent.clear();
+        }
+        let last = header.base_sequence.wrapping_add(header.last_offset_delta);
+        state.recent.push((header.base_sequence, last, offset));
+        // Kafka keeps the last five batches of each producer.
+        if state.recent.len() > 5 {
+            state.recent.remove(0);
+        }
+    }
+}
+
+/// What to do with a batch, given its producer's sequence numbers.
+enum Sequence {
+    Append,
+    Duplicate(i64),
+    Reject(i16),
+}

@@ -1,0 +1,123 @@
+"""The messages each producer is given, and the check of what a consumer got.
+
+    spec.py make --client NAME --codecs none,gzip,... --prefix PREFIX --out spec.json
+    spec.py verify spec.json consumed.jsonl
+
+A spec lists topics, one per codec, each with a few messages (key, value of
+200+ bytes so that every codec really compresses, and headers). Consumers
+write what they receive as JSON lines (see ``record_line``); ``verify``
+requires exactly the spec's keys, values and headers, in order, per topic.
+"""
+
+import argparse
+import base64
+import json
+import sys
+
+MESSAGES_PER_TOPIC = 3
+FILLER = "the quick brown fox jumps over the lazy dog; " * 6
+
+
+def make(client, codecs, prefix):
+    topics = []
+    for codec in codecs:
+        messages = []
+        for i in range(MESSAGES_PER_TOPIC):
+            messages.append({
+                "key": f"key-{client}-{codec}-{i}",
+                "value": f"{client} {codec} message {i}: {FILLER}",
+                "headers": [
+                    ["idx", str(i)],
+                    ["codec", codec],
+                    ["note", "h\u00e9ader \u2713"],
+                ],
+            })
+        topics.append({"topic": f"{prefix}-{codec}", "codec": codec, "messages": messages})
+    return {"client": client, "topics": topics}
+
+
+def b64(data):
+    return None if data is None else base64.b64encode(data).decode()
+
+
+def record_line(topic, partition, offset, key, value, headers):
+    """One consumed record as a JSON line; key, value and header values are
+    bytes (or None) and are written as base64."""
+    return json.dumps({
+        "topic": topic,
+        "partition": partition,
+        "offset": offset,
+        "key": b64(key),
+        "value": b64(value),
+        "headers": [[k, b64(v)] for k, v in (headers or [])],
+    })
+
+
+def expected_line(message):
+    return (
+        message["key"].encode(),
+        message["value"].encode(),
+        [(k, v.encode()) for k, v in message["headers"]],
+    )
+
+
+def verify(spec, consumed):
+    """Returns a list of problems (empty when all is well)."""
+    problems = []
+    by_topic = {}
+    for line in consumed:
+        got = json.loads(line)
+        unb64 = lambda s: None if s is None else base64.b64decode(s)
+        headers = [(k, unb64(v)) for k, v in got["headers"]]
+        by_topic.setdefault(got["topic"], []).append(
+            (unb64(got["key"]), unb64(got["value"]), headers, got["offset"]))
+    for topic in spec["topics"]:
+        want = [expected_line(m) for m in topic["messages"]]
+        got = by_topic.pop(topic["topic"], [])
+        if [g[:3] for g in got] != want:
+            problems.append(
+                f"topic {topic['topic']} ({topic['codec']}): expected {len(want)} messages, "
+                f"got {len(got)}; first difference: "
+                + next((f"#{i}: want {w!r}, got {g[:3]!r}" for i, (w, g) in enumerate(zip(want, got)) if w != g[:3]),
+                       "in the count"))
+        offsets = [g[3] for g in got]
+        if offsets != sorted(offsets):
+            problems.append(f"topic {topic['topic']}: offsets out of order {offsets}")
+    for topic in by_topic:
+        problems.append(f"unexpected topic {topic}")
+    return problems
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    m = sub.add_parser("make")
+    m.add_argument("--client", required=True)
+    m.add_argument("--codecs", required=True)
+    m.add_argument("--prefix", required=True)
+    m.add_argument("--out", required=True)
+    v = sub.add_parser("verify")
+    v.add_argument("spec")
+    v.add_argument("consumed")
+    args = parser.parse_args()
+    if args.command == "make":
+        spec = make(args.client, args.codecs.split(","), args.prefix)
+        with open(args.out, "w") as f:
+            json.dump(spec, f, indent=1, ensure_ascii=False)
+            f.write("\n")
+        return 0
+    with open(args.spec) as f:
+        spec = json.load(f)
+    with open(args.consumed) as f:
+        consumed = [line for line in f if line.strip()]
+    problems = verify(spec, consumed)
+    for p in problems:
+        print(f"verify: {p}", file=sys.stderr)
+    if not problems:
+        total = sum(len(t["messages"]) for t in spec["topics"])
+        print(f"verify: {total} messages in {len(spec['topics'])} topics match")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

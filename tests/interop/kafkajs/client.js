@@ -1,0 +1,130 @@
+// Produces and consumes a spec (see ../clients/spec.py) with kafkajs 2.2.4.
+//
+//   node client.js produce --bootstrap HOST:PORT --spec spec.json --client-id ID
+//   node client.js consume --bootstrap HOST:PORT --spec spec.json --client-id ID \
+//       --group GROUP --out consumed.jsonl
+//
+// Codecs: gzip is built into kafkajs; snappy comes from kafkajs-snappy (pure
+// JavaScript), lz4 from lz4js (pure JavaScript, LZ4 frame format), zstd
+// compression from @bokuweb/zstd-wasm (WebAssembly shipped in the package)
+// and zstd decompression from fzstd (pure JavaScript: zstd-wasm cannot
+// decompress frames without a content size, which librdkafka writes),
+// registered below as kafkajs codecs.
+'use strict';
+
+const fs = require('fs');
+const { Kafka, CompressionTypes, CompressionCodecs, logLevel } = require('kafkajs');
+const SnappyCodec = require('kafkajs-snappy');
+const lz4 = require('lz4js');
+const zstd = require('@bokuweb/zstd-wasm');
+const fzstd = require('fzstd');
+
+CompressionCodecs[CompressionTypes.Snappy] = SnappyCodec;
+CompressionCodecs[CompressionTypes.LZ4] = () => ({
+  compress: async (encoder) => Buffer.from(lz4.compress(encoder.buffer)),
+  decompress: async (buffer) => Buffer.from(lz4.decompress(buffer)),
+});
+CompressionCodecs[CompressionTypes.ZSTD] = () => ({
+  compress: async (encoder) => {
+    await zstd.init();
+    return Buffer.from(zstd.compress(encoder.buffer, 3));
+  },
+  decompress: async (buffer) => Buffer.from(fzstd.decompress(buffer)),
+});
+
+const CODECS = {
+  none: CompressionTypes.None,
+  gzip: CompressionTypes.GZIP,
+  snappy: CompressionTypes.Snappy,
+  lz4: CompressionTypes.LZ4,
+  zstd: CompressionTypes.ZSTD,
+};
+
+function parseArgs(argv) {
+  const args = { command: argv[0] };
+  for (let i = 1; i < argv.length; i += 2) {
+    args[argv[i].replace(/^--/, '').replace(/-./g, (m) => m[1].toUpperCase())] = argv[i + 1];
+  }
+  args.spec = JSON.parse(fs.readFileSync(args.spec, 'utf8'));
+  return args;
+}
+
+const b64 = (buffer) => (buffer == null ? null : Buffer.from(buffer).toString('base64'));
+
+async function produce(kafka, spec) {
+  for (const topic of spec.topics) {
+    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    await producer.send({
+      topic: topic.topic,
+      acks: -1,
+      compression: CODECS[topic.codec],
+      messages: topic.messages.map((m) => ({
+        key: m.key,
+        value: m.value,
+        headers: Object.fromEntries(m.headers),
+      })),
+    });
+    await producer.disconnect();
+    console.log(`kafkajs: produced ${topic.messages.length} to ${topic.topic} (${topic.codec})`);
+  }
+}
+
+async function consume(kafka, args) {
+  const spec = args.spec;
+  const want = spec.topics.reduce((n, t) => n + t.messages.length, 0);
+  const lines = [];
+  const next = {};
+  const consumer = kafka.consumer({ groupId: args.group, maxWaitTimeInMs: 500 });
+  await consumer.connect();
+  await consumer.subscribe({ topics: spec.topics.map((t) => t.topic), fromBeginning: true });
+  const done = new Promise((resolve) => {
+    consumer.run({
+      autoCommit: false,
+      eachMessage: async ({ topic, partition, message }) => {
+        const headers = Object.entries(message.headers || {}).map(([k, v]) => [k, b64(v)]);
+        lines.push(JSON.stringify({
+          topic, partition, offset: Number(message.offset),
+          key: b64(message.key), value: b64(message.value), headers,
+        }));
+        next[topic] = (BigInt(message.offset) + 1n).toString();
+        if (lines.length >= want) resolve();
+      },
+    });
+  });
+  const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), 45000));
+  await Promise.race([done, timeout]);
+  fs.writeFileSync(args.out, lines.map((l) => `${l}\n`).join(''));
+  await consumer.commitOffsets(Object.entries(next).map(([topic, offset]) => ({ topic, partition: 0, offset })));
+  const admin = kafka.admin();
+  await admin.connect();
+  const committed = await admin.fetchOffsets({ groupId: args.group, topics: spec.topics.map((t) => t.topic) });
+  await admin.disconnect();
+  for (const { topic, partitions } of committed) {
+    const expected = spec.topics.find((t) => t.topic === topic).messages.length;
+    if (Number(partitions[0].offset) !== expected) {
+      throw new Error(`committed offset of ${topic} is ${partitions[0].offset}, expected ${expected}`);
+    }
+  }
+  await consumer.disconnect(); // leaves the group
+  console.log(`kafkajs: consumed ${lines.length} of ${want}, committed, left the group`);
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const kafka = new Kafka({
+    clientId: args.clientId,
+    brokers: [args.bootstrap],
+    logLevel: logLevel.WARN,
+  });
+  if (args.command === 'produce') await produce(kafka, args.spec);
+  else await consume(kafka, args);
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(`kafkajs: ${e.stack || e}`);
+    process.exit(1);
+  },
+);
