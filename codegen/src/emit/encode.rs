@@ -88,14 +88,8 @@ fn tagged_section_write(s: &StructIr) -> TokenStream {
     if !s.flexible.is_possible() {
         return TokenStream::new();
     }
-    let mut tagged: Vec<&FieldIr> = s.fields.iter().filter(|f| f.tagged.is_some()).collect();
-    tagged.sort_by_key(|f| f.tagged.map(|(tag, _)| tag));
-    let flags = tagged.iter().map(|field| {
-        let flag = tagged_flag(field);
-        let value = tagged_presence(field);
-        quote!(let #flag = #value;)
-    });
-    let flag_names = tagged.iter().map(|f| tagged_flag(f));
+    let tagged = tagged_fields(s);
+    let (flags, count) = tagged_count(&tagged);
     let writes = tagged.iter().map(|field| {
         let flag = tagged_flag(field);
         let (tag, _) = field.tagged.unwrap_or((0, Cond::Never));
@@ -111,9 +105,9 @@ fn tagged_section_write(s: &StructIr) -> TokenStream {
     });
     let mutable = (!tagged.is_empty()).then(|| quote!(mut));
     let body = quote! {
-        #(#flags)*
+        #flags
         let #mutable tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
-        let count = self.unknown_tagged_fields.len() #(+ usize::from(#flag_names))*;
+        #count
         rt::varint::put_uvarint(buf, count as u32);
         #(#writes)*
         tagged.finish(buf);
@@ -127,14 +121,8 @@ fn tagged_section_len(s: &StructIr) -> (TokenStream, Option<TokenStream>) {
     if !s.flexible.is_possible() {
         return (TokenStream::new(), None);
     }
-    let mut tagged: Vec<&FieldIr> = s.fields.iter().filter(|f| f.tagged.is_some()).collect();
-    tagged.sort_by_key(|f| f.tagged.map(|(tag, _)| tag));
-    let flags = tagged.iter().map(|field| {
-        let flag = tagged_flag(field);
-        let value = tagged_presence(field);
-        quote!(let #flag = #value;)
-    });
-    let flag_names = tagged.iter().map(|f| tagged_flag(f));
+    let tagged = tagged_fields(s);
+    let (flags, count) = tagged_count(&tagged);
     let sizes = tagged.iter().map(|field| {
         let flag = tagged_flag(field);
         let (tag, _) = field.tagged.unwrap_or((0, Cond::Never));
@@ -142,8 +130,8 @@ fn tagged_section_len(s: &StructIr) -> (TokenStream, Option<TokenStream>) {
         quote!(+ if #flag { rt::write::tagged_field_len(#tag, #size) } else { 0 })
     });
     let body = quote! {
-        #(#flags)*
-        let count = self.unknown_tagged_fields.len() #(+ usize::from(#flag_names))*;
+        #flags
+        #count
     };
     let total = quote! {
         rt::varint::uvarint_len(count as u32)
@@ -165,6 +153,28 @@ fn tagged_section_len(s: &StructIr) -> (TokenStream, Option<TokenStream>) {
             (TokenStream::new(), Some(term))
         }
     }
+}
+
+/// The known tagged fields of a struct, in tag order.
+fn tagged_fields(s: &StructIr) -> Vec<&FieldIr> {
+    let mut tagged: Vec<&FieldIr> = s.fields.iter().filter(|f| f.tagged.is_some()).collect();
+    tagged.sort_by_key(|f| f.tagged.map(|(tag, _)| tag));
+    tagged
+}
+
+/// One `let write_x = ..;` per tagged field, saying whether it is written,
+/// and the `let count = ..;` of fields in the section, unknown ones included.
+fn tagged_count(tagged: &[&FieldIr]) -> (TokenStream, TokenStream) {
+    let flags = tagged.iter().map(|field| {
+        let flag = tagged_flag(field);
+        let value = tagged_presence(field);
+        quote!(let #flag = #value;)
+    });
+    let names = tagged.iter().map(|f| tagged_flag(f));
+    (
+        quote!(#(#flags)*),
+        quote!(let count = self.unknown_tagged_fields.len() #(+ usize::from(#names))*;),
+    )
 }
 
 fn tagged_flag(field: &FieldIr) -> proc_macro2::Ident {

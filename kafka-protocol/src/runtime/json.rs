@@ -226,18 +226,27 @@ impl JsonForm for Cow<'_, [u8]> {
     }
 }
 
+/// Reads a JSON list element by element into any collection, naming the
+/// index of a bad element.
+fn list_from_json<T: JsonForm, C: FromIterator<T>>(
+    value: &Value,
+    version: i16,
+) -> Result<C, JsonError> {
+    let items = value.as_array().ok_or_else(|| expected("a list"))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| T::from_json(item, version).map_err(|e| e.at_index(i)))
+        .collect()
+}
+
 impl<T: FixedWidth + JsonForm> JsonForm for ScalarArray<'_, T> {
     fn to_json(&self, version: i16) -> Value {
         Value::Array(self.iter().map(|v| v.to_json(version)).collect())
     }
 
     fn from_json(value: &Value, version: i16) -> Result<Self, JsonError> {
-        let items = value.as_array().ok_or_else(|| expected("a list"))?;
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| T::from_json(item, version).map_err(|e| e.at_index(i)))
-            .collect()
+        list_from_json(value, version)
     }
 }
 
@@ -247,12 +256,7 @@ impl<T: JsonForm> JsonForm for Vec<T> {
     }
 
     fn from_json(value: &Value, version: i16) -> Result<Self, JsonError> {
-        let items = value.as_array().ok_or_else(|| expected("a list"))?;
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| T::from_json(item, version).map_err(|e| e.at_index(i)))
-            .collect()
+        list_from_json(value, version)
     }
 }
 
