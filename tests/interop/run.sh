@@ -5,7 +5,7 @@
 #   bash tests/interop/run.sh --update-fixtures  # also refresh fixtures/clients/
 #
 # For each client (kcat, kafka-python, confluent-kafka, kafkajs): produce
-# three messages with keys, values and headers per codec (none, gzip,
+# three messages with keys, values, headers and timestamps per codec (none, gzip,
 # snappy, lz4, zstd), idempotently; check in the broker's capture that every
 # Produce batch carries the codec asked for (no silent fallback to none);
 # consume them back in a consumer group, commit and leave; check that exactly

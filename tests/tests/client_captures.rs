@@ -7,8 +7,11 @@
 //!   correlation id it carries on the same connection;
 //! - the record batches of the Produce requests decode to exactly the
 //!   messages the producer was given (`messages.json`: keys, values,
-//!   headers, in order), with the compression attribute of the codec it was
-//!   asked to use, and from an idempotent producer (producer id set);
+//!   headers and creation timestamps, in order), in CreateTime batches with
+//!   the compression attribute of the codec it was asked to use, and from an
+//!   idempotent producer (producer id set). kcat cannot set a timestamp
+//!   (`"timestamp": null`): its records need a plausible CreateTime, positive
+//!   and within the batch's base..max timestamps;
 //! - the records of every Fetch response decode.
 
 use std::collections::HashMap;
@@ -16,7 +19,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use kafka_wire::frame::{RequestFrame, ResponseFrame};
-use kafka_wire::records::{Batch, Compression, DecodeOptions, RecordSet};
+use kafka_wire::records::{Batch, Compression, DecodeOptions, RecordSet, TimestampType};
 use kafka_wire::{ApiKey, RequestBody, ResponseBody};
 use kafka_wire_tests::workspace_root;
 use serde_json::Value;
@@ -32,8 +35,16 @@ struct Frame {
     bytes: Vec<u8>,
 }
 
-/// A message as the producer was given it: key, value, headers.
+/// A message's key, value and headers.
 type Message = (Vec<u8>, Vec<u8>, Vec<(String, Vec<u8>)>);
+
+/// A message as the producer was given it, with its creation timestamp in
+/// ms (`None`: the producer could not set one).
+type GivenMessage = (Message, Option<i64>);
+
+/// A captured record: its message, absolute timestamp, and the base and max
+/// timestamps of its batch.
+type CapturedRecord = (Message, i64, (i64, i64));
 
 fn client_dirs() -> Vec<PathBuf> {
     let root = workspace_root().join("fixtures/clients");
@@ -74,7 +85,7 @@ fn load_frames(dir: &Path) -> Vec<Frame> {
 }
 
 /// Topic -> (codec, messages), from `messages.json`.
-fn load_messages(dir: &Path) -> HashMap<String, (Compression, Vec<Message>)> {
+fn load_messages(dir: &Path) -> HashMap<String, (Compression, Vec<GivenMessage>)> {
     let path = dir.join("messages.json");
     let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let spec: Value =
@@ -101,7 +112,16 @@ fn load_messages(dir: &Path) -> HashMap<String, (Compression, Vec<Message>)> {
                     .flatten()
                     .map(|h| (h[0].as_str().unwrap_or_default().to_owned(), text_of(&h[1])))
                     .collect();
-                (text_of(&m["key"]), text_of(&m["value"]), headers)
+                let timestamp = match &m["timestamp"] {
+                    Value::Null => None,
+                    t => Some(t.as_i64().unwrap_or_else(|| {
+                        panic!("{}: timestamp {t} is not an integer", path.display())
+                    })),
+                };
+                (
+                    (text_of(&m["key"]), text_of(&m["value"]), headers),
+                    timestamp,
+                )
             })
             .collect();
         let name = topic["topic"].as_str().unwrap_or_default().to_owned();
@@ -207,7 +227,7 @@ fn produced_batches_hold_exactly_the_given_messages() {
             .to_string_lossy()
             .into_owned();
         let expected = load_messages(&dir);
-        let mut produced: HashMap<String, Vec<Message>> = HashMap::new();
+        let mut produced: HashMap<String, Vec<CapturedRecord>> = HashMap::new();
         for frame in load_frames(&dir)
             .iter()
             .filter(|f| f.request && f.api_key == 0)
@@ -232,7 +252,15 @@ fn produced_batches_hold_exactly_the_given_messages() {
                             panic!("{at}: a legacy message set in Produce v3+");
                         };
                         assert_eq!(batch.compression(), *codec, "{at}: {}: codec", topic.name);
-                        assert!(batch.header().producer_id >= 0, "{at}: not idempotent");
+                        let header = batch.header();
+                        assert!(header.producer_id >= 0, "{at}: not idempotent");
+                        assert_eq!(
+                            header.timestamp_type(),
+                            TimestampType::CreateTime,
+                            "{at}: {}: timestamp type",
+                            topic.name
+                        );
+                        let bounds = (header.base_timestamp, header.max_timestamp);
                         for record in batch.records() {
                             let record = record.unwrap_or_else(|e| panic!("{at}: record: {e}"));
                             let headers = record
@@ -240,10 +268,15 @@ fn produced_batches_hold_exactly_the_given_messages() {
                                 .iter()
                                 .map(|h| (h.key.to_owned(), h.value.unwrap_or_default().to_vec()))
                                 .collect();
-                            produced.entry(topic.name.to_string()).or_default().push((
+                            let message = (
                                 record.key.unwrap_or_default().to_vec(),
                                 record.value.unwrap_or_default().to_vec(),
                                 headers,
+                            );
+                            produced.entry(topic.name.to_string()).or_default().push((
+                                message,
+                                record.timestamp,
+                                bounds,
                             ));
                         }
                     }
@@ -257,12 +290,25 @@ fn produced_batches_hold_exactly_the_given_messages() {
         for (topic, (codec, messages)) in &expected {
             let got = produced.remove(topic).unwrap_or_default();
             assert!(
-                got == *messages,
+                got.len() == messages.len() && got.iter().zip(messages).all(|(g, m)| g.0 == m.0),
                 "{client}: {topic} ({codec:?}): produced records differ from messages.json: \
                  {} expected, {} captured",
                 messages.len(),
                 got.len()
             );
+            for (i, ((_, timestamp, (base, max)), (_, given))) in
+                got.iter().zip(messages).enumerate()
+            {
+                let at = format!("{client}: {topic} ({codec:?}) record {i}");
+                match given {
+                    Some(given) => assert_eq!(timestamp, given, "{at}: timestamp"),
+                    None => assert!(
+                        *timestamp > 0 && (base..=max).contains(&timestamp),
+                        "{at}: timestamp {timestamp} is not a plausible CreateTime \
+                         (batch timestamps {base}..={max})"
+                    ),
+                }
+            }
         }
     }
 }

@@ -4,7 +4,8 @@ the wheel); see common.py."""
 import sys
 import time
 
-from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+from confluent_kafka import (TIMESTAMP_CREATE_TIME, Consumer, KafkaException, Producer,
+                             TopicPartition)
 
 from common import expected_count, parse_args, topics
 from spec import record_line
@@ -27,6 +28,7 @@ def produce(args):
                 key=m["key"].encode(),
                 value=m["value"].encode(),
                 headers=[(k, v.encode()) for k, v in m["headers"]],
+                timestamp=m["timestamp"] or 0,  # 0: librdkafka stamps the current time
                 on_delivery=lambda err, msg: err and errors.append(err),
             )
         if producer.flush(30) != 0 or errors:
@@ -54,8 +56,10 @@ def consume(args):
             if msg.error():
                 print(f"confluent-kafka: {msg.error()}", file=sys.stderr)
                 continue
+            timestamp_type, timestamp = msg.timestamp()
             out.write(record_line(msg.topic(), msg.partition(), msg.offset(), msg.key(),
-                                  msg.value(), msg.headers()) + "\n")
+                                  msg.value(), msg.headers(), timestamp,
+                                  timestamp_type == TIMESTAMP_CREATE_TIME) + "\n")
             got += 1
     consumer.commit(asynchronous=False)
     committed = consumer.committed([TopicPartition(t, 0) for t in topics(args.spec)], timeout=10)

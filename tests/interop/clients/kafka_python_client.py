@@ -26,6 +26,7 @@ def produce(args):
                 key=m["key"].encode(),
                 value=m["value"].encode(),
                 headers=[(k, v.encode()) for k, v in m["headers"]],
+                timestamp_ms=m["timestamp"],
             )
             for m in topic["messages"]
         ]
@@ -52,7 +53,8 @@ def consume(args):
         while got < want and time.time() < deadline:
             for tp, records in consumer.poll(timeout_ms=500).items():
                 for r in records:
-                    out.write(record_line(r.topic, r.partition, r.offset, r.key, r.value, r.headers) + "\n")
+                    out.write(record_line(r.topic, r.partition, r.offset, r.key, r.value, r.headers,
+                                          r.timestamp, r.timestamp_type == 0) + "\n")
                     got += 1
     consumer.commit()
     for topic in args.spec["topics"]:

@@ -1,6 +1,8 @@
 """Produces and consumes a spec with kcat (Debian's, on librdkafka 2.0.2);
 see common.py. kcat sets headers per invocation (-H), so each message is
-produced by its own kcat run, with the topic's codec and idempotence on."""
+produced by its own kcat run, with the topic's codec and idempotence on.
+kcat's producer cannot set a message timestamp (librdkafka stamps the
+CreateTime); the consumer reports the timestamp and its type (-J)."""
 
 import json
 import subprocess
@@ -49,7 +51,9 @@ def consume(args):
                        for i in range(0, len(flat), 2)]
             key = None if r.get("key") is None else r["key"].encode()
             value = None if r.get("payload") is None else r["payload"].encode()
-            out.write(record_line(r["topic"], r["partition"], r["offset"], key, value, headers) + "\n")
+            create_time = None if r.get("tstype") is None else r["tstype"] == "create"
+            out.write(record_line(r["topic"], r["partition"], r["offset"], key, value, headers,
+                                  r.get("ts"), create_time) + "\n")
             got += 1
     print(f"kcat: consumed {got} of {expected_count(args.spec)} (commit and leave on exit)")
     return 0 if got == expected_count(args.spec) else 1

@@ -4,25 +4,36 @@
     spec.py verify spec.json consumed.jsonl
 
 A spec lists topics, one per codec, each with a few messages (key, value of
-200+ bytes so that every codec really compresses, and headers). Consumers
-write what they receive as JSON lines (see ``record_line``); ``verify``
-requires exactly the spec's keys, values and headers, in order, per topic.
+200+ bytes so that every codec really compresses, headers, and a creation
+timestamp in ms). Consumers write what they receive as JSON lines (see
+``record_line``); ``verify`` requires exactly the spec's keys, values,
+headers and timestamps, in order, per topic.
+
+The timestamps are fixed (``BASE_TIMESTAMP + codec_index * 1000 + i``) for
+the clients that can set one; kcat's producer cannot (Debian's kcat 1.7.1
+has no option for it), so its messages have ``"timestamp": null`` and
+``verify`` only requires a plausible CreateTime for them.
 """
 
 import argparse
 import base64
 import json
 import sys
+import time
 
 MESSAGES_PER_TOPIC = 3
 FILLER = "the quick brown fox jumps over the lazy dog; " * 6
+BASE_TIMESTAMP = 1_700_000_000_000
+# Producers that take a per-message creation timestamp.
+SETS_TIMESTAMPS = {"kafka-python", "confluent-kafka", "kafkajs"}
 
 
 def make(client, codecs, prefix):
     topics = []
-    for codec in codecs:
+    for codec_index, codec in enumerate(codecs):
         messages = []
         for i in range(MESSAGES_PER_TOPIC):
+            timestamp = BASE_TIMESTAMP + codec_index * 1000 + i
             messages.append({
                 "key": f"key-{client}-{codec}-{i}",
                 "value": f"{client} {codec} message {i}: {FILLER}",
@@ -31,6 +42,7 @@ def make(client, codecs, prefix):
                     ["codec", codec],
                     ["note", "h\u00e9ader \u2713"],
                 ],
+                "timestamp": timestamp if client in SETS_TIMESTAMPS else None,
             })
         topics.append({"topic": f"{prefix}-{codec}", "codec": codec, "messages": messages})
     return {"client": client, "topics": topics}
@@ -40,9 +52,11 @@ def b64(data):
     return None if data is None else base64.b64encode(data).decode()
 
 
-def record_line(topic, partition, offset, key, value, headers):
+def record_line(topic, partition, offset, key, value, headers, timestamp, create_time):
     """One consumed record as a JSON line; key, value and header values are
-    bytes (or None) and are written as base64."""
+    bytes (or None) and are written as base64. timestamp is the record's
+    timestamp in ms; create_time whether the consumer reported it as a
+    CreateTime (None when the consumer does not tell)."""
     return json.dumps({
         "topic": topic,
         "partition": partition,
@@ -50,6 +64,8 @@ def record_line(topic, partition, offset, key, value, headers):
         "key": b64(key),
         "value": b64(value),
         "headers": [[k, b64(v)] for k, v in (headers or [])],
+        "timestamp": None if timestamp is None else int(timestamp),
+        "create_time": create_time,
     })
 
 
@@ -61,6 +77,19 @@ def expected_line(message):
     )
 
 
+def timestamp_problem(want, got, create_time):
+    """What is wrong with a consumed record's timestamp, or None. want is the
+    spec's timestamp; None (kcat produced it) asks only for a plausible
+    CreateTime: positive and not in the future."""
+    if create_time is False:
+        return f"timestamp type is not CreateTime (timestamp {got})"
+    if want is not None:
+        return None if got == want else f"timestamp: want {want}, got {got}"
+    if not isinstance(got, int) or not 0 < got <= time.time() * 1000 + 60_000:
+        return f"timestamp {got!r} is not a plausible CreateTime"
+    return None
+
+
 def verify(spec, consumed):
     """Returns a list of problems (empty when all is well)."""
     problems = []
@@ -70,7 +99,8 @@ def verify(spec, consumed):
         unb64 = lambda s: None if s is None else base64.b64decode(s)
         headers = [(k, unb64(v)) for k, v in got["headers"]]
         by_topic.setdefault(got["topic"], []).append(
-            (unb64(got["key"]), unb64(got["value"]), headers, got["offset"]))
+            (unb64(got["key"]), unb64(got["value"]), headers, got["offset"],
+             got.get("timestamp"), got.get("create_time")))
     for topic in spec["topics"]:
         want = [expected_line(m) for m in topic["messages"]]
         got = by_topic.pop(topic["topic"], [])
@@ -80,6 +110,10 @@ def verify(spec, consumed):
                 f"got {len(got)}; first difference: "
                 + next((f"#{i}: want {w!r}, got {g[:3]!r}" for i, (w, g) in enumerate(zip(want, got)) if w != g[:3]),
                        "in the count"))
+        for i, (m, g) in enumerate(zip(topic["messages"], got)):
+            problem = timestamp_problem(m["timestamp"], g[4], g[5])
+            if problem:
+                problems.append(f"topic {topic['topic']} ({topic['codec']}) #{i}: {problem}")
         offsets = [g[3] for g in got]
         if offsets != sorted(offsets):
             problems.append(f"topic {topic['topic']}: offsets out of order {offsets}")

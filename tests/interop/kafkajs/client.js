@@ -63,6 +63,8 @@ async function produce(kafka, spec) {
         key: m.key,
         value: m.value,
         headers: Object.fromEntries(m.headers),
+        // kafkajs takes the creation time in ms as a string; null: now.
+        ...(m.timestamp == null ? {} : { timestamp: String(m.timestamp) }),
       })),
     });
     await producer.disconnect();
@@ -83,9 +85,12 @@ async function consume(kafka, args) {
       autoCommit: false,
       eachMessage: async ({ topic, partition, message }) => {
         const headers = Object.entries(message.headers || {}).map(([k, v]) => [k, b64(v)]);
+        const context = message.batchContext;
         lines.push(JSON.stringify({
           topic, partition, offset: Number(message.offset),
           key: b64(message.key), value: b64(message.value), headers,
+          timestamp: Number(message.timestamp),
+          create_time: context ? context.timestampType === 0 : null, // 0: CreateTime
         }));
         next[topic] = (BigInt(message.offset) + 1n).toString();
         if (lines.length >= want) resolve();
