@@ -1,0 +1,449 @@
+//! Workloads shared by the codec benchmarks, the allocation counter and the
+//! round-trip test.
+//!
+//! Each [`Workload`] builds its wire bytes once (with `kafka-wire`'s encoder)
+//! and says how `kafka-wire` ("ours") and the `kafka-protocol` crate ("the
+//! peer") decode and re-encode them, so that both crates work on exactly the
+//! same bytes. [`check_roundtrip`] proves that both decode the bytes and
+//! re-encode them to identical bytes; [`for_each_workload`] visits them all.
+
+use std::borrow::Cow;
+
+use bytes::{Bytes, BytesMut};
+use kafka_protocol::messages as peer;
+use kafka_protocol::protocol::{Decodable, Encodable};
+use kafka_wire::frame::RequestFrame;
+use kafka_wire::messages as ours;
+use kafka_wire::runtime::{Message, ScalarArray, Uuid};
+
+/// One benchmark workload: wire bytes, and how each crate decodes and encodes
+/// them.
+pub trait Workload {
+    /// The name printed in reports, such as `metadata_v12_1000x10`.
+    const NAME: &'static str;
+    /// Our decoded value, borrowing from the wire bytes.
+    type Ours<'a>;
+    /// The peer's decoded value.
+    type Peer;
+    /// Builds the wire bytes, without a size prefix.
+    fn wire() -> Bytes;
+    /// Decodes `wire` with `kafka-wire`.
+    fn decode_ours(wire: &[u8]) -> Self::Ours<'_>;
+    /// Decodes a clone of `wire` with the peer.
+    fn decode_peer(wire: &Bytes) -> Self::Peer;
+    /// Encodes with `kafka-wire` into a buffer pre-sized from the computed size.
+    fn encode_ours(value: &Self::Ours<'_>) -> Vec<u8>;
+    /// Encodes with the peer into a buffer pre-sized from the computed size.
+    fn encode_peer(value: &Self::Peer) -> BytesMut;
+}
+
+/// Something done once per workload, generic over the workload's types.
+pub trait Visitor {
+    /// Called once for each workload, in report order.
+    fn visit<W: Workload>(&mut self);
+}
+
+/// Calls `visitor` for every workload, in report order.
+pub fn for_each_workload<V: Visitor>(visitor: &mut V) {
+    visitor.visit::<MetadataV12>();
+    visitor.visit::<FetchV16Large>();
+    visitor.visit::<FetchV16Small>();
+    visitor.visit::<ProduceV11>();
+    visitor.visit::<VoteV2PreVote>();
+    visitor.visit::<ApiVersionsV4>();
+    visitor.visit::<HeaderDispatchMetadataV12>();
+}
+
+/// Checks that both crates decode `W`'s wire bytes and re-encode them to the
+/// same bytes, and returns the wire size. Panics with the workload's name
+/// otherwise.
+pub fn check_roundtrip<W: Workload>() -> usize {
+    let wire = W::wire();
+    let ours = W::encode_ours(&W::decode_ours(&wire));
+    assert!(
+        ours == wire[..],
+        "{}: kafka-wire re-encoded {} bytes, differing from the {} wire bytes",
+        W::NAME,
+        ours.len(),
+        wire.len()
+    );
+    let peer = W::encode_peer(&W::decode_peer(&wire));
+    assert!(
+        peer[..] == wire[..],
+        "{}: kafka-protocol re-encoded {} bytes, differing from the {} wire bytes",
+        W::NAME,
+        peer.len(),
+        wire.len()
+    );
+    wire.len()
+}
+
+/// Encodes a kafka-wire message into a vector of exactly its size.
+#[inline]
+fn encode_ours_message<'a, M: Message<'a>>(message: &M, version: i16) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(message.encoded_len(version));
+    message
+        .encode(&mut buf, version)
+        .expect("kafka-wire encodes");
+    buf
+}
+
+/// Encodes a peer message into a `BytesMut` of exactly its computed size.
+#[inline]
+fn encode_peer_message<M: Encodable>(message: &M, version: i16) -> BytesMut {
+    let size = message.compute_size(version).expect("peer computes size");
+    let mut buf = BytesMut::with_capacity(size);
+    message.encode(&mut buf, version).expect("peer encodes");
+    buf
+}
+
+/// Encodes a message built with kafka-wire's types into shared bytes.
+fn build<'a, M: Message<'a>>(message: &M, version: i16) -> Bytes {
+    Bytes::from(message.to_bytes(version).expect("workload encodes"))
+}
+
+/// A workload that is one request or response body at one version.
+macro_rules! message_workload {
+    (
+        $(#[$doc:meta])*
+        $workload:ident = $name:literal, version $version:literal,
+        ours $ours:ty, peer $peer:ty, build $build:expr
+    ) => {
+        $(#[$doc])*
+        pub struct $workload;
+
+        impl Workload for $workload {
+            const NAME: &'static str = $name;
+            type Ours<'a> = $ours;
+            type Peer = $peer;
+
+            fn wire() -> Bytes {
+                build(&$build, $version)
+            }
+
+            #[inline]
+            fn decode_ours(wire: &[u8]) -> Self::Ours<'_> {
+                <Self::Ours<'_>>::decode(wire, $version).expect("kafka-wire decodes")
+            }
+
+            #[inline]
+            fn decode_peer(wire: &Bytes) -> Self::Peer {
+                let mut buf = wire.clone();
+                <$peer as Decodable>::decode(&mut buf, $version).expect("peer decodes")
+            }
+
+            #[inline]
+            fn encode_ours(value: &Self::Ours<'_>) -> Vec<u8> {
+                encode_ours_message(value, $version)
+            }
+
+            #[inline]
+            fn encode_peer(value: &Self::Peer) -> BytesMut {
+                encode_peer_message(value, $version)
+            }
+        }
+    };
+}
+
+/// A topic name of 20 characters, as real deployments use.
+fn topic_name(index: usize) -> String {
+    format!("payments-events-{index:04}")
+}
+
+/// A distinct, non-zero topic id.
+fn topic_id(index: usize) -> Uuid {
+    let mut bytes = [0u8; 16];
+    bytes[..8].copy_from_slice(&0x5a17_c0de_0000_0000u64.to_be_bytes());
+    bytes[8..].copy_from_slice(&(index as u64 + 1).to_be_bytes());
+    Uuid(bytes)
+}
+
+/// Opaque record bytes of `len` bytes; neither crate looks inside them.
+fn payload(len: usize) -> Vec<u8> {
+    (0..len).map(|i| (i * 31 % 251) as u8).collect()
+}
+
+/// Metadata v12 response: 3 brokers, 1000 topics of 10 partitions each.
+fn metadata_response() -> ours::MetadataResponse<'static> {
+    use ours::metadata_response::*;
+    let brokers = (1..=3)
+        .map(|id| MetadataResponseBroker {
+            node_id: id,
+            host: Cow::Owned(format!("broker-{id}.kafka.internal")),
+            port: 9092,
+            rack: Some(Cow::Owned(format!("rack-{id}"))),
+            ..Default::default()
+        })
+        .collect();
+    let topics = (0..1000)
+        .map(|t| MetadataResponseTopic {
+            name: Some(Cow::Owned(topic_name(t))),
+            topic_id: topic_id(t),
+            partitions: (0..10)
+                .map(|p| {
+                    let first = (t + p) % 3;
+                    let replicas: Vec<i32> = (0..3).map(|r| ((first + r) % 3) as i32 + 1).collect();
+                    MetadataResponsePartition {
+                        partition_index: p as i32,
+                        leader_id: replicas[0],
+                        leader_epoch: 7,
+                        replica_nodes: ScalarArray::from(replicas.clone()),
+                        isr_nodes: ScalarArray::from(replicas),
+                        ..Default::default()
+                    }
+                })
+                .collect(),
+            ..Default::default()
+        })
+        .collect();
+    MetadataResponse {
+        brokers,
+        cluster_id: Some(Cow::Borrowed("MkU3OEVBNTcwNTJENDM2Qk")),
+        controller_id: 1,
+        topics,
+        ..Default::default()
+    }
+}
+
+message_workload! {
+    /// Metadata v12 response, 1000 topics x 10 partitions.
+    MetadataV12 = "metadata_v12_1000x10", version 12,
+    ours ours::MetadataResponse<'a>, peer peer::MetadataResponse,
+    build metadata_response()
+}
+
+/// Fetch v16 response: 10 topics x 10 partitions, each with `records_len`
+/// bytes of records.
+fn fetch_response(records_len: usize) -> ours::FetchResponse<'static> {
+    use ours::fetch_response::*;
+    let records = payload(records_len);
+    FetchResponse {
+        session_id: 1_234_567,
+        responses: (0..10)
+            .map(|t| FetchableTopicResponse {
+                topic_id: topic_id(t),
+                partitions: (0..10)
+                    .map(|p| PartitionData {
+                        partition_index: p,
+                        high_watermark: 1_000_000 + i64::from(p),
+                        last_stable_offset: 1_000_000 + i64::from(p),
+                        log_start_offset: 0,
+                        records: Some(Cow::Owned(records.clone())),
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+message_workload! {
+    /// Fetch v16 response, 100 partitions x 64 KiB of records.
+    FetchV16Large = "fetch_v16_100x64k", version 16,
+    ours ours::FetchResponse<'a>, peer peer::FetchResponse,
+    build fetch_response(64 * 1024)
+}
+
+message_workload! {
+    /// Fetch v16 response, 100 partitions x 1 KiB of records.
+    FetchV16Small = "fetch_v16_100x1k", version 16,
+    ours ours::FetchResponse<'a>, peer peer::FetchResponse,
+    build fetch_response(1024)
+}
+
+/// Produce v11 request: 10 topics x 10 partitions x 16 KiB of records.
+fn produce_request() -> ours::ProduceRequest<'static> {
+    use ours::produce_request::*;
+    let records = payload(16 * 1024);
+    ProduceRequest {
+        acks: -1,
+        timeout_ms: 30_000,
+        topic_data: (0..10)
+            .map(|t| TopicProduceData {
+                name: Cow::Owned(topic_name(t)),
+                partition_data: (0..10)
+                    .map(|p| PartitionProduceData {
+                        index: p,
+                        records: Some(Cow::Owned(records.clone())),
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+message_workload! {
+    /// Produce v11 request, 100 partitions x 16 KiB of records.
+    ProduceV11 = "produce_v11_100x16k", version 11,
+    ours ours::ProduceRequest<'a>, peer peer::ProduceRequest,
+    build produce_request()
+}
+
+/// Vote v2 request with PreVote set, for one partition.
+fn vote_request() -> ours::VoteRequest<'static> {
+    use ours::vote_request::*;
+    VoteRequest {
+        cluster_id: Some(Cow::Borrowed("MkU3OEVBNTcwNTJENDM2Qk")),
+        voter_id: 1,
+        topics: vec![TopicData {
+            topic_name: Cow::Borrowed("__cluster_metadata"),
+            partitions: vec![PartitionData {
+                partition_index: 0,
+                replica_epoch: 12,
+                replica_id: 2,
+                replica_directory_id: topic_id(900),
+                voter_directory_id: topic_id(901),
+                last_offset_epoch: 11,
+                last_offset: 48_213,
+                pre_vote: true,
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+message_workload! {
+    /// Vote v2 request with PreVote, one partition.
+    VoteV2PreVote = "vote_v2_prevote", version 2,
+    ours ours::VoteRequest<'a>, peer peer::VoteRequest,
+    build vote_request()
+}
+
+/// ApiVersions v4 response: 90 api keys, and the features a KRaft broker
+/// reports.
+fn api_versions_response() -> ours::ApiVersionsResponse<'static> {
+    use ours::api_versions_response::*;
+    let features = [
+        ("metadata.version", 1, 27),
+        ("kraft.version", 0, 1),
+        ("group.version", 0, 1),
+        ("transaction.version", 0, 2),
+    ];
+    ApiVersionsResponse {
+        api_keys: (0..90)
+            .map(|key| ApiVersion {
+                api_key: key,
+                min_version: key % 3,
+                max_version: key % 17 + 3,
+                ..Default::default()
+            })
+            .collect(),
+        supported_features: features
+            .iter()
+            .map(|&(name, min, max)| SupportedFeatureKey {
+                name: Cow::Borrowed(name),
+                min_version: min,
+                max_version: max,
+                ..Default::default()
+            })
+            .collect(),
+        finalized_features_epoch: 4_711,
+        finalized_features: features
+            .iter()
+            .map(|&(name, _, max)| FinalizedFeatureKey {
+                name: Cow::Borrowed(name),
+                max_version_level: max,
+                min_version_level: max,
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+message_workload! {
+    /// ApiVersions v4 response, 90 api keys.
+    ApiVersionsV4 = "api_versions_v4_90keys", version 4,
+    ours ours::ApiVersionsResponse<'a>, peer peer::ApiVersionsResponse,
+    build api_versions_response()
+}
+
+/// The api key of Metadata.
+const METADATA_KEY: i16 = 3;
+
+/// Request header v2 and a Metadata v12 request for five topics.
+fn metadata_request_frame() -> RequestFrame<'static> {
+    use ours::metadata_request::*;
+    RequestFrame {
+        header: ours::RequestHeader {
+            request_api_key: METADATA_KEY,
+            request_api_version: 12,
+            correlation_id: 314_159,
+            client_id: Some(Cow::Borrowed("payments-consumer-7")),
+            ..Default::default()
+        },
+        body: kafka_wire::RequestBody::Metadata(MetadataRequest {
+            topics: Some(
+                (0..5)
+                    .map(|t| MetadataRequestTopic {
+                        name: Some(Cow::Owned(topic_name(t))),
+                        ..Default::default()
+                    })
+                    .collect(),
+            ),
+            allow_auto_topic_creation: false,
+            ..Default::default()
+        }),
+    }
+}
+
+/// Request header v2 and body dispatch of a Metadata v12 request: ours decodes
+/// the frame with [`RequestFrame::decode`]; the peer decodes the header, then
+/// the body its api key names.
+pub struct HeaderDispatchMetadataV12;
+
+impl Workload for HeaderDispatchMetadataV12 {
+    const NAME: &'static str = "header_dispatch_metadata_v12";
+    type Ours<'a> = RequestFrame<'a>;
+    type Peer = (peer::RequestHeader, peer::MetadataRequest);
+
+    fn wire() -> Bytes {
+        let frame = metadata_request_frame();
+        let mut buf = Vec::with_capacity(frame.encoded_len());
+        frame.encode(&mut buf).expect("workload encodes");
+        Bytes::from(buf)
+    }
+
+    #[inline]
+    fn decode_ours(wire: &[u8]) -> Self::Ours<'_> {
+        RequestFrame::decode(wire).expect("kafka-wire decodes")
+    }
+
+    #[inline]
+    fn decode_peer(wire: &Bytes) -> Self::Peer {
+        let mut buf = wire.clone();
+        let header = peer::RequestHeader::decode(&mut buf, 2).expect("peer decodes the header");
+        let body = match header.request_api_key {
+            METADATA_KEY => peer::MetadataRequest::decode(&mut buf, header.request_api_version)
+                .expect("peer decodes the body"),
+            key => panic!("unexpected api key {key}"),
+        };
+        (header, body)
+    }
+
+    #[inline]
+    fn encode_ours(value: &Self::Ours<'_>) -> Vec<u8> {
+        let mut buf = Vec::with_capacity(value.encoded_len());
+        value.encode(&mut buf).expect("kafka-wire encodes");
+        buf
+    }
+
+    #[inline]
+    fn encode_peer(value: &Self::Peer) -> BytesMut {
+        let (header, body) = value;
+        let version = header.request_api_version;
+        let size = header.compute_size(2).expect("peer computes size")
+            + body.compute_size(version).expect("peer computes size");
+        let mut buf = BytesMut::with_capacity(size);
+        header.encode(&mut buf, 2).expect("peer encodes");
+        body.encode(&mut buf, version).expect("peer encodes");
+        buf
+    }
+}
