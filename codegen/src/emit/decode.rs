@@ -27,7 +27,7 @@ pub fn decode_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
         quote! {
             let mut decoded = Self {
                 #(#fields)*
-                unknown_tagged_fields: Vec::new(),
+                unknown_tagged_fields: rt::UnknownTaggedFields::new(),
             };
             #tagged_section
             Ok(decoded)

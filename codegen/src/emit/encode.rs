@@ -89,6 +89,10 @@ fn tagged_section_write(s: &StructIr) -> TokenStream {
         return TokenStream::new();
     }
     let tagged = tagged_fields(s);
+    if tagged.is_empty() {
+        let write = quote!(rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;);
+        return when(s.flexible, write);
+    }
     let (flags, count) = tagged_count(&tagged);
     let writes = tagged.iter().map(|field| {
         let flag = tagged_flag(field);
@@ -103,10 +107,9 @@ fn tagged_section_write(s: &StructIr) -> TokenStream {
             }
         }
     });
-    let mutable = (!tagged.is_empty()).then(|| quote!(mut));
     let body = quote! {
         #flags
-        let #mutable tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
+        let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
         #count
         rt::varint::put_uvarint(buf, count as u32);
         #(#writes)*
@@ -122,6 +125,17 @@ fn tagged_section_len(s: &StructIr) -> (TokenStream, Option<TokenStream>) {
         return (TokenStream::new(), None);
     }
     let tagged = tagged_fields(s);
+    if tagged.is_empty() {
+        let len = quote!(rt::unknown_tagged_section_len(&self.unknown_tagged_fields));
+        let term = match s.flexible {
+            Cond::Always => len,
+            cond => {
+                let c = cond_tokens(cond);
+                quote!((if #c { #len } else { 0 }))
+            }
+        };
+        return (TokenStream::new(), Some(term));
+    }
     let (flags, count) = tagged_count(&tagged);
     let sizes = tagged.iter().map(|field| {
         let flag = tagged_flag(field);

@@ -37,7 +37,7 @@ pub fn json_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
         let value = choose(
             s.flexible,
             quote!(object.unknown_tagged_fields()?),
-            quote!(Vec::new()),
+            quote!(rt::UnknownTaggedFields::new()),
         );
         quote!(unknown_tagged_fields: #value,)
     });

@@ -41,13 +41,13 @@ pub fn struct_definition(message: &MessageIr, s: &StructIr, doc: &str) -> TokenS
         quote! {
             /// Tagged fields this schema does not know, kept in tag order so
             /// that they are written back unchanged.
-            pub unknown_tagged_fields: Vec<rt::RawTaggedField<'a>>,
+            pub unknown_tagged_fields: rt::UnknownTaggedFields<'a>,
         }
     });
     let unknown_default = s
         .flexible
         .is_possible()
-        .then(|| quote!(unknown_tagged_fields: Vec::new(),));
+        .then(|| quote!(unknown_tagged_fields: rt::UnknownTaggedFields::new(),));
     if default_is_derivable(s) {
         return quote! {
             #doc

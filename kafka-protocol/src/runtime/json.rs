@@ -14,7 +14,7 @@ use serde_json::{Map, Number};
 
 use super::array::{FixedWidth, ScalarArray};
 use super::path::{FieldPath, PathSegment};
-use super::tagged::RawTaggedField;
+use super::tagged::{RawTaggedField, UnknownTaggedFields};
 use super::uuid::Uuid;
 
 /// The JSON key under which unknown tagged fields are kept.
@@ -368,10 +368,10 @@ impl<'v> JsonObjectReader<'v> {
     }
 
     /// Reads `_unknownTaggedFields`, if present.
-    pub fn unknown_tagged_fields(&mut self) -> Result<Vec<RawTaggedField<'static>>, JsonError> {
+    pub fn unknown_tagged_fields(&mut self) -> Result<UnknownTaggedFields<'static>, JsonError> {
         let key = UNKNOWN_TAGGED_FIELDS_KEY;
         let Some(value) = self.map.get(key) else {
-            return Ok(Vec::new());
+            return Ok(UnknownTaggedFields::new());
         };
         self.read.push(key);
         let items = value
@@ -389,8 +389,7 @@ impl<'v> JsonObjectReader<'v> {
             .map_err(|e: JsonError| e.at_index(i).in_field(key))?;
             fields.push(field);
         }
-        fields.sort_by_key(|f| f.tag);
-        Ok(fields)
+        Ok(fields.into())
     }
 
     /// Fails if the object has a key that was not read.

@@ -25,5 +25,8 @@ pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 pub use json::{JsonError, JsonErrorKind, JsonForm};
 pub use path::{FieldPath, PathSegment};
 pub use reader::Reader;
-pub use tagged::{unknown_tagged_fields_len, RawTaggedField, TaggedFieldWriter};
+pub use tagged::{
+    put_unknown_tagged_fields, unknown_tagged_fields_len, unknown_tagged_section_len,
+    RawTaggedField, TaggedFieldWriter, UnknownTaggedFields,
+};
 pub use uuid::{ParseUuidError, Uuid};

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use super::array::{FixedWidth, ScalarArray};
 use super::error::{DecodeError, DecodeErrorKind};
-use super::tagged::RawTaggedField;
+use super::tagged::{RawTaggedField, UnknownTaggedFields};
 use super::uuid::Uuid;
 use super::varint::get_uvarint;
 
@@ -62,7 +62,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Takes the next `len` bytes.
-    #[inline]
+    #[inline(always)]
     pub fn take(&mut self, len: usize) -> Result<&'a [u8], DecodeError> {
         let rest = self.rest();
         if len > rest.len() {
@@ -75,7 +75,7 @@ impl<'a> Reader<'a> {
         Ok(&rest[..len])
     }
 
-    #[inline]
+    #[inline(always)]
     fn take_array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
         match self.rest().first_chunk::<N>() {
             Some(chunk) => {
@@ -90,62 +90,75 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a bool: any non-zero byte is true, as Kafka reads it.
-    #[inline]
+    #[inline(always)]
     pub fn read_bool(&mut self) -> Result<bool, DecodeError> {
         Ok(self.read_i8()? != 0)
     }
 
     /// Reads an int8.
-    #[inline]
+    #[inline(always)]
     pub fn read_i8(&mut self) -> Result<i8, DecodeError> {
         self.take_array().map(i8::from_be_bytes)
     }
 
     /// Reads a big-endian int16.
-    #[inline]
+    #[inline(always)]
     pub fn read_i16(&mut self) -> Result<i16, DecodeError> {
         self.take_array().map(i16::from_be_bytes)
     }
 
     /// Reads a big-endian uint16.
-    #[inline]
+    #[inline(always)]
     pub fn read_u16(&mut self) -> Result<u16, DecodeError> {
         self.take_array().map(u16::from_be_bytes)
     }
 
     /// Reads a big-endian int32.
-    #[inline]
+    #[inline(always)]
     pub fn read_i32(&mut self) -> Result<i32, DecodeError> {
         self.take_array().map(i32::from_be_bytes)
     }
 
     /// Reads a big-endian uint32.
-    #[inline]
+    #[inline(always)]
     pub fn read_u32(&mut self) -> Result<u32, DecodeError> {
         self.take_array().map(u32::from_be_bytes)
     }
 
     /// Reads a big-endian int64.
-    #[inline]
+    #[inline(always)]
     pub fn read_i64(&mut self) -> Result<i64, DecodeError> {
         self.take_array().map(i64::from_be_bytes)
     }
 
     /// Reads a big-endian IEEE 754 double.
-    #[inline]
+    #[inline(always)]
     pub fn read_f64(&mut self) -> Result<f64, DecodeError> {
         self.take_array().map(f64::from_be_bytes)
     }
 
     /// Reads a 16-byte uuid.
-    #[inline]
+    #[inline(always)]
     pub fn read_uuid(&mut self) -> Result<Uuid, DecodeError> {
         self.take_array().map(Uuid)
     }
 
     /// Reads an unsigned varint of at most five bytes.
-    #[inline]
+    #[inline(always)]
     pub fn read_uvarint(&mut self) -> Result<u32, DecodeError> {
+        // Almost every varint on the wire is one byte: a small length or count.
+        match self.input.get(self.position) {
+            Some(&byte) if byte < 0x80 => {
+                self.position += 1;
+                Ok(u32::from(byte))
+            }
+            _ => self.read_long_uvarint(),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn read_long_uvarint(&mut self) -> Result<u32, DecodeError> {
         match get_uvarint(self.rest()) {
             Ok(Some((value, len))) => {
                 self.position += len;
@@ -161,26 +174,30 @@ impl<'a> Reader<'a> {
 
     /// Reads a length prefix: compact (`uvarint(len + 1)`, 0 = null) or
     /// classic (`int16` or `int32`, -1 = null). Returns `None` for null.
-    #[inline]
+    #[inline(always)]
     fn read_length(&mut self, compact: bool, wide: bool) -> Result<Option<usize>, DecodeError> {
+        if compact {
+            return Ok(self.read_uvarint()?.checked_sub(1).map(|len| len as usize));
+        }
         let start = self.offset();
-        let length: i64 = if compact {
-            i64::from(self.read_uvarint()?) - 1
-        } else if wide {
-            i64::from(self.read_i32()?)
+        let length: i32 = if wide {
+            self.read_i32()?
         } else {
-            i64::from(self.read_i16()?)
+            i32::from(self.read_i16()?)
         };
         match length {
             -1 => Ok(None),
-            n if n < 0 => Err(DecodeError::new(start, DecodeErrorKind::InvalidLength(n))),
+            n if n < 0 => Err(DecodeError::new(
+                start,
+                DecodeErrorKind::InvalidLength(n.into()),
+            )),
             n => Ok(Some(n as usize)),
         }
     }
 
     /// Takes `len` bytes announced by a length prefix, failing with
     /// [`DecodeErrorKind::LengthExceedsInput`] when they are not there.
-    #[inline]
+    #[inline(always)]
     fn take_announced(&mut self, len: usize) -> Result<&'a [u8], DecodeError> {
         if len > self.remaining() {
             return Err(self.error(DecodeErrorKind::LengthExceedsInput {
@@ -192,7 +209,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a string that may be null.
-    #[inline]
+    #[inline(always)]
     pub fn read_nullable_string(
         &mut self,
         compact: bool,
@@ -217,7 +234,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a string that must not be null.
-    #[inline]
+    #[inline(always)]
     pub fn read_string(&mut self, compact: bool) -> Result<Cow<'a, str>, DecodeError> {
         let start = self.offset();
         self.read_nullable_string(compact)?
@@ -225,7 +242,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads bytes (or records) that may be null.
-    #[inline]
+    #[inline(always)]
     pub fn read_nullable_bytes(
         &mut self,
         compact: bool,
@@ -237,7 +254,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads bytes that must not be null.
-    #[inline]
+    #[inline(always)]
     pub fn read_bytes(&mut self, compact: bool) -> Result<Cow<'a, [u8]>, DecodeError> {
         let start = self.offset();
         self.read_nullable_bytes(compact)?
@@ -247,7 +264,7 @@ impl<'a> Reader<'a> {
     /// Reads an array's element count, `None` for null. The count is checked
     /// against the bytes left, assuming every element takes at least
     /// `min_element_len` bytes (at least one), before anything is allocated.
-    #[inline]
+    #[inline(always)]
     pub fn read_array_len(
         &mut self,
         compact: bool,
@@ -298,7 +315,7 @@ impl<'a> Reader<'a> {
 
     /// Reads an array of fixed-width scalars that may be null, without
     /// decoding or copying its elements.
-    #[inline]
+    #[inline(always)]
     pub fn read_nullable_scalar_array<T: FixedWidth>(
         &mut self,
         compact: bool,
@@ -311,7 +328,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads an array of fixed-width scalars that must not be null.
-    #[inline]
+    #[inline(always)]
     pub fn read_scalar_array<T: FixedWidth>(
         &mut self,
         compact: bool,
@@ -357,9 +374,24 @@ impl<'a> Reader<'a> {
     /// order. A known field must use all of its bytes. Tags may arrive in
     /// any order, as Kafka accepts them; a tag seen twice is an error, since
     /// keeping one copy would silently drop the other.
+    #[inline(always)]
     pub fn read_tagged_fields(
         &mut self,
-        unknown: &mut Vec<RawTaggedField<'a>>,
+        unknown: &mut UnknownTaggedFields<'a>,
+        known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
+    ) -> Result<(), DecodeError> {
+        // Most sections are empty: a single zero count.
+        if self.input.get(self.position) == Some(&0) {
+            self.position += 1;
+            return Ok(());
+        }
+        self.read_tagged_field_list(unknown, known)
+    }
+
+    #[inline(never)]
+    fn read_tagged_field_list(
+        &mut self,
+        unknown: &mut UnknownTaggedFields<'a>,
         mut known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
     ) -> Result<(), DecodeError> {
         let count = self.read_uvarint()?;
@@ -411,14 +443,10 @@ impl<'a> Reader<'a> {
                     ));
                 }
             } else {
-                let at = unknown.partition_point(|f| f.tag < tag);
-                unknown.insert(
-                    at,
-                    RawTaggedField {
-                        tag,
-                        data: Cow::Borrowed(data),
-                    },
-                );
+                unknown.insert(RawTaggedField {
+                    tag,
+                    data: Cow::Borrowed(data),
+                });
             }
         }
         Ok(())
@@ -476,7 +504,7 @@ mod tests {
     fn tagged_fields_keep_unknowns_in_order_and_reject_duplicates() {
         // Two fields: tag 5 (1 byte), tag 1 (2 bytes); neither known.
         let input = [2, 5, 1, 0xaa, 1, 2, 0xbb, 0xcc];
-        let mut unknown = Vec::new();
+        let mut unknown = UnknownTaggedFields::new();
         let mut r = Reader::new(&input);
         r.read_tagged_fields(&mut unknown, |_, _| Ok(false))
             .unwrap_or_default();
@@ -489,7 +517,7 @@ mod tests {
         let input = [2, 5, 1, 0xaa, 5, 1, 0xbb];
         let mut r = Reader::new(&input);
         let error = r
-            .read_tagged_fields(&mut Vec::new(), |_, _| Ok(false))
+            .read_tagged_fields(&mut UnknownTaggedFields::new(), |_, _| Ok(false))
             .unwrap_err();
         assert_eq!(error.kind(), &DecodeErrorKind::DuplicateTag(5));
         assert_eq!(error.offset(), 4);
@@ -500,7 +528,9 @@ mod tests {
         let input = [1, 0, 2, 7, 8];
         let mut r = Reader::new(&input);
         let error = r
-            .read_tagged_fields(&mut Vec::new(), |_, field| field.read_i8().map(|_| true))
+            .read_tagged_fields(&mut UnknownTaggedFields::new(), |_, field| {
+                field.read_i8().map(|_| true)
+            })
             .unwrap_err();
         assert_eq!(
             error.kind(),

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use bytes::BufMut;
 
 use super::error::{EncodeError, EncodeErrorKind};
+use super::varint::{put_uvarint, uvarint_len};
 use super::write::{put_tag_header, tagged_field_len};
 
 /// A tagged field whose tag the schema does not know: its tag and raw bytes.
@@ -31,6 +32,99 @@ impl RawTaggedField<'_> {
     }
 }
 
+/// The unknown tagged fields of one struct, kept in tag order.
+///
+/// Most structs have none, so the list takes one pointer when empty and
+/// allocates only when a field arrives.
+#[derive(Debug, Clone, Default, Eq, Hash)]
+// A boxed `Vec` is one pointer wide where a `Vec` takes three: every
+// generated struct carries this list, and almost all are empty.
+#[allow(clippy::box_collection)]
+pub struct UnknownTaggedFields<'a>(Option<Box<Vec<RawTaggedField<'a>>>>);
+
+impl<'a> UnknownTaggedFields<'a> {
+    /// An empty list.
+    pub const fn new() -> Self {
+        UnknownTaggedFields(None)
+    }
+
+    /// The fields, in tag order.
+    #[inline]
+    pub fn as_slice(&self) -> &[RawTaggedField<'a>] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
+
+    /// Adds a field at its place in tag order, after any field with the
+    /// same tag.
+    pub fn insert(&mut self, field: RawTaggedField<'a>) {
+        let fields = self.0.get_or_insert_with(Box::default);
+        let at = fields.partition_point(|f| f.tag <= field.tag);
+        fields.insert(at, field);
+    }
+
+    /// Detaches the fields from the input they borrow.
+    pub fn into_owned(self) -> UnknownTaggedFields<'static> {
+        UnknownTaggedFields(
+            self.0.map(|fields| {
+                Box::new(fields.into_iter().map(RawTaggedField::into_owned).collect())
+            }),
+        )
+    }
+}
+
+impl<'a> std::ops::Deref for UnknownTaggedFields<'a> {
+    type Target = [RawTaggedField<'a>];
+
+    fn deref(&self) -> &Self::Target {
+        self.as_slice()
+    }
+}
+
+impl PartialEq for UnknownTaggedFields<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl<'a> From<Vec<RawTaggedField<'a>>> for UnknownTaggedFields<'a> {
+    /// Takes the fields in any order; they are kept in tag order.
+    fn from(mut fields: Vec<RawTaggedField<'a>>) -> Self {
+        if fields.is_empty() {
+            return UnknownTaggedFields::new();
+        }
+        fields.sort_by_key(|f| f.tag);
+        UnknownTaggedFields(Some(Box::new(fields)))
+    }
+}
+
+/// Writes the tagged-field section of a struct with no known tagged fields:
+/// the count, then the unknown fields.
+#[inline]
+pub fn put_unknown_tagged_fields<B: BufMut>(
+    buf: &mut B,
+    unknown: &[RawTaggedField<'_>],
+) -> Result<(), EncodeError> {
+    if unknown.is_empty() {
+        buf.put_u8(0);
+        return Ok(());
+    }
+    let writer = TaggedFieldWriter::new(unknown)?;
+    put_uvarint(buf, unknown.len() as u32);
+    writer.finish(buf);
+    Ok(())
+}
+
+/// The size of the tagged-field section of a struct with no known tagged
+/// fields.
+#[inline]
+pub fn unknown_tagged_section_len(unknown: &[RawTaggedField<'_>]) -> usize {
+    if unknown.is_empty() {
+        1
+    } else {
+        uvarint_len(unknown.len() as u32) + unknown_tagged_fields_len(unknown)
+    }
+}
+
 /// Writes a struct's unknown tagged fields merged, in ascending tag order,
 /// with the known ones the generated code writes between them.
 #[derive(Debug)]
@@ -42,6 +136,7 @@ pub struct TaggedFieldWriter<'f, 'a> {
 impl<'f, 'a> TaggedFieldWriter<'f, 'a> {
     /// Prepares to write `unknown`, sorting a copy only if it is out of order.
     /// Fails when `unknown` repeats a tag.
+    #[inline]
     pub fn new(unknown: &'f [RawTaggedField<'a>]) -> Result<Self, EncodeError> {
         let sorted = unknown.windows(2).all(|w| w[0].tag < w[1].tag);
         let remaining = if sorted {
@@ -80,6 +175,7 @@ impl<'f, 'a> TaggedFieldWriter<'f, 'a> {
     }
 
     /// Writes the unknown fields that are left.
+    #[inline]
     pub fn finish<B: BufMut>(self, buf: &mut B) {
         for field in &self.remaining[self.next..] {
             put_tag_header(buf, field.tag, field.data.len());
@@ -89,6 +185,7 @@ impl<'f, 'a> TaggedFieldWriter<'f, 'a> {
 }
 
 /// The encoded size of unknown tagged fields, headers included.
+#[inline]
 pub fn unknown_tagged_fields_len(unknown: &[RawTaggedField<'_>]) -> usize {
     unknown.iter().map(RawTaggedField::encoded_len).sum()
 }
