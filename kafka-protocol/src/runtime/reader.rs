@@ -296,7 +296,10 @@ impl<'a> Reader<'a> {
         };
         let mut items = Vec::with_capacity(count);
         for index in 0..count {
-            items.push(element(self).map_err(|e| e.at_index(index))?);
+            match element(self) {
+                Ok(item) => items.push(item),
+                Err(e) => return Err(e.at_index(index)),
+            }
         }
         Ok(Some(items))
     }
