@@ -140,6 +140,8 @@ pub struct MessageIr {
     pub flexible_versions: Versions,
     /// Whether the highest version is unstable.
     pub latest_version_unstable: bool,
+    /// The schema's `about` for the whole message.
+    pub about: Option<String>,
     /// The top-level struct, then the nested ones.
     pub structs: Vec<StructIr>,
 }
@@ -188,6 +190,7 @@ pub fn lower(schema: &Schema) -> MessageIr {
         valid_versions: schema.valid_versions,
         flexible_versions: schema.flexible_versions,
         latest_version_unstable: schema.latest_version_unstable,
+        about: schema.about.clone(),
         structs,
     }
 }

@@ -378,7 +378,7 @@ fn json_has_exactly_the_documented_keys() -> Result<(), DiffError> {
         .unwrap_or_default();
     assert_eq!(
         keys,
-        ["change", "detail", "file", "message", "path", "verdict", "versions"]
+        ["file", "message", "path", "versions", "verdict", "change", "detail"]
     );
     assert_eq!(first["change"], "version-removed");
     assert_eq!(first["verdict"], "breaking");

@@ -79,12 +79,17 @@ pub fn struct_definition(message: &MessageIr, s: &StructIr, doc: &str) -> TokenS
 
 /// The documentation of a message's top-level struct.
 pub fn message_doc(message: &MessageIr) -> String {
-    let mut doc = format!(
+    let mut doc = message
+        .about
+        .as_ref()
+        .map(|about| format!("{about}\n\n"))
+        .unwrap_or_default();
+    doc.push_str(&format!(
         "The `{}` {} schema, versions {}",
         message.name,
         message.kind.as_str(),
         message.valid_versions
-    );
+    ));
     if let Some(key) = message.api_key {
         doc.push_str(&format!(", key {key}"));
     }

@@ -275,7 +275,7 @@ impl Builder {
             }
         });
         if let (Some(kind), None) = (kind, api_key_node) {
-            if kind.has_api_key() && kind != MessageKind::Data {
+            if kind.has_api_key() {
                 self.error(
                     obj.span,
                     format!("a {} schema needs an \"apiKey\"", kind.as_str()),
@@ -294,7 +294,6 @@ impl Builder {
             .get("about")
             .and_then(|n| self.string(n, "about"))
             .map(str::to_owned);
-        let _ = about;
 
         let context = Context {
             flexible: flexible_versions.unwrap_or(Versions::NONE),
@@ -318,6 +317,7 @@ impl Builder {
             latest_version_unstable,
             deprecated_versions,
             listeners,
+            about,
             fields,
             structs,
         })

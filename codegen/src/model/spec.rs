@@ -165,6 +165,8 @@ pub struct Schema {
     pub deprecated_versions: Versions,
     /// The listeners that serve a request.
     pub listeners: Vec<String>,
+    /// Documentation of the whole message.
+    pub about: Option<String>,
     /// The top-level fields, in wire order.
     pub fields: Vec<Field>,
     /// Every named struct of the file, inline ones first in order of appearance,
