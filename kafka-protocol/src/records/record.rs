@@ -328,7 +328,9 @@ fn decode_headers<'a>(body: &mut Reader<'a>) -> Result<Vec<Header<'a>>, RecordsE
             available: body.remaining(),
         });
     }
-    let mut headers = Vec::with_capacity(count);
+    // Reserve only a bounded amount up front: each header is larger in memory
+    // than its smallest wire form, so a claimed count is not taken on trust.
+    let mut headers = Vec::with_capacity(count.min(1024));
     for _ in 0..count {
         let key_offset = body.offset();
         let key = body.varint_nullable_bytes("header key length")?.ok_or(

@@ -12,6 +12,18 @@ use super::tagged::{RawTaggedField, UnknownTaggedFields};
 use super::uuid::Uuid;
 use super::varint::get_uvarint;
 
+/// The most memory reserved up front for an array, in bytes. A count is
+/// checked against the bytes left, but an element can be much larger in
+/// memory than on the wire, so a larger array grows as its elements decode
+/// instead of being reserved whole on a peer's word.
+const MAX_UPFRONT_RESERVATION: usize = 64 * 1024;
+
+/// The capacity to reserve for an array of `count` elements of `T`.
+#[inline(always)]
+fn initial_capacity<T>(count: usize) -> usize {
+    count.min(MAX_UPFRONT_RESERVATION / std::mem::size_of::<T>().max(1))
+}
+
 /// A cursor over bytes that decoded values may borrow from.
 #[derive(Debug, Clone)]
 pub struct Reader<'a> {
@@ -294,7 +306,7 @@ impl<'a> Reader<'a> {
         let Some(count) = self.read_array_len(compact, 1)? else {
             return Ok(None);
         };
-        let mut items = Vec::with_capacity(count);
+        let mut items = Vec::with_capacity(initial_capacity::<T>(count));
         for index in 0..count {
             match element(self) {
                 Ok(item) => items.push(item),
@@ -406,26 +418,23 @@ impl<'a> Reader<'a> {
             }));
         }
         let mut seen_low_tags: u64 = 0;
-        let mut seen_high_tags: Vec<u32> = Vec::new();
+        let mut high_tags: Vec<(u32, usize)> = Vec::new();
+        let mut fields: Vec<RawTaggedField<'a>> = Vec::new();
         for _ in 0..count {
             let tag_offset = self.offset();
             let tag = self.read_uvarint()?;
             let size = self.read_uvarint()? as usize;
-            let duplicate = if tag < 64 {
+            if tag < 64 {
                 let bit = 1u64 << tag;
-                let seen = seen_low_tags & bit != 0;
+                if seen_low_tags & bit != 0 {
+                    return Err(DecodeError::new(
+                        tag_offset,
+                        DecodeErrorKind::DuplicateTag(tag),
+                    ));
+                }
                 seen_low_tags |= bit;
-                seen
             } else {
-                let seen = seen_high_tags.contains(&tag);
-                seen_high_tags.push(tag);
-                seen
-            };
-            if duplicate {
-                return Err(DecodeError::new(
-                    tag_offset,
-                    DecodeErrorKind::DuplicateTag(tag),
-                ));
+                high_tags.push((tag, tag_offset));
             }
             let data_offset = self.offset();
             let data = self.take_announced(size)?;
@@ -446,12 +455,20 @@ impl<'a> Reader<'a> {
                     ));
                 }
             } else {
-                unknown.insert(RawTaggedField {
+                fields.push(RawTaggedField {
                     tag,
                     data: Cow::Borrowed(data),
                 });
             }
         }
+        // Sorting once keeps a section of many tags, in any order, linear
+        // apart from the sort.
+        high_tags.sort_unstable();
+        if let Some(pair) = high_tags.windows(2).find(|pair| pair[0].0 == pair[1].0) {
+            let (tag, offset) = pair[1];
+            return Err(DecodeError::new(offset, DecodeErrorKind::DuplicateTag(tag)));
+        }
+        unknown.extend(fields);
         Ok(())
     }
 

@@ -55,11 +55,25 @@ impl<'a> UnknownTaggedFields<'a> {
     }
 
     /// Adds a field at its place in tag order, after any field with the
-    /// same tag.
+    /// same tag. Adding fields in ascending order costs nothing extra.
     pub fn insert(&mut self, field: RawTaggedField<'a>) {
         let fields = self.0.get_or_insert_with(Box::default);
-        let at = fields.partition_point(|f| f.tag <= field.tag);
-        fields.insert(at, field);
+        if fields.last().is_none_or(|last| last.tag <= field.tag) {
+            fields.push(field);
+        } else {
+            let at = fields.partition_point(|f| f.tag <= field.tag);
+            fields.insert(at, field);
+        }
+    }
+
+    /// Adds many fields, in any order, sorting once.
+    pub fn extend(&mut self, new: Vec<RawTaggedField<'a>>) {
+        if new.is_empty() {
+            return;
+        }
+        let fields = self.0.get_or_insert_with(Box::default);
+        fields.extend(new);
+        fields.sort_by_key(|f| f.tag);
     }
 
     /// Detaches the fields from the input they borrow.
