@@ -34,8 +34,16 @@ echo "fuzz: built in $((SECONDS - start)) s"
 failed=()
 for target in $targets; do
     echo "fuzz: running $target for $seconds s"
-    if ! cargo fuzz run "$target" -s none "${target_dir[@]}" -- \
-        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1; then
+    # libFuzzer reports every new input; keep that in a log and show the
+    # final statistics, or the whole tail when the target fails.
+    log="artifacts/smoke-$target.log"
+    mkdir -p artifacts
+    if cargo fuzz run "$target" -s none "${target_dir[@]}" -- \
+        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        >"$log" 2>&1; then
+        grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|Done )' "$log" || true
+    else
+        tail -n 40 "$log"
         failed+=("$target")
     fi
 done
