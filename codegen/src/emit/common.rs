@@ -89,9 +89,16 @@ pub fn negate(cond: Cond) -> TokenStream {
             let hi = proc_macro2::Literal::i16_unsuffixed(hi);
             quote!(version > #hi)
         }
+        Cond::Between {
+            lowest: Some(lo),
+            highest: Some(hi),
+        } if lo == hi => {
+            let v = proc_macro2::Literal::i16_unsuffixed(lo);
+            quote!(version != #v)
+        }
         _ => {
             let c = cond_tokens(cond);
-            quote!(!(#c))
+            quote!(!#c)
         }
     }
 }
