@@ -149,45 +149,24 @@ fn message_file(message: &MessageIr, runtime: &TokenStream) -> TokenStream {
 
 /// The `use` lines a file needs, and only those.
 fn imports(body: &TokenStream, runtime: &TokenStream) -> TokenStream {
-    let mut calls = Vec::new();
-    collect_calls(body.clone(), &mut calls);
-    let cow = calls
-        .iter()
-        .any(|c| c.trim_start_matches(['.', ':']) == "Cow")
-        .then(|| {
-            quote!(
-                use std::borrow::Cow;
-            )
-        });
+    let cow = mentions(body.clone(), "Cow").then(|| {
+        quote!(
+            use std::borrow::Cow;
+        )
+    });
     quote! {
         #cow
         use #runtime as rt;
     }
 }
 
-/// Every identifier, prefixed with `.` when it follows a dot (a method
-/// call) and `::` when it follows a path separator.
-fn collect_calls(tokens: TokenStream, out: &mut Vec<String>) {
-    let mut previous = String::new();
-    for token in tokens {
-        match token {
-            proc_macro2::TokenTree::Ident(i) => {
-                let prefix = match previous.as_str() {
-                    "." => ".",
-                    ":" => "::",
-                    _ => "",
-                };
-                out.push(format!("{prefix}{i}"));
-                previous.clear();
-            }
-            proc_macro2::TokenTree::Group(g) => {
-                collect_calls(g.stream(), out);
-                previous.clear();
-            }
-            proc_macro2::TokenTree::Punct(p) => previous = p.as_char().to_string(),
-            proc_macro2::TokenTree::Literal(_) => previous.clear(),
-        }
-    }
+/// True when `name` appears as an identifier anywhere in `tokens`.
+fn mentions(tokens: TokenStream, name: &str) -> bool {
+    tokens.into_iter().any(|token| match token {
+        proc_macro2::TokenTree::Ident(ident) => ident == name,
+        proc_macro2::TokenTree::Group(group) => mentions(group.stream(), name),
+        _ => false,
+    })
 }
 
 /// `Message` for the top-level struct, and its api key as a constant.
