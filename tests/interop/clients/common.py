@@ -31,3 +31,13 @@ def expected_count(spec):
 
 def topics(spec):
     return [t["topic"] for t in spec["topics"]]
+
+
+def run(produce, consume):
+    """Runs the `produce` or `consume` command named on the command line;
+    returns the process exit status."""
+    args = parse_args()
+    if args.command == "produce":
+        produce(args)
+        return 0
+    return consume(args)

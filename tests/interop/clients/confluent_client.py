@@ -7,7 +7,7 @@ import time
 from confluent_kafka import (TIMESTAMP_CREATE_TIME, Consumer, KafkaException, Producer,
                              TopicPartition)
 
-from common import expected_count, parse_args, topics
+from common import expected_count, run, topics
 from spec import record_line
 
 
@@ -72,13 +72,5 @@ def consume(args):
     return 0 if got == want else 1
 
 
-def main():
-    args = parse_args()
-    if args.command == "produce":
-        produce(args)
-        return 0
-    return consume(args)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(produce, consume))

@@ -5,7 +5,7 @@ import time
 
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 
-from common import expected_count, parse_args, topics
+from common import expected_count, run, topics
 from spec import record_line
 
 
@@ -68,13 +68,5 @@ def consume(args):
     return 0 if got == want else 1
 
 
-def main():
-    args = parse_args()
-    if args.command == "produce":
-        produce(args)
-        return 0
-    return consume(args)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(produce, consume))

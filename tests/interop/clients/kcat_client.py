@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 
-from common import expected_count, parse_args, topics
+from common import expected_count, run, topics
 from spec import record_line
 
 KCAT = "kcat"
@@ -59,13 +59,5 @@ def consume(args):
     return 0 if got == expected_count(args.spec) else 1
 
 
-def main():
-    args = parse_args()
-    if args.command == "produce":
-        produce(args)
-        return 0
-    return consume(args)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(produce, consume))
