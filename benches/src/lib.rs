@@ -302,9 +302,11 @@ fn vote_request() -> ours::VoteRequest<'static> {
                 last_offset: 48_213,
                 pre_vote: true,
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
-        }],
+        }]
+        .into(),
         ..Default::default()
     }
 }

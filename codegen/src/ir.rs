@@ -314,17 +314,15 @@ fn lower_field(schema: &Schema, field: &Field, context: Versions) -> Option<Fiel
     })
 }
 
-/// A struct borrows from the input when it has a string, bytes, records or
-/// scalar-array field, a tagged-field section, or a field of such a struct.
+/// A struct borrows from the input when it has a string, bytes, records,
+/// scalar-array or struct-array field, a tagged-field section, or a field of
+/// such a struct.
 fn resolve_lifetimes(structs: &mut [StructIr]) {
     for s in structs.iter_mut() {
         s.has_lifetime = s.flexible.is_possible()
-            || s.fields.iter().any(|f| {
-                !matches!(
-                    f.kind,
-                    FieldKind::Scalar(_) | FieldKind::Struct(_) | FieldKind::StructArray(_)
-                )
-            });
+            || s.fields
+                .iter()
+                .any(|f| !matches!(f.kind, FieldKind::Scalar(_) | FieldKind::Struct(_)));
     }
     let mut changed = true;
     while changed {
@@ -334,7 +332,7 @@ fn resolve_lifetimes(structs: &mut [StructIr]) {
                 continue;
             }
             let borrows = structs[i].fields.iter().any(|f| match &f.kind {
-                FieldKind::Struct(name) | FieldKind::StructArray(name) => structs
+                FieldKind::Struct(name) => structs
                     .iter()
                     .any(|s| &s.type_name == name && s.has_lifetime),
                 _ => false,

@@ -68,10 +68,13 @@ fn main() -> Result<()> {
 
     // Ask for the topic once, so that a broker that creates topics on demand does.
     let metadata = MetadataRequest {
-        topics: Some(vec![metadata_request::MetadataRequestTopic {
-            name: Some(Cow::Borrowed(topic.as_str())),
-            ..Default::default()
-        }]),
+        topics: Some(
+            vec![metadata_request::MetadataRequestTopic {
+                name: Some(Cow::Borrowed(topic.as_str())),
+                ..Default::default()
+            }]
+            .into(),
+        ),
         allow_auto_topic_creation: true,
         ..Default::default()
     };
@@ -103,9 +106,11 @@ fn main() -> Result<()> {
                     index: 0,
                     records: Some(Cow::Owned(records)),
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
         };
         let response = connection.call(RequestBody::Produce(request), version)?;
@@ -113,7 +118,11 @@ fn main() -> Result<()> {
         let ResponseBody::Produce(body) = frame.body else {
             return Err("the broker answered with another api".into());
         };
-        for partition in body.responses.iter().flat_map(|t| &t.partition_responses) {
+        for partition in body
+            .responses
+            .into_iter()
+            .flat_map(|t| t.partition_responses)
+        {
             if partition.error_code != 0 {
                 return Err(
                     format!("{codec} batch rejected with error {}", partition.error_code).into(),

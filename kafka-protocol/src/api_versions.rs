@@ -61,7 +61,8 @@ pub fn unsupported_api_versions_reply() -> ApiVersionsResponse<'static> {
             min_version: ApiKey::ApiVersions.lowest_version(),
             max_version: ApiKey::ApiVersions.highest_stable_version(),
             ..Default::default()
-        }],
+        }]
+        .into(),
         ..Default::default()
     }
 }

@@ -292,7 +292,8 @@ mod tests {
                     min_version: 0,
                     max_version: 4,
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 ..Default::default()
             }),
         };

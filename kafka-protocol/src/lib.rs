@@ -18,15 +18,26 @@
 //!             replica_id: 1,
 //!             pre_vote: true,
 //!             ..Default::default()
-//!         }],
+//!         }]
+//!         .into(),
 //!         ..Default::default()
-//!     }],
+//!     }]
+//!     .into(),
 //!     ..Default::default()
 //! };
 //! let bytes = request.to_bytes(2)?; // exact size, no reallocation
 //! let decoded = VoteRequest::decode(&bytes, 2)?; // every byte must be consumed
 //! assert_eq!(decoded, request);
 //! assert_eq!(decoded.to_json(2)["topics"][0]["partitions"][0]["preVote"], true);
+//!
+//! // Arrays of structs are read element by element.
+//! for topic in &decoded.topics {
+//!     for partition in &topic.partitions {
+//!         assert!(partition.pre_vote);
+//!     }
+//! }
+//! // Forwarding a decoded message copies its arrays as they came.
+//! assert_eq!(decoded.to_bytes(2)?, bytes);
 //! # Ok(())
 //! # }
 //! ```
@@ -35,9 +46,20 @@
 //!
 //! - Strings are `Cow<'a, str>` (validated UTF-8), bytes and records are
 //!   `Cow<'a, [u8]>`, and arrays of scalars are [`runtime::ScalarArray`],
-//!   kept in wire form so that decoding them allocates nothing. Arrays of
-//!   structs are `Vec`s whose capacity never exceeds what the remaining input
-//!   could hold.
+//!   kept in wire form so that decoding them allocates nothing.
+//! - Arrays of structs are [`runtime::StructArray`]. Decoding checks every
+//!   element completely (a fault anywhere is an error from `decode`, with its
+//!   offset and field path) and then keeps only the array's wire bytes;
+//!   iterating decodes each element again from them. Decoding a message thus
+//!   allocates nothing for its arrays, and its memory does not grow with the
+//!   number of elements. The cost falls on readers of nested arrays: a
+//!   reader that visits every partition of a MetadataResponse decodes each
+//!   partition three times (when the response is checked, when its topic is
+//!   read, and when it is read). Re-encoding a decoded array at the same
+//!   version copies its bytes, so a proxy that forwards a message re-emits
+//!   exactly what it received. Arrays built in code are `Vec`s
+//!   (`vec![..].into()` or `collect()`); [`runtime::StructArray::to_mut`]
+//!   turns a decoded array into one to change it.
 //! - Tagged fields may arrive in any order; a repeated tag is rejected with
 //!   [`runtime::DecodeErrorKind::DuplicateTag`]. Unknown tags are kept and
 //!   written back in tag order.

@@ -102,7 +102,8 @@ mod tests {
                 range(ApiKey::Fetch.key(), 0, 3),
                 range(ApiKey::Vote.key(), 7, 9),
                 range(999, 0, 1),
-            ],
+            ]
+            .into(),
             ..Default::default()
         };
         let result = negotiate(&peer, false);

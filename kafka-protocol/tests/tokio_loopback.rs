@@ -59,7 +59,8 @@ async fn frames_cross_a_loopback_socket() {
                         min_version: 0,
                         max_version: 4,
                         ..Default::default()
-                    }],
+                    }]
+                    .into(),
                     ..Default::default()
                 }),
             };

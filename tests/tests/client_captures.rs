@@ -199,7 +199,11 @@ fn captured_frames_round_trip() {
                     "{at}: encoded_len"
                 );
                 if let ResponseBody::Fetch(fetch) = &decoded.body {
-                    for partition in fetch.responses.iter().flat_map(|t| &t.partitions) {
+                    for partition in fetch
+                        .responses
+                        .iter()
+                        .flat_map(|t| t.into_owned().partitions)
+                    {
                         let blob = partition.records.as_deref().unwrap_or_default();
                         let set = RecordSet::parse(blob, &DecodeOptions::default())
                             .unwrap_or_else(|e| panic!("{at}: fetched records: {e}"));

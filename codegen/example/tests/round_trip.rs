@@ -17,9 +17,11 @@ fn request(pre_vote: bool) -> PreVoteRequest<'static> {
                 last_offset: 1234,
                 pre_vote,
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
-        }],
+        }]
+        .into(),
         ..Default::default()
     }
 }

@@ -377,7 +377,10 @@ fn dispatch_enum(enum_name: &str, what: &str, variants: &[Variant], keyed: Keyed
         per_variant(&|name| quote!(Self::#name(m) => rt::Message::encode(m, buf, version),));
     let len = per_variant(&|name| quote!(Self::#name(m) => rt::Encode::encoded_len(m, version),));
     let to_json = per_variant(&|name| quote!(Self::#name(m) => rt::JsonForm::to_json(m, version),));
-    let doc = doc_attrs(&format!("Any {what}, by its key."));
+    let doc = doc_attrs(&format!(
+        "Any {what}, by its key.\n\nEach message is held by value, so that decoding one allocates \
+         nothing; the enum is as large as its largest message."
+    ));
     let (key_type, key_name, unknown_key) = match keyed {
         Keyed::Api => (quote!(ApiKey), format_ident!("api_key"), TokenStream::new()),
         Keyed::Raw => (
@@ -401,6 +404,7 @@ fn dispatch_enum(enum_name: &str, what: &str, variants: &[Variant], keyed: Keyed
     quote! {
         #doc
         #[derive(Debug, Clone, PartialEq)]
+        #[allow(clippy::large_enum_variant)]
         pub enum #enum_name #generics {
             #(#variant_defs)*
         }

@@ -181,7 +181,7 @@ pub fn value_type(field: &FieldIr, structs: &[StructIr]) -> TokenStream {
         FieldKind::StringArray => quote!(Vec<Cow<'a, str>>),
         FieldKind::StructArray(name) => {
             let ty = struct_type(name, structs);
-            quote!(Vec<#ty>)
+            quote!(rt::StructArray<'a, #ty>)
         }
         FieldKind::Struct(name) => struct_type(name, structs),
     }
@@ -207,7 +207,8 @@ fn natural_default(kind: &FieldKind) -> TokenStream {
         FieldKind::String => quote!(Cow::Borrowed("")),
         FieldKind::Bytes | FieldKind::Records => quote!(Cow::Borrowed(&[])),
         FieldKind::ScalarArray(_) => quote!(rt::ScalarArray::new()),
-        FieldKind::StringArray | FieldKind::StructArray(_) => quote!(Vec::new()),
+        FieldKind::StringArray => quote!(Vec::new()),
+        FieldKind::StructArray(_) => quote!(rt::StructArray::new()),
         FieldKind::Struct(name) => {
             let ty = ident(name);
             quote!(#ty::default())

@@ -148,13 +148,10 @@ fn read_value(field: &FieldIr, tagged: bool) -> TokenStream {
             quote!(r.read_nullable_array(#k, |r| r.read_string(#k))),
             quote!(r.read_array(#k, |r| r.read_string(#k))),
         ),
-        FieldKind::StructArray(name) => {
-            let ty = ident(name);
-            (
-                quote!(r.read_nullable_array(#k, |r| #ty::decode_from(r, version))),
-                quote!(r.read_array(#k, |r| #ty::decode_from(r, version))),
-            )
-        }
+        FieldKind::StructArray(_) => (
+            quote!(r.read_nullable_struct_array(#k, version)),
+            quote!(r.read_struct_array(#k, version)),
+        ),
         FieldKind::Struct(name) => {
             let ty = ident(name);
             let nullable = if tagged {

@@ -238,10 +238,8 @@ fn write_field(field: &FieldIr, tagged: bool) -> TokenStream {
             ),
         ),
         FieldKind::StructArray(_) => (
-            quote!(rt::write::put_nullable_array(buf, self.#name.as_deref(), #k, |buf, v| v.encode_to(buf, version))),
-            Box::new(
-                move |v| quote!(rt::write::put_array(buf, #v, #k, |buf, v| v.encode_to(buf, version))),
-            ),
+            quote!(rt::write::put_nullable_struct_array(buf, self.#name.as_ref(), #k, version)),
+            Box::new(move |v| quote!(rt::write::put_struct_array(buf, #v, #k, version))),
         ),
         FieldKind::Struct(_) => {
             let put = if tagged {
@@ -312,9 +310,9 @@ fn field_len(field: &FieldIr, tagged: bool) -> TokenStream {
             FieldKind::StringArray => quote!(
                 rt::write::nullable_array_len(self.#name.as_deref(), #k, |v| rt::write::string_len(v, #k))
             ),
-            FieldKind::StructArray(_) => quote!(
-                rt::write::nullable_array_len(self.#name.as_deref(), #k, |v| v.encoded_len(version))
-            ),
+            FieldKind::StructArray(_) => {
+                quote!(rt::write::nullable_struct_array_len(self.#name.as_ref(), #k, version))
+            }
             FieldKind::Struct(_) => {
                 let marker = if tagged {
                     quote!(1)
@@ -341,7 +339,7 @@ fn field_len(field: &FieldIr, tagged: bool) -> TokenStream {
             quote!(rt::write::array_len(&self.#name, #k, |v| rt::write::string_len(v, #k)))
         }
         FieldKind::StructArray(_) => {
-            quote!(rt::write::array_len(&self.#name, #k, |v| v.encoded_len(version)))
+            quote!(rt::write::struct_array_len(&self.#name, #k, version))
         }
         FieldKind::Struct(_) => quote!(self.#name.encoded_len(version)),
         FieldKind::Scalar(_) => quote!(0),

@@ -13,7 +13,9 @@ pub use serde_json::Value;
 use serde_json::{Map, Number};
 
 use super::array::{FixedWidth, ScalarArray};
+use super::codec::Decode;
 use super::path::{FieldPath, PathSegment};
+use super::struct_array::StructArray;
 use super::tagged::{RawTaggedField, UnknownTaggedFields};
 use super::uuid::Uuid;
 
@@ -241,6 +243,16 @@ fn list_from_json<T: JsonForm, C: FromIterator<T>>(
 }
 
 impl<T: FixedWidth + JsonForm> JsonForm for ScalarArray<'_, T> {
+    fn to_json(&self, version: i16) -> Value {
+        Value::Array(self.iter().map(|v| v.to_json(version)).collect())
+    }
+
+    fn from_json(value: &Value, version: i16) -> Result<Self, JsonError> {
+        list_from_json(value, version)
+    }
+}
+
+impl<'a, T: JsonForm + Decode<'a> + Clone> JsonForm for StructArray<'a, T> {
     fn to_json(&self, version: i16) -> Value {
         Value::Array(self.iter().map(|v| v.to_json(version)).collect())
     }

@@ -1,9 +1,9 @@
 //! The primitives the generated code is built from: a bounds-checked reader,
-//! writers for every wire type, lazily decoded scalar arrays, uuids, tagged
+//! writers for every wire type, lazily decoded scalar and struct arrays, uuids, tagged
 //! fields, errors and the JSON form.
 //!
 //! Generated code calls into this module; users mostly meet its types
-//! ([`Uuid`], [`ScalarArray`], [`RawTaggedField`]) and its errors.
+//! ([`Uuid`], [`ScalarArray`], [`StructArray`], [`RawTaggedField`]) and its errors.
 
 mod array;
 mod codec;
@@ -12,6 +12,7 @@ pub mod json;
 
 mod path;
 mod reader;
+mod struct_array;
 mod tagged;
 mod uuid;
 pub mod varint;
@@ -25,6 +26,7 @@ pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 pub use json::{JsonError, JsonErrorKind, JsonForm};
 pub use path::{FieldPath, PathSegment};
 pub use reader::Reader;
+pub use struct_array::{IntoIter as StructArrayIntoIter, Iter as StructArrayIter, StructArray};
 pub use tagged::{
     put_unknown_tagged_fields, unknown_tagged_fields_len, unknown_tagged_section_len,
     RawTaggedField, TaggedFieldWriter, UnknownTaggedFields,

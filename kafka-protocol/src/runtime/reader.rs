@@ -7,7 +7,9 @@
 use std::borrow::Cow;
 
 use super::array::{FixedWidth, ScalarArray};
+use super::codec::Decode;
 use super::error::{DecodeError, DecodeErrorKind};
+use super::struct_array::StructArray;
 use super::tagged::{RawTaggedField, UnknownTaggedFields};
 use super::uuid::Uuid;
 use super::varint::get_uvarint;
@@ -325,6 +327,46 @@ impl<'a> Reader<'a> {
     ) -> Result<Vec<T>, DecodeError> {
         let start = self.offset();
         self.read_nullable_array(compact, element)?
+            .ok_or_else(|| DecodeError::new(start, DecodeErrorKind::UnexpectedNull))
+    }
+
+    /// Reads an array of structs that may be null. Every element is decoded
+    /// here, so that a fault anywhere is reported now with its index, and
+    /// dropped: the array keeps only the checked bytes, which
+    /// [`StructArray::iter`] decodes again.
+    #[inline]
+    pub fn read_nullable_struct_array<T: Decode<'a>>(
+        &mut self,
+        compact: bool,
+        version: i16,
+    ) -> Result<Option<StructArray<'a, T>>, DecodeError> {
+        let Some(count) = self.read_array_len(compact, 1)? else {
+            return Ok(None);
+        };
+        let start = self.position;
+        for index in 0..count {
+            if let Err(e) = T::decode_from(self, version) {
+                return Err(e.at_index(index));
+            }
+        }
+        // A count fits in 32 bits: it came from an int32 or a uvarint.
+        let count = u32::try_from(count).unwrap_or(u32::MAX);
+        Ok(Some(StructArray::from_checked_wire(
+            &self.input[start..self.position],
+            count,
+            version,
+        )))
+    }
+
+    /// Reads an array of structs that must not be null.
+    #[inline]
+    pub fn read_struct_array<T: Decode<'a>>(
+        &mut self,
+        compact: bool,
+        version: i16,
+    ) -> Result<StructArray<'a, T>, DecodeError> {
+        let start = self.offset();
+        self.read_nullable_struct_array(compact, version)?
             .ok_or_else(|| DecodeError::new(start, DecodeErrorKind::UnexpectedNull))
     }
 

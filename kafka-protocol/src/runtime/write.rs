@@ -6,7 +6,9 @@
 use bytes::BufMut;
 
 use super::array::{FixedWidth, ScalarArray};
+use super::codec::{Decode, Encode};
 use super::error::{EncodeError, EncodeErrorKind};
+use super::struct_array::StructArray;
 use super::varint::{put_uvarint, uvarint_len};
 
 /// Writes a length prefix: compact `uvarint(len + 1)`, or classic int16/int32.
@@ -232,6 +234,85 @@ pub fn nullable_scalar_array_len<T: FixedWidth>(
 #[inline]
 pub fn scalar_array_len<T: FixedWidth>(items: &ScalarArray<'_, T>, compact: bool) -> usize {
     nullable_scalar_array_len(Some(items), compact)
+}
+
+/// Writes an array of structs, which may be null. A decoded array written at
+/// the version it was decoded at is copied as it came; otherwise each element
+/// is encoded.
+#[inline]
+pub fn put_nullable_struct_array<'a, B: BufMut, T: Encode + Decode<'a> + Clone>(
+    buf: &mut B,
+    items: Option<&StructArray<'a, T>>,
+    compact: bool,
+    version: i16,
+) -> Result<(), EncodeError> {
+    put_array_len(buf, items.map(StructArray::len), compact)?;
+    let Some(items) = items else {
+        return Ok(());
+    };
+    match (items.as_slice(), items.wire()) {
+        (Some(slice), _) => put_elements(buf, slice.iter(), version),
+        (None, Some((bytes, decoded_at))) if decoded_at == version => {
+            buf.put_slice(bytes);
+            Ok(())
+        }
+        _ => put_elements(buf, items.iter(), version),
+    }
+}
+
+/// Encodes each element, naming the index of a failing one.
+#[inline]
+fn put_elements<B: BufMut, T: Encode, E: std::ops::Deref<Target = T>>(
+    buf: &mut B,
+    elements: impl Iterator<Item = E>,
+    version: i16,
+) -> Result<(), EncodeError> {
+    for (index, element) in elements.enumerate() {
+        element
+            .encode_to(buf, version)
+            .map_err(|e| e.at_index(index))?;
+    }
+    Ok(())
+}
+
+/// Writes an array of structs.
+#[inline]
+pub fn put_struct_array<'a, B: BufMut, T: Encode + Decode<'a> + Clone>(
+    buf: &mut B,
+    items: &StructArray<'a, T>,
+    compact: bool,
+    version: i16,
+) -> Result<(), EncodeError> {
+    put_nullable_struct_array(buf, Some(items), compact, version)
+}
+
+/// The encoded size of an array of structs, which may be null.
+#[inline]
+pub fn nullable_struct_array_len<'a, T: Encode + Decode<'a> + Clone>(
+    items: Option<&StructArray<'a, T>>,
+    compact: bool,
+    version: i16,
+) -> usize {
+    let prefix = array_len_len(items.map(StructArray::len), compact);
+    let Some(items) = items else {
+        return prefix;
+    };
+    let elements = match (items.as_slice(), items.wire()) {
+        (Some(slice), _) => slice.iter().map(|item| item.encoded_len(version)).sum(),
+        (None, Some((bytes, decoded_at))) if decoded_at == version => bytes.len(),
+        _ => items.iter().map(|item| item.encoded_len(version)).sum(),
+    };
+    prefix + elements
+}
+
+/// The encoded size of an array of structs.
+#[inline]
+pub fn struct_array_len<'a, T: Encode + Decode<'a> + Clone>(
+    items: &StructArray<'a, T>,
+    compact: bool,
+    version: i16,
+) -> usize {
+    nullable_struct_array_len(Some(items), compact, version)
 }
 
 /// Writes a tagged field's header: its tag and its size.

@@ -10,7 +10,7 @@ use kafka_wire::ResponseBody;
 /// answers it with `unsupported_api_versions_reply()` at v0.
 pub fn api_versions() -> ResponseBody<'static> {
     ResponseBody::ApiVersions(ApiVersionsResponse {
-        api_keys: advertised_versions(false),
+        api_keys: advertised_versions(false).into(),
         ..Default::default()
     })
 }

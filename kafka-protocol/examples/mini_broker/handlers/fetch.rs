@@ -107,7 +107,7 @@ fn read(
     }
     let response = FetchResponse {
         session_id: 0,
-        responses,
+        responses: responses.into(),
         ..Default::default()
     };
     (response, total, failed)

@@ -43,7 +43,8 @@ pub fn metadata(
             port: broker.port(),
             rack: None,
             ..Default::default()
-        }],
+        }]
+        .into(),
         cluster_id: Some(owned(&broker.config.cluster_id)),
         controller_id: NODE_ID,
         topics,

@@ -62,7 +62,7 @@ pub fn produce(
     broker.appended.notify_waiters();
     (request.acks != 0).then(|| {
         ResponseBody::Produce(ProduceResponse {
-            responses,
+            responses: responses.into(),
             ..Default::default()
         })
     })

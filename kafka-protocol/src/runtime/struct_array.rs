@@ -1,0 +1,379 @@
+//! Arrays of structs, kept in wire form after decoding and decoded on access.
+//!
+//! Decoding a message checks every element of a struct array completely, by
+//! decoding it and dropping the result, and then keeps only the array's wire
+//! bytes. Nothing is allocated for the elements, and the message takes no
+//! more memory than its top-level struct, however many elements it has.
+//! Each element is decoded again, from those checked bytes, when it is read.
+//!
+//! The trade-off: a reader that visits every element of a nested array
+//! decodes the inner elements once per level of nesting (a MetadataResponse
+//! partition is decoded when the response is checked, when its topic is
+//! read, and when it is read itself). A reader that visits only part of the
+//! message, or forwards it, does no more work than the check.
+//!
+//! Arrays built in code hold a `Vec`; [`StructArray::to_mut`] turns a decoded
+//! array into one, like [`Cow::to_mut`](std::borrow::Cow::to_mut).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use super::codec::Decode;
+use super::reader::Reader;
+
+/// An array of structs: either checked wire bytes from a decoded message, or
+/// a `Vec` built in code.
+///
+/// [`StructArray::iter`] yields every element either way, as a
+/// [`Cow`]: decoded from the wire, or borrowed from the `Vec`. Encoding a
+/// decoded array at the version it was decoded at copies its bytes.
+pub struct StructArray<'a, T> {
+    repr: Repr<'a, T>,
+}
+
+enum Repr<'a, T> {
+    /// Elements checked by decoding them, at `version`.
+    Wire {
+        bytes: &'a [u8],
+        count: u32,
+        version: i16,
+    },
+    Owned(Vec<T>),
+}
+
+impl<'a, T> StructArray<'a, T> {
+    /// An empty array.
+    pub const fn new() -> Self {
+        StructArray {
+            repr: Repr::Owned(Vec::new()),
+        }
+    }
+
+    /// The number of elements.
+    #[inline]
+    pub fn len(&self) -> usize {
+        match &self.repr {
+            Repr::Wire { count, .. } => *count as usize,
+            Repr::Owned(items) => items.len(),
+        }
+    }
+
+    /// True when there are no elements.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The wire bytes of the elements and the version they were decoded at,
+    /// when the array came from the wire and has not been changed since.
+    pub fn wire(&self) -> Option<(&'a [u8], i16)> {
+        match &self.repr {
+            Repr::Wire { bytes, version, .. } => Some((bytes, *version)),
+            Repr::Owned(_) => None,
+        }
+    }
+
+    /// The elements, when the array holds a `Vec`.
+    pub fn as_slice(&self) -> Option<&[T]> {
+        match &self.repr {
+            Repr::Wire { .. } => None,
+            Repr::Owned(items) => Some(items),
+        }
+    }
+
+    /// Wraps the bytes of `count` elements that have just been decoded
+    /// successfully at `version`. Only the reader creates these.
+    pub(crate) fn from_checked_wire(bytes: &'a [u8], count: u32, version: i16) -> Self {
+        StructArray {
+            repr: Repr::Wire {
+                bytes,
+                count,
+                version,
+            },
+        }
+    }
+}
+
+impl<'a, T: Decode<'a> + Clone> StructArray<'a, T> {
+    /// The elements in order: decoded from the wire one by one, or borrowed
+    /// from the `Vec`.
+    pub fn iter(&self) -> Iter<'_, 'a, T> {
+        Iter {
+            inner: match &self.repr {
+                Repr::Wire {
+                    bytes,
+                    count,
+                    version,
+                } => IterInner::Wire(WireElements::new(bytes, *count, *version)),
+                Repr::Owned(items) => IterInner::Owned(items.iter()),
+            },
+        }
+    }
+
+    /// The element at `index`. For a decoded array this decodes the
+    /// elements before it too.
+    pub fn get(&self, index: usize) -> Option<Cow<'_, T>> {
+        self.iter().nth(index)
+    }
+
+    /// The elements as a `Vec` that can be changed, decoding them first when
+    /// the array came from the wire.
+    pub fn to_mut(&mut self) -> &mut Vec<T> {
+        if let Repr::Wire {
+            bytes,
+            count,
+            version,
+        } = self.repr
+        {
+            self.repr = Repr::Owned(WireElements::new(bytes, count, version).collect());
+        }
+        match &mut self.repr {
+            Repr::Owned(items) => items,
+            // Replaced just above.
+            Repr::Wire { .. } => unreachable!("a decoded array was just turned into a Vec"),
+        }
+    }
+
+    /// Appends an element, decoding the array first when it came from the
+    /// wire.
+    pub fn push(&mut self, value: T) {
+        self.to_mut().push(value);
+    }
+
+    /// The elements, decoded, in a `Vec`.
+    pub fn into_vec(self) -> Vec<T> {
+        self.into_iter().collect()
+    }
+}
+
+/// Decodes the elements of checked wire bytes one after another.
+struct WireElements<'a, T> {
+    reader: Reader<'a>,
+    remaining: u32,
+    version: i16,
+    element: std::marker::PhantomData<T>,
+}
+
+impl<'a, T> WireElements<'a, T> {
+    fn new(bytes: &'a [u8], count: u32, version: i16) -> Self {
+        WireElements {
+            reader: Reader::new(bytes),
+            remaining: count,
+            version,
+            element: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<'a, T: Decode<'a>> Iterator for WireElements<'a, T> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        if self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        // These bytes decoded successfully at this version when the array
+        // was read, and decoding depends on nothing else, so this succeeds.
+        match T::decode_from(&mut self.reader, self.version) {
+            Ok(element) => Some(element),
+            Err(error) => {
+                debug_assert!(false, "checked struct array failed to decode: {error}");
+                self.remaining = 0;
+                None
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining as usize, Some(self.remaining as usize))
+    }
+}
+
+/// The elements of a [`StructArray`], from [`StructArray::iter`].
+pub struct Iter<'s, 'a, T> {
+    inner: IterInner<'s, 'a, T>,
+}
+
+enum IterInner<'s, 'a, T> {
+    Wire(WireElements<'a, T>),
+    Owned(std::slice::Iter<'s, T>),
+}
+
+impl<'s, 'a, T: Decode<'a> + Clone> Iterator for Iter<'s, 'a, T> {
+    type Item = Cow<'s, T>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Cow<'s, T>> {
+        match &mut self.inner {
+            IterInner::Wire(elements) => elements.next().map(Cow::Owned),
+            IterInner::Owned(items) => items.next().map(Cow::Borrowed),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match &self.inner {
+            IterInner::Wire(elements) => elements.size_hint(),
+            IterInner::Owned(items) => items.size_hint(),
+        }
+    }
+}
+
+impl<'a, T: Decode<'a> + Clone> ExactSizeIterator for Iter<'_, 'a, T> {}
+
+/// The elements of a [`StructArray`], by value.
+pub struct IntoIter<'a, T> {
+    inner: IntoIterInner<'a, T>,
+}
+
+enum IntoIterInner<'a, T> {
+    Wire(WireElements<'a, T>),
+    Owned(std::vec::IntoIter<T>),
+}
+
+impl<'a, T: Decode<'a>> Iterator for IntoIter<'a, T> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        match &mut self.inner {
+            IntoIterInner::Wire(elements) => elements.next(),
+            IntoIterInner::Owned(items) => items.next(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match &self.inner {
+            IntoIterInner::Wire(elements) => elements.size_hint(),
+            IntoIterInner::Owned(items) => items.size_hint(),
+        }
+    }
+}
+
+impl<'a, T: Decode<'a>> ExactSizeIterator for IntoIter<'a, T> {}
+
+impl<'a, T: Decode<'a>> IntoIterator for StructArray<'a, T> {
+    type Item = T;
+    type IntoIter = IntoIter<'a, T>;
+
+    fn into_iter(self) -> IntoIter<'a, T> {
+        IntoIter {
+            inner: match self.repr {
+                Repr::Wire {
+                    bytes,
+                    count,
+                    version,
+                } => IntoIterInner::Wire(WireElements::new(bytes, count, version)),
+                Repr::Owned(items) => IntoIterInner::Owned(items.into_iter()),
+            },
+        }
+    }
+}
+
+impl<'s, 'a, T: Decode<'a> + Clone> IntoIterator for &'s StructArray<'a, T> {
+    type Item = Cow<'s, T>;
+    type IntoIter = Iter<'s, 'a, T>;
+
+    fn into_iter(self) -> Iter<'s, 'a, T> {
+        self.iter()
+    }
+}
+
+impl<T> Default for StructArray<'_, T> {
+    fn default() -> Self {
+        StructArray::new()
+    }
+}
+
+impl<T: Clone> Clone for StructArray<'_, T> {
+    fn clone(&self) -> Self {
+        StructArray {
+            repr: match &self.repr {
+                Repr::Wire {
+                    bytes,
+                    count,
+                    version,
+                } => Repr::Wire {
+                    bytes,
+                    count: *count,
+                    version: *version,
+                },
+                Repr::Owned(items) => Repr::Owned(items.clone()),
+            },
+        }
+    }
+}
+
+impl<T> From<Vec<T>> for StructArray<'_, T> {
+    fn from(items: Vec<T>) -> Self {
+        StructArray {
+            repr: Repr::Owned(items),
+        }
+    }
+}
+
+impl<T> FromIterator<T> for StructArray<'_, T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        Vec::from_iter(iter).into()
+    }
+}
+
+/// Arrays are equal when their elements are, whichever form each is in.
+impl<'a, T: Decode<'a> + Clone + PartialEq> PartialEq for StructArray<'a, T> {
+    fn eq(&self, other: &Self) -> bool {
+        if let (Some(mine), Some(theirs)) = (self.wire(), other.wire()) {
+            if mine == theirs {
+                return true;
+            }
+        }
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl<'a, T: Decode<'a> + Clone + fmt::Debug> fmt::Debug for StructArray<'a, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::error::DecodeError;
+
+    /// A two-field struct for the tests: an int8 and an int16.
+    #[derive(Debug, Clone, PartialEq)]
+    struct Pair(i8, i16);
+
+    impl<'a> Decode<'a> for Pair {
+        fn decode_from(reader: &mut Reader<'a>, _version: i16) -> Result<Self, DecodeError> {
+            Ok(Pair(reader.read_i8()?, reader.read_i16()?))
+        }
+    }
+
+    #[test]
+    fn decoded_arrays_equal_built_ones_and_iterate_alike() {
+        let wire = [1, 0, 2, 3, 0, 4];
+        let decoded = StructArray::<Pair>::from_checked_wire(&wire, 2, 0);
+        let built: StructArray<Pair> = vec![Pair(1, 2), Pair(3, 4)].into();
+        assert_eq!(decoded, built);
+        assert_eq!(decoded.len(), 2);
+        assert_eq!(decoded.get(1).as_deref(), Some(&Pair(3, 4)));
+        assert_eq!(decoded.get(2), None);
+        assert_eq!(decoded.wire(), Some((&wire[..], 0)));
+        assert_eq!(built.wire(), None);
+        assert_eq!(decoded.clone().into_vec(), vec![Pair(1, 2), Pair(3, 4)]);
+        assert_ne!(decoded, vec![Pair(1, 2)].into());
+        assert_ne!(decoded, vec![Pair(1, 2), Pair(3, 5)].into());
+    }
+
+    #[test]
+    fn changing_a_decoded_array_decodes_it_first() {
+        let wire = [1, 0, 2];
+        let mut array = StructArray::<Pair>::from_checked_wire(&wire, 1, 0);
+        array.push(Pair(5, 6));
+        assert_eq!(array.wire(), None);
+        assert_eq!(array.as_slice(), Some(&[Pair(1, 2), Pair(5, 6)][..]));
+    }
+}
