@@ -5,7 +5,9 @@
 # panic, timeout (10 s per input) or out-of-memory (2 GiB).
 #
 # Works on stable Rust: `-s none` needs no sanitizer and no -Zbuild-std
-# (libfuzzer-sys compiles libFuzzer with the system C++ compiler).
+# (libfuzzer-sys compiles libFuzzer with the system C++ compiler). `-a` keeps
+# debug assertions on, so the decoder's own consistency checks run too (every
+# struct-array element that validates must decode, to the same bytes).
 #
 #   FUZZ_SECONDS=30        seconds per target
 #   FUZZ_TARGET_DIR=dir    cargo target directory (default fuzz/target)
@@ -28,7 +30,7 @@ fi
 
 python3 seed-corpus.py
 start=$SECONDS
-cargo fuzz build -s none "${target_dir[@]}"
+cargo fuzz build -s none -a "${target_dir[@]}"
 echo "fuzz: built in $((SECONDS - start)) s"
 
 failed=()
@@ -38,7 +40,7 @@ for target in $targets; do
     # final statistics, or the whole tail when the target fails.
     log="artifacts/smoke-$target.log"
     mkdir -p artifacts
-    if cargo fuzz run "$target" -s none "${target_dir[@]}" -- \
+    if cargo fuzz run "$target" -s none -a "${target_dir[@]}" -- \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         >"$log" 2>&1; then
         grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|Done )' "$log" || true

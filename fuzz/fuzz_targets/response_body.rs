@@ -1,6 +1,7 @@
 //! Response bodies of every api and version: `[api_key, version, body...]`
 //! (see the crate docs for how the bytes select them). Decoding the body,
-//! and the same bytes as a whole response frame, must never panic.
+//! and the same bytes as a whole response frame, must never panic, and the
+//! validate-only pass must agree with decode, error for error.
 #![no_main]
 
 use kafka_wire::frame::ResponseFrame;
@@ -14,7 +15,13 @@ fuzz_target!(|data: &[u8]| {
     };
     let api = select_api(api_byte);
     let version = select_version(api, version_byte);
-    if let Ok(decoded) = ResponseBody::decode(api, version, body) {
+    let decoded = ResponseBody::decode(api, version, body);
+    assert_eq!(
+        ResponseBody::validate(api, version, body),
+        decoded.as_ref().map(drop).map_err(Clone::clone),
+        "validate disagrees with decode"
+    );
+    if let Ok(decoded) = decoded {
         assert_eq!(decoded.api_key(), api);
     }
     let _ = ResponseFrame::decode(body, api, version);

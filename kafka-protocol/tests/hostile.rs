@@ -1348,7 +1348,7 @@ fn golden_cases() -> Vec<GoldenCase> {
 }
 
 #[test]
-fn every_prefix_of_every_golden_fixture_is_an_error() {
+fn every_prefix_of_every_golden_fixture_is_an_error_for_decode_and_validate() {
     let cases = golden_cases();
     assert!(cases.len() > 1000, "only {} golden cases", cases.len());
     let mut prefixes = 0;
@@ -1371,6 +1371,18 @@ fn every_prefix_of_every_golden_fixture_is_an_error() {
                 _ => Ok(()),
             }
         };
+        // The validate-only pass must agree with decode, error for error.
+        let validate = |input: &[u8]| -> Result<(), DecodeError> {
+            let api = key.and_then(ApiKey::from_key);
+            measure(input.len(), 0, name, || match (kind.as_str(), api) {
+                ("request", Some(api)) => RequestBody::validate(api, *version, input),
+                ("response", Some(api)) => ResponseBody::validate(api, *version, input),
+                ("header", _) if name == "RequestHeader" => {
+                    RequestHeader::validate(input, *version)
+                }
+                _ => Ok(()),
+            })
+        };
         if kind == "header" && name != "RequestHeader" {
             continue;
         }
@@ -1378,9 +1390,15 @@ fn every_prefix_of_every_golden_fixture_is_an_error() {
             decode(bytes).is_ok(),
             "{name} v{version}: the whole fixture does not decode"
         );
+        assert_eq!(validate(bytes), Ok(()), "{name} v{version}: validate");
         for len in 0..bytes.len() {
             let error = decode(&bytes[..len])
                 .expect_err(&format!("{name} v{version}: prefix {len} decoded"));
+            assert_eq!(
+                validate(&bytes[..len]),
+                Err(error.clone()),
+                "{name} v{version} prefix {len}: validate disagrees with decode"
+            );
             assert!(
                 matches!(
                     error.kind(),

@@ -324,6 +324,11 @@ fn dispatch_enum(enum_name: &str, what: &str, variants: &[Variant], keyed: Keyed
         let key = key_pattern(v);
         quote!(#key => rt::Message::decode(input, version).map(Self::#name),)
     });
+    let validate = variants.iter().map(|v| {
+        let key = key_pattern(v);
+        let ty = message_type(v);
+        quote!(#key => <#ty as rt::Message>::validate(input, version),)
+    });
     let from_json = variants.iter().map(|v| {
         let name = ident(&v.name);
         let key = key_pattern(v);
@@ -400,6 +405,10 @@ fn dispatch_enum(enum_name: &str, what: &str, variants: &[Variant], keyed: Keyed
     let decode_doc = doc_attrs(&format!(
         "Decodes the {what} of `{key_name}` at `version` from exactly `input`."
     ));
+    let validate_doc = doc_attrs(&format!(
+        "Checks that `input` is exactly one valid {what} of `{key_name}` at `version`, building \
+         nothing: it fails exactly when [`Self::decode`] does, with the same error."
+    ));
     let key_doc = doc_attrs(&format!("The `{key_name}` of this {what}."));
     quote! {
         #doc
@@ -414,6 +423,14 @@ fn dispatch_enum(enum_name: &str, what: &str, variants: &[Variant], keyed: Keyed
             pub fn decode(#key_name: #key_type, version: i16, input: &'a [u8]) -> Result<Self, rt::DecodeError> {
                 match #key_name {
                     #(#decode)*
+                    #unknown_key
+                }
+            }
+
+            #validate_doc
+            pub fn validate(#key_name: #key_type, version: i16, input: &'a [u8]) -> Result<(), rt::DecodeError> {
+                match #key_name {
+                    #(#validate)*
                     #unknown_key
                 }
             }

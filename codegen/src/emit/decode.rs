@@ -1,11 +1,13 @@
-//! Emits `Decode` for each struct: one `let` per field, version branches
-//! only where the IR left them, then the tagged-field section.
+//! Emits `Decode` for each struct: `decode_from`, one read per field with
+//! version branches only where the IR left them, then the tagged-field
+//! section; and `validate_from`, the same reads with nothing kept.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::common::{
-    choose, cond_tokens, default_value, field_ident, ident, negate, paren, struct_type, when,
+    choose, cond_tokens, default_value, field_ident, ident, negate, paren, scalar_type,
+    struct_type, when,
 };
 use crate::ir::{Cond, FieldIr, FieldKind, StructIr};
 use crate::model::Scalar;
@@ -17,13 +19,13 @@ pub fn decode_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
         let name = field_ident(field);
         let value = choose(
             field.untagged,
-            read_field(field, false),
+            read_field(field, false, Mode::Decode),
             default_value(field),
         );
         quote!(#name: #value,)
     });
     let body = if s.flexible.is_possible() {
-        let tagged_section = tagged_section(s);
+        let tagged_section = tagged_section(s, Mode::Decode);
         quote! {
             let mut decoded = Self {
                 #(#fields)*
@@ -36,13 +38,37 @@ pub fn decode_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
         quote!(Ok(Self { #(#fields)* }))
     };
     let version = version_param(&body);
+    let checks = s.fields.iter().map(|field| {
+        let read = read_field(field, false, Mode::Validate);
+        when(field.untagged, quote!(#read;))
+    });
+    let skip_tagged = tagged_section(s, Mode::Validate);
+    let check_body = quote! {
+        #(#checks)*
+        #skip_tagged
+        Ok(())
+    };
+    let check_version = version_param(&check_body);
     quote! {
         impl<'a> rt::Decode<'a> for #ty {
             fn decode_from(r: &mut rt::Reader<'a>, #version: i16) -> Result<Self, rt::DecodeError> {
                 #body
             }
+
+            fn validate_from(r: &mut rt::Reader<'a>, #check_version: i16) -> Result<(), rt::DecodeError> {
+                #check_body
+            }
         }
     }
+}
+
+/// What the generated reads are for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Build the value.
+    Decode,
+    /// Check the input and build nothing.
+    Validate,
 }
 
 /// `version`, or `_version` when the body never looks at it. A field
@@ -76,14 +102,18 @@ fn mentions_version(tokens: TokenStream) -> bool {
 }
 
 /// The tagged-field section, with one match arm per known tag.
-fn tagged_section(s: &StructIr) -> TokenStream {
+fn tagged_section(s: &StructIr, mode: Mode) -> TokenStream {
     if !s.flexible.is_possible() {
         return TokenStream::new();
     }
     let arms = s.fields.iter().filter_map(|field| {
         let (tag, cond) = field.tagged?;
         let name = field_ident(field);
-        let read = read_field(field, true);
+        let read = read_field(field, true, mode);
+        let keep = match mode {
+            Mode::Decode => quote!(decoded.#name = #read;),
+            Mode::Validate => quote!(#read;),
+        };
         let check = match cond {
             Cond::Always => TokenStream::new(),
             _ => {
@@ -98,7 +128,7 @@ fn tagged_section(s: &StructIr) -> TokenStream {
         Some(quote! {
             #tag => {
                 #check
-                decoded.#name = #read;
+                #keep
             }
         })
     });
@@ -116,20 +146,26 @@ fn tagged_section(s: &StructIr) -> TokenStream {
             }
         }
     };
-    let read = quote!(r.read_tagged_fields(&mut decoded.unknown_tagged_fields, #callback)?;);
+    let read = match mode {
+        Mode::Decode => {
+            quote!(r.read_tagged_fields(&mut decoded.unknown_tagged_fields, #callback)?;)
+        }
+        Mode::Validate => quote!(r.skip_tagged_fields(#callback)?;),
+    };
     when(s.flexible, read)
 }
 
 /// An expression of the field's Rust type, reading it and naming the field
 /// in any error.
-fn read_field(field: &FieldIr, tagged: bool) -> TokenStream {
-    let read = read_value(field, tagged);
+fn read_field(field: &FieldIr, tagged: bool, mode: Mode) -> TokenStream {
+    let read = read_value(field, tagged, mode);
     let name = &field.rust_name;
     quote!(#read.map_err(|e| e.in_field(#name))?)
 }
 
-/// A `Result` expression reading the field's value.
-fn read_value(field: &FieldIr, tagged: bool) -> TokenStream {
+/// A `Result` expression reading the field's value; in [`Mode::Validate`],
+/// nested structs are only checked.
+fn read_value(field: &FieldIr, tagged: bool, mode: Mode) -> TokenStream {
     let k = cond_tokens(field.compact);
     let (nullable, plain) = match &field.kind {
         FieldKind::Scalar(s) => return read_scalar(*s),
@@ -140,26 +176,44 @@ fn read_value(field: &FieldIr, tagged: bool) -> TokenStream {
         FieldKind::Bytes | FieldKind::Records => {
             (quote!(r.read_nullable_bytes(#k)), quote!(r.read_bytes(#k)))
         }
-        FieldKind::ScalarArray(_) => (
-            quote!(r.read_nullable_scalar_array(#k)),
-            quote!(r.read_scalar_array(#k)),
-        ),
-        FieldKind::StringArray => (
-            quote!(r.read_nullable_array(#k, |r| r.read_string(#k))),
-            quote!(r.read_array(#k, |r| r.read_string(#k))),
-        ),
-        FieldKind::StructArray(_) => (
-            quote!(r.read_nullable_struct_array(#k, version)),
-            quote!(r.read_struct_array(#k, version)),
-        ),
+        FieldKind::ScalarArray(element) => {
+            // Named, since a checked array is dropped unseen.
+            let element = scalar_type(*element);
+            (
+                quote!(r.read_nullable_scalar_array::<#element>(#k)),
+                quote!(r.read_scalar_array::<#element>(#k)),
+            )
+        }
+        FieldKind::StringArray => {
+            let element = match mode {
+                Mode::Decode => quote!(r.read_string(#k)),
+                // A `Vec<()>` never allocates.
+                Mode::Validate => quote!(r.read_string(#k).map(drop)),
+            };
+            (
+                quote!(r.read_nullable_array(#k, |r| #element)),
+                quote!(r.read_array(#k, |r| #element)),
+            )
+        }
+        FieldKind::StructArray(name) => {
+            let ty = ident(name);
+            (
+                quote!(r.read_nullable_struct_array::<#ty>(#k, version)),
+                quote!(r.read_struct_array::<#ty>(#k, version)),
+            )
+        }
         FieldKind::Struct(name) => {
             let ty = ident(name);
-            let nullable = if tagged {
-                quote!(r.read_tagged_nullable_struct(|r| #ty::decode_from(r, version)))
-            } else {
-                quote!(r.read_nullable_struct(|r| #ty::decode_from(r, version)))
+            let read = match mode {
+                Mode::Decode => quote!(#ty::decode_from(r, version)),
+                Mode::Validate => quote!(#ty::validate_from(r, version)),
             };
-            (nullable, quote!(#ty::decode_from(r, version)))
+            let nullable = if tagged {
+                quote!(r.read_tagged_nullable_struct(|r| #read))
+            } else {
+                quote!(r.read_nullable_struct(|r| #read))
+            };
+            (nullable, read)
         }
     };
     if !field.optional {

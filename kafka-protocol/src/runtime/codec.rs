@@ -10,6 +10,14 @@ pub trait Decode<'a>: Sized {
     /// Reads the struct from `reader`, borrowing strings, bytes and scalar
     /// arrays from its input.
     fn decode_from(reader: &mut Reader<'a>, version: i16) -> Result<Self, DecodeError>;
+
+    /// Reads past the struct, checking everything [`Decode::decode_from`]
+    /// checks and building nothing. It accepts exactly the input
+    /// `decode_from` accepts, fails with the same error, and consumes the
+    /// same bytes. The default decodes and drops.
+    fn validate_from(reader: &mut Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        Self::decode_from(reader, version).map(drop)
+    }
 }
 
 /// A struct that can be written to the wire at a given version.
@@ -43,17 +51,35 @@ pub trait Message<'a>: Decode<'a> + Encode {
         Ok(message)
     }
 
+    /// Checks that `input` is exactly one valid message, with everything
+    /// [`Message::decode`] checks, without building it. `validate` succeeds
+    /// exactly when `decode` does, and fails with the same error.
+    fn validate(input: &'a [u8], version: i16) -> Result<(), DecodeError> {
+        let mut reader = Reader::new(input);
+        Self::check_version(&reader, version)?;
+        <Self as Decode<'a>>::validate_from(&mut reader, version)
+            .map_err(|e| e.in_message(Self::NAME))?;
+        reader.finish().map_err(|e| e.in_message(Self::NAME))
+    }
+
+    /// Fails with [`DecodeErrorKind::UnsupportedVersion`] unless this message
+    /// has `version`.
+    fn check_version(reader: &Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        if Self::supports_version(version) {
+            return Ok(());
+        }
+        Err(reader
+            .error(DecodeErrorKind::UnsupportedVersion {
+                version,
+                lowest: Self::LOWEST_VERSION,
+                highest: Self::HIGHEST_VERSION,
+            })
+            .in_message(Self::NAME))
+    }
+
     /// Decodes the message from the front of `reader`, leaving what follows.
     fn decode_prefix(reader: &mut Reader<'a>, version: i16) -> Result<Self, DecodeError> {
-        if !Self::supports_version(version) {
-            return Err(reader
-                .error(DecodeErrorKind::UnsupportedVersion {
-                    version,
-                    lowest: Self::LOWEST_VERSION,
-                    highest: Self::HIGHEST_VERSION,
-                })
-                .in_message(Self::NAME));
-        }
+        Self::check_version(reader, version)?;
         Self::decode_from(reader, version).map_err(|e| e.in_message(Self::NAME))
     }
 

@@ -330,10 +330,10 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| DecodeError::new(start, DecodeErrorKind::UnexpectedNull))
     }
 
-    /// Reads an array of structs that may be null. Every element is decoded
-    /// here, so that a fault anywhere is reported now with its index, and
-    /// dropped: the array keeps only the checked bytes, which
-    /// [`StructArray::iter`] decodes again.
+    /// Reads an array of structs that may be null. Every element is checked
+    /// here with [`Decode::validate_from`], so that a fault anywhere is reported
+    /// now, with its index; the array keeps only the checked bytes, which
+    /// [`StructArray::iter`] decodes.
     #[inline]
     pub fn read_nullable_struct_array<T: Decode<'a>>(
         &mut self,
@@ -345,9 +345,13 @@ impl<'a> Reader<'a> {
         };
         let start = self.position;
         for index in 0..count {
-            if let Err(e) = T::decode_from(self, version) {
+            #[cfg(debug_assertions)]
+            let element_start = self.position;
+            if let Err(e) = T::validate_from(self, version) {
                 return Err(e.at_index(index));
             }
+            #[cfg(debug_assertions)]
+            self.debug_check_decodes::<T>(element_start, version);
         }
         // A count fits in 32 bits: it came from an int32 or a uvarint.
         let count = u32::try_from(count).unwrap_or(u32::MAX);
@@ -356,6 +360,27 @@ impl<'a> Reader<'a> {
             count,
             version,
         )))
+    }
+
+    /// In debug builds (and so in every test), checks the promise iteration
+    /// relies on: what `validate_from` accepted, `decode_from` decodes, using the
+    /// same bytes.
+    #[cfg(debug_assertions)]
+    fn debug_check_decodes<T: Decode<'a>>(&self, element_start: usize, version: i16) {
+        let mut again = Reader {
+            input: self.input,
+            position: element_start,
+            base: self.base,
+        };
+        let decoded = T::decode_from(&mut again, version);
+        debug_assert!(
+            decoded.is_ok() && again.position == self.position,
+            "validate_from and decode_from disagree at offset {}: {:?}, {} bytes against {}",
+            self.base + element_start,
+            decoded.err(),
+            again.position - element_start,
+            self.position - element_start,
+        );
     }
 
     /// Reads an array of structs that must not be null.
@@ -442,14 +467,33 @@ impl<'a> Reader<'a> {
             self.position += 1;
             return Ok(());
         }
-        self.read_tagged_field_list(unknown, known)
+        let mut fields = Vec::new();
+        self.read_tagged_field_list(known, |field| fields.push(field))?;
+        unknown.extend(fields);
+        Ok(())
     }
 
+    /// Reads past a tagged-field section with the checks of
+    /// [`Reader::read_tagged_fields`], keeping nothing.
+    #[inline(always)]
+    pub fn skip_tagged_fields(
+        &mut self,
+        known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
+    ) -> Result<(), DecodeError> {
+        if self.input.get(self.position) == Some(&0) {
+            self.position += 1;
+            return Ok(());
+        }
+        self.read_tagged_field_list(known, drop)
+    }
+
+    /// Reads a non-empty tagged-field section, handing each field `known`
+    /// does not take to `keep`, in the order they arrive.
     #[inline(never)]
     fn read_tagged_field_list(
         &mut self,
-        unknown: &mut UnknownTaggedFields<'a>,
         mut known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
+        mut keep: impl FnMut(RawTaggedField<'a>),
     ) -> Result<(), DecodeError> {
         let count = self.read_uvarint()?;
         // Each field takes at least two bytes: its tag and its size.
@@ -461,7 +505,6 @@ impl<'a> Reader<'a> {
         }
         let mut seen_low_tags: u64 = 0;
         let mut high_tags: Vec<(u32, usize)> = Vec::new();
-        let mut fields: Vec<RawTaggedField<'a>> = Vec::new();
         for _ in 0..count {
             let tag_offset = self.offset();
             let tag = self.read_uvarint()?;
@@ -497,7 +540,7 @@ impl<'a> Reader<'a> {
                     ));
                 }
             } else {
-                fields.push(RawTaggedField {
+                keep(RawTaggedField {
                     tag,
                     data: Cow::Borrowed(data),
                 });
@@ -510,7 +553,6 @@ impl<'a> Reader<'a> {
             let (tag, offset) = pair[1];
             return Err(DecodeError::new(offset, DecodeErrorKind::DuplicateTag(tag)));
         }
-        unknown.extend(fields);
         Ok(())
     }
 
