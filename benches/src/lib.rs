@@ -6,6 +6,10 @@
 //! peer") decode and re-encode them, so that both crates work on exactly the
 //! same bytes. [`check_roundtrip`] proves that both decode the bytes and
 //! re-encode them to identical bytes; [`for_each_workload`] visits them all.
+//!
+//! Encoding is measured on values as code builds them: ours from
+//! [`Workload::built`], whose arrays of structs are `Vec`s, not from a decoded
+//! value, whose arrays would be copied as they came.
 
 use std::borrow::Cow;
 
@@ -16,6 +20,9 @@ use kafka_wire::frame::RequestFrame;
 use kafka_wire::messages as ours;
 use kafka_wire::runtime::{Message, ScalarArray, Uuid};
 
+mod scan;
+pub use scan::scan_metadata_response_v12;
+
 /// One benchmark workload: wire bytes, and how each crate decodes and encodes
 /// them.
 pub trait Workload {
@@ -25,6 +32,9 @@ pub trait Workload {
     type Ours<'a>;
     /// The peer's decoded value.
     type Peer;
+    /// The value the wire bytes are built from, as code builds a message:
+    /// arrays of structs are `Vec`s.
+    fn built() -> Self::Ours<'static>;
     /// Builds the wire bytes, without a size prefix.
     fn wire() -> Bytes;
     /// Decodes `wire` with `kafka-wire`.
@@ -35,6 +45,15 @@ pub trait Workload {
     fn encode_ours(value: &Self::Ours<'_>) -> Vec<u8>;
     /// Encodes with the peer into a buffer pre-sized from the computed size.
     fn encode_peer(value: &Self::Peer) -> BytesMut;
+    /// Reads every element of our decoded value into a checksum, or `None`
+    /// when the workload does not measure reading.
+    fn visit_ours(_value: &Self::Ours<'_>) -> Option<u64> {
+        None
+    }
+    /// The same checksum from the peer's decoded value.
+    fn visit_peer(_value: &Self::Peer) -> Option<u64> {
+        None
+    }
 }
 
 /// Something done once per workload, generic over the workload's types.
@@ -59,6 +78,14 @@ pub fn for_each_workload<V: Visitor>(visitor: &mut V) {
 /// otherwise.
 pub fn check_roundtrip<W: Workload>() -> usize {
     let wire = W::wire();
+    let built = W::encode_ours(&W::built());
+    assert!(
+        built == wire[..],
+        "{}: the built value encodes to {} bytes, not the {} wire bytes",
+        W::NAME,
+        built.len(),
+        wire.len()
+    );
     let ours = W::encode_ours(&W::decode_ours(&wire));
     assert!(
         ours == wire[..],
@@ -108,6 +135,7 @@ macro_rules! message_workload {
         $(#[$doc:meta])*
         $workload:ident = $name:literal, version $version:literal,
         ours $ours:ty, peer $peer:ty, build $build:expr
+        $(, visit ours $visit_ours:expr, peer $visit_peer:expr)?
     ) => {
         $(#[$doc])*
         pub struct $workload;
@@ -117,8 +145,12 @@ macro_rules! message_workload {
             type Ours<'a> = $ours;
             type Peer = $peer;
 
+            fn built() -> Self::Ours<'static> {
+                $build
+            }
+
             fn wire() -> Bytes {
-                build(&$build, $version)
+                build(&Self::built(), $version)
             }
 
             #[inline]
@@ -141,6 +173,18 @@ macro_rules! message_workload {
             fn encode_peer(value: &Self::Peer) -> BytesMut {
                 encode_peer_message(value, $version)
             }
+
+            $(
+                #[inline]
+                fn visit_ours(value: &Self::Ours<'_>) -> Option<u64> {
+                    Some($visit_ours(value))
+                }
+
+                #[inline]
+                fn visit_peer(value: &Self::Peer) -> Option<u64> {
+                    Some($visit_peer(value))
+                }
+            )?
         }
     };
 }
@@ -209,7 +253,37 @@ message_workload! {
     /// Metadata v12 response, 1000 topics x 10 partitions.
     MetadataV12 = "metadata_v12_1000x10", version 12,
     ours ours::MetadataResponse<'a>, peer peer::MetadataResponse,
-    build metadata_response()
+    build metadata_response(),
+    visit ours visit_metadata_ours, peer visit_metadata_peer
+}
+
+/// Sums what a client reads from every partition: ids, leaders, replicas
+/// and ISRs, and the length of every topic name.
+fn visit_metadata_ours(response: &ours::MetadataResponse<'_>) -> u64 {
+    let mut sum = 0u64;
+    for topic in &response.topics {
+        sum += topic.name.as_deref().map_or(0, str::len) as u64;
+        for partition in &topic.partitions {
+            sum += (partition.partition_index + partition.leader_id) as u64;
+            sum += partition.replica_nodes.iter().sum::<i32>() as u64;
+            sum += partition.isr_nodes.iter().sum::<i32>() as u64;
+        }
+    }
+    sum
+}
+
+/// [`visit_metadata_ours`] on the peer's value.
+fn visit_metadata_peer(response: &peer::MetadataResponse) -> u64 {
+    let mut sum = 0u64;
+    for topic in &response.topics {
+        sum += topic.name.as_ref().map_or(0, |name| name.len()) as u64;
+        for partition in &topic.partitions {
+            sum += (partition.partition_index + partition.leader_id.0) as u64;
+            sum += partition.replica_nodes.iter().map(|id| id.0).sum::<i32>() as u64;
+            sum += partition.isr_nodes.iter().map(|id| id.0).sum::<i32>() as u64;
+        }
+    }
+    sum
 }
 
 /// Fetch v16 response: 10 topics x 10 partitions, each with `records_len`
@@ -315,7 +389,34 @@ message_workload! {
     /// Vote v2 request with PreVote, one partition.
     VoteV2PreVote = "vote_v2_prevote", version 2,
     ours ours::VoteRequest<'a>, peer peer::VoteRequest,
-    build vote_request()
+    build vote_request(),
+    visit ours visit_vote_ours, peer visit_vote_peer
+}
+
+/// Reads what a voter checks in every partition of a Vote request.
+fn visit_vote_ours(request: &ours::VoteRequest<'_>) -> u64 {
+    let mut sum = 0u64;
+    for topic in &request.topics {
+        sum += topic.topic_name.len() as u64;
+        for partition in &topic.partitions {
+            sum += (partition.replica_epoch + partition.replica_id) as u64;
+            sum += partition.last_offset as u64 + u64::from(partition.pre_vote);
+        }
+    }
+    sum
+}
+
+/// [`visit_vote_ours`] on the peer's value.
+fn visit_vote_peer(request: &peer::VoteRequest) -> u64 {
+    let mut sum = 0u64;
+    for topic in &request.topics {
+        sum += topic.topic_name.len() as u64;
+        for partition in &topic.partitions {
+            sum += (partition.replica_epoch + partition.replica_id.0) as u64;
+            sum += partition.last_offset as u64 + u64::from(partition.pre_vote);
+        }
+    }
+    sum
 }
 
 /// ApiVersions v4 response: 90 api keys, and the features a KRaft broker
@@ -406,8 +507,12 @@ impl Workload for HeaderDispatchMetadataV12 {
     type Ours<'a> = RequestFrame<'a>;
     type Peer = (peer::RequestHeader, peer::MetadataRequest);
 
+    fn built() -> Self::Ours<'static> {
+        metadata_request_frame()
+    }
+
     fn wire() -> Bytes {
-        let frame = metadata_request_frame();
+        let frame = Self::built();
         let mut buf = Vec::with_capacity(frame.encoded_len());
         frame.encode(&mut buf).expect("workload encodes");
         Bytes::from(buf)

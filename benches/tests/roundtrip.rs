@@ -1,13 +1,49 @@
 //! Both crates decode every workload's bytes and re-encode them unchanged.
 
-use kafka_wire_benches::{check_roundtrip, for_each_workload, Visitor, Workload};
+use kafka_wire::messages::MetadataResponse;
+use kafka_wire::runtime::Message;
+use kafka_wire_benches::{
+    check_roundtrip, for_each_workload, scan_metadata_response_v12, MetadataV12, Visitor, Workload,
+};
 
 struct Check(Vec<(&'static str, usize)>);
 
 impl Visitor for Check {
     fn visit<W: Workload>(&mut self) {
         self.0.push((W::NAME, check_roundtrip::<W>()));
+        // Where a workload reads every element, both crates read the same.
+        let wire = W::wire();
+        let ours = W::visit_ours(&W::decode_ours(&wire));
+        assert_eq!(ours, W::visit_peer(&W::decode_peer(&wire)), "{}", W::NAME);
+        assert_ne!(ours, Some(0), "{}: nothing was read", W::NAME);
     }
+}
+
+/// The hand-written scan the validate-only pass is measured against accepts
+/// the Metadata bytes and rejects them cut short or with trailing bytes,
+/// as our validate does.
+#[test]
+fn the_metadata_scan_checks_what_validate_checks() {
+    let wire = MetadataV12::wire();
+    assert!(scan_metadata_response_v12(&wire));
+    assert!(MetadataResponse::validate(&wire, 12).is_ok());
+    for len in [0, 1, 5, wire.len() / 2, wire.len() - 1] {
+        assert!(!scan_metadata_response_v12(&wire[..len]), "prefix {len}");
+        assert!(MetadataResponse::validate(&wire[..len], 12).is_err());
+    }
+    let mut longer = wire.to_vec();
+    longer.push(0);
+    assert!(!scan_metadata_response_v12(&longer));
+    assert!(MetadataResponse::validate(&longer, 12).is_err());
+    // A topic name that is not UTF-8: the first topic's name starts 0x70 'p'.
+    let mut bad = wire.to_vec();
+    let at = bad
+        .windows(4)
+        .position(|w| w == b"paym")
+        .expect("a topic name");
+    bad[at] = 0xff;
+    assert!(!scan_metadata_response_v12(&bad));
+    assert!(MetadataResponse::validate(&bad, 12).is_err());
 }
 
 #[test]
