@@ -89,6 +89,7 @@ impl<'a> UnknownTaggedFields<'a> {
 impl<'a> std::ops::Deref for UnknownTaggedFields<'a> {
     type Target = [RawTaggedField<'a>];
 
+    #[inline]
     fn deref(&self) -> &Self::Target {
         self.as_slice()
     }
@@ -113,15 +114,25 @@ impl<'a> From<Vec<RawTaggedField<'a>>> for UnknownTaggedFields<'a> {
 
 /// Writes the tagged-field section of a struct with no known tagged fields:
 /// the count, then the unknown fields.
-#[inline]
+#[inline(always)]
 pub fn put_unknown_tagged_fields<B: BufMut>(
     buf: &mut B,
     unknown: &[RawTaggedField<'_>],
 ) -> Result<(), EncodeError> {
+    // Almost every section is empty: a single zero count.
     if unknown.is_empty() {
         buf.put_u8(0);
         return Ok(());
     }
+    put_unknown_tagged_field_list(buf, unknown)
+}
+
+#[cold]
+#[inline(never)]
+fn put_unknown_tagged_field_list<B: BufMut>(
+    buf: &mut B,
+    unknown: &[RawTaggedField<'_>],
+) -> Result<(), EncodeError> {
     let writer = TaggedFieldWriter::new(unknown)?;
     put_uvarint(buf, unknown.len() as u32);
     writer.finish(buf);
@@ -130,13 +141,19 @@ pub fn put_unknown_tagged_fields<B: BufMut>(
 
 /// The size of the tagged-field section of a struct with no known tagged
 /// fields.
-#[inline]
+#[inline(always)]
 pub fn unknown_tagged_section_len(unknown: &[RawTaggedField<'_>]) -> usize {
     if unknown.is_empty() {
         1
     } else {
-        uvarint_len(unknown.len() as u32) + unknown_tagged_fields_len(unknown)
+        unknown_tagged_field_list_len(unknown)
     }
+}
+
+#[cold]
+#[inline(never)]
+fn unknown_tagged_field_list_len(unknown: &[RawTaggedField<'_>]) -> usize {
+    uvarint_len(unknown.len() as u32) + unknown_tagged_fields_len(unknown)
 }
 
 /// Writes a struct's unknown tagged fields merged, in ascending tag order,

@@ -13,8 +13,25 @@ use super::varint::{put_uvarint, uvarint_len};
 
 /// Writes a length prefix: compact `uvarint(len + 1)`, or classic int16/int32.
 /// `None` writes null.
-#[inline]
+#[inline(always)]
 fn put_length<B: BufMut>(
+    buf: &mut B,
+    length: Option<usize>,
+    compact: bool,
+    wide: bool,
+) -> Result<(), EncodeError> {
+    // Most lengths are short and compact: one byte.
+    if compact {
+        if let Some(len) = length.filter(|len| *len < 0x7f) {
+            buf.put_u8(len as u8 + 1);
+            return Ok(());
+        }
+    }
+    put_length_slow(buf, length, compact, wide)
+}
+
+#[inline(never)]
+fn put_length_slow<B: BufMut>(
     buf: &mut B,
     length: Option<usize>,
     compact: bool,
