@@ -53,9 +53,9 @@
 //!   iterating decodes each element again from them. Decoding a message thus
 //!   allocates nothing for its arrays, and its memory does not grow with the
 //!   number of elements. The cost falls on readers of nested arrays: a
-//!   reader that visits every partition of a MetadataResponse decodes each
-//!   partition three times (when the response is checked, when its topic is
-//!   read, and when it is read). Re-encoding a decoded array at the same
+//!   reader that visits every partition of a MetadataResponse checks each
+//!   partition twice (when the response is decoded and when its topic is
+//!   read) and decodes it once (when it is read). Re-encoding a decoded array at the same
 //!   version copies its bytes, so a proxy that forwards a message re-emits
 //!   exactly what it received. Arrays built in code are `Vec`s
 //!   (`vec![..].into()` or `collect()`); [`runtime::StructArray::to_mut`]

@@ -1,16 +1,18 @@
 //! Arrays of structs, kept in wire form after decoding and decoded on access.
 //!
-//! Decoding a message checks every element of a struct array completely, by
-//! decoding it and dropping the result, and then keeps only the array's wire
-//! bytes. Nothing is allocated for the elements, and the message takes no
-//! more memory than its top-level struct, however many elements it has.
-//! Each element is decoded again, from those checked bytes, when it is read.
+//! Decoding a message checks every element of a struct array completely,
+//! with [`Decode::validate_from`], which builds nothing, and then keeps only
+//! the array's wire bytes. Nothing is allocated for the elements, and the
+//! message takes no more memory than its top-level struct, however many
+//! elements it has. Each element is decoded from those checked bytes when it
+//! is read.
 //!
 //! The trade-off: a reader that visits every element of a nested array
-//! decodes the inner elements once per level of nesting (a MetadataResponse
-//! partition is decoded when the response is checked, when its topic is
-//! read, and when it is read itself). A reader that visits only part of the
-//! message, or forwards it, does no more work than the check.
+//! checks the inner elements once more per level of nesting (a
+//! MetadataResponse partition is checked when the response is decoded and
+//! when its topic is read, and decoded when it is read itself). A reader
+//! that visits only part of the message, or forwards it, does no more work
+//! than the check.
 //!
 //! Arrays built in code hold a `Vec`; [`StructArray::to_mut`] turns a decoded
 //! array into one, like [`Cow::to_mut`](std::borrow::Cow::to_mut).
