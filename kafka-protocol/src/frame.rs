@@ -3,7 +3,8 @@
 //!
 //! On the wire a frame is an int32 size, the header, then the body. The
 //! functions here work on the frame *without* its size prefix, as a stream
-//! codec hands it over; [`encode_request_frame`] and friends can add it.
+//! codec hands it over; [`RequestFrame::encode_with_size`] and
+//! [`ResponseFrame::encode_with_size`] add it.
 
 use bytes::BufMut;
 
