@@ -46,6 +46,46 @@ impl Cond {
     pub fn is_possible(self) -> bool {
         self != Cond::Never
     }
+
+    /// The condition as seen inside a branch where `outer` holds: `Always`
+    /// when `outer` implies it, `Never` when the two exclude each other.
+    pub fn given(self, outer: Cond) -> Cond {
+        let (
+            Cond::Between { lowest, highest },
+            Cond::Between {
+                lowest: outer_lowest,
+                highest: outer_highest,
+            },
+        ) = (self, outer)
+        else {
+            return match outer {
+                Cond::Never => Cond::Never,
+                _ => self,
+            };
+        };
+        // An unbounded side of `outer` reaches the context's edge, which a
+        // bounded side of `self` does not.
+        let above = |bound: Option<i16>, outer: Option<i16>| match (bound, outer) {
+            (None, _) => true,
+            (Some(lo), Some(outer_lo)) => outer_lo >= lo,
+            (Some(_), None) => false,
+        };
+        let below = |bound: Option<i16>, outer: Option<i16>| match (bound, outer) {
+            (None, _) => true,
+            (Some(hi), Some(outer_hi)) => outer_hi <= hi,
+            (Some(_), None) => false,
+        };
+        if above(lowest, outer_lowest) && below(highest, outer_highest) {
+            return Cond::Always;
+        }
+        let disjoint = matches!((highest, outer_lowest), (Some(hi), Some(lo)) if lo > hi)
+            || matches!((lowest, outer_highest), (Some(lo), Some(hi)) if hi < lo);
+        if disjoint {
+            Cond::Never
+        } else {
+            self
+        }
+    }
 }
 
 /// How a field is represented and encoded.
@@ -357,6 +397,27 @@ fn lower_first(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn conditions_inside_a_branch_drop_what_the_branch_decides() {
+        let context = Versions::new(0, 16);
+        let cond = |lo, hi| Cond::new(Versions::new(lo, hi), context);
+        let flexible = cond(12, i16::MAX);
+        // Tagged from 12 on, read only where flexible (12+): always.
+        assert_eq!(cond(12, i16::MAX).given(flexible), Cond::Always);
+        assert_eq!(cond(3, i16::MAX).given(flexible), Cond::Always);
+        // From 15 on: still a check inside the branch.
+        assert_eq!(cond(15, i16::MAX).given(flexible), cond(15, i16::MAX));
+        // Up to 13: the upper bound stays.
+        assert_eq!(cond(0, 13).given(flexible), cond(0, 13));
+        // Up to 11: never inside a 12+ branch.
+        assert_eq!(cond(0, 11).given(flexible), Cond::Never);
+        // Inside 12-14, a 10-14 condition always holds.
+        assert_eq!(cond(10, 14).given(cond(12, 14)), Cond::Always);
+        assert_eq!(Cond::Always.given(flexible), Cond::Always);
+        assert_eq!(cond(15, i16::MAX).given(Cond::Always), cond(15, i16::MAX));
+        assert_eq!(cond(15, i16::MAX).given(Cond::Never), Cond::Never);
+    }
 
     #[test]
     fn conditions_drop_what_the_context_decides() {

@@ -108,6 +108,8 @@ fn tagged_section(s: &StructIr, mode: Mode) -> TokenStream {
     }
     let arms = s.fields.iter().filter_map(|field| {
         let (tag, cond) = field.tagged?;
+        // The section is only read where the struct is flexible.
+        let cond = cond.given(s.flexible);
         let name = field_ident(field);
         let read = read_field(field, true, mode);
         let keep = match mode {

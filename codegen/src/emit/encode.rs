@@ -93,7 +93,7 @@ fn tagged_section_write(s: &StructIr) -> TokenStream {
         let write = quote!(rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;);
         return when(s.flexible, write);
     }
-    let (flags, count) = tagged_count(&tagged);
+    let (flags, count) = tagged_count(&tagged, s.flexible);
     let writes = tagged.iter().map(|field| {
         let flag = tagged_flag(field);
         let (tag, _) = field.tagged.unwrap_or((0, Cond::Never));
@@ -136,7 +136,7 @@ fn tagged_section_len(s: &StructIr) -> (TokenStream, Option<TokenStream>) {
         };
         return (TokenStream::new(), Some(term));
     }
-    let (flags, count) = tagged_count(&tagged);
+    let (flags, count) = tagged_count(&tagged, s.flexible);
     let sizes = tagged.iter().map(|field| {
         let flag = tagged_flag(field);
         let (tag, _) = field.tagged.unwrap_or((0, Cond::Never));
@@ -178,10 +178,10 @@ fn tagged_fields(s: &StructIr) -> Vec<&FieldIr> {
 
 /// One `let write_x = ..;` per tagged field, saying whether it is written,
 /// and the `let count = ..;` of fields in the section, unknown ones included.
-fn tagged_count(tagged: &[&FieldIr]) -> (TokenStream, TokenStream) {
+fn tagged_count(tagged: &[&FieldIr], flexible: Cond) -> (TokenStream, TokenStream) {
     let flags = tagged.iter().map(|field| {
         let flag = tagged_flag(field);
-        let value = tagged_presence(field);
+        let value = tagged_presence(field, flexible);
         quote!(let #flag = #value;)
     });
     let names = tagged.iter().map(|f| tagged_flag(f));
@@ -196,9 +196,10 @@ fn tagged_flag(field: &FieldIr) -> proc_macro2::Ident {
 }
 
 /// True when a tagged field is written: in its tagged versions, and not at
-/// its default.
-fn tagged_presence(field: &FieldIr) -> TokenStream {
+/// its default. The section is only written where the struct is `flexible`.
+fn tagged_presence(field: &FieldIr, flexible: Cond) -> TokenStream {
     let (_, cond) = field.tagged.unwrap_or((0, Cond::Never));
+    let cond = cond.given(flexible);
     let differs = differs_from_default(field);
     match cond {
         Cond::Always => differs,
