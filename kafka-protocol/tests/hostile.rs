@@ -1527,3 +1527,34 @@ fn float64_survives_the_json_text_form() {
         assert_eq!(bytes, input, "{bits:#018x}: {text}");
     }
 }
+
+/// The `json` fuzz target, minimized input
+/// `013c0280000000001c0082026100000000029525400001008000010080000000000000`:
+/// a DescribeClusterResponse v2 whose one broker has `IsFenced` byte 0x80.
+/// Kafka reads it as true. Re-encoding the decoded value copied the brokers
+/// array as it came, keeping the 0x80, while the same value read back from
+/// JSON wrote 1: equal values encoded differently. A struct array is now
+/// copied only when its bytes are exactly what encoding writes.
+#[test]
+fn a_non_canonical_bool_in_a_struct_array_re_encodes_canonically() {
+    let body: &[u8] = &[
+        0x80, 0x00, 0x00, 0x00, 0x00, 0x1c, 0x00, 0x82, 0x02, 0x61, 0x00, 0x00, 0x00, 0x00, 0x02,
+        0x95, 0x25, 0x40, 0x00, 0x01, 0x00, 0x80, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00,
+    ];
+    let decoded = response(ApiKey::DescribeCluster, 2, body).unwrap_or_else(|e| panic!("{e}"));
+    let mut direct = Vec::new();
+    decoded
+        .encode(&mut direct, 2)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let from_json = ResponseBody::from_json(ApiKey::DescribeCluster, 2, &decoded.to_json(2))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(from_json, decoded);
+    let mut via_json = Vec::new();
+    from_json
+        .encode(&mut via_json, 2)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(direct, via_json);
+    assert_ne!(direct, body, "the 0x80 is written back as 1");
+    assert_eq!(decoded.encoded_len(2), direct.len());
+}

@@ -74,26 +74,47 @@ fn re_encoding_at_another_version_encodes_each_element() {
 }
 
 #[test]
-fn re_encoding_at_the_same_version_keeps_the_bytes_as_they_came() {
-    // Kafka reads any non-zero byte as true; a forwarded message keeps the 2.
-    let mut bytes = request(true).to_bytes(2).expect("encodes");
-    let at = pre_vote_offset(&bytes);
-    assert_eq!(bytes[at], 1);
-    bytes[at] = 2;
+fn re_encoding_canonical_bytes_at_the_same_version_copies_them() {
+    let bytes = request(true).to_bytes(2).expect("encodes");
     let decoded = VoteRequest::decode(&bytes, 2).expect("decodes");
-    assert_eq!(decoded, request(true));
+    assert!(decoded.topics.encodes_by_copy(2));
+    assert!(!decoded.topics.encodes_by_copy(1));
     assert_eq!(decoded.to_bytes(2).expect("re-encodes"), bytes);
-    assert_eq!(decoded.encoded_len(2), bytes.len());
 
     // Changing the array decodes it first; it is then written element by
-    // element, with the canonical 1.
+    // element.
     let mut changed = decoded.clone();
     let topics = changed.topics.to_mut();
     topics[0].partitions.to_mut()[1].last_offset = 7;
+    assert!(!changed.topics.encodes_by_copy(2));
     let mut expected = request(true);
     expected.topics.to_mut()[0].partitions.to_mut()[1].last_offset = 7;
     assert_eq!(changed, expected);
     assert_eq!(changed.to_bytes(2).ok(), expected.to_bytes(2).ok());
+}
+
+#[test]
+fn equal_values_encode_alike_whatever_form_the_input_took() {
+    let canonical = request(true).to_bytes(2).expect("encodes");
+    let at = pre_vote_offset(&canonical);
+    assert_eq!(canonical[at], 1);
+
+    // Kafka reads any non-zero byte as true; encoding writes 1.
+    let mut bool_byte = canonical.clone();
+    bool_byte[at] = 2;
+    // A redundant continuation byte in the partition count (3 + 1 = 4).
+    let count_at = at - 8 - 4 - 16 - 16 - 4 - 4 - 4 - 1;
+    assert_eq!(canonical[count_at], 4);
+    let mut long_varint = canonical.clone();
+    long_varint.splice(count_at..=count_at, [0x84, 0x00]);
+
+    for input in [&bool_byte, &long_varint] {
+        let decoded = VoteRequest::decode(input, 2).expect("decodes");
+        assert_eq!(decoded, request(true));
+        assert!(!decoded.topics.encodes_by_copy(2));
+        assert_eq!(decoded.to_bytes(2).expect("re-encodes"), canonical);
+        assert_eq!(decoded.encoded_len(2), canonical.len());
+    }
 }
 
 #[test]

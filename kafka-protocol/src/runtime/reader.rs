@@ -12,7 +12,7 @@ use super::error::{DecodeError, DecodeErrorKind};
 use super::struct_array::StructArray;
 use super::tagged::{RawTaggedField, UnknownTaggedFields};
 use super::uuid::Uuid;
-use super::varint::get_uvarint;
+use super::varint::{get_uvarint, uvarint_len};
 
 /// The most memory reserved up front for an array, in bytes. A count is
 /// checked against the bytes left, but an element can be much larger in
@@ -33,6 +33,9 @@ pub struct Reader<'a> {
     position: usize,
     /// Offset of `input[0]` within the outermost input, for error offsets.
     base: usize,
+    /// False once something was read that encoding would not write back
+    /// byte for byte (see [`Reader::is_canonical`]).
+    canonical: bool,
 }
 
 impl<'a> Reader<'a> {
@@ -42,7 +45,27 @@ impl<'a> Reader<'a> {
             input,
             position: 0,
             base: 0,
+            canonical: true,
         }
+    }
+
+    /// True while everything read so far is in the one form the encoder
+    /// writes, so that encoding the decoded values at the same version would
+    /// give back the same bytes. Kafka accepts more: a bool byte other than
+    /// 0 and 1, varints with redundant continuation bytes, null-marker bytes
+    /// other than the ones written, tagged fields out of order. So does this
+    /// reader, noting it here. A known tagged field also clears it, since the
+    /// encoder leaves out one that holds its default value.
+    #[inline]
+    pub fn is_canonical(&self) -> bool {
+        self.canonical
+    }
+
+    /// Notes that the input holds something the encoder would write
+    /// differently.
+    #[inline]
+    pub fn mark_not_canonical(&mut self) {
+        self.canonical = false;
     }
 
     /// The offset of the next byte, from the start of the outermost input.
@@ -106,7 +129,11 @@ impl<'a> Reader<'a> {
     /// Reads a bool: any non-zero byte is true, as Kafka reads it.
     #[inline(always)]
     pub fn read_bool(&mut self) -> Result<bool, DecodeError> {
-        Ok(self.read_i8()? != 0)
+        let byte = self.read_i8()?;
+        if byte as u8 > 1 {
+            self.canonical = false;
+        }
+        Ok(byte != 0)
     }
 
     /// Reads an int8.
@@ -175,6 +202,9 @@ impl<'a> Reader<'a> {
     fn read_long_uvarint(&mut self) -> Result<u32, DecodeError> {
         match get_uvarint(self.rest()) {
             Ok(Some((value, len))) => {
+                if len > uvarint_len(value) {
+                    self.canonical = false;
+                }
                 self.position += len;
                 Ok(value)
             }
@@ -344,6 +374,7 @@ impl<'a> Reader<'a> {
             return Ok(None);
         };
         let start = self.position;
+        let canonical_before = std::mem::replace(&mut self.canonical, true);
         for index in 0..count {
             #[cfg(debug_assertions)]
             let element_start = self.position;
@@ -353,12 +384,15 @@ impl<'a> Reader<'a> {
             #[cfg(debug_assertions)]
             self.debug_check_decodes::<T>(element_start, version);
         }
+        let canonical = self.canonical;
+        self.canonical = canonical_before && canonical;
         // A count fits in 32 bits: it came from an int32 or a uvarint.
         let count = u32::try_from(count).unwrap_or(u32::MAX);
         Ok(Some(StructArray::from_checked_wire(
             &self.input[start..self.position],
             count,
             version,
+            canonical,
         )))
     }
 
@@ -371,6 +405,7 @@ impl<'a> Reader<'a> {
             input: self.input,
             position: element_start,
             base: self.base,
+            canonical: true,
         };
         let decoded = T::decode_from(&mut again, version);
         debug_assert!(
@@ -427,7 +462,11 @@ impl<'a> Reader<'a> {
         &mut self,
         read: impl FnOnce(&mut Self) -> Result<T, DecodeError>,
     ) -> Result<Option<T>, DecodeError> {
-        if self.read_i8()? < 0 {
+        let marker = self.read_i8()?;
+        if marker != -1 && marker != 1 {
+            self.canonical = false;
+        }
+        if marker < 0 {
             Ok(None)
         } else {
             read(self).map(Some)
@@ -441,7 +480,11 @@ impl<'a> Reader<'a> {
         &mut self,
         read: impl FnOnce(&mut Self) -> Result<T, DecodeError>,
     ) -> Result<Option<T>, DecodeError> {
-        if self.read_uvarint()? == 0 {
+        let marker = self.read_uvarint()?;
+        if marker > 1 {
+            self.canonical = false;
+        }
+        if marker == 0 {
             Ok(None)
         } else {
             read(self).map(Some)
@@ -505,10 +548,16 @@ impl<'a> Reader<'a> {
         }
         let mut seen_low_tags: u64 = 0;
         let mut high_tags: Vec<(u32, usize)> = Vec::new();
+        let mut previous_tag = None;
         for _ in 0..count {
             let tag_offset = self.offset();
             let tag = self.read_uvarint()?;
             let size = self.read_uvarint()? as usize;
+            if previous_tag.is_some_and(|previous| tag <= previous) {
+                // The encoder writes tags in ascending order.
+                self.canonical = false;
+            }
+            previous_tag = Some(tag);
             if tag < 64 {
                 let bit = 1u64 << tag;
                 if seen_low_tags & bit != 0 {
@@ -527,8 +576,12 @@ impl<'a> Reader<'a> {
                 input: data,
                 position: 0,
                 base: data_offset,
+                canonical: true,
             };
             if known(tag, &mut field)? {
+                // The encoder leaves out a known field at its default value,
+                // which this reader does not compare against.
+                self.canonical = false;
                 if !field.is_empty() {
                     return Err(DecodeError::new(
                         data_offset,

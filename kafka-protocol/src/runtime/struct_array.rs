@@ -28,17 +28,22 @@ use super::reader::Reader;
 ///
 /// [`StructArray::iter`] yields every element either way, as a
 /// [`Cow`]: decoded from the wire, or borrowed from the `Vec`. Encoding a
-/// decoded array at the version it was decoded at copies its bytes.
+/// decoded array at the version it was decoded at copies its bytes when
+/// they are exactly what encoding its elements would write (see
+/// [`StructArray::encodes_by_copy`]); encoding always gives the same bytes
+/// for equal values.
 pub struct StructArray<'a, T> {
     repr: Repr<'a, T>,
 }
 
 enum Repr<'a, T> {
-    /// Elements checked by decoding them, at `version`.
+    /// Elements checked at `version`; `canonical` when encoding them at
+    /// that version gives back `bytes`.
     Wire {
         bytes: &'a [u8],
         count: u32,
         version: i16,
+        canonical: bool,
     },
     Owned(Vec<T>),
 }
@@ -83,14 +88,33 @@ impl<'a, T> StructArray<'a, T> {
         }
     }
 
-    /// Wraps the bytes of `count` elements that have just been decoded
-    /// successfully at `version`. Only the reader creates these.
-    pub(crate) fn from_checked_wire(bytes: &'a [u8], count: u32, version: i16) -> Self {
+    /// True when encoding the array at `version` copies its wire bytes:
+    /// it came from the wire at that version, has not been changed, and its
+    /// bytes are in the one form the encoder writes (no bool byte other than
+    /// 0 and 1, no redundant varint bytes, tagged fields in order and none
+    /// known to this schema; see [`Reader::is_canonical`]). Otherwise each
+    /// element is encoded.
+    pub fn encodes_by_copy(&self, version: i16) -> bool {
+        matches!(
+            self.repr,
+            Repr::Wire { version: decoded_at, canonical: true, .. } if decoded_at == version
+        )
+    }
+
+    /// Wraps the bytes of `count` elements that have just been checked at
+    /// `version`. Only the reader creates these.
+    pub(crate) fn from_checked_wire(
+        bytes: &'a [u8],
+        count: u32,
+        version: i16,
+        canonical: bool,
+    ) -> Self {
         StructArray {
             repr: Repr::Wire {
                 bytes,
                 count,
                 version,
+                canonical,
             },
         }
     }
@@ -106,6 +130,7 @@ impl<'a, T: Decode<'a> + Clone> StructArray<'a, T> {
                     bytes,
                     count,
                     version,
+                    ..
                 } => IterInner::Wire(WireElements::new(bytes, *count, *version)),
                 Repr::Owned(items) => IterInner::Owned(items.iter()),
             },
@@ -125,6 +150,7 @@ impl<'a, T: Decode<'a> + Clone> StructArray<'a, T> {
             bytes,
             count,
             version,
+            ..
         } = self.repr
         {
             self.repr = Repr::Owned(WireElements::new(bytes, count, version).collect());
@@ -266,6 +292,7 @@ impl<'a, T: Decode<'a>> IntoIterator for StructArray<'a, T> {
                     bytes,
                     count,
                     version,
+                    ..
                 } => IntoIterInner::Wire(WireElements::new(bytes, count, version)),
                 Repr::Owned(items) => IntoIterInner::Owned(items.into_iter()),
             },
@@ -296,10 +323,12 @@ impl<T: Clone> Clone for StructArray<'_, T> {
                     bytes,
                     count,
                     version,
+                    canonical,
                 } => Repr::Wire {
                     bytes,
                     count: *count,
                     version: *version,
+                    canonical: *canonical,
                 },
                 Repr::Owned(items) => Repr::Owned(items.clone()),
             },
@@ -357,7 +386,7 @@ mod tests {
     #[test]
     fn decoded_arrays_equal_built_ones_and_iterate_alike() {
         let wire = [1, 0, 2, 3, 0, 4];
-        let decoded = StructArray::<Pair>::from_checked_wire(&wire, 2, 0);
+        let decoded = StructArray::<Pair>::from_checked_wire(&wire, 2, 0, true);
         let built: StructArray<Pair> = vec![Pair(1, 2), Pair(3, 4)].into();
         assert_eq!(decoded, built);
         assert_eq!(decoded.len(), 2);
@@ -365,6 +394,9 @@ mod tests {
         assert_eq!(decoded.get(2), None);
         assert_eq!(decoded.wire(), Some((&wire[..], 0)));
         assert_eq!(built.wire(), None);
+        assert!(decoded.encodes_by_copy(0));
+        assert!(!decoded.encodes_by_copy(1));
+        assert!(!built.encodes_by_copy(0));
         assert_eq!(decoded.clone().into_vec(), vec![Pair(1, 2), Pair(3, 4)]);
         assert_ne!(decoded, vec![Pair(1, 2)].into());
         assert_ne!(decoded, vec![Pair(1, 2), Pair(3, 5)].into());
@@ -373,7 +405,7 @@ mod tests {
     #[test]
     fn changing_a_decoded_array_decodes_it_first() {
         let wire = [1, 0, 2];
-        let mut array = StructArray::<Pair>::from_checked_wire(&wire, 1, 0);
+        let mut array = StructArray::<Pair>::from_checked_wire(&wire, 1, 0, true);
         array.push(Pair(5, 6));
         assert_eq!(array.wire(), None);
         assert_eq!(array.as_slice(), Some(&[Pair(1, 2), Pair(5, 6)][..]));

@@ -253,9 +253,9 @@ pub fn scalar_array_len<T: FixedWidth>(items: &ScalarArray<'_, T>, compact: bool
     nullable_scalar_array_len(Some(items), compact)
 }
 
-/// Writes an array of structs, which may be null. A decoded array written at
-/// the version it was decoded at is copied as it came; otherwise each element
-/// is encoded.
+/// Writes an array of structs, which may be null. A decoded array whose
+/// bytes are what its elements encode to at `version` is copied (see
+/// [`StructArray::encodes_by_copy`]); otherwise each element is encoded.
 #[inline]
 pub fn put_nullable_struct_array<'a, B: BufMut, T: Encode + Decode<'a> + Clone>(
     buf: &mut B,
@@ -269,7 +269,7 @@ pub fn put_nullable_struct_array<'a, B: BufMut, T: Encode + Decode<'a> + Clone>(
     };
     match (items.as_slice(), items.wire()) {
         (Some(slice), _) => put_elements(buf, slice.iter(), version),
-        (None, Some((bytes, decoded_at))) if decoded_at == version => {
+        (None, Some((bytes, _))) if items.encodes_by_copy(version) => {
             buf.put_slice(bytes);
             Ok(())
         }
@@ -316,7 +316,7 @@ pub fn nullable_struct_array_len<'a, T: Encode + Decode<'a> + Clone>(
     };
     let elements = match (items.as_slice(), items.wire()) {
         (Some(slice), _) => slice.iter().map(|item| item.encoded_len(version)).sum(),
-        (None, Some((bytes, decoded_at))) if decoded_at == version => bytes.len(),
+        (None, Some((bytes, _))) if items.encodes_by_copy(version) => bytes.len(),
         _ => items.iter().map(|item| item.encoded_len(version)).sum(),
     };
     prefix + elements
