@@ -11,7 +11,8 @@
 //!   encodes the value as code builds it ([`Workload::built`]), the peer its
 //!   decoded value (it has only the one form).
 //! - `reencode`: ours encodes its decoded value, whose arrays of structs are
-//!   copied as they came (a proxy forwarding a message); the peer as above.
+//!   copied when canonical, as these are (a proxy forwarding a message); the
+//!   peer as above.
 //! - `visit`: decode, then read every element, where the workload says how.
 //! - `validate_metadata_v12_1000x10`: our validate-only pass (`ours`)
 //!   against a hand-written scan (`scan`) and the peer's decode (`peer`).

@@ -9,7 +9,7 @@
 //!
 //! Encoding is measured on values as code builds them: ours from
 //! [`Workload::built`], whose arrays of structs are `Vec`s, not from a decoded
-//! value, whose arrays would be copied as they came.
+//! value, whose canonical arrays would be copied.
 
 use std::borrow::Cow;
 

@@ -36,7 +36,8 @@
 //!         assert!(partition.pre_vote);
 //!     }
 //! }
-//! // Forwarding a decoded message copies its arrays as they came.
+//! // Re-encoding a decoded message copies its arrays, which are canonical.
+//! assert!(decoded.topics.encodes_by_copy(2));
 //! assert_eq!(decoded.to_bytes(2)?, bytes);
 //! # Ok(())
 //! # }
@@ -55,9 +56,11 @@
 //!   number of elements. The cost falls on readers of nested arrays: a
 //!   reader that visits every partition of a MetadataResponse checks each
 //!   partition twice (when the response is decoded and when its topic is
-//!   read) and decodes it once (when it is read). Re-encoding a decoded array at the same
-//!   version copies its bytes, so a proxy that forwards a message re-emits
-//!   exactly what it received. Arrays built in code are `Vec`s
+//!   read) and decodes it once (when it is read). Re-encoding a decoded
+//!   array at the same version copies its bytes when they are exactly what
+//!   encoding its elements would write
+//!   ([`runtime::StructArray::encodes_by_copy`]), so that equal values always
+//!   encode alike. Arrays built in code are `Vec`s
 //!   (`vec![..].into()` or `collect()`); [`runtime::StructArray::to_mut`]
 //!   turns a decoded array into one to change it.
 //! - Tagged fields may arrive in any order; a repeated tag is rejected with
