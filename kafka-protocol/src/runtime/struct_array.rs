@@ -95,10 +95,21 @@ impl<'a, T> StructArray<'a, T> {
     /// known to this schema; see [`Reader::is_canonical`]). Otherwise each
     /// element is encoded.
     pub fn encodes_by_copy(&self, version: i16) -> bool {
-        matches!(
-            self.repr,
-            Repr::Wire { version: decoded_at, canonical: true, .. } if decoded_at == version
-        )
+        self.bytes_to_copy(version).is_some()
+    }
+
+    /// The bytes encoding at `version` copies, when
+    /// [`StructArray::encodes_by_copy`].
+    pub(crate) fn bytes_to_copy(&self, version: i16) -> Option<&'a [u8]> {
+        match self.repr {
+            Repr::Wire {
+                bytes,
+                version: decoded_at,
+                canonical: true,
+                ..
+            } if decoded_at == version => Some(bytes),
+            _ => None,
+        }
     }
 
     /// Wraps the bytes of `count` elements that have just been checked at

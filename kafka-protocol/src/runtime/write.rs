@@ -267,13 +267,13 @@ pub fn put_nullable_struct_array<'a, B: BufMut, T: Encode + Decode<'a> + Clone>(
     let Some(items) = items else {
         return Ok(());
     };
-    match (items.as_slice(), items.wire()) {
-        (Some(slice), _) => put_elements(buf, slice.iter(), version),
-        (None, Some((bytes, _))) if items.encodes_by_copy(version) => {
-            buf.put_slice(bytes);
-            Ok(())
-        }
-        _ => put_elements(buf, items.iter(), version),
+    if let Some(slice) = items.as_slice() {
+        put_elements(buf, slice.iter(), version)
+    } else if let Some(bytes) = items.bytes_to_copy(version) {
+        buf.put_slice(bytes);
+        Ok(())
+    } else {
+        put_elements(buf, items.iter(), version)
     }
 }
 
@@ -314,10 +314,12 @@ pub fn nullable_struct_array_len<'a, T: Encode + Decode<'a> + Clone>(
     let Some(items) = items else {
         return prefix;
     };
-    let elements = match (items.as_slice(), items.wire()) {
-        (Some(slice), _) => slice.iter().map(|item| item.encoded_len(version)).sum(),
-        (None, Some((bytes, _))) if items.encodes_by_copy(version) => bytes.len(),
-        _ => items.iter().map(|item| item.encoded_len(version)).sum(),
+    let elements = if let Some(slice) = items.as_slice() {
+        slice.iter().map(|item| item.encoded_len(version)).sum()
+    } else if let Some(bytes) = items.bytes_to_copy(version) {
+        bytes.len()
+    } else {
+        items.iter().map(|item| item.encoded_len(version)).sum()
     };
     prefix + elements
 }
