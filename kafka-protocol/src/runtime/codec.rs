@@ -7,8 +7,8 @@ use super::reader::Reader;
 
 /// A struct that can be read from the wire at a given version.
 pub trait Decode<'a>: Sized {
-    /// Reads the struct from `reader`, borrowing strings, bytes and scalar
-    /// arrays from its input.
+    /// Reads the struct from `reader`, borrowing strings, bytes and arrays
+    /// from its input.
     fn decode_from(reader: &mut Reader<'a>, version: i16) -> Result<Self, DecodeError>;
 
     /// Reads past the struct, checking everything [`Decode::decode_from`]
