@@ -17,6 +17,19 @@ use crate::ir::{self, MessageIr};
 use crate::model::{MessageKind, Schema, SchemaSet};
 use crate::CodegenError;
 
+/// The file in the output directory that lists the files
+/// [`Config::compile`] wrote, one name per line, so that a later run removes
+/// only those of them it no longer writes.
+pub const MANIFEST: &str = ".kafka-codegen-files";
+
+/// True for a bare `name.rs`: a manifest line that could name anything
+/// else (a path, a hidden file) is never acted on.
+fn is_plain_rs_name(name: &str) -> bool {
+    name.ends_with(".rs")
+        && !name.starts_with('.')
+        && !name.contains(['/', '\\'])
+}
+
 /// What a generation run did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Summary {
@@ -43,6 +56,7 @@ pub struct Config {
     listeners: Option<Vec<String>>,
     metadata_records: bool,
     strict: bool,
+    require_docs: bool,
 }
 
 impl Default for Config {
@@ -56,6 +70,7 @@ impl Default for Config {
             listeners: None,
             metadata_records: true,
             strict: false,
+            require_docs: false,
         }
     }
 }
@@ -128,9 +143,32 @@ impl Config {
         self
     }
 
+    /// Requires an `about` text on every message, field and common struct,
+    /// so that no generated item is documented with its versions alone.
+    /// Off by default: Kafka's own schemas leave some fields undocumented.
+    pub fn require_docs(&mut self, require: bool) -> &mut Self {
+        self.require_docs = require;
+        self
+    }
+
     /// Reads and validates the schemas.
     pub fn load(&self) -> Result<SchemaSet, CodegenError> {
-        let set = SchemaSet::load(&self.schema_paths)?;
+        let mut set = SchemaSet::load(&self.schema_paths)?;
+        if self.require_docs {
+            for schema in &set.schemas {
+                let missing = crate::model::undocumented(schema);
+                if missing.is_empty() {
+                    continue;
+                }
+                let text = fs::read_to_string(&schema.file).map_err(|source| CodegenError::Io {
+                    path: schema.file.clone(),
+                    source,
+                })?;
+                set.diagnostics
+                    .extend(missing.into_iter().map(|d| d.locate(&schema.file, &text)));
+            }
+            set.diagnostics.sort();
+        }
         let fatal = set.has_errors() || (self.strict && !set.diagnostics.is_empty());
         if fatal {
             return Err(CodegenError::Schema(set.diagnostics));
@@ -214,9 +252,14 @@ impl Config {
         Ok((files, summary))
     }
 
-    /// Generates the files and writes them to the output directory, removing
-    /// stale `.rs` files left there by an earlier run. In a build script,
-    /// also tells cargo to rerun when a schema changes.
+    /// Generates the files and writes them to the output directory, leaving
+    /// a file unchanged when its contents are. In a build script, also tells
+    /// cargo to rerun when a schema changes.
+    ///
+    /// The names written are kept in [`MANIFEST`] in the output directory.
+    /// A file that an earlier run wrote and this run does not (a message
+    /// that is no longer selected) is removed; no other file is ever
+    /// touched, so the output directory may be shared with other sources.
     pub fn compile(&self) -> Result<Summary, CodegenError> {
         let out_dir = match &self.out_dir {
             Some(dir) => dir.clone(),
@@ -230,14 +273,21 @@ impl Config {
             move |source| CodegenError::Io { path, source }
         };
         fs::create_dir_all(&out_dir).map_err(io(&out_dir))?;
-        for entry in fs::read_dir(&out_dir).map_err(io(&out_dir))? {
-            let path = entry.map_err(io(&out_dir))?.path();
-            let stale = path.extension().is_some_and(|e| e == "rs")
-                && !files
-                    .iter()
-                    .any(|f| path.file_name() == Some(f.name.as_ref()));
-            if stale {
-                fs::remove_file(&path).map_err(io(&path))?;
+        let manifest = out_dir.join(MANIFEST);
+        let written_before = match fs::read_to_string(&manifest) {
+            Ok(text) => text.lines().map(str::to_owned).collect(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(io(&manifest)(e)),
+        };
+        for name in written_before.iter().filter(|name| is_plain_rs_name(name)) {
+            if !files.iter().any(|f| &f.name == name) {
+                let path = out_dir.join(name);
+                match fs::remove_file(&path) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(io(&path)(e))
+                    }
+                    _ => {}
+                }
             }
         }
         for file in &files {
@@ -247,11 +297,98 @@ impl Config {
                 fs::write(&path, &file.contents).map_err(io(&path))?;
             }
         }
+        let names: String = files.iter().map(|f| format!("{}\n", f.name)).collect();
+        fs::write(&manifest, names).map_err(io(&manifest))?;
         if std::env::var_os("CARGO_MANIFEST_DIR").is_some() && self.out_dir.is_none() {
             for path in &self.schema_paths {
                 println!("cargo:rerun-if-changed={}", path.display());
             }
         }
         Ok(summary)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh directory under the system's temporary directory.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("kafka-codegen-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn schema(name: &str, key: i16) -> String {
+        format!(
+            r#"{{ "apiKey": {key}, "type": "data", "name": "{name}", "validVersions": "0",
+                 "flexibleVersions": "none", "fields": [] }}"#
+        )
+    }
+
+    #[test]
+    fn compile_removes_only_files_it_wrote_itself() {
+        let dir = scratch("manifest");
+        let (schemas, out) = (dir.join("schemas"), dir.join("src"));
+        fs::create_dir_all(&schemas).unwrap();
+        fs::create_dir_all(&out).unwrap();
+        fs::write(schemas.join("First.json"), schema("First", 1)).unwrap();
+        fs::write(schemas.join("Second.json"), schema("Second", 2)).unwrap();
+        // The user's own sources share the output directory.
+        fs::write(out.join("lib.rs"), "// mine\n").unwrap();
+        fs::write(out.join("other.rs"), "// mine too\n").unwrap();
+
+        let mut config = Config::new();
+        config.schema_dir(&schemas).out_dir(&out).layout(Layout::Files);
+        config.compile().unwrap();
+        assert!(out.join("first.rs").exists() && out.join("second.rs").exists());
+        let manifest = fs::read_to_string(out.join(MANIFEST)).unwrap();
+        assert_eq!(manifest, "first.rs\nsecond.rs\nmod.rs\n");
+
+        // A message no longer selected: its file goes, the user's stay.
+        config.include(["First"]);
+        config.compile().unwrap();
+        assert!(out.join("first.rs").exists());
+        assert!(!out.join("second.rs").exists(), "a file this tool wrote is removed");
+        assert_eq!(fs::read_to_string(out.join("lib.rs")).unwrap(), "// mine\n");
+        assert_eq!(fs::read_to_string(out.join("other.rs")).unwrap(), "// mine too\n");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_manifest_line_that_is_not_a_plain_file_name_is_ignored() {
+        assert!(is_plain_rs_name("vote_request.rs"));
+        for name in ["../lib.rs", "sub/x.rs", ".hidden.rs", "mod.txt", "a\\b.rs"] {
+            assert!(!is_plain_rs_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn require_docs_names_every_place_without_an_about() {
+        let dir = scratch("docs");
+        let text = r#"{
+  "type": "data", "name": "Doc", "about": "A documented message.",
+  "validVersions": "0", "flexibleVersions": "none",
+  "fields": [
+    { "name": "Good", "type": "int32", "versions": "0+", "about": "Has one." },
+    { "name": "Bad", "type": "[]Inner", "versions": "0+", "about": "Has one.",
+      "fields": [ { "name": "Deep", "type": "int8", "versions": "0+" } ] }
+  ]
+}"#;
+        fs::write(dir.join("Doc.json"), text).unwrap();
+        let mut config = Config::new();
+        config.schema_dir(&dir);
+        assert!(config.load().is_ok(), "off by default");
+        let Err(CodegenError::Schema(errors)) = config.require_docs(true).load() else {
+            panic!("an undocumented field must be an error");
+        };
+        let printed: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        let file = dir.join("Doc.json");
+        assert_eq!(
+            printed,
+            [format!("{}:7:19: error: field \"Deep\" has no \"about\"", file.display())]
+        );
+        fs::remove_dir_all(&dir).unwrap();
     }
 }

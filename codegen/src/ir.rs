@@ -161,6 +161,8 @@ pub struct StructIr {
     pub fields: Vec<FieldIr>,
     /// Whether the Rust type borrows from the input.
     pub has_lifetime: bool,
+    /// Its documentation, from the schema.
+    pub about: Option<String>,
 }
 
 /// A lowered message: its top-level struct first, then every nested struct.
@@ -203,6 +205,7 @@ pub fn lower(schema: &Schema) -> MessageIr {
         &schema.name,
         &schema.fields,
         schema.valid_versions,
+        schema.about.as_deref(),
     ));
     for def in &schema.structs {
         let context = contexts
@@ -219,6 +222,7 @@ pub fn lower(schema: &Schema) -> MessageIr {
             &def.name.to_upper_camel_case(),
             &def.fields,
             context,
+            def.about.as_deref(),
         ));
     }
     resolve_lifetimes(&mut structs);
@@ -282,6 +286,7 @@ fn lower_struct(
     type_name: &str,
     fields: &[Field],
     context: Versions,
+    about: Option<&str>,
 ) -> StructIr {
     let flexible = Cond::new(schema.flexible_versions, context);
     let fields = fields
@@ -295,6 +300,7 @@ fn lower_struct(
         flexible,
         fields,
         has_lifetime: false,
+        about: about.map(str::to_owned),
     }
 }
 

@@ -148,3 +148,43 @@ fn a_changed_fact_is_caught() {
     assert_eq!(parse(text), parse(same));
     assert_ne!(parse(text), parse(changed));
 }
+
+/// The rows of a tab-separated table after its header, split into columns.
+fn table_rows(path: &Path) -> Vec<Vec<String>> {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.is_empty())
+        .map(|l| l.split('\t').map(str::to_owned).collect())
+        .collect()
+}
+
+#[test]
+fn error_codes_match_kafkas_table() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipped: ../shared/kafka-errors is not here (it is in CI)");
+        return;
+    };
+    let kafka = table_rows(&shared.join("kafka-errors/errors.tsv"));
+    let ours = table_rows(&workspace_root().join("kafka-protocol/error_codes.tsv"));
+    assert_eq!(ours.len(), kafka.len(), "one row per code of Kafka's table");
+    for (mine, theirs) in ours.iter().zip(&kafka) {
+        assert_eq!(mine[..3], theirs[..3], "code, name and retriable are Kafka's");
+        let code: i16 = theirs[0].parse().expect("an int16 code");
+        let built = kafka_wire::ErrorCode::from_code(code);
+        assert_eq!(built.name(), theirs[1], "the built enum has code {code}");
+        assert_eq!(built.is_retriable().to_string(), theirs[2], "{}", theirs[1]);
+        assert!(!matches!(built, kafka_wire::ErrorCode::Unknown(_)));
+    }
+}
+
+#[test]
+fn every_message_field_and_struct_is_documented() {
+    let mut config = kafka_codegen::Config::new();
+    config
+        .schema_dir(workspace_root().join("messages"))
+        .require_docs(true);
+    if let Err(error) = config.load() {
+        panic!("{error}");
+    }
+}

@@ -316,13 +316,15 @@ pub fn doc_attrs(text: &str) -> TokenStream {
     quote!(#(#lines)*)
 }
 
-/// The documentation of a field: its `about`, then its versions.
+/// The documentation of a field: its `about`, then its versions. A field
+/// without an `about` gets the versions line alone, never a placeholder.
 pub fn field_doc(field: &FieldIr) -> String {
     let mut doc = field
         .about
-        .clone()
-        .unwrap_or_else(|| format!("The `{}` field.", field.schema_name));
-    doc.push_str(&format!("\n\nVersions: {}.", field.versions));
+        .as_ref()
+        .map(|about| format!("{about}\n\n"))
+        .unwrap_or_default();
+    doc.push_str(&format!("Versions: {}.", field.versions));
     if !field.nullable_versions.is_empty() {
         doc.push_str(&format!(" Nullable: {}.", field.nullable_versions));
     }

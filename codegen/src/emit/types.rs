@@ -109,10 +109,17 @@ pub fn message_doc(message: &MessageIr) -> String {
     doc
 }
 
-/// The documentation of a nested struct.
+/// The documentation of a nested struct: its `about` (a common struct's
+/// own, or that of the field declaring it), then where it is used.
 pub fn struct_doc(message: &MessageIr, s: &StructIr) -> String {
-    format!(
+    let mut doc = s
+        .about
+        .as_ref()
+        .map(|about| format!("{about}\n\n"))
+        .unwrap_or_default();
+    doc.push_str(&format!(
         "The `{}` struct of `{}`, used in versions {}.",
         s.schema_name, message.name, s.context
-    )
+    ));
+    doc
 }

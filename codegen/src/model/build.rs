@@ -494,6 +494,7 @@ impl Builder {
                             versions,
                             fields,
                             common: false,
+                            about: about.clone(),
                         });
                     }
                 }
@@ -617,6 +618,10 @@ impl Builder {
             let versions = self
                 .required(&obj, "versions", "a common struct")
                 .and_then(|n| self.versions(n, "versions"));
+            let about = obj
+                .get("about")
+                .and_then(|n| self.string(n, "about"))
+                .map(str::to_owned);
             let fields = self.fields(obj.get("fields"), context, structs);
             let (Some(name), Some(versions)) = (name, versions) else {
                 continue;
@@ -631,6 +636,7 @@ impl Builder {
                 versions,
                 fields,
                 common: true,
+                about,
             });
         }
     }

@@ -4,12 +4,14 @@
 //! [`Schema`]s that passed every per-file and cross-file check.
 
 mod build;
+mod docs;
 mod set;
 mod spec;
 mod types;
 mod versions;
 
 pub use build::{build_schema, decode_uuid};
+pub use docs::undocumented;
 pub use set::{load_file, SchemaSet, SourceFile};
 pub use spec::{DefaultValue, Field, MessageKind, Schema, StructDef};
 pub use types::{FieldType, Scalar};

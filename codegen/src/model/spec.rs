@@ -138,6 +138,9 @@ pub struct StructDef {
     pub fields: Vec<Field>,
     /// True for `commonStructs` entries.
     pub common: bool,
+    /// Documentation: a common struct's own `about`, or that of the field
+    /// that declares an inline struct.
+    pub about: Option<String>,
 }
 
 /// One validated schema file.
