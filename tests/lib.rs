@@ -124,10 +124,10 @@ pub fn decode_by_name<'a>(
             Box::new(ResponseHeader::decode(input, version).map_err(LookupError::Decode)?)
         }
         (Kind::Request, _) => Box::new(
-            RequestBody::decode(api_of(name)?, version, input).map_err(LookupError::Decode)?,
+            RequestBody::decode(input, api_of(name)?, version).map_err(LookupError::Decode)?,
         ),
         (Kind::Response, _) => Box::new(
-            ResponseBody::decode(api_of(name)?, version, input).map_err(LookupError::Decode)?,
+            ResponseBody::decode(input, api_of(name)?, version).map_err(LookupError::Decode)?,
         ),
         _ => return Err(LookupError::Unknown(name.to_owned())),
     })
@@ -148,10 +148,10 @@ pub fn from_json_by_name(
             <ResponseHeader as JsonForm>::from_json(value, version).map_err(LookupError::Json)?,
         ),
         (Kind::Request, _) => Box::new(
-            RequestBody::from_json(api_of(name)?, version, value).map_err(LookupError::Json)?,
+            RequestBody::from_json(value, api_of(name)?, version).map_err(LookupError::Json)?,
         ),
         (Kind::Response, _) => Box::new(
-            ResponseBody::from_json(api_of(name)?, version, value).map_err(LookupError::Json)?,
+            ResponseBody::from_json(value, api_of(name)?, version).map_err(LookupError::Json)?,
         ),
         _ => return Err(LookupError::Unknown(name.to_owned())),
     })

@@ -15,9 +15,9 @@ fuzz_target!(|data: &[u8]| {
     };
     let api = select_api(api_byte);
     let version = select_version(api, version_byte);
-    let decoded = ResponseBody::decode(api, version, body);
+    let decoded = ResponseBody::decode(body, api, version);
     assert_eq!(
-        ResponseBody::validate(api, version, body),
+        ResponseBody::validate(body, api, version),
         decoded.as_ref().map(drop).map_err(Clone::clone),
         "validate disagrees with decode"
     );

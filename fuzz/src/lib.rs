@@ -81,8 +81,8 @@ impl<'a> Body<'a> {
         input: &'a [u8],
     ) -> Result<Self, DecodeError> {
         match kind {
-            Kind::Request => RequestBody::decode(api, version, input).map(Body::Request),
-            Kind::Response => ResponseBody::decode(api, version, input).map(Body::Response),
+            Kind::Request => RequestBody::decode(input, api, version).map(Body::Request),
+            Kind::Response => ResponseBody::decode(input, api, version).map(Body::Response),
         }
     }
 
@@ -94,8 +94,8 @@ impl<'a> Body<'a> {
         value: &Value,
     ) -> Result<Self, JsonError> {
         match kind {
-            Kind::Request => RequestBody::from_json(api, version, value).map(Body::Request),
-            Kind::Response => ResponseBody::from_json(api, version, value).map(Body::Response),
+            Kind::Request => RequestBody::from_json(value, api, version).map(Body::Request),
+            Kind::Response => ResponseBody::from_json(value, api, version).map(Body::Response),
         }
     }
 

@@ -9,7 +9,9 @@
 use bytes::BufMut;
 
 use crate::messages::{RequestHeader, ResponseHeader};
-use crate::runtime::{DecodeError, DecodeErrorKind, Encode, EncodeError, Message, Reader};
+use crate::runtime::{
+    DecodeError, DecodeErrorKind, Encode, EncodeError, EncodeErrorKind, Message, Reader,
+};
 use crate::{ApiKey, RequestBody, ResponseBody};
 
 /// The fields every request header starts with, read without decoding the
@@ -73,7 +75,7 @@ impl<'a> RequestFrame<'a> {
         let header_version = api.request_header_version(peek.api_version);
         let header = RequestHeader::decode_prefix(&mut reader, header_version)?;
         let body_start = reader.offset();
-        let body = RequestBody::decode(api, peek.api_version, reader.rest())
+        let body = RequestBody::decode(reader.rest(), api, peek.api_version)
             .map_err(|e| e.shifted(body_start))?;
         Ok(RequestFrame { header, body })
     }
@@ -98,15 +100,41 @@ impl<'a> RequestFrame<'a> {
         self.header.encoded_len(self.header_version()) + self.body.encoded_len(self.api_version())
     }
 
-    /// Encodes the header and body, without a size prefix. The header's api
-    /// key must match the body's.
+    /// Encodes the header and body, without a size prefix.
+    ///
+    /// Fails with [`EncodeErrorKind::ApiKeyMismatch`], writing nothing, when
+    /// the header's api key is not the body's: a peer would decode the body
+    /// as another api's.
     pub fn encode<B: BufMut>(&self, buf: &mut B) -> Result<(), EncodeError> {
+        self.check_api_key()?;
         self.header.encode(buf, self.header_version())?;
         self.body.encode(buf, self.api_version())
     }
 
+    fn check_api_key(&self) -> Result<(), EncodeError> {
+        let body = self.body.api_key().key();
+        if self.header.request_api_key == body {
+            return Ok(());
+        }
+        Err(EncodeError::new(EncodeErrorKind::ApiKeyMismatch {
+            header: self.header.request_api_key,
+            body,
+        })
+        .in_field("request_api_key"))
+    }
+
+    /// Copies what still borrows from the input, so that the frame can
+    /// outlive it (be kept, or sent to another thread).
+    pub fn into_owned(self) -> RequestFrame<'static> {
+        RequestFrame {
+            header: self.header.into_owned(),
+            body: self.body.into_owned(),
+        }
+    }
+
     /// Encodes the frame with its int32 size prefix, as it goes on the wire.
     pub fn encode_with_size<B: BufMut>(&self, buf: &mut B) -> Result<(), EncodeError> {
+        self.check_api_key()?;
         buf.put_i32(frame_size(self.encoded_len())?);
         self.encode(buf)
     }
@@ -131,7 +159,7 @@ impl<'a> ResponseFrame<'a> {
             ResponseHeader::decode_prefix(&mut reader, api.response_header_version(version))?;
         let body_start = reader.offset();
         let body =
-            ResponseBody::decode(api, version, reader.rest()).map_err(|e| e.shifted(body_start))?;
+            ResponseBody::decode(reader.rest(), api, version).map_err(|e| e.shifted(body_start))?;
         Ok(ResponseFrame { header, body })
     }
 
@@ -157,11 +185,20 @@ impl<'a> ResponseFrame<'a> {
         buf.put_i32(frame_size(self.encoded_len(version))?);
         self.encode(buf, version)
     }
+
+    /// Copies what still borrows from the input, so that the frame can
+    /// outlive it (be kept, or sent to another thread).
+    pub fn into_owned(self) -> ResponseFrame<'static> {
+        ResponseFrame {
+            header: self.header.into_owned(),
+            body: self.body.into_owned(),
+        }
+    }
 }
 
 fn frame_size(len: usize) -> Result<i32, EncodeError> {
     i32::try_from(len)
-        .map_err(|_| EncodeError::new(crate::runtime::EncodeErrorKind::LengthOverflow(len)))
+        .map_err(|_| EncodeError::new(EncodeErrorKind::LengthOverflow(len)))
 }
 
 /// Splits a stream of size-prefixed frames, such as a capture, into frames.

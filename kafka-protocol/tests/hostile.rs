@@ -118,14 +118,14 @@ fn measure<R>(len: usize, extra: usize, what: &str, f: impl FnOnce() -> R) -> R 
 /// Decodes a request body, measuring the heap.
 fn request(api: ApiKey, version: i16, input: &[u8]) -> Result<RequestBody<'_>, DecodeError> {
     measure(input.len(), 0, "request", || {
-        RequestBody::decode(api, version, input)
+        RequestBody::decode(input, api, version)
     })
 }
 
 /// Decodes a response body, measuring the heap.
 fn response(api: ApiKey, version: i16, input: &[u8]) -> Result<ResponseBody<'_>, DecodeError> {
     measure(input.len(), 0, "response", || {
-        ResponseBody::decode(api, version, input)
+        ResponseBody::decode(input, api, version)
     })
 }
 
@@ -1375,8 +1375,8 @@ fn every_prefix_of_every_golden_fixture_is_an_error_for_decode_and_validate() {
         let validate = |input: &[u8]| -> Result<(), DecodeError> {
             let api = key.and_then(ApiKey::from_key);
             measure(input.len(), 0, name, || match (kind.as_str(), api) {
-                ("request", Some(api)) => RequestBody::validate(api, *version, input),
-                ("response", Some(api)) => ResponseBody::validate(api, *version, input),
+                ("request", Some(api)) => RequestBody::validate(input, api, *version),
+                ("response", Some(api)) => ResponseBody::validate(input, api, *version),
                 ("header", _) if name == "RequestHeader" => {
                     RequestHeader::validate(input, *version)
                 }
@@ -1520,7 +1520,7 @@ fn float64_survives_the_json_text_form() {
             response(ApiKey::DescribeClientQuotas, 0, &input).unwrap_or_else(|e| panic!("{e}"));
         let text = decoded.to_json(0).to_string();
         let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
-        let back = ResponseBody::from_json(ApiKey::DescribeClientQuotas, 0, &json)
+        let back = ResponseBody::from_json(&json, ApiKey::DescribeClientQuotas, 0)
             .unwrap_or_else(|e| panic!("{e}"));
         let mut bytes = Vec::new();
         assert!(back.encode(&mut bytes, 0).is_ok());
@@ -1547,7 +1547,7 @@ fn a_non_canonical_bool_in_a_struct_array_re_encodes_canonically() {
     decoded
         .encode(&mut direct, 2)
         .unwrap_or_else(|e| panic!("{e}"));
-    let from_json = ResponseBody::from_json(ApiKey::DescribeCluster, 2, &decoded.to_json(2))
+    let from_json = ResponseBody::from_json(&decoded.to_json(2), ApiKey::DescribeCluster, 2)
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(from_json, decoded);
     let mut via_json = Vec::new();

@@ -141,18 +141,18 @@ fn round_trip(schema: &Schema, version: i16, json: &Value) -> Result<(), String>
     match schema.kind {
         MessageKind::Request => {
             let api = api_of(&schema.name).map_err(|e| format!("{e:?}"))?;
-            check!(RequestBody::from_json(api, version, json), |b| {
-                RequestBody::decode(api, version, b)
+            check!(RequestBody::from_json(json, api, version), |b| {
+                RequestBody::decode(b, api, version)
             })
         }
         MessageKind::Response => {
             let api = api_of(&schema.name).map_err(|e| format!("{e:?}"))?;
-            check!(ResponseBody::from_json(api, version, json), |b| {
-                ResponseBody::decode(api, version, b)
+            check!(ResponseBody::from_json(json, api, version), |b| {
+                ResponseBody::decode(b, api, version)
             })
         }
-        MessageKind::Metadata => check!(MetadataRecord::from_json(key, version, json), |b| {
-            MetadataRecord::decode(key, version, b)
+        MessageKind::Metadata => check!(MetadataRecord::from_json(json, key, version), |b| {
+            MetadataRecord::decode(b, key, version)
         }),
         _ => Ok(()),
     }

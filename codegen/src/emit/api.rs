@@ -47,10 +47,55 @@ pub fn api_file(messages: &[MessageIr]) -> TokenStream {
     let api_key = api_key_enum(&apis);
     let request = body_enum(&apis, true);
     let response = body_enum(&apis, false);
+    let request_trait = request_trait(&apis);
     quote! {
         #api_key
         #request
         #response
+        #request_trait
+    }
+}
+
+/// The `Request` trait, linking each request type to its response type and
+/// api key, and its impls.
+fn request_trait(apis: &[Api]) -> TokenStream {
+    let impls = apis.iter().map(|api| {
+        let name = ident(&api.name);
+        let (request_module, request) = (ident(&api.request.module_name), ident(&api.request.name));
+        let (response_module, response) =
+            (ident(&api.response.module_name), ident(&api.response.name));
+        // The response borrows as the request does; a request that borrows
+        // nothing is answered by a response that owns its data.
+        let (generics, request_ty, lifetime) = if api.request.top().has_lifetime {
+            (quote!(<'a>), quote!(#request_module::#request<'a>), quote!('a))
+        } else {
+            (TokenStream::new(), quote!(#request_module::#request), quote!('static))
+        };
+        let response_ty = if api.response.top().has_lifetime {
+            quote!(#response_module::#response<#lifetime>)
+        } else {
+            quote!(#response_module::#response)
+        };
+        quote! {
+            impl #generics Request for #request_ty {
+                type Response = #response_ty;
+                const API_KEY: ApiKey = ApiKey::#name;
+            }
+        }
+    });
+    quote! {
+        /// A request message, linked to the type of its response and to its
+        /// api key, so that client code can name what a request returns:
+        /// `<MetadataRequest<'a> as Request>::Response` is
+        /// `MetadataResponse<'a>`.
+        pub trait Request {
+            /// The response to this request, borrowing as the request does.
+            type Response;
+            /// The api this request belongs to.
+            const API_KEY: ApiKey;
+        }
+
+        #(#impls)*
     }
 }
 
@@ -382,6 +427,36 @@ fn dispatch_enum(enum_name: &str, what: &str, variants: &[Variant], keyed: Keyed
         per_variant(&|name| quote!(Self::#name(m) => rt::Message::encode(m, buf, version),));
     let len = per_variant(&|name| quote!(Self::#name(m) => rt::Encode::encoded_len(m, version),));
     let to_json = per_variant(&|name| quote!(Self::#name(m) => rt::JsonForm::to_json(m, version),));
+    let into_owned = per_variant(&|name| quote!(Self::#name(m) => #enum_name::#name(m.into_owned()),));
+    let conversions = variants.iter().map(|v| {
+        let name = ident(&v.name);
+        let ty = message_type(v);
+        let from_doc = doc_attrs(&format!("Wraps a {} as a {what}.", v.message.name));
+        let try_doc = doc_attrs(&format!(
+            "Takes the {} out of a {what}, or gives the {what} back when it holds another message.",
+            v.message.name
+        ));
+        quote! {
+            impl<'a> From<#ty> for #enum_name #generics {
+                #from_doc
+                fn from(message: #ty) -> Self {
+                    Self::#name(message)
+                }
+            }
+
+            impl<'a> TryFrom<#enum_name #generics> for #ty {
+                type Error = #enum_name #generics;
+
+                #try_doc
+                fn try_from(body: #enum_name #generics) -> Result<Self, Self::Error> {
+                    match body {
+                        #enum_name::#name(message) => Ok(message),
+                        other => Err(other),
+                    }
+                }
+            }
+        }
+    });
     let doc = doc_attrs(&format!(
         "Any {what}, by its key.\n\nEach message is held by value, so that decoding one allocates \
          nothing; the enum is as large as its largest message."
@@ -420,7 +495,7 @@ fn dispatch_enum(enum_name: &str, what: &str, variants: &[Variant], keyed: Keyed
 
         impl #generics #enum_name #generics {
             #decode_doc
-            pub fn decode(#key_name: #key_type, version: i16, input: &'a [u8]) -> Result<Self, rt::DecodeError> {
+            pub fn decode(input: &'a [u8], #key_name: #key_type, version: i16) -> Result<Self, rt::DecodeError> {
                 match #key_name {
                     #(#decode)*
                     #unknown_key
@@ -428,7 +503,7 @@ fn dispatch_enum(enum_name: &str, what: &str, variants: &[Variant], keyed: Keyed
             }
 
             #validate_doc
-            pub fn validate(#key_name: #key_type, version: i16, input: &'a [u8]) -> Result<(), rt::DecodeError> {
+            pub fn validate(input: &'a [u8], #key_name: #key_type, version: i16) -> Result<(), rt::DecodeError> {
                 match #key_name {
                     #(#validate)*
                     #unknown_key
@@ -466,12 +541,30 @@ fn dispatch_enum(enum_name: &str, what: &str, variants: &[Variant], keyed: Keyed
             }
 
             /// Reads the JSON form of the message with this key at `version`.
-            pub fn from_json(#key_name: #key_type, version: i16, value: &rt::json::Value) -> Result<Self, rt::JsonError> {
+            pub fn from_json(value: &rt::json::Value, #key_name: #key_type, version: i16) -> Result<Self, rt::JsonError> {
                 match #key_name {
                     #(#from_json)*
                     #unknown_json
                 }
             }
+
+            /// Copies what still borrows from the input, so that the value
+            /// can outlive it (be kept, or sent to another thread).
+            pub fn into_owned(self) -> #enum_name<'static> {
+                match self {
+                    #(#into_owned)*
+                }
+            }
         }
+
+        impl<'a> rt::IntoOwned for #enum_name #generics {
+            type Owned = #enum_name<'static>;
+
+            fn into_owned(self) -> #enum_name<'static> {
+                #enum_name::into_owned(self)
+            }
+        }
+
+        #(#conversions)*
     }
 }

@@ -2,21 +2,22 @@
 //! with `syn` and formatted with `prettyplease`.
 //!
 //! Each concern has its own module: [`types`] for struct definitions,
-//! [`decode`], [`encode`] and [`json`] for the trait impls, and [`api`] for
-//! the api-key enum and dispatch.
+//! [`decode`], [`encode`], [`json`] and [`owned`] for the trait impls, and
+//! [`api`] for the api-key enum and dispatch.
 
 mod api;
 mod common;
 mod decode;
 mod encode;
 mod json;
+mod owned;
 mod types;
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::ir::MessageIr;
-use common::{doc_attrs, ident};
+pub(crate) use common::{doc_attrs, ident};
 
 /// How generated files refer to each other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -91,7 +92,12 @@ pub fn generate(
     Ok(files)
 }
 
-fn format_tokens(file: &str, tokens: TokenStream, header: &str) -> Result<String, EmitError> {
+/// Parses `tokens` as a file and formats it, after `header`.
+pub(crate) fn format_tokens(
+    file: &str,
+    tokens: TokenStream,
+    header: &str,
+) -> Result<String, EmitError> {
     let parsed: syn::File = syn::parse2(tokens).map_err(|e| EmitError {
         file: file.to_owned(),
         message: e.to_string(),
@@ -138,6 +144,7 @@ fn message_file(message: &MessageIr, runtime: &TokenStream) -> TokenStream {
         items.push(decode::decode_impl(s, structs));
         items.push(encode::encode_impl(s, structs));
         items.push(json::json_impl(s, structs));
+        items.push(owned::owned_impl(s, structs));
     }
     let body = quote!(#(#items)*);
     let imports = imports(&body, runtime);

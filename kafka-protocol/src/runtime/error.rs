@@ -195,6 +195,14 @@ pub enum EncodeErrorKind {
     /// An unknown tagged field was given twice, or reuses a known tag.
     #[error("duplicate tag {0}")]
     DuplicateTag(u32),
+    /// A request frame whose header names another api than its body.
+    #[error("the header's api key {header} is not the body's api key {body}")]
+    ApiKeyMismatch {
+        /// The api key in the header.
+        header: i16,
+        /// The api key of the body.
+        body: i16,
+    },
 }
 
 /// An encoding failure: what, and in which field.

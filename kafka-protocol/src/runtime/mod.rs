@@ -8,6 +8,7 @@
 mod array;
 mod codec;
 mod error;
+mod owned;
 pub mod json;
 
 mod path;
@@ -24,6 +25,7 @@ pub use array::{FixedWidth, ScalarArray};
 pub use codec::{Decode, Encode, Message};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 pub use json::{JsonError, JsonErrorKind, JsonForm};
+pub use owned::IntoOwned;
 pub use path::{FieldPath, PathSegment};
 pub use reader::Reader;
 pub use struct_array::{IntoIter as StructArrayIntoIter, Iter as StructArrayIter, StructArray};

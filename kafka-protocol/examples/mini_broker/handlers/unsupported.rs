@@ -11,7 +11,7 @@ pub fn unsupported(api: ApiKey, version: i16) -> ResponseBody<'static> {
     let default = ResponseBody::default_for(api);
     let mut json = default.to_json(version);
     set_error_codes(&mut json);
-    ResponseBody::from_json(api, version, &json).unwrap_or(default)
+    ResponseBody::from_json(&json, api, version).unwrap_or(default)
 }
 
 fn set_error_codes(value: &mut Value) {

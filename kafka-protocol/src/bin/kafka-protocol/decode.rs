@@ -51,8 +51,8 @@ fn body_json(
     input: &[u8],
 ) -> Result<Value, CliError> {
     Ok(match direction {
-        Direction::Request => RequestBody::decode(api, version, input)?.to_json(version),
-        Direction::Response => ResponseBody::decode(api, version, input)?.to_json(version),
+        Direction::Request => RequestBody::decode(input, api, version)?.to_json(version),
+        Direction::Response => ResponseBody::decode(input, api, version)?.to_json(version),
     })
 }
 

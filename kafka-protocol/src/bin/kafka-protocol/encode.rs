@@ -70,12 +70,12 @@ fn encode_body(
     let mut bytes = Vec::new();
     match direction {
         Direction::Request => {
-            let body = RequestBody::from_json(api, version, value)?;
+            let body = RequestBody::from_json(value, api, version)?;
             bytes.reserve_exact(body.encoded_len(version));
             body.encode(&mut bytes, version)?;
         }
         Direction::Response => {
-            let body = ResponseBody::from_json(api, version, value)?;
+            let body = ResponseBody::from_json(value, api, version)?;
             bytes.reserve_exact(body.encoded_len(version));
             body.encode(&mut bytes, version)?;
         }
@@ -107,7 +107,7 @@ fn encode_frame(
             let header = ResponseHeader::from_json(header, api.response_header_version(version))
                 .map_err(|e| e.in_field("header"))?;
             let body =
-                ResponseBody::from_json(api, version, body).map_err(|e| e.in_field("body"))?;
+                ResponseBody::from_json(body, api, version).map_err(|e| e.in_field("body"))?;
             let frame = ResponseFrame { header, body };
             bytes.reserve_exact(frame.encoded_len(version) + 4);
             if with_size {
@@ -142,7 +142,7 @@ fn request_frame(value: &Value) -> Result<RequestFrame<'static>, JsonError> {
     }
     let header = RequestHeader::from_json(header, api.request_header_version(version))
         .map_err(|e| e.in_field("header"))?;
-    let body = RequestBody::from_json(api, version, body).map_err(|e| e.in_field("body"))?;
+    let body = RequestBody::from_json(body, api, version).map_err(|e| e.in_field("body"))?;
     Ok(RequestFrame { header, body })
 }
 

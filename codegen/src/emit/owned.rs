@@ -1,0 +1,74 @@
+//! Emits `IntoOwned` for each struct, and an inherent `into_owned` that
+//! needs no import: borrowed fields are copied, the rest moved.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::common::{borrows, field_ident, ident, struct_type};
+use crate::ir::{FieldIr, FieldKind, StructIr};
+
+/// The `impl IntoOwned` block of one struct, and its inherent method.
+pub fn owned_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
+    let name = ident(&s.type_name);
+    let ty = struct_type(&s.type_name, structs);
+    if !s.has_lifetime {
+        return quote! {
+            impl rt::IntoOwned for #ty {
+                type Owned = #ty;
+
+                #[inline]
+                fn into_owned(self) -> Self {
+                    self
+                }
+            }
+
+            impl #ty {
+                /// Returns the value itself: it borrows nothing.
+                #[inline]
+                pub fn into_owned(self) -> Self {
+                    self
+                }
+            }
+        };
+    }
+    let fields = s.fields.iter().map(|field| {
+        let name = field_ident(field);
+        if moves_as_is(field, structs) {
+            quote!(#name: self.#name,)
+        } else {
+            quote!(#name: rt::IntoOwned::into_owned(self.#name),)
+        }
+    });
+    let unknown = s.flexible.is_possible().then(|| {
+        quote!(unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),)
+    });
+    quote! {
+        impl<'a> rt::IntoOwned for #ty {
+            type Owned = #name<'static>;
+
+            fn into_owned(self) -> #name<'static> {
+                #name {
+                    #(#fields)*
+                    #unknown
+                }
+            }
+        }
+
+        impl #name<'_> {
+            /// Copies what still borrows from the input, so that the value
+            /// can outlive it (be kept, or sent to another thread).
+            pub fn into_owned(self) -> #name<'static> {
+                rt::IntoOwned::into_owned(self)
+            }
+        }
+    }
+}
+
+/// True when the field's type borrows nothing, so it is moved unchanged.
+fn moves_as_is(field: &FieldIr, structs: &[StructIr]) -> bool {
+    match &field.kind {
+        FieldKind::Scalar(_) => true,
+        FieldKind::Struct(name) => !borrows(name, structs),
+        _ => false,
+    }
+}
