@@ -10,7 +10,11 @@
 //! 4. [`emit`]: Rust tokens built with `quote`, formatted by `prettyplease`.
 //!
 //! [`Config`] is the entry point for a build script, in the style of
-//! prost-build.
+//! prost-build. [`error_codes`] generates the `ErrorCode` enum from a table
+//! of Kafka's error codes.
+//!
+//! The `cli` feature (off by default) builds the `kafka-codegen` command
+//! line tool; the library alone does not depend on clap.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -20,11 +24,12 @@ mod config;
 pub mod diagnostics;
 pub mod diff;
 pub mod emit;
+pub mod error_codes;
 pub mod ir;
 pub mod model;
 pub mod parse;
 
-pub use config::{Config, Summary};
+pub use config::{Config, Summary, MANIFEST};
 pub use emit::Layout;
 
 /// Everything that can stop generation.

@@ -95,7 +95,14 @@ pub mod messages {
     include!(concat!(env!("OUT_DIR"), "/mod.rs"));
 }
 
+/// Kafka's error codes, generated from the table in `error_codes.tsv`.
+mod error_code {
+    include!(concat!(env!("OUT_DIR"), "/error_code.rs"));
+}
+
+pub use error_code::ErrorCode;
 #[cfg(kafka_metadata)]
 pub use messages::MetadataRecord;
 #[cfg(kafka_apis)]
-pub use messages::{ApiKey, RequestBody, ResponseBody};
+pub use messages::{ApiKey, Request, RequestBody, ResponseBody};
+pub use runtime::IntoOwned;
