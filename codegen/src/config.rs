@@ -25,9 +25,7 @@ pub const MANIFEST: &str = ".kafka-codegen-files";
 /// True for a bare `name.rs`: a manifest line that could name anything
 /// else (a path, a hidden file) is never acted on.
 fn is_plain_rs_name(name: &str) -> bool {
-    name.ends_with(".rs")
-        && !name.starts_with('.')
-        && !name.contains(['/', '\\'])
+    name.ends_with(".rs") && !name.starts_with('.') && !name.contains(['/', '\\'])
 }
 
 /// What a generation run did.
@@ -283,9 +281,7 @@ impl Config {
             if !files.iter().any(|f| &f.name == name) {
                 let path = out_dir.join(name);
                 match fs::remove_file(&path) {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                        return Err(io(&path)(e))
-                    }
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(&path)(e)),
                     _ => {}
                 }
             }
@@ -340,7 +336,10 @@ mod tests {
         fs::write(out.join("other.rs"), "// mine too\n").unwrap();
 
         let mut config = Config::new();
-        config.schema_dir(&schemas).out_dir(&out).layout(Layout::Files);
+        config
+            .schema_dir(&schemas)
+            .out_dir(&out)
+            .layout(Layout::Files);
         config.compile().unwrap();
         assert!(out.join("first.rs").exists() && out.join("second.rs").exists());
         let manifest = fs::read_to_string(out.join(MANIFEST)).unwrap();
@@ -350,9 +349,15 @@ mod tests {
         config.include(["First"]);
         config.compile().unwrap();
         assert!(out.join("first.rs").exists());
-        assert!(!out.join("second.rs").exists(), "a file this tool wrote is removed");
+        assert!(
+            !out.join("second.rs").exists(),
+            "a file this tool wrote is removed"
+        );
         assert_eq!(fs::read_to_string(out.join("lib.rs")).unwrap(), "// mine\n");
-        assert_eq!(fs::read_to_string(out.join("other.rs")).unwrap(), "// mine too\n");
+        assert_eq!(
+            fs::read_to_string(out.join("other.rs")).unwrap(),
+            "// mine too\n"
+        );
         fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -387,7 +392,10 @@ mod tests {
         let file = dir.join("Doc.json");
         assert_eq!(
             printed,
-            [format!("{}:7:19: error: field \"Deep\" has no \"about\"", file.display())]
+            [format!(
+                "{}:7:19: error: field \"Deep\" has no \"about\"",
+                file.display()
+            )]
         );
         fs::remove_dir_all(&dir).unwrap();
     }

@@ -1,9 +1,10 @@
 //! Generates the `ErrorCode` enum from a table of Kafka's error codes.
 //!
-//! The table is tab-separated text with a header line
-//! `code	name	retriable	description`, then one line per code: the int16
-//! code, Kafka's name for it (`UNKNOWN_TOPIC_OR_PARTITION`), `true` or
-//! `false`, and a one-sentence description. Each code becomes a variant
+//! The table is tab-separated text with the header line [`HEADER`] (the
+//! column names `code`, `name`, `retriable`, `description`), then one line
+//! per code: the int16 code, Kafka's name for it
+//! (`UNKNOWN_TOPIC_OR_PARTITION`), `true` or `false`, and a one-sentence
+//! description. Each code becomes a variant
 //! named in UpperCamelCase (`UnknownTopicOrPartition`), and `Unknown(i16)`
 //! holds any code the table does not list.
 
@@ -75,7 +76,10 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<ErrorCodeRow>, ErrorCodesErr
         let columns: Vec<&str> = line.split('\t').collect();
         let [code, name, retriable, description] = columns[..] else {
             let found = columns.len();
-            return Err(fault(number, format!("4 tab-separated columns, found {found}")));
+            return Err(fault(
+                number,
+                format!("4 tab-separated columns, found {found}"),
+            ));
         };
         let code: i16 = code
             .parse()
@@ -85,13 +89,19 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<ErrorCodeRow>, ErrorCodesErr
                 .bytes()
                 .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
         if !valid_name {
-            return Err(fault(number, format!("name `{name}` is not UPPER_SNAKE_CASE")));
+            return Err(fault(
+                number,
+                format!("name `{name}` is not UPPER_SNAKE_CASE"),
+            ));
         }
         let retriable = match retriable {
             "true" => true,
             "false" => false,
             other => {
-                return Err(fault(number, format!("retriable must be true or false, not `{other}`")))
+                return Err(fault(
+                    number,
+                    format!("retriable must be true or false, not `{other}`"),
+                ))
             }
         };
         if description.trim().is_empty() {
@@ -100,7 +110,10 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<ErrorCodeRow>, ErrorCodesErr
         if let Some(earlier) = rows.iter().find(|r| r.code == code || r.name == name) {
             return Err(fault(
                 number,
-                format!("{name} ({code}) repeats the code or name of {} ({})", earlier.name, earlier.code),
+                format!(
+                    "{name} ({code}) repeats the code or name of {} ({})",
+                    earlier.name, earlier.code
+                ),
             ));
         }
         rows.push(ErrorCodeRow {
@@ -115,12 +128,22 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<ErrorCodeRow>, ErrorCodesErr
 
 /// The Rust source of the `ErrorCode` enum for `rows`, formatted.
 pub fn generate(rows: &[ErrorCodeRow]) -> Result<String, ErrorCodesError> {
-    let variants: Vec<_> = rows.iter().map(|r| ident(&r.name.to_upper_camel_case())).collect();
-    let codes: Vec<_> = rows.iter().map(|r| Literal::i16_unsuffixed(r.code)).collect();
+    let variants: Vec<_> = rows
+        .iter()
+        .map(|r| ident(&r.name.to_upper_camel_case()))
+        .collect();
+    let codes: Vec<_> = rows
+        .iter()
+        .map(|r| Literal::i16_unsuffixed(r.code))
+        .collect();
     let names = rows.iter().map(|r| r.name.as_str());
     let descriptions = rows.iter().map(|r| r.description.as_str());
     let definitions = rows.iter().zip(&variants).map(|(row, variant)| {
-        let retriable = if row.retriable { "retriable" } else { "not retriable" };
+        let retriable = if row.retriable {
+            "retriable"
+        } else {
+            "not retriable"
+        };
         let doc = doc_attrs(&format!(
             "{}\n\nCode {}, `{}`, {retriable}.",
             row.description, row.code, row.name
@@ -132,8 +155,12 @@ pub fn generate(rows: &[ErrorCodeRow]) -> Result<String, ErrorCodesError> {
         .zip(&variants)
         .filter(|(row, _)| row.retriable)
         .map(|(_, variant)| quote!(Self::#variant));
-    let (variants_a, variants_b, variants_c, variants_d) =
-        (variants.iter(), variants.iter(), variants.iter(), variants.iter());
+    let (variants_a, variants_b, variants_c, variants_d) = (
+        variants.iter(),
+        variants.iter(),
+        variants.iter(),
+        variants.iter(),
+    );
     let (codes_a, codes_b) = (codes.iter(), codes.iter());
     let tokens: TokenStream = quote! {
         /// An error code of the Kafka protocol, as responses carry it in
@@ -261,12 +288,16 @@ mod tests {
 
     #[test]
     fn rows_become_variants_with_their_facts() {
-        let text = table("0\tNONE\tfalse\tNo error.\n3\tUNKNOWN_TOPIC_OR_PARTITION\ttrue\tNot here.\n");
+        let text =
+            table("0\tNONE\tfalse\tNo error.\n3\tUNKNOWN_TOPIC_OR_PARTITION\ttrue\tNot here.\n");
         let rows = parse(&text, Path::new("t.tsv")).unwrap();
         assert_eq!(rows.len(), 2);
         let source = generate(&rows).unwrap();
         assert!(source.contains("UnknownTopicOrPartition,"), "{source}");
-        assert!(source.contains("3 => Self::UnknownTopicOrPartition"), "{source}");
+        assert!(
+            source.contains("3 => Self::UnknownTopicOrPartition"),
+            "{source}"
+        );
         assert!(source.contains("Code 3, `UNKNOWN_TOPIC_OR_PARTITION`, retriable."));
         assert!(source.contains("matches!(self, Self::UnknownTopicOrPartition)"));
     }
@@ -275,17 +306,33 @@ mod tests {
     fn malformed_rows_are_named_by_line() {
         let cases = [
             ("x\tNONE\tfalse\tNo error.", "2: code `x` is not an int16"),
-            ("0\tNone\tfalse\tNo error.", "2: name `None` is not UPPER_SNAKE_CASE"),
-            ("0\tNONE\tmaybe\tNo error.", "2: retriable must be true or false, not `maybe`"),
+            (
+                "0\tNone\tfalse\tNo error.",
+                "2: name `None` is not UPPER_SNAKE_CASE",
+            ),
+            (
+                "0\tNONE\tmaybe\tNo error.",
+                "2: retriable must be true or false, not `maybe`",
+            ),
             ("0\tNONE\tfalse", "2: 4 tab-separated columns, found 3"),
             ("0\tNONE\tfalse\t ", "2: NONE has no description"),
-            ("0\tNONE\tfalse\tA.\n0\tOTHER\tfalse\tB.", "3: OTHER (0) repeats the code or name of NONE (0)"),
+            (
+                "0\tNONE\tfalse\tA.\n0\tOTHER\tfalse\tB.",
+                "3: OTHER (0) repeats the code or name of NONE (0)",
+            ),
         ];
         for (rows, expected) in cases {
-            let error = parse(&table(rows), Path::new("t.tsv")).unwrap_err().to_string();
+            let error = parse(&table(rows), Path::new("t.tsv"))
+                .unwrap_err()
+                .to_string();
             assert_eq!(error, format!("t.tsv:{expected}"));
         }
-        let error = parse("code\tname\n", Path::new("t.tsv")).unwrap_err().to_string();
-        assert!(error.starts_with("t.tsv:1: the first line must be"), "{error}");
+        let error = parse("code\tname\n", Path::new("t.tsv"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("t.tsv:1: the first line must be"),
+            "{error}"
+        );
     }
 }

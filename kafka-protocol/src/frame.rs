@@ -197,8 +197,7 @@ impl<'a> ResponseFrame<'a> {
 }
 
 fn frame_size(len: usize) -> Result<i32, EncodeError> {
-    i32::try_from(len)
-        .map_err(|_| EncodeError::new(EncodeErrorKind::LengthOverflow(len)))
+    i32::try_from(len).map_err(|_| EncodeError::new(EncodeErrorKind::LengthOverflow(len)))
 }
 
 /// Splits a stream of size-prefixed frames, such as a capture, into frames.

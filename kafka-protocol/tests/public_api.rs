@@ -56,7 +56,10 @@ fn a_decoded_response_becomes_owned_and_moves_to_another_thread() {
     assert_owned(&owned);
     assert!(owned.topics.wire().is_none(), "arrays are owned now");
     let topic = owned.topics.get(0).expect("one topic");
-    assert!(matches!(topic.name, Some(Cow::Owned(_))), "strings are copied");
+    assert!(
+        matches!(topic.name, Some(Cow::Owned(_))),
+        "strings are copied"
+    );
     let from_thread = std::thread::spawn(move || owned).join().expect("joins");
     assert_eq!(from_thread, expected);
     assert_eq!(from_thread.to_bytes(12).expect("encodes"), bytes);

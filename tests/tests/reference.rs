@@ -169,7 +169,11 @@ fn error_codes_match_kafkas_table() {
     let ours = table_rows(&workspace_root().join("kafka-protocol/error_codes.tsv"));
     assert_eq!(ours.len(), kafka.len(), "one row per code of Kafka's table");
     for (mine, theirs) in ours.iter().zip(&kafka) {
-        assert_eq!(mine[..3], theirs[..3], "code, name and retriable are Kafka's");
+        assert_eq!(
+            mine[..3],
+            theirs[..3],
+            "code, name and retriable are Kafka's"
+        );
         let code: i16 = theirs[0].parse().expect("an int16 code");
         let built = kafka_wire::ErrorCode::from_code(code);
         assert_eq!(built.name(), theirs[1], "the built enum has code {code}");

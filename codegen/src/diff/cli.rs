@@ -8,7 +8,8 @@ use super::{diff_sets, to_json, unloadable_files, DiffError, Summary};
 use crate::model::SchemaSet;
 
 /// The output format of `kafka-codegen diff`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
     /// One line per change, then a summary line.
     #[default]

@@ -67,9 +67,17 @@ fn request_trait(apis: &[Api]) -> TokenStream {
         // The response borrows as the request does; a request that borrows
         // nothing is answered by a response that owns its data.
         let (generics, request_ty, lifetime) = if api.request.top().has_lifetime {
-            (quote!(<'a>), quote!(#request_module::#request<'a>), quote!('a))
+            (
+                quote!(<'a>),
+                quote!(#request_module::#request<'a>),
+                quote!('a),
+            )
         } else {
-            (TokenStream::new(), quote!(#request_module::#request), quote!('static))
+            (
+                TokenStream::new(),
+                quote!(#request_module::#request),
+                quote!('static),
+            )
         };
         let response_ty = if api.response.top().has_lifetime {
             quote!(#response_module::#response<#lifetime>)
@@ -427,7 +435,8 @@ fn dispatch_enum(enum_name: &str, what: &str, variants: &[Variant], keyed: Keyed
         per_variant(&|name| quote!(Self::#name(m) => rt::Message::encode(m, buf, version),));
     let len = per_variant(&|name| quote!(Self::#name(m) => rt::Encode::encoded_len(m, version),));
     let to_json = per_variant(&|name| quote!(Self::#name(m) => rt::JsonForm::to_json(m, version),));
-    let into_owned = per_variant(&|name| quote!(Self::#name(m) => #enum_name::#name(m.into_owned()),));
+    let into_owned =
+        per_variant(&|name| quote!(Self::#name(m) => #enum_name::#name(m.into_owned()),));
     let conversions = variants.iter().map(|v| {
         let name = ident(&v.name);
         let ty = message_type(v);

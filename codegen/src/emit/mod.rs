@@ -1,9 +1,9 @@
 //! Stage 4: Rust source from the IR, built as tokens with `quote`, parsed
 //! with `syn` and formatted with `prettyplease`.
 //!
-//! Each concern has its own module: [`types`] for struct definitions,
-//! [`decode`], [`encode`], [`json`] and [`owned`] for the trait impls, and
-//! [`api`] for the api-key enum and dispatch.
+//! Each concern has its own module: `types` for struct definitions,
+//! `decode`, `encode`, `json` and `owned` for the trait impls, and `api`
+//! for the api-key enum and dispatch.
 
 mod api;
 mod common;

@@ -39,9 +39,9 @@ pub fn owned_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
             quote!(#name: rt::IntoOwned::into_owned(self.#name),)
         }
     });
-    let unknown = s.flexible.is_possible().then(|| {
-        quote!(unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),)
-    });
+    let unknown = s.flexible.is_possible().then(
+        || quote!(unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),),
+    );
     quote! {
         impl<'a> rt::IntoOwned for #ty {
             type Owned = #name<'static>;

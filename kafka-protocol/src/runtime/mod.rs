@@ -8,8 +8,8 @@
 mod array;
 mod codec;
 mod error;
-mod owned;
 pub mod json;
+mod owned;
 
 mod path;
 mod reader;

@@ -158,7 +158,10 @@ mod tests {
     struct Name<'a>(Cow<'a, str>);
 
     impl<'a> Decode<'a> for Name<'a> {
-        fn decode_from(reader: &mut Reader<'a>, _: i16) -> Result<Self, crate::runtime::DecodeError> {
+        fn decode_from(
+            reader: &mut Reader<'a>,
+            _: i16,
+        ) -> Result<Self, crate::runtime::DecodeError> {
             reader.read_string(false).map(Name)
         }
     }

@@ -1,0 +1,66 @@
+//! What library users build: the default features of kafka-wire and
+//! kafka-codegen must not pull in the command-line tools' dependencies.
+//! Asks cargo for the dependency tree, offline (the lock file and the
+//! downloaded sources are there after the build that runs this test).
+
+use std::process::Command;
+
+use kafka_wire_tests::workspace_root;
+
+/// The crate names in the normal and build dependency tree of `package`.
+fn dependencies(package: &str, features: &[&str]) -> Vec<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let manifest = workspace_root().join("Cargo.toml");
+    let mut command = Command::new(cargo);
+    command
+        .args([
+            "tree",
+            "--offline",
+            "--prefix",
+            "none",
+            "-e",
+            "normal,build",
+        ])
+        .args(["--format", "{p}", "-p", package, "--manifest-path"])
+        .arg(&manifest);
+    if !features.is_empty() {
+        command.args(["--features", &features.join(",")]);
+    }
+    let output = command.output().expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "cargo tree failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_library_with_default_features_builds_no_clap_or_hex() {
+    let tree = dependencies("kafka-wire", &[]);
+    assert!(tree.iter().any(|c| c == "kafka-codegen"), "{tree:?}");
+    for tool in ["clap", "hex"] {
+        assert!(!tree.iter().any(|c| c == tool), "{tool} in {tree:?}");
+    }
+    let with_cli = dependencies("kafka-wire", &["cli"]);
+    assert!(
+        with_cli.iter().any(|c| c == "clap"),
+        "the cli feature builds clap"
+    );
+}
+
+#[test]
+fn the_generator_library_builds_no_clap() {
+    let tree = dependencies("kafka-codegen", &[]);
+    assert!(tree.iter().any(|c| c == "prettyplease"), "{tree:?}");
+    assert!(!tree.iter().any(|c| c == "clap"), "clap in {tree:?}");
+    let with_cli = dependencies("kafka-codegen", &["cli"]);
+    assert!(
+        with_cli.iter().any(|c| c == "clap"),
+        "the cli feature builds clap"
+    );
+}
