@@ -135,17 +135,22 @@ fn tagged_section(s: &StructIr, mode: Mode) -> TokenStream {
         })
     });
     let arms: Vec<_> = arms.collect();
-    let callback = if arms.is_empty() {
-        quote!(|_, _| Ok(false))
-    } else {
-        quote! {
-            |tag, r| {
-                match tag {
-                    #(#arms)*
-                    _ => return Ok(false),
-                }
-                Ok(true)
+    if arms.is_empty() {
+        let read = match mode {
+            Mode::Decode => {
+                quote!(r.read_unknown_tagged_fields(&mut decoded.unknown_tagged_fields)?;)
             }
+            Mode::Validate => quote!(r.skip_unknown_tagged_fields()?;),
+        };
+        return when(s.flexible, read);
+    }
+    let callback = quote! {
+        |tag, r| {
+            match tag {
+                #(#arms)*
+                _ => return Ok(false),
+            }
+            Ok(true)
         }
     };
     let read = match mode {
@@ -162,7 +167,7 @@ fn tagged_section(s: &StructIr, mode: Mode) -> TokenStream {
 fn read_field(field: &FieldIr, tagged: bool, mode: Mode) -> TokenStream {
     let read = read_value(field, tagged, mode);
     let name = &field.rust_name;
-    quote!(#read.map_err(|e| e.in_field(#name))?)
+    quote!(#read.in_field(#name)?)
 }
 
 /// A `Result` expression reading the field's value; in [`Mode::Validate`],

@@ -215,7 +215,7 @@ fn write_field(field: &FieldIr, tagged: bool) -> TokenStream {
     let name = field_ident(field);
     let k = cond_tokens(field.compact);
     let path = &field.rust_name;
-    let located = |write: TokenStream| quote!(#write.map_err(|e| e.in_field(#path))?);
+    let located = |write: TokenStream| quote!(#write.in_field(#path)?);
     let (nullable, plain): (TokenStream, Box<dyn Fn(TokenStream) -> TokenStream>) = match &field
         .kind
     {

@@ -161,10 +161,31 @@ fn imports(body: &TokenStream, runtime: &TokenStream) -> TokenStream {
             use std::borrow::Cow;
         )
     });
+    let in_field = tries_in_field(body.clone()).then(|| {
+        quote!(
+            use rt::InField as _;
+        )
+    });
     quote! {
         #cow
         use #runtime as rt;
+        #in_field
     }
+}
+
+/// True when `tokens` call `InField::in_field` on a result: `.in_field(..)?`.
+/// (`EncodeError::in_field`, on an error, is never followed by `?`.)
+fn tries_in_field(tokens: TokenStream) -> bool {
+    use proc_macro2::TokenTree;
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    tokens.iter().enumerate().any(|(i, token)| match token {
+        TokenTree::Group(group) => tries_in_field(group.stream()),
+        TokenTree::Ident(ident) if ident == "in_field" => matches!(
+            (tokens.get(i + 1), tokens.get(i + 2)),
+            (Some(TokenTree::Group(_)), Some(TokenTree::Punct(p))) if p.as_char() == '?'
+        ),
+        _ => false,
+    })
 }
 
 /// True when `name` appears as an identifier anywhere in `tokens`.

@@ -23,7 +23,7 @@ pub use bytes::BufMut;
 
 pub use array::{FixedWidth, ScalarArray};
 pub use codec::{Decode, Encode, Message};
-pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, InField};
 pub use json::{JsonError, JsonErrorKind, JsonForm};
 pub use owned::IntoOwned;
 pub use path::{FieldPath, PathSegment};

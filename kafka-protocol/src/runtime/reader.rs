@@ -530,6 +530,24 @@ impl<'a> Reader<'a> {
         self.read_tagged_field_list(known, drop)
     }
 
+    /// Reads the tagged-field section of a struct that has no tagged fields
+    /// of its own: every field is kept in `unknown`.
+    #[inline(always)]
+    pub fn read_unknown_tagged_fields(
+        &mut self,
+        unknown: &mut UnknownTaggedFields<'a>,
+    ) -> Result<(), DecodeError> {
+        self.read_tagged_fields(unknown, no_known_tags)
+    }
+
+    /// Reads past the tagged-field section of a struct that has no tagged
+    /// fields of its own, with the checks of
+    /// [`Reader::read_unknown_tagged_fields`].
+    #[inline(always)]
+    pub fn skip_unknown_tagged_fields(&mut self) -> Result<(), DecodeError> {
+        self.skip_tagged_fields(no_known_tags)
+    }
+
     /// Reads a non-empty tagged-field section, handing each field `known`
     /// does not take to `keep`, in the order they arrive.
     #[inline(never)]
@@ -698,4 +716,10 @@ mod tests {
             }
         );
     }
+}
+
+/// The `known` callback of a struct without tagged fields of its own: one
+/// function for all of them, so the section reader is compiled once for them.
+fn no_known_tags(_tag: u32, _field: &mut Reader<'_>) -> Result<bool, DecodeError> {
+    Ok(false)
 }
