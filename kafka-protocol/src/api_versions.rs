@@ -2,10 +2,11 @@
 //! ApiVersions request of a version it does not support.
 
 use crate::messages::{api_versions_response, ApiVersionsResponse};
-use crate::ApiKey;
+use crate::{ApiKey, ErrorCode};
 
-/// Kafka's error code for a version the receiver does not support.
-pub const UNSUPPORTED_VERSION: i16 = 35;
+/// Kafka's error code for a version the receiver does not support:
+/// [`ErrorCode::UnsupportedVersion`] as a number.
+pub const UNSUPPORTED_VERSION: i16 = ErrorCode::UnsupportedVersion.code();
 
 impl ApiKey {
     /// The lowest version a broker advertises for this api.
