@@ -114,7 +114,9 @@ pub enum RecordsError {
         offset: usize,
     },
 
-    /// A zigzag varint runs past 5 bytes, or a varlong past 10.
+    /// A zigzag varint runs past 5 bytes, or a varlong past 10, or its last
+    /// byte holds bits past 32 (64) bits (a 5th byte above `0x0f`, a 10th
+    /// above `0x01`).
     #[error("over-long varint at offset {offset}")]
     VarintTooLong {
         /// Position of the varint's first byte.
