@@ -98,6 +98,18 @@ pub enum RecordsError {
         limit: usize,
     },
 
+    /// A codec that the message format does not allow: zstd in a magic 0 or
+    /// 1 message, which Kafka refuses (zstd came with magic 2).
+    #[error("{codec} compression at offset {offset} is not allowed in magic {magic} messages")]
+    CodecNotAllowed {
+        /// The codec found.
+        codec: Compression,
+        /// The message's magic byte.
+        magic: i8,
+        /// Position of the attributes holding the codec.
+        offset: usize,
+    },
+
     /// The encoder of a codec failed.
     #[error("{codec} compression failed: {message}")]
     CompressionFailed {
