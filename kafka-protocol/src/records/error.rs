@@ -98,6 +98,20 @@ pub enum RecordsError {
         limit: usize,
     },
 
+    /// Decompressing this batch would take the blob's batches together past
+    /// [`DecodeOptions::max_total_decompressed_size`](super::DecodeOptions::max_total_decompressed_size).
+    #[error(
+        "{codec} data at offset {offset} takes the blob past its {budget}-byte decompression budget"
+    )]
+    DecompressionBudgetExceeded {
+        /// The codec in use.
+        codec: Compression,
+        /// Start of the compressed data.
+        offset: usize,
+        /// The budget in force for the whole blob.
+        budget: usize,
+    },
+
     /// A codec that the message format does not allow: zstd in a magic 0 or
     /// 1 message, which Kafka refuses (zstd came with magic 2).
     #[error("{codec} compression at offset {offset} is not allowed in magic {magic} messages")]

@@ -202,6 +202,11 @@ impl<'a> LegacyEntry<'a> {
         self.compression
     }
 
+    /// Bytes of the wrapper's decompressed message set; 0 when uncompressed.
+    pub fn decompressed_len(&self) -> usize {
+        self.inner.as_ref().map_or(0, |inner| inner.data.len())
+    }
+
     /// The messages of the entry: the message itself when uncompressed, or
     /// the wrapper's inner messages with absolute offsets (as Kafka computes
     /// them) and, for `LogAppendTime` wrappers, the wrapper's timestamp.
