@@ -13,7 +13,8 @@
 //! - [`LegacyEntry`] decodes one magic 0/1 message, expanding compressed
 //!   wrappers into their inner [`LegacyMessage`]s with absolute offsets.
 //! - [`RecordBatchBuilder`] encodes a v2 batch with any codec.
-//! - [`records_to_json`] renders a blob as JSON for the command-line tool.
+//! - [`write_records_json`] streams a blob's JSON form for the command-line
+//!   tool; [`records_to_json`] builds it in memory.
 //!
 //! Codecs are behind the cargo features `gzip`, `snappy`, `lz4` and `zstd`;
 //! using a disabled one is [`RecordsError::CodecNotEnabled`].
@@ -39,7 +40,7 @@ pub use batch::{
 pub use builder::RecordBatchBuilder;
 pub use compression::{compress, decompress, Compression};
 pub use error::RecordsError;
-pub use json::records_to_json;
+pub use json::{records_to_json, write_records_json, WriteJsonError};
 pub use legacy::{LegacyEntry, LegacyMessage, LegacyMessages, MAGIC_V0, MAGIC_V1};
 pub use options::{
     DecodeOptions, DEFAULT_MAX_DECOMPRESSED_SIZE, DEFAULT_MAX_TOTAL_DECOMPRESSED_SIZE,

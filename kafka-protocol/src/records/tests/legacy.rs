@@ -6,7 +6,7 @@ use super::*;
 const T0: i64 = 1_700_000_000_000;
 
 /// A legacy message entry written field by field, CRC-32 included.
-fn message(
+pub(super) fn message(
     offset: i64,
     magic: i8,
     attributes: i8,

@@ -6,7 +6,7 @@
 //! - `errors`: every typed error, truncation and corruption at every byte.
 //! - `legacy`: magic 0 and 1 message sets.
 //! - `properties`: proptest round trips and never-panic decoding.
-//! - `streaming`: one batch at a time and the blob budget.
+//! - `streaming`: one batch at a time, the blob budget, the JSON writer.
 
 use super::*;
 
