@@ -14,6 +14,8 @@ Input layouts, as decoded by fuzz/src/lib.rs:
                  [kind | 2, api_key, version] JSON text (the golden value)
   record_batch   [mode] records blob   mode bit 0: recompute checksums first
                  (blobs: the fixtures of kafka-protocol's records tests)
+  record_stream  [mode] records blob   as record_batch; bit 1: pretty JSON,
+                 bit 2: a small budget for the whole blob
 """
 
 import base64
@@ -96,6 +98,8 @@ def main():
     for blob in blobs + [b"".join(blobs)]:
         add("record_batch", b"\x00" + blob)
         add("record_batch", b"\x01" + blob)
+        for mode in range(8):
+            add("record_stream", bytes([mode]) + blob)
     # A few records fields of the golden fixtures (random bytes, but they
     # reach the error paths of the records parser).
     for name in ("ProduceRequest", "FetchResponse"):

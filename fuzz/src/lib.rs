@@ -8,6 +8,8 @@
 //! - `round_trip` and `json`: `[kind, api_key, version, body...]`, where
 //!   `kind & 1` is 0 for a request and 1 for a response; in `json`, `kind & 2`
 //!   set means the body is JSON text rather than wire bytes.
+//! - `record_batch` and `record_stream`: `[mode, blob...]`, where `mode & 1`
+//!   set means [`fix_checksums`] runs on the blob first.
 //!
 //! An api key byte that is no known key picks `ApiKey::ALL[byte % len]`; a
 //! version byte outside the api's range picks `lowest + byte % span`, so every
@@ -145,4 +147,31 @@ pub fn encode_checked(body: &Body<'_>, version: i16, what: &str) -> Vec<u8> {
         "{what}: encoded_len disagrees with the encoding"
     );
     bytes
+}
+
+/// Rewrites the CRC of each top-level entry: CRC-32C from the attributes
+/// (byte 21) for magic 2, CRC-32 from the magic byte (16) for magic 0 and 1.
+pub fn fix_checksums(blob: &mut [u8]) {
+    let mut pos = 0;
+    while let Some(size) = blob.get(pos + 8..pos + 12) {
+        let size = i32::from_be_bytes([size[0], size[1], size[2], size[3]]);
+        let Some(end) = usize::try_from(size).ok().map(|size| pos + 12 + size) else {
+            return;
+        };
+        if end > blob.len() || end < pos + 22 {
+            return;
+        }
+        match blob[pos + 16] {
+            2 => {
+                let crc = crc32c::crc32c(&blob[pos + 21..end]);
+                blob[pos + 17..pos + 21].copy_from_slice(&crc.to_be_bytes());
+            }
+            0 | 1 => {
+                let crc = crc32fast::hash(&blob[pos + 16..end]);
+                blob[pos + 12..pos + 16].copy_from_slice(&crc.to_be_bytes());
+            }
+            _ => return,
+        }
+        pos = end;
+    }
 }

@@ -5,12 +5,26 @@
 //! [`crate::frame::ResponseFrame::decode`], and writes frames with the
 //! prefix. A frame larger than the configured maximum is an error as soon as
 //! its size prefix is read, before any buffer grows to hold it.
+//!
+//! # Memory
+//!
+//! The size prefix is a claim, not bytes: the decoder never reserves room
+//! for a whole frame when its prefix arrives. While a frame is incomplete it
+//! asks the buffer for at most [`READ_AHEAD`] bytes beyond those already
+//! received (fewer if the frame needs fewer), so a peer that sends only a
+//! prefix claiming 100 MiB costs a few KiB, and a buffer grows only as the
+//! frame's bytes actually arrive (by the buffer's own growth policy, which
+//! at most doubles what it holds).
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use tokio_util::codec::{Decoder, Encoder};
 
 /// The default maximum frame size: 100 MiB, Kafka's `socket.request.max.bytes`.
 pub const DEFAULT_MAX_FRAME_SIZE: usize = 100 * 1024 * 1024;
+
+/// Most bytes the decoder reserves ahead of the bytes received while a frame
+/// is incomplete: 8 KiB, the initial read buffer of tokio-util's `FramedRead`.
+pub const READ_AHEAD: usize = 8 * 1024;
 
 /// Why a frame could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -78,9 +92,9 @@ impl Decoder for FrameCodec {
         let size = usize::try_from(size).map_err(|_| FrameCodecError::NegativeSize(size))?;
         self.check(size)?;
         if src.len() < 4 + size {
-            // Reserve only what this frame needs, and only once its size is known
-            // to be acceptable.
-            src.reserve(4 + size - src.len());
+            // The prefix is only a claim: make room for the next read, never
+            // for the whole frame (see the module's "Memory" section).
+            src.reserve((4 + size - src.len()).min(READ_AHEAD));
             return Ok(None);
         }
         src.advance(4);
@@ -144,5 +158,47 @@ mod tests {
         ));
         let mut out = BytesMut::new();
         assert!(codec.encode(vec![0u8; 17], &mut out).is_err());
+    }
+
+    #[test]
+    fn a_prefix_alone_reserves_almost_nothing() {
+        // `063fffff`: a frame of 104,857,599 bytes, just under the default
+        // maximum, of which only the prefix ever arrives.
+        let mut codec = FrameCodec::default();
+        let mut buf = BytesMut::from(&b"\x06\x3f\xff\xff"[..]);
+        assert!(matches!(codec.decode(&mut buf), Ok(None)));
+        assert!(
+            buf.capacity() <= 4 + READ_AHEAD,
+            "capacity {} after a bare prefix",
+            buf.capacity()
+        );
+        // Asking again (as `FramedRead` does after each read) grows nothing.
+        assert!(matches!(codec.decode(&mut buf), Ok(None)));
+        assert!(buf.capacity() <= 4 + READ_AHEAD);
+    }
+
+    #[test]
+    fn the_buffer_grows_with_the_bytes_that_arrive() {
+        let size = 1 << 20;
+        let mut codec = FrameCodec::default();
+        let mut buf = BytesMut::new();
+        buf.extend_from_slice(&(size as i32).to_be_bytes());
+        let chunk = [7u8; 1000];
+        let mut sent = 0;
+        while sent < size {
+            assert!(matches!(codec.decode(&mut buf), Ok(None)));
+            // Never more than twice what is held and the read-ahead.
+            assert!(
+                buf.capacity() <= 2 * (buf.len() + READ_AHEAD),
+                "capacity {} holding {} bytes",
+                buf.capacity(),
+                buf.len()
+            );
+            let n = chunk.len().min(size - sent);
+            buf.extend_from_slice(&chunk[..n]);
+            sent += n;
+        }
+        let frame = codec.decode(&mut buf).ok().flatten().map(|f| f.len());
+        assert_eq!(frame, Some(size));
     }
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use kafka_wire::records::{Header, RecordBatchBuilder};
+use kafka_wire::records::{records_to_json, DecodeOptions, Header, RecordBatchBuilder};
 use serde_json::{json, Value};
 
 /// What a run of the binary produced.
@@ -419,6 +419,38 @@ fn apis_lists_every_api() {
         never_flexible.map(|api| &api["flexible"]),
         Some(&Value::Null)
     );
+}
+
+/// `records` streams its output, in exactly the text serde_json prints for
+/// the whole document; a fault in a later batch still prints nothing but
+/// the error line.
+#[test]
+fn records_streams_the_pinned_text_and_stays_all_or_nothing() {
+    let mut blob = Vec::new();
+    for base in [0, 10, 20] {
+        let mut builder = RecordBatchBuilder::new(base);
+        let appended = builder
+            .append(5, Some(b"k"), Some(b"v\n\x00"), &[Header::new("h", None)])
+            .and_then(|()| builder.append(6, None, Some(&[0xff]), &[]));
+        assert!(appended.is_ok(), "{appended:?}");
+        blob.extend(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    }
+    let value = records_to_json(&blob, &DecodeOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let pretty = serde_json::to_string_pretty(&value).unwrap_or_default() + "\n";
+    let compact = serde_json::to_string(&value).unwrap_or_default() + "\n";
+    assert_eq!(run(&["records"], &blob).ok().stdout_text(), pretty);
+    assert_eq!(
+        run(&["records", "--compact"], &blob).ok().stdout_text(),
+        compact
+    );
+
+    // The last byte of the last batch flipped: its CRC fails after two good
+    // batches, and nothing of them is printed.
+    if let Some(last) = blob.last_mut() {
+        *last ^= 0xff;
+    }
+    let error = run(&["records"], &blob).bad_input();
+    assert!(error.contains("CRC"), "{error}");
 }
 
 #[test]

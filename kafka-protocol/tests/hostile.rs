@@ -12,8 +12,8 @@ use std::cell::Cell;
 use kafka_wire::frame::{peek_request, RequestFrame};
 use kafka_wire::messages::{api_versions_response, ApiVersionsResponse, RequestHeader};
 use kafka_wire::records::{
-    Compression, DecodeOptions, Header, LegacyEntry, RecordBatch, RecordBatchBuilder, RecordSet,
-    RecordsError,
+    compress, records_to_json, write_records_json, Batches, Compression, DecodeOptions, Header,
+    LegacyEntry, RecordBatch, RecordBatchBuilder, RecordSet, RecordsError, WriteJsonError,
 };
 use kafka_wire::runtime::{DecodeError, DecodeErrorKind, Encode, Message};
 use kafka_wire::{ApiKey, RequestBody, ResponseBody};
@@ -1557,4 +1557,168 @@ fn a_non_canonical_bool_in_a_struct_array_re_encodes_canonically() {
     assert_eq!(direct, via_json);
     assert_ne!(direct, body, "the 0x80 is written back as 1");
     assert_eq!(decoded.encoded_len(2), direct.len());
+}
+
+// ---------------------------------------------------------------------------
+// Streaming record blobs: walked one batch at a time, any blob is decoded
+// and printed within the per-batch decompression limit plus 64 MiB of heap,
+// whatever the number of batches and records (the shapes of issue 13).
+
+/// Heap allowed on top of the per-batch decompression limit.
+const STREAM_SLACK: usize = 64 << 20;
+
+/// What the `records` command does, printing nowhere: every batch and record
+/// checked first, then the JSON written as it decodes.
+fn print_records(blob: &[u8], options: &DecodeOptions) -> Result<(), RecordsError> {
+    for batch in Batches::new(blob, options) {
+        batch?;
+    }
+    match write_records_json(blob, options, &mut std::io::sink(), true) {
+        Ok(()) => Ok(()),
+        Err(WriteJsonError::Records(error)) => Err(error),
+        Err(WriteJsonError::Io(error)) => panic!("writing to a sink failed: {error}"),
+    }
+}
+
+/// Runs `f` and asserts that the heap stayed below the per-batch limit of
+/// `options` plus 64 MiB, and below `tighter` when given.
+fn streamed<R>(
+    options: &DecodeOptions,
+    tighter: Option<usize>,
+    what: &str,
+    f: impl FnOnce() -> R,
+) -> R {
+    let (result, peak) = peak_during(f);
+    let limit = options.max_decompressed_size + STREAM_SLACK;
+    let limit = tighter.map_or(limit, |tighter| tighter.min(limit));
+    assert!(
+        peak <= limit,
+        "{what}: peaked at {peak} heap bytes (limit {limit})"
+    );
+    result
+}
+
+/// A v2 batch declaring `count` records, whose records section is `records`
+/// compressed with `codec`.
+fn compressed_batch(codec: Compression, count: i32, records: &[u8]) -> Vec<u8> {
+    let compressed = compress(codec, records).unwrap_or_else(|e| panic!("{e}"));
+    let mut batch = batch_with_records(count, &compressed);
+    batch[ATTRIBUTES_AT + 1] = codec.id();
+    fix_batch(&mut batch);
+    batch
+}
+
+/// Eight zstd batches of record count 0, each expanding to exactly the
+/// default 64 MiB limit. The first batch's records disagree with its count,
+/// which is the error, found before the second batch is decompressed; all
+/// eight used to be decompressed and held first (520 MiB).
+#[test]
+fn zstd_bombs_of_record_count_0_fail_at_the_first_batch() {
+    let options = DecodeOptions::default();
+    let bomb = compressed_batch(
+        Compression::Zstd,
+        0,
+        &vec![0u8; options.max_decompressed_size],
+    );
+    assert!(bomb.len() < 4096, "{} bytes", bomb.len());
+    let blob = bomb.repeat(8);
+    let error = RecordsError::RecordCountMismatch {
+        offset: 0,
+        declared: 0,
+        found: 0,
+        trailing_bytes: true,
+    };
+    let printed = streamed(&options, None, "printing bombs", || {
+        print_records(&blob, &options)
+    });
+    assert_eq!(printed, Err(error.clone()));
+    let parsed = streamed(&options, None, "parsing bombs", || {
+        RecordSet::parse(&blob, &options).map(drop)
+    });
+    assert_eq!(parsed, Err(error.clone()));
+    let json = streamed(&options, None, "bombs to JSON", || {
+        records_to_json(&blob, &options).map(drop)
+    });
+    assert_eq!(json, Err(error));
+}
+
+/// One minimal record: length 6, attributes, deltas, null key and value,
+/// no headers.
+const MINIMAL_RECORD: [u8; 7] = [0x0c, 0, 0, 0, 1, 1, 0];
+
+/// 1.2 million minimal records (8.4 MB), zstd-compressed to under 1 KB and
+/// uncompressed. Printing them used to hold every record as a JSON value
+/// (2.26 GB); now it holds the decompressed batch and nothing per record.
+#[test]
+fn a_batch_of_1_2_million_minimal_records_is_printed_in_bounded_memory() {
+    let options = DecodeOptions::default();
+    let count = 1_200_000;
+    let records = MINIMAL_RECORD.repeat(count);
+    let zstd = compressed_batch(Compression::Zstd, count as i32, &records);
+    assert!(zstd.len() < 2048, "{} bytes", zstd.len());
+    // The decompressed section, whose buffer doubles while decompressing
+    // and so may hold its old and new copies for a moment (16 + 8 MiB).
+    let held = 3 * records.len() + (1 << 20);
+    let printed = streamed(&options, Some(held), "1.2M zstd records", || {
+        print_records(&zstd, &options)
+    });
+    assert_eq!(printed, Ok(()));
+
+    // Uncompressed, nothing is held at all.
+    let plain = batch_with_records(count as i32, &records);
+    let printed = streamed(&options, Some(1 << 20), "1.2M plain records", || {
+        print_records(&plain, &options)
+    });
+    assert_eq!(printed, Ok(()));
+}
+
+/// A legacy magic 1 message of `value`, CRC-32 included.
+fn legacy_message(offset: i64, attributes: i8, value: &[u8]) -> Vec<u8> {
+    let mut body = vec![1u8, attributes as u8];
+    body.extend_from_slice(&0i64.to_be_bytes());
+    body.extend_from_slice(&(-1i32).to_be_bytes());
+    body.extend_from_slice(&(value.len() as i32).to_be_bytes());
+    body.extend_from_slice(value);
+    let mut out = offset.to_be_bytes().to_vec();
+    out.extend_from_slice(&(body.len() as i32 + 4).to_be_bytes());
+    out.extend_from_slice(&crc32(&body, 0xedb8_8320).to_be_bytes());
+    out.extend_from_slice(&body);
+    out
+}
+
+/// Sixteen legacy gzip wrappers, each expanding to the decompression limit
+/// (4 MiB here, to keep the test quick; 64 MiB in issue 13, where they
+/// aborted the tool): one wrapper's messages are held at a time, where all
+/// sixteen used to be.
+#[test]
+fn legacy_gzip_wrappers_are_held_one_at_a_time() {
+    let limit = 4 << 20;
+    let options = DecodeOptions::default().with_max_decompressed_size(limit);
+    let inner = legacy_message(0, 0, &vec![0u8; limit - 34]);
+    assert_eq!(inner.len(), limit);
+    let gzipped = compress(Compression::Gzip, &inner).unwrap_or_else(|e| panic!("{e}"));
+    let wrapper = legacy_message(0, 1, &gzipped);
+    let blob = wrapper.repeat(16);
+    // One decompressed wrapper, its buffer's growth, and the decoder.
+    let held = Some(2 * limit + (1 << 20));
+    let printed = streamed(&options, held, "printing wrappers", || {
+        print_records(&blob, &options)
+    });
+    assert_eq!(printed, Ok(()));
+    let walked = streamed(&options, held, "walking wrappers", || {
+        Batches::new(&blob, &options).try_fold(0, |n, entry| entry.map(|_| n + 1))
+    });
+    assert_eq!(walked, Ok(16));
+}
+
+/// 100,000 empty batches (6.1 MB): printing them used to take 677 MB.
+#[test]
+fn a_hundred_thousand_empty_batches_are_printed_in_bounded_memory() {
+    let options = DecodeOptions::default();
+    let blob = batch_with_records(0, &[]).repeat(100_000);
+    assert_eq!(blob.len(), 6_100_000);
+    let printed = streamed(&options, Some(1 << 20), "empty batches", || {
+        print_records(&blob, &options)
+    });
+    assert_eq!(printed, Ok(()));
 }

@@ -271,6 +271,15 @@ impl<'a> RecordBatch<'a> {
         &self.records
     }
 
+    /// Bytes of the decompressed records section; 0 when the batch is not
+    /// compressed (its records are read in place).
+    pub fn decompressed_len(&self) -> usize {
+        match self.compression {
+            Compression::None => 0,
+            _ => self.records.len(),
+        }
+    }
+
     /// True when the records section is borrowed from the input, i.e. the
     /// batch is not compressed and iterating it copies nothing.
     pub fn is_borrowed(&self) -> bool {

@@ -98,6 +98,32 @@ pub enum RecordsError {
         limit: usize,
     },
 
+    /// Decompressing this batch would take the blob's batches together past
+    /// [`DecodeOptions::max_total_decompressed_size`](super::DecodeOptions::max_total_decompressed_size).
+    #[error(
+        "{codec} data at offset {offset} takes the blob past its {budget}-byte decompression budget"
+    )]
+    DecompressionBudgetExceeded {
+        /// The codec in use.
+        codec: Compression,
+        /// Start of the compressed data.
+        offset: usize,
+        /// The budget in force for the whole blob.
+        budget: usize,
+    },
+
+    /// A codec that the message format does not allow: zstd in a magic 0 or
+    /// 1 message, which Kafka refuses (zstd came with magic 2).
+    #[error("{codec} compression at offset {offset} is not allowed in magic {magic} messages")]
+    CodecNotAllowed {
+        /// The codec found.
+        codec: Compression,
+        /// The message's magic byte.
+        magic: i8,
+        /// Position of the attributes holding the codec.
+        offset: usize,
+    },
+
     /// The encoder of a codec failed.
     #[error("{codec} compression failed: {message}")]
     CompressionFailed {
@@ -114,7 +140,9 @@ pub enum RecordsError {
         offset: usize,
     },
 
-    /// A zigzag varint runs past 5 bytes, or a varlong past 10.
+    /// A zigzag varint runs past 5 bytes, or a varlong past 10, or its last
+    /// byte holds bits past 32 (64) bits (a 5th byte above `0x0f`, a 10th
+    /// above `0x01`).
     #[error("over-long varint at offset {offset}")]
     VarintTooLong {
         /// Position of the varint's first byte.

@@ -107,6 +107,14 @@ fn decode_message<'a>(
         let attributes_offset = reader.offset();
         let attributes = reader.i8()?;
         let compression = Compression::from_attributes(i16::from(attributes), attributes_offset)?;
+        if compression == Compression::Zstd {
+            // zstd came with magic 2; Kafka refuses it in older messages.
+            return Err(RecordsError::CodecNotAllowed {
+                codec: compression,
+                magic,
+                offset: attributes_offset,
+            });
+        }
         let timestamp = if magic == MAGIC_V1 {
             Some(reader.i64()?)
         } else {
@@ -159,7 +167,8 @@ impl<'a> LegacyEntry<'a> {
     /// it takes (`12 + messageSize`).
     ///
     /// A wrapper is decompressed within `options`' limit and its messages
-    /// are all checked (CRC, lengths, no nested compression) here.
+    /// are all checked (CRC, lengths, no nested compression) here. zstd is
+    /// [`RecordsError::CodecNotAllowed`] below magic 2, as in Kafka.
     pub fn decode(input: &'a [u8], options: &DecodeOptions) -> Result<(Self, usize), RecordsError> {
         Self::decode_at(input, 0, options)
     }
@@ -191,6 +200,11 @@ impl<'a> LegacyEntry<'a> {
     /// The codec of the wrapper, or [`Compression::None`].
     pub fn compression(&self) -> Compression {
         self.compression
+    }
+
+    /// Bytes of the wrapper's decompressed message set; 0 when uncompressed.
+    pub fn decompressed_len(&self) -> usize {
+        self.inner.as_ref().map_or(0, |inner| inner.data.len())
     }
 
     /// The messages of the entry: the message itself when uncompressed, or

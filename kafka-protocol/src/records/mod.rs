@@ -1,10 +1,11 @@
 //! Record batches: Kafka's v2 `RecordBatch` (magic 2) and the legacy message
 //! sets of magic 0 and 1.
 //!
-//! - [`Batches`] / [`RecordSet`] walk a records blob (for example the
-//!   `records` field of a fetch response) holding any mix of magic 0, 1 and
-//!   2 entries, reporting an incomplete last entry as a partial tail rather
-//!   than an error.
+//! - [`Batches`] walks a records blob (for example the `records` field of a
+//!   fetch response) holding any mix of magic 0, 1 and 2 entries, one
+//!   decompressed entry at a time, within a per-batch limit and a budget for
+//!   the whole blob ([`DecodeOptions`]), reporting an incomplete last entry
+//!   as a partial tail rather than an error; [`RecordSet`] keeps them all.
 //! - [`RecordBatch`] decodes one v2 batch, verifying its CRC-32C and
 //!   decompressing its records within [`DecodeOptions::max_decompressed_size`];
 //!   [`RecordBatch::records`] iterates its [`Record`]s, which borrow keys,
@@ -12,7 +13,8 @@
 //! - [`LegacyEntry`] decodes one magic 0/1 message, expanding compressed
 //!   wrappers into their inner [`LegacyMessage`]s with absolute offsets.
 //! - [`RecordBatchBuilder`] encodes a v2 batch with any codec.
-//! - [`records_to_json`] renders a blob as JSON for the command-line tool.
+//! - [`write_records_json`] streams a blob's JSON form for the command-line
+//!   tool; [`records_to_json`] builds it in memory.
 //!
 //! Codecs are behind the cargo features `gzip`, `snappy`, `lz4` and `zstd`;
 //! using a disabled one is [`RecordsError::CodecNotEnabled`].
@@ -38,8 +40,10 @@ pub use batch::{
 pub use builder::RecordBatchBuilder;
 pub use compression::{compress, decompress, Compression};
 pub use error::RecordsError;
-pub use json::records_to_json;
+pub use json::{records_to_json, write_records_json, WriteJsonError};
 pub use legacy::{LegacyEntry, LegacyMessage, LegacyMessages, MAGIC_V0, MAGIC_V1};
-pub use options::{DecodeOptions, DEFAULT_MAX_DECOMPRESSED_SIZE};
+pub use options::{
+    DecodeOptions, DEFAULT_MAX_DECOMPRESSED_SIZE, DEFAULT_MAX_TOTAL_DECOMPRESSED_SIZE,
+};
 pub use record::{ControlRecord, ControlRecordType, Header, Record, Records};
 pub use set::{parse_records, Batch, Batches, RecordSet, MAGIC_OFFSET};

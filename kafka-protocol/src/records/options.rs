@@ -7,6 +7,14 @@
 /// compression ratios, yet small enough to decode on any machine.
 pub const DEFAULT_MAX_DECOMPRESSED_SIZE: usize = 64 * 1024 * 1024;
 
+/// Default for [`DecodeOptions::max_total_decompressed_size`]: 1 GiB, sixteen
+/// batches at the default per-batch limit.
+///
+/// A consumer's default `fetch.max.bytes` (50 MiB) of compressed batches fits
+/// at a compression ratio of 20, while a blob of compression bombs stops
+/// after about a second of decompression work.
+pub const DEFAULT_MAX_TOTAL_DECOMPRESSED_SIZE: usize = 1024 * 1024 * 1024;
+
 /// Settings for decoding record batches and message sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DecodeOptions {
@@ -17,6 +25,18 @@ pub struct DecodeOptions {
     ///
     /// [`RecordsError::DecompressedSizeExceeded`]: super::RecordsError::DecompressedSizeExceeded
     pub max_decompressed_size: usize,
+    /// Most bytes all the compressed batches of one blob may decompress to,
+    /// together, when walked by [`Batches`](super::Batches) (and so by
+    /// [`RecordSet::parse`](super::RecordSet::parse) and the JSON writers);
+    /// more is [`RecordsError::DecompressionBudgetExceeded`].
+    ///
+    /// Memory does not depend on it, since [`Batches`](super::Batches)
+    /// holds one batch at a time: it bounds the work a small blob of
+    /// compression bombs can cause. Defaults to
+    /// [`DEFAULT_MAX_TOTAL_DECOMPRESSED_SIZE`].
+    ///
+    /// [`RecordsError::DecompressionBudgetExceeded`]: super::RecordsError::DecompressionBudgetExceeded
+    pub max_total_decompressed_size: usize,
 }
 
 impl DecodeOptions {
@@ -24,12 +44,19 @@ impl DecodeOptions {
     pub const fn new() -> Self {
         DecodeOptions {
             max_decompressed_size: DEFAULT_MAX_DECOMPRESSED_SIZE,
+            max_total_decompressed_size: DEFAULT_MAX_TOTAL_DECOMPRESSED_SIZE,
         }
     }
 
-    /// These options with another decompression limit.
+    /// These options with another per-batch decompression limit.
     pub const fn with_max_decompressed_size(mut self, max: usize) -> Self {
         self.max_decompressed_size = max;
+        self
+    }
+
+    /// These options with another decompression budget for a whole blob.
+    pub const fn with_max_total_decompressed_size(mut self, max: usize) -> Self {
+        self.max_total_decompressed_size = max;
         self
     }
 }

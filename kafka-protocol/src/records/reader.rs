@@ -88,7 +88,7 @@ impl<'a> Reader<'a> {
         self.array().map(i64::from_be_bytes)
     }
 
-    /// Reads a zigzag varint.
+    /// Reads a zigzag varint (see `varint` for the rule on its last byte).
     pub(crate) fn varint(&mut self) -> Result<i32, RecordsError> {
         self.unsigned(varint::MAX_VARINT_LEN)
             .map(varint::unzigzag32)

@@ -29,8 +29,21 @@ impl Batch<'_> {
     }
 }
 
-/// Iterator over the entries of a records blob (for example the `records`
-/// of a fetch response partition), of any mix of magic 0, 1 and 2.
+/// Streaming iterator over the entries of a records blob (for example the
+/// `records` of a fetch response partition), of any mix of magic 0, 1 and 2.
+///
+/// Each entry is decoded when [`next`](Iterator::next) is called and handed
+/// over, so walking a blob holds at most one decompressed batch at a time
+/// (unless the caller keeps them, as [`RecordSet::parse`] does). Before a
+/// v2 batch is yielded, every one of its records is decoded once and checked
+/// against the header's count; a legacy wrapper's messages are checked when
+/// it is decoded. A batch that is malformed or whose records disagree with
+/// its count is therefore an error before the next batch is decompressed.
+///
+/// Two limits of [`DecodeOptions`] apply: each batch may decompress to at
+/// most [`max_decompressed_size`](DecodeOptions::max_decompressed_size), and
+/// all of them together to at most
+/// [`max_total_decompressed_size`](DecodeOptions::max_total_decompressed_size).
 ///
 /// An incomplete last entry, as a fetch response may hold, ends the
 /// iteration without an error; [`partial_tail`](Self::partial_tail) then
@@ -43,6 +56,7 @@ pub struct Batches<'a> {
     pos: usize,
     options: DecodeOptions,
     partial_tail: Option<usize>,
+    decompressed: usize,
     done: bool,
 }
 
@@ -54,6 +68,7 @@ impl<'a> Batches<'a> {
             pos: 0,
             options: *options,
             partial_tail: None,
+            decompressed: 0,
             done: false,
         }
     }
@@ -67,6 +82,27 @@ impl<'a> Batches<'a> {
     /// Position in the blob of the next entry.
     pub fn position(&self) -> usize {
         self.pos
+    }
+
+    /// Bytes decompressed so far, counted against
+    /// [`DecodeOptions::max_total_decompressed_size`].
+    pub fn decompressed_bytes(&self) -> usize {
+        self.decompressed
+    }
+
+    /// The options for the next entry: the per-batch limit, lowered to what
+    /// is left of the blob's budget. Also tells whether the budget is what
+    /// binds, so that exceeding it is reported as such.
+    fn entry_options(&self) -> (DecodeOptions, bool) {
+        let left = self
+            .options
+            .max_total_decompressed_size
+            .saturating_sub(self.decompressed);
+        let budget_binds = left < self.options.max_decompressed_size;
+        let options = self
+            .options
+            .with_max_decompressed_size(left.min(self.options.max_decompressed_size));
+        (options, budget_binds)
     }
 
     fn next_batch(&mut self) -> Result<Option<Batch<'a>>, RecordsError> {
@@ -92,22 +128,35 @@ impl<'a> Batches<'a> {
             return Ok(self.tail(rest.len()));
         }
         let magic = rest.get(MAGIC_OFFSET).map_or(0, |&byte| byte as i8);
-        let (batch, consumed) = match magic {
-            MAGIC_V2 => {
-                let (batch, consumed) = RecordBatch::decode_at(self.blob, self.pos, &self.options)?;
-                (Batch::V2(batch), consumed)
-            }
-            MAGIC_V0 | MAGIC_V1 => {
-                let (entry, consumed) = LegacyEntry::decode_at(self.blob, self.pos, &self.options)?;
-                (Batch::Legacy(entry), consumed)
-            }
-            magic => {
-                return Err(RecordsError::BadMagic {
+        let (options, budget_binds) = self.entry_options();
+        let decoded =
+            match magic {
+                MAGIC_V2 => RecordBatch::decode_at(self.blob, self.pos, &options).and_then(
+                    |(batch, consumed)| {
+                        // Every record, against the count, before going on.
+                        batch.records().try_for_each(|record| record.map(drop))?;
+                        Ok((batch.decompressed_len(), Batch::V2(batch), consumed))
+                    },
+                ),
+                MAGIC_V0 | MAGIC_V1 => LegacyEntry::decode_at(self.blob, self.pos, &options).map(
+                    |(entry, consumed)| (entry.decompressed_len(), Batch::Legacy(entry), consumed),
+                ),
+                magic => Err(RecordsError::BadMagic {
                     offset: self.pos + MAGIC_OFFSET,
                     magic,
-                })
+                }),
+            };
+        let (decompressed, batch, consumed) = decoded.map_err(|error| match error {
+            RecordsError::DecompressedSizeExceeded { codec, offset, .. } if budget_binds => {
+                RecordsError::DecompressionBudgetExceeded {
+                    codec,
+                    offset,
+                    budget: self.options.max_total_decompressed_size,
+                }
             }
-        };
+            other => other,
+        })?;
+        self.decompressed = self.decompressed.saturating_add(decompressed);
         self.pos += consumed;
         Ok(Some(batch))
     }
@@ -133,7 +182,11 @@ impl<'a> Iterator for Batches<'a> {
     }
 }
 
-/// A whole records blob, decoded.
+/// A whole records blob, decoded and kept.
+///
+/// It holds every decompressed batch at once (up to
+/// [`DecodeOptions::max_total_decompressed_size`] bytes of them); to walk a
+/// blob one batch at a time, iterate [`Batches`] instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordSet<'a> {
     /// The complete entries, in order.
@@ -143,11 +196,8 @@ pub struct RecordSet<'a> {
 }
 
 impl<'a> RecordSet<'a> {
-    /// Decodes every entry of `blob`; see [`Batches`].
-    ///
-    /// Records inside v2 batches are decoded lazily by
-    /// [`RecordBatch::records`]; use [`validate`](Self::validate) to check
-    /// them all.
+    /// Decodes every entry of `blob`, and every record in them; see
+    /// [`Batches`].
     pub fn parse(blob: &'a [u8], options: &DecodeOptions) -> Result<Self, RecordsError> {
         let mut iter = Batches::new(blob, options);
         let batches = iter.by_ref().collect::<Result<Vec<_>, _>>()?;
@@ -158,6 +208,9 @@ impl<'a> RecordSet<'a> {
     }
 
     /// Decodes every record of every v2 batch, returning the first error.
+    ///
+    /// [`parse`](Self::parse) has already done so; this is for sets whose
+    /// batches were put together by hand.
     pub fn validate(&self) -> Result<(), RecordsError> {
         for batch in &self.batches {
             match batch {

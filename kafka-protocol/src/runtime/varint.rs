@@ -30,6 +30,11 @@ pub fn put_uvarint<B: BufMut>(buf: &mut B, mut value: u32) {
 ///
 /// Returns the value and the number of bytes it took, `Ok(None)` when the
 /// input ends first, or `Err(())` when it runs past five bytes or 32 bits.
+///
+/// The rule for the fifth byte is shared with the record decoder (see
+/// `records::varint`): a continuation bit there is an error, as in Java's
+/// `ByteUtils.readUnsignedVarint`, and so is any bit above `0x0f`, which
+/// Java would drop silently.
 #[inline]
 #[allow(clippy::result_unit_err)]
 pub fn get_uvarint(input: &[u8]) -> Result<Option<(u32, usize)>, ()> {

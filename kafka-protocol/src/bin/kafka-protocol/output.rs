@@ -57,6 +57,12 @@ impl Output {
         self.bytes(b"\n")
     }
 
+    /// The buffered writer, for output written piece by piece; map its
+    /// errors with [`write_error`].
+    pub fn writer(&mut self) -> &mut impl Write {
+        &mut self.out
+    }
+
     /// Writes a line of text.
     pub fn line(&mut self, text: &str) -> Result<(), CliError> {
         self.bytes(text.as_bytes())?;
@@ -69,7 +75,9 @@ impl Output {
     }
 }
 
-fn write_error(error: io::Error) -> CliError {
+/// The error for a failed write to standard output: a closed pipe is
+/// [`CliError::BrokenPipe`].
+pub fn write_error(error: io::Error) -> CliError {
     if error.kind() == io::ErrorKind::BrokenPipe {
         CliError::BrokenPipe
     } else {

@@ -6,7 +6,7 @@ use super::*;
 const T0: i64 = 1_700_000_000_000;
 
 /// A legacy message entry written field by field, CRC-32 included.
-fn message(
+pub(super) fn message(
     offset: i64,
     magic: i8,
     attributes: i8,
@@ -270,4 +270,31 @@ fn legacy_errors() {
         LegacyEntry::decode(&bad, &options),
         Err(RecordsError::LengthMismatch { .. })
     ));
+}
+
+#[test]
+fn zstd_is_refused_below_magic_2() {
+    let codec = Compression::Zstd;
+    for magic in [0, 1] {
+        let inner = message(0, magic, 0, 0, None, Some(b"v"));
+        let data = if codec.is_enabled() {
+            compress(codec, &inner).unwrap()
+        } else {
+            inner.clone()
+        };
+        let wrapper = message(0, magic, 4, 0, None, Some(&data));
+        let error = RecordsError::CodecNotAllowed {
+            codec,
+            magic,
+            offset: 17,
+        };
+        assert_eq!(
+            LegacyEntry::decode(&wrapper, &DecodeOptions::default()).map(drop),
+            Err(error.clone())
+        );
+        assert_eq!(
+            RecordSet::parse(&wrapper, &DecodeOptions::default()).map(drop),
+            Err(error)
+        );
+    }
 }

@@ -6,6 +6,7 @@
 //! - `errors`: every typed error, truncation and corruption at every byte.
 //! - `legacy`: magic 0 and 1 message sets.
 //! - `properties`: proptest round trips and never-panic decoding.
+//! - `streaming`: one batch at a time, the blob budget, the JSON writer.
 
 use super::*;
 
@@ -15,6 +16,7 @@ mod known_answer;
 mod legacy;
 mod properties;
 mod round_trip;
+mod streaming;
 
 /// Decodes a hex string (test data only).
 fn hex(text: &str) -> Vec<u8> {

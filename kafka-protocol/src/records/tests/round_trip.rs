@@ -155,7 +155,8 @@ fn control_batch() {
     let mut builder = RecordBatchBuilder::new(0).control(true);
     builder.append(0, Some(b"ab"), None, &[]).unwrap();
     let bytes = builder.build().unwrap();
-    let error = only_batch(&bytes).records().next().unwrap().unwrap_err();
+    let (batch, _) = RecordBatch::decode(&bytes, &DecodeOptions::default()).unwrap();
+    let error = batch.records().next().unwrap().unwrap_err();
     assert!(matches!(
         error,
         RecordsError::Invalid {
@@ -163,6 +164,11 @@ fn control_batch() {
             ..
         }
     ));
+    // Walking a blob decodes every record before handing a batch over.
+    assert_eq!(
+        RecordSet::parse(&bytes, &DecodeOptions::default()).map(drop),
+        Err(error)
+    );
 }
 
 #[test]
