@@ -5,6 +5,8 @@
 //! few hostile bytes can never make the decoder reserve gigabytes.
 
 use std::borrow::Cow;
+#[cfg(debug_assertions)]
+use std::cell::Cell;
 
 use super::array::{FixedWidth, ScalarArray};
 use super::codec::Decode;
@@ -24,6 +26,33 @@ const MAX_UPFRONT_RESERVATION: usize = 64 * 1024;
 #[inline(always)]
 fn initial_capacity<T>(count: usize) -> usize {
     count.min(MAX_UPFRONT_RESERVATION / std::mem::size_of::<T>().max(1))
+}
+
+#[cfg(debug_assertions)]
+thread_local! {
+    /// Set while the debug self-check re-decodes an element, so that the
+    /// arrays nested in it are not checked once more per level.
+    static RECHECKING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Marks this thread as re-decoding for the debug self-check until dropped,
+/// even if the decode unwinds.
+#[cfg(debug_assertions)]
+struct Rechecking;
+
+#[cfg(debug_assertions)]
+impl Rechecking {
+    fn start() -> Self {
+        RECHECKING.with(|flag| flag.set(true));
+        Rechecking
+    }
+}
+
+#[cfg(debug_assertions)]
+impl Drop for Rechecking {
+    fn drop(&mut self) {
+        RECHECKING.with(|flag| flag.set(false));
+    }
 }
 
 /// A cursor over bytes that decoded values may borrow from.
@@ -399,15 +428,26 @@ impl<'a> Reader<'a> {
     /// In debug builds (and so in every test), checks the promise iteration
     /// relies on: what `validate_from` accepted, `decode_from` decodes, using the
     /// same bytes.
+    ///
+    /// Arrays nested inside the element are not checked again while it is
+    /// re-decoded: each was checked when its own enclosing element was
+    /// validated, and checking them once per enclosing level would cost
+    /// 2^depth decodes.
     #[cfg(debug_assertions)]
     fn debug_check_decodes<T: Decode<'a>>(&self, element_start: usize, version: i16) {
+        if RECHECKING.with(Cell::get) {
+            return;
+        }
         let mut again = Reader {
             input: self.input,
             position: element_start,
             base: self.base,
             canonical: true,
         };
-        let decoded = T::decode_from(&mut again, version);
+        let decoded = {
+            let _rechecking = Rechecking::start();
+            T::decode_from(&mut again, version)
+        };
         debug_assert!(
             decoded.is_ok() && again.position == self.position,
             "validate_from and decode_from disagree at offset {}: {:?}, {} bytes against {}",
@@ -622,6 +662,44 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A struct holding an array of itself, counting its decodes, to
+    /// measure the work of reading deeply nested arrays.
+    #[derive(Debug, Clone)]
+    struct Node;
+
+    thread_local! {
+        static NODE_DECODES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    impl<'a> Decode<'a> for Node {
+        fn decode_from(reader: &mut Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+            NODE_DECODES.with(|n| n.set(n.get() + 1));
+            reader.read_struct_array::<Node>(false, version)?;
+            Ok(Node)
+        }
+    }
+
+    #[test]
+    fn nested_struct_arrays_are_read_in_work_linear_per_level() {
+        // A chain of nodes, each holding one, `DEPTH` deep.
+        const DEPTH: usize = 14;
+        let mut wire = [0, 0, 0, 1].repeat(DEPTH);
+        wire.extend_from_slice(&[0, 0, 0, 0]);
+        NODE_DECODES.with(|n| n.set(0));
+        let mut reader = Reader::new(&wire);
+        assert!(Node::decode_from(&mut reader, 0).is_ok());
+        assert!(reader.finish().is_ok());
+        let decodes = NODE_DECODES.with(std::cell::Cell::get);
+        // Each node is validated once per enclosing level, and decoded
+        // again by the debug self-check at most once more per level: about
+        // DEPTH^2, never 2^DEPTH.
+        let bound = 2 * (DEPTH + 1) * (DEPTH + 1);
+        assert!(
+            decodes <= bound,
+            "{decodes} node decodes for a chain {DEPTH} deep (bound {bound})"
+        );
+    }
 
     #[test]
     fn classic_and_compact_strings() {
