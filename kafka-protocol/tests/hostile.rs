@@ -1312,6 +1312,33 @@ struct GoldenCase {
     bytes: Vec<u8>,
 }
 
+/// The bytes a fixture's hex string spells: two hex digits per byte. A
+/// stray character or a lone digit is an error, never a guessed byte.
+fn fixture_hex(hex: &str) -> Result<Vec<u8>, String> {
+    if hex.len() % 2 != 0 {
+        return Err(format!("{} hex digits, an odd number", hex.len()));
+    }
+    let digit = |at: usize| {
+        let c = hex.as_bytes()[at];
+        char::from(c)
+            .to_digit(16)
+            .ok_or_else(|| format!("`{}` at {at} is not a hex digit", c.escape_ascii()))
+    };
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| Ok(u8::try_from(digit(i)? * 16 + digit(i + 1)?).unwrap_or(u8::MAX)))
+        .collect()
+}
+
+#[test]
+fn fixture_hex_refuses_what_is_not_hex() {
+    assert_eq!(fixture_hex("00ff7A"), Ok(vec![0, 0xff, 0x7a]));
+    assert!(fixture_hex("0g").is_err());
+    assert!(fixture_hex("+1").is_err());
+    assert!(fixture_hex("abc").is_err());
+    assert!(fixture_hex("é0").is_err());
+}
+
 /// Every case of every golden fixture.
 fn golden_cases() -> Vec<GoldenCase> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/golden");
@@ -1323,18 +1350,18 @@ fn golden_cases() -> Vec<GoldenCase> {
     entries.sort();
     let mut cases = Vec::new();
     for path in entries {
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
-        let fixture: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let fixture: serde_json::Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let name = fixture["name"].as_str().unwrap_or_default().to_owned();
         let kind = fixture["type"].as_str().unwrap_or_default().to_owned();
         let key = fixture["apiKey"].as_i64().map(|k| k as i16);
         for case in fixture["cases"].as_array().into_iter().flatten() {
             let version = case["version"].as_i64().unwrap_or(-1) as i16;
             let hex = case["hex"].as_str().unwrap_or_default();
-            let bytes = (0..hex.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap_or_default())
-                .collect();
+            let bytes = fixture_hex(hex)
+                .unwrap_or_else(|e| panic!("{}: {name} v{version}: {e}", path.display()));
             cases.push(GoldenCase {
                 name: name.clone(),
                 kind: kind.clone(),
