@@ -1258,6 +1258,32 @@ fn unknown_tags_round_trip_byte_for_byte() {
 }
 
 #[test]
+fn unknown_tags_are_refused_at_a_version_without_tagged_fields() {
+    // ApiVersionsResponse is flexible from v3: decoded at v3 with unknown
+    // tags, it cannot be written at v2 without losing them.
+    let input = api_versions_v3(&[(5, b"abc")]);
+    let decoded = decode_api_versions(&input).unwrap_or_else(|e| panic!("{e}"));
+    let error = decoded.to_bytes(2).expect_err("unknown tags dropped at v2");
+    assert_eq!(
+        error.kind(),
+        &kafka_wire::runtime::EncodeErrorKind::TaggedFieldsNotInVersion(2)
+    );
+    assert!(error
+        .to_string()
+        .contains("tagged fields were set, but version 2"));
+    // In a nested struct too.
+    let mut nested = api_versions_v3(&[]);
+    nested[9] = 1; // the api key's tagged-field count
+    nested.splice(10..10, [70, 1, b'x']);
+    let decoded = decode_api_versions(&nested).unwrap_or_else(|e| panic!("{e}"));
+    assert!(decoded.to_bytes(2).is_err());
+    // Without unknown tags, v2 is fine.
+    let plain = api_versions_v3(&[]);
+    let plain = decode_api_versions(&plain).unwrap_or_else(|e| panic!("{e}"));
+    assert!(plain.to_bytes(2).is_ok());
+}
+
+#[test]
 fn out_of_order_tags_are_accepted() {
     let epoch: &[u8] = &[0, 0, 0, 0, 0, 0, 0, 7];
     let ordered = api_versions_v3(&[(1, epoch), (3, &[1]), (5, b"abc"), (70, b"x")]);

@@ -195,6 +195,10 @@ pub enum EncodeErrorKind {
     /// An unknown tagged field was given twice, or reuses a known tag.
     #[error("duplicate tag {0}")]
     DuplicateTag(u32),
+    /// Unknown tagged fields are set on a struct encoded at a version that
+    /// has no tagged-field section, where they would be lost.
+    #[error("tagged fields were set, but version {0} does not support them")]
+    TaggedFieldsNotInVersion(i16),
 }
 
 /// An encoding failure: what, and in which field.

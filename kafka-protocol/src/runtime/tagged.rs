@@ -156,6 +156,24 @@ fn unknown_tagged_field_list_len(unknown: &[RawTaggedField<'_>]) -> usize {
     uvarint_len(unknown.len() as u32) + unknown_tagged_fields_len(unknown)
 }
 
+/// Fails when a struct encoded at a `version` without a tagged-field section
+/// (a non-flexible version) holds unknown tagged fields, which that version
+/// cannot carry: dropping them silently would lose data. Kafka's generated
+/// code refuses the same way.
+#[inline(always)]
+pub fn refuse_unknown_tagged_fields(
+    unknown: &[RawTaggedField<'_>],
+    version: i16,
+) -> Result<(), EncodeError> {
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(EncodeError::new(EncodeErrorKind::TaggedFieldsNotInVersion(
+            version,
+        )))
+    }
+}
+
 /// Writes a struct's unknown tagged fields merged, in ascending tag order,
 /// with the known ones the generated code writes between them.
 #[derive(Debug)]
