@@ -1283,6 +1283,32 @@ fn unknown_tags_are_refused_at_a_version_without_tagged_fields() {
     assert!(plain.to_bytes(2).is_ok());
 }
 
+/// Many empty unknown tags in one section, in order and shuffled: kept
+/// within the heap bound (they once took about 100 bytes of heap per 3
+/// input bytes), and written back.
+#[test]
+fn many_unknown_tags_stay_within_the_heap_bound() {
+    for count in [10_000u32, 100_000] {
+        let tags: Vec<(u32, &[u8])> = (10..10 + count).map(|tag| (tag, &[][..])).collect();
+        let input = api_versions_v3(&tags);
+        let decoded = decode_api_versions(&input).unwrap_or_else(|e| panic!("{count}: {e}"));
+        assert_eq!(decoded.unknown_tagged_fields.len(), count as usize);
+        assert_eq!(decoded.to_bytes(3).ok().as_ref(), Some(&input));
+        // Reversed, with one data byte each: copied into tag order.
+        let data: &[u8] = &[7];
+        let reversed: Vec<(u32, &[u8])> = (10..10 + count).rev().map(|tag| (tag, data)).collect();
+        let shuffled = api_versions_v3(&reversed);
+        let decoded =
+            decode_api_versions(&shuffled).unwrap_or_else(|e| panic!("{count} reversed: {e}"));
+        let in_order: Vec<(u32, &[u8])> = (10..10 + count).map(|tag| (tag, data)).collect();
+        assert_eq!(
+            decoded.to_bytes(3).ok(),
+            Some(api_versions_v3(&in_order)),
+            "{count} reversed"
+        );
+    }
+}
+
 #[test]
 fn out_of_order_tags_are_accepted() {
     let epoch: &[u8] = &[0, 0, 0, 0, 0, 0, 0, 7];
