@@ -19,7 +19,7 @@ use kafka_wire::messages::{
     metadata_request, produce_request, MetadataRequest, ProduceRequest, RequestHeader,
 };
 use kafka_wire::records::{Compression, Header, RecordBatchBuilder};
-use kafka_wire::{ApiKey, RequestBody, ResponseBody};
+use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
@@ -123,10 +123,8 @@ fn main() -> Result<()> {
             .into_iter()
             .flat_map(|t| t.partition_responses)
         {
-            if partition.error_code != 0 {
-                return Err(
-                    format!("{codec} batch rejected with error {}", partition.error_code).into(),
-                );
+            if let Err(error) = ErrorCode::from_code(partition.error_code).into_result() {
+                return Err(format!("{codec} batch rejected with {error}").into());
             }
         }
         for (key, value) in sent {

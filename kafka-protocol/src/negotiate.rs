@@ -41,42 +41,59 @@ impl Negotiated {
 /// Chooses, per API, the highest version in both the peer's advertised range
 /// and ours. Our range ends at the highest stable version unless
 /// `include_unstable` is set.
+///
+/// The peer's list is read once, whatever its length: a hostile response
+/// listing many keys costs time linear in its size. When the peer lists a
+/// key more than once, its first entry counts.
 pub fn negotiate(peer: &ApiVersionsResponse<'_>, include_unstable: bool) -> Negotiated {
+    negotiate_ranges(
+        peer.api_keys
+            .iter()
+            .map(|k| (k.api_key, k.min_version, k.max_version)),
+        include_unstable,
+    )
+}
+
+/// [`negotiate`] over the peer's (api key, min version, max version)
+/// entries, in the order listed, reading them once.
+fn negotiate_ranges(
+    ranges: impl Iterator<Item = (i16, i16, i16)>,
+    include_unstable: bool,
+) -> Negotiated {
     let mut result = Negotiated::default();
+    // The first range the peer lists for each API we know.
+    let mut advertised: BTreeMap<ApiKey, (i16, i16)> = BTreeMap::new();
+    for (key, min, max) in ranges {
+        match ApiKey::from_key(key) {
+            Some(api) => {
+                advertised.entry(api).or_insert((min, max));
+            }
+            None => result.unknown_to_us.push(key),
+        }
+    }
     for api in ApiKey::ALL {
         let our_max = if include_unstable {
             api.highest_version()
         } else {
             api.highest_stable_version()
         };
-        let advertised = peer.api_keys.iter().find(|k| k.api_key == api.key());
-        match advertised {
+        match advertised.get(&api) {
             None => {
                 result.unusable.insert(api, Unusable::NotAdvertised);
             }
-            Some(range) => {
-                let low = range.min_version.max(api.lowest_version());
-                let high = range.max_version.min(our_max);
+            Some(&(peer_min, peer_max)) => {
+                let low = peer_min.max(api.lowest_version());
+                let high = peer_max.min(our_max);
                 if low <= high {
                     result.versions.insert(api, high);
                 } else {
-                    result.unusable.insert(
-                        api,
-                        Unusable::NoCommonVersion {
-                            peer_min: range.min_version,
-                            peer_max: range.max_version,
-                        },
-                    );
+                    result
+                        .unusable
+                        .insert(api, Unusable::NoCommonVersion { peer_min, peer_max });
                 }
             }
         }
     }
-    result.unknown_to_us = peer
-        .api_keys
-        .iter()
-        .map(|k| k.api_key)
-        .filter(|key| ApiKey::from_key(*key).is_none())
-        .collect();
     result
 }
 
@@ -127,5 +144,41 @@ mod tests {
             Some(&Unusable::NotAdvertised)
         );
         assert_eq!(result.unknown_to_us, vec![999]);
+    }
+
+    #[test]
+    fn a_long_peer_list_is_read_once() {
+        // A hostile peer: every known key, listed after thousands of
+        // unknown ones. Count the entries read, not the time taken.
+        let pulled = std::cell::Cell::new(0usize);
+        let entries = 20_000;
+        let ranges = (0..entries).map(|i| {
+            pulled.set(pulled.get() + 1);
+            let key = if i < entries - 100 {
+                30_000
+            } else {
+                i as i16 % 100
+            };
+            (key, 0, 5)
+        });
+        let result = negotiate_ranges(ranges, false);
+        assert_eq!(pulled.get(), entries);
+        let unknown = result.unknown_to_us.iter().filter(|&&key| key == 30_000);
+        assert_eq!(unknown.count(), entries - 100);
+        assert!(result.version(ApiKey::Produce).is_some());
+    }
+
+    #[test]
+    fn the_first_entry_for_a_key_counts() {
+        let peer = ApiVersionsResponse {
+            api_keys: vec![
+                range(ApiKey::Fetch.key(), 0, 4),
+                range(ApiKey::Fetch.key(), 0, 9),
+            ]
+            .into(),
+            ..Default::default()
+        };
+        let expected = (ApiKey::Fetch.lowest_version() <= 4).then_some(4);
+        assert_eq!(negotiate(&peer, false).version(ApiKey::Fetch), expected);
     }
 }

@@ -35,15 +35,31 @@ fn scalar(s: Scalar) -> BoxedStrategy<Value> {
     }
 }
 
+/// Mostly short strings, and one in sixteen of 128 to 160 characters: long
+/// enough that a compact length takes two varint bytes (at least 127 bytes)
+/// and an int16 length needs its high byte.
 fn string() -> BoxedStrategy<Value> {
-    "[a-zA-Z0-9é✓ ]{0,8}".prop_map(Value::String).boxed()
+    prop_oneof![
+        15 => "[a-zA-Z0-9é✓ ]{0,8}",
+        1 => "[a-zA-Z0-9é✓ ]{128,160}",
+    ]
+    .prop_map(Value::String)
+    .boxed()
 }
 
+/// Bytes, mostly short, and one in sixteen of 127 to 200 bytes.
 fn bytes() -> BoxedStrategy<Value> {
-    prop::collection::vec(any::<u8>(), 0..8)
-        .prop_map(|b| Value::String(STANDARD.encode(b)))
-        .boxed()
+    prop_oneof![
+        15 => prop::collection::vec(any::<u8>(), 0..8),
+        1 => prop::collection::vec(any::<u8>(), 127..200),
+    ]
+    .prop_map(|b| Value::String(STANDARD.encode(b)))
+    .boxed()
 }
+
+/// The most elements of a long array: past 127, so that a compact count
+/// takes two varint bytes.
+const LONG_ARRAY: std::ops::Range<usize> = 127..130;
 
 /// A value of `ty`, never null.
 fn value(schema: &Schema, ty: &FieldType, version: i16, depth: u32) -> BoxedStrategy<Value> {
@@ -53,9 +69,16 @@ fn value(schema: &Schema, ty: &FieldType, version: i16, depth: u32) -> BoxedStra
         FieldType::Bytes | FieldType::Records => bytes(),
         FieldType::Array(element) => {
             let max = if depth > 3 { 1 } else { 3 };
-            prop::collection::vec(value(schema, element, version, depth + 1), 0..max)
-                .prop_map(Value::Array)
-                .boxed()
+            let element = value(schema, element, version, depth + 1);
+            let short = prop::collection::vec(element.clone(), 0..max);
+            // One top-level array in thirty-two is long, so that the
+            // elements' own arrays stay short and a case stays small.
+            let array = if depth == 0 {
+                prop_oneof![31 => short, 1 => prop::collection::vec(element, LONG_ARRAY)].boxed()
+            } else {
+                short.boxed()
+            };
+            array.prop_map(Value::Array).boxed()
         }
         FieldType::Struct(name) => match schema.find_struct(name) {
             Some(def) => object(schema, &def.fields, version, depth + 1),
@@ -205,4 +228,37 @@ fn metadata_records_round_trip() {
 #[test]
 fn requests_and_responses_round_trip() {
     run(&[MessageKind::Request, MessageKind::Response], 48);
+}
+
+/// The widened strategies do reach two-byte compact lengths: a long string,
+/// long bytes and a long array each turn up within a few hundred draws.
+#[test]
+fn long_strings_bytes_and_arrays_are_generated() {
+    use proptest::strategy::ValueTree;
+    let schema = schemas()
+        .into_iter()
+        .find(|s| s.name == "MetadataRequest")
+        .unwrap_or_else(|| panic!("no MetadataRequest schema"));
+    let ints = FieldType::Array(Box::new(FieldType::Scalar(Scalar::Int32)));
+    let strategies = [
+        ("string", string(), 127),
+        ("bytes", bytes(), 4 * 127 / 3),
+        ("array", value(&schema, &ints, 12, 0), 127),
+    ];
+    let mut runner = TestRunner::deterministic();
+    for (what, strategy, at_least) in strategies {
+        let long = (0..400).any(|_| {
+            let drawn = strategy
+                .new_tree(&mut runner)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .current();
+            let len = match &drawn {
+                Value::String(s) => s.len(),
+                Value::Array(items) => items.len(),
+                _ => 0,
+            };
+            len >= at_least
+        });
+        assert!(long, "no {what} of {at_least} or more in 400 draws");
+    }
 }

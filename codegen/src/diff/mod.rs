@@ -36,6 +36,8 @@
 //! # }
 //! ```
 
+#[cfg(test)]
+mod agreement;
 mod cli;
 mod compare;
 mod report;

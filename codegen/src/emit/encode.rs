@@ -83,15 +83,33 @@ fn absent_check(field: &FieldIr) -> TokenStream {
 }
 
 /// The tagged-field section: the count, then known and unknown fields
-/// merged in tag order. A known field at its default is skipped.
+/// merged in tag order. A known field at its default is skipped. At a
+/// version without the section, unknown fields are refused, not dropped.
 fn tagged_section_write(s: &StructIr) -> TokenStream {
     if !s.flexible.is_possible() {
         return TokenStream::new();
     }
+    let section = tagged_section_body(s);
+    match s.flexible {
+        Cond::Always => section,
+        cond => {
+            let c = cond_tokens(cond);
+            quote! {
+                if #c {
+                    #section
+                } else {
+                    rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
+                }
+            }
+        }
+    }
+}
+
+/// The statements writing the tagged-field section, where there is one.
+fn tagged_section_body(s: &StructIr) -> TokenStream {
     let tagged = tagged_fields(s);
     if tagged.is_empty() {
-        let write = quote!(rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;);
-        return when(s.flexible, write);
+        return quote!(rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;);
     }
     let (flags, count) = tagged_count(&tagged, s.flexible);
     let writes = tagged.iter().map(|field| {
@@ -107,15 +125,14 @@ fn tagged_section_write(s: &StructIr) -> TokenStream {
             }
         }
     });
-    let body = quote! {
+    quote! {
         #flags
         let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
         #count
         rt::varint::put_uvarint(buf, count as u32);
         #(#writes)*
         tagged.finish(buf);
-    };
-    when(s.flexible, body)
+    }
 }
 
 /// The statement computing the tagged section's size, and the term that

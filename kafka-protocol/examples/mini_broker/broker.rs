@@ -3,7 +3,7 @@
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
@@ -19,6 +19,15 @@ pub struct Config {
     pub default_partitions: i32,
     /// The cluster id returned by Metadata.
     pub cluster_id: String,
+    /// Most bytes the batches of one Produce request may decompress to,
+    /// all batches together.
+    pub produce_decompression_budget: usize,
+    /// How long a connection may wait between frames, or take to finish
+    /// sending one, before it is closed.
+    pub idle_timeout: Duration,
+    /// Most bytes a response may take; a larger one closes the connection
+    /// before it is encoded.
+    pub max_response_size: usize,
 }
 
 /// The broker: node 0, controller and group coordinator of its one-node

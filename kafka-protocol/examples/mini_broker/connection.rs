@@ -39,10 +39,22 @@ pub async fn serve(broker: Arc<Broker>, stream: TcpStream, peer: SocketAddr, id:
         None => None,
     };
     let mut frames = Framed::new(stream, FrameCodec::default());
-    while let Some(frame) = frames.next().await {
-        let frame = match frame {
-            Ok(frame) => frame,
-            Err(e) => {
+    loop {
+        // A complete frame must arrive within the idle timeout, so that
+        // neither a silent client nor one that stops half way through a
+        // frame holds its connection and buffer forever.
+        let next = tokio::time::timeout(broker.config.idle_timeout, frames.next()).await;
+        let frame = match next {
+            Err(_) => {
+                eprintln!(
+                    "connection {id} ({peer}): closing: no complete frame in {:?}",
+                    broker.config.idle_timeout
+                );
+                break;
+            }
+            Ok(None) => break,
+            Ok(Some(Ok(frame))) => frame,
+            Ok(Some(Err(e))) => {
                 eprintln!("connection {id} ({peer}): {e}");
                 break;
             }
@@ -124,7 +136,17 @@ async fn answer(
         },
         body,
     };
-    let mut bytes = Vec::with_capacity(response.encoded_len(version));
+    // Sized before anything is allocated: a response past the limit (which
+    // Fetch's size limits should make impossible) closes the connection.
+    let size = response.encoded_len(version);
+    if size > broker.config.max_response_size {
+        return Reply::Close(format!(
+            "the {} response would take {size} bytes, more than {}",
+            api.name(),
+            broker.config.max_response_size
+        ));
+    }
+    let mut bytes = Vec::with_capacity(size);
     if let Err(e) = response.encode(&mut bytes, version) {
         return Reply::Close(format!("cannot encode the {} response: {e}", api.name()));
     }

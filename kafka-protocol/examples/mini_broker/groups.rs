@@ -13,18 +13,21 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use kafka_wire::ErrorCode;
 use tokio::sync::oneshot;
 
-/// Error codes of the group apis.
+/// Error codes of the group apis, as the `error_code` fields carry them.
 pub mod errors {
+    use kafka_wire::ErrorCode;
+
     /// ILLEGAL_GENERATION.
-    pub const ILLEGAL_GENERATION: i16 = 22;
+    pub const ILLEGAL_GENERATION: i16 = ErrorCode::IllegalGeneration.code();
     /// INCONSISTENT_GROUP_PROTOCOL.
-    pub const INCONSISTENT_GROUP_PROTOCOL: i16 = 23;
+    pub const INCONSISTENT_GROUP_PROTOCOL: i16 = ErrorCode::InconsistentGroupProtocol.code();
     /// UNKNOWN_MEMBER_ID.
-    pub const UNKNOWN_MEMBER_ID: i16 = 25;
+    pub const UNKNOWN_MEMBER_ID: i16 = ErrorCode::UnknownMemberId.code();
     /// REBALANCE_IN_PROGRESS.
-    pub const REBALANCE_IN_PROGRESS: i16 = 27;
+    pub const REBALANCE_IN_PROGRESS: i16 = ErrorCode::RebalanceInProgress.code();
 }
 
 /// A topic name and partition index.
@@ -454,7 +457,7 @@ impl Group {
 
     fn sync_outcome(&self, member_id: &str) -> SyncOutcome {
         SyncOutcome {
-            error_code: 0,
+            error_code: ErrorCode::None.code(),
             protocol_type: self.protocol_type.clone(),
             protocol: self.protocol.clone(),
             assignment: self

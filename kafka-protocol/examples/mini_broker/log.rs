@@ -3,37 +3,50 @@
 
 use std::collections::HashMap;
 
-use kafka_wire::records::{DecodeOptions, RecordBatch, MAGIC_OFFSET, MAGIC_V2};
+use kafka_wire::records::BatchHeader;
 use kafka_wire::runtime::Uuid;
 
-/// Kafka error codes used by the log.
+use crate::validate::CheckedBatch;
+
+/// Kafka error codes used by the log, as the `error_code` fields carry them.
 pub mod errors {
+    use kafka_wire::ErrorCode;
+
+    /// UNKNOWN_SERVER_ERROR.
+    pub const UNKNOWN_SERVER_ERROR: i16 = ErrorCode::UnknownServerError.code();
     /// OFFSET_OUT_OF_RANGE.
-    pub const OFFSET_OUT_OF_RANGE: i16 = 1;
+    pub const OFFSET_OUT_OF_RANGE: i16 = ErrorCode::OffsetOutOfRange.code();
     /// CORRUPT_MESSAGE.
-    pub const CORRUPT_MESSAGE: i16 = 2;
+    pub const CORRUPT_MESSAGE: i16 = ErrorCode::CorruptMessage.code();
     /// UNKNOWN_TOPIC_OR_PARTITION.
-    pub const UNKNOWN_TOPIC_OR_PARTITION: i16 = 3;
+    pub const UNKNOWN_TOPIC_OR_PARTITION: i16 = ErrorCode::UnknownTopicOrPartition.code();
     /// INVALID_TOPIC_EXCEPTION.
-    pub const INVALID_TOPIC: i16 = 17;
+    pub const INVALID_TOPIC: i16 = ErrorCode::InvalidTopicException.code();
     /// TOPIC_ALREADY_EXISTS.
-    pub const TOPIC_ALREADY_EXISTS: i16 = 36;
+    pub const TOPIC_ALREADY_EXISTS: i16 = ErrorCode::TopicAlreadyExists.code();
     /// INVALID_PARTITIONS.
-    pub const INVALID_PARTITIONS: i16 = 37;
+    pub const INVALID_PARTITIONS: i16 = ErrorCode::InvalidPartitions.code();
     /// OUT_OF_ORDER_SEQUENCE_NUMBER.
-    pub const OUT_OF_ORDER_SEQUENCE: i16 = 45;
+    pub const OUT_OF_ORDER_SEQUENCE: i16 = ErrorCode::OutOfOrderSequenceNumber.code();
     /// DUPLICATE_SEQUENCE_NUMBER.
-    pub const DUPLICATE_SEQUENCE: i16 = 46;
+    pub const DUPLICATE_SEQUENCE: i16 = ErrorCode::DuplicateSequenceNumber.code();
     /// UNSUPPORTED_FOR_MESSAGE_FORMAT.
-    pub const UNSUPPORTED_FOR_MESSAGE_FORMAT: i16 = 43;
+    pub const UNSUPPORTED_FOR_MESSAGE_FORMAT: i16 = ErrorCode::UnsupportedForMessageFormat.code();
+    /// LEADER_NOT_AVAILABLE: what Kafka answers while a topic is being
+    /// created; clients retry.
+    pub const LEADER_NOT_AVAILABLE: i16 = ErrorCode::LeaderNotAvailable.code();
+    /// INVALID_RECORD.
+    pub const INVALID_RECORD: i16 = ErrorCode::InvalidRecord.code();
     /// UNKNOWN_TOPIC_ID.
-    pub const UNKNOWN_TOPIC_ID: i16 = 100;
+    pub const UNKNOWN_TOPIC_ID: i16 = ErrorCode::UnknownTopicId.code();
 }
 
-/// Every topic, by name.
+/// Every topic, by name, with an index by id.
 #[derive(Default)]
 pub struct Log {
     topics: HashMap<String, Topic>,
+    /// The name of the topic with each id.
+    names_by_id: HashMap<Uuid, String>,
     created: u64,
 }
 
@@ -91,10 +104,8 @@ impl Log {
 
     /// The name and topic whose id is `id`.
     pub fn topic_by_id(&self, id: Uuid) -> Option<(&str, &Topic)> {
-        self.topics
-            .iter()
-            .find(|(_, topic)| topic.id == id)
-            .map(|(name, topic)| (name.as_str(), topic))
+        let name = self.names_by_id.get(&id)?;
+        Some((name.as_str(), self.topics.get(name)?))
     }
 
     /// Every topic name, sorted.
@@ -115,10 +126,17 @@ impl Log {
             .filter(|n| (1..=10_000).contains(n))
             .ok_or(errors::INVALID_PARTITIONS)?;
         self.created += 1;
+        let mut id = topic_id(name, self.created);
+        // Ids are hashes: on the rare collision, derive another.
+        while id == Uuid::ZERO || self.names_by_id.contains_key(&id) {
+            self.created += 1;
+            id = topic_id(name, self.created);
+        }
         let topic = Topic {
-            id: topic_id(name, self.created),
+            id,
             partitions: (0..count).map(|_| Partition::default()).collect(),
         };
+        self.names_by_id.insert(id, name.to_owned());
         Ok(self.topics.entry(name.to_owned()).or_insert(topic))
     }
 
@@ -166,27 +184,15 @@ impl Partition {
         0
     }
 
-    /// Appends the v2 batches of a Produce request. Returns the base offset
-    /// of the first batch, which for a retried idempotent batch is the
-    /// offset it got the first time.
-    pub fn append(&mut self, records: &[u8]) -> Result<i64, i16> {
-        // Validate every batch before appending any.
-        let options = DecodeOptions::default();
-        let mut batches = Vec::new();
-        let mut position = 0;
-        while position < records.len() {
-            let rest = &records[position..];
-            if rest.get(MAGIC_OFFSET).copied() != Some(MAGIC_V2 as u8) {
-                return Err(errors::UNSUPPORTED_FOR_MESSAGE_FORMAT);
-            }
-            let (batch, size) =
-                RecordBatch::decode(rest, &options).map_err(|_| errors::CORRUPT_MESSAGE)?;
-            batches.push((*batch.header(), &rest[..size]));
-            position += size;
-        }
+    /// Appends a partition's batches of a Produce request, checked by
+    /// [`crate::validate::check_partition`] against `records`. Returns the
+    /// base offset of the first batch, which for a retried idempotent batch
+    /// is the offset it got the first time.
+    pub fn append(&mut self, records: &[u8], batches: &[CheckedBatch]) -> Result<i64, i16> {
         let mut first_offset = None;
-        for (header, bytes) in batches {
-            let offset = match self.check_sequence(&header) {
+        for CheckedBatch { header, range } in batches {
+            let bytes = records.get(range.clone()).ok_or(errors::CORRUPT_MESSAGE)?;
+            let offset = match self.check_sequence(header) {
                 Sequence::Duplicate(offset) => offset,
                 Sequence::Append => {
                     let base_offset = self.next_offset;
@@ -194,7 +200,8 @@ impl Partition {
                     // The CRC covers the attributes onwards, so rewriting the
                     // base offset leaves the batch valid.
                     bytes[..8].copy_from_slice(&base_offset.to_be_bytes());
-                    let last_offset = base_offset + i64::from(header.last_offset_delta);
+                    // Checked: 0 <= last_offset_delta = record count - 1.
+                    let last_offset = base_offset + i64::from(header.last_offset_delta.max(0));
                     self.batches.push(StoredBatch {
                         base_offset,
                         last_offset,
@@ -202,7 +209,7 @@ impl Partition {
                         bytes,
                     });
                     self.next_offset = last_offset + 1;
-                    self.remember_sequence(&header, base_offset);
+                    self.remember_sequence(header, base_offset);
                     base_offset
                 }
                 Sequence::Reject(code) => return Err(code),
@@ -212,17 +219,21 @@ impl Partition {
         Ok(first_offset.unwrap_or(self.next_offset))
     }
 
-    /// Stored batches holding offsets from `offset` on, up to `max_bytes`
-    /// (at least one batch, as Kafka does, so that a large batch still gets
-    /// through). Errors with OFFSET_OUT_OF_RANGE past the high watermark.
-    pub fn read(&self, offset: i64, max_bytes: usize) -> Result<Vec<u8>, i16> {
+    /// Stored batches holding offsets from `offset` on, up to `max_bytes`.
+    /// With `at_least_one`, the first batch is returned even when it is
+    /// larger, as Kafka does for the first partition of a Fetch with data,
+    /// so that a large batch still gets through. Errors with
+    /// OFFSET_OUT_OF_RANGE past the high watermark.
+    pub fn read(&self, offset: i64, max_bytes: usize, at_least_one: bool) -> Result<Vec<u8>, i16> {
         if offset < self.log_start_offset() || offset > self.next_offset {
             return Err(errors::OFFSET_OUT_OF_RANGE);
         }
         let first = self.batches.partition_point(|b| b.last_offset < offset);
         let mut out = Vec::new();
         for batch in &self.batches[first..] {
-            if !out.is_empty() && out.len() + batch.bytes.len() > max_bytes {
+            let fits = out.len() + batch.bytes.len() <= max_bytes;
+            let first_of_many = at_least_one && out.is_empty();
+            if !fits && !first_of_many {
                 break;
             }
             out.extend_from_slice(&batch.bytes);
@@ -247,7 +258,7 @@ impl Partition {
             .map(|b| (b.max_timestamp, b.base_offset))
     }
 
-    fn check_sequence(&self, header: &kafka_wire::records::BatchHeader) -> Sequence {
+    fn check_sequence(&self, header: &BatchHeader) -> Sequence {
         if header.producer_id < 0 {
             return Sequence::Append;
         }
@@ -277,7 +288,7 @@ impl Partition {
         }
     }
 
-    fn remember_sequence(&mut self, header: &kafka_wire::records::BatchHeader, offset: i64) {
+    fn remember_sequence(&mut self, header: &BatchHeader, offset: i64) {
         if header.producer_id < 0 {
             return;
         }

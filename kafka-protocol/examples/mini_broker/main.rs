@@ -19,6 +19,7 @@ mod connection;
 mod groups;
 mod handlers;
 mod log;
+mod validate;
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -27,17 +28,26 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 
 use crate::broker::{Broker, Config};
 use crate::capture::Capture;
 
 const USAGE: &str = "\
 usage: mini_broker [--listen ADDR] [--partitions N] [--capture DIR] [--cluster-id ID]
+                   [--max-connections N] [--idle-timeout SECONDS]
+                   [--produce-budget BYTES]
 
-  --listen ADDR      address to listen on (default 127.0.0.1:9092; port 0 picks one)
-  --partitions N     partitions of auto-created topics (default 1)
-  --capture DIR      record every request and response frame as JSON lines in DIR
-  --cluster-id ID    the cluster id returned by Metadata (default mini-broker)";
+  --listen ADDR            address to listen on (default 127.0.0.1:9092; port 0 picks one)
+  --partitions N           partitions of auto-created topics (default 1)
+  --capture DIR            record every request and response frame as JSON lines in DIR
+  --cluster-id ID          the cluster id returned by Metadata (default mini-broker)
+  --max-connections N      connections served at once; more are closed on accept
+                           (default 1000)
+  --idle-timeout SECONDS   close a connection that sends no complete frame for this
+                           long, as Kafka's connections.max.idle.ms (default 600)
+  --produce-budget BYTES   most bytes the batches of one Produce may decompress to,
+                           all together (default 67108864, 64 MiB)";
 
 /// The command line.
 struct Args {
@@ -45,6 +55,21 @@ struct Args {
     partitions: i32,
     capture: Option<PathBuf>,
     cluster_id: String,
+    max_connections: usize,
+    idle_timeout: Duration,
+    produce_budget: usize,
+}
+
+/// A positive number given to `flag`.
+fn positive<T: std::str::FromStr + PartialOrd + Default>(
+    flag: &str,
+    value: String,
+) -> Result<T, String> {
+    value
+        .parse()
+        .ok()
+        .filter(|n| *n > T::default())
+        .ok_or(format!("{flag} needs a positive number"))
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -53,6 +78,9 @@ fn parse_args() -> Result<Args, String> {
         partitions: 1,
         capture: None,
         cluster_id: "mini-broker".into(),
+        max_connections: 1000,
+        idle_timeout: Duration::from_secs(600),
+        produce_budget: kafka_wire::records::DEFAULT_MAX_DECOMPRESSED_SIZE,
     };
     let mut iter = std::env::args().skip(1);
     while let Some(flag) = iter.next() {
@@ -68,6 +96,11 @@ fn parse_args() -> Result<Args, String> {
             }
             "--capture" => args.capture = Some(value()?.into()),
             "--cluster-id" => args.cluster_id = value()?,
+            "--max-connections" => args.max_connections = positive(&flag, value()?)?,
+            "--idle-timeout" => {
+                args.idle_timeout = Duration::from_secs_f64(positive(&flag, value()?)?)
+            }
+            "--produce-budget" => args.produce_budget = positive(&flag, value()?)?,
             "--help" | "-h" => return Err(USAGE.into()),
             other => return Err(format!("unknown option {other}\n{USAGE}")),
         }
@@ -95,6 +128,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             address,
             default_partitions: args.partitions,
             cluster_id: args.cluster_id,
+            produce_decompression_budget: args.produce_budget,
+            idle_timeout: args.idle_timeout,
+            max_response_size: kafka_wire::codec::DEFAULT_MAX_FRAME_SIZE,
         },
         capture,
     ));
@@ -114,13 +150,27 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut next_connection = 0u64;
+    // One permit per connection served; a connection beyond the cap is
+    // closed as soon as it is accepted.
+    let permits = Arc::new(Semaphore::new(args.max_connections));
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, peer)) => {
                     next_connection += 1;
+                    let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
+                        eprintln!(
+                            "connection {next_connection} ({peer}): closing: {} connections already",
+                            args.max_connections
+                        );
+                        drop(stream);
+                        continue;
+                    };
                     let broker = Arc::clone(&broker);
-                    tokio::spawn(connection::serve(broker, stream, peer, next_connection));
+                    tokio::spawn(async move {
+                        connection::serve(broker, stream, peer, next_connection).await;
+                        drop(permit);
+                    });
                 }
                 Err(e) => eprintln!("accept failed: {e}"),
             },

@@ -113,7 +113,8 @@ impl<'a, T: FixedWidth> ScalarArray<'a, T> {
     #[inline]
     pub fn get(&self, index: usize) -> Option<T> {
         let start = index.checked_mul(T::WIDTH)?;
-        self.wire.get(start..start + T::WIDTH).map(T::from_wire)
+        let end = start.checked_add(T::WIDTH)?;
+        self.wire.get(start..end).map(T::from_wire)
     }
 
     /// The elements, decoded one by one.
@@ -196,6 +197,16 @@ mod tests {
         assert_eq!(array.get(1), Some(-2));
         assert_eq!(array.get(2), None);
         assert_eq!(array.get(usize::MAX), None);
+    }
+
+    #[test]
+    fn get_near_the_top_of_the_address_space_is_none() {
+        // `index * WIDTH` fits, but one element past it does not.
+        let wire = [0u8; 16];
+        let uuids = ScalarArray::<Uuid>::from_wire(&wire);
+        assert_eq!(uuids.get(usize::MAX / 16), None);
+        let longs = ScalarArray::<i64>::from_wire(&wire[..8]);
+        assert_eq!(longs.get(usize::MAX / 8), None);
     }
 
     #[test]

@@ -203,6 +203,10 @@ pub enum EncodeErrorKind {
         /// The api key of the body.
         body: i16,
     },
+    /// Unknown tagged fields are set on a struct encoded at a version that
+    /// has no tagged-field section, where they would be lost.
+    #[error("tagged fields were set, but version {0} does not support them")]
+    TaggedFieldsNotInVersion(i16),
 }
 
 /// An encoding failure: what, and in which field.
@@ -266,25 +270,6 @@ impl fmt::Debug for EncodeError {
 
 impl std::error::Error for EncodeError {}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn decode_error_names_offset_and_path() {
-        let error = DecodeError::new(7, DecodeErrorKind::VarintTooLong)
-            .in_field("replica_id")
-            .at_index(2)
-            .in_field("partitions")
-            .in_message("VoteRequest");
-        assert_eq!(
-            error.to_string(),
-            "VoteRequest.partitions[2].replica_id at byte 7: varint is too long"
-        );
-        assert_eq!(std::mem::size_of::<Result<u64, DecodeError>>(), 16);
-    }
-}
-
 /// Names the field a failed read or write was for, on the `Result` itself:
 /// generated code reads `r.read_i32().in_field("replica_id")?`.
 ///
@@ -312,5 +297,24 @@ impl<T> InField for Result<T, EncodeError> {
             Ok(value) => Ok(value),
             Err(error) => Err(error.in_field(field)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decode_error_names_offset_and_path() {
+        let error = DecodeError::new(7, DecodeErrorKind::VarintTooLong)
+            .in_field("replica_id")
+            .at_index(2)
+            .in_field("partitions")
+            .in_message("VoteRequest");
+        assert_eq!(
+            error.to_string(),
+            "VoteRequest.partitions[2].replica_id at byte 7: varint is too long"
+        );
+        assert_eq!(std::mem::size_of::<Result<u64, DecodeError>>(), 16);
     }
 }

@@ -306,7 +306,7 @@ impl JsonObjectWriter {
     }
 
     /// Adds the unknown tagged fields, if there are any.
-    pub fn unknown_tagged_fields(&mut self, fields: &[RawTaggedField<'_>]) {
+    pub fn unknown_tagged_fields(&mut self, fields: &UnknownTaggedFields<'_>) {
         if fields.is_empty() {
             return;
         }

@@ -30,7 +30,7 @@ pub use path::{FieldPath, PathSegment};
 pub use reader::Reader;
 pub use struct_array::{IntoIter as StructArrayIntoIter, Iter as StructArrayIter, StructArray};
 pub use tagged::{
-    put_unknown_tagged_fields, unknown_tagged_fields_len, unknown_tagged_section_len,
-    RawTaggedField, TaggedFieldWriter, UnknownTaggedFields,
+    put_unknown_tagged_fields, refuse_unknown_tagged_fields, unknown_tagged_fields_len,
+    unknown_tagged_section_len, RawTaggedField, TaggedFieldWriter, UnknownTaggedFields,
 };
 pub use uuid::{ParseUuidError, Uuid};

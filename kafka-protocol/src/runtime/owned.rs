@@ -136,20 +136,24 @@ mod tests {
 
     #[test]
     fn arrays_and_tagged_fields_outlive_their_input() {
-        let input = vec![0u8, 1, 0, 2, 0, 3];
-        let scalars = ScalarArray::<i16>::from_wire(&input);
+        // Six bytes of an int16 array, then a tagged section: one field,
+        // tag 7, two bytes of data.
+        let input = vec![0u8, 1, 0, 2, 0, 3, 1, 7, 2, 0, 1];
+        let scalars = ScalarArray::<i16>::from_wire(&input[..6]);
         let mut tagged = UnknownTaggedFields::new();
-        tagged.insert(RawTaggedField {
-            tag: 7,
-            data: Cow::Borrowed(&input[..2]),
-        });
+        let mut reader = Reader::new(&input[6..]);
+        reader
+            .read_tagged_fields(&mut tagged, |_, _| Ok(false))
+            .unwrap();
         let owned = (
             IntoOwned::into_owned(scalars),
             IntoOwned::into_owned(tagged),
         );
         drop(input);
         assert_eq!(owned.0.to_vec(), vec![1, 2, 3]);
-        assert_eq!(&*owned.1[0].data, &[0, 1]);
+        let fields: Vec<RawTaggedField<'_>> = owned.1.iter().collect();
+        assert_eq!(fields.len(), 1);
+        assert_eq!((fields[0].tag, &*fields[0].data), (7, &[0u8, 1][..]));
         assert_static_send_sync(&owned);
     }
 

@@ -5,14 +5,16 @@
 //! few hostile bytes can never make the decoder reserve gigabytes.
 
 use std::borrow::Cow;
+#[cfg(debug_assertions)]
+use std::cell::Cell;
 
 use super::array::{FixedWidth, ScalarArray};
 use super::codec::Decode;
 use super::error::{DecodeError, DecodeErrorKind};
 use super::struct_array::StructArray;
-use super::tagged::{RawTaggedField, UnknownTaggedFields};
+use super::tagged::UnknownTaggedFields;
 use super::uuid::Uuid;
-use super::varint::{get_uvarint, uvarint_len};
+use super::varint::{get_uvarint, put_uvarint, uvarint_len};
 
 /// The most memory reserved up front for an array, in bytes. A count is
 /// checked against the bytes left, but an element can be much larger in
@@ -24,6 +26,75 @@ const MAX_UPFRONT_RESERVATION: usize = 64 * 1024;
 #[inline(always)]
 fn initial_capacity<T>(count: usize) -> usize {
     count.min(MAX_UPFRONT_RESERVATION / std::mem::size_of::<T>().max(1))
+}
+
+#[cfg(debug_assertions)]
+thread_local! {
+    /// Set while the debug self-check re-decodes an element, so that the
+    /// arrays nested in it are not checked once more per level.
+    static RECHECKING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Marks this thread as re-decoding for the debug self-check until dropped,
+/// even if the decode unwinds.
+#[cfg(debug_assertions)]
+struct Rechecking;
+
+#[cfg(debug_assertions)]
+impl Rechecking {
+    fn start() -> Self {
+        RECHECKING.with(|flag| flag.set(true));
+        Rechecking
+    }
+}
+
+#[cfg(debug_assertions)]
+impl Drop for Rechecking {
+    fn drop(&mut self) {
+        RECHECKING.with(|flag| flag.set(false));
+    }
+}
+
+/// What reading a tagged-field section found, to keep its unknown fields.
+struct TaggedSection {
+    /// Where the first field starts (after the count).
+    fields_start: usize,
+    /// Where the section ends.
+    end: usize,
+    /// How many fields `known` did not take.
+    unknown_count: usize,
+    /// Their size with shortest uvarints.
+    unknown_len: usize,
+    /// Where the first of them starts.
+    unknown_start: Option<usize>,
+    /// Where the last of them ends.
+    unknown_end: usize,
+    /// True when the unknown fields can be borrowed as they are: next to
+    /// each other, in ascending tag order, with shortest uvarints.
+    borrowable: bool,
+    /// The known tags below 64 that were present, as bits.
+    known_low: u64,
+    /// The known tags of 64 or more that were present (rare, and no more
+    /// than the struct has known tagged fields).
+    known_high: Vec<u32>,
+}
+
+impl TaggedSection {
+    fn mark_known(&mut self, tag: u32) {
+        if tag < 64 {
+            self.known_low |= 1 << tag;
+        } else {
+            self.known_high.push(tag);
+        }
+    }
+
+    fn is_known(&self, tag: u32) -> bool {
+        if tag < 64 {
+            self.known_low & (1 << tag) != 0
+        } else {
+            self.known_high.contains(&tag)
+        }
+    }
 }
 
 /// A cursor over bytes that decoded values may borrow from.
@@ -399,15 +470,26 @@ impl<'a> Reader<'a> {
     /// In debug builds (and so in every test), checks the promise iteration
     /// relies on: what `validate_from` accepted, `decode_from` decodes, using the
     /// same bytes.
+    ///
+    /// Arrays nested inside the element are not checked again while it is
+    /// re-decoded: each was checked when its own enclosing element was
+    /// validated, and checking them once per enclosing level would cost
+    /// 2^depth decodes.
     #[cfg(debug_assertions)]
     fn debug_check_decodes<T: Decode<'a>>(&self, element_start: usize, version: i16) {
+        if RECHECKING.with(Cell::get) {
+            return;
+        }
         let mut again = Reader {
             input: self.input,
             position: element_start,
             base: self.base,
             canonical: true,
         };
-        let decoded = T::decode_from(&mut again, version);
+        let decoded = {
+            let _rechecking = Rechecking::start();
+            T::decode_from(&mut again, version)
+        };
         debug_assert!(
             decoded.is_ok() && again.position == self.position,
             "validate_from and decode_from disagree at offset {}: {:?}, {} bytes against {}",
@@ -499,6 +581,12 @@ impl<'a> Reader<'a> {
     /// order. A known field must use all of its bytes. Tags may arrive in
     /// any order, as Kafka accepts them; a tag seen twice is an error, since
     /// keeping one copy would silently drop the other.
+    ///
+    /// Unknown fields are kept in wire form (see [`UnknownTaggedFields`]):
+    /// borrowed from the input when they arrive in tag order, next to each
+    /// other and with shortest uvarints, as Kafka writes them; copied, at
+    /// most once, otherwise. However many there are, they never take more
+    /// heap than the section's bytes plus a 4-byte index entry per field.
     #[inline(always)]
     pub fn read_tagged_fields(
         &mut self,
@@ -510,9 +598,10 @@ impl<'a> Reader<'a> {
             self.position += 1;
             return Ok(());
         }
-        let mut fields = Vec::new();
-        self.read_tagged_field_list(known, |field| fields.push(field))?;
-        unknown.extend(fields);
+        let section = self.read_tagged_field_list(known)?;
+        if section.unknown_count > 0 {
+            self.keep_unknown_tagged_fields(&section, unknown);
+        }
         Ok(())
     }
 
@@ -527,7 +616,7 @@ impl<'a> Reader<'a> {
             self.position += 1;
             return Ok(());
         }
-        self.read_tagged_field_list(known, drop)
+        self.read_tagged_field_list(known).map(drop)
     }
 
     /// Reads the tagged-field section of a struct that has no tagged fields
@@ -548,14 +637,15 @@ impl<'a> Reader<'a> {
         self.skip_tagged_fields(no_known_tags)
     }
 
-    /// Reads a non-empty tagged-field section, handing each field `known`
-    /// does not take to `keep`, in the order they arrive.
+    /// Reads a non-empty tagged-field section, handing each field to
+    /// `known`, and describes the fields it did not take. Allocates nothing
+    /// unless tags arrive out of order (then one `u32` per field with a tag
+    /// of 64 or more, to find repeats).
     #[inline(never)]
     fn read_tagged_field_list(
         &mut self,
         mut known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
-        mut keep: impl FnMut(RawTaggedField<'a>),
-    ) -> Result<(), DecodeError> {
+    ) -> Result<TaggedSection, DecodeError> {
         let count = self.read_uvarint()?;
         // Each field takes at least two bytes: its tag and its size.
         if count as usize > self.remaining() / 2 {
@@ -564,16 +654,29 @@ impl<'a> Reader<'a> {
                 remaining: self.remaining(),
             }));
         }
+        let mut section = TaggedSection {
+            fields_start: self.position,
+            end: self.position,
+            unknown_count: 0,
+            unknown_len: 0,
+            unknown_start: None,
+            unknown_end: 0,
+            borrowable: true,
+            known_low: 0,
+            known_high: Vec::new(),
+        };
         let mut seen_low_tags: u64 = 0;
-        let mut high_tags: Vec<(u32, usize)> = Vec::new();
+        let mut ascending = true;
         let mut previous_tag = None;
         for _ in 0..count {
+            let entry_start = self.position;
             let tag_offset = self.offset();
             let tag = self.read_uvarint()?;
             let size = self.read_uvarint()? as usize;
             if previous_tag.is_some_and(|previous| tag <= previous) {
                 // The encoder writes tags in ascending order.
                 self.canonical = false;
+                ascending = false;
             }
             previous_tag = Some(tag);
             if tag < 64 {
@@ -585,10 +688,9 @@ impl<'a> Reader<'a> {
                     ));
                 }
                 seen_low_tags |= bit;
-            } else {
-                high_tags.push((tag, tag_offset));
             }
             let data_offset = self.offset();
+            let header_len = self.position - entry_start;
             let data = self.take_announced(size)?;
             let mut field = Reader {
                 input: data,
@@ -610,21 +712,130 @@ impl<'a> Reader<'a> {
                         },
                     ));
                 }
+                section.mark_known(tag);
+                if section.unknown_count > 0 {
+                    // A known field between unknown ones.
+                    section.borrowable = false;
+                }
             } else {
-                keep(RawTaggedField {
-                    tag,
-                    data: Cow::Borrowed(data),
-                });
+                let shortest = uvarint_len(tag) + uvarint_len(size as u32);
+                if shortest != header_len {
+                    section.borrowable = false;
+                }
+                section.unknown_start.get_or_insert(entry_start);
+                section.unknown_end = self.position;
+                section.unknown_count += 1;
+                section.unknown_len += shortest + size;
             }
         }
-        // Sorting once keeps a section of many tags, in any order, linear
-        // apart from the sort.
-        high_tags.sort_unstable();
-        if let Some(pair) = high_tags.windows(2).find(|pair| pair[0].0 == pair[1].0) {
-            let (tag, offset) = pair[1];
-            return Err(DecodeError::new(offset, DecodeErrorKind::DuplicateTag(tag)));
+        section.end = self.position;
+        if !ascending {
+            section.borrowable = false;
+            self.check_repeated_high_tags(&section)?;
         }
-        Ok(())
+        Ok(section)
+    }
+
+    /// Fails on the first tag of 64 or more that a section out of tag order
+    /// repeats: the smallest such tag, at its second occurrence. (Tags below
+    /// 64 were checked as they arrived.)
+    #[cold]
+    #[inline(never)]
+    fn check_repeated_high_tags(&self, section: &TaggedSection) -> Result<(), DecodeError> {
+        let mut high: Vec<u32> = self
+            .tagged_entries(section)
+            .map(|(tag, _, _)| tag)
+            .filter(|&tag| tag >= 64)
+            .collect();
+        high.sort_unstable();
+        let Some(tag) = high.windows(2).find(|w| w[0] == w[1]).map(|w| w[0]) else {
+            return Ok(());
+        };
+        let offset = self
+            .tagged_entries(section)
+            .filter(|&(t, _, _)| t == tag)
+            .nth(1)
+            .map_or(self.base + section.fields_start, |(_, at, _)| {
+                self.base + at
+            });
+        Err(DecodeError::new(offset, DecodeErrorKind::DuplicateTag(tag)))
+    }
+
+    /// The entries of a section already read: (tag, position of the entry,
+    /// position of its data), each within `self.input`.
+    fn tagged_entries<'s>(
+        &'s self,
+        section: &TaggedSection,
+    ) -> impl Iterator<Item = (u32, usize, usize)> + 's {
+        let bytes = &self.input[..section.end];
+        let mut at = section.fields_start;
+        std::iter::from_fn(move || {
+            let rest = bytes.get(at..).filter(|rest| !rest.is_empty())?;
+            let (tag, tag_len) = get_uvarint(rest).ok()??;
+            let (size, size_len) = get_uvarint(rest.get(tag_len..)?).ok()??;
+            let entry = at;
+            let data = at + tag_len + size_len;
+            at = data + size as usize;
+            Some((tag, entry, data))
+        })
+    }
+
+    /// Keeps the unknown fields of a section just read, in tag order:
+    /// borrowed when they are already in that form, copied otherwise.
+    #[cold]
+    #[inline(never)]
+    fn keep_unknown_tagged_fields(
+        &self,
+        section: &TaggedSection,
+        unknown: &mut UnknownTaggedFields<'a>,
+    ) {
+        let input = self.input;
+        let kept = if section.borrowable {
+            let start = section.unknown_start.unwrap_or(section.unknown_end);
+            UnknownTaggedFields::from_checked_entries(
+                Cow::Borrowed(&input[start..section.unknown_end]),
+                section.unknown_count,
+            )
+        } else {
+            // Where each unknown field starts, sorted by tag (then by
+            // position, so that the order is fixed): one word per field of
+            // at least three bytes (only 128 tags fit in two).
+            let mut fields: Vec<usize> = Vec::with_capacity(section.unknown_count);
+            for (tag, at, _) in self.tagged_entries(section) {
+                if !section.is_known(tag) {
+                    fields.push(at);
+                }
+            }
+            let tag_at = |at: usize| {
+                input
+                    .get(at..)
+                    .and_then(|rest| get_uvarint(rest).ok().flatten())
+                    .map_or(0, |(tag, _)| tag)
+            };
+            fields.sort_unstable_by_key(|&at| (tag_at(at), at));
+            let mut entries = Vec::with_capacity(section.unknown_len);
+            for at in fields {
+                let Some(rest) = input.get(at..section.end) else {
+                    continue;
+                };
+                let Ok(Some((tag, tag_len))) = get_uvarint(rest) else {
+                    continue;
+                };
+                let Ok(Some((size, size_len))) = get_uvarint(&rest[tag_len..]) else {
+                    continue;
+                };
+                let data = at + tag_len + size_len;
+                put_uvarint(&mut entries, tag);
+                put_uvarint(&mut entries, size);
+                entries.extend_from_slice(&input[data..data + size as usize]);
+            }
+            UnknownTaggedFields::from_checked_entries(Cow::Owned(entries), section.unknown_count)
+        };
+        if unknown.is_empty() {
+            *unknown = kept;
+        } else {
+            unknown.extend(kept.iter().collect());
+        }
     }
 
     /// Fails unless every byte has been read.
@@ -637,9 +848,53 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The `known` callback of a struct without tagged fields of its own: one
+/// function for all of them, so the section reader is compiled once for them.
+fn no_known_tags(_tag: u32, _field: &mut Reader<'_>) -> Result<bool, DecodeError> {
+    Ok(false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A struct holding an array of itself, counting its decodes, to
+    /// measure the work of reading deeply nested arrays.
+    #[derive(Debug, Clone)]
+    struct Node;
+
+    thread_local! {
+        static NODE_DECODES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    impl<'a> Decode<'a> for Node {
+        fn decode_from(reader: &mut Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+            NODE_DECODES.with(|n| n.set(n.get() + 1));
+            reader.read_struct_array::<Node>(false, version)?;
+            Ok(Node)
+        }
+    }
+
+    #[test]
+    fn nested_struct_arrays_are_read_in_work_linear_per_level() {
+        // A chain of nodes, each holding one, `DEPTH` deep.
+        const DEPTH: usize = 14;
+        let mut wire = [0, 0, 0, 1].repeat(DEPTH);
+        wire.extend_from_slice(&[0, 0, 0, 0]);
+        NODE_DECODES.with(|n| n.set(0));
+        let mut reader = Reader::new(&wire);
+        assert!(Node::decode_from(&mut reader, 0).is_ok());
+        assert!(reader.finish().is_ok());
+        let decodes = NODE_DECODES.with(std::cell::Cell::get);
+        // Each node is validated once per enclosing level, and decoded
+        // again by the debug self-check at most once more per level: about
+        // DEPTH^2, never 2^DEPTH.
+        let bound = 2 * (DEPTH + 1) * (DEPTH + 1);
+        assert!(
+            decodes <= bound,
+            "{decodes} node decodes for a chain {DEPTH} deep (bound {bound})"
+        );
+    }
 
     #[test]
     fn classic_and_compact_strings() {
@@ -716,10 +971,4 @@ mod tests {
             }
         );
     }
-}
-
-/// The `known` callback of a struct without tagged fields of its own: one
-/// function for all of them, so the section reader is compiled once for them.
-fn no_known_tags(_tag: u32, _field: &mut Reader<'_>) -> Result<bool, DecodeError> {
-    Ok(false)
 }

@@ -133,7 +133,9 @@ impl<'a, T> StructArray<'a, T> {
 
 impl<'a, T: Decode<'a> + Clone> StructArray<'a, T> {
     /// The elements in order: decoded from the wire one by one, or borrowed
-    /// from the `Vec`.
+    /// from the `Vec`. It yields exactly [`len`](Self::len) elements: a
+    /// checked element that failed to decode would be a bug in this crate,
+    /// and panics rather than ending the iteration early.
     pub fn iter(&self) -> Iter<'_, 'a, T> {
         Iter {
             inner: match &self.repr {
@@ -213,21 +215,32 @@ impl<'a, T: Decode<'a>> Iterator for WireElements<'a, T> {
             return None;
         }
         self.remaining -= 1;
-        // These bytes decoded successfully at this version when the array
+        // These bytes passed `validate_from` at this version when the array
         // was read, and decoding depends on nothing else, so this succeeds.
+        // Were it ever to fail, stopping here would silently yield fewer
+        // elements than `len()` promised: a bug in the generated code, so
+        // it is reported as loudly as one, in every build.
         match T::decode_from(&mut self.reader, self.version) {
             Ok(element) => Some(element),
-            Err(error) => {
-                debug_assert!(false, "checked struct array failed to decode: {error}");
-                self.remaining = 0;
-                None
-            }
+            Err(error) => broken_promise(self.remaining, &error),
         }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         (self.remaining as usize, Some(self.remaining as usize))
     }
+}
+
+/// Reports a checked element that does not decode: `validate_from` and
+/// `decode_from` disagree, which is a bug in this crate, never a fault in
+/// the input (every element was checked when the array was read).
+#[cold]
+#[inline(never)]
+fn broken_promise(left: u32, error: &super::error::DecodeError) -> ! {
+    panic!(
+        "bug in kafka-wire: a checked struct array element failed to decode \
+         with {left} element(s) still to come: {error}"
+    )
 }
 
 /// The elements of a [`StructArray`], from [`StructArray::iter`].
@@ -411,6 +424,27 @@ mod tests {
         assert_eq!(decoded.clone().into_vec(), vec![Pair(1, 2), Pair(3, 4)]);
         assert_ne!(decoded, vec![Pair(1, 2)].into());
         assert_ne!(decoded, vec![Pair(1, 2), Pair(3, 5)].into());
+    }
+
+    /// Validates like [`Pair`] but cannot decode: the disagreement a
+    /// checked array must never hide.
+    #[derive(Debug, Clone, PartialEq)]
+    struct Liar;
+
+    impl<'a> Decode<'a> for Liar {
+        fn decode_from(reader: &mut Reader<'a>, _version: i16) -> Result<Self, DecodeError> {
+            Err(reader.error(crate::runtime::DecodeErrorKind::UnexpectedNull))
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "bug in kafka-wire: a checked struct array element failed")]
+    fn an_element_that_does_not_decode_is_never_silently_dropped() {
+        // Two elements promised: iteration must not quietly end after none.
+        let wire = [1, 0, 2, 3, 0, 4];
+        let array = StructArray::<Liar>::from_checked_wire(&wire, 2, 0, true);
+        assert_eq!(array.len(), 2);
+        let _ = array.iter().count();
     }
 
     #[test]

@@ -1,12 +1,13 @@
 //! Tagged fields the schema does not know, kept so they survive a round trip.
 
 use std::borrow::Cow;
+use std::fmt;
 
 use bytes::BufMut;
 
 use super::error::{EncodeError, EncodeErrorKind};
-use super::varint::{put_uvarint, uvarint_len};
-use super::write::{put_tag_header, tagged_field_len};
+use super::varint::{get_uvarint, put_uvarint, uvarint_len};
+use super::write::tagged_field_len;
 
 /// A tagged field whose tag the schema does not know: its tag and raw bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -34,13 +35,96 @@ impl RawTaggedField<'_> {
 
 /// The unknown tagged fields of one struct, kept in tag order.
 ///
-/// Most structs have none, so the list takes one pointer when empty and
-/// allocates only when a field arrives.
-#[derive(Debug, Clone, Default, Eq, Hash)]
-// A boxed `Vec` is one pointer wide where a `Vec` takes three: every
-// generated struct carries this list, and almost all are empty.
-#[allow(clippy::box_collection)]
-pub struct UnknownTaggedFields<'a>(Option<Box<Vec<RawTaggedField<'a>>>>);
+/// They are kept in wire form, not as a list of [`RawTaggedField`]s: each
+/// field's tag and size as shortest uvarints, then its bytes, field after
+/// field in ascending tag order. So they take no more memory than they took
+/// on the wire (a list entry would take 32 bytes for a field of 2), and when
+/// the input already holds them in that form, as Kafka writes them, they are
+/// borrowed from it and take none. [`UnknownTaggedFields::iter`] yields each
+/// field as a [`RawTaggedField`].
+///
+/// Most structs have none: the list is then one null pointer.
+#[derive(Clone, Default, Eq, Hash)]
+pub struct UnknownTaggedFields<'a>(Option<Box<Section<'a>>>);
+
+/// Unknown tagged fields in wire form: a non-empty run of (tag, size, bytes)
+/// entries with shortest uvarints, in ascending tag order (equal tags in the
+/// order they were added).
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Section<'a> {
+    entries: Cow<'a, [u8]>,
+    count: usize,
+}
+
+/// One entry of a [`Section`]: its tag, and where its data and the whole
+/// entry end.
+struct Entry {
+    tag: u32,
+    data_start: usize,
+    end: usize,
+}
+
+/// Reads the entry at `at` in `entries`, written by this module or checked
+/// by the reader. `None` at the end, or where the bytes are not an entry.
+fn entry_at(entries: &[u8], at: usize) -> Option<Entry> {
+    let rest = entries.get(at..)?;
+    let (tag, tag_len) = get_uvarint(rest).ok()??;
+    let (size, size_len) = get_uvarint(rest.get(tag_len..)?).ok()??;
+    let data_start = at + tag_len + size_len;
+    let end = data_start.checked_add(size as usize)?;
+    (end <= entries.len()).then_some(Entry {
+        tag,
+        data_start,
+        end,
+    })
+}
+
+/// Appends one entry in wire form.
+fn put_entry(out: &mut Vec<u8>, tag: u32, data: &[u8]) {
+    put_uvarint(out, tag);
+    put_uvarint(out, data.len() as u32);
+    out.extend_from_slice(data);
+}
+
+/// The entries of a [`Section`], decoded one by one.
+///
+/// The bytes were written by this module, or checked by the reader before
+/// being kept, so every entry parses; were one not to, the iteration would
+/// end early and silently, so that is reported as the bug it would be.
+#[derive(Debug, Clone)]
+pub struct UnknownTaggedFieldsIter<'s> {
+    entries: &'s [u8],
+    at: usize,
+    left: usize,
+}
+
+impl<'s> Iterator for UnknownTaggedFieldsIter<'s> {
+    type Item = RawTaggedField<'s>;
+
+    fn next(&mut self) -> Option<RawTaggedField<'s>> {
+        if self.left == 0 {
+            return None;
+        }
+        let Some(entry) = entry_at(self.entries, self.at) else {
+            panic!(
+                "bug in kafka-wire: unknown tagged fields end {} field(s) early",
+                self.left
+            );
+        };
+        self.left -= 1;
+        self.at = entry.end;
+        Some(RawTaggedField {
+            tag: entry.tag,
+            data: Cow::Borrowed(&self.entries[entry.data_start..entry.end]),
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for UnknownTaggedFieldsIter<'_> {}
 
 impl<'a> UnknownTaggedFields<'a> {
     /// An empty list.
@@ -48,76 +132,144 @@ impl<'a> UnknownTaggedFields<'a> {
         UnknownTaggedFields(None)
     }
 
-    /// The fields, in tag order.
+    /// Fields already in wire form: `count` entries, checked, with shortest
+    /// uvarints and in ascending tag order. Only the reader creates these.
+    pub(crate) fn from_checked_entries(entries: Cow<'a, [u8]>, count: usize) -> Self {
+        if count == 0 {
+            return UnknownTaggedFields::new();
+        }
+        UnknownTaggedFields(Some(Box::new(Section { entries, count })))
+    }
+
+    /// The number of fields.
     #[inline]
-    pub fn as_slice(&self) -> &[RawTaggedField<'a>] {
-        self.0.as_deref().map_or(&[], Vec::as_slice)
+    pub fn len(&self) -> usize {
+        self.0.as_ref().map_or(0, |section| section.count)
+    }
+
+    /// True when there are none.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// The fields in tag order, their bytes borrowed from the list.
+    pub fn iter(&self) -> UnknownTaggedFieldsIter<'_> {
+        UnknownTaggedFieldsIter {
+            entries: self.wire_entries(),
+            at: 0,
+            left: self.len(),
+        }
+    }
+
+    /// The fields' wire form: each field's tag, size and bytes, in tag
+    /// order, without the count that starts a tagged-field section.
+    #[inline]
+    pub fn wire_entries(&self) -> &[u8] {
+        self.0.as_ref().map_or(&[], |section| &section.entries)
     }
 
     /// Adds a field at its place in tag order, after any field with the
-    /// same tag. Adding fields in ascending order costs nothing extra.
-    pub fn insert(&mut self, field: RawTaggedField<'a>) {
-        let fields = self.0.get_or_insert_with(Box::default);
-        if fields.last().is_none_or(|last| last.tag <= field.tag) {
-            fields.push(field);
-        } else {
-            let at = fields.partition_point(|f| f.tag <= field.tag);
-            fields.insert(at, field);
+    /// same tag. Copies the fields if they were borrowed.
+    pub fn insert(&mut self, field: RawTaggedField<'_>) {
+        let section = self.0.get_or_insert_with(|| {
+            Box::new(Section {
+                entries: Cow::Owned(Vec::new()),
+                count: 0,
+            })
+        });
+        let mut at = 0;
+        while let Some(entry) = entry_at(&section.entries, at) {
+            if entry.tag > field.tag {
+                break;
+            }
+            at = entry.end;
         }
+        let mut encoded = Vec::with_capacity(field.encoded_len());
+        put_entry(&mut encoded, field.tag, &field.data);
+        section.entries.to_mut().splice(at..at, encoded);
+        section.count += 1;
     }
 
-    /// Adds many fields, in any order, sorting once.
-    pub fn extend(&mut self, new: Vec<RawTaggedField<'a>>) {
-        if new.is_empty() {
+    /// Adds many fields, in any order.
+    pub fn extend(&mut self, new: Vec<RawTaggedField<'_>>) {
+        if self.is_empty() {
+            *self = UnknownTaggedFields::from(new).into_owned();
             return;
         }
-        let fields = self.0.get_or_insert_with(Box::default);
-        fields.extend(new);
-        fields.sort_by_key(|f| f.tag);
+        for field in new {
+            self.insert(field);
+        }
     }
 
     /// Detaches the fields from the input they borrow.
     pub fn into_owned(self) -> UnknownTaggedFields<'static> {
-        UnknownTaggedFields(
-            self.0.map(|fields| {
-                Box::new(fields.into_iter().map(RawTaggedField::into_owned).collect())
-            }),
-        )
+        UnknownTaggedFields(self.0.map(|section| {
+            Box::new(Section {
+                entries: Cow::Owned(section.entries.into_owned()),
+                count: section.count,
+            })
+        }))
     }
-}
 
-impl<'a> std::ops::Deref for UnknownTaggedFields<'a> {
-    type Target = [RawTaggedField<'a>];
-
-    #[inline]
-    fn deref(&self) -> &Self::Target {
-        self.as_slice()
+    /// The first tag that two fields share, if any (fields are in tag
+    /// order, so they are next to each other).
+    fn repeated_tag(&self) -> Option<u32> {
+        let mut previous = None;
+        for field in self.iter() {
+            if previous == Some(field.tag) {
+                return Some(field.tag);
+            }
+            previous = Some(field.tag);
+        }
+        None
     }
 }
 
 impl PartialEq for UnknownTaggedFields<'_> {
     fn eq(&self, other: &Self) -> bool {
-        self.as_slice() == other.as_slice()
+        self.len() == other.len() && self.wire_entries() == other.wire_entries()
+    }
+}
+
+impl fmt::Debug for UnknownTaggedFields<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<'s, 'a> IntoIterator for &'s UnknownTaggedFields<'a> {
+    type Item = RawTaggedField<'s>;
+    type IntoIter = UnknownTaggedFieldsIter<'s>;
+
+    fn into_iter(self) -> UnknownTaggedFieldsIter<'s> {
+        self.iter()
     }
 }
 
 impl<'a> From<Vec<RawTaggedField<'a>>> for UnknownTaggedFields<'a> {
-    /// Takes the fields in any order; they are kept in tag order.
+    /// Takes the fields in any order; they are kept in tag order (equal
+    /// tags in the order given).
     fn from(mut fields: Vec<RawTaggedField<'a>>) -> Self {
         if fields.is_empty() {
             return UnknownTaggedFields::new();
         }
         fields.sort_by_key(|f| f.tag);
-        UnknownTaggedFields(Some(Box::new(fields)))
+        let size = fields.iter().map(RawTaggedField::encoded_len).sum();
+        let mut entries = Vec::with_capacity(size);
+        for field in &fields {
+            put_entry(&mut entries, field.tag, &field.data);
+        }
+        UnknownTaggedFields::from_checked_entries(Cow::Owned(entries), fields.len())
     }
 }
 
 /// Writes the tagged-field section of a struct with no known tagged fields:
-/// the count, then the unknown fields.
+/// the count, then the unknown fields. Fails when two share a tag.
 #[inline(always)]
 pub fn put_unknown_tagged_fields<B: BufMut>(
     buf: &mut B,
-    unknown: &[RawTaggedField<'_>],
+    unknown: &UnknownTaggedFields<'_>,
 ) -> Result<(), EncodeError> {
     // Almost every section is empty: a single zero count.
     if unknown.is_empty() {
@@ -131,7 +283,7 @@ pub fn put_unknown_tagged_fields<B: BufMut>(
 #[inline(never)]
 fn put_unknown_tagged_field_list<B: BufMut>(
     buf: &mut B,
-    unknown: &[RawTaggedField<'_>],
+    unknown: &UnknownTaggedFields<'_>,
 ) -> Result<(), EncodeError> {
     let writer = TaggedFieldWriter::new(unknown)?;
     put_uvarint(buf, unknown.len() as u32);
@@ -142,45 +294,50 @@ fn put_unknown_tagged_field_list<B: BufMut>(
 /// The size of the tagged-field section of a struct with no known tagged
 /// fields.
 #[inline(always)]
-pub fn unknown_tagged_section_len(unknown: &[RawTaggedField<'_>]) -> usize {
+pub fn unknown_tagged_section_len(unknown: &UnknownTaggedFields<'_>) -> usize {
     if unknown.is_empty() {
         1
     } else {
-        unknown_tagged_field_list_len(unknown)
+        uvarint_len(unknown.len() as u32) + unknown_tagged_fields_len(unknown)
     }
 }
 
-#[cold]
-#[inline(never)]
-fn unknown_tagged_field_list_len(unknown: &[RawTaggedField<'_>]) -> usize {
-    uvarint_len(unknown.len() as u32) + unknown_tagged_fields_len(unknown)
+/// Fails when a struct encoded at a `version` without a tagged-field section
+/// (a non-flexible version) holds unknown tagged fields, which that version
+/// cannot carry: dropping them silently would lose data. Kafka's generated
+/// code refuses the same way.
+#[inline(always)]
+pub fn refuse_unknown_tagged_fields(
+    unknown: &UnknownTaggedFields<'_>,
+    version: i16,
+) -> Result<(), EncodeError> {
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(EncodeError::new(EncodeErrorKind::TaggedFieldsNotInVersion(
+            version,
+        )))
+    }
 }
 
 /// Writes a struct's unknown tagged fields merged, in ascending tag order,
 /// with the known ones the generated code writes between them.
 #[derive(Debug)]
-pub struct TaggedFieldWriter<'f, 'a> {
-    remaining: Cow<'f, [RawTaggedField<'a>]>,
-    next: usize,
+pub struct TaggedFieldWriter<'f> {
+    /// The entries not yet written, in wire form.
+    remaining: &'f [u8],
 }
 
-impl<'f, 'a> TaggedFieldWriter<'f, 'a> {
-    /// Prepares to write `unknown`, sorting a copy only if it is out of order.
-    /// Fails when `unknown` repeats a tag.
+impl<'f> TaggedFieldWriter<'f> {
+    /// Prepares to write `unknown`. Fails when `unknown` repeats a tag.
     #[inline]
-    pub fn new(unknown: &'f [RawTaggedField<'a>]) -> Result<Self, EncodeError> {
-        let sorted = unknown.windows(2).all(|w| w[0].tag < w[1].tag);
-        let remaining = if sorted {
-            Cow::Borrowed(unknown)
-        } else {
-            let mut copy = unknown.to_vec();
-            copy.sort_by_key(|f| f.tag);
-            if let Some(w) = copy.windows(2).find(|w| w[0].tag == w[1].tag) {
-                return Err(EncodeError::new(EncodeErrorKind::DuplicateTag(w[0].tag)));
-            }
-            Cow::Owned(copy)
-        };
-        Ok(TaggedFieldWriter { remaining, next: 0 })
+    pub fn new(unknown: &'f UnknownTaggedFields<'_>) -> Result<Self, EncodeError> {
+        if let Some(tag) = unknown.repeated_tag() {
+            return Err(EncodeError::new(EncodeErrorKind::DuplicateTag(tag)));
+        }
+        Ok(TaggedFieldWriter {
+            remaining: unknown.wire_entries(),
+        })
     }
 
     /// Writes every unknown field whose tag is below `tag`, then checks that
@@ -191,34 +348,32 @@ impl<'f, 'a> TaggedFieldWriter<'f, 'a> {
         tag: u32,
         known_present: bool,
     ) -> Result<(), EncodeError> {
-        while let Some(field) = self.remaining.get(self.next) {
-            if field.tag > tag || (field.tag == tag && !known_present) {
+        let mut end = 0;
+        while let Some(entry) = entry_at(self.remaining, end) {
+            if entry.tag > tag || (entry.tag == tag && !known_present) {
                 break;
             }
-            if field.tag == tag {
+            if entry.tag == tag {
                 return Err(EncodeError::new(EncodeErrorKind::DuplicateTag(tag)));
             }
-            put_tag_header(buf, field.tag, field.data.len());
-            buf.put_slice(&field.data);
-            self.next += 1;
+            end = entry.end;
         }
+        buf.put_slice(&self.remaining[..end]);
+        self.remaining = &self.remaining[end..];
         Ok(())
     }
 
     /// Writes the unknown fields that are left.
     #[inline]
     pub fn finish<B: BufMut>(self, buf: &mut B) {
-        for field in &self.remaining[self.next..] {
-            put_tag_header(buf, field.tag, field.data.len());
-            buf.put_slice(&field.data);
-        }
+        buf.put_slice(self.remaining);
     }
 }
 
 /// The encoded size of unknown tagged fields, headers included.
 #[inline]
-pub fn unknown_tagged_fields_len(unknown: &[RawTaggedField<'_>]) -> usize {
-    unknown.iter().map(RawTaggedField::encoded_len).sum()
+pub fn unknown_tagged_fields_len(unknown: &UnknownTaggedFields<'_>) -> usize {
+    unknown.wire_entries().len()
 }
 
 #[cfg(test)]
@@ -234,7 +389,7 @@ mod tests {
 
     #[test]
     fn merges_in_tag_order() {
-        let unknown = [field(7, 0xbb), field(1, 0xaa)];
+        let unknown = UnknownTaggedFields::from(vec![field(7, 0xbb), field(1, 0xaa)]);
         let mut buf = Vec::new();
         let mut writer = TaggedFieldWriter::new(&unknown).unwrap_or_else(|e| panic!("{e}"));
         assert!(writer.write_before(&mut buf, 3, true).is_ok());
@@ -245,10 +400,36 @@ mod tests {
 
     #[test]
     fn rejects_unknown_field_reusing_a_known_tag() {
-        let unknown = [field(3, 0xaa)];
+        let unknown = UnknownTaggedFields::from(vec![field(3, 0xaa)]);
         let mut writer = TaggedFieldWriter::new(&unknown).unwrap_or_else(|e| panic!("{e}"));
         assert!(writer.write_before(&mut Vec::new(), 3, true).is_err());
-        let dup = [field(3, 0), field(3, 1), field(1, 0)];
+        let dup = UnknownTaggedFields::from(vec![field(3, 0), field(3, 1), field(1, 0)]);
         assert!(TaggedFieldWriter::new(&dup).is_err());
+    }
+
+    #[test]
+    fn fields_are_kept_in_wire_form_and_tag_order() {
+        let mut fields = UnknownTaggedFields::from(vec![field(300, 1), field(2, 2)]);
+        fields.insert(field(7, 3));
+        fields.insert(field(2, 4));
+        let tags: Vec<(u32, u8)> = fields.iter().map(|f| (f.tag, f.data[0])).collect();
+        assert_eq!(tags, [(2, 2), (2, 4), (7, 3), (300, 1)]);
+        assert_eq!(fields.len(), 4);
+        assert_eq!(
+            fields.wire_entries(),
+            [2, 1, 2, 2, 1, 4, 7, 1, 3, 0xac, 0x02, 1, 1]
+        );
+        // The same fields borrowed from wire bytes are equal.
+        let wire = [2, 1, 2, 2, 1, 4, 7, 1, 3, 0xac, 0x02, 1, 1];
+        let borrowed = UnknownTaggedFields::from_checked_entries(Cow::Borrowed(&wire[..]), 4);
+        assert_eq!(borrowed, fields);
+        assert_eq!(borrowed.clone().into_owned(), fields);
+        assert_eq!(format!("{borrowed:?}"), format!("{fields:?}"));
+        assert!(TaggedFieldWriter::new(&fields).is_err()); // tag 2 twice
+        assert!(UnknownTaggedFields::new().is_empty());
+        assert_eq!(
+            UnknownTaggedFields::from(Vec::new()),
+            UnknownTaggedFields::new()
+        );
     }
 }

@@ -1,12 +1,14 @@
 //! Fetch (waiting up to max_wait_ms for min_bytes) and ListOffsets.
 
 use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use kafka_wire::messages::{
     fetch_response, list_offsets_response, FetchRequest, FetchResponse, ListOffsetsRequest,
     ListOffsetsResponse,
 };
+use kafka_wire::runtime::Uuid;
 use kafka_wire::ResponseBody;
 
 use super::owned;
@@ -43,16 +45,31 @@ pub async fn fetch(
 
 /// One pass over the requested partitions: the response, the record bytes
 /// in it, and whether any partition had an error.
+///
+/// Sizes are honoured as Kafka honours them: the records of all partitions
+/// together stay within `max_bytes`, and each partition's within its
+/// `partition_max_bytes`, except that the first partition with data returns
+/// at least one batch, so that a batch larger than the limits still gets
+/// through. A partition named again in the same request is left out: it
+/// would otherwise repeat the same records once per mention.
 fn read(
     log: &Log,
     request: &FetchRequest<'_>,
     version: i16,
 ) -> (FetchResponse<'static>, usize, bool) {
     let mut budget = usize::try_from(request.max_bytes).unwrap_or(0);
+    let mut at_least_one = true;
     let mut total = 0;
     let mut failed = false;
+    // Each distinct topic gets a number; the partitions seen are kept by it.
+    let mut topic_numbers: HashMap<(Uuid, String), usize> = HashMap::new();
+    let mut seen: HashSet<(usize, i32)> = HashSet::new();
     let mut responses = Vec::new();
     for topic in &request.topics {
+        let next_number = topic_numbers.len();
+        let number = *topic_numbers
+            .entry((topic.topic_id, topic.topic.to_string()))
+            .or_insert(next_number);
         let (name, topic_data) = if version >= 13 {
             match log.topic_by_id(topic.topic_id) {
                 Some((name, data)) => (name.to_owned(), Some(data)),
@@ -61,47 +78,50 @@ fn read(
         } else {
             (topic.topic.to_string(), log.topic(&topic.topic))
         };
-        let partitions = topic
-            .partitions
-            .iter()
-            .map(|p| {
-                let mut data = fetch_response::PartitionData {
-                    partition_index: p.partition,
-                    ..Default::default()
-                };
-                let partition = topic_data.and_then(|t| t.partition(p.partition));
-                let result = match partition {
-                    None if topic_data.is_none() && version >= 13 => Err(errors::UNKNOWN_TOPIC_ID),
-                    None => Err(errors::UNKNOWN_TOPIC_OR_PARTITION),
-                    Some(partition) => {
-                        data.high_watermark = partition.high_watermark();
-                        data.last_stable_offset = partition.high_watermark();
-                        data.log_start_offset = partition.log_start_offset();
-                        let max = usize::try_from(p.partition_max_bytes)
-                            .unwrap_or(0)
-                            .min(budget);
-                        partition.read(p.fetch_offset, max)
-                    }
-                };
-                match result {
-                    Ok(records) => {
-                        budget = budget.saturating_sub(records.len());
-                        total += records.len();
-                        data.records = Some(Cow::Owned(records));
-                    }
-                    Err(code) => {
-                        failed = true;
-                        data.error_code = code;
-                        data.records = Some(Cow::Borrowed(&[]));
-                    }
+        let mut partitions = Vec::new();
+        for p in topic.partitions.iter() {
+            if !seen.insert((number, p.partition)) {
+                continue;
+            }
+            let mut data = fetch_response::PartitionData {
+                partition_index: p.partition,
+                ..Default::default()
+            };
+            let partition = topic_data.and_then(|t| t.partition(p.partition));
+            let result = match partition {
+                None if topic_data.is_none() && version >= 13 => Err(errors::UNKNOWN_TOPIC_ID),
+                None => Err(errors::UNKNOWN_TOPIC_OR_PARTITION),
+                Some(partition) => {
+                    data.high_watermark = partition.high_watermark();
+                    data.last_stable_offset = partition.high_watermark();
+                    data.log_start_offset = partition.log_start_offset();
+                    let max = usize::try_from(p.partition_max_bytes)
+                        .unwrap_or(0)
+                        .min(budget);
+                    partition.read(p.fetch_offset, max, at_least_one)
                 }
-                data
-            })
-            .collect();
+            };
+            match result {
+                Ok(records) => {
+                    if !records.is_empty() {
+                        at_least_one = false;
+                    }
+                    budget = budget.saturating_sub(records.len());
+                    total += records.len();
+                    data.records = Some(Cow::Owned(records));
+                }
+                Err(code) => {
+                    failed = true;
+                    data.error_code = code;
+                    data.records = Some(Cow::Borrowed(&[]));
+                }
+            }
+            partitions.push(data);
+        }
         responses.push(fetch_response::FetchableTopicResponse {
             topic: owned(&name),
             topic_id: topic.topic_id,
-            partitions,
+            partitions: partitions.into(),
             ..Default::default()
         });
     }

@@ -12,8 +12,15 @@ use super::owned;
 use crate::broker::{Broker, NODE_ID};
 use crate::log::{check_topic_name, errors, Log};
 
+/// The most topics one Metadata request may create. Further unknown topics
+/// get LEADER_NOT_AVAILABLE, which clients retry, as they do while Kafka
+/// creates a topic; so a request naming thousands of new topics cannot make
+/// the broker create them all at once.
+pub const MAX_AUTO_CREATED_PER_REQUEST: usize = 100;
+
 /// Describes the requested topics (all when the list is null), creating
-/// unknown ones when the client allows it (always before v4).
+/// unknown ones when the client allows it (always before v4), up to
+/// [`MAX_AUTO_CREATED_PER_REQUEST`] per request.
 pub fn metadata(
     broker: &Broker,
     request: &MetadataRequest<'_>,
@@ -21,19 +28,20 @@ pub fn metadata(
 ) -> ResponseBody<'static> {
     let mut log = broker.log();
     let auto_create = version < 4 || request.allow_auto_topic_creation;
+    let mut creations_left = auto_create.then_some(MAX_AUTO_CREATED_PER_REQUEST);
     let topics = match &request.topics {
         // Before v1 an empty list means all topics.
         Some(topics) if !(version == 0 && topics.is_empty()) => topics
             .iter()
             .map(|t| match &t.name {
-                Some(name) => describe_by_name(&mut log, name, auto_create, broker),
+                Some(name) => describe_by_name(&mut log, name, &mut creations_left, broker),
                 None => describe_by_id(&log, t.topic_id),
             })
             .collect(),
         _ => log
             .topic_names()
             .iter()
-            .map(|name| describe_by_name(&mut log, name, false, broker))
+            .map(|name| describe_by_name(&mut log, name, &mut None, broker))
             .collect(),
     };
     ResponseBody::Metadata(MetadataResponse {
@@ -52,10 +60,13 @@ pub fn metadata(
     })
 }
 
+/// Describes one topic, creating it if it is unknown and `creations_left`
+/// allows it (`None`: creating is not allowed; `Some(0)`: not in this
+/// request any more).
 fn describe_by_name(
     log: &mut Log,
     name: &str,
-    auto_create: bool,
+    creations_left: &mut Option<usize>,
     broker: &Broker,
 ) -> metadata_response::MetadataResponseTopic<'static> {
     let unknown = |error_code| metadata_response::MetadataResponseTopic {
@@ -66,14 +77,17 @@ fn describe_by_name(
     if let Err(code) = check_topic_name(name) {
         return unknown(code);
     }
-    if log.topic(name).is_none() && auto_create {
-        if let Err(code) = log.create(name, broker.config.default_partitions) {
-            return unknown(code);
-        }
+    if let Some(topic) = log.topic(name) {
+        return describe(name, topic.id, topic.partition_count());
     }
-    match log.topic(name) {
-        Some(topic) => describe(name, topic.id, topic.partition_count()),
-        None => unknown(errors::UNKNOWN_TOPIC_OR_PARTITION),
+    match creations_left {
+        None => return unknown(errors::UNKNOWN_TOPIC_OR_PARTITION),
+        Some(0) => return unknown(errors::LEADER_NOT_AVAILABLE),
+        Some(left) => *left -= 1,
+    }
+    match log.create(name, broker.config.default_partitions) {
+        Ok(topic) => describe(name, topic.id, topic.partition_count()),
+        Err(code) => unknown(code),
     }
 }
 

@@ -24,7 +24,7 @@ pub async fn handle(broker: &Broker, request: &RequestFrame<'_>) -> Option<Respo
         RequestBody::ApiVersions(_) => api_versions::api_versions(),
         RequestBody::Metadata(r) => metadata::metadata(broker, r, version),
         RequestBody::CreateTopics(r) => metadata::create_topics(broker, r),
-        RequestBody::Produce(r) => return produce::produce(broker, r, version),
+        RequestBody::Produce(r) => return produce::produce(broker, r, version).await,
         RequestBody::InitProducerId(r) => produce::init_producer_id(broker, r),
         RequestBody::Fetch(r) => fetch::fetch(broker, r, version).await,
         RequestBody::ListOffsets(r) => fetch::list_offsets(broker, r, version),
