@@ -21,7 +21,7 @@ use kafka_wire::messages::{
     FetchResponse, MetadataRequest, ProduceRequest, ProduceResponse, RequestHeader,
 };
 use kafka_wire::records::{compress, Compression, RecordBatchBuilder};
-use kafka_wire::{ApiKey, RequestBody, ResponseBody};
+use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
 
 // ---------------------------------------------------------------------------
 // The broker process.
@@ -251,8 +251,18 @@ fn zstd_bomb(count: i32, size: usize) -> Vec<u8> {
     raw_batch(4, (count - 1).max(0), count, &compressed)
 }
 
-const CORRUPT_MESSAGE: i16 = 2;
-const INVALID_RECORD: i16 = 87;
+const CORRUPT_MESSAGE: i16 = ErrorCode::CorruptMessage.code();
+const INVALID_RECORD: i16 = ErrorCode::InvalidRecord.code();
+
+/// `batch` with its header's lastOffsetDelta set to `delta`, and its CRC
+/// fixed so that only the delta is wrong.
+fn with_last_offset_delta(batch: &[u8], delta: i32) -> Vec<u8> {
+    let mut changed = batch.to_vec();
+    changed[23..27].copy_from_slice(&delta.to_be_bytes());
+    let crc = crc32c::crc32c(&changed[21..]);
+    changed[17..21].copy_from_slice(&crc.to_be_bytes());
+    changed
+}
 
 // ---------------------------------------------------------------------------
 // Produce.
@@ -264,10 +274,7 @@ fn produce_refuses_a_last_offset_delta_of_minus_two_to_the_31() {
     create_topic(&mut stream, "t");
     // One record, but a header claiming offsets down to -2^31.
     let good = good_batch(1, 10, Compression::None);
-    let mut hostile = good.clone();
-    hostile[23..27].copy_from_slice(&i32::MIN.to_be_bytes());
-    let crc = crc32c::crc32c(&hostile[21..]);
-    hostile[17..21].copy_from_slice(&crc.to_be_bytes());
+    let hostile = with_last_offset_delta(&good, i32::MIN);
     let refused = produce(&mut stream, "t", &[hostile]);
     assert_eq!(refused, [(INVALID_RECORD, -1)]);
     // The partition is intact: the next batch gets offset 0, then 1.
@@ -702,10 +709,7 @@ fn figures() {
     let mut stream = broker.connect();
     create_topic(&mut stream, "t");
     let good = good_batch(1, 10, Compression::None);
-    let mut hostile = good.clone();
-    hostile[23..27].copy_from_slice(&i32::MIN.to_be_bytes());
-    let crc = crc32c::crc32c(&hostile[21..]);
-    hostile[17..21].copy_from_slice(&crc.to_be_bytes());
+    let hostile = with_last_offset_delta(&good, i32::MIN);
     let first = produce(&mut stream, "t", &[hostile]);
     let next = produce(&mut stream, "t", &[good]);
     println!("lastOffsetDelta -2^31: answered {first:?}; the next Produce got {next:?}");

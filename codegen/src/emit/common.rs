@@ -319,11 +319,7 @@ pub fn doc_attrs(text: &str) -> TokenStream {
 /// The documentation of a field: its `about`, then its versions. A field
 /// without an `about` gets the versions line alone, never a placeholder.
 pub fn field_doc(field: &FieldIr) -> String {
-    let mut doc = field
-        .about
-        .as_ref()
-        .map(|about| format!("{about}\n\n"))
-        .unwrap_or_default();
+    let mut doc = super::types::about_paragraph(field.about.as_deref());
     doc.push_str(&format!("Versions: {}.", field.versions));
     if !field.nullable_versions.is_empty() {
         doc.push_str(&format!(" Nullable: {}.", field.nullable_versions));

@@ -79,11 +79,7 @@ pub fn struct_definition(message: &MessageIr, s: &StructIr, doc: &str) -> TokenS
 
 /// The documentation of a message's top-level struct.
 pub fn message_doc(message: &MessageIr) -> String {
-    let mut doc = message
-        .about
-        .as_ref()
-        .map(|about| format!("{about}\n\n"))
-        .unwrap_or_default();
+    let mut doc = about_paragraph(message.about.as_deref());
     doc.push_str(&format!(
         "The `{}` {} schema, versions {}",
         message.name,
@@ -112,14 +108,17 @@ pub fn message_doc(message: &MessageIr) -> String {
 /// The documentation of a nested struct: its `about` (a common struct's
 /// own, or that of the field declaring it), then where it is used.
 pub fn struct_doc(message: &MessageIr, s: &StructIr) -> String {
-    let mut doc = s
-        .about
-        .as_ref()
-        .map(|about| format!("{about}\n\n"))
-        .unwrap_or_default();
+    let mut doc = about_paragraph(s.about.as_deref());
     doc.push_str(&format!(
         "The `{}` struct of `{}`, used in versions {}.",
         s.schema_name, message.name, s.context
     ));
     doc
+}
+
+/// The schema's `about` as the doc's first paragraph, or nothing.
+pub fn about_paragraph(about: Option<&str>) -> String {
+    about
+        .map(|about| format!("{about}\n\n"))
+        .unwrap_or_default()
 }
