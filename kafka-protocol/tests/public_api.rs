@@ -208,3 +208,23 @@ fn every_code_round_trips_through_its_number() {
         assert_eq!(ErrorCode::from_code(code).code(), code);
     }
 }
+
+#[cfg(kafka_metadata)]
+#[test]
+fn a_decoded_metadata_record_becomes_owned() {
+    use kafka_wire::messages::TopicRecord;
+    use kafka_wire::MetadataRecord;
+
+    let record = TopicRecord {
+        name: "orders".into(),
+        ..Default::default()
+    };
+    let bytes = record.to_bytes(0).expect("encodes");
+    let owned = {
+        let input = bytes.clone();
+        let decoded = MetadataRecord::decode(&input, TopicRecord::API_KEY, 0).expect("decodes");
+        decoded.into_owned()
+    };
+    assert_owned(&owned);
+    assert_eq!(owned, MetadataRecord::from(record));
+}
