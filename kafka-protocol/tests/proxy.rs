@@ -218,7 +218,7 @@ fn proxy_rewrites_addresses_logs_exchanges_and_exits_0_on_sigterm() {
         4,
         3,
         FindCoordinatorRequest {
-            coordinator_keys: vec!["group".into()].into(),
+            coordinator_keys: vec!["group".into()],
             ..Default::default()
         }
         .into(),
