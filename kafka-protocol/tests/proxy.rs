@@ -87,6 +87,14 @@ struct Proxy {
     log: PathBuf,
 }
 
+/// A test that fails leaves no proxy running.
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 impl Proxy {
     fn start(upstream: &str, name: &str) -> Proxy {
         let log = std::env::temp_dir().join(format!(
