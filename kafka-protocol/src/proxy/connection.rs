@@ -3,16 +3,17 @@
 
 use std::collections::VecDeque;
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::Bytes;
 
 use crate::frame::ResponseFrame;
 use crate::messages::ResponseHeader;
-use crate::runtime::{EncodeError, EncodeErrorKind};
+use crate::runtime::EncodeError;
 
 use super::error::{ProxyError, Side};
 use super::filter::{Filter, RequestAction, ResponseAction};
 use super::framer::Framer;
 use super::frames::{correlation_id, ProxiedRequest, ProxiedResponse};
+use super::outgoing::Outgoing;
 
 /// The default maximum frame size: 100 MiB, Kafka's `socket.request.max.bytes`.
 pub const DEFAULT_MAX_FRAME_SIZE: usize = 100 * 1024 * 1024;
@@ -51,7 +52,7 @@ struct InFlight {
     request: ProxiedRequest,
     /// The answer, size prefix included, once known: answers leave in
     /// request order.
-    answer: Option<Bytes>,
+    answer: Option<Outgoing>,
 }
 
 /// One client connection through the proxy, as a state machine.
@@ -70,8 +71,8 @@ pub struct Connection {
     from_client: Framer,
     from_broker: Framer,
     in_flight: VecDeque<InFlight>,
-    for_broker: BytesMut,
-    for_client: BytesMut,
+    for_broker: Outgoing,
+    for_client: Outgoing,
     failed: bool,
 }
 
@@ -83,8 +84,8 @@ impl Connection {
             from_client: Framer::new(Side::Client, config.max_frame_size),
             from_broker: Framer::new(Side::Broker, config.max_frame_size),
             in_flight: VecDeque::new(),
-            for_broker: BytesMut::new(),
-            for_client: BytesMut::new(),
+            for_broker: Outgoing::default(),
+            for_client: Outgoing::default(),
             failed: false,
         }
     }
@@ -139,13 +140,13 @@ impl Connection {
     }
 
     /// Bytes to write to the broker, taken out of the connection.
-    pub fn take_for_broker(&mut self) -> BytesMut {
-        self.for_broker.split()
+    pub fn take_for_broker(&mut self) -> Outgoing {
+        self.for_broker.take()
     }
 
     /// Bytes to write to the client, taken out of the connection.
-    pub fn take_for_client(&mut self) -> BytesMut {
-        self.for_client.split()
+    pub fn take_for_client(&mut self) -> Outgoing {
+        self.for_client.take()
     }
 
     /// Whether an earlier call failed.
@@ -186,14 +187,17 @@ impl Connection {
             })?;
         let mut answer = None;
         match action {
-            RequestAction::Forward => put_frame(&mut self.for_broker, &[request.frame()])
+            RequestAction::Forward => self
+                .for_broker
+                .push_frame(&[], request.frame_bytes())
                 .map_err(|e| encode_error(Side::Broker, e))?,
             RequestAction::Replace(body) => {
                 let version = request.api_version();
                 let mut encoded = Vec::with_capacity(body.encoded_len(version));
                 body.encode(&mut encoded, version)
                     .map_err(|e| encode_error(Side::Broker, e))?;
-                put_frame(&mut self.for_broker, &[request.header_bytes(), &encoded])
+                self.for_broker
+                    .push_frame(request.header_bytes(), &Bytes::from(encoded))
                     .map_err(|e| encode_error(Side::Broker, e))?;
             }
             RequestAction::Respond(body) => {
@@ -205,11 +209,14 @@ impl Connection {
                     },
                     body,
                 };
-                let mut encoded = Vec::with_capacity(4 + response.encoded_len(version));
+                let mut encoded = Vec::with_capacity(response.encoded_len(version));
                 response
-                    .encode_with_size(&mut encoded, version)
+                    .encode(&mut encoded, version)
                     .map_err(|e| encode_error(Side::Client, e))?;
-                answer = Some(Bytes::from(encoded));
+                let mut out = Outgoing::default();
+                out.push_frame(&[], &Bytes::from(encoded))
+                    .map_err(|e| encode_error(Side::Client, e))?;
+                answer = Some(out);
             }
         }
         if !request.expects_response() {
@@ -235,13 +242,14 @@ impl Connection {
             side: Side::Broker,
             source,
         })?;
-        let slot = self
+        let index = self
             .in_flight
-            .iter_mut()
-            .find(|entry| {
+            .iter()
+            .position(|entry| {
                 entry.answer.is_none() && entry.request.correlation_id() == correlation_id
             })
             .ok_or(ProxyError::UnknownCorrelationId { correlation_id })?;
+        let slot = &mut self.in_flight[index];
         let response = ProxiedResponse::parse(frame, &slot.request)?;
         let action = filter
             .on_response(&slot.request, &response)
@@ -249,47 +257,46 @@ impl Connection {
                 side: Side::Broker,
                 source,
             })?;
-        let mut out = BytesMut::new();
+        // The answer to the oldest request goes straight to the client;
+        // a later one waits in its slot.
+        let mut later = Outgoing::default();
+        let out = if index == 0 {
+            &mut self.for_client
+        } else {
+            &mut later
+        };
         match action {
-            ResponseAction::Forward => put_frame(&mut out, &[response.frame()])
+            ResponseAction::Forward => out
+                .push_frame(&[], response.frame_bytes())
                 .map_err(|e| encode_error(Side::Client, e))?,
             ResponseAction::Replace(body) => {
                 let version = response.version();
                 let mut encoded = Vec::with_capacity(body.encoded_len(version));
                 body.encode(&mut encoded, version)
                     .map_err(|e| encode_error(Side::Client, e))?;
-                put_frame(&mut out, &[response.header_bytes(), &encoded])
+                out.push_frame(response.header_bytes(), &Bytes::from(encoded))
                     .map_err(|e| encode_error(Side::Client, e))?;
             }
         }
-        slot.answer = Some(out.freeze());
+        if index == 0 {
+            self.in_flight.pop_front();
+        } else {
+            self.in_flight[index].answer = Some(later);
+        }
         Ok(())
     }
 
     /// Moves the answers at the front of the queue, in request order, to
     /// the client's output.
     fn release(&mut self) {
-        while let Some(answer) = self.in_flight.front().and_then(|e| e.answer.as_ref()) {
-            self.for_client.extend_from_slice(answer);
-            self.in_flight.pop_front();
+        while self.in_flight.front().is_some_and(|e| e.answer.is_some()) {
+            if let Some(answer) = self.in_flight.pop_front().and_then(|e| e.answer) {
+                self.for_client.append(answer);
+            }
         }
     }
 }
 
 fn encode_error(side: Side, source: EncodeError) -> ProxyError {
     ProxyError::Encode { side, source }
-}
-
-/// Writes the parts as one frame with its int32 size prefix. The parts come
-/// from frames within the maximum size or from bodies the encoder sized.
-fn put_frame(out: &mut BytesMut, parts: &[&[u8]]) -> Result<(), EncodeError> {
-    let len: usize = parts.iter().map(|p| p.len()).sum();
-    let size =
-        i32::try_from(len).map_err(|_| EncodeError::new(EncodeErrorKind::LengthOverflow(len)))?;
-    out.reserve(4 + len);
-    out.put_i32(size);
-    for part in parts {
-        out.put_slice(part);
-    }
-    Ok(())
 }

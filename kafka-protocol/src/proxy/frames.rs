@@ -100,6 +100,10 @@ impl ProxiedRequest {
         &self.frame[self.header_len..]
     }
 
+    pub(crate) fn frame_bytes(&self) -> &Bytes {
+        &self.frame
+    }
+
     /// Decodes the header (client id included).
     pub fn header(&self) -> Result<RequestHeader<'_>, DecodeError> {
         let api = self.known_api()?;
@@ -238,6 +242,10 @@ impl ProxiedResponse {
     /// The body's bytes, undecoded.
     pub fn body_bytes(&self) -> &[u8] {
         &self.frame[self.header_len..]
+    }
+
+    pub(crate) fn frame_bytes(&self) -> &Bytes {
+        &self.frame
     }
 
     /// Decodes the body at [`ProxiedResponse::version`]; offsets in errors

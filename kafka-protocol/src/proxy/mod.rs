@@ -54,7 +54,7 @@
 //! connection.feed_client(&request[..5], &mut NoTopics)?;
 //! assert!(connection.take_for_broker().is_empty());
 //! connection.feed_client(&request[5..], &mut NoTopics)?;
-//! assert_eq!(&connection.take_for_broker()[..], &request[..]);
+//! assert_eq!(connection.take_for_broker().to_vec(), request);
 //! assert_eq!(connection.in_flight(), 1);
 //! # Ok::<(), kafka_wire::proxy::ProxyError>(())
 //! ```
@@ -69,6 +69,7 @@ mod error;
 mod filter;
 mod framer;
 mod frames;
+mod outgoing;
 #[cfg(test)]
 mod tests;
 #[cfg(feature = "tokio")]
@@ -78,3 +79,4 @@ pub use connection::{Config, Connection, DEFAULT_MAX_FRAME_SIZE, DEFAULT_MAX_IN_
 pub use error::{ProxyError, Side};
 pub use filter::{Filter, PassThrough, RequestAction, ResponseAction};
 pub use frames::{ProxiedRequest, ProxiedResponse};
+pub use outgoing::Outgoing;

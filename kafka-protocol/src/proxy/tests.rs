@@ -176,7 +176,7 @@ fn frames_pass_through_untouched_in_any_split() {
         let mut requests = metadata_request(1);
         requests.extend(api_versions_request(3, 2));
         feed(&mut connection, Side::Client, &requests, split, &mut filter).unwrap();
-        assert_eq!(&connection.take_for_broker()[..], &requests[..]);
+        assert_eq!(connection.take_for_broker().to_vec()[..], requests[..]);
         assert_eq!(connection.in_flight(), 2);
         assert_eq!(filter.requests, [(3, 12, 1), (18, 3, 2)]);
 
@@ -193,7 +193,7 @@ fn frames_pass_through_untouched_in_any_split() {
             &mut filter,
         )
         .unwrap();
-        assert_eq!(&connection.take_for_client()[..], &responses[..]);
+        assert_eq!(connection.take_for_client().to_vec()[..], responses[..]);
         assert_eq!(connection.in_flight(), 0);
         assert_eq!(connection.buffered(), (0, 0));
         assert_eq!(
@@ -217,7 +217,7 @@ fn produce_with_acks_0_gets_no_response() {
             bytes.extend(produce(version, 2, 1));
             bytes.extend(produce(version, 3, 0));
             feed(&mut connection, Side::Client, &bytes, split, &mut filter).unwrap();
-            assert_eq!(&connection.take_for_broker()[..], &bytes[..]);
+            assert_eq!(connection.take_for_broker().to_vec()[..], bytes[..]);
             assert_eq!(filter.unanswered, [1, 3], "v{version}");
             assert_eq!(connection.in_flight(), 1, "v{version}");
             // Only the acks=1 request is answered; an answer to 1 is unknown.
@@ -252,7 +252,7 @@ fn interleaved_responses_are_paired_by_correlation_id_and_released_in_order() {
         }
         feed(&mut connection, Side::Broker, &first, split, &mut filter).unwrap();
         let expected = [first.clone(), second.clone(), third.clone()].concat();
-        assert_eq!(&connection.take_for_client()[..], &expected[..]);
+        assert_eq!(connection.take_for_client().to_vec()[..], expected[..]);
         // Each was decoded at its own request's api and version.
         assert_eq!(
             filter.responses,
@@ -344,7 +344,7 @@ fn an_unsupported_api_versions_version_is_answered_at_v0() {
         feed(&mut connection, Side::Client, &ask, split, &mut filter).unwrap();
         feed(&mut connection, Side::Broker, &answer, split, &mut filter).unwrap();
         assert_eq!(filter.responses, [(Some(ApiKey::ApiVersions), 0, 5)]);
-        assert_eq!(&connection.take_for_client()[..], &answer[..]);
+        assert_eq!(connection.take_for_client().to_vec()[..], answer[..]);
     }
     // Decoded by a filter, the body is the v0 one.
     struct Check(Option<ApiVersionsResponse<'static>>);
@@ -392,7 +392,7 @@ fn a_broken_frame_fails_that_connection_only() {
         ));
         let ok = metadata_request(1);
         feed(&mut healthy, Side::Client, &ok, split, &mut PassThrough).unwrap();
-        assert_eq!(&healthy.take_for_broker()[..], &ok[..]);
+        assert_eq!(healthy.take_for_broker().to_vec()[..], ok[..]);
 
         // A frame above the maximum fails on its size prefix, before its
         // bytes arrive.
@@ -522,7 +522,10 @@ fn filters_rewrite_responses_and_answer_requests_in_order() {
         )
         .unwrap();
         // Only the Metadata request reaches the broker.
-        assert_eq!(&connection.take_for_broker()[..], &metadata_request(1)[..]);
+        assert_eq!(
+            connection.take_for_broker().to_vec()[..],
+            metadata_request(1)[..]
+        );
         // The direct answer waits for the answer to the earlier request.
         assert!(connection.take_for_client().is_empty());
         feed(
@@ -546,7 +549,59 @@ fn filters_rewrite_responses_and_answer_requests_in_order() {
             ),
         ]
         .concat();
-        assert_eq!(&connection.take_for_client()[..], &expected[..]);
+        assert_eq!(connection.take_for_client().to_vec()[..], expected[..]);
         assert_eq!(connection.in_flight(), 0);
+    }
+}
+
+#[test]
+fn large_frames_pass_by_reference_and_keep_their_order() {
+    let large = |correlation_id| {
+        request(
+            ApiKey::Produce,
+            9,
+            correlation_id,
+            ProduceRequest {
+                acks: 1,
+                topic_data: vec![produce_request::TopicProduceData {
+                    name: "orders".into(),
+                    partition_data: vec![produce_request::PartitionProduceData {
+                        index: 0,
+                        records: Some(vec![7u8; 40_000].into()),
+                        ..Default::default()
+                    }]
+                    .into(),
+                    ..Default::default()
+                }]
+                .into(),
+                ..Default::default()
+            }
+            .into(),
+        )
+    };
+    for split in [&[4093usize][..], &[1, 70_000], &[usize::MAX]] {
+        let mut connection = Connection::new(Config::default());
+        let stream = [metadata_request(1), large(2), metadata_request(3), large(4)].concat();
+        feed(
+            &mut connection,
+            Side::Client,
+            &stream,
+            split,
+            &mut PassThrough,
+        )
+        .unwrap();
+        let out = connection.take_for_broker();
+        assert_eq!(out.len(), stream.len());
+        assert_eq!(out.to_vec(), stream);
+        let chunks = out.into_chunks();
+        // The large bodies are chunks of their own, not copies.
+        assert!(chunks.iter().filter(|c| c.len() > 40_000).count() == 2);
+        assert_eq!(
+            chunks
+                .iter()
+                .flat_map(|c| c.iter().copied())
+                .collect::<Vec<u8>>(),
+            stream
+        );
     }
 }

@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::Mutex as AsyncMutex;
 
-use super::{Connection, Filter, ProxyError, Side};
+use super::{Connection, Filter, Outgoing, ProxyError, Side};
 
 /// Bytes read from a socket at a time.
-const READ_CHUNK: usize = 64 * 1024;
+const READ_CHUNK: usize = 256 * 1024;
 
 /// Why a proxied connection ended with an error.
 #[derive(Debug, thiserror::Error)]
@@ -120,33 +120,32 @@ where
         {
             let mut writer = upstream_write.lock().await;
             let out = take(&shared, Side::Broker)?;
-            if !out.is_empty() {
-                writer
-                    .write_all(&out)
-                    .await
-                    .map_err(|source| ServeError::Io {
-                        side: Side::Broker,
-                        source,
-                    })?;
-            }
+            write(&mut *writer, out, Side::Broker).await?;
         }
         {
             let mut writer = client_write.lock().await;
             let out = take(&shared, Side::Client)?;
-            if !out.is_empty() {
-                writer
-                    .write_all(&out)
-                    .await
-                    .map_err(|source| ServeError::Io {
-                        side: Side::Client,
-                        source,
-                    })?;
-            }
+            write(&mut *writer, out, Side::Client).await?;
         }
     }
 }
 
-fn take<F>(shared: &Mutex<Shared<F>>, to: Side) -> Result<bytes::BytesMut, ProxyError> {
+/// Writes every chunk, in order.
+async fn write<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    out: Outgoing,
+    side: Side,
+) -> Result<(), ServeError> {
+    for chunk in out.into_chunks() {
+        writer
+            .write_all(&chunk)
+            .await
+            .map_err(|source| ServeError::Io { side, source })?;
+    }
+    Ok(())
+}
+
+fn take<F>(shared: &Mutex<Shared<F>>, to: Side) -> Result<Outgoing, ProxyError> {
     let mut guard = shared.lock().map_err(|_| ProxyError::Closed)?;
     Ok(match to {
         Side::Client => guard.connection.take_for_client(),
