@@ -125,7 +125,8 @@ start_proxy() {
     shift
     "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
     PROXY_PID=$!
-    for _ in $(seq 100); do
+    # Up to 30 s: a fresh debug binary can be slow to load on a busy machine.
+    for _ in $(seq 300); do
         if grep -q '^listening on ' "$WORK/$name.out"; then break; fi
         kill -0 "$PROXY_PID" 2>/dev/null || { cat "$WORK/$name.err"; exit 1; }
         sleep 0.1
