@@ -86,6 +86,8 @@ pub mod codec;
 pub mod frame;
 #[cfg(kafka_apis)]
 pub mod negotiate;
+#[cfg(kafka_apis)]
+pub mod proxy;
 pub mod records;
 pub mod runtime;
 

@@ -11,7 +11,13 @@
 # consume them back in a consumer group, commit and leave; check that exactly
 # the produced keys, values and headers came back, in order. Then two cross
 # runs: kcat -> kafkajs and kafka-python -> confluent-kafka. Then raw-socket
-# edge cases (clients/edge_cases.py). Last, the broker must exit 0 on SIGTERM.
+# edge cases (clients/edge_cases.py). Then every client runs its whole flow
+# again through `kafka-protocol proxy` (started with --log): the log must
+# hold decoded Produce, Fetch and Metadata exchanges of each client, and no
+# response in it may carry the broker's own port (clients/proxy_log.py); the
+# proxy must exit 0 on SIGTERM. Then the tenant_proxy example: kcat produces
+# and consumes `orders` through it, and reads `tenant-a.orders` directly.
+# Last, the broker must exit 0 on SIGTERM.
 #
 # Installs: kcat from Debian (apt-get), the pinned PyPI packages of
 # requirements.txt into target/interop/venv, the pinned npm packages below
@@ -34,7 +40,12 @@ UPDATE_FIXTURES=0
 
 BROKER_PID=""
 STEP_PID=""
+PROXY_PID=""
 cleanup() {
+    if [[ -n "$PROXY_PID" ]] && kill -0 "$PROXY_PID" 2>/dev/null; then
+        kill -TERM "$PROXY_PID" 2>/dev/null || true
+        wait "$PROXY_PID" 2>/dev/null || true
+    fi
     if [[ -n "$STEP_PID" ]] && kill -0 "$STEP_PID" 2>/dev/null; then
         kill -TERM "$STEP_PID" 2>/dev/null || true
         wait "$STEP_PID" 2>/dev/null || true
@@ -103,6 +114,37 @@ stop_broker() {
     if [[ $rc -ne 0 ]]; then
         echo "FAIL: mini_broker exited with $rc on SIGTERM"
         FAILURES+=("broker: exit status $rc on SIGTERM")
+    fi
+}
+
+# ---------------------------------------------------------------- proxy
+# start_proxy NAME COMMAND...: starts a proxy printing `listening on ADDR`;
+# sets PROXY_PID and PROXY_ADDRESS.
+start_proxy() {
+    local name="$1"
+    shift
+    "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+    PROXY_PID=$!
+    # Up to 30 s: a fresh debug binary can be slow to load on a busy machine.
+    for _ in $(seq 300); do
+        if grep -q '^listening on ' "$WORK/$name.out"; then break; fi
+        kill -0 "$PROXY_PID" 2>/dev/null || { cat "$WORK/$name.err"; exit 1; }
+        sleep 0.1
+    done
+    PROXY_ADDRESS="$(sed -n 's/^listening on //p' "$WORK/$name.out")"
+    [[ -n "$PROXY_ADDRESS" ]] || { echo "$name did not start"; cat "$WORK/$name.err"; exit 1; }
+    log "$name (pid $PROXY_PID) on $PROXY_ADDRESS, upstream $BOOTSTRAP"
+}
+
+stop_proxy() {
+    local name="$1"
+    kill -TERM "$PROXY_PID"
+    local rc=0
+    wait "$PROXY_PID" || rc=$?
+    PROXY_PID=""
+    if [[ $rc -ne 0 ]]; then
+        echo "FAIL: $name exited with $rc on SIGTERM"
+        FAILURES+=("$name: exit status $rc on SIGTERM")
     fi
 }
 
@@ -213,6 +255,47 @@ for client in "${CLIENT_LIST[@]}"; do
     echo "-- $client"
     "$VENV/bin/python" "$CLIENTS/capture.py" versions "$CAPTURE" --client-prefix "interop-$client-"
 done | tee "$WORK/versions.md"
+
+# Every client again, through `kafka-protocol proxy`.
+log "building kafka-protocol (proxy)"
+cargo build -q -p kafka-wire --features cli --bin kafka-protocol --example tenant_proxy
+TARGET="${CARGO_TARGET_DIR:-target}"
+[[ "$TARGET" = /* ]] || TARGET="$ROOT/$TARGET"
+BROKER_ADDRESS="$BOOTSTRAP"
+start_proxy proxy "$TARGET/debug/kafka-protocol" proxy --listen 127.0.0.1:0 \
+    --upstream "$BROKER_ADDRESS" --log "$WORK/proxy.log"
+BOOTSTRAP="$PROXY_ADDRESS"
+for client in "${CLIENT_LIST[@]}"; do
+    exchange "$client" "$client" "proxy-$client"
+done
+stop_proxy proxy
+BOOTSTRAP="$BROKER_ADDRESS"
+log "proxy log: decoded Produce, Fetch and Metadata of every client; no broker port leaked"
+PROXY_PREFIXES=()
+for client in "${CLIENT_LIST[@]}"; do PROXY_PREFIXES+=(--client-prefix "proxy-$client"); done
+step proxy check-log proxy "$VENV/bin/python" "$CLIENTS/proxy_log.py" "$WORK/proxy.log" \
+    --broker-port "${BROKER_ADDRESS##*:}" "${PROXY_PREFIXES[@]}" || true
+
+# The example filter: topic names prefixed per tenant, with kcat.
+tenant_flow() {
+    local topic="orders" expected="$WORK/tenant-expected.txt"
+    printf 'one\ntwo\nthree\n' >"$expected"
+    kcat -b "$PROXY_ADDRESS" -t "$topic" -P -z lz4 <"$expected"
+    kcat -b "$PROXY_ADDRESS" -t "$topic" -C -o beginning -e -q >"$WORK/tenant-via-proxy.txt"
+    kcat -b "$BOOTSTRAP" -t "tenant-a.$topic" -C -o beginning -e -q >"$WORK/tenant-direct.txt"
+    diff "$expected" "$WORK/tenant-via-proxy.txt" || { echo "through the proxy: wrong records"; return 1; }
+    diff "$expected" "$WORK/tenant-direct.txt" || { echo "tenant-a.$topic: wrong records"; return 1; }
+    if kcat -b "$PROXY_ADDRESS" -L | grep -q 'tenant-a\.'; then
+        echo "the tenant saw a prefixed topic name"; return 1
+    fi
+    echo "kcat wrote and read $topic through tenant_proxy; the broker holds tenant-a.$topic"
+}
+start_proxy tenant_proxy "$TARGET/debug/examples/tenant_proxy" --listen 127.0.0.1:0 \
+    --upstream "$BOOTSTRAP" --prefix tenant-a.
+export -f tenant_flow
+export PROXY_ADDRESS
+step kcat tenant-proxy tenant bash -c tenant_flow || true
+stop_proxy tenant_proxy
 
 stop_broker
 

@@ -35,6 +35,7 @@ Forms:
   kafka-protocol encode --frame (--request | --response --api <NAME|KEY> --version <N>) [--hex] [FILE|-]
   kafka-protocol apis [--json [--compact]]
   kafka-protocol records [--hex] [FILE|-]
+  kafka-protocol proxy --listen <ADDR> --upstream <HOST:PORT> [--advertise <HOST:PORT>] [--log <FILE|->]
 
 Exit status: 0 on success, 1 on bad input (one `error: ...` line on standard
 error), 2 on a usage error.";
@@ -54,6 +55,31 @@ pub enum Command {
     /// Decode a records blob (record batches or legacy message sets) and
     /// print it as JSON.
     Records(RecordsArgs),
+    /// Forward every connection to one upstream broker, rewriting the
+    /// broker addresses clients learn to the advertised one, and optionally
+    /// logging each exchange as a JSON line. Prints `listening on <addr>`
+    /// when ready; exits 0 on SIGTERM.
+    Proxy(ProxyArgs),
+}
+
+/// Arguments of `proxy`.
+#[derive(Debug, Args)]
+pub struct ProxyArgs {
+    /// The address to listen on (port 0 picks a free one).
+    #[arg(long, value_name = "ADDR")]
+    pub listen: String,
+    /// The broker every connection is forwarded to.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub upstream: String,
+    /// The address clients are told to connect to, in Metadata,
+    /// FindCoordinator and DescribeCluster responses (default: the listen
+    /// address).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub advertise: Option<String>,
+    /// Write one JSON object per line per exchange to FILE, or to standard
+    /// output with `-`.
+    #[arg(long, value_name = "FILE|-")]
+    pub log: Option<PathBuf>,
 }
 
 /// What is being decoded or encoded, and where it comes from.

@@ -59,6 +59,17 @@ pub enum CliError {
         /// What went wrong with it.
         error: Box<CliError>,
     },
+    /// The proxy could not start: listen, open its log or start its runtime.
+    #[error("{what}: {source}")]
+    ProxyStart {
+        /// What it tried.
+        what: String,
+        /// Why it failed.
+        source: io::Error,
+    },
+    /// `--advertise` (or the listen address) is not `HOST:PORT`.
+    #[error("not HOST:PORT: `{0}`")]
+    BadAddress(String),
     /// Standard output failed for a reason other than a closed pipe.
     #[error("cannot write to standard output: {0}")]
     Write(io::Error),

@@ -13,6 +13,7 @@ mod encode;
 mod error;
 mod input;
 mod output;
+mod proxy;
 mod records;
 
 use std::io::Write;
@@ -30,7 +31,7 @@ fn main() -> ExitCode {
     let plan = match &cli.command {
         Command::Decode(args) => Some(args.message.plan("decode")),
         Command::Encode(args) => Some(args.message.plan("encode")),
-        Command::Apis(_) | Command::Records(_) => None,
+        Command::Apis(_) | Command::Records(_) | Command::Proxy(_) => None,
     }
     .transpose()
     .unwrap_or_else(|usage| usage.exit());
@@ -52,6 +53,7 @@ fn run(command: &Command, plan: Option<&args::Plan>) -> Result<(), CliError> {
         (Command::Encode(args), Some(plan)) => encode::run(args, plan, &mut out),
         (Command::Apis(args), _) => apis::run(args.json, args.compact, &mut out),
         (Command::Records(args), _) => records::run(args, &mut out),
+        (Command::Proxy(args), _) => proxy::run(args),
         // `main` makes a plan for every decode and encode.
         (Command::Decode(_) | Command::Encode(_), None) => Ok(()),
     };
