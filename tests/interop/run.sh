@@ -85,9 +85,16 @@ install_clients() {
 }
 
 # ---------------------------------------------------------------- broker
+# One build, with the features `cargo test --workspace --all-features` uses, so
+# CI reuses the library it already compiled rather than building (and storing)
+# another copy for each feature set.
+build_binaries() {
+    cargo build -q --workspace --all-features --examples --bins
+}
+
 start_broker() {
     log "building and starting mini_broker"
-    cargo build -q -p kafka-wire --example mini_broker --features tokio
+    build_binaries
     local target="${CARGO_TARGET_DIR:-target}"
     [[ "$target" = /* ]] || target="$ROOT/$target"
     rm -rf "$CAPTURE"
@@ -242,7 +249,7 @@ builder_batches() {
 }
 
 log "builder batches: produce_batches writes every codec, kcat consumes"
-cargo build -q -p kafka-wire --example produce_batches
+build_binaries
 export -f builder_batches
 export WORK ROOT BOOTSTRAP
 step kcat builder-batches builder bash -c builder_batches || true
@@ -258,7 +265,7 @@ done | tee "$WORK/versions.md"
 
 # Every client again, through `kafka-protocol proxy`.
 log "building kafka-protocol (proxy)"
-cargo build -q -p kafka-wire --features cli --bin kafka-protocol --example tenant_proxy
+build_binaries
 TARGET="${CARGO_TARGET_DIR:-target}"
 [[ "$TARGET" = /* ]] || TARGET="$ROOT/$TARGET"
 BROKER_ADDRESS="$BOOTSTRAP"
