@@ -1,11 +1,12 @@
 //! Counts the heap allocations and the peak live heap of one decode of each
-//! workload, for kafka-wire ("ours") and kafka-protocol 0.18 ("peer").
+//! workload, and of one decode followed by reading every field, for
+//! kafka-wire ("ours") and kafka-protocol 0.18 ("peer").
 //!
 //! A counting global allocator wraps the system allocator; this is a binary of
 //! its own so that the counting never slows down the timed benchmarks. Prints
 //! one line per workload:
 //!
-//! `allocs decode <workload> ours=<n> peer=<n> heap_ours=<bytes> heap_peer=<bytes> wire=<bytes>`
+//! `allocs <decode|read> <workload> ours=<n> peer=<n> heap_ours=<bytes> heap_peer=<bytes> wire=<bytes>`
 //!
 //! An allocation is a call to `alloc`, `alloc_zeroed` or `realloc`; the heap
 //! figure is the peak of live heap bytes during the decode, above what was
@@ -92,12 +93,18 @@ impl Visitor for Allocs {
         drop(wire.clone());
         let (ours, heap_ours) = measure(|| W::decode_ours(black_box(&wire[..])));
         let (peer, heap_peer) = measure(|| W::decode_peer(black_box(&wire)));
-        println!(
-            "allocs decode {} ours={ours} peer={peer} heap_ours={heap_ours} heap_peer={heap_peer} wire={}",
-            W::NAME,
-            wire.len()
-        );
+        report("decode", W::NAME, [ours, peer, heap_ours, heap_peer], wire.len());
+        let (ours, heap_ours) = measure(|| W::read_ours(&W::decode_ours(black_box(&wire[..]))));
+        let (peer, heap_peer) = measure(|| W::read_peer(&W::decode_peer(black_box(&wire))));
+        report("read", W::NAME, [ours, peer, heap_ours, heap_peer], wire.len());
     }
+}
+
+/// Prints one `allocs` line.
+fn report(op: &str, workload: &str, [ours, peer, heap_ours, heap_peer]: [usize; 4], wire: usize) {
+    println!(
+        "allocs {op} {workload} ours={ours} peer={peer} heap_ours={heap_ours} heap_peer={heap_peer} wire={wire}"
+    );
 }
 
 fn main() {

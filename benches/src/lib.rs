@@ -20,6 +20,7 @@ use kafka_wire::frame::RequestFrame;
 use kafka_wire::messages as ours;
 use kafka_wire::runtime::{Message, ScalarArray, Uuid};
 
+pub mod read;
 mod scan;
 pub use scan::scan_metadata_response_v12;
 
@@ -45,15 +46,11 @@ pub trait Workload {
     fn encode_ours(value: &Self::Ours<'_>) -> Vec<u8>;
     /// Encodes with the peer into a buffer pre-sized from the computed size.
     fn encode_peer(value: &Self::Peer) -> BytesMut;
-    /// Reads every element of our decoded value into a checksum, or `None`
-    /// when the workload does not measure reading.
-    fn visit_ours(_value: &Self::Ours<'_>) -> Option<u64> {
-        None
-    }
+    /// Reads every field of every element of our decoded value into a
+    /// checksum (see [`read`]).
+    fn read_ours(value: &Self::Ours<'_>) -> u64;
     /// The same checksum from the peer's decoded value.
-    fn visit_peer(_value: &Self::Peer) -> Option<u64> {
-        None
-    }
+    fn read_peer(value: &Self::Peer) -> u64;
 }
 
 /// Something done once per workload, generic over the workload's types.
@@ -67,15 +64,16 @@ pub fn for_each_workload<V: Visitor>(visitor: &mut V) {
     visitor.visit::<MetadataV12>();
     visitor.visit::<FetchV16Large>();
     visitor.visit::<FetchV16Small>();
+    visitor.visit::<FetchV16Tiny>();
     visitor.visit::<ProduceV11>();
     visitor.visit::<VoteV2PreVote>();
     visitor.visit::<ApiVersionsV4>();
     visitor.visit::<HeaderDispatchMetadataV12>();
 }
 
-/// Checks that both crates decode `W`'s wire bytes and re-encode them to the
-/// same bytes, and returns the wire size. Panics with the workload's name
-/// otherwise.
+/// Checks that both crates decode `W`'s wire bytes, read the same values
+/// from them, and re-encode them to the same bytes, and returns the wire
+/// size. Panics with the workload's name otherwise.
 pub fn check_roundtrip<W: Workload>() -> usize {
     let wire = W::wire();
     let built = W::encode_ours(&W::built());
@@ -85,6 +83,14 @@ pub fn check_roundtrip<W: Workload>() -> usize {
         W::NAME,
         built.len(),
         wire.len()
+    );
+    let read_ours = W::read_ours(&W::decode_ours(&wire));
+    let read_peer = W::read_peer(&W::decode_peer(&wire));
+    assert_eq!(
+        read_ours,
+        read_peer,
+        "{}: the crates read different values",
+        W::NAME
     );
     let ours = W::encode_ours(&W::decode_ours(&wire));
     assert!(
@@ -134,8 +140,8 @@ macro_rules! message_workload {
     (
         $(#[$doc:meta])*
         $workload:ident = $name:literal, version $version:literal,
-        ours $ours:ty, peer $peer:ty, build $build:expr
-        $(, visit ours $visit_ours:expr, peer $visit_peer:expr)?
+        ours $ours:ty, peer $peer:ty, build $build:expr,
+        read ours $read_ours:path, peer $read_peer:path
     ) => {
         $(#[$doc])*
         pub struct $workload;
@@ -174,17 +180,15 @@ macro_rules! message_workload {
                 encode_peer_message(value, $version)
             }
 
-            $(
-                #[inline]
-                fn visit_ours(value: &Self::Ours<'_>) -> Option<u64> {
-                    Some($visit_ours(value))
-                }
+            #[inline]
+            fn read_ours(value: &Self::Ours<'_>) -> u64 {
+                $read_ours(value)
+            }
 
-                #[inline]
-                fn visit_peer(value: &Self::Peer) -> Option<u64> {
-                    Some($visit_peer(value))
-                }
-            )?
+            #[inline]
+            fn read_peer(value: &Self::Peer) -> u64 {
+                $read_peer(value)
+            }
         }
     };
 }
@@ -254,41 +258,12 @@ message_workload! {
     MetadataV12 = "metadata_v12_1000x10", version 12,
     ours ours::MetadataResponse<'a>, peer peer::MetadataResponse,
     build metadata_response(),
-    visit ours visit_metadata_ours, peer visit_metadata_peer
+    read ours read::metadata_ours, peer read::metadata_peer
 }
 
-/// Sums what a client reads from every partition: ids, leaders, replicas
-/// and ISRs, and the length of every topic name.
-fn visit_metadata_ours(response: &ours::MetadataResponse<'_>) -> u64 {
-    let mut sum = 0u64;
-    for topic in &response.topics {
-        sum += topic.name.as_deref().map_or(0, str::len) as u64;
-        for partition in &topic.partitions {
-            sum += (partition.partition_index + partition.leader_id) as u64;
-            sum += partition.replica_nodes.iter().sum::<i32>() as u64;
-            sum += partition.isr_nodes.iter().sum::<i32>() as u64;
-        }
-    }
-    sum
-}
-
-/// [`visit_metadata_ours`] on the peer's value.
-fn visit_metadata_peer(response: &peer::MetadataResponse) -> u64 {
-    let mut sum = 0u64;
-    for topic in &response.topics {
-        sum += topic.name.as_ref().map_or(0, |name| name.len()) as u64;
-        for partition in &topic.partitions {
-            sum += (partition.partition_index + partition.leader_id.0) as u64;
-            sum += partition.replica_nodes.iter().map(|id| id.0).sum::<i32>() as u64;
-            sum += partition.isr_nodes.iter().map(|id| id.0).sum::<i32>() as u64;
-        }
-    }
-    sum
-}
-
-/// Fetch v16 response: 10 topics x 10 partitions, each with `records_len`
-/// bytes of records.
-fn fetch_response(records_len: usize) -> ours::FetchResponse<'static> {
+/// Fetch v16 response: 10 topics x `partitions` partitions, each with
+/// `records_len` bytes of records.
+fn fetch_response(partitions: i32, records_len: usize) -> ours::FetchResponse<'static> {
     use ours::fetch_response::*;
     let records = payload(records_len);
     FetchResponse {
@@ -296,7 +271,7 @@ fn fetch_response(records_len: usize) -> ours::FetchResponse<'static> {
         responses: (0..10)
             .map(|t| FetchableTopicResponse {
                 topic_id: topic_id(t),
-                partitions: (0..10)
+                partitions: (0..partitions)
                     .map(|p| PartitionData {
                         partition_index: p,
                         high_watermark: 1_000_000 + i64::from(p),
@@ -317,14 +292,24 @@ message_workload! {
     /// Fetch v16 response, 100 partitions x 64 KiB of records.
     FetchV16Large = "fetch_v16_100x64k", version 16,
     ours ours::FetchResponse<'a>, peer peer::FetchResponse,
-    build fetch_response(64 * 1024)
+    build fetch_response(10, 64 * 1024),
+    read ours read::fetch_ours, peer read::fetch_peer
 }
 
 message_workload! {
     /// Fetch v16 response, 100 partitions x 1 KiB of records.
     FetchV16Small = "fetch_v16_100x1k", version 16,
     ours ours::FetchResponse<'a>, peer peer::FetchResponse,
-    build fetch_response(1024)
+    build fetch_response(10, 1024),
+    read ours read::fetch_ours, peer read::fetch_peer
+}
+
+message_workload! {
+    /// Fetch v16 response, 1000 partitions x 256 bytes of records.
+    FetchV16Tiny = "fetch_v16_1000x256", version 16,
+    ours ours::FetchResponse<'a>, peer peer::FetchResponse,
+    build fetch_response(100, 256),
+    read ours read::fetch_ours, peer read::fetch_peer
 }
 
 /// Produce v11 request: 10 topics x 10 partitions x 16 KiB of records.
@@ -355,7 +340,8 @@ message_workload! {
     /// Produce v11 request, 100 partitions x 16 KiB of records.
     ProduceV11 = "produce_v11_100x16k", version 11,
     ours ours::ProduceRequest<'a>, peer peer::ProduceRequest,
-    build produce_request()
+    build produce_request(),
+    read ours read::produce_ours, peer read::produce_peer
 }
 
 /// Vote v2 request with PreVote set, for one partition.
@@ -390,33 +376,7 @@ message_workload! {
     VoteV2PreVote = "vote_v2_prevote", version 2,
     ours ours::VoteRequest<'a>, peer peer::VoteRequest,
     build vote_request(),
-    visit ours visit_vote_ours, peer visit_vote_peer
-}
-
-/// Reads what a voter checks in every partition of a Vote request.
-fn visit_vote_ours(request: &ours::VoteRequest<'_>) -> u64 {
-    let mut sum = 0u64;
-    for topic in &request.topics {
-        sum += topic.topic_name.len() as u64;
-        for partition in &topic.partitions {
-            sum += (partition.replica_epoch + partition.replica_id) as u64;
-            sum += partition.last_offset as u64 + u64::from(partition.pre_vote);
-        }
-    }
-    sum
-}
-
-/// [`visit_vote_ours`] on the peer's value.
-fn visit_vote_peer(request: &peer::VoteRequest) -> u64 {
-    let mut sum = 0u64;
-    for topic in &request.topics {
-        sum += topic.topic_name.len() as u64;
-        for partition in &topic.partitions {
-            sum += (partition.replica_epoch + partition.replica_id.0) as u64;
-            sum += partition.last_offset as u64 + u64::from(partition.pre_vote);
-        }
-    }
-    sum
+    read ours read::vote_ours, peer read::vote_peer
 }
 
 /// ApiVersions v4 response: 90 api keys, and the features a KRaft broker
@@ -465,7 +425,8 @@ message_workload! {
     /// ApiVersions v4 response, 90 api keys.
     ApiVersionsV4 = "api_versions_v4_90keys", version 4,
     ours ours::ApiVersionsResponse<'a>, peer peer::ApiVersionsResponse,
-    build api_versions_response()
+    build api_versions_response(),
+    read ours read::api_versions_ours, peer read::api_versions_peer
 }
 
 /// The api key of Metadata.
@@ -533,6 +494,16 @@ impl Workload for HeaderDispatchMetadataV12 {
             key => panic!("unexpected api key {key}"),
         };
         (header, body)
+    }
+
+    #[inline]
+    fn read_ours(value: &Self::Ours<'_>) -> u64 {
+        read::metadata_request_frame_ours(value)
+    }
+
+    #[inline]
+    fn read_peer(value: &Self::Peer) -> u64 {
+        read::metadata_request_frame_peer(value)
     }
 
     #[inline]
