@@ -48,21 +48,19 @@
 //! - Strings are `Cow<'a, str>` (validated UTF-8), bytes and records are
 //!   `Cow<'a, [u8]>`, and arrays of scalars are [`runtime::ScalarArray`],
 //!   kept in wire form so that decoding them allocates nothing.
-//! - Arrays of structs are [`runtime::StructArray`]. Decoding checks every
-//!   element completely (a fault anywhere is an error from `decode`, with its
-//!   offset and field path) and then keeps only the array's wire bytes;
-//!   iterating decodes each element again from them. Decoding a message thus
-//!   allocates nothing for its arrays, and its memory does not grow with the
-//!   number of elements. The cost falls on readers of nested arrays: a
-//!   reader that visits every partition of a MetadataResponse checks each
-//!   partition twice (when the response is decoded and when its topic is
-//!   read) and decodes it once (when it is read). Re-encoding a decoded
-//!   array at the same version copies its bytes when they are exactly what
-//!   encoding its elements would write
-//!   ([`runtime::StructArray::encodes_by_copy`]), so that equal values always
-//!   encode alike. Arrays built in code are `Vec`s
+//! - Arrays of structs are [`runtime::StructArray`]. Decoding decodes each
+//!   element once, into a `Vec` of elements that borrow from the input (a
+//!   fault anywhere is an error from `decode`, with its offset and field
+//!   path), and remembers the array's wire bytes. Iteration hands out
+//!   references and `get` is an index. Re-encoding a decoded array at the
+//!   same version copies its bytes when they are exactly what encoding its
+//!   elements would write ([`runtime::StructArray::encodes_by_copy`]), so
+//!   that equal values always encode alike. Arrays built in code are `Vec`s
 //!   (`vec![..].into()` or `collect()`); [`runtime::StructArray::to_mut`]
-//!   turns a decoded array into one to change it.
+//!   gives the `Vec` to change.
+//! - Decoding takes at most four times the input plus 64 KiB of heap. An
+//!   array that would not fit is checked and kept as wire bytes, and its
+//!   elements are decoded when read (see [`runtime::StructArray`]).
 //! - Tagged fields may arrive in any order; a repeated tag is rejected with
 //!   [`runtime::DecodeErrorKind::DuplicateTag`]. Unknown tags are kept and
 //!   written back in tag order.

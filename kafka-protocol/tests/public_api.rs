@@ -41,6 +41,36 @@ fn metadata_response() -> MetadataResponse<'static> {
     }
 }
 
+/// Reading a decoded message hands out references that live as long as the
+/// message, indexes without decoding what comes before, and re-encodes an
+/// unchanged array by copying its bytes while a changed one is re-encoded.
+#[test]
+fn decoded_arrays_are_read_by_reference_and_copied_on_encode() {
+    let bytes = metadata_response().to_bytes(12).expect("encodes");
+    let decoded = MetadataResponse::decode(&bytes, 12).expect("decodes");
+    let mut names: Vec<&str> = Vec::new();
+    for topic in decoded.topics.as_slice().expect("decoded into a Vec") {
+        names.extend(topic.name.as_deref());
+    }
+    assert_eq!(names, ["orders"]);
+    let topic = decoded.topics.get(0).expect("one topic");
+    assert!(matches!(topic, Cow::Borrowed(_)), "get borrows");
+    let partitions = &decoded.topics.as_slice().expect("a Vec")[0].partitions;
+    assert_eq!(partitions.get(2).map(|p| p.partition_index), Some(2));
+    assert!(decoded.topics.encodes_by_copy(12));
+
+    // A proxy changes the brokers only: the topics are still copied.
+    let mut rewritten = decoded.clone();
+    rewritten.brokers.to_mut()[0].port = 19092;
+    assert!(!rewritten.brokers.encodes_by_copy(12));
+    assert!(rewritten.topics.encodes_by_copy(12));
+    let again = MetadataResponse::decode(&rewritten.to_bytes(12).expect("encodes"), 12)
+        .expect("decodes")
+        .into_owned();
+    assert_eq!(again.brokers.get(0).map(|b| b.port), Some(19092));
+    assert_eq!(again.topics, decoded.topics);
+}
+
 #[test]
 fn a_decoded_response_becomes_owned_and_moves_to_another_thread() {
     let expected = metadata_response();

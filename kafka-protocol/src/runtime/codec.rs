@@ -55,7 +55,7 @@ pub trait Message<'a>: Decode<'a> + Encode {
     /// [`Message::decode`] checks, without building it. `validate` succeeds
     /// exactly when `decode` does, and fails with the same error.
     fn validate(input: &'a [u8], version: i16) -> Result<(), DecodeError> {
-        let mut reader = Reader::new(input);
+        let mut reader = Reader::without_heap(input);
         Self::check_version(&reader, version)?;
         <Self as Decode<'a>>::validate_from(&mut reader, version)
             .map_err(|e| e.in_message(Self::NAME))?;

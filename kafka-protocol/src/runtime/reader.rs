@@ -107,16 +107,39 @@ pub struct Reader<'a> {
     /// False once something was read that encoding would not write back
     /// byte for byte (see [`Reader::is_canonical`]).
     canonical: bool,
+    /// Heap bytes that arrays of structs may still take as decoded `Vec`s;
+    /// an array that does not fit is kept as checked wire bytes instead.
+    heap_budget: usize,
 }
 
+/// Heap a decode may spend on arrays of structs, beyond four bytes for each
+/// input byte.
+const HEAP_BUDGET_SLACK: usize = 64 * 1024;
+
 impl<'a> Reader<'a> {
-    /// A reader at the start of `input`.
+    /// A reader at the start of `input`. Arrays of structs it reads are
+    /// decoded into `Vec`s while their total size stays within four times
+    /// the input plus 64 KiB; past that, they are kept as checked wire bytes
+    /// and decoded when read (see [`StructArray`]).
     pub fn new(input: &'a [u8]) -> Self {
         Reader {
             input,
             position: 0,
             base: 0,
             canonical: true,
+            heap_budget: input
+                .len()
+                .saturating_mul(4)
+                .saturating_add(HEAP_BUDGET_SLACK),
+        }
+    }
+
+    /// A reader that allocates nothing: every array of structs it reads is
+    /// checked and kept as wire bytes.
+    pub fn without_heap(input: &'a [u8]) -> Self {
+        Reader {
+            heap_budget: 0,
+            ..Reader::new(input)
         }
     }
 
@@ -431,10 +454,11 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| DecodeError::new(start, DecodeErrorKind::UnexpectedNull))
     }
 
-    /// Reads an array of structs that may be null. Every element is checked
-    /// here with [`Decode::validate_from`], so that a fault anywhere is reported
-    /// now, with its index; the array keeps only the checked bytes, which
-    /// [`StructArray::iter`] decodes.
+    /// Reads an array of structs that may be null. Each element is decoded
+    /// into a `Vec` when the heap budget allows (see [`Reader::new`]);
+    /// otherwise each is checked with [`Decode::validate_from`] and the array
+    /// keeps only the checked bytes, which [`StructArray::iter`] decodes.
+    /// Either way a fault anywhere is reported now, with its index.
     #[inline]
     pub fn read_nullable_struct_array<T: Decode<'a>>(
         &mut self,
@@ -446,25 +470,110 @@ impl<'a> Reader<'a> {
         };
         let start = self.position;
         let canonical_before = std::mem::replace(&mut self.canonical, true);
+        let heap = count.saturating_mul(std::mem::size_of::<T>());
+        let items = if heap <= self.heap_budget {
+            self.heap_budget -= heap;
+            Some(self.decode_elements::<T>(count, version)?)
+        } else {
+            self.validate_elements::<T>(count, version)?;
+            None
+        };
+        let canonical = self.canonical;
+        self.canonical = canonical_before && canonical;
+        let bytes = &self.input[start..self.position];
+        Ok(Some(match items {
+            Some(items) => {
+                #[cfg(debug_assertions)]
+                self.debug_check_validates::<T>(start, count, version, canonical);
+                StructArray::from_decoded_wire(items, bytes, version, canonical)
+            }
+            // A count fits in 32 bits: it came from an int32 or a uvarint.
+            None => StructArray::from_checked_wire(
+                bytes,
+                u32::try_from(count).unwrap_or(u32::MAX),
+                version,
+                canonical,
+            ),
+        }))
+    }
+
+    /// Decodes `count` elements into a `Vec` of exactly that capacity.
+    #[inline]
+    fn decode_elements<T: Decode<'a>>(
+        &mut self,
+        count: usize,
+        version: i16,
+    ) -> Result<Vec<T>, DecodeError> {
+        let mut items = Vec::with_capacity(count);
+        for index in 0..count {
+            match T::decode_from(self, version) {
+                Ok(item) => items.push(item),
+                Err(e) => return Err(e.at_index(index)),
+            }
+        }
+        Ok(items)
+    }
+
+    /// Checks `count` elements, building nothing: arrays nested in them are
+    /// kept as wire bytes too, whatever budget is left.
+    fn validate_elements<T: Decode<'a>>(
+        &mut self,
+        count: usize,
+        version: i16,
+    ) -> Result<(), DecodeError> {
+        let budget = std::mem::take(&mut self.heap_budget);
+        let mut result = Ok(());
         for index in 0..count {
             #[cfg(debug_assertions)]
             let element_start = self.position;
             if let Err(e) = T::validate_from(self, version) {
-                return Err(e.at_index(index));
+                result = Err(e.at_index(index));
+                break;
             }
             #[cfg(debug_assertions)]
             self.debug_check_decodes::<T>(element_start, version);
         }
-        let canonical = self.canonical;
-        self.canonical = canonical_before && canonical;
-        // A count fits in 32 bits: it came from an int32 or a uvarint.
-        let count = u32::try_from(count).unwrap_or(u32::MAX);
-        Ok(Some(StructArray::from_checked_wire(
-            &self.input[start..self.position],
-            count,
-            version,
+        self.heap_budget = budget;
+        result
+    }
+
+    /// In debug builds (and so in every test), checks that what decoding
+    /// just accepted, `validate_from` accepts too, ending at the same byte
+    /// and finding the same bytes canonical: the promise `Message::validate`
+    /// and arrays kept as wire bytes rely on.
+    #[cfg(debug_assertions)]
+    fn debug_check_validates<T: Decode<'a>>(
+        &self,
+        start: usize,
+        count: usize,
+        version: i16,
+        canonical: bool,
+    ) {
+        if RECHECKING.with(Cell::get) {
+            return;
+        }
+        let mut again = Reader {
+            input: self.input,
+            position: start,
+            base: self.base,
+            canonical: true,
+            heap_budget: 0,
+        };
+        let validated = {
+            let _rechecking = Rechecking::start();
+            (0..count).try_for_each(|_| T::validate_from(&mut again, version))
+        };
+        debug_assert!(
+            validated.is_ok() && again.position == self.position && again.canonical == canonical,
+            "decode_from and validate_from disagree at offset {}: {:?}, {} bytes against {}, \
+             canonical {} against {}",
+            self.base + start,
+            validated.err(),
+            again.position - start,
+            self.position - start,
+            again.canonical,
             canonical,
-        )))
+        );
     }
 
     /// In debug builds (and so in every test), checks the promise iteration
@@ -485,6 +594,7 @@ impl<'a> Reader<'a> {
             position: element_start,
             base: self.base,
             canonical: true,
+            heap_budget: 0,
         };
         let decoded = {
             let _rechecking = Rechecking::start();
@@ -697,8 +807,11 @@ impl<'a> Reader<'a> {
                 position: 0,
                 base: data_offset,
                 canonical: true,
+                heap_budget: self.heap_budget,
             };
-            if known(tag, &mut field)? {
+            let known = known(tag, &mut field);
+            self.heap_budget = field.heap_budget;
+            if known? {
                 // The encoder leaves out a known field at its default value,
                 // which this reader does not compare against.
                 self.canonical = false;

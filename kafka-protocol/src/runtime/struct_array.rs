@@ -1,21 +1,22 @@
-//! Arrays of structs, kept in wire form after decoding and decoded on access.
+//! Arrays of structs: decoded once, into a `Vec` of borrowing elements, and
+//! kept with their wire bytes so that an unchanged array re-encodes by copy.
 //!
-//! Decoding a message checks every element of a struct array completely,
-//! with [`Decode::validate_from`], which builds nothing, and then keeps only
-//! the array's wire bytes. Nothing is allocated for the elements, and the
-//! message takes no more memory than its top-level struct, however many
-//! elements it has. Each element is decoded from those checked bytes when it
-//! is read.
+//! Decoding a message decodes each element of a struct array once, straight
+//! into a `Vec` whose elements borrow their strings and bytes from the
+//! input: one allocation per array, and every byte read once. Iteration
+//! then hands out references, and [`StructArray::get`] is a slice index.
 //!
-//! The trade-off: a reader that visits every element of a nested array
-//! checks the inner elements once more per level of nesting (a
-//! MetadataResponse partition is checked when the response is decoded and
-//! when its topic is read, and decoded when it is read itself). A reader
-//! that visits only part of the message, or forwards it, does no more work
-//! than the check.
+//! That heap is bounded by the input. Each decode has a budget of four
+//! times its input plus 64 KiB (see [`Reader::new`]); an array whose `Vec`
+//! would not fit in what is left is instead checked completely with
+//! [`Decode::validate_from`], which builds nothing, and kept as its wire
+//! bytes alone. Its elements are then decoded one by one each time they are
+//! read. Only hostile or extreme inputs (millions of elements of a few
+//! bytes each) take this path.
 //!
 //! Arrays built in code hold a `Vec`; [`StructArray::to_mut`] turns a decoded
-//! array into one, like [`Cow::to_mut`](std::borrow::Cow::to_mut).
+//! array into one, like [`Cow::to_mut`](std::borrow::Cow::to_mut), and it
+//! then encodes element by element.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -23,11 +24,12 @@ use std::fmt;
 use super::codec::Decode;
 use super::reader::Reader;
 
-/// An array of structs: either checked wire bytes from a decoded message, or
-/// a `Vec` built in code.
+/// An array of structs: decoded elements with the wire bytes they came from,
+/// checked wire bytes alone (when decoding had no heap budget left for
+/// them), or a `Vec` built in code.
 ///
-/// [`StructArray::iter`] yields every element either way, as a
-/// [`Cow`]: decoded from the wire, or borrowed from the `Vec`. Encoding a
+/// [`StructArray::iter`] yields every element in any form, as a [`Cow`]:
+/// borrowed from the `Vec`, or decoded from the wire. Encoding a
 /// decoded array at the version it was decoded at copies its bytes when
 /// they are exactly what encoding its elements would write (see
 /// [`StructArray::encodes_by_copy`]); encoding always gives the same bytes
@@ -37,8 +39,16 @@ pub struct StructArray<'a, T> {
 }
 
 enum Repr<'a, T> {
-    /// Elements checked at `version`; `canonical` when encoding them at
-    /// that version gives back `bytes`.
+    /// Elements decoded at `version` from `bytes`; `canonical` when encoding
+    /// them at that version gives back `bytes`.
+    Decoded {
+        items: Vec<T>,
+        bytes: &'a [u8],
+        version: i16,
+        canonical: bool,
+    },
+    /// Elements checked at `version`, decoded when read; `canonical` as
+    /// above.
     Wire {
         bytes: &'a [u8],
         count: u32,
@@ -61,7 +71,7 @@ impl<'a, T> StructArray<'a, T> {
     pub fn len(&self) -> usize {
         match &self.repr {
             Repr::Wire { count, .. } => *count as usize,
-            Repr::Owned(items) => items.len(),
+            Repr::Decoded { items, .. } | Repr::Owned(items) => items.len(),
         }
     }
 
@@ -75,16 +85,19 @@ impl<'a, T> StructArray<'a, T> {
     /// when the array came from the wire and has not been changed since.
     pub fn wire(&self) -> Option<(&'a [u8], i16)> {
         match &self.repr {
-            Repr::Wire { bytes, version, .. } => Some((bytes, *version)),
+            Repr::Decoded { bytes, version, .. } | Repr::Wire { bytes, version, .. } => {
+                Some((bytes, *version))
+            }
             Repr::Owned(_) => None,
         }
     }
 
-    /// The elements, when the array holds a `Vec`.
+    /// The elements, unless they are kept as wire bytes only (see the
+    /// [module docs](self)).
     pub fn as_slice(&self) -> Option<&[T]> {
         match &self.repr {
             Repr::Wire { .. } => None,
-            Repr::Owned(items) => Some(items),
+            Repr::Decoded { items, .. } | Repr::Owned(items) => Some(items),
         }
     }
 
@@ -102,13 +115,37 @@ impl<'a, T> StructArray<'a, T> {
     /// [`StructArray::encodes_by_copy`].
     pub(crate) fn bytes_to_copy(&self, version: i16) -> Option<&'a [u8]> {
         match self.repr {
-            Repr::Wire {
+            Repr::Decoded {
+                bytes,
+                version: decoded_at,
+                canonical: true,
+                ..
+            }
+            | Repr::Wire {
                 bytes,
                 version: decoded_at,
                 canonical: true,
                 ..
             } if decoded_at == version => Some(bytes),
             _ => None,
+        }
+    }
+
+    /// Wraps elements that have just been decoded at `version` from
+    /// `bytes`. Only the reader creates these.
+    pub(crate) fn from_decoded_wire(
+        items: Vec<T>,
+        bytes: &'a [u8],
+        version: i16,
+        canonical: bool,
+    ) -> Self {
+        StructArray {
+            repr: Repr::Decoded {
+                items,
+                bytes,
+                version,
+                canonical,
+            },
         }
     }
 
@@ -132,10 +169,11 @@ impl<'a, T> StructArray<'a, T> {
 }
 
 impl<'a, T: Decode<'a> + Clone> StructArray<'a, T> {
-    /// The elements in order: decoded from the wire one by one, or borrowed
-    /// from the `Vec`. It yields exactly [`len`](Self::len) elements: a
-    /// checked element that failed to decode would be a bug in this crate,
-    /// and panics rather than ending the iteration early.
+    /// The elements in order: borrowed from the `Vec`, or, for an array
+    /// kept as wire bytes only, decoded one by one. It yields exactly
+    /// [`len`](Self::len) elements: a checked element that failed to decode
+    /// would be a bug in this crate, and panics rather than ending the
+    /// iteration early.
     pub fn iter(&self) -> Iter<'_, 'a, T> {
         Iter {
             inner: match &self.repr {
@@ -145,33 +183,39 @@ impl<'a, T: Decode<'a> + Clone> StructArray<'a, T> {
                     version,
                     ..
                 } => IterInner::Wire(WireElements::new(bytes, *count, *version)),
-                Repr::Owned(items) => IterInner::Owned(items.iter()),
+                Repr::Decoded { items, .. } | Repr::Owned(items) => IterInner::Owned(items.iter()),
             },
         }
     }
 
-    /// The element at `index`. For a decoded array this decodes the
-    /// elements before it too.
+    /// The element at `index`: an index into the `Vec`, except for an array
+    /// kept as wire bytes only, which decodes the elements before it too.
     pub fn get(&self, index: usize) -> Option<Cow<'_, T>> {
-        self.iter().nth(index)
+        match &self.repr {
+            Repr::Decoded { items, .. } | Repr::Owned(items) => items.get(index).map(Cow::Borrowed),
+            Repr::Wire { .. } => self.iter().nth(index),
+        }
     }
 
-    /// The elements as a `Vec` that can be changed, decoding them first when
-    /// the array came from the wire.
+    /// The elements as a `Vec` that can be changed. The array no longer
+    /// remembers its wire bytes, so it then encodes element by element.
     pub fn to_mut(&mut self) -> &mut Vec<T> {
-        if let Repr::Wire {
-            bytes,
-            count,
-            version,
-            ..
-        } = self.repr
-        {
-            self.repr = Repr::Owned(WireElements::new(bytes, count, version).collect());
-        }
+        let items = match std::mem::take(&mut self.repr) {
+            Repr::Wire {
+                bytes,
+                count,
+                version,
+                ..
+            } => WireElements::new(bytes, count, version).collect(),
+            Repr::Decoded { items, .. } | Repr::Owned(items) => items,
+        };
+        self.repr = Repr::Owned(items);
         match &mut self.repr {
             Repr::Owned(items) => items,
-            // Replaced just above.
-            Repr::Wire { .. } => unreachable!("a decoded array was just turned into a Vec"),
+            // Set just above.
+            Repr::Decoded { .. } | Repr::Wire { .. } => {
+                unreachable!("the array was just turned into a Vec")
+            }
         }
     }
 
@@ -198,7 +242,9 @@ struct WireElements<'a, T> {
 impl<'a, T> WireElements<'a, T> {
     fn new(bytes: &'a [u8], count: u32, version: i16) -> Self {
         WireElements {
-            reader: Reader::new(bytes),
+            // No heap budget: arrays nested in these elements stay wire
+            // bytes too, so that elements read one at a time stay small.
+            reader: Reader::without_heap(bytes),
             remaining: count,
             version,
             element: std::marker::PhantomData,
@@ -318,7 +364,9 @@ impl<'a, T: Decode<'a>> IntoIterator for StructArray<'a, T> {
                     version,
                     ..
                 } => IntoIterInner::Wire(WireElements::new(bytes, count, version)),
-                Repr::Owned(items) => IntoIterInner::Owned(items.into_iter()),
+                Repr::Decoded { items, .. } | Repr::Owned(items) => {
+                    IntoIterInner::Owned(items.into_iter())
+                }
             },
         }
     }
@@ -339,6 +387,12 @@ impl<T> Default for StructArray<'_, T> {
     }
 }
 
+impl<T> Default for Repr<'_, T> {
+    fn default() -> Self {
+        Repr::Owned(Vec::new())
+    }
+}
+
 impl<T: Clone> Clone for StructArray<'_, T> {
     fn clone(&self) -> Self {
         StructArray {
@@ -351,6 +405,17 @@ impl<T: Clone> Clone for StructArray<'_, T> {
                 } => Repr::Wire {
                     bytes,
                     count: *count,
+                    version: *version,
+                    canonical: *canonical,
+                },
+                Repr::Decoded {
+                    items,
+                    bytes,
+                    version,
+                    canonical,
+                } => Repr::Decoded {
+                    items: items.clone(),
+                    bytes,
                     version: *version,
                     canonical: *canonical,
                 },

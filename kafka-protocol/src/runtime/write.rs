@@ -267,11 +267,11 @@ pub fn put_nullable_struct_array<'a, B: BufMut, T: Encode + Decode<'a> + Clone>(
     let Some(items) = items else {
         return Ok(());
     };
-    if let Some(slice) = items.as_slice() {
-        put_elements(buf, slice.iter(), version)
-    } else if let Some(bytes) = items.bytes_to_copy(version) {
+    if let Some(bytes) = items.bytes_to_copy(version) {
         buf.put_slice(bytes);
         Ok(())
+    } else if let Some(slice) = items.as_slice() {
+        put_elements(buf, slice.iter(), version)
     } else {
         put_elements(buf, items.iter(), version)
     }
@@ -314,10 +314,10 @@ pub fn nullable_struct_array_len<'a, T: Encode + Decode<'a> + Clone>(
     let Some(items) = items else {
         return prefix;
     };
-    let elements = if let Some(slice) = items.as_slice() {
-        slice.iter().map(|item| item.encoded_len(version)).sum()
-    } else if let Some(bytes) = items.bytes_to_copy(version) {
+    let elements = if let Some(bytes) = items.bytes_to_copy(version) {
         bytes.len()
+    } else if let Some(slice) = items.as_slice() {
+        slice.iter().map(|item| item.encoded_len(version)).sum()
     } else {
         items.iter().map(|item| item.encoded_len(version)).sum()
     };
