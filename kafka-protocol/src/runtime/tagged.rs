@@ -227,8 +227,18 @@ impl<'a> UnknownTaggedFields<'a> {
 }
 
 impl PartialEq for UnknownTaggedFields<'_> {
+    /// Equal when they hold the same fields in the same order. Encoding
+    /// compares every tagged struct field with its default this way, so the
+    /// common case, two empty lists, compares two null pointers only.
+    #[inline]
     fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.wire_entries() == other.wire_entries()
+        match (&self.0, &other.0) {
+            (None, None) => true,
+            (Some(mine), Some(theirs)) => {
+                mine.count == theirs.count && mine.entries == theirs.entries
+            }
+            _ => false,
+        }
     }
 }
 
