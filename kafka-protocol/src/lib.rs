@@ -48,19 +48,21 @@
 //! - Strings are `Cow<'a, str>` (validated UTF-8), bytes and records are
 //!   `Cow<'a, [u8]>`, and arrays of scalars are [`runtime::ScalarArray`],
 //!   kept in wire form so that decoding them allocates nothing.
-//! - Arrays of structs are [`runtime::StructArray`]. Decoding decodes each
-//!   element once, into a `Vec` of elements that borrow from the input (a
-//!   fault anywhere is an error from `decode`, with its offset and field
-//!   path), and remembers the array's wire bytes. Iteration hands out
-//!   references and `get` is an index. Re-encoding a decoded array at the
-//!   same version copies its bytes when they are exactly what encoding its
-//!   elements would write ([`runtime::StructArray::encodes_by_copy`]), so
-//!   that equal values always encode alike. Arrays built in code are `Vec`s
-//!   (`vec![..].into()` or `collect()`); [`runtime::StructArray::to_mut`]
-//!   gives the `Vec` to change.
+//! - Arrays of structs are [`runtime::StructArray`]. Decoding checks every
+//!   element (a fault anywhere is an error from `decode`, with its offset
+//!   and field path). Arrays whose elements hold arrays themselves are
+//!   decoded into a `Vec` of elements that borrow from the input, so
+//!   iteration hands out references and `get` is an index; arrays of leaf
+//!   structs are kept as checked wire bytes and each element is decoded when
+//!   read. Re-encoding a decoded array at the same version copies its bytes
+//!   when they are exactly what encoding its elements would write
+//!   ([`runtime::StructArray::encodes_by_copy`]), so that equal values always
+//!   encode alike. Arrays built in code are `Vec`s (`vec![..].into()` or
+//!   `collect()`); [`runtime::StructArray::to_mut`] gives the `Vec` to
+//!   change.
 //! - Decoding takes at most four times the input plus 64 KiB of heap. An
-//!   array that would not fit is checked and kept as wire bytes, and its
-//!   elements are decoded when read (see [`runtime::StructArray`]).
+//!   array that would not fit is kept as checked wire bytes (see
+//!   [`runtime::StructArray`]).
 //! - Tagged fields may arrive in any order; a repeated tag is rejected with
 //!   [`runtime::DecodeErrorKind::DuplicateTag`]. Unknown tags are kept and
 //!   written back in tag order.

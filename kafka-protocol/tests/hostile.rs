@@ -1576,6 +1576,36 @@ fn many_small_valid_elements_stay_within_the_bound() {
     assert_eq!(topics.iter().filter(|t| t.name.as_deref() == Some("")).count(), count);
 }
 
+/// Arrays of structs that hold arrays are decoded into `Vec`s, but only
+/// within the decode's heap budget: a MetadataResponse v0 of 9 bytes per
+/// topic (each topic a 104-byte struct in memory) decodes a few topics into
+/// a `Vec`, and keeps 20,000 of them as checked wire bytes, within the bound,
+/// reading every one.
+#[test]
+fn nested_arrays_past_the_heap_budget_stay_in_wire_form() {
+    let metadata_v0 = |topics: usize| {
+        let mut wire = Wire::new().i32(0).i32(topics as i32);
+        for _ in 0..topics {
+            wire = wire.i16(3).string("t").i32(0);
+        }
+        wire.bytes()
+    };
+    for (topics, in_a_vec) in [(5, true), (BIG / 5, false)] {
+        let input = metadata_v0(topics);
+        let Ok(ResponseBody::Metadata(decoded)) = response(ApiKey::Metadata, 0, &input) else {
+            panic!("a valid Metadata response")
+        };
+        assert_eq!(decoded.topics.as_slice().is_some(), in_a_vec, "{topics} topics");
+        assert_eq!(decoded.topics.len(), topics);
+        let read = decoded
+            .topics
+            .iter()
+            .filter(|t| t.error_code == 3 && t.name.as_deref() == Some("t"))
+            .count();
+        assert_eq!(read, topics);
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Found by fuzzing.
 

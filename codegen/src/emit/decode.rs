@@ -49,8 +49,15 @@ pub fn decode_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
         Ok(())
     };
     let check_version = version_param(&check_body);
+    let holds_arrays = holds_struct_arrays(s, structs).then(|| {
+        quote! {
+            const HOLDS_STRUCT_ARRAYS: bool = true;
+        }
+    });
     quote! {
         impl<'a> rt::Decode<'a> for #ty {
+            #holds_arrays
+
             fn decode_from(r: &mut rt::Reader<'a>, #version: i16) -> Result<Self, rt::DecodeError> {
                 #body
             }
@@ -60,6 +67,19 @@ pub fn decode_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
             }
         }
     }
+}
+
+/// Whether a value of `s` holds arrays of structs, directly or in a nested
+/// struct field.
+fn holds_struct_arrays(s: &StructIr, structs: &[StructIr]) -> bool {
+    s.fields.iter().any(|field| match &field.kind {
+        FieldKind::StructArray(_) => true,
+        FieldKind::Struct(name) => structs
+            .iter()
+            .find(|inner| &inner.type_name == name)
+            .is_some_and(|inner| holds_struct_arrays(inner, structs)),
+        _ => false,
+    })
 }
 
 /// What the generated reads are for.

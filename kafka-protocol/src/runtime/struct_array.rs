@@ -1,22 +1,30 @@
-//! Arrays of structs: decoded once, into a `Vec` of borrowing elements, and
-//! kept with their wire bytes so that an unchanged array re-encodes by copy.
+//! Arrays of structs, decoded so that reading a whole message decodes each
+//! byte once at most, and kept with their wire bytes so that an unchanged
+//! array re-encodes by copying them.
 //!
-//! Decoding a message decodes each element of a struct array once, straight
-//! into a `Vec` whose elements borrow their strings and bytes from the
-//! input: one allocation per array, and every byte read once. Iteration
-//! then hands out references, and [`StructArray::get`] is a slice index.
+//! An array whose elements hold arrays of structs themselves (a Metadata
+//! response's topics, a Fetch response's topics and partitions; see
+//! [`Decode::HOLDS_STRUCT_ARRAYS`]) is decoded up front into a `Vec` whose
+//! elements borrow their strings and bytes from the input: one allocation
+//! per array. Iterating it hands out references and [`StructArray::get`] is
+//! an index. Decoding it up front is what keeps a reader of nested arrays
+//! from checking the inner elements once more at every level.
 //!
-//! That heap is bounded by the input. Each decode has a budget of four
-//! times its input plus 64 KiB (see [`Reader::new`]); an array whose `Vec`
-//! would not fit in what is left is instead checked completely with
-//! [`Decode::validate_from`], which builds nothing, and kept as its wire
-//! bytes alone. Its elements are then decoded one by one each time they are
-//! read. Only hostile or extreme inputs (millions of elements of a few
-//! bytes each) take this path.
+//! An array of leaf structs (a Metadata topic's partitions, the brokers) is
+//! checked completely with [`Decode::validate_from`], which builds nothing,
+//! and kept as its wire bytes; each element is decoded when it is read, as a
+//! [`Cow::Owned`]. Decoding it allocates nothing.
 //!
-//! Arrays built in code hold a `Vec`; [`StructArray::to_mut`] turns a decoded
-//! array into one, like [`Cow::to_mut`](std::borrow::Cow::to_mut), and it
-//! then encodes element by element.
+//! The heap of a decode is bounded: each has a budget of four times its
+//! input plus 64 KiB (see [`Reader::new`]). An array whose `Vec` would not
+//! fit in what is left is kept as checked wire bytes, like a leaf array, and
+//! so are arrays nested in it. Only hostile or extreme inputs (hundreds of
+//! thousands of elements of a few bytes each) take this path.
+//!
+//! Arrays built in code hold a `Vec`; [`StructArray::to_mut`] gives that
+//! `Vec` to change, decoding a wire-form array first, like
+//! [`Cow::to_mut`](std::borrow::Cow::to_mut). The array then encodes element
+//! by element.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -25,8 +33,8 @@ use super::codec::Decode;
 use super::reader::Reader;
 
 /// An array of structs: decoded elements with the wire bytes they came from,
-/// checked wire bytes alone (when decoding had no heap budget left for
-/// them), or a `Vec` built in code.
+/// checked wire bytes alone (leaf structs, or past the heap budget; see the
+/// [module docs](self)), or a `Vec` built in code.
 ///
 /// [`StructArray::iter`] yields every element in any form, as a [`Cow`]:
 /// borrowed from the `Vec`, or decoded from the wire. Encoding a
