@@ -50,10 +50,10 @@
 //!   kept in wire form so that decoding them allocates nothing.
 //! - Arrays of structs are [`runtime::StructArray`]. Decoding checks every
 //!   element (a fault anywhere is an error from `decode`, with its offset
-//!   and field path). Arrays whose elements hold arrays themselves are
-//!   decoded into a `Vec` of elements that borrow from the input, so
-//!   iteration hands out references and `get` is an index; arrays of leaf
-//!   structs are kept as checked wire bytes and each element is decoded when
+//!   and field path). Arrays whose elements hold arrays that are never
+//!   null are decoded into a `Vec` of elements that borrow from the input, so
+//!   iteration hands out references and `get` is an index; other arrays
+//!   are kept as checked wire bytes and each element is decoded when
 //!   read. Re-encoding a decoded array at the same version copies its bytes
 //!   when they are exactly what encoding its elements would write
 //!   ([`runtime::StructArray::encodes_by_copy`]), so that equal values always

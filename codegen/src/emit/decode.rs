@@ -69,11 +69,14 @@ pub fn decode_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
     }
 }
 
-/// Whether a value of `s` holds arrays of structs, directly or in a nested
-/// struct field.
+/// Whether a value of `s` holds arrays of structs that are never null,
+/// directly or in a nested struct field. Arrays that may be null (a Fetch
+/// partition's aborted transactions) are usually absent or short, so
+/// checking them once more when their element is read costs less than
+/// decoding the outer array up front.
 fn holds_struct_arrays(s: &StructIr, structs: &[StructIr]) -> bool {
     s.fields.iter().any(|field| match &field.kind {
-        FieldKind::StructArray(_) => true,
+        FieldKind::StructArray(_) => field.nullable_versions.is_empty(),
         FieldKind::Struct(name) => structs
             .iter()
             .find(|inner| &inner.type_name == name)

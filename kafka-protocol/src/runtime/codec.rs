@@ -7,11 +7,12 @@ use super::reader::Reader;
 
 /// A struct that can be read from the wire at a given version.
 pub trait Decode<'a>: Sized {
-    /// Whether this struct holds arrays of structs, directly or in a nested
-    /// struct. An array of such structs is decoded into a `Vec` up front,
-    /// so that reading it decodes each nested byte once; an array of other
-    /// structs is checked and kept as wire bytes, and each element is decoded
-    /// when read (see [`StructArray`](super::StructArray)).
+    /// Whether this struct holds arrays of structs that are never null,
+    /// directly or in a nested struct. An array of such structs is decoded
+    /// into a `Vec` up front, so that reading it does not check the nested
+    /// arrays once more; an array of other structs is checked and kept as
+    /// wire bytes, and each element is decoded when read (see
+    /// [`StructArray`](super::StructArray)). Generated code sets it.
     const HOLDS_STRUCT_ARRAYS: bool = false;
 
     /// Reads the struct from `reader`, borrowing strings, bytes and arrays

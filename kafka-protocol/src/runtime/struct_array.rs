@@ -2,22 +2,22 @@
 //! byte once at most, and kept with their wire bytes so that an unchanged
 //! array re-encodes by copying them.
 //!
-//! An array whose elements hold arrays of structs themselves (a Metadata
-//! response's topics, a Fetch response's topics and partitions; see
+//! An array whose elements hold arrays of structs that are never null (a
+//! Metadata response's topics, a Fetch response's topics; see
 //! [`Decode::HOLDS_STRUCT_ARRAYS`]) is decoded up front into a `Vec` whose
 //! elements borrow their strings and bytes from the input: one allocation
 //! per array. Iterating it hands out references and [`StructArray::get`] is
 //! an index. Decoding it up front is what keeps a reader of nested arrays
 //! from checking the inner elements once more at every level.
 //!
-//! An array of leaf structs (a Metadata topic's partitions, the brokers) is
+//! Any other array (a Metadata topic's partitions, the brokers) is
 //! checked completely with [`Decode::validate_from`], which builds nothing,
 //! and kept as its wire bytes; each element is decoded when it is read, as a
 //! [`Cow::Owned`]. Decoding it allocates nothing.
 //!
 //! The heap of a decode is bounded: each has a budget of four times its
 //! input plus 64 KiB (see [`Reader::new`]). An array whose `Vec` would not
-//! fit in what is left is kept as checked wire bytes, like a leaf array, and
+//! fit in what is left is kept as checked wire bytes, like the other arrays, and
 //! so are arrays nested in it. Only hostile or extreme inputs (hundreds of
 //! thousands of elements of a few bytes each) take this path.
 //!
@@ -33,7 +33,7 @@ use super::codec::Decode;
 use super::reader::Reader;
 
 /// An array of structs: decoded elements with the wire bytes they came from,
-/// checked wire bytes alone (leaf structs, or past the heap budget; see the
+/// checked wire bytes alone (most arrays, and any past the heap budget; see the
 /// [module docs](self)), or a `Vec` built in code.
 ///
 /// [`StructArray::iter`] yields every element in any form, as a [`Cow`]:
