@@ -93,10 +93,20 @@ impl Visitor for Allocs {
         drop(wire.clone());
         let (ours, heap_ours) = measure(|| W::decode_ours(black_box(&wire[..])));
         let (peer, heap_peer) = measure(|| W::decode_peer(black_box(&wire)));
-        report("decode", W::NAME, [ours, peer, heap_ours, heap_peer], wire.len());
+        report(
+            "decode",
+            W::NAME,
+            [ours, peer, heap_ours, heap_peer],
+            wire.len(),
+        );
         let (ours, heap_ours) = measure(|| W::read_ours(&W::decode_ours(black_box(&wire[..]))));
         let (peer, heap_peer) = measure(|| W::read_peer(&W::decode_peer(black_box(&wire))));
-        report("read", W::NAME, [ours, peer, heap_ours, heap_peer], wire.len());
+        report(
+            "read",
+            W::NAME,
+            [ours, peer, heap_ours, heap_peer],
+            wire.len(),
+        );
     }
 }
 

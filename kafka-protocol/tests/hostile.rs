@@ -1573,7 +1573,13 @@ fn many_small_valid_elements_stay_within_the_bound() {
     let topics = decoded.topics.as_ref().expect("topics");
     assert!(topics.as_slice().is_none(), "kept as wire bytes");
     assert_eq!(topics.len(), count);
-    assert_eq!(topics.iter().filter(|t| t.name.as_deref() == Some("")).count(), count);
+    assert_eq!(
+        topics
+            .iter()
+            .filter(|t| t.name.as_deref() == Some(""))
+            .count(),
+        count
+    );
 }
 
 /// Arrays of structs that hold arrays are decoded into `Vec`s, but only
@@ -1595,7 +1601,11 @@ fn nested_arrays_past_the_heap_budget_stay_in_wire_form() {
         let Ok(ResponseBody::Metadata(decoded)) = response(ApiKey::Metadata, 0, &input) else {
             panic!("a valid Metadata response")
         };
-        assert_eq!(decoded.topics.as_slice().is_some(), in_a_vec, "{topics} topics");
+        assert_eq!(
+            decoded.topics.as_slice().is_some(),
+            in_a_vec,
+            "{topics} topics"
+        );
         assert_eq!(decoded.topics.len(), topics);
         let read = decoded
             .topics

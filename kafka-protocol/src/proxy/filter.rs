@@ -6,6 +6,10 @@ use crate::{RequestBody, ResponseBody};
 use super::frames::{ProxiedRequest, ProxiedResponse};
 
 /// What to do with a request from the client.
+// Both payloads are whole bodies, of different sizes; boxing them would
+// allocate for every rewritten frame, and an action lives only until the
+// connection acts on it.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum RequestAction<'a> {
     /// Send the frame to the broker byte for byte, decoding nothing.
