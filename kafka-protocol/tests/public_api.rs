@@ -24,18 +24,24 @@ fn metadata_response() -> MetadataResponse<'static> {
             ..Default::default()
         }]
         .into(),
-        topics: vec![metadata_response::MetadataResponseTopic {
-            error_code: ErrorCode::UnknownTopicOrPartition.code(),
-            name: Some("orders".into()),
-            partitions: (0..3)
-                .map(|i| metadata_response::MetadataResponsePartition {
-                    partition_index: i,
-                    replica_nodes: vec![1, 2, 3].into(),
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        }]
+        topics: vec![
+            metadata_response::MetadataResponseTopic {
+                error_code: ErrorCode::UnknownTopicOrPartition.code(),
+                name: Some("orders".into()),
+                partitions: (0..3)
+                    .map(|i| metadata_response::MetadataResponsePartition {
+                        partition_index: i,
+                        replica_nodes: vec![1, 2, 3].into(),
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            },
+            metadata_response::MetadataResponseTopic {
+                name: Some("payments".into()),
+                ..Default::default()
+            },
+        ]
         .into(),
         ..Default::default()
     }
@@ -52,8 +58,8 @@ fn decoded_arrays_are_read_by_reference_and_copied_on_encode() {
     for topic in decoded.topics.as_slice().expect("decoded into a Vec") {
         names.extend(topic.name.as_deref());
     }
-    assert_eq!(names, ["orders"]);
-    let topic = decoded.topics.get(0).expect("one topic");
+    assert_eq!(names, ["orders", "payments"]);
+    let topic = decoded.topics.get(0).expect("a topic");
     assert!(matches!(topic, Cow::Borrowed(_)), "get borrows");
     let partitions = &decoded.topics.as_slice().expect("a Vec")[0].partitions;
     assert_eq!(partitions.get(2).map(|p| p.partition_index), Some(2));
@@ -85,7 +91,7 @@ fn a_decoded_response_becomes_owned_and_moves_to_another_thread() {
     };
     assert_owned(&owned);
     assert!(owned.topics.wire().is_none(), "arrays are owned now");
-    let topic = owned.topics.get(0).expect("one topic");
+    let topic = owned.topics.get(0).expect("a topic");
     assert!(
         matches!(topic.name, Some(Cow::Owned(_))),
         "strings are copied"

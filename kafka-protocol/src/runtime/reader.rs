@@ -454,9 +454,10 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| DecodeError::new(start, DecodeErrorKind::UnexpectedNull))
     }
 
-    /// Reads an array of structs that may be null. Elements that hold arrays
-    /// of structs themselves ([`Decode::HOLDS_STRUCT_ARRAYS`]) are decoded
-    /// into a `Vec` when the heap budget allows (see [`Reader::new`]);
+    /// Reads an array of structs that may be null. Two or more elements that
+    /// hold arrays of structs themselves ([`Decode::HOLDS_STRUCT_ARRAYS`])
+    /// are decoded into a `Vec` when the heap budget allows (see
+    /// [`Reader::new`]);
     /// otherwise each element is checked with [`Decode::validate_from`] and
     /// the array keeps only the checked bytes, which [`StructArray::iter`]
     /// decodes. Either way a fault anywhere is reported now, with its index.
@@ -472,7 +473,9 @@ impl<'a> Reader<'a> {
         let start = self.position;
         let canonical_before = std::mem::replace(&mut self.canonical, true);
         let heap = count.saturating_mul(std::mem::size_of::<T>());
-        let items = if T::HOLDS_STRUCT_ARRAYS && heap <= self.heap_budget {
+        // A single element is worth no allocation: reading it checks its
+        // nested arrays once more, once.
+        let items = if T::HOLDS_STRUCT_ARRAYS && count > 1 && heap <= self.heap_budget {
             self.heap_budget -= heap;
             Some(self.decode_elements::<T>(count, version)?)
         } else {

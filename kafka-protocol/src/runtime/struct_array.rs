@@ -1,9 +1,9 @@
-//! Arrays of structs, decoded so that reading a whole message decodes each
-//! byte once at most, and kept with their wire bytes so that an unchanged
-//! array re-encodes by copying them.
+//! Arrays of structs: checked completely when a message is decoded, decoded
+//! once when read, and kept with their wire bytes so that an unchanged array
+//! re-encodes by copying them.
 //!
-//! An array whose elements hold arrays of structs that are never null (a
-//! Metadata response's topics, a Fetch response's topics; see
+//! An array of two or more elements that hold arrays of structs that are
+//! never null (a Metadata response's topics, a Fetch response's topics; see
 //! [`Decode::HOLDS_STRUCT_ARRAYS`]) is decoded up front into a `Vec` whose
 //! elements borrow their strings and bytes from the input: one allocation
 //! per array. Iterating it hands out references and [`StructArray::get`] is
