@@ -541,6 +541,19 @@ impl<'a> Reader<'a> {
         result
     }
 
+    /// A fresh reader over the same input at `position`, allocating nothing,
+    /// for the debug self-checks to read bytes again.
+    #[cfg(debug_assertions)]
+    fn rechecker(&self, position: usize) -> Reader<'a> {
+        Reader {
+            input: self.input,
+            position,
+            base: self.base,
+            canonical: true,
+            heap_budget: 0,
+        }
+    }
+
     /// In debug builds (and so in every test), checks that what decoding
     /// just accepted, `validate_from` accepts too, ending at the same byte
     /// and finding the same bytes canonical: the promise `Message::validate`
@@ -556,13 +569,7 @@ impl<'a> Reader<'a> {
         if RECHECKING.with(Cell::get) {
             return;
         }
-        let mut again = Reader {
-            input: self.input,
-            position: start,
-            base: self.base,
-            canonical: true,
-            heap_budget: 0,
-        };
+        let mut again = self.rechecker(start);
         let validated = {
             let _rechecking = Rechecking::start();
             (0..count).try_for_each(|_| T::validate_from(&mut again, version))
@@ -593,13 +600,7 @@ impl<'a> Reader<'a> {
         if RECHECKING.with(Cell::get) {
             return;
         }
-        let mut again = Reader {
-            input: self.input,
-            position: element_start,
-            base: self.base,
-            canonical: true,
-            heap_budget: 0,
-        };
+        let mut again = self.rechecker(element_start);
         let decoded = {
             let _rechecking = Rechecking::start();
             T::decode_from(&mut again, version)
