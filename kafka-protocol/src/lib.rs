@@ -50,11 +50,11 @@
 //!   kept in wire form so that decoding them allocates nothing.
 //! - Arrays of structs are [`runtime::StructArray`]. Decoding checks every
 //!   element (a fault anywhere is an error from `decode`, with its offset
-//!   and field path). Arrays of two or more elements that hold arrays
-//!   that are never null are decoded into a `Vec` of elements that borrow from the input, so
-//!   iteration hands out references and `get` is an index; other arrays
-//!   are kept as checked wire bytes and each element is decoded when
-//!   read. Re-encoding a decoded array at the same version copies its bytes
+//!   and field path). Arrays of two or more elements that hold arrays that
+//!   are never null are decoded into a `Vec` of elements that borrow from
+//!   the input, so iteration hands out references and `get` is an index;
+//!   other arrays are kept as checked wire bytes and each element is
+//!   decoded when read. Re-encoding a decoded array at the same version copies its bytes
 //!   when they are exactly what encoding its elements would write
 //!   ([`runtime::StructArray::encodes_by_copy`]), so that equal values always
 //!   encode alike. Arrays built in code are `Vec`s (`vec![..].into()` or
