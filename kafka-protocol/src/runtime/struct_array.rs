@@ -33,8 +33,9 @@ use super::codec::Decode;
 use super::reader::Reader;
 
 /// An array of structs: decoded elements with the wire bytes they came from,
-/// checked wire bytes alone (most arrays, and any past the heap budget; see the
-/// [module docs](self)), or a `Vec` built in code.
+/// checked wire bytes alone (most arrays, and any past the heap budget; see
+/// [`Decode::HOLDS_STRUCT_ARRAYS`] and [`Reader::new`]), or a `Vec` built in
+/// code.
 ///
 /// [`StructArray::iter`] yields every element in any form, as a [`Cow`]:
 /// borrowed from the `Vec`, or decoded from the wire. Encoding a
@@ -100,8 +101,8 @@ impl<'a, T> StructArray<'a, T> {
         }
     }
 
-    /// The elements, unless they are kept as wire bytes only (see the
-    /// [module docs](self)).
+    /// The elements, unless they are kept as wire bytes only (see
+    /// [`Decode::HOLDS_STRUCT_ARRAYS`] and [`Reader::new`]).
     pub fn as_slice(&self) -> Option<&[T]> {
         match &self.repr {
             Repr::Wire { .. } => None,
