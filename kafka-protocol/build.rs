@@ -8,6 +8,7 @@
 //! The `client-apis` and `controller-apis` features choose which APIs are
 //! generated, by the listener that serves them; with both (`all-apis`, the
 //! default) everything is. Headers and data schemas are always generated.
+//! The `json` feature adds the JSON form.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -17,6 +18,7 @@ fn main() -> ExitCode {
     println!("cargo::rustc-check-cfg=cfg(kafka_metadata)");
     let client = std::env::var_os("CARGO_FEATURE_CLIENT_APIS").is_some();
     let controller = std::env::var_os("CARGO_FEATURE_CONTROLLER_APIS").is_some();
+    let json = std::env::var_os("CARGO_FEATURE_JSON").is_some();
 
     let package = Path::new(env!("CARGO_MANIFEST_DIR"));
     let schemas = package.join("messages");
@@ -25,6 +27,7 @@ fn main() -> ExitCode {
         .schema_dir(&schemas)
         .runtime_path("crate::runtime")
         .metadata_records(controller)
+        .json_form(json)
         .require_docs(true);
     if !(client && controller) {
         let listeners = [("broker", client), ("controller", controller)];

@@ -4,7 +4,11 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    match kafka_codegen::Config::new().schema_dir("schemas").compile() {
+    match kafka_codegen::Config::new()
+        .schema_dir("schemas")
+        .json_form(true)
+        .compile()
+    {
         Ok(_) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("{error}");

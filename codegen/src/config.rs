@@ -55,6 +55,7 @@ pub struct Config {
     metadata_records: bool,
     strict: bool,
     require_docs: bool,
+    json_form: bool,
 }
 
 impl Default for Config {
@@ -69,6 +70,7 @@ impl Default for Config {
             metadata_records: true,
             strict: false,
             require_docs: false,
+            json_form: false,
         }
     }
 }
@@ -146,6 +148,15 @@ impl Config {
     /// Off by default: Kafka's own schemas leave some fields undocumented.
     pub fn require_docs(&mut self, require: bool) -> &mut Self {
         self.require_docs = require;
+        self
+    }
+
+    /// Whether to generate the JSON form: a `JsonForm` impl for every struct
+    /// and `to_json`/`from_json` on the body enums. Off by default; the code
+    /// it generates needs kafka-wire's `json` feature, which brings in
+    /// serde_json.
+    pub fn json_form(&mut self, generate: bool) -> &mut Self {
+        self.json_form = generate;
         self
     }
 
@@ -227,6 +238,7 @@ impl Config {
         let options = EmitOptions {
             runtime_path: self.runtime_path.clone(),
             layout: self.layout,
+            json: self.json_form,
         };
         let files = emit::generate(&messages, &options).map_err(CodegenError::Emit)?;
         let requests = messages.iter().filter(|m| m.kind == MessageKind::Request);

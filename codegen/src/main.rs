@@ -40,6 +40,9 @@ enum Command {
         /// Treat warnings as errors.
         #[arg(long)]
         strict: bool,
+        /// Also generate the JSON form (needs kafka-wire's `json` feature).
+        #[arg(long)]
+        json: bool,
     },
     /// Validate schemas, printing every error and warning.
     Check {
@@ -92,6 +95,7 @@ fn main() -> ExitCode {
             include,
             out_dir_layout,
             strict,
+            json,
         } => {
             let mut config = Config::new();
             for path in &schemas {
@@ -101,6 +105,7 @@ fn main() -> ExitCode {
                 .out_dir(&out)
                 .runtime_path(runtime)
                 .strict(strict)
+                .json_form(json)
                 .layout(if out_dir_layout {
                     Layout::OutDir
                 } else {

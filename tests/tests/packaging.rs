@@ -9,6 +9,12 @@ use kafka_wire_tests::workspace_root;
 
 /// The crate names in the normal and build dependency tree of `package`.
 fn dependencies(package: &str, features: &[&str]) -> Vec<String> {
+    dependency_tree(package, features, "normal,build")
+}
+
+/// The crate names in the dependency tree of `package` along `edges`
+/// (`cargo tree -e`).
+fn dependency_tree(package: &str, features: &[&str], edges: &str) -> Vec<String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let manifest = workspace_root().join("Cargo.toml");
     let mut command = Command::new(cargo);
@@ -19,7 +25,7 @@ fn dependencies(package: &str, features: &[&str]) -> Vec<String> {
             "--prefix",
             "none",
             "-e",
-            "normal,build",
+            edges,
         ])
         .args(["--format", "{p}", "-p", package, "--manifest-path"])
         .arg(&manifest);
@@ -63,4 +69,25 @@ fn the_generator_library_builds_no_clap() {
         with_cli.iter().any(|c| c == "clap"),
         "the cli feature builds clap"
     );
+}
+
+/// The JSON form is as much code again as the codec: only the `json` feature
+/// (which the CLI turns on) compiles it and serde_json into the library.
+#[test]
+fn the_library_with_default_features_compiles_no_json_form() {
+    let tree = dependency_tree("kafka-wire", &[], "normal");
+    assert!(tree.iter().any(|c| c == "bytes"), "{tree:?}");
+    for crate_name in ["serde_json", "serde"] {
+        assert!(
+            !tree.iter().any(|c| c == crate_name),
+            "{crate_name} in {tree:?}"
+        );
+    }
+    for features in [&["json"][..], &["cli"]] {
+        let tree = dependency_tree("kafka-wire", features, "normal");
+        assert!(
+            tree.iter().any(|c| c == "serde_json"),
+            "{features:?} builds serde_json: {tree:?}"
+        );
+    }
 }

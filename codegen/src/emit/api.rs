@@ -18,7 +18,7 @@ struct Api<'m> {
 
 /// The `api.rs` file: `ApiKey`, `RequestBody` and `ResponseBody`. APIs
 /// without both a request and a response schema are left out.
-pub fn api_file(messages: &[MessageIr]) -> TokenStream {
+pub fn api_file(messages: &[MessageIr], json: bool) -> TokenStream {
     let mut apis: Vec<Api> = messages
         .iter()
         .filter(|m| m.kind == MessageKind::Request)
@@ -45,8 +45,8 @@ pub fn api_file(messages: &[MessageIr]) -> TokenStream {
         return TokenStream::new();
     }
     let api_key = api_key_enum(&apis);
-    let request = body_enum(&apis, true);
-    let response = body_enum(&apis, false);
+    let request = body_enum(&apis, true, json);
+    let response = body_enum(&apis, false, json);
     let request_trait = request_trait(&apis);
     quote! {
         #api_key
@@ -294,6 +294,20 @@ struct Variant<'m> {
     message: &'m MessageIr,
 }
 
+/// The pattern that matches `v`'s key: `ApiKey::Name` or the raw number.
+fn key_pattern(v: &Variant, keyed: Keyed) -> TokenStream {
+    match keyed {
+        Keyed::Api => {
+            let name = ident(&v.name);
+            quote!(ApiKey::#name)
+        }
+        Keyed::Raw => {
+            let key = Literal::i16_unsuffixed(v.key);
+            quote!(#key)
+        }
+    }
+}
+
 /// How a dispatch enum is keyed.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Keyed {
@@ -303,7 +317,7 @@ enum Keyed {
     Raw,
 }
 
-fn body_enum(apis: &[Api], request: bool) -> TokenStream {
+fn body_enum(apis: &[Api], request: bool, json: bool) -> TokenStream {
     let variants: Vec<Variant> = apis
         .iter()
         .map(|api| Variant {
@@ -313,14 +327,14 @@ fn body_enum(apis: &[Api], request: bool) -> TokenStream {
         })
         .collect();
     if request {
-        dispatch_enum("RequestBody", "request body", &variants, Keyed::Api)
+        dispatch_enum("RequestBody", "request body", &variants, Keyed::Api, json)
     } else {
-        dispatch_enum("ResponseBody", "response body", &variants, Keyed::Api)
+        dispatch_enum("ResponseBody", "response body", &variants, Keyed::Api, json)
     }
 }
 
 /// `MetadataRecord`: every KRaft metadata record, by record type.
-pub fn metadata_enum(messages: &[MessageIr]) -> TokenStream {
+pub fn metadata_enum(messages: &[MessageIr], json: bool) -> TokenStream {
     let mut variants: Vec<Variant> = messages
         .iter()
         .filter(|m| m.kind == MessageKind::Metadata)
@@ -336,10 +350,22 @@ pub fn metadata_enum(messages: &[MessageIr]) -> TokenStream {
     if variants.is_empty() {
         return TokenStream::new();
     }
-    dispatch_enum("MetadataRecord", "metadata record", &variants, Keyed::Raw)
+    dispatch_enum(
+        "MetadataRecord",
+        "metadata record",
+        &variants,
+        Keyed::Raw,
+        json,
+    )
 }
 
-fn dispatch_enum(enum_name: &str, what: &str, variants: &[Variant], keyed: Keyed) -> TokenStream {
+fn dispatch_enum(
+    enum_name: &str,
+    what: &str,
+    variants: &[Variant],
+    keyed: Keyed,
+    json: bool,
+) -> TokenStream {
     let enum_name = format_ident!("{}", enum_name);
     let any_borrows = variants.iter().any(|v| v.message.top().has_lifetime);
     let generics = if any_borrows {
@@ -362,42 +388,19 @@ fn dispatch_enum(enum_name: &str, what: &str, variants: &[Variant], keyed: Keyed
         let doc = doc_attrs(&format!("A {} (key {}).", v.message.name, v.key));
         quote!(#doc #name(#ty),)
     });
-    let key_pattern = |v: &Variant| match keyed {
-        Keyed::Api => {
-            let name = ident(&v.name);
-            quote!(ApiKey::#name)
-        }
-        Keyed::Raw => {
-            let key = Literal::i16_unsuffixed(v.key);
-            quote!(#key)
-        }
-    };
     let decode = variants.iter().map(|v| {
         let name = ident(&v.name);
-        let key = key_pattern(v);
+        let key = key_pattern(v, keyed);
         quote!(#key => rt::Message::decode(input, version).map(Self::#name),)
     });
     let validate = variants.iter().map(|v| {
-        let key = key_pattern(v);
+        let key = key_pattern(v, keyed);
         let ty = message_type(v);
         quote!(#key => <#ty as rt::Message>::validate(input, version),)
     });
-    let from_json = variants.iter().map(|v| {
-        let name = ident(&v.name);
-        let key = key_pattern(v);
-        let ty = message_type(v);
-        quote! {
-            #key => {
-                if !<#ty as rt::Message>::supports_version(version) {
-                    return Err(rt::JsonError::new(rt::JsonErrorKind::UnsupportedVersion(version)));
-                }
-                rt::JsonForm::from_json(value, version).map(Self::#name)
-            }
-        }
-    });
     let defaults = variants.iter().map(|v| {
         let name = ident(&v.name);
-        let key = key_pattern(v);
+        let key = key_pattern(v, keyed);
         match keyed {
             Keyed::Api => quote!(#key => Self::#name(Default::default()),),
             Keyed::Raw => quote!(#key => Some(Self::#name(Default::default())),),
@@ -425,7 +428,7 @@ fn dispatch_enum(enum_name: &str, what: &str, variants: &[Variant], keyed: Keyed
     };
     let key_of = variants.iter().map(|v| {
         let name = ident(&v.name);
-        let key = key_pattern(v);
+        let key = key_pattern(v, keyed);
         quote!(Self::#name(_) => #key,)
     });
     let per_variant = |body: &dyn Fn(&proc_macro2::Ident) -> TokenStream| -> Vec<TokenStream> {
@@ -434,7 +437,6 @@ fn dispatch_enum(enum_name: &str, what: &str, variants: &[Variant], keyed: Keyed
     let encode =
         per_variant(&|name| quote!(Self::#name(m) => rt::Message::encode(m, buf, version),));
     let len = per_variant(&|name| quote!(Self::#name(m) => rt::Encode::encoded_len(m, version),));
-    let to_json = per_variant(&|name| quote!(Self::#name(m) => rt::JsonForm::to_json(m, version),));
     let into_owned =
         per_variant(&|name| quote!(Self::#name(m) => #enum_name::#name(m.into_owned()),));
     let conversions = variants.iter().map(|v| {
@@ -480,12 +482,8 @@ fn dispatch_enum(enum_name: &str, what: &str, variants: &[Variant], keyed: Keyed
             },
         ),
     };
-    let unknown_json = match keyed {
-        Keyed::Api => TokenStream::new(),
-        Keyed::Raw => quote! {
-            _ => Err(rt::JsonError::new(rt::JsonErrorKind::UnknownKey(record_type))),
-        },
-    };
+    let json_methods =
+        json.then(|| json_methods(variants, keyed, &key_name, &key_type, &message_type));
     let decode_doc = doc_attrs(&format!(
         "Decodes the {what} of `{key_name}` at `version` from exactly `input`."
     ));
@@ -542,20 +540,7 @@ fn dispatch_enum(enum_name: &str, what: &str, variants: &[Variant], keyed: Keyed
                 }
             }
 
-            /// The JSON form at `version`.
-            pub fn to_json(&self, version: i16) -> rt::json::Value {
-                match self {
-                    #(#to_json)*
-                }
-            }
-
-            /// Reads the JSON form of the message with this key at `version`.
-            pub fn from_json(value: &rt::json::Value, #key_name: #key_type, version: i16) -> Result<Self, rt::JsonError> {
-                match #key_name {
-                    #(#from_json)*
-                    #unknown_json
-                }
-            }
+            #json_methods
 
             /// Copies what still borrows from the input, so that the value
             /// can outlive it (be kept, or sent to another thread).
@@ -575,5 +560,55 @@ fn dispatch_enum(enum_name: &str, what: &str, variants: &[Variant], keyed: Keyed
         }
 
         #(#conversions)*
+    }
+}
+
+/// The body enum's `to_json` and `from_json`, for the runtime's `json`
+/// feature.
+fn json_methods(
+    variants: &[Variant],
+    keyed: Keyed,
+    key_name: &proc_macro2::Ident,
+    key_type: &TokenStream,
+    message_type: &dyn Fn(&Variant) -> TokenStream,
+) -> TokenStream {
+    let from_json = variants.iter().map(|v| {
+        let name = ident(&v.name);
+        let key = key_pattern(v, keyed);
+        let ty = message_type(v);
+        quote! {
+            #key => {
+                if !<#ty as rt::Message>::supports_version(version) {
+                    return Err(rt::JsonError::new(rt::JsonErrorKind::UnsupportedVersion(version)));
+                }
+                rt::JsonForm::from_json(value, version).map(Self::#name)
+            }
+        }
+    });
+    let to_json = variants.iter().map(|v| {
+        let name = ident(&v.name);
+        quote!(Self::#name(m) => rt::JsonForm::to_json(m, version),)
+    });
+    let unknown_json = match keyed {
+        Keyed::Api => TokenStream::new(),
+        Keyed::Raw => quote! {
+            _ => Err(rt::JsonError::new(rt::JsonErrorKind::UnknownKey(record_type))),
+        },
+    };
+    quote! {
+        /// The JSON form at `version`.
+        pub fn to_json(&self, version: i16) -> rt::json::Value {
+            match self {
+                #(#to_json)*
+            }
+        }
+
+        /// Reads the JSON form of the message with this key at `version`.
+        pub fn from_json(value: &rt::json::Value, #key_name: #key_type, version: i16) -> Result<Self, rt::JsonError> {
+            match #key_name {
+                #(#from_json)*
+                #unknown_json
+            }
+        }
     }
 }

@@ -13,7 +13,7 @@
 //! - [`LegacyEntry`] decodes one magic 0/1 message, expanding compressed
 //!   wrappers into their inner [`LegacyMessage`]s with absolute offsets.
 //! - [`RecordBatchBuilder`] encodes a v2 batch with any codec.
-//! - [`write_records_json`] streams a blob's JSON form for the command-line
+//! - With the `json` feature, [`write_records_json`] streams a blob's JSON form for the command-line
 //!   tool; [`records_to_json`] builds it in memory.
 //!
 //! Codecs are behind the cargo features `gzip`, `snappy`, `lz4` and `zstd`;
@@ -23,6 +23,7 @@ mod batch;
 mod builder;
 mod compression;
 mod error;
+#[cfg(feature = "json")]
 mod json;
 mod legacy;
 mod options;
@@ -40,6 +41,7 @@ pub use batch::{
 pub use builder::RecordBatchBuilder;
 pub use compression::{compress, decompress, Compression};
 pub use error::RecordsError;
+#[cfg(feature = "json")]
 pub use json::{records_to_json, write_records_json, WriteJsonError};
 pub use legacy::{LegacyEntry, LegacyMessage, LegacyMessages, MAGIC_V0, MAGIC_V1};
 pub use options::{

@@ -1,6 +1,6 @@
 //! The primitives the generated code is built from: a bounds-checked reader,
 //! writers for every wire type, lazily decoded scalar and struct arrays, uuids, tagged
-//! fields, errors and the JSON form.
+//! fields, errors and (with the `json` feature) the JSON form.
 //!
 //! Generated code calls into this module; users mostly meet its types
 //! ([`Uuid`], [`ScalarArray`], [`StructArray`], [`RawTaggedField`]) and its errors.
@@ -8,6 +8,7 @@
 mod array;
 mod codec;
 mod error;
+#[cfg(feature = "json")]
 pub mod json;
 mod owned;
 
@@ -24,6 +25,7 @@ pub use bytes::BufMut;
 pub use array::{FixedWidth, ScalarArray};
 pub use codec::{Decode, Encode, Message};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, InField};
+#[cfg(feature = "json")]
 pub use json::{JsonError, JsonErrorKind, JsonForm};
 pub use owned::IntoOwned;
 pub use path::{FieldPath, PathSegment};

@@ -1,12 +1,15 @@
 //! Walking a blob one batch at a time: the count check before the next
 //! batch, the decompression budget, and the streaming JSON writer.
 
+#[cfg(feature = "json")]
 use super::fixtures::*;
+#[cfg(feature = "json")]
 use super::legacy::message;
 use super::*;
 
 /// Every fixture, each alone and all back to back, and batches with
 /// headers, control records, unreadable bytes and none at all.
+#[cfg(feature = "json")]
 fn fixture_blobs() -> Vec<Vec<u8>> {
     let all = [
         V2_NONE,
@@ -52,12 +55,14 @@ fn fixture_blobs() -> Vec<Vec<u8>> {
     blobs
 }
 
+#[cfg(feature = "json")]
 fn streamed(blob: &[u8], pretty: bool) -> Vec<u8> {
     let mut out = Vec::new();
     write_records_json(blob, &DecodeOptions::default(), &mut out, pretty).unwrap();
     out
 }
 
+#[cfg(feature = "json")]
 #[test]
 fn the_json_writer_writes_what_serde_json_prints() {
     if !Compression::ALL.iter().all(|codec| codec.is_enabled()) {
@@ -75,6 +80,7 @@ fn the_json_writer_writes_what_serde_json_prints() {
     }
 }
 
+#[cfg(feature = "json")]
 #[test]
 fn the_json_writer_reports_the_first_error() {
     let mut blob = hex(V2_NONE);
