@@ -19,14 +19,7 @@ fn dependency_tree(package: &str, features: &[&str], edges: &str) -> Vec<String>
     let manifest = workspace_root().join("Cargo.toml");
     let mut command = Command::new(cargo);
     command
-        .args([
-            "tree",
-            "--offline",
-            "--prefix",
-            "none",
-            "-e",
-            edges,
-        ])
+        .args(["tree", "--offline", "--prefix", "none", "-e", edges])
         .args(["--format", "{p}", "-p", package, "--manifest-path"])
         .arg(&manifest);
     if !features.is_empty() {

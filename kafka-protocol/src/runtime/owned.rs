@@ -107,7 +107,11 @@ impl<'a, T: Decode<'a> + IntoOwned> IntoOwned for StructArray<'a, T> {
     type Owned = StructArray<'static, T::Owned>;
 
     fn into_owned(self) -> StructArray<'static, T::Owned> {
-        self.into_iter().map(T::into_owned).collect()
+        let mut owned = Vec::with_capacity(self.len());
+        for element in self {
+            owned.push(element.into_owned());
+        }
+        owned.into()
     }
 }
 

@@ -467,24 +467,19 @@ impl<'a> Reader<'a> {
         compact: bool,
         version: i16,
     ) -> Result<Option<StructArray<'a, T>>, DecodeError> {
-        let Some(count) = self.read_array_len(compact, 1)? else {
+        let Some(count) = self.read_struct_array_count(compact)? else {
             return Ok(None);
         };
         let start = self.position;
         let canonical_before = std::mem::replace(&mut self.canonical, true);
-        let heap = count.saturating_mul(std::mem::size_of::<T>());
-        // A single element is worth no allocation: reading it checks its
-        // nested arrays once more, once.
-        let items = if T::HOLDS_STRUCT_ARRAYS && count > 1 && heap <= self.heap_budget {
-            self.heap_budget -= heap;
-            Some(self.decode_elements::<T>(count, version)?)
-        } else {
-            self.validate_elements::<T>(count, version)?;
-            None
-        };
-        let canonical = self.canonical;
-        self.canonical = canonical_before && canonical;
-        let bytes = &self.input[start..self.position];
+        let items =
+            if self.take_heap_for_vec(T::HOLDS_STRUCT_ARRAYS, count, std::mem::size_of::<T>()) {
+                Some(self.decode_elements::<T>(count, version)?)
+            } else {
+                self.validate_elements::<T>(count, version)?;
+                None
+            };
+        let (bytes, canonical) = self.end_struct_array(start, canonical_before);
         Ok(Some(match items {
             Some(items) => {
                 #[cfg(debug_assertions)]
@@ -499,6 +494,36 @@ impl<'a> Reader<'a> {
                 canonical,
             ),
         }))
+    }
+
+    /// The element count of an array of structs, `None` for null. Not
+    /// inlined: the many `read_nullable_struct_array` instances share it.
+    #[inline(never)]
+    fn read_struct_array_count(&mut self, compact: bool) -> Result<Option<usize>, DecodeError> {
+        self.read_array_len(compact, 1)
+    }
+
+    /// Whether an array of `count` elements of `element_size` bytes each is
+    /// decoded into a `Vec`, taking that much of the heap budget if so: when
+    /// its elements hold arrays of structs, there are two or more of them (a
+    /// single element is worth no allocation: reading it checks its nested
+    /// arrays once more, once), and the budget has room.
+    fn take_heap_for_vec(&mut self, holds_arrays: bool, count: usize, element_size: usize) -> bool {
+        let heap = count.saturating_mul(element_size);
+        let fits = holds_arrays && count > 1 && heap <= self.heap_budget;
+        if fits {
+            self.heap_budget -= heap;
+        }
+        fits
+    }
+
+    /// Ends an array of structs that started at `start`: its bytes, and
+    /// whether they were canonical; the reader is canonical from here when
+    /// it was before the array and the array is.
+    fn end_struct_array(&mut self, start: usize, canonical_before: bool) -> (&'a [u8], bool) {
+        let canonical = self.canonical;
+        self.canonical = canonical_before && canonical;
+        (&self.input[start..self.position], canonical)
     }
 
     /// Decodes `count` elements into a `Vec` of exactly that capacity.

@@ -314,14 +314,33 @@ pub fn nullable_struct_array_len<'a, T: Encode + Decode<'a> + Clone>(
     let Some(items) = items else {
         return prefix;
     };
-    let elements = if let Some(bytes) = items.bytes_to_copy(version) {
-        bytes.len()
-    } else if let Some(slice) = items.as_slice() {
-        slice.iter().map(|item| item.encoded_len(version)).sum()
-    } else {
-        items.iter().map(|item| item.encoded_len(version)).sum()
+    let elements = match items.bytes_to_copy(version) {
+        Some(bytes) => bytes.len(),
+        None => elements_len(items, version),
     };
     prefix + elements
+}
+
+/// The encoded size of the elements of an array that is not copied as
+/// bytes: summed over the `Vec`, or over the elements decoded one by one.
+fn elements_len<'a, T: Encode + Decode<'a> + Clone>(
+    items: &StructArray<'a, T>,
+    version: i16,
+) -> usize {
+    let mut len = 0;
+    match items.as_slice() {
+        Some(slice) => {
+            for item in slice {
+                len += item.encoded_len(version);
+            }
+        }
+        None => {
+            for item in items {
+                len += item.encoded_len(version);
+            }
+        }
+    }
+    len
 }
 
 /// The encoded size of an array of structs.
