@@ -281,17 +281,25 @@ impl<'a> Reader<'a> {
     /// Reads an unsigned varint of at most five bytes.
     #[inline(always)]
     pub fn read_uvarint(&mut self) -> Result<u32, DecodeError> {
-        // Almost every varint on the wire is one byte: a small length or count.
-        match self.input.get(self.position) {
-            Some(&byte) if byte < 0x80 => {
+        // Almost every varint on the wire is one byte (a small length or
+        // count) or two (the length of a records field under 16 KiB).
+        match self.rest() {
+            [first, ..] if *first < 0x80 => {
                 self.position += 1;
-                Ok(u32::from(byte))
+                Ok(u32::from(*first))
+            }
+            [first, second, ..] if *second < 0x80 => {
+                if *second == 0 {
+                    // A redundant continuation byte.
+                    self.canonical = false;
+                }
+                self.position += 2;
+                Ok(u32::from(first & 0x7f) | u32::from(*second) << 7)
             }
             _ => self.read_long_uvarint(),
         }
     }
 
-    #[cold]
     #[inline(never)]
     fn read_long_uvarint(&mut self) -> Result<u32, DecodeError> {
         match get_uvarint(self.rest()) {
@@ -496,9 +504,8 @@ impl<'a> Reader<'a> {
         }))
     }
 
-    /// The element count of an array of structs, `None` for null. Not
-    /// inlined: the many `read_nullable_struct_array` instances share it.
-    #[inline(never)]
+    /// The element count of an array of structs, `None` for null.
+    #[inline]
     fn read_struct_array_count(&mut self, compact: bool) -> Result<Option<usize>, DecodeError> {
         self.read_array_len(compact, 1)
     }
@@ -1000,6 +1007,46 @@ fn no_known_tags(_tag: u32, _field: &mut Reader<'_>) -> Result<bool, DecodeError
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every length of uvarint, through the one- and two-byte fast paths and
+    /// the general one, with its value, length and canonical form.
+    #[test]
+    fn uvarints_of_every_length() {
+        let cases: &[(&[u8], u32, bool)] = &[
+            (&[0x00], 0, true),
+            (&[0x7f], 127, true),
+            (&[0x80, 0x01], 128, true),
+            (&[0xff, 0x7f], 16_383, true),
+            (&[0x81, 0x00], 1, false),
+            (&[0x80, 0x80, 0x01], 16_384, true),
+            (&[0x81, 0x80, 0x00], 1, false),
+            (&[0xff, 0xff, 0xff, 0xff, 0x0f], u32::MAX, true),
+        ];
+        for &(bytes, value, canonical) in cases {
+            let mut input = bytes.to_vec();
+            input.push(0xaa); // a byte after the varint stays unread
+            let mut reader = Reader::new(&input);
+            assert_eq!(reader.read_uvarint().ok(), Some(value), "{bytes:02x?}");
+            assert_eq!(reader.remaining(), 1, "{bytes:02x?}");
+            assert_eq!(reader.is_canonical(), canonical, "{bytes:02x?}");
+        }
+        for bytes in [&[0x80][..], &[0xff, 0xff], &[]] {
+            let error = Reader::new(bytes).read_uvarint().err();
+            assert!(
+                matches!(
+                    error.as_ref().map(DecodeError::kind),
+                    Some(DecodeErrorKind::Truncated { .. })
+                ),
+                "{bytes:02x?}: {error:?}"
+            );
+        }
+        let too_long = [0xff, 0xff, 0xff, 0xff, 0x1f];
+        let error = Reader::new(&too_long).read_uvarint().err();
+        assert_eq!(
+            error.as_ref().map(DecodeError::kind),
+            Some(&DecodeErrorKind::VarintTooLong)
+        );
+    }
 
     /// A struct holding an array of itself, counting its decodes, to
     /// measure the work of reading deeply nested arrays.
