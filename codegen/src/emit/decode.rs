@@ -225,6 +225,16 @@ fn read_value(field: &FieldIr, tagged: bool, mode: Mode) -> TokenStream {
                 quote!(r.read_array(#k, |r| #element)),
             )
         }
+        FieldKind::StructArray(name) if mode == Mode::Validate => {
+            // Checked in place: no array to build, return and drop.
+            let ty = ident(name);
+            let nullable = if field.optional {
+                cond_tokens(field.nullable)
+            } else {
+                quote!(false)
+            };
+            return quote!(r.skip_struct_array::<#ty>(#k, #nullable, version));
+        }
         FieldKind::StructArray(name) => {
             let ty = ident(name);
             (

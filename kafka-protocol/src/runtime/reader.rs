@@ -504,6 +504,25 @@ impl<'a> Reader<'a> {
         }))
     }
 
+    /// Checks an array of structs (null allowed when `nullable`) and builds
+    /// nothing, for `validate_from`: it accepts and rejects exactly what
+    /// [`Reader::read_nullable_struct_array`] and [`Reader::read_struct_array`]
+    /// do, with the same errors, without an array to return and drop.
+    #[inline]
+    pub fn skip_struct_array<T: Decode<'a>>(
+        &mut self,
+        compact: bool,
+        nullable: bool,
+        version: i16,
+    ) -> Result<(), DecodeError> {
+        let start = self.offset();
+        match self.read_struct_array_count(compact)? {
+            Some(count) => self.validate_elements::<T>(count, version),
+            None if nullable => Ok(()),
+            None => Err(DecodeError::new(start, DecodeErrorKind::UnexpectedNull)),
+        }
+    }
+
     /// The element count of an array of structs, `None` for null.
     #[inline]
     fn read_struct_array_count(&mut self, compact: bool) -> Result<Option<usize>, DecodeError> {
