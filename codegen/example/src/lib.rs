@@ -5,6 +5,9 @@
 #![forbid(unsafe_code)]
 
 /// The messages generated from `schemas/`.
+// Kafka's edge-case schemas name fields `foo` and `bar`, which the decoders
+// read into locals of the same names.
+#[allow(clippy::disallowed_names)]
 pub mod messages {
     include!(concat!(env!("OUT_DIR"), "/mod.rs"));
 }

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::common::{
-    choose, cond_tokens, default_value, field_ident, ident, negate, paren, scalar_type,
+    choose, cond_tokens, default_value, field_ident, field_type, ident, negate, paren, scalar_type,
     struct_type, when,
 };
 use crate::ir::{Cond, FieldIr, FieldKind, StructIr};
@@ -15,27 +15,54 @@ use crate::model::Scalar;
 /// The `impl Decode` block of one struct.
 pub fn decode_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
     let ty = struct_type(&s.type_name, structs);
-    let fields = s.fields.iter().map(|field| {
-        let name = field_ident(field);
+    // Each field is read into a local, in wire order, and the struct is
+    // built once at the end, straight into the return value: a struct built
+    // first and then changed by the tagged section would be copied out whole.
+    let reads = s.fields.iter().map(|field| {
+        let local = local_ident(field);
         let value = choose(
             field.untagged,
             read_field(field, false, Mode::Decode),
             default_value(field),
         );
-        quote!(#name: #value,)
+        let binding = if field.tagged.is_some() {
+            quote!(mut #local)
+        } else {
+            quote!(#local)
+        };
+        // An empty byte string's default (`&[]`) has no type of its own.
+        if matches!(field.kind, FieldKind::Bytes | FieldKind::Records) {
+            let ty = field_type(field, structs);
+            quote!(let #binding: #ty = #value;)
+        } else {
+            quote!(let #binding = #value;)
+        }
+    });
+    let fields = s.fields.iter().map(|field| {
+        let name = field_ident(field);
+        let local = local_ident(field);
+        if name == local {
+            quote!(#name,)
+        } else {
+            quote!(#name: #local,)
+        }
     });
     let body = if s.flexible.is_possible() {
         let tagged_section = tagged_section(s, Mode::Decode);
         quote! {
-            let mut decoded = Self {
-                #(#fields)*
-                unknown_tagged_fields: rt::UnknownTaggedFields::new(),
-            };
+            #(#reads)*
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
             #tagged_section
-            Ok(decoded)
+            Ok(Self {
+                #(#fields)*
+                unknown_tagged_fields,
+            })
         }
     } else {
-        quote!(Ok(Self { #(#fields)* }))
+        quote! {
+            #(#reads)*
+            Ok(Self { #(#fields)* })
+        }
     };
     let version = version_param(&body);
     let checks = s.fields.iter().map(|field| {
@@ -83,6 +110,18 @@ fn holds_struct_arrays(s: &StructIr, structs: &[StructIr]) -> bool {
             .is_some_and(|inner| holds_struct_arrays(inner, structs)),
         _ => false,
     })
+}
+
+/// The local a field is read into: its own name, unless that would hide
+/// the `version` parameter or the reader `r`, or a local the tagged section
+/// uses.
+fn local_ident(field: &FieldIr) -> proc_macro2::Ident {
+    match field.rust_name.as_str() {
+        "version" | "r" | "tag" | "unknown_tagged_fields" => {
+            ident(&format!("{}_value", field.rust_name))
+        }
+        _ => field_ident(field),
+    }
 }
 
 /// What the generated reads are for.
@@ -133,10 +172,10 @@ fn tagged_section(s: &StructIr, mode: Mode) -> TokenStream {
         let (tag, cond) = field.tagged?;
         // The section is only read where the struct is flexible.
         let cond = cond.given(s.flexible);
-        let name = field_ident(field);
         let read = read_field(field, true, mode);
+        let local = local_ident(field);
         let keep = match mode {
-            Mode::Decode => quote!(decoded.#name = #read;),
+            Mode::Decode => quote!(#local = #read;),
             Mode::Validate => quote!(#read;),
         };
         let check = match cond {
@@ -161,7 +200,7 @@ fn tagged_section(s: &StructIr, mode: Mode) -> TokenStream {
     if arms.is_empty() {
         let read = match mode {
             Mode::Decode => {
-                quote!(r.read_unknown_tagged_fields(&mut decoded.unknown_tagged_fields)?;)
+                quote!(r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;)
             }
             Mode::Validate => quote!(r.skip_unknown_tagged_fields()?;),
         };
@@ -178,7 +217,7 @@ fn tagged_section(s: &StructIr, mode: Mode) -> TokenStream {
     };
     let read = match mode {
         Mode::Decode => {
-            quote!(r.read_tagged_fields(&mut decoded.unknown_tagged_fields, #callback)?;)
+            quote!(r.read_tagged_fields(&mut unknown_tagged_fields, #callback)?;)
         }
         Mode::Validate => quote!(r.skip_tagged_fields(#callback)?;),
     };
