@@ -475,7 +475,7 @@ impl<'a> Reader<'a> {
         compact: bool,
         version: i16,
     ) -> Result<Option<StructArray<'a, T>>, DecodeError> {
-        let Some(count) = self.read_struct_array_count(compact)? else {
+        let Some(count) = self.read_array_len(compact, 1)? else {
             return Ok(None);
         };
         let start = self.position;
@@ -516,17 +516,11 @@ impl<'a> Reader<'a> {
         version: i16,
     ) -> Result<(), DecodeError> {
         let start = self.offset();
-        match self.read_struct_array_count(compact)? {
+        match self.read_array_len(compact, 1)? {
             Some(count) => self.validate_elements::<T>(count, version),
             None if nullable => Ok(()),
             None => Err(DecodeError::new(start, DecodeErrorKind::UnexpectedNull)),
         }
-    }
-
-    /// The element count of an array of structs, `None` for null.
-    #[inline]
-    fn read_struct_array_count(&mut self, compact: bool) -> Result<Option<usize>, DecodeError> {
-        self.read_array_len(compact, 1)
     }
 
     /// Whether an array of `count` elements of `element_size` bytes each is
