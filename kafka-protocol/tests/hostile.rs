@@ -12,9 +12,11 @@ use std::cell::Cell;
 use kafka_wire::frame::{peek_request, RequestFrame};
 use kafka_wire::messages::{api_versions_response, ApiVersionsResponse, RequestHeader};
 use kafka_wire::records::{
-    compress, records_to_json, write_records_json, Batches, Compression, DecodeOptions, Header,
-    LegacyEntry, RecordBatch, RecordBatchBuilder, RecordSet, RecordsError, WriteJsonError,
+    compress, Batches, Compression, DecodeOptions, Header, LegacyEntry, RecordBatch,
+    RecordBatchBuilder, RecordSet, RecordsError,
 };
+#[cfg(feature = "json")]
+use kafka_wire::records::{records_to_json, write_records_json, WriteJsonError};
 use kafka_wire::runtime::{DecodeError, DecodeErrorKind, Encode, Message};
 use kafka_wire::{ApiKey, RequestBody, ResponseBody};
 
@@ -1620,6 +1622,7 @@ fn nested_arrays_past_the_heap_budget_stay_in_wire_form() {
 // Found by fuzzing.
 
 /// DescribeClientQuotasResponse v0 holding `value` as its only quota value.
+#[cfg(feature = "json")]
 fn client_quotas_response_v0(value: f64) -> Vec<u8> {
     Wire::new()
         .i32(0) // throttle_time_ms
@@ -1639,6 +1642,7 @@ fn client_quotas_response_v0(value: f64) -> Vec<u8> {
 /// same double. serde_json parses floats exactly only with its
 /// `float_roundtrip` feature, which the workspace enables for this.
 #[test]
+#[cfg(feature = "json")]
 fn float64_survives_the_json_text_form() {
     for bits in [0x1000_0000_0000_0000u64, 0x0400_0000_ffff_ffff] {
         let input = client_quotas_response_v0(f64::from_bits(bits));
@@ -1662,6 +1666,7 @@ fn float64_survives_the_json_text_form() {
 /// JSON wrote 1: equal values encoded differently. A struct array is now
 /// copied only when its bytes are exactly what encoding writes.
 #[test]
+#[cfg(feature = "json")]
 fn a_non_canonical_bool_in_a_struct_array_re_encodes_canonically() {
     let body: &[u8] = &[
         0x80, 0x00, 0x00, 0x00, 0x00, 0x1c, 0x00, 0x82, 0x02, 0x61, 0x00, 0x00, 0x00, 0x00, 0x02,
@@ -1695,6 +1700,7 @@ const STREAM_SLACK: usize = 64 << 20;
 
 /// What the `records` command does, printing nowhere: every batch and record
 /// checked first, then the JSON written as it decodes.
+#[cfg(feature = "json")]
 fn print_records(blob: &[u8], options: &DecodeOptions) -> Result<(), RecordsError> {
     for batch in Batches::new(blob, options) {
         batch?;
@@ -1754,28 +1760,33 @@ fn zstd_bombs_of_record_count_0_fail_at_the_first_batch() {
         found: 0,
         trailing_bytes: true,
     };
-    let printed = streamed(&options, None, "printing bombs", || {
-        print_records(&blob, &options)
-    });
-    assert_eq!(printed, Err(error.clone()));
+    #[cfg(feature = "json")]
+    {
+        let printed = streamed(&options, None, "printing bombs", || {
+            print_records(&blob, &options)
+        });
+        assert_eq!(printed, Err(error.clone()));
+        let json = streamed(&options, None, "bombs to JSON", || {
+            records_to_json(&blob, &options).map(drop)
+        });
+        assert_eq!(json, Err(error.clone()));
+    }
     let parsed = streamed(&options, None, "parsing bombs", || {
         RecordSet::parse(&blob, &options).map(drop)
     });
-    assert_eq!(parsed, Err(error.clone()));
-    let json = streamed(&options, None, "bombs to JSON", || {
-        records_to_json(&blob, &options).map(drop)
-    });
-    assert_eq!(json, Err(error));
+    assert_eq!(parsed, Err(error));
 }
 
 /// One minimal record: length 6, attributes, deltas, null key and value,
 /// no headers.
+#[cfg(feature = "json")]
 const MINIMAL_RECORD: [u8; 7] = [0x0c, 0, 0, 0, 1, 1, 0];
 
 /// 1.2 million minimal records (8.4 MB), zstd-compressed to under 1 KB and
 /// uncompressed. Printing them used to hold every record as a JSON value
 /// (2.26 GB); now it holds the decompressed batch and nothing per record.
 #[test]
+#[cfg(feature = "json")]
 fn a_batch_of_1_2_million_minimal_records_is_printed_in_bounded_memory() {
     let options = DecodeOptions::default();
     let count = 1_200_000;
@@ -1827,10 +1838,13 @@ fn legacy_gzip_wrappers_are_held_one_at_a_time() {
     let blob = wrapper.repeat(16);
     // One decompressed wrapper, its buffer's growth, and the decoder.
     let held = Some(2 * limit + (1 << 20));
-    let printed = streamed(&options, held, "printing wrappers", || {
-        print_records(&blob, &options)
-    });
-    assert_eq!(printed, Ok(()));
+    #[cfg(feature = "json")]
+    {
+        let printed = streamed(&options, held, "printing wrappers", || {
+            print_records(&blob, &options)
+        });
+        assert_eq!(printed, Ok(()));
+    }
     let walked = streamed(&options, held, "walking wrappers", || {
         Batches::new(&blob, &options).try_fold(0, |n, entry| entry.map(|_| n + 1))
     });
@@ -1839,6 +1853,7 @@ fn legacy_gzip_wrappers_are_held_one_at_a_time() {
 
 /// 100,000 empty batches (6.1 MB): printing them used to take 677 MB.
 #[test]
+#[cfg(feature = "json")]
 fn a_hundred_thousand_empty_batches_are_printed_in_bounded_memory() {
     let options = DecodeOptions::default();
     let blob = batch_with_records(0, &[]).repeat(100_000);
