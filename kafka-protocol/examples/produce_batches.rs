@@ -43,7 +43,7 @@ impl Connection {
             },
             body,
         };
-        let mut out = Vec::with_capacity(frame.encoded_len() + 4);
+        let mut out = Vec::new();
         frame.encode_with_size(&mut out)?;
         self.stream.write_all(&out)?;
         let mut size = [0u8; 4];

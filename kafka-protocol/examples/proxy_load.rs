@@ -42,7 +42,7 @@ fn frame(body: RequestBody<'_>, version: i16, correlation_id: i32) -> Result<Vec
         },
         body,
     };
-    let mut out = Vec::with_capacity(frame.encoded_len() + 4);
+    let mut out = Vec::new();
     frame.encode_with_size(&mut out)?;
     Ok(out)
 }

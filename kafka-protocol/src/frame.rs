@@ -6,11 +6,10 @@
 //! codec hands it over; [`RequestFrame::encode_with_size`] and
 //! [`ResponseFrame::encode_with_size`] add it.
 
-use bytes::BufMut;
-
 use crate::messages::{RequestHeader, ResponseHeader};
 use crate::runtime::{
-    DecodeError, DecodeErrorKind, Encode, EncodeError, EncodeErrorKind, Message, Reader,
+    DecodeError, DecodeErrorKind, Encode, EncodeBuf, EncodeError, EncodeErrorKind, Message, Reader,
+    Writer,
 };
 use crate::{ApiKey, RequestBody, ResponseBody};
 
@@ -105,10 +104,18 @@ impl<'a> RequestFrame<'a> {
     /// Fails with [`EncodeErrorKind::ApiKeyMismatch`], writing nothing, when
     /// the header's api key is not the body's: a peer would decode the body
     /// as another api's.
-    pub fn encode<B: BufMut>(&self, buf: &mut B) -> Result<(), EncodeError> {
+    pub fn encode<B: EncodeBuf + ?Sized>(&self, buf: &mut B) -> Result<(), EncodeError> {
         self.check_api_key()?;
-        self.header.encode(buf, self.header_version())?;
-        self.body.encode(buf, self.api_version())
+        let mut writer = buf.writer();
+        writer.reserve(self.encoded_len());
+        self.encode_parts(&mut writer)
+    }
+
+    /// Writes the header and the body into room the caller has made.
+    fn encode_parts(&self, writer: &mut Writer<'_>) -> Result<(), EncodeError> {
+        self.header
+            .encode_to_writer(writer, self.header_version())?;
+        self.body.encode_to_writer(writer, self.api_version())
     }
 
     fn check_api_key(&self) -> Result<(), EncodeError> {
@@ -133,10 +140,14 @@ impl<'a> RequestFrame<'a> {
     }
 
     /// Encodes the frame with its int32 size prefix, as it goes on the wire.
-    pub fn encode_with_size<B: BufMut>(&self, buf: &mut B) -> Result<(), EncodeError> {
+    pub fn encode_with_size<B: EncodeBuf + ?Sized>(&self, buf: &mut B) -> Result<(), EncodeError> {
         self.check_api_key()?;
-        buf.put_i32(frame_size(self.encoded_len())?);
-        self.encode(buf)
+        let len = self.encoded_len();
+        let size = frame_size(len)?;
+        let mut writer = buf.writer();
+        writer.reserve(4 + len);
+        writer.put_i32(size);
+        self.encode_parts(&mut writer)
     }
 }
 
@@ -170,20 +181,36 @@ impl<'a> ResponseFrame<'a> {
     }
 
     /// Encodes the header and body at `version`, without a size prefix.
-    pub fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let header_version = self.body.api_key().response_header_version(version);
-        self.header.encode(buf, header_version)?;
-        self.body.encode(buf, version)
-    }
-
-    /// Encodes the frame with its int32 size prefix.
-    pub fn encode_with_size<B: BufMut>(
+    pub fn encode<B: EncodeBuf + ?Sized>(
         &self,
         buf: &mut B,
         version: i16,
     ) -> Result<(), EncodeError> {
-        buf.put_i32(frame_size(self.encoded_len(version))?);
-        self.encode(buf, version)
+        let mut writer = buf.writer();
+        writer.reserve(self.encoded_len(version));
+        self.encode_parts(&mut writer, version)
+    }
+
+    /// Encodes the frame with its int32 size prefix.
+    pub fn encode_with_size<B: EncodeBuf + ?Sized>(
+        &self,
+        buf: &mut B,
+        version: i16,
+    ) -> Result<(), EncodeError> {
+        let len = self.encoded_len(version);
+        let size = frame_size(len)?;
+        let mut writer = buf.writer();
+        writer.reserve(4 + len);
+        writer.put_i32(size);
+        self.encode_parts(&mut writer, version)
+    }
+
+    /// Writes the header and the body at `version` into room the caller has
+    /// made.
+    fn encode_parts(&self, writer: &mut Writer<'_>, version: i16) -> Result<(), EncodeError> {
+        let header_version = self.body.api_key().response_header_version(version);
+        self.header.encode_to_writer(writer, header_version)?;
+        self.body.encode_to_writer(writer, version)
     }
 
     /// Copies what still borrows from the input, so that the frame can

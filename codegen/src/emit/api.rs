@@ -434,8 +434,9 @@ fn dispatch_enum(
     let per_variant = |body: &dyn Fn(&proc_macro2::Ident) -> TokenStream| -> Vec<TokenStream> {
         variants.iter().map(|v| body(&ident(&v.name))).collect()
     };
-    let encode =
-        per_variant(&|name| quote!(Self::#name(m) => rt::Message::encode(m, buf, version),));
+    let encode = per_variant(
+        &|name| quote!(Self::#name(m) => rt::Message::encode_to_writer(m, writer, version),),
+    );
     let len = per_variant(&|name| quote!(Self::#name(m) => rt::Encode::encoded_len(m, version),));
     let into_owned =
         per_variant(&|name| quote!(Self::#name(m) => #enum_name::#name(m.into_owned()),));
@@ -526,8 +527,17 @@ fn dispatch_enum(
                 }
             }
 
-            /// Encodes the message at `version`.
-            pub fn encode<B: rt::BufMut>(&self, buf: &mut B, version: i16) -> Result<(), rt::EncodeError> {
+            /// Encodes the message at `version` at the end of `buf`, after
+            /// reserving its exact size.
+            pub fn encode<B: rt::EncodeBuf + ?Sized>(&self, buf: &mut B, version: i16) -> Result<(), rt::EncodeError> {
+                let mut writer = buf.writer();
+                writer.reserve(self.encoded_len(version));
+                self.encode_to_writer(&mut writer, version)
+            }
+
+            /// Encodes the message at `version` through `writer`, which the
+            /// caller has made room in.
+            pub fn encode_to_writer(&self, writer: &mut rt::Writer<'_>, version: i16) -> Result<(), rt::EncodeError> {
                 match self {
                     #(#encode)*
                 }

@@ -55,7 +55,7 @@ pub fn encode_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
     let len_version = version_param(&len_body);
     quote! {
         impl #generics rt::Encode for #ty {
-            fn encode_to<B: rt::BufMut>(&self, buf: &mut B, #encode_version: i16) -> Result<(), rt::EncodeError> {
+            fn encode_to(&self, buf: &mut rt::Writer<'_>, #encode_version: i16) -> Result<(), rt::EncodeError> {
                 #encode_body
             }
 
@@ -129,7 +129,7 @@ fn tagged_section_body(s: &StructIr) -> TokenStream {
         #flags
         let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
         #count
-        rt::varint::put_uvarint(buf, count as u32);
+        buf.put_uvarint(count as u32);
         #(#writes)*
         tagged.finish(buf);
     }

@@ -193,7 +193,7 @@ impl Connection {
                 .map_err(|e| encode_error(Side::Broker, e))?,
             RequestAction::Replace(body) => {
                 let version = request.api_version();
-                let mut encoded = Vec::with_capacity(body.encoded_len(version));
+                let mut encoded = Vec::new();
                 body.encode(&mut encoded, version)
                     .map_err(|e| encode_error(Side::Broker, e))?;
                 self.for_broker
@@ -209,7 +209,7 @@ impl Connection {
                     },
                     body,
                 };
-                let mut encoded = Vec::with_capacity(response.encoded_len(version));
+                let mut encoded = Vec::new();
                 response
                     .encode(&mut encoded, version)
                     .map_err(|e| encode_error(Side::Client, e))?;
@@ -271,7 +271,7 @@ impl Connection {
                 .map_err(|e| encode_error(Side::Client, e))?,
             ResponseAction::Replace(body) => {
                 let version = response.version();
-                let mut encoded = Vec::with_capacity(body.encoded_len(version));
+                let mut encoded = Vec::new();
                 body.encode(&mut encoded, version)
                     .map_err(|e| encode_error(Side::Client, e))?;
                 out.push_frame(response.header_bytes(), &Bytes::from(encoded))

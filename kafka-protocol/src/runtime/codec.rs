@@ -1,9 +1,8 @@
 //! The traits every generated struct and message implements.
 
-use bytes::BufMut;
-
 use super::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use super::reader::Reader;
+use super::writer::{EncodeBuf, Writer};
 
 /// A struct that can be read from the wire at a given version.
 pub trait Decode<'a>: Sized {
@@ -30,8 +29,9 @@ pub trait Decode<'a>: Sized {
 
 /// A struct that can be written to the wire at a given version.
 pub trait Encode {
-    /// Writes the struct.
-    fn encode_to<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError>;
+    /// Writes the struct. Not generic over the buffer, so that each encoder
+    /// is compiled once, where it is generated (see [`Writer`]).
+    fn encode_to(&self, buf: &mut Writer<'_>, version: i16) -> Result<(), EncodeError>;
 
     /// The exact number of bytes [`Encode::encode_to`] writes.
     fn encoded_len(&self, version: i16) -> usize;
@@ -91,8 +91,18 @@ pub trait Message<'a>: Decode<'a> + Encode {
         Self::decode_from(reader, version).map_err(|e| e.in_message(Self::NAME))
     }
 
-    /// Encodes the message into `buf`.
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
+    /// Encodes the message at the end of `buf`, a `Vec<u8>` or a
+    /// `BytesMut`, after reserving its exact size. On error, `buf` may hold
+    /// part of the message.
+    fn encode<B: EncodeBuf + ?Sized>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
+        let mut writer = buf.writer();
+        writer.reserve(self.encoded_len(version));
+        self.encode_to_writer(&mut writer, version)
+    }
+
+    /// Encodes the message through `writer`, which the caller has made room
+    /// in (as [`Message::encode`] does), checking the version first.
+    fn encode_to_writer(&self, writer: &mut Writer<'_>, version: i16) -> Result<(), EncodeError> {
         if !Self::supports_version(version) {
             return Err(EncodeError::new(EncodeErrorKind::UnsupportedVersion {
                 version,
@@ -101,13 +111,13 @@ pub trait Message<'a>: Decode<'a> + Encode {
             })
             .in_message(Self::NAME));
         }
-        self.encode_to(buf, version)
+        self.encode_to(writer, version)
             .map_err(|e| e.in_message(Self::NAME))
     }
 
     /// Encodes the message into a new vector of exactly the right size.
     fn to_bytes(&self, version: i16) -> Result<Vec<u8>, EncodeError> {
-        let mut buf = Vec::with_capacity(self.encoded_len(version));
+        let mut buf = Vec::new();
         self.encode(&mut buf, version)?;
         Ok(buf)
     }

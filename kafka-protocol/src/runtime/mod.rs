@@ -19,8 +19,7 @@ mod tagged;
 mod uuid;
 pub mod varint;
 pub mod write;
-
-pub use bytes::BufMut;
+mod writer;
 
 pub use array::{FixedWidth, ScalarArray};
 pub use codec::{Decode, Encode, Message};
@@ -36,3 +35,4 @@ pub use tagged::{
     unknown_tagged_section_len, RawTaggedField, TaggedFieldWriter, UnknownTaggedFields,
 };
 pub use uuid::{ParseUuidError, Uuid};
+pub use writer::{EncodeBuf, Writer};

@@ -3,11 +3,10 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use bytes::BufMut;
-
 use super::error::{EncodeError, EncodeErrorKind};
 use super::varint::{get_uvarint, put_uvarint, uvarint_len};
 use super::write::tagged_field_len;
+use super::writer::Writer;
 
 /// A tagged field whose tag the schema does not know: its tag and raw bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -277,8 +276,8 @@ impl<'a> From<Vec<RawTaggedField<'a>>> for UnknownTaggedFields<'a> {
 /// Writes the tagged-field section of a struct with no known tagged fields:
 /// the count, then the unknown fields. Fails when two share a tag.
 #[inline(always)]
-pub fn put_unknown_tagged_fields<B: BufMut>(
-    buf: &mut B,
+pub fn put_unknown_tagged_fields(
+    buf: &mut Writer<'_>,
     unknown: &UnknownTaggedFields<'_>,
 ) -> Result<(), EncodeError> {
     // Almost every section is empty: a single zero count.
@@ -291,12 +290,12 @@ pub fn put_unknown_tagged_fields<B: BufMut>(
 
 #[cold]
 #[inline(never)]
-fn put_unknown_tagged_field_list<B: BufMut>(
-    buf: &mut B,
+fn put_unknown_tagged_field_list(
+    buf: &mut Writer<'_>,
     unknown: &UnknownTaggedFields<'_>,
 ) -> Result<(), EncodeError> {
     let writer = TaggedFieldWriter::new(unknown)?;
-    put_uvarint(buf, unknown.len() as u32);
+    buf.put_uvarint(unknown.len() as u32);
     writer.finish(buf);
     Ok(())
 }
@@ -352,9 +351,9 @@ impl<'f> TaggedFieldWriter<'f> {
 
     /// Writes every unknown field whose tag is below `tag`, then checks that
     /// `tag` itself, which is about to be written, is not also unknown.
-    pub fn write_before<B: BufMut>(
+    pub fn write_before(
         &mut self,
-        buf: &mut B,
+        buf: &mut Writer<'_>,
         tag: u32,
         known_present: bool,
     ) -> Result<(), EncodeError> {
@@ -375,7 +374,7 @@ impl<'f> TaggedFieldWriter<'f> {
 
     /// Writes the unknown fields that are left.
     #[inline]
-    pub fn finish<B: BufMut>(self, buf: &mut B) {
+    pub fn finish(self, buf: &mut Writer<'_>) {
         buf.put_slice(self.remaining);
     }
 }
@@ -401,10 +400,12 @@ mod tests {
     fn merges_in_tag_order() {
         let unknown = UnknownTaggedFields::from(vec![field(7, 0xbb), field(1, 0xaa)]);
         let mut buf = Vec::new();
+        let mut out = Writer::new(&mut buf);
         let mut writer = TaggedFieldWriter::new(&unknown).unwrap_or_else(|e| panic!("{e}"));
-        assert!(writer.write_before(&mut buf, 3, true).is_ok());
-        buf.extend_from_slice(&[3, 1, 0xcc]);
-        writer.finish(&mut buf);
+        assert!(writer.write_before(&mut out, 3, true).is_ok());
+        out.put_slice(&[3, 1, 0xcc]);
+        writer.finish(&mut out);
+        drop(out);
         assert_eq!(buf, [1, 1, 0xaa, 3, 1, 0xcc, 7, 1, 0xbb]);
     }
 
@@ -412,7 +413,9 @@ mod tests {
     fn rejects_unknown_field_reusing_a_known_tag() {
         let unknown = UnknownTaggedFields::from(vec![field(3, 0xaa)]);
         let mut writer = TaggedFieldWriter::new(&unknown).unwrap_or_else(|e| panic!("{e}"));
-        assert!(writer.write_before(&mut Vec::new(), 3, true).is_err());
+        assert!(writer
+            .write_before(&mut Writer::new(&mut Vec::new()), 3, true)
+            .is_err());
         let dup = UnknownTaggedFields::from(vec![field(3, 0), field(3, 1), field(1, 0)]);
         assert!(TaggedFieldWriter::new(&dup).is_err());
     }

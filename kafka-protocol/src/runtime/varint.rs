@@ -11,7 +11,11 @@ pub const MAX_UVARINT_LEN: usize = 5;
 /// The number of bytes `value` takes as an unsigned varint.
 #[inline]
 pub fn uvarint_len(value: u32) -> usize {
-    // One byte per started group of seven bits, at least one byte.
+    // Most values (lengths, counts, tags) take one byte.
+    if value < 0x80 {
+        return 1;
+    }
+    // One byte per started group of seven bits.
     let bits = 32 - (value | 1).leading_zeros() as usize;
     bits.div_ceil(7)
 }

@@ -3,19 +3,18 @@
 //! Each `put_*` function has a `*_len` twin that returns exactly the number
 //! of bytes it writes, so a buffer sized from `encoded_len` never grows.
 
-use bytes::BufMut;
-
 use super::array::{FixedWidth, ScalarArray};
 use super::codec::{Decode, Encode};
 use super::error::{EncodeError, EncodeErrorKind};
 use super::struct_array::StructArray;
-use super::varint::{put_uvarint, uvarint_len};
+use super::varint::uvarint_len;
+use super::writer::Writer;
 
 /// Writes a length prefix: compact `uvarint(len + 1)`, or classic int16/int32.
 /// `None` writes null.
 #[inline(always)]
-fn put_length<B: BufMut>(
-    buf: &mut B,
+fn put_length(
+    buf: &mut Writer<'_>,
     length: Option<usize>,
     compact: bool,
     wide: bool,
@@ -31,8 +30,8 @@ fn put_length<B: BufMut>(
 }
 
 #[inline(never)]
-fn put_length_slow<B: BufMut>(
-    buf: &mut B,
+fn put_length_slow(
+    buf: &mut Writer<'_>,
     length: Option<usize>,
     compact: bool,
     wide: bool,
@@ -49,11 +48,11 @@ fn put_length_slow<B: BufMut>(
             EncodeErrorKind::StringTooLong(len)
         })),
         Some(len) if compact => {
-            put_uvarint(buf, len as u32 + 1);
+            buf.put_uvarint(len as u32 + 1);
             Ok(())
         }
         None if compact => {
-            put_uvarint(buf, 0);
+            buf.put_uvarint(0);
             Ok(())
         }
         Some(len) if wide => {
@@ -87,14 +86,14 @@ fn length_len(length: Option<usize>, compact: bool, wide: bool) -> usize {
 
 /// Writes a bool as 0 or 1.
 #[inline]
-pub fn put_bool<B: BufMut>(buf: &mut B, value: bool) {
+pub fn put_bool(buf: &mut Writer<'_>, value: bool) {
     buf.put_u8(u8::from(value));
 }
 
 /// Writes a string, which may be null.
 #[inline]
-pub fn put_nullable_string<B: BufMut>(
-    buf: &mut B,
+pub fn put_nullable_string(
+    buf: &mut Writer<'_>,
     value: Option<&str>,
     compact: bool,
 ) -> Result<(), EncodeError> {
@@ -107,7 +106,7 @@ pub fn put_nullable_string<B: BufMut>(
 
 /// Writes a string.
 #[inline]
-pub fn put_string<B: BufMut>(buf: &mut B, value: &str, compact: bool) -> Result<(), EncodeError> {
+pub fn put_string(buf: &mut Writer<'_>, value: &str, compact: bool) -> Result<(), EncodeError> {
     put_nullable_string(buf, Some(value), compact)
 }
 
@@ -125,8 +124,8 @@ pub fn string_len(value: &str, compact: bool) -> usize {
 
 /// Writes bytes or records, which may be null.
 #[inline]
-pub fn put_nullable_bytes<B: BufMut>(
-    buf: &mut B,
+pub fn put_nullable_bytes(
+    buf: &mut Writer<'_>,
     value: Option<&[u8]>,
     compact: bool,
 ) -> Result<(), EncodeError> {
@@ -139,7 +138,7 @@ pub fn put_nullable_bytes<B: BufMut>(
 
 /// Writes bytes or records.
 #[inline]
-pub fn put_bytes<B: BufMut>(buf: &mut B, value: &[u8], compact: bool) -> Result<(), EncodeError> {
+pub fn put_bytes(buf: &mut Writer<'_>, value: &[u8], compact: bool) -> Result<(), EncodeError> {
     put_nullable_bytes(buf, Some(value), compact)
 }
 
@@ -157,8 +156,8 @@ pub fn bytes_len(value: &[u8], compact: bool) -> usize {
 
 /// Writes an array's element count, `None` for null.
 #[inline]
-pub fn put_array_len<B: BufMut>(
-    buf: &mut B,
+pub fn put_array_len(
+    buf: &mut Writer<'_>,
     count: Option<usize>,
     compact: bool,
 ) -> Result<(), EncodeError> {
@@ -173,11 +172,11 @@ pub fn array_len_len(count: Option<usize>, compact: bool) -> usize {
 
 /// Writes an array, which may be null, encoding each element with `element`.
 #[inline]
-pub fn put_nullable_array<B: BufMut, T>(
-    buf: &mut B,
+pub fn put_nullable_array<T>(
+    buf: &mut Writer<'_>,
     items: Option<&[T]>,
     compact: bool,
-    mut element: impl FnMut(&mut B, &T) -> Result<(), EncodeError>,
+    mut element: impl FnMut(&mut Writer<'_>, &T) -> Result<(), EncodeError>,
 ) -> Result<(), EncodeError> {
     put_array_len(buf, items.map(<[T]>::len), compact)?;
     for (index, item) in items.unwrap_or_default().iter().enumerate() {
@@ -188,11 +187,11 @@ pub fn put_nullable_array<B: BufMut, T>(
 
 /// Writes an array.
 #[inline]
-pub fn put_array<B: BufMut, T>(
-    buf: &mut B,
+pub fn put_array<T>(
+    buf: &mut Writer<'_>,
     items: &[T],
     compact: bool,
-    element: impl FnMut(&mut B, &T) -> Result<(), EncodeError>,
+    element: impl FnMut(&mut Writer<'_>, &T) -> Result<(), EncodeError>,
 ) -> Result<(), EncodeError> {
     put_nullable_array(buf, Some(items), compact, element)
 }
@@ -216,8 +215,8 @@ pub fn array_len<T>(items: &[T], compact: bool, element: impl FnMut(&T) -> usize
 
 /// Writes an array of scalars, which may be null.
 #[inline]
-pub fn put_nullable_scalar_array<B: BufMut, T: FixedWidth>(
-    buf: &mut B,
+pub fn put_nullable_scalar_array<T: FixedWidth>(
+    buf: &mut Writer<'_>,
     items: Option<&ScalarArray<'_, T>>,
     compact: bool,
 ) -> Result<(), EncodeError> {
@@ -230,8 +229,8 @@ pub fn put_nullable_scalar_array<B: BufMut, T: FixedWidth>(
 
 /// Writes an array of scalars.
 #[inline]
-pub fn put_scalar_array<B: BufMut, T: FixedWidth>(
-    buf: &mut B,
+pub fn put_scalar_array<T: FixedWidth>(
+    buf: &mut Writer<'_>,
     items: &ScalarArray<'_, T>,
     compact: bool,
 ) -> Result<(), EncodeError> {
@@ -257,8 +256,8 @@ pub fn scalar_array_len<T: FixedWidth>(items: &ScalarArray<'_, T>, compact: bool
 /// bytes are what its elements encode to at `version` is copied (see
 /// [`StructArray::encodes_by_copy`]); otherwise each element is encoded.
 #[inline]
-pub fn put_nullable_struct_array<'a, B: BufMut, T: Encode + Decode<'a> + Clone>(
-    buf: &mut B,
+pub fn put_nullable_struct_array<'a, T: Encode + Decode<'a> + Clone>(
+    buf: &mut Writer<'_>,
     items: Option<&StructArray<'a, T>>,
     compact: bool,
     version: i16,
@@ -279,8 +278,8 @@ pub fn put_nullable_struct_array<'a, B: BufMut, T: Encode + Decode<'a> + Clone>(
 
 /// Encodes each element, naming the index of a failing one.
 #[inline]
-fn put_elements<B: BufMut, T: Encode, E: std::ops::Deref<Target = T>>(
-    buf: &mut B,
+fn put_elements<T: Encode, E: std::ops::Deref<Target = T>>(
+    buf: &mut Writer<'_>,
     elements: impl Iterator<Item = E>,
     version: i16,
 ) -> Result<(), EncodeError> {
@@ -294,8 +293,8 @@ fn put_elements<B: BufMut, T: Encode, E: std::ops::Deref<Target = T>>(
 
 /// Writes an array of structs.
 #[inline]
-pub fn put_struct_array<'a, B: BufMut, T: Encode + Decode<'a> + Clone>(
-    buf: &mut B,
+pub fn put_struct_array<'a, T: Encode + Decode<'a> + Clone>(
+    buf: &mut Writer<'_>,
     items: &StructArray<'a, T>,
     compact: bool,
     version: i16,
@@ -355,9 +354,9 @@ pub fn struct_array_len<'a, T: Encode + Decode<'a> + Clone>(
 
 /// Writes a tagged field's header: its tag and its size.
 #[inline]
-pub fn put_tag_header<B: BufMut>(buf: &mut B, tag: u32, size: usize) {
-    put_uvarint(buf, tag);
-    put_uvarint(buf, size as u32);
+pub fn put_tag_header(buf: &mut Writer<'_>, tag: u32, size: usize) {
+    buf.put_uvarint(tag);
+    buf.put_uvarint(size as u32);
 }
 
 /// The size of a tagged field with a value of `size` bytes, header included.
@@ -376,10 +375,10 @@ pub fn non_null<T>(value: Option<&T>, version: i16) -> Result<&T, EncodeError> {
 /// Writes a nullable struct outside the tagged section: an int8 marker, -1
 /// for null and 1 for present, then the struct.
 #[inline]
-pub fn put_nullable_struct<B: BufMut, T>(
-    buf: &mut B,
+pub fn put_nullable_struct<T>(
+    buf: &mut Writer<'_>,
     value: Option<&T>,
-    write: impl FnOnce(&mut B, &T) -> Result<(), EncodeError>,
+    write: impl FnOnce(&mut Writer<'_>, &T) -> Result<(), EncodeError>,
 ) -> Result<(), EncodeError> {
     match value {
         None => {
@@ -396,10 +395,10 @@ pub fn put_nullable_struct<B: BufMut, T>(
 /// Writes a nullable struct inside a tagged field: a uvarint marker, 0 for
 /// null and 1 for present, then the struct.
 #[inline]
-pub fn put_tagged_nullable_struct<B: BufMut, T>(
-    buf: &mut B,
+pub fn put_tagged_nullable_struct<T>(
+    buf: &mut Writer<'_>,
     value: Option<&T>,
-    write: impl FnOnce(&mut B, &T) -> Result<(), EncodeError>,
+    write: impl FnOnce(&mut Writer<'_>, &T) -> Result<(), EncodeError>,
 ) -> Result<(), EncodeError> {
     match value {
         None => {
@@ -427,20 +426,23 @@ mod tests {
         ];
         for (value, compact) in cases {
             let mut buf = Vec::new();
-            assert!(put_nullable_string(&mut buf, value, compact).is_ok());
+            assert!(put_nullable_string(&mut Writer::new(&mut buf), value, compact).is_ok());
             assert_eq!(buf.len(), nullable_string_len(value, compact));
         }
         let long = "x".repeat(0x8000);
-        assert!(put_string(&mut Vec::new(), &long, false).is_err());
-        assert!(put_string(&mut Vec::new(), &long, true).is_err());
+        let mut buf = Vec::new();
+        assert!(put_string(&mut Writer::new(&mut buf), &long, false).is_err());
+        assert!(put_string(&mut Writer::new(&mut buf), &long, true).is_err());
     }
 
     #[test]
     fn null_markers() {
         let mut buf = Vec::new();
-        assert!(put_nullable_bytes(&mut buf, None, false).is_ok());
-        assert!(put_nullable_bytes(&mut buf, None, true).is_ok());
-        assert!(put_nullable_string(&mut buf, None, false).is_ok());
+        let mut writer = Writer::new(&mut buf);
+        assert!(put_nullable_bytes(&mut writer, None, false).is_ok());
+        assert!(put_nullable_bytes(&mut writer, None, true).is_ok());
+        assert!(put_nullable_string(&mut writer, None, false).is_ok());
+        drop(writer);
         assert_eq!(buf, [0xff, 0xff, 0xff, 0xff, 0, 0xff, 0xff]);
     }
 }
