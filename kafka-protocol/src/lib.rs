@@ -59,6 +59,12 @@
 //!   encode alike. Arrays built in code are `Vec`s (`vec![..].into()` or
 //!   `collect()`); [`runtime::StructArray::to_mut`] gives the `Vec` to
 //!   change.
+//! - Encoding appends to a `Vec<u8>` or a `bytes::BytesMut`
+//!   ([`runtime::EncodeBuf`]) after reserving the exact size once. The
+//!   encoders write through one concrete [`runtime::Writer`] rather than
+//!   being generic over `BufMut`, so they are compiled once, in this crate,
+//!   not again in every crate that encodes; to fill another kind of buffer,
+//!   encode into a `Vec<u8>` and copy it.
 //! - Decoding takes at most four times the input plus 64 KiB of heap. An
 //!   array that would not fit is kept as checked wire bytes (see
 //!   [`runtime::StructArray`]).
