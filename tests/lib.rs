@@ -81,6 +81,11 @@ macro_rules! decoded_for_body {
             fn bytes(&self, version: i16) -> Result<Vec<u8>, EncodeError> {
                 let mut buf = Vec::with_capacity(self.encoded_len(version));
                 self.encode(&mut buf, version)?;
+                // A BytesMut gets the same bytes, after what it already held.
+                let mut framed = bytes::BytesMut::from(&b"held"[..]);
+                self.encode(&mut framed, version)?;
+                assert_eq!(framed[..4], *b"held", "a BytesMut lost what it held");
+                assert_eq!(framed[4..], buf[..], "a BytesMut got other bytes than a Vec");
                 Ok(buf)
             }
             fn len(&self, version: i16) -> usize {

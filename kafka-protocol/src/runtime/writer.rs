@@ -204,6 +204,19 @@ mod tests {
     }
 
     #[test]
+    fn an_advanced_bytes_mut_keeps_only_what_it_held() {
+        use bytes::Buf;
+        let mut bytes = BytesMut::with_capacity(64);
+        bytes.extend_from_slice(b"sentpending");
+        bytes.advance(4);
+        let mut writer = bytes.writer();
+        writer.reserve(3);
+        writer.put_slice(b"new");
+        drop(writer);
+        assert_eq!(&bytes[..], b"pendingnew");
+    }
+
+    #[test]
     fn a_shared_bytes_mut_is_copied_and_the_other_half_is_untouched() {
         let mut whole = BytesMut::from(&b"headtail"[..]);
         let mut tail = whole.split_off(4);
