@@ -33,6 +33,48 @@ pub fn shared_dir() -> Option<PathBuf> {
     None
 }
 
+/// The Kafka release the JVM-side tests pin, read from `tests/java/pom.xml`
+/// (its `kafka.version` property), the one place that states it.
+pub fn kafka_version() -> String {
+    let pom = workspace_root().join("tests/java/pom.xml");
+    let text = std::fs::read_to_string(&pom).unwrap_or_else(|e| panic!("{}: {e}", pom.display()));
+    let start = text
+        .find("<kafka.version>")
+        .map(|i| i + "<kafka.version>".len())
+        .unwrap_or_else(|| panic!("{}: no <kafka.version>", pom.display()));
+    let end = text[start..]
+        .find('<')
+        .unwrap_or_else(|| panic!("{}: <kafka.version> is not closed", pom.display()));
+    text[start..start + end].trim().to_owned()
+}
+
+/// The local Maven repository: `$HOME/.m2/repository`.
+pub fn maven_repository() -> Option<PathBuf> {
+    std::env::var_os("HOME").map(|home| Path::new(&home).join(".m2/repository"))
+}
+
+/// The jar of `org.apache.kafka:<artifact>` at `version` in the local Maven
+/// repository, when it is there. `.ci/run` fills the repository first; on
+/// a machine without it the tests that need a jar skip with a message.
+/// When `KAFKA_WIRE_REQUIRE_JAVA` is set, as `.ci/run` sets it, a missing
+/// jar is a failure instead.
+pub fn kafka_jar(artifact: &str, version: &str) -> Option<PathBuf> {
+    let jar = maven_repository()?
+        .join("org/apache/kafka")
+        .join(artifact)
+        .join(version)
+        .join(format!("{artifact}-{version}.jar"));
+    if jar.is_file() {
+        return Some(jar);
+    }
+    assert!(
+        std::env::var_os("KAFKA_WIRE_REQUIRE_JAVA").is_none(),
+        "KAFKA_WIRE_REQUIRE_JAVA is set but {} is missing",
+        jar.display()
+    );
+    None
+}
+
 /// What a golden fixture says a message is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
