@@ -30,7 +30,7 @@ FUZZ = pathlib.Path(__file__).resolve().parent
 ROOT = FUZZ.parent
 GOLDEN = ROOT / "fixtures" / "golden"
 MESSAGES = ROOT / "messages"
-RECORD_FIXTURES = ROOT / "kafka-protocol" / "src" / "records" / "tests" / "fixtures.rs"
+RECORD_FIXTURES = ROOT / "kafka-protocol" / "records" / "src" / "tests" / "fixtures.rs"
 
 
 def load_json(path):

@@ -6,7 +6,7 @@
 //! the decoding behind the CRC check; the rest of the input is the blob.
 #![no_main]
 
-use kafka_wire::records::{Batch, DecodeOptions, RecordSet};
+use kafka_wire_records::{Batch, DecodeOptions, RecordSet};
 use kafka_wire_fuzz::fix_checksums;
 use libfuzzer_sys::fuzz_target;
 

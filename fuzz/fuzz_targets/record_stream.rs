@@ -15,7 +15,7 @@
 //! decompressed size of minimal records as JSON values.)
 #![no_main]
 
-use kafka_wire::records::{
+use kafka_wire_records::{
     records_to_json, write_records_json, Batch, Batches, DecodeOptions, RecordsError,
     WriteJsonError,
 };

@@ -18,8 +18,8 @@ use kafka_wire::frame::{RequestFrame, ResponseFrame};
 use kafka_wire::messages::{
     metadata_request, produce_request, MetadataRequest, ProduceRequest, RequestHeader,
 };
-use kafka_wire::records::{Compression, Header, RecordBatchBuilder};
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
+use kafka_wire_records::{Compression, Header, RecordBatchBuilder};
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
 

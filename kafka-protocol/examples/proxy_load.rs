@@ -24,8 +24,8 @@ use kafka_wire::messages::{
     fetch_request, metadata_request, produce_request, ApiVersionsRequest, FetchRequest,
     MetadataRequest, ProduceRequest, RequestHeader,
 };
-use kafka_wire::records::RecordBatchBuilder;
 use kafka_wire::RequestBody;
+use kafka_wire_records::RecordBatchBuilder;
 
 type Result<T> = std::result::Result<T, Box<dyn Error + Send + Sync>>;
 

@@ -1,5 +1,5 @@
 //! `tenant_proxy`: a proxy that gives a tenant its own topic namespace,
-//! built on [`kafka_wire::proxy`].
+//! built on [`kafka_wire_proxy`].
 //!
 //! Topic names in requests get the tenant's prefix on the way to the
 //! broker, and lose it on the way back; a Metadata answer lists only the
@@ -23,12 +23,12 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use kafka_wire::proxy::tokio::proxy_connection;
-use kafka_wire::proxy::{
-    Config, Connection, Filter, ProxiedRequest, ProxiedResponse, RequestAction, ResponseAction,
-};
 use kafka_wire::runtime::DecodeError;
 use kafka_wire::{RequestBody, ResponseBody};
+use kafka_wire_proxy::tokio::proxy_connection;
+use kafka_wire_proxy::{
+    Config, Connection, Filter, ProxiedRequest, ProxiedResponse, RequestAction, ResponseAction,
+};
 use tokio::net::{TcpListener, TcpStream};
 
 const USAGE: &str = "usage: tenant_proxy --listen ADDR --upstream HOST:PORT --prefix PREFIX";

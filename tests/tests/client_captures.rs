@@ -19,8 +19,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use kafka_wire::frame::{RequestFrame, ResponseFrame};
-use kafka_wire::records::{Batch, Compression, DecodeOptions, RecordSet, TimestampType};
 use kafka_wire::{ApiKey, RequestBody, ResponseBody};
+use kafka_wire_records::{Batch, Compression, DecodeOptions, RecordSet, TimestampType};
 use kafka_wire_tests::workspace_root;
 use serde_json::Value;
 

@@ -1,5 +1,6 @@
-//! What library users build: the default features of kafka-wire and
-//! kafka-codegen must not pull in the command-line tools' dependencies.
+//! What library users build: the message codec compiles none of the other
+//! packages, and the default features of kafka-wire and kafka-codegen pull
+//! in none of the command-line tools' dependencies.
 //! Asks cargo for the dependency tree, offline (the lock file and the
 //! downloaded sources are there after the build that runs this test).
 
@@ -38,18 +39,50 @@ fn dependency_tree(package: &str, features: &[&str], edges: &str) -> Vec<String>
         .collect()
 }
 
+/// The message codec alone: depending on kafka-wire, with any of its
+/// features, compiles none of the other packages (record batches and their
+/// codecs, the proxy, the command-line tool) and none of their dependencies.
 #[test]
-fn the_library_with_default_features_builds_no_clap_or_hex() {
-    let tree = dependencies("kafka-wire", &[]);
-    assert!(tree.iter().any(|c| c == "kafka-codegen"), "{tree:?}");
-    for tool in ["clap", "hex"] {
-        assert!(!tree.iter().any(|c| c == tool), "{tool} in {tree:?}");
+fn the_message_codec_compiles_none_of_the_other_packages() {
+    for features in [&[][..], &["json", "tokio"]] {
+        let tree = dependencies("kafka-wire", features);
+        assert!(tree.iter().any(|c| c == "kafka-codegen"), "{tree:?}");
+        for other in [
+            "kafka-wire-records",
+            "kafka-wire-proxy",
+            "kafka-wire-cli",
+            "clap",
+            "hex",
+            "flate2",
+            "snap",
+            "lz4_flex",
+            "zstd",
+            "crc32c",
+        ] {
+            assert!(
+                !tree.iter().any(|c| c == other),
+                "{features:?}: {other} in {tree:?}"
+            );
+        }
     }
-    let with_cli = dependencies("kafka-wire", &["cli"]);
-    assert!(
-        with_cli.iter().any(|c| c == "clap"),
-        "the cli feature builds clap"
-    );
+}
+
+/// The command-line tool is the package that builds clap.
+#[test]
+fn the_command_line_tool_builds_clap() {
+    let tree = dependencies("kafka-wire-cli", &[]);
+    for needed in [
+        "clap",
+        "kafka-wire",
+        "kafka-wire-records",
+        "kafka-wire-proxy",
+    ] {
+        assert!(tree.iter().any(|c| c == needed), "{needed} not in {tree:?}");
+    }
+    for library in ["kafka-wire-records", "kafka-wire-proxy"] {
+        let tree = dependencies(library, &[]);
+        assert!(!tree.iter().any(|c| c == "clap"), "clap in {tree:?}");
+    }
 }
 
 #[test]
@@ -76,11 +109,11 @@ fn the_library_with_default_features_compiles_no_json_form() {
             "{crate_name} in {tree:?}"
         );
     }
-    for features in [&["json"][..], &["cli"]] {
-        let tree = dependency_tree("kafka-wire", features, "normal");
+    for (package, features) in [("kafka-wire", &["json"][..]), ("kafka-wire-cli", &[])] {
+        let tree = dependency_tree(package, features, "normal");
         assert!(
             tree.iter().any(|c| c == "serde_json"),
-            "{features:?} builds serde_json: {tree:?}"
+            "{package} {features:?} builds serde_json: {tree:?}"
         );
     }
 }

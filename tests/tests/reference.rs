@@ -166,7 +166,7 @@ fn error_codes_match_kafkas_table() {
         return;
     };
     let kafka = table_rows(&shared.join("kafka-errors/errors.tsv"));
-    let ours = table_rows(&workspace_root().join("kafka-protocol/error_codes.tsv"));
+    let ours = table_rows(&workspace_root().join("kafka-protocol/wire/error_codes.tsv"));
     assert_eq!(ours.len(), kafka.len(), "one row per code of Kafka's table");
     for (mine, theirs) in ours.iter().zip(&kafka) {
         assert_eq!(

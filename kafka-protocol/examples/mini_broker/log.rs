@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use kafka_wire::records::BatchHeader;
 use kafka_wire::runtime::Uuid;
+use kafka_wire_records::BatchHeader;
 
 use crate::validate::CheckedBatch;
 

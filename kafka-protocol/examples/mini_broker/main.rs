@@ -80,7 +80,7 @@ fn parse_args() -> Result<Args, String> {
         cluster_id: "mini-broker".into(),
         max_connections: 1000,
         idle_timeout: Duration::from_secs(600),
-        produce_budget: kafka_wire::records::DEFAULT_MAX_DECOMPRESSED_SIZE,
+        produce_budget: kafka_wire_records::DEFAULT_MAX_DECOMPRESSED_SIZE,
     };
     let mut iter = std::env::args().skip(1);
     while let Some(flag) = iter.next() {

@@ -9,7 +9,7 @@
 //! reading 61 bytes. Decompression draws on one budget for the whole
 //! request, so many batches cannot add up to more than it.
 
-use kafka_wire::records::{
+use kafka_wire_records::{
     BatchHeader, DecodeOptions, RecordBatch, RecordsError, MAGIC_OFFSET, MAGIC_V2,
     RECORD_BATCH_OVERHEAD,
 };

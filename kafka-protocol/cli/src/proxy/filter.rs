@@ -1,0 +1,154 @@
+//! The tool's filter: rewrites broker addresses to the advertised one and
+//! logs each exchange.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use kafka_wire::runtime::DecodeError;
+use kafka_wire::ResponseBody;
+use kafka_wire_proxy::{Filter, ProxiedRequest, ProxiedResponse, ResponseAction};
+use serde_json::Value;
+
+use super::log::{Exchange, ExchangeLog};
+use crate::error::CliError;
+
+/// The address clients are told to connect to.
+#[derive(Debug, Clone)]
+pub struct Advertised {
+    host: Arc<str>,
+    port: i32,
+}
+
+impl Advertised {
+    /// Parses `HOST:PORT` (`[v6]:PORT` too).
+    pub fn parse(text: &str) -> Result<Self, CliError> {
+        let bad = || CliError::BadAddress(text.to_string());
+        let (host, port) = text.rsplit_once(':').ok_or_else(bad)?;
+        let port: u16 = port.parse().map_err(|_| bad())?;
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        if host.is_empty() {
+            return Err(bad());
+        }
+        Ok(Advertised {
+            host: host.into(),
+            port: port.into(),
+        })
+    }
+
+    /// Rewrites a host and port, unless the host is empty: an error
+    /// answer, or FindCoordinator's top-level fields, absent from v4.
+    fn apply(&self, host: &mut Cow<'_, str>, port: &mut i32) {
+        if host.is_empty() {
+            return;
+        }
+        *host = Cow::Owned(self.host.to_string());
+        *port = self.port;
+    }
+
+    /// Rewrites every broker address in Metadata, FindCoordinator and
+    /// DescribeCluster bodies; `None` for other apis.
+    pub fn rewrite<'a>(&self, body: ResponseBody<'a>) -> Option<ResponseBody<'a>> {
+        Some(match body {
+            ResponseBody::Metadata(mut metadata) => {
+                for broker in metadata.brokers.to_mut() {
+                    self.apply(&mut broker.host, &mut broker.port);
+                }
+                metadata.into()
+            }
+            ResponseBody::FindCoordinator(mut find) => {
+                self.apply(&mut find.host, &mut find.port);
+                for coordinator in find.coordinators.to_mut() {
+                    self.apply(&mut coordinator.host, &mut coordinator.port);
+                }
+                find.into()
+            }
+            ResponseBody::DescribeCluster(mut cluster) => {
+                for broker in cluster.brokers.to_mut() {
+                    self.apply(&mut broker.host, &mut broker.port);
+                }
+                cluster.into()
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// Whether a response of this api carries broker addresses.
+fn carries_addresses(response: &ProxiedResponse) -> bool {
+    use kafka_wire::ApiKey;
+    matches!(
+        response.api(),
+        Some(ApiKey::Metadata | ApiKey::FindCoordinator | ApiKey::DescribeCluster)
+    )
+}
+
+/// Rewrites addresses and, with a log, logs every exchange.
+pub struct ProxyFilter {
+    advertised: Advertised,
+    log: Option<Arc<ExchangeLog>>,
+}
+
+impl ProxyFilter {
+    /// A filter for one connection.
+    pub fn new(advertised: Advertised, log: Option<Arc<ExchangeLog>>) -> Self {
+        ProxyFilter { advertised, log }
+    }
+}
+
+fn exchange<'a>(
+    request: &ProxiedRequest,
+    client_id: Option<&'a str>,
+    response: Value,
+) -> Exchange<'a> {
+    Exchange {
+        api: request.api().map_or_else(
+            || request.api_key().to_string(),
+            |api| api.name().to_string(),
+        ),
+        version: request.api_version(),
+        correlation_id: request.correlation_id(),
+        client_id,
+        request: request
+            .decode_body()
+            .map_or(Value::Null, |body| body.to_json(request.api_version())),
+        response,
+    }
+}
+
+impl Filter for ProxyFilter {
+    fn on_response<'a>(
+        &mut self,
+        request: &ProxiedRequest,
+        response: &'a ProxiedResponse,
+    ) -> Result<ResponseAction<'a>, DecodeError> {
+        let rewritten = if carries_addresses(response) {
+            self.advertised.rewrite(response.decode_body()?)
+        } else {
+            None
+        };
+        if let Some(log) = &self.log {
+            let version = response.version();
+            let json = match &rewritten {
+                Some(body) => body.to_json(version),
+                None => response
+                    .decode_body()
+                    .map_or(Value::Null, |body| body.to_json(version)),
+            };
+            let header = request.header().ok();
+            let client_id = header.as_ref().and_then(|h| h.client_id.as_deref());
+            log.exchange(exchange(request, client_id, json));
+        }
+        Ok(match rewritten {
+            Some(body) => ResponseAction::Replace(Box::new(body)),
+            None => ResponseAction::Forward,
+        })
+    }
+
+    fn on_unanswered(&mut self, request: &ProxiedRequest) {
+        if let Some(log) = &self.log {
+            let header = request.header().ok();
+            let client_id = header.as_ref().and_then(|h| h.client_id.as_deref());
+            log.exchange(exchange(request, client_id, Value::Null));
+        }
+    }
+}

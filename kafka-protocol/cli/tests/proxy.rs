@@ -1,0 +1,302 @@
+//! `kafka-protocol proxy` end to end over 127.0.0.1: a fake broker upstream,
+//! the built binary in between, and raw frames from a client socket.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use kafka_wire::frame::{RequestFrame, ResponseFrame};
+use kafka_wire::messages::{
+    find_coordinator_response, metadata_response, produce_request, FindCoordinatorRequest,
+    FindCoordinatorResponse, MetadataRequest, MetadataResponse, ProduceRequest, RequestHeader,
+    ResponseHeader,
+};
+use kafka_wire::{ApiKey, RequestBody, ResponseBody};
+use serde_json::Value;
+
+fn read_frame(stream: &mut TcpStream) -> Option<Vec<u8>> {
+    let mut size = [0u8; 4];
+    stream.read_exact(&mut size).ok()?;
+    let mut frame = vec![0u8; i32::from_be_bytes(size) as usize];
+    stream.read_exact(&mut frame).ok()?;
+    Some(frame)
+}
+
+/// A broker that answers Metadata and FindCoordinator with its own address,
+/// and nothing else (a Produce with acks=0 gets no answer).
+fn fake_broker() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            thread::spawn(move || {
+                while let Some(frame) = read_frame(&mut stream) {
+                    let request = RequestFrame::decode(&frame).unwrap();
+                    let version = request.api_version();
+                    let body: ResponseBody = match request.body {
+                        RequestBody::Metadata(_) => MetadataResponse {
+                            brokers: vec![metadata_response::MetadataResponseBroker {
+                                node_id: 1,
+                                host: "127.0.0.1".into(),
+                                port: port.into(),
+                                ..Default::default()
+                            }]
+                            .into(),
+                            ..Default::default()
+                        }
+                        .into(),
+                        RequestBody::FindCoordinator(_) => FindCoordinatorResponse {
+                            coordinators: vec![find_coordinator_response::Coordinator {
+                                key: "group".into(),
+                                node_id: 1,
+                                host: "127.0.0.1".into(),
+                                port: port.into(),
+                                ..Default::default()
+                            }]
+                            .into(),
+                            ..Default::default()
+                        }
+                        .into(),
+                        _ => continue,
+                    };
+                    let response = ResponseFrame {
+                        header: ResponseHeader {
+                            correlation_id: request.header.correlation_id,
+                            ..Default::default()
+                        },
+                        body,
+                    };
+                    let mut out = Vec::new();
+                    response.encode_with_size(&mut out, version).unwrap();
+                    stream.write_all(&out).unwrap();
+                }
+            });
+        }
+    });
+    port
+}
+
+struct Proxy {
+    child: Child,
+    address: String,
+    log: PathBuf,
+}
+
+/// A test that fails leaves no proxy running.
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Proxy {
+    fn start(upstream: &str, name: &str) -> Proxy {
+        let log = std::env::temp_dir().join(format!(
+            "kafka-wire-proxy-{}-{name}.log",
+            std::process::id()
+        ));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kafka-protocol"))
+            .args([
+                "proxy",
+                "--listen",
+                "127.0.0.1:0",
+                "--upstream",
+                upstream,
+                "--log",
+            ])
+            .arg(&log)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let address = line
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("first line: {line:?}"))
+            .trim()
+            .to_string();
+        Proxy {
+            child,
+            address,
+            log,
+        }
+    }
+
+    /// SIGTERM; returns the exit status and standard error.
+    fn stop(mut self) -> (Option<i32>, String) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let code = self.child.wait().unwrap().code();
+        let mut stderr = String::new();
+        self.child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        (code, stderr)
+    }
+
+    fn log_lines(&self) -> Vec<Value> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+            if !text.is_empty() || Instant::now() > deadline {
+                return text
+                    .lines()
+                    .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+                    .collect();
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+fn send(stream: &mut TcpStream, api: ApiKey, version: i16, correlation_id: i32, body: RequestBody) {
+    let frame = RequestFrame {
+        header: RequestHeader {
+            request_api_key: api.key(),
+            request_api_version: version,
+            correlation_id,
+            client_id: Some("proxy-test".into()),
+            ..Default::default()
+        },
+        body,
+    };
+    let mut out = Vec::new();
+    frame.encode_with_size(&mut out).unwrap();
+    stream.write_all(&out).unwrap();
+}
+
+#[test]
+fn proxy_rewrites_addresses_logs_exchanges_and_exits_0_on_sigterm() {
+    let broker_port = fake_broker();
+    let proxy = Proxy::start(&format!("127.0.0.1:{broker_port}"), "main");
+    let proxy_port: i32 = proxy.address.rsplit_once(':').unwrap().1.parse().unwrap();
+    let mut client = TcpStream::connect(&proxy.address).unwrap();
+
+    // acks=0: logged with a null response, none comes.
+    send(
+        &mut client,
+        ApiKey::Produce,
+        9,
+        1,
+        ProduceRequest {
+            acks: 0,
+            topic_data: vec![produce_request::TopicProduceData {
+                name: "t".into(),
+                ..Default::default()
+            }]
+            .into(),
+            ..Default::default()
+        }
+        .into(),
+    );
+    send(
+        &mut client,
+        ApiKey::Metadata,
+        12,
+        2,
+        MetadataRequest::default().into(),
+    );
+    let frame = read_frame(&mut client).unwrap();
+    let metadata = ResponseFrame::decode(&frame, ApiKey::Metadata, 12).unwrap();
+    assert_eq!(metadata.header.correlation_id, 2);
+    let ResponseBody::Metadata(metadata) = metadata.body else {
+        panic!()
+    };
+    let broker = metadata.brokers.iter().next().unwrap();
+    assert_eq!((&*broker.host, broker.port), ("127.0.0.1", proxy_port));
+
+    send(
+        &mut client,
+        ApiKey::FindCoordinator,
+        4,
+        3,
+        FindCoordinatorRequest {
+            coordinator_keys: vec!["group".into()],
+            ..Default::default()
+        }
+        .into(),
+    );
+    let frame = read_frame(&mut client).unwrap();
+    let find = ResponseFrame::decode(&frame, ApiKey::FindCoordinator, 4).unwrap();
+    let ResponseBody::FindCoordinator(find) = find.body else {
+        panic!()
+    };
+    assert_eq!(find.coordinators.iter().next().unwrap().port, proxy_port);
+    drop(client);
+
+    let lines = proxy.log_lines();
+    let log = proxy.log.clone();
+    let (code, stderr) = proxy.stop();
+    assert_eq!(code, Some(0), "stderr: {stderr}");
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    let keys: Vec<&str> = lines[1]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "api",
+            "version",
+            "correlationId",
+            "clientId",
+            "request",
+            "response"
+        ]
+    );
+    assert_eq!(lines[0]["api"], "Produce");
+    assert_eq!(lines[0]["correlationId"], 1);
+    assert_eq!(lines[0]["request"]["acks"], 0);
+    assert_eq!(lines[0]["response"], Value::Null);
+    assert_eq!(lines[1]["api"], "Metadata");
+    assert_eq!(lines[1]["version"], 12);
+    assert_eq!(lines[1]["clientId"], "proxy-test");
+    assert_eq!(lines[1]["response"]["brokers"][0]["port"], proxy_port);
+    assert_eq!(lines[2]["response"]["coordinators"][0]["port"], proxy_port);
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(!text.contains(&broker_port.to_string()), "{text}");
+    let _ = std::fs::remove_file(&log);
+}
+
+#[test]
+fn an_unreachable_upstream_closes_the_client_connection() {
+    // A port nothing listens on: bind, read the port, close.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let proxy = Proxy::start(&format!("127.0.0.1:{port}"), "down");
+    let mut client = TcpStream::connect(&proxy.address).unwrap();
+    client
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut byte = [0u8; 1];
+    assert_eq!(client.read(&mut byte).unwrap(), 0, "connection not closed");
+    let lines = proxy.log_lines();
+    let log = proxy.log.clone();
+    let (code, stderr) = proxy.stop();
+    assert_eq!(code, Some(0));
+    let stderr_lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(stderr_lines.len(), 1, "{stderr}");
+    assert!(stderr_lines[0].contains(&format!("upstream 127.0.0.1:{port} unreachable")));
+    assert_eq!(lines.len(), 1);
+    assert!(lines[0]["error"].as_str().unwrap().contains("unreachable"));
+    let _ = std::fs::remove_file(&log);
+}

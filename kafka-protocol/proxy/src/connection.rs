@@ -1,0 +1,302 @@
+//! The connection state machine: bytes in from both peers, frames through a
+//! filter, bytes out to both peers. It does no I/O.
+
+use std::collections::VecDeque;
+
+use bytes::Bytes;
+
+use kafka_wire::frame::ResponseFrame;
+use kafka_wire::messages::ResponseHeader;
+use kafka_wire::runtime::EncodeError;
+
+use super::error::{ProxyError, Side};
+use super::filter::{Filter, RequestAction, ResponseAction};
+use super::framer::Framer;
+use super::frames::{correlation_id, ProxiedRequest, ProxiedResponse};
+use super::outgoing::Outgoing;
+
+/// The default maximum frame size: 100 MiB, Kafka's `socket.request.max.bytes`.
+pub const DEFAULT_MAX_FRAME_SIZE: usize = 100 * 1024 * 1024;
+
+/// The default maximum of requests awaiting an answer on one connection.
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 1024;
+
+/// Limits and options of one proxied connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Config {
+    /// The largest frame accepted from either side, without its size
+    /// prefix. A larger one fails the connection as soon as its size prefix
+    /// is read.
+    pub max_frame_size: usize,
+    /// The most requests awaiting an answer; one more fails the connection.
+    pub max_in_flight: usize,
+    /// Whether requests in flight keep their bodies, so that
+    /// [`Filter::on_response`] can decode them (a log does). Off, only
+    /// their headers are kept.
+    pub keep_request_bodies: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_frame_size: DEFAULT_MAX_FRAME_SIZE,
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+            keep_request_bodies: false,
+        }
+    }
+}
+
+/// A request awaiting its answer, in the order the client sent it.
+#[derive(Debug)]
+struct InFlight {
+    request: ProxiedRequest,
+    /// The answer, size prefix included, once known: answers leave in
+    /// request order.
+    answer: Option<Outgoing>,
+}
+
+/// One client connection through the proxy, as a state machine.
+///
+/// Feed it what the client sent ([`Connection::feed_client`]) and what the
+/// broker sent ([`Connection::feed_broker`]), in pieces of any size; take
+/// what to send on with [`Connection::take_for_broker`] and
+/// [`Connection::take_for_client`]. Responses are matched to requests by
+/// correlation id and reach the client in request order. Memory is bounded
+/// by the maximum frame size and the maximum in flight; any error fails
+/// this connection only, and every later call returns
+/// [`ProxyError::Closed`].
+#[derive(Debug)]
+pub struct Connection {
+    config: Config,
+    from_client: Framer,
+    from_broker: Framer,
+    in_flight: VecDeque<InFlight>,
+    for_broker: Outgoing,
+    for_client: Outgoing,
+    failed: bool,
+}
+
+impl Connection {
+    /// A connection with these limits.
+    pub fn new(config: Config) -> Self {
+        Connection {
+            config,
+            from_client: Framer::new(Side::Client, config.max_frame_size),
+            from_broker: Framer::new(Side::Broker, config.max_frame_size),
+            in_flight: VecDeque::new(),
+            for_broker: Outgoing::default(),
+            for_client: Outgoing::default(),
+            failed: false,
+        }
+    }
+
+    /// Its limits.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Requests awaiting an answer.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    /// Bytes received that do not make a whole frame yet, from the client
+    /// and from the broker.
+    pub fn buffered(&self) -> (usize, usize) {
+        (self.from_client.buffered(), self.from_broker.buffered())
+    }
+
+    /// Takes bytes the client sent, and passes every whole request they
+    /// complete through `filter`.
+    pub fn feed_client<F: Filter + ?Sized>(
+        &mut self,
+        bytes: &[u8],
+        filter: &mut F,
+    ) -> Result<(), ProxyError> {
+        self.guard(|c| {
+            c.from_client.push(bytes);
+            while let Some(frame) = c.from_client.next_frame()? {
+                c.request(frame, filter)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Takes bytes the broker sent, and passes every whole response they
+    /// complete through `filter`.
+    pub fn feed_broker<F: Filter + ?Sized>(
+        &mut self,
+        bytes: &[u8],
+        filter: &mut F,
+    ) -> Result<(), ProxyError> {
+        self.guard(|c| {
+            c.from_broker.push(bytes);
+            while let Some(frame) = c.from_broker.next_frame()? {
+                c.response(frame, filter)?;
+            }
+            c.release();
+            Ok(())
+        })
+    }
+
+    /// Bytes to write to the broker, taken out of the connection.
+    pub fn take_for_broker(&mut self) -> Outgoing {
+        self.for_broker.take()
+    }
+
+    /// Bytes to write to the client, taken out of the connection.
+    pub fn take_for_client(&mut self) -> Outgoing {
+        self.for_client.take()
+    }
+
+    /// Whether an earlier call failed.
+    pub fn is_failed(&self) -> bool {
+        self.failed
+    }
+
+    fn guard(
+        &mut self,
+        run: impl FnOnce(&mut Self) -> Result<(), ProxyError>,
+    ) -> Result<(), ProxyError> {
+        if self.failed {
+            return Err(ProxyError::Closed);
+        }
+        let result = run(self);
+        if result.is_err() {
+            self.failed = true;
+        }
+        result
+    }
+
+    fn request<F: Filter + ?Sized>(
+        &mut self,
+        frame: Bytes,
+        filter: &mut F,
+    ) -> Result<(), ProxyError> {
+        let request = ProxiedRequest::parse(frame)?;
+        if request.expects_response() && self.in_flight.len() >= self.config.max_in_flight {
+            return Err(ProxyError::TooManyInFlight {
+                max: self.config.max_in_flight,
+            });
+        }
+        let action = filter
+            .on_request(&request)
+            .map_err(|source| ProxyError::FilterDecode {
+                side: Side::Client,
+                source,
+            })?;
+        let mut answer = None;
+        match action {
+            RequestAction::Forward => self
+                .for_broker
+                .push_frame(&[], request.frame_bytes())
+                .map_err(|e| encode_error(Side::Broker, e))?,
+            RequestAction::Replace(body) => {
+                let version = request.api_version();
+                let mut encoded = Vec::new();
+                body.encode(&mut encoded, version)
+                    .map_err(|e| encode_error(Side::Broker, e))?;
+                self.for_broker
+                    .push_frame(request.header_bytes(), &Bytes::from(encoded))
+                    .map_err(|e| encode_error(Side::Broker, e))?;
+            }
+            RequestAction::Respond(body) => {
+                let version = request.api_version();
+                let response = ResponseFrame {
+                    header: ResponseHeader {
+                        correlation_id: request.correlation_id(),
+                        ..Default::default()
+                    },
+                    body,
+                };
+                let mut encoded = Vec::new();
+                response
+                    .encode(&mut encoded, version)
+                    .map_err(|e| encode_error(Side::Client, e))?;
+                let mut out = Outgoing::default();
+                out.push_frame(&[], &Bytes::from(encoded))
+                    .map_err(|e| encode_error(Side::Client, e))?;
+                answer = Some(out);
+            }
+        }
+        if !request.expects_response() {
+            filter.on_unanswered(&request);
+            return Ok(());
+        }
+        let request = if self.config.keep_request_bodies {
+            request
+        } else {
+            request.header_only()
+        };
+        self.in_flight.push_back(InFlight { request, answer });
+        self.release();
+        Ok(())
+    }
+
+    fn response<F: Filter + ?Sized>(
+        &mut self,
+        frame: Bytes,
+        filter: &mut F,
+    ) -> Result<(), ProxyError> {
+        let correlation_id = correlation_id(&frame).map_err(|source| ProxyError::BadHeader {
+            side: Side::Broker,
+            source,
+        })?;
+        let index = self
+            .in_flight
+            .iter()
+            .position(|entry| {
+                entry.answer.is_none() && entry.request.correlation_id() == correlation_id
+            })
+            .ok_or(ProxyError::UnknownCorrelationId { correlation_id })?;
+        let slot = &mut self.in_flight[index];
+        let response = ProxiedResponse::parse(frame, &slot.request)?;
+        let action = filter
+            .on_response(&slot.request, &response)
+            .map_err(|source| ProxyError::FilterDecode {
+                side: Side::Broker,
+                source,
+            })?;
+        // The answer to the oldest request goes straight to the client;
+        // a later one waits in its slot.
+        let mut later = Outgoing::default();
+        let out = if index == 0 {
+            &mut self.for_client
+        } else {
+            &mut later
+        };
+        match action {
+            ResponseAction::Forward => out
+                .push_frame(&[], response.frame_bytes())
+                .map_err(|e| encode_error(Side::Client, e))?,
+            ResponseAction::Replace(body) => {
+                let version = response.version();
+                let mut encoded = Vec::new();
+                body.encode(&mut encoded, version)
+                    .map_err(|e| encode_error(Side::Client, e))?;
+                out.push_frame(response.header_bytes(), &Bytes::from(encoded))
+                    .map_err(|e| encode_error(Side::Client, e))?;
+            }
+        }
+        if index == 0 {
+            self.in_flight.pop_front();
+        } else {
+            self.in_flight[index].answer = Some(later);
+        }
+        Ok(())
+    }
+
+    /// Moves the answers at the front of the queue, in request order, to
+    /// the client's output.
+    fn release(&mut self) {
+        while self.in_flight.front().is_some_and(|e| e.answer.is_some()) {
+            if let Some(answer) = self.in_flight.pop_front().and_then(|e| e.answer) {
+                self.for_client.append(answer);
+            }
+        }
+    }
+}
+
+fn encode_error(side: Side, source: EncodeError) -> ProxyError {
+    ProxyError::Encode { side, source }
+}

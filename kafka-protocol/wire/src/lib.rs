@@ -1,0 +1,112 @@
+//! Zero-copy encoders and decoders for the Kafka wire protocol.
+//!
+//! Every message of Kafka 4.1 is generated at build time from the schemas in
+//! `messages/` into [`messages`]. Decoded values borrow strings, bytes and
+//! scalar arrays from the input; the same types, filled with owned values,
+//! build messages to send.
+//!
+//! ```
+//! use kafka_wire::messages::{vote_request, VoteRequest};
+//! use kafka_wire::runtime::Message;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let request = VoteRequest {
+//!     topics: vec![vote_request::TopicData {
+//!         topic_name: "__cluster_metadata".into(),
+//!         partitions: vec![vote_request::PartitionData {
+//!             replica_epoch: 5,
+//!             replica_id: 1,
+//!             pre_vote: true,
+//!             ..Default::default()
+//!         }]
+//!         .into(),
+//!         ..Default::default()
+//!     }]
+//!     .into(),
+//!     ..Default::default()
+//! };
+//! let bytes = request.to_bytes(2)?; // exact size, no reallocation
+//! let decoded = VoteRequest::decode(&bytes, 2)?; // every byte must be consumed
+//! assert_eq!(decoded, request);
+//!
+//! // Arrays of structs are read element by element.
+//! for topic in &decoded.topics {
+//!     for partition in &topic.partitions {
+//!         assert!(partition.pre_vote);
+//!     }
+//! }
+//! // Re-encoding a decoded message copies its arrays, which are canonical.
+//! assert!(decoded.topics.encodes_by_copy(2));
+//! assert_eq!(decoded.to_bytes(2)?, bytes);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Design notes:
+//!
+//! - Strings are `Cow<'a, str>` (validated UTF-8), bytes and records are
+//!   `Cow<'a, [u8]>`, and arrays of scalars are [`runtime::ScalarArray`],
+//!   kept in wire form so that decoding them allocates nothing.
+//! - Arrays of structs are [`runtime::StructArray`]. Decoding checks every
+//!   element (a fault anywhere is an error from `decode`, with its offset
+//!   and field path). Arrays of two or more elements that hold arrays that
+//!   are never null are decoded into a `Vec` of elements that borrow from
+//!   the input, so iteration hands out references and `get` is an index;
+//!   other arrays are kept as checked wire bytes and each element is
+//!   decoded when read. Re-encoding a decoded array at the same version copies its bytes
+//!   when they are exactly what encoding its elements would write
+//!   ([`runtime::StructArray::encodes_by_copy`]), so that equal values always
+//!   encode alike. Arrays built in code are `Vec`s (`vec![..].into()` or
+//!   `collect()`); [`runtime::StructArray::to_mut`] gives the `Vec` to
+//!   change.
+//! - Encoding appends to a `Vec<u8>` or a `bytes::BytesMut`
+//!   ([`runtime::EncodeBuf`]) after reserving the exact size once. The
+//!   encoders write through one concrete [`runtime::Writer`] rather than
+//!   being generic over `BufMut`, so they are compiled once, in this crate,
+//!   not again in every crate that encodes; to fill another kind of buffer,
+//!   encode into a `Vec<u8>` and copy it.
+//! - Decoding takes at most four times the input plus 64 KiB of heap. An
+//!   array that would not fit is kept as checked wire bytes (see
+//!   [`runtime::StructArray`]).
+//! - Tagged fields may arrive in any order; a repeated tag is rejected with
+//!   [`runtime::DecodeErrorKind::DuplicateTag`]. Unknown tags are kept and
+//!   written back in tag order.
+//! - A null `records` value in a version where the field is not nullable is
+//!   written as empty.
+//!
+//! Features choose what is compiled. `all-apis` (default) generates every
+//! API and the KRaft metadata records; `client-apis` only the APIs brokers
+//! serve to clients, and `controller-apis` only those controllers serve,
+//! which builds faster. Without any of them only headers, data schemas and
+//! the runtime remain. The codecs `gzip`, `snappy`, `lz4` and `zstd`, and
+//! the `cli` tool, are on by default; `tokio` adds a tokio-util frame codec.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+#[cfg(kafka_apis)]
+pub mod api_versions;
+#[cfg(feature = "tokio")]
+pub mod codec;
+#[cfg(kafka_apis)]
+pub mod frame;
+#[cfg(kafka_apis)]
+pub mod negotiate;
+pub mod runtime;
+
+/// Every message of the Kafka protocol, generated from the schemas in
+/// `messages/`: requests, responses, headers, data and metadata records.
+pub mod messages {
+    include!(concat!(env!("OUT_DIR"), "/mod.rs"));
+}
+
+/// Kafka's error codes, generated from the table in `error_codes.tsv`.
+mod error_code {
+    include!(concat!(env!("OUT_DIR"), "/error_code.rs"));
+}
+
+pub use error_code::ErrorCode;
+#[cfg(kafka_metadata)]
+pub use messages::MetadataRecord;
+#[cfg(kafka_apis)]
+pub use messages::{ApiKey, Request, RequestBody, ResponseBody};
+pub use runtime::IntoOwned;
