@@ -15,6 +15,9 @@ use kafka_wire::messages::{
     ResponseHeader,
 };
 use kafka_wire::{ApiKey, RequestBody, ResponseBody};
+use kafka_wire_test_support::attack::{
+    flood_with_size_prefixes, with_address_space_limit, ADDRESS_SPACE_LIMIT,
+};
 use serde_json::Value;
 
 fn read_frame(stream: &mut TcpStream) -> Option<Vec<u8>> {
@@ -96,11 +99,17 @@ impl Drop for Proxy {
 
 impl Proxy {
     fn start(upstream: &str, name: &str) -> Proxy {
-        let log = std::env::temp_dir().join(format!(
-            "kafka-wire-proxy-{}-{name}.log",
-            std::process::id()
-        ));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kafka-protocol"))
+        Proxy::start_with(
+            Command::new(env!("CARGO_BIN_EXE_kafka-protocol")),
+            upstream,
+            name,
+        )
+    }
+
+    /// Starts the proxy through `command`, which runs the binary.
+    fn start_with(mut command: Command, upstream: &str, name: &str) -> Proxy {
+        let log = proxy_log_path(name);
+        let mut child = command
             .args([
                 "proxy",
                 "--listen",
@@ -299,4 +308,61 @@ fn an_unreachable_upstream_closes_the_client_connection() {
     assert_eq!(lines.len(), 1);
     assert!(lines[0]["error"].as_str().unwrap().contains("unreachable"));
     let _ = std::fs::remove_file(&log);
+}
+
+/// Sixty connections that each send only a size prefix claiming 100 MiB,
+/// against a proxy whose address space is limited to 1 GiB: had it reserved
+/// each claimed frame, the twelfth would have aborted it, and every client
+/// with it. It holds only what arrived, and keeps relaying other clients.
+#[test]
+fn size_prefixes_alone_on_many_connections_leave_the_proxy_serving_others() {
+    let broker_port = fake_broker();
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_kafka-protocol"));
+    let mut proxy = Proxy::start_with(
+        with_address_space_limit(&binary, ADDRESS_SPACE_LIMIT),
+        &format!("127.0.0.1:{broker_port}"),
+        "flood",
+    );
+    let flood = flood_with_size_prefixes(&proxy.address, 60, |stream| {
+        send(
+            stream,
+            ApiKey::Metadata,
+            12,
+            1,
+            MetadataRequest::default().into(),
+        );
+        read_frame(stream).expect("an answer before the flood");
+    });
+    let mut client = TcpStream::connect(&proxy.address).unwrap();
+    client
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    for correlation_id in 1..=3 {
+        send(
+            &mut client,
+            ApiKey::Metadata,
+            12,
+            correlation_id,
+            MetadataRequest::default().into(),
+        );
+        let frame = read_frame(&mut client).expect("an answer through the flooded proxy");
+        let answer = ResponseFrame::decode(&frame, ApiKey::Metadata, 12).unwrap();
+        assert_eq!(answer.header.correlation_id, correlation_id);
+    }
+    assert!(
+        proxy.child.try_wait().unwrap().is_none(),
+        "the proxy exited under the flood"
+    );
+    drop(flood);
+    let (code, stderr) = proxy.stop();
+    assert_eq!(code, Some(0), "stderr: {stderr}");
+    let _ = std::fs::remove_file(proxy_log_path("flood"));
+}
+
+/// Where [`Proxy::start`] puts the log of the proxy named `name`.
+fn proxy_log_path(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "kafka-wire-proxy-{}-{name}.log",
+        std::process::id()
+    ))
 }

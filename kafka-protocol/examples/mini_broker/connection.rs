@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use futures::{SinkExt, StreamExt};
 use kafka_wire::api_versions::unsupported_api_versions_reply;
-use kafka_wire::codec::FrameCodec;
+use kafka_wire::frame::FrameCodec;
 use kafka_wire::frame::{peek_request, RequestFrame, ResponseFrame};
 use kafka_wire::messages::ResponseHeader;
 use kafka_wire::{ApiKey, ResponseBody};

@@ -130,7 +130,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             cluster_id: args.cluster_id,
             produce_decompression_budget: args.produce_budget,
             idle_timeout: args.idle_timeout,
-            max_response_size: kafka_wire::codec::DEFAULT_MAX_FRAME_SIZE,
+            max_response_size: kafka_wire::frame::DEFAULT_MAX_FRAME_SIZE,
         },
         capture,
     ));

@@ -5,13 +5,17 @@
 //!
 //! `cargo test` builds the examples before running the tests; run alone
 //! (`--test mini_broker`), build the example first with
-//! `cargo build -p kafka-wire --example mini_broker --features tokio`.
+//! `cargo build -p kafka-wire-examples --example mini_broker`.
 
 use std::borrow::Cow;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+
+use kafka_wire_test_support::attack::{
+    flood_with_size_prefixes, with_address_space_limit, ADDRESS_SPACE_LIMIT,
+};
 use std::time::Duration;
 
 use kafka_wire::frame::{RequestFrame, ResponseFrame};
@@ -55,8 +59,7 @@ fn example_path() -> PathBuf {
         .join(format!("mini_broker{}", std::env::consts::EXE_SUFFIX));
     assert!(
         path.is_file(),
-        "{} is missing: build it with `cargo build -p kafka-wire --example mini_broker \
-         --features tokio`",
+        "{} is missing: build it with `cargo build -p kafka-wire-examples --example mini_broker`",
         path.display()
     );
     path
@@ -64,7 +67,12 @@ fn example_path() -> PathBuf {
 
 /// Starts the broker on a free port with `flags`.
 fn start(flags: &[&str]) -> Broker {
-    let mut child = Command::new(example_path())
+    start_with(Command::new(example_path()), flags)
+}
+
+/// Starts the broker through `command`, which runs the example.
+fn start_with(mut command: Command, flags: &[&str]) -> Broker {
+    let mut child = command
         .args(["--listen", "127.0.0.1:0"])
         .args(flags)
         .stdout(Stdio::piped())
@@ -629,6 +637,38 @@ fn connections_beyond_the_cap_are_closed() {
     });
     assert!(served, "no connection was served after one closed");
     call(&mut second, api_versions(), 0);
+}
+
+/// Sixty connections that each send only a size prefix claiming 100 MiB,
+/// with the broker's address space limited to 1 GiB: it reserves only what
+/// arrives, so it stays up and keeps answering another client.
+#[test]
+fn size_prefixes_alone_on_many_connections_leave_the_broker_serving_others() {
+    let broker = start_with(
+        with_address_space_limit(&example_path(), ADDRESS_SPACE_LIMIT),
+        &[],
+    );
+    let flood = flood_with_size_prefixes(&broker.address, 60, |stream| {
+        call(
+            stream,
+            RequestBody::ApiVersions(ApiVersionsRequest::default()),
+            0,
+        );
+    });
+    let mut client = broker.connect();
+    for _ in 0..3 {
+        call(
+            &mut client,
+            RequestBody::ApiVersions(ApiVersionsRequest::default()),
+            0,
+        );
+    }
+    let mut broker = broker;
+    assert!(
+        broker.child.try_wait().ok().flatten().is_none(),
+        "the broker exited under the flood"
+    );
+    drop(flood);
 }
 
 // ---------------------------------------------------------------------------

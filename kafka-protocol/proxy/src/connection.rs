@@ -5,18 +5,14 @@ use std::collections::VecDeque;
 
 use bytes::Bytes;
 
-use kafka_wire::frame::ResponseFrame;
+use kafka_wire::frame::{FrameError, FrameSplitter, ResponseFrame, DEFAULT_MAX_FRAME_SIZE};
 use kafka_wire::messages::ResponseHeader;
 use kafka_wire::runtime::EncodeError;
 
 use super::error::{ProxyError, Side};
 use super::filter::{Filter, RequestAction, ResponseAction};
-use super::framer::Framer;
-use super::frames::{correlation_id, ProxiedRequest, ProxiedResponse};
 use super::outgoing::Outgoing;
-
-/// The default maximum frame size: 100 MiB, Kafka's `socket.request.max.bytes`.
-pub const DEFAULT_MAX_FRAME_SIZE: usize = 100 * 1024 * 1024;
+use super::proxied::{correlation_id, ProxiedRequest, ProxiedResponse};
 
 /// The default maximum of requests awaiting an answer on one connection.
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 1024;
@@ -68,8 +64,8 @@ struct InFlight {
 #[derive(Debug)]
 pub struct Connection {
     config: Config,
-    from_client: Framer,
-    from_broker: Framer,
+    from_client: FrameSplitter,
+    from_broker: FrameSplitter,
     in_flight: VecDeque<InFlight>,
     for_broker: Outgoing,
     for_client: Outgoing,
@@ -81,8 +77,8 @@ impl Connection {
     pub fn new(config: Config) -> Self {
         Connection {
             config,
-            from_client: Framer::new(Side::Client, config.max_frame_size),
-            from_broker: Framer::new(Side::Broker, config.max_frame_size),
+            from_client: FrameSplitter::new(config.max_frame_size),
+            from_broker: FrameSplitter::new(config.max_frame_size),
             in_flight: VecDeque::new(),
             for_broker: Outgoing::default(),
             for_client: Outgoing::default(),
@@ -115,7 +111,7 @@ impl Connection {
     ) -> Result<(), ProxyError> {
         self.guard(|c| {
             c.from_client.push(bytes);
-            while let Some(frame) = c.from_client.next_frame()? {
+            while let Some(frame) = next_frame(&mut c.from_client, Side::Client)? {
                 c.request(frame, filter)?;
             }
             Ok(())
@@ -131,7 +127,7 @@ impl Connection {
     ) -> Result<(), ProxyError> {
         self.guard(|c| {
             c.from_broker.push(bytes);
-            while let Some(frame) = c.from_broker.next_frame()? {
+            while let Some(frame) = next_frame(&mut c.from_broker, Side::Broker)? {
                 c.response(frame, filter)?;
             }
             c.release();
@@ -295,6 +291,15 @@ impl Connection {
             }
         }
     }
+}
+
+/// The next whole frame from `side`, a refused size prefix failing the
+/// connection.
+fn next_frame(splitter: &mut FrameSplitter, side: Side) -> Result<Option<Bytes>, ProxyError> {
+    splitter.next_frame().map_err(|error| match error {
+        FrameError::NegativeSize(size) => ProxyError::NegativeSize { side, size },
+        FrameError::TooLarge { size, max } => ProxyError::FrameTooLarge { side, size, max },
+    })
 }
 
 fn encode_error(side: Side, source: EncodeError) -> ProxyError {

@@ -3,7 +3,7 @@
 use kafka_wire::runtime::DecodeError;
 use kafka_wire::{RequestBody, ResponseBody};
 
-use super::frames::{ProxiedRequest, ProxiedResponse};
+use super::proxied::{ProxiedRequest, ProxiedResponse};
 
 /// What to do with a request from the client.
 // Both payloads are whole bodies, of different sizes; boxing them would

@@ -67,16 +67,16 @@
 mod connection;
 mod error;
 mod filter;
-mod framer;
-mod frames;
 mod outgoing;
+mod proxied;
 #[cfg(test)]
 mod tests;
 #[cfg(feature = "tokio")]
 pub mod tokio;
 
-pub use connection::{Config, Connection, DEFAULT_MAX_FRAME_SIZE, DEFAULT_MAX_IN_FLIGHT};
+pub use connection::{Config, Connection, DEFAULT_MAX_IN_FLIGHT};
 pub use error::{ProxyError, Side};
 pub use filter::{Filter, PassThrough, RequestAction, ResponseAction};
-pub use frames::{ProxiedRequest, ProxiedResponse};
+pub use kafka_wire::frame::DEFAULT_MAX_FRAME_SIZE;
 pub use outgoing::Outgoing;
+pub use proxied::{ProxiedRequest, ProxiedResponse};

@@ -85,9 +85,6 @@
 
 #[cfg(kafka_apis)]
 pub mod api_versions;
-#[cfg(feature = "tokio")]
-pub mod codec;
-#[cfg(kafka_apis)]
 pub mod frame;
 #[cfg(kafka_apis)]
 pub mod negotiate;

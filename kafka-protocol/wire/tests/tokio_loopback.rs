@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use futures::{SinkExt, StreamExt};
-use kafka_wire::codec::FrameCodec;
+use kafka_wire::frame::FrameCodec;
 use kafka_wire::frame::{RequestFrame, ResponseFrame};
 use kafka_wire::messages::{
     api_versions_response, ApiVersionsRequest, ApiVersionsResponse, RequestHeader,
@@ -117,6 +117,79 @@ async fn an_oversized_frame_is_refused() {
     let result = server.await.unwrap_or_else(|e| panic!("{e}"));
     assert!(matches!(
         result,
-        Some(Err(kafka_wire::codec::FrameCodecError::TooLarge { .. }))
+        Some(Err(kafka_wire::frame::FrameCodecError::TooLarge { .. }))
     ));
+}
+
+/// The server that [`size_prefixes_alone_on_many_connections_leave_the_codec_serving_others`]
+/// starts in a child process of this test binary, under an address-space
+/// limit: it echoes every frame it reads with [`FrameCodec`].
+#[tokio::test]
+#[ignore = "a server for the size-prefix flood test, which runs it in a child process"]
+async fn frame_echo_server() {
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let address = listener.local_addr().unwrap_or_else(|e| panic!("{e}"));
+    println!("listening on {address}");
+    loop {
+        let (socket, _) = listener.accept().await.unwrap_or_else(|e| panic!("{e}"));
+        tokio::spawn(async move {
+            let mut framed = Framed::new(socket, FrameCodec::default());
+            while let Some(Ok(frame)) = framed.next().await {
+                if framed.send(frame).await.is_err() {
+                    return;
+                }
+            }
+        });
+    }
+}
+
+/// Sixty connections that each send only a size prefix claiming 100 MiB, to
+/// a server reading with [`FrameCodec`] whose address space is limited to
+/// 1 GiB: the codec reserves only what arrives, so the server stays up and
+/// keeps echoing another client's frames.
+#[test]
+fn size_prefixes_alone_on_many_connections_leave_the_codec_serving_others() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::process::Stdio;
+
+    use kafka_wire_test_support::attack::{
+        flood_with_size_prefixes, with_address_space_limit, ADDRESS_SPACE_LIMIT,
+    };
+
+    let exe = std::env::current_exe().unwrap_or_else(|e| panic!("{e}"));
+    let mut server = with_address_space_limit(&exe, ADDRESS_SPACE_LIMIT)
+        .args(["frame_echo_server", "--exact", "--ignored", "--nocapture"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut lines = BufReader::new(server.stdout.take().unwrap_or_else(|| panic!("stdout")));
+    let address = loop {
+        let mut line = String::new();
+        let read = lines.read_line(&mut line).unwrap_or_else(|e| panic!("{e}"));
+        assert!(read > 0, "the echo server stopped before listening");
+        if let Some(address) = line.trim().strip_prefix("listening on ") {
+            break address.to_owned();
+        }
+    };
+    let echo = |stream: &mut std::net::TcpStream| {
+        let frame = [0, 0, 0, 3, b'a', b'b', b'c'];
+        stream.write_all(&frame).unwrap_or_else(|e| panic!("{e}"));
+        let mut back = [0u8; 7];
+        stream
+            .read_exact(&mut back)
+            .unwrap_or_else(|e| panic!("no echo: {e}"));
+        assert_eq!(back, frame);
+    };
+    let flood = flood_with_size_prefixes(&address, 60, echo);
+    let mut client = std::net::TcpStream::connect(&address).unwrap_or_else(|e| panic!("{e}"));
+    for _ in 0..3 {
+        echo(&mut client);
+    }
+    let alive = server.try_wait().ok().flatten().is_none();
+    let _ = server.kill();
+    let _ = server.wait();
+    drop(flood);
+    assert!(alive, "the echo server exited under the flood");
 }

@@ -1,30 +1,18 @@
 //! A tokio-util codec for Kafka's size-prefixed frames (feature `tokio`).
 //!
 //! [`FrameCodec`] splits a byte stream into frames without their int32 size
-//! prefix, ready for [`crate::frame::RequestFrame::decode`] or
-//! [`crate::frame::ResponseFrame::decode`], and writes frames with the
-//! prefix. A frame larger than the configured maximum is an error as soon as
-//! its size prefix is read, before any buffer grows to hold it.
-//!
-//! # Memory
-//!
-//! The size prefix is a claim, not bytes: the decoder never reserves room
-//! for a whole frame when its prefix arrives. While a frame is incomplete it
-//! asks the buffer for at most [`READ_AHEAD`] bytes beyond those already
-//! received (fewer if the frame needs fewer), so a peer that sends only a
-//! prefix claiming 100 MiB costs a few KiB, and a buffer grows only as the
-//! frame's bytes actually arrive (by the buffer's own growth policy, which
-//! at most doubles what it holds).
+//! prefix, ready for [`RequestFrame::decode`](super::RequestFrame::decode)
+//! or [`ResponseFrame::decode`](super::ResponseFrame::decode), and writes
+//! frames with the prefix. It splits with [`next_frame`], so it has the
+//! same maximum and the same memory policy as [`FrameSplitter`](super::FrameSplitter):
+//! a frame larger than the maximum is an error as soon as its size prefix
+//! is read, and a prefix alone never makes a buffer grow by more than
+//! [`READ_AHEAD`](super::READ_AHEAD).
 
-use bytes::{Buf, BufMut, Bytes, BytesMut};
+use bytes::{BufMut, Bytes, BytesMut};
 use tokio_util::codec::{Decoder, Encoder};
 
-/// The default maximum frame size: 100 MiB, Kafka's `socket.request.max.bytes`.
-pub const DEFAULT_MAX_FRAME_SIZE: usize = 100 * 1024 * 1024;
-
-/// Most bytes the decoder reserves ahead of the bytes received while a frame
-/// is incomplete: 8 KiB, the initial read buffer of tokio-util's `FramedRead`.
-pub const READ_AHEAD: usize = 8 * 1024;
+use super::split::{frame_size, next_frame, FrameError, DEFAULT_MAX_FRAME_SIZE};
 
 /// Why a frame could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -43,6 +31,15 @@ pub enum FrameCodecError {
     /// The underlying stream failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),
+}
+
+impl From<FrameError> for FrameCodecError {
+    fn from(error: FrameError) -> Self {
+        match error {
+            FrameError::NegativeSize(size) => FrameCodecError::NegativeSize(size),
+            FrameError::TooLarge { size, max } => FrameCodecError::TooLarge { size, max },
+        }
+    }
 }
 
 /// Splits a stream into size-prefixed frames and writes frames with their prefix.
@@ -67,17 +64,6 @@ impl FrameCodec {
     pub fn max_frame_size(&self) -> usize {
         self.max_frame_size
     }
-
-    fn check(&self, size: usize) -> Result<(), FrameCodecError> {
-        if size > self.max_frame_size {
-            Err(FrameCodecError::TooLarge {
-                size,
-                max: self.max_frame_size,
-            })
-        } else {
-            Ok(())
-        }
-    }
 }
 
 impl Decoder for FrameCodec {
@@ -85,20 +71,7 @@ impl Decoder for FrameCodec {
     type Error = FrameCodecError;
 
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Bytes>, FrameCodecError> {
-        let Some(prefix) = src.first_chunk::<4>() else {
-            return Ok(None);
-        };
-        let size = i32::from_be_bytes(*prefix);
-        let size = usize::try_from(size).map_err(|_| FrameCodecError::NegativeSize(size))?;
-        self.check(size)?;
-        if src.len() < 4 + size {
-            // The prefix is only a claim: make room for the next read, never
-            // for the whole frame (see the module's "Memory" section).
-            src.reserve((4 + size - src.len()).min(READ_AHEAD));
-            return Ok(None);
-        }
-        src.advance(4);
-        Ok(Some(src.split_to(size).freeze()))
+        Ok(next_frame(src, self.max_frame_size)?)
     }
 }
 
@@ -107,11 +80,12 @@ impl<T: AsRef<[u8]>> Encoder<T> for FrameCodec {
 
     fn encode(&mut self, frame: T, dst: &mut BytesMut) -> Result<(), FrameCodecError> {
         let frame = frame.as_ref();
-        self.check(frame.len())?;
-        let size = i32::try_from(frame.len()).map_err(|_| FrameCodecError::TooLarge {
+        let too_large = FrameError::TooLarge {
             size: frame.len(),
             max: self.max_frame_size,
-        })?;
+        };
+        let size = i32::try_from(frame.len()).map_err(|_| too_large)?;
+        frame_size(size.to_be_bytes(), self.max_frame_size)?;
         dst.reserve(4 + frame.len());
         dst.put_i32(size);
         dst.put_slice(frame);
@@ -122,6 +96,7 @@ impl<T: AsRef<[u8]>> Encoder<T> for FrameCodec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::frame::READ_AHEAD;
 
     #[test]
     fn splits_frames_and_waits_for_more() {

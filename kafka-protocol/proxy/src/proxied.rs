@@ -3,10 +3,12 @@
 
 use bytes::Bytes;
 
-use kafka_wire::frame::{RequestFrame, ResponseFrame};
+use kafka_wire::frame::{
+    expects_response, peek_request, response_body_version, RequestFrame, ResponseFrame,
+};
 use kafka_wire::messages::{RequestHeader, ResponseHeader};
 use kafka_wire::runtime::{DecodeError, DecodeErrorKind, Message, Reader};
-use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
+use kafka_wire::{ApiKey, RequestBody, ResponseBody};
 
 use super::error::{ProxyError, Side};
 
@@ -33,7 +35,7 @@ impl ProxiedRequest {
             side: Side::Client,
             source,
         };
-        let peek = kafka_wire::frame::peek_request(&frame).map_err(bad)?;
+        let peek = peek_request(&frame).map_err(bad)?;
         let (header_len, expects_response) = match peek.api() {
             Some(api) => {
                 let mut reader = Reader::new(&frame);
@@ -43,8 +45,7 @@ impl ProxiedRequest {
                 )
                 .map_err(bad)?;
                 let header_len = reader.offset();
-                let expects = api != ApiKey::Produce
-                    || produce_acks(&frame[header_len..], peek.api_version) != Some(0);
+                let expects = expects_response(api, peek.api_version, &frame[header_len..]);
                 (header_len, expects)
             }
             None => (8, true),
@@ -148,17 +149,6 @@ impl ProxiedRequest {
     }
 }
 
-/// Reads `acks` at the front of a Produce request body, skipping the
-/// transactional id of v3 and later; `None` when the body is too short.
-fn produce_acks(body: &[u8], version: i16) -> Option<i16> {
-    let mut reader = Reader::new(body);
-    if version >= 3 {
-        let flexible = ApiKey::Produce.is_flexible(version);
-        reader.read_nullable_string(flexible).ok()?;
-    }
-    reader.read_i16().ok()
-}
-
 /// A response frame from the broker, paired with the request it answers.
 #[derive(Debug, Clone)]
 pub struct ProxiedResponse {
@@ -173,21 +163,23 @@ pub struct ProxiedResponse {
 impl ProxiedResponse {
     /// Reads the header of a response frame to `request`.
     ///
-    /// An ApiVersions response always has header v0. A broker that does not
-    /// support the ApiVersions version asked answers with a v0 body whose
-    /// error code is UNSUPPORTED_VERSION (35): such a body is read at v0.
+    /// An ApiVersions response always has header v0, and its body is read
+    /// at the version [`response_body_version`] gives: v0 for the answer to
+    /// a version the broker does not support.
     pub fn parse(frame: Bytes, request: &ProxiedRequest) -> Result<Self, ProxyError> {
         let bad = |source| ProxyError::BadHeader {
             side: Side::Broker,
             source,
         };
         let api = request.api();
-        let mut version = request.api_version();
         let header_len = match api {
             Some(api) => {
                 let mut reader = Reader::new(&frame);
-                ResponseHeader::decode_prefix(&mut reader, api.response_header_version(version))
-                    .map_err(bad)?;
+                ResponseHeader::decode_prefix(
+                    &mut reader,
+                    api.response_header_version(request.api_version()),
+                )
+                .map_err(bad)?;
                 reader.offset()
             }
             None => {
@@ -197,12 +189,10 @@ impl ProxiedResponse {
                 4
             }
         };
-        if api == Some(ApiKey::ApiVersions) {
-            let error = frame.get(header_len..header_len + 2);
-            if error == Some(&ErrorCode::UnsupportedVersion.code().to_be_bytes()[..]) {
-                version = 0;
-            }
-        }
+        let version = match api {
+            Some(api) => response_body_version(api, request.api_version(), &frame[header_len..]),
+            None => request.api_version(),
+        };
         Ok(ProxiedResponse {
             correlation_id: correlation_id(&frame).map_err(bad)?,
             frame,

@@ -1,0 +1,159 @@
+//! Request frames: a request header and the body its api key and version
+//! select.
+
+use crate::messages::RequestHeader;
+use crate::runtime::{
+    DecodeError, DecodeErrorKind, Encode, EncodeBuf, EncodeError, EncodeErrorKind, Message, Reader,
+    Writer,
+};
+use crate::{ApiKey, RequestBody};
+
+use super::size_prefix;
+
+/// The fields every request header starts with, read without decoding the
+/// rest of the frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestPeek {
+    /// The api key, as sent; it may be one this crate does not know.
+    pub api_key: i16,
+    /// The api version, as sent.
+    pub api_version: i16,
+    /// The correlation id the response must echo.
+    pub correlation_id: i32,
+}
+
+impl RequestPeek {
+    /// The api, when this crate knows the key.
+    pub fn api(&self) -> Option<ApiKey> {
+        ApiKey::from_key(self.api_key)
+    }
+}
+
+/// Reads the api key, version and correlation id at the front of a request
+/// frame (without size prefix), decoding nothing else.
+pub fn peek_request(frame: &[u8]) -> Result<RequestPeek, DecodeError> {
+    let mut reader = Reader::new(frame);
+    let api_key = reader
+        .read_i16()
+        .map_err(|e| e.in_field("request_api_key"))?;
+    let api_version = reader
+        .read_i16()
+        .map_err(|e| e.in_field("request_api_version"))?;
+    let correlation_id = reader
+        .read_i32()
+        .map_err(|e| e.in_field("correlation_id"))?;
+    Ok(RequestPeek {
+        api_key,
+        api_version,
+        correlation_id,
+    })
+}
+
+/// A decoded request: its header and its body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestFrame<'a> {
+    /// The header, whose api key and version select the body.
+    pub header: RequestHeader<'a>,
+    /// The body.
+    pub body: RequestBody<'a>,
+}
+
+impl<'a> RequestFrame<'a> {
+    /// Decodes a request frame without its size prefix. Every byte must be
+    /// consumed.
+    pub fn decode(frame: &'a [u8]) -> Result<Self, DecodeError> {
+        let peek = peek_request(frame)?;
+        let api = peek.api().ok_or_else(|| {
+            DecodeError::new(0, DecodeErrorKind::UnknownApiKey(peek.api_key))
+                .in_field("request_api_key")
+        })?;
+        let mut reader = Reader::new(frame);
+        let header_version = api.request_header_version(peek.api_version);
+        let header = RequestHeader::decode_prefix(&mut reader, header_version)?;
+        let body_start = reader.offset();
+        let body = RequestBody::decode(reader.rest(), api, peek.api_version)
+            .map_err(|e| e.shifted(body_start))?;
+        Ok(RequestFrame { header, body })
+    }
+
+    /// The api of this request.
+    pub fn api_key(&self) -> ApiKey {
+        self.body.api_key()
+    }
+
+    /// The api version, from the header.
+    pub fn api_version(&self) -> i16 {
+        self.header.request_api_version
+    }
+
+    /// Whether the receiver answers this request: every request but a
+    /// Produce with `acks = 0` (see [`expects_response`](super::expects_response)).
+    pub fn expects_response(&self) -> bool {
+        match &self.body {
+            #[cfg(feature = "client-apis")]
+            RequestBody::Produce(produce) => produce.acks != 0,
+            _ => true,
+        }
+    }
+
+    /// The header version this request uses.
+    pub fn header_version(&self) -> i16 {
+        self.api_key().request_header_version(self.api_version())
+    }
+
+    /// The exact size of the frame without its size prefix.
+    pub fn encoded_len(&self) -> usize {
+        self.header.encoded_len(self.header_version()) + self.body.encoded_len(self.api_version())
+    }
+
+    /// Encodes the header and body, without a size prefix.
+    ///
+    /// Fails with [`EncodeErrorKind::ApiKeyMismatch`], writing nothing, when
+    /// the header's api key is not the body's: a peer would decode the body
+    /// as another api's.
+    pub fn encode<B: EncodeBuf + ?Sized>(&self, buf: &mut B) -> Result<(), EncodeError> {
+        self.check_api_key()?;
+        let mut writer = buf.writer();
+        writer.reserve(self.encoded_len());
+        self.encode_parts(&mut writer)
+    }
+
+    /// Writes the header and the body into room the caller has made.
+    fn encode_parts(&self, writer: &mut Writer<'_>) -> Result<(), EncodeError> {
+        self.header
+            .encode_to_writer(writer, self.header_version())?;
+        self.body.encode_to_writer(writer, self.api_version())
+    }
+
+    fn check_api_key(&self) -> Result<(), EncodeError> {
+        let body = self.body.api_key().key();
+        if self.header.request_api_key == body {
+            return Ok(());
+        }
+        Err(EncodeError::new(EncodeErrorKind::ApiKeyMismatch {
+            header: self.header.request_api_key,
+            body,
+        })
+        .in_field("request_api_key"))
+    }
+
+    /// Copies what still borrows from the input, so that the frame can
+    /// outlive it (be kept, or sent to another thread).
+    pub fn into_owned(self) -> RequestFrame<'static> {
+        RequestFrame {
+            header: self.header.into_owned(),
+            body: self.body.into_owned(),
+        }
+    }
+
+    /// Encodes the frame with its int32 size prefix, as it goes on the wire.
+    pub fn encode_with_size<B: EncodeBuf + ?Sized>(&self, buf: &mut B) -> Result<(), EncodeError> {
+        self.check_api_key()?;
+        let len = self.encoded_len();
+        let size = size_prefix(len)?;
+        let mut writer = buf.writer();
+        writer.reserve(4 + len);
+        writer.put_i32(size);
+        self.encode_parts(&mut writer)
+    }
+}
