@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostics::Located;
 use crate::emit::{self, EmitOptions, GeneratedFile, Layout};
+use crate::error::CodegenError;
 use crate::ir::{self, MessageIr};
 use crate::model::{MessageKind, Schema, SchemaSet};
-use crate::CodegenError;
 
 /// The file in the output directory that lists the files
 /// [`Config::compile`] wrote, one name per line, so that a later run removes

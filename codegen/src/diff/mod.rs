@@ -252,7 +252,7 @@ pub enum DiffError {
         side: &'static str,
         /// The underlying error.
         #[source]
-        source: crate::CodegenError,
+        source: crate::error::CodegenError,
     },
     /// The changes could not be written as JSON.
     #[error("cannot write JSON: {0}")]

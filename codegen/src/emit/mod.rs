@@ -16,6 +16,7 @@ mod types;
 use proc_macro2::TokenStream;
 use quote::quote;
 
+pub use crate::error::EmitError;
 use crate::ir::MessageIr;
 pub(crate) use common::{doc_attrs, ident};
 
@@ -51,16 +52,6 @@ pub struct GeneratedFile {
     pub name: String,
     /// The formatted Rust source.
     pub contents: String,
-}
-
-/// An emitted token stream that did not parse as Rust: a bug in the emitter.
-#[derive(Debug, thiserror::Error)]
-#[error("generated code for {file} does not parse: {message}")]
-pub struct EmitError {
-    /// The file being generated.
-    pub file: String,
-    /// The parser's message.
-    pub message: String,
 }
 
 /// Generates one file per message, then `mod.rs` with the api-key enum and
