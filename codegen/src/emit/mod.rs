@@ -2,12 +2,14 @@
 //! with `syn` and formatted with `prettyplease`.
 //!
 //! Each concern has its own module: `types` for struct definitions,
-//! `decode`, `encode`, `json` and `owned` for the trait impls, and `api`
-//! for the api-key enum and dispatch.
+//! `decode`, `encode`, `json` and `owned` for the trait impls, `api` for the
+//! api-key enum and dispatch, and `doc_comments` for the documentation of
+//! what they generate. `common` holds what they share.
 
 mod api;
 mod common;
 mod decode;
+mod doc_comments;
 mod encode;
 mod json;
 mod owned;
@@ -18,7 +20,8 @@ use quote::quote;
 
 pub use crate::error::EmitError;
 use crate::ir::MessageIr;
-pub(crate) use common::{doc_attrs, ident};
+pub(crate) use common::ident;
+pub(crate) use doc_comments::doc_attrs;
 
 /// How generated files refer to each other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -127,9 +130,9 @@ fn message_file(message: &MessageIr, runtime: &TokenStream, json: bool) -> Token
     let mut items = Vec::new();
     for (i, s) in structs.iter().enumerate() {
         let doc = if i == 0 {
-            types::message_doc(message)
+            doc_comments::message_doc(message)
         } else {
-            types::struct_doc(message, s)
+            doc_comments::struct_doc(message, s)
         };
         items.push(types::struct_definition(message, s, &doc));
         if i == 0 {
@@ -234,7 +237,7 @@ fn message_impl(message: &MessageIr) -> TokenStream {
 fn root_file(messages: &[MessageIr], runtime: &TokenStream, options: &EmitOptions) -> TokenStream {
     let modules = messages.iter().map(|m| {
         let module = ident(&m.module_name);
-        let doc = doc_attrs(&format!("The `{}` message and its structs.", m.name));
+        let doc = doc_attrs(&doc_comments::module_doc(m));
         match options.layout {
             Layout::OutDir => {
                 let file = format!("/{}.rs", m.module_name);
