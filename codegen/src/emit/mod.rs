@@ -1,7 +1,7 @@
 //! Stage 4: Rust source from the IR, built as tokens with `quote`, parsed
 //! with `syn` and formatted with `prettyplease`.
 //!
-//! Each concern has its own module: `types` for struct definitions,
+//! Each concern has its own module: `structs` for struct definitions,
 //! `decode`, `encode`, `json` and `owned` for the trait impls, `api` for the
 //! api-key enum and dispatch, and `doc_comments` for the documentation of
 //! what they generate. `common` holds what they share.
@@ -13,7 +13,7 @@ mod doc_comments;
 mod encode;
 mod json;
 mod owned;
-mod types;
+mod structs;
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -134,7 +134,7 @@ fn message_file(message: &MessageIr, runtime: &TokenStream, json: bool) -> Token
         } else {
             doc_comments::struct_doc(message, s)
         };
-        items.push(types::struct_definition(message, s, &doc));
+        items.push(structs::struct_definition(message, s, &doc));
         if i == 0 {
             items.push(message_impl(message));
         }
