@@ -32,6 +32,6 @@ pub mod ir;
 pub mod model;
 pub mod parse;
 
-pub use config::{Config, Summary, MANIFEST};
+pub use config::{Config, GenerationSummary, MANIFEST};
 pub use emit::Layout;
 pub use error::CodegenError;

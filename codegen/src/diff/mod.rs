@@ -17,11 +17,11 @@
 //!   documentation.
 //! - [`Verdict::Removed`] and [`Verdict::Added`]: whole messages.
 //!
-//! A CI job fails the build when [`Summary::fails`] is true, that is on any
+//! A CI job fails the build when [`DiffSummary::fails`] is true, that is on any
 //! breaking change or removed message.
 //!
 //! ```no_run
-//! use kafka_codegen::diff::{diff_sets, Summary};
+//! use kafka_codegen::diff::{diff_sets, DiffSummary};
 //! use kafka_codegen::model::SchemaSet;
 //!
 //! # fn main() -> Result<(), kafka_codegen::CodegenError> {
@@ -31,7 +31,7 @@
 //! for change in &changes {
 //!     println!("{change}");
 //! }
-//! assert!(!Summary::of(&changes).fails());
+//! assert!(!DiffSummary::of(&changes).fails());
 //! # Ok(())
 //! # }
 //! ```
@@ -51,7 +51,7 @@ use serde::{Deserialize, Serialize};
 
 pub use cli::{run, Format};
 pub use compare::{diff_sets, unloadable_files};
-pub use report::{to_json, Summary};
+pub use report::{to_json, DiffSummary};
 
 /// How a change affects peers speaking the versions both sets know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

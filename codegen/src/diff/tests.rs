@@ -353,7 +353,7 @@ fn messages_added_removed_and_renamed() {
             "NewRequest.json: added message-added: NewRequest (versions 0): new request NewRequest (apiKey 88) with versions 0",
         ]
     );
-    let summary = Summary::of(&changes);
+    let summary = DiffSummary::of(&changes);
     assert_eq!(
         summary.to_string(),
         "0 breaking, 2 compatible, 1 removed, 1 added"
@@ -364,7 +364,7 @@ fn messages_added_removed_and_renamed() {
 #[test]
 fn compatible_changes_do_not_fail() {
     let changes = diff(&[foo("0-1", "none", A)], &[foo("0-2", "none", A)]);
-    assert!(!Summary::of(&changes).fails());
+    assert!(!DiffSummary::of(&changes).fails());
 }
 
 #[test]
