@@ -36,8 +36,6 @@
 //! # }
 //! ```
 
-#[cfg(test)]
-mod agreement;
 mod cli;
 mod compare;
 mod report;
