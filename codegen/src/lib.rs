@@ -17,13 +17,18 @@
 //! prost-build. [`error_codes`] generates the `ErrorCode` enum from a table
 //! of Kafka's error codes.
 //!
-//! The `cli` feature (off by default) builds the `kafka-codegen` command
-//! line tool; the library alone does not depend on clap.
+//! Two features are off by default, so that a build script builds neither
+//! clap nor serde:
+//!
+//! - `diff`: the `diff` module, which compares two schema sets and says
+//!   which changes break the wire, in text or JSON (serde_json);
+//! - `cli`: the `kafka-codegen` command line tool (clap), with `diff`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod config;
 pub mod diagnostics;
+#[cfg(feature = "diff")]
 pub mod diff;
 pub mod emit;
 mod error;

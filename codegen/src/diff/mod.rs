@@ -1,5 +1,8 @@
 //! Schema evolution: which changes between two schema sets break the wire.
 //!
+//! Behind the `diff` feature (which `cli` turns on), so that a build script
+//! that only generates code builds no serde.
+//!
 //! [`diff_sets`] matches messages by name (and, for a request or response
 //! that disappeared under one name, by API key under another), then compares
 //! each pair version by version. For every version that both sets know, the
