@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostics::Located;
 use crate::emit::{self, EmitOptions, GeneratedFile, Layout};
+use crate::error::CodegenError;
 use crate::ir::{self, MessageIr};
 use crate::model::{MessageKind, Schema, SchemaSet};
-use crate::CodegenError;
 
 /// The file in the output directory that lists the files
 /// [`Config::compile`] wrote, one name per line, so that a later run removes
@@ -28,9 +28,10 @@ fn is_plain_rs_name(name: &str) -> bool {
     name.ends_with(".rs") && !name.starts_with('.') && !name.contains(['/', '\\'])
 }
 
-/// What a generation run did.
+/// What a generation run did, as [`Config::compile`] returns it and
+/// `kafka-codegen generate` prints it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Summary {
+pub struct GenerationSummary {
     /// Schemas read.
     pub schemas: usize,
     /// APIs with both a request and a response.
@@ -232,7 +233,7 @@ impl Config {
     }
 
     /// Generates the files in memory, without writing them.
-    pub fn generate(&self) -> Result<(Vec<GeneratedFile>, Summary), CodegenError> {
+    pub fn generate(&self) -> Result<(Vec<GeneratedFile>, GenerationSummary), CodegenError> {
         let set = self.load()?;
         let messages = self.lower(&set);
         let options = EmitOptions {
@@ -249,7 +250,7 @@ impl Config {
                     .any(|m| m.kind == MessageKind::Response && m.api_key == r.api_key)
             })
             .count();
-        let summary = Summary {
+        let summary = GenerationSummary {
             schemas: messages.len(),
             apis,
             versions: messages
@@ -270,7 +271,7 @@ impl Config {
     /// A file that an earlier run wrote and this run does not (a message
     /// that is no longer selected) is removed; no other file is ever
     /// touched, so the output directory may be shared with other sources.
-    pub fn compile(&self) -> Result<Summary, CodegenError> {
+    pub fn compile(&self) -> Result<GenerationSummary, CodegenError> {
         let out_dir = match &self.out_dir {
             Some(dir) => dir.clone(),
             None => std::env::var_os("OUT_DIR")

@@ -56,7 +56,7 @@ pub enum ErrorCodesError {
     },
     /// The generated code did not parse; a bug in the generator.
     #[error(transparent)]
-    Emit(#[from] crate::emit::EmitError),
+    Emit(#[from] crate::error::EmitError),
 }
 
 /// Reads the table from `text`; `path` only names it in errors.

@@ -47,6 +47,19 @@ impl Cond {
         self != Cond::Never
     }
 
+    /// True when the condition holds at `version`, which must be a version
+    /// of the context the condition was made for: an unbounded side reaches
+    /// the context's edge, and the condition cannot tell where that is.
+    pub fn holds(self, version: i16) -> bool {
+        match self {
+            Cond::Always => true,
+            Cond::Never => false,
+            Cond::Between { lowest, highest } => {
+                lowest.is_none_or(|lo| version >= lo) && highest.is_none_or(|hi| version <= hi)
+            }
+        }
+    }
+
     /// The condition as seen inside a branch where `outer` holds: `Always`
     /// when `outer` implies it, `Never` when the two exclude each other.
     pub fn given(self, outer: Cond) -> Cond {
@@ -109,6 +122,23 @@ pub enum FieldKind {
     Struct(String),
 }
 
+impl FieldKind {
+    /// True for the kinds written after a length (strings, bytes, records
+    /// and arrays), which is compact in flexible versions.
+    pub fn has_length(&self) -> bool {
+        !matches!(self, FieldKind::Scalar(_) | FieldKind::Struct(_))
+    }
+
+    /// The Rust type name of the struct this kind holds, itself or as the
+    /// elements of an array.
+    pub fn struct_name(&self) -> Option<&str> {
+        match self {
+            FieldKind::Struct(name) | FieldKind::StructArray(name) => Some(name),
+            _ => None,
+        }
+    }
+}
+
 /// A lowered field.
 #[derive(Debug, Clone)]
 pub struct FieldIr {
@@ -146,6 +176,27 @@ pub struct FieldIr {
     pub about: Option<String>,
 }
 
+impl FieldIr {
+    /// The field's tag, when it is written in the tagged-field section at
+    /// `version`, a version in which it is present.
+    pub fn tag_in(&self, version: i16) -> Option<u32> {
+        self.tagged
+            .filter(|(_, cond)| cond.holds(version))
+            .map(|(tag, _)| tag)
+    }
+
+    /// True when it may be null at `version`, a version in which it is present.
+    pub fn is_nullable_in(&self, version: i16) -> bool {
+        self.nullable.holds(version)
+    }
+
+    /// True when its length is compact (a varint) at `version`, a version in
+    /// which it is present; false for kinds written without a length.
+    pub fn is_compact_in(&self, version: i16) -> bool {
+        self.kind.has_length() && self.compact.holds(version)
+    }
+}
+
 /// A lowered struct.
 #[derive(Debug, Clone)]
 pub struct StructIr {
@@ -163,6 +214,14 @@ pub struct StructIr {
     pub has_lifetime: bool,
     /// Its documentation, from the schema.
     pub about: Option<String>,
+}
+
+impl StructIr {
+    /// The field of a given schema name, such as `ReplicaId`, unless it
+    /// exists in no version of the struct's context.
+    pub fn field(&self, schema_name: &str) -> Option<&FieldIr> {
+        self.fields.iter().find(|f| f.schema_name == schema_name)
+    }
 }
 
 /// A lowered message: its top-level struct first, then every nested struct.
@@ -192,6 +251,12 @@ impl MessageIr {
     /// The top-level struct.
     pub fn top(&self) -> &StructIr {
         &self.structs[0]
+    }
+
+    /// The struct of a given Rust type name, as [`FieldKind`] names it,
+    /// unless it is reached in no valid version.
+    pub fn find_struct(&self, type_name: &str) -> Option<&StructIr> {
+        self.structs.iter().find(|s| s.type_name == type_name)
     }
 }
 

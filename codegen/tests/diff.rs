@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use kafka_codegen::diff::{
-    diff_sets, to_json, unloadable_files, Change, ChangeKind, Summary, Verdict,
+    diff_sets, to_json, unloadable_files, Change, ChangeKind, DiffSummary, Verdict,
 };
 use kafka_codegen::model::SchemaSet;
 
@@ -78,7 +78,7 @@ fn kafka_2024_10_to_4_1_matches_the_fixture() -> TestResult {
 
     let changes = diff_sets(&old, &new);
     check_fixture(&fixture("json"), &to_json(&changes)?)?;
-    let summary = Summary::of(&changes);
+    let summary = DiffSummary::of(&changes);
     let mut text: String = changes.iter().map(|c| format!("{c}\n")).collect();
     text.push_str(&format!("{summary}\n"));
     check_fixture(&fixture("txt"), &text)?;

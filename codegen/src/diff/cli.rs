@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use super::{diff_sets, to_json, unloadable_files, DiffError, Summary};
+use super::{diff_sets, to_json, unloadable_files, DiffError, DiffSummary};
 use crate::model::SchemaSet;
 
 /// The output format of `kafka-codegen diff`.
@@ -92,7 +92,7 @@ fn run_inner(
         }
     }
     let changes = diff_sets(&old_set, &new_set);
-    let summary = Summary::of(&changes);
+    let summary = DiffSummary::of(&changes);
     match format {
         Format::Text => {
             for change in &changes {

@@ -1,11 +1,16 @@
 //! The comparison itself: messages matched by name or API key, fields by
 //! name or by position and shape, version by version.
+//!
+//! Fields are matched and named as the schemas declare them; what a field
+//! looks like on the wire in a version (tagged, nullable, compact, and the
+//! message flexible) is read from each schema's IR, as the generated code is.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::report::format_versions;
-use super::shape::{field_shape, is_compact, message_shape, TypeSig, MAX_DEPTH};
+use super::shape::{field_shape, message_shape, TypeSig, MAX_DEPTH};
 use super::{Change, ChangeKind};
+use crate::ir::{self, FieldIr, MessageIr, StructIr};
 use crate::model::{Field, Schema, SchemaSet, Versions};
 
 /// A set of versions, small and ordered.
@@ -210,6 +215,7 @@ impl Findings {
 
 /// Compares one pair of schemas that stand for the same message.
 fn compare_schemas(old: &Schema, new: &Schema) -> Vec<Change> {
+    let (old_ir, new_ir) = (ir::lower(old), ir::lower(new));
     let (ov, nv) = (old.valid_versions, new.valid_versions);
     let cap = [ov.lowest, nv.lowest, ov.highest, nv.highest]
         .into_iter()
@@ -269,7 +275,7 @@ fn compare_schemas(old: &Schema, new: &Schema) -> Vec<Change> {
     let flexibility_changed: VersionSet = shared
         .iter()
         .copied()
-        .filter(|&v| of.contains(v) != nf.contains(v))
+        .filter(|&v| old_ir.top().flexible.holds(v) != new_ir.top().flexible.holds(v))
         .collect();
     findings.add(
         None,
@@ -281,13 +287,25 @@ fn compare_schemas(old: &Schema, new: &Schema) -> Vec<Change> {
         *kind != ChangeKind::FlexibleVersionsChanged || !versions.is_empty()
     });
 
-    let mut fields = FieldComparison { old, new, findings };
-    fields.compare(&old.fields, &new.fields, "", &shared, &added, 0);
+    let mut fields = FieldComparison {
+        old,
+        new,
+        old_ir: &old_ir,
+        new_ir: &new_ir,
+        findings,
+    };
+    let top = Level {
+        olds: &old.fields,
+        news: &new.fields,
+        old_ir: Some(old_ir.top()),
+        new_ir: Some(new_ir.top()),
+    };
+    fields.compare(top, "", &shared, &added, 0);
     let mut findings = fields.findings;
 
     for &version in &shared {
         if !findings.breaking_in(version)
-            && !message_shape(old, version).accepts(&message_shape(new, version))
+            && !message_shape(&old_ir, version).accepts(&message_shape(&new_ir, version))
         {
             findings.add(
                 None,
@@ -325,12 +343,43 @@ struct Pair {
 struct FieldComparison<'a> {
     old: &'a Schema,
     new: &'a Schema,
+    old_ir: &'a MessageIr,
+    new_ir: &'a MessageIr,
     findings: Findings,
 }
 
-/// The tag of a field in a version where it is tagged.
-fn tag_in(field: &Field, version: i16) -> Option<u32> {
-    field.tag.filter(|_| field.is_tagged_in(version))
+/// One struct (or the message itself) on both sides: its fields as the
+/// schemas declare them, and as the IR lowered them. The IR's side is
+/// `None` for a struct reached in no valid version, whose fields then exist
+/// in no version compared.
+#[derive(Clone, Copy)]
+struct Level<'a> {
+    olds: &'a [Field],
+    news: &'a [Field],
+    old_ir: Option<&'a StructIr>,
+    new_ir: Option<&'a StructIr>,
+}
+
+impl<'a> Level<'a> {
+    /// The lowered form of a field of the old side.
+    fn old_field(&self, field: &Field) -> Option<&'a FieldIr> {
+        self.old_ir?.field(&field.name)
+    }
+
+    /// The lowered form of a field of the new side.
+    fn new_field(&self, field: &Field) -> Option<&'a FieldIr> {
+        self.new_ir?.field(&field.name)
+    }
+}
+
+/// The lowered struct a lowered field holds, itself or as array elements.
+fn nested_struct<'m>(message: &'m MessageIr, field: Option<&FieldIr>) -> Option<&'m StructIr> {
+    message.find_struct(field?.kind.struct_name()?)
+}
+
+/// The tag of a lowered field in a version where it is tagged.
+fn tag_in(field: Option<&FieldIr>, version: i16) -> Option<u32> {
+    field.and_then(|f| f.tag_in(version))
 }
 
 /// How many characters of a text a detail quotes before cutting it short.
@@ -361,23 +410,23 @@ impl FieldComparison<'_> {
     /// only the new set knows in which the new container exists.
     fn compare(
         &mut self,
-        olds: &[Field],
-        news: &[Field],
+        level: Level<'_>,
         prefix: &str,
         shared: &VersionSet,
         new_only: &VersionSet,
         depth: usize,
     ) {
-        let pairs = self.pair(olds, news, shared, depth);
+        let (olds, news) = (level.olds, level.news);
+        let pairs = self.pair(level, shared, depth);
         for pair in &pairs {
             match (pair.old.map(|i| &olds[i]), pair.new.map(|j| &news[j])) {
                 (Some(o), Some(n)) => {
-                    self.compare_pair(o, n, pair.renamed, olds, prefix, shared, new_only, depth)
+                    self.compare_pair(o, n, pair.renamed, level, prefix, shared, new_only, depth)
                 }
                 (Some(o), None) => {
                     let path = format!("{prefix}{}", o.name);
                     for &v in shared.iter().filter(|&&v| o.versions.contains(v)) {
-                        self.removed_in(v, o, &path);
+                        self.removed_in(v, o, &path, level);
                     }
                 }
                 (None, Some(n)) => {
@@ -385,7 +434,7 @@ impl FieldComparison<'_> {
                     let mut in_shared = false;
                     for &v in shared.iter().filter(|&&v| n.versions.contains(v)) {
                         in_shared = true;
-                        self.added_in(v, n, &path, olds);
+                        self.added_in(v, n, &path, level);
                     }
                     let in_new: VersionSet = new_only
                         .iter()
@@ -407,14 +456,15 @@ impl FieldComparison<'_> {
                 (None, None) => {}
             }
         }
-        self.check_order(olds, news, &pairs, prefix, shared);
+        self.check_order(level, &pairs, prefix, shared);
     }
 
     /// Matches fields by name, then pairs what is left by position: the k-th
     /// unmatched old field and the k-th unmatched new field after the same
     /// number of matched fields are a rename when they coexist in some shared
     /// version and have the same wire shape in every shared version.
-    fn pair(&self, olds: &[Field], news: &[Field], shared: &VersionSet, depth: usize) -> Vec<Pair> {
+    fn pair(&self, level: Level<'_>, shared: &VersionSet, depth: usize) -> Vec<Pair> {
+        let (olds, news) = (level.olds, level.news);
         let mut old_match: Vec<Option<usize>> = vec![None; olds.len()];
         let mut new_match: Vec<Option<usize>> = vec![None; news.len()];
         for (j, n) in news.iter().enumerate() {
@@ -445,7 +495,7 @@ impl FieldComparison<'_> {
                 continue;
             };
             for (&i, &j) in old_indices.iter().zip(new_indices) {
-                if self.same_wire_shape(&olds[i], &news[j], shared, depth) {
+                if self.same_wire_shape(level, &olds[i], &news[j], shared, depth) {
                     old_match[i] = Some(j);
                     new_match[j] = Some(i);
                     renamed[i] = true;
@@ -475,15 +525,28 @@ impl FieldComparison<'_> {
         pairs
     }
 
-    fn same_wire_shape(&self, o: &Field, n: &Field, shared: &VersionSet, depth: usize) -> bool {
+    fn same_wire_shape(
+        &self,
+        level: Level<'_>,
+        o: &Field,
+        n: &Field,
+        shared: &VersionSet,
+        depth: usize,
+    ) -> bool {
+        let (Some(old_lowered), Some(new_lowered)) = (level.old_field(o), level.new_field(n))
+        else {
+            // A field the IR leaves out exists in no version compared.
+            return false;
+        };
         let mut coexist = false;
         for &v in shared {
             match (o.versions.contains(v), n.versions.contains(v)) {
                 (false, false) => {}
                 (true, true) => {
                     coexist = true;
-                    if tag_in(o, v) != tag_in(n, v)
-                        || field_shape(self.old, o, v, depth) != field_shape(self.new, n, v, depth)
+                    if old_lowered.tag_in(v) != new_lowered.tag_in(v)
+                        || field_shape(self.old_ir, old_lowered, v, depth)
+                            != field_shape(self.new_ir, new_lowered, v, depth)
                     {
                         return false;
                     }
@@ -500,7 +563,7 @@ impl FieldComparison<'_> {
         o: &Field,
         n: &Field,
         renamed: bool,
-        olds: &[Field],
+        level: Level<'_>,
         prefix: &str,
         shared: &VersionSet,
         new_only: &VersionSet,
@@ -525,8 +588,8 @@ impl FieldComparison<'_> {
         }
         for &v in shared {
             match (o.versions.contains(v), n.versions.contains(v)) {
-                (false, true) => self.added_in(v, n, &path, olds),
-                (true, false) => self.removed_in(v, o, &path),
+                (false, true) => self.added_in(v, n, &path, level),
+                (true, false) => self.removed_in(v, o, &path, level),
                 _ => {}
             }
         }
@@ -550,8 +613,9 @@ impl FieldComparison<'_> {
                 &both,
             );
         }
+        let (old_lowered, new_lowered) = (level.old_field(o), level.new_field(n));
         for &v in &both {
-            self.compare_in(v, o, n, &path, same_sig);
+            self.compare_in(v, old_lowered, new_lowered, &path, same_sig);
         }
         self.compare_metadata(o, n, &path, &both);
 
@@ -571,22 +635,29 @@ impl FieldComparison<'_> {
                 .copied()
                 .filter(|&v| n.versions.contains(v))
                 .collect();
-            self.compare(
-                &old_struct.fields,
-                &new_struct.fields,
-                &format!("{path}."),
-                &both,
-                &new_only,
-                depth + 1,
-            );
+            let level = Level {
+                olds: &old_struct.fields,
+                news: &new_struct.fields,
+                old_ir: nested_struct(self.old_ir, old_lowered),
+                new_ir: nested_struct(self.new_ir, new_lowered),
+            };
+            self.compare(level, &format!("{path}."), &both, &new_only, depth + 1);
         }
     }
 
-    /// Compares a field present on both sides in shared version `v`.
-    fn compare_in(&mut self, v: i16, o: &Field, n: &Field, path: &str, same_sig: bool) {
+    /// Compares a field present on both sides in shared version `v`, in
+    /// its lowered forms.
+    fn compare_in(
+        &mut self,
+        v: i16,
+        o: Option<&FieldIr>,
+        n: Option<&FieldIr>,
+        path: &str,
+        same_sig: bool,
+    ) {
         let (old_nullable, new_nullable) = (
-            o.nullable_versions.contains(v),
-            n.nullable_versions.contains(v),
+            o.is_some_and(|o| o.is_nullable_in(v)),
+            n.is_some_and(|n| n.is_nullable_in(v)),
         );
         if old_nullable != new_nullable {
             let detail = if new_nullable {
@@ -619,8 +690,11 @@ impl FieldComparison<'_> {
             _ => {}
         }
         let same_flexibility =
-            self.old.flexible_versions.contains(v) == self.new.flexible_versions.contains(v);
-        let (old_compact, new_compact) = (is_compact(self.old, o, v), is_compact(self.new, n, v));
+            self.old_ir.top().flexible.holds(v) == self.new_ir.top().flexible.holds(v);
+        let (old_compact, new_compact) = (
+            o.is_some_and(|o| o.is_compact_in(v)),
+            n.is_some_and(|n| n.is_compact_in(v)),
+        );
         if same_sig && same_flexibility && old_compact != new_compact {
             let detail = if new_compact {
                 "now uses the compact encoding (field flexibleVersions changed)"
@@ -689,11 +763,12 @@ impl FieldComparison<'_> {
 
     /// A new field `n` exists in shared version `v`, where the old schema
     /// had no counterpart.
-    fn added_in(&mut self, v: i16, n: &Field, path: &str, olds: &[Field]) {
-        let (kind, detail) = match tag_in(n, v) {
-            Some(tag) => match olds
+    fn added_in(&mut self, v: i16, n: &Field, path: &str, level: Level<'_>) {
+        let (kind, detail) = match tag_in(level.new_field(n), v) {
+            Some(tag) => match level
+                .olds
                 .iter()
-                .find(|f| f.versions.contains(v) && tag_in(f, v) == Some(tag))
+                .find(|f| f.versions.contains(v) && tag_in(level.old_field(f), v) == Some(tag))
             {
                 Some(previous) => (
                     ChangeKind::TagReused,
@@ -716,8 +791,8 @@ impl FieldComparison<'_> {
     }
 
     /// An old field `o` no longer exists in shared version `v`.
-    fn removed_in(&mut self, v: i16, o: &Field, path: &str) {
-        let detail = match tag_in(o, v) {
+    fn removed_in(&mut self, v: i16, o: &Field, path: &str, level: Level<'_>) {
+        let detail = match tag_in(level.old_field(o), v) {
             Some(tag) => format!(
                 "tagged field {tag} ({}) removed from a version that still exists",
                 o.ty
@@ -730,14 +805,8 @@ impl FieldComparison<'_> {
 
     /// Reports, per shared version, untagged fields present on both sides
     /// that are encoded in another order.
-    fn check_order(
-        &mut self,
-        olds: &[Field],
-        news: &[Field],
-        pairs: &[Pair],
-        prefix: &str,
-        shared: &VersionSet,
-    ) {
+    fn check_order(&mut self, level: Level<'_>, pairs: &[Pair], prefix: &str, shared: &VersionSet) {
+        let (olds, news) = (level.olds, level.news);
         let container = Some(prefix.trim_end_matches('.'))
             .filter(|p| !p.is_empty())
             .map(str::to_owned);
@@ -748,8 +817,8 @@ impl FieldComparison<'_> {
                         let (o, n) = (&olds[i], &news[j]);
                         o.versions.contains(v)
                             && n.versions.contains(v)
-                            && tag_in(o, v).is_none()
-                            && tag_in(n, v).is_none()
+                            && tag_in(level.old_field(o), v).is_none()
+                            && tag_in(level.new_field(n), v).is_none()
                     }
                     _ => false,
                 }

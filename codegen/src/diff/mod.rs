@@ -1,5 +1,8 @@
 //! Schema evolution: which changes between two schema sets break the wire.
 //!
+//! Behind the `diff` feature (which `cli` turns on), so that a build script
+//! that only generates code builds no serde.
+//!
 //! [`diff_sets`] matches messages by name (and, for a request or response
 //! that disappeared under one name, by API key under another), then compares
 //! each pair version by version. For every version that both sets know, the
@@ -17,11 +20,11 @@
 //!   documentation.
 //! - [`Verdict::Removed`] and [`Verdict::Added`]: whole messages.
 //!
-//! A CI job fails the build when [`Summary::fails`] is true, that is on any
+//! A CI job fails the build when [`DiffSummary::fails`] is true, that is on any
 //! breaking change or removed message.
 //!
 //! ```no_run
-//! use kafka_codegen::diff::{diff_sets, Summary};
+//! use kafka_codegen::diff::{diff_sets, DiffSummary};
 //! use kafka_codegen::model::SchemaSet;
 //!
 //! # fn main() -> Result<(), kafka_codegen::CodegenError> {
@@ -31,13 +34,11 @@
 //! for change in &changes {
 //!     println!("{change}");
 //! }
-//! assert!(!Summary::of(&changes).fails());
+//! assert!(!DiffSummary::of(&changes).fails());
 //! # Ok(())
 //! # }
 //! ```
 
-#[cfg(test)]
-mod agreement;
 mod cli;
 mod compare;
 mod report;
@@ -51,7 +52,7 @@ use serde::{Deserialize, Serialize};
 
 pub use cli::{run, Format};
 pub use compare::{diff_sets, unloadable_files};
-pub use report::{to_json, Summary};
+pub use report::{to_json, DiffSummary};
 
 /// How a change affects peers speaking the versions both sets know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -252,7 +253,7 @@ pub enum DiffError {
         side: &'static str,
         /// The underlying error.
         #[source]
-        source: crate::CodegenError,
+        source: crate::error::CodegenError,
     },
     /// The changes could not be written as JSON.
     #[error("cannot write JSON: {0}")]

@@ -54,9 +54,10 @@ pub fn to_json(changes: &[Change]) -> Result<String, DiffError> {
     Ok(text)
 }
 
-/// How many changes got each verdict.
+/// How many changes of a comparison got each verdict, as `kafka-codegen
+/// diff` prints it on its last line.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Summary {
+pub struct DiffSummary {
     /// Changes that break a version both sets know.
     pub breaking: usize,
     /// Changes peers survive.
@@ -67,10 +68,10 @@ pub struct Summary {
     pub added: usize,
 }
 
-impl Summary {
+impl DiffSummary {
     /// Counts the verdicts of `changes`.
-    pub fn of(changes: &[Change]) -> Summary {
-        let mut summary = Summary::default();
+    pub fn of(changes: &[Change]) -> DiffSummary {
+        let mut summary = DiffSummary::default();
         for change in changes {
             match change.verdict {
                 Verdict::Breaking => summary.breaking += 1,
@@ -88,7 +89,7 @@ impl Summary {
     }
 }
 
-impl fmt::Display for Summary {
+impl fmt::Display for DiffSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,

@@ -1,12 +1,18 @@
 //! The wire shape of a message at one version: what a peer actually encodes.
 //!
+//! Shapes are read from the IR (`crate::ir`), the form the code generator
+//! emits from, so that the diff judges exactly the bytes the generated code
+//! writes: which fields are present, tagged, nullable and compact in a
+//! version is worked out once, by [`crate::ir::lower`].
+//!
 //! Names, documentation and defaults are left out on purpose: two schemas
 //! whose shapes are equal at a version produce the same bytes at that
 //! version.
 
 use std::collections::BTreeMap;
 
-use crate::model::{Field, FieldType, Scalar, Schema};
+use crate::ir::{FieldIr, FieldKind, MessageIr, StructIr};
+use crate::model::{FieldType, Scalar};
 
 /// How deep structs may nest before the shape stops recursing. Kafka's
 /// deepest messages nest four or five levels; a cycle would otherwise never end.
@@ -50,8 +56,8 @@ pub(crate) enum TypeShape {
     Array(Box<TypeShape>),
     /// A struct, expanded.
     Struct(Shape),
-    /// A struct the schema does not define (cannot happen in a validated
-    /// schema), or one nested too deep; compared by name.
+    /// A struct the IR does not hold (cannot happen in a validated schema),
+    /// or one nested too deep; compared by its Rust type name.
     Opaque(String),
 }
 
@@ -87,40 +93,21 @@ impl TypeSig {
     }
 }
 
-/// True when the type's length prefix changes between the classic and the
-/// compact encoding.
-pub(crate) fn has_length(ty: &FieldType) -> bool {
-    matches!(
-        ty,
-        FieldType::String | FieldType::Bytes | FieldType::Records | FieldType::Array(_)
-    )
+/// The wire shape of the whole message at `version`, a valid version.
+pub(crate) fn message_shape(message: &MessageIr, version: i16) -> Shape {
+    struct_shape(message, message.top(), version, 0)
 }
 
-/// True when `field` uses compact lengths in `version` of `schema`: the
-/// field's own `flexibleVersions` override wins over the message's.
-pub(crate) fn is_compact(schema: &Schema, field: &Field, version: i16) -> bool {
-    has_length(&field.ty)
-        && field
-            .flexible_versions
-            .unwrap_or(schema.flexible_versions)
-            .contains(version)
-}
-
-/// The wire shape of the whole message at `version`.
-pub(crate) fn message_shape(schema: &Schema, version: i16) -> Shape {
-    fields_shape(schema, &schema.fields, version, 0)
-}
-
-/// The wire shape of a field list at `version`.
-pub(crate) fn fields_shape(schema: &Schema, fields: &[Field], version: i16, depth: usize) -> Shape {
+/// The wire shape of a struct's fields at `version`, a version of its context.
+fn struct_shape(message: &MessageIr, s: &StructIr, version: i16, depth: usize) -> Shape {
     let mut shape = Shape {
-        flexible: schema.flexible_versions.contains(version),
+        flexible: s.flexible.holds(version),
         untagged: Vec::new(),
         tagged: BTreeMap::new(),
     };
-    for field in fields.iter().filter(|f| f.versions.contains(version)) {
-        let field_shape = field_shape(schema, field, version, depth);
-        match field.tag.filter(|_| field.is_tagged_in(version)) {
+    for field in s.fields.iter().filter(|f| f.present.holds(version)) {
+        let field_shape = field_shape(message, field, version, depth);
+        match field.tag_in(version) {
             Some(tag) => {
                 shape.tagged.insert(tag, field_shape);
             }
@@ -130,33 +117,34 @@ pub(crate) fn fields_shape(schema: &Schema, fields: &[Field], version: i16, dept
     shape
 }
 
-/// The wire shape of one field at `version`, whether or not it exists then.
+/// The wire shape of one field of `message` at `version`, a version in
+/// which it is present.
 pub(crate) fn field_shape(
-    schema: &Schema,
-    field: &Field,
+    message: &MessageIr,
+    field: &FieldIr,
     version: i16,
     depth: usize,
 ) -> FieldShape {
+    let nested = |name: &str| match message.find_struct(name) {
+        Some(s) if depth < MAX_DEPTH => {
+            TypeShape::Struct(struct_shape(message, s, version, depth + 1))
+        }
+        _ => TypeShape::Opaque(name.to_owned()),
+    };
+    let ty = match &field.kind {
+        FieldKind::Scalar(scalar) => TypeShape::Scalar(*scalar),
+        FieldKind::String => TypeShape::String,
+        FieldKind::Bytes => TypeShape::Bytes,
+        FieldKind::Records => TypeShape::Records,
+        FieldKind::ScalarArray(scalar) => TypeShape::Array(Box::new(TypeShape::Scalar(*scalar))),
+        FieldKind::StringArray => TypeShape::Array(Box::new(TypeShape::String)),
+        FieldKind::StructArray(name) => TypeShape::Array(Box::new(nested(name))),
+        FieldKind::Struct(name) => nested(name),
+    };
     FieldShape {
-        ty: type_shape(schema, &field.ty, version, depth),
-        nullable: field.nullable_versions.contains(version),
-        compact: is_compact(schema, field, version),
-    }
-}
-
-fn type_shape(schema: &Schema, ty: &FieldType, version: i16, depth: usize) -> TypeShape {
-    match ty {
-        FieldType::Scalar(s) => TypeShape::Scalar(*s),
-        FieldType::String => TypeShape::String,
-        FieldType::Bytes => TypeShape::Bytes,
-        FieldType::Records => TypeShape::Records,
-        FieldType::Array(e) => TypeShape::Array(Box::new(type_shape(schema, e, version, depth))),
-        FieldType::Struct(name) => match schema.find_struct(name) {
-            Some(def) if depth < MAX_DEPTH => {
-                TypeShape::Struct(fields_shape(schema, &def.fields, version, depth + 1))
-            }
-            _ => TypeShape::Opaque(name.clone()),
-        },
+        ty,
+        nullable: field.is_nullable_in(version),
+        compact: field.is_compact_in(version),
     }
 }
 

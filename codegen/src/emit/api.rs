@@ -4,7 +4,8 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::common::{doc_attrs, ident};
+use super::common::ident;
+use super::doc_comments::doc_attrs;
 use crate::ir::MessageIr;
 use crate::model::MessageKind;
 

@@ -302,33 +302,3 @@ pub fn default_is_derivable(s: &StructIr) -> bool {
         DefaultValue::Uuid(bytes) => !f.optional && bytes.iter().all(|b| *b == 0),
     })
 }
-
-/// `#[doc]` attributes, one per line, so that they print as `///` comments.
-pub fn doc_attrs(text: &str) -> TokenStream {
-    let lines = text.lines().map(|line| {
-        let line = if line.is_empty() {
-            String::new()
-        } else {
-            format!(" {line}")
-        };
-        quote!(#[doc = #line])
-    });
-    quote!(#(#lines)*)
-}
-
-/// The documentation of a field: its `about`, then its versions. A field
-/// without an `about` gets the versions line alone, never a placeholder.
-pub fn field_doc(field: &FieldIr) -> String {
-    let mut doc = super::types::about_paragraph(field.about.as_deref());
-    doc.push_str(&format!("Versions: {}.", field.versions));
-    if !field.nullable_versions.is_empty() {
-        doc.push_str(&format!(" Nullable: {}.", field.nullable_versions));
-    }
-    if let Some((tag, _)) = field.tagged {
-        doc.push_str(&format!(" Tagged (tag {tag}): {}.", field.tagged_versions));
-    }
-    if field.ignorable {
-        doc.push_str(" Ignorable.");
-    }
-    doc
-}

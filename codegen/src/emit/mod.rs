@@ -1,23 +1,27 @@
 //! Stage 4: Rust source from the IR, built as tokens with `quote`, parsed
 //! with `syn` and formatted with `prettyplease`.
 //!
-//! Each concern has its own module: `types` for struct definitions,
-//! `decode`, `encode`, `json` and `owned` for the trait impls, and `api`
-//! for the api-key enum and dispatch.
+//! Each concern has its own module: `structs` for struct definitions,
+//! `decode`, `encode`, `json` and `owned` for the trait impls, `api` for the
+//! api-key enum and dispatch, and `doc_comments` for the documentation of
+//! what they generate. `common` holds what they share.
 
 mod api;
 mod common;
 mod decode;
+mod doc_comments;
 mod encode;
 mod json;
 mod owned;
-mod types;
+mod structs;
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
+pub use crate::error::EmitError;
 use crate::ir::MessageIr;
-pub(crate) use common::{doc_attrs, ident};
+pub(crate) use common::ident;
+pub(crate) use doc_comments::doc_attrs;
 
 /// How generated files refer to each other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -51,16 +55,6 @@ pub struct GeneratedFile {
     pub name: String,
     /// The formatted Rust source.
     pub contents: String,
-}
-
-/// An emitted token stream that did not parse as Rust: a bug in the emitter.
-#[derive(Debug, thiserror::Error)]
-#[error("generated code for {file} does not parse: {message}")]
-pub struct EmitError {
-    /// The file being generated.
-    pub file: String,
-    /// The parser's message.
-    pub message: String,
 }
 
 /// Generates one file per message, then `mod.rs` with the api-key enum and
@@ -136,11 +130,11 @@ fn message_file(message: &MessageIr, runtime: &TokenStream, json: bool) -> Token
     let mut items = Vec::new();
     for (i, s) in structs.iter().enumerate() {
         let doc = if i == 0 {
-            types::message_doc(message)
+            doc_comments::message_doc(message)
         } else {
-            types::struct_doc(message, s)
+            doc_comments::struct_doc(message, s)
         };
-        items.push(types::struct_definition(message, s, &doc));
+        items.push(structs::struct_definition(message, s, &doc));
         if i == 0 {
             items.push(message_impl(message));
         }
@@ -243,7 +237,7 @@ fn message_impl(message: &MessageIr) -> TokenStream {
 fn root_file(messages: &[MessageIr], runtime: &TokenStream, options: &EmitOptions) -> TokenStream {
     let modules = messages.iter().map(|m| {
         let module = ident(&m.module_name);
-        let doc = doc_attrs(&format!("The `{}` message and its structs.", m.name));
+        let doc = doc_attrs(&doc_comments::module_doc(m));
         match options.layout {
             Layout::OutDir => {
                 let file = format!("/{}.rs", m.module_name);

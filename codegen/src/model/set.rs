@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use super::build::build_schema;
 use super::spec::{MessageKind, Schema};
 use crate::diagnostics::{Diagnostic, Located, Span};
+use crate::error::CodegenError;
 use crate::parse::{self, Node, Value};
-use crate::CodegenError;
 
 /// What a file says it is, read even when the rest of it is invalid, so that
 /// collisions are reported for broken files too.

@@ -3,9 +3,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::common::{
-    default_is_derivable, default_value, doc_attrs, field_doc, field_ident, field_type, ident,
-};
+use super::common::{default_is_derivable, default_value, field_ident, field_type, ident};
+use super::doc_comments::{doc_attrs, field_doc};
 use crate::ir::{MessageIr, StructIr};
 
 /// The struct definition and its `Default` impl.
@@ -75,50 +74,4 @@ pub fn struct_definition(message: &MessageIr, s: &StructIr, doc: &str) -> TokenS
             }
         }
     }
-}
-
-/// The documentation of a message's top-level struct.
-pub fn message_doc(message: &MessageIr) -> String {
-    let mut doc = about_paragraph(message.about.as_deref());
-    doc.push_str(&format!(
-        "The `{}` {} schema, versions {}",
-        message.name,
-        message.kind.as_str(),
-        message.valid_versions
-    ));
-    if let Some(key) = message.api_key {
-        doc.push_str(&format!(", key {key}"));
-    }
-    doc.push('.');
-    if !message.flexible_versions.is_empty() {
-        doc.push_str(&format!(
-            " Flexible from version {}.",
-            message.flexible_versions.lowest
-        ));
-    }
-    if message.latest_version_unstable {
-        doc.push_str(&format!(
-            " Version {} is unstable.",
-            message.valid_versions.highest
-        ));
-    }
-    doc
-}
-
-/// The documentation of a nested struct: its `about` (a common struct's
-/// own, or that of the field declaring it), then where it is used.
-pub fn struct_doc(message: &MessageIr, s: &StructIr) -> String {
-    let mut doc = about_paragraph(s.about.as_deref());
-    doc.push_str(&format!(
-        "The `{}` struct of `{}`, used in versions {}.",
-        s.schema_name, message.name, s.context
-    ));
-    doc
-}
-
-/// The schema's `about` as the doc's first paragraph, or nothing.
-pub fn about_paragraph(about: Option<&str>) -> String {
-    about
-        .map(|about| format!("{about}\n\n"))
-        .unwrap_or_default()
 }
