@@ -120,7 +120,7 @@ fn tagged_section_body(s: &StructIr) -> TokenStream {
         quote! {
             tagged.write_before(buf, #tag, #flag)?;
             if #flag {
-                rt::write::put_tag_header(buf, #tag, #size);
+                rt::put_tag_header(buf, #tag, #size);
                 #write;
             }
         }
@@ -158,7 +158,7 @@ fn tagged_section_len(s: &StructIr) -> (TokenStream, Option<TokenStream>) {
         let flag = tagged_flag(field);
         let (tag, _) = field.tagged.unwrap_or((0, Cond::Never));
         let size = field_len(field, true);
-        quote!(+ if #flag { rt::write::tagged_field_len(#tag, #size) } else { 0 })
+        quote!(+ if #flag { rt::tagged_field_len(#tag, #size) } else { 0 })
     });
     let body = quote! {
         #flags
@@ -238,32 +238,32 @@ fn write_field(field: &FieldIr, tagged: bool) -> TokenStream {
     {
         FieldKind::Scalar(s) => return write_scalar(*s, quote!(self.#name)),
         FieldKind::String => (
-            quote!(rt::write::put_nullable_string(buf, self.#name.as_deref(), #k)),
-            Box::new(move |v| quote!(rt::write::put_string(buf, #v, #k))),
+            quote!(rt::put_nullable_string(buf, self.#name.as_deref(), #k)),
+            Box::new(move |v| quote!(rt::put_string(buf, #v, #k))),
         ),
         FieldKind::Bytes | FieldKind::Records => (
-            quote!(rt::write::put_nullable_bytes(buf, self.#name.as_deref(), #k)),
-            Box::new(move |v| quote!(rt::write::put_bytes(buf, #v, #k))),
+            quote!(rt::put_nullable_bytes(buf, self.#name.as_deref(), #k)),
+            Box::new(move |v| quote!(rt::put_bytes(buf, #v, #k))),
         ),
         FieldKind::ScalarArray(_) => (
-            quote!(rt::write::put_nullable_scalar_array(buf, self.#name.as_ref(), #k)),
-            Box::new(move |v| quote!(rt::write::put_scalar_array(buf, #v, #k))),
+            quote!(rt::put_nullable_scalar_array(buf, self.#name.as_ref(), #k)),
+            Box::new(move |v| quote!(rt::put_scalar_array(buf, #v, #k))),
         ),
         FieldKind::StringArray => (
-            quote!(rt::write::put_nullable_array(buf, self.#name.as_deref(), #k, |buf, v| rt::write::put_string(buf, v, #k))),
+            quote!(rt::put_nullable_array(buf, self.#name.as_deref(), #k, |buf, v| rt::put_string(buf, v, #k))),
             Box::new(
-                move |v| quote!(rt::write::put_array(buf, #v, #k, |buf, v| rt::write::put_string(buf, v, #k))),
+                move |v| quote!(rt::put_array(buf, #v, #k, |buf, v| rt::put_string(buf, v, #k))),
             ),
         ),
         FieldKind::StructArray(_) => (
-            quote!(rt::write::put_nullable_struct_array(buf, self.#name.as_ref(), #k, version)),
-            Box::new(move |v| quote!(rt::write::put_struct_array(buf, #v, #k, version))),
+            quote!(rt::put_nullable_struct_array(buf, self.#name.as_ref(), #k, version)),
+            Box::new(move |v| quote!(rt::put_struct_array(buf, #v, #k, version))),
         ),
         FieldKind::Struct(_) => {
             let put = if tagged {
-                quote!(rt::write::put_tagged_nullable_struct)
+                quote!(rt::put_tagged_nullable_struct)
             } else {
-                quote!(rt::write::put_nullable_struct)
+                quote!(rt::put_nullable_struct)
             };
             (
                 quote!(#put(buf, self.#name.as_ref(), |buf, v| v.encode_to(buf, version))),
@@ -286,7 +286,7 @@ fn write_field(field: &FieldIr, tagged: bool) -> TokenStream {
     }
     let non_null = {
         let write = plain(quote!(v));
-        quote!(rt::write::non_null(self.#name.as_ref(), version).and_then(|v| #write))
+        quote!(rt::non_null(self.#name.as_ref(), version).and_then(|v| #write))
     };
     located(paren(
         field.nullable,
@@ -296,7 +296,7 @@ fn write_field(field: &FieldIr, tagged: bool) -> TokenStream {
 
 fn write_scalar(scalar: Scalar, value: TokenStream) -> TokenStream {
     match scalar {
-        Scalar::Bool => quote!(rt::write::put_bool(buf, #value)),
+        Scalar::Bool => quote!(rt::put_bool(buf, #value)),
         Scalar::Int8 => quote!(buf.put_i8(#value)),
         Scalar::Int16 => quote!(buf.put_i16(#value)),
         Scalar::Uint16 => quote!(buf.put_u16(#value)),
@@ -318,18 +318,18 @@ fn field_len(field: &FieldIr, tagged: bool) -> TokenStream {
     }
     if field.optional {
         return match &field.kind {
-            FieldKind::String => quote!(rt::write::nullable_string_len(self.#name.as_deref(), #k)),
+            FieldKind::String => quote!(rt::nullable_string_len(self.#name.as_deref(), #k)),
             FieldKind::Bytes | FieldKind::Records => {
-                quote!(rt::write::nullable_bytes_len(self.#name.as_deref(), #k))
+                quote!(rt::nullable_bytes_len(self.#name.as_deref(), #k))
             }
             FieldKind::ScalarArray(_) => {
-                quote!(rt::write::nullable_scalar_array_len(self.#name.as_ref(), #k))
+                quote!(rt::nullable_scalar_array_len(self.#name.as_ref(), #k))
             }
             FieldKind::StringArray => quote!(
-                rt::write::nullable_array_len(self.#name.as_deref(), #k, |v| rt::write::string_len(v, #k))
+                rt::nullable_array_len(self.#name.as_deref(), #k, |v| rt::string_len(v, #k))
             ),
             FieldKind::StructArray(_) => {
-                quote!(rt::write::nullable_struct_array_len(self.#name.as_ref(), #k, version))
+                quote!(rt::nullable_struct_array_len(self.#name.as_ref(), #k, version))
             }
             FieldKind::Struct(_) => {
                 let marker = if tagged {
@@ -350,14 +350,14 @@ fn field_len(field: &FieldIr, tagged: bool) -> TokenStream {
         };
     }
     match &field.kind {
-        FieldKind::String => quote!(rt::write::string_len(&self.#name, #k)),
-        FieldKind::Bytes | FieldKind::Records => quote!(rt::write::bytes_len(&self.#name, #k)),
-        FieldKind::ScalarArray(_) => quote!(rt::write::scalar_array_len(&self.#name, #k)),
+        FieldKind::String => quote!(rt::string_len(&self.#name, #k)),
+        FieldKind::Bytes | FieldKind::Records => quote!(rt::bytes_len(&self.#name, #k)),
+        FieldKind::ScalarArray(_) => quote!(rt::scalar_array_len(&self.#name, #k)),
         FieldKind::StringArray => {
-            quote!(rt::write::array_len(&self.#name, #k, |v| rt::write::string_len(v, #k)))
+            quote!(rt::array_len(&self.#name, #k, |v| rt::string_len(v, #k)))
         }
         FieldKind::StructArray(_) => {
-            quote!(rt::write::struct_array_len(&self.#name, #k, version))
+            quote!(rt::struct_array_len(&self.#name, #k, version))
         }
         FieldKind::Struct(_) => quote!(self.#name.encoded_len(version)),
         FieldKind::Scalar(_) => quote!(0),

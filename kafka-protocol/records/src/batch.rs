@@ -3,9 +3,9 @@
 use std::borrow::Cow;
 
 use super::compression::{decompress_at, Bound, Compression};
+use super::cursor::Cursor;
 use super::error::RecordsError;
 use super::options::DecodeOptions;
-use super::reader::Reader;
 use super::record::{BatchContext, Records, MIN_RECORD_LEN};
 
 /// The magic byte of v2 record batches.
@@ -168,9 +168,9 @@ impl<'a> RecordBatch<'a> {
         options: &DecodeOptions,
     ) -> Result<(Self, usize), RecordsError> {
         let input = blob.get(start..).unwrap_or_default();
-        let mut outer = Reader::new(input, start, "record batch");
-        let base_offset = outer.i64()?;
-        let batch_length = outer.i32()?;
+        let mut outer = Cursor::new(input, start, "record batch");
+        let base_offset = outer.read_i64()?;
+        let batch_length = outer.read_i32()?;
         let length = usize::try_from(batch_length)
             .ok()
             .filter(|&length| length >= MIN_BATCH_LENGTH)
@@ -179,19 +179,19 @@ impl<'a> RecordBatch<'a> {
                 offset: start,
                 reason: "batch length is smaller than the v2 batch header",
             })?;
-        let body = outer.bytes(length)?;
+        let body = outer.read_bytes(length)?;
 
-        let mut reader = Reader::new(body, start + LOG_OVERHEAD, "record batch");
-        let partition_leader_epoch = reader.i32()?;
+        let mut reader = Cursor::new(body, start + LOG_OVERHEAD, "record batch");
+        let partition_leader_epoch = reader.read_i32()?;
         let magic_offset = reader.offset();
-        let magic = reader.i8()?;
+        let magic = reader.read_i8()?;
         if magic != MAGIC_V2 {
             return Err(RecordsError::BadMagic {
                 offset: magic_offset,
                 magic,
             });
         }
-        let crc = reader.u32()?;
+        let crc = reader.read_u32()?;
         let computed = crc32c::crc32c(
             body.get(ATTRIBUTES_OFFSET - LOG_OVERHEAD..)
                 .unwrap_or_default(),
@@ -204,18 +204,18 @@ impl<'a> RecordBatch<'a> {
             });
         }
         let attributes_offset = reader.offset();
-        let attributes = reader.i16()?;
+        let attributes = reader.read_i16()?;
         let compression = Compression::from_attributes(attributes, attributes_offset)?;
-        let last_offset_delta = reader.i32()?;
-        let base_timestamp = reader.i64()?;
-        let max_timestamp = reader.i64()?;
-        let producer_id = reader.i64()?;
-        let producer_epoch = reader.i16()?;
-        let base_sequence = reader.i32()?;
+        let last_offset_delta = reader.read_i32()?;
+        let base_timestamp = reader.read_i64()?;
+        let max_timestamp = reader.read_i64()?;
+        let producer_id = reader.read_i64()?;
+        let producer_epoch = reader.read_i16()?;
+        let base_sequence = reader.read_i32()?;
         let count_offset = reader.offset();
-        let record_count = reader.i32()?;
+        let record_count = reader.read_i32()?;
         let records_offset = reader.offset();
-        let data = reader.bytes(reader.remaining())?;
+        let data = reader.read_bytes(reader.remaining())?;
 
         let header = BatchHeader {
             base_offset,

@@ -11,7 +11,7 @@ use super::batch::{
 use super::compression::{compress, Compression};
 use super::error::RecordsError;
 use super::record::{ControlRecord, Header};
-use super::varint::{put_varint, put_varlong, varint_len, varlong_len};
+use kafka_wire::runtime::varint::{put_varint, put_varlong, varint_len, varlong_len};
 
 /// Builds a v2 record batch, as a producer (or the broker) writes one.
 ///

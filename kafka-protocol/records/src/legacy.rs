@@ -8,9 +8,9 @@
 
 use super::batch::{TimestampType, LOG_OVERHEAD};
 use super::compression::{decompress_at, Bound, Compression};
+use super::cursor::Cursor;
 use super::error::RecordsError;
 use super::options::DecodeOptions;
-use super::reader::Reader;
 
 /// The magic byte of Kafka 0.8-0.9 messages.
 pub const MAGIC_V0: i8 = 0;
@@ -67,9 +67,9 @@ fn decode_message<'a>(
     start: usize,
 ) -> Result<(LegacyMessage<'a>, Compression, usize), RecordsError> {
     let input = blob.get(start..).unwrap_or_default();
-    let mut outer = Reader::new(input, start, "message");
-    let offset = outer.i64()?;
-    let size = outer.i32()?;
+    let mut outer = Cursor::new(input, start, "message");
+    let offset = outer.read_i64()?;
+    let size = outer.read_i32()?;
     let length = usize::try_from(size)
         .ok()
         .filter(|&length| length >= MIN_MESSAGE_SIZE)
@@ -78,11 +78,11 @@ fn decode_message<'a>(
             offset: start,
             reason: "message size is smaller than the smallest message",
         })?;
-    let body = outer.bytes(length)?;
-    let mut reader = Reader::new(body, start + LOG_OVERHEAD, "message");
-    let crc = reader.u32()?;
+    let body = outer.read_bytes(length)?;
+    let mut reader = Cursor::new(body, start + LOG_OVERHEAD, "message");
+    let crc = reader.read_u32()?;
     let magic_offset = reader.offset();
-    let magic = reader.i8()?;
+    let magic = reader.read_i8()?;
     if magic != MAGIC_V0 && magic != MAGIC_V1 {
         return Err(RecordsError::BadMagic {
             offset: magic_offset,
@@ -105,7 +105,7 @@ fn decode_message<'a>(
     };
     let fields = (|| {
         let attributes_offset = reader.offset();
-        let attributes = reader.i8()?;
+        let attributes = reader.read_i8()?;
         let compression = Compression::from_attributes(i16::from(attributes), attributes_offset)?;
         if compression == Compression::Zstd {
             // zstd came with magic 2; Kafka refuses it in older messages.
@@ -116,12 +116,12 @@ fn decode_message<'a>(
             });
         }
         let timestamp = if magic == MAGIC_V1 {
-            Some(reader.i64()?)
+            Some(reader.read_i64()?)
         } else {
             None
         };
-        let key = reader.i32_nullable_bytes("key length")?;
-        let value = reader.i32_nullable_bytes("value length")?;
+        let key = reader.read_i32_nullable_bytes("key length")?;
+        let value = reader.read_i32_nullable_bytes("value length")?;
         Ok((attributes, compression, timestamp, key, value))
     })();
     let (attributes, compression, timestamp, key, value) = fields.map_err(|error| match error {

@@ -22,15 +22,14 @@
 mod batch;
 mod builder;
 mod compression;
+mod cursor;
 mod error;
 #[cfg(feature = "json")]
 mod json;
 mod legacy;
 mod options;
-mod reader;
 mod record;
 mod set;
-mod varint;
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 //! Records of a v2 batch (`DefaultRecord`) and their iterator.
 
+use super::cursor::Cursor;
 use super::error::RecordsError;
-use super::reader::Reader;
 
 /// One record header: a UTF-8 key and a nullable value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -166,7 +166,7 @@ pub(crate) const MIN_RECORD_LEN: usize = 7;
 /// record is malformed or the records disagree with the batch's count.
 #[derive(Debug, Clone)]
 pub struct Records<'a> {
-    reader: Reader<'a>,
+    reader: Cursor<'a>,
     context: BatchContext,
     read: usize,
     done: bool,
@@ -176,7 +176,7 @@ impl<'a> Records<'a> {
     /// Iterates `data`, the records section found at `offset`.
     pub(crate) fn new(data: &'a [u8], offset: usize, context: BatchContext) -> Self {
         Records {
-            reader: Reader::new(data, offset, "record"),
+            reader: Cursor::new(data, offset, "record"),
             context,
             read: 0,
             done: false,
@@ -189,7 +189,7 @@ impl<'a> Records<'a> {
 
     fn next_record(&mut self) -> Result<Option<Record<'a>>, RecordsError> {
         let count_mismatch =
-            |reader: &Reader<'_>, found, trailing_bytes| RecordsError::RecordCountMismatch {
+            |reader: &Cursor<'_>, found, trailing_bytes| RecordsError::RecordCountMismatch {
                 offset: reader.offset(),
                 declared: self.context.record_count,
                 found,
@@ -236,19 +236,19 @@ impl<'a> Iterator for Records<'a> {
 
 /// Decodes one length-prefixed record.
 fn decode_record<'a>(
-    reader: &mut Reader<'a>,
+    reader: &mut Cursor<'a>,
     context: &BatchContext,
 ) -> Result<Record<'a>, RecordsError> {
     let start = reader.offset();
-    let length = reader.varint()?;
+    let length = reader.read_varint()?;
     let length_usize = usize::try_from(length).map_err(|_| RecordsError::NegativeLength {
         context: "record length",
         offset: start,
         length: i64::from(length),
     })?;
     let body_offset = reader.offset();
-    let body = reader.bytes(length_usize)?;
-    let mut body = Reader::new(body, body_offset, "record");
+    let body = reader.read_bytes(length_usize)?;
+    let mut body = Cursor::new(body, body_offset, "record");
     let record = decode_body(&mut body, context).map_err(|error| match error {
         // Running out inside the declared length means the length is wrong.
         RecordsError::Truncated { .. } => RecordsError::LengthMismatch {
@@ -272,15 +272,15 @@ fn decode_record<'a>(
 
 /// Decodes the fields after the record's length.
 fn decode_body<'a>(
-    body: &mut Reader<'a>,
+    body: &mut Cursor<'a>,
     context: &BatchContext,
 ) -> Result<Record<'a>, RecordsError> {
-    let attributes = body.i8()?;
-    let timestamp_delta = body.varlong()?;
-    let offset_delta = body.varint()?;
+    let attributes = body.read_i8()?;
+    let timestamp_delta = body.read_varlong()?;
+    let offset_delta = body.read_varint()?;
     let key_offset = body.offset();
-    let key = body.varint_nullable_bytes("key length")?;
-    let value = body.varint_nullable_bytes("value length")?;
+    let key = body.read_varint_nullable_bytes("key length")?;
+    let value = body.read_varint_nullable_bytes("value length")?;
     let headers = decode_headers(body)?;
 
     let control = if context.is_control {
@@ -312,9 +312,9 @@ fn decode_body<'a>(
 /// Smallest encoded header: key length and value length, one byte each.
 const MIN_HEADER_LEN: usize = 2;
 
-fn decode_headers<'a>(body: &mut Reader<'a>) -> Result<Vec<Header<'a>>, RecordsError> {
+fn decode_headers<'a>(body: &mut Cursor<'a>) -> Result<Vec<Header<'a>>, RecordsError> {
     let count_offset = body.offset();
-    let count = body.varint()?;
+    let count = body.read_varint()?;
     let count = usize::try_from(count).map_err(|_| RecordsError::NegativeLength {
         context: "header count",
         offset: count_offset,
@@ -333,16 +333,16 @@ fn decode_headers<'a>(body: &mut Reader<'a>) -> Result<Vec<Header<'a>>, RecordsE
     let mut headers = Vec::with_capacity(count.min(1024));
     for _ in 0..count {
         let key_offset = body.offset();
-        let key = body.varint_nullable_bytes("header key length")?.ok_or(
-            RecordsError::NegativeLength {
+        let key = body
+            .read_varint_nullable_bytes("header key length")?
+            .ok_or(RecordsError::NegativeLength {
                 context: "header key length",
                 offset: key_offset,
                 length: -1,
-            },
-        )?;
+            })?;
         let key = std::str::from_utf8(key)
             .map_err(|_| RecordsError::InvalidHeaderKey { offset: key_offset })?;
-        let value = body.varint_nullable_bytes("header value length")?;
+        let value = body.read_varint_nullable_bytes("header value length")?;
         headers.push(Header { key, value });
     }
     Ok(headers)

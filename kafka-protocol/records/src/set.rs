@@ -2,10 +2,10 @@
 //! ending in an incomplete one.
 
 use super::batch::{RecordBatch, LOG_OVERHEAD, MAGIC_V2};
+use super::cursor::Cursor;
 use super::error::RecordsError;
 use super::legacy::{LegacyEntry, MAGIC_V0, MAGIC_V1, MIN_MESSAGE_SIZE};
 use super::options::DecodeOptions;
-use super::reader::Reader;
 
 /// Position of the magic byte in every batch and legacy message.
 pub const MAGIC_OFFSET: usize = 16;
@@ -113,9 +113,9 @@ impl<'a> Batches<'a> {
         if rest.len() < LOG_OVERHEAD {
             return Ok(self.tail(rest.len()));
         }
-        let mut prefix = Reader::new(rest, self.pos, "batch");
-        prefix.i64()?;
-        let size = prefix.i32()?;
+        let mut prefix = Cursor::new(rest, self.pos, "batch");
+        prefix.read_i64()?;
+        let size = prefix.read_i32()?;
         let size = usize::try_from(size)
             .ok()
             .filter(|&size| size >= MIN_MESSAGE_SIZE)

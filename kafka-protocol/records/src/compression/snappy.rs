@@ -11,8 +11,8 @@
 use snap::raw::{decompress_len, Decoder, Encoder};
 
 use super::{Bound, Compression};
+use crate::cursor::Cursor;
 use crate::error::RecordsError;
-use crate::reader::Reader;
 
 /// The magic that opens a xerial-framed stream.
 pub(super) const XERIAL_MAGIC: [u8; 8] = [0x82, b'S', b'N', b'A', b'P', b'P', b'Y', 0];
@@ -46,20 +46,20 @@ pub(super) fn compress(data: &[u8]) -> Result<Vec<u8>, RecordsError> {
 /// Decompresses the blocks of a xerial stream, also accepting several
 /// streams back to back as xerial does.
 fn decompress_xerial(data: &[u8], bound: &Bound, out: &mut Vec<u8>) -> Result<(), RecordsError> {
-    let mut reader = Reader::new(data, 0, "xerial snappy stream");
+    let mut reader = Cursor::new(data, 0, "xerial snappy stream");
     while !reader.is_empty() {
         let rest = data
             .get(data.len() - reader.remaining()..)
             .unwrap_or_default();
         if rest.starts_with(&XERIAL_MAGIC) {
             reader
-                .bytes(XERIAL_HEADER_LEN)
+                .read_bytes(XERIAL_HEADER_LEN)
                 .map_err(|e| bound.failed(e))?;
             continue;
         }
-        let len = reader.i32().map_err(|e| bound.failed(e))?;
+        let len = reader.read_i32().map_err(|e| bound.failed(e))?;
         let len = usize::try_from(len).map_err(|_| bound.failed("negative xerial block length"))?;
-        let block = reader.bytes(len).map_err(|e| bound.failed(e))?;
+        let block = reader.read_bytes(len).map_err(|e| bound.failed(e))?;
         decompress_block(block, bound, out)?;
     }
     Ok(())

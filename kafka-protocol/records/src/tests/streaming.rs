@@ -150,10 +150,10 @@ fn the_budget_covers_the_whole_blob() {
     let mut record = Vec::new();
     let value = vec![b'x'; 100_000];
     let mut body = vec![0u8, 0, 0, 1];
-    varint::put_varint(&mut body, value.len() as i32);
+    kafka_wire::runtime::varint::put_varint(&mut body, value.len() as i32);
     body.extend_from_slice(&value);
     body.push(0);
-    varint::put_varint(&mut record, body.len() as i32);
+    kafka_wire::runtime::varint::put_varint(&mut record, body.len() as i32);
     record.extend_from_slice(&body);
     let batch = compressed_batch(codec, 1, &record);
     let blob = batch.repeat(3);

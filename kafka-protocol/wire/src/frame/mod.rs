@@ -38,9 +38,11 @@ pub use split::{
 #[cfg(feature = "tokio")]
 pub use tokio::{FrameCodec, FrameCodecError};
 
+#[cfg(kafka_apis)]
 use crate::runtime::{EncodeError, EncodeErrorKind};
 
 /// The size prefix of a frame of `len` bytes.
+#[cfg(kafka_apis)]
 fn size_prefix(len: usize) -> Result<i32, EncodeError> {
     i32::try_from(len).map_err(|_| EncodeError::new(EncodeErrorKind::LengthOverflow(len)))
 }

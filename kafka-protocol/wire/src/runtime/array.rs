@@ -9,7 +9,11 @@ use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
+use super::error::{DecodeError, DecodeErrorKind, EncodeError};
+use super::length::{array_len_len, put_array_len};
+use super::reader::Reader;
 use super::uuid::Uuid;
+use super::writer::Writer;
 
 /// A scalar with a fixed big-endian wire width.
 pub trait FixedWidth: Copy {
@@ -184,6 +188,160 @@ impl<T: FixedWidth + fmt::Debug> fmt::Debug for ScalarArray<'_, T> {
     }
 }
 
+/// The most memory reserved up front for an array, in bytes. A count is
+/// checked against the bytes left, but an element can be much larger in
+/// memory than on the wire, so a larger array grows as its elements decode
+/// instead of being reserved whole on a peer's word.
+const MAX_UPFRONT_RESERVATION: usize = 64 * 1024;
+
+/// The capacity to reserve for an array of `count` elements of `T`.
+#[inline(always)]
+fn initial_capacity<T>(count: usize) -> usize {
+    count.min(MAX_UPFRONT_RESERVATION / std::mem::size_of::<T>().max(1))
+}
+
+impl<'a> Reader<'a> {
+    /// Reads an array that may be null, decoding each element with `element`.
+    /// Element errors are located by index.
+    #[inline]
+    pub fn read_nullable_array<T>(
+        &mut self,
+        compact: bool,
+        mut element: impl FnMut(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<Option<Vec<T>>, DecodeError> {
+        let Some(count) = self.read_array_len(compact, 1)? else {
+            return Ok(None);
+        };
+        let mut items = Vec::with_capacity(initial_capacity::<T>(count));
+        for index in 0..count {
+            match element(self) {
+                Ok(item) => items.push(item),
+                Err(e) => return Err(e.at_index(index)),
+            }
+        }
+        Ok(Some(items))
+    }
+
+    /// Reads an array that must not be null.
+    #[inline]
+    pub fn read_array<T>(
+        &mut self,
+        compact: bool,
+        element: impl FnMut(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<Vec<T>, DecodeError> {
+        let start = self.offset();
+        self.read_nullable_array(compact, element)?
+            .ok_or_else(|| DecodeError::new(start, DecodeErrorKind::UnexpectedNull))
+    }
+
+    /// Reads an array of fixed-width scalars that may be null, without
+    /// decoding or copying its elements.
+    #[inline(always)]
+    pub fn read_nullable_scalar_array<T: FixedWidth>(
+        &mut self,
+        compact: bool,
+    ) -> Result<Option<ScalarArray<'a, T>>, DecodeError> {
+        let Some(count) = self.read_array_len(compact, T::WIDTH)? else {
+            return Ok(None);
+        };
+        let wire = self.take(count * T::WIDTH)?;
+        Ok(Some(ScalarArray::from_wire(wire)))
+    }
+
+    /// Reads an array of fixed-width scalars that must not be null.
+    #[inline(always)]
+    pub fn read_scalar_array<T: FixedWidth>(
+        &mut self,
+        compact: bool,
+    ) -> Result<ScalarArray<'a, T>, DecodeError> {
+        let start = self.offset();
+        self.read_nullable_scalar_array(compact)?
+            .ok_or_else(|| DecodeError::new(start, DecodeErrorKind::UnexpectedNull))
+    }
+}
+
+/// Writes an array, which may be null, encoding each element with `element`.
+#[inline]
+pub fn put_nullable_array<T>(
+    buf: &mut Writer<'_>,
+    items: Option<&[T]>,
+    compact: bool,
+    mut element: impl FnMut(&mut Writer<'_>, &T) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
+    put_array_len(buf, items.map(<[T]>::len), compact)?;
+    for (index, item) in items.unwrap_or_default().iter().enumerate() {
+        element(buf, item).map_err(|e| e.at_index(index))?;
+    }
+    Ok(())
+}
+
+/// Writes an array.
+#[inline]
+pub fn put_array<T>(
+    buf: &mut Writer<'_>,
+    items: &[T],
+    compact: bool,
+    element: impl FnMut(&mut Writer<'_>, &T) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
+    put_nullable_array(buf, Some(items), compact, element)
+}
+
+/// The encoded size of an array, which may be null.
+#[inline]
+pub fn nullable_array_len<T>(
+    items: Option<&[T]>,
+    compact: bool,
+    element: impl FnMut(&T) -> usize,
+) -> usize {
+    array_len_len(items.map(<[T]>::len), compact)
+        + items.unwrap_or_default().iter().map(element).sum::<usize>()
+}
+
+/// The encoded size of an array.
+#[inline]
+pub fn array_len<T>(items: &[T], compact: bool, element: impl FnMut(&T) -> usize) -> usize {
+    nullable_array_len(Some(items), compact, element)
+}
+
+/// Writes an array of scalars, which may be null.
+#[inline]
+pub fn put_nullable_scalar_array<T: FixedWidth>(
+    buf: &mut Writer<'_>,
+    items: Option<&ScalarArray<'_, T>>,
+    compact: bool,
+) -> Result<(), EncodeError> {
+    put_array_len(buf, items.map(ScalarArray::len), compact)?;
+    if let Some(items) = items {
+        buf.put_slice(items.wire_bytes());
+    }
+    Ok(())
+}
+
+/// Writes an array of scalars.
+#[inline]
+pub fn put_scalar_array<T: FixedWidth>(
+    buf: &mut Writer<'_>,
+    items: &ScalarArray<'_, T>,
+    compact: bool,
+) -> Result<(), EncodeError> {
+    put_nullable_scalar_array(buf, Some(items), compact)
+}
+
+/// The encoded size of an array of scalars, which may be null.
+#[inline]
+pub fn nullable_scalar_array_len<T: FixedWidth>(
+    items: Option<&ScalarArray<'_, T>>,
+    compact: bool,
+) -> usize {
+    array_len_len(items.map(ScalarArray::len), compact) + items.map_or(0, |a| a.wire_bytes().len())
+}
+
+/// The encoded size of an array of scalars.
+#[inline]
+pub fn scalar_array_len<T: FixedWidth>(items: &ScalarArray<'_, T>, compact: bool) -> usize {
+    nullable_scalar_array_len(Some(items), compact)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,5 +375,29 @@ mod tests {
         let mut pushed = ScalarArray::<i32>::from_wire(&wire[..4]);
         pushed.push(-2);
         assert_eq!(pushed, built);
+    }
+
+    #[test]
+    fn hostile_lengths_fail_before_allocating() {
+        let mut r = Reader::new(&[0x7f, 0xff, 0xff, 0xff, 1, 2]);
+        let error = r.read_array(false, |r| r.read_i8()).unwrap_err();
+        assert!(matches!(
+            error.kind(),
+            DecodeErrorKind::LengthExceedsInput {
+                length: 0x7fff_ffff,
+                remaining: 2
+            }
+        ));
+        let mut r = Reader::new(&[0xff, 0xff, 0xff, 0xfe]);
+        let error = r.read_nullable_bytes(false).unwrap_err();
+        assert_eq!(error.kind(), &DecodeErrorKind::InvalidLength(-2));
+        assert_eq!(error.offset(), 0);
+        let mut r = Reader::new(&[0, 4, 0xc3, 0x28, b'a', b'b']);
+        let error = r.read_string(false).unwrap_err();
+        assert_eq!(
+            error.kind(),
+            &DecodeErrorKind::InvalidUtf8 { valid_up_to: 0 }
+        );
+        assert_eq!(error.offset(), 2);
     }
 }

@@ -13,7 +13,7 @@ pub use serde_json::Value;
 use serde_json::{Map, Number};
 
 use super::array::{FixedWidth, ScalarArray};
-use super::codec::Decode;
+use super::message::Decode;
 use super::path::{FieldPath, PathSegment};
 use super::struct_array::StructArray;
 use super::tagged::{RawTaggedField, UnknownTaggedFields};

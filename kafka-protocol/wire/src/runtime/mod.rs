@@ -1,38 +1,55 @@
-//! The primitives the generated code is built from: a bounds-checked reader,
-//! writers for every wire type, lazily decoded scalar and struct arrays, uuids, tagged
-//! fields, errors and (with the `json` feature) the JSON form.
+//! The primitives the generated code is built from, one module per wire
+//! type, each with its reading, writing and exact size together: length
+//! prefixes, strings and bytes, scalar and generic arrays, arrays of
+//! structs, nullable structs, tagged fields and varints; under them the
+//! bounds-checked [`Reader`] and the [`Writer`], and beside them uuids,
+//! errors and (with the `json` feature) the JSON form.
 //!
 //! Generated code calls into this module; users mostly meet its types
 //! ([`Uuid`], [`ScalarArray`], [`StructArray`], [`RawTaggedField`]) and its errors.
 
 mod array;
-mod codec;
 mod error;
 #[cfg(feature = "json")]
 pub mod json;
+mod length;
+mod message;
+mod nullable;
 mod owned;
-
 mod path;
 mod reader;
+mod strings;
 mod struct_array;
 mod tagged;
 mod uuid;
 pub mod varint;
-pub mod write;
 mod writer;
 
-pub use array::{FixedWidth, ScalarArray};
-pub use codec::{Decode, Encode, Message};
+pub use array::{
+    array_len, nullable_array_len, nullable_scalar_array_len, put_array, put_nullable_array,
+    put_nullable_scalar_array, put_scalar_array, scalar_array_len, FixedWidth, ScalarArray,
+};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, InField};
 #[cfg(feature = "json")]
 pub use json::{JsonError, JsonErrorKind, JsonForm};
+pub use length::{array_len_len, put_array_len};
+pub use message::{Decode, Encode, Message};
+pub use nullable::{non_null, put_nullable_struct};
 pub use owned::IntoOwned;
 pub use path::{FieldPath, PathSegment};
 pub use reader::Reader;
-pub use struct_array::{IntoIter as StructArrayIntoIter, Iter as StructArrayIter, StructArray};
+pub use strings::{
+    bytes_len, nullable_bytes_len, nullable_string_len, put_bytes, put_nullable_bytes,
+    put_nullable_string, put_string, string_len,
+};
+pub use struct_array::{
+    nullable_struct_array_len, put_nullable_struct_array, put_struct_array, struct_array_len,
+    IntoIter as StructArrayIntoIter, Iter as StructArrayIter, StructArray,
+};
 pub use tagged::{
-    put_unknown_tagged_fields, refuse_unknown_tagged_fields, unknown_tagged_fields_len,
+    put_tag_header, put_tagged_nullable_struct, put_unknown_tagged_fields,
+    refuse_unknown_tagged_fields, tagged_field_len, unknown_tagged_fields_len,
     unknown_tagged_section_len, RawTaggedField, TaggedFieldWriter, UnknownTaggedFields,
 };
 pub use uuid::{ParseUuidError, Uuid};
-pub use writer::{EncodeBuf, Writer};
+pub use writer::{put_bool, EncodeBuf, Writer};

@@ -15,7 +15,7 @@
 use std::borrow::Cow;
 
 use super::array::{FixedWidth, ScalarArray};
-use super::codec::Decode;
+use super::message::Decode;
 use super::struct_array::StructArray;
 use super::tagged::UnknownTaggedFields;
 use super::uuid::Uuid;

@@ -27,10 +27,15 @@
 //! by element.
 
 use std::borrow::Cow;
+#[cfg(debug_assertions)]
+use std::cell::Cell;
 use std::fmt;
 
-use super::codec::Decode;
+use super::error::{DecodeError, DecodeErrorKind, EncodeError};
+use super::length::{array_len_len, put_array_len};
+use super::message::{Decode, Encode};
 use super::reader::Reader;
+use super::writer::Writer;
 
 /// An array of structs: decoded elements with the wire bytes they came from,
 /// checked wire bytes alone (most arrays, and any past the heap budget; see
@@ -466,6 +471,351 @@ impl<'a, T: Decode<'a> + Clone + fmt::Debug> fmt::Debug for StructArray<'a, T> {
     }
 }
 
+// ---------------------------------------------------------------------------
+// Reading.
+
+#[cfg(debug_assertions)]
+thread_local! {
+    /// Set while the debug self-check re-decodes an element, so that the
+    /// arrays nested in it are not checked once more per level.
+    static RECHECKING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Marks this thread as re-decoding for the debug self-check until dropped,
+/// even if the decode unwinds.
+#[cfg(debug_assertions)]
+struct Rechecking;
+
+#[cfg(debug_assertions)]
+impl Rechecking {
+    fn start() -> Self {
+        RECHECKING.with(|flag| flag.set(true));
+        Rechecking
+    }
+}
+
+#[cfg(debug_assertions)]
+impl Drop for Rechecking {
+    fn drop(&mut self) {
+        RECHECKING.with(|flag| flag.set(false));
+    }
+}
+
+impl<'a> Reader<'a> {
+    /// Reads an array of structs that may be null. Two or more elements that
+    /// hold arrays of structs themselves ([`Decode::HOLDS_STRUCT_ARRAYS`])
+    /// are decoded into a `Vec` when the heap budget allows (see
+    /// [`Reader::new`]);
+    /// otherwise each element is checked with [`Decode::validate_from`] and
+    /// the array keeps only the checked bytes, which [`StructArray::iter`]
+    /// decodes. Either way a fault anywhere is reported now, with its index.
+    #[inline]
+    pub fn read_nullable_struct_array<T: Decode<'a>>(
+        &mut self,
+        compact: bool,
+        version: i16,
+    ) -> Result<Option<StructArray<'a, T>>, DecodeError> {
+        let Some(count) = self.read_array_len(compact, 1)? else {
+            return Ok(None);
+        };
+        let start = self.position;
+        let canonical_before = std::mem::replace(&mut self.canonical, true);
+        let items =
+            if self.take_heap_for_vec(T::HOLDS_STRUCT_ARRAYS, count, std::mem::size_of::<T>()) {
+                Some(self.decode_elements::<T>(count, version)?)
+            } else {
+                self.validate_elements::<T>(count, version)?;
+                None
+            };
+        let (bytes, canonical) = self.end_struct_array(start, canonical_before);
+        Ok(Some(match items {
+            Some(items) => {
+                #[cfg(debug_assertions)]
+                self.debug_check_validates::<T>(start, count, version, canonical);
+                StructArray::from_decoded_wire(items, bytes, version, canonical)
+            }
+            // A count fits in 32 bits: it came from an int32 or a uvarint.
+            None => StructArray::from_checked_wire(
+                bytes,
+                u32::try_from(count).unwrap_or(u32::MAX),
+                version,
+                canonical,
+            ),
+        }))
+    }
+
+    /// Checks an array of structs (null allowed when `nullable`) and builds
+    /// nothing, for `validate_from`: it accepts and rejects exactly what
+    /// [`Reader::read_nullable_struct_array`] and [`Reader::read_struct_array`]
+    /// do, with the same errors, without an array to return and drop.
+    #[inline]
+    pub fn skip_struct_array<T: Decode<'a>>(
+        &mut self,
+        compact: bool,
+        nullable: bool,
+        version: i16,
+    ) -> Result<(), DecodeError> {
+        let start = self.offset();
+        match self.read_array_len(compact, 1)? {
+            Some(count) => self.validate_elements::<T>(count, version),
+            None if nullable => Ok(()),
+            None => Err(DecodeError::new(start, DecodeErrorKind::UnexpectedNull)),
+        }
+    }
+
+    /// Whether an array of `count` elements of `element_size` bytes each is
+    /// decoded into a `Vec`, taking that much of the heap budget if so: when
+    /// its elements hold arrays of structs, there are two or more of them (a
+    /// single element is worth no allocation: reading it checks its nested
+    /// arrays once more, once), and the budget has room.
+    fn take_heap_for_vec(&mut self, holds_arrays: bool, count: usize, element_size: usize) -> bool {
+        let heap = count.saturating_mul(element_size);
+        let fits = holds_arrays && count > 1 && heap <= self.heap_budget;
+        if fits {
+            self.heap_budget -= heap;
+        }
+        fits
+    }
+
+    /// Ends an array of structs that started at `start`: its bytes, and
+    /// whether they were canonical; the reader is canonical from here when
+    /// it was before the array and the array is.
+    fn end_struct_array(&mut self, start: usize, canonical_before: bool) -> (&'a [u8], bool) {
+        let canonical = self.canonical;
+        self.canonical = canonical_before && canonical;
+        (&self.input[start..self.position], canonical)
+    }
+
+    /// Decodes `count` elements into a `Vec` of exactly that capacity.
+    #[inline]
+    fn decode_elements<T: Decode<'a>>(
+        &mut self,
+        count: usize,
+        version: i16,
+    ) -> Result<Vec<T>, DecodeError> {
+        let mut items = Vec::with_capacity(count);
+        for index in 0..count {
+            match T::decode_from(self, version) {
+                Ok(item) => items.push(item),
+                Err(e) => return Err(e.at_index(index)),
+            }
+        }
+        Ok(items)
+    }
+
+    /// Checks `count` elements, building nothing: arrays nested in them are
+    /// kept as wire bytes too, whatever budget is left.
+    fn validate_elements<T: Decode<'a>>(
+        &mut self,
+        count: usize,
+        version: i16,
+    ) -> Result<(), DecodeError> {
+        let budget = std::mem::take(&mut self.heap_budget);
+        let mut result = Ok(());
+        for index in 0..count {
+            #[cfg(debug_assertions)]
+            let element_start = self.position;
+            if let Err(e) = T::validate_from(self, version) {
+                result = Err(e.at_index(index));
+                break;
+            }
+            #[cfg(debug_assertions)]
+            self.debug_check_decodes::<T>(element_start, version);
+        }
+        self.heap_budget = budget;
+        result
+    }
+
+    /// A fresh reader over the same input at `position`, allocating nothing,
+    /// for the debug self-checks to read bytes again.
+    #[cfg(debug_assertions)]
+    fn rechecker(&self, position: usize) -> Reader<'a> {
+        Reader {
+            input: self.input,
+            position,
+            base: self.base,
+            canonical: true,
+            heap_budget: 0,
+        }
+    }
+
+    /// In debug builds (and so in every test), checks that what decoding
+    /// just accepted, `validate_from` accepts too, ending at the same byte
+    /// and finding the same bytes canonical: the promise `Message::validate`
+    /// and arrays kept as wire bytes rely on.
+    #[cfg(debug_assertions)]
+    fn debug_check_validates<T: Decode<'a>>(
+        &self,
+        start: usize,
+        count: usize,
+        version: i16,
+        canonical: bool,
+    ) {
+        if RECHECKING.with(Cell::get) {
+            return;
+        }
+        let mut again = self.rechecker(start);
+        let validated = {
+            let _rechecking = Rechecking::start();
+            (0..count).try_for_each(|_| T::validate_from(&mut again, version))
+        };
+        debug_assert!(
+            validated.is_ok() && again.position == self.position && again.canonical == canonical,
+            "decode_from and validate_from disagree at offset {}: {:?}, {} bytes against {}, \
+             canonical {} against {}",
+            self.base + start,
+            validated.err(),
+            again.position - start,
+            self.position - start,
+            again.canonical,
+            canonical,
+        );
+    }
+
+    /// In debug builds (and so in every test), checks the promise iteration
+    /// relies on: what `validate_from` accepted, `decode_from` decodes, using the
+    /// same bytes.
+    ///
+    /// Arrays nested inside the element are not checked again while it is
+    /// re-decoded: each was checked when its own enclosing element was
+    /// validated, and checking them once per enclosing level would cost
+    /// 2^depth decodes.
+    #[cfg(debug_assertions)]
+    fn debug_check_decodes<T: Decode<'a>>(&self, element_start: usize, version: i16) {
+        if RECHECKING.with(Cell::get) {
+            return;
+        }
+        let mut again = self.rechecker(element_start);
+        let decoded = {
+            let _rechecking = Rechecking::start();
+            T::decode_from(&mut again, version)
+        };
+        debug_assert!(
+            decoded.is_ok() && again.position == self.position,
+            "validate_from and decode_from disagree at offset {}: {:?}, {} bytes against {}",
+            self.base + element_start,
+            decoded.err(),
+            again.position - element_start,
+            self.position - element_start,
+        );
+    }
+
+    /// Reads an array of structs that must not be null.
+    #[inline]
+    pub fn read_struct_array<T: Decode<'a>>(
+        &mut self,
+        compact: bool,
+        version: i16,
+    ) -> Result<StructArray<'a, T>, DecodeError> {
+        let start = self.offset();
+        self.read_nullable_struct_array(compact, version)?
+            .ok_or_else(|| DecodeError::new(start, DecodeErrorKind::UnexpectedNull))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Writing and sizing.
+
+/// Writes an array of structs, which may be null. A decoded array whose
+/// bytes are what its elements encode to at `version` is copied (see
+/// [`StructArray::encodes_by_copy`]); otherwise each element is encoded.
+#[inline]
+pub fn put_nullable_struct_array<'a, T: Encode + Decode<'a> + Clone>(
+    buf: &mut Writer<'_>,
+    items: Option<&StructArray<'a, T>>,
+    compact: bool,
+    version: i16,
+) -> Result<(), EncodeError> {
+    put_array_len(buf, items.map(StructArray::len), compact)?;
+    let Some(items) = items else {
+        return Ok(());
+    };
+    if let Some(bytes) = items.bytes_to_copy(version) {
+        buf.put_slice(bytes);
+        Ok(())
+    } else if let Some(slice) = items.as_slice() {
+        put_elements(buf, slice.iter(), version)
+    } else {
+        put_elements(buf, items.iter(), version)
+    }
+}
+
+/// Encodes each element, naming the index of a failing one.
+#[inline]
+fn put_elements<T: Encode, E: std::ops::Deref<Target = T>>(
+    buf: &mut Writer<'_>,
+    elements: impl Iterator<Item = E>,
+    version: i16,
+) -> Result<(), EncodeError> {
+    for (index, element) in elements.enumerate() {
+        element
+            .encode_to(buf, version)
+            .map_err(|e| e.at_index(index))?;
+    }
+    Ok(())
+}
+
+/// Writes an array of structs.
+#[inline]
+pub fn put_struct_array<'a, T: Encode + Decode<'a> + Clone>(
+    buf: &mut Writer<'_>,
+    items: &StructArray<'a, T>,
+    compact: bool,
+    version: i16,
+) -> Result<(), EncodeError> {
+    put_nullable_struct_array(buf, Some(items), compact, version)
+}
+
+/// The encoded size of an array of structs, which may be null.
+#[inline]
+pub fn nullable_struct_array_len<'a, T: Encode + Decode<'a> + Clone>(
+    items: Option<&StructArray<'a, T>>,
+    compact: bool,
+    version: i16,
+) -> usize {
+    let prefix = array_len_len(items.map(StructArray::len), compact);
+    let Some(items) = items else {
+        return prefix;
+    };
+    let elements = match items.bytes_to_copy(version) {
+        Some(bytes) => bytes.len(),
+        None => elements_len(items, version),
+    };
+    prefix + elements
+}
+
+/// The encoded size of the elements of an array that is not copied as
+/// bytes: summed over the `Vec`, or over the elements decoded one by one.
+fn elements_len<'a, T: Encode + Decode<'a> + Clone>(
+    items: &StructArray<'a, T>,
+    version: i16,
+) -> usize {
+    let mut len = 0;
+    match items.as_slice() {
+        Some(slice) => {
+            for item in slice {
+                len += item.encoded_len(version);
+            }
+        }
+        None => {
+            for item in items {
+                len += item.encoded_len(version);
+            }
+        }
+    }
+    len
+}
+
+/// The encoded size of an array of structs.
+#[inline]
+pub fn struct_array_len<'a, T: Encode + Decode<'a> + Clone>(
+    items: &StructArray<'a, T>,
+    compact: bool,
+    version: i16,
+) -> usize {
+    nullable_struct_array_len(Some(items), compact, version)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -528,5 +878,43 @@ mod tests {
         array.push(Pair(5, 6));
         assert_eq!(array.wire(), None);
         assert_eq!(array.as_slice(), Some(&[Pair(1, 2), Pair(5, 6)][..]));
+    }
+
+    /// A struct holding an array of itself, counting its decodes, to
+    /// measure the work of reading deeply nested arrays.
+    #[derive(Debug, Clone)]
+    struct Node;
+
+    thread_local! {
+        static NODE_DECODES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    impl<'a> Decode<'a> for Node {
+        fn decode_from(reader: &mut Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+            NODE_DECODES.with(|n| n.set(n.get() + 1));
+            reader.read_struct_array::<Node>(false, version)?;
+            Ok(Node)
+        }
+    }
+
+    #[test]
+    fn nested_struct_arrays_are_read_in_work_linear_per_level() {
+        // A chain of nodes, each holding one, `DEPTH` deep.
+        const DEPTH: usize = 14;
+        let mut wire = [0, 0, 0, 1].repeat(DEPTH);
+        wire.extend_from_slice(&[0, 0, 0, 0]);
+        NODE_DECODES.with(|n| n.set(0));
+        let mut reader = Reader::new(&wire);
+        assert!(Node::decode_from(&mut reader, 0).is_ok());
+        assert!(reader.finish().is_ok());
+        let decodes = NODE_DECODES.with(std::cell::Cell::get);
+        // Each node is validated once per enclosing level, and decoded
+        // again by the debug self-check at most once more per level: about
+        // DEPTH^2, never 2^DEPTH.
+        let bound = 2 * (DEPTH + 1) * (DEPTH + 1);
+        assert!(
+            decodes <= bound,
+            "{decodes} node decodes for a chain {DEPTH} deep (bound {bound})"
+        );
     }
 }

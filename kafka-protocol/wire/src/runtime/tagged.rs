@@ -3,9 +3,9 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use super::error::{EncodeError, EncodeErrorKind};
+use super::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+use super::reader::Reader;
 use super::varint::{get_uvarint, put_uvarint, uvarint_len};
-use super::write::tagged_field_len;
 use super::writer::Writer;
 
 /// A tagged field whose tag the schema does not know: its tag and raw bytes.
@@ -67,8 +67,8 @@ struct Entry {
 /// by the reader. `None` at the end, or where the bytes are not an entry.
 fn entry_at(entries: &[u8], at: usize) -> Option<Entry> {
     let rest = entries.get(at..)?;
-    let (tag, tag_len) = get_uvarint(rest).ok()??;
-    let (size, size_len) = get_uvarint(rest.get(tag_len..)?).ok()??;
+    let (tag, tag_len) = get_uvarint(rest).ok()?;
+    let (size, size_len) = get_uvarint(rest.get(tag_len..)?).ok()?;
     let data_start = at + tag_len + size_len;
     let end = data_start.checked_add(size as usize)?;
     (end <= entries.len()).then_some(Entry {
@@ -385,6 +385,381 @@ pub fn unknown_tagged_fields_len(unknown: &UnknownTaggedFields<'_>) -> usize {
     unknown.wire_entries().len()
 }
 
+// ---------------------------------------------------------------------------
+// Reading.
+
+/// What reading a tagged-field section found, to keep its unknown fields.
+struct TaggedSection {
+    /// Where the first field starts (after the count).
+    fields_start: usize,
+    /// Where the section ends.
+    end: usize,
+    /// How many fields `known` did not take.
+    unknown_count: usize,
+    /// Their size with shortest uvarints.
+    unknown_len: usize,
+    /// Where the first of them starts.
+    unknown_start: Option<usize>,
+    /// Where the last of them ends.
+    unknown_end: usize,
+    /// True when the unknown fields can be borrowed as they are: next to
+    /// each other, in ascending tag order, with shortest uvarints.
+    borrowable: bool,
+    /// The known tags below 64 that were present, as bits.
+    known_low: u64,
+    /// The known tags of 64 or more that were present (rare, and no more
+    /// than the struct has known tagged fields).
+    known_high: Vec<u32>,
+}
+
+impl TaggedSection {
+    fn mark_known(&mut self, tag: u32) {
+        if tag < 64 {
+            self.known_low |= 1 << tag;
+        } else {
+            self.known_high.push(tag);
+        }
+    }
+
+    fn is_known(&self, tag: u32) -> bool {
+        if tag < 64 {
+            self.known_low & (1 << tag) != 0
+        } else {
+            self.known_high.contains(&tag)
+        }
+    }
+}
+
+impl<'a> Reader<'a> {
+    /// Reads a nullable struct inside a tagged field: a uvarint marker, 0 for
+    /// null, then the struct.
+    #[inline]
+    pub fn read_tagged_nullable_struct<T>(
+        &mut self,
+        read: impl FnOnce(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<Option<T>, DecodeError> {
+        let marker = self.read_uvarint()?;
+        if marker > 1 {
+            self.canonical = false;
+        }
+        if marker == 0 {
+            Ok(None)
+        } else {
+            read(self).map(Some)
+        }
+    }
+
+    /// Reads a tagged-field section.
+    ///
+    /// `known` is called for each tag with a reader over exactly that field's
+    /// bytes; it returns `Ok(true)` when it decoded the field, or `Ok(false)`
+    /// for a tag it does not know, which is then kept in `unknown` in tag
+    /// order. A known field must use all of its bytes. Tags may arrive in
+    /// any order, as Kafka accepts them; a tag seen twice is an error, since
+    /// keeping one copy would silently drop the other.
+    ///
+    /// Unknown fields are kept in wire form (see [`UnknownTaggedFields`]):
+    /// borrowed from the input when they arrive in tag order, next to each
+    /// other and with shortest uvarints, as Kafka writes them; copied, at
+    /// most once, otherwise. However many there are, they never take more
+    /// heap than the section's bytes plus a 4-byte index entry per field.
+    #[inline(always)]
+    pub fn read_tagged_fields(
+        &mut self,
+        unknown: &mut UnknownTaggedFields<'a>,
+        known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
+    ) -> Result<(), DecodeError> {
+        // Most sections are empty: a single zero count.
+        if self.input.get(self.position) == Some(&0) {
+            self.position += 1;
+            return Ok(());
+        }
+        let section = self.read_tagged_field_list(known)?;
+        if section.unknown_count > 0 {
+            self.keep_unknown_tagged_fields(&section, unknown);
+        }
+        Ok(())
+    }
+
+    /// Reads past a tagged-field section with the checks of
+    /// [`Reader::read_tagged_fields`], keeping nothing.
+    #[inline(always)]
+    pub fn skip_tagged_fields(
+        &mut self,
+        known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
+    ) -> Result<(), DecodeError> {
+        if self.input.get(self.position) == Some(&0) {
+            self.position += 1;
+            return Ok(());
+        }
+        self.read_tagged_field_list(known).map(drop)
+    }
+
+    /// Reads the tagged-field section of a struct that has no tagged fields
+    /// of its own: every field is kept in `unknown`.
+    #[inline(always)]
+    pub fn read_unknown_tagged_fields(
+        &mut self,
+        unknown: &mut UnknownTaggedFields<'a>,
+    ) -> Result<(), DecodeError> {
+        self.read_tagged_fields(unknown, no_known_tags)
+    }
+
+    /// Reads past the tagged-field section of a struct that has no tagged
+    /// fields of its own, with the checks of
+    /// [`Reader::read_unknown_tagged_fields`].
+    #[inline(always)]
+    pub fn skip_unknown_tagged_fields(&mut self) -> Result<(), DecodeError> {
+        self.skip_tagged_fields(no_known_tags)
+    }
+
+    /// Reads a non-empty tagged-field section, handing each field to
+    /// `known`, and describes the fields it did not take. Allocates nothing
+    /// unless tags arrive out of order (then one `u32` per field with a tag
+    /// of 64 or more, to find repeats).
+    #[inline(never)]
+    fn read_tagged_field_list(
+        &mut self,
+        mut known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
+    ) -> Result<TaggedSection, DecodeError> {
+        let count = self.read_uvarint()?;
+        // Each field takes at least two bytes: its tag and its size.
+        if count as usize > self.remaining() / 2 {
+            return Err(self.error(DecodeErrorKind::LengthExceedsInput {
+                length: count.into(),
+                remaining: self.remaining(),
+            }));
+        }
+        let mut section = TaggedSection {
+            fields_start: self.position,
+            end: self.position,
+            unknown_count: 0,
+            unknown_len: 0,
+            unknown_start: None,
+            unknown_end: 0,
+            borrowable: true,
+            known_low: 0,
+            known_high: Vec::new(),
+        };
+        let mut seen_low_tags: u64 = 0;
+        let mut ascending = true;
+        let mut previous_tag = None;
+        for _ in 0..count {
+            let entry_start = self.position;
+            let tag_offset = self.offset();
+            let tag = self.read_uvarint()?;
+            let size = self.read_uvarint()? as usize;
+            if previous_tag.is_some_and(|previous| tag <= previous) {
+                // The encoder writes tags in ascending order.
+                self.canonical = false;
+                ascending = false;
+            }
+            previous_tag = Some(tag);
+            if tag < 64 {
+                let bit = 1u64 << tag;
+                if seen_low_tags & bit != 0 {
+                    return Err(DecodeError::new(
+                        tag_offset,
+                        DecodeErrorKind::DuplicateTag(tag),
+                    ));
+                }
+                seen_low_tags |= bit;
+            }
+            let data_offset = self.offset();
+            let header_len = self.position - entry_start;
+            let data = self.take_announced(size)?;
+            let mut field = Reader {
+                input: data,
+                position: 0,
+                base: data_offset,
+                canonical: true,
+                heap_budget: self.heap_budget,
+            };
+            let known = known(tag, &mut field);
+            self.heap_budget = field.heap_budget;
+            if known? {
+                // The encoder leaves out a known field at its default value,
+                // which this reader does not compare against.
+                self.canonical = false;
+                if !field.is_empty() {
+                    return Err(DecodeError::new(
+                        data_offset,
+                        DecodeErrorKind::TaggedFieldSize {
+                            tag,
+                            declared: size,
+                            used: field.position,
+                        },
+                    ));
+                }
+                section.mark_known(tag);
+                if section.unknown_count > 0 {
+                    // A known field between unknown ones.
+                    section.borrowable = false;
+                }
+            } else {
+                let shortest = uvarint_len(tag) + uvarint_len(size as u32);
+                if shortest != header_len {
+                    section.borrowable = false;
+                }
+                section.unknown_start.get_or_insert(entry_start);
+                section.unknown_end = self.position;
+                section.unknown_count += 1;
+                section.unknown_len += shortest + size;
+            }
+        }
+        section.end = self.position;
+        if !ascending {
+            section.borrowable = false;
+            self.check_repeated_high_tags(&section)?;
+        }
+        Ok(section)
+    }
+
+    /// Fails on the first tag of 64 or more that a section out of tag order
+    /// repeats: the smallest such tag, at its second occurrence. (Tags below
+    /// 64 were checked as they arrived.)
+    #[cold]
+    #[inline(never)]
+    fn check_repeated_high_tags(&self, section: &TaggedSection) -> Result<(), DecodeError> {
+        let mut high: Vec<u32> = self
+            .tagged_entries(section)
+            .map(|(tag, _, _)| tag)
+            .filter(|&tag| tag >= 64)
+            .collect();
+        high.sort_unstable();
+        let Some(tag) = high.windows(2).find(|w| w[0] == w[1]).map(|w| w[0]) else {
+            return Ok(());
+        };
+        let offset = self
+            .tagged_entries(section)
+            .filter(|&(t, _, _)| t == tag)
+            .nth(1)
+            .map_or(self.base + section.fields_start, |(_, at, _)| {
+                self.base + at
+            });
+        Err(DecodeError::new(offset, DecodeErrorKind::DuplicateTag(tag)))
+    }
+
+    /// The entries of a section already read: (tag, position of the entry,
+    /// position of its data), each within `self.input`.
+    fn tagged_entries<'s>(
+        &'s self,
+        section: &TaggedSection,
+    ) -> impl Iterator<Item = (u32, usize, usize)> + 's {
+        let bytes = &self.input[..section.end];
+        let mut at = section.fields_start;
+        std::iter::from_fn(move || {
+            let rest = bytes.get(at..).filter(|rest| !rest.is_empty())?;
+            let (tag, tag_len) = get_uvarint(rest).ok()?;
+            let (size, size_len) = get_uvarint(rest.get(tag_len..)?).ok()?;
+            let entry = at;
+            let data = at + tag_len + size_len;
+            at = data + size as usize;
+            Some((tag, entry, data))
+        })
+    }
+
+    /// Keeps the unknown fields of a section just read, in tag order:
+    /// borrowed when they are already in that form, copied otherwise.
+    #[cold]
+    #[inline(never)]
+    fn keep_unknown_tagged_fields(
+        &self,
+        section: &TaggedSection,
+        unknown: &mut UnknownTaggedFields<'a>,
+    ) {
+        let input = self.input;
+        let kept = if section.borrowable {
+            let start = section.unknown_start.unwrap_or(section.unknown_end);
+            UnknownTaggedFields::from_checked_entries(
+                Cow::Borrowed(&input[start..section.unknown_end]),
+                section.unknown_count,
+            )
+        } else {
+            // Where each unknown field starts, sorted by tag (then by
+            // position, so that the order is fixed): one word per field of
+            // at least three bytes (only 128 tags fit in two).
+            let mut fields: Vec<usize> = Vec::with_capacity(section.unknown_count);
+            for (tag, at, _) in self.tagged_entries(section) {
+                if !section.is_known(tag) {
+                    fields.push(at);
+                }
+            }
+            let tag_at = |at: usize| {
+                input
+                    .get(at..)
+                    .and_then(|rest| get_uvarint(rest).ok())
+                    .map_or(0, |(tag, _)| tag)
+            };
+            fields.sort_unstable_by_key(|&at| (tag_at(at), at));
+            let mut entries = Vec::with_capacity(section.unknown_len);
+            for at in fields {
+                let Some(rest) = input.get(at..section.end) else {
+                    continue;
+                };
+                let Ok((tag, tag_len)) = get_uvarint(rest) else {
+                    continue;
+                };
+                let Ok((size, size_len)) = get_uvarint(&rest[tag_len..]) else {
+                    continue;
+                };
+                let data = at + tag_len + size_len;
+                put_uvarint(&mut entries, tag);
+                put_uvarint(&mut entries, size);
+                entries.extend_from_slice(&input[data..data + size as usize]);
+            }
+            UnknownTaggedFields::from_checked_entries(Cow::Owned(entries), section.unknown_count)
+        };
+        if unknown.is_empty() {
+            *unknown = kept;
+        } else {
+            unknown.extend(kept.iter().collect());
+        }
+    }
+}
+
+/// The `known` callback of a struct without tagged fields of its own: one
+/// function for all of them, so the section reader is compiled once for them.
+fn no_known_tags(_tag: u32, _field: &mut Reader<'_>) -> Result<bool, DecodeError> {
+    Ok(false)
+}
+
+// ---------------------------------------------------------------------------
+// Writing and sizing.
+
+/// Writes a tagged field's header: its tag and its size.
+#[inline]
+pub fn put_tag_header(buf: &mut Writer<'_>, tag: u32, size: usize) {
+    buf.put_uvarint(tag);
+    buf.put_uvarint(size as u32);
+}
+
+/// The size of a tagged field with a value of `size` bytes, header included.
+#[inline]
+pub fn tagged_field_len(tag: u32, size: usize) -> usize {
+    uvarint_len(tag) + uvarint_len(size as u32) + size
+}
+
+/// Writes a nullable struct inside a tagged field: a uvarint marker, 0 for
+/// null and 1 for present, then the struct.
+#[inline]
+pub fn put_tagged_nullable_struct<T>(
+    buf: &mut Writer<'_>,
+    value: Option<&T>,
+    write: impl FnOnce(&mut Writer<'_>, &T) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
+    match value {
+        None => {
+            buf.put_u8(0);
+            Ok(())
+        }
+        Some(v) => {
+            buf.put_u8(1);
+            write(buf, v)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -443,6 +818,48 @@ mod tests {
         assert_eq!(
             UnknownTaggedFields::from(Vec::new()),
             UnknownTaggedFields::new()
+        );
+    }
+
+    #[test]
+    fn tagged_fields_keep_unknowns_in_order_and_reject_duplicates() {
+        // Two fields: tag 5 (1 byte), tag 1 (2 bytes); neither known.
+        let input = [2, 5, 1, 0xaa, 1, 2, 0xbb, 0xcc];
+        let mut unknown = UnknownTaggedFields::new();
+        let mut r = Reader::new(&input);
+        r.read_tagged_fields(&mut unknown, |_, _| Ok(false))
+            .unwrap_or_default();
+        assert_eq!(
+            unknown.iter().map(|f| f.tag).collect::<Vec<_>>(),
+            vec![1, 5]
+        );
+        assert!(r.is_empty());
+
+        let input = [2, 5, 1, 0xaa, 5, 1, 0xbb];
+        let mut r = Reader::new(&input);
+        let error = r
+            .read_tagged_fields(&mut UnknownTaggedFields::new(), |_, _| Ok(false))
+            .unwrap_err();
+        assert_eq!(error.kind(), &DecodeErrorKind::DuplicateTag(5));
+        assert_eq!(error.offset(), 4);
+    }
+
+    #[test]
+    fn known_tagged_field_must_use_its_bytes() {
+        let input = [1, 0, 2, 7, 8];
+        let mut r = Reader::new(&input);
+        let error = r
+            .read_tagged_fields(&mut UnknownTaggedFields::new(), |_, field| {
+                field.read_i8().map(|_| true)
+            })
+            .unwrap_err();
+        assert_eq!(
+            error.kind(),
+            &DecodeErrorKind::TaggedFieldSize {
+                tag: 0,
+                declared: 2,
+                used: 1
+            }
         );
     }
 }

@@ -154,13 +154,15 @@ impl<'b> Writer<'b> {
 
     /// Writes an unsigned varint.
     #[inline]
-    pub fn put_uvarint(&mut self, mut value: u32) {
-        while value >= 0x80 {
-            self.put_u8((value as u8 & 0x7f) | 0x80);
-            value >>= 7;
-        }
-        self.put_u8(value as u8);
+    pub fn put_uvarint(&mut self, value: u32) {
+        super::varint::put_uvarint(&mut self.buf, value);
     }
+}
+
+/// Writes a bool as 0 or 1.
+#[inline]
+pub fn put_bool(buf: &mut Writer<'_>, value: bool) {
+    buf.put_u8(u8::from(value));
 }
 
 #[cfg(test)]

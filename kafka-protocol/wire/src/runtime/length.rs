@@ -1,0 +1,150 @@
+//! Length prefixes, which strings, bytes, records and arrays start with:
+//! compact `uvarint(len + 1)` (0 is null) in flexible versions, a classic
+//! int16 (strings) or int32 (bytes, records, array counts) otherwise, -1
+//! being null. Reading, writing and sizing them live together here.
+
+use super::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+use super::reader::Reader;
+use super::varint::uvarint_len;
+use super::writer::Writer;
+
+impl<'a> Reader<'a> {
+    /// Reads a length prefix: compact (`uvarint(len + 1)`, 0 = null) or
+    /// classic (`int16` or `int32`, -1 = null). Returns `None` for null.
+    #[inline(always)]
+    pub(super) fn read_length(
+        &mut self,
+        compact: bool,
+        wide: bool,
+    ) -> Result<Option<usize>, DecodeError> {
+        if compact {
+            return Ok(self.read_uvarint()?.checked_sub(1).map(|len| len as usize));
+        }
+        let start = self.offset();
+        let length: i32 = if wide {
+            self.read_i32()?
+        } else {
+            i32::from(self.read_i16()?)
+        };
+        match length {
+            -1 => Ok(None),
+            n if n < 0 => Err(DecodeError::new(
+                start,
+                DecodeErrorKind::InvalidLength(n.into()),
+            )),
+            n => Ok(Some(n as usize)),
+        }
+    }
+
+    /// Reads an array's element count, `None` for null. The count is checked
+    /// against the bytes left, assuming every element takes at least
+    /// `min_element_len` bytes (at least one), before anything is allocated.
+    #[inline(always)]
+    pub fn read_array_len(
+        &mut self,
+        compact: bool,
+        min_element_len: usize,
+    ) -> Result<Option<usize>, DecodeError> {
+        let Some(count) = self.read_length(compact, true)? else {
+            return Ok(None);
+        };
+        let needed = count.saturating_mul(min_element_len.max(1));
+        if needed > self.remaining() {
+            return Err(self.error(DecodeErrorKind::LengthExceedsInput {
+                length: count as u64,
+                remaining: self.remaining(),
+            }));
+        }
+        Ok(Some(count))
+    }
+}
+
+/// Writes a length prefix: compact `uvarint(len + 1)`, or classic int16/int32.
+/// `None` writes null.
+#[inline(always)]
+pub(super) fn put_length(
+    buf: &mut Writer<'_>,
+    length: Option<usize>,
+    compact: bool,
+    wide: bool,
+) -> Result<(), EncodeError> {
+    // Most lengths are short and compact: one byte.
+    if compact {
+        if let Some(len) = length.filter(|len| *len < 0x7f) {
+            buf.put_u8(len as u8 + 1);
+            return Ok(());
+        }
+    }
+    put_length_slow(buf, length, compact, wide)
+}
+
+#[inline(never)]
+fn put_length_slow(
+    buf: &mut Writer<'_>,
+    length: Option<usize>,
+    compact: bool,
+    wide: bool,
+) -> Result<(), EncodeError> {
+    let limit = if wide {
+        i32::MAX as usize
+    } else {
+        i16::MAX as usize
+    };
+    match length {
+        Some(len) if len > limit => Err(EncodeError::new(if wide {
+            EncodeErrorKind::LengthOverflow(len)
+        } else {
+            EncodeErrorKind::StringTooLong(len)
+        })),
+        Some(len) if compact => {
+            buf.put_uvarint(len as u32 + 1);
+            Ok(())
+        }
+        None if compact => {
+            buf.put_uvarint(0);
+            Ok(())
+        }
+        Some(len) if wide => {
+            buf.put_i32(len as i32);
+            Ok(())
+        }
+        Some(len) => {
+            buf.put_i16(len as i16);
+            Ok(())
+        }
+        None if wide => {
+            buf.put_i32(-1);
+            Ok(())
+        }
+        None => {
+            buf.put_i16(-1);
+            Ok(())
+        }
+    }
+}
+
+/// The size of a length prefix.
+#[inline]
+pub(super) fn length_len(length: Option<usize>, compact: bool, wide: bool) -> usize {
+    match (compact, wide) {
+        (true, _) => uvarint_len(length.map_or(0, |len| (len as u32).saturating_add(1))),
+        (false, true) => 4,
+        (false, false) => 2,
+    }
+}
+
+/// Writes an array's element count, `None` for null.
+#[inline]
+pub fn put_array_len(
+    buf: &mut Writer<'_>,
+    count: Option<usize>,
+    compact: bool,
+) -> Result<(), EncodeError> {
+    put_length(buf, count, compact, true)
+}
+
+/// The size of an array's count prefix.
+#[inline]
+pub fn array_len_len(count: Option<usize>, compact: bool) -> usize {
+    length_len(count, compact, true)
+}
