@@ -90,7 +90,7 @@ fn generate_writes_readable_modules() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(
-        stdout.starts_with("4 schemas, 2 APIs, 16 versions, 5 files written"),
+        stdout.starts_with("4 schemas, 2 APIs, 18 versions, 5 files written"),
         "{stdout}"
     );
     let root = std::fs::read_to_string(out.join("mod.rs")).unwrap_or_default();
