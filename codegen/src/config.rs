@@ -186,10 +186,12 @@ impl Config {
         Ok(set)
     }
 
-    /// Lowers the selected schemas.
+    /// Lowers the selected schemas. A removed API (`"validVersions": "none"`)
+    /// has no version to generate, so it is left out.
     fn lower(&self, set: &SchemaSet) -> Vec<MessageIr> {
         set.schemas
             .iter()
+            .filter(|s| !s.valid_versions.is_empty())
             .filter(|s| self.selected(&s.name) && self.served(s, set))
             .map(ir::lower)
             .collect()
@@ -371,6 +373,34 @@ mod tests {
             fs::read_to_string(out.join("other.rs")).unwrap(),
             "// mine too\n"
         );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_removed_api_is_accepted_and_generates_nothing() {
+        // Kafka keeps the files of a removed API, with `"validVersions":
+        // "none"` and no `flexibleVersions`, so that its key stays taken.
+        let dir = scratch("removed");
+        let api = |kind: &str, name: &str, key: i16, versions: &str| {
+            let text =
+                format!(r#"{{ "apiKey": {key}, "type": "{kind}", "name": "{name}", {versions} }}"#);
+            fs::write(dir.join(format!("{name}.json")), text).unwrap();
+        };
+        let live = r#""validVersions": "0", "flexibleVersions": "none", "fields": []"#;
+        api("request", "LiveRequest", 3, live);
+        api("response", "LiveResponse", 3, live);
+        api("request", "GoneRequest", 4, r#""validVersions": "none""#);
+        api("response", "GoneResponse", 4, r#""validVersions": "none""#);
+
+        let mut config = Config::new();
+        config.schema_dir(&dir);
+        let (files, summary) = config.generate().unwrap();
+        let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["live_request.rs", "live_response.rs", "mod.rs"]);
+        assert_eq!((summary.schemas, summary.apis, summary.versions), (2, 1, 2));
+        let root = &files[2].contents;
+        assert!(root.contains("Live"), "{root}");
+        assert!(!root.contains("Gone"), "{root}");
         fs::remove_dir_all(&dir).unwrap();
     }
 

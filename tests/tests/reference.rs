@@ -1,17 +1,20 @@
-//! `messages/` must state exactly the facts of Kafka's own schema files in
-//! `../shared/kafka-schemas/`: names, types, versions, tags, defaults and
-//! flags. Prose (`about` texts and comments) is the project's own, so it is
-//! left out of the comparison, and none of it may be copied.
+//! `messages/` must state exactly the facts of the schema files in Kafka's
+//! own jars, at the release `tests/java/pom.xml` pins: `common/message/` of
+//! `kafka-clients` for `messages/`, `common/metadata/` of `kafka-metadata`
+//! for `messages/metadata/`. Facts are names, types, versions, tags,
+//! defaults and flags. Prose (`about` texts and comments) is the project's
+//! own, so it is left out of the comparison, and none of it may be copied.
 //!
-//! `../shared` exists in CI but not on a user's machine; there the tests
-//! skip and say so.
+//! The jars come from the local Maven repository, which `.ci/run` fills; on
+//! a machine without them the tests skip and say so.
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::io::Read;
+use std::path::Path;
 
 use kafka_codegen::parse::{self, Node, Value as Tree};
-use kafka_wire_tests::{shared_dir, workspace_root};
+use kafka_wire_tests::{kafka_jar, kafka_version, shared_dir, workspace_root};
 use serde_json::{Map, Value};
 
 /// The facts of one schema file, as JSON without prose.
@@ -48,10 +51,9 @@ fn facts(node: &Node) -> Value {
     }
 }
 
-fn read_tree(path: &Path) -> Node {
-    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    parse::parse(&text)
-        .unwrap_or_else(|e| panic!("{}: {}", path.display(), e.message))
+fn parse_tree(name: &str, text: &str) -> Node {
+    parse::parse(text)
+        .unwrap_or_else(|e| panic!("{name}: {}", e.message))
         .root
 }
 
@@ -70,42 +72,98 @@ fn abouts(node: &Node, out: &mut Vec<String>) {
     }
 }
 
-fn json_files(dir: &Path) -> BTreeMap<String, PathBuf> {
+/// The `.json` files of one folder of ours, by name, with their text.
+fn our_files(dir: &Path) -> BTreeMap<String, String> {
     fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .map(|p| {
-            (
-                p.file_name()
-                    .unwrap_or_default()
-                    .to_string_lossy()
-                    .into_owned(),
-                p,
-            )
+            let name = p.file_name().unwrap_or_default().to_string_lossy();
+            let text = fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (name.into_owned(), text)
         })
         .collect()
 }
 
-/// Compares one reference folder with one of ours, file by file.
-fn compare(reference: &Path, ours: &Path) -> Vec<String> {
-    let expected = json_files(reference);
-    let actual = json_files(ours);
-    let mut problems = Vec::new();
-    for name in actual.keys().filter(|n| !expected.contains_key(*n)) {
-        problems.push(format!("{name}: not in the reference set"));
-    }
-    for (name, reference_path) in &expected {
-        let Some(our_path) = actual.get(name) else {
-            problems.push(format!("{name}: missing from {}", ours.display()));
+/// The `.json` entries directly under `folder` (such as `common/message/`)
+/// of a jar, by file name, with their text.
+fn jar_files(jar: &Path, folder: &str) -> BTreeMap<String, String> {
+    let file = fs::File::open(jar).unwrap_or_else(|e| panic!("{}: {e}", jar.display()));
+    let mut archive =
+        zip::ZipArchive::new(file).unwrap_or_else(|e| panic!("{}: {e}", jar.display()));
+    let mut files = BTreeMap::new();
+    for index in 0..archive.len() {
+        let mut entry = archive
+            .by_index(index)
+            .unwrap_or_else(|e| panic!("{}: entry {index}: {e}", jar.display()));
+        let Some(name) = entry.name().strip_prefix(folder) else {
             continue;
         };
-        let (reference_tree, our_tree) = (read_tree(reference_path), read_tree(our_path));
-        if facts(&reference_tree) != facts(&our_tree) {
-            problems.push(format!("{name}: facts differ from the reference"));
+        if name.contains('/') || !name.ends_with(".json") {
+            continue;
         }
+        let name = name.to_owned();
+        let mut text = String::new();
+        entry
+            .read_to_string(&mut text)
+            .unwrap_or_else(|e| panic!("{}: {folder}{name}: {e}", jar.display()));
+        files.insert(name, text);
+    }
+    assert!(
+        !files.is_empty(),
+        "{}: nothing under {folder}",
+        jar.display()
+    );
+    files
+}
+
+/// Where two fact trees differ, as JSON paths, at most `limit` of them.
+fn differences(path: &str, expected: &Value, actual: &Value, out: &mut Vec<String>, limit: usize) {
+    if out.len() >= limit || expected == actual {
+        return;
+    }
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => {
+            let keys: std::collections::BTreeSet<&String> = e.keys().chain(a.keys()).collect();
+            for key in keys {
+                let (e, a) = (e.get(key.as_str()), a.get(key.as_str()));
+                let child = format!("{path}.{key}");
+                match (e, a) {
+                    (Some(e), Some(a)) => differences(&child, e, a, out, limit),
+                    _ => out.push(format!("{child}: Kafka {e:?}, ours {a:?}")),
+                }
+            }
+        }
+        (Value::Array(e), Value::Array(a)) if e.len() == a.len() => {
+            for (i, (e, a)) in e.iter().zip(a).enumerate() {
+                let name = e.get("name").and_then(Value::as_str).map(str::to_owned);
+                let child = format!("{path}[{}]", name.unwrap_or_else(|| i.to_string()));
+                differences(&child, e, a, out, limit);
+            }
+        }
+        _ => out.push(format!("{path}: Kafka {expected}, ours {actual}")),
+    }
+}
+
+/// Compares one folder of Kafka's schema files with one of ours, file by
+/// file: the same files, the same facts, and no about text of Kafka's.
+fn compare(kafka: &BTreeMap<String, String>, ours: &BTreeMap<String, String>) -> Vec<String> {
+    let mut problems = Vec::new();
+    for name in ours.keys().filter(|n| !kafka.contains_key(*n)) {
+        problems.push(format!("{name}: not in Kafka's jar"));
+    }
+    for (name, kafka_text) in kafka {
+        let Some(our_text) = ours.get(name) else {
+            problems.push(format!("{name}: in Kafka's jar, missing from messages/"));
+            continue;
+        };
+        let (kafka_tree, our_tree) = (parse_tree(name, kafka_text), parse_tree(name, our_text));
+        let mut found = Vec::new();
+        differences("", &facts(&kafka_tree), &facts(&our_tree), &mut found, 10);
+        problems.extend(found.into_iter().map(|d| format!("{name}: {d}")));
         let mut theirs = Vec::new();
-        abouts(&reference_tree, &mut theirs);
+        abouts(&kafka_tree, &mut theirs);
         let mut mine = Vec::new();
         abouts(&our_tree, &mut mine);
         for text in mine.iter().filter(|t| t.len() > 20 && theirs.contains(t)) {
@@ -116,21 +174,59 @@ fn compare(reference: &Path, ours: &Path) -> Vec<String> {
 }
 
 #[test]
-fn messages_match_the_reference_facts() {
-    let Some(shared) = shared_dir() else {
-        eprintln!("skipped: ../shared/kafka-schemas is not here (it is in CI)");
+fn messages_match_the_facts_of_kafkas_jars() {
+    let version = kafka_version();
+    let (Some(clients), Some(metadata)) = (
+        kafka_jar("kafka-clients", &version),
+        kafka_jar("kafka-metadata", &version),
+    ) else {
+        eprintln!(
+            "skipped: kafka-clients and kafka-metadata {version} are not in ~/.m2 \
+             (.ci/run puts them there)"
+        );
         return;
     };
     let root = workspace_root();
     let mut problems = compare(
-        &shared.join("kafka-schemas/message"),
-        &root.join("messages"),
+        &jar_files(&clients, "common/message/"),
+        &our_files(&root.join("messages")),
     );
-    problems.extend(compare(
-        &shared.join("kafka-schemas/metadata"),
-        &root.join("messages/metadata"),
-    ));
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    problems.extend(
+        compare(
+            &jar_files(&metadata, "common/metadata/"),
+            &our_files(&root.join("messages/metadata")),
+        )
+        .into_iter()
+        .map(|p| format!("metadata/{p}")),
+    );
+    assert!(
+        problems.is_empty(),
+        "messages/ differs from Kafka {version}'s jars:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn a_missing_extra_or_changed_file_is_caught() {
+    let file = |text: &str| BTreeMap::from([("X.json".to_owned(), text.to_owned())]);
+    let kafka = file(r#"{"name": "X", "tag": 1, "about": "Kafka's own words about this thing."}"#);
+    let same = file(r#"{"name": "X", "tag": "1", "about": "Our words."}"#);
+    assert!(compare(&kafka, &same).is_empty());
+    let changed = file(r#"{"name": "X", "tag": 2, "about": "Our words."}"#);
+    assert_eq!(compare(&kafka, &changed), ["X.json: .tag: Kafka 1, ours 2"]);
+    let nested = |ty: &str| {
+        file(&format!(
+            r#"{{"name": "X", "tag": 1, "fields": [{{"name": "A", "type": "{ty}"}}]}}"#
+        ))
+    };
+    assert_eq!(
+        compare(&nested("int8"), &nested("int16")),
+        [r#"X.json: .fields[A].type: Kafka "int8", ours "int16""#]
+    );
+    let copied = file(r#"{"name": "X", "tag": 1, "about": "Kafka's own words about this thing."}"#);
+    assert_eq!(compare(&kafka, &copied).len(), 1, "copied prose");
+    assert_eq!(compare(&kafka, &BTreeMap::new()).len(), 1, "a missing file");
+    assert_eq!(compare(&BTreeMap::new(), &same).len(), 1, "an extra file");
 }
 
 #[test]

@@ -251,18 +251,26 @@ impl Builder {
         let valid_versions = self
             .required(&obj, "validVersions", "the schema")
             .and_then(|n| self.versions(n, "validVersions"));
-        let flexible_versions = self
-            .required(&obj, "flexibleVersions", "the schema")
-            .and_then(|n| {
-                let v = self.versions(n, "flexibleVersions")?;
-                if !v.is_empty() && !v.is_open_ended() {
-                    self.error(
-                        n.span,
-                        format!("\"flexibleVersions\" must be `none` or open-ended, found `{v}`"),
-                    );
-                }
-                Some(v)
-            });
+        // A removed API keeps its file with `"validVersions": "none"`, and
+        // then needs no `flexibleVersions`, as in Kafka's generator.
+        let removed = valid_versions.is_some_and(|v| v.is_empty());
+        let flexible_versions = if removed && obj.get("flexibleVersions").is_none() {
+            Some(Versions::NONE)
+        } else {
+            self.required(&obj, "flexibleVersions", "the schema")
+                .and_then(|n| {
+                    let v = self.versions(n, "flexibleVersions")?;
+                    if !v.is_empty() && !v.is_open_ended() {
+                        self.error(
+                            n.span,
+                            format!(
+                                "\"flexibleVersions\" must be `none` or open-ended, found `{v}`"
+                            ),
+                        );
+                    }
+                    Some(v)
+                })
+        };
         let api_key_node = obj.get("apiKey");
         let api_key = api_key_node.and_then(|n| {
             let key = self.integer(n, "apiKey")?;

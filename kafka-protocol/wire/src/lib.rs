@@ -1,9 +1,10 @@
 //! Zero-copy encoders and decoders for the Kafka wire protocol.
 //!
-//! Every message of Kafka 4.1 is generated at build time from the schemas in
-//! `messages/` into [`messages`]. Decoded values borrow strings, bytes and
-//! scalar arrays from the input; the same types, filled with owned values,
-//! build messages to send.
+//! Every message of Kafka 4.4 (its 4.4.0 release: 91 APIs, their headers,
+//! the KRaft metadata records and the data schemas) is generated at build
+//! time from the schemas in `messages/` into [`messages`]. Decoded values
+//! borrow strings, bytes and scalar arrays from the input; the same types,
+//! filled with owned values, build messages to send.
 //!
 //! ```
 //! use kafka_wire::messages::{vote_request, VoteRequest};
