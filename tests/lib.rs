@@ -8,6 +8,8 @@ use kafka_wire::runtime::{DecodeError, EncodeError, JsonError, JsonForm, Message
 use kafka_wire::{ApiKey, RequestBody, ResponseBody};
 use serde_json::Value;
 
+pub mod strategies;
+
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
