@@ -99,7 +99,11 @@ fn text(v: &Value) -> &str {
 }
 
 fn version_of(line: &Value) -> i16 {
-    line["version"]
+    as_version(&line["version"])
+}
+
+fn as_version(value: &Value) -> i16 {
+    value
         .as_i64()
         .and_then(|v| i16::try_from(v).ok())
         .unwrap_or(-1)
@@ -250,6 +254,24 @@ fn java_to_rust() {
     }
     report(&tally.line("java->rust"));
     assert!(tally.instances > 0, "Java wrote no instances");
+    // Every version of every message the jars hold, each with its instances.
+    let listing = of_type(lines, "schemas")
+        .next()
+        .expect("Java's listing of the jars");
+    let listed: BTreeSet<(String, i16)> = listing["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|m| {
+            let (lowest, highest) = (as_version(&m["lowest"]), as_version(&m["highest"]));
+            (lowest..=highest).map(move |v| (text(&m["name"]).to_owned(), v))
+        })
+        .collect();
+    assert_eq!(
+        tally.versions, listed,
+        "instances for every (message, version) of the jars"
+    );
+    assert_eq!(tally.instances, INSTANCES * listed.len());
     tally.assert_clean("java->rust");
 }
 
