@@ -22,7 +22,10 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 final class Values {
     /** What one instance stresses. The instance number picks the mode. */
     enum Mode {
-        /** A fresh instance: every field at its default. */
+        /**
+         * A fresh instance: every field at its default, except that {@code records} a version
+         * does not let be null are empty (Java cannot write them null).
+         */
         DEFAULTS("defaults", Tagged.NONE, Nulls.NEVER, Arrays.EMPTY, false),
         /** Every field set, tagged ones included; no nulls; two-element collections. */
         ALL_SET("all-set", Tagged.ALL, Nulls.NEVER, Arrays.TWO, false),
@@ -36,7 +39,10 @@ final class Values {
         EMPTY("empty", Tagged.MIXED, Nulls.NEVER, Arrays.EMPTY, false),
         /** Unknown tagged fields in every struct of a flexible version. */
         UNKNOWN_TAGS("unknown-tags", Tagged.MIXED, Nulls.SOMETIMES, Arrays.SMALL, true),
-        /** Long strings and long top-level collections (two-byte compact lengths). */
+        /**
+         * One long top-level collection and some long strings and bytes (two-byte compact
+         * lengths), and unknown tagged fields.
+         */
         LONG("long", Tagged.ALL, Nulls.SOMETIMES, Arrays.LONG, true),
         /**
          * Not one of the eight: every {@code records} field null, even in versions where it
