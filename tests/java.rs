@@ -20,6 +20,7 @@
 //!    `_unknownTaggedFields`; Kafka's converter leaves them out.
 
 use std::ffi::OsStr;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -51,7 +52,9 @@ fn skip(why: String) -> Option<Jvm> {
         !java_required(),
         "KAFKA_WIRE_REQUIRE_JAVA is set, but {why}"
     );
-    eprintln!(
+    // Past the test harness's capture, so that the skip shows in a passing run.
+    let _ = writeln!(
+        std::io::stderr(),
         "skipped: {why}; the Java reference tests need Java, Maven and Kafka's jars in ~/.m2"
     );
     None
