@@ -5,8 +5,11 @@ use std::path::{Path, PathBuf};
 
 use kafka_wire::messages::{RequestHeader, ResponseHeader};
 use kafka_wire::runtime::{DecodeError, EncodeError, JsonError, JsonForm, Message};
-use kafka_wire::{ApiKey, RequestBody, ResponseBody};
+use kafka_wire::{ApiKey, MetadataRecord, RequestBody, ResponseBody};
 use serde_json::Value;
+
+pub mod java;
+pub mod strategies;
 
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
@@ -75,7 +78,7 @@ pub fn kafka_jar(artifact: &str, version: &str) -> Option<PathBuf> {
     None
 }
 
-/// What a golden fixture says a message is.
+/// What a schema file (or a golden fixture) says a message is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// A request body.
@@ -84,6 +87,25 @@ pub enum Kind {
     Response,
     /// A request or response header.
     Header,
+    /// A data schema (`"type": "data"`), such as `LeaderChangeMessage`.
+    Data,
+    /// A KRaft metadata record.
+    Metadata,
+}
+
+impl Kind {
+    /// The kind a schema file's `type` names: `request`, `response`,
+    /// `header`, `data` or `metadata`.
+    pub fn parse(text: &str) -> Option<Kind> {
+        Some(match text {
+            "request" => Kind::Request,
+            "response" => Kind::Response,
+            "header" => Kind::Header,
+            "data" => Kind::Data,
+            "metadata" => Kind::Metadata,
+            _ => return None,
+        })
+    }
 }
 
 /// A message decoded by name, with the operations the tests need.
@@ -137,7 +159,18 @@ macro_rules! decoded_for_body {
     )*};
 }
 
-decoded_for_body!(RequestBody<'_>, ResponseBody<'_>);
+decoded_for_body!(RequestBody<'_>, ResponseBody<'_>, MetadataRecord<'_>);
+
+include!(concat!(env!("OUT_DIR"), "/data_schemas.rs"));
+
+/// The record type of the metadata record `name`, such as `TopicRecord`.
+pub fn metadata_record_type(name: &str) -> Result<i16, LookupError> {
+    METADATA_RECORDS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, key)| *key)
+        .ok_or_else(|| LookupError::Unknown(name.to_owned()))
+}
 
 /// Why a message could not be looked up or decoded.
 #[derive(Debug)]
@@ -176,6 +209,13 @@ pub fn decode_by_name<'a>(
         (Kind::Response, _) => Box::new(
             ResponseBody::decode(input, api_of(name)?, version).map_err(LookupError::Decode)?,
         ),
+        (Kind::Metadata, _) => Box::new(
+            MetadataRecord::decode(input, metadata_record_type(name)?, version)
+                .map_err(LookupError::Decode)?,
+        ),
+        (Kind::Data, _) => decode_data(name, version, input)
+            .ok_or_else(|| LookupError::Unknown(name.to_owned()))?
+            .map_err(LookupError::Decode)?,
         _ => return Err(LookupError::Unknown(name.to_owned())),
     })
 }
@@ -200,6 +240,13 @@ pub fn from_json_by_name(
         (Kind::Response, _) => Box::new(
             ResponseBody::from_json(value, api_of(name)?, version).map_err(LookupError::Json)?,
         ),
+        (Kind::Metadata, _) => Box::new(
+            MetadataRecord::from_json(value, metadata_record_type(name)?, version)
+                .map_err(LookupError::Json)?,
+        ),
+        (Kind::Data, _) => data_from_json(name, version, value)
+            .ok_or_else(|| LookupError::Unknown(name.to_owned()))?
+            .map_err(LookupError::Json)?,
         _ => return Err(LookupError::Unknown(name.to_owned())),
     })
 }

@@ -261,9 +261,15 @@ fn error_codes_match_kafkas_table() {
         eprintln!("skipped: ../shared/kafka-errors is not here (it is in CI)");
         return;
     };
+    // That table is Kafka 4.1's; ours follows the pinned release, which has
+    // added codes after it (java_reference.rs checks every one of them
+    // against Kafka's own `Errors`). Kafka 4.1's codes are a prefix of ours.
     let kafka = table_rows(&shared.join("kafka-errors/errors.tsv"));
     let ours = table_rows(&workspace_root().join("kafka-protocol/wire/error_codes.tsv"));
-    assert_eq!(ours.len(), kafka.len(), "one row per code of Kafka's table");
+    assert!(
+        ours.len() >= kafka.len(),
+        "one row per code of Kafka's table, at least"
+    );
     for (mine, theirs) in ours.iter().zip(&kafka) {
         assert_eq!(
             mine[..3],
