@@ -3,7 +3,7 @@
 //! can show it accepts them.
 //!
 //! ```sh
-//! cargo run -p kafka-wire --example produce_batches -- 127.0.0.1:9092 topic 3
+//! cargo run -p kafka-wire-examples --example produce_batches -- 127.0.0.1:9092 topic 3
 //! ```
 //!
 //! It prints one line per record sent, `key<TAB>value<TAB>codec`, in the order

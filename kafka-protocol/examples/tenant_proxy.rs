@@ -13,7 +13,7 @@
 //! groups, offsets, topic ids and admin apis.
 //!
 //! ```sh
-//! cargo run -p kafka-wire --features tokio --example tenant_proxy -- \
+//! cargo run -p kafka-wire-examples --example tenant_proxy -- \
 //!     --listen 127.0.0.1:19092 --upstream 127.0.0.1:9092 --prefix tenant-a.
 //! kcat -b 127.0.0.1:19092 -t orders -P <<< 'hello'   # the broker has tenant-a.orders
 //! ```

@@ -8,7 +8,7 @@
 //! transactions, no authentication.
 //!
 //! ```sh
-//! cargo run -p kafka-wire --example mini_broker --features tokio -- --listen 127.0.0.1:9092
+//! cargo run -p kafka-wire-examples --example mini_broker -- --listen 127.0.0.1:9092
 //! kcat -b 127.0.0.1:9092 -t demo -P <<< 'hello'
 //! kcat -b 127.0.0.1:9092 -t demo -C -e
 //! ```
@@ -16,6 +16,7 @@
 mod broker;
 mod capture;
 mod connection;
+mod errors;
 mod groups;
 mod handlers;
 mod log;

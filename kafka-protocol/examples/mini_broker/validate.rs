@@ -14,7 +14,7 @@ use kafka_wire_records::{
     RECORD_BATCH_OVERHEAD,
 };
 
-use crate::log::errors;
+use crate::errors;
 
 /// Where `lastOffsetDelta` sits in a v2 batch.
 const LAST_OFFSET_DELTA_OFFSET: usize = 23;

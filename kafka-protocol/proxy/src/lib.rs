@@ -63,6 +63,8 @@
 //! (checked against the maximum as soon as its size prefix arrives), the
 //! headers of the requests in flight (their bodies too with
 //! [`Config::keep_request_bodies`]), and the output not yet taken.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 mod connection;
 mod error;

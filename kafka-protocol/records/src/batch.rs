@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::compression::{decompress_at, Bound, Compression};
+use super::compression::{codec_of, decompress_at, Bound, Compression};
 use super::cursor::Cursor;
 use super::error::RecordsError;
 use super::options::DecodeOptions;
@@ -205,7 +205,7 @@ impl<'a> RecordBatch<'a> {
         }
         let attributes_offset = reader.offset();
         let attributes = reader.read_i16()?;
-        let compression = Compression::from_attributes(attributes, attributes_offset)?;
+        let compression = codec_of(attributes, attributes_offset)?;
         let last_offset_delta = reader.read_i32()?;
         let base_timestamp = reader.read_i64()?;
         let max_timestamp = reader.read_i64()?;

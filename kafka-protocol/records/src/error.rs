@@ -1,6 +1,6 @@
 //! The error type shared by every decoder and encoder in this module.
 
-use super::compression::Compression;
+use super::compression::kind::Compression;
 
 /// Everything that can go wrong while decoding or encoding records.
 ///

@@ -7,7 +7,7 @@
 //! in its value.
 
 use super::batch::{TimestampType, LOG_OVERHEAD};
-use super::compression::{decompress_at, Bound, Compression};
+use super::compression::{codec_of, decompress_at, Bound, Compression};
 use super::cursor::Cursor;
 use super::error::RecordsError;
 use super::options::DecodeOptions;
@@ -106,7 +106,7 @@ fn decode_message<'a>(
     let fields = (|| {
         let attributes_offset = reader.offset();
         let attributes = reader.read_i8()?;
-        let compression = Compression::from_attributes(i16::from(attributes), attributes_offset)?;
+        let compression = codec_of(i16::from(attributes), attributes_offset)?;
         if compression == Compression::Zstd {
             // zstd came with magic 2; Kafka refuses it in older messages.
             return Err(RecordsError::CodecNotAllowed {

@@ -16,8 +16,12 @@
 //! - With the `json` feature, [`write_records_json`] streams a blob's JSON form for the command-line
 //!   tool; [`records_to_json`] builds it in memory.
 //!
-//! Codecs are behind the cargo features `gzip`, `snappy`, `lz4` and `zstd`;
-//! using a disabled one is [`RecordsError::CodecNotEnabled`].
+//! Codecs are behind the cargo features `gzip`, `snappy`, `lz4` and `zstd`
+//! (all on by default); using a disabled one is
+//! [`RecordsError::CodecNotEnabled`]. Batches are read with `kafka-wire`'s
+//! bounds-checked reader and varints, the same rules as every message.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 mod batch;
 mod builder;

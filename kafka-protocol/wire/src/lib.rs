@@ -75,12 +75,17 @@
 //! - A null `records` value in a version where the field is not nullable is
 //!   written as empty.
 //!
+//! This package is the message codec alone. Record batches and their
+//! compression codecs are the `kafka-wire-records` package, the proxy
+//! connection layer `kafka-wire-proxy`, and the `kafka-protocol` tool
+//! `kafka-wire-cli`; depending on this one compiles none of them.
+//!
 //! Features choose what is compiled. `all-apis` (default) generates every
 //! API and the KRaft metadata records; `client-apis` only the APIs brokers
 //! serve to clients, and `controller-apis` only those controllers serve,
-//! which builds faster. Without any of them only headers, data schemas and
-//! the runtime remain. The codecs `gzip`, `snappy`, `lz4` and `zstd`, and
-//! the `cli` tool, are on by default; `tokio` adds a tokio-util frame codec.
+//! which builds faster. Without any of them only headers, data schemas, the
+//! runtime and the frame splitter remain. `json` adds the JSON form, and
+//! `tokio` a tokio-util frame codec ([`frame::FrameCodec`]).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -11,9 +11,10 @@ use kafka_wire::messages::{
 use kafka_wire::runtime::Uuid;
 use kafka_wire::ResponseBody;
 
-use super::owned;
+use super::strings::owned;
 use crate::broker::Broker;
-use crate::log::{errors, Log};
+use crate::errors;
+use crate::log::Log;
 
 /// The longest a Fetch waits, whatever it asks for.
 const MAX_WAIT: Duration = Duration::from_secs(30);

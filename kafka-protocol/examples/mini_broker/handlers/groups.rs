@@ -11,7 +11,7 @@ use kafka_wire::messages::{
 };
 use kafka_wire::ResponseBody;
 
-use super::owned;
+use super::strings::owned;
 use crate::broker::{Broker, NODE_ID};
 use crate::groups::{JoinRequest, Pending, MAX_REBALANCE_WAIT};
 

@@ -8,9 +8,10 @@ use kafka_wire::messages::{
 use kafka_wire::runtime::Uuid;
 use kafka_wire::ResponseBody;
 
-use super::owned;
+use super::strings::owned;
 use crate::broker::{Broker, NODE_ID};
-use crate::log::{check_topic_name, errors, Log};
+use crate::errors;
+use crate::log::{check_topic_name, Log};
 
 /// The most topics one Metadata request may create. Further unknown topics
 /// get LEADER_NOT_AVAILABLE, which clients retry, as they do while Kafka

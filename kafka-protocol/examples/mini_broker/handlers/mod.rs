@@ -7,9 +7,8 @@ mod groups;
 mod metadata;
 mod offsets;
 mod produce;
+mod strings;
 mod unsupported;
-
-use std::borrow::Cow;
 
 use kafka_wire::frame::RequestFrame;
 use kafka_wire::{RequestBody, ResponseBody};
@@ -38,9 +37,4 @@ pub async fn handle(broker: &Broker, request: &RequestFrame<'_>) -> Option<Respo
         other => unsupported::unsupported(other.api_key(), version),
     };
     Some(body)
-}
-
-/// An owned copy of a borrowed string, for a response.
-fn owned(s: &str) -> Cow<'static, str> {
-    Cow::Owned(s.to_owned())
 }

@@ -7,10 +7,11 @@ use kafka_wire::messages::{
 use kafka_wire::runtime::Uuid;
 use kafka_wire::ResponseBody;
 
-use super::owned;
+use super::strings::owned;
 use crate::broker::Broker;
+use crate::errors;
 use crate::groups::{Committed, Groups};
-use crate::log::{errors, Log};
+use crate::log::Log;
 
 /// Stores the offsets when the member and generation check out (topics by
 /// name before v10, by id from v10).

@@ -6,9 +6,9 @@ use kafka_wire::messages::{
 };
 use kafka_wire::ResponseBody;
 
-use super::owned;
+use super::strings::owned;
 use crate::broker::Broker;
-use crate::log::errors;
+use crate::errors;
 use crate::validate::{check_partition, Budget};
 
 /// Appends each partition's batches. Topics are named before v13 and given

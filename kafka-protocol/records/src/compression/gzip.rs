@@ -5,7 +5,8 @@ use std::io::Write;
 use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
 
-use super::{read_bounded, Bound, Compression};
+use super::bound::{read_bounded, Bound};
+use super::kind::Compression;
 use crate::error::RecordsError;
 
 /// Decompresses gzip data, accepting several concatenated members as Java's

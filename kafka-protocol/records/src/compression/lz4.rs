@@ -10,7 +10,8 @@ use std::io::Read;
 
 use lz4_flex::frame::{BlockMode, BlockSize, FrameDecoder, FrameEncoder, FrameInfo};
 
-use super::{read_bounded, Bound, Compression};
+use super::bound::{read_bounded, Bound};
+use super::kind::Compression;
 use crate::error::RecordsError;
 
 /// The LZ4 frame magic number, little-endian.

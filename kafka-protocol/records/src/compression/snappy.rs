@@ -10,7 +10,8 @@
 
 use snap::raw::{decompress_len, Decoder, Encoder};
 
-use super::{Bound, Compression};
+use super::bound::Bound;
+use super::kind::Compression;
 use crate::cursor::Cursor;
 use crate::error::RecordsError;
 
@@ -69,7 +70,7 @@ fn decompress_xerial(data: &[u8], bound: &Bound, out: &mut Vec<u8>) -> Result<()
 /// the block declares against the limit before allocating.
 fn decompress_block(block: &[u8], bound: &Bound, out: &mut Vec<u8>) -> Result<(), RecordsError> {
     let len = decompress_len(block).map_err(|e| bound.failed(e))?;
-    if len > bound.limit.saturating_sub(out.len()) {
+    if len > bound.limit().saturating_sub(out.len()) {
         return Err(bound.exceeded());
     }
     if len > block.len().saturating_mul(MAX_EXPANSION) {

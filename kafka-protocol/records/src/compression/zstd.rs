@@ -1,6 +1,7 @@
 //! Zstandard, through the `zstd` crate.
 
-use super::{read_bounded, Bound, Compression};
+use super::bound::{read_bounded, Bound};
+use super::kind::Compression;
 use crate::error::RecordsError;
 
 /// Smallest window (log2) accepted whatever the limit: 8 MiB, the window
@@ -18,7 +19,7 @@ pub(super) fn decompress(data: &[u8], bound: &Bound) -> Result<Vec<u8>, RecordsE
     let mut decoder =
         ::zstd::stream::read::Decoder::with_buffer(data).map_err(|e| bound.failed(e))?;
     decoder
-        .window_log_max(window_log(bound.limit))
+        .window_log_max(window_log(bound.limit()))
         .map_err(|e| bound.failed(e))?;
     read_bounded(decoder, bound)
 }
