@@ -11,8 +11,10 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use kafka_codegen::diff::{diff_sets, DiffSummary};
+use kafka_codegen::model::{SchemaSet, SourceFile};
 use kafka_codegen::parse::{self, Node, Value as Tree};
 use kafka_wire_tests::{kafka_jar, kafka_version, shared_dir, workspace_root};
 use serde_json::{Map, Value};
@@ -292,5 +294,82 @@ fn every_message_field_and_struct_is_documented() {
         .require_docs(true);
     if let Err(error) = config.load() {
         panic!("{error}");
+    }
+}
+
+/// The diff lines and summary `kafka-codegen diff` prints between two sets
+/// of schema files.
+fn diff_text(old: &BTreeMap<String, String>, new: &BTreeMap<String, String>) -> String {
+    let set = |files: &BTreeMap<String, String>| {
+        let sources: Vec<SourceFile> = files
+            .iter()
+            .map(|(name, text)| SourceFile {
+                path: PathBuf::from(name),
+                text: text.clone(),
+            })
+            .collect();
+        SchemaSet::from_sources(&sources)
+    };
+    let changes = diff_sets(&set(old), &set(new));
+    let mut text: Vec<String> = changes.iter().map(ToString::to_string).collect();
+    text.push(DiffSummary::of(&changes).to_string());
+    text.join("\n")
+}
+
+/// The text of the fenced block after `heading` in `doc`.
+fn block_after<'d>(doc: &'d str, heading: &str) -> &'d str {
+    let start = doc
+        .find(heading)
+        .unwrap_or_else(|| panic!("no {heading:?} in the changelog"));
+    let rest = &doc[start..];
+    let open = rest.find("```text\n").map(|i| i + "```text\n".len());
+    let open = open.unwrap_or_else(|| panic!("no text block after {heading:?}"));
+    let close = rest[open..]
+        .find("\n```")
+        .unwrap_or_else(|| panic!("the block after {heading:?} is not closed"));
+    &rest[open..open + close]
+}
+
+/// `messages/CHANGES-4.1.0-to-4.4.0.md`, the upgrade's changelog, shows what
+/// `kafka-codegen diff` says between the schemas of the 4.1.0 jars and those
+/// of the pinned release, line for line.
+#[test]
+fn the_upgrade_changelog_is_the_diff_between_the_releases_jars() {
+    let version = kafka_version();
+    let jars = (
+        kafka_jar("kafka-clients", "4.1.0"),
+        kafka_jar("kafka-clients", &version),
+        kafka_jar("kafka-metadata", "4.1.0"),
+        kafka_jar("kafka-metadata", &version),
+    );
+    let (Some(old_clients), Some(new_clients), Some(old_metadata), Some(new_metadata)) = jars
+    else {
+        eprintln!("skipped: Kafka's 4.1.0 and {version} jars are not in ~/.m2 (CI fetches them)");
+        return;
+    };
+    let doc_path = workspace_root().join(format!("messages/CHANGES-4.1.0-to-{version}.md"));
+    let doc =
+        fs::read_to_string(&doc_path).unwrap_or_else(|e| panic!("{}: {e}", doc_path.display()));
+    for (heading, old, new, folder) in [
+        (
+            "### Messages",
+            &old_clients,
+            &new_clients,
+            "common/message/",
+        ),
+        (
+            "### KRaft metadata records",
+            &old_metadata,
+            &new_metadata,
+            "common/metadata/",
+        ),
+    ] {
+        let actual = diff_text(&jar_files(old, folder), &jar_files(new, folder));
+        assert_eq!(
+            block_after(&doc, heading),
+            actual,
+            "{}: the block under {heading:?} is not what the diff prints",
+            doc_path.display()
+        );
     }
 }

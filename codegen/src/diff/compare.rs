@@ -271,6 +271,37 @@ fn compare_schemas(old: &Schema, new: &Schema) -> Vec<Change> {
             &added,
         );
     }
+    // The version marked unstable, if any: the highest, when flagged.
+    let unstable = |schema: &Schema| {
+        schema
+            .latest_version_unstable
+            .then_some(schema.valid_versions.highest)
+    };
+    let (old_unstable, new_unstable) = (unstable(old), unstable(new));
+    for &version in &shared {
+        let (was, is) = (old_unstable == Some(version), new_unstable == Some(version));
+        if was != is {
+            let detail = if was {
+                "no longer unstable: advertised by default"
+            } else {
+                "now unstable: not advertised by default"
+            };
+            findings.add(
+                None,
+                ChangeKind::StabilityChanged,
+                detail.to_owned(),
+                &[version],
+            );
+        }
+    }
+    if let Some(version) = new_unstable.filter(|v| added.contains(v)) {
+        findings.add(
+            None,
+            ChangeKind::StabilityChanged,
+            "the new version is unstable: not advertised by default".to_owned(),
+            &[version],
+        );
+    }
     let (of, nf) = (old.flexible_versions, new.flexible_versions);
     let flexibility_changed: VersionSet = shared
         .iter()
@@ -467,11 +498,23 @@ impl FieldComparison<'_> {
         let (olds, news) = (level.olds, level.news);
         let mut old_match: Vec<Option<usize>> = vec![None; olds.len()];
         let mut new_match: Vec<Option<usize>> = vec![None; news.len()];
+        // A name matches only where the two fields meet: a name that a new
+        // field reuses in versions the old one never had (Kafka 4.4.0's
+        // StreamsGroupHeartbeatResponse gives `AcceptableRecoveryLag` to a
+        // new int64 field of v1 and renames the v0 int32 one) is left to the
+        // positional pass below, which finds the rename.
+        let meets = |o: &Field, n: &Field| {
+            let in_shared = |f: &Field| shared.iter().any(|&v| f.versions.contains(v));
+            !in_shared(o)
+                || shared
+                    .iter()
+                    .any(|&v| o.versions.contains(v) && n.versions.contains(v))
+        };
         for (j, n) in news.iter().enumerate() {
             if let Some(i) = olds
                 .iter()
                 .enumerate()
-                .position(|(i, o)| o.name == n.name && old_match[i].is_none())
+                .position(|(i, o)| o.name == n.name && old_match[i].is_none() && meets(o, n))
             {
                 old_match[i] = Some(j);
                 new_match[j] = Some(i);

@@ -120,6 +120,10 @@ pub enum ChangeKind {
     ShapeChanged,
     /// A new version became valid.
     VersionAdded,
+    /// A version stopped or started being marked unstable
+    /// (`latestVersionUnstable`), or a new version is unstable: what a peer
+    /// advertises by default changes, the wire does not.
+    StabilityChanged,
     /// A new field exists only in versions the old set does not know.
     FieldAddedInNewVersion,
     /// A new tagged field, with a tag unused in the old schema, in a shared version.
@@ -164,6 +168,7 @@ impl ChangeKind {
             ChangeKind::VersionRemoved => "version-removed",
             ChangeKind::ShapeChanged => "shape-changed",
             ChangeKind::VersionAdded => "version-added",
+            ChangeKind::StabilityChanged => "stability-changed",
             ChangeKind::FieldAddedInNewVersion => "field-added-in-new-version",
             ChangeKind::TaggedFieldAdded => "tagged-field-added",
             ChangeKind::FieldRenamed => "field-renamed",
@@ -196,6 +201,7 @@ impl ChangeKind {
             | ChangeKind::VersionRemoved
             | ChangeKind::ShapeChanged => Verdict::Breaking,
             ChangeKind::VersionAdded
+            | ChangeKind::StabilityChanged
             | ChangeKind::FieldAddedInNewVersion
             | ChangeKind::TaggedFieldAdded
             | ChangeKind::FieldRenamed

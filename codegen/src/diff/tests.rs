@@ -300,6 +300,27 @@ fn rename_with_identical_shape_is_compatible() {
     );
 }
 
+/// Kafka 4.4.0's StreamsGroupHeartbeatResponse: v0's int32
+/// `AcceptableRecoveryLag` becomes `AcceptableRecoveryLagLegacy`, and the
+/// name goes to a new int64 field of v1. Version 0 keeps its bytes: a rename
+/// and an addition, not a type change and a removal.
+#[test]
+fn a_name_reused_by_a_field_of_new_versions_is_a_rename_and_an_addition() {
+    let old = r#"{ "name": "Lag", "type": "int32", "versions": "0+" },
+                 { "name": "Interval", "type": "int32", "versions": "0+" }"#;
+    let new = r#"{ "name": "LagLegacy", "type": "int32", "versions": "0" },
+                 { "name": "Interval", "type": "int32", "versions": "0+" },
+                 { "name": "Lag", "type": "int64", "versions": "1+" }"#;
+    assert_eq!(
+        diff_foo(("0", "none", old), ("0-1", "none", new)),
+        [
+            "FooRequest.json: compatible version-added: FooRequest (versions 1): new versions (validVersions 0 -> 0-1)",
+            "FooRequest.json: compatible field-added-in-new-version: FooRequest.Lag (versions 1): new int64 field, only in versions the old schema does not have",
+            "FooRequest.json: compatible field-renamed: FooRequest.Lag (versions 0): renamed Lag -> LagLegacy; same wire shape, generated code changes",
+        ]
+    );
+}
+
 #[test]
 fn rename_with_another_shape_is_a_removal_and_an_addition() {
     let old = topics(r#"{ "name": "CandidateId", "type": "int32", "versions": "0+" }"#);
@@ -412,4 +433,36 @@ fn versions_are_written_as_runs() {
         Some("0-1, 3, 5-6")
     );
     assert_eq!(report::format_versions(&BTreeSet::new()), None);
+}
+
+/// A request whose latest version is flagged unstable, or not.
+fn foo_unstable(valid: &str, unstable: bool) -> (String, String) {
+    let (path, text) = foo(valid, "none", A);
+    let flag = format!(r#""latestVersionUnstable": {unstable}, "validVersions""#);
+    (path, text.replacen(r#""validVersions""#, &flag, 1))
+}
+
+/// Kafka 4.4.0 makes OffsetCommit v10 stable, and ships new versions still
+/// unstable: what peers advertise changes, the wire does not.
+#[test]
+fn versions_becoming_stable_or_unstable_are_reported() {
+    assert_eq!(
+        lines(&diff(&[foo_unstable("0-10", true)], &[foo_unstable("0-10", false)])),
+        ["FooRequest.json: compatible stability-changed: FooRequest (versions 10): no longer unstable: advertised by default"]
+    );
+    assert_eq!(
+        lines(&diff(&[foo_unstable("0-10", false)], &[foo_unstable("0-11", true)])),
+        [
+            "FooRequest.json: compatible version-added: FooRequest (versions 11): new versions (validVersions 0-10 -> 0-11)",
+            "FooRequest.json: compatible stability-changed: FooRequest (versions 11): the new version is unstable: not advertised by default",
+        ]
+    );
+    assert_eq!(
+        lines(&diff(&[foo_unstable("0-10", true)], &[foo_unstable("0-11", true)])),
+        [
+            "FooRequest.json: compatible version-added: FooRequest (versions 11): new versions (validVersions 0-10 -> 0-11)",
+            "FooRequest.json: compatible stability-changed: FooRequest (versions 10): no longer unstable: advertised by default",
+            "FooRequest.json: compatible stability-changed: FooRequest (versions 11): the new version is unstable: not advertised by default",
+        ]
+    );
 }
