@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use kafka_wire::frame::{frame_size, RequestFrame, ResponseFrame, DEFAULT_MAX_FRAME_SIZE};
 use kafka_wire::messages::{ApiVersionsRequest, ApiVersionsResponse, RequestHeader};
+use kafka_wire::negotiate::{negotiate, Negotiated};
 use kafka_wire::runtime::JsonErrorKind;
 use kafka_wire::{ApiKey, ErrorCode, Request, RequestBody, ResponseBody};
 use serde_json::Value;
@@ -132,6 +133,83 @@ impl Client {
             .find(|k| k.api_key == ApiKey::ApiVersions.key())
             .map_or(0, |k| k.max_version.min(ours));
         self.call(theirs, request())
+    }
+}
+
+/// A connection that has asked the broker's versions, and sends requests
+/// written as JSON at the version negotiated for each api. Every answer
+/// must decode, consume every byte and encode back to the same bytes.
+#[derive(Debug)]
+pub struct Session {
+    /// The connection.
+    pub client: Client,
+    versions: Negotiated,
+}
+
+impl Session {
+    /// Connects and negotiates (stable versions only).
+    pub fn connect(address: &str, client_id: &str) -> Session {
+        let mut client = Client::connect(address, client_id)
+            .unwrap_or_else(|e| panic!("connecting to {address}: {e}"));
+        let versions = negotiate(&client.api_versions(), false);
+        Session { client, versions }
+    }
+
+    /// The version negotiated for `api`.
+    pub fn version(&self, api: ApiKey) -> i16 {
+        self.versions
+            .version(api)
+            .unwrap_or_else(|| panic!("{} is not usable with this broker", api.name()))
+    }
+
+    /// Sends `given` (fitted by [`fit`]) at the negotiated version and
+    /// returns the answer's JSON form.
+    pub fn json(&mut self, api: ApiKey, given: &Value) -> Value {
+        let version = self.version(api);
+        self.json_at(api, version, given)
+    }
+
+    /// Sends `given` at `version` and returns the answer's JSON form.
+    pub fn json_at(&mut self, api: ApiKey, version: i16, given: &Value) -> Value {
+        let body = fit(api, version, given);
+        let frame = self
+            .client
+            .exchange(version, body)
+            .unwrap_or_else(|e| panic!("{} v{version}: {e}", api.name()))
+            .unwrap_or_else(|| panic!("{} v{version}: no answer expected", api.name()));
+        let response = ResponseFrame::decode(&frame, api, version)
+            .unwrap_or_else(|e| panic!("the {} v{version} answer: {e}", api.name()));
+        let mut again = Vec::new();
+        response.encode(&mut again, version).unwrap();
+        assert!(
+            again == frame,
+            "the {} v{version} answer encodes to other bytes",
+            api.name()
+        );
+        response.body.to_json(version)
+    }
+
+    /// Sends `given` until `done` holds for the answer (every 100 ms, for
+    /// 30 s at most), as a client retries while a coordinator loads.
+    pub fn json_until(
+        &mut self,
+        api: ApiKey,
+        given: &Value,
+        done: impl Fn(&Value) -> bool,
+    ) -> Value {
+        let deadline = std::time::Instant::now() + ANSWER_TIMEOUT;
+        loop {
+            let answer = self.json(api, given);
+            if done(&answer) {
+                return answer;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{}: no answer such as wanted within {ANSWER_TIMEOUT:?}: {answer}",
+                api.name()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 }
 

@@ -64,7 +64,7 @@ fn sweep_release(version: &str) {
         };
         sweep_listener(listener, address, &context, &mut report);
     }
-    eprintln!(
+    say!(
         "Kafka {version}: {} pairs of {} apis on the client listener, {} pairs of {} apis on \
          the controller listener, in {:.1} s",
         report.pairs[0],
@@ -74,7 +74,7 @@ fn sweep_release(version: &str) {
         started.elapsed().as_secs_f64()
     );
     for note in &report.notes {
-        eprintln!("Kafka {version}: {note}");
+        say!("Kafka {version}: {note}");
     }
     let apis: BTreeSet<i16> = report.apis[0].union(&report.apis[1]).copied().collect();
     let total = report.pairs[0] + report.pairs[1];
@@ -84,8 +84,7 @@ fn sweep_release(version: &str) {
     } else {
         format!("{} unknown: {:?}", report.unknown.len(), report.unknown)
     };
-    // Past the harness's capture, so that it shows in a passing run.
-    eprintln!(
+    say!(
         "real broker: {exact}/{total} (api, version) pairs round-tripped exactly; {} apis \
          advertised, {known}",
         apis.len()
