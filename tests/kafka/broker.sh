@@ -15,13 +15,16 @@
 #       On failure: stops what it started, prints the logs' tails and one
 #       `error: ...` line on stderr, removes DIR and exits 1.
 #   broker.sh stop DIR [--keep]
-#       Stops everything started in DIR (SIGTERM, SIGKILL after 15 s) and
+#       Stops everything started in DIR (SIGTERM, SIGKILL after 5 s) and
 #       removes DIR (`--keep` keeps it, for the logs). Safe to call twice.
 #   broker.sh stop-node DIR ID [--kill]
 #       Stops one node (SIGTERM, or SIGKILL with --kill) and waits for it.
 #   broker.sh start-node DIR ID
 #       Starts a stopped node again on its data and ports; returns once it
 #       answers.
+#   broker.sh pause-proxy DIR ID / resume-proxy DIR ID
+#       Freezes (SIGSTOP) or thaws (SIGCONT) node ID's proxy: while frozen,
+#       nothing reaches that controller, but what it sends still goes out.
 #   broker.sh classpath [VERSION]
 #       Prints the broker class path of VERSION (default: the pinned one).
 #
@@ -154,6 +157,8 @@ stop_pid() {
     [[ -f $file ]] || return 0
     pid=$(cat "$file")
     kill "-$signal" "$pid" 2>/dev/null || true
+    # A frozen proxy handles SIGTERM once thawed.
+    kill -CONT "$pid" 2>/dev/null || true
     for ((i = 0; i < 150; i++)); do
         kill -0 "$pid" 2>/dev/null || break
         sleep 0.1
@@ -219,12 +224,31 @@ show_logs() {
     done
 }
 
+# Stops every node and proxy of DIR $1 at once: SIGTERM to all, then
+# SIGKILL to whatever still runs after 5 s (the directory goes anyway).
 stop_all() {
-    local dir=$1 file
+    local dir=$1 file pids=() pid i running
     rm -f "$dir/env"
-    for file in "$dir"/node-*/pid; do [[ -e $file ]] && stop_pid "$file"; done
-    for file in "$dir"/proxy-*.pid; do [[ -e $file ]] && stop_pid "$file"; done
-    return 0
+    for file in "$dir"/node-*/pid "$dir"/proxy-*.pid; do
+        [[ -e $file ]] || continue
+        pid=$(cat "$file")
+        kill -TERM "$pid" 2>/dev/null || true
+        kill -CONT "$pid" 2>/dev/null || true
+        pids+=("$pid")
+        rm -f "$file"
+    done
+    for ((i = 0; i < 50; i++)); do
+        running=0
+        for pid in ${pids[@]+"${pids[@]}"}; do
+            kill -0 "$pid" 2>/dev/null && running=1
+        done
+        ((running)) || return 0
+        sleep 0.1
+    done
+    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do
+        while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+    done
 }
 
 # The ERR trap of a start: show why, undo it all, one error line, status 1.
@@ -300,7 +324,7 @@ cmd_start() {
             echo $! >"$dir/proxy-$id.pid"
             local i
             for ((i = 0; i < 100; i++)); do
-                grep -q '^listening on ' "$dir/proxy-$id.out" && break
+                grep -qs '^listening on ' "$dir/proxy-$id.out" && break
                 alive "$dir/proxy-$id.pid" || break
                 sleep 0.1
             done
@@ -419,6 +443,12 @@ cmd_start_node() {
     }
 }
 
+cmd_proxy_signal() {
+    local signal=$1 dir=${2:?usage: broker.sh pause-proxy|resume-proxy DIR ID} id=${3:?node id}
+    alive "$dir/proxy-$id.pid" || die "no proxy $id running in $dir"
+    kill "-$signal" "$(cat "$dir/proxy-$id.pid")"
+}
+
 command=${1:-}
 shift || true
 case $command in
@@ -426,6 +456,8 @@ start) cmd_start "$@" ;;
 stop) cmd_stop "$@" ;;
 stop-node) cmd_stop_node "$@" ;;
 start-node) cmd_start_node "$@" ;;
+pause-proxy) cmd_proxy_signal STOP "$@" ;;
+resume-proxy) cmd_proxy_signal CONT "$@" ;;
 classpath) classpath "${1:-$(pinned_version)}" ;;
 *)
     sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2

@@ -222,9 +222,26 @@ impl Kafka {
         self.script(&["stop-node", &id.to_string()]);
     }
 
+    /// Kills node `id` (SIGKILL, as a crash) and waits for it.
+    pub fn kill_node(&self, id: u32) {
+        self.script(&["stop-node", &id.to_string(), "--kill"]);
+    }
+
     /// Starts node `id` again on its data; returns once it answers.
     pub fn start_node(&self, id: u32) {
         self.script(&["start-node", &id.to_string()]);
+    }
+
+    /// Freezes node `id`'s proxy (SIGSTOP): nothing reaches that
+    /// controller until [`resume_proxy`](Self::resume_proxy), while what it
+    /// sends still goes out.
+    pub fn pause_proxy(&self, id: u32) {
+        self.script(&["pause-proxy", &id.to_string()]);
+    }
+
+    /// Thaws node `id`'s proxy.
+    pub fn resume_proxy(&self, id: u32) {
+        self.script(&["resume-proxy", &id.to_string()]);
     }
 
     /// The last `lines` lines of each node's server.log, for a failure.
