@@ -128,6 +128,20 @@ fn build() -> Option<Jvm> {
 }
 
 impl Jvm {
+    /// A command that runs `main_class` of the module (such as
+    /// `dev.kafkawire.clients.Flow`) on its class path, with a small heap
+    /// and the quick-starting C1 compiler only: for the short client
+    /// programs beside the harness.
+    pub fn command(&self, main_class: &str) -> Command {
+        let mut command = Command::new(&self.java);
+        command
+            .args(["-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"])
+            .arg("-cp")
+            .arg(&self.classpath)
+            .arg(main_class);
+        command
+    }
+
     /// Runs the harness with `args` in one JVM and waits for it.
     pub fn run<I, S>(&self, args: I)
     where
