@@ -519,3 +519,114 @@ fn addresses(value: &Value) -> Vec<(String, u64)> {
     walk(value, &mut found);
     found
 }
+
+// ---------------------------------------------------------------------------
+// Real Kafka.
+
+/// A real Kafka node started by `tests/kafka/broker.sh start` (issue 20,
+/// stage 1: a combined KRaft broker+controller on free loopback ports,
+/// removed when dropped; its `--owner` watchdog also stops it when the
+/// test process is killed outright). The script prints `KEY=VALUE` lines:
+/// `bootstrap`, and with `--sasl USER:PASSWORD` `sasl_bootstrap`, the
+/// SASL_PLAINTEXT listener with PLAIN and SCRAM-SHA-256.
+#[derive(Debug)]
+pub struct RealKafka {
+    dir: PathBuf,
+    env: BTreeMap<String, String>,
+}
+
+/// One real node at a time in a test binary: two cores are shared by
+/// everything.
+pub fn one_real_kafka_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl RealKafka {
+    /// Starts the pinned release with the script's `options`, or says why
+    /// it cannot and returns `None`: no script in this tree, no Java, no
+    /// Maven or no broker jar in `~/.m2`. With `KAFKA_WIRE_REQUIRE_JAVA`
+    /// set (as `.ci/run` sets it) those are failures.
+    pub fn start(name: &str, options: &[&str]) -> Option<RealKafka> {
+        let script = workspace_root().join("tests/kafka/broker.sh");
+        let required = crate::java::java_required();
+        let skip = |why: String| {
+            assert!(!required, "KAFKA_WIRE_REQUIRE_JAVA is set, but {why}");
+            say(&format!("skipped {name}: {why}"));
+            None
+        };
+        if !script.is_file() {
+            return skip(format!("{} is not there", script.display()));
+        }
+        let java = Command::new("java").arg("-version").output();
+        if !java.is_ok_and(|out| out.status.success()) {
+            return skip("`java` does not run".into());
+        }
+        let version = crate::kafka_version();
+        if crate::kafka_jar("kafka_2.13", &version).is_none() {
+            return skip(format!(
+                "org.apache.kafka:kafka_2.13:{version} is not in ~/.m2"
+            ));
+        }
+        let dir = scratch(&format!("kafka-{name}"));
+        let _ = std::fs::remove_dir(&dir);
+        let started = Instant::now();
+        let out = Command::new("bash")
+            .arg(&script)
+            .arg("start")
+            .arg(&dir)
+            .arg("--owner")
+            .arg(std::process::id().to_string())
+            .args(options)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("bash {}: {e}", script.display()));
+        assert!(
+            out.status.success(),
+            "broker.sh start {options:?} failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let env = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|line| line.split_once('='))
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        say(&format!(
+            "{name}: Kafka {version} started in {:.1} s",
+            started.elapsed().as_secs_f64()
+        ));
+        Some(RealKafka { dir, env })
+    }
+
+    /// A value the script printed, such as `bootstrap`.
+    pub fn get(&self, key: &str) -> &str {
+        self.env
+            .get(key)
+            .unwrap_or_else(|| panic!("broker.sh printed no {key}: {:?}", self.env))
+    }
+
+    /// The last lines of the node's server.log, for a failure.
+    pub fn log_tail(&self) -> String {
+        let log = self.env.get("node.1.log").map(std::fs::read_to_string);
+        let text = log.and_then(Result::ok).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(40)..].join("\n")
+    }
+}
+
+impl Drop for RealKafka {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            say(&format!(
+                "--- the broker's last lines:\n{}",
+                self.log_tail()
+            ));
+        }
+        let _ = Command::new("bash")
+            .arg(workspace_root().join("tests/kafka/broker.sh"))
+            .arg("stop")
+            .arg(&self.dir)
+            .output();
+    }
+}
