@@ -270,7 +270,21 @@ pub fn run_java(
     records: usize,
     sasl: Sasl,
 ) -> Value {
+    run_java_with(jvm, bootstrap, prefix, records, sasl, &[])
+}
+
+/// [`run_java`] with more arguments for the flow, such as
+/// `["--group-protocol", "consumer"]`.
+pub fn run_java_with(
+    jvm: &crate::java::Jvm,
+    bootstrap: &str,
+    prefix: &str,
+    records: usize,
+    sasl: Sasl,
+    more: &[&str],
+) -> Value {
     let mut command = jvm.command("dev.kafkawire.clients.Flow");
+    command.args(more);
     command
         .args(["--bootstrap", bootstrap, "--client-prefix", prefix])
         .args(["--topic", &format!("{prefix}-topic")])

@@ -6,7 +6,8 @@
 //! - Kafka's Java clients and kgo run the flow of `real_clients.rs`
 //!   (create, produce, group consume, commit, leave) through the proxy:
 //!   every exchange is in its log, decoded both ways, and Metadata,
-//!   FindCoordinator and DescribeCluster advertise only the proxy.
+//!   FindCoordinator and DescribeCluster advertise only the proxy. The Java
+//!   consumer runs once more with KIP-848's group protocol.
 //! - kafka-wire authenticates itself with SaslHandshake and
 //!   SaslAuthenticate (PLAIN and SCRAM-SHA-256, the client side of SCRAM
 //!   written here), and in the legacy form (SaslHandshake v0, then bare
@@ -33,8 +34,8 @@ use kafka_wire::messages::{
 };
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
 use kafka_wire_tests::clients::{
-    check_flow, kgo_flow, one_real_kafka_at_a_time, proxy, run_java, run_kgo, say, scratch,
-    ProxyLog, RealKafka,
+    check_flow, kgo_flow, one_real_kafka_at_a_time, proxy, run_java, run_java_with, run_kgo, say,
+    scratch, ProxyLog, RealKafka,
 };
 use kafka_wire_tests::java::jvm;
 use sha2::{Digest, Sha256};
@@ -348,6 +349,23 @@ fn java_clients_and_kgo_through_the_proxy_in_front_of_real_kafka() {
         say(&format!(
             "java through the proxy to Kafka: {:?}",
             log.counts("java-real")
+        ));
+        // The consumer again with KIP-848's protocol: ConsumerGroupHeartbeat.
+        let more = ["--group-protocol", "consumer"];
+        let outcome = run_java_with(jvm, proxy.address(), "java-848", RECORDS, None, &more);
+        check_flow(&outcome, RECORDS, proxy.address());
+        let log = ProxyLog::read(&log_path);
+        counts.push(("java-848", log.check_decoded("java-848", proxy.address())));
+        log.check_java_counts("java-848", &outcome);
+        let heartbeats = log.counts("java-848-consumer");
+        assert!(
+            heartbeats
+                .values()
+                .any(|apis| apis.contains_key("ConsumerGroupHeartbeat")),
+            "no ConsumerGroupHeartbeat: {heartbeats:?}"
+        );
+        say(&format!(
+            "java (KIP-848 consumer) through the proxy to Kafka: {heartbeats:?}"
         ));
     }
     if let Some(kgo) = kgo {

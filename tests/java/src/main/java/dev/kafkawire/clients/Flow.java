@@ -45,8 +45,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * </ol>
  *
  * <p>Arguments: {@code --bootstrap HOST:PORT [--topic T] [--group G]
- * [--records N] [--client-prefix P] [--sasl-mechanism M --sasl-user U
- * --sasl-password PW]}. It prints one JSON object: what it produced,
+ * [--records N] [--client-prefix P] [--group-protocol classic|consumer]
+ * [--sasl-mechanism M --sasl-user U --sasl-password PW]}; {@code consumer}
+ * is KIP-848's protocol (ConsumerGroupHeartbeat), classic the default. It prints one JSON object: what it produced,
  * consumed and found committed, the nodes DescribeCluster and Metadata
  * advertised, and per client id the responses it received (the clients'
  * {@code response-total} metric, read after close). Any failure exits 1
@@ -168,6 +169,9 @@ public final class Flow {
             cp.put("group.id", group);
             cp.put("auto.offset.reset", "earliest");
             cp.put("enable.auto.commit", "false");
+            if (options.containsKey("--group-protocol")) {
+                cp.put("group.protocol", options.get("--group-protocol"));
+            }
             TopicPartition partition = new TopicPartition(topic, 0);
             try (KafkaConsumer<byte[], byte[]> consumer =
                     new KafkaConsumer<>(cp, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
