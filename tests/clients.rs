@@ -12,7 +12,6 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -27,16 +26,11 @@ pub fn say(text: &str) {
     let _ = writeln!(std::io::stderr(), "{text}");
 }
 
-/// A fresh directory for one test's files, under `target/tmp/real-clients`.
+/// A fresh directory for one test's files, `target/tmp/real-clients/NAME`
+/// (each caller names its own); the logs stay there after the run, for
+/// reading, and the next run replaces them.
 pub fn scratch(name: &str) -> PathBuf {
-    static COUNT: AtomicUsize = AtomicUsize::new(0);
-    let dir = workspace_root()
-        .join("target/tmp/real-clients")
-        .join(format!(
-            "{name}-{}-{}",
-            std::process::id(),
-            COUNT.fetch_add(1, Ordering::Relaxed)
-        ));
+    let dir = workspace_root().join("target/tmp/real-clients").join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     dir
