@@ -128,6 +128,20 @@ fn build() -> Option<Jvm> {
 }
 
 impl Jvm {
+    /// A command that runs `main_class` of the module (such as
+    /// `dev.kafkawire.clients.Flow`) on its class path, with a small heap
+    /// and the quick-starting C1 compiler only: for the short client
+    /// programs beside the harness.
+    pub fn command(&self, main_class: &str) -> Command {
+        let mut command = Command::new(&self.java);
+        command
+            .args(["-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"])
+            .arg("-cp")
+            .arg(&self.classpath)
+            .arg(main_class);
+        command
+    }
+
     /// Runs the main class `class` (such as `dev.kafkawire.reference.ClientData`)
     /// of the harness's class path with `args`, in one JVM with a small heap,
     /// and waits for it; returns its standard error.
@@ -136,21 +150,15 @@ impl Jvm {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        let out = Command::new(&self.java)
-            .args([
-                "-Xmx256m",
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                "-cp",
-            ])
-            .arg(&self.classpath)
-            .arg(class)
+        let out = self
+            .command(class)
             .args(args)
             .output()
             .unwrap_or_else(|e| panic!("{}: {e}", self.java.display()));
         assert!(
             out.status.success(),
-            "{class} failed:\n{}{}",
+            "{class} failed:
+{}{}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );

@@ -9,6 +9,7 @@ use kafka_wire::{ApiKey, MetadataRecord, RequestBody, ResponseBody};
 use serde_json::Value;
 
 pub mod broker;
+pub mod clients;
 pub mod java;
 pub mod strategies;
 

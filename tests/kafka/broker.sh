@@ -48,10 +48,14 @@
 #   --owner PID        stop everything and remove DIR when process PID ends,
 #                      so that a test killed outright leaves no JVM running.
 #   --timeout SECONDS  how long to wait for the nodes (default 120).
+#   --sasl USER:PASSWORD  a combined node also gets a SASL_PLAINTEXT
+#                      listener with PLAIN and SCRAM-SHA-256, both knowing
+#                      USER (SCRAM's credential is added at format time).
 #
 # Output of start, one KEY=VALUE per line:
 #   version=V  cluster_id=ID  nodes=1 2 3
 #   bootstrap=127.0.0.1:PORT     a combined node's PLAINTEXT listener
+#   sasl_bootstrap=127.0.0.1:PORT  with --sasl: its SASL_PLAINTEXT listener
 #   controller=127.0.0.1:PORT    a combined node's CONTROLLER listener
 #   node.ID.controller=127.0.0.1:PORT   each node's own controller listener
 #   node.ID.quorum=127.0.0.1:PORT       the address the quorum uses for it
@@ -265,7 +269,7 @@ cmd_start() {
     local dir=${1:?usage: broker.sh start DIR [OPTIONS]}
     shift
     local version="" controllers=0 proxy="" heap=384m owner="" timeout=120
-    local features=() configs=()
+    local features=() configs=() sasl=""
     while (($#)); do
         case $1 in
         --version) version=$2 ;;
@@ -276,12 +280,15 @@ cmd_start() {
         --heap) heap=$2 ;;
         --owner) owner=$2 ;;
         --timeout) timeout=$2 ;;
+        --sasl) sasl=$2 ;;
         *) die "unknown option $1" ;;
         esac
         shift 2 || die "option $1 needs a value"
     done
     [[ -e $dir ]] && die "$dir exists"
     [[ -n $proxy && $controllers -eq 0 ]] && die "--proxy needs --controllers"
+    [[ -n $sasl && $controllers -ne 0 ]] && die "--sasl needs a combined node"
+    [[ -z $sasl || $sasl == ?*:?* ]] || die "--sasl needs USER:PASSWORD"
     [[ -z $version ]] && version=$(pinned_version)
     "$JAVA" -version >/dev/null 2>&1 || die "\`$JAVA\` does not run"
     local cp
@@ -315,6 +322,12 @@ cmd_start() {
             broker=$(free_port)
             echo "$broker $controller" >"$dir/node-$id/ports"
             echo "bootstrap=127.0.0.1:$broker" >>"$dir/env.start"
+            if [[ -n $sasl ]]; then
+                local sasl_port
+                sasl_port=$(free_port)
+                echo "$broker $controller $sasl_port" >"$dir/node-$id/ports"
+                echo "sasl_bootstrap=127.0.0.1:$sasl_port" >>"$dir/env.start"
+            fi
             echo "controller=127.0.0.1:$controller" >>"$dir/env.start"
         fi
         quorum_port=$controller
@@ -351,6 +364,10 @@ cmd_start() {
             roles=broker,controller
             listeners="PLAINTEXT://127.0.0.1:${ports[0]},CONTROLLER://127.0.0.1:${ports[1]}"
             advertised="PLAINTEXT://127.0.0.1:${ports[0]},CONTROLLER://127.0.0.1:$quorum_port"
+            if [[ -n $sasl ]]; then
+                listeners+=",SASL_PLAINTEXT://127.0.0.1:${ports[2]}"
+                advertised+=",SASL_PLAINTEXT://127.0.0.1:${ports[2]}"
+            fi
         fi
         {
             echo "process.roles=$roles"
@@ -359,8 +376,13 @@ cmd_start() {
             echo "listeners=$listeners"
             echo "advertised.listeners=$advertised"
             echo "controller.listener.names=CONTROLLER"
-            echo "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
+            echo "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT${sasl:+,SASL_PLAINTEXT:SASL_PLAINTEXT}"
             echo "log.dirs=$node/data"
+            if [[ -n $sasl ]]; then
+                echo "sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256"
+                echo "listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_${sasl%%:*}=\"${sasl#*:}\";"
+                echo "listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;"
+            fi
             if ((!controllers)); then
                 echo "inter.broker.listener.name=PLAINTEXT"
                 # One node: every internal topic with one replica and one
@@ -391,6 +413,7 @@ rootLogger.appenderRef.file.ref = file
 EOF
         local format=()
         if ((controllers)); then format=(--initial-controllers "$initial"); else format=(--standalone); fi
+        [[ -n $sasl ]] && format+=(--add-scram "SCRAM-SHA-256=[name=${sasl%%:*},password=${sasl#*:}]")
         "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
             -Dlog4j2.configurationFile="$node/log4j2.properties" -cp "$cp" \
             kafka.tools.StorageTool format --config "$node/server.properties" \
