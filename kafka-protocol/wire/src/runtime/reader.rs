@@ -14,8 +14,11 @@ use super::varint::{
 /// A cursor over bytes that decoded values may borrow from.
 #[derive(Debug, Clone)]
 pub struct Reader<'a> {
+    /// The whole input.
     pub(super) input: &'a [u8],
-    pub(super) position: usize,
+    /// The bytes not read yet: a suffix of `input`. Each read takes from
+    /// its front, with one length check.
+    pub(super) unread: &'a [u8],
     /// Offset of `input[0]` within the outermost input, for error offsets.
     pub(super) base: usize,
     /// False once something was read that encoding would not write back
@@ -38,7 +41,7 @@ impl<'a> Reader<'a> {
     pub fn new(input: &'a [u8]) -> Self {
         Reader {
             input,
-            position: 0,
+            unread: input,
             base: 0,
             canonical: true,
             heap_budget: input
@@ -88,13 +91,25 @@ impl<'a> Reader<'a> {
     /// The offset of the next byte, from the start of the outermost input.
     #[inline]
     pub fn offset(&self) -> usize {
-        self.base + self.position
+        self.base + self.position()
+    }
+
+    /// The offset of the next byte within this reader's input.
+    #[inline]
+    pub(super) fn position(&self) -> usize {
+        self.input.len() - self.unread.len()
+    }
+
+    /// Moves past `len` bytes that the caller checked are there.
+    #[inline(always)]
+    pub(super) fn skip(&mut self, len: usize) {
+        self.unread = self.unread.get(len..).unwrap_or_default();
     }
 
     /// Bytes not yet read.
     #[inline]
     pub fn remaining(&self) -> usize {
-        self.input.len() - self.position
+        self.unread.len()
     }
 
     /// True when every byte has been read.
@@ -106,7 +121,7 @@ impl<'a> Reader<'a> {
     /// The bytes not yet read.
     #[inline]
     pub fn rest(&self) -> &'a [u8] {
-        &self.input[self.position..]
+        self.unread
     }
 
     /// An error of `kind` at the current offset.
@@ -118,22 +133,23 @@ impl<'a> Reader<'a> {
     /// Takes the next `len` bytes.
     #[inline(always)]
     pub fn take(&mut self, len: usize) -> Result<&'a [u8], DecodeError> {
-        let rest = self.rest();
-        if len > rest.len() {
-            return Err(self.error(DecodeErrorKind::Truncated {
+        match self.unread.split_at_checked(len) {
+            Some((taken, unread)) => {
+                self.unread = unread;
+                Ok(taken)
+            }
+            None => Err(self.error(DecodeErrorKind::Truncated {
                 needed: len,
-                remaining: rest.len(),
-            }));
+                remaining: self.unread.len(),
+            })),
         }
-        self.position += len;
-        Ok(&rest[..len])
     }
 
     #[inline(always)]
     fn take_array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
-        match self.rest().first_chunk::<N>() {
-            Some(chunk) => {
-                self.position += N;
+        match self.unread.split_first_chunk::<N>() {
+            Some((chunk, unread)) => {
+                self.unread = unread;
                 Ok(*chunk)
             }
             None => Err(self.error(DecodeErrorKind::Truncated {
@@ -206,17 +222,17 @@ impl<'a> Reader<'a> {
     pub fn read_uvarint(&mut self) -> Result<u32, DecodeError> {
         // Almost every varint on the wire is one byte (a small length or
         // count) or two (the length of a records field under 16 KiB).
-        match self.rest() {
-            [first, ..] if *first < 0x80 => {
-                self.position += 1;
+        match self.unread {
+            [first, unread @ ..] if *first < 0x80 => {
+                self.unread = unread;
                 Ok(u32::from(*first))
             }
-            [first, second, ..] if *second < 0x80 => {
+            [first, second, unread @ ..] if *second < 0x80 => {
                 if *second == 0 {
                     // A redundant continuation byte.
                     self.canonical = false;
                 }
-                self.position += 2;
+                self.unread = unread;
                 Ok(u32::from(first & 0x7f) | u32::from(*second) << 7)
             }
             _ => self.read_long_uvarint(),
@@ -230,7 +246,7 @@ impl<'a> Reader<'a> {
                 if len > uvarint_len(value) {
                     self.canonical = false;
                 }
-                self.position += len;
+                self.skip(len);
                 Ok(value)
             }
             Err(VarintError::Truncated) => Err(self.error(DecodeErrorKind::Truncated {
@@ -259,7 +275,7 @@ impl<'a> Reader<'a> {
     fn read_unsigned(&mut self, max_len: usize) -> Result<u64, DecodeError> {
         match read_unsigned(self.rest(), max_len) {
             Ok((value, len)) => {
-                self.position += len;
+                self.skip(len);
                 Ok(value)
             }
             Err(VarintError::Truncated) => Err(self.error(DecodeErrorKind::Truncated {

@@ -518,7 +518,7 @@ impl<'a> Reader<'a> {
         let Some(count) = self.read_array_len(compact, 1)? else {
             return Ok(None);
         };
-        let start = self.position;
+        let start = self.position();
         let canonical_before = std::mem::replace(&mut self.canonical, true);
         let items =
             if self.take_heap_for_vec(T::HOLDS_STRUCT_ARRAYS, count, std::mem::size_of::<T>()) {
@@ -583,7 +583,7 @@ impl<'a> Reader<'a> {
     fn end_struct_array(&mut self, start: usize, canonical_before: bool) -> (&'a [u8], bool) {
         let canonical = self.canonical;
         self.canonical = canonical_before && canonical;
-        (&self.input[start..self.position], canonical)
+        (&self.input[start..self.position()], canonical)
     }
 
     /// Decodes `count` elements into a `Vec` of exactly that capacity.
@@ -614,7 +614,7 @@ impl<'a> Reader<'a> {
         let mut result = Ok(());
         for index in 0..count {
             #[cfg(debug_assertions)]
-            let element_start = self.position;
+            let element_start = self.position();
             if let Err(e) = T::validate_from(self, version) {
                 result = Err(e.at_index(index));
                 break;
@@ -632,7 +632,7 @@ impl<'a> Reader<'a> {
     fn rechecker(&self, position: usize) -> Reader<'a> {
         Reader {
             input: self.input,
-            position,
+            unread: self.input.get(position..).unwrap_or_default(),
             base: self.base,
             canonical: true,
             heap_budget: 0,
@@ -660,13 +660,15 @@ impl<'a> Reader<'a> {
             (0..count).try_for_each(|_| T::validate_from(&mut again, version))
         };
         debug_assert!(
-            validated.is_ok() && again.position == self.position && again.canonical == canonical,
+            validated.is_ok()
+                && again.position() == self.position()
+                && again.canonical == canonical,
             "decode_from and validate_from disagree at offset {}: {:?}, {} bytes against {}, \
              canonical {} against {}",
             self.base + start,
             validated.err(),
-            again.position - start,
-            self.position - start,
+            again.position() - start,
+            self.position() - start,
             again.canonical,
             canonical,
         );
@@ -691,12 +693,12 @@ impl<'a> Reader<'a> {
             T::decode_from(&mut again, version)
         };
         debug_assert!(
-            decoded.is_ok() && again.position == self.position,
+            decoded.is_ok() && again.position() == self.position(),
             "validate_from and decode_from disagree at offset {}: {:?}, {} bytes against {}",
             self.base + element_start,
             decoded.err(),
-            again.position - element_start,
-            self.position - element_start,
+            again.position() - element_start,
+            self.position() - element_start,
         );
     }
 

@@ -470,8 +470,8 @@ impl<'a> Reader<'a> {
         known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
     ) -> Result<(), DecodeError> {
         // Most sections are empty: a single zero count.
-        if self.input.get(self.position) == Some(&0) {
-            self.position += 1;
+        if self.unread.first() == Some(&0) {
+            self.skip(1);
             return Ok(());
         }
         let section = self.read_tagged_field_list(known)?;
@@ -488,8 +488,8 @@ impl<'a> Reader<'a> {
         &mut self,
         known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
     ) -> Result<(), DecodeError> {
-        if self.input.get(self.position) == Some(&0) {
-            self.position += 1;
+        if self.unread.first() == Some(&0) {
+            self.skip(1);
             return Ok(());
         }
         self.read_tagged_field_list(known).map(drop)
@@ -531,8 +531,8 @@ impl<'a> Reader<'a> {
             }));
         }
         let mut section = TaggedSection {
-            fields_start: self.position,
-            end: self.position,
+            fields_start: self.position(),
+            end: self.position(),
             unknown_count: 0,
             unknown_len: 0,
             unknown_start: None,
@@ -545,7 +545,7 @@ impl<'a> Reader<'a> {
         let mut ascending = true;
         let mut previous_tag = None;
         for _ in 0..count {
-            let entry_start = self.position;
+            let entry_start = self.position();
             let tag_offset = self.offset();
             let tag = self.read_uvarint()?;
             let size = self.read_uvarint()? as usize;
@@ -566,11 +566,11 @@ impl<'a> Reader<'a> {
                 seen_low_tags |= bit;
             }
             let data_offset = self.offset();
-            let header_len = self.position - entry_start;
+            let header_len = self.position() - entry_start;
             let data = self.take_announced(size)?;
             let mut field = Reader {
                 input: data,
-                position: 0,
+                unread: data,
                 base: data_offset,
                 canonical: true,
                 heap_budget: self.heap_budget,
@@ -587,7 +587,7 @@ impl<'a> Reader<'a> {
                         DecodeErrorKind::TaggedFieldSize {
                             tag,
                             declared: size,
-                            used: field.position,
+                            used: field.position(),
                         },
                     ));
                 }
@@ -602,12 +602,12 @@ impl<'a> Reader<'a> {
                     section.borrowable = false;
                 }
                 section.unknown_start.get_or_insert(entry_start);
-                section.unknown_end = self.position;
+                section.unknown_end = self.position();
                 section.unknown_count += 1;
                 section.unknown_len += shortest + size;
             }
         }
-        section.end = self.position;
+        section.end = self.position();
         if !ascending {
             section.borrowable = false;
             self.check_repeated_high_tags(&section)?;
