@@ -128,6 +128,43 @@ fn build() -> Option<Jvm> {
 }
 
 impl Jvm {
+    /// A command that runs `main_class` of the module (such as
+    /// `dev.kafkawire.clients.Flow`) on its class path, with a small heap
+    /// and the quick-starting C1 compiler only: for the short client
+    /// programs beside the harness.
+    pub fn command(&self, main_class: &str) -> Command {
+        let mut command = Command::new(&self.java);
+        command
+            .args(["-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"])
+            .arg("-cp")
+            .arg(&self.classpath)
+            .arg(main_class);
+        command
+    }
+
+    /// Runs the main class `class` (such as `dev.kafkawire.reference.ClientData`)
+    /// of the harness's class path with `args`, in one JVM with a small heap,
+    /// and waits for it; returns its standard error.
+    pub fn run_class<I, S>(&self, class: &str, args: I) -> String
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let out = self
+            .command(class)
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("{}: {e}", self.java.display()));
+        assert!(
+            out.status.success(),
+            "{class} failed:
+{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    }
+
     /// Runs the harness with `args` in one JVM and waits for it.
     pub fn run<I, S>(&self, args: I)
     where

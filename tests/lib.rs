@@ -8,6 +8,8 @@ use kafka_wire::runtime::{DecodeError, EncodeError, JsonError, JsonForm, Message
 use kafka_wire::{ApiKey, MetadataRecord, RequestBody, ResponseBody};
 use serde_json::Value;
 
+pub mod broker;
+pub mod clients;
 pub mod java;
 pub mod strategies;
 

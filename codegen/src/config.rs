@@ -12,7 +12,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostics::Located;
-use crate::emit::{self, EmitOptions, GeneratedFile, Layout};
+use crate::emit::{self, EmitOptions, Gates, GeneratedFile, Layout};
 use crate::error::CodegenError;
 use crate::ir::{self, MessageIr};
 use crate::model::{MessageKind, Schema, SchemaSet};
@@ -57,6 +57,7 @@ pub struct Config {
     strict: bool,
     require_docs: bool,
     json_form: bool,
+    gates: Gates,
 }
 
 impl Default for Config {
@@ -72,6 +73,7 @@ impl Default for Config {
             strict: false,
             require_docs: false,
             json_form: false,
+            gates: Gates::default(),
         }
     }
 }
@@ -161,6 +163,37 @@ impl Config {
         self
     }
 
+    /// Generates the APIs of `listener` (`broker`, `controller`) behind
+    /// `predicate`, a `cfg` predicate such as `feature = "client-apis"`,
+    /// instead of choosing them now: the files then serve every feature
+    /// combination of the crate that includes them. An API served on
+    /// several gated listeners is compiled when any of their predicates
+    /// holds.
+    pub fn gate_listener(
+        &mut self,
+        listener: impl Into<String>,
+        predicate: impl Into<String>,
+    ) -> &mut Self {
+        self.gates
+            .listeners
+            .push((listener.into(), predicate.into()));
+        self
+    }
+
+    /// Generates the KRaft metadata records (and the other stored records)
+    /// behind the `cfg` predicate `predicate`.
+    pub fn gate_metadata_records(&mut self, predicate: impl Into<String>) -> &mut Self {
+        self.gates.metadata_records = Some(predicate.into());
+        self
+    }
+
+    /// Generates the JSON form behind the `cfg` predicate `predicate`, such
+    /// as `feature = "json"`.
+    pub fn gate_json_form(&mut self, predicate: impl Into<String>) -> &mut Self {
+        self.gates.json_form = Some(predicate.into());
+        self
+    }
+
     /// Reads and validates the schemas.
     pub fn load(&self) -> Result<SchemaSet, CodegenError> {
         let mut set = SchemaSet::load(&self.schema_paths)?;
@@ -236,12 +269,19 @@ impl Config {
 
     /// Generates the files in memory, without writing them.
     pub fn generate(&self) -> Result<(Vec<GeneratedFile>, GenerationSummary), CodegenError> {
+        emit::check_gates(&self.gates).map_err(|message| {
+            CodegenError::Emit(emit::EmitError {
+                file: "mod.rs".into(),
+                message,
+            })
+        })?;
         let set = self.load()?;
         let messages = self.lower(&set);
         let options = EmitOptions {
             runtime_path: self.runtime_path.clone(),
             layout: self.layout,
-            json: self.json_form,
+            json: self.json_form || self.gates.json_form.is_some(),
+            gates: self.gates.clone(),
         };
         let files = emit::generate(&messages, &options).map_err(CodegenError::Emit)?;
         let requests = messages.iter().filter(|m| m.kind == MessageKind::Request);

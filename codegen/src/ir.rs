@@ -241,6 +241,9 @@ pub struct MessageIr {
     pub flexible_versions: Versions,
     /// Whether the highest version is unstable.
     pub latest_version_unstable: bool,
+    /// The listeners that serve a request (`broker`, `controller`); empty
+    /// for other messages.
+    pub listeners: Vec<String>,
     /// The schema's `about` for the whole message.
     pub about: Option<String>,
     /// The top-level struct, then the nested ones.
@@ -298,6 +301,7 @@ pub fn lower(schema: &Schema) -> MessageIr {
         api_key: schema.api_key,
         valid_versions: schema.valid_versions,
         flexible_versions: schema.flexible_versions,
+        listeners: schema.listeners.clone(),
         latest_version_unstable: schema.latest_version_unstable,
         about: schema.about.clone(),
         structs,

@@ -1,65 +1,60 @@
-//! Generates the message types from the project's schemas in `messages/`,
-//! and the `ErrorCode` enum from `error_codes.tsv`.
-//!
-//! `messages` in this package is a link to the workspace's `messages/`, the
-//! one source of truth; `cargo package` copies the files it links to, so
-//! the published package builds from its own contents.
-//!
-//! The `client-apis` and `controller-apis` features choose which APIs are
-//! generated, by the listener that serves them; with both (`all-apis`, the
-//! default) everything is. Headers and data schemas are always generated.
-//! The `json` feature adds the JSON form.
+//! kafka-wire ships its generated messages (`src/messages/`) and error
+//! codes (`src/error_code.rs`), so a build compiles no generator. This
+//! script only names two `cfg`s for the features, and, with the opt-in
+//! `regenerate` feature, generates both again from `messages/` and
+//! `error_codes.tsv` into `OUT_DIR`, which the crate then includes instead.
 
-use std::path::Path;
-use std::process::ExitCode;
-
-fn main() -> ExitCode {
+fn main() {
     println!("cargo::rustc-check-cfg=cfg(kafka_apis)");
     println!("cargo::rustc-check-cfg=cfg(kafka_metadata)");
     let client = std::env::var_os("CARGO_FEATURE_CLIENT_APIS").is_some();
     let controller = std::env::var_os("CARGO_FEATURE_CONTROLLER_APIS").is_some();
-    let json = std::env::var_os("CARGO_FEATURE_JSON").is_some();
-
-    let package = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let schemas = package.join("messages");
-    let mut config = kafka_codegen::Config::new();
-    config
-        .schema_dir(&schemas)
-        .runtime_path("crate::runtime")
-        .metadata_records(controller)
-        .json_form(json)
-        .require_docs(true);
-    if !(client && controller) {
-        let listeners = [("broker", client), ("controller", controller)];
-        config.listeners(listeners.into_iter().filter(|(_, on)| *on).map(|(l, _)| l));
-    }
     if client || controller {
         println!("cargo::rustc-cfg=kafka_apis");
     }
     if controller {
         println!("cargo::rustc-cfg=kafka_metadata");
     }
-    match config.compile() {
-        Ok(summary) => {
-            for warning in summary.warnings {
-                println!("cargo::warning={warning}");
-            }
-        }
-        Err(error) => {
-            eprintln!("{error}");
-            return ExitCode::FAILURE;
-        }
-    }
-    let table = package.join("error_codes.tsv");
-    println!("cargo::rerun-if-changed={}", table.display());
-    let Some(out_dir) = std::env::var_os("OUT_DIR") else {
-        eprintln!("OUT_DIR is not set: run this as a build script");
-        return ExitCode::FAILURE;
-    };
-    let out = Path::new(&out_dir).join("error_code.rs");
-    if let Err(error) = kafka_codegen::error_codes::compile(&table, &out) {
+    #[cfg(feature = "regenerate")]
+    if let Err(error) = regenerate::run() {
         eprintln!("{error}");
-        return ExitCode::FAILURE;
+        std::process::exit(1);
     }
-    ExitCode::SUCCESS
+}
+
+// The paths of the shipped source are for the test that checks it.
+#[cfg(feature = "regenerate")]
+#[path = "codegen.rs"]
+#[allow(dead_code)]
+mod codegen;
+
+#[cfg(feature = "regenerate")]
+mod regenerate {
+    use std::path::{Path, PathBuf};
+
+    use kafka_codegen::Layout;
+
+    use super::codegen;
+
+    /// Generates the messages and the error codes into `OUT_DIR`.
+    pub fn run() -> Result<(), String> {
+        let package = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").ok_or("OUT_DIR is not set")?);
+        let summary = codegen::config(package, Layout::OutDir)
+            .out_dir(&out_dir)
+            .compile()
+            .map_err(|e| e.to_string())?;
+        for warning in summary.warnings {
+            println!("cargo::warning={warning}");
+        }
+        println!(
+            "cargo::rerun-if-changed={}",
+            package.join("messages").display()
+        );
+        let table = package.join(codegen::ERROR_CODES);
+        println!("cargo::rerun-if-changed={}", table.display());
+        kafka_codegen::error_codes::compile(&table, &out_dir.join("error_code.rs"))
+            .map_err(|e| e.to_string())?;
+        Ok(())
+    }
 }

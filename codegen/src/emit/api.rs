@@ -6,6 +6,7 @@ use quote::{format_ident, quote};
 
 use super::common::ident;
 use super::doc_comments::doc_attrs;
+use super::gates::Gates;
 use crate::ir::MessageIr;
 use crate::model::MessageKind;
 
@@ -15,11 +16,13 @@ struct Api<'m> {
     name: String,
     request: &'m MessageIr,
     response: &'m MessageIr,
+    /// The `cfg` attribute its items carry, if any.
+    gate: TokenStream,
 }
 
 /// The `api.rs` file: `ApiKey`, `RequestBody` and `ResponseBody`. APIs
 /// without both a request and a response schema are left out.
-pub fn api_file(messages: &[MessageIr], json: bool) -> TokenStream {
+pub fn api_file(messages: &[MessageIr], json: bool, gates: &Gates) -> TokenStream {
     let mut apis: Vec<Api> = messages
         .iter()
         .filter(|m| m.kind == MessageKind::Request)
@@ -38,6 +41,7 @@ pub fn api_file(messages: &[MessageIr], json: bool) -> TokenStream {
                 name,
                 request,
                 response,
+                gate: gates.message(request, messages),
             })
         })
         .collect();
@@ -45,10 +49,18 @@ pub fn api_file(messages: &[MessageIr], json: bool) -> TokenStream {
     if apis.is_empty() {
         return TokenStream::new();
     }
-    let api_key = api_key_enum(&apis);
-    let request = body_enum(&apis, true, json);
-    let response = body_enum(&apis, false, json);
-    let request_trait = request_trait(&apis);
+    // Everything that needs an API is compiled when any API is; if one is
+    // always compiled, so is all of it.
+    let section = if apis.iter().any(|api| api.gate.is_empty()) {
+        TokenStream::new()
+    } else {
+        gates.any_api()
+    };
+    let json_gate = gates.json();
+    let api_key = api_key_enum(&apis, &section);
+    let request = body_enum(&apis, true, json, &section, &json_gate);
+    let response = body_enum(&apis, false, json, &section, &json_gate);
+    let request_trait = request_trait(&apis, &section);
     quote! {
         #api_key
         #request
@@ -59,8 +71,9 @@ pub fn api_file(messages: &[MessageIr], json: bool) -> TokenStream {
 
 /// The `Request` trait, linking each request type to its response type and
 /// api key, and its impls.
-fn request_trait(apis: &[Api]) -> TokenStream {
+fn request_trait(apis: &[Api], section: &TokenStream) -> TokenStream {
     let impls = apis.iter().map(|api| {
+        let gate = &api.gate;
         let name = ident(&api.name);
         let (request_module, request) = (ident(&api.request.module_name), ident(&api.request.name));
         let (response_module, response) =
@@ -86,6 +99,7 @@ fn request_trait(apis: &[Api]) -> TokenStream {
             quote!(#response_module::#response)
         };
         quote! {
+            #gate
             impl #generics Request for #request_ty {
                 type Response = #response_ty;
                 const API_KEY: ApiKey = ApiKey::#name;
@@ -97,6 +111,7 @@ fn request_trait(apis: &[Api]) -> TokenStream {
         /// api key, so that client code can name what a request returns:
         /// `<MetadataRequest<'a> as Request>::Response` is
         /// `MetadataResponse<'a>`.
+        #section
         pub trait Request {
             /// The response to this request, borrowing as the request does.
             type Response;
@@ -108,31 +123,39 @@ fn request_trait(apis: &[Api]) -> TokenStream {
     }
 }
 
-fn api_key_enum(apis: &[Api]) -> TokenStream {
+fn api_key_enum(apis: &[Api], section: &TokenStream) -> TokenStream {
     let variants = apis.iter().map(|api| {
         let name = ident(&api.name);
         let key = Literal::i16_unsuffixed(api.key);
         let doc = doc_attrs(&format!("{} (key {}).", api.name, api.key));
-        quote!(#doc #name = #key,)
+        let gate = &api.gate;
+        quote!(#doc #gate #name = #key,)
     });
-    let count = apis.len();
+    // Counted by the compiler, so that gated variants drop out of it.
+    let count = apis.iter().map(|api| {
+        let gate = &api.gate;
+        quote!(#gate ())
+    });
     let all = apis.iter().map(|api| {
         let name = ident(&api.name);
-        quote!(ApiKey::#name)
+        let gate = &api.gate;
+        quote!(#gate ApiKey::#name)
     });
     let arm = |value: &dyn Fn(&Api) -> TokenStream| -> Vec<TokenStream> {
         apis.iter()
             .map(|api| {
                 let name = ident(&api.name);
                 let v = value(api);
-                quote!(ApiKey::#name => #v,)
+                let gate = &api.gate;
+                quote!(#gate ApiKey::#name => #v,)
             })
             .collect()
     };
     let from_key = apis.iter().map(|api| {
         let name = ident(&api.name);
         let key = Literal::i16_unsuffixed(api.key);
-        quote!(#key => ApiKey::#name,)
+        let gate = &api.gate;
+        quote!(#gate #key => ApiKey::#name,)
     });
     let names = arm(&|api| {
         let n = &api.name;
@@ -146,19 +169,10 @@ fn api_key_enum(apis: &[Api]) -> TokenStream {
         let v = Literal::i16_unsuffixed(api.request.valid_versions.highest);
         quote!(#v)
     });
-    let unstable: Vec<TokenStream> = apis
-        .iter()
-        .filter(|api| api.request.latest_version_unstable)
-        .map(|api| {
-            let name = ident(&api.name);
-            quote!(ApiKey::#name)
-        })
-        .collect();
-    let unstable_body = if unstable.is_empty() {
-        quote!(false)
-    } else {
-        quote!(matches!(self, #(#unstable)|*))
-    };
+    let unstable = arm(&|api| {
+        let unstable = api.request.latest_version_unstable;
+        quote!(#unstable)
+    });
     let flexible = arm(&|api| {
         let flexible = api.request.flexible_versions;
         if flexible.is_empty() {
@@ -176,13 +190,18 @@ fn api_key_enum(apis: &[Api]) -> TokenStream {
         /// Every API this crate knows, by its key.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(i16)]
+        #section
         pub enum ApiKey {
             #(#variants)*
         }
 
+        #section
         impl ApiKey {
+            /// How many APIs this crate knows.
+            pub const COUNT: usize = [#(#count),*].len();
+
             /// Every API, in key order.
-            pub const ALL: [ApiKey; #count] = [#(#all),*];
+            pub const ALL: [ApiKey; ApiKey::COUNT] = [#(#all),*];
 
             /// The API with this key.
             pub fn from_key(key: i16) -> Option<ApiKey> {
@@ -234,7 +253,9 @@ fn api_key_enum(apis: &[Api]) -> TokenStream {
             /// Whether the highest version is unstable, and so not advertised
             /// by default.
             pub fn latest_version_unstable(self) -> bool {
-                #unstable_body
+                match self {
+                    #(#unstable)*
+                }
             }
 
             /// The highest version that is not unstable.
@@ -293,6 +314,8 @@ struct Variant<'m> {
     name: String,
     key: i16,
     message: &'m MessageIr,
+    /// The `cfg` attribute of its items, if any.
+    gate: TokenStream,
 }
 
 /// The pattern that matches `v`'s key: `ApiKey::Name` or the raw number.
@@ -318,24 +341,57 @@ enum Keyed {
     Raw,
 }
 
-fn body_enum(apis: &[Api], request: bool, json: bool) -> TokenStream {
+fn body_enum(
+    apis: &[Api],
+    request: bool,
+    json: bool,
+    section: &TokenStream,
+    json_gate: &TokenStream,
+) -> TokenStream {
     let variants: Vec<Variant> = apis
         .iter()
         .map(|api| Variant {
             name: api.name.clone(),
             key: api.key,
             message: if request { api.request } else { api.response },
+            gate: api.gate.clone(),
         })
         .collect();
+    let gates = Gating {
+        section,
+        json: json_gate,
+    };
     if request {
-        dispatch_enum("RequestBody", "request body", &variants, Keyed::Api, json)
+        dispatch_enum(
+            "RequestBody",
+            "request body",
+            &variants,
+            Keyed::Api,
+            json,
+            gates,
+        )
     } else {
-        dispatch_enum("ResponseBody", "response body", &variants, Keyed::Api, json)
+        dispatch_enum(
+            "ResponseBody",
+            "response body",
+            &variants,
+            Keyed::Api,
+            json,
+            gates,
+        )
     }
 }
 
+/// The `cfg` attributes of a dispatch enum's items: the enum's own, and its
+/// JSON methods'.
+#[derive(Clone, Copy)]
+struct Gating<'t> {
+    section: &'t TokenStream,
+    json: &'t TokenStream,
+}
+
 /// `MetadataRecord`: every KRaft metadata record, by record type.
-pub fn metadata_enum(messages: &[MessageIr], json: bool) -> TokenStream {
+pub fn metadata_enum(messages: &[MessageIr], json: bool, gates: &Gates) -> TokenStream {
     let mut variants: Vec<Variant> = messages
         .iter()
         .filter(|m| m.kind == MessageKind::Metadata)
@@ -344,6 +400,8 @@ pub fn metadata_enum(messages: &[MessageIr], json: bool) -> TokenStream {
                 name: m.name.strip_suffix("Record").unwrap_or(&m.name).to_owned(),
                 key: m.api_key?,
                 message: m,
+                // The records are gated as one: the enum carries it.
+                gate: TokenStream::new(),
             })
         })
         .collect();
@@ -351,12 +409,17 @@ pub fn metadata_enum(messages: &[MessageIr], json: bool) -> TokenStream {
     if variants.is_empty() {
         return TokenStream::new();
     }
+    let (section, json_gate) = (gates.records(), gates.json());
     dispatch_enum(
         "MetadataRecord",
         "metadata record",
         &variants,
         Keyed::Raw,
         json,
+        Gating {
+            section: &section,
+            json: &json_gate,
+        },
     )
 }
 
@@ -366,7 +429,9 @@ fn dispatch_enum(
     variants: &[Variant],
     keyed: Keyed,
     json: bool,
+    gating: Gating<'_>,
 ) -> TokenStream {
+    let section = gating.section;
     let enum_name = format_ident!("{}", enum_name);
     let any_borrows = variants.iter().any(|v| v.message.top().has_lifetime);
     let generics = if any_borrows {
@@ -387,24 +452,28 @@ fn dispatch_enum(
         let name = ident(&v.name);
         let ty = message_type(v);
         let doc = doc_attrs(&format!("A {} (key {}).", v.message.name, v.key));
-        quote!(#doc #name(#ty),)
+        let gate = &v.gate;
+        quote!(#doc #gate #name(#ty),)
     });
     let decode = variants.iter().map(|v| {
         let name = ident(&v.name);
         let key = key_pattern(v, keyed);
-        quote!(#key => rt::Message::decode(input, version).map(Self::#name),)
+        let gate = &v.gate;
+        quote!(#gate #key => rt::Message::decode(input, version).map(Self::#name),)
     });
     let validate = variants.iter().map(|v| {
         let key = key_pattern(v, keyed);
         let ty = message_type(v);
-        quote!(#key => <#ty as rt::Message>::validate(input, version),)
+        let gate = &v.gate;
+        quote!(#gate #key => <#ty as rt::Message>::validate(input, version),)
     });
     let defaults = variants.iter().map(|v| {
         let name = ident(&v.name);
         let key = key_pattern(v, keyed);
+        let gate = &v.gate;
         match keyed {
-            Keyed::Api => quote!(#key => Self::#name(Default::default()),),
-            Keyed::Raw => quote!(#key => Some(Self::#name(Default::default())),),
+            Keyed::Api => quote!(#gate #key => Self::#name(Default::default()),),
+            Keyed::Raw => quote!(#gate #key => Some(Self::#name(Default::default())),),
         }
     });
     let default_for = match keyed {
@@ -430,10 +499,18 @@ fn dispatch_enum(
     let key_of = variants.iter().map(|v| {
         let name = ident(&v.name);
         let key = key_pattern(v, keyed);
-        quote!(Self::#name(_) => #key,)
+        let gate = &v.gate;
+        quote!(#gate Self::#name(_) => #key,)
     });
     let per_variant = |body: &dyn Fn(&proc_macro2::Ident) -> TokenStream| -> Vec<TokenStream> {
-        variants.iter().map(|v| body(&ident(&v.name))).collect()
+        variants
+            .iter()
+            .map(|v| {
+                let arm = body(&ident(&v.name));
+                let gate = &v.gate;
+                quote!(#gate #arm)
+            })
+            .collect()
     };
     let encode = per_variant(
         &|name| quote!(Self::#name(m) => rt::Message::encode_to_writer(m, writer, version),),
@@ -449,7 +526,9 @@ fn dispatch_enum(
             "Takes the {} out of a {what}, or gives the {what} back when it holds another message.",
             v.message.name
         ));
+        let gate = if v.gate.is_empty() { section } else { &v.gate };
         quote! {
+            #gate
             impl<'a> From<#ty> for #enum_name #generics {
                 #from_doc
                 fn from(message: #ty) -> Self {
@@ -457,6 +536,7 @@ fn dispatch_enum(
                 }
             }
 
+            #gate
             impl<'a> TryFrom<#enum_name #generics> for #ty {
                 type Error = #enum_name #generics;
 
@@ -484,8 +564,16 @@ fn dispatch_enum(
             },
         ),
     };
-    let json_methods =
-        json.then(|| json_methods(variants, keyed, &key_name, &key_type, &message_type));
+    let json_methods = json.then(|| {
+        json_methods(
+            variants,
+            keyed,
+            &key_name,
+            &key_type,
+            &message_type,
+            gating.json,
+        )
+    });
     let decode_doc = doc_attrs(&format!(
         "Decodes the {what} of `{key_name}` at `version` from exactly `input`."
     ));
@@ -498,10 +586,12 @@ fn dispatch_enum(
         #doc
         #[derive(Debug, Clone, PartialEq)]
         #[allow(clippy::large_enum_variant)]
+        #section
         pub enum #enum_name #generics {
             #(#variant_defs)*
         }
 
+        #section
         impl #generics #enum_name #generics {
             #decode_doc
             pub fn decode(input: &'a [u8], #key_name: #key_type, version: i16) -> Result<Self, rt::DecodeError> {
@@ -562,6 +652,7 @@ fn dispatch_enum(
             }
         }
 
+        #section
         impl<'a> rt::IntoOwned for #enum_name #generics {
             type Owned = #enum_name<'static>;
 
@@ -582,12 +673,16 @@ fn json_methods(
     key_name: &proc_macro2::Ident,
     key_type: &TokenStream,
     message_type: &dyn Fn(&Variant) -> TokenStream,
+    gate: &TokenStream,
 ) -> TokenStream {
+    let json_gate = gate;
     let from_json = variants.iter().map(|v| {
         let name = ident(&v.name);
         let key = key_pattern(v, keyed);
         let ty = message_type(v);
+        let gate = &v.gate;
         quote! {
+            #gate
             #key => {
                 if !<#ty as rt::Message>::supports_version(version) {
                     return Err(rt::JsonError::new(rt::JsonErrorKind::UnsupportedVersion(version)));
@@ -598,7 +693,8 @@ fn json_methods(
     });
     let to_json = variants.iter().map(|v| {
         let name = ident(&v.name);
-        quote!(Self::#name(m) => rt::JsonForm::to_json(m, version),)
+        let gate = &v.gate;
+        quote!(#gate Self::#name(m) => rt::JsonForm::to_json(m, version),)
     });
     let unknown_json = match keyed {
         Keyed::Api => TokenStream::new(),
@@ -608,6 +704,7 @@ fn json_methods(
     };
     quote! {
         /// The JSON form at `version`.
+        #json_gate
         pub fn to_json(&self, version: i16) -> rt::json::Value {
             match self {
                 #(#to_json)*
@@ -615,6 +712,7 @@ fn json_methods(
         }
 
         /// Reads the JSON form of the message with this key at `version`.
+        #json_gate
         pub fn from_json(value: &rt::json::Value, #key_name: #key_type, version: i16) -> Result<Self, rt::JsonError> {
             match #key_name {
                 #(#from_json)*

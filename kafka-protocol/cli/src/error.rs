@@ -70,6 +70,51 @@ pub enum CliError {
     /// `--advertise` (or the listen address) is not `HOST:PORT`.
     #[error("not HOST:PORT: `{0}`")]
     BadAddress(String),
+    /// `request` or `versions` could not reach the broker.
+    #[error("cannot connect to {address}: {source}")]
+    Connect {
+        /// The address given.
+        address: String,
+        /// Why.
+        source: io::Error,
+    },
+    /// The broker did not answer in time.
+    #[error("no response from {address} within {millis} ms")]
+    Timeout {
+        /// The address given.
+        address: String,
+        /// The timeout.
+        millis: u128,
+    },
+    /// The broker closed the connection, sent a bad frame or answered
+    /// another request.
+    #[error("{address} {what}")]
+    Exchange {
+        /// The address given.
+        address: String,
+        /// What happened, as the rest of a sentence.
+        what: String,
+    },
+    /// A response that does not decode at the version asked.
+    #[error("the {api} v{version} response does not decode: {source}")]
+    Response {
+        /// The api asked.
+        api: &'static str,
+        /// The version asked.
+        version: i16,
+        /// The decoding error, with byte offset and field path.
+        source: DecodeError,
+    },
+    /// Negotiation found no version of the api that both sides support.
+    #[error("no version of {api} to use with {address}: {why}")]
+    NoCommonVersion {
+        /// The api.
+        api: &'static str,
+        /// The address given.
+        address: String,
+        /// What the broker advertised, against our range.
+        why: String,
+    },
     /// Standard output failed for a reason other than a closed pipe.
     #[error("cannot write to standard output: {0}")]
     Write(io::Error),

@@ -2,12 +2,14 @@
 //! and record batches from the command line.
 //!
 //! Exit status: 0 on success (and when standard output is closed early, as
-//! by `head`), 1 on bad input with exactly one `error: ...` line on standard
-//! error, 2 on a usage error (printed by clap).
+//! by `head`), 1 on bad input or a failed exchange with a broker (no
+//! connection, a response that does not decode, a timeout) with exactly one
+//! `error: ...` line on standard error, 2 on a usage error (printed by clap).
 #![forbid(unsafe_code)]
 
 mod apis;
 mod args;
+mod client;
 mod decode;
 mod encode;
 mod error;
@@ -15,6 +17,8 @@ mod input;
 mod output;
 mod proxy;
 mod records;
+mod request;
+mod versions;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -31,7 +35,11 @@ fn main() -> ExitCode {
     let plan = match &cli.command {
         Command::Decode(args) => Some(args.message.plan("decode")),
         Command::Encode(args) => Some(args.message.plan("encode")),
-        Command::Apis(_) | Command::Records(_) | Command::Proxy(_) => None,
+        Command::Apis(_)
+        | Command::Records(_)
+        | Command::Proxy(_)
+        | Command::Request(_)
+        | Command::Versions(_) => None,
     }
     .transpose()
     .unwrap_or_else(|usage| usage.exit());
@@ -54,6 +62,8 @@ fn run(command: &Command, plan: Option<&args::Plan>) -> Result<(), CliError> {
         (Command::Apis(args), _) => apis::run(args.json, args.compact, &mut out),
         (Command::Records(args), _) => records::run(args, &mut out),
         (Command::Proxy(args), _) => proxy::run(args),
+        (Command::Request(args), _) => request::run(args, &mut out),
+        (Command::Versions(args), _) => versions::run(args, &mut out),
         // `main` makes a plan for every decode and encode.
         (Command::Decode(_) | Command::Encode(_), None) => Ok(()),
     };

@@ -366,3 +366,195 @@ fn proxy_log_path(name: &str) -> PathBuf {
         std::process::id()
     ))
 }
+
+/// A broker that authenticates with SASL PLAIN in both forms: after a
+/// SaslHandshake v0 it reads the bare token and answers an empty bare
+/// frame; SaslAuthenticate gets `server-proof` back. Then it answers
+/// Metadata.
+fn fake_sasl_broker() -> u16 {
+    use kafka_wire::messages::{SaslAuthenticateResponse, SaslHandshakeResponse};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            thread::spawn(move || {
+                let mut bare_token_next = false;
+                while let Some(frame) = read_frame(&mut stream) {
+                    if bare_token_next {
+                        assert!(frame.starts_with(b"\0alice\0"), "not a PLAIN token");
+                        stream.write_all(&0i32.to_be_bytes()).unwrap();
+                        bare_token_next = false;
+                        continue;
+                    }
+                    let request = RequestFrame::decode(&frame).unwrap();
+                    let version = request.api_version();
+                    let body: ResponseBody = match request.body {
+                        RequestBody::SaslHandshake(_) => {
+                            bare_token_next = version == 0;
+                            SaslHandshakeResponse {
+                                mechanisms: vec!["PLAIN".into()],
+                                ..Default::default()
+                            }
+                            .into()
+                        }
+                        RequestBody::SaslAuthenticate(_) => SaslAuthenticateResponse {
+                            auth_bytes: b"server-proof".to_vec().into(),
+                            ..Default::default()
+                        }
+                        .into(),
+                        RequestBody::Metadata(_) => MetadataResponse::default().into(),
+                        _ => continue,
+                    };
+                    let response = ResponseFrame {
+                        header: ResponseHeader {
+                            correlation_id: request.header.correlation_id,
+                            ..Default::default()
+                        },
+                        body,
+                    };
+                    let mut out = Vec::new();
+                    response.encode_with_size(&mut out, version).unwrap();
+                    stream.write_all(&out).unwrap();
+                }
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn sasl_passes_through_in_both_forms_and_the_log_shows_no_secret() {
+    use kafka_wire::messages::{SaslAuthenticateRequest, SaslHandshakeRequest};
+    let broker_port = fake_sasl_broker();
+    let proxy = Proxy::start(&format!("127.0.0.1:{broker_port}"), "sasl");
+    let token = b"\0alice\0hunter2-secret";
+
+    // The legacy form: SaslHandshake v0, then the token with no header.
+    let mut legacy = TcpStream::connect(&proxy.address).unwrap();
+    send(
+        &mut legacy,
+        ApiKey::SaslHandshake,
+        0,
+        1,
+        SaslHandshakeRequest {
+            mechanism: "PLAIN".into(),
+        }
+        .into(),
+    );
+    let answer = read_frame(&mut legacy).unwrap();
+    assert_eq!(answer[..4], 1i32.to_be_bytes());
+    let mut bare = (token.len() as i32).to_be_bytes().to_vec();
+    bare.extend_from_slice(token);
+    legacy.write_all(&bare).unwrap();
+    assert_eq!(read_frame(&mut legacy).unwrap(), b"");
+    send(
+        &mut legacy,
+        ApiKey::Metadata,
+        12,
+        2,
+        MetadataRequest::default().into(),
+    );
+    read_frame(&mut legacy).unwrap();
+
+    // SaslHandshake v1 and SaslAuthenticate.
+    let mut modern = TcpStream::connect(&proxy.address).unwrap();
+    send(
+        &mut modern,
+        ApiKey::SaslHandshake,
+        1,
+        1,
+        SaslHandshakeRequest {
+            mechanism: "PLAIN".into(),
+        }
+        .into(),
+    );
+    read_frame(&mut modern).unwrap();
+    send(
+        &mut modern,
+        ApiKey::SaslAuthenticate,
+        2,
+        2,
+        SaslAuthenticateRequest {
+            auth_bytes: token.to_vec().into(),
+            ..Default::default()
+        }
+        .into(),
+    );
+    read_frame(&mut modern).unwrap();
+    send(
+        &mut modern,
+        ApiKey::Metadata,
+        12,
+        3,
+        MetadataRequest::default().into(),
+    );
+    read_frame(&mut modern).unwrap();
+    drop((legacy, modern));
+
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut lines = proxy.log_lines();
+    while lines.len() < 6 && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(20));
+        lines = proxy.log_lines();
+    }
+    let text = std::fs::read_to_string(&proxy.log).unwrap();
+    let (code, stderr) = proxy.stop();
+    assert_eq!(code, Some(0), "{stderr}");
+    let by_kind: Vec<String> = lines
+        .iter()
+        .map(|l| match (l.get("api"), l.get("saslToken")) {
+            (Some(api), _) => format!("{}v{}", api.as_str().unwrap(), l["version"]),
+            (None, Some(mechanism)) => {
+                format!("token {} round {}", mechanism.as_str().unwrap(), l["round"])
+            }
+            _ => panic!("unexpected line {l}"),
+        })
+        .collect();
+    for expected in [
+        "SaslHandshakev0",
+        "token PLAIN round 1",
+        "Metadatav12",
+        "SaslHandshakev1",
+        "SaslAuthenticatev2",
+    ] {
+        assert!(
+            by_kind.iter().any(|k| k == expected),
+            "no {expected} in {by_kind:?}"
+        );
+    }
+    assert_eq!(by_kind.iter().filter(|k| *k == "Metadatav12").count(), 2);
+    let token_line = lines.iter().find(|l| l.get("saslToken").is_some()).unwrap();
+    assert_eq!(
+        token_line.to_string(),
+        format!(
+            r#"{{"saslToken":"PLAIN","round":1,"clientId":"proxy-test","clientBytes":{},"brokerBytes":0}}"#,
+            token.len()
+        )
+    );
+    let authenticate = lines
+        .iter()
+        .find(|l| l.get("api").and_then(Value::as_str) == Some("SaslAuthenticate"))
+        .unwrap();
+    assert_eq!(authenticate["request"]["authBytes"], "<redacted: 21 bytes>");
+    assert_eq!(
+        authenticate["response"]["authBytes"],
+        "<redacted: 12 bytes>"
+    );
+    let handshake = lines
+        .iter()
+        .find(|l| l.get("api").and_then(Value::as_str) == Some("SaslHandshake"))
+        .unwrap();
+    assert_eq!(handshake["request"]["mechanism"], "PLAIN");
+    // Neither the secret nor any encoding of the tokens appears.
+    use base64::Engine as _;
+    for secret in [
+        "hunter2".to_owned(),
+        base64::engine::general_purpose::STANDARD.encode(token),
+        base64::engine::general_purpose::STANDARD.encode(b"server-proof"),
+        hex::encode(token),
+    ] {
+        assert!(!text.contains(&secret), "the log shows {secret}:\n{text}");
+        assert!(!stderr.contains(&secret), "stderr shows {secret}");
+    }
+}

@@ -108,6 +108,25 @@ impl Log {
         Ok(self.topics.entry(name.to_owned()).or_insert(topic))
     }
 
+    /// Deletes a topic, by name or (when `name` is `None`) by id; returns
+    /// the name and id it had.
+    pub fn delete(&mut self, name: Option<&str>, id: Uuid) -> Result<(String, Uuid), i16> {
+        let name = match name {
+            Some(name) => name.to_owned(),
+            None => self
+                .names_by_id
+                .get(&id)
+                .cloned()
+                .ok_or(errors::UNKNOWN_TOPIC_ID)?,
+        };
+        let topic = self
+            .topics
+            .remove(&name)
+            .ok_or(errors::UNKNOWN_TOPIC_OR_PARTITION)?;
+        self.names_by_id.remove(&topic.id);
+        Ok((name, topic.id))
+    }
+
     /// A partition to append to or read from.
     pub fn partition_mut(&mut self, topic: &str, index: i32) -> Option<&mut Partition> {
         let topic = self.topics.get_mut(topic)?;

@@ -840,3 +840,102 @@ fn figures() {
          {closed} closed by the broker"
     );
 }
+
+#[test]
+fn describe_cluster_names_this_broker_and_delete_topics_deletes_by_name_and_id() {
+    use kafka_wire::messages::{
+        delete_topics_request, DeleteTopicsRequest, DeleteTopicsResponse, DescribeClusterRequest,
+        DescribeClusterResponse, MetadataResponse,
+    };
+    let broker = start(&["--cluster-id", "c1"]);
+    let mut stream = broker.connect();
+    let frame = call(&mut stream, DescribeClusterRequest::default().into(), 1);
+    let Ok(ResponseFrame {
+        body: ResponseBody::DescribeCluster(cluster),
+        ..
+    }) = ResponseFrame::decode(&frame, ApiKey::DescribeCluster, 1)
+    else {
+        panic!("not a DescribeCluster response");
+    };
+    let DescribeClusterResponse {
+        error_code,
+        cluster_id,
+        brokers,
+        ..
+    } = cluster;
+    assert_eq!((error_code, &*cluster_id), (0, "c1"));
+    let brokers: Vec<_> = brokers
+        .iter()
+        .map(|b| format!("{}:{}", b.host, b.port))
+        .collect();
+    assert_eq!(brokers, std::slice::from_ref(&broker.address));
+
+    create_topic(&mut stream, "by-name");
+    create_topic(&mut stream, "by-id");
+    // Topic ids from Metadata v10.
+    let frame = call(&mut stream, metadata(&["by-id"]), 12);
+    let Ok(ResponseFrame {
+        body: ResponseBody::Metadata(MetadataResponse { topics, .. }),
+        ..
+    }) = ResponseFrame::decode(&frame, ApiKey::Metadata, 12)
+    else {
+        panic!("not a Metadata response");
+    };
+    let id = topics.iter().next().map(|t| t.topic_id).unwrap_or_default();
+    let delete = |stream: &mut TcpStream, version, request: DeleteTopicsRequest<'static>| {
+        let frame = call(stream, request.into(), version);
+        match ResponseFrame::decode(&frame, ApiKey::DeleteTopics, version) {
+            Ok(ResponseFrame {
+                body: ResponseBody::DeleteTopics(DeleteTopicsResponse { responses, .. }),
+                ..
+            }) => responses
+                .iter()
+                .map(|r| (r.name.as_deref().map(str::to_owned), r.error_code))
+                .collect::<Vec<_>>(),
+            other => panic!("not a DeleteTopics response: {other:?}"),
+        }
+    };
+    let by_name = DeleteTopicsRequest {
+        topic_names: vec!["by-name".into(), "never-was".into()],
+        timeout_ms: 1000,
+        ..Default::default()
+    };
+    assert_eq!(
+        delete(&mut stream, 5, by_name),
+        [
+            (Some("by-name".to_owned()), 0),
+            (
+                Some("never-was".to_owned()),
+                ErrorCode::UnknownTopicOrPartition.code()
+            )
+        ]
+    );
+    let by_id = DeleteTopicsRequest {
+        topics: vec![delete_topics_request::DeleteTopicState {
+            name: None,
+            topic_id: id,
+            ..Default::default()
+        }]
+        .into(),
+        timeout_ms: 1000,
+        ..Default::default()
+    };
+    assert_eq!(
+        delete(&mut stream, 6, by_id),
+        [(Some("by-id".to_owned()), 0)]
+    );
+    // Gone: Metadata for every topic lists none.
+    let frame = call(
+        &mut stream,
+        RequestBody::Metadata(MetadataRequest::default()),
+        METADATA_VERSION,
+    );
+    let Ok(ResponseFrame {
+        body: ResponseBody::Metadata(MetadataResponse { topics, .. }),
+        ..
+    }) = ResponseFrame::decode(&frame, ApiKey::Metadata, METADATA_VERSION)
+    else {
+        panic!("not a Metadata response");
+    };
+    assert!(topics.is_empty(), "topics left after deleting them all");
+}

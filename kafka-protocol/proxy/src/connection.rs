@@ -6,13 +6,15 @@ use std::collections::VecDeque;
 use bytes::Bytes;
 
 use kafka_wire::frame::{FrameError, FrameSplitter, ResponseFrame, DEFAULT_MAX_FRAME_SIZE};
-use kafka_wire::messages::ResponseHeader;
-use kafka_wire::runtime::EncodeError;
+use kafka_wire::messages::{ResponseHeader, SaslHandshakeRequest, SaslHandshakeResponse};
+use kafka_wire::runtime::{EncodeError, Message};
+use kafka_wire::ApiKey;
 
 use super::error::{ProxyError, Side};
 use super::filter::{Filter, RequestAction, ResponseAction};
 use super::outgoing::Outgoing;
 use super::proxied::{correlation_id, ProxiedRequest, ProxiedResponse};
+use super::sasl::{Legacy, PendingToken, Rounds, SaslToken};
 
 /// The default maximum of requests awaiting an answer on one connection.
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 1024;
@@ -45,10 +47,20 @@ impl Default for Config {
 /// A request awaiting its answer, in the order the client sent it.
 #[derive(Debug)]
 struct InFlight {
-    request: ProxiedRequest,
+    awaiting: Awaiting,
     /// The answer, size prefix included, once known: answers leave in
     /// request order.
     answer: Option<Outgoing>,
+}
+
+/// What the client sent and the broker has yet to answer.
+#[derive(Debug)]
+enum Awaiting {
+    /// A Kafka request, answered by a response with its correlation id.
+    Request(ProxiedRequest),
+    /// A bare SASL token after a SaslHandshake v0, answered by the broker's
+    /// next bare frame.
+    SaslToken(PendingToken),
 }
 
 /// One client connection through the proxy, as a state machine.
@@ -70,6 +82,12 @@ pub struct Connection {
     for_broker: Outgoing,
     for_client: Outgoing,
     failed: bool,
+    /// The legacy SASL exchange under way, after a SaslHandshake v0.
+    legacy_sasl: Option<Legacy>,
+    /// After a SaslHandshake v0 for a mechanism whose token count is not
+    /// known: the client's frames from then on, and the broker's once the
+    /// handshake is answered, are relayed untouched.
+    opaque: bool,
 }
 
 impl Connection {
@@ -83,7 +101,24 @@ impl Connection {
             for_broker: Outgoing::default(),
             for_client: Outgoing::default(),
             failed: false,
+            legacy_sasl: None,
+            opaque: false,
         }
+    }
+
+    /// Whether the connection relays every frame untouched from now on:
+    /// after a SaslHandshake v0 for a mechanism other than PLAIN,
+    /// SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER (such as GSSAPI), whose
+    /// bare tokens cannot be told apart from the requests that follow them.
+    /// The filter sees no more frames.
+    pub fn is_opaque(&self) -> bool {
+        self.opaque
+    }
+
+    /// The mechanism of the legacy SASL exchange under way (after a
+    /// SaslHandshake v0, until its last token is answered).
+    pub fn legacy_sasl_mechanism(&self) -> Option<&str> {
+        self.legacy_sasl.as_ref().map(|l| &*l.mechanism)
     }
 
     /// Its limits.
@@ -169,6 +204,19 @@ impl Connection {
         frame: Bytes,
         filter: &mut F,
     ) -> Result<(), ProxyError> {
+        if self.opaque {
+            return self
+                .for_broker
+                .push_frame(&[], &frame)
+                .map_err(|e| encode_error(Side::Broker, e));
+        }
+        if let Some(round) = self
+            .legacy_sasl
+            .as_mut()
+            .and_then(Legacy::take_client_token)
+        {
+            return self.sasl_token(frame, round);
+        }
         let request = ProxiedRequest::parse(frame)?;
         if request.expects_response() && self.in_flight.len() >= self.config.max_in_flight {
             return Err(ProxyError::TooManyInFlight {
@@ -219,13 +267,72 @@ impl Connection {
             filter.on_unanswered(&request);
             return Ok(());
         }
+        // What the broker makes of the frames that follow a SaslHandshake
+        // v0 it is sent: bare tokens (it is not sent when a filter answers).
+        if answer.is_none() {
+            self.note_legacy_handshake(&request);
+        }
         let request = if self.config.keep_request_bodies {
             request
         } else {
             request.header_only()
         };
-        self.in_flight.push_back(InFlight { request, answer });
+        self.in_flight.push_back(InFlight {
+            awaiting: Awaiting::Request(request),
+            answer,
+        });
         self.release();
+        Ok(())
+    }
+
+    /// A SaslHandshake v0 starts the legacy exchange: the client's next
+    /// frames are bare tokens (see [`super::sasl`]).
+    fn note_legacy_handshake(&mut self, request: &ProxiedRequest) {
+        if request.api() != Some(ApiKey::SaslHandshake) || request.api_version() != 0 {
+            return;
+        }
+        let mechanism = SaslHandshakeRequest::decode(request.body_bytes(), 0)
+            .map(|handshake| handshake.mechanism.into_owned())
+            .unwrap_or_default();
+        match Rounds::of(&mechanism) {
+            Some(rounds) => {
+                let client_id = request.client_id();
+                self.legacy_sasl = Some(Legacy::new(
+                    &mechanism,
+                    client_id.as_deref(),
+                    rounds,
+                    request.correlation_id(),
+                ));
+            }
+            None => self.opaque = true,
+        }
+    }
+
+    /// Forwards a bare SASL token, to be answered by the broker's next
+    /// bare frame.
+    fn sasl_token(&mut self, frame: Bytes, round: u32) -> Result<(), ProxyError> {
+        if self.in_flight.len() >= self.config.max_in_flight {
+            return Err(ProxyError::TooManyInFlight {
+                max: self.config.max_in_flight,
+            });
+        }
+        self.for_broker
+            .push_frame(&[], &frame)
+            .map_err(|e| encode_error(Side::Broker, e))?;
+        let Some(legacy) = &self.legacy_sasl else {
+            return Ok(());
+        };
+        let token = PendingToken {
+            mechanism: legacy.mechanism.clone(),
+            client_id: legacy.client_id.clone(),
+            round,
+            client_token_len: frame.len(),
+            client_token: self.config.keep_request_bodies.then_some(frame),
+        };
+        self.in_flight.push_back(InFlight {
+            awaiting: Awaiting::SaslToken(token),
+            answer: None,
+        });
         Ok(())
     }
 
@@ -234,6 +341,18 @@ impl Connection {
         frame: Bytes,
         filter: &mut F,
     ) -> Result<(), ProxyError> {
+        let oldest = self.in_flight.iter().position(|e| e.answer.is_none());
+        if oldest.is_none() && self.opaque {
+            return self
+                .for_client
+                .push_frame(&[], &frame)
+                .map_err(|e| encode_error(Side::Client, e));
+        }
+        if let Some(index) = oldest {
+            if matches!(self.in_flight[index].awaiting, Awaiting::SaslToken(_)) {
+                return self.sasl_answer(index, frame, filter);
+            }
+        }
         let correlation_id = correlation_id(&frame).map_err(|source| ProxyError::BadHeader {
             side: Side::Broker,
             source,
@@ -242,17 +361,23 @@ impl Connection {
             .in_flight
             .iter()
             .position(|entry| {
-                entry.answer.is_none() && entry.request.correlation_id() == correlation_id
+                entry.answer.is_none()
+                    && matches!(&entry.awaiting,
+                        Awaiting::Request(r) if r.correlation_id() == correlation_id)
             })
             .ok_or(ProxyError::UnknownCorrelationId { correlation_id })?;
-        let slot = &mut self.in_flight[index];
-        let response = ProxiedResponse::parse(frame, &slot.request)?;
-        let action = filter
-            .on_response(&slot.request, &response)
-            .map_err(|source| ProxyError::FilterDecode {
-                side: Side::Broker,
-                source,
-            })?;
+        let Awaiting::Request(request) = &self.in_flight[index].awaiting else {
+            return Err(ProxyError::UnknownCorrelationId { correlation_id });
+        };
+        let response = ProxiedResponse::parse(frame, request)?;
+        let handshake_refused = legacy_handshake_refused(self.legacy_sasl.as_ref(), &response);
+        let action =
+            filter
+                .on_response(request, &response)
+                .map_err(|source| ProxyError::FilterDecode {
+                    side: Side::Broker,
+                    source,
+                })?;
         // The answer to the oldest request goes straight to the client;
         // a later one waits in its slot.
         let mut later = Outgoing::default();
@@ -279,7 +404,58 @@ impl Connection {
         } else {
             self.in_flight[index].answer = Some(later);
         }
+        if let Some(refused) = handshake_refused {
+            if let Some(legacy) = &mut self.legacy_sasl {
+                legacy.handshake = None;
+                if refused {
+                    // No tokens follow a refused handshake.
+                    legacy.refused();
+                    self.end_legacy_sasl_if_done();
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// The broker's bare answer to the oldest token in flight.
+    fn sasl_answer<F: Filter + ?Sized>(
+        &mut self,
+        index: usize,
+        frame: Bytes,
+        filter: &mut F,
+    ) -> Result<(), ProxyError> {
+        let Awaiting::SaslToken(token) = &self.in_flight[index].awaiting else {
+            return Ok(());
+        };
+        filter.on_sasl_token(&SaslToken {
+            mechanism: &token.mechanism,
+            round: token.round,
+            client_id: token.client_id.as_deref(),
+            client_token_len: token.client_token_len,
+            client_token: token.client_token.as_deref(),
+            broker_token: &frame,
+        });
+        if let Some(legacy) = &mut self.legacy_sasl {
+            legacy.answered(token.round, &frame);
+        }
+        let mut answer = Outgoing::default();
+        answer
+            .push_frame(&[], &frame)
+            .map_err(|e| encode_error(Side::Client, e))?;
+        self.in_flight[index].answer = Some(answer);
+        self.end_legacy_sasl_if_done();
+        Ok(())
+    }
+
+    /// Kafka requests follow once every token is sent and answered.
+    fn end_legacy_sasl_if_done(&mut self) {
+        let tokens_pending = self
+            .in_flight
+            .iter()
+            .any(|e| e.answer.is_none() && matches!(e.awaiting, Awaiting::SaslToken(_)));
+        if !tokens_pending && self.legacy_sasl.as_ref().is_some_and(Legacy::tokens_done) {
+            self.legacy_sasl = None;
+        }
     }
 
     /// Moves the answers at the front of the queue, in request order, to
@@ -291,6 +467,16 @@ impl Connection {
             }
         }
     }
+}
+
+/// For the response to the SaslHandshake v0 that started `legacy`: whether
+/// the broker refused it. `None` for any other response.
+fn legacy_handshake_refused(legacy: Option<&Legacy>, response: &ProxiedResponse) -> Option<bool> {
+    let legacy = legacy?;
+    (legacy.handshake == Some(response.correlation_id())).then(|| {
+        SaslHandshakeResponse::decode(response.body_bytes(), 0)
+            .map_or(true, |handshake| handshake.error_code != 0)
+    })
 }
 
 /// The next whole frame from `side`, a refused size prefix failing the

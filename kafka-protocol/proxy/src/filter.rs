@@ -4,6 +4,7 @@ use kafka_wire::runtime::DecodeError;
 use kafka_wire::{RequestBody, ResponseBody};
 
 use super::proxied::{ProxiedRequest, ProxiedResponse};
+use super::sasl::SaslToken;
 
 /// What to do with a request from the client.
 // Both payloads are whole bodies, of different sizes; boxing them would
@@ -64,6 +65,14 @@ pub trait Filter {
     /// `acks=0`), after it was sent on.
     fn on_unanswered(&mut self, request: &ProxiedRequest) {
         let _ = request;
+    }
+
+    /// Called for each bare SASL token exchange after a SaslHandshake v0
+    /// (see [`SaslToken`]), when the broker's answer arrives. Both frames
+    /// are forwarded untouched, whatever the filter does; the tokens are
+    /// secrets and must not be logged.
+    fn on_sasl_token(&mut self, token: &SaslToken<'_>) {
+        let _ = token;
     }
 }
 

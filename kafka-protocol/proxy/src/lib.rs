@@ -22,6 +22,17 @@
 //! requests awaiting answers, a malformed header or a response to an
 //! unknown correlation id fail that connection with a [`ProxyError`].
 //!
+//! SASL passes through in both forms. SaslHandshake v1 and SaslAuthenticate
+//! are requests like any other. After a SaslHandshake v0, the legacy form,
+//! the mechanism's tokens travel as bare size-prefixed frames with no Kafka
+//! header: the connection tracks that per connection, relays those frames
+//! untouched without reading a header, pairs each with the broker's bare
+//! answer, hands the pair to [`Filter::on_sasl_token`] and reads requests
+//! again once the mechanism's last token is answered (PLAIN: one token,
+//! SCRAM-SHA-256/512: two, OAUTHBEARER: one, or two after an error). For a
+//! mechanism whose token count it cannot know (GSSAPI), the rest of the
+//! connection is relayed untouched ([`Connection::is_opaque`]).
+//!
 //! With the `tokio` feature, [`tokio::proxy_connection`] runs a
 //! [`Connection`] between two sockets.
 //!
@@ -71,6 +82,7 @@ mod error;
 mod filter;
 mod outgoing;
 mod proxied;
+mod sasl;
 #[cfg(test)]
 mod tests;
 #[cfg(feature = "tokio")]
@@ -82,3 +94,4 @@ pub use filter::{Filter, PassThrough, RequestAction, ResponseAction};
 pub use kafka_wire::frame::DEFAULT_MAX_FRAME_SIZE;
 pub use outgoing::Outgoing;
 pub use proxied::{ProxiedRequest, ProxiedResponse};
+pub use sasl::SaslToken;

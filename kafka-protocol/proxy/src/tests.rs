@@ -609,3 +609,392 @@ fn large_frames_pass_by_reference_and_keep_their_order() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------
+// SASL's legacy form: bare tokens after a SaslHandshake v0.
+
+/// A bare token exchange as a filter saw it: mechanism, round, client id,
+/// client token size, client token (when kept), broker token.
+type TokenSeen = (String, u32, Option<String>, usize, Option<Vec<u8>>, Vec<u8>);
+
+/// Records the requests and responses it saw, and the bare token exchanges.
+#[derive(Default)]
+struct SaslRecorder {
+    inner: Recorder,
+    tokens: Vec<TokenSeen>,
+}
+
+impl Filter for SaslRecorder {
+    fn on_request<'a>(
+        &mut self,
+        request: &'a ProxiedRequest,
+    ) -> Result<RequestAction<'a>, DecodeError> {
+        self.inner.on_request(request)
+    }
+
+    fn on_response<'a>(
+        &mut self,
+        request: &ProxiedRequest,
+        response: &'a ProxiedResponse,
+    ) -> Result<ResponseAction<'a>, DecodeError> {
+        self.inner.on_response(request, response)
+    }
+
+    fn on_sasl_token(&mut self, token: &SaslToken<'_>) {
+        self.tokens.push((
+            token.mechanism.to_owned(),
+            token.round,
+            token.client_id.map(str::to_owned),
+            token.client_token_len,
+            token.client_token.map(<[u8]>::to_vec),
+            token.broker_token.to_vec(),
+        ));
+    }
+}
+
+fn sasl_handshake(version: i16, correlation_id: i32, mechanism: &str) -> Vec<u8> {
+    request(
+        ApiKey::SaslHandshake,
+        version,
+        correlation_id,
+        kafka_wire::messages::SaslHandshakeRequest {
+            mechanism: mechanism.to_owned().into(),
+        }
+        .into(),
+    )
+}
+
+fn sasl_handshake_response(correlation_id: i32, error_code: i16) -> Vec<u8> {
+    response(
+        0,
+        correlation_id,
+        kafka_wire::messages::SaslHandshakeResponse {
+            error_code,
+            mechanisms: vec!["PLAIN".into(), "SCRAM-SHA-256".into()],
+        }
+        .into(),
+    )
+}
+
+/// A bare frame: the size prefix and the bytes, no Kafka header.
+fn bare(bytes: &[u8]) -> Vec<u8> {
+    let mut out = (bytes.len() as i32).to_be_bytes().to_vec();
+    out.extend_from_slice(bytes);
+    out
+}
+
+/// Feeds `bytes` from `side` and checks that they came out on the other
+/// side untouched.
+fn relay(
+    connection: &mut Connection,
+    side: Side,
+    bytes: &[u8],
+    split: &[usize],
+    filter: &mut impl Filter,
+) {
+    feed(connection, side, bytes, split, filter).unwrap_or_else(|e| panic!("{e}"));
+    let out = match side {
+        Side::Client => connection.take_for_broker(),
+        Side::Broker => connection.take_for_client(),
+    };
+    assert_eq!(
+        out.to_vec(),
+        bytes,
+        "{side} bytes were not relayed untouched"
+    );
+}
+
+// A PLAIN token: what a header parse would read as api key 0 (Produce),
+// version 0x6131 and so on; the broker's answer is an empty bare frame, too
+// short for any response header.
+const PLAIN_TOKEN: &[u8] = b"\0alice\0alice-secret";
+
+#[test]
+fn legacy_plain_tokens_travel_bare_then_requests_resume() {
+    for split in SPLITS {
+        for keep in [false, true] {
+            let mut connection = Connection::new(Config {
+                keep_request_bodies: keep,
+                ..Config::default()
+            });
+            let mut filter = SaslRecorder::default();
+            relay(
+                &mut connection,
+                Side::Client,
+                &sasl_handshake(0, 1, "PLAIN"),
+                split,
+                &mut filter,
+            );
+            assert_eq!(connection.legacy_sasl_mechanism(), Some("PLAIN"));
+            relay(
+                &mut connection,
+                Side::Broker,
+                &sasl_handshake_response(1, 0),
+                split,
+                &mut filter,
+            );
+            relay(
+                &mut connection,
+                Side::Client,
+                &bare(PLAIN_TOKEN),
+                split,
+                &mut filter,
+            );
+            assert_eq!(connection.in_flight(), 1);
+            relay(
+                &mut connection,
+                Side::Broker,
+                &bare(b""),
+                split,
+                &mut filter,
+            );
+            assert_eq!(connection.in_flight(), 0);
+            assert_eq!(connection.legacy_sasl_mechanism(), None);
+            assert_eq!(
+                filter.tokens,
+                [(
+                    "PLAIN".to_owned(),
+                    1,
+                    Some("test".to_owned()),
+                    PLAIN_TOKEN.len(),
+                    keep.then(|| PLAIN_TOKEN.to_vec()),
+                    Vec::new()
+                )]
+            );
+            // Kafka requests again, headers read and paired.
+            relay(
+                &mut connection,
+                Side::Client,
+                &metadata_request(2),
+                split,
+                &mut filter,
+            );
+            relay(
+                &mut connection,
+                Side::Broker,
+                &metadata_response(2, 9092),
+                split,
+                &mut filter,
+            );
+            assert_eq!(filter.inner.requests, [(17, 0, 1), (3, 12, 2)]);
+            assert_eq!(
+                filter.inner.responses,
+                [
+                    (Some(ApiKey::SaslHandshake), 0, 1),
+                    (Some(ApiKey::Metadata), 12, 2)
+                ]
+            );
+            assert!(!connection.is_opaque());
+        }
+    }
+}
+
+#[test]
+fn legacy_scram_takes_two_rounds_and_a_pipelined_token_is_still_bare() {
+    for split in SPLITS {
+        let mut connection = Connection::new(Config::default());
+        let mut filter = SaslRecorder::default();
+        let first = b"n,,n=alice,r=clientnonce";
+        let server_first = b"r=clientnonceservernonce,s=c2FsdA==,i=4096";
+        let last = b"c=biws,r=clientnonceservernonce,p=proof";
+        let server_last = b"v=verifier";
+        // The client-first token leaves before the handshake is answered.
+        let mut out = sasl_handshake(0, 5, "SCRAM-SHA-256");
+        out.extend(bare(first));
+        relay(&mut connection, Side::Client, &out, split, &mut filter);
+        assert_eq!(connection.in_flight(), 2);
+        let mut answers = sasl_handshake_response(5, 0);
+        answers.extend(bare(server_first));
+        relay(&mut connection, Side::Broker, &answers, split, &mut filter);
+        assert_eq!(connection.legacy_sasl_mechanism(), Some("SCRAM-SHA-256"));
+        relay(
+            &mut connection,
+            Side::Client,
+            &bare(last),
+            split,
+            &mut filter,
+        );
+        // A request pipelined behind the last token is a request.
+        relay(
+            &mut connection,
+            Side::Client,
+            &metadata_request(6),
+            split,
+            &mut filter,
+        );
+        let mut answers = bare(server_last);
+        answers.extend(metadata_response(6, 9092));
+        relay(&mut connection, Side::Broker, &answers, split, &mut filter);
+        assert_eq!(connection.in_flight(), 0);
+        assert_eq!(connection.legacy_sasl_mechanism(), None);
+        let rounds: Vec<_> = filter
+            .tokens
+            .iter()
+            .map(|t| (t.0.as_str(), t.1, t.3, t.5.clone()))
+            .collect();
+        assert_eq!(
+            rounds,
+            [
+                ("SCRAM-SHA-256", 1, first.len(), server_first.to_vec()),
+                ("SCRAM-SHA-256", 2, last.len(), server_last.to_vec())
+            ]
+        );
+        assert_eq!(filter.inner.requests, [(17, 0, 5), (3, 12, 6)]);
+    }
+}
+
+#[test]
+fn legacy_oauthbearer_takes_a_second_round_after_an_error_answer() {
+    let mut connection = Connection::new(Config::default());
+    let mut filter = SaslRecorder::default();
+    relay(
+        &mut connection,
+        Side::Client,
+        &sasl_handshake(0, 1, "OAUTHBEARER"),
+        &[usize::MAX],
+        &mut filter,
+    );
+    relay(
+        &mut connection,
+        Side::Broker,
+        &sasl_handshake_response(1, 0),
+        &[usize::MAX],
+        &mut filter,
+    );
+    relay(
+        &mut connection,
+        Side::Client,
+        &bare(b"n,,\x01auth=Bearer x\x01\x01"),
+        &[usize::MAX],
+        &mut filter,
+    );
+    relay(
+        &mut connection,
+        Side::Broker,
+        &bare(br#"{"status":"invalid_token"}"#),
+        &[usize::MAX],
+        &mut filter,
+    );
+    assert_eq!(connection.legacy_sasl_mechanism(), Some("OAUTHBEARER"));
+    relay(
+        &mut connection,
+        Side::Client,
+        &bare(b"\x01"),
+        &[usize::MAX],
+        &mut filter,
+    );
+    assert_eq!(filter.tokens.len(), 1);
+    assert_eq!(connection.in_flight(), 1);
+}
+
+#[test]
+fn a_refused_legacy_handshake_is_followed_by_requests() {
+    let mut connection = Connection::new(Config::default());
+    let mut filter = SaslRecorder::default();
+    relay(
+        &mut connection,
+        Side::Client,
+        &sasl_handshake(0, 1, "PLAIN"),
+        &[usize::MAX],
+        &mut filter,
+    );
+    let unsupported_mechanism = ErrorCode::UnsupportedSaslMechanism.code();
+    relay(
+        &mut connection,
+        Side::Broker,
+        &sasl_handshake_response(1, unsupported_mechanism),
+        &[usize::MAX],
+        &mut filter,
+    );
+    assert_eq!(connection.legacy_sasl_mechanism(), None);
+    relay(
+        &mut connection,
+        Side::Client,
+        &metadata_request(2),
+        &[usize::MAX],
+        &mut filter,
+    );
+    assert_eq!(filter.inner.requests, [(17, 0, 1), (3, 12, 2)]);
+    assert!(filter.tokens.is_empty());
+}
+
+#[test]
+fn a_handshake_v1_keeps_kafka_headers() {
+    let mut connection = Connection::new(Config::default());
+    let mut filter = SaslRecorder::default();
+    relay(
+        &mut connection,
+        Side::Client,
+        &sasl_handshake(1, 1, "PLAIN"),
+        &[usize::MAX],
+        &mut filter,
+    );
+    assert_eq!(connection.legacy_sasl_mechanism(), None);
+    let authenticate = request(
+        ApiKey::SaslAuthenticate,
+        2,
+        2,
+        kafka_wire::messages::SaslAuthenticateRequest {
+            auth_bytes: PLAIN_TOKEN.into(),
+            ..Default::default()
+        }
+        .into(),
+    );
+    relay(
+        &mut connection,
+        Side::Client,
+        &authenticate,
+        &[usize::MAX],
+        &mut filter,
+    );
+    assert_eq!(filter.inner.requests, [(17, 1, 1), (36, 2, 2)]);
+}
+
+#[test]
+fn an_unknown_legacy_mechanism_makes_the_connection_opaque() {
+    for split in SPLITS {
+        let mut connection = Connection::new(Config::default());
+        let mut filter = SaslRecorder::default();
+        relay(
+            &mut connection,
+            Side::Client,
+            &sasl_handshake(0, 1, "GSSAPI"),
+            split,
+            &mut filter,
+        );
+        assert!(connection.is_opaque());
+        // Kerberos tokens of any count, then requests the proxy no longer reads.
+        relay(
+            &mut connection,
+            Side::Client,
+            &bare(b"\x60\x82kerberos"),
+            split,
+            &mut filter,
+        );
+        let mut answers = sasl_handshake_response(1, 0);
+        answers.extend(bare(b"\x60\x81reply"));
+        answers.extend(bare(b""));
+        relay(&mut connection, Side::Broker, &answers, split, &mut filter);
+        relay(
+            &mut connection,
+            Side::Client,
+            &metadata_request(2),
+            split,
+            &mut filter,
+        );
+        relay(
+            &mut connection,
+            Side::Broker,
+            &metadata_response(2, 9092),
+            split,
+            &mut filter,
+        );
+        assert_eq!(filter.inner.requests, [(17, 0, 1)]);
+        assert_eq!(
+            filter.inner.responses,
+            [(Some(ApiKey::SaslHandshake), 0, 1)]
+        );
+        assert!(filter.tokens.is_empty());
+        assert_eq!(connection.in_flight(), 0);
+    }
+}

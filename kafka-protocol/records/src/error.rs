@@ -1,5 +1,7 @@
 //! The error type shared by every decoder and encoder in this module.
 
+use std::fmt;
+
 use super::compression::kind::Compression;
 
 /// Everything that can go wrong while decoding or encoding records.
@@ -8,11 +10,10 @@ use super::compression::kind::Compression;
 /// found. For data read straight from the input it is the position in that
 /// input (the whole records blob when parsing one); for data inside a
 /// compressed batch or message it is the position in the decompressed bytes.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RecordsError {
     /// A stored checksum does not match the checksum of the bytes it covers.
-    #[error("CRC mismatch at offset {offset}: stored {expected:#010x}, computed {computed:#010x}")]
     CrcMismatch {
         /// Start of the batch or message.
         offset: usize,
@@ -23,7 +24,6 @@ pub enum RecordsError {
     },
 
     /// The magic byte is not one this module knows (0, 1 or 2 where allowed).
-    #[error("unsupported magic {magic} at offset {offset}")]
     BadMagic {
         /// Position of the magic byte.
         offset: usize,
@@ -32,7 +32,6 @@ pub enum RecordsError {
     },
 
     /// The input ends before a structure is complete.
-    #[error("truncated {context} at offset {offset}: needed {needed} bytes, {available} left")]
     Truncated {
         /// What was being read.
         context: &'static str,
@@ -45,9 +44,6 @@ pub enum RecordsError {
     },
 
     /// A length field disagrees with the bytes it covers.
-    #[error(
-        "{context} at offset {offset} declares {declared} bytes but its content takes {actual}"
-    )]
     LengthMismatch {
         /// What declared the length.
         context: &'static str,
@@ -61,7 +57,6 @@ pub enum RecordsError {
     },
 
     /// The compression bits name a codec Kafka does not define.
-    #[error("unknown compression codec {codec} at offset {offset}")]
     UnknownCodec {
         /// Position of the attributes holding the codec.
         offset: usize,
@@ -70,14 +65,12 @@ pub enum RecordsError {
     },
 
     /// The codec is known but its cargo feature is disabled in this build.
-    #[error("compression codec {codec} is not enabled in this build (cargo feature `{codec}`)")]
     CodecNotEnabled {
         /// The codec that is not compiled in.
         codec: Compression,
     },
 
     /// The compressed bytes could not be decompressed.
-    #[error("{codec} decompression failed for data at offset {offset}: {message}")]
     DecompressionFailed {
         /// The codec in use.
         codec: Compression,
@@ -88,7 +81,6 @@ pub enum RecordsError {
     },
 
     /// Decompressing would produce more than the configured maximum.
-    #[error("{codec} data at offset {offset} decompresses to more than the {limit}-byte limit")]
     DecompressedSizeExceeded {
         /// The codec in use.
         codec: Compression,
@@ -100,9 +92,6 @@ pub enum RecordsError {
 
     /// Decompressing this batch would take the blob's batches together past
     /// [`DecodeOptions::max_total_decompressed_size`](super::DecodeOptions::max_total_decompressed_size).
-    #[error(
-        "{codec} data at offset {offset} takes the blob past its {budget}-byte decompression budget"
-    )]
     DecompressionBudgetExceeded {
         /// The codec in use.
         codec: Compression,
@@ -114,7 +103,6 @@ pub enum RecordsError {
 
     /// A codec that the message format does not allow: zstd in a magic 0 or
     /// 1 message, which Kafka refuses (zstd came with magic 2).
-    #[error("{codec} compression at offset {offset} is not allowed in magic {magic} messages")]
     CodecNotAllowed {
         /// The codec found.
         codec: Compression,
@@ -125,7 +113,6 @@ pub enum RecordsError {
     },
 
     /// The encoder of a codec failed.
-    #[error("{codec} compression failed: {message}")]
     CompressionFailed {
         /// The codec in use.
         codec: Compression,
@@ -134,7 +121,6 @@ pub enum RecordsError {
     },
 
     /// A header key is not valid UTF-8.
-    #[error("header key at offset {offset} is not valid UTF-8")]
     InvalidHeaderKey {
         /// Position of the header key (its length field).
         offset: usize,
@@ -143,7 +129,6 @@ pub enum RecordsError {
     /// A zigzag varint runs past 5 bytes, or a varlong past 10, or its last
     /// byte holds bits past 32 (64) bits (a 5th byte above `0x0f`, a 10th
     /// above `0x01`).
-    #[error("over-long varint at offset {offset}")]
     VarintTooLong {
         /// Position of the varint's first byte.
         offset: usize,
@@ -151,7 +136,6 @@ pub enum RecordsError {
 
     /// A length is negative and not the `-1` that stands for null (or is
     /// negative where null is not allowed).
-    #[error("invalid negative {context} {length} at offset {offset}")]
     NegativeLength {
         /// What the length is for.
         context: &'static str,
@@ -162,7 +146,6 @@ pub enum RecordsError {
     },
 
     /// The declared record count cannot be right for the bytes present.
-    #[error("invalid record count {count} at offset {offset}")]
     InvalidRecordCount {
         /// Position of the count field.
         offset: usize,
@@ -171,10 +154,6 @@ pub enum RecordsError {
     },
 
     /// The records present disagree with the declared record count.
-    #[error(
-        "record count mismatch at offset {offset}: batch declares {declared} records, found {found}{}",
-        if *.trailing_bytes { " followed by trailing bytes" } else { "" }
-    )]
     RecordCountMismatch {
         /// Position where the disagreement was found.
         offset: usize,
@@ -188,7 +167,6 @@ pub enum RecordsError {
     },
 
     /// A structure is malformed in a way no other variant describes.
-    #[error("invalid {context} at offset {offset}: {reason}")]
     Invalid {
         /// What was being decoded.
         context: &'static str,
@@ -199,7 +177,6 @@ pub enum RecordsError {
     },
 
     /// A value is too large for the field that must hold its length.
-    #[error("{context} of {size} bytes is too large to encode")]
     TooLarge {
         /// What is too large.
         context: &'static str,
@@ -207,3 +184,46 @@ pub enum RecordsError {
         size: usize,
     },
 }
+
+impl fmt::Display for RecordsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RecordsError::CrcMismatch { offset, expected, computed } => write!(f, "CRC mismatch at offset {offset}: stored {expected:#010x}, computed {computed:#010x}"),
+            RecordsError::BadMagic { offset, magic } => write!(f, "unsupported magic {magic} at offset {offset}"),
+            RecordsError::Truncated { context, offset, needed, available } => write!(f, "truncated {context} at offset {offset}: needed {needed} bytes, {available} left"),
+            RecordsError::LengthMismatch { context, offset, declared, actual } => write!(f, "{context} at offset {offset} declares {declared} bytes but its content takes {actual}"),
+            RecordsError::UnknownCodec { offset, codec } => write!(f, "unknown compression codec {codec} at offset {offset}"),
+            RecordsError::CodecNotEnabled { codec } => write!(f, "compression codec {codec} is not enabled in this build (cargo feature `{codec}`)"),
+            RecordsError::DecompressionFailed { codec, offset, message } => write!(f, "{codec} decompression failed for data at offset {offset}: {message}"),
+            RecordsError::DecompressedSizeExceeded { codec, offset, limit } => write!(f, "{codec} data at offset {offset} decompresses to more than the {limit}-byte limit"),
+            RecordsError::DecompressionBudgetExceeded { codec, offset, budget } => write!(f, "{codec} data at offset {offset} takes the blob past its {budget}-byte decompression budget"),
+            RecordsError::CodecNotAllowed { codec, magic, offset } => write!(f, "{codec} compression at offset {offset} is not allowed in magic {magic} messages"),
+            RecordsError::CompressionFailed { codec, message } => write!(f, "{codec} compression failed: {message}"),
+            RecordsError::InvalidHeaderKey { offset } => write!(f, "header key at offset {offset} is not valid UTF-8"),
+            RecordsError::VarintTooLong { offset } => write!(f, "over-long varint at offset {offset}"),
+            RecordsError::NegativeLength { context, offset, length } => write!(f, "invalid negative {context} {length} at offset {offset}"),
+            RecordsError::InvalidRecordCount { offset, count } => write!(f, "invalid record count {count} at offset {offset}"),
+            RecordsError::RecordCountMismatch {
+                offset,
+                declared,
+                found,
+                trailing_bytes,
+            } => {
+                let trailing = if *trailing_bytes {
+                    " followed by trailing bytes"
+                } else {
+                    ""
+                };
+                write!(
+                    f,
+                    "record count mismatch at offset {offset}: batch declares {declared} records, \
+                     found {found}{trailing}"
+                )
+            }
+            RecordsError::Invalid { context, offset, reason } => write!(f, "invalid {context} at offset {offset}: {reason}"),
+            RecordsError::TooLarge { context, size } => write!(f, "{context} of {size} bytes is too large to encode"),
+        }
+    }
+}
+
+impl std::error::Error for RecordsError {}

@@ -8,6 +8,7 @@
 //! [`write_records_json`] writes the same text as it decodes, one batch and
 //! one record at a time, so its memory does not grow with the blob.
 
+use std::fmt;
 use std::io::{self, Write};
 
 use base64::engine::general_purpose::STANDARD;
@@ -32,14 +33,42 @@ pub fn records_to_json(blob: &[u8], options: &DecodeOptions) -> Result<Value, Re
 }
 
 /// Why [`write_records_json`] stopped.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 pub enum WriteJsonError {
     /// The blob does not decode.
-    #[error(transparent)]
-    Records(#[from] RecordsError),
+    Records(RecordsError),
     /// The writer failed.
-    #[error(transparent)]
-    Io(#[from] io::Error),
+    Io(io::Error),
+}
+
+impl fmt::Display for WriteJsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WriteJsonError::Records(inner) => fmt::Display::fmt(inner, f),
+            WriteJsonError::Io(inner) => fmt::Display::fmt(inner, f),
+        }
+    }
+}
+
+impl std::error::Error for WriteJsonError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WriteJsonError::Records(inner) => std::error::Error::source(inner),
+            WriteJsonError::Io(inner) => std::error::Error::source(inner),
+        }
+    }
+}
+
+impl From<RecordsError> for WriteJsonError {
+    fn from(error: RecordsError) -> Self {
+        WriteJsonError::Records(error)
+    }
+}
+
+impl From<io::Error> for WriteJsonError {
+    fn from(error: io::Error) -> Self {
+        WriteJsonError::Io(error)
+    }
 }
 
 /// Decodes a records blob and writes its JSON form to `out` as it goes:

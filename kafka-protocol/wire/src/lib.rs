@@ -80,6 +80,13 @@
 //! connection layer `kafka-wire-proxy`, and the `kafka-protocol` tool
 //! `kafka-wire-cli`; depending on this one compiles none of them.
 //!
+//! The generated messages ship in the package (`src/messages/`), so a
+//! build compiles no generator: a test keeps them equal to what
+//! kafka-codegen writes from `messages/`, and the `regenerate` feature
+//! generates them again at build time instead. Errors implement `Display`
+//! and `Error` by hand, for the same reason: a derive macro would put a
+//! parser of Rust (syn) into every user's build.
+//!
 //! Features choose what is compiled. `all-apis` (default) generates every
 //! API and the KRaft metadata records; `client-apis` only the APIs brokers
 //! serve to clients, and `controller-apis` only those controllers serve,
@@ -98,11 +105,28 @@ pub mod runtime;
 
 /// Every message of the Kafka protocol, generated from the schemas in
 /// `messages/`: requests, responses, headers, data and metadata records.
+///
+/// The generated source ships in `src/messages/` (a test regenerates it and
+/// fails on any difference); the `regenerate` feature generates it again at
+/// build time instead.
+#[cfg(not(feature = "regenerate"))]
+#[rustfmt::skip]
+pub mod messages;
+
+/// Every message of the Kafka protocol, generated at build time from the
+/// schemas in `messages/` (the `regenerate` feature).
+#[cfg(feature = "regenerate")]
 pub mod messages {
     include!(concat!(env!("OUT_DIR"), "/mod.rs"));
 }
 
 /// Kafka's error codes, generated from the table in `error_codes.tsv`.
+#[cfg(not(feature = "regenerate"))]
+#[rustfmt::skip]
+mod error_code;
+
+/// Kafka's error codes, generated at build time from `error_codes.tsv`.
+#[cfg(feature = "regenerate")]
 mod error_code {
     include!(concat!(env!("OUT_DIR"), "/error_code.rs"));
 }

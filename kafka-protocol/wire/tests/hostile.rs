@@ -865,7 +865,7 @@ struct GoldenCase {
 /// The bytes a fixture's hex string spells: two hex digits per byte. A
 /// stray character or a lone digit is an error, never a guessed byte.
 fn fixture_hex(hex: &str) -> Result<Vec<u8>, String> {
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return Err(format!("{} hex digits, an odd number", hex.len()));
     }
     let digit = |at: usize| {

@@ -5,8 +5,8 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use kafka_wire::runtime::DecodeError;
-use kafka_wire::ResponseBody;
-use kafka_wire_proxy::{Filter, ProxiedRequest, ProxiedResponse, ResponseAction};
+use kafka_wire::{ApiKey, ResponseBody};
+use kafka_wire_proxy::{Filter, ProxiedRequest, ProxiedResponse, ResponseAction, SaslToken};
 use serde_json::Value;
 
 use super::log::{Exchange, ExchangeLog};
@@ -95,11 +95,54 @@ impl ProxyFilter {
     }
 }
 
+/// The fields that hold secrets, by api: request fields, then response
+/// fields. SASL tokens carry a PLAIN password or a SCRAM proof, SCRAM
+/// credentials a salted password, delegation tokens their HMAC.
+fn secret_fields(api: ApiKey) -> (&'static [&'static str], &'static [&'static str]) {
+    match api {
+        ApiKey::SaslAuthenticate => (&["authBytes"], &["authBytes"]),
+        ApiKey::AlterUserScramCredentials => (&["salt", "saltedPassword"], &[]),
+        ApiKey::CreateDelegationToken => (&[], &["hmac"]),
+        ApiKey::RenewDelegationToken | ApiKey::ExpireDelegationToken => (&["hmac"], &[]),
+        ApiKey::DescribeDelegationToken => (&[], &["hmac"]),
+        _ => (&[], &[]),
+    }
+}
+
+/// Replaces every field named in `fields`, at any depth, by a string that
+/// gives only the size of the secret (base64 text: its decoded size).
+fn redact(value: &mut Value, fields: &[&str]) {
+    match value {
+        Value::Object(map) => {
+            for (key, field) in map.iter_mut() {
+                if fields.contains(&key.as_str()) {
+                    if let Value::String(text) = field {
+                        let bytes = text.trim_end_matches('=').len() * 3 / 4;
+                        *field = Value::from(format!("<redacted: {bytes} bytes>"));
+                    }
+                } else {
+                    redact(field, fields);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| redact(item, fields)),
+        _ => {}
+    }
+}
+
 fn exchange<'a>(
     request: &ProxiedRequest,
     client_id: Option<&'a str>,
-    response: Value,
+    mut response: Value,
 ) -> Exchange<'a> {
+    let mut body = request
+        .decode_body()
+        .map_or(Value::Null, |body| body.to_json(request.api_version()));
+    if let Some(api) = request.api() {
+        let (in_request, in_response) = secret_fields(api);
+        redact(&mut body, in_request);
+        redact(&mut response, in_response);
+    }
     Exchange {
         api: request.api().map_or_else(
             || request.api_key().to_string(),
@@ -108,9 +151,7 @@ fn exchange<'a>(
         version: request.api_version(),
         correlation_id: request.correlation_id(),
         client_id,
-        request: request
-            .decode_body()
-            .map_or(Value::Null, |body| body.to_json(request.api_version())),
+        request: body,
         response,
     }
 }
@@ -142,6 +183,12 @@ impl Filter for ProxyFilter {
             Some(body) => ResponseAction::Replace(Box::new(body)),
             None => ResponseAction::Forward,
         })
+    }
+
+    fn on_sasl_token(&mut self, token: &SaslToken<'_>) {
+        if let Some(log) = &self.log {
+            log.sasl_token(token);
+        }
     }
 
     fn on_unanswered(&mut self, request: &ProxiedRequest) {

@@ -63,6 +63,22 @@ impl ExchangeLog {
         self.line(&Value::Object(object));
     }
 
+    /// Writes a line about one bare SASL token exchange (after a
+    /// SaslHandshake v0): the mechanism, the round, the client id and the
+    /// sizes, never the tokens.
+    pub fn sasl_token(&self, token: &kafka_wire_proxy::SaslToken<'_>) {
+        let mut object = Map::new();
+        object.insert("saslToken".into(), token.mechanism.into());
+        object.insert("round".into(), token.round.into());
+        object.insert(
+            "clientId".into(),
+            token.client_id.map_or(Value::Null, Value::from),
+        );
+        object.insert("clientBytes".into(), token.client_token_len.into());
+        object.insert("brokerBytes".into(), token.broker_token.len().into());
+        self.line(&Value::Object(object));
+    }
+
     /// Writes a line about a connection that failed or could not be made.
     pub fn error(&self, client: &str, message: &str) {
         let mut object = Map::new();

@@ -1,9 +1,10 @@
-//! Metadata and CreateTopics: one broker, leader of every partition, with
-//! topics created on demand.
+//! Metadata, DescribeCluster, CreateTopics and DeleteTopics: one broker,
+//! leader of every partition, with topics created on demand.
 
 use kafka_wire::messages::{
-    create_topics_response, metadata_response, CreateTopicsRequest, CreateTopicsResponse,
-    MetadataRequest, MetadataResponse,
+    create_topics_response, delete_topics_response, describe_cluster_response, metadata_response,
+    CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse,
+    DescribeClusterRequest, DescribeClusterResponse, MetadataRequest, MetadataResponse,
 };
 use kafka_wire::runtime::Uuid;
 use kafka_wire::ResponseBody;
@@ -158,6 +159,64 @@ pub fn create_topics(broker: &Broker, request: &CreateTopicsRequest<'_>) -> Resp
         .collect();
     ResponseBody::CreateTopics(CreateTopicsResponse {
         topics,
+        ..Default::default()
+    })
+}
+
+/// Deletes topics: by name before v6, by name or id (a null name) from v6.
+pub fn delete_topics(
+    broker: &Broker,
+    request: &DeleteTopicsRequest<'_>,
+    version: i16,
+) -> ResponseBody<'static> {
+    let mut log = broker.log();
+    let wanted: Vec<(Option<String>, Uuid)> = if version >= 6 {
+        request
+            .topics
+            .iter()
+            .map(|t| (t.name.as_deref().map(str::to_owned), t.topic_id))
+            .collect()
+    } else {
+        request
+            .topic_names
+            .iter()
+            .map(|n| (Some(n.to_string()), Uuid::ZERO))
+            .collect()
+    };
+    let responses = wanted
+        .into_iter()
+        .map(|(name, id)| {
+            let (name, topic_id, error_code) = match log.delete(name.as_deref(), id) {
+                Ok((name, id)) => (Some(name), id, 0),
+                Err(code) => (name, id, code),
+            };
+            delete_topics_response::DeletableTopicResult {
+                name: name.map(Into::into),
+                topic_id,
+                error_code,
+                ..Default::default()
+            }
+        })
+        .collect();
+    ResponseBody::DeleteTopics(DeleteTopicsResponse {
+        responses,
+        ..Default::default()
+    })
+}
+
+/// This one broker, which is also the controller (the admin client's
+/// describeCluster asks this, not Metadata, when the broker has it).
+pub fn describe_cluster(broker: &Broker, _: &DescribeClusterRequest<'_>) -> ResponseBody<'static> {
+    ResponseBody::DescribeCluster(DescribeClusterResponse {
+        cluster_id: owned(&broker.config.cluster_id),
+        controller_id: NODE_ID,
+        brokers: vec![describe_cluster_response::DescribeClusterBroker {
+            broker_id: NODE_ID,
+            host: broker.host().into(),
+            port: broker.port(),
+            ..Default::default()
+        }]
+        .into(),
         ..Default::default()
     })
 }

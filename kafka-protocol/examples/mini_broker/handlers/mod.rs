@@ -23,6 +23,8 @@ pub async fn handle(broker: &Broker, request: &RequestFrame<'_>) -> Option<Respo
         RequestBody::ApiVersions(_) => api_versions::api_versions(),
         RequestBody::Metadata(r) => metadata::metadata(broker, r, version),
         RequestBody::CreateTopics(r) => metadata::create_topics(broker, r),
+        RequestBody::DeleteTopics(r) => metadata::delete_topics(broker, r, version),
+        RequestBody::DescribeCluster(r) => metadata::describe_cluster(broker, r),
         RequestBody::Produce(r) => return produce::produce(broker, r, version).await,
         RequestBody::InitProducerId(r) => produce::init_producer_id(broker, r),
         RequestBody::Fetch(r) => fetch::fetch(broker, r, version).await,

@@ -11,6 +11,8 @@
 //! bytes arrive, by `BytesMut`'s own policy, which at most doubles what it
 //! holds. A peer that sends only a prefix claiming 100 MiB costs a few KiB.
 
+use std::fmt;
+
 use bytes::{Buf, Bytes, BytesMut};
 
 use crate::runtime::{DecodeError, DecodeErrorKind, Reader};
@@ -23,13 +25,11 @@ pub const DEFAULT_MAX_FRAME_SIZE: usize = 100 * 1024 * 1024;
 pub const READ_AHEAD: usize = 8 * 1024;
 
 /// Why a size prefix is refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FrameError {
     /// The size prefix is negative.
-    #[error("negative frame size {0}")]
     NegativeSize(i32),
     /// The frame is larger than the maximum.
-    #[error("frame of {size} bytes exceeds the maximum of {max}")]
     TooLarge {
         /// The size the prefix claims.
         size: usize,
@@ -37,6 +37,19 @@ pub enum FrameError {
         max: usize,
     },
 }
+
+impl fmt::Display for FrameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FrameError::NegativeSize(value) => write!(f, "negative frame size {value}"),
+            FrameError::TooLarge { size, max } => {
+                write!(f, "frame of {size} bytes exceeds the maximum of {max}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for FrameError {}
 
 /// Reads the size of a frame from its int32 prefix, refusing a negative
 /// size or one above `max`.

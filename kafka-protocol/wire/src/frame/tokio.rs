@@ -9,19 +9,19 @@
 //! is read, and a prefix alone never makes a buffer grow by more than
 //! [`READ_AHEAD`](super::READ_AHEAD).
 
+use std::fmt;
+
 use bytes::{BufMut, Bytes, BytesMut};
 use tokio_util::codec::{Decoder, Encoder};
 
 use super::split::{frame_size, next_frame, FrameError, DEFAULT_MAX_FRAME_SIZE};
 
 /// Why a frame could not be read or written.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 pub enum FrameCodecError {
     /// The size prefix is negative.
-    #[error("negative frame size {0}")]
     NegativeSize(i32),
     /// The frame is larger than the configured maximum.
-    #[error("frame of {size} bytes exceeds the maximum of {max}")]
     TooLarge {
         /// The frame's size.
         size: usize,
@@ -29,8 +29,34 @@ pub enum FrameCodecError {
         max: usize,
     },
     /// The underlying stream failed.
-    #[error(transparent)]
-    Io(#[from] std::io::Error),
+    Io(std::io::Error),
+}
+
+impl fmt::Display for FrameCodecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FrameCodecError::NegativeSize(value) => write!(f, "negative frame size {value}"),
+            FrameCodecError::TooLarge { size, max } => {
+                write!(f, "frame of {size} bytes exceeds the maximum of {max}")
+            }
+            FrameCodecError::Io(inner) => fmt::Display::fmt(inner, f),
+        }
+    }
+}
+
+impl std::error::Error for FrameCodecError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FrameCodecError::Io(inner) => std::error::Error::source(inner),
+            _ => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for FrameCodecError {
+    fn from(error: std::io::Error) -> Self {
+        FrameCodecError::Io(error)
+    }
 }
 
 impl From<FrameError> for FrameCodecError {

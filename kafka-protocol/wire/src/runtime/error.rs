@@ -6,10 +6,9 @@ use std::fmt;
 use super::path::{FieldPath, PathSegment};
 
 /// What went wrong while decoding.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DecodeErrorKind {
     /// The input ended before the value did.
-    #[error("truncated: needed {needed} more byte(s), {remaining} left")]
     Truncated {
         /// Bytes the value needed.
         needed: usize,
@@ -17,10 +16,8 @@ pub enum DecodeErrorKind {
         remaining: usize,
     },
     /// A length or count was negative and not -1.
-    #[error("invalid length {0}")]
     InvalidLength(i64),
     /// A length or count claims more than the remaining input could hold.
-    #[error("length {length} exceeds the {remaining} byte(s) left")]
     LengthExceedsInput {
         /// The claimed length or element count.
         length: u64,
@@ -28,28 +25,21 @@ pub enum DecodeErrorKind {
         remaining: usize,
     },
     /// A string was longer than 0x7fff bytes.
-    #[error("string length {0} exceeds 32767")]
     StringTooLong(usize),
     /// Null was read where the version does not allow it.
-    #[error("null is not allowed here")]
     UnexpectedNull,
     /// A string was not valid UTF-8.
-    #[error("invalid UTF-8 at byte {valid_up_to} of the string")]
     InvalidUtf8 {
         /// Length of the valid prefix.
         valid_up_to: usize,
     },
     /// A varint ran past its maximum length or value.
-    #[error("varint is too long")]
     VarintTooLong,
     /// A known tag appeared in a version where it is not tagged.
-    #[error("tag {0} is not valid in this version")]
     TagNotInVersion(u32),
     /// The same tag appeared twice in one tagged-field section.
-    #[error("duplicate tag {0}")]
     DuplicateTag(u32),
     /// A tagged field's declared size disagrees with its content.
-    #[error("tagged field {tag} declares {declared} byte(s) but its value used {used}")]
     TaggedFieldSize {
         /// The tag.
         tag: u32,
@@ -59,7 +49,6 @@ pub enum DecodeErrorKind {
         used: usize,
     },
     /// The version is not one this message has.
-    #[error("version {version} is not supported (valid: {lowest}-{highest})")]
     UnsupportedVersion {
         /// The version asked for.
         version: i16,
@@ -69,12 +58,59 @@ pub enum DecodeErrorKind {
         highest: i16,
     },
     /// The api key is not known.
-    #[error("unknown api key {0}")]
     UnknownApiKey(i16),
     /// Bytes were left after the message ended.
-    #[error("{0} trailing byte(s) after the message")]
     TrailingBytes(usize),
 }
+
+impl fmt::Display for DecodeErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeErrorKind::Truncated { needed, remaining } => write!(
+                f,
+                "truncated: needed {needed} more byte(s), {remaining} left"
+            ),
+            DecodeErrorKind::InvalidLength(value) => write!(f, "invalid length {value}"),
+            DecodeErrorKind::LengthExceedsInput { length, remaining } => {
+                write!(f, "length {length} exceeds the {remaining} byte(s) left")
+            }
+            DecodeErrorKind::StringTooLong(value) => {
+                write!(f, "string length {value} exceeds 32767")
+            }
+            DecodeErrorKind::UnexpectedNull => f.write_str("null is not allowed here"),
+            DecodeErrorKind::InvalidUtf8 { valid_up_to } => {
+                write!(f, "invalid UTF-8 at byte {valid_up_to} of the string")
+            }
+            DecodeErrorKind::VarintTooLong => f.write_str("varint is too long"),
+            DecodeErrorKind::TagNotInVersion(value) => {
+                write!(f, "tag {value} is not valid in this version")
+            }
+            DecodeErrorKind::DuplicateTag(value) => write!(f, "duplicate tag {value}"),
+            DecodeErrorKind::TaggedFieldSize {
+                tag,
+                declared,
+                used,
+            } => write!(
+                f,
+                "tagged field {tag} declares {declared} byte(s) but its value used {used}"
+            ),
+            DecodeErrorKind::UnsupportedVersion {
+                version,
+                lowest,
+                highest,
+            } => write!(
+                f,
+                "version {version} is not supported (valid: {lowest}-{highest})"
+            ),
+            DecodeErrorKind::UnknownApiKey(value) => write!(f, "unknown api key {value}"),
+            DecodeErrorKind::TrailingBytes(value) => {
+                write!(f, "{value} trailing byte(s) after the message")
+            }
+        }
+    }
+}
+
+impl std::error::Error for DecodeErrorKind {}
 
 /// A decoding failure: what, at which byte offset, and in which field.
 ///
@@ -167,10 +203,9 @@ impl fmt::Debug for DecodeError {
 impl std::error::Error for DecodeError {}
 
 /// What went wrong while encoding.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EncodeErrorKind {
     /// The version is not one this message has.
-    #[error("version {version} is not supported (valid: {lowest}-{highest})")]
     UnsupportedVersion {
         /// The version asked for.
         version: i16,
@@ -181,22 +216,16 @@ pub enum EncodeErrorKind {
     },
     /// A field that the version lacks holds a non-default value, and the
     /// field is not ignorable.
-    #[error("field is not in version {0} and holds a non-default value")]
     FieldNotInVersion(i16),
     /// A null value in a version where the field is not nullable.
-    #[error("null is not allowed in version {0}")]
     NullNotAllowed(i16),
     /// A string longer than 0x7fff bytes.
-    #[error("string length {0} exceeds 32767")]
     StringTooLong(usize),
     /// A length or count that does not fit the wire format.
-    #[error("length {0} does not fit the wire format")]
     LengthOverflow(usize),
     /// An unknown tagged field was given twice, or reuses a known tag.
-    #[error("duplicate tag {0}")]
     DuplicateTag(u32),
     /// A request frame whose header names another api than its body.
-    #[error("the header's api key {header} is not the body's api key {body}")]
     ApiKeyMismatch {
         /// The api key in the header.
         header: i16,
@@ -205,9 +234,47 @@ pub enum EncodeErrorKind {
     },
     /// Unknown tagged fields are set on a struct encoded at a version that
     /// has no tagged-field section, where they would be lost.
-    #[error("tagged fields were set, but version {0} does not support them")]
     TaggedFieldsNotInVersion(i16),
 }
+
+impl fmt::Display for EncodeErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EncodeErrorKind::UnsupportedVersion {
+                version,
+                lowest,
+                highest,
+            } => write!(
+                f,
+                "version {version} is not supported (valid: {lowest}-{highest})"
+            ),
+            EncodeErrorKind::FieldNotInVersion(value) => write!(
+                f,
+                "field is not in version {value} and holds a non-default value"
+            ),
+            EncodeErrorKind::NullNotAllowed(value) => {
+                write!(f, "null is not allowed in version {value}")
+            }
+            EncodeErrorKind::StringTooLong(value) => {
+                write!(f, "string length {value} exceeds 32767")
+            }
+            EncodeErrorKind::LengthOverflow(value) => {
+                write!(f, "length {value} does not fit the wire format")
+            }
+            EncodeErrorKind::DuplicateTag(value) => write!(f, "duplicate tag {value}"),
+            EncodeErrorKind::ApiKeyMismatch { header, body } => write!(
+                f,
+                "the header's api key {header} is not the body's api key {body}"
+            ),
+            EncodeErrorKind::TaggedFieldsNotInVersion(value) => write!(
+                f,
+                "tagged fields were set, but version {value} does not support them"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for EncodeErrorKind {}
 
 /// An encoding failure: what, and in which field.
 #[derive(Clone, PartialEq, Eq)]

@@ -32,13 +32,11 @@ pub trait JsonForm: Sized {
 }
 
 /// What was wrong with a JSON value.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JsonErrorKind {
     /// The value has the wrong JSON type.
-    #[error("expected {0}")]
     Expected(&'static str),
     /// A number is outside the range of the field's type.
-    #[error("{value} is out of range for {ty}")]
     OutOfRange {
         /// The number as written.
         value: String,
@@ -46,24 +44,41 @@ pub enum JsonErrorKind {
         ty: &'static str,
     },
     /// A field the version requires is missing.
-    #[error("missing field")]
     MissingField,
     /// A key that is not a field of this version.
-    #[error("unknown field \"{0}\" for this version")]
     UnknownField(String),
     /// A string is not valid base64 or base64url.
-    #[error("invalid base64")]
     InvalidBase64,
     /// A string is not a Kafka uuid.
-    #[error("invalid uuid `{0}`")]
     InvalidUuid(String),
     /// No message has this key.
-    #[error("unknown key {0}")]
     UnknownKey(i16),
     /// The version is not one the message has.
-    #[error("version {0} is not supported")]
     UnsupportedVersion(i16),
 }
+
+impl fmt::Display for JsonErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JsonErrorKind::Expected(value) => write!(f, "expected {value}"),
+            JsonErrorKind::OutOfRange { value, ty } => {
+                write!(f, "{value} is out of range for {ty}")
+            }
+            JsonErrorKind::MissingField => f.write_str("missing field"),
+            JsonErrorKind::UnknownField(value) => {
+                write!(f, "unknown field \"{value}\" for this version")
+            }
+            JsonErrorKind::InvalidBase64 => f.write_str("invalid base64"),
+            JsonErrorKind::InvalidUuid(value) => write!(f, "invalid uuid `{value}`"),
+            JsonErrorKind::UnknownKey(value) => write!(f, "unknown key {value}"),
+            JsonErrorKind::UnsupportedVersion(value) => {
+                write!(f, "version {value} is not supported")
+            }
+        }
+    }
+}
+
+impl std::error::Error for JsonErrorKind {}
 
 /// A JSON conversion failure, with the JSON path of the offending value,
 /// such as `$.topics[0].partitions[1].replicaId`.

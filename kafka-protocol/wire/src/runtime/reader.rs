@@ -34,7 +34,7 @@ impl<'a> Reader<'a> {
     /// A reader at the start of `input`. Arrays of structs it reads are
     /// decoded into `Vec`s while their total size stays within four times
     /// the input plus 64 KiB; past that, they are kept as checked wire bytes
-    /// and decoded when read (see [`StructArray`]).
+    /// and decoded when read (see [`StructArray`](super::StructArray)).
     pub fn new(input: &'a [u8]) -> Self {
         Reader {
             input,

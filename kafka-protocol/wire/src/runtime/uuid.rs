@@ -33,9 +33,21 @@ impl fmt::Debug for Uuid {
 }
 
 /// A string that is not a Kafka uuid.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid uuid `{0}`: expected 22 URL-safe base64 characters")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+
 pub struct ParseUuidError(pub String);
+
+impl fmt::Display for ParseUuidError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ParseUuidError(value) = self;
+        write!(
+            f,
+            "invalid uuid `{value}`: expected 22 URL-safe base64 characters"
+        )
+    }
+}
+
+impl std::error::Error for ParseUuidError {}
 
 impl FromStr for Uuid {
     type Err = ParseUuidError;

@@ -18,6 +18,8 @@
 //! silently, so it refuses them too, as [`VarintError::TooLong`]. Every
 //! encoding Java writes decodes to the same value here.
 
+use std::fmt;
+
 use bytes::BufMut;
 
 /// The most bytes a 32-bit varint (unsigned, or zigzag `i32`) may take.
@@ -26,16 +28,25 @@ pub const MAX_VARINT_LEN: usize = 5;
 pub const MAX_VARLONG_LEN: usize = 10;
 
 /// Why a varint could not be read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VarintError {
     /// The input ended inside the varint.
-    #[error("the input ends inside a varint")]
     Truncated,
     /// The varint continues past its maximum length, or its last byte holds
     /// bits past the value's width (see the module's rule for the last byte).
-    #[error("a varint runs past its width")]
     TooLong,
 }
+
+impl fmt::Display for VarintError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VarintError::Truncated => f.write_str("the input ends inside a varint"),
+            VarintError::TooLong => f.write_str("a varint runs past its width"),
+        }
+    }
+}
+
+impl std::error::Error for VarintError {}
 
 /// Reads an unsigned varint of at most `max_len` bytes ([`MAX_VARINT_LEN`]
 /// for 32 bits, [`MAX_VARLONG_LEN`] for 64) from the front of `input`,

@@ -1,0 +1,38 @@
+//! How kafka-wire's messages are generated: one home for the settings that
+//! the build script (with the `regenerate` feature) and the test of the
+//! shipped source (`tests/generated_source.rs`) both use.
+//!
+//! Every API is generated, each behind the features of the listeners that
+//! serve it (`client-apis` for `broker`, `controller-apis` for
+//! `controller`), the KRaft records behind `controller-apis` and the JSON
+//! form behind `json`, so that one set of files serves every feature
+//! combination.
+
+use std::path::Path;
+
+use kafka_codegen::{Config, Layout};
+
+/// Where the shipped generated source lives, from the package root.
+pub const SHIPPED: &str = "src/messages";
+
+/// The error-code table, from the package root.
+pub const ERROR_CODES: &str = "error_codes.tsv";
+
+/// The generated error-code enum, from the package root.
+pub const ERROR_CODE_SOURCE: &str = "src/error_code.rs";
+
+/// The generator's settings for the package at `package`, writing files
+/// laid out as `layout` says.
+pub fn config(package: &Path, layout: Layout) -> Config {
+    let mut config = Config::new();
+    config
+        .schema_dir(package.join("messages"))
+        .runtime_path("crate::runtime")
+        .layout(layout)
+        .gate_listener("broker", r#"feature = "client-apis""#)
+        .gate_listener("controller", r#"feature = "controller-apis""#)
+        .gate_metadata_records(r#"feature = "controller-apis""#)
+        .gate_json_form(r#"feature = "json""#)
+        .require_docs(true);
+    config
+}

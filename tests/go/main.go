@@ -1,0 +1,285 @@
+// The franz-go (kgo) side of the real-client tests: one flow against a
+// broker, given by -brokers (mini_broker, or kafka-protocol proxy in front of
+// a real Kafka broker). It creates the topic, produces -records records with
+// keys, values and headers, consumes them back in a consumer group, commits,
+// leaves the group, and reads the committed offset back with a fresh client.
+//
+// It prints one JSON object on stdout: what it produced, consumed and found
+// committed, the addresses the brokers advertised in Metadata, and, per
+// client id, how many responses of each api it read (from kgo's hooks), so
+// that the Rust driver can hold a proxy's log against them. Any failure
+// exits 1 with one line on stderr.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+)
+
+// responses counts the responses each client read, by api key.
+type responses struct {
+	mu     sync.Mutex
+	counts map[string]map[string]int
+}
+
+// hook counts for one client id.
+type hook struct {
+	into     *responses
+	clientID string
+}
+
+func (h hook) OnBrokerRead(_ kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, err error) {
+	if err != nil {
+		return
+	}
+	name := strconv.Itoa(int(key))
+	h.into.mu.Lock()
+	defer h.into.mu.Unlock()
+	if h.into.counts[h.clientID] == nil {
+		h.into.counts[h.clientID] = map[string]int{}
+	}
+	h.into.counts[h.clientID][name]++
+}
+
+type options struct {
+	brokers   string
+	topic     string
+	group     string
+	records   int
+	prefix    string
+	mechanism string
+	user      string
+	password  string
+	timeout   time.Duration
+}
+
+type summary struct {
+	Produced   int                       `json:"produced"`
+	Consumed   int                       `json:"consumed"`
+	Committed  int64                     `json:"committed"`
+	Advertised []string                  `json:"advertised"`
+	Responses  map[string]map[string]int `json:"responses"`
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.brokers, "brokers", "", "bootstrap HOST:PORT")
+	flag.StringVar(&o.topic, "topic", "kgo-flow", "topic to create and use")
+	flag.StringVar(&o.group, "group", "kgo-flow-group", "consumer group")
+	flag.IntVar(&o.records, "records", 20, "records to produce and consume")
+	flag.StringVar(&o.prefix, "client-prefix", "kgo", "prefix of the client ids")
+	flag.StringVar(&o.mechanism, "sasl-mechanism", "", "PLAIN or SCRAM-SHA-256 (none by default)")
+	flag.StringVar(&o.user, "sasl-user", "", "SASL user")
+	flag.StringVar(&o.password, "sasl-password", "", "SASL password")
+	flag.DurationVar(&o.timeout, "timeout", 90*time.Second, "the whole flow's time limit")
+	flag.Parse()
+	if o.brokers == "" {
+		fmt.Fprintln(os.Stderr, "kgo flow: -brokers is required")
+		os.Exit(2)
+	}
+	s, err := run(o)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kgo flow: %v\n", err)
+		os.Exit(1)
+	}
+	out, _ := json.Marshal(s)
+	fmt.Println(string(out))
+}
+
+func mechanism(o options) (sasl.Mechanism, error) {
+	switch o.mechanism {
+	case "":
+		return nil, nil
+	case "PLAIN":
+		return plain.Auth{User: o.user, Pass: o.password}.AsMechanism(), nil
+	case "SCRAM-SHA-256":
+		return scram.Auth{User: o.user, Pass: o.password}.AsSha256Mechanism(), nil
+	}
+	return nil, fmt.Errorf("unknown SASL mechanism %q", o.mechanism)
+}
+
+func run(o options) (*summary, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
+	defer cancel()
+	counts := &responses{counts: map[string]map[string]int{}}
+	mech, err := mechanism(o)
+	if err != nil {
+		return nil, err
+	}
+	client := func(role string, extra ...kgo.Opt) (*kgo.Client, error) {
+		id := o.prefix + "-" + role
+		opts := []kgo.Opt{
+			kgo.SeedBrokers(o.brokers),
+			kgo.ClientID(id),
+			kgo.WithHooks(hook{into: counts, clientID: id}),
+			kgo.RetryTimeout(30 * time.Second),
+		}
+		if mech != nil {
+			opts = append(opts, kgo.SASL(mech))
+		}
+		return kgo.NewClient(append(opts, extra...)...)
+	}
+	s := &summary{}
+
+	// The topic, created explicitly, and the addresses Metadata advertises.
+	admin, err := client("admin")
+	if err != nil {
+		return nil, err
+	}
+	defer admin.Close()
+	if err := createTopic(ctx, admin, o.topic); err != nil {
+		return nil, err
+	}
+	meta := kmsg.NewPtrMetadataRequest()
+	topic := kmsg.NewMetadataRequestTopic()
+	topic.Topic = kmsg.StringPtr(o.topic)
+	meta.Topics = append(meta.Topics, topic)
+	metaResp, err := meta.RequestWith(ctx, admin)
+	if err != nil {
+		return nil, fmt.Errorf("metadata: %w", err)
+	}
+	for _, b := range metaResp.Brokers {
+		s.Advertised = append(s.Advertised, fmt.Sprintf("%s:%d", b.Host, b.Port))
+	}
+
+	// Produce: keys, values and a header, acks=all, idempotent (kgo's default).
+	producer, err := client("producer", kgo.DefaultProduceTopic(o.topic))
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < o.records; i++ {
+		r := &kgo.Record{
+			Key:     []byte(fmt.Sprintf("key-%d", i)),
+			Value:   []byte(fmt.Sprintf("value-%d", i)),
+			Headers: []kgo.RecordHeader{{Key: "index", Value: []byte(fmt.Sprint(i))}},
+		}
+		if err := producer.ProduceSync(ctx, r).FirstErr(); err != nil {
+			producer.Close()
+			return nil, fmt.Errorf("produce %d: %w", i, err)
+		}
+		s.Produced++
+	}
+	producer.Close()
+
+	// Consume in a group from the start, commit, leave.
+	consumer, err := client("consumer",
+		kgo.ConsumerGroup(o.group),
+		kgo.ConsumeTopics(o.topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.DisableAutoCommit(),
+	)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[int]bool{}
+	for s.Consumed < o.records {
+		fetches := consumer.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			consumer.Close()
+			return nil, fmt.Errorf("consumed %d of %d records: %w", s.Consumed, o.records, err)
+		}
+		var ferr error
+		fetches.EachError(func(t string, p int32, err error) {
+			ferr = fmt.Errorf("fetch %s[%d]: %w", t, p, err)
+		})
+		if ferr != nil {
+			consumer.Close()
+			return nil, ferr
+		}
+		var bad error
+		fetches.EachRecord(func(r *kgo.Record) {
+			i := int(r.Offset)
+			want := fmt.Sprintf("key-%d/value-%d/index=%d", i, i, i)
+			got := string(r.Key) + "/" + string(r.Value)
+			if len(r.Headers) == 1 {
+				got += "/" + r.Headers[0].Key + "=" + string(r.Headers[0].Value)
+			}
+			if got != want && bad == nil {
+				bad = fmt.Errorf("record at offset %d: got %q, want %q", r.Offset, got, want)
+			}
+			if !seen[i] {
+				seen[i] = true
+				s.Consumed++
+			}
+		})
+		if bad != nil {
+			consumer.Close()
+			return nil, bad
+		}
+	}
+	if err := consumer.CommitUncommittedOffsets(ctx); err != nil {
+		consumer.Close()
+		return nil, fmt.Errorf("commit: %w", err)
+	}
+	if err := consumer.LeaveGroupContext(ctx); err != nil {
+		consumer.Close()
+		return nil, fmt.Errorf("leave: %w", err)
+	}
+	consumer.Close()
+
+	// What the group committed, read by another client.
+	fetch := kmsg.NewPtrOffsetFetchRequest()
+	fetch.Group = o.group
+	ft := kmsg.NewOffsetFetchRequestTopic()
+	ft.Topic = o.topic
+	ft.Partitions = []int32{0}
+	fetch.Topics = append(fetch.Topics, ft)
+	fetchResp, err := fetch.RequestWith(ctx, admin)
+	if err != nil {
+		return nil, fmt.Errorf("offset fetch: %w", err)
+	}
+	if err := kerr.ErrorForCode(fetchResp.ErrorCode); err != nil {
+		return nil, fmt.Errorf("offset fetch: %w", err)
+	}
+	s.Committed = -1
+	for _, t := range fetchResp.Topics {
+		for _, p := range t.Partitions {
+			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+				return nil, fmt.Errorf("offset fetch %s[%d]: %w", t.Topic, p.Partition, err)
+			}
+			s.Committed = p.Offset
+		}
+	}
+	admin.Close()
+
+	counts.mu.Lock()
+	s.Responses = counts.counts
+	counts.mu.Unlock()
+	sort.Strings(s.Advertised)
+	return s, nil
+}
+
+func createTopic(ctx context.Context, cl *kgo.Client, name string) error {
+	req := kmsg.NewPtrCreateTopicsRequest()
+	t := kmsg.NewCreateTopicsRequestTopic()
+	t.Topic = name
+	t.NumPartitions = 1
+	t.ReplicationFactor = 1
+	req.Topics = append(req.Topics, t)
+	req.TimeoutMillis = 30000
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return fmt.Errorf("create topic: %w", err)
+	}
+	for _, t := range resp.Topics {
+		if err := kerr.ErrorForCode(t.ErrorCode); err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+			return fmt.Errorf("create topic %s: %w", t.Topic, err)
+		}
+	}
+	return nil
+}

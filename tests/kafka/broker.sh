@@ -1,0 +1,489 @@
+#!/usr/bin/env bash
+# tests/kafka/broker.sh: real Apache Kafka on loopback, for the tests and by
+# hand. It resolves the broker's class path from ~/.m2 with Maven offline
+# (tests/java/pom.xml, profile `broker`), formats storage with
+# kafka.tools.StorageTool and starts KRaft nodes with kafka.Kafka on free
+# 127.0.0.1 ports, in the background, with a small heap.
+#
+# Commands:
+#   broker.sh start DIR [OPTIONS]
+#       One combined broker+controller node (node id 1), or with
+#       `--controllers N` a quorum of N controller-only nodes (ids 1..N).
+#       DIR must not exist; everything goes below it. Returns once every
+#       node's listeners answer ApiVersions (a combined node: once its broker
+#       is also unfenced), then prints KEY=VALUE lines (also kept in DIR/env).
+#       On failure: stops what it started, prints the logs' tails and one
+#       `error: ...` line on stderr, removes DIR and exits 1.
+#   broker.sh stop DIR [--keep]
+#       Stops everything started in DIR (SIGTERM, SIGKILL after 5 s) and
+#       removes DIR (`--keep` keeps it, for the logs). Safe to call twice.
+#   broker.sh stop-node DIR ID [--kill]
+#       Stops one node (SIGTERM, or SIGKILL with --kill) and waits for it.
+#   broker.sh start-node DIR ID
+#       Starts a stopped node again on its data and ports; returns once it
+#       answers.
+#   broker.sh pause-proxy DIR ID / resume-proxy DIR ID
+#       Freezes (SIGSTOP) or thaws (SIGCONT) node ID's proxy: while frozen,
+#       nothing reaches that controller, but what it sends still goes out.
+#   broker.sh classpath [VERSION]
+#       Prints the broker class path of VERSION (default: the pinned one).
+#
+# Options of start:
+#   --version V        Kafka release (default: `kafka.version` of
+#                      tests/java/pom.xml). `.ci/run` fetches the releases
+#                      the tests use: that one and `broker.old.version`.
+#   --controllers N    a quorum of N controllers and no broker.
+#   --proxy BIN        with --controllers: in front of each controller, run
+#                      `BIN proxy --listen 127.0.0.1:0 --upstream <its
+#                      listener> --log DIR/proxy-ID.log` (BIN is the
+#                      kafka-protocol binary). The quorum's addresses (the
+#                      voters given at format time, the bootstrap servers
+#                      and each controller's advertised listener) are the
+#                      proxies', so every controller-to-controller exchange
+#                      passes through one.
+#   --feature F=L      a feature level for StorageTool format (repeatable),
+#                      such as share.version=1.
+#   --config K=V       an extra server property on every node (repeatable).
+#   --heap SIZE        the JVM's -Xmx per node (default 384m).
+#   --owner PID        stop everything and remove DIR when process PID ends,
+#                      so that a test killed outright leaves no JVM running.
+#   --timeout SECONDS  how long to wait for the nodes (default 120).
+#   --sasl USER:PASSWORD  a combined node also gets a SASL_PLAINTEXT
+#                      listener with PLAIN and SCRAM-SHA-256, both knowing
+#                      USER (SCRAM's credential is added at format time).
+#
+# Output of start, one KEY=VALUE per line:
+#   version=V  cluster_id=ID  nodes=1 2 3
+#   bootstrap=127.0.0.1:PORT     a combined node's PLAINTEXT listener
+#   sasl_bootstrap=127.0.0.1:PORT  with --sasl: its SASL_PLAINTEXT listener
+#   controller=127.0.0.1:PORT    a combined node's CONTROLLER listener
+#   node.ID.controller=127.0.0.1:PORT   each node's own controller listener
+#   node.ID.quorum=127.0.0.1:PORT       the address the quorum uses for it
+#                                       (its proxy's with --proxy)
+#   node.ID.proxy_log=PATH              with --proxy: that proxy's log
+#   node.ID.log=PATH                    the node's server.log
+#
+# Environment: JAVA (default: $JAVA_HOME/bin/java, else java), MVN (mvn).
+# Needs bash, coreutils and, for the class path, the jars in ~/.m2:
+#   mvn -f tests/java/pom.xml -P broker -Dbroker.version=V dependency:go-offline
+set -eEuo pipefail
+
+SELF="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+POM="$ROOT/tests/java/pom.xml"
+MVN="${MVN:-mvn}"
+if [[ -z ${JAVA:-} ]]; then
+    if [[ -n ${JAVA_HOME:-} && -x $JAVA_HOME/bin/java ]]; then JAVA="$JAVA_HOME/bin/java"; else JAVA=java; fi
+fi
+
+die() {
+    echo "error: $*" >&2
+    exit 1
+}
+
+pinned_version() {
+    sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$POM" | head -n 1
+}
+
+# Whether every jar of class path file $1 is there.
+jars_present() {
+    local jar
+    IFS=: read -r -a jars <"$1"
+    for jar in "${jars[@]}"; do [[ -f $jar ]] || return 1; done
+}
+
+# The broker class path of release $1, resolved offline once and cached in
+# tests/java/target (written to a temporary file, then renamed, so that
+# parallel starts never read half a file).
+classpath() {
+    local version=$1 cache="$ROOT/tests/java/target/broker-$1.classpath" tmp
+    if [[ ! -s $cache || $POM -nt $cache ]] || ! jars_present "$cache"; then
+        mkdir -p "$ROOT/tests/java/target"
+        tmp="$cache.$$"
+        if ! "$MVN" -B -o -q -f "$POM" -P broker -Dbroker.version="$version" \
+            dependency:build-classpath -Dmdep.outputFile="$tmp" >"$tmp.log" 2>&1; then
+            cat "$tmp.log" >&2
+            rm -f "$tmp" "$tmp.log"
+            die "cannot resolve org.apache.kafka:kafka_2.13:$version offline (run \`mvn -f tests/java/pom.xml -P broker -Dbroker.version=$version dependency:go-offline\` once, online)"
+        fi
+        rm -f "$tmp.log"
+        mv "$tmp" "$cache"
+    fi
+    cat "$cache"
+}
+
+# 16 random bytes as Kafka writes a Uuid: base64url without padding.
+random_uuid() {
+    head -c 16 /dev/urandom | base64 | tr '+/' '-_' | cut -c 1-22
+}
+
+# Whether something listens on 127.0.0.1:$1.
+listening() {
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# A port below Linux's ephemeral range that nothing listens on and this
+# start has not taken yet ($TAKEN).
+TAKEN=" "
+free_port() {
+    local port
+    while :; do
+        port=$((20000 + RANDOM % 12000))
+        [[ $TAKEN == *" $port "* ]] && continue
+        listening "$port" && continue
+        TAKEN+="$port "
+        echo "$port"
+        return
+    done
+}
+
+# Whether a Kafka listener on 127.0.0.1:$1 answers ApiVersions v0 with
+# correlation id 1 and error code 0.
+answers() {
+    local reply
+    { exec 3<>"/dev/tcp/127.0.0.1/$1"; } 2>/dev/null || return 1
+    # Size 10: api key 18, version 0, correlation id 1, null client id.
+    printf '\x00\x00\x00\x0a\x00\x12\x00\x00\x00\x00\x00\x01\xff\xff' >&3
+    reply=$(timeout 5 head -c 10 <&3 | od -An -tx1 | tr -d ' \n') || true
+    exec 3<&- 3>&-
+    # The size, then correlation id 1, then error code 0.
+    [[ ${reply:8:12} == 000000010000 ]]
+}
+
+alive() {
+    [[ -f $1 ]] && kill -0 "$(cat "$1")" 2>/dev/null
+}
+
+# Stops the process whose pid is in file $1: SIGTERM (or $2), then SIGKILL
+# after 15 s.
+stop_pid() {
+    local file=$1 signal=${2:-TERM} pid i
+    [[ -f $file ]] || return 0
+    pid=$(cat "$file")
+    kill "-$signal" "$pid" 2>/dev/null || true
+    # A frozen proxy handles SIGTERM once thawed.
+    kill -CONT "$pid" 2>/dev/null || true
+    for ((i = 0; i < 150; i++)); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+    rm -f "$file"
+}
+
+env_value() {
+    sed -n "s/^$2=//p" "$1/env.start" 2>/dev/null | head -n 1
+}
+
+# Starts node $2 of DIR $1 from its server.properties, in the background.
+# Its server.log grows across restarts; node/log-start says where this run's
+# lines begin.
+launch() {
+    local dir=$1 id=$2 node="$1/node-$2" version heap
+    version=$(env_value "$dir" version)
+    heap=$(env_value "$dir" heap)
+    touch "$node/server.log"
+    echo $(($(wc -l <"$node/server.log") + 1)) >"$node/log-start"
+    # C1 only and the serial collector: a small node on few cores starts
+    # faster and competes less for them.
+    "$JAVA" -Xmx"$heap" -Xms64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+        -Djava.awt.headless=true -Dlog4j2.configurationFile="$node/log4j2.properties" \
+        -cp "$(classpath "$version")" kafka.Kafka "$node/server.properties" \
+        </dev/null >"$node/stdout.log" 2>&1 &
+    echo $! >"$node/pid"
+}
+
+# Waits until node $2 of DIR $1 answers on every listener (and a broker is
+# unfenced), or fails after $3 seconds.
+await_node() {
+    local dir=$1 id=$2 timeout=$3 node="$1/node-$2" deadline port ready
+    deadline=$((SECONDS + timeout))
+    while ((SECONDS < deadline)); do
+        if ! alive "$node/pid"; then
+            echo "node $id exited" >&2
+            return 1
+        fi
+        ready=1
+        for port in $(cat "$node/ports"); do
+            answers "$port" || ready=0
+        done
+        if ((ready)) && tail -n "+$(cat "$node/log-start")" "$node/server.log" |
+            grep -q "Kafka Server started"; then
+            return 0
+        fi
+        sleep 0.25
+    done
+    echo "node $id did not answer within $timeout s" >&2
+    return 1
+}
+
+# The tails of every log in DIR $1, on stderr.
+show_logs() {
+    local file
+    for file in "$1"/node-*/server.log "$1"/node-*/stdout.log "$1"/proxy-*.err; do
+        [[ -s $file ]] || continue
+        echo "--- last lines of $file" >&2
+        grep -v '^\s' "$file" | tail -n 25 >&2 || true
+    done
+}
+
+# Stops every node and proxy of DIR $1 at once: SIGTERM to all, then
+# SIGKILL to whatever still runs after 5 s (the directory goes anyway).
+stop_all() {
+    local dir=$1 file pids=() pid i running
+    rm -f "$dir/env"
+    for file in "$dir"/node-*/pid "$dir"/proxy-*.pid; do
+        [[ -e $file ]] || continue
+        pid=$(cat "$file")
+        kill -TERM "$pid" 2>/dev/null || true
+        kill -CONT "$pid" 2>/dev/null || true
+        pids+=("$pid")
+        rm -f "$file"
+    done
+    for ((i = 0; i < 50; i++)); do
+        running=0
+        for pid in ${pids[@]+"${pids[@]}"}; do
+            kill -0 "$pid" 2>/dev/null && running=1
+        done
+        ((running)) || return 0
+        sleep 0.1
+    done
+    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do
+        while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+    done
+}
+
+# The ERR trap of a start: show why, undo it all, one error line, status 1.
+start_failed() {
+    trap - ERR
+    show_logs "$STARTING"
+    stop_all "$STARTING"
+    rm -rf "$STARTING"
+    echo "error: Kafka did not start in $STARTING (the logs' last lines are above)" >&2
+    exit 1
+}
+
+cmd_start() {
+    local dir=${1:?usage: broker.sh start DIR [OPTIONS]}
+    shift
+    local version="" controllers=0 proxy="" heap=384m owner="" timeout=120
+    local features=() configs=() sasl=""
+    while (($#)); do
+        case $1 in
+        --version) version=$2 ;;
+        --controllers) controllers=$2 ;;
+        --proxy) proxy=$2 ;;
+        --feature) features+=(--feature "$2") ;;
+        --config) configs+=("$2") ;;
+        --heap) heap=$2 ;;
+        --owner) owner=$2 ;;
+        --timeout) timeout=$2 ;;
+        --sasl) sasl=$2 ;;
+        *) die "unknown option $1" ;;
+        esac
+        shift 2 || die "option $1 needs a value"
+    done
+    [[ -e $dir ]] && die "$dir exists"
+    [[ -n $proxy && $controllers -eq 0 ]] && die "--proxy needs --controllers"
+    [[ -n $sasl && $controllers -ne 0 ]] && die "--sasl needs a combined node"
+    [[ -z $sasl || $sasl == ?*:?* ]] || die "--sasl needs USER:PASSWORD"
+    [[ -z $version ]] && version=$(pinned_version)
+    "$JAVA" -version >/dev/null 2>&1 || die "\`$JAVA\` does not run"
+    local cp
+    cp=$(classpath "$version") || exit 1
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    STARTING=$dir
+    trap start_failed ERR
+    trap 'stop_all "$STARTING"; rm -rf "$STARTING"; exit 1' INT TERM
+
+    local cluster_id ids
+    cluster_id=$(random_uuid)
+    if ((controllers)); then ids=$(seq 1 "$controllers"); else ids=1; fi
+    {
+        echo "version=$version"
+        echo "cluster_id=$cluster_id"
+        echo "heap=$heap"
+        echo "nodes="$ids
+    } >"$dir/env.start"
+
+    # Ports: each node's listeners, and with --proxy a proxy per controller,
+    # whose port is the one the quorum knows the controller by.
+    local id controller broker quorum_port voters="" bootstrap="" initial=""
+    for id in $ids; do
+        mkdir -p "$dir/node-$id/data"
+        controller=$(free_port)
+        echo "node.$id.controller=127.0.0.1:$controller" >>"$dir/env.start"
+        if ((controllers)); then
+            echo "$controller" >"$dir/node-$id/ports"
+        else
+            broker=$(free_port)
+            echo "$broker $controller" >"$dir/node-$id/ports"
+            echo "bootstrap=127.0.0.1:$broker" >>"$dir/env.start"
+            if [[ -n $sasl ]]; then
+                local sasl_port
+                sasl_port=$(free_port)
+                echo "$broker $controller $sasl_port" >"$dir/node-$id/ports"
+                echo "sasl_bootstrap=127.0.0.1:$sasl_port" >>"$dir/env.start"
+            fi
+            echo "controller=127.0.0.1:$controller" >>"$dir/env.start"
+        fi
+        quorum_port=$controller
+        if [[ -n $proxy ]]; then
+            "$proxy" proxy --listen 127.0.0.1:0 --upstream "127.0.0.1:$controller" \
+                --log "$dir/proxy-$id.log" </dev/null >"$dir/proxy-$id.out" 2>"$dir/proxy-$id.err" &
+            echo $! >"$dir/proxy-$id.pid"
+            local i
+            for ((i = 0; i < 100; i++)); do
+                grep -qs '^listening on ' "$dir/proxy-$id.out" && break
+                alive "$dir/proxy-$id.pid" || break
+                sleep 0.1
+            done
+            quorum_port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$dir/proxy-$id.out")
+            [[ -n $quorum_port ]] || false
+            echo "node.$id.proxy_log=$dir/proxy-$id.log" >>"$dir/env.start"
+        fi
+        echo "node.$id.quorum=127.0.0.1:$quorum_port" >>"$dir/env.start"
+        echo "node.$id.log=$dir/node-$id/server.log" >>"$dir/env.start"
+        echo "$quorum_port" >"$dir/node-$id/quorum-port"
+        bootstrap+="${bootstrap:+,}127.0.0.1:$quorum_port"
+        initial+="${initial:+,}$id@127.0.0.1:$quorum_port:$(random_uuid)"
+    done
+
+    for id in $ids; do
+        local node="$dir/node-$id" ports listeners advertised roles
+        read -r -a ports <"$node/ports"
+        quorum_port=$(cat "$node/quorum-port")
+        if ((controllers)); then
+            roles=controller
+            listeners="CONTROLLER://127.0.0.1:${ports[0]}"
+            advertised="CONTROLLER://127.0.0.1:$quorum_port"
+        else
+            roles=broker,controller
+            listeners="PLAINTEXT://127.0.0.1:${ports[0]},CONTROLLER://127.0.0.1:${ports[1]}"
+            advertised="PLAINTEXT://127.0.0.1:${ports[0]},CONTROLLER://127.0.0.1:$quorum_port"
+            if [[ -n $sasl ]]; then
+                listeners+=",SASL_PLAINTEXT://127.0.0.1:${ports[2]}"
+                advertised+=",SASL_PLAINTEXT://127.0.0.1:${ports[2]}"
+            fi
+        fi
+        {
+            echo "process.roles=$roles"
+            echo "node.id=$id"
+            echo "controller.quorum.bootstrap.servers=$bootstrap"
+            echo "listeners=$listeners"
+            echo "advertised.listeners=$advertised"
+            echo "controller.listener.names=CONTROLLER"
+            echo "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT${sasl:+,SASL_PLAINTEXT:SASL_PLAINTEXT}"
+            echo "log.dirs=$node/data"
+            if [[ -n $sasl ]]; then
+                echo "sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256"
+                echo "listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_${sasl%%:*}=\"${sasl#*:}\";"
+                echo "listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;"
+            fi
+            if ((!controllers)); then
+                echo "inter.broker.listener.name=PLAINTEXT"
+                # One node: every internal topic with one replica and one
+                # partition, and no wait before a group's first rebalance.
+                echo "num.partitions=1"
+                echo "offsets.topic.replication.factor=1"
+                echo "offsets.topic.num.partitions=1"
+                echo "transaction.state.log.replication.factor=1"
+                echo "transaction.state.log.min.isr=1"
+                echo "transaction.state.log.num.partitions=1"
+                echo "share.coordinator.state.topic.replication.factor=1"
+                echo "share.coordinator.state.topic.min.isr=1"
+                echo "share.coordinator.state.topic.num.partitions=1"
+                echo "group.initial.rebalance.delay.ms=0"
+            fi
+            local config
+            for config in ${configs[@]+"${configs[@]}"}; do echo "$config"; done
+        } >"$node/server.properties"
+        cat >"$node/log4j2.properties" <<EOF
+status = error
+appender.file.type = File
+appender.file.name = file
+appender.file.fileName = $node/server.log
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = info
+rootLogger.appenderRef.file.ref = file
+EOF
+        local format=()
+        if ((controllers)); then format=(--initial-controllers "$initial"); else format=(--standalone); fi
+        [[ -n $sasl ]] && format+=(--add-scram "SCRAM-SHA-256=[name=${sasl%%:*},password=${sasl#*:}]")
+        "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+            -Dlog4j2.configurationFile="$node/log4j2.properties" -cp "$cp" \
+            kafka.tools.StorageTool format --config "$node/server.properties" \
+            --cluster-id "$cluster_id" "${format[@]}" ${features[@]+"${features[@]}"} \
+            </dev/null >"$node/format.log" 2>&1 || {
+            cat "$node/format.log" >&2
+            false
+        }
+    done
+
+    for id in $ids; do launch "$dir" "$id"; done
+    for id in $ids; do await_node "$dir" "$id" "$timeout"; done
+
+    trap - ERR INT TERM
+    if [[ -n $owner ]]; then
+        # The watchdog: once the owner is gone, stop everything; once DIR/env
+        # is gone (a stop), leave.
+        (
+            while [[ -f $dir/env ]] && kill -0 "$owner" 2>/dev/null; do sleep 1; done
+            [[ -f $dir/env ]] && "$SELF" stop "$dir"
+        ) </dev/null >/dev/null 2>&1 &
+    fi
+    grep -v '^heap=' "$dir/env.start" >"$dir/env"
+    cat "$dir/env"
+}
+
+cmd_stop() {
+    local dir=${1:?usage: broker.sh stop DIR [--keep]}
+    [[ -d $dir ]] || return 0
+    stop_all "$dir"
+    [[ ${2:-} == --keep ]] || rm -rf "$dir"
+}
+
+cmd_stop_node() {
+    local dir=${1:?usage: broker.sh stop-node DIR ID [--kill]} id=${2:?node id}
+    local signal=TERM
+    [[ ${3:-} == --kill ]] && signal=KILL
+    [[ -d $dir/node-$id ]] || die "no node $id in $dir"
+    stop_pid "$dir/node-$id/pid" "$signal"
+}
+
+cmd_start_node() {
+    local dir=${1:?usage: broker.sh start-node DIR ID} id=${2:?node id}
+    [[ -d $dir/node-$id ]] || die "no node $id in $dir"
+    alive "$dir/node-$id/pid" && die "node $id is running"
+    launch "$dir" "$id"
+    await_node "$dir" "$id" 120 || {
+        show_logs "$dir"
+        die "node $id did not start again"
+    }
+}
+
+cmd_proxy_signal() {
+    local signal=$1 dir=${2:?usage: broker.sh pause-proxy|resume-proxy DIR ID} id=${3:?node id}
+    alive "$dir/proxy-$id.pid" || die "no proxy $id running in $dir"
+    kill "-$signal" "$(cat "$dir/proxy-$id.pid")"
+}
+
+command=${1:-}
+shift || true
+case $command in
+start) cmd_start "$@" ;;
+stop) cmd_stop "$@" ;;
+stop-node) cmd_stop_node "$@" ;;
+start-node) cmd_start_node "$@" ;;
+pause-proxy) cmd_proxy_signal STOP "$@" ;;
+resume-proxy) cmd_proxy_signal CONT "$@" ;;
+classpath) classpath "${1:-$(pinned_version)}" ;;
+*)
+    sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+    exit 2
+    ;;
+esac
