@@ -15,7 +15,7 @@
 //!   peer as above.
 //! - `read`: decode, then read every field of every element into a checksum
 //!   (see `kafka_wire_benches::read`); both crates' checksums are equal.
-//! - `validate_metadata_v12_1000x10`: our validate-only pass (`ours`)
+//! - `validate_metadata_v13_1000x10`: our validate-only pass (`ours`)
 //!   against a hand-written scan (`scan`) and the peer's decode (`peer`).
 
 use std::hint::black_box;
@@ -25,7 +25,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use kafka_wire::messages::MetadataResponse;
 use kafka_wire::runtime::Message;
 use kafka_wire_benches::{
-    check_roundtrip, for_each_workload, scan_metadata_response_v12, MetadataV12, Visitor, Workload,
+    check_roundtrip, for_each_workload, scan_metadata_response_v13, MetadataV13, Visitor, Workload,
 };
 
 struct Bench<'c>(&'c mut Criterion);
@@ -73,19 +73,19 @@ impl Visitor for Bench<'_> {
 
 /// Our validate-only pass against a hand-written scan, on the Metadata bytes.
 fn validate(c: &mut Criterion) {
-    let wire = MetadataV12::wire();
-    assert!(scan_metadata_response_v12(&wire));
-    assert!(MetadataResponse::validate(&wire, 12).is_ok());
-    let mut group = c.benchmark_group(format!("validate_{}", MetadataV12::NAME));
+    let wire = MetadataV13::wire();
+    assert!(scan_metadata_response_v13(&wire));
+    assert!(MetadataResponse::validate(&wire, 13).is_ok());
+    let mut group = c.benchmark_group(format!("validate_{}", MetadataV13::NAME));
     group.throughput(Throughput::Bytes(wire.len() as u64));
     group.bench_function("ours", |b| {
-        b.iter(|| MetadataResponse::validate(black_box(&wire[..]), 12))
+        b.iter(|| MetadataResponse::validate(black_box(&wire[..]), 13))
     });
     group.bench_function("scan", |b| {
-        b.iter(|| scan_metadata_response_v12(black_box(&wire[..])))
+        b.iter(|| scan_metadata_response_v13(black_box(&wire[..])))
     });
     group.bench_function("peer", |b| {
-        b.iter(|| MetadataV12::decode_peer(black_box(&wire)))
+        b.iter(|| MetadataV13::decode_peer(black_box(&wire)))
     });
     group.finish();
 }

@@ -3,7 +3,7 @@
 //!
 //! This is the every-API consumer whose clean build `benches/build-cost`
 //! times against the same program on kafka-protocol 0.18
-//! (`every_api_peer.rs`): a binary that links every message's decoder and
+//! (`every_api_kafka_protocol.rs`): a binary that links every message's decoder and
 //! encoder, as a broker, a proxy or a general client does.
 //!
 //! Usage: `every_api_ours [FILE]` (a body to decode; 64 zero bytes if none).

@@ -4,7 +4,7 @@
 //! iterations, without the setup.
 //!
 //! ```sh
-//! cargo run --release -p kafka-wire-benches --example instructions -- decode metadata_v12_1000x10 ours 100
+//! cargo run --release -p kafka-wire-benches --example instructions -- decode metadata_v13_1000x10 ours 100
 //! ```
 //!
 //! Operations: `decode`, `read` (decode, then read every field), `encode`

@@ -6,6 +6,14 @@
 //! peer") decode and re-encode them, so that both crates work on exactly the
 //! same bytes. [`check_roundtrip`] proves that both decode the bytes and
 //! re-encode them to identical bytes; [`for_each_workload`] visits them all.
+//! The other peers (kacrab-protocol, krabka-protocol) join these workloads in
+//! `benches/peers/`, a crate outside the workspace.
+//!
+//! Each message workload runs at the highest version that ours and every
+//! peer share, which its name carries (`metadata_v13_...`). The records of
+//! the Fetch and Produce workloads are real, uncompressed v2 record batches
+//! ([`record_batch`]) of the size the name gives, so that a codec which
+//! parses record batches (krabka-protocol does) parses real ones.
 //!
 //! Encoding is measured on values as code builds them: ours from
 //! [`Workload::built`], whose arrays of structs are `Vec`s, not from a decoded
@@ -19,16 +27,19 @@ use kafka_protocol::protocol::{Decodable, Encodable};
 use kafka_wire::frame::RequestFrame;
 use kafka_wire::messages as ours;
 use kafka_wire::runtime::{Message, ScalarArray, Uuid};
+use kafka_wire_records::{RecordBatchBuilder, RECORD_BATCH_OVERHEAD};
 
 pub mod read;
 mod scan;
-pub use scan::scan_metadata_response_v12;
+pub use scan::scan_metadata_response_v13;
 
 /// One benchmark workload: wire bytes, and how each crate decodes and encodes
 /// them.
 pub trait Workload {
-    /// The name printed in reports, such as `metadata_v12_1000x10`.
+    /// The name printed in reports, such as `metadata_v13_1000x10`.
     const NAME: &'static str;
+    /// The version of the message (for the header dispatch, of its body).
+    const VERSION: i16;
     /// Our decoded value, borrowing from the wire bytes.
     type Ours<'a>;
     /// The peer's decoded value.
@@ -61,14 +72,14 @@ pub trait Visitor {
 
 /// Calls `visitor` for every workload, in report order.
 pub fn for_each_workload<V: Visitor>(visitor: &mut V) {
-    visitor.visit::<MetadataV12>();
-    visitor.visit::<FetchV16Large>();
-    visitor.visit::<FetchV16Small>();
-    visitor.visit::<FetchV16Tiny>();
-    visitor.visit::<ProduceV11>();
+    visitor.visit::<MetadataV13>();
+    visitor.visit::<FetchV18Large>();
+    visitor.visit::<FetchV18Small>();
+    visitor.visit::<FetchV18Tiny>();
+    visitor.visit::<ProduceV13>();
     visitor.visit::<VoteV2PreVote>();
     visitor.visit::<ApiVersionsV4>();
-    visitor.visit::<HeaderDispatchMetadataV12>();
+    visitor.visit::<HeaderDispatchMetadataV13>();
 }
 
 /// Checks that both crates decode `W`'s wire bytes, read the same values
@@ -149,6 +160,7 @@ macro_rules! message_workload {
 
         impl Workload for $workload {
             const NAME: &'static str = $name;
+            const VERSION: i16 = $version;
             type Ours<'a> = $ours;
             type Peer = $peer;
 
@@ -207,12 +219,69 @@ fn topic_id(index: usize) -> Uuid {
     Uuid(bytes)
 }
 
-/// Opaque record bytes of `len` bytes; neither crate looks inside them.
-fn payload(len: usize) -> Vec<u8> {
-    (0..len).map(|i| (i * 31 % 251) as u8).collect()
+/// The largest record of [`record_batch`]'s batches, on the wire, in bytes.
+pub const RECORD_SIZE: usize = 1024;
+
+/// An uncompressed v2 record batch of exactly `len` bytes, as a producer
+/// writes one: as few records of at most [`RECORD_SIZE`] bytes on the wire as
+/// fill it, all of the same size (give or take a byte), each a 16-byte key, a
+/// value and no headers. `producer_id` -1 is a batch without a producer (a
+/// fetched one is as its producer wrote it, so any id will do).
+///
+/// Panics if `len` cannot hold one record.
+pub fn record_batch(len: usize, base_offset: i64, producer_id: i64) -> Vec<u8> {
+    let mut builder = RecordBatchBuilder::new(base_offset).partition_leader_epoch(7);
+    if producer_id >= 0 {
+        builder = builder
+            .producer_id(producer_id)
+            .producer_epoch(0)
+            .base_sequence(0);
+    }
+    let records_len = len
+        .checked_sub(RECORD_BATCH_OVERHEAD)
+        .expect("a batch holds its header");
+    let count = records_len.div_ceil(RECORD_SIZE);
+    for i in 0..count {
+        // Records of equal size, the first ones a byte longer for the rest.
+        let size = records_len / count + usize::from(i < records_len % count);
+        append_record(&mut builder, i, size);
+    }
+    let batch = builder.build().expect("batch builds");
+    assert_eq!(batch.len(), len);
+    batch
 }
 
-/// Metadata v12 response: 3 brokers, 1000 topics of 10 partitions each.
+/// Appends record `i` of exactly `size` bytes on the wire to `builder`: a
+/// 16-byte key (15 where varint widths leave a one-byte gap) and a value.
+fn append_record(builder: &mut RecordBatchBuilder, i: usize, size: usize) {
+    let timestamp = 1_764_547_200_000 + 3 * i as i64;
+    let key = format!("key-{i:012}");
+    let before = builder.records_size();
+    for key_len in [16, 15] {
+        // About 25 bytes are lengths, deltas, attributes and the key.
+        for value_len in (size.saturating_sub(40)..size.saturating_sub(16)).rev() {
+            let value: Vec<u8> = (0..value_len)
+                .map(|j| ((i * 7 + j) * 31 % 251) as u8)
+                .collect();
+            let mut attempt = builder.clone();
+            attempt
+                .append(
+                    timestamp,
+                    Some(&key.as_bytes()[..key_len]),
+                    Some(&value),
+                    &[],
+                )
+                .expect("record appends");
+            if attempt.records_size() - before == size {
+                *builder = attempt;
+                return;
+            }
+        }
+    }
+    panic!("no record of exactly {size} bytes");
+}
+
+/// Metadata v13 response: 3 brokers, 1000 topics of 10 partitions each.
 fn metadata_response() -> ours::MetadataResponse<'static> {
     use ours::metadata_response::*;
     let brokers = (1..=3)
@@ -255,18 +324,18 @@ fn metadata_response() -> ours::MetadataResponse<'static> {
 }
 
 message_workload! {
-    /// Metadata v12 response, 1000 topics x 10 partitions.
-    MetadataV12 = "metadata_v12_1000x10", version 12,
+    /// Metadata v13 response, 1000 topics x 10 partitions.
+    MetadataV13 = "metadata_v13_1000x10", version 13,
     ours ours::MetadataResponse<'a>, peer peer::MetadataResponse,
     build metadata_response(),
     read ours read::metadata_ours, peer read::metadata_peer
 }
 
-/// Fetch v16 response: 10 topics x `partitions` partitions, each with
-/// `records_len` bytes of records.
+/// Fetch v18 response: 10 topics x `partitions` partitions, each with one
+/// record batch of `records_len` bytes.
 fn fetch_response(partitions: i32, records_len: usize) -> ours::FetchResponse<'static> {
     use ours::fetch_response::*;
-    let records = payload(records_len);
+    let records = record_batch(records_len, 1_000_000, 4_242);
     FetchResponse {
         session_id: 1_234_567,
         responses: (0..10)
@@ -290,39 +359,40 @@ fn fetch_response(partitions: i32, records_len: usize) -> ours::FetchResponse<'s
 }
 
 message_workload! {
-    /// Fetch v16 response, 100 partitions x 64 KiB of records.
-    FetchV16Large = "fetch_v16_100x64k", version 16,
+    /// Fetch v18 response, 100 partitions x a 64 KiB record batch.
+    FetchV18Large = "fetch_v18_100x64k", version 18,
     ours ours::FetchResponse<'a>, peer peer::FetchResponse,
     build fetch_response(10, 64 * 1024),
     read ours read::fetch_ours, peer read::fetch_peer
 }
 
 message_workload! {
-    /// Fetch v16 response, 100 partitions x 1 KiB of records.
-    FetchV16Small = "fetch_v16_100x1k", version 16,
+    /// Fetch v18 response, 100 partitions x a 1 KiB record batch.
+    FetchV18Small = "fetch_v18_100x1k", version 18,
     ours ours::FetchResponse<'a>, peer peer::FetchResponse,
     build fetch_response(10, 1024),
     read ours read::fetch_ours, peer read::fetch_peer
 }
 
 message_workload! {
-    /// Fetch v16 response, 1000 partitions x 256 bytes of records.
-    FetchV16Tiny = "fetch_v16_1000x256", version 16,
+    /// Fetch v18 response, 1000 partitions x a 256-byte record batch.
+    FetchV18Tiny = "fetch_v18_1000x256", version 18,
     ours ours::FetchResponse<'a>, peer peer::FetchResponse,
     build fetch_response(100, 256),
     read ours read::fetch_ours, peer read::fetch_peer
 }
 
-/// Produce v11 request: 10 topics x 10 partitions x 16 KiB of records.
+/// Produce v13 request: 10 topics (by id, as v13 names them) x 10
+/// partitions x a 16 KiB record batch.
 fn produce_request() -> ours::ProduceRequest<'static> {
     use ours::produce_request::*;
-    let records = payload(16 * 1024);
+    let records = record_batch(16 * 1024, 0, 4_242);
     ProduceRequest {
         acks: -1,
         timeout_ms: 30_000,
         topic_data: (0..10)
             .map(|t| TopicProduceData {
-                name: Cow::Owned(topic_name(t)),
+                topic_id: topic_id(t),
                 partition_data: (0..10)
                     .map(|p| PartitionProduceData {
                         index: p,
@@ -338,8 +408,8 @@ fn produce_request() -> ours::ProduceRequest<'static> {
 }
 
 message_workload! {
-    /// Produce v11 request, 100 partitions x 16 KiB of records.
-    ProduceV11 = "produce_v11_100x16k", version 11,
+    /// Produce v13 request, 100 partitions x a 16 KiB record batch.
+    ProduceV13 = "produce_v13_100x16k", version 13,
     ours ours::ProduceRequest<'a>, peer peer::ProduceRequest,
     build produce_request(),
     read ours read::produce_ours, peer read::produce_peer
@@ -433,13 +503,13 @@ message_workload! {
 /// The api key of Metadata.
 const METADATA_KEY: i16 = 3;
 
-/// Request header v2 and a Metadata v12 request for five topics.
+/// Request header v2 and a Metadata v13 request for five topics.
 fn metadata_request_frame() -> RequestFrame<'static> {
     use ours::metadata_request::*;
     RequestFrame {
         header: ours::RequestHeader {
             request_api_key: METADATA_KEY,
-            request_api_version: 12,
+            request_api_version: 13,
             correlation_id: 314_159,
             client_id: Some(Cow::Borrowed("payments-consumer-7")),
             ..Default::default()
@@ -459,13 +529,14 @@ fn metadata_request_frame() -> RequestFrame<'static> {
     }
 }
 
-/// Request header v2 and body dispatch of a Metadata v12 request: ours decodes
+/// Request header v2 and body dispatch of a Metadata v13 request: ours decodes
 /// the frame with [`RequestFrame::decode`]; the peer decodes the header, then
 /// the body its api key names.
-pub struct HeaderDispatchMetadataV12;
+pub struct HeaderDispatchMetadataV13;
 
-impl Workload for HeaderDispatchMetadataV12 {
-    const NAME: &'static str = "header_dispatch_metadata_v12";
+impl Workload for HeaderDispatchMetadataV13 {
+    const NAME: &'static str = "header_dispatch_metadata_v13";
+    const VERSION: i16 = 13;
     type Ours<'a> = RequestFrame<'a>;
     type Peer = (peer::RequestHeader, peer::MetadataRequest);
 

@@ -1,11 +1,13 @@
 //! The `read` operation: decode, then read every field of every element,
 //! scalar arrays and unknown tagged sections included, into a checksum.
 //!
-//! Each workload has one reader per crate. Both feed the same values, in the
-//! same order, into a [`Checksum`], so equal checksums show that both crates
-//! read the same message; [`crate::check_roundtrip`] asserts it. Strings and
-//! byte fields contribute their length and first byte, so that each one is
-//! reached through its pointer, as a reader would.
+//! Each workload has one reader per crate. They feed the same values, in the
+//! same order, into a [`Checksum`], so equal checksums show that the crates
+//! read the same message; [`crate::check_roundtrip`] asserts it (and
+//! `benches/peers/` for the other peers, whose readers use the same
+//! [`Checksum`]). Strings and byte fields contribute their length and first
+//! byte, so that each one is reached through its pointer, as a reader would;
+//! so do records fields, whatever form a crate decodes them into.
 
 use kafka_protocol::messages as peer;
 use kafka_wire::messages as ours;
@@ -23,20 +25,20 @@ impl Checksum {
 
     /// Mixes in one integer.
     #[inline]
-    fn int(&mut self, value: impl Into<i64>) {
+    pub fn int(&mut self, value: impl Into<i64>) {
         self.0 = (self.0.rotate_left(7) ^ value.into() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
 
     /// Mixes in a string or byte field: its length and first byte.
     #[inline]
-    fn bytes(&mut self, bytes: &[u8]) {
+    pub fn bytes(&mut self, bytes: &[u8]) {
         self.int(bytes.len() as i64);
         self.int(bytes.first().map_or(-1, |&b| i64::from(b)));
     }
 
     /// Mixes in a nullable string or byte field, null as -1.
     #[inline]
-    fn opt_bytes(&mut self, bytes: Option<&[u8]>) {
+    pub fn opt_bytes(&mut self, bytes: Option<&[u8]>) {
         match bytes {
             Some(bytes) => self.bytes(bytes),
             None => self.int(-1),
@@ -45,7 +47,7 @@ impl Checksum {
 
     /// Mixes in a uuid.
     #[inline]
-    fn uuid(&mut self, bytes: &[u8; 16]) {
+    pub fn uuid(&mut self, bytes: &[u8; 16]) {
         let value = u128::from_be_bytes(*bytes);
         self.int((value >> 64) as i64);
         self.int(value as i64);
@@ -53,7 +55,7 @@ impl Checksum {
 
     /// Mixes in the number of elements of an array.
     #[inline]
-    fn count(&mut self, count: usize) {
+    pub fn count(&mut self, count: usize) {
         self.int(count as i64);
     }
 }

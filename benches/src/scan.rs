@@ -1,4 +1,4 @@
-//! A hand-written validate-only scan of a MetadataResponse v12, the
+//! A hand-written validate-only scan of a MetadataResponse v13, the
 //! practical ceiling the issue measures a validate-only pass against.
 //!
 //! It checks what a decoder must check (every length against the bytes left,
@@ -84,8 +84,8 @@ impl<'a> Scan<'a> {
     }
 }
 
-/// True when `input` is exactly one well-formed MetadataResponse v12.
-pub fn scan_metadata_response_v12(input: &[u8]) -> bool {
+/// True when `input` is exactly one well-formed MetadataResponse v13.
+pub fn scan_metadata_response_v13(input: &[u8]) -> bool {
     let mut s = Scan { input };
     let valid = (|| {
         s.skip(4)?; // throttle_time_ms
@@ -112,6 +112,7 @@ pub fn scan_metadata_response_v12(input: &[u8]) -> bool {
             s.skip(4)?; // topic_authorized_operations
             s.tagged_fields()
         })?;
+        s.skip(2)?; // error_code (v13)
         s.tagged_fields()
     })();
     valid.is_some() && s.input.is_empty()

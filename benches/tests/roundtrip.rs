@@ -1,10 +1,14 @@
 //! Both crates decode every workload's bytes and re-encode them unchanged.
 
+use bytes::Bytes;
+use kafka_protocol::records::RecordBatchDecoder;
 use kafka_wire::messages::MetadataResponse;
 use kafka_wire::runtime::Message;
 use kafka_wire_benches::{
-    check_roundtrip, for_each_workload, scan_metadata_response_v12, MetadataV12, Visitor, Workload,
+    check_roundtrip, for_each_workload, record_batch, scan_metadata_response_v13, MetadataV13,
+    Visitor, Workload, RECORD_SIZE,
 };
+use kafka_wire_records::{parse_records, Batch, DecodeOptions};
 
 struct Check(Vec<(&'static str, usize)>, Vec<u64>);
 
@@ -27,17 +31,17 @@ impl Visitor for Check {
 /// as our validate does.
 #[test]
 fn the_metadata_scan_checks_what_validate_checks() {
-    let wire = MetadataV12::wire();
-    assert!(scan_metadata_response_v12(&wire));
-    assert!(MetadataResponse::validate(&wire, 12).is_ok());
+    let wire = MetadataV13::wire();
+    assert!(scan_metadata_response_v13(&wire));
+    assert!(MetadataResponse::validate(&wire, 13).is_ok());
     for len in [0, 1, 5, wire.len() / 2, wire.len() - 1] {
-        assert!(!scan_metadata_response_v12(&wire[..len]), "prefix {len}");
-        assert!(MetadataResponse::validate(&wire[..len], 12).is_err());
+        assert!(!scan_metadata_response_v13(&wire[..len]), "prefix {len}");
+        assert!(MetadataResponse::validate(&wire[..len], 13).is_err());
     }
     let mut longer = wire.to_vec();
     longer.push(0);
-    assert!(!scan_metadata_response_v12(&longer));
-    assert!(MetadataResponse::validate(&longer, 12).is_err());
+    assert!(!scan_metadata_response_v13(&longer));
+    assert!(MetadataResponse::validate(&longer, 13).is_err());
     // A topic name that is not UTF-8: the first topic's name starts 0x70 'p'.
     let mut bad = wire.to_vec();
     let at = bad
@@ -45,8 +49,8 @@ fn the_metadata_scan_checks_what_validate_checks() {
         .position(|w| w == b"paym")
         .expect("a topic name");
     bad[at] = 0xff;
-    assert!(!scan_metadata_response_v12(&bad));
-    assert!(MetadataResponse::validate(&bad, 12).is_err());
+    assert!(!scan_metadata_response_v13(&bad));
+    assert!(MetadataResponse::validate(&bad, 13).is_err());
 }
 
 #[test]
@@ -60,11 +64,39 @@ fn both_crates_decode_and_reencode_every_workload_identically() {
     assert_eq!(sums.len(), 8, "two workloads read the same checksum");
     let size = |name: &str| check.0.iter().find(|(n, _)| *n == name).map(|(_, s)| *s);
     // The Metadata workload is about half a megabyte, as the issue sizes it.
-    let metadata = size("metadata_v12_1000x10").unwrap_or_default();
+    let metadata = size("metadata_v13_1000x10").unwrap_or_default();
     assert!((400_000..600_000).contains(&metadata), "{metadata}");
     // The Fetch workloads differ only in payload size (and in the width of
     // each payload's varint length: one byte more for 64 KiB).
-    let large = size("fetch_v16_100x64k").unwrap_or_default();
-    let small = size("fetch_v16_100x1k").unwrap_or_default();
+    let large = size("fetch_v18_100x64k").unwrap_or_default();
+    let small = size("fetch_v18_100x1k").unwrap_or_default();
     assert_eq!(large - small, 100 * (64 - 1) * 1024 + 100);
+}
+
+/// The records of the Fetch and Produce workloads are real v2 record batches
+/// of the size their names give, which both kafka-wire-records and
+/// kafka-protocol's record decoder read (CRC included), with records of at
+/// most `RECORD_SIZE` bytes.
+#[test]
+fn the_record_payloads_are_v2_batches_of_the_named_sizes() {
+    for (len, records) in [(64 * 1024, 64), (16 * 1024, 16), (1024, 1), (256, 1)] {
+        let batch = record_batch(len, 1_000_000, 4_242);
+        assert_eq!(batch.len(), len);
+        assert_eq!(batch[16], 2, "magic");
+        let set = parse_records(&batch, &DecodeOptions::default()).expect("a v2 batch");
+        let [Batch::V2(parsed)] = &set.batches[..] else {
+            panic!("{len}: not one v2 batch");
+        };
+        assert_eq!(parsed.header().base_offset, 1_000_000);
+        let ours: Vec<_> = parsed.records().collect::<Result<_, _>>().expect("records");
+        assert_eq!(ours.len(), records, "{len}");
+        let peer = RecordBatchDecoder::decode(&mut Bytes::from(batch.clone()))
+            .expect("kafka-protocol decodes the batch");
+        assert_eq!(peer.records.len(), records, "{len}");
+        for record in &peer.records {
+            let size = record.key.as_ref().map_or(0, |k| k.len())
+                + record.value.as_ref().map_or(0, |v| v.len());
+            assert!(size <= RECORD_SIZE, "{len}: a record of {size} bytes");
+        }
+    }
 }

@@ -3,7 +3,7 @@
 //! and every response of every API at every version, through its
 //! `RequestKind` and `ResponseKind` enums.
 //!
-//! Usage: `every_api_peer [FILE]` (a body to decode; 64 zero bytes if none).
+//! Usage: `every_api_kafka_protocol [FILE]` (a body to decode; 64 zero bytes if none).
 
 use bytes::{Bytes, BytesMut};
 use kafka_protocol::messages::{ApiKey, RequestKind, ResponseKind};
@@ -13,7 +13,10 @@ fn main() {
         Some(path) => match std::fs::read(&path) {
             Ok(bytes) => Bytes::from(bytes),
             Err(error) => {
-                eprintln!("every_api_peer: {}: {error}", path.to_string_lossy());
+                eprintln!(
+                    "every_api_kafka_protocol: {}: {error}",
+                    path.to_string_lossy()
+                );
                 std::process::exit(1);
             }
         },
