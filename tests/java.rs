@@ -29,6 +29,7 @@ use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use base64::Engine as _;
 use kafka_codegen::model::{DefaultValue, Field, FieldType, Scalar, Schema};
 use kafka_wire_records::{Batch, Batches, DecodeOptions, TimestampType, LOG_OVERHEAD};
+use kafka_wire_test_support::kafka::{java_program, runs};
 use serde_json::{json, Map, Number, Value};
 
 use crate::strategies::lower_first;
@@ -58,22 +59,6 @@ fn skip(why: String) -> Option<Jvm> {
         "skipped: {why}; the Java reference tests need Java, Maven and Kafka's jars in ~/.m2"
     );
     None
-}
-
-fn runs(program: &OsStr, arg: &str) -> bool {
-    Command::new(program)
-        .arg(arg)
-        .output()
-        .is_ok_and(|out| out.status.success())
-}
-
-fn java_program() -> PathBuf {
-    match std::env::var_os("JAVA_HOME") {
-        Some(home) if Path::new(&home).join("bin/java").is_file() => {
-            Path::new(&home).join("bin/java")
-        }
-        _ => PathBuf::from("java"),
-    }
 }
 
 /// Builds the harness once per test binary (`mvn -o -q compile`, offline),

@@ -33,9 +33,9 @@ use kafka_wire::messages::{
     SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest, SaslHandshakeResponse,
 };
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
+use kafka_wire_test_support::kafka::{one_at_a_time, pinned_version, Kafka};
 use kafka_wire_tests::clients::{
-    check_flow, kgo_flow, one_real_kafka_at_a_time, proxy, run_java, run_java_with, run_kgo, say,
-    scratch, ProxyLog, RealKafka,
+    check_flow, kgo_flow, proxy, run_java, run_java_with, run_kgo, say, scratch, ProxyLog,
 };
 use kafka_wire_tests::java::jvm;
 use sha2::{Digest, Sha256};
@@ -328,13 +328,13 @@ fn authenticate(
 
 #[test]
 fn java_clients_and_kgo_through_the_proxy_in_front_of_real_kafka() {
-    let _one = one_real_kafka_at_a_time();
+    let _one = one_at_a_time();
     let jvm = jvm();
     let kgo = kgo_flow();
     if jvm.is_none() && kgo.is_none() {
         return;
     }
-    let Some(kafka) = RealKafka::start("clients", &[]) else {
+    let Some(kafka) = Kafka::start("clients", &pinned_version(), &[]) else {
         return;
     };
     let dir = scratch("real-kafka-clients");
@@ -386,9 +386,9 @@ fn java_clients_and_kgo_through_the_proxy_in_front_of_real_kafka() {
 
 #[test]
 fn sasl_plain_and_scram_through_the_proxy_in_front_of_real_kafka() {
-    let _one = one_real_kafka_at_a_time();
+    let _one = one_at_a_time();
     let credentials = format!("{USER}:{PASSWORD}");
-    let Some(kafka) = RealKafka::start("sasl", &["--sasl", &credentials]) else {
+    let Some(kafka) = Kafka::start("sasl", &pinned_version(), &["--sasl", &credentials]) else {
         return;
     };
     let sasl = kafka.get("sasl_bootstrap");

@@ -55,14 +55,17 @@ pub fn required() -> bool {
     std::env::var_os("KAFKA_WIRE_REQUIRE_JAVA").is_some()
 }
 
-fn runs(program: &OsStr, arg: &str) -> bool {
+/// True when `program arg` runs and succeeds (`java -version`, `mvn -v`).
+pub fn runs(program: &OsStr, arg: &str) -> bool {
     Command::new(program)
         .arg(arg)
         .output()
         .is_ok_and(|out| out.status.success())
 }
 
-fn java_program() -> PathBuf {
+/// The `java` to run: `$JAVA_HOME/bin/java` when there is one, else the
+/// one on the path.
+pub fn java_program() -> PathBuf {
     match std::env::var_os("JAVA_HOME") {
         Some(home) if Path::new(&home).join("bin/java").is_file() => {
             Path::new(&home).join("bin/java")
