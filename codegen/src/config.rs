@@ -194,6 +194,21 @@ impl Config {
         self
     }
 
+    /// Marks every generated function `#[cfg_attr(not(<predicate>),
+    /// inline)]`, for a library that ships generated messages to its users
+    /// (as kafka-wire does). Rust compiles a function that is neither
+    /// generic nor `#[inline]` in its own crate, used or not; marked, each
+    /// is compiled only in the crates that call it, so that a user who
+    /// calls a few messages compiles those alone. Where `predicate` holds
+    /// (such as `feature = "precompile"`), the library compiles every
+    /// message itself, once, as it does without this setting: for programs
+    /// that use most messages, whose own rebuilds then compile none of
+    /// them.
+    pub fn inline_unless(&mut self, predicate: impl Into<String>) -> &mut Self {
+        self.gates.compiled_here = Some(predicate.into());
+        self
+    }
+
     /// Reads and validates the schemas.
     pub fn load(&self) -> Result<SchemaSet, CodegenError> {
         let mut set = SchemaSet::load(&self.schema_paths)?;

@@ -33,6 +33,7 @@ pub fn config(package: &Path, layout: Layout) -> Config {
         .gate_listener("controller", r#"feature = "controller-apis""#)
         .gate_metadata_records(r#"feature = "controller-apis""#)
         .gate_json_form(r#"feature = "json""#)
+        .inline_unless(r#"feature = "precompile""#)
         .require_docs(true);
     config
 }

@@ -25,6 +25,11 @@ pub struct Gates {
     pub metadata_records: Option<String>,
     /// The predicate under which the JSON form is compiled.
     pub json_form: Option<String>,
+    /// The predicate under which the crate that includes the messages
+    /// compiles all of them itself. Unless it holds, every generated
+    /// function is `#[inline]`, and so compiled only in the crates that
+    /// call it (see `emit/inline.rs`). None: no function is marked.
+    pub compiled_here: Option<String>,
 }
 
 /// Parses a predicate; the generator's own callers check it first (see
@@ -41,7 +46,8 @@ pub fn check(gates: &Gates) -> Result<(), String> {
         .iter()
         .map(|(_, p)| p)
         .chain(&gates.metadata_records)
-        .chain(&gates.json_form);
+        .chain(&gates.json_form)
+        .chain(&gates.compiled_here);
     for text in all {
         if text.trim().is_empty() || text.parse::<TokenStream>().is_err() {
             return Err(format!("invalid cfg predicate `{text}`"));
@@ -63,7 +69,18 @@ fn attribute(predicates: &[TokenStream]) -> TokenStream {
 impl Gates {
     /// True when nothing is gated.
     pub fn is_empty(&self) -> bool {
-        self.listeners.is_empty() && self.metadata_records.is_none() && self.json_form.is_none()
+        self.listeners.is_empty()
+            && self.metadata_records.is_none()
+            && self.json_form.is_none()
+            && self.compiled_here.is_none()
+    }
+
+    /// The attribute every generated function gets: `#[inline]` unless the
+    /// crate compiles the messages itself (see [`Gates::compiled_here`]).
+    pub fn inline_attribute(&self) -> Option<syn::Attribute> {
+        self.compiled_here
+            .as_deref()
+            .map(|p| super::inline::attribute(&predicate(p)))
     }
 
     /// The attribute that gates `message`: its API's listeners for a request
@@ -167,6 +184,7 @@ mod tests {
             ],
             metadata_records: Some(r#"feature = "controller-apis""#.into()),
             json_form: Some(r#"feature = "json""#.into()),
+            compiled_here: Some(r#"feature = "precompile""#.into()),
         };
         assert!(check(&gates).is_ok());
         let text = |tokens: TokenStream| tokens.to_string().replace(' ', "");

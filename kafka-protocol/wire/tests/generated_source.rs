@@ -101,3 +101,45 @@ fn every_shipped_file_says_it_is_generated() {
         );
     }
 }
+
+/// Every function of the shipped messages is `#[inline]` unless the
+/// `precompile` feature is on, so that a user's build compiles only the
+/// messages it calls (see the feature's note in Cargo.toml). A function
+/// without the attribute would be compiled in kafka-wire, in every user's
+/// build, and with it every message it reaches.
+#[test]
+fn every_shipped_message_function_is_compiled_where_it_is_called() {
+    const INLINE_UNLESS_PRECOMPILED: &str = r#"#[cfg_attr(not(feature = "precompile"), inline)]"#;
+    let package = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut functions = 0;
+    let mut unmarked = Vec::new();
+    for (path, text) in shipped(package) {
+        if !path.starts_with(codegen::SHIPPED) {
+            continue;
+        }
+        let mut previous = "";
+        for (number, line) in text.lines().enumerate() {
+            let code = line.trim_start();
+            let code = code.strip_prefix("pub ").unwrap_or(code);
+            let code = code.strip_prefix("const ").unwrap_or(code);
+            if code.starts_with("fn ") {
+                functions += 1;
+                let marked = previous == INLINE_UNLESS_PRECOMPILED || previous == "#[inline]";
+                if !marked {
+                    unmarked.push(format!("{path}:{}: {}", number + 1, line.trim()));
+                }
+            }
+            if !line.trim().is_empty() {
+                previous = line.trim();
+            }
+        }
+    }
+    assert!(functions > 1000, "only {functions} functions found");
+    assert!(
+        unmarked.is_empty(),
+        "{} of {functions} functions are compiled in kafka-wire whether called or not:\n{}",
+        unmarked.len(),
+        unmarked[..unmarked.len().min(20)].join("\n")
+    );
+    println!("{functions} generated functions, each compiled only where it is called");
+}

@@ -61,6 +61,7 @@ pub struct RequestFrame<'a> {
 impl<'a> RequestFrame<'a> {
     /// Decodes a request frame without its size prefix. Every byte must be
     /// consumed.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn decode(frame: &'a [u8]) -> Result<Self, DecodeError> {
         let peek = peek_request(frame)?;
         let api = peek.api().ok_or_else(|| {
@@ -102,6 +103,7 @@ impl<'a> RequestFrame<'a> {
     }
 
     /// The exact size of the frame without its size prefix.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn encoded_len(&self) -> usize {
         self.header.encoded_len(self.header_version()) + self.body.encoded_len(self.api_version())
     }
@@ -119,6 +121,7 @@ impl<'a> RequestFrame<'a> {
     }
 
     /// Writes the header and the body into room the caller has made.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_parts(&self, writer: &mut Writer<'_>) -> Result<(), EncodeError> {
         self.header
             .encode_to_writer(writer, self.header_version())?;
@@ -139,6 +142,7 @@ impl<'a> RequestFrame<'a> {
 
     /// Copies what still borrows from the input, so that the frame can
     /// outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> RequestFrame<'static> {
         RequestFrame {
             header: self.header.into_owned(),

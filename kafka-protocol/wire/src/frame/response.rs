@@ -22,6 +22,7 @@ impl<'a> ResponseFrame<'a> {
     /// `api` at `version`. The body is read at the version it is written
     /// at, which is `version` except for the ApiVersions answer to a version
     /// the broker does not support (see [`response_body_version`]).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn decode(frame: &'a [u8], api: ApiKey, version: i16) -> Result<Self, DecodeError> {
         let mut reader = Reader::new(frame);
         let header =
@@ -34,6 +35,7 @@ impl<'a> ResponseFrame<'a> {
     }
 
     /// The exact size of the frame at `version`, without its size prefix.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn encoded_len(&self, version: i16) -> usize {
         let header_version = self.body.api_key().response_header_version(version);
         self.header.encoded_len(header_version) + self.body.encoded_len(version)
@@ -66,6 +68,7 @@ impl<'a> ResponseFrame<'a> {
 
     /// Writes the header and the body at `version` into room the caller has
     /// made.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_parts(&self, writer: &mut Writer<'_>, version: i16) -> Result<(), EncodeError> {
         let header_version = self.body.api_key().response_header_version(version);
         self.header.encode_to_writer(writer, header_version)?;
@@ -74,6 +77,7 @@ impl<'a> ResponseFrame<'a> {
 
     /// Copies what still borrows from the input, so that the frame can
     /// outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ResponseFrame<'static> {
         ResponseFrame {
             header: self.header.into_owned(),

@@ -30,6 +30,7 @@ impl AbortTransactionRecord<'_> {
 }
 
 impl<'a> rt::Decode<'a> for AbortTransactionRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for AbortTransactionRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -71,6 +73,7 @@ impl<'a> rt::Decode<'a> for AbortTransactionRecord<'a> {
 }
 
 impl<'a> rt::Encode for AbortTransactionRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -93,6 +96,7 @@ impl<'a> rt::Encode for AbortTransactionRecord<'a> {
         tagged.finish(buf);
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         let write_reason = self.reason.is_some();
         let count = self.unknown_tagged_fields.len() + usize::from(write_reason);
@@ -111,12 +115,14 @@ impl<'a> rt::Encode for AbortTransactionRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AbortTransactionRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("reason", &self.reason, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -130,6 +136,7 @@ impl<'a> rt::JsonForm for AbortTransactionRecord<'a> {
 
 impl<'a> rt::IntoOwned for AbortTransactionRecord<'a> {
     type Owned = AbortTransactionRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AbortTransactionRecord<'static> {
         AbortTransactionRecord {
             reason: rt::IntoOwned::into_owned(self.reason),
@@ -141,6 +148,7 @@ impl<'a> rt::IntoOwned for AbortTransactionRecord<'a> {
 impl AbortTransactionRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AbortTransactionRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

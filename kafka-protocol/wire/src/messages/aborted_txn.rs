@@ -33,6 +33,7 @@ impl<'a> rt::Message<'a> for AbortedTxn {
 }
 
 impl<'a> rt::Decode<'a> for AbortedTxn {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -48,6 +49,7 @@ impl<'a> rt::Decode<'a> for AbortedTxn {
             last_stable_offset,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -61,6 +63,7 @@ impl<'a> rt::Decode<'a> for AbortedTxn {
 }
 
 impl rt::Encode for AbortedTxn {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -72,6 +75,7 @@ impl rt::Encode for AbortedTxn {
         buf.put_i64(self.last_stable_offset);
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         8 + 8 + 8 + 8
     }
@@ -79,6 +83,7 @@ impl rt::Encode for AbortedTxn {
 
 #[cfg(feature = "json")]
 impl rt::JsonForm for AbortedTxn {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("producerId", &self.producer_id, version);
@@ -87,6 +92,7 @@ impl rt::JsonForm for AbortedTxn {
         object.field("lastStableOffset", &self.last_stable_offset, version);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {

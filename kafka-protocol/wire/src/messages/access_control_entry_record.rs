@@ -58,6 +58,7 @@ impl AccessControlEntryRecord<'_> {
 }
 
 impl<'a> rt::Decode<'a> for AccessControlEntryRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -84,6 +85,7 @@ impl<'a> rt::Decode<'a> for AccessControlEntryRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -102,6 +104,7 @@ impl<'a> rt::Decode<'a> for AccessControlEntryRecord<'a> {
 }
 
 impl<'a> rt::Encode for AccessControlEntryRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -118,6 +121,7 @@ impl<'a> rt::Encode for AccessControlEntryRecord<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         16 + 1 + rt::string_len(&self.resource_name, true) + 1
             + rt::string_len(&self.principal, true) + rt::string_len(&self.host, true)
@@ -127,6 +131,7 @@ impl<'a> rt::Encode for AccessControlEntryRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AccessControlEntryRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("id", &self.id, version);
@@ -140,6 +145,7 @@ impl<'a> rt::JsonForm for AccessControlEntryRecord<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -160,6 +166,7 @@ impl<'a> rt::JsonForm for AccessControlEntryRecord<'a> {
 
 impl<'a> rt::IntoOwned for AccessControlEntryRecord<'a> {
     type Owned = AccessControlEntryRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AccessControlEntryRecord<'static> {
         AccessControlEntryRecord {
             id: self.id,
@@ -178,6 +185,7 @@ impl<'a> rt::IntoOwned for AccessControlEntryRecord<'a> {
 impl AccessControlEntryRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AccessControlEntryRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -33,6 +33,7 @@ impl AddOffsetsToTxnResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for AddOffsetsToTxnResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -49,6 +50,7 @@ impl<'a> rt::Decode<'a> for AddOffsetsToTxnResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -63,6 +65,7 @@ impl<'a> rt::Decode<'a> for AddOffsetsToTxnResponse<'a> {
 }
 
 impl<'a> rt::Encode for AddOffsetsToTxnResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -77,6 +80,7 @@ impl<'a> rt::Encode for AddOffsetsToTxnResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2
             + (if version >= 3 {
@@ -89,6 +93,7 @@ impl<'a> rt::Encode for AddOffsetsToTxnResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AddOffsetsToTxnResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -96,6 +101,7 @@ impl<'a> rt::JsonForm for AddOffsetsToTxnResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -114,6 +120,7 @@ impl<'a> rt::JsonForm for AddOffsetsToTxnResponse<'a> {
 
 impl<'a> rt::IntoOwned for AddOffsetsToTxnResponse<'a> {
     type Owned = AddOffsetsToTxnResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AddOffsetsToTxnResponse<'static> {
         AddOffsetsToTxnResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -126,6 +133,7 @@ impl<'a> rt::IntoOwned for AddOffsetsToTxnResponse<'a> {
 impl AddOffsetsToTxnResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AddOffsetsToTxnResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -47,6 +47,7 @@ impl AddPartitionsToTxnRequest<'_> {
 
 impl<'a> rt::Decode<'a> for AddPartitionsToTxnRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -91,6 +92,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -120,6 +122,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnRequest<'a> {
 }
 
 impl<'a> rt::Encode for AddPartitionsToTxnRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -180,6 +183,7 @@ impl<'a> rt::Encode for AddPartitionsToTxnRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version >= 4 {
             rt::struct_array_len(&self.transactions, true, version)
@@ -206,6 +210,7 @@ impl<'a> rt::Encode for AddPartitionsToTxnRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AddPartitionsToTxnRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 4 {
@@ -237,6 +242,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -278,6 +284,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnRequest<'a> {
 
 impl<'a> rt::IntoOwned for AddPartitionsToTxnRequest<'a> {
     type Owned = AddPartitionsToTxnRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AddPartitionsToTxnRequest<'static> {
         AddPartitionsToTxnRequest {
             transactions: rt::IntoOwned::into_owned(self.transactions),
@@ -295,6 +302,7 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnRequest<'a> {
 impl AddPartitionsToTxnRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AddPartitionsToTxnRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -332,6 +340,7 @@ pub struct AddPartitionsToTxnTransaction<'a> {
 
 impl<'a> rt::Decode<'a> for AddPartitionsToTxnTransaction<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -354,6 +363,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnTransaction<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -370,6 +380,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnTransaction<'a> {
 }
 
 impl<'a> rt::Encode for AddPartitionsToTxnTransaction<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -383,6 +394,7 @@ impl<'a> rt::Encode for AddPartitionsToTxnTransaction<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.transactional_id, true) + 8 + 2 + 1
             + rt::struct_array_len(&self.topics, true, version)
@@ -392,6 +404,7 @@ impl<'a> rt::Encode for AddPartitionsToTxnTransaction<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AddPartitionsToTxnTransaction<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("transactionalId", &self.transactional_id, version);
@@ -402,6 +415,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnTransaction<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -419,6 +433,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnTransaction<'a> {
 
 impl<'a> rt::IntoOwned for AddPartitionsToTxnTransaction<'a> {
     type Owned = AddPartitionsToTxnTransaction<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AddPartitionsToTxnTransaction<'static> {
         AddPartitionsToTxnTransaction {
             transactional_id: rt::IntoOwned::into_owned(self.transactional_id),
@@ -434,6 +449,7 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnTransaction<'a> {
 impl AddPartitionsToTxnTransaction<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AddPartitionsToTxnTransaction<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -458,6 +474,7 @@ pub struct AddPartitionsToTxnTopic<'a> {
 }
 
 impl<'a> rt::Decode<'a> for AddPartitionsToTxnTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -476,6 +493,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -490,6 +508,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnTopic<'a> {
 }
 
 impl<'a> rt::Encode for AddPartitionsToTxnTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -505,6 +524,7 @@ impl<'a> rt::Encode for AddPartitionsToTxnTopic<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, version >= 3)
             + rt::scalar_array_len(&self.partitions, version >= 3)
@@ -518,6 +538,7 @@ impl<'a> rt::Encode for AddPartitionsToTxnTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AddPartitionsToTxnTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -525,6 +546,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -543,6 +565,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnTopic<'a> {
 
 impl<'a> rt::IntoOwned for AddPartitionsToTxnTopic<'a> {
     type Owned = AddPartitionsToTxnTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AddPartitionsToTxnTopic<'static> {
         AddPartitionsToTxnTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -555,6 +578,7 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnTopic<'a> {
 impl AddPartitionsToTxnTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AddPartitionsToTxnTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -46,6 +46,7 @@ impl AddPartitionsToTxnResponse<'_> {
 
 impl<'a> rt::Decode<'a> for AddPartitionsToTxnResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -80,6 +81,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -106,6 +108,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnResponse<'a> {
 }
 
 impl<'a> rt::Encode for AddPartitionsToTxnResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -147,6 +150,7 @@ impl<'a> rt::Encode for AddPartitionsToTxnResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + (if version >= 4 { 2 } else { 0 })
             + (if version >= 4 {
@@ -173,6 +177,7 @@ impl<'a> rt::Encode for AddPartitionsToTxnResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AddPartitionsToTxnResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -193,6 +198,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -225,6 +231,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnResponse<'a> {
 
 impl<'a> rt::IntoOwned for AddPartitionsToTxnResponse<'a> {
     type Owned = AddPartitionsToTxnResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AddPartitionsToTxnResponse<'static> {
         AddPartitionsToTxnResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -243,6 +250,7 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnResponse<'a> {
 impl AddPartitionsToTxnResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AddPartitionsToTxnResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -268,6 +276,7 @@ pub struct AddPartitionsToTxnResult<'a> {
 
 impl<'a> rt::Decode<'a> for AddPartitionsToTxnResult<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -284,6 +293,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -297,6 +307,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnResult<'a> {
 }
 
 impl<'a> rt::Encode for AddPartitionsToTxnResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -308,6 +319,7 @@ impl<'a> rt::Encode for AddPartitionsToTxnResult<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.transactional_id, true)
             + rt::struct_array_len(&self.topic_results, true, version)
@@ -317,6 +329,7 @@ impl<'a> rt::Encode for AddPartitionsToTxnResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AddPartitionsToTxnResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("transactionalId", &self.transactional_id, version);
@@ -324,6 +337,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -338,6 +352,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnResult<'a> {
 
 impl<'a> rt::IntoOwned for AddPartitionsToTxnResult<'a> {
     type Owned = AddPartitionsToTxnResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AddPartitionsToTxnResult<'static> {
         AddPartitionsToTxnResult {
             transactional_id: rt::IntoOwned::into_owned(self.transactional_id),
@@ -350,6 +365,7 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnResult<'a> {
 impl AddPartitionsToTxnResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AddPartitionsToTxnResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -375,6 +391,7 @@ pub struct AddPartitionsToTxnTopicResult<'a> {
 
 impl<'a> rt::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -395,6 +412,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -412,6 +430,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
 }
 
 impl<'a> rt::Encode for AddPartitionsToTxnTopicResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -427,6 +446,7 @@ impl<'a> rt::Encode for AddPartitionsToTxnTopicResult<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, version >= 3)
             + rt::struct_array_len(&self.results_by_partition, version >= 3, version)
@@ -440,6 +460,7 @@ impl<'a> rt::Encode for AddPartitionsToTxnTopicResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AddPartitionsToTxnTopicResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -447,6 +468,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnTopicResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -465,6 +487,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnTopicResult<'a> {
 
 impl<'a> rt::IntoOwned for AddPartitionsToTxnTopicResult<'a> {
     type Owned = AddPartitionsToTxnTopicResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AddPartitionsToTxnTopicResult<'static> {
         AddPartitionsToTxnTopicResult {
             name: rt::IntoOwned::into_owned(self.name),
@@ -477,6 +500,7 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnTopicResult<'a> {
 impl AddPartitionsToTxnTopicResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AddPartitionsToTxnTopicResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -501,6 +525,7 @@ pub struct AddPartitionsToTxnPartitionResult<'a> {
 }
 
 impl<'a> rt::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -517,6 +542,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -531,6 +557,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
 }
 
 impl<'a> rt::Encode for AddPartitionsToTxnPartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -545,6 +572,7 @@ impl<'a> rt::Encode for AddPartitionsToTxnPartitionResult<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2
             + (if version >= 3 {
@@ -557,6 +585,7 @@ impl<'a> rt::Encode for AddPartitionsToTxnPartitionResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AddPartitionsToTxnPartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -564,6 +593,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnPartitionResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -582,6 +612,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnPartitionResult<'a> {
 
 impl<'a> rt::IntoOwned for AddPartitionsToTxnPartitionResult<'a> {
     type Owned = AddPartitionsToTxnPartitionResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AddPartitionsToTxnPartitionResult<'static> {
         AddPartitionsToTxnPartitionResult {
             partition_index: self.partition_index,
@@ -594,6 +625,7 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnPartitionResult<'a> {
 impl AddPartitionsToTxnPartitionResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AddPartitionsToTxnPartitionResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -39,6 +39,7 @@ pub struct AddRaftVoterRequest<'a> {
 }
 
 impl Default for AddRaftVoterRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             cluster_id: Some(Cow::Borrowed("")),
@@ -65,6 +66,7 @@ impl AddRaftVoterRequest<'_> {
 
 impl<'a> rt::Decode<'a> for AddRaftVoterRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -93,6 +95,7 @@ impl<'a> rt::Decode<'a> for AddRaftVoterRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -111,6 +114,7 @@ impl<'a> rt::Decode<'a> for AddRaftVoterRequest<'a> {
 }
 
 impl<'a> rt::Encode for AddRaftVoterRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -134,6 +138,7 @@ impl<'a> rt::Encode for AddRaftVoterRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::nullable_string_len(self.cluster_id.as_deref(), true) + 4 + 4 + 16
             + rt::struct_array_len(&self.listeners, true, version)
@@ -144,6 +149,7 @@ impl<'a> rt::Encode for AddRaftVoterRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AddRaftVoterRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("clusterId", &self.cluster_id, version);
@@ -157,6 +163,7 @@ impl<'a> rt::JsonForm for AddRaftVoterRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -179,6 +186,7 @@ impl<'a> rt::JsonForm for AddRaftVoterRequest<'a> {
 
 impl<'a> rt::IntoOwned for AddRaftVoterRequest<'a> {
     type Owned = AddRaftVoterRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AddRaftVoterRequest<'static> {
         AddRaftVoterRequest {
             cluster_id: rt::IntoOwned::into_owned(self.cluster_id),
@@ -195,6 +203,7 @@ impl<'a> rt::IntoOwned for AddRaftVoterRequest<'a> {
 impl AddRaftVoterRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AddRaftVoterRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -223,6 +232,7 @@ pub struct Listener<'a> {
 }
 
 impl<'a> rt::Decode<'a> for Listener<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -239,6 +249,7 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -252,6 +263,7 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
 }
 
 impl<'a> rt::Encode for Listener<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -263,6 +275,7 @@ impl<'a> rt::Encode for Listener<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + rt::string_len(&self.host, true) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -271,6 +284,7 @@ impl<'a> rt::Encode for Listener<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Listener<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -279,6 +293,7 @@ impl<'a> rt::JsonForm for Listener<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -294,6 +309,7 @@ impl<'a> rt::JsonForm for Listener<'a> {
 
 impl<'a> rt::IntoOwned for Listener<'a> {
     type Owned = Listener<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Listener<'static> {
         Listener {
             name: rt::IntoOwned::into_owned(self.name),
@@ -307,6 +323,7 @@ impl<'a> rt::IntoOwned for Listener<'a> {
 impl Listener<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Listener<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -27,6 +27,7 @@ pub struct AddRaftVoterResponse<'a> {
 }
 
 impl Default for AddRaftVoterResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             throttle_time_ms: 0,
@@ -49,6 +50,7 @@ impl AddRaftVoterResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for AddRaftVoterResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -65,6 +67,7 @@ impl<'a> rt::Decode<'a> for AddRaftVoterResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -78,6 +81,7 @@ impl<'a> rt::Decode<'a> for AddRaftVoterResponse<'a> {
 }
 
 impl<'a> rt::Encode for AddRaftVoterResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -90,6 +94,7 @@ impl<'a> rt::Encode for AddRaftVoterResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -98,6 +103,7 @@ impl<'a> rt::Encode for AddRaftVoterResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AddRaftVoterResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -106,6 +112,7 @@ impl<'a> rt::JsonForm for AddRaftVoterResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -121,6 +128,7 @@ impl<'a> rt::JsonForm for AddRaftVoterResponse<'a> {
 
 impl<'a> rt::IntoOwned for AddRaftVoterResponse<'a> {
     type Owned = AddRaftVoterResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AddRaftVoterResponse<'static> {
         AddRaftVoterResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -134,6 +142,7 @@ impl<'a> rt::IntoOwned for AddRaftVoterResponse<'a> {
 impl AddRaftVoterResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AddRaftVoterResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

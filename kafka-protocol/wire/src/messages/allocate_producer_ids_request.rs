@@ -22,6 +22,7 @@ pub struct AllocateProducerIdsRequest<'a> {
 }
 
 impl Default for AllocateProducerIdsRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             broker_id: 0,
@@ -43,6 +44,7 @@ impl AllocateProducerIdsRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for AllocateProducerIdsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -57,6 +59,7 @@ impl<'a> rt::Decode<'a> for AllocateProducerIdsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -69,6 +72,7 @@ impl<'a> rt::Decode<'a> for AllocateProducerIdsRequest<'a> {
 }
 
 impl<'a> rt::Encode for AllocateProducerIdsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -79,6 +83,7 @@ impl<'a> rt::Encode for AllocateProducerIdsRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -86,6 +91,7 @@ impl<'a> rt::Encode for AllocateProducerIdsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AllocateProducerIdsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("brokerId", &self.broker_id, version);
@@ -93,6 +99,7 @@ impl<'a> rt::JsonForm for AllocateProducerIdsRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -107,6 +114,7 @@ impl<'a> rt::JsonForm for AllocateProducerIdsRequest<'a> {
 
 impl<'a> rt::IntoOwned for AllocateProducerIdsRequest<'a> {
     type Owned = AllocateProducerIdsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AllocateProducerIdsRequest<'static> {
         AllocateProducerIdsRequest {
             broker_id: self.broker_id,
@@ -119,6 +127,7 @@ impl<'a> rt::IntoOwned for AllocateProducerIdsRequest<'a> {
 impl AllocateProducerIdsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AllocateProducerIdsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

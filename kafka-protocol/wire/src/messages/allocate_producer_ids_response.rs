@@ -41,6 +41,7 @@ impl AllocateProducerIdsResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for AllocateProducerIdsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -59,6 +60,7 @@ impl<'a> rt::Decode<'a> for AllocateProducerIdsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -73,6 +75,7 @@ impl<'a> rt::Decode<'a> for AllocateProducerIdsResponse<'a> {
 }
 
 impl<'a> rt::Encode for AllocateProducerIdsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -85,6 +88,7 @@ impl<'a> rt::Encode for AllocateProducerIdsResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 2 + 8 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -92,6 +96,7 @@ impl<'a> rt::Encode for AllocateProducerIdsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AllocateProducerIdsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -101,6 +106,7 @@ impl<'a> rt::JsonForm for AllocateProducerIdsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -117,6 +123,7 @@ impl<'a> rt::JsonForm for AllocateProducerIdsResponse<'a> {
 
 impl<'a> rt::IntoOwned for AllocateProducerIdsResponse<'a> {
     type Owned = AllocateProducerIdsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AllocateProducerIdsResponse<'static> {
         AllocateProducerIdsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -131,6 +138,7 @@ impl<'a> rt::IntoOwned for AllocateProducerIdsResponse<'a> {
 impl AllocateProducerIdsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AllocateProducerIdsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

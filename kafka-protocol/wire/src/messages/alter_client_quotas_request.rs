@@ -35,6 +35,7 @@ impl AlterClientQuotasRequest<'_> {
 
 impl<'a> rt::Decode<'a> for AlterClientQuotasRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for AlterClientQuotasRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -68,6 +70,7 @@ impl<'a> rt::Decode<'a> for AlterClientQuotasRequest<'a> {
 }
 
 impl<'a> rt::Encode for AlterClientQuotasRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -83,6 +86,7 @@ impl<'a> rt::Encode for AlterClientQuotasRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.entries, version >= 1, version) + 1
             + (if version >= 1 {
@@ -95,6 +99,7 @@ impl<'a> rt::Encode for AlterClientQuotasRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterClientQuotasRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("entries", &self.entries, version);
@@ -102,6 +107,7 @@ impl<'a> rt::JsonForm for AlterClientQuotasRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -120,6 +126,7 @@ impl<'a> rt::JsonForm for AlterClientQuotasRequest<'a> {
 
 impl<'a> rt::IntoOwned for AlterClientQuotasRequest<'a> {
     type Owned = AlterClientQuotasRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterClientQuotasRequest<'static> {
         AlterClientQuotasRequest {
             entries: rt::IntoOwned::into_owned(self.entries),
@@ -132,6 +139,7 @@ impl<'a> rt::IntoOwned for AlterClientQuotasRequest<'a> {
 impl AlterClientQuotasRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterClientQuotasRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -156,6 +164,7 @@ pub struct EntityData<'a> {
 }
 
 impl Default for EntityData<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             entity_type: Cow::Borrowed(""),
@@ -166,6 +175,7 @@ impl Default for EntityData<'_> {
 }
 
 impl<'a> rt::Decode<'a> for EntityData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -182,6 +192,7 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -196,6 +207,7 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
 }
 
 impl<'a> rt::Encode for EntityData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -211,6 +223,7 @@ impl<'a> rt::Encode for EntityData<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.entity_type, version >= 1)
             + rt::nullable_string_len(self.entity_name.as_deref(), version >= 1)
@@ -224,6 +237,7 @@ impl<'a> rt::Encode for EntityData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EntityData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("entityType", &self.entity_type, version);
@@ -231,6 +245,7 @@ impl<'a> rt::JsonForm for EntityData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -249,6 +264,7 @@ impl<'a> rt::JsonForm for EntityData<'a> {
 
 impl<'a> rt::IntoOwned for EntityData<'a> {
     type Owned = EntityData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> EntityData<'static> {
         EntityData {
             entity_type: rt::IntoOwned::into_owned(self.entity_type),
@@ -261,6 +277,7 @@ impl<'a> rt::IntoOwned for EntityData<'a> {
 impl EntityData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> EntityData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -289,6 +306,7 @@ pub struct OpData<'a> {
 }
 
 impl<'a> rt::Decode<'a> for OpData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -307,6 +325,7 @@ impl<'a> rt::Decode<'a> for OpData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -322,6 +341,7 @@ impl<'a> rt::Decode<'a> for OpData<'a> {
 }
 
 impl<'a> rt::Encode for OpData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -337,6 +357,7 @@ impl<'a> rt::Encode for OpData<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.key, version >= 1) + 8 + 1
             + (if version >= 1 {
@@ -349,6 +370,7 @@ impl<'a> rt::Encode for OpData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OpData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("key", &self.key, version);
@@ -357,6 +379,7 @@ impl<'a> rt::JsonForm for OpData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -376,6 +399,7 @@ impl<'a> rt::JsonForm for OpData<'a> {
 
 impl<'a> rt::IntoOwned for OpData<'a> {
     type Owned = OpData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OpData<'static> {
         OpData {
             key: rt::IntoOwned::into_owned(self.key),
@@ -389,6 +413,7 @@ impl<'a> rt::IntoOwned for OpData<'a> {
 impl OpData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OpData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -414,6 +439,7 @@ pub struct EntryData<'a> {
 
 impl<'a> rt::Decode<'a> for EntryData<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -432,6 +458,7 @@ impl<'a> rt::Decode<'a> for EntryData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -447,6 +474,7 @@ impl<'a> rt::Decode<'a> for EntryData<'a> {
 }
 
 impl<'a> rt::Encode for EntryData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -462,6 +490,7 @@ impl<'a> rt::Encode for EntryData<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.entity, version >= 1, version)
             + rt::struct_array_len(&self.ops, version >= 1, version)
@@ -475,6 +504,7 @@ impl<'a> rt::Encode for EntryData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EntryData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("entity", &self.entity, version);
@@ -482,6 +512,7 @@ impl<'a> rt::JsonForm for EntryData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -500,6 +531,7 @@ impl<'a> rt::JsonForm for EntryData<'a> {
 
 impl<'a> rt::IntoOwned for EntryData<'a> {
     type Owned = EntryData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> EntryData<'static> {
         EntryData {
             entity: rt::IntoOwned::into_owned(self.entity),
@@ -512,6 +544,7 @@ impl<'a> rt::IntoOwned for EntryData<'a> {
 impl EntryData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> EntryData<'static> {
         rt::IntoOwned::into_owned(self)
     }

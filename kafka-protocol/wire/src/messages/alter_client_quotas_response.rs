@@ -35,6 +35,7 @@ impl AlterClientQuotasResponse<'_> {
 
 impl<'a> rt::Decode<'a> for AlterClientQuotasResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for AlterClientQuotasResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -68,6 +70,7 @@ impl<'a> rt::Decode<'a> for AlterClientQuotasResponse<'a> {
 }
 
 impl<'a> rt::Encode for AlterClientQuotasResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -83,6 +86,7 @@ impl<'a> rt::Encode for AlterClientQuotasResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.entries, version >= 1, version)
             + (if version >= 1 {
@@ -95,6 +99,7 @@ impl<'a> rt::Encode for AlterClientQuotasResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterClientQuotasResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -102,6 +107,7 @@ impl<'a> rt::JsonForm for AlterClientQuotasResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -120,6 +126,7 @@ impl<'a> rt::JsonForm for AlterClientQuotasResponse<'a> {
 
 impl<'a> rt::IntoOwned for AlterClientQuotasResponse<'a> {
     type Owned = AlterClientQuotasResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterClientQuotasResponse<'static> {
         AlterClientQuotasResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -132,6 +139,7 @@ impl<'a> rt::IntoOwned for AlterClientQuotasResponse<'a> {
 impl AlterClientQuotasResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterClientQuotasResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -156,6 +164,7 @@ pub struct EntityData<'a> {
 }
 
 impl Default for EntityData<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             entity_type: Cow::Borrowed(""),
@@ -166,6 +175,7 @@ impl Default for EntityData<'_> {
 }
 
 impl<'a> rt::Decode<'a> for EntityData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -182,6 +192,7 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -196,6 +207,7 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
 }
 
 impl<'a> rt::Encode for EntityData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -211,6 +223,7 @@ impl<'a> rt::Encode for EntityData<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.entity_type, version >= 1)
             + rt::nullable_string_len(self.entity_name.as_deref(), version >= 1)
@@ -224,6 +237,7 @@ impl<'a> rt::Encode for EntityData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EntityData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("entityType", &self.entity_type, version);
@@ -231,6 +245,7 @@ impl<'a> rt::JsonForm for EntityData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -249,6 +264,7 @@ impl<'a> rt::JsonForm for EntityData<'a> {
 
 impl<'a> rt::IntoOwned for EntityData<'a> {
     type Owned = EntityData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> EntityData<'static> {
         EntityData {
             entity_type: rt::IntoOwned::into_owned(self.entity_type),
@@ -261,6 +277,7 @@ impl<'a> rt::IntoOwned for EntityData<'a> {
 impl EntityData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> EntityData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -289,6 +306,7 @@ pub struct EntryData<'a> {
 }
 
 impl Default for EntryData<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             error_code: 0,
@@ -301,6 +319,7 @@ impl Default for EntryData<'_> {
 
 impl<'a> rt::Decode<'a> for EntryData<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -323,6 +342,7 @@ impl<'a> rt::Decode<'a> for EntryData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -339,6 +359,7 @@ impl<'a> rt::Decode<'a> for EntryData<'a> {
 }
 
 impl<'a> rt::Encode for EntryData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -356,6 +377,7 @@ impl<'a> rt::Encode for EntryData<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 1)
             + rt::struct_array_len(&self.entity, version >= 1, version)
@@ -369,6 +391,7 @@ impl<'a> rt::Encode for EntryData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EntryData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -377,6 +400,7 @@ impl<'a> rt::JsonForm for EntryData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -396,6 +420,7 @@ impl<'a> rt::JsonForm for EntryData<'a> {
 
 impl<'a> rt::IntoOwned for EntryData<'a> {
     type Owned = EntryData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> EntryData<'static> {
         EntryData {
             error_code: self.error_code,
@@ -409,6 +434,7 @@ impl<'a> rt::IntoOwned for EntryData<'a> {
 impl EntryData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> EntryData<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ impl AlterConfigsRequest<'_> {
 
 impl<'a> rt::Decode<'a> for AlterConfigsRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for AlterConfigsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -68,6 +70,7 @@ impl<'a> rt::Decode<'a> for AlterConfigsRequest<'a> {
 }
 
 impl<'a> rt::Encode for AlterConfigsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -83,6 +86,7 @@ impl<'a> rt::Encode for AlterConfigsRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.resources, version >= 2, version) + 1
             + (if version >= 2 {
@@ -95,6 +99,7 @@ impl<'a> rt::Encode for AlterConfigsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterConfigsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("resources", &self.resources, version);
@@ -102,6 +107,7 @@ impl<'a> rt::JsonForm for AlterConfigsRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -120,6 +126,7 @@ impl<'a> rt::JsonForm for AlterConfigsRequest<'a> {
 
 impl<'a> rt::IntoOwned for AlterConfigsRequest<'a> {
     type Owned = AlterConfigsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterConfigsRequest<'static> {
         AlterConfigsRequest {
             resources: rt::IntoOwned::into_owned(self.resources),
@@ -132,6 +139,7 @@ impl<'a> rt::IntoOwned for AlterConfigsRequest<'a> {
 impl AlterConfigsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterConfigsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -156,6 +164,7 @@ pub struct AlterableConfig<'a> {
 }
 
 impl Default for AlterableConfig<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             name: Cow::Borrowed(""),
@@ -166,6 +175,7 @@ impl Default for AlterableConfig<'_> {
 }
 
 impl<'a> rt::Decode<'a> for AlterableConfig<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -182,6 +192,7 @@ impl<'a> rt::Decode<'a> for AlterableConfig<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -196,6 +207,7 @@ impl<'a> rt::Decode<'a> for AlterableConfig<'a> {
 }
 
 impl<'a> rt::Encode for AlterableConfig<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -211,6 +223,7 @@ impl<'a> rt::Encode for AlterableConfig<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, version >= 2)
             + rt::nullable_string_len(self.value.as_deref(), version >= 2)
@@ -224,6 +237,7 @@ impl<'a> rt::Encode for AlterableConfig<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterableConfig<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -231,6 +245,7 @@ impl<'a> rt::JsonForm for AlterableConfig<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -249,6 +264,7 @@ impl<'a> rt::JsonForm for AlterableConfig<'a> {
 
 impl<'a> rt::IntoOwned for AlterableConfig<'a> {
     type Owned = AlterableConfig<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterableConfig<'static> {
         AlterableConfig {
             name: rt::IntoOwned::into_owned(self.name),
@@ -261,6 +277,7 @@ impl<'a> rt::IntoOwned for AlterableConfig<'a> {
 impl AlterableConfig<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterableConfig<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -290,6 +307,7 @@ pub struct AlterConfigsResource<'a> {
 
 impl<'a> rt::Decode<'a> for AlterConfigsResource<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -310,6 +328,7 @@ impl<'a> rt::Decode<'a> for AlterConfigsResource<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -326,6 +345,7 @@ impl<'a> rt::Decode<'a> for AlterConfigsResource<'a> {
 }
 
 impl<'a> rt::Encode for AlterConfigsResource<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -343,6 +363,7 @@ impl<'a> rt::Encode for AlterConfigsResource<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         1 + rt::string_len(&self.resource_name, version >= 2)
             + rt::struct_array_len(&self.configs, version >= 2, version)
@@ -356,6 +377,7 @@ impl<'a> rt::Encode for AlterConfigsResource<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterConfigsResource<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("resourceType", &self.resource_type, version);
@@ -364,6 +386,7 @@ impl<'a> rt::JsonForm for AlterConfigsResource<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -383,6 +406,7 @@ impl<'a> rt::JsonForm for AlterConfigsResource<'a> {
 
 impl<'a> rt::IntoOwned for AlterConfigsResource<'a> {
     type Owned = AlterConfigsResource<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterConfigsResource<'static> {
         AlterConfigsResource {
             resource_type: self.resource_type,
@@ -396,6 +420,7 @@ impl<'a> rt::IntoOwned for AlterConfigsResource<'a> {
 impl AlterConfigsResource<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterConfigsResource<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -27,6 +27,7 @@ pub struct AlterPartitionReassignmentsRequest<'a> {
 }
 
 impl Default for AlterPartitionReassignmentsRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             timeout_ms: 60000,
@@ -50,6 +51,7 @@ impl AlterPartitionReassignmentsRequest<'_> {
 
 impl<'a> rt::Decode<'a> for AlterPartitionReassignmentsRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -72,6 +74,7 @@ impl<'a> rt::Decode<'a> for AlterPartitionReassignmentsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -88,6 +91,7 @@ impl<'a> rt::Decode<'a> for AlterPartitionReassignmentsRequest<'a> {
 }
 
 impl<'a> rt::Encode for AlterPartitionReassignmentsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -107,6 +111,7 @@ impl<'a> rt::Encode for AlterPartitionReassignmentsRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + (if version >= 1 { 1 } else { 0 })
             + rt::struct_array_len(&self.topics, true, version)
@@ -116,6 +121,7 @@ impl<'a> rt::Encode for AlterPartitionReassignmentsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterPartitionReassignmentsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("timeoutMs", &self.timeout_ms, version);
@@ -131,6 +137,7 @@ impl<'a> rt::JsonForm for AlterPartitionReassignmentsRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -150,6 +157,7 @@ impl<'a> rt::JsonForm for AlterPartitionReassignmentsRequest<'a> {
 
 impl<'a> rt::IntoOwned for AlterPartitionReassignmentsRequest<'a> {
     type Owned = AlterPartitionReassignmentsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterPartitionReassignmentsRequest<'static> {
         AlterPartitionReassignmentsRequest {
             timeout_ms: self.timeout_ms,
@@ -163,6 +171,7 @@ impl<'a> rt::IntoOwned for AlterPartitionReassignmentsRequest<'a> {
 impl AlterPartitionReassignmentsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterPartitionReassignmentsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -187,6 +196,7 @@ pub struct ReassignablePartition<'a> {
 }
 
 impl<'a> rt::Decode<'a> for ReassignablePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -201,6 +211,7 @@ impl<'a> rt::Decode<'a> for ReassignablePartition<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -213,6 +224,7 @@ impl<'a> rt::Decode<'a> for ReassignablePartition<'a> {
 }
 
 impl<'a> rt::Encode for ReassignablePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -224,6 +236,7 @@ impl<'a> rt::Encode for ReassignablePartition<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + rt::nullable_scalar_array_len(self.replicas.as_ref(), true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -232,6 +245,7 @@ impl<'a> rt::Encode for ReassignablePartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ReassignablePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -239,6 +253,7 @@ impl<'a> rt::JsonForm for ReassignablePartition<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -253,6 +268,7 @@ impl<'a> rt::JsonForm for ReassignablePartition<'a> {
 
 impl<'a> rt::IntoOwned for ReassignablePartition<'a> {
     type Owned = ReassignablePartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ReassignablePartition<'static> {
         ReassignablePartition {
             partition_index: self.partition_index,
@@ -265,6 +281,7 @@ impl<'a> rt::IntoOwned for ReassignablePartition<'a> {
 impl ReassignablePartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ReassignablePartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -290,6 +307,7 @@ pub struct ReassignableTopic<'a> {
 
 impl<'a> rt::Decode<'a> for ReassignableTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -306,6 +324,7 @@ impl<'a> rt::Decode<'a> for ReassignableTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -319,6 +338,7 @@ impl<'a> rt::Decode<'a> for ReassignableTopic<'a> {
 }
 
 impl<'a> rt::Encode for ReassignableTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -330,6 +350,7 @@ impl<'a> rt::Encode for ReassignableTopic<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, true)
             + rt::struct_array_len(&self.partitions, true, version)
@@ -339,6 +360,7 @@ impl<'a> rt::Encode for ReassignableTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ReassignableTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -346,6 +368,7 @@ impl<'a> rt::JsonForm for ReassignableTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -360,6 +383,7 @@ impl<'a> rt::JsonForm for ReassignableTopic<'a> {
 
 impl<'a> rt::IntoOwned for ReassignableTopic<'a> {
     type Owned = ReassignableTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ReassignableTopic<'static> {
         ReassignableTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -372,6 +396,7 @@ impl<'a> rt::IntoOwned for ReassignableTopic<'a> {
 impl ReassignableTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ReassignableTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ pub struct AlterPartitionReassignmentsResponse<'a> {
 }
 
 impl Default for AlterPartitionReassignmentsResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             throttle_time_ms: 0,
@@ -60,6 +61,7 @@ impl AlterPartitionReassignmentsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for AlterPartitionReassignmentsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -86,6 +88,7 @@ impl<'a> rt::Decode<'a> for AlterPartitionReassignmentsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -104,6 +107,7 @@ impl<'a> rt::Decode<'a> for AlterPartitionReassignmentsResponse<'a> {
 }
 
 impl<'a> rt::Encode for AlterPartitionReassignmentsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -120,6 +124,7 @@ impl<'a> rt::Encode for AlterPartitionReassignmentsResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + (if version >= 1 { 1 } else { 0 }) + 2
             + rt::nullable_string_len(self.error_message.as_deref(), true)
@@ -130,6 +135,7 @@ impl<'a> rt::Encode for AlterPartitionReassignmentsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterPartitionReassignmentsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -147,6 +153,7 @@ impl<'a> rt::JsonForm for AlterPartitionReassignmentsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -168,6 +175,7 @@ impl<'a> rt::JsonForm for AlterPartitionReassignmentsResponse<'a> {
 
 impl<'a> rt::IntoOwned for AlterPartitionReassignmentsResponse<'a> {
     type Owned = AlterPartitionReassignmentsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterPartitionReassignmentsResponse<'static> {
         AlterPartitionReassignmentsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -183,6 +191,7 @@ impl<'a> rt::IntoOwned for AlterPartitionReassignmentsResponse<'a> {
 impl AlterPartitionReassignmentsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterPartitionReassignmentsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -211,6 +220,7 @@ pub struct ReassignablePartitionResponse<'a> {
 }
 
 impl Default for ReassignablePartitionResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             partition_index: 0,
@@ -222,6 +232,7 @@ impl Default for ReassignablePartitionResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ReassignablePartitionResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -238,6 +249,7 @@ impl<'a> rt::Decode<'a> for ReassignablePartitionResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -251,6 +263,7 @@ impl<'a> rt::Decode<'a> for ReassignablePartitionResponse<'a> {
 }
 
 impl<'a> rt::Encode for ReassignablePartitionResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -263,6 +276,7 @@ impl<'a> rt::Encode for ReassignablePartitionResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -271,6 +285,7 @@ impl<'a> rt::Encode for ReassignablePartitionResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ReassignablePartitionResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -279,6 +294,7 @@ impl<'a> rt::JsonForm for ReassignablePartitionResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -294,6 +310,7 @@ impl<'a> rt::JsonForm for ReassignablePartitionResponse<'a> {
 
 impl<'a> rt::IntoOwned for ReassignablePartitionResponse<'a> {
     type Owned = ReassignablePartitionResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ReassignablePartitionResponse<'static> {
         ReassignablePartitionResponse {
             partition_index: self.partition_index,
@@ -307,6 +324,7 @@ impl<'a> rt::IntoOwned for ReassignablePartitionResponse<'a> {
 impl ReassignablePartitionResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ReassignablePartitionResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -332,6 +350,7 @@ pub struct ReassignableTopicResponse<'a> {
 
 impl<'a> rt::Decode<'a> for ReassignableTopicResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -348,6 +367,7 @@ impl<'a> rt::Decode<'a> for ReassignableTopicResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -361,6 +381,7 @@ impl<'a> rt::Decode<'a> for ReassignableTopicResponse<'a> {
 }
 
 impl<'a> rt::Encode for ReassignableTopicResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -372,6 +393,7 @@ impl<'a> rt::Encode for ReassignableTopicResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, true)
             + rt::struct_array_len(&self.partitions, true, version)
@@ -381,6 +403,7 @@ impl<'a> rt::Encode for ReassignableTopicResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ReassignableTopicResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -388,6 +411,7 @@ impl<'a> rt::JsonForm for ReassignableTopicResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -402,6 +426,7 @@ impl<'a> rt::JsonForm for ReassignableTopicResponse<'a> {
 
 impl<'a> rt::IntoOwned for ReassignableTopicResponse<'a> {
     type Owned = ReassignableTopicResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ReassignableTopicResponse<'static> {
         ReassignableTopicResponse {
             name: rt::IntoOwned::into_owned(self.name),
@@ -414,6 +439,7 @@ impl<'a> rt::IntoOwned for ReassignableTopicResponse<'a> {
 impl ReassignableTopicResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ReassignableTopicResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

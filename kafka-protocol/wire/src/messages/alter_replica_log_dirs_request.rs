@@ -31,6 +31,7 @@ impl AlterReplicaLogDirsRequest<'_> {
 
 impl<'a> rt::Decode<'a> for AlterReplicaLogDirsRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -47,6 +48,7 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -61,6 +63,7 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirsRequest<'a> {
 }
 
 impl<'a> rt::Encode for AlterReplicaLogDirsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -74,6 +77,7 @@ impl<'a> rt::Encode for AlterReplicaLogDirsRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.dirs, version >= 2, version)
             + (if version >= 2 {
@@ -86,12 +90,14 @@ impl<'a> rt::Encode for AlterReplicaLogDirsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterReplicaLogDirsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("dirs", &self.dirs, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -109,6 +115,7 @@ impl<'a> rt::JsonForm for AlterReplicaLogDirsRequest<'a> {
 
 impl<'a> rt::IntoOwned for AlterReplicaLogDirsRequest<'a> {
     type Owned = AlterReplicaLogDirsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterReplicaLogDirsRequest<'static> {
         AlterReplicaLogDirsRequest {
             dirs: rt::IntoOwned::into_owned(self.dirs),
@@ -120,6 +127,7 @@ impl<'a> rt::IntoOwned for AlterReplicaLogDirsRequest<'a> {
 impl AlterReplicaLogDirsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterReplicaLogDirsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -144,6 +152,7 @@ pub struct AlterReplicaLogDirTopic<'a> {
 }
 
 impl<'a> rt::Decode<'a> for AlterReplicaLogDirTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -162,6 +171,7 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -176,6 +186,7 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirTopic<'a> {
 }
 
 impl<'a> rt::Encode for AlterReplicaLogDirTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -191,6 +202,7 @@ impl<'a> rt::Encode for AlterReplicaLogDirTopic<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, version >= 2)
             + rt::scalar_array_len(&self.partitions, version >= 2)
@@ -204,6 +216,7 @@ impl<'a> rt::Encode for AlterReplicaLogDirTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterReplicaLogDirTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -211,6 +224,7 @@ impl<'a> rt::JsonForm for AlterReplicaLogDirTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -229,6 +243,7 @@ impl<'a> rt::JsonForm for AlterReplicaLogDirTopic<'a> {
 
 impl<'a> rt::IntoOwned for AlterReplicaLogDirTopic<'a> {
     type Owned = AlterReplicaLogDirTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterReplicaLogDirTopic<'static> {
         AlterReplicaLogDirTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -241,6 +256,7 @@ impl<'a> rt::IntoOwned for AlterReplicaLogDirTopic<'a> {
 impl AlterReplicaLogDirTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterReplicaLogDirTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -266,6 +282,7 @@ pub struct AlterReplicaLogDir<'a> {
 
 impl<'a> rt::Decode<'a> for AlterReplicaLogDir<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -284,6 +301,7 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDir<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -299,6 +317,7 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDir<'a> {
 }
 
 impl<'a> rt::Encode for AlterReplicaLogDir<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -314,6 +333,7 @@ impl<'a> rt::Encode for AlterReplicaLogDir<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.path, version >= 2)
             + rt::struct_array_len(&self.topics, version >= 2, version)
@@ -327,6 +347,7 @@ impl<'a> rt::Encode for AlterReplicaLogDir<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterReplicaLogDir<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("path", &self.path, version);
@@ -334,6 +355,7 @@ impl<'a> rt::JsonForm for AlterReplicaLogDir<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -352,6 +374,7 @@ impl<'a> rt::JsonForm for AlterReplicaLogDir<'a> {
 
 impl<'a> rt::IntoOwned for AlterReplicaLogDir<'a> {
     type Owned = AlterReplicaLogDir<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterReplicaLogDir<'static> {
         AlterReplicaLogDir {
             path: rt::IntoOwned::into_owned(self.path),
@@ -364,6 +387,7 @@ impl<'a> rt::IntoOwned for AlterReplicaLogDir<'a> {
 impl AlterReplicaLogDir<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterReplicaLogDir<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ impl AlterReplicaLogDirsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for AlterReplicaLogDirsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -70,6 +72,7 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirsResponse<'a> {
 }
 
 impl<'a> rt::Encode for AlterReplicaLogDirsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -85,6 +88,7 @@ impl<'a> rt::Encode for AlterReplicaLogDirsResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.results, version >= 2, version)
             + (if version >= 2 {
@@ -97,6 +101,7 @@ impl<'a> rt::Encode for AlterReplicaLogDirsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterReplicaLogDirsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -104,6 +109,7 @@ impl<'a> rt::JsonForm for AlterReplicaLogDirsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -122,6 +128,7 @@ impl<'a> rt::JsonForm for AlterReplicaLogDirsResponse<'a> {
 
 impl<'a> rt::IntoOwned for AlterReplicaLogDirsResponse<'a> {
     type Owned = AlterReplicaLogDirsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterReplicaLogDirsResponse<'static> {
         AlterReplicaLogDirsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -134,6 +141,7 @@ impl<'a> rt::IntoOwned for AlterReplicaLogDirsResponse<'a> {
 impl AlterReplicaLogDirsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterReplicaLogDirsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -158,6 +166,7 @@ pub struct AlterReplicaLogDirPartitionResult<'a> {
 }
 
 impl<'a> rt::Decode<'a> for AlterReplicaLogDirPartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -174,6 +183,7 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirPartitionResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -188,6 +198,7 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirPartitionResult<'a> {
 }
 
 impl<'a> rt::Encode for AlterReplicaLogDirPartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -202,6 +213,7 @@ impl<'a> rt::Encode for AlterReplicaLogDirPartitionResult<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2
             + (if version >= 2 {
@@ -214,6 +226,7 @@ impl<'a> rt::Encode for AlterReplicaLogDirPartitionResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterReplicaLogDirPartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -221,6 +234,7 @@ impl<'a> rt::JsonForm for AlterReplicaLogDirPartitionResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -239,6 +253,7 @@ impl<'a> rt::JsonForm for AlterReplicaLogDirPartitionResult<'a> {
 
 impl<'a> rt::IntoOwned for AlterReplicaLogDirPartitionResult<'a> {
     type Owned = AlterReplicaLogDirPartitionResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterReplicaLogDirPartitionResult<'static> {
         AlterReplicaLogDirPartitionResult {
             partition_index: self.partition_index,
@@ -251,6 +266,7 @@ impl<'a> rt::IntoOwned for AlterReplicaLogDirPartitionResult<'a> {
 impl AlterReplicaLogDirPartitionResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterReplicaLogDirPartitionResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -276,6 +292,7 @@ pub struct AlterReplicaLogDirTopicResult<'a> {
 
 impl<'a> rt::Decode<'a> for AlterReplicaLogDirTopicResult<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -296,6 +313,7 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirTopicResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -313,6 +331,7 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirTopicResult<'a> {
 }
 
 impl<'a> rt::Encode for AlterReplicaLogDirTopicResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -328,6 +347,7 @@ impl<'a> rt::Encode for AlterReplicaLogDirTopicResult<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.topic_name, version >= 2)
             + rt::struct_array_len(&self.partitions, version >= 2, version)
@@ -341,6 +361,7 @@ impl<'a> rt::Encode for AlterReplicaLogDirTopicResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterReplicaLogDirTopicResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicName", &self.topic_name, version);
@@ -348,6 +369,7 @@ impl<'a> rt::JsonForm for AlterReplicaLogDirTopicResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -366,6 +388,7 @@ impl<'a> rt::JsonForm for AlterReplicaLogDirTopicResult<'a> {
 
 impl<'a> rt::IntoOwned for AlterReplicaLogDirTopicResult<'a> {
     type Owned = AlterReplicaLogDirTopicResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterReplicaLogDirTopicResult<'static> {
         AlterReplicaLogDirTopicResult {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -378,6 +401,7 @@ impl<'a> rt::IntoOwned for AlterReplicaLogDirTopicResult<'a> {
 impl AlterReplicaLogDirTopicResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterReplicaLogDirTopicResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ impl AlterShareGroupOffsetsRequest<'_> {
 
 impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -51,6 +52,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -64,6 +66,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsRequest<'a> {
 }
 
 impl<'a> rt::Encode for AlterShareGroupOffsetsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -74,6 +77,7 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.group_id, true)
             + rt::struct_array_len(&self.topics, true, version)
@@ -83,6 +87,7 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterShareGroupOffsetsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -90,6 +95,7 @@ impl<'a> rt::JsonForm for AlterShareGroupOffsetsRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -104,6 +110,7 @@ impl<'a> rt::JsonForm for AlterShareGroupOffsetsRequest<'a> {
 
 impl<'a> rt::IntoOwned for AlterShareGroupOffsetsRequest<'a> {
     type Owned = AlterShareGroupOffsetsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterShareGroupOffsetsRequest<'static> {
         AlterShareGroupOffsetsRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -116,6 +123,7 @@ impl<'a> rt::IntoOwned for AlterShareGroupOffsetsRequest<'a> {
 impl AlterShareGroupOffsetsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterShareGroupOffsetsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -140,6 +148,7 @@ pub struct AlterShareGroupOffsetsRequestPartition<'a> {
 }
 
 impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsRequestPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -154,6 +163,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsRequestPartition<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -166,6 +176,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsRequestPartition<'a> {
 }
 
 impl<'a> rt::Encode for AlterShareGroupOffsetsRequestPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -176,6 +187,7 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsRequestPartition<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -183,6 +195,7 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsRequestPartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterShareGroupOffsetsRequestPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -190,6 +203,7 @@ impl<'a> rt::JsonForm for AlterShareGroupOffsetsRequestPartition<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -204,6 +218,7 @@ impl<'a> rt::JsonForm for AlterShareGroupOffsetsRequestPartition<'a> {
 
 impl<'a> rt::IntoOwned for AlterShareGroupOffsetsRequestPartition<'a> {
     type Owned = AlterShareGroupOffsetsRequestPartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterShareGroupOffsetsRequestPartition<'static> {
         AlterShareGroupOffsetsRequestPartition {
             partition_index: self.partition_index,
@@ -216,6 +231,7 @@ impl<'a> rt::IntoOwned for AlterShareGroupOffsetsRequestPartition<'a> {
 impl AlterShareGroupOffsetsRequestPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterShareGroupOffsetsRequestPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -241,6 +257,7 @@ pub struct AlterShareGroupOffsetsRequestTopic<'a> {
 
 impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsRequestTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -257,6 +274,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsRequestTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -272,6 +290,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsRequestTopic<'a> {
 }
 
 impl<'a> rt::Encode for AlterShareGroupOffsetsRequestTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -283,6 +302,7 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsRequestTopic<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.topic_name, true)
             + rt::struct_array_len(&self.partitions, true, version)
@@ -292,6 +312,7 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsRequestTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterShareGroupOffsetsRequestTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicName", &self.topic_name, version);
@@ -299,6 +320,7 @@ impl<'a> rt::JsonForm for AlterShareGroupOffsetsRequestTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -313,6 +335,7 @@ impl<'a> rt::JsonForm for AlterShareGroupOffsetsRequestTopic<'a> {
 
 impl<'a> rt::IntoOwned for AlterShareGroupOffsetsRequestTopic<'a> {
     type Owned = AlterShareGroupOffsetsRequestTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterShareGroupOffsetsRequestTopic<'static> {
         AlterShareGroupOffsetsRequestTopic {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -325,6 +348,7 @@ impl<'a> rt::IntoOwned for AlterShareGroupOffsetsRequestTopic<'a> {
 impl AlterShareGroupOffsetsRequestTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterShareGroupOffsetsRequestTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -43,6 +43,7 @@ impl AlterShareGroupOffsetsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -63,6 +64,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -78,6 +80,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponse<'a> {
 }
 
 impl<'a> rt::Encode for AlterShareGroupOffsetsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -91,6 +94,7 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
             + rt::struct_array_len(&self.responses, true, version)
@@ -100,6 +104,7 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterShareGroupOffsetsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -109,6 +114,7 @@ impl<'a> rt::JsonForm for AlterShareGroupOffsetsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -125,6 +131,7 @@ impl<'a> rt::JsonForm for AlterShareGroupOffsetsResponse<'a> {
 
 impl<'a> rt::IntoOwned for AlterShareGroupOffsetsResponse<'a> {
     type Owned = AlterShareGroupOffsetsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterShareGroupOffsetsResponse<'static> {
         AlterShareGroupOffsetsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -139,6 +146,7 @@ impl<'a> rt::IntoOwned for AlterShareGroupOffsetsResponse<'a> {
 impl AlterShareGroupOffsetsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterShareGroupOffsetsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -167,6 +175,7 @@ pub struct AlterShareGroupOffsetsResponsePartition<'a> {
 }
 
 impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -183,6 +192,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponsePartition<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -196,6 +206,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponsePartition<'a> {
 }
 
 impl<'a> rt::Encode for AlterShareGroupOffsetsResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -208,6 +219,7 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsResponsePartition<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -216,6 +228,7 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsResponsePartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterShareGroupOffsetsResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -224,6 +237,7 @@ impl<'a> rt::JsonForm for AlterShareGroupOffsetsResponsePartition<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -239,6 +253,7 @@ impl<'a> rt::JsonForm for AlterShareGroupOffsetsResponsePartition<'a> {
 
 impl<'a> rt::IntoOwned for AlterShareGroupOffsetsResponsePartition<'a> {
     type Owned = AlterShareGroupOffsetsResponsePartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterShareGroupOffsetsResponsePartition<'static> {
         AlterShareGroupOffsetsResponsePartition {
             partition_index: self.partition_index,
@@ -252,6 +267,7 @@ impl<'a> rt::IntoOwned for AlterShareGroupOffsetsResponsePartition<'a> {
 impl AlterShareGroupOffsetsResponsePartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterShareGroupOffsetsResponsePartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -281,6 +297,7 @@ pub struct AlterShareGroupOffsetsResponseTopic<'a> {
 
 impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponseTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -299,6 +316,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponseTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -315,6 +333,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponseTopic<'a> {
 }
 
 impl<'a> rt::Encode for AlterShareGroupOffsetsResponseTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -327,6 +346,7 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsResponseTopic<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.topic_name, true) + 16
             + rt::struct_array_len(&self.partitions, true, version)
@@ -336,6 +356,7 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsResponseTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterShareGroupOffsetsResponseTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicName", &self.topic_name, version);
@@ -344,6 +365,7 @@ impl<'a> rt::JsonForm for AlterShareGroupOffsetsResponseTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -359,6 +381,7 @@ impl<'a> rt::JsonForm for AlterShareGroupOffsetsResponseTopic<'a> {
 
 impl<'a> rt::IntoOwned for AlterShareGroupOffsetsResponseTopic<'a> {
     type Owned = AlterShareGroupOffsetsResponseTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterShareGroupOffsetsResponseTopic<'static> {
         AlterShareGroupOffsetsResponseTopic {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -372,6 +395,7 @@ impl<'a> rt::IntoOwned for AlterShareGroupOffsetsResponseTopic<'a> {
 impl AlterShareGroupOffsetsResponseTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterShareGroupOffsetsResponseTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

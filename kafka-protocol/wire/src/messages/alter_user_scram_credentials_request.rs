@@ -35,6 +35,7 @@ impl AlterUserScramCredentialsRequest<'_> {
 
 impl<'a> rt::Decode<'a> for AlterUserScramCredentialsRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for AlterUserScramCredentialsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -67,6 +69,7 @@ impl<'a> rt::Decode<'a> for AlterUserScramCredentialsRequest<'a> {
 }
 
 impl<'a> rt::Encode for AlterUserScramCredentialsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -78,6 +81,7 @@ impl<'a> rt::Encode for AlterUserScramCredentialsRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.deletions, true, version)
             + rt::struct_array_len(&self.upsertions, true, version)
@@ -87,6 +91,7 @@ impl<'a> rt::Encode for AlterUserScramCredentialsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterUserScramCredentialsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("deletions", &self.deletions, version);
@@ -94,6 +99,7 @@ impl<'a> rt::JsonForm for AlterUserScramCredentialsRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -108,6 +114,7 @@ impl<'a> rt::JsonForm for AlterUserScramCredentialsRequest<'a> {
 
 impl<'a> rt::IntoOwned for AlterUserScramCredentialsRequest<'a> {
     type Owned = AlterUserScramCredentialsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterUserScramCredentialsRequest<'static> {
         AlterUserScramCredentialsRequest {
             deletions: rt::IntoOwned::into_owned(self.deletions),
@@ -120,6 +127,7 @@ impl<'a> rt::IntoOwned for AlterUserScramCredentialsRequest<'a> {
 impl AlterUserScramCredentialsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterUserScramCredentialsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -144,6 +152,7 @@ pub struct ScramCredentialDeletion<'a> {
 }
 
 impl<'a> rt::Decode<'a> for ScramCredentialDeletion<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -158,6 +167,7 @@ impl<'a> rt::Decode<'a> for ScramCredentialDeletion<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -170,6 +180,7 @@ impl<'a> rt::Decode<'a> for ScramCredentialDeletion<'a> {
 }
 
 impl<'a> rt::Encode for ScramCredentialDeletion<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -180,6 +191,7 @@ impl<'a> rt::Encode for ScramCredentialDeletion<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + 1
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -188,6 +200,7 @@ impl<'a> rt::Encode for ScramCredentialDeletion<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ScramCredentialDeletion<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -195,6 +208,7 @@ impl<'a> rt::JsonForm for ScramCredentialDeletion<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -209,6 +223,7 @@ impl<'a> rt::JsonForm for ScramCredentialDeletion<'a> {
 
 impl<'a> rt::IntoOwned for ScramCredentialDeletion<'a> {
     type Owned = ScramCredentialDeletion<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ScramCredentialDeletion<'static> {
         ScramCredentialDeletion {
             name: rt::IntoOwned::into_owned(self.name),
@@ -221,6 +236,7 @@ impl<'a> rt::IntoOwned for ScramCredentialDeletion<'a> {
 impl ScramCredentialDeletion<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ScramCredentialDeletion<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -257,6 +273,7 @@ pub struct ScramCredentialUpsertion<'a> {
 }
 
 impl<'a> rt::Decode<'a> for ScramCredentialUpsertion<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -279,6 +296,7 @@ impl<'a> rt::Decode<'a> for ScramCredentialUpsertion<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -294,6 +312,7 @@ impl<'a> rt::Decode<'a> for ScramCredentialUpsertion<'a> {
 }
 
 impl<'a> rt::Encode for ScramCredentialUpsertion<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -307,6 +326,7 @@ impl<'a> rt::Encode for ScramCredentialUpsertion<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + 1 + 4 + rt::bytes_len(&self.salt, true)
             + rt::bytes_len(&self.salted_password, true)
@@ -316,6 +336,7 @@ impl<'a> rt::Encode for ScramCredentialUpsertion<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ScramCredentialUpsertion<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -326,6 +347,7 @@ impl<'a> rt::JsonForm for ScramCredentialUpsertion<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -343,6 +365,7 @@ impl<'a> rt::JsonForm for ScramCredentialUpsertion<'a> {
 
 impl<'a> rt::IntoOwned for ScramCredentialUpsertion<'a> {
     type Owned = ScramCredentialUpsertion<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ScramCredentialUpsertion<'static> {
         ScramCredentialUpsertion {
             name: rt::IntoOwned::into_owned(self.name),
@@ -358,6 +381,7 @@ impl<'a> rt::IntoOwned for ScramCredentialUpsertion<'a> {
 impl ScramCredentialUpsertion<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ScramCredentialUpsertion<'static> {
         rt::IntoOwned::into_owned(self)
     }

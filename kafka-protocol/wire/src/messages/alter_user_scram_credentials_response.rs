@@ -35,6 +35,7 @@ impl AlterUserScramCredentialsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for AlterUserScramCredentialsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -51,6 +52,7 @@ impl<'a> rt::Decode<'a> for AlterUserScramCredentialsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -64,6 +66,7 @@ impl<'a> rt::Decode<'a> for AlterUserScramCredentialsResponse<'a> {
 }
 
 impl<'a> rt::Encode for AlterUserScramCredentialsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -74,6 +77,7 @@ impl<'a> rt::Encode for AlterUserScramCredentialsResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.results, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -82,6 +86,7 @@ impl<'a> rt::Encode for AlterUserScramCredentialsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterUserScramCredentialsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -89,6 +94,7 @@ impl<'a> rt::JsonForm for AlterUserScramCredentialsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -103,6 +109,7 @@ impl<'a> rt::JsonForm for AlterUserScramCredentialsResponse<'a> {
 
 impl<'a> rt::IntoOwned for AlterUserScramCredentialsResponse<'a> {
     type Owned = AlterUserScramCredentialsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterUserScramCredentialsResponse<'static> {
         AlterUserScramCredentialsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -115,6 +122,7 @@ impl<'a> rt::IntoOwned for AlterUserScramCredentialsResponse<'a> {
 impl AlterUserScramCredentialsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterUserScramCredentialsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -143,6 +151,7 @@ pub struct AlterUserScramCredentialsResult<'a> {
 }
 
 impl Default for AlterUserScramCredentialsResult<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             user: Cow::Borrowed(""),
@@ -154,6 +163,7 @@ impl Default for AlterUserScramCredentialsResult<'_> {
 }
 
 impl<'a> rt::Decode<'a> for AlterUserScramCredentialsResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -170,6 +180,7 @@ impl<'a> rt::Decode<'a> for AlterUserScramCredentialsResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -183,6 +194,7 @@ impl<'a> rt::Decode<'a> for AlterUserScramCredentialsResult<'a> {
 }
 
 impl<'a> rt::Encode for AlterUserScramCredentialsResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -195,6 +207,7 @@ impl<'a> rt::Encode for AlterUserScramCredentialsResult<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.user, true) + 2
             + rt::nullable_string_len(self.error_message.as_deref(), true)
@@ -204,6 +217,7 @@ impl<'a> rt::Encode for AlterUserScramCredentialsResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterUserScramCredentialsResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("user", &self.user, version);
@@ -212,6 +226,7 @@ impl<'a> rt::JsonForm for AlterUserScramCredentialsResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -227,6 +242,7 @@ impl<'a> rt::JsonForm for AlterUserScramCredentialsResult<'a> {
 
 impl<'a> rt::IntoOwned for AlterUserScramCredentialsResult<'a> {
     type Owned = AlterUserScramCredentialsResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterUserScramCredentialsResult<'static> {
         AlterUserScramCredentialsResult {
             user: rt::IntoOwned::into_owned(self.user),
@@ -240,6 +256,7 @@ impl<'a> rt::IntoOwned for AlterUserScramCredentialsResult<'a> {
 impl AlterUserScramCredentialsResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterUserScramCredentialsResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -31,6 +31,7 @@ pub struct ApiVersionsRequest<'a> {
 }
 
 impl Default for ApiVersionsRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             client_software_name: Cow::Borrowed(""),
@@ -54,6 +55,7 @@ impl ApiVersionsRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ApiVersionsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -86,6 +88,7 @@ impl<'a> rt::Decode<'a> for ApiVersionsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -110,6 +113,7 @@ impl<'a> rt::Decode<'a> for ApiVersionsRequest<'a> {
 }
 
 impl<'a> rt::Encode for ApiVersionsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -137,6 +141,7 @@ impl<'a> rt::Encode for ApiVersionsRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version >= 3 { rt::string_len(&self.client_software_name, true) } else { 0 })
             + (if version >= 3 {
@@ -159,6 +164,7 @@ impl<'a> rt::Encode for ApiVersionsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ApiVersionsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 3 {
@@ -177,6 +183,7 @@ impl<'a> rt::JsonForm for ApiVersionsRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -209,6 +216,7 @@ impl<'a> rt::JsonForm for ApiVersionsRequest<'a> {
 
 impl<'a> rt::IntoOwned for ApiVersionsRequest<'a> {
     type Owned = ApiVersionsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ApiVersionsRequest<'static> {
         ApiVersionsRequest {
             client_software_name: rt::IntoOwned::into_owned(self.client_software_name),
@@ -225,6 +233,7 @@ impl<'a> rt::IntoOwned for ApiVersionsRequest<'a> {
 impl ApiVersionsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ApiVersionsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

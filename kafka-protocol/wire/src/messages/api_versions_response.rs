@@ -43,6 +43,7 @@ pub struct ApiVersionsResponse<'a> {
 }
 
 impl Default for ApiVersionsResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             error_code: 0,
@@ -70,6 +71,7 @@ impl ApiVersionsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for ApiVersionsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -130,6 +132,7 @@ impl<'a> rt::Decode<'a> for ApiVersionsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -167,6 +170,7 @@ impl<'a> rt::Decode<'a> for ApiVersionsResponse<'a> {
 }
 
 impl<'a> rt::Encode for ApiVersionsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -226,6 +230,7 @@ impl<'a> rt::Encode for ApiVersionsResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + rt::struct_array_len(&self.api_keys, version >= 3, version)
             + (if version >= 1 { 4 } else { 0 })
@@ -275,6 +280,7 @@ impl<'a> rt::Encode for ApiVersionsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ApiVersionsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -302,6 +308,7 @@ impl<'a> rt::JsonForm for ApiVersionsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -349,6 +356,7 @@ impl<'a> rt::JsonForm for ApiVersionsResponse<'a> {
 
 impl<'a> rt::IntoOwned for ApiVersionsResponse<'a> {
     type Owned = ApiVersionsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ApiVersionsResponse<'static> {
         ApiVersionsResponse {
             error_code: self.error_code,
@@ -366,6 +374,7 @@ impl<'a> rt::IntoOwned for ApiVersionsResponse<'a> {
 impl ApiVersionsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ApiVersionsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -394,6 +403,7 @@ pub struct ApiVersion<'a> {
 }
 
 impl<'a> rt::Decode<'a> for ApiVersion<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -412,6 +422,7 @@ impl<'a> rt::Decode<'a> for ApiVersion<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -427,6 +438,7 @@ impl<'a> rt::Decode<'a> for ApiVersion<'a> {
 }
 
 impl<'a> rt::Encode for ApiVersion<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -442,6 +454,7 @@ impl<'a> rt::Encode for ApiVersion<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + 2 + 2
             + (if version >= 3 {
@@ -454,6 +467,7 @@ impl<'a> rt::Encode for ApiVersion<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ApiVersion<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("apiKey", &self.api_key, version);
@@ -462,6 +476,7 @@ impl<'a> rt::JsonForm for ApiVersion<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -481,6 +496,7 @@ impl<'a> rt::JsonForm for ApiVersion<'a> {
 
 impl<'a> rt::IntoOwned for ApiVersion<'a> {
     type Owned = ApiVersion<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ApiVersion<'static> {
         ApiVersion {
             api_key: self.api_key,
@@ -494,6 +510,7 @@ impl<'a> rt::IntoOwned for ApiVersion<'a> {
 impl ApiVersion<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ApiVersion<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -522,6 +539,7 @@ pub struct SupportedFeatureKey<'a> {
 }
 
 impl<'a> rt::Decode<'a> for SupportedFeatureKey<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -538,6 +556,7 @@ impl<'a> rt::Decode<'a> for SupportedFeatureKey<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -551,6 +570,7 @@ impl<'a> rt::Decode<'a> for SupportedFeatureKey<'a> {
 }
 
 impl<'a> rt::Encode for SupportedFeatureKey<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -562,6 +582,7 @@ impl<'a> rt::Encode for SupportedFeatureKey<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + 2 + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -570,6 +591,7 @@ impl<'a> rt::Encode for SupportedFeatureKey<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for SupportedFeatureKey<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -578,6 +600,7 @@ impl<'a> rt::JsonForm for SupportedFeatureKey<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -593,6 +616,7 @@ impl<'a> rt::JsonForm for SupportedFeatureKey<'a> {
 
 impl<'a> rt::IntoOwned for SupportedFeatureKey<'a> {
     type Owned = SupportedFeatureKey<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> SupportedFeatureKey<'static> {
         SupportedFeatureKey {
             name: rt::IntoOwned::into_owned(self.name),
@@ -606,6 +630,7 @@ impl<'a> rt::IntoOwned for SupportedFeatureKey<'a> {
 impl SupportedFeatureKey<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> SupportedFeatureKey<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -634,6 +659,7 @@ pub struct FinalizedFeatureKey<'a> {
 }
 
 impl<'a> rt::Decode<'a> for FinalizedFeatureKey<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -650,6 +676,7 @@ impl<'a> rt::Decode<'a> for FinalizedFeatureKey<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -663,6 +690,7 @@ impl<'a> rt::Decode<'a> for FinalizedFeatureKey<'a> {
 }
 
 impl<'a> rt::Encode for FinalizedFeatureKey<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -674,6 +702,7 @@ impl<'a> rt::Encode for FinalizedFeatureKey<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + 2 + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -682,6 +711,7 @@ impl<'a> rt::Encode for FinalizedFeatureKey<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FinalizedFeatureKey<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -690,6 +720,7 @@ impl<'a> rt::JsonForm for FinalizedFeatureKey<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -705,6 +736,7 @@ impl<'a> rt::JsonForm for FinalizedFeatureKey<'a> {
 
 impl<'a> rt::IntoOwned for FinalizedFeatureKey<'a> {
     type Owned = FinalizedFeatureKey<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> FinalizedFeatureKey<'static> {
         FinalizedFeatureKey {
             name: rt::IntoOwned::into_owned(self.name),
@@ -718,6 +750,7 @@ impl<'a> rt::IntoOwned for FinalizedFeatureKey<'a> {
 impl FinalizedFeatureKey<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> FinalizedFeatureKey<'static> {
         rt::IntoOwned::into_owned(self)
     }

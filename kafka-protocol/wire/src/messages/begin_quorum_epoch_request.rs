@@ -31,6 +31,7 @@ pub struct BeginQuorumEpochRequest<'a> {
 }
 
 impl Default for BeginQuorumEpochRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             cluster_id: None,
@@ -55,6 +56,7 @@ impl BeginQuorumEpochRequest<'_> {
 
 impl<'a> rt::Decode<'a> for BeginQuorumEpochRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -86,6 +88,7 @@ impl<'a> rt::Decode<'a> for BeginQuorumEpochRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -108,6 +111,7 @@ impl<'a> rt::Decode<'a> for BeginQuorumEpochRequest<'a> {
 }
 
 impl<'a> rt::Encode for BeginQuorumEpochRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -131,6 +135,7 @@ impl<'a> rt::Encode for BeginQuorumEpochRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::nullable_string_len(self.cluster_id.as_deref(), version >= 1)
             + (if version >= 1 { 4 } else { 0 })
@@ -150,6 +155,7 @@ impl<'a> rt::Encode for BeginQuorumEpochRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for BeginQuorumEpochRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("clusterId", &self.cluster_id, version);
@@ -163,6 +169,7 @@ impl<'a> rt::JsonForm for BeginQuorumEpochRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -191,6 +198,7 @@ impl<'a> rt::JsonForm for BeginQuorumEpochRequest<'a> {
 
 impl<'a> rt::IntoOwned for BeginQuorumEpochRequest<'a> {
     type Owned = BeginQuorumEpochRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> BeginQuorumEpochRequest<'static> {
         BeginQuorumEpochRequest {
             cluster_id: rt::IntoOwned::into_owned(self.cluster_id),
@@ -205,6 +213,7 @@ impl<'a> rt::IntoOwned for BeginQuorumEpochRequest<'a> {
 impl BeginQuorumEpochRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> BeginQuorumEpochRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -237,6 +246,7 @@ pub struct PartitionData<'a> {
 }
 
 impl<'a> rt::Decode<'a> for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -261,6 +271,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -279,6 +290,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> rt::Encode for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -297,6 +309,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + (if version >= 1 { 16 } else { 0 }) + 4 + 4
             + (if version >= 1 {
@@ -309,6 +322,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -320,6 +334,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -344,6 +359,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition_index: self.partition_index,
@@ -358,6 +374,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -383,6 +400,7 @@ pub struct TopicData<'a> {
 
 impl<'a> rt::Decode<'a> for TopicData<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -401,6 +419,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -416,6 +435,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
 }
 
 impl<'a> rt::Encode for TopicData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -431,6 +451,7 @@ impl<'a> rt::Encode for TopicData<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.topic_name, version >= 1)
             + rt::struct_array_len(&self.partitions, version >= 1, version)
@@ -444,6 +465,7 @@ impl<'a> rt::Encode for TopicData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicName", &self.topic_name, version);
@@ -451,6 +473,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -469,6 +492,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
 
 impl<'a> rt::IntoOwned for TopicData<'a> {
     type Owned = TopicData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicData<'static> {
         TopicData {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -481,6 +505,7 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
 impl TopicData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -509,6 +534,7 @@ pub struct LeaderEndpoint<'a> {
 }
 
 impl<'a> rt::Decode<'a> for LeaderEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -525,6 +551,7 @@ impl<'a> rt::Decode<'a> for LeaderEndpoint<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -538,6 +565,7 @@ impl<'a> rt::Decode<'a> for LeaderEndpoint<'a> {
 }
 
 impl<'a> rt::Encode for LeaderEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -549,6 +577,7 @@ impl<'a> rt::Encode for LeaderEndpoint<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + rt::string_len(&self.host, true) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -557,6 +586,7 @@ impl<'a> rt::Encode for LeaderEndpoint<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for LeaderEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -565,6 +595,7 @@ impl<'a> rt::JsonForm for LeaderEndpoint<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -580,6 +611,7 @@ impl<'a> rt::JsonForm for LeaderEndpoint<'a> {
 
 impl<'a> rt::IntoOwned for LeaderEndpoint<'a> {
     type Owned = LeaderEndpoint<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> LeaderEndpoint<'static> {
         LeaderEndpoint {
             name: rt::IntoOwned::into_owned(self.name),
@@ -593,6 +625,7 @@ impl<'a> rt::IntoOwned for LeaderEndpoint<'a> {
 impl LeaderEndpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> LeaderEndpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -30,6 +30,7 @@ impl BeginTransactionRecord<'_> {
 }
 
 impl<'a> rt::Decode<'a> for BeginTransactionRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for BeginTransactionRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -71,6 +73,7 @@ impl<'a> rt::Decode<'a> for BeginTransactionRecord<'a> {
 }
 
 impl<'a> rt::Encode for BeginTransactionRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -92,6 +95,7 @@ impl<'a> rt::Encode for BeginTransactionRecord<'a> {
         tagged.finish(buf);
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         let write_name = self.name.is_some();
         let count = self.unknown_tagged_fields.len() + usize::from(write_name);
@@ -110,12 +114,14 @@ impl<'a> rt::Encode for BeginTransactionRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for BeginTransactionRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -129,6 +135,7 @@ impl<'a> rt::JsonForm for BeginTransactionRecord<'a> {
 
 impl<'a> rt::IntoOwned for BeginTransactionRecord<'a> {
     type Owned = BeginTransactionRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> BeginTransactionRecord<'static> {
         BeginTransactionRecord {
             name: rt::IntoOwned::into_owned(self.name),
@@ -140,6 +147,7 @@ impl<'a> rt::IntoOwned for BeginTransactionRecord<'a> {
 impl BeginTransactionRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> BeginTransactionRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

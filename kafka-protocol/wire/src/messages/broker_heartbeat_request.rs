@@ -42,6 +42,7 @@ pub struct BrokerHeartbeatRequest<'a> {
 }
 
 impl Default for BrokerHeartbeatRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             broker_id: 0,
@@ -68,6 +69,7 @@ impl BrokerHeartbeatRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for BrokerHeartbeatRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -120,6 +122,7 @@ impl<'a> rt::Decode<'a> for BrokerHeartbeatRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -153,6 +156,7 @@ impl<'a> rt::Decode<'a> for BrokerHeartbeatRequest<'a> {
 }
 
 impl<'a> rt::Encode for BrokerHeartbeatRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -204,6 +208,7 @@ impl<'a> rt::Encode for BrokerHeartbeatRequest<'a> {
         tagged.finish(buf);
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         let write_offline_log_dirs = version >= 1 && !self.offline_log_dirs.is_empty();
         let write_cordoned_log_dirs = version >= 2 && self.cordoned_log_dirs.is_some();
@@ -232,6 +237,7 @@ impl<'a> rt::Encode for BrokerHeartbeatRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for BrokerHeartbeatRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("brokerId", &self.broker_id, version);
@@ -248,6 +254,7 @@ impl<'a> rt::JsonForm for BrokerHeartbeatRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -277,6 +284,7 @@ impl<'a> rt::JsonForm for BrokerHeartbeatRequest<'a> {
 
 impl<'a> rt::IntoOwned for BrokerHeartbeatRequest<'a> {
     type Owned = BrokerHeartbeatRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> BrokerHeartbeatRequest<'static> {
         BrokerHeartbeatRequest {
             broker_id: self.broker_id,
@@ -294,6 +302,7 @@ impl<'a> rt::IntoOwned for BrokerHeartbeatRequest<'a> {
 impl BrokerHeartbeatRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> BrokerHeartbeatRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -34,6 +34,7 @@ pub struct BrokerHeartbeatResponse<'a> {
 }
 
 impl Default for BrokerHeartbeatResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             throttle_time_ms: 0,
@@ -58,6 +59,7 @@ impl BrokerHeartbeatResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for BrokerHeartbeatResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -78,6 +80,7 @@ impl<'a> rt::Decode<'a> for BrokerHeartbeatResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -93,6 +96,7 @@ impl<'a> rt::Decode<'a> for BrokerHeartbeatResponse<'a> {
 }
 
 impl<'a> rt::Encode for BrokerHeartbeatResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -106,6 +110,7 @@ impl<'a> rt::Encode for BrokerHeartbeatResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 2 + 1 + 1 + 1 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -113,6 +118,7 @@ impl<'a> rt::Encode for BrokerHeartbeatResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for BrokerHeartbeatResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -123,6 +129,7 @@ impl<'a> rt::JsonForm for BrokerHeartbeatResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -140,6 +147,7 @@ impl<'a> rt::JsonForm for BrokerHeartbeatResponse<'a> {
 
 impl<'a> rt::IntoOwned for BrokerHeartbeatResponse<'a> {
     type Owned = BrokerHeartbeatResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> BrokerHeartbeatResponse<'static> {
         BrokerHeartbeatResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -155,6 +163,7 @@ impl<'a> rt::IntoOwned for BrokerHeartbeatResponse<'a> {
 impl BrokerHeartbeatResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> BrokerHeartbeatResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

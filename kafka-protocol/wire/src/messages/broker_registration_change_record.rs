@@ -49,6 +49,7 @@ impl BrokerRegistrationChangeRecord<'_> {
 }
 
 impl<'a> rt::Decode<'a> for BrokerRegistrationChangeRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -112,6 +113,7 @@ impl<'a> rt::Decode<'a> for BrokerRegistrationChangeRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -151,6 +153,7 @@ impl<'a> rt::Decode<'a> for BrokerRegistrationChangeRecord<'a> {
 }
 
 impl<'a> rt::Encode for BrokerRegistrationChangeRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -214,6 +217,7 @@ impl<'a> rt::Encode for BrokerRegistrationChangeRecord<'a> {
         tagged.finish(buf);
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         let write_fenced = self.fenced != 0;
         let write_in_controlled_shutdown = version >= 1
@@ -249,6 +253,7 @@ impl<'a> rt::Encode for BrokerRegistrationChangeRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for BrokerRegistrationChangeRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("brokerId", &self.broker_id, version);
@@ -266,6 +271,7 @@ impl<'a> rt::JsonForm for BrokerRegistrationChangeRecord<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -296,6 +302,7 @@ impl<'a> rt::JsonForm for BrokerRegistrationChangeRecord<'a> {
 
 impl<'a> rt::IntoOwned for BrokerRegistrationChangeRecord<'a> {
     type Owned = BrokerRegistrationChangeRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> BrokerRegistrationChangeRecord<'static> {
         BrokerRegistrationChangeRecord {
             broker_id: self.broker_id,
@@ -312,6 +319,7 @@ impl<'a> rt::IntoOwned for BrokerRegistrationChangeRecord<'a> {
 impl BrokerRegistrationChangeRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> BrokerRegistrationChangeRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

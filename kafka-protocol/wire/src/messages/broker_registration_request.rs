@@ -51,6 +51,7 @@ pub struct BrokerRegistrationRequest<'a> {
 }
 
 impl Default for BrokerRegistrationRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             broker_id: 0,
@@ -80,6 +81,7 @@ impl BrokerRegistrationRequest<'_> {
 
 impl<'a> rt::Decode<'a> for BrokerRegistrationRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -124,6 +126,7 @@ impl<'a> rt::Decode<'a> for BrokerRegistrationRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -149,6 +152,7 @@ impl<'a> rt::Decode<'a> for BrokerRegistrationRequest<'a> {
 }
 
 impl<'a> rt::Encode for BrokerRegistrationRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -178,6 +182,7 @@ impl<'a> rt::Encode for BrokerRegistrationRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::string_len(&self.cluster_id, true) + 16
             + rt::struct_array_len(&self.listeners, true, version)
@@ -192,6 +197,7 @@ impl<'a> rt::Encode for BrokerRegistrationRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for BrokerRegistrationRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("brokerId", &self.broker_id, version);
@@ -212,6 +218,7 @@ impl<'a> rt::JsonForm for BrokerRegistrationRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -245,6 +252,7 @@ impl<'a> rt::JsonForm for BrokerRegistrationRequest<'a> {
 
 impl<'a> rt::IntoOwned for BrokerRegistrationRequest<'a> {
     type Owned = BrokerRegistrationRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> BrokerRegistrationRequest<'static> {
         BrokerRegistrationRequest {
             broker_id: self.broker_id,
@@ -264,6 +272,7 @@ impl<'a> rt::IntoOwned for BrokerRegistrationRequest<'a> {
 impl BrokerRegistrationRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> BrokerRegistrationRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -296,6 +305,7 @@ pub struct Listener<'a> {
 }
 
 impl<'a> rt::Decode<'a> for Listener<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -314,6 +324,7 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -328,6 +339,7 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
 }
 
 impl<'a> rt::Encode for Listener<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -340,6 +352,7 @@ impl<'a> rt::Encode for Listener<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + rt::string_len(&self.host, true) + 2 + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -348,6 +361,7 @@ impl<'a> rt::Encode for Listener<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Listener<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -357,6 +371,7 @@ impl<'a> rt::JsonForm for Listener<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -373,6 +388,7 @@ impl<'a> rt::JsonForm for Listener<'a> {
 
 impl<'a> rt::IntoOwned for Listener<'a> {
     type Owned = Listener<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Listener<'static> {
         Listener {
             name: rt::IntoOwned::into_owned(self.name),
@@ -387,6 +403,7 @@ impl<'a> rt::IntoOwned for Listener<'a> {
 impl Listener<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Listener<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -415,6 +432,7 @@ pub struct Feature<'a> {
 }
 
 impl<'a> rt::Decode<'a> for Feature<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -431,6 +449,7 @@ impl<'a> rt::Decode<'a> for Feature<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -444,6 +463,7 @@ impl<'a> rt::Decode<'a> for Feature<'a> {
 }
 
 impl<'a> rt::Encode for Feature<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -455,6 +475,7 @@ impl<'a> rt::Encode for Feature<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + 2 + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -463,6 +484,7 @@ impl<'a> rt::Encode for Feature<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Feature<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -471,6 +493,7 @@ impl<'a> rt::JsonForm for Feature<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -486,6 +509,7 @@ impl<'a> rt::JsonForm for Feature<'a> {
 
 impl<'a> rt::IntoOwned for Feature<'a> {
     type Owned = Feature<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Feature<'static> {
         Feature {
             name: rt::IntoOwned::into_owned(self.name),
@@ -499,6 +523,7 @@ impl<'a> rt::IntoOwned for Feature<'a> {
 impl Feature<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Feature<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -26,6 +26,7 @@ pub struct BrokerRegistrationResponse<'a> {
 }
 
 impl Default for BrokerRegistrationResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             throttle_time_ms: 0,
@@ -48,6 +49,7 @@ impl BrokerRegistrationResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for BrokerRegistrationResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -64,6 +66,7 @@ impl<'a> rt::Decode<'a> for BrokerRegistrationResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -77,6 +80,7 @@ impl<'a> rt::Decode<'a> for BrokerRegistrationResponse<'a> {
 }
 
 impl<'a> rt::Encode for BrokerRegistrationResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -88,6 +92,7 @@ impl<'a> rt::Encode for BrokerRegistrationResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 2 + 8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -95,6 +100,7 @@ impl<'a> rt::Encode for BrokerRegistrationResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for BrokerRegistrationResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -103,6 +109,7 @@ impl<'a> rt::JsonForm for BrokerRegistrationResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -118,6 +125,7 @@ impl<'a> rt::JsonForm for BrokerRegistrationResponse<'a> {
 
 impl<'a> rt::IntoOwned for BrokerRegistrationResponse<'a> {
     type Owned = BrokerRegistrationResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> BrokerRegistrationResponse<'static> {
         BrokerRegistrationResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -131,6 +139,7 @@ impl<'a> rt::IntoOwned for BrokerRegistrationResponse<'a> {
 impl BrokerRegistrationResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> BrokerRegistrationResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

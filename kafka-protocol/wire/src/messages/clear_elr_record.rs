@@ -30,6 +30,7 @@ impl ClearElrRecord<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ClearElrRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -42,6 +43,7 @@ impl<'a> rt::Decode<'a> for ClearElrRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -53,6 +55,7 @@ impl<'a> rt::Decode<'a> for ClearElrRecord<'a> {
 }
 
 impl<'a> rt::Encode for ClearElrRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -62,6 +65,7 @@ impl<'a> rt::Encode for ClearElrRecord<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.topic_name, true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -70,12 +74,14 @@ impl<'a> rt::Encode for ClearElrRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ClearElrRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicName", &self.topic_name, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -89,6 +95,7 @@ impl<'a> rt::JsonForm for ClearElrRecord<'a> {
 
 impl<'a> rt::IntoOwned for ClearElrRecord<'a> {
     type Owned = ClearElrRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ClearElrRecord<'static> {
         ClearElrRecord {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -100,6 +107,7 @@ impl<'a> rt::IntoOwned for ClearElrRecord<'a> {
 impl ClearElrRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ClearElrRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

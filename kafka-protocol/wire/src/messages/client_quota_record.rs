@@ -43,6 +43,7 @@ impl ClientQuotaRecord<'_> {
 
 impl<'a> rt::Decode<'a> for ClientQuotaRecord<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -63,6 +64,7 @@ impl<'a> rt::Decode<'a> for ClientQuotaRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -77,6 +79,7 @@ impl<'a> rt::Decode<'a> for ClientQuotaRecord<'a> {
 }
 
 impl<'a> rt::Encode for ClientQuotaRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -89,6 +92,7 @@ impl<'a> rt::Encode for ClientQuotaRecord<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.entity, true, version)
             + rt::string_len(&self.key, true) + 8 + 1
@@ -98,6 +102,7 @@ impl<'a> rt::Encode for ClientQuotaRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ClientQuotaRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("entity", &self.entity, version);
@@ -107,6 +112,7 @@ impl<'a> rt::JsonForm for ClientQuotaRecord<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -123,6 +129,7 @@ impl<'a> rt::JsonForm for ClientQuotaRecord<'a> {
 
 impl<'a> rt::IntoOwned for ClientQuotaRecord<'a> {
     type Owned = ClientQuotaRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ClientQuotaRecord<'static> {
         ClientQuotaRecord {
             entity: rt::IntoOwned::into_owned(self.entity),
@@ -137,6 +144,7 @@ impl<'a> rt::IntoOwned for ClientQuotaRecord<'a> {
 impl ClientQuotaRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ClientQuotaRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -161,6 +169,7 @@ pub struct EntityData<'a> {
 }
 
 impl Default for EntityData<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             entity_type: Cow::Borrowed(""),
@@ -171,6 +180,7 @@ impl Default for EntityData<'_> {
 }
 
 impl<'a> rt::Decode<'a> for EntityData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -185,6 +195,7 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -197,6 +208,7 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
 }
 
 impl<'a> rt::Encode for EntityData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -208,6 +220,7 @@ impl<'a> rt::Encode for EntityData<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.entity_type, true)
             + rt::nullable_string_len(self.entity_name.as_deref(), true)
@@ -217,6 +230,7 @@ impl<'a> rt::Encode for EntityData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EntityData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("entityType", &self.entity_type, version);
@@ -224,6 +238,7 @@ impl<'a> rt::JsonForm for EntityData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -238,6 +253,7 @@ impl<'a> rt::JsonForm for EntityData<'a> {
 
 impl<'a> rt::IntoOwned for EntityData<'a> {
     type Owned = EntityData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> EntityData<'static> {
         EntityData {
             entity_type: rt::IntoOwned::into_owned(self.entity_type),
@@ -250,6 +266,7 @@ impl<'a> rt::IntoOwned for EntityData<'a> {
 impl EntityData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> EntityData<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -31,6 +31,7 @@ pub struct ConfigRecord<'a> {
 }
 
 impl Default for ConfigRecord<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             resource_type: 0,
@@ -54,6 +55,7 @@ impl ConfigRecord<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ConfigRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -72,6 +74,7 @@ impl<'a> rt::Decode<'a> for ConfigRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -86,6 +89,7 @@ impl<'a> rt::Decode<'a> for ConfigRecord<'a> {
 }
 
 impl<'a> rt::Encode for ConfigRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -98,6 +102,7 @@ impl<'a> rt::Encode for ConfigRecord<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         1 + rt::string_len(&self.resource_name, true) + rt::string_len(&self.name, true)
             + rt::nullable_string_len(self.value.as_deref(), true)
@@ -107,6 +112,7 @@ impl<'a> rt::Encode for ConfigRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ConfigRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("resourceType", &self.resource_type, version);
@@ -116,6 +122,7 @@ impl<'a> rt::JsonForm for ConfigRecord<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -132,6 +139,7 @@ impl<'a> rt::JsonForm for ConfigRecord<'a> {
 
 impl<'a> rt::IntoOwned for ConfigRecord<'a> {
     type Owned = ConfigRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ConfigRecord<'static> {
         ConfigRecord {
             resource_type: self.resource_type,
@@ -146,6 +154,7 @@ impl<'a> rt::IntoOwned for ConfigRecord<'a> {
 impl ConfigRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ConfigRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

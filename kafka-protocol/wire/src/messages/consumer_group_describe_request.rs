@@ -34,6 +34,7 @@ impl ConsumerGroupDescribeRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ConsumerGroupDescribeRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -52,6 +53,7 @@ impl<'a> rt::Decode<'a> for ConsumerGroupDescribeRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -64,6 +66,7 @@ impl<'a> rt::Decode<'a> for ConsumerGroupDescribeRequest<'a> {
 }
 
 impl<'a> rt::Encode for ConsumerGroupDescribeRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -75,6 +78,7 @@ impl<'a> rt::Encode for ConsumerGroupDescribeRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::array_len(&self.group_ids, true, |v| rt::string_len(v, true)) + 1
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -83,6 +87,7 @@ impl<'a> rt::Encode for ConsumerGroupDescribeRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ConsumerGroupDescribeRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupIds", &self.group_ids, version);
@@ -95,6 +100,7 @@ impl<'a> rt::JsonForm for ConsumerGroupDescribeRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -110,6 +116,7 @@ impl<'a> rt::JsonForm for ConsumerGroupDescribeRequest<'a> {
 
 impl<'a> rt::IntoOwned for ConsumerGroupDescribeRequest<'a> {
     type Owned = ConsumerGroupDescribeRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ConsumerGroupDescribeRequest<'static> {
         ConsumerGroupDescribeRequest {
             group_ids: rt::IntoOwned::into_owned(self.group_ids),
@@ -122,6 +129,7 @@ impl<'a> rt::IntoOwned for ConsumerGroupDescribeRequest<'a> {
 impl ConsumerGroupDescribeRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ConsumerGroupDescribeRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

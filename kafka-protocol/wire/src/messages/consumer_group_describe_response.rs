@@ -35,6 +35,7 @@ impl ConsumerGroupDescribeResponse<'_> {
 
 impl<'a> rt::Decode<'a> for ConsumerGroupDescribeResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -51,6 +52,7 @@ impl<'a> rt::Decode<'a> for ConsumerGroupDescribeResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -63,6 +65,7 @@ impl<'a> rt::Decode<'a> for ConsumerGroupDescribeResponse<'a> {
 }
 
 impl<'a> rt::Encode for ConsumerGroupDescribeResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -73,6 +76,7 @@ impl<'a> rt::Encode for ConsumerGroupDescribeResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.groups, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -81,6 +85,7 @@ impl<'a> rt::Encode for ConsumerGroupDescribeResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ConsumerGroupDescribeResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -88,6 +93,7 @@ impl<'a> rt::JsonForm for ConsumerGroupDescribeResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -102,6 +108,7 @@ impl<'a> rt::JsonForm for ConsumerGroupDescribeResponse<'a> {
 
 impl<'a> rt::IntoOwned for ConsumerGroupDescribeResponse<'a> {
     type Owned = ConsumerGroupDescribeResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ConsumerGroupDescribeResponse<'static> {
         ConsumerGroupDescribeResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -114,6 +121,7 @@ impl<'a> rt::IntoOwned for ConsumerGroupDescribeResponse<'a> {
 impl ConsumerGroupDescribeResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ConsumerGroupDescribeResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -174,6 +182,7 @@ pub struct Member<'a> {
 }
 
 impl Default for Member<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             member_id: Cow::Borrowed(""),
@@ -194,6 +203,7 @@ impl Default for Member<'_> {
 
 impl<'a> rt::Decode<'a> for Member<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -235,6 +245,7 @@ impl<'a> rt::Decode<'a> for Member<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -259,6 +270,7 @@ impl<'a> rt::Decode<'a> for Member<'a> {
 }
 
 impl<'a> rt::Encode for Member<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -288,6 +300,7 @@ impl<'a> rt::Encode for Member<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.member_id, true)
             + rt::nullable_string_len(self.instance_id.as_deref(), true)
@@ -308,6 +321,7 @@ impl<'a> rt::Encode for Member<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Member<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("memberId", &self.member_id, version);
@@ -326,6 +340,7 @@ impl<'a> rt::JsonForm for Member<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -353,6 +368,7 @@ impl<'a> rt::JsonForm for Member<'a> {
 
 impl<'a> rt::IntoOwned for Member<'a> {
     type Owned = Member<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Member<'static> {
         Member {
             member_id: rt::IntoOwned::into_owned(self.member_id),
@@ -378,6 +394,7 @@ impl<'a> rt::IntoOwned for Member<'a> {
 impl Member<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Member<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -430,6 +447,7 @@ pub struct DescribedGroup<'a> {
 }
 
 impl Default for DescribedGroup<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             error_code: 0,
@@ -448,6 +466,7 @@ impl Default for DescribedGroup<'_> {
 
 impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -476,6 +495,7 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -495,6 +515,7 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
 }
 
 impl<'a> rt::Encode for DescribedGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -513,6 +534,7 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + rt::nullable_string_len(self.error_message.as_deref(), true)
             + rt::string_len(&self.group_id, true)
@@ -525,6 +547,7 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribedGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -539,6 +562,7 @@ impl<'a> rt::JsonForm for DescribedGroup<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -560,6 +584,7 @@ impl<'a> rt::JsonForm for DescribedGroup<'a> {
 
 impl<'a> rt::IntoOwned for DescribedGroup<'a> {
     type Owned = DescribedGroup<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribedGroup<'static> {
         DescribedGroup {
             error_code: self.error_code,
@@ -579,6 +604,7 @@ impl<'a> rt::IntoOwned for DescribedGroup<'a> {
 impl DescribedGroup<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribedGroup<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -607,6 +633,7 @@ pub struct TopicPartitions<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -623,6 +650,7 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -636,6 +664,7 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
 }
 
 impl<'a> rt::Encode for TopicPartitions<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -647,6 +676,7 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         16 + rt::string_len(&self.topic_name, true)
             + rt::scalar_array_len(&self.partitions, true)
@@ -656,6 +686,7 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicPartitions<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicId", &self.topic_id, version);
@@ -664,6 +695,7 @@ impl<'a> rt::JsonForm for TopicPartitions<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -679,6 +711,7 @@ impl<'a> rt::JsonForm for TopicPartitions<'a> {
 
 impl<'a> rt::IntoOwned for TopicPartitions<'a> {
     type Owned = TopicPartitions<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicPartitions<'static> {
         TopicPartitions {
             topic_id: self.topic_id,
@@ -692,6 +725,7 @@ impl<'a> rt::IntoOwned for TopicPartitions<'a> {
 impl TopicPartitions<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicPartitions<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -713,6 +747,7 @@ pub struct Assignment<'a> {
 
 impl<'a> rt::Decode<'a> for Assignment<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -727,6 +762,7 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -739,6 +775,7 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
 }
 
 impl<'a> rt::Encode for Assignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -749,6 +786,7 @@ impl<'a> rt::Encode for Assignment<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.topic_partitions, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -757,12 +795,14 @@ impl<'a> rt::Encode for Assignment<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Assignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicPartitions", &self.topic_partitions, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -776,6 +816,7 @@ impl<'a> rt::JsonForm for Assignment<'a> {
 
 impl<'a> rt::IntoOwned for Assignment<'a> {
     type Owned = Assignment<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Assignment<'static> {
         Assignment {
             topic_partitions: rt::IntoOwned::into_owned(self.topic_partitions),
@@ -787,6 +828,7 @@ impl<'a> rt::IntoOwned for Assignment<'a> {
 impl Assignment<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Assignment<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -55,6 +55,7 @@ pub struct ConsumerGroupHeartbeatRequest<'a> {
 }
 
 impl Default for ConsumerGroupHeartbeatRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             group_id: Cow::Borrowed(""),
@@ -84,6 +85,7 @@ impl ConsumerGroupHeartbeatRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ConsumerGroupHeartbeatRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -122,6 +124,7 @@ impl<'a> rt::Decode<'a> for ConsumerGroupHeartbeatRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -146,6 +149,7 @@ impl<'a> rt::Decode<'a> for ConsumerGroupHeartbeatRequest<'a> {
 }
 
 impl<'a> rt::Encode for ConsumerGroupHeartbeatRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -182,6 +186,7 @@ impl<'a> rt::Encode for ConsumerGroupHeartbeatRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.group_id, true) + rt::string_len(&self.member_id, true) + 4
             + rt::nullable_string_len(self.instance_id.as_deref(), true)
@@ -206,6 +211,7 @@ impl<'a> rt::Encode for ConsumerGroupHeartbeatRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ConsumerGroupHeartbeatRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -223,6 +229,7 @@ impl<'a> rt::JsonForm for ConsumerGroupHeartbeatRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -249,6 +256,7 @@ impl<'a> rt::JsonForm for ConsumerGroupHeartbeatRequest<'a> {
 
 impl<'a> rt::IntoOwned for ConsumerGroupHeartbeatRequest<'a> {
     type Owned = ConsumerGroupHeartbeatRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ConsumerGroupHeartbeatRequest<'static> {
         ConsumerGroupHeartbeatRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -273,6 +281,7 @@ impl<'a> rt::IntoOwned for ConsumerGroupHeartbeatRequest<'a> {
 impl ConsumerGroupHeartbeatRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ConsumerGroupHeartbeatRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -297,6 +306,7 @@ pub struct TopicPartitions<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -311,6 +321,7 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -323,6 +334,7 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
 }
 
 impl<'a> rt::Encode for TopicPartitions<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -333,6 +345,7 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         16 + rt::scalar_array_len(&self.partitions, true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -341,6 +354,7 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicPartitions<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicId", &self.topic_id, version);
@@ -348,6 +362,7 @@ impl<'a> rt::JsonForm for TopicPartitions<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -362,6 +377,7 @@ impl<'a> rt::JsonForm for TopicPartitions<'a> {
 
 impl<'a> rt::IntoOwned for TopicPartitions<'a> {
     type Owned = TopicPartitions<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicPartitions<'static> {
         TopicPartitions {
             topic_id: self.topic_id,
@@ -374,6 +390,7 @@ impl<'a> rt::IntoOwned for TopicPartitions<'a> {
 impl TopicPartitions<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicPartitions<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -27,6 +27,7 @@ impl<'a> rt::Message<'a> for ConsumerProtocolAssignment<'a> {
 
 impl<'a> rt::Decode<'a> for ConsumerProtocolAssignment<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -42,6 +43,7 @@ impl<'a> rt::Decode<'a> for ConsumerProtocolAssignment<'a> {
             user_data,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -54,6 +56,7 @@ impl<'a> rt::Decode<'a> for ConsumerProtocolAssignment<'a> {
 }
 
 impl<'a> rt::Encode for ConsumerProtocolAssignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -65,6 +68,7 @@ impl<'a> rt::Encode for ConsumerProtocolAssignment<'a> {
             .in_field("user_data")?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.assigned_partitions, false, version)
             + rt::nullable_bytes_len(self.user_data.as_deref(), false)
@@ -73,12 +77,14 @@ impl<'a> rt::Encode for ConsumerProtocolAssignment<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ConsumerProtocolAssignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("assignedPartitions", &self.assigned_partitions, version);
         object.field("userData", &self.user_data, version);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -92,6 +98,7 @@ impl<'a> rt::JsonForm for ConsumerProtocolAssignment<'a> {
 
 impl<'a> rt::IntoOwned for ConsumerProtocolAssignment<'a> {
     type Owned = ConsumerProtocolAssignment<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ConsumerProtocolAssignment<'static> {
         ConsumerProtocolAssignment {
             assigned_partitions: rt::IntoOwned::into_owned(self.assigned_partitions),
@@ -103,6 +110,7 @@ impl<'a> rt::IntoOwned for ConsumerProtocolAssignment<'a> {
 impl ConsumerProtocolAssignment<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ConsumerProtocolAssignment<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -124,6 +132,7 @@ pub struct TopicPartition<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TopicPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -132,6 +141,7 @@ impl<'a> rt::Decode<'a> for TopicPartition<'a> {
         let partitions = r.read_scalar_array::<i32>(false).in_field("partitions")?;
         Ok(Self { topic, partitions })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -143,6 +153,7 @@ impl<'a> rt::Decode<'a> for TopicPartition<'a> {
 }
 
 impl<'a> rt::Encode for TopicPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -152,6 +163,7 @@ impl<'a> rt::Encode for TopicPartition<'a> {
         rt::put_scalar_array(buf, &self.partitions, false).in_field("partitions")?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.topic, false)
             + rt::scalar_array_len(&self.partitions, false)
@@ -160,12 +172,14 @@ impl<'a> rt::Encode for TopicPartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topic", &self.topic, version);
         object.field("partitions", &self.partitions, version);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -179,6 +193,7 @@ impl<'a> rt::JsonForm for TopicPartition<'a> {
 
 impl<'a> rt::IntoOwned for TopicPartition<'a> {
     type Owned = TopicPartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicPartition<'static> {
         TopicPartition {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -190,6 +205,7 @@ impl<'a> rt::IntoOwned for TopicPartition<'a> {
 impl TopicPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -32,6 +32,7 @@ pub struct ConsumerProtocolSubscription<'a> {
 }
 
 impl Default for ConsumerProtocolSubscription<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             topics: Vec::new(),
@@ -51,6 +52,7 @@ impl<'a> rt::Message<'a> for ConsumerProtocolSubscription<'a> {
 
 impl<'a> rt::Decode<'a> for ConsumerProtocolSubscription<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -83,6 +85,7 @@ impl<'a> rt::Decode<'a> for ConsumerProtocolSubscription<'a> {
             rack_id,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -104,6 +107,7 @@ impl<'a> rt::Decode<'a> for ConsumerProtocolSubscription<'a> {
 }
 
 impl<'a> rt::Encode for ConsumerProtocolSubscription<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -126,6 +130,7 @@ impl<'a> rt::Encode for ConsumerProtocolSubscription<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::array_len(&self.topics, false, |v| rt::string_len(v, false))
             + rt::nullable_bytes_len(self.user_data.as_deref(), false)
@@ -144,6 +149,7 @@ impl<'a> rt::Encode for ConsumerProtocolSubscription<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ConsumerProtocolSubscription<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topics", &self.topics, version);
@@ -159,6 +165,7 @@ impl<'a> rt::JsonForm for ConsumerProtocolSubscription<'a> {
         }
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -187,6 +194,7 @@ impl<'a> rt::JsonForm for ConsumerProtocolSubscription<'a> {
 
 impl<'a> rt::IntoOwned for ConsumerProtocolSubscription<'a> {
     type Owned = ConsumerProtocolSubscription<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ConsumerProtocolSubscription<'static> {
         ConsumerProtocolSubscription {
             topics: rt::IntoOwned::into_owned(self.topics),
@@ -201,6 +209,7 @@ impl<'a> rt::IntoOwned for ConsumerProtocolSubscription<'a> {
 impl ConsumerProtocolSubscription<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ConsumerProtocolSubscription<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -222,6 +231,7 @@ pub struct TopicPartition<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TopicPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -230,6 +240,7 @@ impl<'a> rt::Decode<'a> for TopicPartition<'a> {
         let partitions = r.read_scalar_array::<i32>(false).in_field("partitions")?;
         Ok(Self { topic, partitions })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -241,6 +252,7 @@ impl<'a> rt::Decode<'a> for TopicPartition<'a> {
 }
 
 impl<'a> rt::Encode for TopicPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -250,6 +262,7 @@ impl<'a> rt::Encode for TopicPartition<'a> {
         rt::put_scalar_array(buf, &self.partitions, false).in_field("partitions")?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.topic, false)
             + rt::scalar_array_len(&self.partitions, false)
@@ -258,12 +271,14 @@ impl<'a> rt::Encode for TopicPartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topic", &self.topic, version);
         object.field("partitions", &self.partitions, version);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -277,6 +292,7 @@ impl<'a> rt::JsonForm for TopicPartition<'a> {
 
 impl<'a> rt::IntoOwned for TopicPartition<'a> {
     type Owned = TopicPartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicPartition<'static> {
         TopicPartition {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -288,6 +304,7 @@ impl<'a> rt::IntoOwned for TopicPartition<'a> {
 impl TopicPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -21,6 +21,7 @@ impl<'a> rt::Message<'a> for ControlRecordTypeSchema {
 }
 
 impl<'a> rt::Decode<'a> for ControlRecordTypeSchema {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -28,6 +29,7 @@ impl<'a> rt::Decode<'a> for ControlRecordTypeSchema {
         let r#type = r.read_i16().in_field("type")?;
         Ok(Self { r#type })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -38,6 +40,7 @@ impl<'a> rt::Decode<'a> for ControlRecordTypeSchema {
 }
 
 impl rt::Encode for ControlRecordTypeSchema {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -46,6 +49,7 @@ impl rt::Encode for ControlRecordTypeSchema {
         buf.put_i16(self.r#type);
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         2
     }
@@ -53,11 +57,13 @@ impl rt::Encode for ControlRecordTypeSchema {
 
 #[cfg(feature = "json")]
 impl rt::JsonForm for ControlRecordTypeSchema {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("type", &self.r#type, version);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {

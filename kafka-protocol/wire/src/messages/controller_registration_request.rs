@@ -47,6 +47,7 @@ impl ControllerRegistrationRequest<'_> {
 
 impl<'a> rt::Decode<'a> for ControllerRegistrationRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -71,6 +72,7 @@ impl<'a> rt::Decode<'a> for ControllerRegistrationRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -86,6 +88,7 @@ impl<'a> rt::Decode<'a> for ControllerRegistrationRequest<'a> {
 }
 
 impl<'a> rt::Encode for ControllerRegistrationRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -99,6 +102,7 @@ impl<'a> rt::Encode for ControllerRegistrationRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 16 + 1 + rt::struct_array_len(&self.listeners, true, version)
             + rt::struct_array_len(&self.features, true, version)
@@ -108,6 +112,7 @@ impl<'a> rt::Encode for ControllerRegistrationRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ControllerRegistrationRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("controllerId", &self.controller_id, version);
@@ -118,6 +123,7 @@ impl<'a> rt::JsonForm for ControllerRegistrationRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -135,6 +141,7 @@ impl<'a> rt::JsonForm for ControllerRegistrationRequest<'a> {
 
 impl<'a> rt::IntoOwned for ControllerRegistrationRequest<'a> {
     type Owned = ControllerRegistrationRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ControllerRegistrationRequest<'static> {
         ControllerRegistrationRequest {
             controller_id: self.controller_id,
@@ -150,6 +157,7 @@ impl<'a> rt::IntoOwned for ControllerRegistrationRequest<'a> {
 impl ControllerRegistrationRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ControllerRegistrationRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -182,6 +190,7 @@ pub struct Listener<'a> {
 }
 
 impl<'a> rt::Decode<'a> for Listener<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -200,6 +209,7 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -214,6 +224,7 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
 }
 
 impl<'a> rt::Encode for Listener<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -226,6 +237,7 @@ impl<'a> rt::Encode for Listener<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + rt::string_len(&self.host, true) + 2 + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -234,6 +246,7 @@ impl<'a> rt::Encode for Listener<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Listener<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -243,6 +256,7 @@ impl<'a> rt::JsonForm for Listener<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -259,6 +273,7 @@ impl<'a> rt::JsonForm for Listener<'a> {
 
 impl<'a> rt::IntoOwned for Listener<'a> {
     type Owned = Listener<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Listener<'static> {
         Listener {
             name: rt::IntoOwned::into_owned(self.name),
@@ -273,6 +288,7 @@ impl<'a> rt::IntoOwned for Listener<'a> {
 impl Listener<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Listener<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -301,6 +317,7 @@ pub struct Feature<'a> {
 }
 
 impl<'a> rt::Decode<'a> for Feature<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -317,6 +334,7 @@ impl<'a> rt::Decode<'a> for Feature<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -330,6 +348,7 @@ impl<'a> rt::Decode<'a> for Feature<'a> {
 }
 
 impl<'a> rt::Encode for Feature<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -341,6 +360,7 @@ impl<'a> rt::Encode for Feature<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + 2 + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -349,6 +369,7 @@ impl<'a> rt::Encode for Feature<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Feature<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -357,6 +378,7 @@ impl<'a> rt::JsonForm for Feature<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -372,6 +394,7 @@ impl<'a> rt::JsonForm for Feature<'a> {
 
 impl<'a> rt::IntoOwned for Feature<'a> {
     type Owned = Feature<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Feature<'static> {
         Feature {
             name: rt::IntoOwned::into_owned(self.name),
@@ -385,6 +408,7 @@ impl<'a> rt::IntoOwned for Feature<'a> {
 impl Feature<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Feature<'static> {
         rt::IntoOwned::into_owned(self)
     }

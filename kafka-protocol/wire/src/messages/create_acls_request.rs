@@ -31,6 +31,7 @@ impl CreateAclsRequest<'_> {
 
 impl<'a> rt::Decode<'a> for CreateAclsRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -47,6 +48,7 @@ impl<'a> rt::Decode<'a> for CreateAclsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -61,6 +63,7 @@ impl<'a> rt::Decode<'a> for CreateAclsRequest<'a> {
 }
 
 impl<'a> rt::Encode for CreateAclsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -75,6 +78,7 @@ impl<'a> rt::Encode for CreateAclsRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.creations, version >= 2, version)
             + (if version >= 2 {
@@ -87,12 +91,14 @@ impl<'a> rt::Encode for CreateAclsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreateAclsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("creations", &self.creations, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -110,6 +116,7 @@ impl<'a> rt::JsonForm for CreateAclsRequest<'a> {
 
 impl<'a> rt::IntoOwned for CreateAclsRequest<'a> {
     type Owned = CreateAclsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> CreateAclsRequest<'static> {
         CreateAclsRequest {
             creations: rt::IntoOwned::into_owned(self.creations),
@@ -121,6 +128,7 @@ impl<'a> rt::IntoOwned for CreateAclsRequest<'a> {
 impl CreateAclsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> CreateAclsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -165,6 +173,7 @@ pub struct AclCreation<'a> {
 }
 
 impl Default for AclCreation<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             resource_type: 0,
@@ -180,6 +189,7 @@ impl Default for AclCreation<'_> {
 }
 
 impl<'a> rt::Decode<'a> for AclCreation<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -206,6 +216,7 @@ impl<'a> rt::Decode<'a> for AclCreation<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -225,6 +236,7 @@ impl<'a> rt::Decode<'a> for AclCreation<'a> {
 }
 
 impl<'a> rt::Encode for AclCreation<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -245,6 +257,7 @@ impl<'a> rt::Encode for AclCreation<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         1 + rt::string_len(&self.resource_name, version >= 2) + 1
             + rt::string_len(&self.principal, version >= 2)
@@ -259,6 +272,7 @@ impl<'a> rt::Encode for AclCreation<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AclCreation<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("resourceType", &self.resource_type, version);
@@ -271,6 +285,7 @@ impl<'a> rt::JsonForm for AclCreation<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -294,6 +309,7 @@ impl<'a> rt::JsonForm for AclCreation<'a> {
 
 impl<'a> rt::IntoOwned for AclCreation<'a> {
     type Owned = AclCreation<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AclCreation<'static> {
         AclCreation {
             resource_type: self.resource_type,
@@ -311,6 +327,7 @@ impl<'a> rt::IntoOwned for AclCreation<'a> {
 impl AclCreation<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AclCreation<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ impl CreateAclsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for CreateAclsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for CreateAclsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -68,6 +70,7 @@ impl<'a> rt::Decode<'a> for CreateAclsResponse<'a> {
 }
 
 impl<'a> rt::Encode for CreateAclsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -83,6 +86,7 @@ impl<'a> rt::Encode for CreateAclsResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.results, version >= 2, version)
             + (if version >= 2 {
@@ -95,6 +99,7 @@ impl<'a> rt::Encode for CreateAclsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreateAclsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -102,6 +107,7 @@ impl<'a> rt::JsonForm for CreateAclsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -120,6 +126,7 @@ impl<'a> rt::JsonForm for CreateAclsResponse<'a> {
 
 impl<'a> rt::IntoOwned for CreateAclsResponse<'a> {
     type Owned = CreateAclsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> CreateAclsResponse<'static> {
         CreateAclsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -132,6 +139,7 @@ impl<'a> rt::IntoOwned for CreateAclsResponse<'a> {
 impl CreateAclsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> CreateAclsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -156,6 +164,7 @@ pub struct AclCreationResult<'a> {
 }
 
 impl Default for AclCreationResult<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             error_code: 0,
@@ -166,6 +175,7 @@ impl Default for AclCreationResult<'_> {
 }
 
 impl<'a> rt::Decode<'a> for AclCreationResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -184,6 +194,7 @@ impl<'a> rt::Decode<'a> for AclCreationResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -198,6 +209,7 @@ impl<'a> rt::Decode<'a> for AclCreationResult<'a> {
 }
 
 impl<'a> rt::Encode for AclCreationResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -213,6 +225,7 @@ impl<'a> rt::Encode for AclCreationResult<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 2)
             + (if version >= 2 {
@@ -225,6 +238,7 @@ impl<'a> rt::Encode for AclCreationResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AclCreationResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -232,6 +246,7 @@ impl<'a> rt::JsonForm for AclCreationResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -250,6 +265,7 @@ impl<'a> rt::JsonForm for AclCreationResult<'a> {
 
 impl<'a> rt::IntoOwned for AclCreationResult<'a> {
     type Owned = AclCreationResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AclCreationResult<'static> {
         AclCreationResult {
             error_code: self.error_code,
@@ -262,6 +278,7 @@ impl<'a> rt::IntoOwned for AclCreationResult<'a> {
 impl AclCreationResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AclCreationResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

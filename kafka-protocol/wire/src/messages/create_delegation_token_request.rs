@@ -31,6 +31,7 @@ pub struct CreateDelegationTokenRequest<'a> {
 }
 
 impl Default for CreateDelegationTokenRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             owner_principal_type: Some(Cow::Borrowed("")),
@@ -55,6 +56,7 @@ impl CreateDelegationTokenRequest<'_> {
 
 impl<'a> rt::Decode<'a> for CreateDelegationTokenRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -85,6 +87,7 @@ impl<'a> rt::Decode<'a> for CreateDelegationTokenRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -106,6 +109,7 @@ impl<'a> rt::Decode<'a> for CreateDelegationTokenRequest<'a> {
 }
 
 impl<'a> rt::Encode for CreateDelegationTokenRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -141,6 +145,7 @@ impl<'a> rt::Encode for CreateDelegationTokenRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version >= 3 {
             rt::nullable_string_len(self.owner_principal_type.as_deref(), true)
@@ -162,6 +167,7 @@ impl<'a> rt::Encode for CreateDelegationTokenRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreateDelegationTokenRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 3 {
@@ -175,6 +181,7 @@ impl<'a> rt::JsonForm for CreateDelegationTokenRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -203,6 +210,7 @@ impl<'a> rt::JsonForm for CreateDelegationTokenRequest<'a> {
 
 impl<'a> rt::IntoOwned for CreateDelegationTokenRequest<'a> {
     type Owned = CreateDelegationTokenRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> CreateDelegationTokenRequest<'static> {
         CreateDelegationTokenRequest {
             owner_principal_type: rt::IntoOwned::into_owned(self.owner_principal_type),
@@ -217,6 +225,7 @@ impl<'a> rt::IntoOwned for CreateDelegationTokenRequest<'a> {
 impl CreateDelegationTokenRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> CreateDelegationTokenRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -241,6 +250,7 @@ pub struct CreatableRenewers<'a> {
 }
 
 impl<'a> rt::Decode<'a> for CreatableRenewers<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -257,6 +267,7 @@ impl<'a> rt::Decode<'a> for CreatableRenewers<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -271,6 +282,7 @@ impl<'a> rt::Decode<'a> for CreatableRenewers<'a> {
 }
 
 impl<'a> rt::Encode for CreatableRenewers<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -287,6 +299,7 @@ impl<'a> rt::Encode for CreatableRenewers<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.principal_type, version >= 2)
             + rt::string_len(&self.principal_name, version >= 2)
@@ -300,6 +313,7 @@ impl<'a> rt::Encode for CreatableRenewers<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreatableRenewers<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("principalType", &self.principal_type, version);
@@ -307,6 +321,7 @@ impl<'a> rt::JsonForm for CreatableRenewers<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -325,6 +340,7 @@ impl<'a> rt::JsonForm for CreatableRenewers<'a> {
 
 impl<'a> rt::IntoOwned for CreatableRenewers<'a> {
     type Owned = CreatableRenewers<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> CreatableRenewers<'static> {
         CreatableRenewers {
             principal_type: rt::IntoOwned::into_owned(self.principal_type),
@@ -337,6 +353,7 @@ impl<'a> rt::IntoOwned for CreatableRenewers<'a> {
 impl CreatableRenewers<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> CreatableRenewers<'static> {
         rt::IntoOwned::into_owned(self)
     }

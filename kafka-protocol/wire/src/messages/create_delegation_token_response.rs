@@ -70,6 +70,7 @@ impl CreateDelegationTokenResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for CreateDelegationTokenResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -112,6 +113,7 @@ impl<'a> rt::Decode<'a> for CreateDelegationTokenResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -139,6 +141,7 @@ impl<'a> rt::Decode<'a> for CreateDelegationTokenResponse<'a> {
 }
 
 impl<'a> rt::Encode for CreateDelegationTokenResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -182,6 +185,7 @@ impl<'a> rt::Encode for CreateDelegationTokenResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + rt::string_len(&self.principal_type, version >= 2)
             + rt::string_len(&self.principal_name, version >= 2)
@@ -206,6 +210,7 @@ impl<'a> rt::Encode for CreateDelegationTokenResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreateDelegationTokenResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -236,6 +241,7 @@ impl<'a> rt::JsonForm for CreateDelegationTokenResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -271,6 +277,7 @@ impl<'a> rt::JsonForm for CreateDelegationTokenResponse<'a> {
 
 impl<'a> rt::IntoOwned for CreateDelegationTokenResponse<'a> {
     type Owned = CreateDelegationTokenResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> CreateDelegationTokenResponse<'static> {
         CreateDelegationTokenResponse {
             error_code: self.error_code,
@@ -296,6 +303,7 @@ impl<'a> rt::IntoOwned for CreateDelegationTokenResponse<'a> {
 impl CreateDelegationTokenResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> CreateDelegationTokenResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -39,6 +39,7 @@ impl CreatePartitionsRequest<'_> {
 
 impl<'a> rt::Decode<'a> for CreatePartitionsRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -59,6 +60,7 @@ impl<'a> rt::Decode<'a> for CreatePartitionsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -75,6 +77,7 @@ impl<'a> rt::Decode<'a> for CreatePartitionsRequest<'a> {
 }
 
 impl<'a> rt::Encode for CreatePartitionsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -91,6 +94,7 @@ impl<'a> rt::Encode for CreatePartitionsRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.topics, version >= 2, version) + 4 + 1
             + (if version >= 2 {
@@ -103,6 +107,7 @@ impl<'a> rt::Encode for CreatePartitionsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreatePartitionsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topics", &self.topics, version);
@@ -111,6 +116,7 @@ impl<'a> rt::JsonForm for CreatePartitionsRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -130,6 +136,7 @@ impl<'a> rt::JsonForm for CreatePartitionsRequest<'a> {
 
 impl<'a> rt::IntoOwned for CreatePartitionsRequest<'a> {
     type Owned = CreatePartitionsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> CreatePartitionsRequest<'static> {
         CreatePartitionsRequest {
             topics: rt::IntoOwned::into_owned(self.topics),
@@ -143,6 +150,7 @@ impl<'a> rt::IntoOwned for CreatePartitionsRequest<'a> {
 impl CreatePartitionsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> CreatePartitionsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -163,6 +171,7 @@ pub struct CreatePartitionsAssignment<'a> {
 }
 
 impl<'a> rt::Decode<'a> for CreatePartitionsAssignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -179,6 +188,7 @@ impl<'a> rt::Decode<'a> for CreatePartitionsAssignment<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -192,6 +202,7 @@ impl<'a> rt::Decode<'a> for CreatePartitionsAssignment<'a> {
 }
 
 impl<'a> rt::Encode for CreatePartitionsAssignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -206,6 +217,7 @@ impl<'a> rt::Encode for CreatePartitionsAssignment<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::scalar_array_len(&self.broker_ids, version >= 2)
             + (if version >= 2 {
@@ -218,12 +230,14 @@ impl<'a> rt::Encode for CreatePartitionsAssignment<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreatePartitionsAssignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("brokerIds", &self.broker_ids, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -241,6 +255,7 @@ impl<'a> rt::JsonForm for CreatePartitionsAssignment<'a> {
 
 impl<'a> rt::IntoOwned for CreatePartitionsAssignment<'a> {
     type Owned = CreatePartitionsAssignment<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> CreatePartitionsAssignment<'static> {
         CreatePartitionsAssignment {
             broker_ids: rt::IntoOwned::into_owned(self.broker_ids),
@@ -252,6 +267,7 @@ impl<'a> rt::IntoOwned for CreatePartitionsAssignment<'a> {
 impl CreatePartitionsAssignment<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> CreatePartitionsAssignment<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -280,6 +296,7 @@ pub struct CreatePartitionsTopic<'a> {
 }
 
 impl Default for CreatePartitionsTopic<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             name: Cow::Borrowed(""),
@@ -291,6 +308,7 @@ impl Default for CreatePartitionsTopic<'_> {
 }
 
 impl<'a> rt::Decode<'a> for CreatePartitionsTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -313,6 +331,7 @@ impl<'a> rt::Decode<'a> for CreatePartitionsTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -329,6 +348,7 @@ impl<'a> rt::Decode<'a> for CreatePartitionsTopic<'a> {
 }
 
 impl<'a> rt::Encode for CreatePartitionsTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -350,6 +370,7 @@ impl<'a> rt::Encode for CreatePartitionsTopic<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, version >= 2) + 4
             + rt::nullable_struct_array_len(
@@ -367,6 +388,7 @@ impl<'a> rt::Encode for CreatePartitionsTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreatePartitionsTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -375,6 +397,7 @@ impl<'a> rt::JsonForm for CreatePartitionsTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -394,6 +417,7 @@ impl<'a> rt::JsonForm for CreatePartitionsTopic<'a> {
 
 impl<'a> rt::IntoOwned for CreatePartitionsTopic<'a> {
     type Owned = CreatePartitionsTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> CreatePartitionsTopic<'static> {
         CreatePartitionsTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -407,6 +431,7 @@ impl<'a> rt::IntoOwned for CreatePartitionsTopic<'a> {
 impl CreatePartitionsTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> CreatePartitionsTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ impl CreatePartitionsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for CreatePartitionsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for CreatePartitionsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -68,6 +70,7 @@ impl<'a> rt::Decode<'a> for CreatePartitionsResponse<'a> {
 }
 
 impl<'a> rt::Encode for CreatePartitionsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -83,6 +86,7 @@ impl<'a> rt::Encode for CreatePartitionsResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.results, version >= 2, version)
             + (if version >= 2 {
@@ -95,6 +99,7 @@ impl<'a> rt::Encode for CreatePartitionsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreatePartitionsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -102,6 +107,7 @@ impl<'a> rt::JsonForm for CreatePartitionsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -120,6 +126,7 @@ impl<'a> rt::JsonForm for CreatePartitionsResponse<'a> {
 
 impl<'a> rt::IntoOwned for CreatePartitionsResponse<'a> {
     type Owned = CreatePartitionsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> CreatePartitionsResponse<'static> {
         CreatePartitionsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -132,6 +139,7 @@ impl<'a> rt::IntoOwned for CreatePartitionsResponse<'a> {
 impl CreatePartitionsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> CreatePartitionsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -160,6 +168,7 @@ pub struct CreatePartitionsTopicResult<'a> {
 }
 
 impl<'a> rt::Decode<'a> for CreatePartitionsTopicResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -180,6 +189,7 @@ impl<'a> rt::Decode<'a> for CreatePartitionsTopicResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -195,6 +205,7 @@ impl<'a> rt::Decode<'a> for CreatePartitionsTopicResult<'a> {
 }
 
 impl<'a> rt::Encode for CreatePartitionsTopicResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -211,6 +222,7 @@ impl<'a> rt::Encode for CreatePartitionsTopicResult<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, version >= 2) + 2
             + rt::nullable_string_len(self.error_message.as_deref(), version >= 2)
@@ -224,6 +236,7 @@ impl<'a> rt::Encode for CreatePartitionsTopicResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreatePartitionsTopicResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -232,6 +245,7 @@ impl<'a> rt::JsonForm for CreatePartitionsTopicResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -251,6 +265,7 @@ impl<'a> rt::JsonForm for CreatePartitionsTopicResult<'a> {
 
 impl<'a> rt::IntoOwned for CreatePartitionsTopicResult<'a> {
     type Owned = CreatePartitionsTopicResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> CreatePartitionsTopicResult<'static> {
         CreatePartitionsTopicResult {
             name: rt::IntoOwned::into_owned(self.name),
@@ -264,6 +279,7 @@ impl<'a> rt::IntoOwned for CreatePartitionsTopicResult<'a> {
 impl CreatePartitionsTopicResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> CreatePartitionsTopicResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

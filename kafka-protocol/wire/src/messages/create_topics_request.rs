@@ -27,6 +27,7 @@ pub struct CreateTopicsRequest<'a> {
 }
 
 impl Default for CreateTopicsRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             topics: rt::StructArray::new(),
@@ -50,6 +51,7 @@ impl CreateTopicsRequest<'_> {
 
 impl<'a> rt::Decode<'a> for CreateTopicsRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -70,6 +72,7 @@ impl<'a> rt::Decode<'a> for CreateTopicsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -86,6 +89,7 @@ impl<'a> rt::Decode<'a> for CreateTopicsRequest<'a> {
 }
 
 impl<'a> rt::Encode for CreateTopicsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -102,6 +106,7 @@ impl<'a> rt::Encode for CreateTopicsRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.topics, version >= 5, version) + 4 + 1
             + (if version >= 5 {
@@ -114,6 +119,7 @@ impl<'a> rt::Encode for CreateTopicsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreateTopicsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topics", &self.topics, version);
@@ -122,6 +128,7 @@ impl<'a> rt::JsonForm for CreateTopicsRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -141,6 +148,7 @@ impl<'a> rt::JsonForm for CreateTopicsRequest<'a> {
 
 impl<'a> rt::IntoOwned for CreateTopicsRequest<'a> {
     type Owned = CreateTopicsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> CreateTopicsRequest<'static> {
         CreateTopicsRequest {
             topics: rt::IntoOwned::into_owned(self.topics),
@@ -154,6 +162,7 @@ impl<'a> rt::IntoOwned for CreateTopicsRequest<'a> {
 impl CreateTopicsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> CreateTopicsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -178,6 +187,7 @@ pub struct CreatableReplicaAssignment<'a> {
 }
 
 impl<'a> rt::Decode<'a> for CreatableReplicaAssignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -196,6 +206,7 @@ impl<'a> rt::Decode<'a> for CreatableReplicaAssignment<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -210,6 +221,7 @@ impl<'a> rt::Decode<'a> for CreatableReplicaAssignment<'a> {
 }
 
 impl<'a> rt::Encode for CreatableReplicaAssignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -225,6 +237,7 @@ impl<'a> rt::Encode for CreatableReplicaAssignment<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::scalar_array_len(&self.broker_ids, version >= 5)
             + (if version >= 5 {
@@ -237,6 +250,7 @@ impl<'a> rt::Encode for CreatableReplicaAssignment<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreatableReplicaAssignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -244,6 +258,7 @@ impl<'a> rt::JsonForm for CreatableReplicaAssignment<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -262,6 +277,7 @@ impl<'a> rt::JsonForm for CreatableReplicaAssignment<'a> {
 
 impl<'a> rt::IntoOwned for CreatableReplicaAssignment<'a> {
     type Owned = CreatableReplicaAssignment<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> CreatableReplicaAssignment<'static> {
         CreatableReplicaAssignment {
             partition_index: self.partition_index,
@@ -274,6 +290,7 @@ impl<'a> rt::IntoOwned for CreatableReplicaAssignment<'a> {
 impl CreatableReplicaAssignment<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> CreatableReplicaAssignment<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -298,6 +315,7 @@ pub struct CreatableTopicConfig<'a> {
 }
 
 impl Default for CreatableTopicConfig<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             name: Cow::Borrowed(""),
@@ -308,6 +326,7 @@ impl Default for CreatableTopicConfig<'_> {
 }
 
 impl<'a> rt::Decode<'a> for CreatableTopicConfig<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -324,6 +343,7 @@ impl<'a> rt::Decode<'a> for CreatableTopicConfig<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -338,6 +358,7 @@ impl<'a> rt::Decode<'a> for CreatableTopicConfig<'a> {
 }
 
 impl<'a> rt::Encode for CreatableTopicConfig<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -353,6 +374,7 @@ impl<'a> rt::Encode for CreatableTopicConfig<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, version >= 5)
             + rt::nullable_string_len(self.value.as_deref(), version >= 5)
@@ -366,6 +388,7 @@ impl<'a> rt::Encode for CreatableTopicConfig<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreatableTopicConfig<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -373,6 +396,7 @@ impl<'a> rt::JsonForm for CreatableTopicConfig<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -391,6 +415,7 @@ impl<'a> rt::JsonForm for CreatableTopicConfig<'a> {
 
 impl<'a> rt::IntoOwned for CreatableTopicConfig<'a> {
     type Owned = CreatableTopicConfig<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> CreatableTopicConfig<'static> {
         CreatableTopicConfig {
             name: rt::IntoOwned::into_owned(self.name),
@@ -403,6 +428,7 @@ impl<'a> rt::IntoOwned for CreatableTopicConfig<'a> {
 impl CreatableTopicConfig<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> CreatableTopicConfig<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -440,6 +466,7 @@ pub struct CreatableTopic<'a> {
 
 impl<'a> rt::Decode<'a> for CreatableTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -466,6 +493,7 @@ impl<'a> rt::Decode<'a> for CreatableTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -485,6 +513,7 @@ impl<'a> rt::Decode<'a> for CreatableTopic<'a> {
 }
 
 impl<'a> rt::Encode for CreatableTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -504,6 +533,7 @@ impl<'a> rt::Encode for CreatableTopic<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, version >= 5) + 4 + 2
             + rt::struct_array_len(&self.assignments, version >= 5, version)
@@ -518,6 +548,7 @@ impl<'a> rt::Encode for CreatableTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreatableTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -528,6 +559,7 @@ impl<'a> rt::JsonForm for CreatableTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -549,6 +581,7 @@ impl<'a> rt::JsonForm for CreatableTopic<'a> {
 
 impl<'a> rt::IntoOwned for CreatableTopic<'a> {
     type Owned = CreatableTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> CreatableTopic<'static> {
         CreatableTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -564,6 +597,7 @@ impl<'a> rt::IntoOwned for CreatableTopic<'a> {
 impl CreatableTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> CreatableTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

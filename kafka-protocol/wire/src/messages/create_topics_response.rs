@@ -35,6 +35,7 @@ impl CreateTopicsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for CreateTopicsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for CreateTopicsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -68,6 +70,7 @@ impl<'a> rt::Decode<'a> for CreateTopicsResponse<'a> {
 }
 
 impl<'a> rt::Encode for CreateTopicsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -83,6 +86,7 @@ impl<'a> rt::Encode for CreateTopicsResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.topics, version >= 5, version)
             + (if version >= 5 {
@@ -95,6 +99,7 @@ impl<'a> rt::Encode for CreateTopicsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreateTopicsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -102,6 +107,7 @@ impl<'a> rt::JsonForm for CreateTopicsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -120,6 +126,7 @@ impl<'a> rt::JsonForm for CreateTopicsResponse<'a> {
 
 impl<'a> rt::IntoOwned for CreateTopicsResponse<'a> {
     type Owned = CreateTopicsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> CreateTopicsResponse<'static> {
         CreateTopicsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -132,6 +139,7 @@ impl<'a> rt::IntoOwned for CreateTopicsResponse<'a> {
 impl CreateTopicsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> CreateTopicsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -168,6 +176,7 @@ pub struct CreatableTopicConfigs<'a> {
 }
 
 impl Default for CreatableTopicConfigs<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             name: Cow::Borrowed(""),
@@ -181,6 +190,7 @@ impl Default for CreatableTopicConfigs<'_> {
 }
 
 impl<'a> rt::Decode<'a> for CreatableTopicConfigs<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -201,6 +211,7 @@ impl<'a> rt::Decode<'a> for CreatableTopicConfigs<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -216,6 +227,7 @@ impl<'a> rt::Decode<'a> for CreatableTopicConfigs<'a> {
 }
 
 impl<'a> rt::Encode for CreatableTopicConfigs<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -229,6 +241,7 @@ impl<'a> rt::Encode for CreatableTopicConfigs<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true)
             + rt::nullable_string_len(self.value.as_deref(), true) + 1 + 1 + 1
@@ -238,6 +251,7 @@ impl<'a> rt::Encode for CreatableTopicConfigs<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreatableTopicConfigs<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -248,6 +262,7 @@ impl<'a> rt::JsonForm for CreatableTopicConfigs<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -265,6 +280,7 @@ impl<'a> rt::JsonForm for CreatableTopicConfigs<'a> {
 
 impl<'a> rt::IntoOwned for CreatableTopicConfigs<'a> {
     type Owned = CreatableTopicConfigs<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> CreatableTopicConfigs<'static> {
         CreatableTopicConfigs {
             name: rt::IntoOwned::into_owned(self.name),
@@ -280,6 +296,7 @@ impl<'a> rt::IntoOwned for CreatableTopicConfigs<'a> {
 impl CreatableTopicConfigs<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> CreatableTopicConfigs<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -328,6 +345,7 @@ pub struct CreatableTopicResult<'a> {
 }
 
 impl Default for CreatableTopicResult<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             name: Cow::Borrowed(""),
@@ -344,6 +362,7 @@ impl Default for CreatableTopicResult<'_> {
 }
 
 impl<'a> rt::Decode<'a> for CreatableTopicResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -404,6 +423,7 @@ impl<'a> rt::Decode<'a> for CreatableTopicResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -440,6 +460,7 @@ impl<'a> rt::Decode<'a> for CreatableTopicResult<'a> {
 }
 
 impl<'a> rt::Encode for CreatableTopicResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -479,6 +500,7 @@ impl<'a> rt::Encode for CreatableTopicResult<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, version >= 5) + (if version >= 7 { 16 } else { 0 })
             + 2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 5)
@@ -507,6 +529,7 @@ impl<'a> rt::Encode for CreatableTopicResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreatableTopicResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -530,6 +553,7 @@ impl<'a> rt::JsonForm for CreatableTopicResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -574,6 +598,7 @@ impl<'a> rt::JsonForm for CreatableTopicResult<'a> {
 
 impl<'a> rt::IntoOwned for CreatableTopicResult<'a> {
     type Owned = CreatableTopicResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> CreatableTopicResult<'static> {
         CreatableTopicResult {
             name: rt::IntoOwned::into_owned(self.name),
@@ -592,6 +617,7 @@ impl<'a> rt::IntoOwned for CreatableTopicResult<'a> {
 impl CreatableTopicResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> CreatableTopicResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -33,6 +33,7 @@ impl<'a> rt::Message<'a> for DefaultPrincipalData<'a> {
 }
 
 impl<'a> rt::Decode<'a> for DefaultPrincipalData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -49,6 +50,7 @@ impl<'a> rt::Decode<'a> for DefaultPrincipalData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -62,6 +64,7 @@ impl<'a> rt::Decode<'a> for DefaultPrincipalData<'a> {
 }
 
 impl<'a> rt::Encode for DefaultPrincipalData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -73,6 +76,7 @@ impl<'a> rt::Encode for DefaultPrincipalData<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.r#type, true) + rt::string_len(&self.name, true) + 1
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -81,6 +85,7 @@ impl<'a> rt::Encode for DefaultPrincipalData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DefaultPrincipalData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("type", &self.r#type, version);
@@ -89,6 +94,7 @@ impl<'a> rt::JsonForm for DefaultPrincipalData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -104,6 +110,7 @@ impl<'a> rt::JsonForm for DefaultPrincipalData<'a> {
 
 impl<'a> rt::IntoOwned for DefaultPrincipalData<'a> {
     type Owned = DefaultPrincipalData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DefaultPrincipalData<'static> {
         DefaultPrincipalData {
             r#type: rt::IntoOwned::into_owned(self.r#type),
@@ -117,6 +124,7 @@ impl<'a> rt::IntoOwned for DefaultPrincipalData<'a> {
 impl DefaultPrincipalData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DefaultPrincipalData<'static> {
         rt::IntoOwned::into_owned(self)
     }

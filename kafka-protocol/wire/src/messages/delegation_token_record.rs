@@ -54,6 +54,7 @@ impl DelegationTokenRecord<'_> {
 }
 
 impl<'a> rt::Decode<'a> for DelegationTokenRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -78,6 +79,7 @@ impl<'a> rt::Decode<'a> for DelegationTokenRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -95,6 +97,7 @@ impl<'a> rt::Decode<'a> for DelegationTokenRecord<'a> {
 }
 
 impl<'a> rt::Encode for DelegationTokenRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -111,6 +114,7 @@ impl<'a> rt::Encode for DelegationTokenRecord<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.owner, true) + rt::string_len(&self.requester, true)
             + rt::array_len(&self.renewers, true, |v| rt::string_len(v, true)) + 8 + 8
@@ -121,6 +125,7 @@ impl<'a> rt::Encode for DelegationTokenRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DelegationTokenRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("owner", &self.owner, version);
@@ -133,6 +138,7 @@ impl<'a> rt::JsonForm for DelegationTokenRecord<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -152,6 +158,7 @@ impl<'a> rt::JsonForm for DelegationTokenRecord<'a> {
 
 impl<'a> rt::IntoOwned for DelegationTokenRecord<'a> {
     type Owned = DelegationTokenRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DelegationTokenRecord<'static> {
         DelegationTokenRecord {
             owner: rt::IntoOwned::into_owned(self.owner),
@@ -169,6 +176,7 @@ impl<'a> rt::IntoOwned for DelegationTokenRecord<'a> {
 impl DelegationTokenRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DelegationTokenRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -31,6 +31,7 @@ impl DeleteAclsRequest<'_> {
 
 impl<'a> rt::Decode<'a> for DeleteAclsRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -47,6 +48,7 @@ impl<'a> rt::Decode<'a> for DeleteAclsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -61,6 +63,7 @@ impl<'a> rt::Decode<'a> for DeleteAclsRequest<'a> {
 }
 
 impl<'a> rt::Encode for DeleteAclsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -75,6 +78,7 @@ impl<'a> rt::Encode for DeleteAclsRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.filters, version >= 2, version)
             + (if version >= 2 {
@@ -87,12 +91,14 @@ impl<'a> rt::Encode for DeleteAclsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteAclsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("filters", &self.filters, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -110,6 +116,7 @@ impl<'a> rt::JsonForm for DeleteAclsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DeleteAclsRequest<'a> {
     type Owned = DeleteAclsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteAclsRequest<'static> {
         DeleteAclsRequest {
             filters: rt::IntoOwned::into_owned(self.filters),
@@ -121,6 +128,7 @@ impl<'a> rt::IntoOwned for DeleteAclsRequest<'a> {
 impl DeleteAclsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteAclsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -165,6 +173,7 @@ pub struct DeleteAclsFilter<'a> {
 }
 
 impl Default for DeleteAclsFilter<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             resource_type_filter: 0,
@@ -180,6 +189,7 @@ impl Default for DeleteAclsFilter<'_> {
 }
 
 impl<'a> rt::Decode<'a> for DeleteAclsFilter<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -210,6 +220,7 @@ impl<'a> rt::Decode<'a> for DeleteAclsFilter<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -229,6 +240,7 @@ impl<'a> rt::Decode<'a> for DeleteAclsFilter<'a> {
 }
 
 impl<'a> rt::Encode for DeleteAclsFilter<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -251,6 +263,7 @@ impl<'a> rt::Encode for DeleteAclsFilter<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         1 + rt::nullable_string_len(self.resource_name_filter.as_deref(), version >= 2)
             + 1 + rt::nullable_string_len(self.principal_filter.as_deref(), version >= 2)
@@ -265,6 +278,7 @@ impl<'a> rt::Encode for DeleteAclsFilter<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteAclsFilter<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("resourceTypeFilter", &self.resource_type_filter, version);
@@ -277,6 +291,7 @@ impl<'a> rt::JsonForm for DeleteAclsFilter<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -300,6 +315,7 @@ impl<'a> rt::JsonForm for DeleteAclsFilter<'a> {
 
 impl<'a> rt::IntoOwned for DeleteAclsFilter<'a> {
     type Owned = DeleteAclsFilter<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteAclsFilter<'static> {
         DeleteAclsFilter {
             resource_type_filter: self.resource_type_filter,
@@ -317,6 +333,7 @@ impl<'a> rt::IntoOwned for DeleteAclsFilter<'a> {
 impl DeleteAclsFilter<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteAclsFilter<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ impl DeleteAclsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for DeleteAclsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for DeleteAclsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -68,6 +70,7 @@ impl<'a> rt::Decode<'a> for DeleteAclsResponse<'a> {
 }
 
 impl<'a> rt::Encode for DeleteAclsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -83,6 +86,7 @@ impl<'a> rt::Encode for DeleteAclsResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.filter_results, version >= 2, version)
             + (if version >= 2 {
@@ -95,6 +99,7 @@ impl<'a> rt::Encode for DeleteAclsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteAclsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -102,6 +107,7 @@ impl<'a> rt::JsonForm for DeleteAclsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -120,6 +126,7 @@ impl<'a> rt::JsonForm for DeleteAclsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DeleteAclsResponse<'a> {
     type Owned = DeleteAclsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteAclsResponse<'static> {
         DeleteAclsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -132,6 +139,7 @@ impl<'a> rt::IntoOwned for DeleteAclsResponse<'a> {
 impl DeleteAclsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteAclsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -184,6 +192,7 @@ pub struct DeleteAclsMatchingAcl<'a> {
 }
 
 impl Default for DeleteAclsMatchingAcl<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             error_code: 0,
@@ -201,6 +210,7 @@ impl Default for DeleteAclsMatchingAcl<'_> {
 }
 
 impl<'a> rt::Decode<'a> for DeleteAclsMatchingAcl<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -233,6 +243,7 @@ impl<'a> rt::Decode<'a> for DeleteAclsMatchingAcl<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -254,6 +265,7 @@ impl<'a> rt::Decode<'a> for DeleteAclsMatchingAcl<'a> {
 }
 
 impl<'a> rt::Encode for DeleteAclsMatchingAcl<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -277,6 +289,7 @@ impl<'a> rt::Encode for DeleteAclsMatchingAcl<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 2) + 1
             + rt::string_len(&self.resource_name, version >= 2) + 1
@@ -292,6 +305,7 @@ impl<'a> rt::Encode for DeleteAclsMatchingAcl<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteAclsMatchingAcl<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -306,6 +320,7 @@ impl<'a> rt::JsonForm for DeleteAclsMatchingAcl<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -331,6 +346,7 @@ impl<'a> rt::JsonForm for DeleteAclsMatchingAcl<'a> {
 
 impl<'a> rt::IntoOwned for DeleteAclsMatchingAcl<'a> {
     type Owned = DeleteAclsMatchingAcl<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteAclsMatchingAcl<'static> {
         DeleteAclsMatchingAcl {
             error_code: self.error_code,
@@ -350,6 +366,7 @@ impl<'a> rt::IntoOwned for DeleteAclsMatchingAcl<'a> {
 impl DeleteAclsMatchingAcl<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteAclsMatchingAcl<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -378,6 +395,7 @@ pub struct DeleteAclsFilterResult<'a> {
 }
 
 impl Default for DeleteAclsFilterResult<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             error_code: 0,
@@ -390,6 +408,7 @@ impl Default for DeleteAclsFilterResult<'_> {
 
 impl<'a> rt::Decode<'a> for DeleteAclsFilterResult<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -412,6 +431,7 @@ impl<'a> rt::Decode<'a> for DeleteAclsFilterResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -428,6 +448,7 @@ impl<'a> rt::Decode<'a> for DeleteAclsFilterResult<'a> {
 }
 
 impl<'a> rt::Encode for DeleteAclsFilterResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -445,6 +466,7 @@ impl<'a> rt::Encode for DeleteAclsFilterResult<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 2)
             + rt::struct_array_len(&self.matching_acls, version >= 2, version)
@@ -458,6 +480,7 @@ impl<'a> rt::Encode for DeleteAclsFilterResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteAclsFilterResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -466,6 +489,7 @@ impl<'a> rt::JsonForm for DeleteAclsFilterResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -485,6 +509,7 @@ impl<'a> rt::JsonForm for DeleteAclsFilterResult<'a> {
 
 impl<'a> rt::IntoOwned for DeleteAclsFilterResult<'a> {
     type Owned = DeleteAclsFilterResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteAclsFilterResult<'static> {
         DeleteAclsFilterResult {
             error_code: self.error_code,
@@ -498,6 +523,7 @@ impl<'a> rt::IntoOwned for DeleteAclsFilterResult<'a> {
 impl DeleteAclsFilterResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteAclsFilterResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -30,6 +30,7 @@ impl DeleteGroupsRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for DeleteGroupsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -46,6 +47,7 @@ impl<'a> rt::Decode<'a> for DeleteGroupsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -60,6 +62,7 @@ impl<'a> rt::Decode<'a> for DeleteGroupsRequest<'a> {
 }
 
 impl<'a> rt::Encode for DeleteGroupsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -79,6 +82,7 @@ impl<'a> rt::Encode for DeleteGroupsRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::array_len(
             &self.groups_names,
@@ -95,12 +99,14 @@ impl<'a> rt::Encode for DeleteGroupsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteGroupsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupsNames", &self.groups_names, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -118,6 +124,7 @@ impl<'a> rt::JsonForm for DeleteGroupsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DeleteGroupsRequest<'a> {
     type Owned = DeleteGroupsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteGroupsRequest<'static> {
         DeleteGroupsRequest {
             groups_names: rt::IntoOwned::into_owned(self.groups_names),
@@ -129,6 +136,7 @@ impl<'a> rt::IntoOwned for DeleteGroupsRequest<'a> {
 impl DeleteGroupsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteGroupsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ impl DeleteGroupsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for DeleteGroupsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for DeleteGroupsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -68,6 +70,7 @@ impl<'a> rt::Decode<'a> for DeleteGroupsResponse<'a> {
 }
 
 impl<'a> rt::Encode for DeleteGroupsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -83,6 +86,7 @@ impl<'a> rt::Encode for DeleteGroupsResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.results, version >= 2, version)
             + (if version >= 2 {
@@ -95,6 +99,7 @@ impl<'a> rt::Encode for DeleteGroupsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteGroupsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -102,6 +107,7 @@ impl<'a> rt::JsonForm for DeleteGroupsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -120,6 +126,7 @@ impl<'a> rt::JsonForm for DeleteGroupsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DeleteGroupsResponse<'a> {
     type Owned = DeleteGroupsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteGroupsResponse<'static> {
         DeleteGroupsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -132,6 +139,7 @@ impl<'a> rt::IntoOwned for DeleteGroupsResponse<'a> {
 impl DeleteGroupsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteGroupsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -160,6 +168,7 @@ pub struct DeletableGroupResult<'a> {
 }
 
 impl<'a> rt::Decode<'a> for DeletableGroupResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -182,6 +191,7 @@ impl<'a> rt::Decode<'a> for DeletableGroupResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -199,6 +209,7 @@ impl<'a> rt::Decode<'a> for DeletableGroupResult<'a> {
 }
 
 impl<'a> rt::Encode for DeletableGroupResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -217,6 +228,7 @@ impl<'a> rt::Encode for DeletableGroupResult<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.group_id, version >= 2) + 2
             + (if version >= 3 {
@@ -234,6 +246,7 @@ impl<'a> rt::Encode for DeletableGroupResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeletableGroupResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -244,6 +257,7 @@ impl<'a> rt::JsonForm for DeletableGroupResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -267,6 +281,7 @@ impl<'a> rt::JsonForm for DeletableGroupResult<'a> {
 
 impl<'a> rt::IntoOwned for DeletableGroupResult<'a> {
     type Owned = DeletableGroupResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeletableGroupResult<'static> {
         DeletableGroupResult {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -280,6 +295,7 @@ impl<'a> rt::IntoOwned for DeletableGroupResult<'a> {
 impl DeletableGroupResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeletableGroupResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ impl DeleteRecordsRequest<'_> {
 
 impl<'a> rt::Decode<'a> for DeleteRecordsRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for DeleteRecordsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -68,6 +70,7 @@ impl<'a> rt::Decode<'a> for DeleteRecordsRequest<'a> {
 }
 
 impl<'a> rt::Encode for DeleteRecordsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -83,6 +86,7 @@ impl<'a> rt::Encode for DeleteRecordsRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.topics, version >= 2, version) + 4
             + (if version >= 2 {
@@ -95,6 +99,7 @@ impl<'a> rt::Encode for DeleteRecordsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteRecordsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topics", &self.topics, version);
@@ -102,6 +107,7 @@ impl<'a> rt::JsonForm for DeleteRecordsRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -120,6 +126,7 @@ impl<'a> rt::JsonForm for DeleteRecordsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DeleteRecordsRequest<'a> {
     type Owned = DeleteRecordsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteRecordsRequest<'static> {
         DeleteRecordsRequest {
             topics: rt::IntoOwned::into_owned(self.topics),
@@ -132,6 +139,7 @@ impl<'a> rt::IntoOwned for DeleteRecordsRequest<'a> {
 impl DeleteRecordsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteRecordsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -156,6 +164,7 @@ pub struct DeleteRecordsPartition<'a> {
 }
 
 impl<'a> rt::Decode<'a> for DeleteRecordsPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -172,6 +181,7 @@ impl<'a> rt::Decode<'a> for DeleteRecordsPartition<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -186,6 +196,7 @@ impl<'a> rt::Decode<'a> for DeleteRecordsPartition<'a> {
 }
 
 impl<'a> rt::Encode for DeleteRecordsPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -200,6 +211,7 @@ impl<'a> rt::Encode for DeleteRecordsPartition<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 8
             + (if version >= 2 {
@@ -212,6 +224,7 @@ impl<'a> rt::Encode for DeleteRecordsPartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteRecordsPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -219,6 +232,7 @@ impl<'a> rt::JsonForm for DeleteRecordsPartition<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -237,6 +251,7 @@ impl<'a> rt::JsonForm for DeleteRecordsPartition<'a> {
 
 impl<'a> rt::IntoOwned for DeleteRecordsPartition<'a> {
     type Owned = DeleteRecordsPartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteRecordsPartition<'static> {
         DeleteRecordsPartition {
             partition_index: self.partition_index,
@@ -249,6 +264,7 @@ impl<'a> rt::IntoOwned for DeleteRecordsPartition<'a> {
 impl DeleteRecordsPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteRecordsPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -274,6 +290,7 @@ pub struct DeleteRecordsTopic<'a> {
 
 impl<'a> rt::Decode<'a> for DeleteRecordsTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -292,6 +309,7 @@ impl<'a> rt::Decode<'a> for DeleteRecordsTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -307,6 +325,7 @@ impl<'a> rt::Decode<'a> for DeleteRecordsTopic<'a> {
 }
 
 impl<'a> rt::Encode for DeleteRecordsTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -322,6 +341,7 @@ impl<'a> rt::Encode for DeleteRecordsTopic<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, version >= 2)
             + rt::struct_array_len(&self.partitions, version >= 2, version)
@@ -335,6 +355,7 @@ impl<'a> rt::Encode for DeleteRecordsTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteRecordsTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -342,6 +363,7 @@ impl<'a> rt::JsonForm for DeleteRecordsTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -360,6 +382,7 @@ impl<'a> rt::JsonForm for DeleteRecordsTopic<'a> {
 
 impl<'a> rt::IntoOwned for DeleteRecordsTopic<'a> {
     type Owned = DeleteRecordsTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteRecordsTopic<'static> {
         DeleteRecordsTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -372,6 +395,7 @@ impl<'a> rt::IntoOwned for DeleteRecordsTopic<'a> {
 impl DeleteRecordsTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteRecordsTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ impl DeleteRecordsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for DeleteRecordsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for DeleteRecordsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -68,6 +70,7 @@ impl<'a> rt::Decode<'a> for DeleteRecordsResponse<'a> {
 }
 
 impl<'a> rt::Encode for DeleteRecordsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -83,6 +86,7 @@ impl<'a> rt::Encode for DeleteRecordsResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.topics, version >= 2, version)
             + (if version >= 2 {
@@ -95,6 +99,7 @@ impl<'a> rt::Encode for DeleteRecordsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteRecordsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -102,6 +107,7 @@ impl<'a> rt::JsonForm for DeleteRecordsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -120,6 +126,7 @@ impl<'a> rt::JsonForm for DeleteRecordsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DeleteRecordsResponse<'a> {
     type Owned = DeleteRecordsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteRecordsResponse<'static> {
         DeleteRecordsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -132,6 +139,7 @@ impl<'a> rt::IntoOwned for DeleteRecordsResponse<'a> {
 impl DeleteRecordsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteRecordsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -160,6 +168,7 @@ pub struct DeleteRecordsPartitionResult<'a> {
 }
 
 impl<'a> rt::Decode<'a> for DeleteRecordsPartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -178,6 +187,7 @@ impl<'a> rt::Decode<'a> for DeleteRecordsPartitionResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -193,6 +203,7 @@ impl<'a> rt::Decode<'a> for DeleteRecordsPartitionResult<'a> {
 }
 
 impl<'a> rt::Encode for DeleteRecordsPartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -208,6 +219,7 @@ impl<'a> rt::Encode for DeleteRecordsPartitionResult<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 8 + 2
             + (if version >= 2 {
@@ -220,6 +232,7 @@ impl<'a> rt::Encode for DeleteRecordsPartitionResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteRecordsPartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -228,6 +241,7 @@ impl<'a> rt::JsonForm for DeleteRecordsPartitionResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -247,6 +261,7 @@ impl<'a> rt::JsonForm for DeleteRecordsPartitionResult<'a> {
 
 impl<'a> rt::IntoOwned for DeleteRecordsPartitionResult<'a> {
     type Owned = DeleteRecordsPartitionResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteRecordsPartitionResult<'static> {
         DeleteRecordsPartitionResult {
             partition_index: self.partition_index,
@@ -260,6 +275,7 @@ impl<'a> rt::IntoOwned for DeleteRecordsPartitionResult<'a> {
 impl DeleteRecordsPartitionResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteRecordsPartitionResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -285,6 +301,7 @@ pub struct DeleteRecordsTopicResult<'a> {
 
 impl<'a> rt::Decode<'a> for DeleteRecordsTopicResult<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -303,6 +320,7 @@ impl<'a> rt::Decode<'a> for DeleteRecordsTopicResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -318,6 +336,7 @@ impl<'a> rt::Decode<'a> for DeleteRecordsTopicResult<'a> {
 }
 
 impl<'a> rt::Encode for DeleteRecordsTopicResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -333,6 +352,7 @@ impl<'a> rt::Encode for DeleteRecordsTopicResult<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, version >= 2)
             + rt::struct_array_len(&self.partitions, version >= 2, version)
@@ -346,6 +366,7 @@ impl<'a> rt::Encode for DeleteRecordsTopicResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteRecordsTopicResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -353,6 +374,7 @@ impl<'a> rt::JsonForm for DeleteRecordsTopicResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -371,6 +393,7 @@ impl<'a> rt::JsonForm for DeleteRecordsTopicResult<'a> {
 
 impl<'a> rt::IntoOwned for DeleteRecordsTopicResult<'a> {
     type Owned = DeleteRecordsTopicResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteRecordsTopicResult<'static> {
         DeleteRecordsTopicResult {
             name: rt::IntoOwned::into_owned(self.name),
@@ -383,6 +406,7 @@ impl<'a> rt::IntoOwned for DeleteRecordsTopicResult<'a> {
 impl DeleteRecordsTopicResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteRecordsTopicResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

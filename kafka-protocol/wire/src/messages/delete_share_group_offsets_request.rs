@@ -35,6 +35,7 @@ impl DeleteShareGroupOffsetsRequest<'_> {
 
 impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -51,6 +52,7 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -64,6 +66,7 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsRequest<'a> {
 }
 
 impl<'a> rt::Encode for DeleteShareGroupOffsetsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -74,6 +77,7 @@ impl<'a> rt::Encode for DeleteShareGroupOffsetsRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.group_id, true)
             + rt::struct_array_len(&self.topics, true, version)
@@ -83,6 +87,7 @@ impl<'a> rt::Encode for DeleteShareGroupOffsetsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteShareGroupOffsetsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -90,6 +95,7 @@ impl<'a> rt::JsonForm for DeleteShareGroupOffsetsRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -104,6 +110,7 @@ impl<'a> rt::JsonForm for DeleteShareGroupOffsetsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DeleteShareGroupOffsetsRequest<'a> {
     type Owned = DeleteShareGroupOffsetsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteShareGroupOffsetsRequest<'static> {
         DeleteShareGroupOffsetsRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -116,6 +123,7 @@ impl<'a> rt::IntoOwned for DeleteShareGroupOffsetsRequest<'a> {
 impl DeleteShareGroupOffsetsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteShareGroupOffsetsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -136,6 +144,7 @@ pub struct DeleteShareGroupOffsetsRequestTopic<'a> {
 }
 
 impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsRequestTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -148,6 +157,7 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsRequestTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -159,6 +169,7 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsRequestTopic<'a> {
 }
 
 impl<'a> rt::Encode for DeleteShareGroupOffsetsRequestTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -168,6 +179,7 @@ impl<'a> rt::Encode for DeleteShareGroupOffsetsRequestTopic<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.topic_name, true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -176,12 +188,14 @@ impl<'a> rt::Encode for DeleteShareGroupOffsetsRequestTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteShareGroupOffsetsRequestTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicName", &self.topic_name, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -195,6 +209,7 @@ impl<'a> rt::JsonForm for DeleteShareGroupOffsetsRequestTopic<'a> {
 
 impl<'a> rt::IntoOwned for DeleteShareGroupOffsetsRequestTopic<'a> {
     type Owned = DeleteShareGroupOffsetsRequestTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteShareGroupOffsetsRequestTopic<'static> {
         DeleteShareGroupOffsetsRequestTopic {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -206,6 +221,7 @@ impl<'a> rt::IntoOwned for DeleteShareGroupOffsetsRequestTopic<'a> {
 impl DeleteShareGroupOffsetsRequestTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteShareGroupOffsetsRequestTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

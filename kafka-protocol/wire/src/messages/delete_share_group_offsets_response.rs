@@ -43,6 +43,7 @@ impl DeleteShareGroupOffsetsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -63,6 +64,7 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -78,6 +80,7 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsResponse<'a> {
 }
 
 impl<'a> rt::Encode for DeleteShareGroupOffsetsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -91,6 +94,7 @@ impl<'a> rt::Encode for DeleteShareGroupOffsetsResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
             + rt::struct_array_len(&self.responses, true, version)
@@ -100,6 +104,7 @@ impl<'a> rt::Encode for DeleteShareGroupOffsetsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteShareGroupOffsetsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -109,6 +114,7 @@ impl<'a> rt::JsonForm for DeleteShareGroupOffsetsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -125,6 +131,7 @@ impl<'a> rt::JsonForm for DeleteShareGroupOffsetsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DeleteShareGroupOffsetsResponse<'a> {
     type Owned = DeleteShareGroupOffsetsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteShareGroupOffsetsResponse<'static> {
         DeleteShareGroupOffsetsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -139,6 +146,7 @@ impl<'a> rt::IntoOwned for DeleteShareGroupOffsetsResponse<'a> {
 impl DeleteShareGroupOffsetsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteShareGroupOffsetsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -171,6 +179,7 @@ pub struct DeleteShareGroupOffsetsResponseTopic<'a> {
 }
 
 impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsResponseTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -189,6 +198,7 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsResponseTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -203,6 +213,7 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsResponseTopic<'a> {
 }
 
 impl<'a> rt::Encode for DeleteShareGroupOffsetsResponseTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -216,6 +227,7 @@ impl<'a> rt::Encode for DeleteShareGroupOffsetsResponseTopic<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.topic_name, true) + 16 + 2
             + rt::nullable_string_len(self.error_message.as_deref(), true)
@@ -225,6 +237,7 @@ impl<'a> rt::Encode for DeleteShareGroupOffsetsResponseTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteShareGroupOffsetsResponseTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicName", &self.topic_name, version);
@@ -234,6 +247,7 @@ impl<'a> rt::JsonForm for DeleteShareGroupOffsetsResponseTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -250,6 +264,7 @@ impl<'a> rt::JsonForm for DeleteShareGroupOffsetsResponseTopic<'a> {
 
 impl<'a> rt::IntoOwned for DeleteShareGroupOffsetsResponseTopic<'a> {
     type Owned = DeleteShareGroupOffsetsResponseTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteShareGroupOffsetsResponseTopic<'static> {
         DeleteShareGroupOffsetsResponseTopic {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -264,6 +279,7 @@ impl<'a> rt::IntoOwned for DeleteShareGroupOffsetsResponseTopic<'a> {
 impl DeleteShareGroupOffsetsResponseTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteShareGroupOffsetsResponseTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ impl DeleteShareGroupStateRequest<'_> {
 
 impl<'a> rt::Decode<'a> for DeleteShareGroupStateRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -51,6 +52,7 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupStateRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -63,6 +65,7 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupStateRequest<'a> {
 }
 
 impl<'a> rt::Encode for DeleteShareGroupStateRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -73,6 +76,7 @@ impl<'a> rt::Encode for DeleteShareGroupStateRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.group_id, true)
             + rt::struct_array_len(&self.topics, true, version)
@@ -82,6 +86,7 @@ impl<'a> rt::Encode for DeleteShareGroupStateRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteShareGroupStateRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -89,6 +94,7 @@ impl<'a> rt::JsonForm for DeleteShareGroupStateRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -103,6 +109,7 @@ impl<'a> rt::JsonForm for DeleteShareGroupStateRequest<'a> {
 
 impl<'a> rt::IntoOwned for DeleteShareGroupStateRequest<'a> {
     type Owned = DeleteShareGroupStateRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteShareGroupStateRequest<'static> {
         DeleteShareGroupStateRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -115,6 +122,7 @@ impl<'a> rt::IntoOwned for DeleteShareGroupStateRequest<'a> {
 impl DeleteShareGroupStateRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteShareGroupStateRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -135,6 +143,7 @@ pub struct PartitionData<'a> {
 }
 
 impl<'a> rt::Decode<'a> for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -147,6 +156,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -158,6 +168,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> rt::Encode for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -167,6 +178,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -174,12 +186,14 @@ impl<'a> rt::Encode for PartitionData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partition", &self.partition, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -193,6 +207,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition: self.partition,
@@ -204,6 +219,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -229,6 +245,7 @@ pub struct DeleteStateData<'a> {
 
 impl<'a> rt::Decode<'a> for DeleteStateData<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -245,6 +262,7 @@ impl<'a> rt::Decode<'a> for DeleteStateData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -258,6 +276,7 @@ impl<'a> rt::Decode<'a> for DeleteStateData<'a> {
 }
 
 impl<'a> rt::Encode for DeleteStateData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -269,6 +288,7 @@ impl<'a> rt::Encode for DeleteStateData<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         16 + rt::struct_array_len(&self.partitions, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -277,6 +297,7 @@ impl<'a> rt::Encode for DeleteStateData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteStateData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicId", &self.topic_id, version);
@@ -284,6 +305,7 @@ impl<'a> rt::JsonForm for DeleteStateData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -298,6 +320,7 @@ impl<'a> rt::JsonForm for DeleteStateData<'a> {
 
 impl<'a> rt::IntoOwned for DeleteStateData<'a> {
     type Owned = DeleteStateData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteStateData<'static> {
         DeleteStateData {
             topic_id: self.topic_id,
@@ -310,6 +333,7 @@ impl<'a> rt::IntoOwned for DeleteStateData<'a> {
 impl DeleteStateData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteStateData<'static> {
         rt::IntoOwned::into_owned(self)
     }

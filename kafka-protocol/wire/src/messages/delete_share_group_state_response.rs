@@ -31,6 +31,7 @@ impl DeleteShareGroupStateResponse<'_> {
 
 impl<'a> rt::Decode<'a> for DeleteShareGroupStateResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -45,6 +46,7 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupStateResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -57,6 +59,7 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupStateResponse<'a> {
 }
 
 impl<'a> rt::Encode for DeleteShareGroupStateResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -66,6 +69,7 @@ impl<'a> rt::Encode for DeleteShareGroupStateResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.results, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -74,12 +78,14 @@ impl<'a> rt::Encode for DeleteShareGroupStateResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteShareGroupStateResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("results", &self.results, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -93,6 +99,7 @@ impl<'a> rt::JsonForm for DeleteShareGroupStateResponse<'a> {
 
 impl<'a> rt::IntoOwned for DeleteShareGroupStateResponse<'a> {
     type Owned = DeleteShareGroupStateResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteShareGroupStateResponse<'static> {
         DeleteShareGroupStateResponse {
             results: rt::IntoOwned::into_owned(self.results),
@@ -104,6 +111,7 @@ impl<'a> rt::IntoOwned for DeleteShareGroupStateResponse<'a> {
 impl DeleteShareGroupStateResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteShareGroupStateResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -132,6 +140,7 @@ pub struct PartitionResult<'a> {
 }
 
 impl<'a> rt::Decode<'a> for PartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -148,6 +157,7 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -161,6 +171,7 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
 }
 
 impl<'a> rt::Encode for PartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -173,6 +184,7 @@ impl<'a> rt::Encode for PartitionResult<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -181,6 +193,7 @@ impl<'a> rt::Encode for PartitionResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partition", &self.partition, version);
@@ -189,6 +202,7 @@ impl<'a> rt::JsonForm for PartitionResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -204,6 +218,7 @@ impl<'a> rt::JsonForm for PartitionResult<'a> {
 
 impl<'a> rt::IntoOwned for PartitionResult<'a> {
     type Owned = PartitionResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionResult<'static> {
         PartitionResult {
             partition: self.partition,
@@ -217,6 +232,7 @@ impl<'a> rt::IntoOwned for PartitionResult<'a> {
 impl PartitionResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -242,6 +258,7 @@ pub struct DeleteStateResult<'a> {
 
 impl<'a> rt::Decode<'a> for DeleteStateResult<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -258,6 +275,7 @@ impl<'a> rt::Decode<'a> for DeleteStateResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -271,6 +289,7 @@ impl<'a> rt::Decode<'a> for DeleteStateResult<'a> {
 }
 
 impl<'a> rt::Encode for DeleteStateResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -282,6 +301,7 @@ impl<'a> rt::Encode for DeleteStateResult<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         16 + rt::struct_array_len(&self.partitions, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -290,6 +310,7 @@ impl<'a> rt::Encode for DeleteStateResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteStateResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicId", &self.topic_id, version);
@@ -297,6 +318,7 @@ impl<'a> rt::JsonForm for DeleteStateResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -311,6 +333,7 @@ impl<'a> rt::JsonForm for DeleteStateResult<'a> {
 
 impl<'a> rt::IntoOwned for DeleteStateResult<'a> {
     type Owned = DeleteStateResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteStateResult<'static> {
         DeleteStateResult {
             topic_id: self.topic_id,
@@ -323,6 +346,7 @@ impl<'a> rt::IntoOwned for DeleteStateResult<'a> {
 impl DeleteStateResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteStateResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

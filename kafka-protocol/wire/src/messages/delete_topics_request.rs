@@ -39,6 +39,7 @@ impl DeleteTopicsRequest<'_> {
 
 impl<'a> rt::Decode<'a> for DeleteTopicsRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -66,6 +67,7 @@ impl<'a> rt::Decode<'a> for DeleteTopicsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -87,6 +89,7 @@ impl<'a> rt::Decode<'a> for DeleteTopicsRequest<'a> {
 }
 
 impl<'a> rt::Encode for DeleteTopicsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -118,6 +121,7 @@ impl<'a> rt::Encode for DeleteTopicsRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version >= 6 {
             rt::struct_array_len(&self.topics, true, version)
@@ -143,6 +147,7 @@ impl<'a> rt::Encode for DeleteTopicsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteTopicsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 6 {
@@ -155,6 +160,7 @@ impl<'a> rt::JsonForm for DeleteTopicsRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -182,6 +188,7 @@ impl<'a> rt::JsonForm for DeleteTopicsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DeleteTopicsRequest<'a> {
     type Owned = DeleteTopicsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteTopicsRequest<'static> {
         DeleteTopicsRequest {
             topics: rt::IntoOwned::into_owned(self.topics),
@@ -195,6 +202,7 @@ impl<'a> rt::IntoOwned for DeleteTopicsRequest<'a> {
 impl DeleteTopicsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteTopicsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -219,6 +227,7 @@ pub struct DeleteTopicState<'a> {
 }
 
 impl<'a> rt::Decode<'a> for DeleteTopicState<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -233,6 +242,7 @@ impl<'a> rt::Decode<'a> for DeleteTopicState<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -245,6 +255,7 @@ impl<'a> rt::Decode<'a> for DeleteTopicState<'a> {
 }
 
 impl<'a> rt::Encode for DeleteTopicState<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -255,6 +266,7 @@ impl<'a> rt::Encode for DeleteTopicState<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::nullable_string_len(self.name.as_deref(), true) + 16
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -263,6 +275,7 @@ impl<'a> rt::Encode for DeleteTopicState<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteTopicState<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -270,6 +283,7 @@ impl<'a> rt::JsonForm for DeleteTopicState<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -284,6 +298,7 @@ impl<'a> rt::JsonForm for DeleteTopicState<'a> {
 
 impl<'a> rt::IntoOwned for DeleteTopicState<'a> {
     type Owned = DeleteTopicState<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteTopicState<'static> {
         DeleteTopicState {
             name: rt::IntoOwned::into_owned(self.name),
@@ -296,6 +311,7 @@ impl<'a> rt::IntoOwned for DeleteTopicState<'a> {
 impl DeleteTopicState<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteTopicState<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ impl DeleteTopicsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for DeleteTopicsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for DeleteTopicsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -68,6 +70,7 @@ impl<'a> rt::Decode<'a> for DeleteTopicsResponse<'a> {
 }
 
 impl<'a> rt::Encode for DeleteTopicsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -83,6 +86,7 @@ impl<'a> rt::Encode for DeleteTopicsResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.responses, version >= 4, version)
             + (if version >= 4 {
@@ -95,6 +99,7 @@ impl<'a> rt::Encode for DeleteTopicsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteTopicsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -102,6 +107,7 @@ impl<'a> rt::JsonForm for DeleteTopicsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -120,6 +126,7 @@ impl<'a> rt::JsonForm for DeleteTopicsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DeleteTopicsResponse<'a> {
     type Owned = DeleteTopicsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeleteTopicsResponse<'static> {
         DeleteTopicsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -132,6 +139,7 @@ impl<'a> rt::IntoOwned for DeleteTopicsResponse<'a> {
 impl DeleteTopicsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeleteTopicsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -164,6 +172,7 @@ pub struct DeletableTopicResult<'a> {
 }
 
 impl Default for DeletableTopicResult<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             name: Some(Cow::Borrowed("")),
@@ -176,6 +185,7 @@ impl Default for DeletableTopicResult<'_> {
 }
 
 impl<'a> rt::Decode<'a> for DeletableTopicResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -209,6 +219,7 @@ impl<'a> rt::Decode<'a> for DeletableTopicResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -234,6 +245,7 @@ impl<'a> rt::Decode<'a> for DeletableTopicResult<'a> {
 }
 
 impl<'a> rt::Encode for DeletableTopicResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -261,6 +273,7 @@ impl<'a> rt::Encode for DeletableTopicResult<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::nullable_string_len(self.name.as_deref(), version >= 4)
             + (if version >= 6 { 16 } else { 0 }) + 2
@@ -279,6 +292,7 @@ impl<'a> rt::Encode for DeletableTopicResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeletableTopicResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -292,6 +306,7 @@ impl<'a> rt::JsonForm for DeletableTopicResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -320,6 +335,7 @@ impl<'a> rt::JsonForm for DeletableTopicResult<'a> {
 
 impl<'a> rt::IntoOwned for DeletableTopicResult<'a> {
     type Owned = DeletableTopicResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DeletableTopicResult<'static> {
         DeletableTopicResult {
             name: rt::IntoOwned::into_owned(self.name),
@@ -334,6 +350,7 @@ impl<'a> rt::IntoOwned for DeletableTopicResult<'a> {
 impl DeletableTopicResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DeletableTopicResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -43,6 +43,7 @@ pub struct DescribeAclsRequest<'a> {
 }
 
 impl Default for DescribeAclsRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             resource_type_filter: 0,
@@ -69,6 +70,7 @@ impl DescribeAclsRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for DescribeAclsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -99,6 +101,7 @@ impl<'a> rt::Decode<'a> for DescribeAclsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -118,6 +121,7 @@ impl<'a> rt::Decode<'a> for DescribeAclsRequest<'a> {
 }
 
 impl<'a> rt::Encode for DescribeAclsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -140,6 +144,7 @@ impl<'a> rt::Encode for DescribeAclsRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         1 + rt::nullable_string_len(self.resource_name_filter.as_deref(), version >= 2)
             + 1 + rt::nullable_string_len(self.principal_filter.as_deref(), version >= 2)
@@ -154,6 +159,7 @@ impl<'a> rt::Encode for DescribeAclsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeAclsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("resourceTypeFilter", &self.resource_type_filter, version);
@@ -166,6 +172,7 @@ impl<'a> rt::JsonForm for DescribeAclsRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -189,6 +196,7 @@ impl<'a> rt::JsonForm for DescribeAclsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeAclsRequest<'a> {
     type Owned = DescribeAclsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeAclsRequest<'static> {
         DescribeAclsRequest {
             resource_type_filter: self.resource_type_filter,
@@ -206,6 +214,7 @@ impl<'a> rt::IntoOwned for DescribeAclsRequest<'a> {
 impl DescribeAclsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeAclsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -31,6 +31,7 @@ pub struct DescribeAclsResponse<'a> {
 }
 
 impl Default for DescribeAclsResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             throttle_time_ms: 0,
@@ -55,6 +56,7 @@ impl DescribeAclsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeAclsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -79,6 +81,7 @@ impl<'a> rt::Decode<'a> for DescribeAclsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -96,6 +99,7 @@ impl<'a> rt::Decode<'a> for DescribeAclsResponse<'a> {
 }
 
 impl<'a> rt::Encode for DescribeAclsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -114,6 +118,7 @@ impl<'a> rt::Encode for DescribeAclsResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 2)
             + rt::struct_array_len(&self.resources, version >= 2, version)
@@ -127,6 +132,7 @@ impl<'a> rt::Encode for DescribeAclsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeAclsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -136,6 +142,7 @@ impl<'a> rt::JsonForm for DescribeAclsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -156,6 +163,7 @@ impl<'a> rt::JsonForm for DescribeAclsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeAclsResponse<'a> {
     type Owned = DescribeAclsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeAclsResponse<'static> {
         DescribeAclsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -170,6 +178,7 @@ impl<'a> rt::IntoOwned for DescribeAclsResponse<'a> {
 impl DescribeAclsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeAclsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -202,6 +211,7 @@ pub struct AclDescription<'a> {
 }
 
 impl<'a> rt::Decode<'a> for AclDescription<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -222,6 +232,7 @@ impl<'a> rt::Decode<'a> for AclDescription<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -238,6 +249,7 @@ impl<'a> rt::Decode<'a> for AclDescription<'a> {
 }
 
 impl<'a> rt::Encode for AclDescription<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -254,6 +266,7 @@ impl<'a> rt::Encode for AclDescription<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.principal, version >= 2)
             + rt::string_len(&self.host, version >= 2) + 1 + 1
@@ -267,6 +280,7 @@ impl<'a> rt::Encode for AclDescription<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AclDescription<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("principal", &self.principal, version);
@@ -276,6 +290,7 @@ impl<'a> rt::JsonForm for AclDescription<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -296,6 +311,7 @@ impl<'a> rt::JsonForm for AclDescription<'a> {
 
 impl<'a> rt::IntoOwned for AclDescription<'a> {
     type Owned = AclDescription<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AclDescription<'static> {
         AclDescription {
             principal: rt::IntoOwned::into_owned(self.principal),
@@ -310,6 +326,7 @@ impl<'a> rt::IntoOwned for AclDescription<'a> {
 impl AclDescription<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AclDescription<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -342,6 +359,7 @@ pub struct DescribeAclsResource<'a> {
 }
 
 impl Default for DescribeAclsResource<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             resource_type: 0,
@@ -355,6 +373,7 @@ impl Default for DescribeAclsResource<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeAclsResource<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -377,6 +396,7 @@ impl<'a> rt::Decode<'a> for DescribeAclsResource<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -394,6 +414,7 @@ impl<'a> rt::Decode<'a> for DescribeAclsResource<'a> {
 }
 
 impl<'a> rt::Encode for DescribeAclsResource<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -411,6 +432,7 @@ impl<'a> rt::Encode for DescribeAclsResource<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         1 + rt::string_len(&self.resource_name, version >= 2) + 1
             + rt::struct_array_len(&self.acls, version >= 2, version)
@@ -424,6 +446,7 @@ impl<'a> rt::Encode for DescribeAclsResource<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeAclsResource<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("resourceType", &self.resource_type, version);
@@ -433,6 +456,7 @@ impl<'a> rt::JsonForm for DescribeAclsResource<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -453,6 +477,7 @@ impl<'a> rt::JsonForm for DescribeAclsResource<'a> {
 
 impl<'a> rt::IntoOwned for DescribeAclsResource<'a> {
     type Owned = DescribeAclsResource<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeAclsResource<'static> {
         DescribeAclsResource {
             resource_type: self.resource_type,
@@ -467,6 +492,7 @@ impl<'a> rt::IntoOwned for DescribeAclsResource<'a> {
 impl DescribeAclsResource<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeAclsResource<'static> {
         rt::IntoOwned::into_owned(self)
     }

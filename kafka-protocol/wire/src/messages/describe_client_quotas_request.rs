@@ -35,6 +35,7 @@ impl DescribeClientQuotasRequest<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeClientQuotasRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for DescribeClientQuotasRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -68,6 +70,7 @@ impl<'a> rt::Decode<'a> for DescribeClientQuotasRequest<'a> {
 }
 
 impl<'a> rt::Encode for DescribeClientQuotasRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -83,6 +86,7 @@ impl<'a> rt::Encode for DescribeClientQuotasRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.components, version >= 1, version) + 1
             + (if version >= 1 {
@@ -95,6 +99,7 @@ impl<'a> rt::Encode for DescribeClientQuotasRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeClientQuotasRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("components", &self.components, version);
@@ -102,6 +107,7 @@ impl<'a> rt::JsonForm for DescribeClientQuotasRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -120,6 +126,7 @@ impl<'a> rt::JsonForm for DescribeClientQuotasRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeClientQuotasRequest<'a> {
     type Owned = DescribeClientQuotasRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeClientQuotasRequest<'static> {
         DescribeClientQuotasRequest {
             components: rt::IntoOwned::into_owned(self.components),
@@ -132,6 +139,7 @@ impl<'a> rt::IntoOwned for DescribeClientQuotasRequest<'a> {
 impl DescribeClientQuotasRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeClientQuotasRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -160,6 +168,7 @@ pub struct ComponentData<'a> {
 }
 
 impl Default for ComponentData<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             entity_type: Cow::Borrowed(""),
@@ -171,6 +180,7 @@ impl Default for ComponentData<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ComponentData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -189,6 +199,7 @@ impl<'a> rt::Decode<'a> for ComponentData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -204,6 +215,7 @@ impl<'a> rt::Decode<'a> for ComponentData<'a> {
 }
 
 impl<'a> rt::Encode for ComponentData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -220,6 +232,7 @@ impl<'a> rt::Encode for ComponentData<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.entity_type, version >= 1) + 1
             + rt::nullable_string_len(self.r#match.as_deref(), version >= 1)
@@ -233,6 +246,7 @@ impl<'a> rt::Encode for ComponentData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ComponentData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("entityType", &self.entity_type, version);
@@ -241,6 +255,7 @@ impl<'a> rt::JsonForm for ComponentData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -260,6 +275,7 @@ impl<'a> rt::JsonForm for ComponentData<'a> {
 
 impl<'a> rt::IntoOwned for ComponentData<'a> {
     type Owned = ComponentData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ComponentData<'static> {
         ComponentData {
             entity_type: rt::IntoOwned::into_owned(self.entity_type),
@@ -273,6 +289,7 @@ impl<'a> rt::IntoOwned for ComponentData<'a> {
 impl ComponentData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ComponentData<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -31,6 +31,7 @@ pub struct DescribeClientQuotasResponse<'a> {
 }
 
 impl Default for DescribeClientQuotasResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             throttle_time_ms: 0,
@@ -54,6 +55,7 @@ impl DescribeClientQuotasResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for DescribeClientQuotasResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -78,6 +80,7 @@ impl<'a> rt::Decode<'a> for DescribeClientQuotasResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -95,6 +98,7 @@ impl<'a> rt::Decode<'a> for DescribeClientQuotasResponse<'a> {
 }
 
 impl<'a> rt::Encode for DescribeClientQuotasResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -113,6 +117,7 @@ impl<'a> rt::Encode for DescribeClientQuotasResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 1)
             + rt::nullable_struct_array_len(self.entries.as_ref(), version >= 1, version)
@@ -126,6 +131,7 @@ impl<'a> rt::Encode for DescribeClientQuotasResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeClientQuotasResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -135,6 +141,7 @@ impl<'a> rt::JsonForm for DescribeClientQuotasResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -155,6 +162,7 @@ impl<'a> rt::JsonForm for DescribeClientQuotasResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeClientQuotasResponse<'a> {
     type Owned = DescribeClientQuotasResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeClientQuotasResponse<'static> {
         DescribeClientQuotasResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -169,6 +177,7 @@ impl<'a> rt::IntoOwned for DescribeClientQuotasResponse<'a> {
 impl DescribeClientQuotasResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeClientQuotasResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -193,6 +202,7 @@ pub struct EntityData<'a> {
 }
 
 impl Default for EntityData<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             entity_type: Cow::Borrowed(""),
@@ -203,6 +213,7 @@ impl Default for EntityData<'_> {
 }
 
 impl<'a> rt::Decode<'a> for EntityData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -219,6 +230,7 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -233,6 +245,7 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
 }
 
 impl<'a> rt::Encode for EntityData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -248,6 +261,7 @@ impl<'a> rt::Encode for EntityData<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.entity_type, version >= 1)
             + rt::nullable_string_len(self.entity_name.as_deref(), version >= 1)
@@ -261,6 +275,7 @@ impl<'a> rt::Encode for EntityData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EntityData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("entityType", &self.entity_type, version);
@@ -268,6 +283,7 @@ impl<'a> rt::JsonForm for EntityData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -286,6 +302,7 @@ impl<'a> rt::JsonForm for EntityData<'a> {
 
 impl<'a> rt::IntoOwned for EntityData<'a> {
     type Owned = EntityData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> EntityData<'static> {
         EntityData {
             entity_type: rt::IntoOwned::into_owned(self.entity_type),
@@ -298,6 +315,7 @@ impl<'a> rt::IntoOwned for EntityData<'a> {
 impl EntityData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> EntityData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -322,6 +340,7 @@ pub struct ValueData<'a> {
 }
 
 impl<'a> rt::Decode<'a> for ValueData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -338,6 +357,7 @@ impl<'a> rt::Decode<'a> for ValueData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -352,6 +372,7 @@ impl<'a> rt::Decode<'a> for ValueData<'a> {
 }
 
 impl<'a> rt::Encode for ValueData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -366,6 +387,7 @@ impl<'a> rt::Encode for ValueData<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.key, version >= 1) + 8
             + (if version >= 1 {
@@ -378,6 +400,7 @@ impl<'a> rt::Encode for ValueData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ValueData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("key", &self.key, version);
@@ -385,6 +408,7 @@ impl<'a> rt::JsonForm for ValueData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -403,6 +427,7 @@ impl<'a> rt::JsonForm for ValueData<'a> {
 
 impl<'a> rt::IntoOwned for ValueData<'a> {
     type Owned = ValueData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ValueData<'static> {
         ValueData {
             key: rt::IntoOwned::into_owned(self.key),
@@ -415,6 +440,7 @@ impl<'a> rt::IntoOwned for ValueData<'a> {
 impl ValueData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ValueData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -440,6 +466,7 @@ pub struct EntryData<'a> {
 
 impl<'a> rt::Decode<'a> for EntryData<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -460,6 +487,7 @@ impl<'a> rt::Decode<'a> for EntryData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -476,6 +504,7 @@ impl<'a> rt::Decode<'a> for EntryData<'a> {
 }
 
 impl<'a> rt::Encode for EntryData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -492,6 +521,7 @@ impl<'a> rt::Encode for EntryData<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.entity, version >= 1, version)
             + rt::struct_array_len(&self.values, version >= 1, version)
@@ -505,6 +535,7 @@ impl<'a> rt::Encode for EntryData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EntryData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("entity", &self.entity, version);
@@ -512,6 +543,7 @@ impl<'a> rt::JsonForm for EntryData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -530,6 +562,7 @@ impl<'a> rt::JsonForm for EntryData<'a> {
 
 impl<'a> rt::IntoOwned for EntryData<'a> {
     type Owned = EntryData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> EntryData<'static> {
         EntryData {
             entity: rt::IntoOwned::into_owned(self.entity),
@@ -542,6 +575,7 @@ impl<'a> rt::IntoOwned for EntryData<'a> {
 impl EntryData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> EntryData<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -26,6 +26,7 @@ pub struct DescribeClusterRequest<'a> {
 }
 
 impl Default for DescribeClusterRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             include_cluster_authorized_operations: false,
@@ -48,6 +49,7 @@ impl DescribeClusterRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for DescribeClusterRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -74,6 +76,7 @@ impl<'a> rt::Decode<'a> for DescribeClusterRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -91,6 +94,7 @@ impl<'a> rt::Decode<'a> for DescribeClusterRequest<'a> {
 }
 
 impl<'a> rt::Encode for DescribeClusterRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -118,6 +122,7 @@ impl<'a> rt::Encode for DescribeClusterRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         1 + (if version >= 1 { 1 } else { 0 }) + (if version >= 2 { 1 } else { 0 })
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -126,6 +131,7 @@ impl<'a> rt::Encode for DescribeClusterRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeClusterRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object
@@ -143,6 +149,7 @@ impl<'a> rt::JsonForm for DescribeClusterRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -167,6 +174,7 @@ impl<'a> rt::JsonForm for DescribeClusterRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeClusterRequest<'a> {
     type Owned = DescribeClusterRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeClusterRequest<'static> {
         DescribeClusterRequest {
             include_cluster_authorized_operations: self
@@ -181,6 +189,7 @@ impl<'a> rt::IntoOwned for DescribeClusterRequest<'a> {
 impl DescribeClusterRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeClusterRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

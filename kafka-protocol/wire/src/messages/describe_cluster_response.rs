@@ -47,6 +47,7 @@ pub struct DescribeClusterResponse<'a> {
 }
 
 impl Default for DescribeClusterResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             throttle_time_ms: 0,
@@ -75,6 +76,7 @@ impl DescribeClusterResponse<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeClusterResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -109,6 +111,7 @@ impl<'a> rt::Decode<'a> for DescribeClusterResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -130,6 +133,7 @@ impl<'a> rt::Decode<'a> for DescribeClusterResponse<'a> {
 }
 
 impl<'a> rt::Encode for DescribeClusterResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -155,6 +159,7 @@ impl<'a> rt::Encode for DescribeClusterResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
             + (if version >= 1 { 1 } else { 0 }) + rt::string_len(&self.cluster_id, true)
@@ -165,6 +170,7 @@ impl<'a> rt::Encode for DescribeClusterResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeClusterResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -185,6 +191,7 @@ impl<'a> rt::JsonForm for DescribeClusterResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -210,6 +217,7 @@ impl<'a> rt::JsonForm for DescribeClusterResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeClusterResponse<'a> {
     type Owned = DescribeClusterResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeClusterResponse<'static> {
         DescribeClusterResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -228,6 +236,7 @@ impl<'a> rt::IntoOwned for DescribeClusterResponse<'a> {
 impl DescribeClusterResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeClusterResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -264,6 +273,7 @@ pub struct DescribeClusterBroker<'a> {
 }
 
 impl<'a> rt::Decode<'a> for DescribeClusterBroker<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -288,6 +298,7 @@ impl<'a> rt::Decode<'a> for DescribeClusterBroker<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -305,6 +316,7 @@ impl<'a> rt::Decode<'a> for DescribeClusterBroker<'a> {
 }
 
 impl<'a> rt::Encode for DescribeClusterBroker<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -326,6 +338,7 @@ impl<'a> rt::Encode for DescribeClusterBroker<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::string_len(&self.host, true) + 4
             + rt::nullable_string_len(self.rack.as_deref(), true)
@@ -336,6 +349,7 @@ impl<'a> rt::Encode for DescribeClusterBroker<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeClusterBroker<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("brokerId", &self.broker_id, version);
@@ -348,6 +362,7 @@ impl<'a> rt::JsonForm for DescribeClusterBroker<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -369,6 +384,7 @@ impl<'a> rt::JsonForm for DescribeClusterBroker<'a> {
 
 impl<'a> rt::IntoOwned for DescribeClusterBroker<'a> {
     type Owned = DescribeClusterBroker<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeClusterBroker<'static> {
         DescribeClusterBroker {
             broker_id: self.broker_id,
@@ -384,6 +400,7 @@ impl<'a> rt::IntoOwned for DescribeClusterBroker<'a> {
 impl DescribeClusterBroker<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeClusterBroker<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -39,6 +39,7 @@ impl DescribeConfigsRequest<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeConfigsRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -63,6 +64,7 @@ impl<'a> rt::Decode<'a> for DescribeConfigsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -81,6 +83,7 @@ impl<'a> rt::Decode<'a> for DescribeConfigsRequest<'a> {
 }
 
 impl<'a> rt::Encode for DescribeConfigsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -105,6 +108,7 @@ impl<'a> rt::Encode for DescribeConfigsRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.resources, version >= 4, version) + 1
             + (if version >= 3 { 1 } else { 0 })
@@ -118,6 +122,7 @@ impl<'a> rt::Encode for DescribeConfigsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeConfigsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("resources", &self.resources, version);
@@ -128,6 +133,7 @@ impl<'a> rt::JsonForm for DescribeConfigsRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -151,6 +157,7 @@ impl<'a> rt::JsonForm for DescribeConfigsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeConfigsRequest<'a> {
     type Owned = DescribeConfigsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeConfigsRequest<'static> {
         DescribeConfigsRequest {
             resources: rt::IntoOwned::into_owned(self.resources),
@@ -164,6 +171,7 @@ impl<'a> rt::IntoOwned for DescribeConfigsRequest<'a> {
 impl DescribeConfigsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeConfigsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -192,6 +200,7 @@ pub struct DescribeConfigsResource<'a> {
 }
 
 impl Default for DescribeConfigsResource<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             resource_type: 0,
@@ -203,6 +212,7 @@ impl Default for DescribeConfigsResource<'_> {
 }
 
 impl<'a> rt::Decode<'a> for DescribeConfigsResource<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -223,6 +233,7 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResource<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -239,6 +250,7 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResource<'a> {
 }
 
 impl<'a> rt::Encode for DescribeConfigsResource<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -261,6 +273,7 @@ impl<'a> rt::Encode for DescribeConfigsResource<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         1 + rt::string_len(&self.resource_name, version >= 4)
             + rt::nullable_array_len(
@@ -278,6 +291,7 @@ impl<'a> rt::Encode for DescribeConfigsResource<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeConfigsResource<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("resourceType", &self.resource_type, version);
@@ -286,6 +300,7 @@ impl<'a> rt::JsonForm for DescribeConfigsResource<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -305,6 +320,7 @@ impl<'a> rt::JsonForm for DescribeConfigsResource<'a> {
 
 impl<'a> rt::IntoOwned for DescribeConfigsResource<'a> {
     type Owned = DescribeConfigsResource<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeConfigsResource<'static> {
         DescribeConfigsResource {
             resource_type: self.resource_type,
@@ -318,6 +334,7 @@ impl<'a> rt::IntoOwned for DescribeConfigsResource<'a> {
 impl DescribeConfigsResource<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeConfigsResource<'static> {
         rt::IntoOwned::into_owned(self)
     }

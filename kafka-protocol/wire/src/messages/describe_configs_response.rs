@@ -35,6 +35,7 @@ impl DescribeConfigsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeConfigsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -68,6 +70,7 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResponse<'a> {
 }
 
 impl<'a> rt::Encode for DescribeConfigsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -83,6 +86,7 @@ impl<'a> rt::Encode for DescribeConfigsResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.results, version >= 4, version)
             + (if version >= 4 {
@@ -95,6 +99,7 @@ impl<'a> rt::Encode for DescribeConfigsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeConfigsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -102,6 +107,7 @@ impl<'a> rt::JsonForm for DescribeConfigsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -120,6 +126,7 @@ impl<'a> rt::JsonForm for DescribeConfigsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeConfigsResponse<'a> {
     type Owned = DescribeConfigsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeConfigsResponse<'static> {
         DescribeConfigsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -132,6 +139,7 @@ impl<'a> rt::IntoOwned for DescribeConfigsResponse<'a> {
 impl DescribeConfigsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeConfigsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -160,6 +168,7 @@ pub struct DescribeConfigsSynonym<'a> {
 }
 
 impl Default for DescribeConfigsSynonym<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             name: Cow::Borrowed(""),
@@ -171,6 +180,7 @@ impl Default for DescribeConfigsSynonym<'_> {
 }
 
 impl<'a> rt::Decode<'a> for DescribeConfigsSynonym<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -189,6 +199,7 @@ impl<'a> rt::Decode<'a> for DescribeConfigsSynonym<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -204,6 +215,7 @@ impl<'a> rt::Decode<'a> for DescribeConfigsSynonym<'a> {
 }
 
 impl<'a> rt::Encode for DescribeConfigsSynonym<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -220,6 +232,7 @@ impl<'a> rt::Encode for DescribeConfigsSynonym<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, version >= 4)
             + rt::nullable_string_len(self.value.as_deref(), version >= 4) + 1
@@ -233,6 +246,7 @@ impl<'a> rt::Encode for DescribeConfigsSynonym<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeConfigsSynonym<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -241,6 +255,7 @@ impl<'a> rt::JsonForm for DescribeConfigsSynonym<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -260,6 +275,7 @@ impl<'a> rt::JsonForm for DescribeConfigsSynonym<'a> {
 
 impl<'a> rt::IntoOwned for DescribeConfigsSynonym<'a> {
     type Owned = DescribeConfigsSynonym<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeConfigsSynonym<'static> {
         DescribeConfigsSynonym {
             name: rt::IntoOwned::into_owned(self.name),
@@ -273,6 +289,7 @@ impl<'a> rt::IntoOwned for DescribeConfigsSynonym<'a> {
 impl DescribeConfigsSynonym<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeConfigsSynonym<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -321,6 +338,7 @@ pub struct DescribeConfigsResourceResult<'a> {
 }
 
 impl Default for DescribeConfigsResourceResult<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             name: Cow::Borrowed(""),
@@ -338,6 +356,7 @@ impl Default for DescribeConfigsResourceResult<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeConfigsResourceResult<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -376,6 +395,7 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResourceResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -401,6 +421,7 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResourceResult<'a> {
 }
 
 impl<'a> rt::Encode for DescribeConfigsResourceResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -428,6 +449,7 @@ impl<'a> rt::Encode for DescribeConfigsResourceResult<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, version >= 4)
             + rt::nullable_string_len(self.value.as_deref(), version >= 4) + 1 + 1 + 1
@@ -448,6 +470,7 @@ impl<'a> rt::Encode for DescribeConfigsResourceResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeConfigsResourceResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -465,6 +488,7 @@ impl<'a> rt::JsonForm for DescribeConfigsResourceResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -497,6 +521,7 @@ impl<'a> rt::JsonForm for DescribeConfigsResourceResult<'a> {
 
 impl<'a> rt::IntoOwned for DescribeConfigsResourceResult<'a> {
     type Owned = DescribeConfigsResourceResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeConfigsResourceResult<'static> {
         DescribeConfigsResourceResult {
             name: rt::IntoOwned::into_owned(self.name),
@@ -515,6 +540,7 @@ impl<'a> rt::IntoOwned for DescribeConfigsResourceResult<'a> {
 impl DescribeConfigsResourceResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeConfigsResourceResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -551,6 +577,7 @@ pub struct DescribeConfigsResult<'a> {
 }
 
 impl Default for DescribeConfigsResult<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             error_code: 0,
@@ -565,6 +592,7 @@ impl Default for DescribeConfigsResult<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeConfigsResult<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -591,6 +619,7 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -611,6 +640,7 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResult<'a> {
 }
 
 impl<'a> rt::Encode for DescribeConfigsResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -631,6 +661,7 @@ impl<'a> rt::Encode for DescribeConfigsResult<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 4) + 1
             + rt::string_len(&self.resource_name, version >= 4)
@@ -645,6 +676,7 @@ impl<'a> rt::Encode for DescribeConfigsResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeConfigsResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -655,6 +687,7 @@ impl<'a> rt::JsonForm for DescribeConfigsResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -676,6 +709,7 @@ impl<'a> rt::JsonForm for DescribeConfigsResult<'a> {
 
 impl<'a> rt::IntoOwned for DescribeConfigsResult<'a> {
     type Owned = DescribeConfigsResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeConfigsResult<'static> {
         DescribeConfigsResult {
             error_code: self.error_code,
@@ -691,6 +725,7 @@ impl<'a> rt::IntoOwned for DescribeConfigsResult<'a> {
 impl DescribeConfigsResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeConfigsResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -19,6 +19,7 @@ pub struct DescribeDelegationTokenRequest<'a> {
 }
 
 impl Default for DescribeDelegationTokenRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             owners: Some(rt::StructArray::new()),
@@ -39,6 +40,7 @@ impl DescribeDelegationTokenRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for DescribeDelegationTokenRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -57,6 +59,7 @@ impl<'a> rt::Decode<'a> for DescribeDelegationTokenRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -71,6 +74,7 @@ impl<'a> rt::Decode<'a> for DescribeDelegationTokenRequest<'a> {
 }
 
 impl<'a> rt::Encode for DescribeDelegationTokenRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -85,6 +89,7 @@ impl<'a> rt::Encode for DescribeDelegationTokenRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::nullable_struct_array_len(self.owners.as_ref(), version >= 2, version)
             + (if version >= 2 {
@@ -97,12 +102,14 @@ impl<'a> rt::Encode for DescribeDelegationTokenRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeDelegationTokenRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("owners", &self.owners, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -120,6 +127,7 @@ impl<'a> rt::JsonForm for DescribeDelegationTokenRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeDelegationTokenRequest<'a> {
     type Owned = DescribeDelegationTokenRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeDelegationTokenRequest<'static> {
         DescribeDelegationTokenRequest {
             owners: rt::IntoOwned::into_owned(self.owners),
@@ -131,6 +139,7 @@ impl<'a> rt::IntoOwned for DescribeDelegationTokenRequest<'a> {
 impl DescribeDelegationTokenRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeDelegationTokenRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -155,6 +164,7 @@ pub struct DescribeDelegationTokenOwner<'a> {
 }
 
 impl<'a> rt::Decode<'a> for DescribeDelegationTokenOwner<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -171,6 +181,7 @@ impl<'a> rt::Decode<'a> for DescribeDelegationTokenOwner<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -185,6 +196,7 @@ impl<'a> rt::Decode<'a> for DescribeDelegationTokenOwner<'a> {
 }
 
 impl<'a> rt::Encode for DescribeDelegationTokenOwner<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -201,6 +213,7 @@ impl<'a> rt::Encode for DescribeDelegationTokenOwner<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.principal_type, version >= 2)
             + rt::string_len(&self.principal_name, version >= 2)
@@ -214,6 +227,7 @@ impl<'a> rt::Encode for DescribeDelegationTokenOwner<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeDelegationTokenOwner<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("principalType", &self.principal_type, version);
@@ -221,6 +235,7 @@ impl<'a> rt::JsonForm for DescribeDelegationTokenOwner<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -239,6 +254,7 @@ impl<'a> rt::JsonForm for DescribeDelegationTokenOwner<'a> {
 
 impl<'a> rt::IntoOwned for DescribeDelegationTokenOwner<'a> {
     type Owned = DescribeDelegationTokenOwner<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeDelegationTokenOwner<'static> {
         DescribeDelegationTokenOwner {
             principal_type: rt::IntoOwned::into_owned(self.principal_type),
@@ -251,6 +267,7 @@ impl<'a> rt::IntoOwned for DescribeDelegationTokenOwner<'a> {
 impl DescribeDelegationTokenOwner<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeDelegationTokenOwner<'static> {
         rt::IntoOwned::into_owned(self)
     }

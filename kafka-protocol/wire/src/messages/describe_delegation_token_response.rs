@@ -39,6 +39,7 @@ impl DescribeDelegationTokenResponse<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeDelegationTokenResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -59,6 +60,7 @@ impl<'a> rt::Decode<'a> for DescribeDelegationTokenResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -75,6 +77,7 @@ impl<'a> rt::Decode<'a> for DescribeDelegationTokenResponse<'a> {
 }
 
 impl<'a> rt::Encode for DescribeDelegationTokenResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -91,6 +94,7 @@ impl<'a> rt::Encode for DescribeDelegationTokenResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + rt::struct_array_len(&self.tokens, version >= 2, version) + 4
             + (if version >= 2 {
@@ -103,6 +107,7 @@ impl<'a> rt::Encode for DescribeDelegationTokenResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeDelegationTokenResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -111,6 +116,7 @@ impl<'a> rt::JsonForm for DescribeDelegationTokenResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -130,6 +136,7 @@ impl<'a> rt::JsonForm for DescribeDelegationTokenResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeDelegationTokenResponse<'a> {
     type Owned = DescribeDelegationTokenResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeDelegationTokenResponse<'static> {
         DescribeDelegationTokenResponse {
             error_code: self.error_code,
@@ -143,6 +150,7 @@ impl<'a> rt::IntoOwned for DescribeDelegationTokenResponse<'a> {
 impl DescribeDelegationTokenResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeDelegationTokenResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -167,6 +175,7 @@ pub struct DescribedDelegationTokenRenewer<'a> {
 }
 
 impl<'a> rt::Decode<'a> for DescribedDelegationTokenRenewer<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -183,6 +192,7 @@ impl<'a> rt::Decode<'a> for DescribedDelegationTokenRenewer<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -197,6 +207,7 @@ impl<'a> rt::Decode<'a> for DescribedDelegationTokenRenewer<'a> {
 }
 
 impl<'a> rt::Encode for DescribedDelegationTokenRenewer<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -213,6 +224,7 @@ impl<'a> rt::Encode for DescribedDelegationTokenRenewer<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.principal_type, version >= 2)
             + rt::string_len(&self.principal_name, version >= 2)
@@ -226,6 +238,7 @@ impl<'a> rt::Encode for DescribedDelegationTokenRenewer<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribedDelegationTokenRenewer<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("principalType", &self.principal_type, version);
@@ -233,6 +246,7 @@ impl<'a> rt::JsonForm for DescribedDelegationTokenRenewer<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -251,6 +265,7 @@ impl<'a> rt::JsonForm for DescribedDelegationTokenRenewer<'a> {
 
 impl<'a> rt::IntoOwned for DescribedDelegationTokenRenewer<'a> {
     type Owned = DescribedDelegationTokenRenewer<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribedDelegationTokenRenewer<'static> {
         DescribedDelegationTokenRenewer {
             principal_type: rt::IntoOwned::into_owned(self.principal_type),
@@ -263,6 +278,7 @@ impl<'a> rt::IntoOwned for DescribedDelegationTokenRenewer<'a> {
 impl DescribedDelegationTokenRenewer<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribedDelegationTokenRenewer<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -320,6 +336,7 @@ pub struct DescribedDelegationToken<'a> {
 
 impl<'a> rt::Decode<'a> for DescribedDelegationToken<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -362,6 +379,7 @@ impl<'a> rt::Decode<'a> for DescribedDelegationToken<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -391,6 +409,7 @@ impl<'a> rt::Decode<'a> for DescribedDelegationToken<'a> {
 }
 
 impl<'a> rt::Encode for DescribedDelegationToken<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -434,6 +453,7 @@ impl<'a> rt::Encode for DescribedDelegationToken<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.principal_type, version >= 2)
             + rt::string_len(&self.principal_name, version >= 2)
@@ -459,6 +479,7 @@ impl<'a> rt::Encode for DescribedDelegationToken<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribedDelegationToken<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("principalType", &self.principal_type, version);
@@ -488,6 +509,7 @@ impl<'a> rt::JsonForm for DescribedDelegationToken<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -522,6 +544,7 @@ impl<'a> rt::JsonForm for DescribedDelegationToken<'a> {
 
 impl<'a> rt::IntoOwned for DescribedDelegationToken<'a> {
     type Owned = DescribedDelegationToken<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribedDelegationToken<'static> {
         DescribedDelegationToken {
             principal_type: rt::IntoOwned::into_owned(self.principal_type),
@@ -546,6 +569,7 @@ impl<'a> rt::IntoOwned for DescribedDelegationToken<'a> {
 impl DescribedDelegationToken<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribedDelegationToken<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -34,6 +34,7 @@ impl DescribeGroupsRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for DescribeGroupsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -56,6 +57,7 @@ impl<'a> rt::Decode<'a> for DescribeGroupsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -73,6 +75,7 @@ impl<'a> rt::Decode<'a> for DescribeGroupsRequest<'a> {
 }
 
 impl<'a> rt::Encode for DescribeGroupsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -101,6 +104,7 @@ impl<'a> rt::Encode for DescribeGroupsRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::array_len(&self.groups, version >= 5, |v| rt::string_len(v, version >= 5))
             + (if version >= 3 { 1 } else { 0 })
@@ -114,6 +118,7 @@ impl<'a> rt::Encode for DescribeGroupsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeGroupsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groups", &self.groups, version);
@@ -128,6 +133,7 @@ impl<'a> rt::JsonForm for DescribeGroupsRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -150,6 +156,7 @@ impl<'a> rt::JsonForm for DescribeGroupsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeGroupsRequest<'a> {
     type Owned = DescribeGroupsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeGroupsRequest<'static> {
         DescribeGroupsRequest {
             groups: rt::IntoOwned::into_owned(self.groups),
@@ -162,6 +169,7 @@ impl<'a> rt::IntoOwned for DescribeGroupsRequest<'a> {
 impl DescribeGroupsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeGroupsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ impl DescribeGroupsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeGroupsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -57,6 +58,7 @@ impl<'a> rt::Decode<'a> for DescribeGroupsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -74,6 +76,7 @@ impl<'a> rt::Decode<'a> for DescribeGroupsResponse<'a> {
 }
 
 impl<'a> rt::Encode for DescribeGroupsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -91,6 +94,7 @@ impl<'a> rt::Encode for DescribeGroupsResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version >= 1 { 4 } else { 0 })
             + rt::struct_array_len(&self.groups, version >= 5, version)
@@ -104,6 +108,7 @@ impl<'a> rt::Encode for DescribeGroupsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeGroupsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 1 {
@@ -113,6 +118,7 @@ impl<'a> rt::JsonForm for DescribeGroupsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -135,6 +141,7 @@ impl<'a> rt::JsonForm for DescribeGroupsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeGroupsResponse<'a> {
     type Owned = DescribeGroupsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeGroupsResponse<'static> {
         DescribeGroupsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -147,6 +154,7 @@ impl<'a> rt::IntoOwned for DescribeGroupsResponse<'a> {
 impl DescribeGroupsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeGroupsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -187,6 +195,7 @@ pub struct DescribedGroupMember<'a> {
 }
 
 impl<'a> rt::Decode<'a> for DescribedGroupMember<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -219,6 +228,7 @@ impl<'a> rt::Decode<'a> for DescribedGroupMember<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -239,6 +249,7 @@ impl<'a> rt::Decode<'a> for DescribedGroupMember<'a> {
 }
 
 impl<'a> rt::Encode for DescribedGroupMember<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -262,6 +273,7 @@ impl<'a> rt::Encode for DescribedGroupMember<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.member_id, version >= 5)
             + (if version >= 4 {
@@ -282,6 +294,7 @@ impl<'a> rt::Encode for DescribedGroupMember<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribedGroupMember<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("memberId", &self.member_id, version);
@@ -295,6 +308,7 @@ impl<'a> rt::JsonForm for DescribedGroupMember<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -321,6 +335,7 @@ impl<'a> rt::JsonForm for DescribedGroupMember<'a> {
 
 impl<'a> rt::IntoOwned for DescribedGroupMember<'a> {
     type Owned = DescribedGroupMember<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribedGroupMember<'static> {
         DescribedGroupMember {
             member_id: rt::IntoOwned::into_owned(self.member_id),
@@ -337,6 +352,7 @@ impl<'a> rt::IntoOwned for DescribedGroupMember<'a> {
 impl DescribedGroupMember<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribedGroupMember<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -385,6 +401,7 @@ pub struct DescribedGroup<'a> {
 }
 
 impl Default for DescribedGroup<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             error_code: 0,
@@ -402,6 +419,7 @@ impl Default for DescribedGroup<'_> {
 
 impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -440,6 +458,7 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -465,6 +484,7 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
 }
 
 impl<'a> rt::Encode for DescribedGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -505,6 +525,7 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2
             + (if version >= 6 {
@@ -527,6 +548,7 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribedGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -544,6 +566,7 @@ impl<'a> rt::JsonForm for DescribedGroup<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -576,6 +599,7 @@ impl<'a> rt::JsonForm for DescribedGroup<'a> {
 
 impl<'a> rt::IntoOwned for DescribedGroup<'a> {
     type Owned = DescribedGroup<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribedGroup<'static> {
         DescribedGroup {
             error_code: self.error_code,
@@ -594,6 +618,7 @@ impl<'a> rt::IntoOwned for DescribedGroup<'a> {
 impl DescribedGroup<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribedGroup<'static> {
         rt::IntoOwned::into_owned(self)
     }

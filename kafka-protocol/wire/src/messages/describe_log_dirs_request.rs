@@ -19,6 +19,7 @@ pub struct DescribeLogDirsRequest<'a> {
 }
 
 impl Default for DescribeLogDirsRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             topics: Some(rt::StructArray::new()),
@@ -39,6 +40,7 @@ impl DescribeLogDirsRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for DescribeLogDirsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -55,6 +57,7 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -69,6 +72,7 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsRequest<'a> {
 }
 
 impl<'a> rt::Encode for DescribeLogDirsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -83,6 +87,7 @@ impl<'a> rt::Encode for DescribeLogDirsRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::nullable_struct_array_len(self.topics.as_ref(), version >= 2, version)
             + (if version >= 2 {
@@ -95,12 +100,14 @@ impl<'a> rt::Encode for DescribeLogDirsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeLogDirsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topics", &self.topics, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -118,6 +125,7 @@ impl<'a> rt::JsonForm for DescribeLogDirsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeLogDirsRequest<'a> {
     type Owned = DescribeLogDirsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeLogDirsRequest<'static> {
         DescribeLogDirsRequest {
             topics: rt::IntoOwned::into_owned(self.topics),
@@ -129,6 +137,7 @@ impl<'a> rt::IntoOwned for DescribeLogDirsRequest<'a> {
 impl DescribeLogDirsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeLogDirsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -153,6 +162,7 @@ pub struct DescribableLogDirTopic<'a> {
 }
 
 impl<'a> rt::Decode<'a> for DescribableLogDirTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -171,6 +181,7 @@ impl<'a> rt::Decode<'a> for DescribableLogDirTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -185,6 +196,7 @@ impl<'a> rt::Decode<'a> for DescribableLogDirTopic<'a> {
 }
 
 impl<'a> rt::Encode for DescribableLogDirTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -200,6 +212,7 @@ impl<'a> rt::Encode for DescribableLogDirTopic<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.topic, version >= 2)
             + rt::scalar_array_len(&self.partitions, version >= 2)
@@ -213,6 +226,7 @@ impl<'a> rt::Encode for DescribableLogDirTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribableLogDirTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topic", &self.topic, version);
@@ -220,6 +234,7 @@ impl<'a> rt::JsonForm for DescribableLogDirTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -238,6 +253,7 @@ impl<'a> rt::JsonForm for DescribableLogDirTopic<'a> {
 
 impl<'a> rt::IntoOwned for DescribableLogDirTopic<'a> {
     type Owned = DescribableLogDirTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribableLogDirTopic<'static> {
         DescribableLogDirTopic {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -250,6 +266,7 @@ impl<'a> rt::IntoOwned for DescribableLogDirTopic<'a> {
 impl DescribableLogDirTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribableLogDirTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -39,6 +39,7 @@ impl DescribeLogDirsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeLogDirsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -63,6 +64,7 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -81,6 +83,7 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsResponse<'a> {
 }
 
 impl<'a> rt::Encode for DescribeLogDirsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -99,6 +102,7 @@ impl<'a> rt::Encode for DescribeLogDirsResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + (if version >= 3 { 2 } else { 0 })
             + rt::struct_array_len(&self.results, version >= 2, version)
@@ -112,6 +116,7 @@ impl<'a> rt::Encode for DescribeLogDirsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeLogDirsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -122,6 +127,7 @@ impl<'a> rt::JsonForm for DescribeLogDirsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -145,6 +151,7 @@ impl<'a> rt::JsonForm for DescribeLogDirsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeLogDirsResponse<'a> {
     type Owned = DescribeLogDirsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeLogDirsResponse<'static> {
         DescribeLogDirsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -158,6 +165,7 @@ impl<'a> rt::IntoOwned for DescribeLogDirsResponse<'a> {
 impl DescribeLogDirsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeLogDirsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -190,6 +198,7 @@ pub struct DescribeLogDirsPartition<'a> {
 }
 
 impl<'a> rt::Decode<'a> for DescribeLogDirsPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -210,6 +219,7 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsPartition<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -226,6 +236,7 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsPartition<'a> {
 }
 
 impl<'a> rt::Encode for DescribeLogDirsPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -242,6 +253,7 @@ impl<'a> rt::Encode for DescribeLogDirsPartition<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 8 + 8 + 1
             + (if version >= 2 {
@@ -254,6 +266,7 @@ impl<'a> rt::Encode for DescribeLogDirsPartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeLogDirsPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -263,6 +276,7 @@ impl<'a> rt::JsonForm for DescribeLogDirsPartition<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -283,6 +297,7 @@ impl<'a> rt::JsonForm for DescribeLogDirsPartition<'a> {
 
 impl<'a> rt::IntoOwned for DescribeLogDirsPartition<'a> {
     type Owned = DescribeLogDirsPartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeLogDirsPartition<'static> {
         DescribeLogDirsPartition {
             partition_index: self.partition_index,
@@ -297,6 +312,7 @@ impl<'a> rt::IntoOwned for DescribeLogDirsPartition<'a> {
 impl DescribeLogDirsPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeLogDirsPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -322,6 +338,7 @@ pub struct DescribeLogDirsTopic<'a> {
 
 impl<'a> rt::Decode<'a> for DescribeLogDirsTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -340,6 +357,7 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -355,6 +373,7 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsTopic<'a> {
 }
 
 impl<'a> rt::Encode for DescribeLogDirsTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -370,6 +389,7 @@ impl<'a> rt::Encode for DescribeLogDirsTopic<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, version >= 2)
             + rt::struct_array_len(&self.partitions, version >= 2, version)
@@ -383,6 +403,7 @@ impl<'a> rt::Encode for DescribeLogDirsTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeLogDirsTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -390,6 +411,7 @@ impl<'a> rt::JsonForm for DescribeLogDirsTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -408,6 +430,7 @@ impl<'a> rt::JsonForm for DescribeLogDirsTopic<'a> {
 
 impl<'a> rt::IntoOwned for DescribeLogDirsTopic<'a> {
     type Owned = DescribeLogDirsTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeLogDirsTopic<'static> {
         DescribeLogDirsTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -420,6 +443,7 @@ impl<'a> rt::IntoOwned for DescribeLogDirsTopic<'a> {
 impl DescribeLogDirsTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeLogDirsTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -460,6 +484,7 @@ pub struct DescribeLogDirsResult<'a> {
 }
 
 impl Default for DescribeLogDirsResult<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             error_code: 0,
@@ -475,6 +500,7 @@ impl Default for DescribeLogDirsResult<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeLogDirsResult<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -513,6 +539,7 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -538,6 +565,7 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsResult<'a> {
 }
 
 impl<'a> rt::Encode for DescribeLogDirsResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -563,6 +591,7 @@ impl<'a> rt::Encode for DescribeLogDirsResult<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + rt::string_len(&self.log_dir, version >= 2)
             + rt::struct_array_len(&self.topics, version >= 2, version)
@@ -578,6 +607,7 @@ impl<'a> rt::Encode for DescribeLogDirsResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeLogDirsResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -595,6 +625,7 @@ impl<'a> rt::JsonForm for DescribeLogDirsResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -629,6 +660,7 @@ impl<'a> rt::JsonForm for DescribeLogDirsResult<'a> {
 
 impl<'a> rt::IntoOwned for DescribeLogDirsResult<'a> {
     type Owned = DescribeLogDirsResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeLogDirsResult<'static> {
         DescribeLogDirsResult {
             error_code: self.error_code,
@@ -645,6 +677,7 @@ impl<'a> rt::IntoOwned for DescribeLogDirsResult<'a> {
 impl DescribeLogDirsResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeLogDirsResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -31,6 +31,7 @@ impl DescribeProducersRequest<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeProducersRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -45,6 +46,7 @@ impl<'a> rt::Decode<'a> for DescribeProducersRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -56,6 +58,7 @@ impl<'a> rt::Decode<'a> for DescribeProducersRequest<'a> {
 }
 
 impl<'a> rt::Encode for DescribeProducersRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -65,6 +68,7 @@ impl<'a> rt::Encode for DescribeProducersRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.topics, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -73,12 +77,14 @@ impl<'a> rt::Encode for DescribeProducersRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeProducersRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topics", &self.topics, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -92,6 +98,7 @@ impl<'a> rt::JsonForm for DescribeProducersRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeProducersRequest<'a> {
     type Owned = DescribeProducersRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeProducersRequest<'static> {
         DescribeProducersRequest {
             topics: rt::IntoOwned::into_owned(self.topics),
@@ -103,6 +110,7 @@ impl<'a> rt::IntoOwned for DescribeProducersRequest<'a> {
 impl DescribeProducersRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeProducersRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -127,6 +135,7 @@ pub struct TopicRequest<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TopicRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -143,6 +152,7 @@ impl<'a> rt::Decode<'a> for TopicRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -155,6 +165,7 @@ impl<'a> rt::Decode<'a> for TopicRequest<'a> {
 }
 
 impl<'a> rt::Encode for TopicRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -166,6 +177,7 @@ impl<'a> rt::Encode for TopicRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true)
             + rt::scalar_array_len(&self.partition_indexes, true)
@@ -175,6 +187,7 @@ impl<'a> rt::Encode for TopicRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -182,6 +195,7 @@ impl<'a> rt::JsonForm for TopicRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -196,6 +210,7 @@ impl<'a> rt::JsonForm for TopicRequest<'a> {
 
 impl<'a> rt::IntoOwned for TopicRequest<'a> {
     type Owned = TopicRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicRequest<'static> {
         TopicRequest {
             name: rt::IntoOwned::into_owned(self.name),
@@ -208,6 +223,7 @@ impl<'a> rt::IntoOwned for TopicRequest<'a> {
 impl TopicRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

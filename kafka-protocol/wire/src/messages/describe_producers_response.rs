@@ -35,6 +35,7 @@ impl DescribeProducersResponse<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeProducersResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -51,6 +52,7 @@ impl<'a> rt::Decode<'a> for DescribeProducersResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -63,6 +65,7 @@ impl<'a> rt::Decode<'a> for DescribeProducersResponse<'a> {
 }
 
 impl<'a> rt::Encode for DescribeProducersResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -73,6 +76,7 @@ impl<'a> rt::Encode for DescribeProducersResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.topics, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -81,6 +85,7 @@ impl<'a> rt::Encode for DescribeProducersResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeProducersResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -88,6 +93,7 @@ impl<'a> rt::JsonForm for DescribeProducersResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -102,6 +108,7 @@ impl<'a> rt::JsonForm for DescribeProducersResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeProducersResponse<'a> {
     type Owned = DescribeProducersResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeProducersResponse<'static> {
         DescribeProducersResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -114,6 +121,7 @@ impl<'a> rt::IntoOwned for DescribeProducersResponse<'a> {
 impl DescribeProducersResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeProducersResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -154,6 +162,7 @@ pub struct ProducerState<'a> {
 }
 
 impl Default for ProducerState<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             producer_id: 0,
@@ -168,6 +177,7 @@ impl Default for ProducerState<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ProducerState<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -192,6 +202,7 @@ impl<'a> rt::Decode<'a> for ProducerState<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -208,6 +219,7 @@ impl<'a> rt::Decode<'a> for ProducerState<'a> {
 }
 
 impl<'a> rt::Encode for ProducerState<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -222,6 +234,7 @@ impl<'a> rt::Encode for ProducerState<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         8 + 4 + 4 + 8 + 4 + 8
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -230,6 +243,7 @@ impl<'a> rt::Encode for ProducerState<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ProducerState<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("producerId", &self.producer_id, version);
@@ -241,6 +255,7 @@ impl<'a> rt::JsonForm for ProducerState<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -259,6 +274,7 @@ impl<'a> rt::JsonForm for ProducerState<'a> {
 
 impl<'a> rt::IntoOwned for ProducerState<'a> {
     type Owned = ProducerState<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ProducerState<'static> {
         ProducerState {
             producer_id: self.producer_id,
@@ -275,6 +291,7 @@ impl<'a> rt::IntoOwned for ProducerState<'a> {
 impl ProducerState<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ProducerState<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -308,6 +325,7 @@ pub struct PartitionResponse<'a> {
 
 impl<'a> rt::Decode<'a> for PartitionResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -328,6 +346,7 @@ impl<'a> rt::Decode<'a> for PartitionResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -343,6 +362,7 @@ impl<'a> rt::Decode<'a> for PartitionResponse<'a> {
 }
 
 impl<'a> rt::Encode for PartitionResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -357,6 +377,7 @@ impl<'a> rt::Encode for PartitionResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
             + rt::struct_array_len(&self.active_producers, true, version)
@@ -366,6 +387,7 @@ impl<'a> rt::Encode for PartitionResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -375,6 +397,7 @@ impl<'a> rt::JsonForm for PartitionResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -391,6 +414,7 @@ impl<'a> rt::JsonForm for PartitionResponse<'a> {
 
 impl<'a> rt::IntoOwned for PartitionResponse<'a> {
     type Owned = PartitionResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionResponse<'static> {
         PartitionResponse {
             partition_index: self.partition_index,
@@ -405,6 +429,7 @@ impl<'a> rt::IntoOwned for PartitionResponse<'a> {
 impl PartitionResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -430,6 +455,7 @@ pub struct TopicResponse<'a> {
 
 impl<'a> rt::Decode<'a> for TopicResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -446,6 +472,7 @@ impl<'a> rt::Decode<'a> for TopicResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -459,6 +486,7 @@ impl<'a> rt::Decode<'a> for TopicResponse<'a> {
 }
 
 impl<'a> rt::Encode for TopicResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -470,6 +498,7 @@ impl<'a> rt::Encode for TopicResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, true)
             + rt::struct_array_len(&self.partitions, true, version)
@@ -479,6 +508,7 @@ impl<'a> rt::Encode for TopicResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -486,6 +516,7 @@ impl<'a> rt::JsonForm for TopicResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -500,6 +531,7 @@ impl<'a> rt::JsonForm for TopicResponse<'a> {
 
 impl<'a> rt::IntoOwned for TopicResponse<'a> {
     type Owned = TopicResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicResponse<'static> {
         TopicResponse {
             name: rt::IntoOwned::into_owned(self.name),
@@ -512,6 +544,7 @@ impl<'a> rt::IntoOwned for TopicResponse<'a> {
 impl TopicResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -31,6 +31,7 @@ pub struct DescribeQuorumResponse<'a> {
 }
 
 impl Default for DescribeQuorumResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             error_code: 0,
@@ -55,6 +56,7 @@ impl DescribeQuorumResponse<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeQuorumResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -81,6 +83,7 @@ impl<'a> rt::Decode<'a> for DescribeQuorumResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -99,6 +102,7 @@ impl<'a> rt::Decode<'a> for DescribeQuorumResponse<'a> {
 }
 
 impl<'a> rt::Encode for DescribeQuorumResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -122,6 +126,7 @@ impl<'a> rt::Encode for DescribeQuorumResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2
             + (if version >= 2 {
@@ -139,6 +144,7 @@ impl<'a> rt::Encode for DescribeQuorumResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeQuorumResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -152,6 +158,7 @@ impl<'a> rt::JsonForm for DescribeQuorumResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -176,6 +183,7 @@ impl<'a> rt::JsonForm for DescribeQuorumResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeQuorumResponse<'a> {
     type Owned = DescribeQuorumResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeQuorumResponse<'static> {
         DescribeQuorumResponse {
             error_code: self.error_code,
@@ -190,6 +198,7 @@ impl<'a> rt::IntoOwned for DescribeQuorumResponse<'a> {
 impl DescribeQuorumResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeQuorumResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -238,6 +247,7 @@ pub struct PartitionData<'a> {
 }
 
 impl Default for PartitionData<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             partition_index: 0,
@@ -255,6 +265,7 @@ impl Default for PartitionData<'_> {
 
 impl<'a> rt::Decode<'a> for PartitionData<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -289,6 +300,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -310,6 +322,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> rt::Encode for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -330,6 +343,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2
             + (if version >= 2 {
@@ -344,6 +358,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -359,6 +374,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -383,6 +399,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition_index: self.partition_index,
@@ -401,6 +418,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -426,6 +444,7 @@ pub struct TopicData<'a> {
 
 impl<'a> rt::Decode<'a> for TopicData<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -442,6 +461,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -455,6 +475,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
 }
 
 impl<'a> rt::Encode for TopicData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -466,6 +487,7 @@ impl<'a> rt::Encode for TopicData<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.topic_name, true)
             + rt::struct_array_len(&self.partitions, true, version)
@@ -475,6 +497,7 @@ impl<'a> rt::Encode for TopicData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicName", &self.topic_name, version);
@@ -482,6 +505,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -496,6 +520,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
 
 impl<'a> rt::IntoOwned for TopicData<'a> {
     type Owned = TopicData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicData<'static> {
         TopicData {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -508,6 +533,7 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
 impl TopicData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -536,6 +562,7 @@ pub struct Listener<'a> {
 }
 
 impl<'a> rt::Decode<'a> for Listener<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -552,6 +579,7 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -565,6 +593,7 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
 }
 
 impl<'a> rt::Encode for Listener<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -576,6 +605,7 @@ impl<'a> rt::Encode for Listener<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + rt::string_len(&self.host, true) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -584,6 +614,7 @@ impl<'a> rt::Encode for Listener<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Listener<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -592,6 +623,7 @@ impl<'a> rt::JsonForm for Listener<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -607,6 +639,7 @@ impl<'a> rt::JsonForm for Listener<'a> {
 
 impl<'a> rt::IntoOwned for Listener<'a> {
     type Owned = Listener<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Listener<'static> {
         Listener {
             name: rt::IntoOwned::into_owned(self.name),
@@ -620,6 +653,7 @@ impl<'a> rt::IntoOwned for Listener<'a> {
 impl Listener<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Listener<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -645,6 +679,7 @@ pub struct Node<'a> {
 
 impl<'a> rt::Decode<'a> for Node<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -661,6 +696,7 @@ impl<'a> rt::Decode<'a> for Node<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -673,6 +709,7 @@ impl<'a> rt::Decode<'a> for Node<'a> {
 }
 
 impl<'a> rt::Encode for Node<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -683,6 +720,7 @@ impl<'a> rt::Encode for Node<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.listeners, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -691,6 +729,7 @@ impl<'a> rt::Encode for Node<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Node<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("nodeId", &self.node_id, version);
@@ -698,6 +737,7 @@ impl<'a> rt::JsonForm for Node<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -712,6 +752,7 @@ impl<'a> rt::JsonForm for Node<'a> {
 
 impl<'a> rt::IntoOwned for Node<'a> {
     type Owned = Node<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Node<'static> {
         Node {
             node_id: self.node_id,
@@ -724,6 +765,7 @@ impl<'a> rt::IntoOwned for Node<'a> {
 impl Node<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Node<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -760,6 +802,7 @@ pub struct ReplicaState<'a> {
 }
 
 impl Default for ReplicaState<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             replica_id: 0,
@@ -773,6 +816,7 @@ impl Default for ReplicaState<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ReplicaState<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -805,6 +849,7 @@ impl<'a> rt::Decode<'a> for ReplicaState<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -826,6 +871,7 @@ impl<'a> rt::Decode<'a> for ReplicaState<'a> {
 }
 
 impl<'a> rt::Encode for ReplicaState<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -851,6 +897,7 @@ impl<'a> rt::Encode for ReplicaState<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + (if version >= 2 { 16 } else { 0 }) + 8 + (if version >= 1 { 8 } else { 0 })
             + (if version >= 1 { 8 } else { 0 })
@@ -860,6 +907,7 @@ impl<'a> rt::Encode for ReplicaState<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ReplicaState<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("replicaId", &self.replica_id, version);
@@ -877,6 +925,7 @@ impl<'a> rt::JsonForm for ReplicaState<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -906,6 +955,7 @@ impl<'a> rt::JsonForm for ReplicaState<'a> {
 
 impl<'a> rt::IntoOwned for ReplicaState<'a> {
     type Owned = ReplicaState<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ReplicaState<'static> {
         ReplicaState {
             replica_id: self.replica_id,
@@ -921,6 +971,7 @@ impl<'a> rt::IntoOwned for ReplicaState<'a> {
 impl ReplicaState<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ReplicaState<'static> {
         rt::IntoOwned::into_owned(self)
     }

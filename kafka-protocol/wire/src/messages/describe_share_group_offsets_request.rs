@@ -31,6 +31,7 @@ impl DescribeShareGroupOffsetsRequest<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -45,6 +46,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -59,6 +61,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsRequest<'a> {
 }
 
 impl<'a> rt::Encode for DescribeShareGroupOffsetsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -68,6 +71,7 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.groups, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -76,12 +80,14 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeShareGroupOffsetsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groups", &self.groups, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -95,6 +101,7 @@ impl<'a> rt::JsonForm for DescribeShareGroupOffsetsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsRequest<'a> {
     type Owned = DescribeShareGroupOffsetsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeShareGroupOffsetsRequest<'static> {
         DescribeShareGroupOffsetsRequest {
             groups: rt::IntoOwned::into_owned(self.groups),
@@ -106,6 +113,7 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsRequest<'a> {
 impl DescribeShareGroupOffsetsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeShareGroupOffsetsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -130,6 +138,7 @@ pub struct DescribeShareGroupOffsetsRequestTopic<'a> {
 }
 
 impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsRequestTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -144,6 +153,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsRequestTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -156,6 +166,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsRequestTopic<'a> {
 }
 
 impl<'a> rt::Encode for DescribeShareGroupOffsetsRequestTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -166,6 +177,7 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsRequestTopic<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.topic_name, true)
             + rt::scalar_array_len(&self.partitions, true)
@@ -175,6 +187,7 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsRequestTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeShareGroupOffsetsRequestTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicName", &self.topic_name, version);
@@ -182,6 +195,7 @@ impl<'a> rt::JsonForm for DescribeShareGroupOffsetsRequestTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -196,6 +210,7 @@ impl<'a> rt::JsonForm for DescribeShareGroupOffsetsRequestTopic<'a> {
 
 impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsRequestTopic<'a> {
     type Owned = DescribeShareGroupOffsetsRequestTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeShareGroupOffsetsRequestTopic<'static> {
         DescribeShareGroupOffsetsRequestTopic {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -208,6 +223,7 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsRequestTopic<'a> {
 impl DescribeShareGroupOffsetsRequestTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeShareGroupOffsetsRequestTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -232,6 +248,7 @@ pub struct DescribeShareGroupOffsetsRequestGroup<'a> {
 }
 
 impl Default for DescribeShareGroupOffsetsRequestGroup<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             group_id: Cow::Borrowed(""),
@@ -242,6 +259,7 @@ impl Default for DescribeShareGroupOffsetsRequestGroup<'_> {
 }
 
 impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsRequestGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -260,6 +278,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsRequestGroup<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -273,6 +292,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsRequestGroup<'a> {
 }
 
 impl<'a> rt::Encode for DescribeShareGroupOffsetsRequestGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -284,6 +304,7 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsRequestGroup<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.group_id, true)
             + rt::nullable_struct_array_len(self.topics.as_ref(), true, version)
@@ -293,6 +314,7 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsRequestGroup<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeShareGroupOffsetsRequestGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -300,6 +322,7 @@ impl<'a> rt::JsonForm for DescribeShareGroupOffsetsRequestGroup<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -314,6 +337,7 @@ impl<'a> rt::JsonForm for DescribeShareGroupOffsetsRequestGroup<'a> {
 
 impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsRequestGroup<'a> {
     type Owned = DescribeShareGroupOffsetsRequestGroup<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeShareGroupOffsetsRequestGroup<'static> {
         DescribeShareGroupOffsetsRequestGroup {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -326,6 +350,7 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsRequestGroup<'a> {
 impl DescribeShareGroupOffsetsRequestGroup<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeShareGroupOffsetsRequestGroup<'static> {
         rt::IntoOwned::into_owned(self)
     }

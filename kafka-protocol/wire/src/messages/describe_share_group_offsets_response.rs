@@ -35,6 +35,7 @@ impl DescribeShareGroupOffsetsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -51,6 +52,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -66,6 +68,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponse<'a> {
 }
 
 impl<'a> rt::Encode for DescribeShareGroupOffsetsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -76,6 +79,7 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.groups, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -84,6 +88,7 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeShareGroupOffsetsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -91,6 +96,7 @@ impl<'a> rt::JsonForm for DescribeShareGroupOffsetsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -105,6 +111,7 @@ impl<'a> rt::JsonForm for DescribeShareGroupOffsetsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsResponse<'a> {
     type Owned = DescribeShareGroupOffsetsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeShareGroupOffsetsResponse<'static> {
         DescribeShareGroupOffsetsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -117,6 +124,7 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsResponse<'a> {
 impl DescribeShareGroupOffsetsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeShareGroupOffsetsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -157,6 +165,7 @@ pub struct DescribeShareGroupOffsetsResponsePartition<'a> {
 }
 
 impl Default for DescribeShareGroupOffsetsResponsePartition<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             partition_index: 0,
@@ -171,6 +180,7 @@ impl Default for DescribeShareGroupOffsetsResponsePartition<'_> {
 }
 
 impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -193,6 +203,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -211,6 +222,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
 }
 
 impl<'a> rt::Encode for DescribeShareGroupOffsetsResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -228,6 +240,7 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsResponsePartition<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 8 + 4 + (if version >= 1 { 8 } else { 0 }) + 2
             + rt::nullable_string_len(self.error_message.as_deref(), true)
@@ -237,6 +250,7 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsResponsePartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeShareGroupOffsetsResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -250,6 +264,7 @@ impl<'a> rt::JsonForm for DescribeShareGroupOffsetsResponsePartition<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -268,6 +283,7 @@ impl<'a> rt::JsonForm for DescribeShareGroupOffsetsResponsePartition<'a> {
 
 impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsResponsePartition<'a> {
     type Owned = DescribeShareGroupOffsetsResponsePartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeShareGroupOffsetsResponsePartition<'static> {
         DescribeShareGroupOffsetsResponsePartition {
             partition_index: self.partition_index,
@@ -284,6 +300,7 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsResponsePartition<'a> {
 impl DescribeShareGroupOffsetsResponsePartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeShareGroupOffsetsResponsePartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -313,6 +330,7 @@ pub struct DescribeShareGroupOffsetsResponseTopic<'a> {
 
 impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponseTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -333,6 +351,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponseTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -349,6 +368,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponseTopic<'a> {
 }
 
 impl<'a> rt::Encode for DescribeShareGroupOffsetsResponseTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -361,6 +381,7 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsResponseTopic<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.topic_name, true) + 16
             + rt::struct_array_len(&self.partitions, true, version)
@@ -370,6 +391,7 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsResponseTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeShareGroupOffsetsResponseTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicName", &self.topic_name, version);
@@ -378,6 +400,7 @@ impl<'a> rt::JsonForm for DescribeShareGroupOffsetsResponseTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -393,6 +416,7 @@ impl<'a> rt::JsonForm for DescribeShareGroupOffsetsResponseTopic<'a> {
 
 impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsResponseTopic<'a> {
     type Owned = DescribeShareGroupOffsetsResponseTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeShareGroupOffsetsResponseTopic<'static> {
         DescribeShareGroupOffsetsResponseTopic {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -406,6 +430,7 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsResponseTopic<'a> {
 impl DescribeShareGroupOffsetsResponseTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeShareGroupOffsetsResponseTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -439,6 +464,7 @@ pub struct DescribeShareGroupOffsetsResponseGroup<'a> {
 
 impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponseGroup<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -459,6 +485,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponseGroup<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -476,6 +503,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponseGroup<'a> {
 }
 
 impl<'a> rt::Encode for DescribeShareGroupOffsetsResponseGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -489,6 +517,7 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsResponseGroup<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.group_id, true)
             + rt::struct_array_len(&self.topics, true, version) + 2
@@ -499,6 +528,7 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsResponseGroup<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeShareGroupOffsetsResponseGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -508,6 +538,7 @@ impl<'a> rt::JsonForm for DescribeShareGroupOffsetsResponseGroup<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -524,6 +555,7 @@ impl<'a> rt::JsonForm for DescribeShareGroupOffsetsResponseGroup<'a> {
 
 impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsResponseGroup<'a> {
     type Owned = DescribeShareGroupOffsetsResponseGroup<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeShareGroupOffsetsResponseGroup<'static> {
         DescribeShareGroupOffsetsResponseGroup {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -538,6 +570,7 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsResponseGroup<'a> {
 impl DescribeShareGroupOffsetsResponseGroup<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeShareGroupOffsetsResponseGroup<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -27,6 +27,7 @@ pub struct DescribeTopicPartitionsRequest<'a> {
 }
 
 impl Default for DescribeTopicPartitionsRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             topics: rt::StructArray::new(),
@@ -50,6 +51,7 @@ impl DescribeTopicPartitionsRequest<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeTopicPartitionsRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -72,6 +74,7 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -86,6 +89,7 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsRequest<'a> {
 }
 
 impl<'a> rt::Encode for DescribeTopicPartitionsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -102,6 +106,7 @@ impl<'a> rt::Encode for DescribeTopicPartitionsRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.topics, true, version) + 4 + 1
             + self.cursor.as_ref().map_or(0, |v| v.encoded_len(version))
@@ -111,6 +116,7 @@ impl<'a> rt::Encode for DescribeTopicPartitionsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeTopicPartitionsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topics", &self.topics, version);
@@ -119,6 +125,7 @@ impl<'a> rt::JsonForm for DescribeTopicPartitionsRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -135,6 +142,7 @@ impl<'a> rt::JsonForm for DescribeTopicPartitionsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeTopicPartitionsRequest<'a> {
     type Owned = DescribeTopicPartitionsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeTopicPartitionsRequest<'static> {
         DescribeTopicPartitionsRequest {
             topics: rt::IntoOwned::into_owned(self.topics),
@@ -148,6 +156,7 @@ impl<'a> rt::IntoOwned for DescribeTopicPartitionsRequest<'a> {
 impl DescribeTopicPartitionsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeTopicPartitionsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -168,6 +177,7 @@ pub struct TopicRequest<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TopicRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -180,6 +190,7 @@ impl<'a> rt::Decode<'a> for TopicRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -191,6 +202,7 @@ impl<'a> rt::Decode<'a> for TopicRequest<'a> {
 }
 
 impl<'a> rt::Encode for TopicRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -200,6 +212,7 @@ impl<'a> rt::Encode for TopicRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -208,12 +221,14 @@ impl<'a> rt::Encode for TopicRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -227,6 +242,7 @@ impl<'a> rt::JsonForm for TopicRequest<'a> {
 
 impl<'a> rt::IntoOwned for TopicRequest<'a> {
     type Owned = TopicRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicRequest<'static> {
         TopicRequest {
             name: rt::IntoOwned::into_owned(self.name),
@@ -238,6 +254,7 @@ impl<'a> rt::IntoOwned for TopicRequest<'a> {
 impl TopicRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -262,6 +279,7 @@ pub struct Cursor<'a> {
 }
 
 impl<'a> rt::Decode<'a> for Cursor<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -276,6 +294,7 @@ impl<'a> rt::Decode<'a> for Cursor<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -288,6 +307,7 @@ impl<'a> rt::Decode<'a> for Cursor<'a> {
 }
 
 impl<'a> rt::Encode for Cursor<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -298,6 +318,7 @@ impl<'a> rt::Encode for Cursor<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.topic_name, true) + 4
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -306,6 +327,7 @@ impl<'a> rt::Encode for Cursor<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Cursor<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicName", &self.topic_name, version);
@@ -313,6 +335,7 @@ impl<'a> rt::JsonForm for Cursor<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -327,6 +350,7 @@ impl<'a> rt::JsonForm for Cursor<'a> {
 
 impl<'a> rt::IntoOwned for Cursor<'a> {
     type Owned = Cursor<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Cursor<'static> {
         Cursor {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -339,6 +363,7 @@ impl<'a> rt::IntoOwned for Cursor<'a> {
 impl Cursor<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Cursor<'static> {
         rt::IntoOwned::into_owned(self)
     }

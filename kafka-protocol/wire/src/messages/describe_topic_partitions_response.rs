@@ -39,6 +39,7 @@ impl DescribeTopicPartitionsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -59,6 +60,7 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -74,6 +76,7 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponse<'a> {
 }
 
 impl<'a> rt::Encode for DescribeTopicPartitionsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -90,6 +93,7 @@ impl<'a> rt::Encode for DescribeTopicPartitionsResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.topics, true, version) + 1
             + self.next_cursor.as_ref().map_or(0, |v| v.encoded_len(version))
@@ -99,6 +103,7 @@ impl<'a> rt::Encode for DescribeTopicPartitionsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeTopicPartitionsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -107,6 +112,7 @@ impl<'a> rt::JsonForm for DescribeTopicPartitionsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -122,6 +128,7 @@ impl<'a> rt::JsonForm for DescribeTopicPartitionsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeTopicPartitionsResponse<'a> {
     type Owned = DescribeTopicPartitionsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeTopicPartitionsResponse<'static> {
         DescribeTopicPartitionsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -135,6 +142,7 @@ impl<'a> rt::IntoOwned for DescribeTopicPartitionsResponse<'a> {
 impl DescribeTopicPartitionsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeTopicPartitionsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -187,6 +195,7 @@ pub struct DescribeTopicPartitionsResponsePartition<'a> {
 }
 
 impl Default for DescribeTopicPartitionsResponsePartition<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             error_code: 0,
@@ -204,6 +213,7 @@ impl Default for DescribeTopicPartitionsResponsePartition<'_> {
 }
 
 impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -238,6 +248,7 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponsePartition<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -257,6 +268,7 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponsePartition<'a> {
 }
 
 impl<'a> rt::Encode for DescribeTopicPartitionsResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -277,6 +289,7 @@ impl<'a> rt::Encode for DescribeTopicPartitionsResponsePartition<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         2 + 4 + 4 + 4 + rt::scalar_array_len(&self.replica_nodes, true)
             + rt::scalar_array_len(&self.isr_nodes, true)
@@ -289,6 +302,7 @@ impl<'a> rt::Encode for DescribeTopicPartitionsResponsePartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeTopicPartitionsResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -303,6 +317,7 @@ impl<'a> rt::JsonForm for DescribeTopicPartitionsResponsePartition<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -325,6 +340,7 @@ impl<'a> rt::JsonForm for DescribeTopicPartitionsResponsePartition<'a> {
 
 impl<'a> rt::IntoOwned for DescribeTopicPartitionsResponsePartition<'a> {
     type Owned = DescribeTopicPartitionsResponsePartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeTopicPartitionsResponsePartition<'static> {
         DescribeTopicPartitionsResponsePartition {
             error_code: self.error_code,
@@ -346,6 +362,7 @@ impl<'a> rt::IntoOwned for DescribeTopicPartitionsResponsePartition<'a> {
 impl DescribeTopicPartitionsResponsePartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeTopicPartitionsResponsePartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -386,6 +403,7 @@ pub struct DescribeTopicPartitionsResponseTopic<'a> {
 }
 
 impl Default for DescribeTopicPartitionsResponseTopic<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             error_code: 0,
@@ -401,6 +419,7 @@ impl Default for DescribeTopicPartitionsResponseTopic<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponseTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -427,6 +446,7 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponseTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -446,6 +466,7 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponseTopic<'a> {
 }
 
 impl<'a> rt::Encode for DescribeTopicPartitionsResponseTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -461,6 +482,7 @@ impl<'a> rt::Encode for DescribeTopicPartitionsResponseTopic<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + rt::nullable_string_len(self.name.as_deref(), true) + 16 + 1
             + rt::struct_array_len(&self.partitions, true, version) + 4
@@ -470,6 +492,7 @@ impl<'a> rt::Encode for DescribeTopicPartitionsResponseTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeTopicPartitionsResponseTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -486,6 +509,7 @@ impl<'a> rt::JsonForm for DescribeTopicPartitionsResponseTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -505,6 +529,7 @@ impl<'a> rt::JsonForm for DescribeTopicPartitionsResponseTopic<'a> {
 
 impl<'a> rt::IntoOwned for DescribeTopicPartitionsResponseTopic<'a> {
     type Owned = DescribeTopicPartitionsResponseTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeTopicPartitionsResponseTopic<'static> {
         DescribeTopicPartitionsResponseTopic {
             error_code: self.error_code,
@@ -521,6 +546,7 @@ impl<'a> rt::IntoOwned for DescribeTopicPartitionsResponseTopic<'a> {
 impl DescribeTopicPartitionsResponseTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeTopicPartitionsResponseTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -545,6 +571,7 @@ pub struct Cursor<'a> {
 }
 
 impl<'a> rt::Decode<'a> for Cursor<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -559,6 +586,7 @@ impl<'a> rt::Decode<'a> for Cursor<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -571,6 +599,7 @@ impl<'a> rt::Decode<'a> for Cursor<'a> {
 }
 
 impl<'a> rt::Encode for Cursor<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -581,6 +610,7 @@ impl<'a> rt::Encode for Cursor<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.topic_name, true) + 4
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -589,6 +619,7 @@ impl<'a> rt::Encode for Cursor<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Cursor<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicName", &self.topic_name, version);
@@ -596,6 +627,7 @@ impl<'a> rt::JsonForm for Cursor<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -610,6 +642,7 @@ impl<'a> rt::JsonForm for Cursor<'a> {
 
 impl<'a> rt::IntoOwned for Cursor<'a> {
     type Owned = Cursor<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Cursor<'static> {
         Cursor {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -622,6 +655,7 @@ impl<'a> rt::IntoOwned for Cursor<'a> {
 impl Cursor<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Cursor<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -30,6 +30,7 @@ impl DescribeTransactionsRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for DescribeTransactionsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -44,6 +45,7 @@ impl<'a> rt::Decode<'a> for DescribeTransactionsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -56,6 +58,7 @@ impl<'a> rt::Decode<'a> for DescribeTransactionsRequest<'a> {
 }
 
 impl<'a> rt::Encode for DescribeTransactionsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -71,6 +74,7 @@ impl<'a> rt::Encode for DescribeTransactionsRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::array_len(&self.transactional_ids, true, |v| rt::string_len(v, true))
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -79,12 +83,14 @@ impl<'a> rt::Encode for DescribeTransactionsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeTransactionsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("transactionalIds", &self.transactional_ids, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -98,6 +104,7 @@ impl<'a> rt::JsonForm for DescribeTransactionsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeTransactionsRequest<'a> {
     type Owned = DescribeTransactionsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeTransactionsRequest<'static> {
         DescribeTransactionsRequest {
             transactional_ids: rt::IntoOwned::into_owned(self.transactional_ids),
@@ -109,6 +116,7 @@ impl<'a> rt::IntoOwned for DescribeTransactionsRequest<'a> {
 impl DescribeTransactionsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeTransactionsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ impl DescribeTransactionsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeTransactionsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -51,6 +52,7 @@ impl<'a> rt::Decode<'a> for DescribeTransactionsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -64,6 +66,7 @@ impl<'a> rt::Decode<'a> for DescribeTransactionsResponse<'a> {
 }
 
 impl<'a> rt::Encode for DescribeTransactionsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -75,6 +78,7 @@ impl<'a> rt::Encode for DescribeTransactionsResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.transaction_states, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -83,6 +87,7 @@ impl<'a> rt::Encode for DescribeTransactionsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeTransactionsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -90,6 +95,7 @@ impl<'a> rt::JsonForm for DescribeTransactionsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -104,6 +110,7 @@ impl<'a> rt::JsonForm for DescribeTransactionsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeTransactionsResponse<'a> {
     type Owned = DescribeTransactionsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeTransactionsResponse<'static> {
         DescribeTransactionsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -116,6 +123,7 @@ impl<'a> rt::IntoOwned for DescribeTransactionsResponse<'a> {
 impl DescribeTransactionsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeTransactionsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -140,6 +148,7 @@ pub struct TopicData<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TopicData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -154,6 +163,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -166,6 +176,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
 }
 
 impl<'a> rt::Encode for TopicData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -176,6 +187,7 @@ impl<'a> rt::Encode for TopicData<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.topic, true) + rt::scalar_array_len(&self.partitions, true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -184,6 +196,7 @@ impl<'a> rt::Encode for TopicData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topic", &self.topic, version);
@@ -191,6 +204,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -205,6 +219,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
 
 impl<'a> rt::IntoOwned for TopicData<'a> {
     type Owned = TopicData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicData<'static> {
         TopicData {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -217,6 +232,7 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
 impl TopicData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -266,6 +282,7 @@ pub struct TransactionState<'a> {
 
 impl<'a> rt::Decode<'a> for TransactionState<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -294,6 +311,7 @@ impl<'a> rt::Decode<'a> for TransactionState<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -312,6 +330,7 @@ impl<'a> rt::Decode<'a> for TransactionState<'a> {
 }
 
 impl<'a> rt::Encode for TransactionState<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -329,6 +348,7 @@ impl<'a> rt::Encode for TransactionState<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + rt::string_len(&self.transactional_id, true)
             + rt::string_len(&self.transaction_state, true) + 4 + 8 + 8 + 2
@@ -339,6 +359,7 @@ impl<'a> rt::Encode for TransactionState<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TransactionState<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -352,6 +373,7 @@ impl<'a> rt::JsonForm for TransactionState<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -373,6 +395,7 @@ impl<'a> rt::JsonForm for TransactionState<'a> {
 
 impl<'a> rt::IntoOwned for TransactionState<'a> {
     type Owned = TransactionState<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TransactionState<'static> {
         TransactionState {
             error_code: self.error_code,
@@ -391,6 +414,7 @@ impl<'a> rt::IntoOwned for TransactionState<'a> {
 impl TransactionState<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TransactionState<'static> {
         rt::IntoOwned::into_owned(self)
     }

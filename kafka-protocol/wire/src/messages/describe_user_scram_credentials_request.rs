@@ -19,6 +19,7 @@ pub struct DescribeUserScramCredentialsRequest<'a> {
 }
 
 impl Default for DescribeUserScramCredentialsRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             users: Some(rt::StructArray::new()),
@@ -39,6 +40,7 @@ impl DescribeUserScramCredentialsRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for DescribeUserScramCredentialsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +55,7 @@ impl<'a> rt::Decode<'a> for DescribeUserScramCredentialsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -64,6 +67,7 @@ impl<'a> rt::Decode<'a> for DescribeUserScramCredentialsRequest<'a> {
 }
 
 impl<'a> rt::Encode for DescribeUserScramCredentialsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -74,6 +78,7 @@ impl<'a> rt::Encode for DescribeUserScramCredentialsRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::nullable_struct_array_len(self.users.as_ref(), true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -82,12 +87,14 @@ impl<'a> rt::Encode for DescribeUserScramCredentialsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeUserScramCredentialsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("users", &self.users, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -101,6 +108,7 @@ impl<'a> rt::JsonForm for DescribeUserScramCredentialsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeUserScramCredentialsRequest<'a> {
     type Owned = DescribeUserScramCredentialsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeUserScramCredentialsRequest<'static> {
         DescribeUserScramCredentialsRequest {
             users: rt::IntoOwned::into_owned(self.users),
@@ -112,6 +120,7 @@ impl<'a> rt::IntoOwned for DescribeUserScramCredentialsRequest<'a> {
 impl DescribeUserScramCredentialsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeUserScramCredentialsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -132,6 +141,7 @@ pub struct UserName<'a> {
 }
 
 impl<'a> rt::Decode<'a> for UserName<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -144,6 +154,7 @@ impl<'a> rt::Decode<'a> for UserName<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -155,6 +166,7 @@ impl<'a> rt::Decode<'a> for UserName<'a> {
 }
 
 impl<'a> rt::Encode for UserName<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -164,6 +176,7 @@ impl<'a> rt::Encode for UserName<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -172,12 +185,14 @@ impl<'a> rt::Encode for UserName<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for UserName<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -191,6 +206,7 @@ impl<'a> rt::JsonForm for UserName<'a> {
 
 impl<'a> rt::IntoOwned for UserName<'a> {
     type Owned = UserName<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> UserName<'static> {
         UserName {
             name: rt::IntoOwned::into_owned(self.name),
@@ -202,6 +218,7 @@ impl<'a> rt::IntoOwned for UserName<'a> {
 impl UserName<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> UserName<'static> {
         rt::IntoOwned::into_owned(self)
     }

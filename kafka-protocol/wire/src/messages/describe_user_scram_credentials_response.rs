@@ -31,6 +31,7 @@ pub struct DescribeUserScramCredentialsResponse<'a> {
 }
 
 impl Default for DescribeUserScramCredentialsResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             throttle_time_ms: 0,
@@ -55,6 +56,7 @@ impl DescribeUserScramCredentialsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeUserScramCredentialsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -75,6 +77,7 @@ impl<'a> rt::Decode<'a> for DescribeUserScramCredentialsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -90,6 +93,7 @@ impl<'a> rt::Decode<'a> for DescribeUserScramCredentialsResponse<'a> {
 }
 
 impl<'a> rt::Encode for DescribeUserScramCredentialsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -103,6 +107,7 @@ impl<'a> rt::Encode for DescribeUserScramCredentialsResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
             + rt::struct_array_len(&self.results, true, version)
@@ -112,6 +117,7 @@ impl<'a> rt::Encode for DescribeUserScramCredentialsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeUserScramCredentialsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -121,6 +127,7 @@ impl<'a> rt::JsonForm for DescribeUserScramCredentialsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -137,6 +144,7 @@ impl<'a> rt::JsonForm for DescribeUserScramCredentialsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeUserScramCredentialsResponse<'a> {
     type Owned = DescribeUserScramCredentialsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeUserScramCredentialsResponse<'static> {
         DescribeUserScramCredentialsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -151,6 +159,7 @@ impl<'a> rt::IntoOwned for DescribeUserScramCredentialsResponse<'a> {
 impl DescribeUserScramCredentialsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeUserScramCredentialsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -175,6 +184,7 @@ pub struct CredentialInfo<'a> {
 }
 
 impl<'a> rt::Decode<'a> for CredentialInfo<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -189,6 +199,7 @@ impl<'a> rt::Decode<'a> for CredentialInfo<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -201,6 +212,7 @@ impl<'a> rt::Decode<'a> for CredentialInfo<'a> {
 }
 
 impl<'a> rt::Encode for CredentialInfo<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -211,6 +223,7 @@ impl<'a> rt::Encode for CredentialInfo<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         1 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -218,6 +231,7 @@ impl<'a> rt::Encode for CredentialInfo<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CredentialInfo<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("mechanism", &self.mechanism, version);
@@ -225,6 +239,7 @@ impl<'a> rt::JsonForm for CredentialInfo<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -239,6 +254,7 @@ impl<'a> rt::JsonForm for CredentialInfo<'a> {
 
 impl<'a> rt::IntoOwned for CredentialInfo<'a> {
     type Owned = CredentialInfo<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> CredentialInfo<'static> {
         CredentialInfo {
             mechanism: self.mechanism,
@@ -251,6 +267,7 @@ impl<'a> rt::IntoOwned for CredentialInfo<'a> {
 impl CredentialInfo<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> CredentialInfo<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -283,6 +300,7 @@ pub struct DescribeUserScramCredentialsResult<'a> {
 }
 
 impl Default for DescribeUserScramCredentialsResult<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             user: Cow::Borrowed(""),
@@ -296,6 +314,7 @@ impl Default for DescribeUserScramCredentialsResult<'_> {
 
 impl<'a> rt::Decode<'a> for DescribeUserScramCredentialsResult<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -316,6 +335,7 @@ impl<'a> rt::Decode<'a> for DescribeUserScramCredentialsResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -331,6 +351,7 @@ impl<'a> rt::Decode<'a> for DescribeUserScramCredentialsResult<'a> {
 }
 
 impl<'a> rt::Encode for DescribeUserScramCredentialsResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -345,6 +366,7 @@ impl<'a> rt::Encode for DescribeUserScramCredentialsResult<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.user, true) + 2
             + rt::nullable_string_len(self.error_message.as_deref(), true)
@@ -355,6 +377,7 @@ impl<'a> rt::Encode for DescribeUserScramCredentialsResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeUserScramCredentialsResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("user", &self.user, version);
@@ -364,6 +387,7 @@ impl<'a> rt::JsonForm for DescribeUserScramCredentialsResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -380,6 +404,7 @@ impl<'a> rt::JsonForm for DescribeUserScramCredentialsResult<'a> {
 
 impl<'a> rt::IntoOwned for DescribeUserScramCredentialsResult<'a> {
     type Owned = DescribeUserScramCredentialsResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribeUserScramCredentialsResult<'static> {
         DescribeUserScramCredentialsResult {
             user: rt::IntoOwned::into_owned(self.user),
@@ -394,6 +419,7 @@ impl<'a> rt::IntoOwned for DescribeUserScramCredentialsResult<'a> {
 impl DescribeUserScramCredentialsResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribeUserScramCredentialsResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -27,6 +27,7 @@ pub struct ElectLeadersRequest<'a> {
 }
 
 impl Default for ElectLeadersRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             election_type: 0,
@@ -49,6 +50,7 @@ impl ElectLeadersRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ElectLeadersRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -73,6 +75,7 @@ impl<'a> rt::Decode<'a> for ElectLeadersRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -91,6 +94,7 @@ impl<'a> rt::Decode<'a> for ElectLeadersRequest<'a> {
 }
 
 impl<'a> rt::Encode for ElectLeadersRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -120,6 +124,7 @@ impl<'a> rt::Encode for ElectLeadersRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version >= 1 { 1 } else { 0 })
             + rt::nullable_struct_array_len(
@@ -137,6 +142,7 @@ impl<'a> rt::Encode for ElectLeadersRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ElectLeadersRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 1 {
@@ -147,6 +153,7 @@ impl<'a> rt::JsonForm for ElectLeadersRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -170,6 +177,7 @@ impl<'a> rt::JsonForm for ElectLeadersRequest<'a> {
 
 impl<'a> rt::IntoOwned for ElectLeadersRequest<'a> {
     type Owned = ElectLeadersRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ElectLeadersRequest<'static> {
         ElectLeadersRequest {
             election_type: self.election_type,
@@ -183,6 +191,7 @@ impl<'a> rt::IntoOwned for ElectLeadersRequest<'a> {
 impl ElectLeadersRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ElectLeadersRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -207,6 +216,7 @@ pub struct TopicPartitions<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -225,6 +235,7 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -239,6 +250,7 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
 }
 
 impl<'a> rt::Encode for TopicPartitions<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -254,6 +266,7 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.topic, version >= 2)
             + rt::scalar_array_len(&self.partitions, version >= 2)
@@ -267,6 +280,7 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicPartitions<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topic", &self.topic, version);
@@ -274,6 +288,7 @@ impl<'a> rt::JsonForm for TopicPartitions<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -292,6 +307,7 @@ impl<'a> rt::JsonForm for TopicPartitions<'a> {
 
 impl<'a> rt::IntoOwned for TopicPartitions<'a> {
     type Owned = TopicPartitions<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicPartitions<'static> {
         TopicPartitions {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -304,6 +320,7 @@ impl<'a> rt::IntoOwned for TopicPartitions<'a> {
 impl TopicPartitions<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicPartitions<'static> {
         rt::IntoOwned::into_owned(self)
     }

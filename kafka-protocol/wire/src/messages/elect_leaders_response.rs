@@ -39,6 +39,7 @@ impl ElectLeadersResponse<'_> {
 
 impl<'a> rt::Decode<'a> for ElectLeadersResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -63,6 +64,7 @@ impl<'a> rt::Decode<'a> for ElectLeadersResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -81,6 +83,7 @@ impl<'a> rt::Decode<'a> for ElectLeadersResponse<'a> {
 }
 
 impl<'a> rt::Encode for ElectLeadersResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -105,6 +108,7 @@ impl<'a> rt::Encode for ElectLeadersResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + (if version >= 1 { 2 } else { 0 })
             + rt::struct_array_len(&self.replica_election_results, version >= 2, version)
@@ -118,6 +122,7 @@ impl<'a> rt::Encode for ElectLeadersResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ElectLeadersResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -128,6 +133,7 @@ impl<'a> rt::JsonForm for ElectLeadersResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -152,6 +158,7 @@ impl<'a> rt::JsonForm for ElectLeadersResponse<'a> {
 
 impl<'a> rt::IntoOwned for ElectLeadersResponse<'a> {
     type Owned = ElectLeadersResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ElectLeadersResponse<'static> {
         ElectLeadersResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -167,6 +174,7 @@ impl<'a> rt::IntoOwned for ElectLeadersResponse<'a> {
 impl ElectLeadersResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ElectLeadersResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -195,6 +203,7 @@ pub struct PartitionResult<'a> {
 }
 
 impl Default for PartitionResult<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             partition_id: 0,
@@ -206,6 +215,7 @@ impl Default for PartitionResult<'_> {
 }
 
 impl<'a> rt::Decode<'a> for PartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -226,6 +236,7 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -241,6 +252,7 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
 }
 
 impl<'a> rt::Encode for PartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -257,6 +269,7 @@ impl<'a> rt::Encode for PartitionResult<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 2)
             + (if version >= 2 {
@@ -269,6 +282,7 @@ impl<'a> rt::Encode for PartitionResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionId", &self.partition_id, version);
@@ -277,6 +291,7 @@ impl<'a> rt::JsonForm for PartitionResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -296,6 +311,7 @@ impl<'a> rt::JsonForm for PartitionResult<'a> {
 
 impl<'a> rt::IntoOwned for PartitionResult<'a> {
     type Owned = PartitionResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionResult<'static> {
         PartitionResult {
             partition_id: self.partition_id,
@@ -309,6 +325,7 @@ impl<'a> rt::IntoOwned for PartitionResult<'a> {
 impl PartitionResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -334,6 +351,7 @@ pub struct ReplicaElectionResult<'a> {
 
 impl<'a> rt::Decode<'a> for ReplicaElectionResult<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -352,6 +370,7 @@ impl<'a> rt::Decode<'a> for ReplicaElectionResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -367,6 +386,7 @@ impl<'a> rt::Decode<'a> for ReplicaElectionResult<'a> {
 }
 
 impl<'a> rt::Encode for ReplicaElectionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -382,6 +402,7 @@ impl<'a> rt::Encode for ReplicaElectionResult<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.topic, version >= 2)
             + rt::struct_array_len(&self.partition_result, version >= 2, version)
@@ -395,6 +416,7 @@ impl<'a> rt::Encode for ReplicaElectionResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ReplicaElectionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topic", &self.topic, version);
@@ -402,6 +424,7 @@ impl<'a> rt::JsonForm for ReplicaElectionResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -420,6 +443,7 @@ impl<'a> rt::JsonForm for ReplicaElectionResult<'a> {
 
 impl<'a> rt::IntoOwned for ReplicaElectionResult<'a> {
     type Owned = ReplicaElectionResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ReplicaElectionResult<'static> {
         ReplicaElectionResult {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -432,6 +456,7 @@ impl<'a> rt::IntoOwned for ReplicaElectionResult<'a> {
 impl ReplicaElectionResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ReplicaElectionResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

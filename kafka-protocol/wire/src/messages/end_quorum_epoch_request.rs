@@ -39,6 +39,7 @@ impl EndQuorumEpochRequest<'_> {
 
 impl<'a> rt::Decode<'a> for EndQuorumEpochRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -64,6 +65,7 @@ impl<'a> rt::Decode<'a> for EndQuorumEpochRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -83,6 +85,7 @@ impl<'a> rt::Decode<'a> for EndQuorumEpochRequest<'a> {
 }
 
 impl<'a> rt::Encode for EndQuorumEpochRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -103,6 +106,7 @@ impl<'a> rt::Encode for EndQuorumEpochRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::nullable_string_len(self.cluster_id.as_deref(), version >= 1)
             + rt::struct_array_len(&self.topics, version >= 1, version)
@@ -121,6 +125,7 @@ impl<'a> rt::Encode for EndQuorumEpochRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EndQuorumEpochRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("clusterId", &self.cluster_id, version);
@@ -131,6 +136,7 @@ impl<'a> rt::JsonForm for EndQuorumEpochRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -154,6 +160,7 @@ impl<'a> rt::JsonForm for EndQuorumEpochRequest<'a> {
 
 impl<'a> rt::IntoOwned for EndQuorumEpochRequest<'a> {
     type Owned = EndQuorumEpochRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> EndQuorumEpochRequest<'static> {
         EndQuorumEpochRequest {
             cluster_id: rt::IntoOwned::into_owned(self.cluster_id),
@@ -167,6 +174,7 @@ impl<'a> rt::IntoOwned for EndQuorumEpochRequest<'a> {
 impl EndQuorumEpochRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> EndQuorumEpochRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -191,6 +199,7 @@ pub struct ReplicaInfo<'a> {
 }
 
 impl<'a> rt::Decode<'a> for ReplicaInfo<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -205,6 +214,7 @@ impl<'a> rt::Decode<'a> for ReplicaInfo<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -217,6 +227,7 @@ impl<'a> rt::Decode<'a> for ReplicaInfo<'a> {
 }
 
 impl<'a> rt::Encode for ReplicaInfo<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -227,6 +238,7 @@ impl<'a> rt::Encode for ReplicaInfo<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 16 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -234,6 +246,7 @@ impl<'a> rt::Encode for ReplicaInfo<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ReplicaInfo<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("candidateId", &self.candidate_id, version);
@@ -241,6 +254,7 @@ impl<'a> rt::JsonForm for ReplicaInfo<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -255,6 +269,7 @@ impl<'a> rt::JsonForm for ReplicaInfo<'a> {
 
 impl<'a> rt::IntoOwned for ReplicaInfo<'a> {
     type Owned = ReplicaInfo<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ReplicaInfo<'static> {
         ReplicaInfo {
             candidate_id: self.candidate_id,
@@ -267,6 +282,7 @@ impl<'a> rt::IntoOwned for ReplicaInfo<'a> {
 impl ReplicaInfo<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ReplicaInfo<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -304,6 +320,7 @@ pub struct PartitionData<'a> {
 
 impl<'a> rt::Decode<'a> for PartitionData<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -335,6 +352,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -357,6 +375,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> rt::Encode for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -380,6 +399,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 4 + 4
             + (if version <= 0 {
@@ -402,6 +422,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -416,6 +437,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -445,6 +467,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition_index: self.partition_index,
@@ -460,6 +483,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -485,6 +509,7 @@ pub struct TopicData<'a> {
 
 impl<'a> rt::Decode<'a> for TopicData<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -503,6 +528,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -518,6 +544,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
 }
 
 impl<'a> rt::Encode for TopicData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -533,6 +560,7 @@ impl<'a> rt::Encode for TopicData<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.topic_name, version >= 1)
             + rt::struct_array_len(&self.partitions, version >= 1, version)
@@ -546,6 +574,7 @@ impl<'a> rt::Encode for TopicData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicName", &self.topic_name, version);
@@ -553,6 +582,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -571,6 +601,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
 
 impl<'a> rt::IntoOwned for TopicData<'a> {
     type Owned = TopicData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicData<'static> {
         TopicData {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -583,6 +614,7 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
 impl TopicData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -611,6 +643,7 @@ pub struct LeaderEndpoint<'a> {
 }
 
 impl<'a> rt::Decode<'a> for LeaderEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -627,6 +660,7 @@ impl<'a> rt::Decode<'a> for LeaderEndpoint<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -640,6 +674,7 @@ impl<'a> rt::Decode<'a> for LeaderEndpoint<'a> {
 }
 
 impl<'a> rt::Encode for LeaderEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -651,6 +686,7 @@ impl<'a> rt::Encode for LeaderEndpoint<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + rt::string_len(&self.host, true) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -659,6 +695,7 @@ impl<'a> rt::Encode for LeaderEndpoint<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for LeaderEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -667,6 +704,7 @@ impl<'a> rt::JsonForm for LeaderEndpoint<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -682,6 +720,7 @@ impl<'a> rt::JsonForm for LeaderEndpoint<'a> {
 
 impl<'a> rt::IntoOwned for LeaderEndpoint<'a> {
     type Owned = LeaderEndpoint<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> LeaderEndpoint<'static> {
         LeaderEndpoint {
             name: rt::IntoOwned::into_owned(self.name),
@@ -695,6 +734,7 @@ impl<'a> rt::IntoOwned for LeaderEndpoint<'a> {
 impl LeaderEndpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> LeaderEndpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -39,6 +39,7 @@ impl EndQuorumEpochResponse<'_> {
 
 impl<'a> rt::Decode<'a> for EndQuorumEpochResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -72,6 +73,7 @@ impl<'a> rt::Decode<'a> for EndQuorumEpochResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -96,6 +98,7 @@ impl<'a> rt::Decode<'a> for EndQuorumEpochResponse<'a> {
 }
 
 impl<'a> rt::Encode for EndQuorumEpochResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -132,6 +135,7 @@ impl<'a> rt::Encode for EndQuorumEpochResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + rt::struct_array_len(&self.topics, version >= 1, version)
             + (if version >= 1 {
@@ -156,6 +160,7 @@ impl<'a> rt::Encode for EndQuorumEpochResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EndQuorumEpochResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -166,6 +171,7 @@ impl<'a> rt::JsonForm for EndQuorumEpochResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -191,6 +197,7 @@ impl<'a> rt::JsonForm for EndQuorumEpochResponse<'a> {
 
 impl<'a> rt::IntoOwned for EndQuorumEpochResponse<'a> {
     type Owned = EndQuorumEpochResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> EndQuorumEpochResponse<'static> {
         EndQuorumEpochResponse {
             error_code: self.error_code,
@@ -204,6 +211,7 @@ impl<'a> rt::IntoOwned for EndQuorumEpochResponse<'a> {
 impl EndQuorumEpochResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> EndQuorumEpochResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -236,6 +244,7 @@ pub struct PartitionData<'a> {
 }
 
 impl<'a> rt::Decode<'a> for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -256,6 +265,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -272,6 +282,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> rt::Encode for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -288,6 +299,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + 4 + 4
             + (if version >= 1 {
@@ -300,6 +312,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -309,6 +322,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -329,6 +343,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition_index: self.partition_index,
@@ -343,6 +358,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -368,6 +384,7 @@ pub struct TopicData<'a> {
 
 impl<'a> rt::Decode<'a> for TopicData<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -386,6 +403,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -401,6 +419,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
 }
 
 impl<'a> rt::Encode for TopicData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -416,6 +435,7 @@ impl<'a> rt::Encode for TopicData<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.topic_name, version >= 1)
             + rt::struct_array_len(&self.partitions, version >= 1, version)
@@ -429,6 +449,7 @@ impl<'a> rt::Encode for TopicData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicName", &self.topic_name, version);
@@ -436,6 +457,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -454,6 +476,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
 
 impl<'a> rt::IntoOwned for TopicData<'a> {
     type Owned = TopicData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicData<'static> {
         TopicData {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -466,6 +489,7 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
 impl TopicData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -494,6 +518,7 @@ pub struct NodeEndpoint<'a> {
 }
 
 impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -510,6 +535,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -523,6 +549,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
 }
 
 impl<'a> rt::Encode for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -534,6 +561,7 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + rt::string_len(&self.host, true) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -542,6 +570,7 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("nodeId", &self.node_id, version);
@@ -550,6 +579,7 @@ impl<'a> rt::JsonForm for NodeEndpoint<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -565,6 +595,7 @@ impl<'a> rt::JsonForm for NodeEndpoint<'a> {
 
 impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
     type Owned = NodeEndpoint<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> NodeEndpoint<'static> {
         NodeEndpoint {
             node_id: self.node_id,
@@ -578,6 +609,7 @@ impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
 impl NodeEndpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> NodeEndpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -24,6 +24,7 @@ impl EndTransactionRecord<'_> {
 }
 
 impl<'a> rt::Decode<'a> for EndTransactionRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -32,6 +33,7 @@ impl<'a> rt::Decode<'a> for EndTransactionRecord<'a> {
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self { unknown_tagged_fields })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -42,6 +44,7 @@ impl<'a> rt::Decode<'a> for EndTransactionRecord<'a> {
 }
 
 impl<'a> rt::Encode for EndTransactionRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -50,6 +53,7 @@ impl<'a> rt::Encode for EndTransactionRecord<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -57,11 +61,13 @@ impl<'a> rt::Encode for EndTransactionRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EndTransactionRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, _version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, _version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -74,6 +80,7 @@ impl<'a> rt::JsonForm for EndTransactionRecord<'a> {
 
 impl<'a> rt::IntoOwned for EndTransactionRecord<'a> {
     type Owned = EndTransactionRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> EndTransactionRecord<'static> {
         EndTransactionRecord {
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
@@ -84,6 +91,7 @@ impl<'a> rt::IntoOwned for EndTransactionRecord<'a> {
 impl EndTransactionRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> EndTransactionRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

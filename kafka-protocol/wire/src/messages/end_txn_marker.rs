@@ -21,6 +21,7 @@ impl<'a> rt::Message<'a> for EndTxnMarker {
 }
 
 impl<'a> rt::Decode<'a> for EndTxnMarker {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -28,6 +29,7 @@ impl<'a> rt::Decode<'a> for EndTxnMarker {
         let coordinator_epoch = r.read_i32().in_field("coordinator_epoch")?;
         Ok(Self { coordinator_epoch })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -38,6 +40,7 @@ impl<'a> rt::Decode<'a> for EndTxnMarker {
 }
 
 impl rt::Encode for EndTxnMarker {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -46,6 +49,7 @@ impl rt::Encode for EndTxnMarker {
         buf.put_i32(self.coordinator_epoch);
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4
     }
@@ -53,11 +57,13 @@ impl rt::Encode for EndTxnMarker {
 
 #[cfg(feature = "json")]
 impl rt::JsonForm for EndTxnMarker {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("coordinatorEpoch", &self.coordinator_epoch, version);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {

@@ -42,6 +42,7 @@ impl EndTxnRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for EndTxnRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -62,6 +63,7 @@ impl<'a> rt::Decode<'a> for EndTxnRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -78,6 +80,7 @@ impl<'a> rt::Decode<'a> for EndTxnRequest<'a> {
 }
 
 impl<'a> rt::Encode for EndTxnRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -95,6 +98,7 @@ impl<'a> rt::Encode for EndTxnRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.transactional_id, version >= 3) + 8 + 2 + 1
             + (if version >= 3 {
@@ -107,6 +111,7 @@ impl<'a> rt::Encode for EndTxnRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EndTxnRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("transactionalId", &self.transactional_id, version);
@@ -116,6 +121,7 @@ impl<'a> rt::JsonForm for EndTxnRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -136,6 +142,7 @@ impl<'a> rt::JsonForm for EndTxnRequest<'a> {
 
 impl<'a> rt::IntoOwned for EndTxnRequest<'a> {
     type Owned = EndTxnRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> EndTxnRequest<'static> {
         EndTxnRequest {
             transactional_id: rt::IntoOwned::into_owned(self.transactional_id),
@@ -150,6 +157,7 @@ impl<'a> rt::IntoOwned for EndTxnRequest<'a> {
 impl EndTxnRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> EndTxnRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

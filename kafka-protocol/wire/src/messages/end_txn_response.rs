@@ -30,6 +30,7 @@ pub struct EndTxnResponse<'a> {
 }
 
 impl Default for EndTxnResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             throttle_time_ms: 0,
@@ -53,6 +54,7 @@ impl EndTxnResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for EndTxnResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -81,6 +83,7 @@ impl<'a> rt::Decode<'a> for EndTxnResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -101,6 +104,7 @@ impl<'a> rt::Decode<'a> for EndTxnResponse<'a> {
 }
 
 impl<'a> rt::Encode for EndTxnResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -121,6 +125,7 @@ impl<'a> rt::Encode for EndTxnResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + (if version >= 5 { 8 } else { 0 }) + (if version >= 5 { 2 } else { 0 })
             + (if version >= 3 {
@@ -133,6 +138,7 @@ impl<'a> rt::Encode for EndTxnResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EndTxnResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -146,6 +152,7 @@ impl<'a> rt::JsonForm for EndTxnResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -174,6 +181,7 @@ impl<'a> rt::JsonForm for EndTxnResponse<'a> {
 
 impl<'a> rt::IntoOwned for EndTxnResponse<'a> {
     type Owned = EndTxnResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> EndTxnResponse<'static> {
         EndTxnResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -188,6 +196,7 @@ impl<'a> rt::IntoOwned for EndTxnResponse<'a> {
 impl EndTxnResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> EndTxnResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

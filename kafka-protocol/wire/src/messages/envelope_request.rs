@@ -27,6 +27,7 @@ pub struct EnvelopeRequest<'a> {
 }
 
 impl Default for EnvelopeRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             request_data: Cow::Borrowed(&[]),
@@ -49,6 +50,7 @@ impl EnvelopeRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for EnvelopeRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -69,6 +71,7 @@ impl<'a> rt::Decode<'a> for EnvelopeRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -82,6 +85,7 @@ impl<'a> rt::Decode<'a> for EnvelopeRequest<'a> {
 }
 
 impl<'a> rt::Encode for EnvelopeRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -95,6 +99,7 @@ impl<'a> rt::Encode for EnvelopeRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::bytes_len(&self.request_data, true)
             + rt::nullable_bytes_len(self.request_principal.as_deref(), true)
@@ -105,6 +110,7 @@ impl<'a> rt::Encode for EnvelopeRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EnvelopeRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("requestData", &self.request_data, version);
@@ -113,6 +119,7 @@ impl<'a> rt::JsonForm for EnvelopeRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -128,6 +135,7 @@ impl<'a> rt::JsonForm for EnvelopeRequest<'a> {
 
 impl<'a> rt::IntoOwned for EnvelopeRequest<'a> {
     type Owned = EnvelopeRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> EnvelopeRequest<'static> {
         EnvelopeRequest {
             request_data: rt::IntoOwned::into_owned(self.request_data),
@@ -141,6 +149,7 @@ impl<'a> rt::IntoOwned for EnvelopeRequest<'a> {
 impl EnvelopeRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> EnvelopeRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -34,6 +34,7 @@ impl EnvelopeResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for EnvelopeResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -50,6 +51,7 @@ impl<'a> rt::Decode<'a> for EnvelopeResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -62,6 +64,7 @@ impl<'a> rt::Decode<'a> for EnvelopeResponse<'a> {
 }
 
 impl<'a> rt::Encode for EnvelopeResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -73,6 +76,7 @@ impl<'a> rt::Encode for EnvelopeResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::nullable_bytes_len(self.response_data.as_deref(), true) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -81,6 +85,7 @@ impl<'a> rt::Encode for EnvelopeResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EnvelopeResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("responseData", &self.response_data, version);
@@ -88,6 +93,7 @@ impl<'a> rt::JsonForm for EnvelopeResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -102,6 +108,7 @@ impl<'a> rt::JsonForm for EnvelopeResponse<'a> {
 
 impl<'a> rt::IntoOwned for EnvelopeResponse<'a> {
     type Owned = EnvelopeResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> EnvelopeResponse<'static> {
         EnvelopeResponse {
             response_data: rt::IntoOwned::into_owned(self.response_data),
@@ -114,6 +121,7 @@ impl<'a> rt::IntoOwned for EnvelopeResponse<'a> {
 impl EnvelopeResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> EnvelopeResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

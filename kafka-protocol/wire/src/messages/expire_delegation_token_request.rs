@@ -34,6 +34,7 @@ impl ExpireDelegationTokenRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ExpireDelegationTokenRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -50,6 +51,7 @@ impl<'a> rt::Decode<'a> for ExpireDelegationTokenRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -64,6 +66,7 @@ impl<'a> rt::Decode<'a> for ExpireDelegationTokenRequest<'a> {
 }
 
 impl<'a> rt::Encode for ExpireDelegationTokenRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -78,6 +81,7 @@ impl<'a> rt::Encode for ExpireDelegationTokenRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::bytes_len(&self.hmac, version >= 2) + 8
             + (if version >= 2 {
@@ -90,6 +94,7 @@ impl<'a> rt::Encode for ExpireDelegationTokenRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ExpireDelegationTokenRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("hmac", &self.hmac, version);
@@ -97,6 +102,7 @@ impl<'a> rt::JsonForm for ExpireDelegationTokenRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -115,6 +121,7 @@ impl<'a> rt::JsonForm for ExpireDelegationTokenRequest<'a> {
 
 impl<'a> rt::IntoOwned for ExpireDelegationTokenRequest<'a> {
     type Owned = ExpireDelegationTokenRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ExpireDelegationTokenRequest<'static> {
         ExpireDelegationTokenRequest {
             hmac: rt::IntoOwned::into_owned(self.hmac),
@@ -127,6 +134,7 @@ impl<'a> rt::IntoOwned for ExpireDelegationTokenRequest<'a> {
 impl ExpireDelegationTokenRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ExpireDelegationTokenRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

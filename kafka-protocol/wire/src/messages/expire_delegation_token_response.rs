@@ -37,6 +37,7 @@ impl ExpireDelegationTokenResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ExpireDelegationTokenResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -55,6 +56,7 @@ impl<'a> rt::Decode<'a> for ExpireDelegationTokenResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -70,6 +72,7 @@ impl<'a> rt::Decode<'a> for ExpireDelegationTokenResponse<'a> {
 }
 
 impl<'a> rt::Encode for ExpireDelegationTokenResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -85,6 +88,7 @@ impl<'a> rt::Encode for ExpireDelegationTokenResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + 8 + 4
             + (if version >= 2 {
@@ -97,6 +101,7 @@ impl<'a> rt::Encode for ExpireDelegationTokenResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ExpireDelegationTokenResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -105,6 +110,7 @@ impl<'a> rt::JsonForm for ExpireDelegationTokenResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -124,6 +130,7 @@ impl<'a> rt::JsonForm for ExpireDelegationTokenResponse<'a> {
 
 impl<'a> rt::IntoOwned for ExpireDelegationTokenResponse<'a> {
     type Owned = ExpireDelegationTokenResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ExpireDelegationTokenResponse<'static> {
         ExpireDelegationTokenResponse {
             error_code: self.error_code,
@@ -137,6 +144,7 @@ impl<'a> rt::IntoOwned for ExpireDelegationTokenResponse<'a> {
 impl ExpireDelegationTokenResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ExpireDelegationTokenResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

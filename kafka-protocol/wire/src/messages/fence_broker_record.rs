@@ -33,6 +33,7 @@ impl FenceBrokerRecord<'_> {
 }
 
 impl<'a> rt::Decode<'a> for FenceBrokerRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -47,6 +48,7 @@ impl<'a> rt::Decode<'a> for FenceBrokerRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -59,6 +61,7 @@ impl<'a> rt::Decode<'a> for FenceBrokerRecord<'a> {
 }
 
 impl<'a> rt::Encode for FenceBrokerRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -69,6 +72,7 @@ impl<'a> rt::Encode for FenceBrokerRecord<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -76,6 +80,7 @@ impl<'a> rt::Encode for FenceBrokerRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FenceBrokerRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("id", &self.id, version);
@@ -83,6 +88,7 @@ impl<'a> rt::JsonForm for FenceBrokerRecord<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -97,6 +103,7 @@ impl<'a> rt::JsonForm for FenceBrokerRecord<'a> {
 
 impl<'a> rt::IntoOwned for FenceBrokerRecord<'a> {
     type Owned = FenceBrokerRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> FenceBrokerRecord<'static> {
         FenceBrokerRecord {
             id: self.id,
@@ -109,6 +116,7 @@ impl<'a> rt::IntoOwned for FenceBrokerRecord<'a> {
 impl FenceBrokerRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> FenceBrokerRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

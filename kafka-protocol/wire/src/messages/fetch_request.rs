@@ -63,6 +63,7 @@ pub struct FetchRequest<'a> {
 }
 
 impl Default for FetchRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             cluster_id: None,
@@ -95,6 +96,7 @@ impl FetchRequest<'_> {
 
 impl<'a> rt::Decode<'a> for FetchRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -176,6 +178,7 @@ impl<'a> rt::Decode<'a> for FetchRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -227,6 +230,7 @@ impl<'a> rt::Decode<'a> for FetchRequest<'a> {
 }
 
 impl<'a> rt::Encode for FetchRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -306,6 +310,7 @@ impl<'a> rt::Encode for FetchRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version <= 14 { 4 } else { 0 }) + 4 + 4 + 4 + 1
             + (if version >= 7 { 4 } else { 0 }) + (if version >= 7 { 4 } else { 0 })
@@ -352,6 +357,7 @@ impl<'a> rt::Encode for FetchRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FetchRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 12 {
@@ -383,6 +389,7 @@ impl<'a> rt::JsonForm for FetchRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -441,6 +448,7 @@ impl<'a> rt::JsonForm for FetchRequest<'a> {
 
 impl<'a> rt::IntoOwned for FetchRequest<'a> {
     type Owned = FetchRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> FetchRequest<'static> {
         FetchRequest {
             cluster_id: rt::IntoOwned::into_owned(self.cluster_id),
@@ -463,6 +471,7 @@ impl<'a> rt::IntoOwned for FetchRequest<'a> {
 impl FetchRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> FetchRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -487,6 +496,7 @@ pub struct ReplicaState<'a> {
 }
 
 impl Default for ReplicaState<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             replica_id: -1,
@@ -497,6 +507,7 @@ impl Default for ReplicaState<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ReplicaState<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -511,6 +522,7 @@ impl<'a> rt::Decode<'a> for ReplicaState<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -523,6 +535,7 @@ impl<'a> rt::Decode<'a> for ReplicaState<'a> {
 }
 
 impl<'a> rt::Encode for ReplicaState<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -533,6 +546,7 @@ impl<'a> rt::Encode for ReplicaState<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -540,6 +554,7 @@ impl<'a> rt::Encode for ReplicaState<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ReplicaState<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("replicaId", &self.replica_id, version);
@@ -547,6 +562,7 @@ impl<'a> rt::JsonForm for ReplicaState<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -561,6 +577,7 @@ impl<'a> rt::JsonForm for ReplicaState<'a> {
 
 impl<'a> rt::IntoOwned for ReplicaState<'a> {
     type Owned = ReplicaState<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ReplicaState<'static> {
         ReplicaState {
             replica_id: self.replica_id,
@@ -573,6 +590,7 @@ impl<'a> rt::IntoOwned for ReplicaState<'a> {
 impl ReplicaState<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ReplicaState<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -621,6 +639,7 @@ pub struct FetchPartition<'a> {
 }
 
 impl Default for FetchPartition<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             partition: 0,
@@ -637,6 +656,7 @@ impl Default for FetchPartition<'_> {
 }
 
 impl<'a> rt::Decode<'a> for FetchPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -703,6 +723,7 @@ impl<'a> rt::Decode<'a> for FetchPartition<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -748,6 +769,7 @@ impl<'a> rt::Decode<'a> for FetchPartition<'a> {
 }
 
 impl<'a> rt::Encode for FetchPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -797,6 +819,7 @@ impl<'a> rt::Encode for FetchPartition<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + (if version >= 9 { 4 } else { 0 }) + 8 + (if version >= 12 { 4 } else { 0 })
             + (if version >= 5 { 8 } else { 0 }) + 4
@@ -828,6 +851,7 @@ impl<'a> rt::Encode for FetchPartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FetchPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partition", &self.partition, version);
@@ -851,6 +875,7 @@ impl<'a> rt::JsonForm for FetchPartition<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -895,6 +920,7 @@ impl<'a> rt::JsonForm for FetchPartition<'a> {
 
 impl<'a> rt::IntoOwned for FetchPartition<'a> {
     type Owned = FetchPartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> FetchPartition<'static> {
         FetchPartition {
             partition: self.partition,
@@ -913,6 +939,7 @@ impl<'a> rt::IntoOwned for FetchPartition<'a> {
 impl FetchPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> FetchPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -942,6 +969,7 @@ pub struct FetchTopic<'a> {
 
 impl<'a> rt::Decode<'a> for FetchTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -970,6 +998,7 @@ impl<'a> rt::Decode<'a> for FetchTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -990,6 +1019,7 @@ impl<'a> rt::Decode<'a> for FetchTopic<'a> {
 }
 
 impl<'a> rt::Encode for FetchTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -1010,6 +1040,7 @@ impl<'a> rt::Encode for FetchTopic<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version <= 12 { rt::string_len(&self.topic, version >= 12) } else { 0 })
             + (if version >= 13 { 16 } else { 0 })
@@ -1024,6 +1055,7 @@ impl<'a> rt::Encode for FetchTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FetchTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version <= 12 {
@@ -1036,6 +1068,7 @@ impl<'a> rt::JsonForm for FetchTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -1063,6 +1096,7 @@ impl<'a> rt::JsonForm for FetchTopic<'a> {
 
 impl<'a> rt::IntoOwned for FetchTopic<'a> {
     type Owned = FetchTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> FetchTopic<'static> {
         FetchTopic {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -1076,6 +1110,7 @@ impl<'a> rt::IntoOwned for FetchTopic<'a> {
 impl FetchTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> FetchTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1104,6 +1139,7 @@ pub struct ForgottenTopic<'a> {
 }
 
 impl<'a> rt::Decode<'a> for ForgottenTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -1132,6 +1168,7 @@ impl<'a> rt::Decode<'a> for ForgottenTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -1151,6 +1188,7 @@ impl<'a> rt::Decode<'a> for ForgottenTopic<'a> {
 }
 
 impl<'a> rt::Encode for ForgottenTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -1171,6 +1209,7 @@ impl<'a> rt::Encode for ForgottenTopic<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version <= 12 { rt::string_len(&self.topic, version >= 12) } else { 0 })
             + (if version >= 13 { 16 } else { 0 })
@@ -1185,6 +1224,7 @@ impl<'a> rt::Encode for ForgottenTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ForgottenTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version <= 12 {
@@ -1197,6 +1237,7 @@ impl<'a> rt::JsonForm for ForgottenTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -1224,6 +1265,7 @@ impl<'a> rt::JsonForm for ForgottenTopic<'a> {
 
 impl<'a> rt::IntoOwned for ForgottenTopic<'a> {
     type Owned = ForgottenTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ForgottenTopic<'static> {
         ForgottenTopic {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -1237,6 +1279,7 @@ impl<'a> rt::IntoOwned for ForgottenTopic<'a> {
 impl ForgottenTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ForgottenTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

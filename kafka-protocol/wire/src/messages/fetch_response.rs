@@ -47,6 +47,7 @@ impl FetchResponse<'_> {
 
 impl<'a> rt::Decode<'a> for FetchResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -97,6 +98,7 @@ impl<'a> rt::Decode<'a> for FetchResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -132,6 +134,7 @@ impl<'a> rt::Decode<'a> for FetchResponse<'a> {
 }
 
 impl<'a> rt::Encode for FetchResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -180,6 +183,7 @@ impl<'a> rt::Encode for FetchResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + (if version >= 7 { 2 } else { 0 }) + (if version >= 7 { 4 } else { 0 })
             + rt::struct_array_len(&self.responses, version >= 12, version)
@@ -206,6 +210,7 @@ impl<'a> rt::Encode for FetchResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FetchResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -222,6 +227,7 @@ impl<'a> rt::JsonForm for FetchResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -257,6 +263,7 @@ impl<'a> rt::JsonForm for FetchResponse<'a> {
 
 impl<'a> rt::IntoOwned for FetchResponse<'a> {
     type Owned = FetchResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> FetchResponse<'static> {
         FetchResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -272,6 +279,7 @@ impl<'a> rt::IntoOwned for FetchResponse<'a> {
 impl FetchResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> FetchResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -296,6 +304,7 @@ pub struct EpochEndOffset<'a> {
 }
 
 impl Default for EpochEndOffset<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             epoch: -1,
@@ -306,6 +315,7 @@ impl Default for EpochEndOffset<'_> {
 }
 
 impl<'a> rt::Decode<'a> for EpochEndOffset<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -320,6 +330,7 @@ impl<'a> rt::Decode<'a> for EpochEndOffset<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -332,6 +343,7 @@ impl<'a> rt::Decode<'a> for EpochEndOffset<'a> {
 }
 
 impl<'a> rt::Encode for EpochEndOffset<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -342,6 +354,7 @@ impl<'a> rt::Encode for EpochEndOffset<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -349,6 +362,7 @@ impl<'a> rt::Encode for EpochEndOffset<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EpochEndOffset<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("epoch", &self.epoch, version);
@@ -356,6 +370,7 @@ impl<'a> rt::JsonForm for EpochEndOffset<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -370,6 +385,7 @@ impl<'a> rt::JsonForm for EpochEndOffset<'a> {
 
 impl<'a> rt::IntoOwned for EpochEndOffset<'a> {
     type Owned = EpochEndOffset<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> EpochEndOffset<'static> {
         EpochEndOffset {
             epoch: self.epoch,
@@ -382,6 +398,7 @@ impl<'a> rt::IntoOwned for EpochEndOffset<'a> {
 impl EpochEndOffset<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> EpochEndOffset<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -406,6 +423,7 @@ pub struct LeaderIdAndEpoch<'a> {
 }
 
 impl Default for LeaderIdAndEpoch<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             leader_id: -1,
@@ -416,6 +434,7 @@ impl Default for LeaderIdAndEpoch<'_> {
 }
 
 impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -430,6 +449,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -442,6 +462,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
 }
 
 impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -452,6 +473,7 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -459,6 +481,7 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("leaderId", &self.leader_id, version);
@@ -466,6 +489,7 @@ impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -480,6 +504,7 @@ impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
 
 impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
     type Owned = LeaderIdAndEpoch<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> LeaderIdAndEpoch<'static> {
         LeaderIdAndEpoch {
             leader_id: self.leader_id,
@@ -492,6 +517,7 @@ impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
 impl LeaderIdAndEpoch<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> LeaderIdAndEpoch<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -516,6 +542,7 @@ pub struct SnapshotId<'a> {
 }
 
 impl Default for SnapshotId<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             end_offset: -1,
@@ -526,6 +553,7 @@ impl Default for SnapshotId<'_> {
 }
 
 impl<'a> rt::Decode<'a> for SnapshotId<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -540,6 +568,7 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -552,6 +581,7 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
 }
 
 impl<'a> rt::Encode for SnapshotId<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -562,6 +592,7 @@ impl<'a> rt::Encode for SnapshotId<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         8 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -569,6 +600,7 @@ impl<'a> rt::Encode for SnapshotId<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for SnapshotId<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("endOffset", &self.end_offset, version);
@@ -576,6 +608,7 @@ impl<'a> rt::JsonForm for SnapshotId<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -590,6 +623,7 @@ impl<'a> rt::JsonForm for SnapshotId<'a> {
 
 impl<'a> rt::IntoOwned for SnapshotId<'a> {
     type Owned = SnapshotId<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> SnapshotId<'static> {
         SnapshotId {
             end_offset: self.end_offset,
@@ -602,6 +636,7 @@ impl<'a> rt::IntoOwned for SnapshotId<'a> {
 impl SnapshotId<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> SnapshotId<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -626,6 +661,7 @@ pub struct AbortedTransaction<'a> {
 }
 
 impl<'a> rt::Decode<'a> for AbortedTransaction<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -642,6 +678,7 @@ impl<'a> rt::Decode<'a> for AbortedTransaction<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -656,6 +693,7 @@ impl<'a> rt::Decode<'a> for AbortedTransaction<'a> {
 }
 
 impl<'a> rt::Encode for AbortedTransaction<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -670,6 +708,7 @@ impl<'a> rt::Encode for AbortedTransaction<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         8 + 8
             + (if version >= 12 {
@@ -682,6 +721,7 @@ impl<'a> rt::Encode for AbortedTransaction<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AbortedTransaction<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("producerId", &self.producer_id, version);
@@ -689,6 +729,7 @@ impl<'a> rt::JsonForm for AbortedTransaction<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -707,6 +748,7 @@ impl<'a> rt::JsonForm for AbortedTransaction<'a> {
 
 impl<'a> rt::IntoOwned for AbortedTransaction<'a> {
     type Owned = AbortedTransaction<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AbortedTransaction<'static> {
         AbortedTransaction {
             producer_id: self.producer_id,
@@ -719,6 +761,7 @@ impl<'a> rt::IntoOwned for AbortedTransaction<'a> {
 impl AbortedTransaction<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AbortedTransaction<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -779,6 +822,7 @@ pub struct PartitionData<'a> {
 }
 
 impl Default for PartitionData<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             partition_index: 0,
@@ -798,6 +842,7 @@ impl Default for PartitionData<'_> {
 }
 
 impl<'a> rt::Decode<'a> for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -864,6 +909,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -905,6 +951,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> rt::Encode for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -987,6 +1034,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + 8 + 8 + (if version >= 5 { 8 } else { 0 })
             + rt::nullable_struct_array_len(
@@ -1035,6 +1083,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -1061,6 +1110,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -1112,6 +1162,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition_index: self.partition_index,
@@ -1133,6 +1184,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1162,6 +1214,7 @@ pub struct FetchableTopicResponse<'a> {
 
 impl<'a> rt::Decode<'a> for FetchableTopicResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -1190,6 +1243,7 @@ impl<'a> rt::Decode<'a> for FetchableTopicResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -1210,6 +1264,7 @@ impl<'a> rt::Decode<'a> for FetchableTopicResponse<'a> {
 }
 
 impl<'a> rt::Encode for FetchableTopicResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -1230,6 +1285,7 @@ impl<'a> rt::Encode for FetchableTopicResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version <= 12 { rt::string_len(&self.topic, version >= 12) } else { 0 })
             + (if version >= 13 { 16 } else { 0 })
@@ -1244,6 +1300,7 @@ impl<'a> rt::Encode for FetchableTopicResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FetchableTopicResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version <= 12 {
@@ -1256,6 +1313,7 @@ impl<'a> rt::JsonForm for FetchableTopicResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -1283,6 +1341,7 @@ impl<'a> rt::JsonForm for FetchableTopicResponse<'a> {
 
 impl<'a> rt::IntoOwned for FetchableTopicResponse<'a> {
     type Owned = FetchableTopicResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> FetchableTopicResponse<'static> {
         FetchableTopicResponse {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -1296,6 +1355,7 @@ impl<'a> rt::IntoOwned for FetchableTopicResponse<'a> {
 impl FetchableTopicResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> FetchableTopicResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1328,6 +1388,7 @@ pub struct NodeEndpoint<'a> {
 }
 
 impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -1346,6 +1407,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -1360,6 +1422,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
 }
 
 impl<'a> rt::Encode for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -1372,6 +1435,7 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + rt::string_len(&self.host, true) + 4
             + rt::nullable_string_len(self.rack.as_deref(), true)
@@ -1381,6 +1445,7 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("nodeId", &self.node_id, version);
@@ -1390,6 +1455,7 @@ impl<'a> rt::JsonForm for NodeEndpoint<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -1406,6 +1472,7 @@ impl<'a> rt::JsonForm for NodeEndpoint<'a> {
 
 impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
     type Owned = NodeEndpoint<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> NodeEndpoint<'static> {
         NodeEndpoint {
             node_id: self.node_id,
@@ -1420,6 +1487,7 @@ impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
 impl NodeEndpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> NodeEndpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -31,6 +31,7 @@ pub struct FetchSnapshotRequest<'a> {
 }
 
 impl Default for FetchSnapshotRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             cluster_id: None,
@@ -55,6 +56,7 @@ impl FetchSnapshotRequest<'_> {
 
 impl<'a> rt::Decode<'a> for FetchSnapshotRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -88,6 +90,7 @@ impl<'a> rt::Decode<'a> for FetchSnapshotRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -109,6 +112,7 @@ impl<'a> rt::Decode<'a> for FetchSnapshotRequest<'a> {
 }
 
 impl<'a> rt::Encode for FetchSnapshotRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -134,6 +138,7 @@ impl<'a> rt::Encode for FetchSnapshotRequest<'a> {
         tagged.finish(buf);
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         let write_cluster_id = self.cluster_id.is_some();
         let count = self.unknown_tagged_fields.len() + usize::from(write_cluster_id);
@@ -153,6 +158,7 @@ impl<'a> rt::Encode for FetchSnapshotRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FetchSnapshotRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("clusterId", &self.cluster_id, version);
@@ -162,6 +168,7 @@ impl<'a> rt::JsonForm for FetchSnapshotRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -178,6 +185,7 @@ impl<'a> rt::JsonForm for FetchSnapshotRequest<'a> {
 
 impl<'a> rt::IntoOwned for FetchSnapshotRequest<'a> {
     type Owned = FetchSnapshotRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> FetchSnapshotRequest<'static> {
         FetchSnapshotRequest {
             cluster_id: rt::IntoOwned::into_owned(self.cluster_id),
@@ -192,6 +200,7 @@ impl<'a> rt::IntoOwned for FetchSnapshotRequest<'a> {
 impl FetchSnapshotRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> FetchSnapshotRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -216,6 +225,7 @@ pub struct SnapshotId<'a> {
 }
 
 impl<'a> rt::Decode<'a> for SnapshotId<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -230,6 +240,7 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -242,6 +253,7 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
 }
 
 impl<'a> rt::Encode for SnapshotId<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -252,6 +264,7 @@ impl<'a> rt::Encode for SnapshotId<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         8 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -259,6 +272,7 @@ impl<'a> rt::Encode for SnapshotId<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for SnapshotId<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("endOffset", &self.end_offset, version);
@@ -266,6 +280,7 @@ impl<'a> rt::JsonForm for SnapshotId<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -280,6 +295,7 @@ impl<'a> rt::JsonForm for SnapshotId<'a> {
 
 impl<'a> rt::IntoOwned for SnapshotId<'a> {
     type Owned = SnapshotId<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> SnapshotId<'static> {
         SnapshotId {
             end_offset: self.end_offset,
@@ -292,6 +308,7 @@ impl<'a> rt::IntoOwned for SnapshotId<'a> {
 impl SnapshotId<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> SnapshotId<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -328,6 +345,7 @@ pub struct PartitionSnapshot<'a> {
 }
 
 impl<'a> rt::Decode<'a> for PartitionSnapshot<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -366,6 +384,7 @@ impl<'a> rt::Decode<'a> for PartitionSnapshot<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -391,6 +410,7 @@ impl<'a> rt::Decode<'a> for PartitionSnapshot<'a> {
 }
 
 impl<'a> rt::Encode for PartitionSnapshot<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -414,6 +434,7 @@ impl<'a> rt::Encode for PartitionSnapshot<'a> {
         tagged.finish(buf);
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         let write_replica_directory_id = version >= 1
             && self.replica_directory_id != rt::Uuid::ZERO;
@@ -428,6 +449,7 @@ impl<'a> rt::Encode for PartitionSnapshot<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionSnapshot<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partition", &self.partition, version);
@@ -440,6 +462,7 @@ impl<'a> rt::JsonForm for PartitionSnapshot<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -461,6 +484,7 @@ impl<'a> rt::JsonForm for PartitionSnapshot<'a> {
 
 impl<'a> rt::IntoOwned for PartitionSnapshot<'a> {
     type Owned = PartitionSnapshot<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionSnapshot<'static> {
         PartitionSnapshot {
             partition: self.partition,
@@ -476,6 +500,7 @@ impl<'a> rt::IntoOwned for PartitionSnapshot<'a> {
 impl PartitionSnapshot<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionSnapshot<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -501,6 +526,7 @@ pub struct TopicSnapshot<'a> {
 
 impl<'a> rt::Decode<'a> for TopicSnapshot<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -517,6 +543,7 @@ impl<'a> rt::Decode<'a> for TopicSnapshot<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -530,6 +557,7 @@ impl<'a> rt::Decode<'a> for TopicSnapshot<'a> {
 }
 
 impl<'a> rt::Encode for TopicSnapshot<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -541,6 +569,7 @@ impl<'a> rt::Encode for TopicSnapshot<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, true)
             + rt::struct_array_len(&self.partitions, true, version)
@@ -550,6 +579,7 @@ impl<'a> rt::Encode for TopicSnapshot<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicSnapshot<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -557,6 +587,7 @@ impl<'a> rt::JsonForm for TopicSnapshot<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -571,6 +602,7 @@ impl<'a> rt::JsonForm for TopicSnapshot<'a> {
 
 impl<'a> rt::IntoOwned for TopicSnapshot<'a> {
     type Owned = TopicSnapshot<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicSnapshot<'static> {
         TopicSnapshot {
             name: rt::IntoOwned::into_owned(self.name),
@@ -583,6 +615,7 @@ impl<'a> rt::IntoOwned for TopicSnapshot<'a> {
 impl TopicSnapshot<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicSnapshot<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -43,6 +43,7 @@ impl FetchSnapshotResponse<'_> {
 
 impl<'a> rt::Decode<'a> for FetchSnapshotResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -81,6 +82,7 @@ impl<'a> rt::Decode<'a> for FetchSnapshotResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -106,6 +108,7 @@ impl<'a> rt::Decode<'a> for FetchSnapshotResponse<'a> {
 }
 
 impl<'a> rt::Encode for FetchSnapshotResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -137,6 +140,7 @@ impl<'a> rt::Encode for FetchSnapshotResponse<'a> {
         tagged.finish(buf);
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         let write_node_endpoints = version >= 1 && !self.node_endpoints.is_empty();
         let count = self.unknown_tagged_fields.len() + usize::from(write_node_endpoints);
@@ -156,6 +160,7 @@ impl<'a> rt::Encode for FetchSnapshotResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FetchSnapshotResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -167,6 +172,7 @@ impl<'a> rt::JsonForm for FetchSnapshotResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -189,6 +195,7 @@ impl<'a> rt::JsonForm for FetchSnapshotResponse<'a> {
 
 impl<'a> rt::IntoOwned for FetchSnapshotResponse<'a> {
     type Owned = FetchSnapshotResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> FetchSnapshotResponse<'static> {
         FetchSnapshotResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -203,6 +210,7 @@ impl<'a> rt::IntoOwned for FetchSnapshotResponse<'a> {
 impl FetchSnapshotResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> FetchSnapshotResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -227,6 +235,7 @@ pub struct SnapshotId<'a> {
 }
 
 impl<'a> rt::Decode<'a> for SnapshotId<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -241,6 +250,7 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -253,6 +263,7 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
 }
 
 impl<'a> rt::Encode for SnapshotId<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -263,6 +274,7 @@ impl<'a> rt::Encode for SnapshotId<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         8 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -270,6 +282,7 @@ impl<'a> rt::Encode for SnapshotId<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for SnapshotId<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("endOffset", &self.end_offset, version);
@@ -277,6 +290,7 @@ impl<'a> rt::JsonForm for SnapshotId<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -291,6 +305,7 @@ impl<'a> rt::JsonForm for SnapshotId<'a> {
 
 impl<'a> rt::IntoOwned for SnapshotId<'a> {
     type Owned = SnapshotId<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> SnapshotId<'static> {
         SnapshotId {
             end_offset: self.end_offset,
@@ -303,6 +318,7 @@ impl<'a> rt::IntoOwned for SnapshotId<'a> {
 impl SnapshotId<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> SnapshotId<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -327,6 +343,7 @@ pub struct LeaderIdAndEpoch<'a> {
 }
 
 impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -341,6 +358,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -353,6 +371,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
 }
 
 impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -363,6 +382,7 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -370,6 +390,7 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("leaderId", &self.leader_id, version);
@@ -377,6 +398,7 @@ impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -391,6 +413,7 @@ impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
 
 impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
     type Owned = LeaderIdAndEpoch<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> LeaderIdAndEpoch<'static> {
         LeaderIdAndEpoch {
             leader_id: self.leader_id,
@@ -403,6 +426,7 @@ impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
 impl LeaderIdAndEpoch<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> LeaderIdAndEpoch<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -447,6 +471,7 @@ pub struct PartitionSnapshot<'a> {
 }
 
 impl<'a> rt::Decode<'a> for PartitionSnapshot<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -486,6 +511,7 @@ impl<'a> rt::Decode<'a> for PartitionSnapshot<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -511,6 +537,7 @@ impl<'a> rt::Decode<'a> for PartitionSnapshot<'a> {
 }
 
 impl<'a> rt::Encode for PartitionSnapshot<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -535,6 +562,7 @@ impl<'a> rt::Encode for PartitionSnapshot<'a> {
         tagged.finish(buf);
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         let write_current_leader = self.current_leader != LeaderIdAndEpoch::default();
         let count = self.unknown_tagged_fields.len() + usize::from(write_current_leader);
@@ -552,6 +580,7 @@ impl<'a> rt::Encode for PartitionSnapshot<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionSnapshot<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("index", &self.index, version);
@@ -564,6 +593,7 @@ impl<'a> rt::JsonForm for PartitionSnapshot<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -585,6 +615,7 @@ impl<'a> rt::JsonForm for PartitionSnapshot<'a> {
 
 impl<'a> rt::IntoOwned for PartitionSnapshot<'a> {
     type Owned = PartitionSnapshot<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionSnapshot<'static> {
         PartitionSnapshot {
             index: self.index,
@@ -602,6 +633,7 @@ impl<'a> rt::IntoOwned for PartitionSnapshot<'a> {
 impl PartitionSnapshot<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionSnapshot<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -627,6 +659,7 @@ pub struct TopicSnapshot<'a> {
 
 impl<'a> rt::Decode<'a> for TopicSnapshot<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -643,6 +676,7 @@ impl<'a> rt::Decode<'a> for TopicSnapshot<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -656,6 +690,7 @@ impl<'a> rt::Decode<'a> for TopicSnapshot<'a> {
 }
 
 impl<'a> rt::Encode for TopicSnapshot<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -667,6 +702,7 @@ impl<'a> rt::Encode for TopicSnapshot<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, true)
             + rt::struct_array_len(&self.partitions, true, version)
@@ -676,6 +712,7 @@ impl<'a> rt::Encode for TopicSnapshot<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicSnapshot<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -683,6 +720,7 @@ impl<'a> rt::JsonForm for TopicSnapshot<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -697,6 +735,7 @@ impl<'a> rt::JsonForm for TopicSnapshot<'a> {
 
 impl<'a> rt::IntoOwned for TopicSnapshot<'a> {
     type Owned = TopicSnapshot<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicSnapshot<'static> {
         TopicSnapshot {
             name: rt::IntoOwned::into_owned(self.name),
@@ -709,6 +748,7 @@ impl<'a> rt::IntoOwned for TopicSnapshot<'a> {
 impl TopicSnapshot<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicSnapshot<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -737,6 +777,7 @@ pub struct NodeEndpoint<'a> {
 }
 
 impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -753,6 +794,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -766,6 +808,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
 }
 
 impl<'a> rt::Encode for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -777,6 +820,7 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + rt::string_len(&self.host, true) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -785,6 +829,7 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("nodeId", &self.node_id, version);
@@ -793,6 +838,7 @@ impl<'a> rt::JsonForm for NodeEndpoint<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -808,6 +854,7 @@ impl<'a> rt::JsonForm for NodeEndpoint<'a> {
 
 impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
     type Owned = NodeEndpoint<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> NodeEndpoint<'static> {
         NodeEndpoint {
             node_id: self.node_id,
@@ -821,6 +868,7 @@ impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
 impl NodeEndpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> NodeEndpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }

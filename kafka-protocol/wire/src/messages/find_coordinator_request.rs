@@ -38,6 +38,7 @@ impl FindCoordinatorRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for FindCoordinatorRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -64,6 +65,7 @@ impl<'a> rt::Decode<'a> for FindCoordinatorRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -86,6 +88,7 @@ impl<'a> rt::Decode<'a> for FindCoordinatorRequest<'a> {
 }
 
 impl<'a> rt::Encode for FindCoordinatorRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -131,6 +134,7 @@ impl<'a> rt::Encode for FindCoordinatorRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version <= 3 { rt::string_len(&self.key, version >= 3) } else { 0 })
             + (if version >= 1 { 1 } else { 0 })
@@ -149,6 +153,7 @@ impl<'a> rt::Encode for FindCoordinatorRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FindCoordinatorRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version <= 3 {
@@ -163,6 +168,7 @@ impl<'a> rt::JsonForm for FindCoordinatorRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -194,6 +200,7 @@ impl<'a> rt::JsonForm for FindCoordinatorRequest<'a> {
 
 impl<'a> rt::IntoOwned for FindCoordinatorRequest<'a> {
     type Owned = FindCoordinatorRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> FindCoordinatorRequest<'static> {
         FindCoordinatorRequest {
             key: rt::IntoOwned::into_owned(self.key),
@@ -207,6 +214,7 @@ impl<'a> rt::IntoOwned for FindCoordinatorRequest<'a> {
 impl FindCoordinatorRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> FindCoordinatorRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

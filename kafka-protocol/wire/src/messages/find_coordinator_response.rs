@@ -43,6 +43,7 @@ pub struct FindCoordinatorResponse<'a> {
 }
 
 impl Default for FindCoordinatorResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             throttle_time_ms: 0,
@@ -70,6 +71,7 @@ impl FindCoordinatorResponse<'_> {
 
 impl<'a> rt::Decode<'a> for FindCoordinatorResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -116,6 +118,7 @@ impl<'a> rt::Decode<'a> for FindCoordinatorResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -150,6 +153,7 @@ impl<'a> rt::Decode<'a> for FindCoordinatorResponse<'a> {
 }
 
 impl<'a> rt::Encode for FindCoordinatorResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -215,6 +219,7 @@ impl<'a> rt::Encode for FindCoordinatorResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version >= 1 { 4 } else { 0 }) + (if version <= 3 { 2 } else { 0 })
             + (if (1..=3).contains(&version) {
@@ -239,6 +244,7 @@ impl<'a> rt::Encode for FindCoordinatorResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FindCoordinatorResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 1 {
@@ -265,6 +271,7 @@ impl<'a> rt::JsonForm for FindCoordinatorResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -308,6 +315,7 @@ impl<'a> rt::JsonForm for FindCoordinatorResponse<'a> {
 
 impl<'a> rt::IntoOwned for FindCoordinatorResponse<'a> {
     type Owned = FindCoordinatorResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> FindCoordinatorResponse<'static> {
         FindCoordinatorResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -325,6 +333,7 @@ impl<'a> rt::IntoOwned for FindCoordinatorResponse<'a> {
 impl FindCoordinatorResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> FindCoordinatorResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -365,6 +374,7 @@ pub struct Coordinator<'a> {
 }
 
 impl Default for Coordinator<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             key: Cow::Borrowed(""),
@@ -379,6 +389,7 @@ impl Default for Coordinator<'_> {
 }
 
 impl<'a> rt::Decode<'a> for Coordinator<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -401,6 +412,7 @@ impl<'a> rt::Decode<'a> for Coordinator<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -417,6 +429,7 @@ impl<'a> rt::Decode<'a> for Coordinator<'a> {
 }
 
 impl<'a> rt::Encode for Coordinator<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -432,6 +445,7 @@ impl<'a> rt::Encode for Coordinator<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.key, true) + 4 + rt::string_len(&self.host, true) + 4 + 2
             + rt::nullable_string_len(self.error_message.as_deref(), true)
@@ -441,6 +455,7 @@ impl<'a> rt::Encode for Coordinator<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Coordinator<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("key", &self.key, version);
@@ -452,6 +467,7 @@ impl<'a> rt::JsonForm for Coordinator<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -470,6 +486,7 @@ impl<'a> rt::JsonForm for Coordinator<'a> {
 
 impl<'a> rt::IntoOwned for Coordinator<'a> {
     type Owned = Coordinator<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Coordinator<'static> {
         Coordinator {
             key: rt::IntoOwned::into_owned(self.key),
@@ -486,6 +503,7 @@ impl<'a> rt::IntoOwned for Coordinator<'a> {
 impl Coordinator<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Coordinator<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -62,6 +62,7 @@ impl GetTelemetrySubscriptionsResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for GetTelemetrySubscriptionsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -94,6 +95,7 @@ impl<'a> rt::Decode<'a> for GetTelemetrySubscriptionsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -114,6 +116,7 @@ impl<'a> rt::Decode<'a> for GetTelemetrySubscriptionsResponse<'a> {
 }
 
 impl<'a> rt::Encode for GetTelemetrySubscriptionsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -138,6 +141,7 @@ impl<'a> rt::Encode for GetTelemetrySubscriptionsResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 2 + 16 + 4 + rt::scalar_array_len(&self.accepted_compression_types, true) + 4
             + 4 + 1
@@ -148,6 +152,7 @@ impl<'a> rt::Encode for GetTelemetrySubscriptionsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for GetTelemetrySubscriptionsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -167,6 +172,7 @@ impl<'a> rt::JsonForm for GetTelemetrySubscriptionsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -189,6 +195,7 @@ impl<'a> rt::JsonForm for GetTelemetrySubscriptionsResponse<'a> {
 
 impl<'a> rt::IntoOwned for GetTelemetrySubscriptionsResponse<'a> {
     type Owned = GetTelemetrySubscriptionsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> GetTelemetrySubscriptionsResponse<'static> {
         GetTelemetrySubscriptionsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -210,6 +217,7 @@ impl<'a> rt::IntoOwned for GetTelemetrySubscriptionsResponse<'a> {
 impl GetTelemetrySubscriptionsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> GetTelemetrySubscriptionsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

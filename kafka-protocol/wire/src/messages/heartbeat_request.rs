@@ -42,6 +42,7 @@ impl HeartbeatRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for HeartbeatRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -66,6 +67,7 @@ impl<'a> rt::Decode<'a> for HeartbeatRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -84,6 +86,7 @@ impl<'a> rt::Decode<'a> for HeartbeatRequest<'a> {
 }
 
 impl<'a> rt::Encode for HeartbeatRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -109,6 +112,7 @@ impl<'a> rt::Encode for HeartbeatRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.group_id, version >= 4) + 4
             + rt::string_len(&self.member_id, version >= 4)
@@ -127,6 +131,7 @@ impl<'a> rt::Encode for HeartbeatRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for HeartbeatRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -138,6 +143,7 @@ impl<'a> rt::JsonForm for HeartbeatRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -162,6 +168,7 @@ impl<'a> rt::JsonForm for HeartbeatRequest<'a> {
 
 impl<'a> rt::IntoOwned for HeartbeatRequest<'a> {
     type Owned = HeartbeatRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> HeartbeatRequest<'static> {
         HeartbeatRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -176,6 +183,7 @@ impl<'a> rt::IntoOwned for HeartbeatRequest<'a> {
 impl HeartbeatRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> HeartbeatRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -33,6 +33,7 @@ impl HeartbeatResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for HeartbeatResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for HeartbeatResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -69,6 +71,7 @@ impl<'a> rt::Decode<'a> for HeartbeatResponse<'a> {
 }
 
 impl<'a> rt::Encode for HeartbeatResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -85,6 +88,7 @@ impl<'a> rt::Encode for HeartbeatResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version >= 1 { 4 } else { 0 }) + 2
             + (if version >= 4 {
@@ -97,6 +101,7 @@ impl<'a> rt::Encode for HeartbeatResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for HeartbeatResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 1 {
@@ -106,6 +111,7 @@ impl<'a> rt::JsonForm for HeartbeatResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -128,6 +134,7 @@ impl<'a> rt::JsonForm for HeartbeatResponse<'a> {
 
 impl<'a> rt::IntoOwned for HeartbeatResponse<'a> {
     type Owned = HeartbeatResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> HeartbeatResponse<'static> {
         HeartbeatResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -140,6 +147,7 @@ impl<'a> rt::IntoOwned for HeartbeatResponse<'a> {
 impl HeartbeatResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> HeartbeatResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ impl IncrementalAlterConfigsRequest<'_> {
 
 impl<'a> rt::Decode<'a> for IncrementalAlterConfigsRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for IncrementalAlterConfigsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -68,6 +70,7 @@ impl<'a> rt::Decode<'a> for IncrementalAlterConfigsRequest<'a> {
 }
 
 impl<'a> rt::Encode for IncrementalAlterConfigsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -83,6 +86,7 @@ impl<'a> rt::Encode for IncrementalAlterConfigsRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.resources, version >= 1, version) + 1
             + (if version >= 1 {
@@ -95,6 +99,7 @@ impl<'a> rt::Encode for IncrementalAlterConfigsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for IncrementalAlterConfigsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("resources", &self.resources, version);
@@ -102,6 +107,7 @@ impl<'a> rt::JsonForm for IncrementalAlterConfigsRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -120,6 +126,7 @@ impl<'a> rt::JsonForm for IncrementalAlterConfigsRequest<'a> {
 
 impl<'a> rt::IntoOwned for IncrementalAlterConfigsRequest<'a> {
     type Owned = IncrementalAlterConfigsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> IncrementalAlterConfigsRequest<'static> {
         IncrementalAlterConfigsRequest {
             resources: rt::IntoOwned::into_owned(self.resources),
@@ -132,6 +139,7 @@ impl<'a> rt::IntoOwned for IncrementalAlterConfigsRequest<'a> {
 impl IncrementalAlterConfigsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> IncrementalAlterConfigsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -160,6 +168,7 @@ pub struct AlterableConfig<'a> {
 }
 
 impl Default for AlterableConfig<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             name: Cow::Borrowed(""),
@@ -171,6 +180,7 @@ impl Default for AlterableConfig<'_> {
 }
 
 impl<'a> rt::Decode<'a> for AlterableConfig<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -189,6 +199,7 @@ impl<'a> rt::Decode<'a> for AlterableConfig<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -204,6 +215,7 @@ impl<'a> rt::Decode<'a> for AlterableConfig<'a> {
 }
 
 impl<'a> rt::Encode for AlterableConfig<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -220,6 +232,7 @@ impl<'a> rt::Encode for AlterableConfig<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, version >= 1) + 1
             + rt::nullable_string_len(self.value.as_deref(), version >= 1)
@@ -233,6 +246,7 @@ impl<'a> rt::Encode for AlterableConfig<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterableConfig<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -241,6 +255,7 @@ impl<'a> rt::JsonForm for AlterableConfig<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -260,6 +275,7 @@ impl<'a> rt::JsonForm for AlterableConfig<'a> {
 
 impl<'a> rt::IntoOwned for AlterableConfig<'a> {
     type Owned = AlterableConfig<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterableConfig<'static> {
         AlterableConfig {
             name: rt::IntoOwned::into_owned(self.name),
@@ -273,6 +289,7 @@ impl<'a> rt::IntoOwned for AlterableConfig<'a> {
 impl AlterableConfig<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterableConfig<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -302,6 +319,7 @@ pub struct AlterConfigsResource<'a> {
 
 impl<'a> rt::Decode<'a> for AlterConfigsResource<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -322,6 +340,7 @@ impl<'a> rt::Decode<'a> for AlterConfigsResource<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -338,6 +357,7 @@ impl<'a> rt::Decode<'a> for AlterConfigsResource<'a> {
 }
 
 impl<'a> rt::Encode for AlterConfigsResource<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -355,6 +375,7 @@ impl<'a> rt::Encode for AlterConfigsResource<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         1 + rt::string_len(&self.resource_name, version >= 1)
             + rt::struct_array_len(&self.configs, version >= 1, version)
@@ -368,6 +389,7 @@ impl<'a> rt::Encode for AlterConfigsResource<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterConfigsResource<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("resourceType", &self.resource_type, version);
@@ -376,6 +398,7 @@ impl<'a> rt::JsonForm for AlterConfigsResource<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -395,6 +418,7 @@ impl<'a> rt::JsonForm for AlterConfigsResource<'a> {
 
 impl<'a> rt::IntoOwned for AlterConfigsResource<'a> {
     type Owned = AlterConfigsResource<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterConfigsResource<'static> {
         AlterConfigsResource {
             resource_type: self.resource_type,
@@ -408,6 +432,7 @@ impl<'a> rt::IntoOwned for AlterConfigsResource<'a> {
 impl AlterConfigsResource<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterConfigsResource<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ impl IncrementalAlterConfigsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for IncrementalAlterConfigsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for IncrementalAlterConfigsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -68,6 +70,7 @@ impl<'a> rt::Decode<'a> for IncrementalAlterConfigsResponse<'a> {
 }
 
 impl<'a> rt::Encode for IncrementalAlterConfigsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -83,6 +86,7 @@ impl<'a> rt::Encode for IncrementalAlterConfigsResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.responses, version >= 1, version)
             + (if version >= 1 {
@@ -95,6 +99,7 @@ impl<'a> rt::Encode for IncrementalAlterConfigsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for IncrementalAlterConfigsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -102,6 +107,7 @@ impl<'a> rt::JsonForm for IncrementalAlterConfigsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -120,6 +126,7 @@ impl<'a> rt::JsonForm for IncrementalAlterConfigsResponse<'a> {
 
 impl<'a> rt::IntoOwned for IncrementalAlterConfigsResponse<'a> {
     type Owned = IncrementalAlterConfigsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> IncrementalAlterConfigsResponse<'static> {
         IncrementalAlterConfigsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -132,6 +139,7 @@ impl<'a> rt::IntoOwned for IncrementalAlterConfigsResponse<'a> {
 impl IncrementalAlterConfigsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> IncrementalAlterConfigsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -164,6 +172,7 @@ pub struct AlterConfigsResourceResponse<'a> {
 }
 
 impl Default for AlterConfigsResourceResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             error_code: 0,
@@ -176,6 +185,7 @@ impl Default for AlterConfigsResourceResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for AlterConfigsResourceResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -198,6 +208,7 @@ impl<'a> rt::Decode<'a> for AlterConfigsResourceResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -214,6 +225,7 @@ impl<'a> rt::Decode<'a> for AlterConfigsResourceResponse<'a> {
 }
 
 impl<'a> rt::Encode for AlterConfigsResourceResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -232,6 +244,7 @@ impl<'a> rt::Encode for AlterConfigsResourceResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 1) + 1
             + rt::string_len(&self.resource_name, version >= 1)
@@ -245,6 +258,7 @@ impl<'a> rt::Encode for AlterConfigsResourceResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterConfigsResourceResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -254,6 +268,7 @@ impl<'a> rt::JsonForm for AlterConfigsResourceResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -274,6 +289,7 @@ impl<'a> rt::JsonForm for AlterConfigsResourceResponse<'a> {
 
 impl<'a> rt::IntoOwned for AlterConfigsResourceResponse<'a> {
     type Owned = AlterConfigsResourceResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AlterConfigsResourceResponse<'static> {
         AlterConfigsResourceResponse {
             error_code: self.error_code,
@@ -288,6 +304,7 @@ impl<'a> rt::IntoOwned for AlterConfigsResourceResponse<'a> {
 impl AlterConfigsResourceResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AlterConfigsResourceResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

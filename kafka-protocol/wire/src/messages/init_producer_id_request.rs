@@ -39,6 +39,7 @@ pub struct InitProducerIdRequest<'a> {
 }
 
 impl Default for InitProducerIdRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             transactional_id: Some(Cow::Borrowed("")),
@@ -64,6 +65,7 @@ impl InitProducerIdRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for InitProducerIdRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -106,6 +108,7 @@ impl<'a> rt::Decode<'a> for InitProducerIdRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -132,6 +135,7 @@ impl<'a> rt::Decode<'a> for InitProducerIdRequest<'a> {
 }
 
 impl<'a> rt::Encode for InitProducerIdRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -183,6 +187,7 @@ impl<'a> rt::Encode for InitProducerIdRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::nullable_string_len(self.transactional_id.as_deref(), version >= 2) + 4
             + (if version >= 3 { 8 } else { 0 }) + (if version >= 3 { 2 } else { 0 })
@@ -197,6 +202,7 @@ impl<'a> rt::Encode for InitProducerIdRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for InitProducerIdRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("transactionalId", &self.transactional_id, version);
@@ -216,6 +222,7 @@ impl<'a> rt::JsonForm for InitProducerIdRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -254,6 +261,7 @@ impl<'a> rt::JsonForm for InitProducerIdRequest<'a> {
 
 impl<'a> rt::IntoOwned for InitProducerIdRequest<'a> {
     type Owned = InitProducerIdRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> InitProducerIdRequest<'static> {
         InitProducerIdRequest {
             transactional_id: rt::IntoOwned::into_owned(self.transactional_id),
@@ -270,6 +278,7 @@ impl<'a> rt::IntoOwned for InitProducerIdRequest<'a> {
 impl InitProducerIdRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> InitProducerIdRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -38,6 +38,7 @@ pub struct InitProducerIdResponse<'a> {
 }
 
 impl Default for InitProducerIdResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             throttle_time_ms: 0,
@@ -63,6 +64,7 @@ impl InitProducerIdResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for InitProducerIdResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -95,6 +97,7 @@ impl<'a> rt::Decode<'a> for InitProducerIdResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -117,6 +120,7 @@ impl<'a> rt::Decode<'a> for InitProducerIdResponse<'a> {
 }
 
 impl<'a> rt::Encode for InitProducerIdResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -151,6 +155,7 @@ impl<'a> rt::Encode for InitProducerIdResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + 8 + 2 + (if version >= 6 { 8 } else { 0 })
             + (if version >= 6 { 2 } else { 0 })
@@ -164,6 +169,7 @@ impl<'a> rt::Encode for InitProducerIdResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for InitProducerIdResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -184,6 +190,7 @@ impl<'a> rt::JsonForm for InitProducerIdResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -214,6 +221,7 @@ impl<'a> rt::JsonForm for InitProducerIdResponse<'a> {
 
 impl<'a> rt::IntoOwned for InitProducerIdResponse<'a> {
     type Owned = InitProducerIdResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> InitProducerIdResponse<'static> {
         InitProducerIdResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -230,6 +238,7 @@ impl<'a> rt::IntoOwned for InitProducerIdResponse<'a> {
 impl InitProducerIdResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> InitProducerIdResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ impl InitializeShareGroupStateRequest<'_> {
 
 impl<'a> rt::Decode<'a> for InitializeShareGroupStateRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -51,6 +52,7 @@ impl<'a> rt::Decode<'a> for InitializeShareGroupStateRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -64,6 +66,7 @@ impl<'a> rt::Decode<'a> for InitializeShareGroupStateRequest<'a> {
 }
 
 impl<'a> rt::Encode for InitializeShareGroupStateRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -74,6 +77,7 @@ impl<'a> rt::Encode for InitializeShareGroupStateRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.group_id, true)
             + rt::struct_array_len(&self.topics, true, version)
@@ -83,6 +87,7 @@ impl<'a> rt::Encode for InitializeShareGroupStateRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for InitializeShareGroupStateRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -90,6 +95,7 @@ impl<'a> rt::JsonForm for InitializeShareGroupStateRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -104,6 +110,7 @@ impl<'a> rt::JsonForm for InitializeShareGroupStateRequest<'a> {
 
 impl<'a> rt::IntoOwned for InitializeShareGroupStateRequest<'a> {
     type Owned = InitializeShareGroupStateRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> InitializeShareGroupStateRequest<'static> {
         InitializeShareGroupStateRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -116,6 +123,7 @@ impl<'a> rt::IntoOwned for InitializeShareGroupStateRequest<'a> {
 impl InitializeShareGroupStateRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> InitializeShareGroupStateRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -144,6 +152,7 @@ pub struct PartitionData<'a> {
 }
 
 impl<'a> rt::Decode<'a> for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -160,6 +169,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -173,6 +183,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> rt::Encode for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -184,6 +195,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 4 + 8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -191,6 +203,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partition", &self.partition, version);
@@ -199,6 +212,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -214,6 +228,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition: self.partition,
@@ -227,6 +242,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -252,6 +268,7 @@ pub struct InitializeStateData<'a> {
 
 impl<'a> rt::Decode<'a> for InitializeStateData<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -268,6 +285,7 @@ impl<'a> rt::Decode<'a> for InitializeStateData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -281,6 +299,7 @@ impl<'a> rt::Decode<'a> for InitializeStateData<'a> {
 }
 
 impl<'a> rt::Encode for InitializeStateData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -292,6 +311,7 @@ impl<'a> rt::Encode for InitializeStateData<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         16 + rt::struct_array_len(&self.partitions, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -300,6 +320,7 @@ impl<'a> rt::Encode for InitializeStateData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for InitializeStateData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicId", &self.topic_id, version);
@@ -307,6 +328,7 @@ impl<'a> rt::JsonForm for InitializeStateData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -321,6 +343,7 @@ impl<'a> rt::JsonForm for InitializeStateData<'a> {
 
 impl<'a> rt::IntoOwned for InitializeStateData<'a> {
     type Owned = InitializeStateData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> InitializeStateData<'static> {
         InitializeStateData {
             topic_id: self.topic_id,
@@ -333,6 +356,7 @@ impl<'a> rt::IntoOwned for InitializeStateData<'a> {
 impl InitializeStateData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> InitializeStateData<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -47,6 +47,7 @@ pub struct JoinGroupRequest<'a> {
 }
 
 impl Default for JoinGroupRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             group_id: Cow::Borrowed(""),
@@ -75,6 +76,7 @@ impl JoinGroupRequest<'_> {
 
 impl<'a> rt::Decode<'a> for JoinGroupRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -117,6 +119,7 @@ impl<'a> rt::Decode<'a> for JoinGroupRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -144,6 +147,7 @@ impl<'a> rt::Decode<'a> for JoinGroupRequest<'a> {
 }
 
 impl<'a> rt::Encode for JoinGroupRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -180,6 +184,7 @@ impl<'a> rt::Encode for JoinGroupRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.group_id, version >= 6) + 4
             + (if version >= 1 { 4 } else { 0 })
@@ -205,6 +210,7 @@ impl<'a> rt::Encode for JoinGroupRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for JoinGroupRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -224,6 +230,7 @@ impl<'a> rt::JsonForm for JoinGroupRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -260,6 +267,7 @@ impl<'a> rt::JsonForm for JoinGroupRequest<'a> {
 
 impl<'a> rt::IntoOwned for JoinGroupRequest<'a> {
     type Owned = JoinGroupRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> JoinGroupRequest<'static> {
         JoinGroupRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -278,6 +286,7 @@ impl<'a> rt::IntoOwned for JoinGroupRequest<'a> {
 impl JoinGroupRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> JoinGroupRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -302,6 +311,7 @@ pub struct JoinGroupRequestProtocol<'a> {
 }
 
 impl<'a> rt::Decode<'a> for JoinGroupRequestProtocol<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -318,6 +328,7 @@ impl<'a> rt::Decode<'a> for JoinGroupRequestProtocol<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -332,6 +343,7 @@ impl<'a> rt::Decode<'a> for JoinGroupRequestProtocol<'a> {
 }
 
 impl<'a> rt::Encode for JoinGroupRequestProtocol<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -346,6 +358,7 @@ impl<'a> rt::Encode for JoinGroupRequestProtocol<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, version >= 6)
             + rt::bytes_len(&self.metadata, version >= 6)
@@ -359,6 +372,7 @@ impl<'a> rt::Encode for JoinGroupRequestProtocol<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for JoinGroupRequestProtocol<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -366,6 +380,7 @@ impl<'a> rt::JsonForm for JoinGroupRequestProtocol<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -384,6 +399,7 @@ impl<'a> rt::JsonForm for JoinGroupRequestProtocol<'a> {
 
 impl<'a> rt::IntoOwned for JoinGroupRequestProtocol<'a> {
     type Owned = JoinGroupRequestProtocol<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> JoinGroupRequestProtocol<'static> {
         JoinGroupRequestProtocol {
             name: rt::IntoOwned::into_owned(self.name),
@@ -396,6 +412,7 @@ impl<'a> rt::IntoOwned for JoinGroupRequestProtocol<'a> {
 impl JoinGroupRequestProtocol<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> JoinGroupRequestProtocol<'static> {
         rt::IntoOwned::into_owned(self)
     }

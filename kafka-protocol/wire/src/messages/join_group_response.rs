@@ -51,6 +51,7 @@ pub struct JoinGroupResponse<'a> {
 }
 
 impl Default for JoinGroupResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             throttle_time_ms: 0,
@@ -80,6 +81,7 @@ impl JoinGroupResponse<'_> {
 
 impl<'a> rt::Decode<'a> for JoinGroupResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -129,6 +131,7 @@ impl<'a> rt::Decode<'a> for JoinGroupResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -162,6 +165,7 @@ impl<'a> rt::Decode<'a> for JoinGroupResponse<'a> {
 }
 
 impl<'a> rt::Encode for JoinGroupResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -203,6 +207,7 @@ impl<'a> rt::Encode for JoinGroupResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version >= 2 { 4 } else { 0 }) + 2 + 4
             + (if version >= 7 {
@@ -224,6 +229,7 @@ impl<'a> rt::Encode for JoinGroupResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for JoinGroupResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 2 {
@@ -244,6 +250,7 @@ impl<'a> rt::JsonForm for JoinGroupResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -281,6 +288,7 @@ impl<'a> rt::JsonForm for JoinGroupResponse<'a> {
 
 impl<'a> rt::IntoOwned for JoinGroupResponse<'a> {
     type Owned = JoinGroupResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> JoinGroupResponse<'static> {
         JoinGroupResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -300,6 +308,7 @@ impl<'a> rt::IntoOwned for JoinGroupResponse<'a> {
 impl JoinGroupResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> JoinGroupResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -328,6 +337,7 @@ pub struct JoinGroupResponseMember<'a> {
 }
 
 impl<'a> rt::Decode<'a> for JoinGroupResponseMember<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -350,6 +360,7 @@ impl<'a> rt::Decode<'a> for JoinGroupResponseMember<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -367,6 +378,7 @@ impl<'a> rt::Decode<'a> for JoinGroupResponseMember<'a> {
 }
 
 impl<'a> rt::Encode for JoinGroupResponseMember<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -385,6 +397,7 @@ impl<'a> rt::Encode for JoinGroupResponseMember<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.member_id, version >= 6)
             + (if version >= 5 {
@@ -402,6 +415,7 @@ impl<'a> rt::Encode for JoinGroupResponseMember<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for JoinGroupResponseMember<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("memberId", &self.member_id, version);
@@ -412,6 +426,7 @@ impl<'a> rt::JsonForm for JoinGroupResponseMember<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -435,6 +450,7 @@ impl<'a> rt::JsonForm for JoinGroupResponseMember<'a> {
 
 impl<'a> rt::IntoOwned for JoinGroupResponseMember<'a> {
     type Owned = JoinGroupResponseMember<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> JoinGroupResponseMember<'static> {
         JoinGroupResponseMember {
             member_id: rt::IntoOwned::into_owned(self.member_id),
@@ -448,6 +464,7 @@ impl<'a> rt::IntoOwned for JoinGroupResponseMember<'a> {
 impl JoinGroupResponseMember<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> JoinGroupResponseMember<'static> {
         rt::IntoOwned::into_owned(self)
     }

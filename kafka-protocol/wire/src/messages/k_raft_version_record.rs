@@ -28,6 +28,7 @@ impl<'a> rt::Message<'a> for KRaftVersionRecord<'a> {
 }
 
 impl<'a> rt::Decode<'a> for KRaftVersionRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -42,6 +43,7 @@ impl<'a> rt::Decode<'a> for KRaftVersionRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -54,6 +56,7 @@ impl<'a> rt::Decode<'a> for KRaftVersionRecord<'a> {
 }
 
 impl<'a> rt::Encode for KRaftVersionRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -64,6 +67,7 @@ impl<'a> rt::Encode for KRaftVersionRecord<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         2 + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -71,6 +75,7 @@ impl<'a> rt::Encode for KRaftVersionRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for KRaftVersionRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("version", &self.version, version);
@@ -78,6 +83,7 @@ impl<'a> rt::JsonForm for KRaftVersionRecord<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -92,6 +98,7 @@ impl<'a> rt::JsonForm for KRaftVersionRecord<'a> {
 
 impl<'a> rt::IntoOwned for KRaftVersionRecord<'a> {
     type Owned = KRaftVersionRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> KRaftVersionRecord<'static> {
         KRaftVersionRecord {
             version: self.version,
@@ -104,6 +111,7 @@ impl<'a> rt::IntoOwned for KRaftVersionRecord<'a> {
 impl KRaftVersionRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> KRaftVersionRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

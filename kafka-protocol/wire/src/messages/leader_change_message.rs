@@ -37,6 +37,7 @@ impl<'a> rt::Message<'a> for LeaderChangeMessage<'a> {
 
 impl<'a> rt::Decode<'a> for LeaderChangeMessage<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -57,6 +58,7 @@ impl<'a> rt::Decode<'a> for LeaderChangeMessage<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -71,6 +73,7 @@ impl<'a> rt::Decode<'a> for LeaderChangeMessage<'a> {
 }
 
 impl<'a> rt::Encode for LeaderChangeMessage<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -84,6 +87,7 @@ impl<'a> rt::Encode for LeaderChangeMessage<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + 4 + rt::struct_array_len(&self.voters, true, version)
             + rt::struct_array_len(&self.granting_voters, true, version)
@@ -93,6 +97,7 @@ impl<'a> rt::Encode for LeaderChangeMessage<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for LeaderChangeMessage<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("version", &self.version, version);
@@ -102,6 +107,7 @@ impl<'a> rt::JsonForm for LeaderChangeMessage<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -118,6 +124,7 @@ impl<'a> rt::JsonForm for LeaderChangeMessage<'a> {
 
 impl<'a> rt::IntoOwned for LeaderChangeMessage<'a> {
     type Owned = LeaderChangeMessage<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> LeaderChangeMessage<'static> {
         LeaderChangeMessage {
             version: self.version,
@@ -132,6 +139,7 @@ impl<'a> rt::IntoOwned for LeaderChangeMessage<'a> {
 impl LeaderChangeMessage<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> LeaderChangeMessage<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -156,6 +164,7 @@ pub struct Voter<'a> {
 }
 
 impl<'a> rt::Decode<'a> for Voter<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -174,6 +183,7 @@ impl<'a> rt::Decode<'a> for Voter<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -188,6 +198,7 @@ impl<'a> rt::Decode<'a> for Voter<'a> {
 }
 
 impl<'a> rt::Encode for Voter<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -206,6 +217,7 @@ impl<'a> rt::Encode for Voter<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + (if version >= 1 { 16 } else { 0 })
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -214,6 +226,7 @@ impl<'a> rt::Encode for Voter<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Voter<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("voterId", &self.voter_id, version);
@@ -223,6 +236,7 @@ impl<'a> rt::JsonForm for Voter<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -241,6 +255,7 @@ impl<'a> rt::JsonForm for Voter<'a> {
 
 impl<'a> rt::IntoOwned for Voter<'a> {
     type Owned = Voter<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Voter<'static> {
         Voter {
             voter_id: self.voter_id,
@@ -253,6 +268,7 @@ impl<'a> rt::IntoOwned for Voter<'a> {
 impl Voter<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Voter<'static> {
         rt::IntoOwned::into_owned(self)
     }

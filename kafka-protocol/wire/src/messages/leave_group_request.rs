@@ -39,6 +39,7 @@ impl LeaveGroupRequest<'_> {
 
 impl<'a> rt::Decode<'a> for LeaveGroupRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -66,6 +67,7 @@ impl<'a> rt::Decode<'a> for LeaveGroupRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -86,6 +88,7 @@ impl<'a> rt::Decode<'a> for LeaveGroupRequest<'a> {
 }
 
 impl<'a> rt::Encode for LeaveGroupRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -118,6 +121,7 @@ impl<'a> rt::Encode for LeaveGroupRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.group_id, version >= 4)
             + (if version <= 2 { rt::string_len(&self.member_id, false) } else { 0 })
@@ -136,6 +140,7 @@ impl<'a> rt::Encode for LeaveGroupRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for LeaveGroupRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -148,6 +153,7 @@ impl<'a> rt::JsonForm for LeaveGroupRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -175,6 +181,7 @@ impl<'a> rt::JsonForm for LeaveGroupRequest<'a> {
 
 impl<'a> rt::IntoOwned for LeaveGroupRequest<'a> {
     type Owned = LeaveGroupRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> LeaveGroupRequest<'static> {
         LeaveGroupRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -188,6 +195,7 @@ impl<'a> rt::IntoOwned for LeaveGroupRequest<'a> {
 impl LeaveGroupRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> LeaveGroupRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -216,6 +224,7 @@ pub struct MemberIdentity<'a> {
 }
 
 impl<'a> rt::Decode<'a> for MemberIdentity<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -240,6 +249,7 @@ impl<'a> rt::Decode<'a> for MemberIdentity<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -257,6 +267,7 @@ impl<'a> rt::Decode<'a> for MemberIdentity<'a> {
 }
 
 impl<'a> rt::Encode for MemberIdentity<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -276,6 +287,7 @@ impl<'a> rt::Encode for MemberIdentity<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.member_id, version >= 4)
             + rt::nullable_string_len(self.group_instance_id.as_deref(), version >= 4)
@@ -294,6 +306,7 @@ impl<'a> rt::Encode for MemberIdentity<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for MemberIdentity<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("memberId", &self.member_id, version);
@@ -304,6 +317,7 @@ impl<'a> rt::JsonForm for MemberIdentity<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -327,6 +341,7 @@ impl<'a> rt::JsonForm for MemberIdentity<'a> {
 
 impl<'a> rt::IntoOwned for MemberIdentity<'a> {
     type Owned = MemberIdentity<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> MemberIdentity<'static> {
         MemberIdentity {
             member_id: rt::IntoOwned::into_owned(self.member_id),
@@ -340,6 +355,7 @@ impl<'a> rt::IntoOwned for MemberIdentity<'a> {
 impl MemberIdentity<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> MemberIdentity<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -39,6 +39,7 @@ impl LeaveGroupResponse<'_> {
 
 impl<'a> rt::Decode<'a> for LeaveGroupResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -66,6 +67,7 @@ impl<'a> rt::Decode<'a> for LeaveGroupResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -86,6 +88,7 @@ impl<'a> rt::Decode<'a> for LeaveGroupResponse<'a> {
 }
 
 impl<'a> rt::Encode for LeaveGroupResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -112,6 +115,7 @@ impl<'a> rt::Encode for LeaveGroupResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version >= 1 { 4 } else { 0 }) + 2
             + (if version >= 3 {
@@ -129,6 +133,7 @@ impl<'a> rt::Encode for LeaveGroupResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for LeaveGroupResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 1 {
@@ -141,6 +146,7 @@ impl<'a> rt::JsonForm for LeaveGroupResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -168,6 +174,7 @@ impl<'a> rt::JsonForm for LeaveGroupResponse<'a> {
 
 impl<'a> rt::IntoOwned for LeaveGroupResponse<'a> {
     type Owned = LeaveGroupResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> LeaveGroupResponse<'static> {
         LeaveGroupResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -181,6 +188,7 @@ impl<'a> rt::IntoOwned for LeaveGroupResponse<'a> {
 impl LeaveGroupResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> LeaveGroupResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -209,6 +217,7 @@ pub struct MemberResponse<'a> {
 }
 
 impl Default for MemberResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             member_id: Cow::Borrowed(""),
@@ -220,6 +229,7 @@ impl Default for MemberResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for MemberResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -240,6 +250,7 @@ impl<'a> rt::Decode<'a> for MemberResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -255,6 +266,7 @@ impl<'a> rt::Decode<'a> for MemberResponse<'a> {
 }
 
 impl<'a> rt::Encode for MemberResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -271,6 +283,7 @@ impl<'a> rt::Encode for MemberResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.member_id, version >= 4)
             + rt::nullable_string_len(self.group_instance_id.as_deref(), version >= 4)
@@ -285,6 +298,7 @@ impl<'a> rt::Encode for MemberResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for MemberResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("memberId", &self.member_id, version);
@@ -293,6 +307,7 @@ impl<'a> rt::JsonForm for MemberResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -312,6 +327,7 @@ impl<'a> rt::JsonForm for MemberResponse<'a> {
 
 impl<'a> rt::IntoOwned for MemberResponse<'a> {
     type Owned = MemberResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> MemberResponse<'static> {
         MemberResponse {
             member_id: rt::IntoOwned::into_owned(self.member_id),
@@ -325,6 +341,7 @@ impl<'a> rt::IntoOwned for MemberResponse<'a> {
 impl MemberResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> MemberResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -29,6 +29,7 @@ impl ListConfigResourcesRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ListConfigResourcesRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -45,6 +46,7 @@ impl<'a> rt::Decode<'a> for ListConfigResourcesRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -58,6 +60,7 @@ impl<'a> rt::Decode<'a> for ListConfigResourcesRequest<'a> {
 }
 
 impl<'a> rt::Encode for ListConfigResourcesRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -76,6 +79,7 @@ impl<'a> rt::Encode for ListConfigResourcesRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version >= 1 { rt::scalar_array_len(&self.resource_types, true) } else { 0 })
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -84,6 +88,7 @@ impl<'a> rt::Encode for ListConfigResourcesRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListConfigResourcesRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 1 {
@@ -92,6 +97,7 @@ impl<'a> rt::JsonForm for ListConfigResourcesRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -109,6 +115,7 @@ impl<'a> rt::JsonForm for ListConfigResourcesRequest<'a> {
 
 impl<'a> rt::IntoOwned for ListConfigResourcesRequest<'a> {
     type Owned = ListConfigResourcesRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ListConfigResourcesRequest<'static> {
         ListConfigResourcesRequest {
             resource_types: rt::IntoOwned::into_owned(self.resource_types),
@@ -120,6 +127,7 @@ impl<'a> rt::IntoOwned for ListConfigResourcesRequest<'a> {
 impl ListConfigResourcesRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ListConfigResourcesRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -39,6 +39,7 @@ impl ListConfigResourcesResponse<'_> {
 
 impl<'a> rt::Decode<'a> for ListConfigResourcesResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -57,6 +58,7 @@ impl<'a> rt::Decode<'a> for ListConfigResourcesResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -71,6 +73,7 @@ impl<'a> rt::Decode<'a> for ListConfigResourcesResponse<'a> {
 }
 
 impl<'a> rt::Encode for ListConfigResourcesResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -83,6 +86,7 @@ impl<'a> rt::Encode for ListConfigResourcesResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + rt::struct_array_len(&self.config_resources, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -91,6 +95,7 @@ impl<'a> rt::Encode for ListConfigResourcesResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListConfigResourcesResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -99,6 +104,7 @@ impl<'a> rt::JsonForm for ListConfigResourcesResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -114,6 +120,7 @@ impl<'a> rt::JsonForm for ListConfigResourcesResponse<'a> {
 
 impl<'a> rt::IntoOwned for ListConfigResourcesResponse<'a> {
     type Owned = ListConfigResourcesResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ListConfigResourcesResponse<'static> {
         ListConfigResourcesResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -127,6 +134,7 @@ impl<'a> rt::IntoOwned for ListConfigResourcesResponse<'a> {
 impl ListConfigResourcesResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ListConfigResourcesResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -151,6 +159,7 @@ pub struct ConfigResource<'a> {
 }
 
 impl Default for ConfigResource<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             resource_name: Cow::Borrowed(""),
@@ -161,6 +170,7 @@ impl Default for ConfigResource<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ConfigResource<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -179,6 +189,7 @@ impl<'a> rt::Decode<'a> for ConfigResource<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -193,6 +204,7 @@ impl<'a> rt::Decode<'a> for ConfigResource<'a> {
 }
 
 impl<'a> rt::Encode for ConfigResource<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -205,6 +217,7 @@ impl<'a> rt::Encode for ConfigResource<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.resource_name, true) + (if version >= 1 { 1 } else { 0 })
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -213,6 +226,7 @@ impl<'a> rt::Encode for ConfigResource<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ConfigResource<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("resourceName", &self.resource_name, version);
@@ -222,6 +236,7 @@ impl<'a> rt::JsonForm for ConfigResource<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -240,6 +255,7 @@ impl<'a> rt::JsonForm for ConfigResource<'a> {
 
 impl<'a> rt::IntoOwned for ConfigResource<'a> {
     type Owned = ConfigResource<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ConfigResource<'static> {
         ConfigResource {
             resource_name: rt::IntoOwned::into_owned(self.resource_name),
@@ -252,6 +268,7 @@ impl<'a> rt::IntoOwned for ConfigResource<'a> {
 impl ConfigResource<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ConfigResource<'static> {
         rt::IntoOwned::into_owned(self)
     }

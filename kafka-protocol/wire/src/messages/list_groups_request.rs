@@ -34,6 +34,7 @@ impl ListGroupsRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ListGroupsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -58,6 +59,7 @@ impl<'a> rt::Decode<'a> for ListGroupsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -78,6 +80,7 @@ impl<'a> rt::Decode<'a> for ListGroupsRequest<'a> {
 }
 
 impl<'a> rt::Encode for ListGroupsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -120,6 +123,7 @@ impl<'a> rt::Encode for ListGroupsRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version >= 4 {
             rt::array_len(&self.states_filter, true, |v| rt::string_len(v, true))
@@ -141,6 +145,7 @@ impl<'a> rt::Encode for ListGroupsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListGroupsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 4 {
@@ -152,6 +157,7 @@ impl<'a> rt::JsonForm for ListGroupsRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -178,6 +184,7 @@ impl<'a> rt::JsonForm for ListGroupsRequest<'a> {
 
 impl<'a> rt::IntoOwned for ListGroupsRequest<'a> {
     type Owned = ListGroupsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ListGroupsRequest<'static> {
         ListGroupsRequest {
             states_filter: rt::IntoOwned::into_owned(self.states_filter),
@@ -190,6 +197,7 @@ impl<'a> rt::IntoOwned for ListGroupsRequest<'a> {
 impl ListGroupsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ListGroupsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

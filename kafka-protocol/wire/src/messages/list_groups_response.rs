@@ -39,6 +39,7 @@ impl ListGroupsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for ListGroupsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -63,6 +64,7 @@ impl<'a> rt::Decode<'a> for ListGroupsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -81,6 +83,7 @@ impl<'a> rt::Decode<'a> for ListGroupsResponse<'a> {
 }
 
 impl<'a> rt::Encode for ListGroupsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -99,6 +102,7 @@ impl<'a> rt::Encode for ListGroupsResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version >= 1 { 4 } else { 0 }) + 2
             + rt::struct_array_len(&self.groups, version >= 3, version)
@@ -112,6 +116,7 @@ impl<'a> rt::Encode for ListGroupsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListGroupsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 1 {
@@ -122,6 +127,7 @@ impl<'a> rt::JsonForm for ListGroupsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -145,6 +151,7 @@ impl<'a> rt::JsonForm for ListGroupsResponse<'a> {
 
 impl<'a> rt::IntoOwned for ListGroupsResponse<'a> {
     type Owned = ListGroupsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ListGroupsResponse<'static> {
         ListGroupsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -158,6 +165,7 @@ impl<'a> rt::IntoOwned for ListGroupsResponse<'a> {
 impl ListGroupsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ListGroupsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -190,6 +198,7 @@ pub struct ListedGroup<'a> {
 }
 
 impl<'a> rt::Decode<'a> for ListedGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -218,6 +227,7 @@ impl<'a> rt::Decode<'a> for ListedGroup<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -238,6 +248,7 @@ impl<'a> rt::Decode<'a> for ListedGroup<'a> {
 }
 
 impl<'a> rt::Encode for ListedGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -259,6 +270,7 @@ impl<'a> rt::Encode for ListedGroup<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.group_id, version >= 3)
             + rt::string_len(&self.protocol_type, version >= 3)
@@ -274,6 +286,7 @@ impl<'a> rt::Encode for ListedGroup<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListedGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -287,6 +300,7 @@ impl<'a> rt::JsonForm for ListedGroup<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -315,6 +329,7 @@ impl<'a> rt::JsonForm for ListedGroup<'a> {
 
 impl<'a> rt::IntoOwned for ListedGroup<'a> {
     type Owned = ListedGroup<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ListedGroup<'static> {
         ListedGroup {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -329,6 +344,7 @@ impl<'a> rt::IntoOwned for ListedGroup<'a> {
 impl ListedGroup<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ListedGroup<'static> {
         rt::IntoOwned::into_owned(self)
     }

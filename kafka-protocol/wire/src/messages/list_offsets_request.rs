@@ -43,6 +43,7 @@ impl ListOffsetsRequest<'_> {
 
 impl<'a> rt::Decode<'a> for ListOffsetsRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -73,6 +74,7 @@ impl<'a> rt::Decode<'a> for ListOffsetsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -94,6 +96,7 @@ impl<'a> rt::Decode<'a> for ListOffsetsRequest<'a> {
 }
 
 impl<'a> rt::Encode for ListOffsetsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -121,6 +124,7 @@ impl<'a> rt::Encode for ListOffsetsRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + (if version >= 2 { 1 } else { 0 })
             + rt::struct_array_len(&self.topics, version >= 6, version)
@@ -135,6 +139,7 @@ impl<'a> rt::Encode for ListOffsetsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListOffsetsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("replicaId", &self.replica_id, version);
@@ -148,6 +153,7 @@ impl<'a> rt::JsonForm for ListOffsetsRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -176,6 +182,7 @@ impl<'a> rt::JsonForm for ListOffsetsRequest<'a> {
 
 impl<'a> rt::IntoOwned for ListOffsetsRequest<'a> {
     type Owned = ListOffsetsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ListOffsetsRequest<'static> {
         ListOffsetsRequest {
             replica_id: self.replica_id,
@@ -190,6 +197,7 @@ impl<'a> rt::IntoOwned for ListOffsetsRequest<'a> {
 impl ListOffsetsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ListOffsetsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -218,6 +226,7 @@ pub struct ListOffsetsPartition<'a> {
 }
 
 impl Default for ListOffsetsPartition<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             partition_index: 0,
@@ -229,6 +238,7 @@ impl Default for ListOffsetsPartition<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ListOffsetsPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -251,6 +261,7 @@ impl<'a> rt::Decode<'a> for ListOffsetsPartition<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -268,6 +279,7 @@ impl<'a> rt::Decode<'a> for ListOffsetsPartition<'a> {
 }
 
 impl<'a> rt::Encode for ListOffsetsPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -285,6 +297,7 @@ impl<'a> rt::Encode for ListOffsetsPartition<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + (if version >= 4 { 4 } else { 0 }) + 8
             + (if version >= 6 {
@@ -297,6 +310,7 @@ impl<'a> rt::Encode for ListOffsetsPartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListOffsetsPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -307,6 +321,7 @@ impl<'a> rt::JsonForm for ListOffsetsPartition<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -330,6 +345,7 @@ impl<'a> rt::JsonForm for ListOffsetsPartition<'a> {
 
 impl<'a> rt::IntoOwned for ListOffsetsPartition<'a> {
     type Owned = ListOffsetsPartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ListOffsetsPartition<'static> {
         ListOffsetsPartition {
             partition_index: self.partition_index,
@@ -343,6 +359,7 @@ impl<'a> rt::IntoOwned for ListOffsetsPartition<'a> {
 impl ListOffsetsPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ListOffsetsPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -368,6 +385,7 @@ pub struct ListOffsetsTopic<'a> {
 
 impl<'a> rt::Decode<'a> for ListOffsetsTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -386,6 +404,7 @@ impl<'a> rt::Decode<'a> for ListOffsetsTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -401,6 +420,7 @@ impl<'a> rt::Decode<'a> for ListOffsetsTopic<'a> {
 }
 
 impl<'a> rt::Encode for ListOffsetsTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -416,6 +436,7 @@ impl<'a> rt::Encode for ListOffsetsTopic<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, version >= 6)
             + rt::struct_array_len(&self.partitions, version >= 6, version)
@@ -429,6 +450,7 @@ impl<'a> rt::Encode for ListOffsetsTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListOffsetsTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -436,6 +458,7 @@ impl<'a> rt::JsonForm for ListOffsetsTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -454,6 +477,7 @@ impl<'a> rt::JsonForm for ListOffsetsTopic<'a> {
 
 impl<'a> rt::IntoOwned for ListOffsetsTopic<'a> {
     type Owned = ListOffsetsTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ListOffsetsTopic<'static> {
         ListOffsetsTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -466,6 +490,7 @@ impl<'a> rt::IntoOwned for ListOffsetsTopic<'a> {
 impl ListOffsetsTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ListOffsetsTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ impl ListOffsetsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for ListOffsetsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -57,6 +58,7 @@ impl<'a> rt::Decode<'a> for ListOffsetsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -74,6 +76,7 @@ impl<'a> rt::Decode<'a> for ListOffsetsResponse<'a> {
 }
 
 impl<'a> rt::Encode for ListOffsetsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -91,6 +94,7 @@ impl<'a> rt::Encode for ListOffsetsResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version >= 2 { 4 } else { 0 })
             + rt::struct_array_len(&self.topics, version >= 6, version)
@@ -104,6 +108,7 @@ impl<'a> rt::Encode for ListOffsetsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListOffsetsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 2 {
@@ -113,6 +118,7 @@ impl<'a> rt::JsonForm for ListOffsetsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -135,6 +141,7 @@ impl<'a> rt::JsonForm for ListOffsetsResponse<'a> {
 
 impl<'a> rt::IntoOwned for ListOffsetsResponse<'a> {
     type Owned = ListOffsetsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ListOffsetsResponse<'static> {
         ListOffsetsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -147,6 +154,7 @@ impl<'a> rt::IntoOwned for ListOffsetsResponse<'a> {
 impl ListOffsetsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ListOffsetsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -183,6 +191,7 @@ pub struct ListOffsetsPartitionResponse<'a> {
 }
 
 impl Default for ListOffsetsPartitionResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             partition_index: 0,
@@ -196,6 +205,7 @@ impl Default for ListOffsetsPartitionResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ListOffsetsPartitionResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -222,6 +232,7 @@ impl<'a> rt::Decode<'a> for ListOffsetsPartitionResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -241,6 +252,7 @@ impl<'a> rt::Decode<'a> for ListOffsetsPartitionResponse<'a> {
 }
 
 impl<'a> rt::Encode for ListOffsetsPartitionResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -266,6 +278,7 @@ impl<'a> rt::Encode for ListOffsetsPartitionResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + 8 + 8 + (if version >= 4 { 4 } else { 0 })
             + (if version >= 6 {
@@ -278,6 +291,7 @@ impl<'a> rt::Encode for ListOffsetsPartitionResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListOffsetsPartitionResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -290,6 +304,7 @@ impl<'a> rt::JsonForm for ListOffsetsPartitionResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -315,6 +330,7 @@ impl<'a> rt::JsonForm for ListOffsetsPartitionResponse<'a> {
 
 impl<'a> rt::IntoOwned for ListOffsetsPartitionResponse<'a> {
     type Owned = ListOffsetsPartitionResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ListOffsetsPartitionResponse<'static> {
         ListOffsetsPartitionResponse {
             partition_index: self.partition_index,
@@ -330,6 +346,7 @@ impl<'a> rt::IntoOwned for ListOffsetsPartitionResponse<'a> {
 impl ListOffsetsPartitionResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ListOffsetsPartitionResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -355,6 +372,7 @@ pub struct ListOffsetsTopicResponse<'a> {
 
 impl<'a> rt::Decode<'a> for ListOffsetsTopicResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -373,6 +391,7 @@ impl<'a> rt::Decode<'a> for ListOffsetsTopicResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -388,6 +407,7 @@ impl<'a> rt::Decode<'a> for ListOffsetsTopicResponse<'a> {
 }
 
 impl<'a> rt::Encode for ListOffsetsTopicResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -403,6 +423,7 @@ impl<'a> rt::Encode for ListOffsetsTopicResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, version >= 6)
             + rt::struct_array_len(&self.partitions, version >= 6, version)
@@ -416,6 +437,7 @@ impl<'a> rt::Encode for ListOffsetsTopicResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListOffsetsTopicResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -423,6 +445,7 @@ impl<'a> rt::JsonForm for ListOffsetsTopicResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -441,6 +464,7 @@ impl<'a> rt::JsonForm for ListOffsetsTopicResponse<'a> {
 
 impl<'a> rt::IntoOwned for ListOffsetsTopicResponse<'a> {
     type Owned = ListOffsetsTopicResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ListOffsetsTopicResponse<'static> {
         ListOffsetsTopicResponse {
             name: rt::IntoOwned::into_owned(self.name),
@@ -453,6 +477,7 @@ impl<'a> rt::IntoOwned for ListOffsetsTopicResponse<'a> {
 impl ListOffsetsTopicResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ListOffsetsTopicResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

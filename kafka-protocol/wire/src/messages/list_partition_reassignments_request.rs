@@ -23,6 +23,7 @@ pub struct ListPartitionReassignmentsRequest<'a> {
 }
 
 impl Default for ListPartitionReassignmentsRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             timeout_ms: 60000,
@@ -44,6 +45,7 @@ impl ListPartitionReassignmentsRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ListPartitionReassignmentsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -62,6 +64,7 @@ impl<'a> rt::Decode<'a> for ListPartitionReassignmentsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -75,6 +78,7 @@ impl<'a> rt::Decode<'a> for ListPartitionReassignmentsRequest<'a> {
 }
 
 impl<'a> rt::Encode for ListPartitionReassignmentsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -86,6 +90,7 @@ impl<'a> rt::Encode for ListPartitionReassignmentsRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::nullable_struct_array_len(self.topics.as_ref(), true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -94,6 +99,7 @@ impl<'a> rt::Encode for ListPartitionReassignmentsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListPartitionReassignmentsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("timeoutMs", &self.timeout_ms, version);
@@ -101,6 +107,7 @@ impl<'a> rt::JsonForm for ListPartitionReassignmentsRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -115,6 +122,7 @@ impl<'a> rt::JsonForm for ListPartitionReassignmentsRequest<'a> {
 
 impl<'a> rt::IntoOwned for ListPartitionReassignmentsRequest<'a> {
     type Owned = ListPartitionReassignmentsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ListPartitionReassignmentsRequest<'static> {
         ListPartitionReassignmentsRequest {
             timeout_ms: self.timeout_ms,
@@ -127,6 +135,7 @@ impl<'a> rt::IntoOwned for ListPartitionReassignmentsRequest<'a> {
 impl ListPartitionReassignmentsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ListPartitionReassignmentsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -151,6 +160,7 @@ pub struct ListPartitionReassignmentsTopics<'a> {
 }
 
 impl<'a> rt::Decode<'a> for ListPartitionReassignmentsTopics<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -167,6 +177,7 @@ impl<'a> rt::Decode<'a> for ListPartitionReassignmentsTopics<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -179,6 +190,7 @@ impl<'a> rt::Decode<'a> for ListPartitionReassignmentsTopics<'a> {
 }
 
 impl<'a> rt::Encode for ListPartitionReassignmentsTopics<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -190,6 +202,7 @@ impl<'a> rt::Encode for ListPartitionReassignmentsTopics<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true)
             + rt::scalar_array_len(&self.partition_indexes, true)
@@ -199,6 +212,7 @@ impl<'a> rt::Encode for ListPartitionReassignmentsTopics<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListPartitionReassignmentsTopics<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -206,6 +220,7 @@ impl<'a> rt::JsonForm for ListPartitionReassignmentsTopics<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -220,6 +235,7 @@ impl<'a> rt::JsonForm for ListPartitionReassignmentsTopics<'a> {
 
 impl<'a> rt::IntoOwned for ListPartitionReassignmentsTopics<'a> {
     type Owned = ListPartitionReassignmentsTopics<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ListPartitionReassignmentsTopics<'static> {
         ListPartitionReassignmentsTopics {
             name: rt::IntoOwned::into_owned(self.name),
@@ -232,6 +248,7 @@ impl<'a> rt::IntoOwned for ListPartitionReassignmentsTopics<'a> {
 impl ListPartitionReassignmentsTopics<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ListPartitionReassignmentsTopics<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -31,6 +31,7 @@ pub struct ListPartitionReassignmentsResponse<'a> {
 }
 
 impl Default for ListPartitionReassignmentsResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             throttle_time_ms: 0,
@@ -55,6 +56,7 @@ impl ListPartitionReassignmentsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for ListPartitionReassignmentsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -75,6 +77,7 @@ impl<'a> rt::Decode<'a> for ListPartitionReassignmentsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -90,6 +93,7 @@ impl<'a> rt::Decode<'a> for ListPartitionReassignmentsResponse<'a> {
 }
 
 impl<'a> rt::Encode for ListPartitionReassignmentsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -103,6 +107,7 @@ impl<'a> rt::Encode for ListPartitionReassignmentsResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
             + rt::struct_array_len(&self.topics, true, version)
@@ -112,6 +117,7 @@ impl<'a> rt::Encode for ListPartitionReassignmentsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListPartitionReassignmentsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -121,6 +127,7 @@ impl<'a> rt::JsonForm for ListPartitionReassignmentsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -137,6 +144,7 @@ impl<'a> rt::JsonForm for ListPartitionReassignmentsResponse<'a> {
 
 impl<'a> rt::IntoOwned for ListPartitionReassignmentsResponse<'a> {
     type Owned = ListPartitionReassignmentsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ListPartitionReassignmentsResponse<'static> {
         ListPartitionReassignmentsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -151,6 +159,7 @@ impl<'a> rt::IntoOwned for ListPartitionReassignmentsResponse<'a> {
 impl ListPartitionReassignmentsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ListPartitionReassignmentsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -183,6 +192,7 @@ pub struct OngoingPartitionReassignment<'a> {
 }
 
 impl<'a> rt::Decode<'a> for OngoingPartitionReassignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -205,6 +215,7 @@ impl<'a> rt::Decode<'a> for OngoingPartitionReassignment<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -219,6 +230,7 @@ impl<'a> rt::Decode<'a> for OngoingPartitionReassignment<'a> {
 }
 
 impl<'a> rt::Encode for OngoingPartitionReassignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -233,6 +245,7 @@ impl<'a> rt::Encode for OngoingPartitionReassignment<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + rt::scalar_array_len(&self.replicas, true)
             + rt::scalar_array_len(&self.adding_replicas, true)
@@ -243,6 +256,7 @@ impl<'a> rt::Encode for OngoingPartitionReassignment<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OngoingPartitionReassignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -252,6 +266,7 @@ impl<'a> rt::JsonForm for OngoingPartitionReassignment<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -268,6 +283,7 @@ impl<'a> rt::JsonForm for OngoingPartitionReassignment<'a> {
 
 impl<'a> rt::IntoOwned for OngoingPartitionReassignment<'a> {
     type Owned = OngoingPartitionReassignment<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OngoingPartitionReassignment<'static> {
         OngoingPartitionReassignment {
             partition_index: self.partition_index,
@@ -282,6 +298,7 @@ impl<'a> rt::IntoOwned for OngoingPartitionReassignment<'a> {
 impl OngoingPartitionReassignment<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OngoingPartitionReassignment<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -307,6 +324,7 @@ pub struct OngoingTopicReassignment<'a> {
 
 impl<'a> rt::Decode<'a> for OngoingTopicReassignment<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -323,6 +341,7 @@ impl<'a> rt::Decode<'a> for OngoingTopicReassignment<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -336,6 +355,7 @@ impl<'a> rt::Decode<'a> for OngoingTopicReassignment<'a> {
 }
 
 impl<'a> rt::Encode for OngoingTopicReassignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -347,6 +367,7 @@ impl<'a> rt::Encode for OngoingTopicReassignment<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, true)
             + rt::struct_array_len(&self.partitions, true, version)
@@ -356,6 +377,7 @@ impl<'a> rt::Encode for OngoingTopicReassignment<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OngoingTopicReassignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -363,6 +385,7 @@ impl<'a> rt::JsonForm for OngoingTopicReassignment<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -377,6 +400,7 @@ impl<'a> rt::JsonForm for OngoingTopicReassignment<'a> {
 
 impl<'a> rt::IntoOwned for OngoingTopicReassignment<'a> {
     type Owned = OngoingTopicReassignment<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OngoingTopicReassignment<'static> {
         OngoingTopicReassignment {
             name: rt::IntoOwned::into_owned(self.name),
@@ -389,6 +413,7 @@ impl<'a> rt::IntoOwned for OngoingTopicReassignment<'a> {
 impl OngoingTopicReassignment<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OngoingTopicReassignment<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -31,6 +31,7 @@ pub struct ListTransactionsRequest<'a> {
 }
 
 impl Default for ListTransactionsRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             state_filters: Vec::new(),
@@ -54,6 +55,7 @@ impl ListTransactionsRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ListTransactionsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -84,6 +86,7 @@ impl<'a> rt::Decode<'a> for ListTransactionsRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -102,6 +105,7 @@ impl<'a> rt::Decode<'a> for ListTransactionsRequest<'a> {
 }
 
 impl<'a> rt::Encode for ListTransactionsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -138,6 +142,7 @@ impl<'a> rt::Encode for ListTransactionsRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::array_len(&self.state_filters, true, |v| rt::string_len(v, true))
             + rt::scalar_array_len(&self.producer_id_filters, true)
@@ -152,6 +157,7 @@ impl<'a> rt::Encode for ListTransactionsRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListTransactionsRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("stateFilters", &self.state_filters, version);
@@ -170,6 +176,7 @@ impl<'a> rt::JsonForm for ListTransactionsRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -194,6 +201,7 @@ impl<'a> rt::JsonForm for ListTransactionsRequest<'a> {
 
 impl<'a> rt::IntoOwned for ListTransactionsRequest<'a> {
     type Owned = ListTransactionsRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ListTransactionsRequest<'static> {
         ListTransactionsRequest {
             state_filters: rt::IntoOwned::into_owned(self.state_filters),
@@ -210,6 +218,7 @@ impl<'a> rt::IntoOwned for ListTransactionsRequest<'a> {
 impl ListTransactionsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ListTransactionsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -43,6 +43,7 @@ impl ListTransactionsResponse<'_> {
 
 impl<'a> rt::Decode<'a> for ListTransactionsResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -65,6 +66,7 @@ impl<'a> rt::Decode<'a> for ListTransactionsResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -81,6 +83,7 @@ impl<'a> rt::Decode<'a> for ListTransactionsResponse<'a> {
 }
 
 impl<'a> rt::Encode for ListTransactionsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -100,6 +103,7 @@ impl<'a> rt::Encode for ListTransactionsResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2
             + rt::array_len(
@@ -113,6 +117,7 @@ impl<'a> rt::Encode for ListTransactionsResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListTransactionsResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -122,6 +127,7 @@ impl<'a> rt::JsonForm for ListTransactionsResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -138,6 +144,7 @@ impl<'a> rt::JsonForm for ListTransactionsResponse<'a> {
 
 impl<'a> rt::IntoOwned for ListTransactionsResponse<'a> {
     type Owned = ListTransactionsResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ListTransactionsResponse<'static> {
         ListTransactionsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -152,6 +159,7 @@ impl<'a> rt::IntoOwned for ListTransactionsResponse<'a> {
 impl ListTransactionsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ListTransactionsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -180,6 +188,7 @@ pub struct TransactionState<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TransactionState<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -196,6 +205,7 @@ impl<'a> rt::Decode<'a> for TransactionState<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -209,6 +219,7 @@ impl<'a> rt::Decode<'a> for TransactionState<'a> {
 }
 
 impl<'a> rt::Encode for TransactionState<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -221,6 +232,7 @@ impl<'a> rt::Encode for TransactionState<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.transactional_id, true) + 8
             + rt::string_len(&self.transaction_state, true)
@@ -230,6 +242,7 @@ impl<'a> rt::Encode for TransactionState<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TransactionState<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("transactionalId", &self.transactional_id, version);
@@ -238,6 +251,7 @@ impl<'a> rt::JsonForm for TransactionState<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -253,6 +267,7 @@ impl<'a> rt::JsonForm for TransactionState<'a> {
 
 impl<'a> rt::IntoOwned for TransactionState<'a> {
     type Owned = TransactionState<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TransactionState<'static> {
         TransactionState {
             transactional_id: rt::IntoOwned::into_owned(self.transactional_id),
@@ -266,6 +281,7 @@ impl<'a> rt::IntoOwned for TransactionState<'a> {
 impl TransactionState<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TransactionState<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -31,6 +31,7 @@ pub struct MetadataRequest<'a> {
 }
 
 impl Default for MetadataRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             topics: Some(rt::StructArray::new()),
@@ -54,6 +55,7 @@ impl MetadataRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for MetadataRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -91,6 +93,7 @@ impl<'a> rt::Decode<'a> for MetadataRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -114,6 +117,7 @@ impl<'a> rt::Decode<'a> for MetadataRequest<'a> {
 }
 
 impl<'a> rt::Encode for MetadataRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -165,6 +169,7 @@ impl<'a> rt::Encode for MetadataRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::nullable_struct_array_len(self.topics.as_ref(), version >= 9, version)
             + (if version >= 4 { 1 } else { 0 })
@@ -180,6 +185,7 @@ impl<'a> rt::Encode for MetadataRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for MetadataRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topics", &self.topics, version);
@@ -210,6 +216,7 @@ impl<'a> rt::JsonForm for MetadataRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -242,6 +249,7 @@ impl<'a> rt::JsonForm for MetadataRequest<'a> {
 
 impl<'a> rt::IntoOwned for MetadataRequest<'a> {
     type Owned = MetadataRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> MetadataRequest<'static> {
         MetadataRequest {
             topics: rt::IntoOwned::into_owned(self.topics),
@@ -258,6 +266,7 @@ impl<'a> rt::IntoOwned for MetadataRequest<'a> {
 impl MetadataRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> MetadataRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -282,6 +291,7 @@ pub struct MetadataRequestTopic<'a> {
 }
 
 impl Default for MetadataRequestTopic<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             topic_id: rt::Uuid::ZERO,
@@ -292,6 +302,7 @@ impl Default for MetadataRequestTopic<'_> {
 }
 
 impl<'a> rt::Decode<'a> for MetadataRequestTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -317,6 +328,7 @@ impl<'a> rt::Decode<'a> for MetadataRequestTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -338,6 +350,7 @@ impl<'a> rt::Decode<'a> for MetadataRequestTopic<'a> {
 }
 
 impl<'a> rt::Encode for MetadataRequestTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -360,6 +373,7 @@ impl<'a> rt::Encode for MetadataRequestTopic<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version >= 10 { 16 } else { 0 })
             + rt::nullable_string_len(self.name.as_deref(), version >= 9)
@@ -373,6 +387,7 @@ impl<'a> rt::Encode for MetadataRequestTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for MetadataRequestTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 10 {
@@ -382,6 +397,7 @@ impl<'a> rt::JsonForm for MetadataRequestTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -404,6 +420,7 @@ impl<'a> rt::JsonForm for MetadataRequestTopic<'a> {
 
 impl<'a> rt::IntoOwned for MetadataRequestTopic<'a> {
     type Owned = MetadataRequestTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> MetadataRequestTopic<'static> {
         MetadataRequestTopic {
             topic_id: self.topic_id,
@@ -416,6 +433,7 @@ impl<'a> rt::IntoOwned for MetadataRequestTopic<'a> {
 impl MetadataRequestTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> MetadataRequestTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

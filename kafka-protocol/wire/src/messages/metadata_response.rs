@@ -43,6 +43,7 @@ pub struct MetadataResponse<'a> {
 }
 
 impl Default for MetadataResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             throttle_time_ms: 0,
@@ -70,6 +71,7 @@ impl MetadataResponse<'_> {
 
 impl<'a> rt::Decode<'a> for MetadataResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -120,6 +122,7 @@ impl<'a> rt::Decode<'a> for MetadataResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -151,6 +154,7 @@ impl<'a> rt::Decode<'a> for MetadataResponse<'a> {
 }
 
 impl<'a> rt::Encode for MetadataResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -191,6 +195,7 @@ impl<'a> rt::Encode for MetadataResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version >= 3 { 4 } else { 0 })
             + rt::struct_array_len(&self.brokers, version >= 9, version)
@@ -212,6 +217,7 @@ impl<'a> rt::Encode for MetadataResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for MetadataResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 3 {
@@ -239,6 +245,7 @@ impl<'a> rt::JsonForm for MetadataResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -282,6 +289,7 @@ impl<'a> rt::JsonForm for MetadataResponse<'a> {
 
 impl<'a> rt::IntoOwned for MetadataResponse<'a> {
     type Owned = MetadataResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> MetadataResponse<'static> {
         MetadataResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -299,6 +307,7 @@ impl<'a> rt::IntoOwned for MetadataResponse<'a> {
 impl MetadataResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> MetadataResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -331,6 +340,7 @@ pub struct MetadataResponseBroker<'a> {
 }
 
 impl<'a> rt::Decode<'a> for MetadataResponseBroker<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -355,6 +365,7 @@ impl<'a> rt::Decode<'a> for MetadataResponseBroker<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -373,6 +384,7 @@ impl<'a> rt::Decode<'a> for MetadataResponseBroker<'a> {
 }
 
 impl<'a> rt::Encode for MetadataResponseBroker<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -392,6 +404,7 @@ impl<'a> rt::Encode for MetadataResponseBroker<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::string_len(&self.host, version >= 9) + 4
             + (if version >= 1 {
@@ -409,6 +422,7 @@ impl<'a> rt::Encode for MetadataResponseBroker<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for MetadataResponseBroker<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("nodeId", &self.node_id, version);
@@ -420,6 +434,7 @@ impl<'a> rt::JsonForm for MetadataResponseBroker<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -440,6 +455,7 @@ impl<'a> rt::JsonForm for MetadataResponseBroker<'a> {
 
 impl<'a> rt::IntoOwned for MetadataResponseBroker<'a> {
     type Owned = MetadataResponseBroker<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> MetadataResponseBroker<'static> {
         MetadataResponseBroker {
             node_id: self.node_id,
@@ -454,6 +470,7 @@ impl<'a> rt::IntoOwned for MetadataResponseBroker<'a> {
 impl MetadataResponseBroker<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> MetadataResponseBroker<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -498,6 +515,7 @@ pub struct MetadataResponsePartition<'a> {
 }
 
 impl Default for MetadataResponsePartition<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             error_code: 0,
@@ -513,6 +531,7 @@ impl Default for MetadataResponsePartition<'_> {
 }
 
 impl<'a> rt::Decode<'a> for MetadataResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -549,6 +568,7 @@ impl<'a> rt::Decode<'a> for MetadataResponsePartition<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -572,6 +592,7 @@ impl<'a> rt::Decode<'a> for MetadataResponsePartition<'a> {
 }
 
 impl<'a> rt::Encode for MetadataResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -597,6 +618,7 @@ impl<'a> rt::Encode for MetadataResponsePartition<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + 4 + 4 + (if version >= 7 { 4 } else { 0 })
             + rt::scalar_array_len(&self.replica_nodes, version >= 9)
@@ -616,6 +638,7 @@ impl<'a> rt::Encode for MetadataResponsePartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for MetadataResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -632,6 +655,7 @@ impl<'a> rt::JsonForm for MetadataResponsePartition<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -663,6 +687,7 @@ impl<'a> rt::JsonForm for MetadataResponsePartition<'a> {
 
 impl<'a> rt::IntoOwned for MetadataResponsePartition<'a> {
     type Owned = MetadataResponsePartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> MetadataResponsePartition<'static> {
         MetadataResponsePartition {
             error_code: self.error_code,
@@ -680,6 +705,7 @@ impl<'a> rt::IntoOwned for MetadataResponsePartition<'a> {
 impl MetadataResponsePartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> MetadataResponsePartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -720,6 +746,7 @@ pub struct MetadataResponseTopic<'a> {
 }
 
 impl Default for MetadataResponseTopic<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             error_code: 0,
@@ -735,6 +762,7 @@ impl Default for MetadataResponseTopic<'_> {
 
 impl<'a> rt::Decode<'a> for MetadataResponseTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -778,6 +806,7 @@ impl<'a> rt::Decode<'a> for MetadataResponseTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -808,6 +837,7 @@ impl<'a> rt::Decode<'a> for MetadataResponseTopic<'a> {
 }
 
 impl<'a> rt::Encode for MetadataResponseTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -845,6 +875,7 @@ impl<'a> rt::Encode for MetadataResponseTopic<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + rt::nullable_string_len(self.name.as_deref(), version >= 9)
             + (if version >= 10 { 16 } else { 0 }) + (if version >= 1 { 1 } else { 0 })
@@ -860,6 +891,7 @@ impl<'a> rt::Encode for MetadataResponseTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for MetadataResponseTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -882,6 +914,7 @@ impl<'a> rt::JsonForm for MetadataResponseTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -916,6 +949,7 @@ impl<'a> rt::JsonForm for MetadataResponseTopic<'a> {
 
 impl<'a> rt::IntoOwned for MetadataResponseTopic<'a> {
     type Owned = MetadataResponseTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> MetadataResponseTopic<'static> {
         MetadataResponseTopic {
             error_code: self.error_code,
@@ -932,6 +966,7 @@ impl<'a> rt::IntoOwned for MetadataResponseTopic<'a> {
 impl MetadataResponseTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> MetadataResponseTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

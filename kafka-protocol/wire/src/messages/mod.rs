@@ -1747,6 +1747,7 @@ impl ApiKey {
         ApiKey::UnregisterController,
     ];
     /// The API with this key.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn from_key(key: i16) -> Option<ApiKey> {
         Some(
             match key {
@@ -1938,6 +1939,7 @@ impl ApiKey {
     }
     /// The API whose name is `name`, ignoring case, with or without a
     /// `Request` or `Response` suffix.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn from_name(name: &str) -> Option<ApiKey> {
         let lower = name.to_ascii_lowercase();
         let bare = lower
@@ -1947,10 +1949,12 @@ impl ApiKey {
         ApiKey::ALL.into_iter().find(|api| api.name().eq_ignore_ascii_case(bare))
     }
     /// The key.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn key(self) -> i16 {
         self as i16
     }
     /// The name, without the Request or Response suffix.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn name(self) -> &'static str {
         match self {
             #[cfg(feature = "client-apis")]
@@ -2140,6 +2144,7 @@ impl ApiKey {
         }
     }
     /// The lowest valid version.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn lowest_version(self) -> i16 {
         match self {
             #[cfg(feature = "client-apis")]
@@ -2327,6 +2332,7 @@ impl ApiKey {
         }
     }
     /// The highest valid version, including one still unstable.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn highest_version(self) -> i16 {
         match self {
             #[cfg(feature = "client-apis")]
@@ -2515,6 +2521,7 @@ impl ApiKey {
     }
     /// Whether the highest version is unstable, and so not advertised
     /// by default.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn latest_version_unstable(self) -> bool {
         match self {
             #[cfg(feature = "client-apis")]
@@ -2702,6 +2709,7 @@ impl ApiKey {
         }
     }
     /// The highest version that is not unstable.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn highest_stable_version(self) -> i16 {
         if self.latest_version_unstable() {
             self.highest_version() - 1
@@ -2710,10 +2718,12 @@ impl ApiKey {
         }
     }
     /// True when `version` is valid for this API.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn supports_version(self, version: i16) -> bool {
         (self.lowest_version()..=self.highest_version()).contains(&version)
     }
     /// The first flexible version, if any.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn first_flexible_version(self) -> Option<i16> {
         match self {
             #[cfg(feature = "client-apis")]
@@ -2901,11 +2911,13 @@ impl ApiKey {
         }
     }
     /// True when `version` uses compact encodings and tagged fields.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn is_flexible(self, version: i16) -> bool {
         self.first_flexible_version().is_some_and(|first| version >= first)
     }
     /// The request header version for `version`: 2 when flexible,
     /// 1 otherwise.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn request_header_version(self, version: i16) -> i16 {
         if self.is_flexible(version) { 2 } else { 1 }
     }
@@ -2913,6 +2925,7 @@ impl ApiKey {
     /// 0 otherwise. ApiVersions responses always use version 0, so
     /// that a client can read them before it knows what the broker
     /// supports.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn response_header_version(self, version: i16) -> i16 {
         if self != ApiKey::ApiVersions && self.is_flexible(version) { 1 } else { 0 }
     }
@@ -3259,6 +3272,7 @@ pub enum RequestBody<'a> {
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> RequestBody<'a> {
     /// Decodes the request body of `api_key` at `version` from exactly `input`.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn decode(
         input: &'a [u8],
         api_key: ApiKey,
@@ -3617,6 +3631,7 @@ impl<'a> RequestBody<'a> {
         }
     }
     /// Checks that `input` is exactly one valid request body of `api_key` at `version`, building nothing: it fails exactly when [`Self::decode`] does, with the same error.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn validate(
         input: &'a [u8],
         api_key: ApiKey,
@@ -4170,6 +4185,7 @@ impl<'a> RequestBody<'a> {
         }
     }
     /// The message of this api, every field at its default.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn default_for(api_key: ApiKey) -> Self {
         match api_key {
             #[cfg(feature = "client-apis")]
@@ -4415,6 +4431,7 @@ impl<'a> RequestBody<'a> {
         }
     }
     /// The `api_key` of this request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn api_key(&self) -> ApiKey {
         match self {
             #[cfg(feature = "client-apis")]
@@ -4605,6 +4622,7 @@ impl<'a> RequestBody<'a> {
     }
     /// Encodes the message at `version` at the end of `buf`, after
     /// reserving its exact size.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn encode<B: rt::EncodeBuf + ?Sized>(
         &self,
         buf: &mut B,
@@ -4616,6 +4634,7 @@ impl<'a> RequestBody<'a> {
     }
     /// Encodes the message at `version` through `writer`, which the
     /// caller has made room in.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn encode_to_writer(
         &self,
         writer: &mut rt::Writer<'_>,
@@ -4897,6 +4916,7 @@ impl<'a> RequestBody<'a> {
         }
     }
     /// The exact encoded size at `version`.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn encoded_len(&self, version: i16) -> usize {
         match self {
             #[cfg(feature = "client-apis")]
@@ -5087,6 +5107,7 @@ impl<'a> RequestBody<'a> {
     }
     /// The JSON form at `version`.
     #[cfg(feature = "json")]
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn to_json(&self, version: i16) -> rt::json::Value {
         match self {
             #[cfg(feature = "client-apis")]
@@ -5277,6 +5298,7 @@ impl<'a> RequestBody<'a> {
     }
     /// Reads the JSON form of the message with this key at `version`.
     #[cfg(feature = "json")]
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn from_json(
         value: &rt::json::Value,
         api_key: ApiKey,
@@ -6483,6 +6505,7 @@ impl<'a> RequestBody<'a> {
     }
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> RequestBody<'static> {
         match self {
             #[cfg(feature = "client-apis")]
@@ -6748,6 +6771,7 @@ impl<'a> RequestBody<'a> {
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> rt::IntoOwned for RequestBody<'a> {
     type Owned = RequestBody<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> RequestBody<'static> {
         RequestBody::into_owned(self)
     }
@@ -6756,6 +6780,7 @@ impl<'a> rt::IntoOwned for RequestBody<'a> {
 #[cfg(feature = "client-apis")]
 impl<'a> From<produce_request::ProduceRequest<'a>> for RequestBody<'a> {
     /// Wraps a ProduceRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: produce_request::ProduceRequest<'a>) -> Self {
         Self::Produce(message)
     }
@@ -6765,6 +6790,7 @@ impl<'a> From<produce_request::ProduceRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for produce_request::ProduceRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ProduceRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::Produce(message) => Ok(message),
@@ -6776,6 +6802,7 @@ impl<'a> TryFrom<RequestBody<'a>> for produce_request::ProduceRequest<'a> {
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<fetch_request::FetchRequest<'a>> for RequestBody<'a> {
     /// Wraps a FetchRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: fetch_request::FetchRequest<'a>) -> Self {
         Self::Fetch(message)
     }
@@ -6785,6 +6812,7 @@ impl<'a> From<fetch_request::FetchRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for fetch_request::FetchRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the FetchRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::Fetch(message) => Ok(message),
@@ -6796,6 +6824,7 @@ impl<'a> TryFrom<RequestBody<'a>> for fetch_request::FetchRequest<'a> {
 #[cfg(feature = "client-apis")]
 impl<'a> From<list_offsets_request::ListOffsetsRequest<'a>> for RequestBody<'a> {
     /// Wraps a ListOffsetsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: list_offsets_request::ListOffsetsRequest<'a>) -> Self {
         Self::ListOffsets(message)
     }
@@ -6805,6 +6834,7 @@ impl<'a> From<list_offsets_request::ListOffsetsRequest<'a>> for RequestBody<'a> 
 impl<'a> TryFrom<RequestBody<'a>> for list_offsets_request::ListOffsetsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ListOffsetsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ListOffsets(message) => Ok(message),
@@ -6816,6 +6846,7 @@ impl<'a> TryFrom<RequestBody<'a>> for list_offsets_request::ListOffsetsRequest<'
 #[cfg(feature = "client-apis")]
 impl<'a> From<metadata_request::MetadataRequest<'a>> for RequestBody<'a> {
     /// Wraps a MetadataRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: metadata_request::MetadataRequest<'a>) -> Self {
         Self::Metadata(message)
     }
@@ -6825,6 +6856,7 @@ impl<'a> From<metadata_request::MetadataRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for metadata_request::MetadataRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the MetadataRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::Metadata(message) => Ok(message),
@@ -6836,6 +6868,7 @@ impl<'a> TryFrom<RequestBody<'a>> for metadata_request::MetadataRequest<'a> {
 #[cfg(feature = "client-apis")]
 impl<'a> From<offset_commit_request::OffsetCommitRequest<'a>> for RequestBody<'a> {
     /// Wraps a OffsetCommitRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: offset_commit_request::OffsetCommitRequest<'a>) -> Self {
         Self::OffsetCommit(message)
     }
@@ -6845,6 +6878,7 @@ impl<'a> From<offset_commit_request::OffsetCommitRequest<'a>> for RequestBody<'a
 impl<'a> TryFrom<RequestBody<'a>> for offset_commit_request::OffsetCommitRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the OffsetCommitRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::OffsetCommit(message) => Ok(message),
@@ -6856,6 +6890,7 @@ impl<'a> TryFrom<RequestBody<'a>> for offset_commit_request::OffsetCommitRequest
 #[cfg(feature = "client-apis")]
 impl<'a> From<offset_fetch_request::OffsetFetchRequest<'a>> for RequestBody<'a> {
     /// Wraps a OffsetFetchRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: offset_fetch_request::OffsetFetchRequest<'a>) -> Self {
         Self::OffsetFetch(message)
     }
@@ -6865,6 +6900,7 @@ impl<'a> From<offset_fetch_request::OffsetFetchRequest<'a>> for RequestBody<'a> 
 impl<'a> TryFrom<RequestBody<'a>> for offset_fetch_request::OffsetFetchRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the OffsetFetchRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::OffsetFetch(message) => Ok(message),
@@ -6876,6 +6912,7 @@ impl<'a> TryFrom<RequestBody<'a>> for offset_fetch_request::OffsetFetchRequest<'
 #[cfg(feature = "client-apis")]
 impl<'a> From<find_coordinator_request::FindCoordinatorRequest<'a>> for RequestBody<'a> {
     /// Wraps a FindCoordinatorRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: find_coordinator_request::FindCoordinatorRequest<'a>) -> Self {
         Self::FindCoordinator(message)
     }
@@ -6886,6 +6923,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for find_coordinator_request::FindCoordinatorRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the FindCoordinatorRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::FindCoordinator(message) => Ok(message),
@@ -6897,6 +6935,7 @@ for find_coordinator_request::FindCoordinatorRequest<'a> {
 #[cfg(feature = "client-apis")]
 impl<'a> From<join_group_request::JoinGroupRequest<'a>> for RequestBody<'a> {
     /// Wraps a JoinGroupRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: join_group_request::JoinGroupRequest<'a>) -> Self {
         Self::JoinGroup(message)
     }
@@ -6906,6 +6945,7 @@ impl<'a> From<join_group_request::JoinGroupRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for join_group_request::JoinGroupRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the JoinGroupRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::JoinGroup(message) => Ok(message),
@@ -6917,6 +6957,7 @@ impl<'a> TryFrom<RequestBody<'a>> for join_group_request::JoinGroupRequest<'a> {
 #[cfg(feature = "client-apis")]
 impl<'a> From<heartbeat_request::HeartbeatRequest<'a>> for RequestBody<'a> {
     /// Wraps a HeartbeatRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: heartbeat_request::HeartbeatRequest<'a>) -> Self {
         Self::Heartbeat(message)
     }
@@ -6926,6 +6967,7 @@ impl<'a> From<heartbeat_request::HeartbeatRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for heartbeat_request::HeartbeatRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the HeartbeatRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::Heartbeat(message) => Ok(message),
@@ -6937,6 +6979,7 @@ impl<'a> TryFrom<RequestBody<'a>> for heartbeat_request::HeartbeatRequest<'a> {
 #[cfg(feature = "client-apis")]
 impl<'a> From<leave_group_request::LeaveGroupRequest<'a>> for RequestBody<'a> {
     /// Wraps a LeaveGroupRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: leave_group_request::LeaveGroupRequest<'a>) -> Self {
         Self::LeaveGroup(message)
     }
@@ -6946,6 +6989,7 @@ impl<'a> From<leave_group_request::LeaveGroupRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for leave_group_request::LeaveGroupRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the LeaveGroupRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::LeaveGroup(message) => Ok(message),
@@ -6957,6 +7001,7 @@ impl<'a> TryFrom<RequestBody<'a>> for leave_group_request::LeaveGroupRequest<'a>
 #[cfg(feature = "client-apis")]
 impl<'a> From<sync_group_request::SyncGroupRequest<'a>> for RequestBody<'a> {
     /// Wraps a SyncGroupRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: sync_group_request::SyncGroupRequest<'a>) -> Self {
         Self::SyncGroup(message)
     }
@@ -6966,6 +7011,7 @@ impl<'a> From<sync_group_request::SyncGroupRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for sync_group_request::SyncGroupRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the SyncGroupRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::SyncGroup(message) => Ok(message),
@@ -6977,6 +7023,7 @@ impl<'a> TryFrom<RequestBody<'a>> for sync_group_request::SyncGroupRequest<'a> {
 #[cfg(feature = "client-apis")]
 impl<'a> From<describe_groups_request::DescribeGroupsRequest<'a>> for RequestBody<'a> {
     /// Wraps a DescribeGroupsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: describe_groups_request::DescribeGroupsRequest<'a>) -> Self {
         Self::DescribeGroups(message)
     }
@@ -6987,6 +7034,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_groups_request::DescribeGroupsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeGroupsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeGroups(message) => Ok(message),
@@ -6998,6 +7046,7 @@ for describe_groups_request::DescribeGroupsRequest<'a> {
 #[cfg(feature = "client-apis")]
 impl<'a> From<list_groups_request::ListGroupsRequest<'a>> for RequestBody<'a> {
     /// Wraps a ListGroupsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: list_groups_request::ListGroupsRequest<'a>) -> Self {
         Self::ListGroups(message)
     }
@@ -7007,6 +7056,7 @@ impl<'a> From<list_groups_request::ListGroupsRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for list_groups_request::ListGroupsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ListGroupsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ListGroups(message) => Ok(message),
@@ -7018,6 +7068,7 @@ impl<'a> TryFrom<RequestBody<'a>> for list_groups_request::ListGroupsRequest<'a>
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<sasl_handshake_request::SaslHandshakeRequest<'a>> for RequestBody<'a> {
     /// Wraps a SaslHandshakeRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: sasl_handshake_request::SaslHandshakeRequest<'a>) -> Self {
         Self::SaslHandshake(message)
     }
@@ -7027,6 +7078,7 @@ impl<'a> From<sasl_handshake_request::SaslHandshakeRequest<'a>> for RequestBody<
 impl<'a> TryFrom<RequestBody<'a>> for sasl_handshake_request::SaslHandshakeRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the SaslHandshakeRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::SaslHandshake(message) => Ok(message),
@@ -7038,6 +7090,7 @@ impl<'a> TryFrom<RequestBody<'a>> for sasl_handshake_request::SaslHandshakeReque
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<api_versions_request::ApiVersionsRequest<'a>> for RequestBody<'a> {
     /// Wraps a ApiVersionsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: api_versions_request::ApiVersionsRequest<'a>) -> Self {
         Self::ApiVersions(message)
     }
@@ -7047,6 +7100,7 @@ impl<'a> From<api_versions_request::ApiVersionsRequest<'a>> for RequestBody<'a> 
 impl<'a> TryFrom<RequestBody<'a>> for api_versions_request::ApiVersionsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ApiVersionsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ApiVersions(message) => Ok(message),
@@ -7058,6 +7112,7 @@ impl<'a> TryFrom<RequestBody<'a>> for api_versions_request::ApiVersionsRequest<'
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<create_topics_request::CreateTopicsRequest<'a>> for RequestBody<'a> {
     /// Wraps a CreateTopicsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: create_topics_request::CreateTopicsRequest<'a>) -> Self {
         Self::CreateTopics(message)
     }
@@ -7067,6 +7122,7 @@ impl<'a> From<create_topics_request::CreateTopicsRequest<'a>> for RequestBody<'a
 impl<'a> TryFrom<RequestBody<'a>> for create_topics_request::CreateTopicsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the CreateTopicsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::CreateTopics(message) => Ok(message),
@@ -7078,6 +7134,7 @@ impl<'a> TryFrom<RequestBody<'a>> for create_topics_request::CreateTopicsRequest
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<delete_topics_request::DeleteTopicsRequest<'a>> for RequestBody<'a> {
     /// Wraps a DeleteTopicsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: delete_topics_request::DeleteTopicsRequest<'a>) -> Self {
         Self::DeleteTopics(message)
     }
@@ -7087,6 +7144,7 @@ impl<'a> From<delete_topics_request::DeleteTopicsRequest<'a>> for RequestBody<'a
 impl<'a> TryFrom<RequestBody<'a>> for delete_topics_request::DeleteTopicsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DeleteTopicsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DeleteTopics(message) => Ok(message),
@@ -7098,6 +7156,7 @@ impl<'a> TryFrom<RequestBody<'a>> for delete_topics_request::DeleteTopicsRequest
 #[cfg(feature = "client-apis")]
 impl<'a> From<delete_records_request::DeleteRecordsRequest<'a>> for RequestBody<'a> {
     /// Wraps a DeleteRecordsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: delete_records_request::DeleteRecordsRequest<'a>) -> Self {
         Self::DeleteRecords(message)
     }
@@ -7107,6 +7166,7 @@ impl<'a> From<delete_records_request::DeleteRecordsRequest<'a>> for RequestBody<
 impl<'a> TryFrom<RequestBody<'a>> for delete_records_request::DeleteRecordsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DeleteRecordsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DeleteRecords(message) => Ok(message),
@@ -7118,6 +7178,7 @@ impl<'a> TryFrom<RequestBody<'a>> for delete_records_request::DeleteRecordsReque
 #[cfg(feature = "client-apis")]
 impl<'a> From<init_producer_id_request::InitProducerIdRequest<'a>> for RequestBody<'a> {
     /// Wraps a InitProducerIdRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: init_producer_id_request::InitProducerIdRequest<'a>) -> Self {
         Self::InitProducerId(message)
     }
@@ -7128,6 +7189,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for init_producer_id_request::InitProducerIdRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the InitProducerIdRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::InitProducerId(message) => Ok(message),
@@ -7140,6 +7202,7 @@ for init_producer_id_request::InitProducerIdRequest<'a> {
 impl<'a> From<offset_for_leader_epoch_request::OffsetForLeaderEpochRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a OffsetForLeaderEpochRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: offset_for_leader_epoch_request::OffsetForLeaderEpochRequest<'a>,
     ) -> Self {
@@ -7152,6 +7215,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for offset_for_leader_epoch_request::OffsetForLeaderEpochRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the OffsetForLeaderEpochRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::OffsetForLeaderEpoch(message) => Ok(message),
@@ -7164,6 +7228,7 @@ for offset_for_leader_epoch_request::OffsetForLeaderEpochRequest<'a> {
 impl<'a> From<add_partitions_to_txn_request::AddPartitionsToTxnRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a AddPartitionsToTxnRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: add_partitions_to_txn_request::AddPartitionsToTxnRequest<'a>,
     ) -> Self {
@@ -7176,6 +7241,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for add_partitions_to_txn_request::AddPartitionsToTxnRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AddPartitionsToTxnRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AddPartitionsToTxn(message) => Ok(message),
@@ -7188,6 +7254,7 @@ for add_partitions_to_txn_request::AddPartitionsToTxnRequest<'a> {
 impl<'a> From<add_offsets_to_txn_request::AddOffsetsToTxnRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a AddOffsetsToTxnRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: add_offsets_to_txn_request::AddOffsetsToTxnRequest<'a>) -> Self {
         Self::AddOffsetsToTxn(message)
     }
@@ -7198,6 +7265,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for add_offsets_to_txn_request::AddOffsetsToTxnRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AddOffsetsToTxnRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AddOffsetsToTxn(message) => Ok(message),
@@ -7209,6 +7277,7 @@ for add_offsets_to_txn_request::AddOffsetsToTxnRequest<'a> {
 #[cfg(feature = "client-apis")]
 impl<'a> From<end_txn_request::EndTxnRequest<'a>> for RequestBody<'a> {
     /// Wraps a EndTxnRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: end_txn_request::EndTxnRequest<'a>) -> Self {
         Self::EndTxn(message)
     }
@@ -7218,6 +7287,7 @@ impl<'a> From<end_txn_request::EndTxnRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for end_txn_request::EndTxnRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the EndTxnRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::EndTxn(message) => Ok(message),
@@ -7230,6 +7300,7 @@ impl<'a> TryFrom<RequestBody<'a>> for end_txn_request::EndTxnRequest<'a> {
 impl<'a> From<write_txn_markers_request::WriteTxnMarkersRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a WriteTxnMarkersRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: write_txn_markers_request::WriteTxnMarkersRequest<'a>) -> Self {
         Self::WriteTxnMarkers(message)
     }
@@ -7240,6 +7311,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for write_txn_markers_request::WriteTxnMarkersRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the WriteTxnMarkersRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::WriteTxnMarkers(message) => Ok(message),
@@ -7252,6 +7324,7 @@ for write_txn_markers_request::WriteTxnMarkersRequest<'a> {
 impl<'a> From<txn_offset_commit_request::TxnOffsetCommitRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a TxnOffsetCommitRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: txn_offset_commit_request::TxnOffsetCommitRequest<'a>) -> Self {
         Self::TxnOffsetCommit(message)
     }
@@ -7262,6 +7335,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for txn_offset_commit_request::TxnOffsetCommitRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the TxnOffsetCommitRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::TxnOffsetCommit(message) => Ok(message),
@@ -7273,6 +7347,7 @@ for txn_offset_commit_request::TxnOffsetCommitRequest<'a> {
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<describe_acls_request::DescribeAclsRequest<'a>> for RequestBody<'a> {
     /// Wraps a DescribeAclsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: describe_acls_request::DescribeAclsRequest<'a>) -> Self {
         Self::DescribeAcls(message)
     }
@@ -7282,6 +7357,7 @@ impl<'a> From<describe_acls_request::DescribeAclsRequest<'a>> for RequestBody<'a
 impl<'a> TryFrom<RequestBody<'a>> for describe_acls_request::DescribeAclsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeAclsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeAcls(message) => Ok(message),
@@ -7293,6 +7369,7 @@ impl<'a> TryFrom<RequestBody<'a>> for describe_acls_request::DescribeAclsRequest
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<create_acls_request::CreateAclsRequest<'a>> for RequestBody<'a> {
     /// Wraps a CreateAclsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: create_acls_request::CreateAclsRequest<'a>) -> Self {
         Self::CreateAcls(message)
     }
@@ -7302,6 +7379,7 @@ impl<'a> From<create_acls_request::CreateAclsRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for create_acls_request::CreateAclsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the CreateAclsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::CreateAcls(message) => Ok(message),
@@ -7313,6 +7391,7 @@ impl<'a> TryFrom<RequestBody<'a>> for create_acls_request::CreateAclsRequest<'a>
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<delete_acls_request::DeleteAclsRequest<'a>> for RequestBody<'a> {
     /// Wraps a DeleteAclsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: delete_acls_request::DeleteAclsRequest<'a>) -> Self {
         Self::DeleteAcls(message)
     }
@@ -7322,6 +7401,7 @@ impl<'a> From<delete_acls_request::DeleteAclsRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for delete_acls_request::DeleteAclsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DeleteAclsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DeleteAcls(message) => Ok(message),
@@ -7333,6 +7413,7 @@ impl<'a> TryFrom<RequestBody<'a>> for delete_acls_request::DeleteAclsRequest<'a>
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<describe_configs_request::DescribeConfigsRequest<'a>> for RequestBody<'a> {
     /// Wraps a DescribeConfigsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: describe_configs_request::DescribeConfigsRequest<'a>) -> Self {
         Self::DescribeConfigs(message)
     }
@@ -7343,6 +7424,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_configs_request::DescribeConfigsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeConfigsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeConfigs(message) => Ok(message),
@@ -7354,6 +7436,7 @@ for describe_configs_request::DescribeConfigsRequest<'a> {
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<alter_configs_request::AlterConfigsRequest<'a>> for RequestBody<'a> {
     /// Wraps a AlterConfigsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: alter_configs_request::AlterConfigsRequest<'a>) -> Self {
         Self::AlterConfigs(message)
     }
@@ -7363,6 +7446,7 @@ impl<'a> From<alter_configs_request::AlterConfigsRequest<'a>> for RequestBody<'a
 impl<'a> TryFrom<RequestBody<'a>> for alter_configs_request::AlterConfigsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AlterConfigsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterConfigs(message) => Ok(message),
@@ -7375,6 +7459,7 @@ impl<'a> TryFrom<RequestBody<'a>> for alter_configs_request::AlterConfigsRequest
 impl<'a> From<alter_replica_log_dirs_request::AlterReplicaLogDirsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a AlterReplicaLogDirsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: alter_replica_log_dirs_request::AlterReplicaLogDirsRequest<'a>,
     ) -> Self {
@@ -7387,6 +7472,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for alter_replica_log_dirs_request::AlterReplicaLogDirsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AlterReplicaLogDirsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterReplicaLogDirs(message) => Ok(message),
@@ -7399,6 +7485,7 @@ for alter_replica_log_dirs_request::AlterReplicaLogDirsRequest<'a> {
 impl<'a> From<describe_log_dirs_request::DescribeLogDirsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a DescribeLogDirsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: describe_log_dirs_request::DescribeLogDirsRequest<'a>) -> Self {
         Self::DescribeLogDirs(message)
     }
@@ -7409,6 +7496,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_log_dirs_request::DescribeLogDirsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeLogDirsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeLogDirs(message) => Ok(message),
@@ -7421,6 +7509,7 @@ for describe_log_dirs_request::DescribeLogDirsRequest<'a> {
 impl<'a> From<sasl_authenticate_request::SaslAuthenticateRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a SaslAuthenticateRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: sasl_authenticate_request::SaslAuthenticateRequest<'a>) -> Self {
         Self::SaslAuthenticate(message)
     }
@@ -7431,6 +7520,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for sasl_authenticate_request::SaslAuthenticateRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the SaslAuthenticateRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::SaslAuthenticate(message) => Ok(message),
@@ -7443,6 +7533,7 @@ for sasl_authenticate_request::SaslAuthenticateRequest<'a> {
 impl<'a> From<create_partitions_request::CreatePartitionsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a CreatePartitionsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: create_partitions_request::CreatePartitionsRequest<'a>) -> Self {
         Self::CreatePartitions(message)
     }
@@ -7453,6 +7544,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for create_partitions_request::CreatePartitionsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the CreatePartitionsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::CreatePartitions(message) => Ok(message),
@@ -7465,6 +7557,7 @@ for create_partitions_request::CreatePartitionsRequest<'a> {
 impl<'a> From<create_delegation_token_request::CreateDelegationTokenRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a CreateDelegationTokenRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: create_delegation_token_request::CreateDelegationTokenRequest<'a>,
     ) -> Self {
@@ -7477,6 +7570,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for create_delegation_token_request::CreateDelegationTokenRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the CreateDelegationTokenRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::CreateDelegationToken(message) => Ok(message),
@@ -7489,6 +7583,7 @@ for create_delegation_token_request::CreateDelegationTokenRequest<'a> {
 impl<'a> From<renew_delegation_token_request::RenewDelegationTokenRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a RenewDelegationTokenRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: renew_delegation_token_request::RenewDelegationTokenRequest<'a>,
     ) -> Self {
@@ -7501,6 +7596,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for renew_delegation_token_request::RenewDelegationTokenRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the RenewDelegationTokenRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::RenewDelegationToken(message) => Ok(message),
@@ -7513,6 +7609,7 @@ for renew_delegation_token_request::RenewDelegationTokenRequest<'a> {
 impl<'a> From<expire_delegation_token_request::ExpireDelegationTokenRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ExpireDelegationTokenRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: expire_delegation_token_request::ExpireDelegationTokenRequest<'a>,
     ) -> Self {
@@ -7525,6 +7622,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for expire_delegation_token_request::ExpireDelegationTokenRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ExpireDelegationTokenRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ExpireDelegationToken(message) => Ok(message),
@@ -7537,6 +7635,7 @@ for expire_delegation_token_request::ExpireDelegationTokenRequest<'a> {
 impl<'a> From<describe_delegation_token_request::DescribeDelegationTokenRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a DescribeDelegationTokenRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: describe_delegation_token_request::DescribeDelegationTokenRequest<'a>,
     ) -> Self {
@@ -7549,6 +7648,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_delegation_token_request::DescribeDelegationTokenRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeDelegationTokenRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeDelegationToken(message) => Ok(message),
@@ -7560,6 +7660,7 @@ for describe_delegation_token_request::DescribeDelegationTokenRequest<'a> {
 #[cfg(feature = "client-apis")]
 impl<'a> From<delete_groups_request::DeleteGroupsRequest<'a>> for RequestBody<'a> {
     /// Wraps a DeleteGroupsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: delete_groups_request::DeleteGroupsRequest<'a>) -> Self {
         Self::DeleteGroups(message)
     }
@@ -7569,6 +7670,7 @@ impl<'a> From<delete_groups_request::DeleteGroupsRequest<'a>> for RequestBody<'a
 impl<'a> TryFrom<RequestBody<'a>> for delete_groups_request::DeleteGroupsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DeleteGroupsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DeleteGroups(message) => Ok(message),
@@ -7580,6 +7682,7 @@ impl<'a> TryFrom<RequestBody<'a>> for delete_groups_request::DeleteGroupsRequest
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<elect_leaders_request::ElectLeadersRequest<'a>> for RequestBody<'a> {
     /// Wraps a ElectLeadersRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: elect_leaders_request::ElectLeadersRequest<'a>) -> Self {
         Self::ElectLeaders(message)
     }
@@ -7589,6 +7692,7 @@ impl<'a> From<elect_leaders_request::ElectLeadersRequest<'a>> for RequestBody<'a
 impl<'a> TryFrom<RequestBody<'a>> for elect_leaders_request::ElectLeadersRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ElectLeadersRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ElectLeaders(message) => Ok(message),
@@ -7601,6 +7705,7 @@ impl<'a> TryFrom<RequestBody<'a>> for elect_leaders_request::ElectLeadersRequest
 impl<'a> From<incremental_alter_configs_request::IncrementalAlterConfigsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a IncrementalAlterConfigsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: incremental_alter_configs_request::IncrementalAlterConfigsRequest<'a>,
     ) -> Self {
@@ -7613,6 +7718,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for incremental_alter_configs_request::IncrementalAlterConfigsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the IncrementalAlterConfigsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::IncrementalAlterConfigs(message) => Ok(message),
@@ -7627,6 +7733,7 @@ impl<
 > From<alter_partition_reassignments_request::AlterPartitionReassignmentsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a AlterPartitionReassignmentsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: alter_partition_reassignments_request::AlterPartitionReassignmentsRequest<
             'a,
@@ -7641,6 +7748,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for alter_partition_reassignments_request::AlterPartitionReassignmentsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AlterPartitionReassignmentsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterPartitionReassignments(message) => Ok(message),
@@ -7655,6 +7763,7 @@ impl<
 > From<list_partition_reassignments_request::ListPartitionReassignmentsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ListPartitionReassignmentsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: list_partition_reassignments_request::ListPartitionReassignmentsRequest<
             'a,
@@ -7669,6 +7778,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for list_partition_reassignments_request::ListPartitionReassignmentsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ListPartitionReassignmentsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ListPartitionReassignments(message) => Ok(message),
@@ -7680,6 +7790,7 @@ for list_partition_reassignments_request::ListPartitionReassignmentsRequest<'a> 
 #[cfg(feature = "client-apis")]
 impl<'a> From<offset_delete_request::OffsetDeleteRequest<'a>> for RequestBody<'a> {
     /// Wraps a OffsetDeleteRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: offset_delete_request::OffsetDeleteRequest<'a>) -> Self {
         Self::OffsetDelete(message)
     }
@@ -7689,6 +7800,7 @@ impl<'a> From<offset_delete_request::OffsetDeleteRequest<'a>> for RequestBody<'a
 impl<'a> TryFrom<RequestBody<'a>> for offset_delete_request::OffsetDeleteRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the OffsetDeleteRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::OffsetDelete(message) => Ok(message),
@@ -7701,6 +7813,7 @@ impl<'a> TryFrom<RequestBody<'a>> for offset_delete_request::OffsetDeleteRequest
 impl<'a> From<describe_client_quotas_request::DescribeClientQuotasRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a DescribeClientQuotasRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: describe_client_quotas_request::DescribeClientQuotasRequest<'a>,
     ) -> Self {
@@ -7713,6 +7826,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_client_quotas_request::DescribeClientQuotasRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeClientQuotasRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeClientQuotas(message) => Ok(message),
@@ -7725,6 +7839,7 @@ for describe_client_quotas_request::DescribeClientQuotasRequest<'a> {
 impl<'a> From<alter_client_quotas_request::AlterClientQuotasRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a AlterClientQuotasRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: alter_client_quotas_request::AlterClientQuotasRequest<'a>) -> Self {
         Self::AlterClientQuotas(message)
     }
@@ -7735,6 +7850,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for alter_client_quotas_request::AlterClientQuotasRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AlterClientQuotasRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterClientQuotas(message) => Ok(message),
@@ -7749,6 +7865,7 @@ impl<
 > From<describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a DescribeUserScramCredentialsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest<
             'a,
@@ -7763,6 +7880,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeUserScramCredentialsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeUserScramCredentials(message) => Ok(message),
@@ -7775,6 +7893,7 @@ for describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest
 impl<'a> From<alter_user_scram_credentials_request::AlterUserScramCredentialsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a AlterUserScramCredentialsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: alter_user_scram_credentials_request::AlterUserScramCredentialsRequest<
             'a,
@@ -7789,6 +7908,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for alter_user_scram_credentials_request::AlterUserScramCredentialsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AlterUserScramCredentialsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterUserScramCredentials(message) => Ok(message),
@@ -7800,6 +7920,7 @@ for alter_user_scram_credentials_request::AlterUserScramCredentialsRequest<'a> {
 #[cfg(feature = "controller-apis")]
 impl<'a> From<vote_request::VoteRequest<'a>> for RequestBody<'a> {
     /// Wraps a VoteRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: vote_request::VoteRequest<'a>) -> Self {
         Self::Vote(message)
     }
@@ -7809,6 +7930,7 @@ impl<'a> From<vote_request::VoteRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for vote_request::VoteRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the VoteRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::Vote(message) => Ok(message),
@@ -7821,6 +7943,7 @@ impl<'a> TryFrom<RequestBody<'a>> for vote_request::VoteRequest<'a> {
 impl<'a> From<begin_quorum_epoch_request::BeginQuorumEpochRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a BeginQuorumEpochRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: begin_quorum_epoch_request::BeginQuorumEpochRequest<'a>) -> Self {
         Self::BeginQuorumEpoch(message)
     }
@@ -7831,6 +7954,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for begin_quorum_epoch_request::BeginQuorumEpochRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the BeginQuorumEpochRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::BeginQuorumEpoch(message) => Ok(message),
@@ -7842,6 +7966,7 @@ for begin_quorum_epoch_request::BeginQuorumEpochRequest<'a> {
 #[cfg(feature = "controller-apis")]
 impl<'a> From<end_quorum_epoch_request::EndQuorumEpochRequest<'a>> for RequestBody<'a> {
     /// Wraps a EndQuorumEpochRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: end_quorum_epoch_request::EndQuorumEpochRequest<'a>) -> Self {
         Self::EndQuorumEpoch(message)
     }
@@ -7852,6 +7977,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for end_quorum_epoch_request::EndQuorumEpochRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the EndQuorumEpochRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::EndQuorumEpoch(message) => Ok(message),
@@ -7863,6 +7989,7 @@ for end_quorum_epoch_request::EndQuorumEpochRequest<'a> {
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<describe_quorum_request::DescribeQuorumRequest<'a>> for RequestBody<'a> {
     /// Wraps a DescribeQuorumRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: describe_quorum_request::DescribeQuorumRequest<'a>) -> Self {
         Self::DescribeQuorum(message)
     }
@@ -7873,6 +8000,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_quorum_request::DescribeQuorumRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeQuorumRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeQuorum(message) => Ok(message),
@@ -7884,6 +8012,7 @@ for describe_quorum_request::DescribeQuorumRequest<'a> {
 #[cfg(feature = "controller-apis")]
 impl<'a> From<alter_partition_request::AlterPartitionRequest<'a>> for RequestBody<'a> {
     /// Wraps a AlterPartitionRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: alter_partition_request::AlterPartitionRequest<'a>) -> Self {
         Self::AlterPartition(message)
     }
@@ -7894,6 +8023,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for alter_partition_request::AlterPartitionRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AlterPartitionRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterPartition(message) => Ok(message),
@@ -7905,6 +8035,7 @@ for alter_partition_request::AlterPartitionRequest<'a> {
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<update_features_request::UpdateFeaturesRequest<'a>> for RequestBody<'a> {
     /// Wraps a UpdateFeaturesRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: update_features_request::UpdateFeaturesRequest<'a>) -> Self {
         Self::UpdateFeatures(message)
     }
@@ -7915,6 +8046,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for update_features_request::UpdateFeaturesRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the UpdateFeaturesRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::UpdateFeatures(message) => Ok(message),
@@ -7926,6 +8058,7 @@ for update_features_request::UpdateFeaturesRequest<'a> {
 #[cfg(feature = "controller-apis")]
 impl<'a> From<envelope_request::EnvelopeRequest<'a>> for RequestBody<'a> {
     /// Wraps a EnvelopeRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: envelope_request::EnvelopeRequest<'a>) -> Self {
         Self::Envelope(message)
     }
@@ -7935,6 +8068,7 @@ impl<'a> From<envelope_request::EnvelopeRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for envelope_request::EnvelopeRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the EnvelopeRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::Envelope(message) => Ok(message),
@@ -7946,6 +8080,7 @@ impl<'a> TryFrom<RequestBody<'a>> for envelope_request::EnvelopeRequest<'a> {
 #[cfg(feature = "controller-apis")]
 impl<'a> From<fetch_snapshot_request::FetchSnapshotRequest<'a>> for RequestBody<'a> {
     /// Wraps a FetchSnapshotRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: fetch_snapshot_request::FetchSnapshotRequest<'a>) -> Self {
         Self::FetchSnapshot(message)
     }
@@ -7955,6 +8090,7 @@ impl<'a> From<fetch_snapshot_request::FetchSnapshotRequest<'a>> for RequestBody<
 impl<'a> TryFrom<RequestBody<'a>> for fetch_snapshot_request::FetchSnapshotRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the FetchSnapshotRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::FetchSnapshot(message) => Ok(message),
@@ -7966,6 +8102,7 @@ impl<'a> TryFrom<RequestBody<'a>> for fetch_snapshot_request::FetchSnapshotReque
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<describe_cluster_request::DescribeClusterRequest<'a>> for RequestBody<'a> {
     /// Wraps a DescribeClusterRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: describe_cluster_request::DescribeClusterRequest<'a>) -> Self {
         Self::DescribeCluster(message)
     }
@@ -7976,6 +8113,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_cluster_request::DescribeClusterRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeClusterRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeCluster(message) => Ok(message),
@@ -7988,6 +8126,7 @@ for describe_cluster_request::DescribeClusterRequest<'a> {
 impl<'a> From<describe_producers_request::DescribeProducersRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a DescribeProducersRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: describe_producers_request::DescribeProducersRequest<'a>) -> Self {
         Self::DescribeProducers(message)
     }
@@ -7998,6 +8137,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_producers_request::DescribeProducersRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeProducersRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeProducers(message) => Ok(message),
@@ -8010,6 +8150,7 @@ for describe_producers_request::DescribeProducersRequest<'a> {
 impl<'a> From<broker_registration_request::BrokerRegistrationRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a BrokerRegistrationRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: broker_registration_request::BrokerRegistrationRequest<'a>,
     ) -> Self {
@@ -8022,6 +8163,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for broker_registration_request::BrokerRegistrationRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the BrokerRegistrationRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::BrokerRegistration(message) => Ok(message),
@@ -8033,6 +8175,7 @@ for broker_registration_request::BrokerRegistrationRequest<'a> {
 #[cfg(feature = "controller-apis")]
 impl<'a> From<broker_heartbeat_request::BrokerHeartbeatRequest<'a>> for RequestBody<'a> {
     /// Wraps a BrokerHeartbeatRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: broker_heartbeat_request::BrokerHeartbeatRequest<'a>) -> Self {
         Self::BrokerHeartbeat(message)
     }
@@ -8043,6 +8186,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for broker_heartbeat_request::BrokerHeartbeatRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the BrokerHeartbeatRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::BrokerHeartbeat(message) => Ok(message),
@@ -8055,6 +8199,7 @@ for broker_heartbeat_request::BrokerHeartbeatRequest<'a> {
 impl<'a> From<unregister_broker_request::UnregisterBrokerRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a UnregisterBrokerRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: unregister_broker_request::UnregisterBrokerRequest<'a>) -> Self {
         Self::UnregisterBroker(message)
     }
@@ -8065,6 +8210,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for unregister_broker_request::UnregisterBrokerRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the UnregisterBrokerRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::UnregisterBroker(message) => Ok(message),
@@ -8077,6 +8223,7 @@ for unregister_broker_request::UnregisterBrokerRequest<'a> {
 impl<'a> From<describe_transactions_request::DescribeTransactionsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a DescribeTransactionsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: describe_transactions_request::DescribeTransactionsRequest<'a>,
     ) -> Self {
@@ -8089,6 +8236,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_transactions_request::DescribeTransactionsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeTransactionsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeTransactions(message) => Ok(message),
@@ -8101,6 +8249,7 @@ for describe_transactions_request::DescribeTransactionsRequest<'a> {
 impl<'a> From<list_transactions_request::ListTransactionsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ListTransactionsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: list_transactions_request::ListTransactionsRequest<'a>) -> Self {
         Self::ListTransactions(message)
     }
@@ -8111,6 +8260,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for list_transactions_request::ListTransactionsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ListTransactionsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ListTransactions(message) => Ok(message),
@@ -8123,6 +8273,7 @@ for list_transactions_request::ListTransactionsRequest<'a> {
 impl<'a> From<allocate_producer_ids_request::AllocateProducerIdsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a AllocateProducerIdsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: allocate_producer_ids_request::AllocateProducerIdsRequest<'a>,
     ) -> Self {
@@ -8135,6 +8286,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for allocate_producer_ids_request::AllocateProducerIdsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AllocateProducerIdsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AllocateProducerIds(message) => Ok(message),
@@ -8147,6 +8299,7 @@ for allocate_producer_ids_request::AllocateProducerIdsRequest<'a> {
 impl<'a> From<consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ConsumerGroupHeartbeatRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest<'a>,
     ) -> Self {
@@ -8159,6 +8312,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ConsumerGroupHeartbeatRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ConsumerGroupHeartbeat(message) => Ok(message),
@@ -8171,6 +8325,7 @@ for consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest<'a> {
 impl<'a> From<consumer_group_describe_request::ConsumerGroupDescribeRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ConsumerGroupDescribeRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: consumer_group_describe_request::ConsumerGroupDescribeRequest<'a>,
     ) -> Self {
@@ -8183,6 +8338,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for consumer_group_describe_request::ConsumerGroupDescribeRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ConsumerGroupDescribeRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ConsumerGroupDescribe(message) => Ok(message),
@@ -8195,6 +8351,7 @@ for consumer_group_describe_request::ConsumerGroupDescribeRequest<'a> {
 impl<'a> From<controller_registration_request::ControllerRegistrationRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ControllerRegistrationRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: controller_registration_request::ControllerRegistrationRequest<'a>,
     ) -> Self {
@@ -8207,6 +8364,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for controller_registration_request::ControllerRegistrationRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ControllerRegistrationRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ControllerRegistration(message) => Ok(message),
@@ -8219,6 +8377,7 @@ for controller_registration_request::ControllerRegistrationRequest<'a> {
 impl<'a> From<get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a GetTelemetrySubscriptionsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest<
             'a,
@@ -8233,6 +8392,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the GetTelemetrySubscriptionsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::GetTelemetrySubscriptions(message) => Ok(message),
@@ -8244,6 +8404,7 @@ for get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest<'a> {
 #[cfg(feature = "client-apis")]
 impl<'a> From<push_telemetry_request::PushTelemetryRequest<'a>> for RequestBody<'a> {
     /// Wraps a PushTelemetryRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: push_telemetry_request::PushTelemetryRequest<'a>) -> Self {
         Self::PushTelemetry(message)
     }
@@ -8253,6 +8414,7 @@ impl<'a> From<push_telemetry_request::PushTelemetryRequest<'a>> for RequestBody<
 impl<'a> TryFrom<RequestBody<'a>> for push_telemetry_request::PushTelemetryRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the PushTelemetryRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::PushTelemetry(message) => Ok(message),
@@ -8265,6 +8427,7 @@ impl<'a> TryFrom<RequestBody<'a>> for push_telemetry_request::PushTelemetryReque
 impl<'a> From<assign_replicas_to_dirs_request::AssignReplicasToDirsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a AssignReplicasToDirsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: assign_replicas_to_dirs_request::AssignReplicasToDirsRequest<'a>,
     ) -> Self {
@@ -8277,6 +8440,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for assign_replicas_to_dirs_request::AssignReplicasToDirsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AssignReplicasToDirsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AssignReplicasToDirs(message) => Ok(message),
@@ -8289,6 +8453,7 @@ for assign_replicas_to_dirs_request::AssignReplicasToDirsRequest<'a> {
 impl<'a> From<list_config_resources_request::ListConfigResourcesRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ListConfigResourcesRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: list_config_resources_request::ListConfigResourcesRequest<'a>,
     ) -> Self {
@@ -8301,6 +8466,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for list_config_resources_request::ListConfigResourcesRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ListConfigResourcesRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ListConfigResources(message) => Ok(message),
@@ -8313,6 +8479,7 @@ for list_config_resources_request::ListConfigResourcesRequest<'a> {
 impl<'a> From<describe_topic_partitions_request::DescribeTopicPartitionsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a DescribeTopicPartitionsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: describe_topic_partitions_request::DescribeTopicPartitionsRequest<'a>,
     ) -> Self {
@@ -8325,6 +8492,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_topic_partitions_request::DescribeTopicPartitionsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeTopicPartitionsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeTopicPartitions(message) => Ok(message),
@@ -8337,6 +8505,7 @@ for describe_topic_partitions_request::DescribeTopicPartitionsRequest<'a> {
 impl<'a> From<share_group_heartbeat_request::ShareGroupHeartbeatRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ShareGroupHeartbeatRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: share_group_heartbeat_request::ShareGroupHeartbeatRequest<'a>,
     ) -> Self {
@@ -8349,6 +8518,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for share_group_heartbeat_request::ShareGroupHeartbeatRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ShareGroupHeartbeatRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ShareGroupHeartbeat(message) => Ok(message),
@@ -8361,6 +8531,7 @@ for share_group_heartbeat_request::ShareGroupHeartbeatRequest<'a> {
 impl<'a> From<share_group_describe_request::ShareGroupDescribeRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ShareGroupDescribeRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: share_group_describe_request::ShareGroupDescribeRequest<'a>,
     ) -> Self {
@@ -8373,6 +8544,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for share_group_describe_request::ShareGroupDescribeRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ShareGroupDescribeRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ShareGroupDescribe(message) => Ok(message),
@@ -8384,6 +8556,7 @@ for share_group_describe_request::ShareGroupDescribeRequest<'a> {
 #[cfg(feature = "client-apis")]
 impl<'a> From<share_fetch_request::ShareFetchRequest<'a>> for RequestBody<'a> {
     /// Wraps a ShareFetchRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: share_fetch_request::ShareFetchRequest<'a>) -> Self {
         Self::ShareFetch(message)
     }
@@ -8393,6 +8566,7 @@ impl<'a> From<share_fetch_request::ShareFetchRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for share_fetch_request::ShareFetchRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ShareFetchRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ShareFetch(message) => Ok(message),
@@ -8405,6 +8579,7 @@ impl<'a> TryFrom<RequestBody<'a>> for share_fetch_request::ShareFetchRequest<'a>
 impl<'a> From<share_acknowledge_request::ShareAcknowledgeRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ShareAcknowledgeRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: share_acknowledge_request::ShareAcknowledgeRequest<'a>) -> Self {
         Self::ShareAcknowledge(message)
     }
@@ -8415,6 +8590,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for share_acknowledge_request::ShareAcknowledgeRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ShareAcknowledgeRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ShareAcknowledge(message) => Ok(message),
@@ -8426,6 +8602,7 @@ for share_acknowledge_request::ShareAcknowledgeRequest<'a> {
 #[cfg(any(feature = "controller-apis", feature = "client-apis"))]
 impl<'a> From<add_raft_voter_request::AddRaftVoterRequest<'a>> for RequestBody<'a> {
     /// Wraps a AddRaftVoterRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: add_raft_voter_request::AddRaftVoterRequest<'a>) -> Self {
         Self::AddRaftVoter(message)
     }
@@ -8435,6 +8612,7 @@ impl<'a> From<add_raft_voter_request::AddRaftVoterRequest<'a>> for RequestBody<'
 impl<'a> TryFrom<RequestBody<'a>> for add_raft_voter_request::AddRaftVoterRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AddRaftVoterRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AddRaftVoter(message) => Ok(message),
@@ -8447,6 +8625,7 @@ impl<'a> TryFrom<RequestBody<'a>> for add_raft_voter_request::AddRaftVoterReques
 impl<'a> From<remove_raft_voter_request::RemoveRaftVoterRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a RemoveRaftVoterRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: remove_raft_voter_request::RemoveRaftVoterRequest<'a>) -> Self {
         Self::RemoveRaftVoter(message)
     }
@@ -8457,6 +8636,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for remove_raft_voter_request::RemoveRaftVoterRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the RemoveRaftVoterRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::RemoveRaftVoter(message) => Ok(message),
@@ -8469,6 +8649,7 @@ for remove_raft_voter_request::RemoveRaftVoterRequest<'a> {
 impl<'a> From<update_raft_voter_request::UpdateRaftVoterRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a UpdateRaftVoterRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: update_raft_voter_request::UpdateRaftVoterRequest<'a>) -> Self {
         Self::UpdateRaftVoter(message)
     }
@@ -8479,6 +8660,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for update_raft_voter_request::UpdateRaftVoterRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the UpdateRaftVoterRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::UpdateRaftVoter(message) => Ok(message),
@@ -8491,6 +8673,7 @@ for update_raft_voter_request::UpdateRaftVoterRequest<'a> {
 impl<'a> From<initialize_share_group_state_request::InitializeShareGroupStateRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a InitializeShareGroupStateRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: initialize_share_group_state_request::InitializeShareGroupStateRequest<
             'a,
@@ -8505,6 +8688,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for initialize_share_group_state_request::InitializeShareGroupStateRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the InitializeShareGroupStateRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::InitializeShareGroupState(message) => Ok(message),
@@ -8517,6 +8701,7 @@ for initialize_share_group_state_request::InitializeShareGroupStateRequest<'a> {
 impl<'a> From<read_share_group_state_request::ReadShareGroupStateRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ReadShareGroupStateRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: read_share_group_state_request::ReadShareGroupStateRequest<'a>,
     ) -> Self {
@@ -8529,6 +8714,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for read_share_group_state_request::ReadShareGroupStateRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ReadShareGroupStateRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ReadShareGroupState(message) => Ok(message),
@@ -8541,6 +8727,7 @@ for read_share_group_state_request::ReadShareGroupStateRequest<'a> {
 impl<'a> From<write_share_group_state_request::WriteShareGroupStateRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a WriteShareGroupStateRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: write_share_group_state_request::WriteShareGroupStateRequest<'a>,
     ) -> Self {
@@ -8553,6 +8740,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for write_share_group_state_request::WriteShareGroupStateRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the WriteShareGroupStateRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::WriteShareGroupState(message) => Ok(message),
@@ -8565,6 +8753,7 @@ for write_share_group_state_request::WriteShareGroupStateRequest<'a> {
 impl<'a> From<delete_share_group_state_request::DeleteShareGroupStateRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a DeleteShareGroupStateRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: delete_share_group_state_request::DeleteShareGroupStateRequest<'a>,
     ) -> Self {
@@ -8577,6 +8766,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for delete_share_group_state_request::DeleteShareGroupStateRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DeleteShareGroupStateRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DeleteShareGroupState(message) => Ok(message),
@@ -8591,6 +8781,7 @@ impl<
 > From<read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ReadShareGroupStateSummaryRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest<
             'a,
@@ -8605,6 +8796,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ReadShareGroupStateSummaryRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ReadShareGroupStateSummary(message) => Ok(message),
@@ -8617,6 +8809,7 @@ for read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest<'a
 impl<'a> From<streams_group_heartbeat_request::StreamsGroupHeartbeatRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a StreamsGroupHeartbeatRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: streams_group_heartbeat_request::StreamsGroupHeartbeatRequest<'a>,
     ) -> Self {
@@ -8629,6 +8822,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for streams_group_heartbeat_request::StreamsGroupHeartbeatRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the StreamsGroupHeartbeatRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::StreamsGroupHeartbeat(message) => Ok(message),
@@ -8641,6 +8835,7 @@ for streams_group_heartbeat_request::StreamsGroupHeartbeatRequest<'a> {
 impl<'a> From<streams_group_describe_request::StreamsGroupDescribeRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a StreamsGroupDescribeRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: streams_group_describe_request::StreamsGroupDescribeRequest<'a>,
     ) -> Self {
@@ -8653,6 +8848,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for streams_group_describe_request::StreamsGroupDescribeRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the StreamsGroupDescribeRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::StreamsGroupDescribe(message) => Ok(message),
@@ -8665,6 +8861,7 @@ for streams_group_describe_request::StreamsGroupDescribeRequest<'a> {
 impl<'a> From<describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a DescribeShareGroupOffsetsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest<
             'a,
@@ -8679,6 +8876,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeShareGroupOffsetsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeShareGroupOffsets(message) => Ok(message),
@@ -8691,6 +8889,7 @@ for describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest<'a> {
 impl<'a> From<alter_share_group_offsets_request::AlterShareGroupOffsetsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a AlterShareGroupOffsetsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: alter_share_group_offsets_request::AlterShareGroupOffsetsRequest<'a>,
     ) -> Self {
@@ -8703,6 +8902,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for alter_share_group_offsets_request::AlterShareGroupOffsetsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AlterShareGroupOffsetsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterShareGroupOffsets(message) => Ok(message),
@@ -8715,6 +8915,7 @@ for alter_share_group_offsets_request::AlterShareGroupOffsetsRequest<'a> {
 impl<'a> From<delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a DeleteShareGroupOffsetsRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest<'a>,
     ) -> Self {
@@ -8727,6 +8928,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DeleteShareGroupOffsetsRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DeleteShareGroupOffsets(message) => Ok(message),
@@ -8744,6 +8946,7 @@ impl<
     >,
 > for RequestBody<'a> {
     /// Wraps a StreamsGroupTopologyDescriptionUpdateRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest<
             'a,
@@ -8760,6 +8963,7 @@ for streams_group_topology_description_update_request::StreamsGroupTopologyDescr
 > {
     type Error = RequestBody<'a>;
     /// Takes the StreamsGroupTopologyDescriptionUpdateRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::StreamsGroupTopologyDescriptionUpdate(message) => Ok(message),
@@ -8772,6 +8976,7 @@ for streams_group_topology_description_update_request::StreamsGroupTopologyDescr
 impl<'a> From<unregister_controller_request::UnregisterControllerRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a UnregisterControllerRequest as a request body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: unregister_controller_request::UnregisterControllerRequest<'a>,
     ) -> Self {
@@ -8784,6 +8989,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for unregister_controller_request::UnregisterControllerRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the UnregisterControllerRequest out of a request body, or gives the request body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::UnregisterController(message) => Ok(message),
@@ -9143,6 +9349,7 @@ pub enum ResponseBody<'a> {
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> ResponseBody<'a> {
     /// Decodes the response body of `api_key` at `version` from exactly `input`.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn decode(
         input: &'a [u8],
         api_key: ApiKey,
@@ -9501,6 +9708,7 @@ impl<'a> ResponseBody<'a> {
         }
     }
     /// Checks that `input` is exactly one valid response body of `api_key` at `version`, building nothing: it fails exactly when [`Self::decode`] does, with the same error.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn validate(
         input: &'a [u8],
         api_key: ApiKey,
@@ -10056,6 +10264,7 @@ impl<'a> ResponseBody<'a> {
         }
     }
     /// The message of this api, every field at its default.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn default_for(api_key: ApiKey) -> Self {
         match api_key {
             #[cfg(feature = "client-apis")]
@@ -10301,6 +10510,7 @@ impl<'a> ResponseBody<'a> {
         }
     }
     /// The `api_key` of this response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn api_key(&self) -> ApiKey {
         match self {
             #[cfg(feature = "client-apis")]
@@ -10491,6 +10701,7 @@ impl<'a> ResponseBody<'a> {
     }
     /// Encodes the message at `version` at the end of `buf`, after
     /// reserving its exact size.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn encode<B: rt::EncodeBuf + ?Sized>(
         &self,
         buf: &mut B,
@@ -10502,6 +10713,7 @@ impl<'a> ResponseBody<'a> {
     }
     /// Encodes the message at `version` through `writer`, which the
     /// caller has made room in.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn encode_to_writer(
         &self,
         writer: &mut rt::Writer<'_>,
@@ -10783,6 +10995,7 @@ impl<'a> ResponseBody<'a> {
         }
     }
     /// The exact encoded size at `version`.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn encoded_len(&self, version: i16) -> usize {
         match self {
             #[cfg(feature = "client-apis")]
@@ -10973,6 +11186,7 @@ impl<'a> ResponseBody<'a> {
     }
     /// The JSON form at `version`.
     #[cfg(feature = "json")]
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn to_json(&self, version: i16) -> rt::json::Value {
         match self {
             #[cfg(feature = "client-apis")]
@@ -11163,6 +11377,7 @@ impl<'a> ResponseBody<'a> {
     }
     /// Reads the JSON form of the message with this key at `version`.
     #[cfg(feature = "json")]
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn from_json(
         value: &rt::json::Value,
         api_key: ApiKey,
@@ -12369,6 +12584,7 @@ impl<'a> ResponseBody<'a> {
     }
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ResponseBody<'static> {
         match self {
             #[cfg(feature = "client-apis")]
@@ -12634,6 +12850,7 @@ impl<'a> ResponseBody<'a> {
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> rt::IntoOwned for ResponseBody<'a> {
     type Owned = ResponseBody<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ResponseBody<'static> {
         ResponseBody::into_owned(self)
     }
@@ -12642,6 +12859,7 @@ impl<'a> rt::IntoOwned for ResponseBody<'a> {
 #[cfg(feature = "client-apis")]
 impl<'a> From<produce_response::ProduceResponse<'a>> for ResponseBody<'a> {
     /// Wraps a ProduceResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: produce_response::ProduceResponse<'a>) -> Self {
         Self::Produce(message)
     }
@@ -12651,6 +12869,7 @@ impl<'a> From<produce_response::ProduceResponse<'a>> for ResponseBody<'a> {
 impl<'a> TryFrom<ResponseBody<'a>> for produce_response::ProduceResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ProduceResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::Produce(message) => Ok(message),
@@ -12662,6 +12881,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for produce_response::ProduceResponse<'a> {
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<fetch_response::FetchResponse<'a>> for ResponseBody<'a> {
     /// Wraps a FetchResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: fetch_response::FetchResponse<'a>) -> Self {
         Self::Fetch(message)
     }
@@ -12671,6 +12891,7 @@ impl<'a> From<fetch_response::FetchResponse<'a>> for ResponseBody<'a> {
 impl<'a> TryFrom<ResponseBody<'a>> for fetch_response::FetchResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the FetchResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::Fetch(message) => Ok(message),
@@ -12682,6 +12903,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for fetch_response::FetchResponse<'a> {
 #[cfg(feature = "client-apis")]
 impl<'a> From<list_offsets_response::ListOffsetsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a ListOffsetsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: list_offsets_response::ListOffsetsResponse<'a>) -> Self {
         Self::ListOffsets(message)
     }
@@ -12691,6 +12913,7 @@ impl<'a> From<list_offsets_response::ListOffsetsResponse<'a>> for ResponseBody<'
 impl<'a> TryFrom<ResponseBody<'a>> for list_offsets_response::ListOffsetsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ListOffsetsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ListOffsets(message) => Ok(message),
@@ -12702,6 +12925,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for list_offsets_response::ListOffsetsRespons
 #[cfg(feature = "client-apis")]
 impl<'a> From<metadata_response::MetadataResponse<'a>> for ResponseBody<'a> {
     /// Wraps a MetadataResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: metadata_response::MetadataResponse<'a>) -> Self {
         Self::Metadata(message)
     }
@@ -12711,6 +12935,7 @@ impl<'a> From<metadata_response::MetadataResponse<'a>> for ResponseBody<'a> {
 impl<'a> TryFrom<ResponseBody<'a>> for metadata_response::MetadataResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the MetadataResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::Metadata(message) => Ok(message),
@@ -12722,6 +12947,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for metadata_response::MetadataResponse<'a> {
 #[cfg(feature = "client-apis")]
 impl<'a> From<offset_commit_response::OffsetCommitResponse<'a>> for ResponseBody<'a> {
     /// Wraps a OffsetCommitResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: offset_commit_response::OffsetCommitResponse<'a>) -> Self {
         Self::OffsetCommit(message)
     }
@@ -12731,6 +12957,7 @@ impl<'a> From<offset_commit_response::OffsetCommitResponse<'a>> for ResponseBody
 impl<'a> TryFrom<ResponseBody<'a>> for offset_commit_response::OffsetCommitResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the OffsetCommitResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::OffsetCommit(message) => Ok(message),
@@ -12742,6 +12969,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for offset_commit_response::OffsetCommitRespo
 #[cfg(feature = "client-apis")]
 impl<'a> From<offset_fetch_response::OffsetFetchResponse<'a>> for ResponseBody<'a> {
     /// Wraps a OffsetFetchResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: offset_fetch_response::OffsetFetchResponse<'a>) -> Self {
         Self::OffsetFetch(message)
     }
@@ -12751,6 +12979,7 @@ impl<'a> From<offset_fetch_response::OffsetFetchResponse<'a>> for ResponseBody<'
 impl<'a> TryFrom<ResponseBody<'a>> for offset_fetch_response::OffsetFetchResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the OffsetFetchResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::OffsetFetch(message) => Ok(message),
@@ -12763,6 +12992,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for offset_fetch_response::OffsetFetchRespons
 impl<'a> From<find_coordinator_response::FindCoordinatorResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a FindCoordinatorResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: find_coordinator_response::FindCoordinatorResponse<'a>) -> Self {
         Self::FindCoordinator(message)
     }
@@ -12773,6 +13003,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for find_coordinator_response::FindCoordinatorResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the FindCoordinatorResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::FindCoordinator(message) => Ok(message),
@@ -12784,6 +13015,7 @@ for find_coordinator_response::FindCoordinatorResponse<'a> {
 #[cfg(feature = "client-apis")]
 impl<'a> From<join_group_response::JoinGroupResponse<'a>> for ResponseBody<'a> {
     /// Wraps a JoinGroupResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: join_group_response::JoinGroupResponse<'a>) -> Self {
         Self::JoinGroup(message)
     }
@@ -12793,6 +13025,7 @@ impl<'a> From<join_group_response::JoinGroupResponse<'a>> for ResponseBody<'a> {
 impl<'a> TryFrom<ResponseBody<'a>> for join_group_response::JoinGroupResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the JoinGroupResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::JoinGroup(message) => Ok(message),
@@ -12804,6 +13037,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for join_group_response::JoinGroupResponse<'a
 #[cfg(feature = "client-apis")]
 impl<'a> From<heartbeat_response::HeartbeatResponse<'a>> for ResponseBody<'a> {
     /// Wraps a HeartbeatResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: heartbeat_response::HeartbeatResponse<'a>) -> Self {
         Self::Heartbeat(message)
     }
@@ -12813,6 +13047,7 @@ impl<'a> From<heartbeat_response::HeartbeatResponse<'a>> for ResponseBody<'a> {
 impl<'a> TryFrom<ResponseBody<'a>> for heartbeat_response::HeartbeatResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the HeartbeatResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::Heartbeat(message) => Ok(message),
@@ -12824,6 +13059,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for heartbeat_response::HeartbeatResponse<'a>
 #[cfg(feature = "client-apis")]
 impl<'a> From<leave_group_response::LeaveGroupResponse<'a>> for ResponseBody<'a> {
     /// Wraps a LeaveGroupResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: leave_group_response::LeaveGroupResponse<'a>) -> Self {
         Self::LeaveGroup(message)
     }
@@ -12833,6 +13069,7 @@ impl<'a> From<leave_group_response::LeaveGroupResponse<'a>> for ResponseBody<'a>
 impl<'a> TryFrom<ResponseBody<'a>> for leave_group_response::LeaveGroupResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the LeaveGroupResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::LeaveGroup(message) => Ok(message),
@@ -12844,6 +13081,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for leave_group_response::LeaveGroupResponse<
 #[cfg(feature = "client-apis")]
 impl<'a> From<sync_group_response::SyncGroupResponse<'a>> for ResponseBody<'a> {
     /// Wraps a SyncGroupResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: sync_group_response::SyncGroupResponse<'a>) -> Self {
         Self::SyncGroup(message)
     }
@@ -12853,6 +13091,7 @@ impl<'a> From<sync_group_response::SyncGroupResponse<'a>> for ResponseBody<'a> {
 impl<'a> TryFrom<ResponseBody<'a>> for sync_group_response::SyncGroupResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the SyncGroupResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::SyncGroup(message) => Ok(message),
@@ -12865,6 +13104,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for sync_group_response::SyncGroupResponse<'a
 impl<'a> From<describe_groups_response::DescribeGroupsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeGroupsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: describe_groups_response::DescribeGroupsResponse<'a>) -> Self {
         Self::DescribeGroups(message)
     }
@@ -12875,6 +13115,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_groups_response::DescribeGroupsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeGroupsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeGroups(message) => Ok(message),
@@ -12886,6 +13127,7 @@ for describe_groups_response::DescribeGroupsResponse<'a> {
 #[cfg(feature = "client-apis")]
 impl<'a> From<list_groups_response::ListGroupsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a ListGroupsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: list_groups_response::ListGroupsResponse<'a>) -> Self {
         Self::ListGroups(message)
     }
@@ -12895,6 +13137,7 @@ impl<'a> From<list_groups_response::ListGroupsResponse<'a>> for ResponseBody<'a>
 impl<'a> TryFrom<ResponseBody<'a>> for list_groups_response::ListGroupsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ListGroupsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ListGroups(message) => Ok(message),
@@ -12906,6 +13149,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for list_groups_response::ListGroupsResponse<
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<sasl_handshake_response::SaslHandshakeResponse<'a>> for ResponseBody<'a> {
     /// Wraps a SaslHandshakeResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: sasl_handshake_response::SaslHandshakeResponse<'a>) -> Self {
         Self::SaslHandshake(message)
     }
@@ -12916,6 +13160,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for sasl_handshake_response::SaslHandshakeResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the SaslHandshakeResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::SaslHandshake(message) => Ok(message),
@@ -12927,6 +13172,7 @@ for sasl_handshake_response::SaslHandshakeResponse<'a> {
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<api_versions_response::ApiVersionsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a ApiVersionsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: api_versions_response::ApiVersionsResponse<'a>) -> Self {
         Self::ApiVersions(message)
     }
@@ -12936,6 +13182,7 @@ impl<'a> From<api_versions_response::ApiVersionsResponse<'a>> for ResponseBody<'
 impl<'a> TryFrom<ResponseBody<'a>> for api_versions_response::ApiVersionsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ApiVersionsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ApiVersions(message) => Ok(message),
@@ -12947,6 +13194,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for api_versions_response::ApiVersionsRespons
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<create_topics_response::CreateTopicsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a CreateTopicsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: create_topics_response::CreateTopicsResponse<'a>) -> Self {
         Self::CreateTopics(message)
     }
@@ -12956,6 +13204,7 @@ impl<'a> From<create_topics_response::CreateTopicsResponse<'a>> for ResponseBody
 impl<'a> TryFrom<ResponseBody<'a>> for create_topics_response::CreateTopicsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the CreateTopicsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::CreateTopics(message) => Ok(message),
@@ -12967,6 +13216,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for create_topics_response::CreateTopicsRespo
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<delete_topics_response::DeleteTopicsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a DeleteTopicsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: delete_topics_response::DeleteTopicsResponse<'a>) -> Self {
         Self::DeleteTopics(message)
     }
@@ -12976,6 +13226,7 @@ impl<'a> From<delete_topics_response::DeleteTopicsResponse<'a>> for ResponseBody
 impl<'a> TryFrom<ResponseBody<'a>> for delete_topics_response::DeleteTopicsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DeleteTopicsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DeleteTopics(message) => Ok(message),
@@ -12987,6 +13238,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for delete_topics_response::DeleteTopicsRespo
 #[cfg(feature = "client-apis")]
 impl<'a> From<delete_records_response::DeleteRecordsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a DeleteRecordsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: delete_records_response::DeleteRecordsResponse<'a>) -> Self {
         Self::DeleteRecords(message)
     }
@@ -12997,6 +13249,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for delete_records_response::DeleteRecordsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DeleteRecordsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DeleteRecords(message) => Ok(message),
@@ -13009,6 +13262,7 @@ for delete_records_response::DeleteRecordsResponse<'a> {
 impl<'a> From<init_producer_id_response::InitProducerIdResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a InitProducerIdResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: init_producer_id_response::InitProducerIdResponse<'a>) -> Self {
         Self::InitProducerId(message)
     }
@@ -13019,6 +13273,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for init_producer_id_response::InitProducerIdResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the InitProducerIdResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::InitProducerId(message) => Ok(message),
@@ -13031,6 +13286,7 @@ for init_producer_id_response::InitProducerIdResponse<'a> {
 impl<'a> From<offset_for_leader_epoch_response::OffsetForLeaderEpochResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a OffsetForLeaderEpochResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: offset_for_leader_epoch_response::OffsetForLeaderEpochResponse<'a>,
     ) -> Self {
@@ -13043,6 +13299,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for offset_for_leader_epoch_response::OffsetForLeaderEpochResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the OffsetForLeaderEpochResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::OffsetForLeaderEpoch(message) => Ok(message),
@@ -13055,6 +13312,7 @@ for offset_for_leader_epoch_response::OffsetForLeaderEpochResponse<'a> {
 impl<'a> From<add_partitions_to_txn_response::AddPartitionsToTxnResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a AddPartitionsToTxnResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: add_partitions_to_txn_response::AddPartitionsToTxnResponse<'a>,
     ) -> Self {
@@ -13067,6 +13325,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for add_partitions_to_txn_response::AddPartitionsToTxnResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AddPartitionsToTxnResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AddPartitionsToTxn(message) => Ok(message),
@@ -13079,6 +13338,7 @@ for add_partitions_to_txn_response::AddPartitionsToTxnResponse<'a> {
 impl<'a> From<add_offsets_to_txn_response::AddOffsetsToTxnResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a AddOffsetsToTxnResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: add_offsets_to_txn_response::AddOffsetsToTxnResponse<'a>) -> Self {
         Self::AddOffsetsToTxn(message)
     }
@@ -13089,6 +13349,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for add_offsets_to_txn_response::AddOffsetsToTxnResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AddOffsetsToTxnResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AddOffsetsToTxn(message) => Ok(message),
@@ -13100,6 +13361,7 @@ for add_offsets_to_txn_response::AddOffsetsToTxnResponse<'a> {
 #[cfg(feature = "client-apis")]
 impl<'a> From<end_txn_response::EndTxnResponse<'a>> for ResponseBody<'a> {
     /// Wraps a EndTxnResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: end_txn_response::EndTxnResponse<'a>) -> Self {
         Self::EndTxn(message)
     }
@@ -13109,6 +13371,7 @@ impl<'a> From<end_txn_response::EndTxnResponse<'a>> for ResponseBody<'a> {
 impl<'a> TryFrom<ResponseBody<'a>> for end_txn_response::EndTxnResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the EndTxnResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::EndTxn(message) => Ok(message),
@@ -13121,6 +13384,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for end_txn_response::EndTxnResponse<'a> {
 impl<'a> From<write_txn_markers_response::WriteTxnMarkersResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a WriteTxnMarkersResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: write_txn_markers_response::WriteTxnMarkersResponse<'a>) -> Self {
         Self::WriteTxnMarkers(message)
     }
@@ -13131,6 +13395,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for write_txn_markers_response::WriteTxnMarkersResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the WriteTxnMarkersResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::WriteTxnMarkers(message) => Ok(message),
@@ -13143,6 +13408,7 @@ for write_txn_markers_response::WriteTxnMarkersResponse<'a> {
 impl<'a> From<txn_offset_commit_response::TxnOffsetCommitResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a TxnOffsetCommitResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: txn_offset_commit_response::TxnOffsetCommitResponse<'a>) -> Self {
         Self::TxnOffsetCommit(message)
     }
@@ -13153,6 +13419,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for txn_offset_commit_response::TxnOffsetCommitResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the TxnOffsetCommitResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::TxnOffsetCommit(message) => Ok(message),
@@ -13164,6 +13431,7 @@ for txn_offset_commit_response::TxnOffsetCommitResponse<'a> {
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<describe_acls_response::DescribeAclsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a DescribeAclsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: describe_acls_response::DescribeAclsResponse<'a>) -> Self {
         Self::DescribeAcls(message)
     }
@@ -13173,6 +13441,7 @@ impl<'a> From<describe_acls_response::DescribeAclsResponse<'a>> for ResponseBody
 impl<'a> TryFrom<ResponseBody<'a>> for describe_acls_response::DescribeAclsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeAclsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeAcls(message) => Ok(message),
@@ -13184,6 +13453,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for describe_acls_response::DescribeAclsRespo
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<create_acls_response::CreateAclsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a CreateAclsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: create_acls_response::CreateAclsResponse<'a>) -> Self {
         Self::CreateAcls(message)
     }
@@ -13193,6 +13463,7 @@ impl<'a> From<create_acls_response::CreateAclsResponse<'a>> for ResponseBody<'a>
 impl<'a> TryFrom<ResponseBody<'a>> for create_acls_response::CreateAclsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the CreateAclsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::CreateAcls(message) => Ok(message),
@@ -13204,6 +13475,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for create_acls_response::CreateAclsResponse<
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<delete_acls_response::DeleteAclsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a DeleteAclsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: delete_acls_response::DeleteAclsResponse<'a>) -> Self {
         Self::DeleteAcls(message)
     }
@@ -13213,6 +13485,7 @@ impl<'a> From<delete_acls_response::DeleteAclsResponse<'a>> for ResponseBody<'a>
 impl<'a> TryFrom<ResponseBody<'a>> for delete_acls_response::DeleteAclsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DeleteAclsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DeleteAcls(message) => Ok(message),
@@ -13225,6 +13498,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for delete_acls_response::DeleteAclsResponse<
 impl<'a> From<describe_configs_response::DescribeConfigsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeConfigsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: describe_configs_response::DescribeConfigsResponse<'a>) -> Self {
         Self::DescribeConfigs(message)
     }
@@ -13235,6 +13509,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_configs_response::DescribeConfigsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeConfigsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeConfigs(message) => Ok(message),
@@ -13246,6 +13521,7 @@ for describe_configs_response::DescribeConfigsResponse<'a> {
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<alter_configs_response::AlterConfigsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a AlterConfigsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: alter_configs_response::AlterConfigsResponse<'a>) -> Self {
         Self::AlterConfigs(message)
     }
@@ -13255,6 +13531,7 @@ impl<'a> From<alter_configs_response::AlterConfigsResponse<'a>> for ResponseBody
 impl<'a> TryFrom<ResponseBody<'a>> for alter_configs_response::AlterConfigsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AlterConfigsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterConfigs(message) => Ok(message),
@@ -13267,6 +13544,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for alter_configs_response::AlterConfigsRespo
 impl<'a> From<alter_replica_log_dirs_response::AlterReplicaLogDirsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a AlterReplicaLogDirsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: alter_replica_log_dirs_response::AlterReplicaLogDirsResponse<'a>,
     ) -> Self {
@@ -13279,6 +13557,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for alter_replica_log_dirs_response::AlterReplicaLogDirsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AlterReplicaLogDirsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterReplicaLogDirs(message) => Ok(message),
@@ -13291,6 +13570,7 @@ for alter_replica_log_dirs_response::AlterReplicaLogDirsResponse<'a> {
 impl<'a> From<describe_log_dirs_response::DescribeLogDirsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeLogDirsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: describe_log_dirs_response::DescribeLogDirsResponse<'a>) -> Self {
         Self::DescribeLogDirs(message)
     }
@@ -13301,6 +13581,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_log_dirs_response::DescribeLogDirsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeLogDirsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeLogDirs(message) => Ok(message),
@@ -13313,6 +13594,7 @@ for describe_log_dirs_response::DescribeLogDirsResponse<'a> {
 impl<'a> From<sasl_authenticate_response::SaslAuthenticateResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a SaslAuthenticateResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: sasl_authenticate_response::SaslAuthenticateResponse<'a>) -> Self {
         Self::SaslAuthenticate(message)
     }
@@ -13323,6 +13605,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for sasl_authenticate_response::SaslAuthenticateResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the SaslAuthenticateResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::SaslAuthenticate(message) => Ok(message),
@@ -13335,6 +13618,7 @@ for sasl_authenticate_response::SaslAuthenticateResponse<'a> {
 impl<'a> From<create_partitions_response::CreatePartitionsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a CreatePartitionsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: create_partitions_response::CreatePartitionsResponse<'a>) -> Self {
         Self::CreatePartitions(message)
     }
@@ -13345,6 +13629,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for create_partitions_response::CreatePartitionsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the CreatePartitionsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::CreatePartitions(message) => Ok(message),
@@ -13357,6 +13642,7 @@ for create_partitions_response::CreatePartitionsResponse<'a> {
 impl<'a> From<create_delegation_token_response::CreateDelegationTokenResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a CreateDelegationTokenResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: create_delegation_token_response::CreateDelegationTokenResponse<'a>,
     ) -> Self {
@@ -13369,6 +13655,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for create_delegation_token_response::CreateDelegationTokenResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the CreateDelegationTokenResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::CreateDelegationToken(message) => Ok(message),
@@ -13381,6 +13668,7 @@ for create_delegation_token_response::CreateDelegationTokenResponse<'a> {
 impl<'a> From<renew_delegation_token_response::RenewDelegationTokenResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a RenewDelegationTokenResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: renew_delegation_token_response::RenewDelegationTokenResponse<'a>,
     ) -> Self {
@@ -13393,6 +13681,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for renew_delegation_token_response::RenewDelegationTokenResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the RenewDelegationTokenResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::RenewDelegationToken(message) => Ok(message),
@@ -13405,6 +13694,7 @@ for renew_delegation_token_response::RenewDelegationTokenResponse<'a> {
 impl<'a> From<expire_delegation_token_response::ExpireDelegationTokenResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ExpireDelegationTokenResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: expire_delegation_token_response::ExpireDelegationTokenResponse<'a>,
     ) -> Self {
@@ -13417,6 +13707,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for expire_delegation_token_response::ExpireDelegationTokenResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ExpireDelegationTokenResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ExpireDelegationToken(message) => Ok(message),
@@ -13429,6 +13720,7 @@ for expire_delegation_token_response::ExpireDelegationTokenResponse<'a> {
 impl<'a> From<describe_delegation_token_response::DescribeDelegationTokenResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeDelegationTokenResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: describe_delegation_token_response::DescribeDelegationTokenResponse<'a>,
     ) -> Self {
@@ -13441,6 +13733,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_delegation_token_response::DescribeDelegationTokenResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeDelegationTokenResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeDelegationToken(message) => Ok(message),
@@ -13452,6 +13745,7 @@ for describe_delegation_token_response::DescribeDelegationTokenResponse<'a> {
 #[cfg(feature = "client-apis")]
 impl<'a> From<delete_groups_response::DeleteGroupsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a DeleteGroupsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: delete_groups_response::DeleteGroupsResponse<'a>) -> Self {
         Self::DeleteGroups(message)
     }
@@ -13461,6 +13755,7 @@ impl<'a> From<delete_groups_response::DeleteGroupsResponse<'a>> for ResponseBody
 impl<'a> TryFrom<ResponseBody<'a>> for delete_groups_response::DeleteGroupsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DeleteGroupsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DeleteGroups(message) => Ok(message),
@@ -13472,6 +13767,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for delete_groups_response::DeleteGroupsRespo
 #[cfg(any(feature = "client-apis", feature = "controller-apis"))]
 impl<'a> From<elect_leaders_response::ElectLeadersResponse<'a>> for ResponseBody<'a> {
     /// Wraps a ElectLeadersResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: elect_leaders_response::ElectLeadersResponse<'a>) -> Self {
         Self::ElectLeaders(message)
     }
@@ -13481,6 +13777,7 @@ impl<'a> From<elect_leaders_response::ElectLeadersResponse<'a>> for ResponseBody
 impl<'a> TryFrom<ResponseBody<'a>> for elect_leaders_response::ElectLeadersResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ElectLeadersResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ElectLeaders(message) => Ok(message),
@@ -13493,6 +13790,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for elect_leaders_response::ElectLeadersRespo
 impl<'a> From<incremental_alter_configs_response::IncrementalAlterConfigsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a IncrementalAlterConfigsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: incremental_alter_configs_response::IncrementalAlterConfigsResponse<'a>,
     ) -> Self {
@@ -13505,6 +13803,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for incremental_alter_configs_response::IncrementalAlterConfigsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the IncrementalAlterConfigsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::IncrementalAlterConfigs(message) => Ok(message),
@@ -13519,6 +13818,7 @@ impl<
 > From<alter_partition_reassignments_response::AlterPartitionReassignmentsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a AlterPartitionReassignmentsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: alter_partition_reassignments_response::AlterPartitionReassignmentsResponse<
             'a,
@@ -13533,6 +13833,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for alter_partition_reassignments_response::AlterPartitionReassignmentsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AlterPartitionReassignmentsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterPartitionReassignments(message) => Ok(message),
@@ -13547,6 +13848,7 @@ impl<
 > From<list_partition_reassignments_response::ListPartitionReassignmentsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ListPartitionReassignmentsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: list_partition_reassignments_response::ListPartitionReassignmentsResponse<
             'a,
@@ -13561,6 +13863,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for list_partition_reassignments_response::ListPartitionReassignmentsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ListPartitionReassignmentsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ListPartitionReassignments(message) => Ok(message),
@@ -13572,6 +13875,7 @@ for list_partition_reassignments_response::ListPartitionReassignmentsResponse<'a
 #[cfg(feature = "client-apis")]
 impl<'a> From<offset_delete_response::OffsetDeleteResponse<'a>> for ResponseBody<'a> {
     /// Wraps a OffsetDeleteResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: offset_delete_response::OffsetDeleteResponse<'a>) -> Self {
         Self::OffsetDelete(message)
     }
@@ -13581,6 +13885,7 @@ impl<'a> From<offset_delete_response::OffsetDeleteResponse<'a>> for ResponseBody
 impl<'a> TryFrom<ResponseBody<'a>> for offset_delete_response::OffsetDeleteResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the OffsetDeleteResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::OffsetDelete(message) => Ok(message),
@@ -13593,6 +13898,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for offset_delete_response::OffsetDeleteRespo
 impl<'a> From<describe_client_quotas_response::DescribeClientQuotasResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeClientQuotasResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: describe_client_quotas_response::DescribeClientQuotasResponse<'a>,
     ) -> Self {
@@ -13605,6 +13911,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_client_quotas_response::DescribeClientQuotasResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeClientQuotasResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeClientQuotas(message) => Ok(message),
@@ -13617,6 +13924,7 @@ for describe_client_quotas_response::DescribeClientQuotasResponse<'a> {
 impl<'a> From<alter_client_quotas_response::AlterClientQuotasResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a AlterClientQuotasResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: alter_client_quotas_response::AlterClientQuotasResponse<'a>,
     ) -> Self {
@@ -13629,6 +13937,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for alter_client_quotas_response::AlterClientQuotasResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AlterClientQuotasResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterClientQuotas(message) => Ok(message),
@@ -13644,6 +13953,7 @@ impl<
     describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse<'a>,
 > for ResponseBody<'a> {
     /// Wraps a DescribeUserScramCredentialsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse<
             'a,
@@ -13658,6 +13968,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeUserScramCredentialsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeUserScramCredentials(message) => Ok(message),
@@ -13672,6 +13983,7 @@ impl<
 > From<alter_user_scram_credentials_response::AlterUserScramCredentialsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a AlterUserScramCredentialsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: alter_user_scram_credentials_response::AlterUserScramCredentialsResponse<
             'a,
@@ -13686,6 +13998,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for alter_user_scram_credentials_response::AlterUserScramCredentialsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AlterUserScramCredentialsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterUserScramCredentials(message) => Ok(message),
@@ -13697,6 +14010,7 @@ for alter_user_scram_credentials_response::AlterUserScramCredentialsResponse<'a>
 #[cfg(feature = "controller-apis")]
 impl<'a> From<vote_response::VoteResponse<'a>> for ResponseBody<'a> {
     /// Wraps a VoteResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: vote_response::VoteResponse<'a>) -> Self {
         Self::Vote(message)
     }
@@ -13706,6 +14020,7 @@ impl<'a> From<vote_response::VoteResponse<'a>> for ResponseBody<'a> {
 impl<'a> TryFrom<ResponseBody<'a>> for vote_response::VoteResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the VoteResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::Vote(message) => Ok(message),
@@ -13718,6 +14033,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for vote_response::VoteResponse<'a> {
 impl<'a> From<begin_quorum_epoch_response::BeginQuorumEpochResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a BeginQuorumEpochResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: begin_quorum_epoch_response::BeginQuorumEpochResponse<'a>) -> Self {
         Self::BeginQuorumEpoch(message)
     }
@@ -13728,6 +14044,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for begin_quorum_epoch_response::BeginQuorumEpochResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the BeginQuorumEpochResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::BeginQuorumEpoch(message) => Ok(message),
@@ -13740,6 +14057,7 @@ for begin_quorum_epoch_response::BeginQuorumEpochResponse<'a> {
 impl<'a> From<end_quorum_epoch_response::EndQuorumEpochResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a EndQuorumEpochResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: end_quorum_epoch_response::EndQuorumEpochResponse<'a>) -> Self {
         Self::EndQuorumEpoch(message)
     }
@@ -13750,6 +14068,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for end_quorum_epoch_response::EndQuorumEpochResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the EndQuorumEpochResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::EndQuorumEpoch(message) => Ok(message),
@@ -13762,6 +14081,7 @@ for end_quorum_epoch_response::EndQuorumEpochResponse<'a> {
 impl<'a> From<describe_quorum_response::DescribeQuorumResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeQuorumResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: describe_quorum_response::DescribeQuorumResponse<'a>) -> Self {
         Self::DescribeQuorum(message)
     }
@@ -13772,6 +14092,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_quorum_response::DescribeQuorumResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeQuorumResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeQuorum(message) => Ok(message),
@@ -13784,6 +14105,7 @@ for describe_quorum_response::DescribeQuorumResponse<'a> {
 impl<'a> From<alter_partition_response::AlterPartitionResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a AlterPartitionResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: alter_partition_response::AlterPartitionResponse<'a>) -> Self {
         Self::AlterPartition(message)
     }
@@ -13794,6 +14116,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for alter_partition_response::AlterPartitionResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AlterPartitionResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterPartition(message) => Ok(message),
@@ -13806,6 +14129,7 @@ for alter_partition_response::AlterPartitionResponse<'a> {
 impl<'a> From<update_features_response::UpdateFeaturesResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a UpdateFeaturesResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: update_features_response::UpdateFeaturesResponse<'a>) -> Self {
         Self::UpdateFeatures(message)
     }
@@ -13816,6 +14140,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for update_features_response::UpdateFeaturesResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the UpdateFeaturesResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::UpdateFeatures(message) => Ok(message),
@@ -13827,6 +14152,7 @@ for update_features_response::UpdateFeaturesResponse<'a> {
 #[cfg(feature = "controller-apis")]
 impl<'a> From<envelope_response::EnvelopeResponse<'a>> for ResponseBody<'a> {
     /// Wraps a EnvelopeResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: envelope_response::EnvelopeResponse<'a>) -> Self {
         Self::Envelope(message)
     }
@@ -13836,6 +14162,7 @@ impl<'a> From<envelope_response::EnvelopeResponse<'a>> for ResponseBody<'a> {
 impl<'a> TryFrom<ResponseBody<'a>> for envelope_response::EnvelopeResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the EnvelopeResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::Envelope(message) => Ok(message),
@@ -13847,6 +14174,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for envelope_response::EnvelopeResponse<'a> {
 #[cfg(feature = "controller-apis")]
 impl<'a> From<fetch_snapshot_response::FetchSnapshotResponse<'a>> for ResponseBody<'a> {
     /// Wraps a FetchSnapshotResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: fetch_snapshot_response::FetchSnapshotResponse<'a>) -> Self {
         Self::FetchSnapshot(message)
     }
@@ -13857,6 +14185,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for fetch_snapshot_response::FetchSnapshotResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the FetchSnapshotResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::FetchSnapshot(message) => Ok(message),
@@ -13869,6 +14198,7 @@ for fetch_snapshot_response::FetchSnapshotResponse<'a> {
 impl<'a> From<describe_cluster_response::DescribeClusterResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeClusterResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: describe_cluster_response::DescribeClusterResponse<'a>) -> Self {
         Self::DescribeCluster(message)
     }
@@ -13879,6 +14209,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_cluster_response::DescribeClusterResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeClusterResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeCluster(message) => Ok(message),
@@ -13891,6 +14222,7 @@ for describe_cluster_response::DescribeClusterResponse<'a> {
 impl<'a> From<describe_producers_response::DescribeProducersResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeProducersResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: describe_producers_response::DescribeProducersResponse<'a>,
     ) -> Self {
@@ -13903,6 +14235,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_producers_response::DescribeProducersResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeProducersResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeProducers(message) => Ok(message),
@@ -13915,6 +14248,7 @@ for describe_producers_response::DescribeProducersResponse<'a> {
 impl<'a> From<broker_registration_response::BrokerRegistrationResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a BrokerRegistrationResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: broker_registration_response::BrokerRegistrationResponse<'a>,
     ) -> Self {
@@ -13927,6 +14261,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for broker_registration_response::BrokerRegistrationResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the BrokerRegistrationResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::BrokerRegistration(message) => Ok(message),
@@ -13939,6 +14274,7 @@ for broker_registration_response::BrokerRegistrationResponse<'a> {
 impl<'a> From<broker_heartbeat_response::BrokerHeartbeatResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a BrokerHeartbeatResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: broker_heartbeat_response::BrokerHeartbeatResponse<'a>) -> Self {
         Self::BrokerHeartbeat(message)
     }
@@ -13949,6 +14285,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for broker_heartbeat_response::BrokerHeartbeatResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the BrokerHeartbeatResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::BrokerHeartbeat(message) => Ok(message),
@@ -13961,6 +14298,7 @@ for broker_heartbeat_response::BrokerHeartbeatResponse<'a> {
 impl<'a> From<unregister_broker_response::UnregisterBrokerResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a UnregisterBrokerResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: unregister_broker_response::UnregisterBrokerResponse<'a>) -> Self {
         Self::UnregisterBroker(message)
     }
@@ -13971,6 +14309,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for unregister_broker_response::UnregisterBrokerResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the UnregisterBrokerResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::UnregisterBroker(message) => Ok(message),
@@ -13983,6 +14322,7 @@ for unregister_broker_response::UnregisterBrokerResponse<'a> {
 impl<'a> From<describe_transactions_response::DescribeTransactionsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeTransactionsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: describe_transactions_response::DescribeTransactionsResponse<'a>,
     ) -> Self {
@@ -13995,6 +14335,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_transactions_response::DescribeTransactionsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeTransactionsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeTransactions(message) => Ok(message),
@@ -14007,6 +14348,7 @@ for describe_transactions_response::DescribeTransactionsResponse<'a> {
 impl<'a> From<list_transactions_response::ListTransactionsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ListTransactionsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: list_transactions_response::ListTransactionsResponse<'a>) -> Self {
         Self::ListTransactions(message)
     }
@@ -14017,6 +14359,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for list_transactions_response::ListTransactionsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ListTransactionsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ListTransactions(message) => Ok(message),
@@ -14029,6 +14372,7 @@ for list_transactions_response::ListTransactionsResponse<'a> {
 impl<'a> From<allocate_producer_ids_response::AllocateProducerIdsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a AllocateProducerIdsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: allocate_producer_ids_response::AllocateProducerIdsResponse<'a>,
     ) -> Self {
@@ -14041,6 +14385,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for allocate_producer_ids_response::AllocateProducerIdsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AllocateProducerIdsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AllocateProducerIds(message) => Ok(message),
@@ -14053,6 +14398,7 @@ for allocate_producer_ids_response::AllocateProducerIdsResponse<'a> {
 impl<'a> From<consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ConsumerGroupHeartbeatResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse<'a>,
     ) -> Self {
@@ -14065,6 +14411,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ConsumerGroupHeartbeatResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ConsumerGroupHeartbeat(message) => Ok(message),
@@ -14077,6 +14424,7 @@ for consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse<'a> {
 impl<'a> From<consumer_group_describe_response::ConsumerGroupDescribeResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ConsumerGroupDescribeResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: consumer_group_describe_response::ConsumerGroupDescribeResponse<'a>,
     ) -> Self {
@@ -14089,6 +14437,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for consumer_group_describe_response::ConsumerGroupDescribeResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ConsumerGroupDescribeResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ConsumerGroupDescribe(message) => Ok(message),
@@ -14101,6 +14450,7 @@ for consumer_group_describe_response::ConsumerGroupDescribeResponse<'a> {
 impl<'a> From<controller_registration_response::ControllerRegistrationResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ControllerRegistrationResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: controller_registration_response::ControllerRegistrationResponse<'a>,
     ) -> Self {
@@ -14113,6 +14463,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for controller_registration_response::ControllerRegistrationResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ControllerRegistrationResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ControllerRegistration(message) => Ok(message),
@@ -14127,6 +14478,7 @@ impl<
 > From<get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a GetTelemetrySubscriptionsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse<
             'a,
@@ -14141,6 +14493,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the GetTelemetrySubscriptionsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::GetTelemetrySubscriptions(message) => Ok(message),
@@ -14152,6 +14505,7 @@ for get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse<'a> 
 #[cfg(feature = "client-apis")]
 impl<'a> From<push_telemetry_response::PushTelemetryResponse<'a>> for ResponseBody<'a> {
     /// Wraps a PushTelemetryResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: push_telemetry_response::PushTelemetryResponse<'a>) -> Self {
         Self::PushTelemetry(message)
     }
@@ -14162,6 +14516,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for push_telemetry_response::PushTelemetryResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the PushTelemetryResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::PushTelemetry(message) => Ok(message),
@@ -14174,6 +14529,7 @@ for push_telemetry_response::PushTelemetryResponse<'a> {
 impl<'a> From<assign_replicas_to_dirs_response::AssignReplicasToDirsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a AssignReplicasToDirsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: assign_replicas_to_dirs_response::AssignReplicasToDirsResponse<'a>,
     ) -> Self {
@@ -14186,6 +14542,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for assign_replicas_to_dirs_response::AssignReplicasToDirsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AssignReplicasToDirsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AssignReplicasToDirs(message) => Ok(message),
@@ -14198,6 +14555,7 @@ for assign_replicas_to_dirs_response::AssignReplicasToDirsResponse<'a> {
 impl<'a> From<list_config_resources_response::ListConfigResourcesResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ListConfigResourcesResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: list_config_resources_response::ListConfigResourcesResponse<'a>,
     ) -> Self {
@@ -14210,6 +14568,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for list_config_resources_response::ListConfigResourcesResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ListConfigResourcesResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ListConfigResources(message) => Ok(message),
@@ -14222,6 +14581,7 @@ for list_config_resources_response::ListConfigResourcesResponse<'a> {
 impl<'a> From<describe_topic_partitions_response::DescribeTopicPartitionsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeTopicPartitionsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: describe_topic_partitions_response::DescribeTopicPartitionsResponse<'a>,
     ) -> Self {
@@ -14234,6 +14594,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_topic_partitions_response::DescribeTopicPartitionsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeTopicPartitionsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeTopicPartitions(message) => Ok(message),
@@ -14246,6 +14607,7 @@ for describe_topic_partitions_response::DescribeTopicPartitionsResponse<'a> {
 impl<'a> From<share_group_heartbeat_response::ShareGroupHeartbeatResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ShareGroupHeartbeatResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: share_group_heartbeat_response::ShareGroupHeartbeatResponse<'a>,
     ) -> Self {
@@ -14258,6 +14620,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for share_group_heartbeat_response::ShareGroupHeartbeatResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ShareGroupHeartbeatResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ShareGroupHeartbeat(message) => Ok(message),
@@ -14270,6 +14633,7 @@ for share_group_heartbeat_response::ShareGroupHeartbeatResponse<'a> {
 impl<'a> From<share_group_describe_response::ShareGroupDescribeResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ShareGroupDescribeResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: share_group_describe_response::ShareGroupDescribeResponse<'a>,
     ) -> Self {
@@ -14282,6 +14646,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for share_group_describe_response::ShareGroupDescribeResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ShareGroupDescribeResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ShareGroupDescribe(message) => Ok(message),
@@ -14293,6 +14658,7 @@ for share_group_describe_response::ShareGroupDescribeResponse<'a> {
 #[cfg(feature = "client-apis")]
 impl<'a> From<share_fetch_response::ShareFetchResponse<'a>> for ResponseBody<'a> {
     /// Wraps a ShareFetchResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: share_fetch_response::ShareFetchResponse<'a>) -> Self {
         Self::ShareFetch(message)
     }
@@ -14302,6 +14668,7 @@ impl<'a> From<share_fetch_response::ShareFetchResponse<'a>> for ResponseBody<'a>
 impl<'a> TryFrom<ResponseBody<'a>> for share_fetch_response::ShareFetchResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ShareFetchResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ShareFetch(message) => Ok(message),
@@ -14314,6 +14681,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for share_fetch_response::ShareFetchResponse<
 impl<'a> From<share_acknowledge_response::ShareAcknowledgeResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ShareAcknowledgeResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: share_acknowledge_response::ShareAcknowledgeResponse<'a>) -> Self {
         Self::ShareAcknowledge(message)
     }
@@ -14324,6 +14692,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for share_acknowledge_response::ShareAcknowledgeResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ShareAcknowledgeResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ShareAcknowledge(message) => Ok(message),
@@ -14335,6 +14704,7 @@ for share_acknowledge_response::ShareAcknowledgeResponse<'a> {
 #[cfg(any(feature = "controller-apis", feature = "client-apis"))]
 impl<'a> From<add_raft_voter_response::AddRaftVoterResponse<'a>> for ResponseBody<'a> {
     /// Wraps a AddRaftVoterResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: add_raft_voter_response::AddRaftVoterResponse<'a>) -> Self {
         Self::AddRaftVoter(message)
     }
@@ -14345,6 +14715,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for add_raft_voter_response::AddRaftVoterResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AddRaftVoterResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AddRaftVoter(message) => Ok(message),
@@ -14357,6 +14728,7 @@ for add_raft_voter_response::AddRaftVoterResponse<'a> {
 impl<'a> From<remove_raft_voter_response::RemoveRaftVoterResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a RemoveRaftVoterResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: remove_raft_voter_response::RemoveRaftVoterResponse<'a>) -> Self {
         Self::RemoveRaftVoter(message)
     }
@@ -14367,6 +14739,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for remove_raft_voter_response::RemoveRaftVoterResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the RemoveRaftVoterResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::RemoveRaftVoter(message) => Ok(message),
@@ -14379,6 +14752,7 @@ for remove_raft_voter_response::RemoveRaftVoterResponse<'a> {
 impl<'a> From<update_raft_voter_response::UpdateRaftVoterResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a UpdateRaftVoterResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: update_raft_voter_response::UpdateRaftVoterResponse<'a>) -> Self {
         Self::UpdateRaftVoter(message)
     }
@@ -14389,6 +14763,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for update_raft_voter_response::UpdateRaftVoterResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the UpdateRaftVoterResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::UpdateRaftVoter(message) => Ok(message),
@@ -14403,6 +14778,7 @@ impl<
 > From<initialize_share_group_state_response::InitializeShareGroupStateResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a InitializeShareGroupStateResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: initialize_share_group_state_response::InitializeShareGroupStateResponse<
             'a,
@@ -14417,6 +14793,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for initialize_share_group_state_response::InitializeShareGroupStateResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the InitializeShareGroupStateResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::InitializeShareGroupState(message) => Ok(message),
@@ -14429,6 +14806,7 @@ for initialize_share_group_state_response::InitializeShareGroupStateResponse<'a>
 impl<'a> From<read_share_group_state_response::ReadShareGroupStateResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ReadShareGroupStateResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: read_share_group_state_response::ReadShareGroupStateResponse<'a>,
     ) -> Self {
@@ -14441,6 +14819,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for read_share_group_state_response::ReadShareGroupStateResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ReadShareGroupStateResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ReadShareGroupState(message) => Ok(message),
@@ -14453,6 +14832,7 @@ for read_share_group_state_response::ReadShareGroupStateResponse<'a> {
 impl<'a> From<write_share_group_state_response::WriteShareGroupStateResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a WriteShareGroupStateResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: write_share_group_state_response::WriteShareGroupStateResponse<'a>,
     ) -> Self {
@@ -14465,6 +14845,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for write_share_group_state_response::WriteShareGroupStateResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the WriteShareGroupStateResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::WriteShareGroupState(message) => Ok(message),
@@ -14477,6 +14858,7 @@ for write_share_group_state_response::WriteShareGroupStateResponse<'a> {
 impl<'a> From<delete_share_group_state_response::DeleteShareGroupStateResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DeleteShareGroupStateResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: delete_share_group_state_response::DeleteShareGroupStateResponse<'a>,
     ) -> Self {
@@ -14489,6 +14871,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for delete_share_group_state_response::DeleteShareGroupStateResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DeleteShareGroupStateResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DeleteShareGroupState(message) => Ok(message),
@@ -14503,6 +14886,7 @@ impl<
 > From<read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ReadShareGroupStateSummaryResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse<
             'a,
@@ -14517,6 +14901,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ReadShareGroupStateSummaryResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ReadShareGroupStateSummary(message) => Ok(message),
@@ -14529,6 +14914,7 @@ for read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse<
 impl<'a> From<streams_group_heartbeat_response::StreamsGroupHeartbeatResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a StreamsGroupHeartbeatResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: streams_group_heartbeat_response::StreamsGroupHeartbeatResponse<'a>,
     ) -> Self {
@@ -14541,6 +14927,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for streams_group_heartbeat_response::StreamsGroupHeartbeatResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the StreamsGroupHeartbeatResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::StreamsGroupHeartbeat(message) => Ok(message),
@@ -14553,6 +14940,7 @@ for streams_group_heartbeat_response::StreamsGroupHeartbeatResponse<'a> {
 impl<'a> From<streams_group_describe_response::StreamsGroupDescribeResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a StreamsGroupDescribeResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: streams_group_describe_response::StreamsGroupDescribeResponse<'a>,
     ) -> Self {
@@ -14565,6 +14953,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for streams_group_describe_response::StreamsGroupDescribeResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the StreamsGroupDescribeResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::StreamsGroupDescribe(message) => Ok(message),
@@ -14579,6 +14968,7 @@ impl<
 > From<describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeShareGroupOffsetsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse<
             'a,
@@ -14593,6 +14983,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeShareGroupOffsetsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeShareGroupOffsets(message) => Ok(message),
@@ -14605,6 +14996,7 @@ for describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse<'a>
 impl<'a> From<alter_share_group_offsets_response::AlterShareGroupOffsetsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a AlterShareGroupOffsetsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: alter_share_group_offsets_response::AlterShareGroupOffsetsResponse<'a>,
     ) -> Self {
@@ -14617,6 +15009,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for alter_share_group_offsets_response::AlterShareGroupOffsetsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AlterShareGroupOffsetsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterShareGroupOffsets(message) => Ok(message),
@@ -14629,6 +15022,7 @@ for alter_share_group_offsets_response::AlterShareGroupOffsetsResponse<'a> {
 impl<'a> From<delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DeleteShareGroupOffsetsResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse<'a>,
     ) -> Self {
@@ -14641,6 +15035,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DeleteShareGroupOffsetsResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DeleteShareGroupOffsets(message) => Ok(message),
@@ -14658,6 +15053,7 @@ impl<
     >,
 > for ResponseBody<'a> {
     /// Wraps a StreamsGroupTopologyDescriptionUpdateResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse<
             'a,
@@ -14674,6 +15070,7 @@ for streams_group_topology_description_update_response::StreamsGroupTopologyDesc
 > {
     type Error = ResponseBody<'a>;
     /// Takes the StreamsGroupTopologyDescriptionUpdateResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::StreamsGroupTopologyDescriptionUpdate(message) => Ok(message),
@@ -14686,6 +15083,7 @@ for streams_group_topology_description_update_response::StreamsGroupTopologyDesc
 impl<'a> From<unregister_controller_response::UnregisterControllerResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a UnregisterControllerResponse as a response body.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: unregister_controller_response::UnregisterControllerResponse<'a>,
     ) -> Self {
@@ -14698,6 +15096,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for unregister_controller_response::UnregisterControllerResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the UnregisterControllerResponse out of a response body, or gives the response body back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::UnregisterController(message) => Ok(message),
@@ -15385,6 +15784,7 @@ pub enum MetadataRecord<'a> {
 #[cfg(feature = "controller-apis")]
 impl<'a> MetadataRecord<'a> {
     /// Decodes the metadata record of `record_type` at `version` from exactly `input`.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn decode(
         input: &'a [u8],
         record_type: i16,
@@ -15431,6 +15831,7 @@ impl<'a> MetadataRecord<'a> {
         }
     }
     /// Checks that `input` is exactly one valid metadata record of `record_type` at `version`, building nothing: it fails exactly when [`Self::decode`] does, with the same error.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn validate(
         input: &'a [u8],
         record_type: i16,
@@ -15576,6 +15977,7 @@ impl<'a> MetadataRecord<'a> {
     }
     /// The record of this type, every field at its default, or `None`
     /// for an unknown type.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn default_for(record_type: i16) -> Option<Self> {
         match record_type {
             0 => Some(Self::RegisterBroker(Default::default())),
@@ -15609,6 +16011,7 @@ impl<'a> MetadataRecord<'a> {
         }
     }
     /// The `record_type` of this metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn record_type(&self) -> i16 {
         match self {
             Self::RegisterBroker(_) => 0,
@@ -15642,6 +16045,7 @@ impl<'a> MetadataRecord<'a> {
     }
     /// Encodes the message at `version` at the end of `buf`, after
     /// reserving its exact size.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn encode<B: rt::EncodeBuf + ?Sized>(
         &self,
         buf: &mut B,
@@ -15653,6 +16057,7 @@ impl<'a> MetadataRecord<'a> {
     }
     /// Encodes the message at `version` through `writer`, which the
     /// caller has made room in.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn encode_to_writer(
         &self,
         writer: &mut rt::Writer<'_>,
@@ -15713,6 +16118,7 @@ impl<'a> MetadataRecord<'a> {
         }
     }
     /// The exact encoded size at `version`.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn encoded_len(&self, version: i16) -> usize {
         match self {
             Self::RegisterBroker(m) => rt::Encode::encoded_len(m, version),
@@ -15746,6 +16152,7 @@ impl<'a> MetadataRecord<'a> {
     }
     /// The JSON form at `version`.
     #[cfg(feature = "json")]
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn to_json(&self, version: i16) -> rt::json::Value {
         match self {
             Self::RegisterBroker(m) => rt::JsonForm::to_json(m, version),
@@ -15779,6 +16186,7 @@ impl<'a> MetadataRecord<'a> {
     }
     /// Reads the JSON form of the message with this key at `version`.
     #[cfg(feature = "json")]
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn from_json(
         value: &rt::json::Value,
         record_type: i16,
@@ -16117,6 +16525,7 @@ impl<'a> MetadataRecord<'a> {
     }
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> MetadataRecord<'static> {
         match self {
             Self::RegisterBroker(m) => MetadataRecord::RegisterBroker(m.into_owned()),
@@ -16169,6 +16578,7 @@ impl<'a> MetadataRecord<'a> {
 #[cfg(feature = "controller-apis")]
 impl<'a> rt::IntoOwned for MetadataRecord<'a> {
     type Owned = MetadataRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> MetadataRecord<'static> {
         MetadataRecord::into_owned(self)
     }
@@ -16177,6 +16587,7 @@ impl<'a> rt::IntoOwned for MetadataRecord<'a> {
 #[cfg(feature = "controller-apis")]
 impl<'a> From<register_broker_record::RegisterBrokerRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a RegisterBrokerRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: register_broker_record::RegisterBrokerRecord<'a>) -> Self {
         Self::RegisterBroker(message)
     }
@@ -16187,6 +16598,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for register_broker_record::RegisterBrokerRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the RegisterBrokerRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::RegisterBroker(message) => Ok(message),
@@ -16199,6 +16611,7 @@ for register_broker_record::RegisterBrokerRecord<'a> {
 impl<'a> From<unregister_broker_record::UnregisterBrokerRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a UnregisterBrokerRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: unregister_broker_record::UnregisterBrokerRecord<'a>) -> Self {
         Self::UnregisterBroker(message)
     }
@@ -16209,6 +16622,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for unregister_broker_record::UnregisterBrokerRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the UnregisterBrokerRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::UnregisterBroker(message) => Ok(message),
@@ -16220,6 +16634,7 @@ for unregister_broker_record::UnregisterBrokerRecord<'a> {
 #[cfg(feature = "controller-apis")]
 impl<'a> From<topic_record::TopicRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a TopicRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: topic_record::TopicRecord<'a>) -> Self {
         Self::Topic(message)
     }
@@ -16229,6 +16644,7 @@ impl<'a> From<topic_record::TopicRecord<'a>> for MetadataRecord<'a> {
 impl<'a> TryFrom<MetadataRecord<'a>> for topic_record::TopicRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the TopicRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::Topic(message) => Ok(message),
@@ -16240,6 +16656,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for topic_record::TopicRecord<'a> {
 #[cfg(feature = "controller-apis")]
 impl<'a> From<partition_record::PartitionRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a PartitionRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: partition_record::PartitionRecord<'a>) -> Self {
         Self::Partition(message)
     }
@@ -16249,6 +16666,7 @@ impl<'a> From<partition_record::PartitionRecord<'a>> for MetadataRecord<'a> {
 impl<'a> TryFrom<MetadataRecord<'a>> for partition_record::PartitionRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the PartitionRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::Partition(message) => Ok(message),
@@ -16260,6 +16678,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for partition_record::PartitionRecord<'a> {
 #[cfg(feature = "controller-apis")]
 impl<'a> From<config_record::ConfigRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a ConfigRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: config_record::ConfigRecord<'a>) -> Self {
         Self::Config(message)
     }
@@ -16269,6 +16688,7 @@ impl<'a> From<config_record::ConfigRecord<'a>> for MetadataRecord<'a> {
 impl<'a> TryFrom<MetadataRecord<'a>> for config_record::ConfigRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the ConfigRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::Config(message) => Ok(message),
@@ -16281,6 +16701,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for config_record::ConfigRecord<'a> {
 impl<'a> From<partition_change_record::PartitionChangeRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a PartitionChangeRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: partition_change_record::PartitionChangeRecord<'a>) -> Self {
         Self::PartitionChange(message)
     }
@@ -16291,6 +16712,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for partition_change_record::PartitionChangeRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the PartitionChangeRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::PartitionChange(message) => Ok(message),
@@ -16302,6 +16724,7 @@ for partition_change_record::PartitionChangeRecord<'a> {
 #[cfg(feature = "controller-apis")]
 impl<'a> From<fence_broker_record::FenceBrokerRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a FenceBrokerRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: fence_broker_record::FenceBrokerRecord<'a>) -> Self {
         Self::FenceBroker(message)
     }
@@ -16311,6 +16734,7 @@ impl<'a> From<fence_broker_record::FenceBrokerRecord<'a>> for MetadataRecord<'a>
 impl<'a> TryFrom<MetadataRecord<'a>> for fence_broker_record::FenceBrokerRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the FenceBrokerRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::FenceBroker(message) => Ok(message),
@@ -16322,6 +16746,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for fence_broker_record::FenceBrokerRecord<
 #[cfg(feature = "controller-apis")]
 impl<'a> From<unfence_broker_record::UnfenceBrokerRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a UnfenceBrokerRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: unfence_broker_record::UnfenceBrokerRecord<'a>) -> Self {
         Self::UnfenceBroker(message)
     }
@@ -16331,6 +16756,7 @@ impl<'a> From<unfence_broker_record::UnfenceBrokerRecord<'a>> for MetadataRecord
 impl<'a> TryFrom<MetadataRecord<'a>> for unfence_broker_record::UnfenceBrokerRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the UnfenceBrokerRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::UnfenceBroker(message) => Ok(message),
@@ -16342,6 +16768,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for unfence_broker_record::UnfenceBrokerRec
 #[cfg(feature = "controller-apis")]
 impl<'a> From<remove_topic_record::RemoveTopicRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a RemoveTopicRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: remove_topic_record::RemoveTopicRecord<'a>) -> Self {
         Self::RemoveTopic(message)
     }
@@ -16351,6 +16778,7 @@ impl<'a> From<remove_topic_record::RemoveTopicRecord<'a>> for MetadataRecord<'a>
 impl<'a> TryFrom<MetadataRecord<'a>> for remove_topic_record::RemoveTopicRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the RemoveTopicRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::RemoveTopic(message) => Ok(message),
@@ -16363,6 +16791,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for remove_topic_record::RemoveTopicRecord<
 impl<'a> From<delegation_token_record::DelegationTokenRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a DelegationTokenRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: delegation_token_record::DelegationTokenRecord<'a>) -> Self {
         Self::DelegationToken(message)
     }
@@ -16373,6 +16802,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for delegation_token_record::DelegationTokenRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the DelegationTokenRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::DelegationToken(message) => Ok(message),
@@ -16385,6 +16815,7 @@ for delegation_token_record::DelegationTokenRecord<'a> {
 impl<'a> From<user_scram_credential_record::UserScramCredentialRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a UserScramCredentialRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: user_scram_credential_record::UserScramCredentialRecord<'a>,
     ) -> Self {
@@ -16397,6 +16828,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for user_scram_credential_record::UserScramCredentialRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the UserScramCredentialRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::UserScramCredential(message) => Ok(message),
@@ -16408,6 +16840,7 @@ for user_scram_credential_record::UserScramCredentialRecord<'a> {
 #[cfg(feature = "controller-apis")]
 impl<'a> From<feature_level_record::FeatureLevelRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a FeatureLevelRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: feature_level_record::FeatureLevelRecord<'a>) -> Self {
         Self::FeatureLevel(message)
     }
@@ -16417,6 +16850,7 @@ impl<'a> From<feature_level_record::FeatureLevelRecord<'a>> for MetadataRecord<'
 impl<'a> TryFrom<MetadataRecord<'a>> for feature_level_record::FeatureLevelRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the FeatureLevelRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::FeatureLevel(message) => Ok(message),
@@ -16428,6 +16862,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for feature_level_record::FeatureLevelRecor
 #[cfg(feature = "controller-apis")]
 impl<'a> From<client_quota_record::ClientQuotaRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a ClientQuotaRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: client_quota_record::ClientQuotaRecord<'a>) -> Self {
         Self::ClientQuota(message)
     }
@@ -16437,6 +16872,7 @@ impl<'a> From<client_quota_record::ClientQuotaRecord<'a>> for MetadataRecord<'a>
 impl<'a> TryFrom<MetadataRecord<'a>> for client_quota_record::ClientQuotaRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the ClientQuotaRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::ClientQuota(message) => Ok(message),
@@ -16448,6 +16884,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for client_quota_record::ClientQuotaRecord<
 #[cfg(feature = "controller-apis")]
 impl<'a> From<producer_ids_record::ProducerIdsRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a ProducerIdsRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: producer_ids_record::ProducerIdsRecord<'a>) -> Self {
         Self::ProducerIds(message)
     }
@@ -16457,6 +16894,7 @@ impl<'a> From<producer_ids_record::ProducerIdsRecord<'a>> for MetadataRecord<'a>
 impl<'a> TryFrom<MetadataRecord<'a>> for producer_ids_record::ProducerIdsRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the ProducerIdsRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::ProducerIds(message) => Ok(message),
@@ -16469,6 +16907,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for producer_ids_record::ProducerIdsRecord<
 impl<'a> From<broker_registration_change_record::BrokerRegistrationChangeRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a BrokerRegistrationChangeRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: broker_registration_change_record::BrokerRegistrationChangeRecord<'a>,
     ) -> Self {
@@ -16481,6 +16920,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for broker_registration_change_record::BrokerRegistrationChangeRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the BrokerRegistrationChangeRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::BrokerRegistrationChange(message) => Ok(message),
@@ -16493,6 +16933,7 @@ for broker_registration_change_record::BrokerRegistrationChangeRecord<'a> {
 impl<'a> From<access_control_entry_record::AccessControlEntryRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a AccessControlEntryRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: access_control_entry_record::AccessControlEntryRecord<'a>) -> Self {
         Self::AccessControlEntry(message)
     }
@@ -16503,6 +16944,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for access_control_entry_record::AccessControlEntryRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the AccessControlEntryRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::AccessControlEntry(message) => Ok(message),
@@ -16515,6 +16957,7 @@ for access_control_entry_record::AccessControlEntryRecord<'a> {
 impl<'a> From<remove_access_control_entry_record::RemoveAccessControlEntryRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a RemoveAccessControlEntryRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: remove_access_control_entry_record::RemoveAccessControlEntryRecord<'a>,
     ) -> Self {
@@ -16527,6 +16970,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for remove_access_control_entry_record::RemoveAccessControlEntryRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the RemoveAccessControlEntryRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::RemoveAccessControlEntry(message) => Ok(message),
@@ -16538,6 +16982,7 @@ for remove_access_control_entry_record::RemoveAccessControlEntryRecord<'a> {
 #[cfg(feature = "controller-apis")]
 impl<'a> From<no_op_record::NoOpRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a NoOpRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: no_op_record::NoOpRecord<'a>) -> Self {
         Self::NoOp(message)
     }
@@ -16547,6 +16992,7 @@ impl<'a> From<no_op_record::NoOpRecord<'a>> for MetadataRecord<'a> {
 impl<'a> TryFrom<MetadataRecord<'a>> for no_op_record::NoOpRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the NoOpRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::NoOp(message) => Ok(message),
@@ -16559,6 +17005,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for no_op_record::NoOpRecord<'a> {
 impl<'a> From<zk_migration_state_record::ZkMigrationStateRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a ZkMigrationStateRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: zk_migration_state_record::ZkMigrationStateRecord<'a>) -> Self {
         Self::ZkMigrationState(message)
     }
@@ -16569,6 +17016,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for zk_migration_state_record::ZkMigrationStateRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the ZkMigrationStateRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::ZkMigrationState(message) => Ok(message),
@@ -16581,6 +17029,7 @@ for zk_migration_state_record::ZkMigrationStateRecord<'a> {
 impl<'a> From<remove_user_scram_credential_record::RemoveUserScramCredentialRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a RemoveUserScramCredentialRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: remove_user_scram_credential_record::RemoveUserScramCredentialRecord<'a>,
     ) -> Self {
@@ -16593,6 +17042,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for remove_user_scram_credential_record::RemoveUserScramCredentialRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the RemoveUserScramCredentialRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::RemoveUserScramCredential(message) => Ok(message),
@@ -16605,6 +17055,7 @@ for remove_user_scram_credential_record::RemoveUserScramCredentialRecord<'a> {
 impl<'a> From<begin_transaction_record::BeginTransactionRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a BeginTransactionRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: begin_transaction_record::BeginTransactionRecord<'a>) -> Self {
         Self::BeginTransaction(message)
     }
@@ -16615,6 +17066,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for begin_transaction_record::BeginTransactionRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the BeginTransactionRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::BeginTransaction(message) => Ok(message),
@@ -16626,6 +17078,7 @@ for begin_transaction_record::BeginTransactionRecord<'a> {
 #[cfg(feature = "controller-apis")]
 impl<'a> From<end_transaction_record::EndTransactionRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a EndTransactionRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: end_transaction_record::EndTransactionRecord<'a>) -> Self {
         Self::EndTransaction(message)
     }
@@ -16636,6 +17089,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for end_transaction_record::EndTransactionRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the EndTransactionRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::EndTransaction(message) => Ok(message),
@@ -16648,6 +17102,7 @@ for end_transaction_record::EndTransactionRecord<'a> {
 impl<'a> From<abort_transaction_record::AbortTransactionRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a AbortTransactionRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: abort_transaction_record::AbortTransactionRecord<'a>) -> Self {
         Self::AbortTransaction(message)
     }
@@ -16658,6 +17113,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for abort_transaction_record::AbortTransactionRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the AbortTransactionRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::AbortTransaction(message) => Ok(message),
@@ -16670,6 +17126,7 @@ for abort_transaction_record::AbortTransactionRecord<'a> {
 impl<'a> From<remove_delegation_token_record::RemoveDelegationTokenRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a RemoveDelegationTokenRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: remove_delegation_token_record::RemoveDelegationTokenRecord<'a>,
     ) -> Self {
@@ -16682,6 +17139,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for remove_delegation_token_record::RemoveDelegationTokenRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the RemoveDelegationTokenRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::RemoveDelegationToken(message) => Ok(message),
@@ -16694,6 +17152,7 @@ for remove_delegation_token_record::RemoveDelegationTokenRecord<'a> {
 impl<'a> From<register_controller_record::RegisterControllerRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a RegisterControllerRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: register_controller_record::RegisterControllerRecord<'a>) -> Self {
         Self::RegisterController(message)
     }
@@ -16704,6 +17163,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for register_controller_record::RegisterControllerRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the RegisterControllerRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::RegisterController(message) => Ok(message),
@@ -16715,6 +17175,7 @@ for register_controller_record::RegisterControllerRecord<'a> {
 #[cfg(feature = "controller-apis")]
 impl<'a> From<clear_elr_record::ClearElrRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a ClearElrRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(message: clear_elr_record::ClearElrRecord<'a>) -> Self {
         Self::ClearElr(message)
     }
@@ -16724,6 +17185,7 @@ impl<'a> From<clear_elr_record::ClearElrRecord<'a>> for MetadataRecord<'a> {
 impl<'a> TryFrom<MetadataRecord<'a>> for clear_elr_record::ClearElrRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the ClearElrRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::ClearElr(message) => Ok(message),
@@ -16736,6 +17198,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for clear_elr_record::ClearElrRecord<'a> {
 impl<'a> From<unregister_controller_record::UnregisterControllerRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a UnregisterControllerRecord as a metadata record.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from(
         message: unregister_controller_record::UnregisterControllerRecord<'a>,
     ) -> Self {
@@ -16748,6 +17211,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for unregister_controller_record::UnregisterControllerRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the UnregisterControllerRecord out of a metadata record, or gives the metadata record back when it holds another message.
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::UnregisterController(message) => Ok(message),

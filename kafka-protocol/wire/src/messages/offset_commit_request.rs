@@ -39,6 +39,7 @@ pub struct OffsetCommitRequest<'a> {
 }
 
 impl Default for OffsetCommitRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             group_id: Cow::Borrowed(""),
@@ -65,6 +66,7 @@ impl OffsetCommitRequest<'_> {
 
 impl<'a> rt::Decode<'a> for OffsetCommitRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -101,6 +103,7 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -124,6 +127,7 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequest<'a> {
 }
 
 impl<'a> rt::Encode for OffsetCommitRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -154,6 +158,7 @@ impl<'a> rt::Encode for OffsetCommitRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.group_id, version >= 8) + 4
             + rt::string_len(&self.member_id, version >= 8)
@@ -173,6 +178,7 @@ impl<'a> rt::Encode for OffsetCommitRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetCommitRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -193,6 +199,7 @@ impl<'a> rt::JsonForm for OffsetCommitRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -224,6 +231,7 @@ impl<'a> rt::JsonForm for OffsetCommitRequest<'a> {
 
 impl<'a> rt::IntoOwned for OffsetCommitRequest<'a> {
     type Owned = OffsetCommitRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetCommitRequest<'static> {
         OffsetCommitRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -240,6 +248,7 @@ impl<'a> rt::IntoOwned for OffsetCommitRequest<'a> {
 impl OffsetCommitRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetCommitRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -272,6 +281,7 @@ pub struct OffsetCommitRequestPartition<'a> {
 }
 
 impl Default for OffsetCommitRequestPartition<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             partition_index: 0,
@@ -284,6 +294,7 @@ impl Default for OffsetCommitRequestPartition<'_> {
 }
 
 impl<'a> rt::Decode<'a> for OffsetCommitRequestPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -310,6 +321,7 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequestPartition<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -328,6 +340,7 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequestPartition<'a> {
 }
 
 impl<'a> rt::Encode for OffsetCommitRequestPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -347,6 +360,7 @@ impl<'a> rt::Encode for OffsetCommitRequestPartition<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 8 + (if version >= 6 { 4 } else { 0 })
             + rt::nullable_string_len(self.committed_metadata.as_deref(), version >= 8)
@@ -360,6 +374,7 @@ impl<'a> rt::Encode for OffsetCommitRequestPartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetCommitRequestPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -371,6 +386,7 @@ impl<'a> rt::JsonForm for OffsetCommitRequestPartition<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -395,6 +411,7 @@ impl<'a> rt::JsonForm for OffsetCommitRequestPartition<'a> {
 
 impl<'a> rt::IntoOwned for OffsetCommitRequestPartition<'a> {
     type Owned = OffsetCommitRequestPartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetCommitRequestPartition<'static> {
         OffsetCommitRequestPartition {
             partition_index: self.partition_index,
@@ -409,6 +426,7 @@ impl<'a> rt::IntoOwned for OffsetCommitRequestPartition<'a> {
 impl OffsetCommitRequestPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetCommitRequestPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -438,6 +456,7 @@ pub struct OffsetCommitRequestTopic<'a> {
 
 impl<'a> rt::Decode<'a> for OffsetCommitRequestTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -466,6 +485,7 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequestTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -486,6 +506,7 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequestTopic<'a> {
 }
 
 impl<'a> rt::Encode for OffsetCommitRequestTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -506,6 +527,7 @@ impl<'a> rt::Encode for OffsetCommitRequestTopic<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version <= 9 { rt::string_len(&self.name, version >= 8) } else { 0 })
             + (if version >= 10 { 16 } else { 0 })
@@ -520,6 +542,7 @@ impl<'a> rt::Encode for OffsetCommitRequestTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetCommitRequestTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version <= 9 {
@@ -532,6 +555,7 @@ impl<'a> rt::JsonForm for OffsetCommitRequestTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -559,6 +583,7 @@ impl<'a> rt::JsonForm for OffsetCommitRequestTopic<'a> {
 
 impl<'a> rt::IntoOwned for OffsetCommitRequestTopic<'a> {
     type Owned = OffsetCommitRequestTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetCommitRequestTopic<'static> {
         OffsetCommitRequestTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -572,6 +597,7 @@ impl<'a> rt::IntoOwned for OffsetCommitRequestTopic<'a> {
 impl OffsetCommitRequestTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetCommitRequestTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

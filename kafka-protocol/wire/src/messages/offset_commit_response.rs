@@ -35,6 +35,7 @@ impl OffsetCommitResponse<'_> {
 
 impl<'a> rt::Decode<'a> for OffsetCommitResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -57,6 +58,7 @@ impl<'a> rt::Decode<'a> for OffsetCommitResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -74,6 +76,7 @@ impl<'a> rt::Decode<'a> for OffsetCommitResponse<'a> {
 }
 
 impl<'a> rt::Encode for OffsetCommitResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -91,6 +94,7 @@ impl<'a> rt::Encode for OffsetCommitResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version >= 3 { 4 } else { 0 })
             + rt::struct_array_len(&self.topics, version >= 8, version)
@@ -104,6 +108,7 @@ impl<'a> rt::Encode for OffsetCommitResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetCommitResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 3 {
@@ -113,6 +118,7 @@ impl<'a> rt::JsonForm for OffsetCommitResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -135,6 +141,7 @@ impl<'a> rt::JsonForm for OffsetCommitResponse<'a> {
 
 impl<'a> rt::IntoOwned for OffsetCommitResponse<'a> {
     type Owned = OffsetCommitResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetCommitResponse<'static> {
         OffsetCommitResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -147,6 +154,7 @@ impl<'a> rt::IntoOwned for OffsetCommitResponse<'a> {
 impl OffsetCommitResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetCommitResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -171,6 +179,7 @@ pub struct OffsetCommitResponsePartition<'a> {
 }
 
 impl<'a> rt::Decode<'a> for OffsetCommitResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -187,6 +196,7 @@ impl<'a> rt::Decode<'a> for OffsetCommitResponsePartition<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -201,6 +211,7 @@ impl<'a> rt::Decode<'a> for OffsetCommitResponsePartition<'a> {
 }
 
 impl<'a> rt::Encode for OffsetCommitResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -215,6 +226,7 @@ impl<'a> rt::Encode for OffsetCommitResponsePartition<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2
             + (if version >= 8 {
@@ -227,6 +239,7 @@ impl<'a> rt::Encode for OffsetCommitResponsePartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetCommitResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -234,6 +247,7 @@ impl<'a> rt::JsonForm for OffsetCommitResponsePartition<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -252,6 +266,7 @@ impl<'a> rt::JsonForm for OffsetCommitResponsePartition<'a> {
 
 impl<'a> rt::IntoOwned for OffsetCommitResponsePartition<'a> {
     type Owned = OffsetCommitResponsePartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetCommitResponsePartition<'static> {
         OffsetCommitResponsePartition {
             partition_index: self.partition_index,
@@ -264,6 +279,7 @@ impl<'a> rt::IntoOwned for OffsetCommitResponsePartition<'a> {
 impl OffsetCommitResponsePartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetCommitResponsePartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -293,6 +309,7 @@ pub struct OffsetCommitResponseTopic<'a> {
 
 impl<'a> rt::Decode<'a> for OffsetCommitResponseTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -321,6 +338,7 @@ impl<'a> rt::Decode<'a> for OffsetCommitResponseTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -343,6 +361,7 @@ impl<'a> rt::Decode<'a> for OffsetCommitResponseTopic<'a> {
 }
 
 impl<'a> rt::Encode for OffsetCommitResponseTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -363,6 +382,7 @@ impl<'a> rt::Encode for OffsetCommitResponseTopic<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version <= 9 { rt::string_len(&self.name, version >= 8) } else { 0 })
             + (if version >= 10 { 16 } else { 0 })
@@ -377,6 +397,7 @@ impl<'a> rt::Encode for OffsetCommitResponseTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetCommitResponseTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version <= 9 {
@@ -389,6 +410,7 @@ impl<'a> rt::JsonForm for OffsetCommitResponseTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -416,6 +438,7 @@ impl<'a> rt::JsonForm for OffsetCommitResponseTopic<'a> {
 
 impl<'a> rt::IntoOwned for OffsetCommitResponseTopic<'a> {
     type Owned = OffsetCommitResponseTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetCommitResponseTopic<'static> {
         OffsetCommitResponseTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -429,6 +452,7 @@ impl<'a> rt::IntoOwned for OffsetCommitResponseTopic<'a> {
 impl OffsetCommitResponseTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetCommitResponseTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

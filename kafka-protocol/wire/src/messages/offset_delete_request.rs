@@ -32,6 +32,7 @@ impl OffsetDeleteRequest<'_> {
 
 impl<'a> rt::Decode<'a> for OffsetDeleteRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -42,6 +43,7 @@ impl<'a> rt::Decode<'a> for OffsetDeleteRequest<'a> {
             .in_field("topics")?;
         Ok(Self { group_id, topics })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -54,6 +56,7 @@ impl<'a> rt::Decode<'a> for OffsetDeleteRequest<'a> {
 }
 
 impl<'a> rt::Encode for OffsetDeleteRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -63,6 +66,7 @@ impl<'a> rt::Encode for OffsetDeleteRequest<'a> {
         rt::put_struct_array(buf, &self.topics, false, version).in_field("topics")?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.group_id, false)
             + rt::struct_array_len(&self.topics, false, version)
@@ -71,12 +75,14 @@ impl<'a> rt::Encode for OffsetDeleteRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetDeleteRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
         object.field("topics", &self.topics, version);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -90,6 +96,7 @@ impl<'a> rt::JsonForm for OffsetDeleteRequest<'a> {
 
 impl<'a> rt::IntoOwned for OffsetDeleteRequest<'a> {
     type Owned = OffsetDeleteRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetDeleteRequest<'static> {
         OffsetDeleteRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -101,6 +108,7 @@ impl<'a> rt::IntoOwned for OffsetDeleteRequest<'a> {
 impl OffsetDeleteRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetDeleteRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -118,6 +126,7 @@ pub struct OffsetDeleteRequestPartition {
 }
 
 impl<'a> rt::Decode<'a> for OffsetDeleteRequestPartition {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -125,6 +134,7 @@ impl<'a> rt::Decode<'a> for OffsetDeleteRequestPartition {
         let partition_index = r.read_i32().in_field("partition_index")?;
         Ok(Self { partition_index })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -135,6 +145,7 @@ impl<'a> rt::Decode<'a> for OffsetDeleteRequestPartition {
 }
 
 impl rt::Encode for OffsetDeleteRequestPartition {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -143,6 +154,7 @@ impl rt::Encode for OffsetDeleteRequestPartition {
         buf.put_i32(self.partition_index);
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4
     }
@@ -150,11 +162,13 @@ impl rt::Encode for OffsetDeleteRequestPartition {
 
 #[cfg(feature = "json")]
 impl rt::JsonForm for OffsetDeleteRequestPartition {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -198,6 +212,7 @@ pub struct OffsetDeleteRequestTopic<'a> {
 
 impl<'a> rt::Decode<'a> for OffsetDeleteRequestTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -208,6 +223,7 @@ impl<'a> rt::Decode<'a> for OffsetDeleteRequestTopic<'a> {
             .in_field("partitions")?;
         Ok(Self { name, partitions })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -220,6 +236,7 @@ impl<'a> rt::Decode<'a> for OffsetDeleteRequestTopic<'a> {
 }
 
 impl<'a> rt::Encode for OffsetDeleteRequestTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -230,6 +247,7 @@ impl<'a> rt::Encode for OffsetDeleteRequestTopic<'a> {
             .in_field("partitions")?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, false)
             + rt::struct_array_len(&self.partitions, false, version)
@@ -238,12 +256,14 @@ impl<'a> rt::Encode for OffsetDeleteRequestTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetDeleteRequestTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
         object.field("partitions", &self.partitions, version);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -257,6 +277,7 @@ impl<'a> rt::JsonForm for OffsetDeleteRequestTopic<'a> {
 
 impl<'a> rt::IntoOwned for OffsetDeleteRequestTopic<'a> {
     type Owned = OffsetDeleteRequestTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetDeleteRequestTopic<'static> {
         OffsetDeleteRequestTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -268,6 +289,7 @@ impl<'a> rt::IntoOwned for OffsetDeleteRequestTopic<'a> {
 impl OffsetDeleteRequestTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetDeleteRequestTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

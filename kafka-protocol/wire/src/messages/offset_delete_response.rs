@@ -36,6 +36,7 @@ impl OffsetDeleteResponse<'_> {
 
 impl<'a> rt::Decode<'a> for OffsetDeleteResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -51,6 +52,7 @@ impl<'a> rt::Decode<'a> for OffsetDeleteResponse<'a> {
             topics,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -64,6 +66,7 @@ impl<'a> rt::Decode<'a> for OffsetDeleteResponse<'a> {
 }
 
 impl<'a> rt::Encode for OffsetDeleteResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -74,6 +77,7 @@ impl<'a> rt::Encode for OffsetDeleteResponse<'a> {
         rt::put_struct_array(buf, &self.topics, false, version).in_field("topics")?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + 4 + rt::struct_array_len(&self.topics, false, version)
     }
@@ -81,6 +85,7 @@ impl<'a> rt::Encode for OffsetDeleteResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetDeleteResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -88,6 +93,7 @@ impl<'a> rt::JsonForm for OffsetDeleteResponse<'a> {
         object.field("topics", &self.topics, version);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -102,6 +108,7 @@ impl<'a> rt::JsonForm for OffsetDeleteResponse<'a> {
 
 impl<'a> rt::IntoOwned for OffsetDeleteResponse<'a> {
     type Owned = OffsetDeleteResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetDeleteResponse<'static> {
         OffsetDeleteResponse {
             error_code: self.error_code,
@@ -114,6 +121,7 @@ impl<'a> rt::IntoOwned for OffsetDeleteResponse<'a> {
 impl OffsetDeleteResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetDeleteResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -135,6 +143,7 @@ pub struct OffsetDeleteResponsePartition {
 }
 
 impl<'a> rt::Decode<'a> for OffsetDeleteResponsePartition {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -146,6 +155,7 @@ impl<'a> rt::Decode<'a> for OffsetDeleteResponsePartition {
             error_code,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -157,6 +167,7 @@ impl<'a> rt::Decode<'a> for OffsetDeleteResponsePartition {
 }
 
 impl rt::Encode for OffsetDeleteResponsePartition {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -166,6 +177,7 @@ impl rt::Encode for OffsetDeleteResponsePartition {
         buf.put_i16(self.error_code);
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 2
     }
@@ -173,12 +185,14 @@ impl rt::Encode for OffsetDeleteResponsePartition {
 
 #[cfg(feature = "json")]
 impl rt::JsonForm for OffsetDeleteResponsePartition {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
         object.field("errorCode", &self.error_code, version);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -223,6 +237,7 @@ pub struct OffsetDeleteResponseTopic<'a> {
 
 impl<'a> rt::Decode<'a> for OffsetDeleteResponseTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -233,6 +248,7 @@ impl<'a> rt::Decode<'a> for OffsetDeleteResponseTopic<'a> {
             .in_field("partitions")?;
         Ok(Self { name, partitions })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -245,6 +261,7 @@ impl<'a> rt::Decode<'a> for OffsetDeleteResponseTopic<'a> {
 }
 
 impl<'a> rt::Encode for OffsetDeleteResponseTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -255,6 +272,7 @@ impl<'a> rt::Encode for OffsetDeleteResponseTopic<'a> {
             .in_field("partitions")?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, false)
             + rt::struct_array_len(&self.partitions, false, version)
@@ -263,12 +281,14 @@ impl<'a> rt::Encode for OffsetDeleteResponseTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetDeleteResponseTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
         object.field("partitions", &self.partitions, version);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -282,6 +302,7 @@ impl<'a> rt::JsonForm for OffsetDeleteResponseTopic<'a> {
 
 impl<'a> rt::IntoOwned for OffsetDeleteResponseTopic<'a> {
     type Owned = OffsetDeleteResponseTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetDeleteResponseTopic<'static> {
         OffsetDeleteResponseTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -293,6 +314,7 @@ impl<'a> rt::IntoOwned for OffsetDeleteResponseTopic<'a> {
 impl OffsetDeleteResponseTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetDeleteResponseTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

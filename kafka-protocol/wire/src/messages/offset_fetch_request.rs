@@ -31,6 +31,7 @@ pub struct OffsetFetchRequest<'a> {
 }
 
 impl Default for OffsetFetchRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             group_id: Cow::Borrowed(""),
@@ -55,6 +56,7 @@ impl OffsetFetchRequest<'_> {
 
 impl<'a> rt::Decode<'a> for OffsetFetchRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -100,6 +102,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -128,6 +131,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequest<'a> {
 }
 
 impl<'a> rt::Encode for OffsetFetchRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -187,6 +191,7 @@ impl<'a> rt::Encode for OffsetFetchRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version <= 7 { rt::string_len(&self.group_id, version >= 6) } else { 0 })
             + (if version <= 7 {
@@ -213,6 +218,7 @@ impl<'a> rt::Encode for OffsetFetchRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetFetchRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version <= 7 {
@@ -230,6 +236,7 @@ impl<'a> rt::JsonForm for OffsetFetchRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -266,6 +273,7 @@ impl<'a> rt::JsonForm for OffsetFetchRequest<'a> {
 
 impl<'a> rt::IntoOwned for OffsetFetchRequest<'a> {
     type Owned = OffsetFetchRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetFetchRequest<'static> {
         OffsetFetchRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -280,6 +288,7 @@ impl<'a> rt::IntoOwned for OffsetFetchRequest<'a> {
 impl OffsetFetchRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetFetchRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -304,6 +313,7 @@ pub struct OffsetFetchRequestTopic<'a> {
 }
 
 impl<'a> rt::Decode<'a> for OffsetFetchRequestTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -322,6 +332,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequestTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -336,6 +347,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequestTopic<'a> {
 }
 
 impl<'a> rt::Encode for OffsetFetchRequestTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -351,6 +363,7 @@ impl<'a> rt::Encode for OffsetFetchRequestTopic<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, version >= 6)
             + rt::scalar_array_len(&self.partition_indexes, version >= 6)
@@ -364,6 +377,7 @@ impl<'a> rt::Encode for OffsetFetchRequestTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetFetchRequestTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -371,6 +385,7 @@ impl<'a> rt::JsonForm for OffsetFetchRequestTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -389,6 +404,7 @@ impl<'a> rt::JsonForm for OffsetFetchRequestTopic<'a> {
 
 impl<'a> rt::IntoOwned for OffsetFetchRequestTopic<'a> {
     type Owned = OffsetFetchRequestTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetFetchRequestTopic<'static> {
         OffsetFetchRequestTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -401,6 +417,7 @@ impl<'a> rt::IntoOwned for OffsetFetchRequestTopic<'a> {
 impl OffsetFetchRequestTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetFetchRequestTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -429,6 +446,7 @@ pub struct OffsetFetchRequestTopics<'a> {
 }
 
 impl<'a> rt::Decode<'a> for OffsetFetchRequestTopics<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -455,6 +473,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequestTopics<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -472,6 +491,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequestTopics<'a> {
 }
 
 impl<'a> rt::Encode for OffsetFetchRequestTopics<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -488,6 +508,7 @@ impl<'a> rt::Encode for OffsetFetchRequestTopics<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version <= 9 { rt::string_len(&self.name, true) } else { 0 })
             + (if version >= 10 { 16 } else { 0 })
@@ -498,6 +519,7 @@ impl<'a> rt::Encode for OffsetFetchRequestTopics<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetFetchRequestTopics<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version <= 9 {
@@ -510,6 +532,7 @@ impl<'a> rt::JsonForm for OffsetFetchRequestTopics<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -533,6 +556,7 @@ impl<'a> rt::JsonForm for OffsetFetchRequestTopics<'a> {
 
 impl<'a> rt::IntoOwned for OffsetFetchRequestTopics<'a> {
     type Owned = OffsetFetchRequestTopics<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetFetchRequestTopics<'static> {
         OffsetFetchRequestTopics {
             name: rt::IntoOwned::into_owned(self.name),
@@ -546,6 +570,7 @@ impl<'a> rt::IntoOwned for OffsetFetchRequestTopics<'a> {
 impl OffsetFetchRequestTopics<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetFetchRequestTopics<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -578,6 +603,7 @@ pub struct OffsetFetchRequestGroup<'a> {
 }
 
 impl Default for OffsetFetchRequestGroup<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             group_id: Cow::Borrowed(""),
@@ -590,6 +616,7 @@ impl Default for OffsetFetchRequestGroup<'_> {
 }
 
 impl<'a> rt::Decode<'a> for OffsetFetchRequestGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -618,6 +645,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequestGroup<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -637,6 +665,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequestGroup<'a> {
 }
 
 impl<'a> rt::Encode for OffsetFetchRequestGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -655,6 +684,7 @@ impl<'a> rt::Encode for OffsetFetchRequestGroup<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.group_id, true)
             + (if version >= 9 {
@@ -669,6 +699,7 @@ impl<'a> rt::Encode for OffsetFetchRequestGroup<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetFetchRequestGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -682,6 +713,7 @@ impl<'a> rt::JsonForm for OffsetFetchRequestGroup<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -706,6 +738,7 @@ impl<'a> rt::JsonForm for OffsetFetchRequestGroup<'a> {
 
 impl<'a> rt::IntoOwned for OffsetFetchRequestGroup<'a> {
     type Owned = OffsetFetchRequestGroup<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetFetchRequestGroup<'static> {
         OffsetFetchRequestGroup {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -720,6 +753,7 @@ impl<'a> rt::IntoOwned for OffsetFetchRequestGroup<'a> {
 impl OffsetFetchRequestGroup<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetFetchRequestGroup<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -43,6 +43,7 @@ impl OffsetFetchResponse<'_> {
 
 impl<'a> rt::Decode<'a> for OffsetFetchResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -81,6 +82,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -107,6 +109,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponse<'a> {
 }
 
 impl<'a> rt::Encode for OffsetFetchResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -144,6 +147,7 @@ impl<'a> rt::Encode for OffsetFetchResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version >= 3 { 4 } else { 0 })
             + (if version <= 7 {
@@ -166,6 +170,7 @@ impl<'a> rt::Encode for OffsetFetchResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetFetchResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 3 {
@@ -183,6 +188,7 @@ impl<'a> rt::JsonForm for OffsetFetchResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -219,6 +225,7 @@ impl<'a> rt::JsonForm for OffsetFetchResponse<'a> {
 
 impl<'a> rt::IntoOwned for OffsetFetchResponse<'a> {
     type Owned = OffsetFetchResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetFetchResponse<'static> {
         OffsetFetchResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -233,6 +240,7 @@ impl<'a> rt::IntoOwned for OffsetFetchResponse<'a> {
 impl OffsetFetchResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetFetchResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -269,6 +277,7 @@ pub struct OffsetFetchResponsePartition<'a> {
 }
 
 impl Default for OffsetFetchResponsePartition<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             partition_index: 0,
@@ -282,6 +291,7 @@ impl Default for OffsetFetchResponsePartition<'_> {
 }
 
 impl<'a> rt::Decode<'a> for OffsetFetchResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -308,6 +318,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponsePartition<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -327,6 +338,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponsePartition<'a> {
 }
 
 impl<'a> rt::Encode for OffsetFetchResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -347,6 +359,7 @@ impl<'a> rt::Encode for OffsetFetchResponsePartition<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 8 + (if version >= 5 { 4 } else { 0 })
             + rt::nullable_string_len(self.metadata.as_deref(), version >= 6) + 2
@@ -360,6 +373,7 @@ impl<'a> rt::Encode for OffsetFetchResponsePartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetFetchResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -372,6 +386,7 @@ impl<'a> rt::JsonForm for OffsetFetchResponsePartition<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -397,6 +412,7 @@ impl<'a> rt::JsonForm for OffsetFetchResponsePartition<'a> {
 
 impl<'a> rt::IntoOwned for OffsetFetchResponsePartition<'a> {
     type Owned = OffsetFetchResponsePartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetFetchResponsePartition<'static> {
         OffsetFetchResponsePartition {
             partition_index: self.partition_index,
@@ -412,6 +428,7 @@ impl<'a> rt::IntoOwned for OffsetFetchResponsePartition<'a> {
 impl OffsetFetchResponsePartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetFetchResponsePartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -437,6 +454,7 @@ pub struct OffsetFetchResponseTopic<'a> {
 
 impl<'a> rt::Decode<'a> for OffsetFetchResponseTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -455,6 +473,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponseTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -470,6 +489,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponseTopic<'a> {
 }
 
 impl<'a> rt::Encode for OffsetFetchResponseTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -485,6 +505,7 @@ impl<'a> rt::Encode for OffsetFetchResponseTopic<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, version >= 6)
             + rt::struct_array_len(&self.partitions, version >= 6, version)
@@ -498,6 +519,7 @@ impl<'a> rt::Encode for OffsetFetchResponseTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetFetchResponseTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -505,6 +527,7 @@ impl<'a> rt::JsonForm for OffsetFetchResponseTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -523,6 +546,7 @@ impl<'a> rt::JsonForm for OffsetFetchResponseTopic<'a> {
 
 impl<'a> rt::IntoOwned for OffsetFetchResponseTopic<'a> {
     type Owned = OffsetFetchResponseTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetFetchResponseTopic<'static> {
         OffsetFetchResponseTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -535,6 +559,7 @@ impl<'a> rt::IntoOwned for OffsetFetchResponseTopic<'a> {
 impl OffsetFetchResponseTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetFetchResponseTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -571,6 +596,7 @@ pub struct OffsetFetchResponsePartitions<'a> {
 }
 
 impl Default for OffsetFetchResponsePartitions<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             partition_index: 0,
@@ -584,6 +610,7 @@ impl Default for OffsetFetchResponsePartitions<'_> {
 }
 
 impl<'a> rt::Decode<'a> for OffsetFetchResponsePartitions<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -604,6 +631,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponsePartitions<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -619,6 +647,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponsePartitions<'a> {
 }
 
 impl<'a> rt::Encode for OffsetFetchResponsePartitions<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -633,6 +662,7 @@ impl<'a> rt::Encode for OffsetFetchResponsePartitions<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 8 + 4 + rt::nullable_string_len(self.metadata.as_deref(), true) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -641,6 +671,7 @@ impl<'a> rt::Encode for OffsetFetchResponsePartitions<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetFetchResponsePartitions<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -651,6 +682,7 @@ impl<'a> rt::JsonForm for OffsetFetchResponsePartitions<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -668,6 +700,7 @@ impl<'a> rt::JsonForm for OffsetFetchResponsePartitions<'a> {
 
 impl<'a> rt::IntoOwned for OffsetFetchResponsePartitions<'a> {
     type Owned = OffsetFetchResponsePartitions<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetFetchResponsePartitions<'static> {
         OffsetFetchResponsePartitions {
             partition_index: self.partition_index,
@@ -683,6 +716,7 @@ impl<'a> rt::IntoOwned for OffsetFetchResponsePartitions<'a> {
 impl OffsetFetchResponsePartitions<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetFetchResponsePartitions<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -712,6 +746,7 @@ pub struct OffsetFetchResponseTopics<'a> {
 
 impl<'a> rt::Decode<'a> for OffsetFetchResponseTopics<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -738,6 +773,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponseTopics<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -756,6 +792,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponseTopics<'a> {
 }
 
 impl<'a> rt::Encode for OffsetFetchResponseTopics<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -772,6 +809,7 @@ impl<'a> rt::Encode for OffsetFetchResponseTopics<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version <= 9 { rt::string_len(&self.name, true) } else { 0 })
             + (if version >= 10 { 16 } else { 0 })
@@ -782,6 +820,7 @@ impl<'a> rt::Encode for OffsetFetchResponseTopics<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetFetchResponseTopics<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version <= 9 {
@@ -794,6 +833,7 @@ impl<'a> rt::JsonForm for OffsetFetchResponseTopics<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -817,6 +857,7 @@ impl<'a> rt::JsonForm for OffsetFetchResponseTopics<'a> {
 
 impl<'a> rt::IntoOwned for OffsetFetchResponseTopics<'a> {
     type Owned = OffsetFetchResponseTopics<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetFetchResponseTopics<'static> {
         OffsetFetchResponseTopics {
             name: rt::IntoOwned::into_owned(self.name),
@@ -830,6 +871,7 @@ impl<'a> rt::IntoOwned for OffsetFetchResponseTopics<'a> {
 impl OffsetFetchResponseTopics<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetFetchResponseTopics<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -859,6 +901,7 @@ pub struct OffsetFetchResponseGroup<'a> {
 
 impl<'a> rt::Decode<'a> for OffsetFetchResponseGroup<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -877,6 +920,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponseGroup<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -891,6 +935,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponseGroup<'a> {
 }
 
 impl<'a> rt::Encode for OffsetFetchResponseGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -902,6 +947,7 @@ impl<'a> rt::Encode for OffsetFetchResponseGroup<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.group_id, true)
             + rt::struct_array_len(&self.topics, true, version) + 2
@@ -911,6 +957,7 @@ impl<'a> rt::Encode for OffsetFetchResponseGroup<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetFetchResponseGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -919,6 +966,7 @@ impl<'a> rt::JsonForm for OffsetFetchResponseGroup<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -934,6 +982,7 @@ impl<'a> rt::JsonForm for OffsetFetchResponseGroup<'a> {
 
 impl<'a> rt::IntoOwned for OffsetFetchResponseGroup<'a> {
     type Owned = OffsetFetchResponseGroup<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetFetchResponseGroup<'static> {
         OffsetFetchResponseGroup {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -947,6 +996,7 @@ impl<'a> rt::IntoOwned for OffsetFetchResponseGroup<'a> {
 impl OffsetFetchResponseGroup<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetFetchResponseGroup<'static> {
         rt::IntoOwned::into_owned(self)
     }

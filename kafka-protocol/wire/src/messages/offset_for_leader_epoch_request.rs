@@ -23,6 +23,7 @@ pub struct OffsetForLeaderEpochRequest<'a> {
 }
 
 impl Default for OffsetForLeaderEpochRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             replica_id: -2,
@@ -45,6 +46,7 @@ impl OffsetForLeaderEpochRequest<'_> {
 
 impl<'a> rt::Decode<'a> for OffsetForLeaderEpochRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -67,6 +69,7 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderEpochRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -84,6 +87,7 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderEpochRequest<'a> {
 }
 
 impl<'a> rt::Encode for OffsetForLeaderEpochRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -101,6 +105,7 @@ impl<'a> rt::Encode for OffsetForLeaderEpochRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version >= 3 { 4 } else { 0 })
             + rt::struct_array_len(&self.topics, version >= 4, version)
@@ -114,6 +119,7 @@ impl<'a> rt::Encode for OffsetForLeaderEpochRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetForLeaderEpochRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 3 {
@@ -123,6 +129,7 @@ impl<'a> rt::JsonForm for OffsetForLeaderEpochRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -145,6 +152,7 @@ impl<'a> rt::JsonForm for OffsetForLeaderEpochRequest<'a> {
 
 impl<'a> rt::IntoOwned for OffsetForLeaderEpochRequest<'a> {
     type Owned = OffsetForLeaderEpochRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetForLeaderEpochRequest<'static> {
         OffsetForLeaderEpochRequest {
             replica_id: self.replica_id,
@@ -157,6 +165,7 @@ impl<'a> rt::IntoOwned for OffsetForLeaderEpochRequest<'a> {
 impl OffsetForLeaderEpochRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetForLeaderEpochRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -185,6 +194,7 @@ pub struct OffsetForLeaderPartition<'a> {
 }
 
 impl Default for OffsetForLeaderPartition<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             partition: 0,
@@ -196,6 +206,7 @@ impl Default for OffsetForLeaderPartition<'_> {
 }
 
 impl<'a> rt::Decode<'a> for OffsetForLeaderPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -214,6 +225,7 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderPartition<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -229,6 +241,7 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderPartition<'a> {
 }
 
 impl<'a> rt::Encode for OffsetForLeaderPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -244,6 +257,7 @@ impl<'a> rt::Encode for OffsetForLeaderPartition<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 4 + 4
             + (if version >= 4 {
@@ -256,6 +270,7 @@ impl<'a> rt::Encode for OffsetForLeaderPartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetForLeaderPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partition", &self.partition, version);
@@ -264,6 +279,7 @@ impl<'a> rt::JsonForm for OffsetForLeaderPartition<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -283,6 +299,7 @@ impl<'a> rt::JsonForm for OffsetForLeaderPartition<'a> {
 
 impl<'a> rt::IntoOwned for OffsetForLeaderPartition<'a> {
     type Owned = OffsetForLeaderPartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetForLeaderPartition<'static> {
         OffsetForLeaderPartition {
             partition: self.partition,
@@ -296,6 +313,7 @@ impl<'a> rt::IntoOwned for OffsetForLeaderPartition<'a> {
 impl OffsetForLeaderPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetForLeaderPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -321,6 +339,7 @@ pub struct OffsetForLeaderTopic<'a> {
 
 impl<'a> rt::Decode<'a> for OffsetForLeaderTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -339,6 +358,7 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -354,6 +374,7 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderTopic<'a> {
 }
 
 impl<'a> rt::Encode for OffsetForLeaderTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -369,6 +390,7 @@ impl<'a> rt::Encode for OffsetForLeaderTopic<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.topic, version >= 4)
             + rt::struct_array_len(&self.partitions, version >= 4, version)
@@ -382,6 +404,7 @@ impl<'a> rt::Encode for OffsetForLeaderTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetForLeaderTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topic", &self.topic, version);
@@ -389,6 +412,7 @@ impl<'a> rt::JsonForm for OffsetForLeaderTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -407,6 +431,7 @@ impl<'a> rt::JsonForm for OffsetForLeaderTopic<'a> {
 
 impl<'a> rt::IntoOwned for OffsetForLeaderTopic<'a> {
     type Owned = OffsetForLeaderTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetForLeaderTopic<'static> {
         OffsetForLeaderTopic {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -419,6 +444,7 @@ impl<'a> rt::IntoOwned for OffsetForLeaderTopic<'a> {
 impl OffsetForLeaderTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetForLeaderTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

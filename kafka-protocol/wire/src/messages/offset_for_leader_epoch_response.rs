@@ -35,6 +35,7 @@ impl OffsetForLeaderEpochResponse<'_> {
 
 impl<'a> rt::Decode<'a> for OffsetForLeaderEpochResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderEpochResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -68,6 +70,7 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderEpochResponse<'a> {
 }
 
 impl<'a> rt::Encode for OffsetForLeaderEpochResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -83,6 +86,7 @@ impl<'a> rt::Encode for OffsetForLeaderEpochResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.topics, version >= 4, version)
             + (if version >= 4 {
@@ -95,6 +99,7 @@ impl<'a> rt::Encode for OffsetForLeaderEpochResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetForLeaderEpochResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -102,6 +107,7 @@ impl<'a> rt::JsonForm for OffsetForLeaderEpochResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -120,6 +126,7 @@ impl<'a> rt::JsonForm for OffsetForLeaderEpochResponse<'a> {
 
 impl<'a> rt::IntoOwned for OffsetForLeaderEpochResponse<'a> {
     type Owned = OffsetForLeaderEpochResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetForLeaderEpochResponse<'static> {
         OffsetForLeaderEpochResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -132,6 +139,7 @@ impl<'a> rt::IntoOwned for OffsetForLeaderEpochResponse<'a> {
 impl OffsetForLeaderEpochResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetForLeaderEpochResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -164,6 +172,7 @@ pub struct EpochEndOffset<'a> {
 }
 
 impl Default for EpochEndOffset<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             error_code: 0,
@@ -176,6 +185,7 @@ impl Default for EpochEndOffset<'_> {
 }
 
 impl<'a> rt::Decode<'a> for EpochEndOffset<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -196,6 +206,7 @@ impl<'a> rt::Decode<'a> for EpochEndOffset<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -212,6 +223,7 @@ impl<'a> rt::Decode<'a> for EpochEndOffset<'a> {
 }
 
 impl<'a> rt::Encode for EpochEndOffset<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -228,6 +240,7 @@ impl<'a> rt::Encode for EpochEndOffset<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + 4 + 4 + 8
             + (if version >= 4 {
@@ -240,6 +253,7 @@ impl<'a> rt::Encode for EpochEndOffset<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EpochEndOffset<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -249,6 +263,7 @@ impl<'a> rt::JsonForm for EpochEndOffset<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -269,6 +284,7 @@ impl<'a> rt::JsonForm for EpochEndOffset<'a> {
 
 impl<'a> rt::IntoOwned for EpochEndOffset<'a> {
     type Owned = EpochEndOffset<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> EpochEndOffset<'static> {
         EpochEndOffset {
             error_code: self.error_code,
@@ -283,6 +299,7 @@ impl<'a> rt::IntoOwned for EpochEndOffset<'a> {
 impl EpochEndOffset<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> EpochEndOffset<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -308,6 +325,7 @@ pub struct OffsetForLeaderTopicResult<'a> {
 
 impl<'a> rt::Decode<'a> for OffsetForLeaderTopicResult<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -326,6 +344,7 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderTopicResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -341,6 +360,7 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderTopicResult<'a> {
 }
 
 impl<'a> rt::Encode for OffsetForLeaderTopicResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -356,6 +376,7 @@ impl<'a> rt::Encode for OffsetForLeaderTopicResult<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.topic, version >= 4)
             + rt::struct_array_len(&self.partitions, version >= 4, version)
@@ -369,6 +390,7 @@ impl<'a> rt::Encode for OffsetForLeaderTopicResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetForLeaderTopicResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topic", &self.topic, version);
@@ -376,6 +398,7 @@ impl<'a> rt::JsonForm for OffsetForLeaderTopicResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -394,6 +417,7 @@ impl<'a> rt::JsonForm for OffsetForLeaderTopicResult<'a> {
 
 impl<'a> rt::IntoOwned for OffsetForLeaderTopicResult<'a> {
     type Owned = OffsetForLeaderTopicResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> OffsetForLeaderTopicResult<'static> {
         OffsetForLeaderTopicResult {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -406,6 +430,7 @@ impl<'a> rt::IntoOwned for OffsetForLeaderTopicResult<'a> {
 impl OffsetForLeaderTopicResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> OffsetForLeaderTopicResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

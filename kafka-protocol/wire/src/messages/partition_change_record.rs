@@ -58,6 +58,7 @@ pub struct PartitionChangeRecord<'a> {
 }
 
 impl Default for PartitionChangeRecord<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             partition_id: -1,
@@ -88,6 +89,7 @@ impl PartitionChangeRecord<'_> {
 }
 
 impl<'a> rt::Decode<'a> for PartitionChangeRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -184,6 +186,7 @@ impl<'a> rt::Decode<'a> for PartitionChangeRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -242,6 +245,7 @@ impl<'a> rt::Decode<'a> for PartitionChangeRecord<'a> {
 }
 
 impl<'a> rt::Encode for PartitionChangeRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -374,6 +378,7 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
         tagged.finish(buf);
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         let write_isr = self.isr.is_some();
         let write_leader = self.leader != -2;
@@ -458,6 +463,7 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionChangeRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionId", &self.partition_id, version);
@@ -485,6 +491,7 @@ impl<'a> rt::JsonForm for PartitionChangeRecord<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -524,6 +531,7 @@ impl<'a> rt::JsonForm for PartitionChangeRecord<'a> {
 
 impl<'a> rt::IntoOwned for PartitionChangeRecord<'a> {
     type Owned = PartitionChangeRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionChangeRecord<'static> {
         PartitionChangeRecord {
             partition_id: self.partition_id,
@@ -547,6 +555,7 @@ impl<'a> rt::IntoOwned for PartitionChangeRecord<'a> {
 impl PartitionChangeRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionChangeRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

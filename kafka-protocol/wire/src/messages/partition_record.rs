@@ -66,6 +66,7 @@ pub struct PartitionRecord<'a> {
 }
 
 impl Default for PartitionRecord<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             partition_id: -1,
@@ -98,6 +99,7 @@ impl PartitionRecord<'_> {
 }
 
 impl<'a> rt::Decode<'a> for PartitionRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -175,6 +177,7 @@ impl<'a> rt::Decode<'a> for PartitionRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -219,6 +222,7 @@ impl<'a> rt::Decode<'a> for PartitionRecord<'a> {
 }
 
 impl<'a> rt::Encode for PartitionRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -301,6 +305,7 @@ impl<'a> rt::Encode for PartitionRecord<'a> {
         tagged.finish(buf);
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         let write_leader_recovery_state = self.leader_recovery_state != 0;
         let write_eligible_leader_replicas = version >= 2
@@ -345,6 +350,7 @@ impl<'a> rt::Encode for PartitionRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionId", &self.partition_id, version);
@@ -374,6 +380,7 @@ impl<'a> rt::JsonForm for PartitionRecord<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -413,6 +420,7 @@ impl<'a> rt::JsonForm for PartitionRecord<'a> {
 
 impl<'a> rt::IntoOwned for PartitionRecord<'a> {
     type Owned = PartitionRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionRecord<'static> {
         PartitionRecord {
             partition_id: self.partition_id,
@@ -438,6 +446,7 @@ impl<'a> rt::IntoOwned for PartitionRecord<'a> {
 impl PartitionRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

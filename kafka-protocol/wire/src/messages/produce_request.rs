@@ -43,6 +43,7 @@ impl ProduceRequest<'_> {
 
 impl<'a> rt::Decode<'a> for ProduceRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -67,6 +68,7 @@ impl<'a> rt::Decode<'a> for ProduceRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -84,6 +86,7 @@ impl<'a> rt::Decode<'a> for ProduceRequest<'a> {
 }
 
 impl<'a> rt::Encode for ProduceRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -102,6 +105,7 @@ impl<'a> rt::Encode for ProduceRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::nullable_string_len(self.transactional_id.as_deref(), version >= 9) + 2 + 4
             + rt::struct_array_len(&self.topic_data, version >= 9, version)
@@ -115,6 +119,7 @@ impl<'a> rt::Encode for ProduceRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ProduceRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("transactionalId", &self.transactional_id, version);
@@ -124,6 +129,7 @@ impl<'a> rt::JsonForm for ProduceRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -144,6 +150,7 @@ impl<'a> rt::JsonForm for ProduceRequest<'a> {
 
 impl<'a> rt::IntoOwned for ProduceRequest<'a> {
     type Owned = ProduceRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ProduceRequest<'static> {
         ProduceRequest {
             transactional_id: rt::IntoOwned::into_owned(self.transactional_id),
@@ -158,6 +165,7 @@ impl<'a> rt::IntoOwned for ProduceRequest<'a> {
 impl ProduceRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ProduceRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -182,6 +190,7 @@ pub struct PartitionProduceData<'a> {
 }
 
 impl<'a> rt::Decode<'a> for PartitionProduceData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -200,6 +209,7 @@ impl<'a> rt::Decode<'a> for PartitionProduceData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -214,6 +224,7 @@ impl<'a> rt::Decode<'a> for PartitionProduceData<'a> {
 }
 
 impl<'a> rt::Encode for PartitionProduceData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -229,6 +240,7 @@ impl<'a> rt::Encode for PartitionProduceData<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::nullable_bytes_len(self.records.as_deref(), version >= 9)
             + (if version >= 9 {
@@ -241,6 +253,7 @@ impl<'a> rt::Encode for PartitionProduceData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionProduceData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("index", &self.index, version);
@@ -248,6 +261,7 @@ impl<'a> rt::JsonForm for PartitionProduceData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -266,6 +280,7 @@ impl<'a> rt::JsonForm for PartitionProduceData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionProduceData<'a> {
     type Owned = PartitionProduceData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionProduceData<'static> {
         PartitionProduceData {
             index: self.index,
@@ -278,6 +293,7 @@ impl<'a> rt::IntoOwned for PartitionProduceData<'a> {
 impl PartitionProduceData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionProduceData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -307,6 +323,7 @@ pub struct TopicProduceData<'a> {
 
 impl<'a> rt::Decode<'a> for TopicProduceData<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -335,6 +352,7 @@ impl<'a> rt::Decode<'a> for TopicProduceData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -355,6 +373,7 @@ impl<'a> rt::Decode<'a> for TopicProduceData<'a> {
 }
 
 impl<'a> rt::Encode for TopicProduceData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -375,6 +394,7 @@ impl<'a> rt::Encode for TopicProduceData<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version <= 12 { rt::string_len(&self.name, version >= 9) } else { 0 })
             + (if version >= 13 { 16 } else { 0 })
@@ -389,6 +409,7 @@ impl<'a> rt::Encode for TopicProduceData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicProduceData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version <= 12 {
@@ -401,6 +422,7 @@ impl<'a> rt::JsonForm for TopicProduceData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -428,6 +450,7 @@ impl<'a> rt::JsonForm for TopicProduceData<'a> {
 
 impl<'a> rt::IntoOwned for TopicProduceData<'a> {
     type Owned = TopicProduceData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicProduceData<'static> {
         TopicProduceData {
             name: rt::IntoOwned::into_owned(self.name),
@@ -441,6 +464,7 @@ impl<'a> rt::IntoOwned for TopicProduceData<'a> {
 impl TopicProduceData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicProduceData<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -39,6 +39,7 @@ impl ProduceResponse<'_> {
 
 impl<'a> rt::Decode<'a> for ProduceResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -77,6 +78,7 @@ impl<'a> rt::Decode<'a> for ProduceResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -106,6 +108,7 @@ impl<'a> rt::Decode<'a> for ProduceResponse<'a> {
 }
 
 impl<'a> rt::Encode for ProduceResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -142,6 +145,7 @@ impl<'a> rt::Encode for ProduceResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.responses, version >= 9, version) + 4
             + (if version >= 9 {
@@ -167,6 +171,7 @@ impl<'a> rt::Encode for ProduceResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ProduceResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("responses", &self.responses, version);
@@ -177,6 +182,7 @@ impl<'a> rt::JsonForm for ProduceResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -202,6 +208,7 @@ impl<'a> rt::JsonForm for ProduceResponse<'a> {
 
 impl<'a> rt::IntoOwned for ProduceResponse<'a> {
     type Owned = ProduceResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ProduceResponse<'static> {
         ProduceResponse {
             responses: rt::IntoOwned::into_owned(self.responses),
@@ -215,6 +222,7 @@ impl<'a> rt::IntoOwned for ProduceResponse<'a> {
 impl ProduceResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ProduceResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -239,6 +247,7 @@ pub struct BatchIndexAndErrorMessage<'a> {
 }
 
 impl<'a> rt::Decode<'a> for BatchIndexAndErrorMessage<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -257,6 +266,7 @@ impl<'a> rt::Decode<'a> for BatchIndexAndErrorMessage<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -271,6 +281,7 @@ impl<'a> rt::Decode<'a> for BatchIndexAndErrorMessage<'a> {
 }
 
 impl<'a> rt::Encode for BatchIndexAndErrorMessage<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -290,6 +301,7 @@ impl<'a> rt::Encode for BatchIndexAndErrorMessage<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4
             + rt::nullable_string_len(
@@ -306,6 +318,7 @@ impl<'a> rt::Encode for BatchIndexAndErrorMessage<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for BatchIndexAndErrorMessage<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("batchIndex", &self.batch_index, version);
@@ -313,6 +326,7 @@ impl<'a> rt::JsonForm for BatchIndexAndErrorMessage<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -332,6 +346,7 @@ impl<'a> rt::JsonForm for BatchIndexAndErrorMessage<'a> {
 
 impl<'a> rt::IntoOwned for BatchIndexAndErrorMessage<'a> {
     type Owned = BatchIndexAndErrorMessage<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> BatchIndexAndErrorMessage<'static> {
         BatchIndexAndErrorMessage {
             batch_index: self.batch_index,
@@ -346,6 +361,7 @@ impl<'a> rt::IntoOwned for BatchIndexAndErrorMessage<'a> {
 impl BatchIndexAndErrorMessage<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> BatchIndexAndErrorMessage<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -370,6 +386,7 @@ pub struct LeaderIdAndEpoch<'a> {
 }
 
 impl Default for LeaderIdAndEpoch<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             leader_id: -1,
@@ -380,6 +397,7 @@ impl Default for LeaderIdAndEpoch<'_> {
 }
 
 impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -394,6 +412,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -406,6 +425,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
 }
 
 impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -416,6 +436,7 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -423,6 +444,7 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("leaderId", &self.leader_id, version);
@@ -430,6 +452,7 @@ impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -444,6 +467,7 @@ impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
 
 impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
     type Owned = LeaderIdAndEpoch<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> LeaderIdAndEpoch<'static> {
         LeaderIdAndEpoch {
             leader_id: self.leader_id,
@@ -456,6 +480,7 @@ impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
 impl LeaderIdAndEpoch<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> LeaderIdAndEpoch<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -504,6 +529,7 @@ pub struct PartitionProduceResponse<'a> {
 }
 
 impl Default for PartitionProduceResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             index: 0,
@@ -521,6 +547,7 @@ impl Default for PartitionProduceResponse<'_> {
 
 impl<'a> rt::Decode<'a> for PartitionProduceResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -579,6 +606,7 @@ impl<'a> rt::Decode<'a> for PartitionProduceResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -621,6 +649,7 @@ impl<'a> rt::Decode<'a> for PartitionProduceResponse<'a> {
 }
 
 impl<'a> rt::Encode for PartitionProduceResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -665,6 +694,7 @@ impl<'a> rt::Encode for PartitionProduceResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + 8 + 8 + (if version >= 5 { 8 } else { 0 })
             + (if version >= 8 {
@@ -700,6 +730,7 @@ impl<'a> rt::Encode for PartitionProduceResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionProduceResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("index", &self.index, version);
@@ -721,6 +752,7 @@ impl<'a> rt::JsonForm for PartitionProduceResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -763,6 +795,7 @@ impl<'a> rt::JsonForm for PartitionProduceResponse<'a> {
 
 impl<'a> rt::IntoOwned for PartitionProduceResponse<'a> {
     type Owned = PartitionProduceResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionProduceResponse<'static> {
         PartitionProduceResponse {
             index: self.index,
@@ -781,6 +814,7 @@ impl<'a> rt::IntoOwned for PartitionProduceResponse<'a> {
 impl PartitionProduceResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionProduceResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -810,6 +844,7 @@ pub struct TopicProduceResponse<'a> {
 
 impl<'a> rt::Decode<'a> for TopicProduceResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -838,6 +873,7 @@ impl<'a> rt::Decode<'a> for TopicProduceResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -858,6 +894,7 @@ impl<'a> rt::Decode<'a> for TopicProduceResponse<'a> {
 }
 
 impl<'a> rt::Encode for TopicProduceResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -878,6 +915,7 @@ impl<'a> rt::Encode for TopicProduceResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version <= 12 { rt::string_len(&self.name, version >= 9) } else { 0 })
             + (if version >= 13 { 16 } else { 0 })
@@ -892,6 +930,7 @@ impl<'a> rt::Encode for TopicProduceResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicProduceResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version <= 12 {
@@ -904,6 +943,7 @@ impl<'a> rt::JsonForm for TopicProduceResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -931,6 +971,7 @@ impl<'a> rt::JsonForm for TopicProduceResponse<'a> {
 
 impl<'a> rt::IntoOwned for TopicProduceResponse<'a> {
     type Owned = TopicProduceResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicProduceResponse<'static> {
         TopicProduceResponse {
             name: rt::IntoOwned::into_owned(self.name),
@@ -944,6 +985,7 @@ impl<'a> rt::IntoOwned for TopicProduceResponse<'a> {
 impl TopicProduceResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicProduceResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -976,6 +1018,7 @@ pub struct NodeEndpoint<'a> {
 }
 
 impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -994,6 +1037,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -1008,6 +1052,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
 }
 
 impl<'a> rt::Encode for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -1020,6 +1065,7 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + rt::string_len(&self.host, true) + 4
             + rt::nullable_string_len(self.rack.as_deref(), true)
@@ -1029,6 +1075,7 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("nodeId", &self.node_id, version);
@@ -1038,6 +1085,7 @@ impl<'a> rt::JsonForm for NodeEndpoint<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -1054,6 +1102,7 @@ impl<'a> rt::JsonForm for NodeEndpoint<'a> {
 
 impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
     type Owned = NodeEndpoint<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> NodeEndpoint<'static> {
         NodeEndpoint {
             node_id: self.node_id,
@@ -1068,6 +1117,7 @@ impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
 impl NodeEndpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> NodeEndpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -26,6 +26,7 @@ pub struct ProducerIdsRecord<'a> {
 }
 
 impl Default for ProducerIdsRecord<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             broker_id: 0,
@@ -48,6 +49,7 @@ impl ProducerIdsRecord<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ProducerIdsRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -64,6 +66,7 @@ impl<'a> rt::Decode<'a> for ProducerIdsRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -77,6 +80,7 @@ impl<'a> rt::Decode<'a> for ProducerIdsRecord<'a> {
 }
 
 impl<'a> rt::Encode for ProducerIdsRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -88,6 +92,7 @@ impl<'a> rt::Encode for ProducerIdsRecord<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 8 + 8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -95,6 +100,7 @@ impl<'a> rt::Encode for ProducerIdsRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ProducerIdsRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("brokerId", &self.broker_id, version);
@@ -103,6 +109,7 @@ impl<'a> rt::JsonForm for ProducerIdsRecord<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -118,6 +125,7 @@ impl<'a> rt::JsonForm for ProducerIdsRecord<'a> {
 
 impl<'a> rt::IntoOwned for ProducerIdsRecord<'a> {
     type Owned = ProducerIdsRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ProducerIdsRecord<'static> {
         ProducerIdsRecord {
             broker_id: self.broker_id,
@@ -131,6 +139,7 @@ impl<'a> rt::IntoOwned for ProducerIdsRecord<'a> {
 impl ProducerIdsRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ProducerIdsRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

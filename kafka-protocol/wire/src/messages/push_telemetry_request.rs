@@ -46,6 +46,7 @@ impl PushTelemetryRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for PushTelemetryRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -66,6 +67,7 @@ impl<'a> rt::Decode<'a> for PushTelemetryRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -81,6 +83,7 @@ impl<'a> rt::Decode<'a> for PushTelemetryRequest<'a> {
 }
 
 impl<'a> rt::Encode for PushTelemetryRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -94,6 +97,7 @@ impl<'a> rt::Encode for PushTelemetryRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         16 + 4 + 1 + 1 + rt::bytes_len(&self.metrics, true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -102,6 +106,7 @@ impl<'a> rt::Encode for PushTelemetryRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PushTelemetryRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("clientInstanceId", &self.client_instance_id, version);
@@ -112,6 +117,7 @@ impl<'a> rt::JsonForm for PushTelemetryRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -129,6 +135,7 @@ impl<'a> rt::JsonForm for PushTelemetryRequest<'a> {
 
 impl<'a> rt::IntoOwned for PushTelemetryRequest<'a> {
     type Owned = PushTelemetryRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PushTelemetryRequest<'static> {
         PushTelemetryRequest {
             client_instance_id: self.client_instance_id,
@@ -144,6 +151,7 @@ impl<'a> rt::IntoOwned for PushTelemetryRequest<'a> {
 impl PushTelemetryRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PushTelemetryRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -31,6 +31,7 @@ impl ReadShareGroupStateResponse<'_> {
 
 impl<'a> rt::Decode<'a> for ReadShareGroupStateResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -45,6 +46,7 @@ impl<'a> rt::Decode<'a> for ReadShareGroupStateResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -57,6 +59,7 @@ impl<'a> rt::Decode<'a> for ReadShareGroupStateResponse<'a> {
 }
 
 impl<'a> rt::Encode for ReadShareGroupStateResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -66,6 +69,7 @@ impl<'a> rt::Encode for ReadShareGroupStateResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.results, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -74,12 +78,14 @@ impl<'a> rt::Encode for ReadShareGroupStateResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ReadShareGroupStateResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("results", &self.results, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -93,6 +99,7 @@ impl<'a> rt::JsonForm for ReadShareGroupStateResponse<'a> {
 
 impl<'a> rt::IntoOwned for ReadShareGroupStateResponse<'a> {
     type Owned = ReadShareGroupStateResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ReadShareGroupStateResponse<'static> {
         ReadShareGroupStateResponse {
             results: rt::IntoOwned::into_owned(self.results),
@@ -104,6 +111,7 @@ impl<'a> rt::IntoOwned for ReadShareGroupStateResponse<'a> {
 impl ReadShareGroupStateResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ReadShareGroupStateResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -136,6 +144,7 @@ pub struct StateBatch<'a> {
 }
 
 impl<'a> rt::Decode<'a> for StateBatch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -154,6 +163,7 @@ impl<'a> rt::Decode<'a> for StateBatch<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -168,6 +178,7 @@ impl<'a> rt::Decode<'a> for StateBatch<'a> {
 }
 
 impl<'a> rt::Encode for StateBatch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -180,6 +191,7 @@ impl<'a> rt::Encode for StateBatch<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         8 + 8 + 1 + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -187,6 +199,7 @@ impl<'a> rt::Encode for StateBatch<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for StateBatch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("firstOffset", &self.first_offset, version);
@@ -196,6 +209,7 @@ impl<'a> rt::JsonForm for StateBatch<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -212,6 +226,7 @@ impl<'a> rt::JsonForm for StateBatch<'a> {
 
 impl<'a> rt::IntoOwned for StateBatch<'a> {
     type Owned = StateBatch<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> StateBatch<'static> {
         StateBatch {
             first_offset: self.first_offset,
@@ -226,6 +241,7 @@ impl<'a> rt::IntoOwned for StateBatch<'a> {
 impl StateBatch<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> StateBatch<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -267,6 +283,7 @@ pub struct PartitionResult<'a> {
 
 impl<'a> rt::Decode<'a> for PartitionResult<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -291,6 +308,7 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -308,6 +326,7 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
 }
 
 impl<'a> rt::Encode for PartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -324,6 +343,7 @@ impl<'a> rt::Encode for PartitionResult<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true) + 4 + 8
             + rt::struct_array_len(&self.state_batches, true, version)
@@ -333,6 +353,7 @@ impl<'a> rt::Encode for PartitionResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partition", &self.partition, version);
@@ -344,6 +365,7 @@ impl<'a> rt::JsonForm for PartitionResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -362,6 +384,7 @@ impl<'a> rt::JsonForm for PartitionResult<'a> {
 
 impl<'a> rt::IntoOwned for PartitionResult<'a> {
     type Owned = PartitionResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionResult<'static> {
         PartitionResult {
             partition: self.partition,
@@ -378,6 +401,7 @@ impl<'a> rt::IntoOwned for PartitionResult<'a> {
 impl PartitionResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -403,6 +427,7 @@ pub struct ReadStateResult<'a> {
 
 impl<'a> rt::Decode<'a> for ReadStateResult<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -419,6 +444,7 @@ impl<'a> rt::Decode<'a> for ReadStateResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -432,6 +458,7 @@ impl<'a> rt::Decode<'a> for ReadStateResult<'a> {
 }
 
 impl<'a> rt::Encode for ReadStateResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -443,6 +470,7 @@ impl<'a> rt::Encode for ReadStateResult<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         16 + rt::struct_array_len(&self.partitions, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -451,6 +479,7 @@ impl<'a> rt::Encode for ReadStateResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ReadStateResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicId", &self.topic_id, version);
@@ -458,6 +487,7 @@ impl<'a> rt::JsonForm for ReadStateResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -472,6 +502,7 @@ impl<'a> rt::JsonForm for ReadStateResult<'a> {
 
 impl<'a> rt::IntoOwned for ReadStateResult<'a> {
     type Owned = ReadStateResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ReadStateResult<'static> {
         ReadStateResult {
             topic_id: self.topic_id,
@@ -484,6 +515,7 @@ impl<'a> rt::IntoOwned for ReadStateResult<'a> {
 impl ReadStateResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ReadStateResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

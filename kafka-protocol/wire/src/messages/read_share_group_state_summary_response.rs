@@ -31,6 +31,7 @@ impl ReadShareGroupStateSummaryResponse<'_> {
 
 impl<'a> rt::Decode<'a> for ReadShareGroupStateSummaryResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -45,6 +46,7 @@ impl<'a> rt::Decode<'a> for ReadShareGroupStateSummaryResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -57,6 +59,7 @@ impl<'a> rt::Decode<'a> for ReadShareGroupStateSummaryResponse<'a> {
 }
 
 impl<'a> rt::Encode for ReadShareGroupStateSummaryResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -66,6 +69,7 @@ impl<'a> rt::Encode for ReadShareGroupStateSummaryResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.results, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -74,12 +78,14 @@ impl<'a> rt::Encode for ReadShareGroupStateSummaryResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ReadShareGroupStateSummaryResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("results", &self.results, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -93,6 +99,7 @@ impl<'a> rt::JsonForm for ReadShareGroupStateSummaryResponse<'a> {
 
 impl<'a> rt::IntoOwned for ReadShareGroupStateSummaryResponse<'a> {
     type Owned = ReadShareGroupStateSummaryResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ReadShareGroupStateSummaryResponse<'static> {
         ReadShareGroupStateSummaryResponse {
             results: rt::IntoOwned::into_owned(self.results),
@@ -104,6 +111,7 @@ impl<'a> rt::IntoOwned for ReadShareGroupStateSummaryResponse<'a> {
 impl ReadShareGroupStateSummaryResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ReadShareGroupStateSummaryResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -148,6 +156,7 @@ pub struct PartitionResult<'a> {
 }
 
 impl Default for PartitionResult<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             partition: 0,
@@ -163,6 +172,7 @@ impl Default for PartitionResult<'_> {
 }
 
 impl<'a> rt::Decode<'a> for PartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -191,6 +201,7 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -210,6 +221,7 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
 }
 
 impl<'a> rt::Encode for PartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -228,6 +240,7 @@ impl<'a> rt::Encode for PartitionResult<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true) + 4 + 4 + 8
             + (if version >= 1 { 4 } else { 0 })
@@ -237,6 +250,7 @@ impl<'a> rt::Encode for PartitionResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partition", &self.partition, version);
@@ -252,6 +266,7 @@ impl<'a> rt::JsonForm for PartitionResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -275,6 +290,7 @@ impl<'a> rt::JsonForm for PartitionResult<'a> {
 
 impl<'a> rt::IntoOwned for PartitionResult<'a> {
     type Owned = PartitionResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionResult<'static> {
         PartitionResult {
             partition: self.partition,
@@ -292,6 +308,7 @@ impl<'a> rt::IntoOwned for PartitionResult<'a> {
 impl PartitionResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -317,6 +334,7 @@ pub struct ReadStateSummaryResult<'a> {
 
 impl<'a> rt::Decode<'a> for ReadStateSummaryResult<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -333,6 +351,7 @@ impl<'a> rt::Decode<'a> for ReadStateSummaryResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -346,6 +365,7 @@ impl<'a> rt::Decode<'a> for ReadStateSummaryResult<'a> {
 }
 
 impl<'a> rt::Encode for ReadStateSummaryResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -357,6 +377,7 @@ impl<'a> rt::Encode for ReadStateSummaryResult<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         16 + rt::struct_array_len(&self.partitions, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -365,6 +386,7 @@ impl<'a> rt::Encode for ReadStateSummaryResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ReadStateSummaryResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicId", &self.topic_id, version);
@@ -372,6 +394,7 @@ impl<'a> rt::JsonForm for ReadStateSummaryResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -386,6 +409,7 @@ impl<'a> rt::JsonForm for ReadStateSummaryResult<'a> {
 
 impl<'a> rt::IntoOwned for ReadStateSummaryResult<'a> {
     type Owned = ReadStateSummaryResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ReadStateSummaryResult<'static> {
         ReadStateSummaryResult {
             topic_id: self.topic_id,
@@ -398,6 +422,7 @@ impl<'a> rt::IntoOwned for ReadStateSummaryResult<'a> {
 impl ReadStateSummaryResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ReadStateSummaryResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

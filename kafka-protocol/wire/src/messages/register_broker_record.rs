@@ -59,6 +59,7 @@ pub struct RegisterBrokerRecord<'a> {
 }
 
 impl Default for RegisterBrokerRecord<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             broker_id: 0,
@@ -90,6 +91,7 @@ impl RegisterBrokerRecord<'_> {
 
 impl<'a> rt::Decode<'a> for RegisterBrokerRecord<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -162,6 +164,7 @@ impl<'a> rt::Decode<'a> for RegisterBrokerRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -204,6 +207,7 @@ impl<'a> rt::Decode<'a> for RegisterBrokerRecord<'a> {
 }
 
 impl<'a> rt::Encode for RegisterBrokerRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -271,6 +275,7 @@ impl<'a> rt::Encode for RegisterBrokerRecord<'a> {
         tagged.finish(buf);
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         let write_log_dirs = version >= 3 && !self.log_dirs.is_empty();
         let write_cordoned_log_dirs = version >= 4 && self.cordoned_log_dirs.is_some();
@@ -300,6 +305,7 @@ impl<'a> rt::Encode for RegisterBrokerRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for RegisterBrokerRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("brokerId", &self.broker_id, version);
@@ -324,6 +330,7 @@ impl<'a> rt::JsonForm for RegisterBrokerRecord<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -363,6 +370,7 @@ impl<'a> rt::JsonForm for RegisterBrokerRecord<'a> {
 
 impl<'a> rt::IntoOwned for RegisterBrokerRecord<'a> {
     type Owned = RegisterBrokerRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> RegisterBrokerRecord<'static> {
         RegisterBrokerRecord {
             broker_id: self.broker_id,
@@ -384,6 +392,7 @@ impl<'a> rt::IntoOwned for RegisterBrokerRecord<'a> {
 impl RegisterBrokerRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> RegisterBrokerRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -416,6 +425,7 @@ pub struct BrokerEndpoint<'a> {
 }
 
 impl<'a> rt::Decode<'a> for BrokerEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -434,6 +444,7 @@ impl<'a> rt::Decode<'a> for BrokerEndpoint<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -448,6 +459,7 @@ impl<'a> rt::Decode<'a> for BrokerEndpoint<'a> {
 }
 
 impl<'a> rt::Encode for BrokerEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -460,6 +472,7 @@ impl<'a> rt::Encode for BrokerEndpoint<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + rt::string_len(&self.host, true) + 2 + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -468,6 +481,7 @@ impl<'a> rt::Encode for BrokerEndpoint<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for BrokerEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -477,6 +491,7 @@ impl<'a> rt::JsonForm for BrokerEndpoint<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -493,6 +508,7 @@ impl<'a> rt::JsonForm for BrokerEndpoint<'a> {
 
 impl<'a> rt::IntoOwned for BrokerEndpoint<'a> {
     type Owned = BrokerEndpoint<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> BrokerEndpoint<'static> {
         BrokerEndpoint {
             name: rt::IntoOwned::into_owned(self.name),
@@ -507,6 +523,7 @@ impl<'a> rt::IntoOwned for BrokerEndpoint<'a> {
 impl BrokerEndpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> BrokerEndpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -535,6 +552,7 @@ pub struct BrokerFeature<'a> {
 }
 
 impl<'a> rt::Decode<'a> for BrokerFeature<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -551,6 +569,7 @@ impl<'a> rt::Decode<'a> for BrokerFeature<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -564,6 +583,7 @@ impl<'a> rt::Decode<'a> for BrokerFeature<'a> {
 }
 
 impl<'a> rt::Encode for BrokerFeature<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -575,6 +595,7 @@ impl<'a> rt::Encode for BrokerFeature<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + 2 + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -583,6 +604,7 @@ impl<'a> rt::Encode for BrokerFeature<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for BrokerFeature<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -591,6 +613,7 @@ impl<'a> rt::JsonForm for BrokerFeature<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -606,6 +629,7 @@ impl<'a> rt::JsonForm for BrokerFeature<'a> {
 
 impl<'a> rt::IntoOwned for BrokerFeature<'a> {
     type Owned = BrokerFeature<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> BrokerFeature<'static> {
         BrokerFeature {
             name: rt::IntoOwned::into_owned(self.name),
@@ -619,6 +643,7 @@ impl<'a> rt::IntoOwned for BrokerFeature<'a> {
 impl BrokerFeature<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> BrokerFeature<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -47,6 +47,7 @@ impl RegisterControllerRecord<'_> {
 
 impl<'a> rt::Decode<'a> for RegisterControllerRecord<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -71,6 +72,7 @@ impl<'a> rt::Decode<'a> for RegisterControllerRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -88,6 +90,7 @@ impl<'a> rt::Decode<'a> for RegisterControllerRecord<'a> {
 }
 
 impl<'a> rt::Encode for RegisterControllerRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -102,6 +105,7 @@ impl<'a> rt::Encode for RegisterControllerRecord<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 16 + 1 + rt::struct_array_len(&self.end_points, true, version)
             + rt::struct_array_len(&self.features, true, version)
@@ -111,6 +115,7 @@ impl<'a> rt::Encode for RegisterControllerRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for RegisterControllerRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("controllerId", &self.controller_id, version);
@@ -121,6 +126,7 @@ impl<'a> rt::JsonForm for RegisterControllerRecord<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -138,6 +144,7 @@ impl<'a> rt::JsonForm for RegisterControllerRecord<'a> {
 
 impl<'a> rt::IntoOwned for RegisterControllerRecord<'a> {
     type Owned = RegisterControllerRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> RegisterControllerRecord<'static> {
         RegisterControllerRecord {
             controller_id: self.controller_id,
@@ -153,6 +160,7 @@ impl<'a> rt::IntoOwned for RegisterControllerRecord<'a> {
 impl RegisterControllerRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> RegisterControllerRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -185,6 +193,7 @@ pub struct ControllerEndpoint<'a> {
 }
 
 impl<'a> rt::Decode<'a> for ControllerEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -203,6 +212,7 @@ impl<'a> rt::Decode<'a> for ControllerEndpoint<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -217,6 +227,7 @@ impl<'a> rt::Decode<'a> for ControllerEndpoint<'a> {
 }
 
 impl<'a> rt::Encode for ControllerEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -229,6 +240,7 @@ impl<'a> rt::Encode for ControllerEndpoint<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + rt::string_len(&self.host, true) + 2 + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -237,6 +249,7 @@ impl<'a> rt::Encode for ControllerEndpoint<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ControllerEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -246,6 +259,7 @@ impl<'a> rt::JsonForm for ControllerEndpoint<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -262,6 +276,7 @@ impl<'a> rt::JsonForm for ControllerEndpoint<'a> {
 
 impl<'a> rt::IntoOwned for ControllerEndpoint<'a> {
     type Owned = ControllerEndpoint<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ControllerEndpoint<'static> {
         ControllerEndpoint {
             name: rt::IntoOwned::into_owned(self.name),
@@ -276,6 +291,7 @@ impl<'a> rt::IntoOwned for ControllerEndpoint<'a> {
 impl ControllerEndpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ControllerEndpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -304,6 +320,7 @@ pub struct ControllerFeature<'a> {
 }
 
 impl<'a> rt::Decode<'a> for ControllerFeature<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -320,6 +337,7 @@ impl<'a> rt::Decode<'a> for ControllerFeature<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -333,6 +351,7 @@ impl<'a> rt::Decode<'a> for ControllerFeature<'a> {
 }
 
 impl<'a> rt::Encode for ControllerFeature<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -344,6 +363,7 @@ impl<'a> rt::Encode for ControllerFeature<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + 2 + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -352,6 +372,7 @@ impl<'a> rt::Encode for ControllerFeature<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ControllerFeature<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -360,6 +381,7 @@ impl<'a> rt::JsonForm for ControllerFeature<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -375,6 +397,7 @@ impl<'a> rt::JsonForm for ControllerFeature<'a> {
 
 impl<'a> rt::IntoOwned for ControllerFeature<'a> {
     type Owned = ControllerFeature<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ControllerFeature<'static> {
         ControllerFeature {
             name: rt::IntoOwned::into_owned(self.name),
@@ -388,6 +411,7 @@ impl<'a> rt::IntoOwned for ControllerFeature<'a> {
 impl ControllerFeature<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ControllerFeature<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -29,6 +29,7 @@ impl RemoveAccessControlEntryRecord<'_> {
 }
 
 impl<'a> rt::Decode<'a> for RemoveAccessControlEntryRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -38,6 +39,7 @@ impl<'a> rt::Decode<'a> for RemoveAccessControlEntryRecord<'a> {
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self { id, unknown_tagged_fields })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -49,6 +51,7 @@ impl<'a> rt::Decode<'a> for RemoveAccessControlEntryRecord<'a> {
 }
 
 impl<'a> rt::Encode for RemoveAccessControlEntryRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -58,6 +61,7 @@ impl<'a> rt::Encode for RemoveAccessControlEntryRecord<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         16 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -65,12 +69,14 @@ impl<'a> rt::Encode for RemoveAccessControlEntryRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for RemoveAccessControlEntryRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("id", &self.id, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -84,6 +90,7 @@ impl<'a> rt::JsonForm for RemoveAccessControlEntryRecord<'a> {
 
 impl<'a> rt::IntoOwned for RemoveAccessControlEntryRecord<'a> {
     type Owned = RemoveAccessControlEntryRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> RemoveAccessControlEntryRecord<'static> {
         RemoveAccessControlEntryRecord {
             id: self.id,
@@ -95,6 +102,7 @@ impl<'a> rt::IntoOwned for RemoveAccessControlEntryRecord<'a> {
 impl RemoveAccessControlEntryRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> RemoveAccessControlEntryRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -29,6 +29,7 @@ impl RemoveTopicRecord<'_> {
 }
 
 impl<'a> rt::Decode<'a> for RemoveTopicRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -41,6 +42,7 @@ impl<'a> rt::Decode<'a> for RemoveTopicRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -52,6 +54,7 @@ impl<'a> rt::Decode<'a> for RemoveTopicRecord<'a> {
 }
 
 impl<'a> rt::Encode for RemoveTopicRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -61,6 +64,7 @@ impl<'a> rt::Encode for RemoveTopicRecord<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         16 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -68,12 +72,14 @@ impl<'a> rt::Encode for RemoveTopicRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for RemoveTopicRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicId", &self.topic_id, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -87,6 +93,7 @@ impl<'a> rt::JsonForm for RemoveTopicRecord<'a> {
 
 impl<'a> rt::IntoOwned for RemoveTopicRecord<'a> {
     type Owned = RemoveTopicRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> RemoveTopicRecord<'static> {
         RemoveTopicRecord {
             topic_id: self.topic_id,
@@ -98,6 +105,7 @@ impl<'a> rt::IntoOwned for RemoveTopicRecord<'a> {
 impl RemoveTopicRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> RemoveTopicRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

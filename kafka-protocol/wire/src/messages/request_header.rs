@@ -31,6 +31,7 @@ pub struct RequestHeader<'a> {
 }
 
 impl Default for RequestHeader<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             request_api_key: 0,
@@ -49,6 +50,7 @@ impl<'a> rt::Message<'a> for RequestHeader<'a> {
 }
 
 impl<'a> rt::Decode<'a> for RequestHeader<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -69,6 +71,7 @@ impl<'a> rt::Decode<'a> for RequestHeader<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -85,6 +88,7 @@ impl<'a> rt::Decode<'a> for RequestHeader<'a> {
 }
 
 impl<'a> rt::Encode for RequestHeader<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -102,6 +106,7 @@ impl<'a> rt::Encode for RequestHeader<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + 2 + 4 + rt::nullable_string_len(self.client_id.as_deref(), false)
             + (if version >= 2 {
@@ -114,6 +119,7 @@ impl<'a> rt::Encode for RequestHeader<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for RequestHeader<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("requestApiKey", &self.request_api_key, version);
@@ -123,6 +129,7 @@ impl<'a> rt::JsonForm for RequestHeader<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -143,6 +150,7 @@ impl<'a> rt::JsonForm for RequestHeader<'a> {
 
 impl<'a> rt::IntoOwned for RequestHeader<'a> {
     type Owned = RequestHeader<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> RequestHeader<'static> {
         RequestHeader {
             request_api_key: self.request_api_key,
@@ -157,6 +165,7 @@ impl<'a> rt::IntoOwned for RequestHeader<'a> {
 impl RequestHeader<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> RequestHeader<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -24,6 +24,7 @@ impl<'a> rt::Message<'a> for ResponseHeader<'a> {
 }
 
 impl<'a> rt::Decode<'a> for ResponseHeader<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -38,6 +39,7 @@ impl<'a> rt::Decode<'a> for ResponseHeader<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -51,6 +53,7 @@ impl<'a> rt::Decode<'a> for ResponseHeader<'a> {
 }
 
 impl<'a> rt::Encode for ResponseHeader<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -64,6 +67,7 @@ impl<'a> rt::Encode for ResponseHeader<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4
             + (if version >= 1 {
@@ -76,12 +80,14 @@ impl<'a> rt::Encode for ResponseHeader<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ResponseHeader<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("correlationId", &self.correlation_id, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -99,6 +105,7 @@ impl<'a> rt::JsonForm for ResponseHeader<'a> {
 
 impl<'a> rt::IntoOwned for ResponseHeader<'a> {
     type Owned = ResponseHeader<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ResponseHeader<'static> {
         ResponseHeader {
             correlation_id: self.correlation_id,
@@ -110,6 +117,7 @@ impl<'a> rt::IntoOwned for ResponseHeader<'a> {
 impl ResponseHeader<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ResponseHeader<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -30,6 +30,7 @@ impl SaslAuthenticateRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for SaslAuthenticateRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -46,6 +47,7 @@ impl<'a> rt::Decode<'a> for SaslAuthenticateRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -59,6 +61,7 @@ impl<'a> rt::Decode<'a> for SaslAuthenticateRequest<'a> {
 }
 
 impl<'a> rt::Encode for SaslAuthenticateRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -72,6 +75,7 @@ impl<'a> rt::Encode for SaslAuthenticateRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::bytes_len(&self.auth_bytes, version >= 2)
             + (if version >= 2 {
@@ -84,12 +88,14 @@ impl<'a> rt::Encode for SaslAuthenticateRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for SaslAuthenticateRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("authBytes", &self.auth_bytes, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -107,6 +113,7 @@ impl<'a> rt::JsonForm for SaslAuthenticateRequest<'a> {
 
 impl<'a> rt::IntoOwned for SaslAuthenticateRequest<'a> {
     type Owned = SaslAuthenticateRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> SaslAuthenticateRequest<'static> {
         SaslAuthenticateRequest {
             auth_bytes: rt::IntoOwned::into_owned(self.auth_bytes),
@@ -118,6 +125,7 @@ impl<'a> rt::IntoOwned for SaslAuthenticateRequest<'a> {
 impl SaslAuthenticateRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> SaslAuthenticateRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

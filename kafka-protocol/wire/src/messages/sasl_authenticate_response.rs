@@ -31,6 +31,7 @@ pub struct SaslAuthenticateResponse<'a> {
 }
 
 impl Default for SaslAuthenticateResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             error_code: 0,
@@ -54,6 +55,7 @@ impl SaslAuthenticateResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for SaslAuthenticateResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -82,6 +84,7 @@ impl<'a> rt::Decode<'a> for SaslAuthenticateResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -100,6 +103,7 @@ impl<'a> rt::Decode<'a> for SaslAuthenticateResponse<'a> {
 }
 
 impl<'a> rt::Encode for SaslAuthenticateResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -119,6 +123,7 @@ impl<'a> rt::Encode for SaslAuthenticateResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 2)
             + rt::bytes_len(&self.auth_bytes, version >= 2)
@@ -133,6 +138,7 @@ impl<'a> rt::Encode for SaslAuthenticateResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for SaslAuthenticateResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -144,6 +150,7 @@ impl<'a> rt::JsonForm for SaslAuthenticateResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -168,6 +175,7 @@ impl<'a> rt::JsonForm for SaslAuthenticateResponse<'a> {
 
 impl<'a> rt::IntoOwned for SaslAuthenticateResponse<'a> {
     type Owned = SaslAuthenticateResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> SaslAuthenticateResponse<'static> {
         SaslAuthenticateResponse {
             error_code: self.error_code,
@@ -182,6 +190,7 @@ impl<'a> rt::IntoOwned for SaslAuthenticateResponse<'a> {
 impl SaslAuthenticateResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> SaslAuthenticateResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -27,6 +27,7 @@ impl SaslHandshakeRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for SaslHandshakeRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -34,6 +35,7 @@ impl<'a> rt::Decode<'a> for SaslHandshakeRequest<'a> {
         let mechanism = r.read_string(false).in_field("mechanism")?;
         Ok(Self { mechanism })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -44,6 +46,7 @@ impl<'a> rt::Decode<'a> for SaslHandshakeRequest<'a> {
 }
 
 impl<'a> rt::Encode for SaslHandshakeRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -52,6 +55,7 @@ impl<'a> rt::Encode for SaslHandshakeRequest<'a> {
         rt::put_string(buf, &self.mechanism, false).in_field("mechanism")?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.mechanism, false)
     }
@@ -59,11 +63,13 @@ impl<'a> rt::Encode for SaslHandshakeRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for SaslHandshakeRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("mechanism", &self.mechanism, version);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -76,6 +82,7 @@ impl<'a> rt::JsonForm for SaslHandshakeRequest<'a> {
 
 impl<'a> rt::IntoOwned for SaslHandshakeRequest<'a> {
     type Owned = SaslHandshakeRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> SaslHandshakeRequest<'static> {
         SaslHandshakeRequest {
             mechanism: rt::IntoOwned::into_owned(self.mechanism),
@@ -86,6 +93,7 @@ impl<'a> rt::IntoOwned for SaslHandshakeRequest<'a> {
 impl SaslHandshakeRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> SaslHandshakeRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -31,6 +31,7 @@ impl SaslHandshakeResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for SaslHandshakeResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -41,6 +42,7 @@ impl<'a> rt::Decode<'a> for SaslHandshakeResponse<'a> {
             .in_field("mechanisms")?;
         Ok(Self { error_code, mechanisms })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -52,6 +54,7 @@ impl<'a> rt::Decode<'a> for SaslHandshakeResponse<'a> {
 }
 
 impl<'a> rt::Encode for SaslHandshakeResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -67,6 +70,7 @@ impl<'a> rt::Encode for SaslHandshakeResponse<'a> {
             .in_field("mechanisms")?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         2 + rt::array_len(&self.mechanisms, false, |v| rt::string_len(v, false))
     }
@@ -74,12 +78,14 @@ impl<'a> rt::Encode for SaslHandshakeResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for SaslHandshakeResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
         object.field("mechanisms", &self.mechanisms, version);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -93,6 +99,7 @@ impl<'a> rt::JsonForm for SaslHandshakeResponse<'a> {
 
 impl<'a> rt::IntoOwned for SaslHandshakeResponse<'a> {
     type Owned = SaslHandshakeResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> SaslHandshakeResponse<'static> {
         SaslHandshakeResponse {
             error_code: self.error_code,
@@ -104,6 +111,7 @@ impl<'a> rt::IntoOwned for SaslHandshakeResponse<'a> {
 impl SaslHandshakeResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> SaslHandshakeResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ pub struct ShareAcknowledgeRequest<'a> {
 }
 
 impl Default for ShareAcknowledgeRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             group_id: None,
@@ -60,6 +61,7 @@ impl ShareAcknowledgeRequest<'_> {
 
 impl<'a> rt::Decode<'a> for ShareAcknowledgeRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -86,6 +88,7 @@ impl<'a> rt::Decode<'a> for ShareAcknowledgeRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -104,6 +107,7 @@ impl<'a> rt::Decode<'a> for ShareAcknowledgeRequest<'a> {
 }
 
 impl<'a> rt::Encode for ShareAcknowledgeRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -127,6 +131,7 @@ impl<'a> rt::Encode for ShareAcknowledgeRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::nullable_string_len(self.group_id.as_deref(), true)
             + rt::nullable_string_len(self.member_id.as_deref(), true) + 4
@@ -138,6 +143,7 @@ impl<'a> rt::Encode for ShareAcknowledgeRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ShareAcknowledgeRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -150,6 +156,7 @@ impl<'a> rt::JsonForm for ShareAcknowledgeRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -171,6 +178,7 @@ impl<'a> rt::JsonForm for ShareAcknowledgeRequest<'a> {
 
 impl<'a> rt::IntoOwned for ShareAcknowledgeRequest<'a> {
     type Owned = ShareAcknowledgeRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ShareAcknowledgeRequest<'static> {
         ShareAcknowledgeRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -186,6 +194,7 @@ impl<'a> rt::IntoOwned for ShareAcknowledgeRequest<'a> {
 impl ShareAcknowledgeRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ShareAcknowledgeRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -214,6 +223,7 @@ pub struct AcknowledgementBatch<'a> {
 }
 
 impl<'a> rt::Decode<'a> for AcknowledgementBatch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -232,6 +242,7 @@ impl<'a> rt::Decode<'a> for AcknowledgementBatch<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -245,6 +256,7 @@ impl<'a> rt::Decode<'a> for AcknowledgementBatch<'a> {
 }
 
 impl<'a> rt::Encode for AcknowledgementBatch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -257,6 +269,7 @@ impl<'a> rt::Encode for AcknowledgementBatch<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         8 + 8 + rt::scalar_array_len(&self.acknowledge_types, true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -265,6 +278,7 @@ impl<'a> rt::Encode for AcknowledgementBatch<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AcknowledgementBatch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("firstOffset", &self.first_offset, version);
@@ -273,6 +287,7 @@ impl<'a> rt::JsonForm for AcknowledgementBatch<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -288,6 +303,7 @@ impl<'a> rt::JsonForm for AcknowledgementBatch<'a> {
 
 impl<'a> rt::IntoOwned for AcknowledgementBatch<'a> {
     type Owned = AcknowledgementBatch<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AcknowledgementBatch<'static> {
         AcknowledgementBatch {
             first_offset: self.first_offset,
@@ -301,6 +317,7 @@ impl<'a> rt::IntoOwned for AcknowledgementBatch<'a> {
 impl AcknowledgementBatch<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AcknowledgementBatch<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -326,6 +343,7 @@ pub struct AcknowledgePartition<'a> {
 
 impl<'a> rt::Decode<'a> for AcknowledgePartition<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -342,6 +360,7 @@ impl<'a> rt::Decode<'a> for AcknowledgePartition<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -355,6 +374,7 @@ impl<'a> rt::Decode<'a> for AcknowledgePartition<'a> {
 }
 
 impl<'a> rt::Encode for AcknowledgePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -366,6 +386,7 @@ impl<'a> rt::Encode for AcknowledgePartition<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.acknowledgement_batches, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -374,6 +395,7 @@ impl<'a> rt::Encode for AcknowledgePartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AcknowledgePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -381,6 +403,7 @@ impl<'a> rt::JsonForm for AcknowledgePartition<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -395,6 +418,7 @@ impl<'a> rt::JsonForm for AcknowledgePartition<'a> {
 
 impl<'a> rt::IntoOwned for AcknowledgePartition<'a> {
     type Owned = AcknowledgePartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AcknowledgePartition<'static> {
         AcknowledgePartition {
             partition_index: self.partition_index,
@@ -409,6 +433,7 @@ impl<'a> rt::IntoOwned for AcknowledgePartition<'a> {
 impl AcknowledgePartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AcknowledgePartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -434,6 +459,7 @@ pub struct AcknowledgeTopic<'a> {
 
 impl<'a> rt::Decode<'a> for AcknowledgeTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -450,6 +476,7 @@ impl<'a> rt::Decode<'a> for AcknowledgeTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -463,6 +490,7 @@ impl<'a> rt::Decode<'a> for AcknowledgeTopic<'a> {
 }
 
 impl<'a> rt::Encode for AcknowledgeTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -474,6 +502,7 @@ impl<'a> rt::Encode for AcknowledgeTopic<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         16 + rt::struct_array_len(&self.partitions, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -482,6 +511,7 @@ impl<'a> rt::Encode for AcknowledgeTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AcknowledgeTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicId", &self.topic_id, version);
@@ -489,6 +519,7 @@ impl<'a> rt::JsonForm for AcknowledgeTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -503,6 +534,7 @@ impl<'a> rt::JsonForm for AcknowledgeTopic<'a> {
 
 impl<'a> rt::IntoOwned for AcknowledgeTopic<'a> {
     type Owned = AcknowledgeTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AcknowledgeTopic<'static> {
         AcknowledgeTopic {
             topic_id: self.topic_id,
@@ -515,6 +547,7 @@ impl<'a> rt::IntoOwned for AcknowledgeTopic<'a> {
 impl AcknowledgeTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AcknowledgeTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

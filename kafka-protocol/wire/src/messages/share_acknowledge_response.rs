@@ -51,6 +51,7 @@ impl ShareAcknowledgeResponse<'_> {
 
 impl<'a> rt::Decode<'a> for ShareAcknowledgeResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -81,6 +82,7 @@ impl<'a> rt::Decode<'a> for ShareAcknowledgeResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -101,6 +103,7 @@ impl<'a> rt::Decode<'a> for ShareAcknowledgeResponse<'a> {
 }
 
 impl<'a> rt::Encode for ShareAcknowledgeResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -119,6 +122,7 @@ impl<'a> rt::Encode for ShareAcknowledgeResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
             + (if version >= 2 { 4 } else { 0 })
@@ -130,6 +134,7 @@ impl<'a> rt::Encode for ShareAcknowledgeResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ShareAcknowledgeResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -148,6 +153,7 @@ impl<'a> rt::JsonForm for ShareAcknowledgeResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -170,6 +176,7 @@ impl<'a> rt::JsonForm for ShareAcknowledgeResponse<'a> {
 
 impl<'a> rt::IntoOwned for ShareAcknowledgeResponse<'a> {
     type Owned = ShareAcknowledgeResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ShareAcknowledgeResponse<'static> {
         ShareAcknowledgeResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -186,6 +193,7 @@ impl<'a> rt::IntoOwned for ShareAcknowledgeResponse<'a> {
 impl ShareAcknowledgeResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ShareAcknowledgeResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -210,6 +218,7 @@ pub struct LeaderIdAndEpoch<'a> {
 }
 
 impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -224,6 +233,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -236,6 +246,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
 }
 
 impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -246,6 +257,7 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -253,6 +265,7 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("leaderId", &self.leader_id, version);
@@ -260,6 +273,7 @@ impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -274,6 +288,7 @@ impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
 
 impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
     type Owned = LeaderIdAndEpoch<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> LeaderIdAndEpoch<'static> {
         LeaderIdAndEpoch {
             leader_id: self.leader_id,
@@ -286,6 +301,7 @@ impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
 impl LeaderIdAndEpoch<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> LeaderIdAndEpoch<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -318,6 +334,7 @@ pub struct PartitionData<'a> {
 }
 
 impl<'a> rt::Decode<'a> for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -337,6 +354,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -351,6 +369,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> rt::Encode for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -364,6 +383,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
             + self.current_leader.encoded_len(version)
@@ -373,6 +393,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -382,6 +403,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -398,6 +420,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition_index: self.partition_index,
@@ -412,6 +435,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -437,6 +461,7 @@ pub struct ShareAcknowledgeTopicResponse<'a> {
 
 impl<'a> rt::Decode<'a> for ShareAcknowledgeTopicResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -453,6 +478,7 @@ impl<'a> rt::Decode<'a> for ShareAcknowledgeTopicResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -466,6 +492,7 @@ impl<'a> rt::Decode<'a> for ShareAcknowledgeTopicResponse<'a> {
 }
 
 impl<'a> rt::Encode for ShareAcknowledgeTopicResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -477,6 +504,7 @@ impl<'a> rt::Encode for ShareAcknowledgeTopicResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         16 + rt::struct_array_len(&self.partitions, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -485,6 +513,7 @@ impl<'a> rt::Encode for ShareAcknowledgeTopicResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ShareAcknowledgeTopicResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicId", &self.topic_id, version);
@@ -492,6 +521,7 @@ impl<'a> rt::JsonForm for ShareAcknowledgeTopicResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -506,6 +536,7 @@ impl<'a> rt::JsonForm for ShareAcknowledgeTopicResponse<'a> {
 
 impl<'a> rt::IntoOwned for ShareAcknowledgeTopicResponse<'a> {
     type Owned = ShareAcknowledgeTopicResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ShareAcknowledgeTopicResponse<'static> {
         ShareAcknowledgeTopicResponse {
             topic_id: self.topic_id,
@@ -518,6 +549,7 @@ impl<'a> rt::IntoOwned for ShareAcknowledgeTopicResponse<'a> {
 impl ShareAcknowledgeTopicResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ShareAcknowledgeTopicResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -550,6 +582,7 @@ pub struct NodeEndpoint<'a> {
 }
 
 impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -568,6 +601,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -582,6 +616,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
 }
 
 impl<'a> rt::Encode for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -594,6 +629,7 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + rt::string_len(&self.host, true) + 4
             + rt::nullable_string_len(self.rack.as_deref(), true)
@@ -603,6 +639,7 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("nodeId", &self.node_id, version);
@@ -612,6 +649,7 @@ impl<'a> rt::JsonForm for NodeEndpoint<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -628,6 +666,7 @@ impl<'a> rt::JsonForm for NodeEndpoint<'a> {
 
 impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
     type Owned = NodeEndpoint<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> NodeEndpoint<'static> {
         NodeEndpoint {
             node_id: self.node_id,
@@ -642,6 +681,7 @@ impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
 impl NodeEndpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> NodeEndpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -63,6 +63,7 @@ pub struct ShareFetchRequest<'a> {
 }
 
 impl Default for ShareFetchRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             group_id: None,
@@ -95,6 +96,7 @@ impl ShareFetchRequest<'_> {
 
 impl<'a> rt::Decode<'a> for ShareFetchRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -141,6 +143,7 @@ impl<'a> rt::Decode<'a> for ShareFetchRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -168,6 +171,7 @@ impl<'a> rt::Decode<'a> for ShareFetchRequest<'a> {
 }
 
 impl<'a> rt::Encode for ShareFetchRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -201,6 +205,7 @@ impl<'a> rt::Encode for ShareFetchRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::nullable_string_len(self.group_id.as_deref(), true)
             + rt::nullable_string_len(self.member_id.as_deref(), true) + 4 + 4 + 4 + 4
@@ -214,6 +219,7 @@ impl<'a> rt::Encode for ShareFetchRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ShareFetchRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -235,6 +241,7 @@ impl<'a> rt::JsonForm for ShareFetchRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -267,6 +274,7 @@ impl<'a> rt::JsonForm for ShareFetchRequest<'a> {
 
 impl<'a> rt::IntoOwned for ShareFetchRequest<'a> {
     type Owned = ShareFetchRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ShareFetchRequest<'static> {
         ShareFetchRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -289,6 +297,7 @@ impl<'a> rt::IntoOwned for ShareFetchRequest<'a> {
 impl ShareFetchRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ShareFetchRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -317,6 +326,7 @@ pub struct AcknowledgementBatch<'a> {
 }
 
 impl<'a> rt::Decode<'a> for AcknowledgementBatch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -335,6 +345,7 @@ impl<'a> rt::Decode<'a> for AcknowledgementBatch<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -348,6 +359,7 @@ impl<'a> rt::Decode<'a> for AcknowledgementBatch<'a> {
 }
 
 impl<'a> rt::Encode for AcknowledgementBatch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -360,6 +372,7 @@ impl<'a> rt::Encode for AcknowledgementBatch<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         8 + 8 + rt::scalar_array_len(&self.acknowledge_types, true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -368,6 +381,7 @@ impl<'a> rt::Encode for AcknowledgementBatch<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AcknowledgementBatch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("firstOffset", &self.first_offset, version);
@@ -376,6 +390,7 @@ impl<'a> rt::JsonForm for AcknowledgementBatch<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -391,6 +406,7 @@ impl<'a> rt::JsonForm for AcknowledgementBatch<'a> {
 
 impl<'a> rt::IntoOwned for AcknowledgementBatch<'a> {
     type Owned = AcknowledgementBatch<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AcknowledgementBatch<'static> {
         AcknowledgementBatch {
             first_offset: self.first_offset,
@@ -404,6 +420,7 @@ impl<'a> rt::IntoOwned for AcknowledgementBatch<'a> {
 impl AcknowledgementBatch<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AcknowledgementBatch<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -429,6 +446,7 @@ pub struct FetchPartition<'a> {
 
 impl<'a> rt::Decode<'a> for FetchPartition<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -445,6 +463,7 @@ impl<'a> rt::Decode<'a> for FetchPartition<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -458,6 +477,7 @@ impl<'a> rt::Decode<'a> for FetchPartition<'a> {
 }
 
 impl<'a> rt::Encode for FetchPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -469,6 +489,7 @@ impl<'a> rt::Encode for FetchPartition<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.acknowledgement_batches, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -477,6 +498,7 @@ impl<'a> rt::Encode for FetchPartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FetchPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -484,6 +506,7 @@ impl<'a> rt::JsonForm for FetchPartition<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -498,6 +521,7 @@ impl<'a> rt::JsonForm for FetchPartition<'a> {
 
 impl<'a> rt::IntoOwned for FetchPartition<'a> {
     type Owned = FetchPartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> FetchPartition<'static> {
         FetchPartition {
             partition_index: self.partition_index,
@@ -512,6 +536,7 @@ impl<'a> rt::IntoOwned for FetchPartition<'a> {
 impl FetchPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> FetchPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -537,6 +562,7 @@ pub struct FetchTopic<'a> {
 
 impl<'a> rt::Decode<'a> for FetchTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -553,6 +579,7 @@ impl<'a> rt::Decode<'a> for FetchTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -566,6 +593,7 @@ impl<'a> rt::Decode<'a> for FetchTopic<'a> {
 }
 
 impl<'a> rt::Encode for FetchTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -577,6 +605,7 @@ impl<'a> rt::Encode for FetchTopic<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         16 + rt::struct_array_len(&self.partitions, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -585,6 +614,7 @@ impl<'a> rt::Encode for FetchTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FetchTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicId", &self.topic_id, version);
@@ -592,6 +622,7 @@ impl<'a> rt::JsonForm for FetchTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -606,6 +637,7 @@ impl<'a> rt::JsonForm for FetchTopic<'a> {
 
 impl<'a> rt::IntoOwned for FetchTopic<'a> {
     type Owned = FetchTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> FetchTopic<'static> {
         FetchTopic {
             topic_id: self.topic_id,
@@ -618,6 +650,7 @@ impl<'a> rt::IntoOwned for FetchTopic<'a> {
 impl FetchTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> FetchTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -642,6 +675,7 @@ pub struct ForgottenTopic<'a> {
 }
 
 impl<'a> rt::Decode<'a> for ForgottenTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -656,6 +690,7 @@ impl<'a> rt::Decode<'a> for ForgottenTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -668,6 +703,7 @@ impl<'a> rt::Decode<'a> for ForgottenTopic<'a> {
 }
 
 impl<'a> rt::Encode for ForgottenTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -678,6 +714,7 @@ impl<'a> rt::Encode for ForgottenTopic<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         16 + rt::scalar_array_len(&self.partitions, true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -686,6 +723,7 @@ impl<'a> rt::Encode for ForgottenTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ForgottenTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicId", &self.topic_id, version);
@@ -693,6 +731,7 @@ impl<'a> rt::JsonForm for ForgottenTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -707,6 +746,7 @@ impl<'a> rt::JsonForm for ForgottenTopic<'a> {
 
 impl<'a> rt::IntoOwned for ForgottenTopic<'a> {
     type Owned = ForgottenTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ForgottenTopic<'static> {
         ForgottenTopic {
             topic_id: self.topic_id,
@@ -719,6 +759,7 @@ impl<'a> rt::IntoOwned for ForgottenTopic<'a> {
 impl ForgottenTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ForgottenTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

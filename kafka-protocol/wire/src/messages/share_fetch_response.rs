@@ -51,6 +51,7 @@ impl ShareFetchResponse<'_> {
 
 impl<'a> rt::Decode<'a> for ShareFetchResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -79,6 +80,7 @@ impl<'a> rt::Decode<'a> for ShareFetchResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -97,6 +99,7 @@ impl<'a> rt::Decode<'a> for ShareFetchResponse<'a> {
 }
 
 impl<'a> rt::Encode for ShareFetchResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -113,6 +116,7 @@ impl<'a> rt::Encode for ShareFetchResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true) + 4
             + rt::struct_array_len(&self.responses, true, version)
@@ -123,6 +127,7 @@ impl<'a> rt::Encode for ShareFetchResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ShareFetchResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -139,6 +144,7 @@ impl<'a> rt::JsonForm for ShareFetchResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -158,6 +164,7 @@ impl<'a> rt::JsonForm for ShareFetchResponse<'a> {
 
 impl<'a> rt::IntoOwned for ShareFetchResponse<'a> {
     type Owned = ShareFetchResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ShareFetchResponse<'static> {
         ShareFetchResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -174,6 +181,7 @@ impl<'a> rt::IntoOwned for ShareFetchResponse<'a> {
 impl ShareFetchResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ShareFetchResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -198,6 +206,7 @@ pub struct LeaderIdAndEpoch<'a> {
 }
 
 impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -212,6 +221,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -224,6 +234,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
 }
 
 impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -234,6 +245,7 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -241,6 +253,7 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("leaderId", &self.leader_id, version);
@@ -248,6 +261,7 @@ impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -262,6 +276,7 @@ impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
 
 impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
     type Owned = LeaderIdAndEpoch<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> LeaderIdAndEpoch<'static> {
         LeaderIdAndEpoch {
             leader_id: self.leader_id,
@@ -274,6 +289,7 @@ impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
 impl LeaderIdAndEpoch<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> LeaderIdAndEpoch<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -302,6 +318,7 @@ pub struct AcquiredRecords<'a> {
 }
 
 impl<'a> rt::Decode<'a> for AcquiredRecords<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -318,6 +335,7 @@ impl<'a> rt::Decode<'a> for AcquiredRecords<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -331,6 +349,7 @@ impl<'a> rt::Decode<'a> for AcquiredRecords<'a> {
 }
 
 impl<'a> rt::Encode for AcquiredRecords<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -342,6 +361,7 @@ impl<'a> rt::Encode for AcquiredRecords<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         8 + 8 + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -349,6 +369,7 @@ impl<'a> rt::Encode for AcquiredRecords<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AcquiredRecords<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("firstOffset", &self.first_offset, version);
@@ -357,6 +378,7 @@ impl<'a> rt::JsonForm for AcquiredRecords<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -372,6 +394,7 @@ impl<'a> rt::JsonForm for AcquiredRecords<'a> {
 
 impl<'a> rt::IntoOwned for AcquiredRecords<'a> {
     type Owned = AcquiredRecords<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> AcquiredRecords<'static> {
         AcquiredRecords {
             first_offset: self.first_offset,
@@ -385,6 +408,7 @@ impl<'a> rt::IntoOwned for AcquiredRecords<'a> {
 impl AcquiredRecords<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> AcquiredRecords<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -434,6 +458,7 @@ pub struct PartitionData<'a> {
 
 impl<'a> rt::Decode<'a> for PartitionData<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -468,6 +493,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -487,6 +513,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> rt::Encode for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -507,6 +534,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true) + 2
             + rt::nullable_string_len(self.acknowledge_error_message.as_deref(), true)
@@ -519,6 +547,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -533,6 +562,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -554,6 +584,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition_index: self.partition_index,
@@ -574,6 +605,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -599,6 +631,7 @@ pub struct ShareFetchableTopicResponse<'a> {
 
 impl<'a> rt::Decode<'a> for ShareFetchableTopicResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -615,6 +648,7 @@ impl<'a> rt::Decode<'a> for ShareFetchableTopicResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -628,6 +662,7 @@ impl<'a> rt::Decode<'a> for ShareFetchableTopicResponse<'a> {
 }
 
 impl<'a> rt::Encode for ShareFetchableTopicResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -639,6 +674,7 @@ impl<'a> rt::Encode for ShareFetchableTopicResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         16 + rt::struct_array_len(&self.partitions, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -647,6 +683,7 @@ impl<'a> rt::Encode for ShareFetchableTopicResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ShareFetchableTopicResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicId", &self.topic_id, version);
@@ -654,6 +691,7 @@ impl<'a> rt::JsonForm for ShareFetchableTopicResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -668,6 +706,7 @@ impl<'a> rt::JsonForm for ShareFetchableTopicResponse<'a> {
 
 impl<'a> rt::IntoOwned for ShareFetchableTopicResponse<'a> {
     type Owned = ShareFetchableTopicResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ShareFetchableTopicResponse<'static> {
         ShareFetchableTopicResponse {
             topic_id: self.topic_id,
@@ -680,6 +719,7 @@ impl<'a> rt::IntoOwned for ShareFetchableTopicResponse<'a> {
 impl ShareFetchableTopicResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ShareFetchableTopicResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -712,6 +752,7 @@ pub struct NodeEndpoint<'a> {
 }
 
 impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -730,6 +771,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -744,6 +786,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
 }
 
 impl<'a> rt::Encode for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -756,6 +799,7 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + rt::string_len(&self.host, true) + 4
             + rt::nullable_string_len(self.rack.as_deref(), true)
@@ -765,6 +809,7 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("nodeId", &self.node_id, version);
@@ -774,6 +819,7 @@ impl<'a> rt::JsonForm for NodeEndpoint<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -790,6 +836,7 @@ impl<'a> rt::JsonForm for NodeEndpoint<'a> {
 
 impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
     type Owned = NodeEndpoint<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> NodeEndpoint<'static> {
         NodeEndpoint {
             node_id: self.node_id,
@@ -804,6 +851,7 @@ impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
 impl NodeEndpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> NodeEndpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }

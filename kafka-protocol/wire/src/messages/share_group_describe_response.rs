@@ -35,6 +35,7 @@ impl ShareGroupDescribeResponse<'_> {
 
 impl<'a> rt::Decode<'a> for ShareGroupDescribeResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -51,6 +52,7 @@ impl<'a> rt::Decode<'a> for ShareGroupDescribeResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -63,6 +65,7 @@ impl<'a> rt::Decode<'a> for ShareGroupDescribeResponse<'a> {
 }
 
 impl<'a> rt::Encode for ShareGroupDescribeResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -73,6 +76,7 @@ impl<'a> rt::Encode for ShareGroupDescribeResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.groups, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -81,6 +85,7 @@ impl<'a> rt::Encode for ShareGroupDescribeResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ShareGroupDescribeResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -88,6 +93,7 @@ impl<'a> rt::JsonForm for ShareGroupDescribeResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -102,6 +108,7 @@ impl<'a> rt::JsonForm for ShareGroupDescribeResponse<'a> {
 
 impl<'a> rt::IntoOwned for ShareGroupDescribeResponse<'a> {
     type Owned = ShareGroupDescribeResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ShareGroupDescribeResponse<'static> {
         ShareGroupDescribeResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -114,6 +121,7 @@ impl<'a> rt::IntoOwned for ShareGroupDescribeResponse<'a> {
 impl ShareGroupDescribeResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ShareGroupDescribeResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -159,6 +167,7 @@ pub struct Member<'a> {
 
 impl<'a> rt::Decode<'a> for Member<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -185,6 +194,7 @@ impl<'a> rt::Decode<'a> for Member<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -203,6 +213,7 @@ impl<'a> rt::Decode<'a> for Member<'a> {
 }
 
 impl<'a> rt::Encode for Member<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -224,6 +235,7 @@ impl<'a> rt::Encode for Member<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.member_id, true)
             + rt::nullable_string_len(self.rack_id.as_deref(), true) + 4
@@ -240,6 +252,7 @@ impl<'a> rt::Encode for Member<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Member<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("memberId", &self.member_id, version);
@@ -252,6 +265,7 @@ impl<'a> rt::JsonForm for Member<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -271,6 +285,7 @@ impl<'a> rt::JsonForm for Member<'a> {
 
 impl<'a> rt::IntoOwned for Member<'a> {
     type Owned = Member<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Member<'static> {
         Member {
             member_id: rt::IntoOwned::into_owned(self.member_id),
@@ -290,6 +305,7 @@ impl<'a> rt::IntoOwned for Member<'a> {
 impl Member<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Member<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -342,6 +358,7 @@ pub struct DescribedGroup<'a> {
 }
 
 impl Default for DescribedGroup<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             error_code: 0,
@@ -360,6 +377,7 @@ impl Default for DescribedGroup<'_> {
 
 impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -388,6 +406,7 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -407,6 +426,7 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
 }
 
 impl<'a> rt::Encode for DescribedGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -425,6 +445,7 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + rt::nullable_string_len(self.error_message.as_deref(), true)
             + rt::string_len(&self.group_id, true)
@@ -437,6 +458,7 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribedGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -451,6 +473,7 @@ impl<'a> rt::JsonForm for DescribedGroup<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -472,6 +495,7 @@ impl<'a> rt::JsonForm for DescribedGroup<'a> {
 
 impl<'a> rt::IntoOwned for DescribedGroup<'a> {
     type Owned = DescribedGroup<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribedGroup<'static> {
         DescribedGroup {
             error_code: self.error_code,
@@ -491,6 +515,7 @@ impl<'a> rt::IntoOwned for DescribedGroup<'a> {
 impl DescribedGroup<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribedGroup<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -519,6 +544,7 @@ pub struct TopicPartitions<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -535,6 +561,7 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -548,6 +575,7 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
 }
 
 impl<'a> rt::Encode for TopicPartitions<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -559,6 +587,7 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         16 + rt::string_len(&self.topic_name, true)
             + rt::scalar_array_len(&self.partitions, true)
@@ -568,6 +597,7 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicPartitions<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicId", &self.topic_id, version);
@@ -576,6 +606,7 @@ impl<'a> rt::JsonForm for TopicPartitions<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -591,6 +622,7 @@ impl<'a> rt::JsonForm for TopicPartitions<'a> {
 
 impl<'a> rt::IntoOwned for TopicPartitions<'a> {
     type Owned = TopicPartitions<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicPartitions<'static> {
         TopicPartitions {
             topic_id: self.topic_id,
@@ -604,6 +636,7 @@ impl<'a> rt::IntoOwned for TopicPartitions<'a> {
 impl TopicPartitions<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicPartitions<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -625,6 +658,7 @@ pub struct Assignment<'a> {
 
 impl<'a> rt::Decode<'a> for Assignment<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -639,6 +673,7 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -651,6 +686,7 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
 }
 
 impl<'a> rt::Encode for Assignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -661,6 +697,7 @@ impl<'a> rt::Encode for Assignment<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.topic_partitions, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -669,12 +706,14 @@ impl<'a> rt::Encode for Assignment<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Assignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicPartitions", &self.topic_partitions, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -688,6 +727,7 @@ impl<'a> rt::JsonForm for Assignment<'a> {
 
 impl<'a> rt::IntoOwned for Assignment<'a> {
     type Owned = Assignment<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Assignment<'static> {
         Assignment {
             topic_partitions: rt::IntoOwned::into_owned(self.topic_partitions),
@@ -699,6 +739,7 @@ impl<'a> rt::IntoOwned for Assignment<'a> {
 impl Assignment<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Assignment<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -46,6 +46,7 @@ impl ShareGroupHeartbeatRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for ShareGroupHeartbeatRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -68,6 +69,7 @@ impl<'a> rt::Decode<'a> for ShareGroupHeartbeatRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -84,6 +86,7 @@ impl<'a> rt::Decode<'a> for ShareGroupHeartbeatRequest<'a> {
 }
 
 impl<'a> rt::Encode for ShareGroupHeartbeatRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -103,6 +106,7 @@ impl<'a> rt::Encode for ShareGroupHeartbeatRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.group_id, true) + rt::string_len(&self.member_id, true) + 4
             + rt::nullable_string_len(self.rack_id.as_deref(), true)
@@ -116,6 +120,7 @@ impl<'a> rt::Encode for ShareGroupHeartbeatRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ShareGroupHeartbeatRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -126,6 +131,7 @@ impl<'a> rt::JsonForm for ShareGroupHeartbeatRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -143,6 +149,7 @@ impl<'a> rt::JsonForm for ShareGroupHeartbeatRequest<'a> {
 
 impl<'a> rt::IntoOwned for ShareGroupHeartbeatRequest<'a> {
     type Owned = ShareGroupHeartbeatRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ShareGroupHeartbeatRequest<'static> {
         ShareGroupHeartbeatRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -160,6 +167,7 @@ impl<'a> rt::IntoOwned for ShareGroupHeartbeatRequest<'a> {
 impl ShareGroupHeartbeatRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ShareGroupHeartbeatRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

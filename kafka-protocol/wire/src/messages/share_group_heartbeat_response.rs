@@ -55,6 +55,7 @@ impl ShareGroupHeartbeatResponse<'_> {
 
 impl<'a> rt::Decode<'a> for ShareGroupHeartbeatResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -81,6 +82,7 @@ impl<'a> rt::Decode<'a> for ShareGroupHeartbeatResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -99,6 +101,7 @@ impl<'a> rt::Decode<'a> for ShareGroupHeartbeatResponse<'a> {
 }
 
 impl<'a> rt::Encode for ShareGroupHeartbeatResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -121,6 +124,7 @@ impl<'a> rt::Encode for ShareGroupHeartbeatResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
             + rt::nullable_string_len(self.member_id.as_deref(), true) + 4 + 4 + 1
@@ -131,6 +135,7 @@ impl<'a> rt::Encode for ShareGroupHeartbeatResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ShareGroupHeartbeatResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -143,6 +148,7 @@ impl<'a> rt::JsonForm for ShareGroupHeartbeatResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -162,6 +168,7 @@ impl<'a> rt::JsonForm for ShareGroupHeartbeatResponse<'a> {
 
 impl<'a> rt::IntoOwned for ShareGroupHeartbeatResponse<'a> {
     type Owned = ShareGroupHeartbeatResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> ShareGroupHeartbeatResponse<'static> {
         ShareGroupHeartbeatResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -179,6 +186,7 @@ impl<'a> rt::IntoOwned for ShareGroupHeartbeatResponse<'a> {
 impl ShareGroupHeartbeatResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> ShareGroupHeartbeatResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -200,6 +208,7 @@ pub struct Assignment<'a> {
 
 impl<'a> rt::Decode<'a> for Assignment<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -214,6 +223,7 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -226,6 +236,7 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
 }
 
 impl<'a> rt::Encode for Assignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -236,6 +247,7 @@ impl<'a> rt::Encode for Assignment<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.topic_partitions, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -244,12 +256,14 @@ impl<'a> rt::Encode for Assignment<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Assignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicPartitions", &self.topic_partitions, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -263,6 +277,7 @@ impl<'a> rt::JsonForm for Assignment<'a> {
 
 impl<'a> rt::IntoOwned for Assignment<'a> {
     type Owned = Assignment<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Assignment<'static> {
         Assignment {
             topic_partitions: rt::IntoOwned::into_owned(self.topic_partitions),
@@ -274,6 +289,7 @@ impl<'a> rt::IntoOwned for Assignment<'a> {
 impl Assignment<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Assignment<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -298,6 +314,7 @@ pub struct TopicPartitions<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -312,6 +329,7 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -324,6 +342,7 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
 }
 
 impl<'a> rt::Encode for TopicPartitions<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -334,6 +353,7 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         16 + rt::scalar_array_len(&self.partitions, true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -342,6 +362,7 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicPartitions<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicId", &self.topic_id, version);
@@ -349,6 +370,7 @@ impl<'a> rt::JsonForm for TopicPartitions<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -363,6 +385,7 @@ impl<'a> rt::JsonForm for TopicPartitions<'a> {
 
 impl<'a> rt::IntoOwned for TopicPartitions<'a> {
     type Owned = TopicPartitions<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicPartitions<'static> {
         TopicPartitions {
             topic_id: self.topic_id,
@@ -375,6 +398,7 @@ impl<'a> rt::IntoOwned for TopicPartitions<'a> {
 impl TopicPartitions<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicPartitions<'static> {
         rt::IntoOwned::into_owned(self)
     }

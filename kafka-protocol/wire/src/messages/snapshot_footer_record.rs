@@ -24,6 +24,7 @@ impl<'a> rt::Message<'a> for SnapshotFooterRecord<'a> {
 }
 
 impl<'a> rt::Decode<'a> for SnapshotFooterRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -36,6 +37,7 @@ impl<'a> rt::Decode<'a> for SnapshotFooterRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -47,6 +49,7 @@ impl<'a> rt::Decode<'a> for SnapshotFooterRecord<'a> {
 }
 
 impl<'a> rt::Encode for SnapshotFooterRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -56,6 +59,7 @@ impl<'a> rt::Encode for SnapshotFooterRecord<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -63,12 +67,14 @@ impl<'a> rt::Encode for SnapshotFooterRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for SnapshotFooterRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("version", &self.version, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -82,6 +88,7 @@ impl<'a> rt::JsonForm for SnapshotFooterRecord<'a> {
 
 impl<'a> rt::IntoOwned for SnapshotFooterRecord<'a> {
     type Owned = SnapshotFooterRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> SnapshotFooterRecord<'static> {
         SnapshotFooterRecord {
             version: self.version,
@@ -93,6 +100,7 @@ impl<'a> rt::IntoOwned for SnapshotFooterRecord<'a> {
 impl SnapshotFooterRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> SnapshotFooterRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -28,6 +28,7 @@ impl<'a> rt::Message<'a> for SnapshotHeaderRecord<'a> {
 }
 
 impl<'a> rt::Decode<'a> for SnapshotHeaderRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -44,6 +45,7 @@ impl<'a> rt::Decode<'a> for SnapshotHeaderRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -56,6 +58,7 @@ impl<'a> rt::Decode<'a> for SnapshotHeaderRecord<'a> {
 }
 
 impl<'a> rt::Encode for SnapshotHeaderRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -66,6 +69,7 @@ impl<'a> rt::Encode for SnapshotHeaderRecord<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         2 + 8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -73,6 +77,7 @@ impl<'a> rt::Encode for SnapshotHeaderRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for SnapshotHeaderRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("version", &self.version, version);
@@ -85,6 +90,7 @@ impl<'a> rt::JsonForm for SnapshotHeaderRecord<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -100,6 +106,7 @@ impl<'a> rt::JsonForm for SnapshotHeaderRecord<'a> {
 
 impl<'a> rt::IntoOwned for SnapshotHeaderRecord<'a> {
     type Owned = SnapshotHeaderRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> SnapshotHeaderRecord<'static> {
         SnapshotHeaderRecord {
             version: self.version,
@@ -112,6 +119,7 @@ impl<'a> rt::IntoOwned for SnapshotHeaderRecord<'a> {
 impl SnapshotHeaderRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> SnapshotHeaderRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -38,6 +38,7 @@ impl StreamsGroupDescribeRequest<'_> {
 }
 
 impl<'a> rt::Decode<'a> for StreamsGroupDescribeRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -62,6 +63,7 @@ impl<'a> rt::Decode<'a> for StreamsGroupDescribeRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -77,6 +79,7 @@ impl<'a> rt::Decode<'a> for StreamsGroupDescribeRequest<'a> {
 }
 
 impl<'a> rt::Encode for StreamsGroupDescribeRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -97,6 +100,7 @@ impl<'a> rt::Encode for StreamsGroupDescribeRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::array_len(&self.group_ids, true, |v| rt::string_len(v, true)) + 1
             + (if version >= 1 { 1 } else { 0 })
@@ -106,6 +110,7 @@ impl<'a> rt::Encode for StreamsGroupDescribeRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for StreamsGroupDescribeRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupIds", &self.group_ids, version);
@@ -126,6 +131,7 @@ impl<'a> rt::JsonForm for StreamsGroupDescribeRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -146,6 +152,7 @@ impl<'a> rt::JsonForm for StreamsGroupDescribeRequest<'a> {
 
 impl<'a> rt::IntoOwned for StreamsGroupDescribeRequest<'a> {
     type Owned = StreamsGroupDescribeRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> StreamsGroupDescribeRequest<'static> {
         StreamsGroupDescribeRequest {
             group_ids: rt::IntoOwned::into_owned(self.group_ids),
@@ -159,6 +166,7 @@ impl<'a> rt::IntoOwned for StreamsGroupDescribeRequest<'a> {
 impl StreamsGroupDescribeRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> StreamsGroupDescribeRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

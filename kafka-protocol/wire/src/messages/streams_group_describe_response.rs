@@ -35,6 +35,7 @@ impl StreamsGroupDescribeResponse<'_> {
 
 impl<'a> rt::Decode<'a> for StreamsGroupDescribeResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -51,6 +52,7 @@ impl<'a> rt::Decode<'a> for StreamsGroupDescribeResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -63,6 +65,7 @@ impl<'a> rt::Decode<'a> for StreamsGroupDescribeResponse<'a> {
 }
 
 impl<'a> rt::Encode for StreamsGroupDescribeResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -73,6 +76,7 @@ impl<'a> rt::Encode for StreamsGroupDescribeResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.groups, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -81,6 +85,7 @@ impl<'a> rt::Encode for StreamsGroupDescribeResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for StreamsGroupDescribeResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -88,6 +93,7 @@ impl<'a> rt::JsonForm for StreamsGroupDescribeResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -102,6 +108,7 @@ impl<'a> rt::JsonForm for StreamsGroupDescribeResponse<'a> {
 
 impl<'a> rt::IntoOwned for StreamsGroupDescribeResponse<'a> {
     type Owned = StreamsGroupDescribeResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> StreamsGroupDescribeResponse<'static> {
         StreamsGroupDescribeResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -114,6 +121,7 @@ impl<'a> rt::IntoOwned for StreamsGroupDescribeResponse<'a> {
 impl StreamsGroupDescribeResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> StreamsGroupDescribeResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -151,6 +159,7 @@ pub struct Subtopology<'a> {
 
 impl<'a> rt::Decode<'a> for Subtopology<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -179,6 +188,7 @@ impl<'a> rt::Decode<'a> for Subtopology<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -197,6 +207,7 @@ impl<'a> rt::Decode<'a> for Subtopology<'a> {
 }
 
 impl<'a> rt::Encode for Subtopology<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -224,6 +235,7 @@ impl<'a> rt::Encode for Subtopology<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.subtopology_id, true)
             + rt::array_len(&self.source_topics, true, |v| rt::string_len(v, true))
@@ -239,6 +251,7 @@ impl<'a> rt::Encode for Subtopology<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Subtopology<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("subtopologyId", &self.subtopology_id, version);
@@ -250,6 +263,7 @@ impl<'a> rt::JsonForm for Subtopology<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -268,6 +282,7 @@ impl<'a> rt::JsonForm for Subtopology<'a> {
 
 impl<'a> rt::IntoOwned for Subtopology<'a> {
     type Owned = Subtopology<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Subtopology<'static> {
         Subtopology {
             subtopology_id: rt::IntoOwned::into_owned(self.subtopology_id),
@@ -289,6 +304,7 @@ impl<'a> rt::IntoOwned for Subtopology<'a> {
 impl Subtopology<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Subtopology<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -313,6 +329,7 @@ pub struct Topology<'a> {
 }
 
 impl<'a> rt::Decode<'a> for Topology<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -329,6 +346,7 @@ impl<'a> rt::Decode<'a> for Topology<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -342,6 +360,7 @@ impl<'a> rt::Decode<'a> for Topology<'a> {
 }
 
 impl<'a> rt::Encode for Topology<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -353,6 +372,7 @@ impl<'a> rt::Encode for Topology<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::nullable_struct_array_len(self.subtopologies.as_ref(), true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -361,6 +381,7 @@ impl<'a> rt::Encode for Topology<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Topology<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("epoch", &self.epoch, version);
@@ -368,6 +389,7 @@ impl<'a> rt::JsonForm for Topology<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -382,6 +404,7 @@ impl<'a> rt::JsonForm for Topology<'a> {
 
 impl<'a> rt::IntoOwned for Topology<'a> {
     type Owned = Topology<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Topology<'static> {
         Topology {
             epoch: self.epoch,
@@ -394,6 +417,7 @@ impl<'a> rt::IntoOwned for Topology<'a> {
 impl Topology<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Topology<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -471,6 +495,7 @@ pub struct Member<'a> {
 
 impl<'a> rt::Decode<'a> for Member<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -520,6 +545,7 @@ impl<'a> rt::Decode<'a> for Member<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -548,6 +574,7 @@ impl<'a> rt::Decode<'a> for Member<'a> {
 }
 
 impl<'a> rt::Encode for Member<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -580,6 +607,7 @@ impl<'a> rt::Encode for Member<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.member_id, true) + 4
             + rt::nullable_string_len(self.instance_id.as_deref(), true)
@@ -599,6 +627,7 @@ impl<'a> rt::Encode for Member<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Member<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("memberId", &self.member_id, version);
@@ -619,6 +648,7 @@ impl<'a> rt::JsonForm for Member<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -646,6 +676,7 @@ impl<'a> rt::JsonForm for Member<'a> {
 
 impl<'a> rt::IntoOwned for Member<'a> {
     type Owned = Member<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Member<'static> {
         Member {
             member_id: rt::IntoOwned::into_owned(self.member_id),
@@ -671,6 +702,7 @@ impl<'a> rt::IntoOwned for Member<'a> {
 impl Member<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Member<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -735,6 +767,7 @@ pub struct DescribedGroup<'a> {
 }
 
 impl Default for DescribedGroup<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             error_code: 0,
@@ -756,6 +789,7 @@ impl Default for DescribedGroup<'_> {
 
 impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -805,6 +839,7 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -835,6 +870,7 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
 }
 
 impl<'a> rt::Encode for DescribedGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -885,6 +921,7 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + rt::nullable_string_len(self.error_message.as_deref(), true)
             + rt::string_len(&self.group_id, true)
@@ -910,6 +947,7 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribedGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -938,6 +976,7 @@ impl<'a> rt::JsonForm for DescribedGroup<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -974,6 +1013,7 @@ impl<'a> rt::JsonForm for DescribedGroup<'a> {
 
 impl<'a> rt::IntoOwned for DescribedGroup<'a> {
     type Owned = DescribedGroup<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> DescribedGroup<'static> {
         DescribedGroup {
             error_code: self.error_code,
@@ -996,6 +1036,7 @@ impl<'a> rt::IntoOwned for DescribedGroup<'a> {
 impl DescribedGroup<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> DescribedGroup<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1020,6 +1061,7 @@ pub struct Endpoint<'a> {
 }
 
 impl<'a> rt::Decode<'a> for Endpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -1034,6 +1076,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -1046,6 +1089,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
 }
 
 impl<'a> rt::Encode for Endpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -1056,6 +1100,7 @@ impl<'a> rt::Encode for Endpoint<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.host, true) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -1064,6 +1109,7 @@ impl<'a> rt::Encode for Endpoint<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Endpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("host", &self.host, version);
@@ -1071,6 +1117,7 @@ impl<'a> rt::JsonForm for Endpoint<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -1085,6 +1132,7 @@ impl<'a> rt::JsonForm for Endpoint<'a> {
 
 impl<'a> rt::IntoOwned for Endpoint<'a> {
     type Owned = Endpoint<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Endpoint<'static> {
         Endpoint {
             host: rt::IntoOwned::into_owned(self.host),
@@ -1097,6 +1145,7 @@ impl<'a> rt::IntoOwned for Endpoint<'a> {
 impl Endpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Endpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1125,6 +1174,7 @@ pub struct TaskOffset<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TaskOffset<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -1141,6 +1191,7 @@ impl<'a> rt::Decode<'a> for TaskOffset<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -1154,6 +1205,7 @@ impl<'a> rt::Decode<'a> for TaskOffset<'a> {
 }
 
 impl<'a> rt::Encode for TaskOffset<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -1165,6 +1217,7 @@ impl<'a> rt::Encode for TaskOffset<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.subtopology_id, true) + 4 + 8
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -1173,6 +1226,7 @@ impl<'a> rt::Encode for TaskOffset<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TaskOffset<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("subtopologyId", &self.subtopology_id, version);
@@ -1181,6 +1235,7 @@ impl<'a> rt::JsonForm for TaskOffset<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -1196,6 +1251,7 @@ impl<'a> rt::JsonForm for TaskOffset<'a> {
 
 impl<'a> rt::IntoOwned for TaskOffset<'a> {
     type Owned = TaskOffset<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TaskOffset<'static> {
         TaskOffset {
             subtopology_id: rt::IntoOwned::into_owned(self.subtopology_id),
@@ -1209,6 +1265,7 @@ impl<'a> rt::IntoOwned for TaskOffset<'a> {
 impl TaskOffset<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TaskOffset<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1238,6 +1295,7 @@ pub struct Assignment<'a> {
 
 impl<'a> rt::Decode<'a> for Assignment<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -1260,6 +1318,7 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -1273,6 +1332,7 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
 }
 
 impl<'a> rt::Encode for Assignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -1287,6 +1347,7 @@ impl<'a> rt::Encode for Assignment<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.active_tasks, true, version)
             + rt::struct_array_len(&self.standby_tasks, true, version)
@@ -1297,6 +1358,7 @@ impl<'a> rt::Encode for Assignment<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Assignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("activeTasks", &self.active_tasks, version);
@@ -1305,6 +1367,7 @@ impl<'a> rt::JsonForm for Assignment<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -1320,6 +1383,7 @@ impl<'a> rt::JsonForm for Assignment<'a> {
 
 impl<'a> rt::IntoOwned for Assignment<'a> {
     type Owned = Assignment<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Assignment<'static> {
         Assignment {
             active_tasks: rt::IntoOwned::into_owned(self.active_tasks),
@@ -1333,6 +1397,7 @@ impl<'a> rt::IntoOwned for Assignment<'a> {
 impl Assignment<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Assignment<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1357,6 +1422,7 @@ pub struct TaskIds<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TaskIds<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -1371,6 +1437,7 @@ impl<'a> rt::Decode<'a> for TaskIds<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -1383,6 +1450,7 @@ impl<'a> rt::Decode<'a> for TaskIds<'a> {
 }
 
 impl<'a> rt::Encode for TaskIds<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -1393,6 +1461,7 @@ impl<'a> rt::Encode for TaskIds<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.subtopology_id, true)
             + rt::scalar_array_len(&self.partitions, true)
@@ -1402,6 +1471,7 @@ impl<'a> rt::Encode for TaskIds<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TaskIds<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("subtopologyId", &self.subtopology_id, version);
@@ -1409,6 +1479,7 @@ impl<'a> rt::JsonForm for TaskIds<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -1423,6 +1494,7 @@ impl<'a> rt::JsonForm for TaskIds<'a> {
 
 impl<'a> rt::IntoOwned for TaskIds<'a> {
     type Owned = TaskIds<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TaskIds<'static> {
         TaskIds {
             subtopology_id: rt::IntoOwned::into_owned(self.subtopology_id),
@@ -1435,6 +1507,7 @@ impl<'a> rt::IntoOwned for TaskIds<'a> {
 impl TaskIds<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TaskIds<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1459,6 +1532,7 @@ pub struct KeyValue<'a> {
 }
 
 impl<'a> rt::Decode<'a> for KeyValue<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -1473,6 +1547,7 @@ impl<'a> rt::Decode<'a> for KeyValue<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -1485,6 +1560,7 @@ impl<'a> rt::Decode<'a> for KeyValue<'a> {
 }
 
 impl<'a> rt::Encode for KeyValue<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -1495,6 +1571,7 @@ impl<'a> rt::Encode for KeyValue<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.key, true) + rt::string_len(&self.value, true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -1503,6 +1580,7 @@ impl<'a> rt::Encode for KeyValue<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for KeyValue<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("key", &self.key, version);
@@ -1510,6 +1588,7 @@ impl<'a> rt::JsonForm for KeyValue<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -1524,6 +1603,7 @@ impl<'a> rt::JsonForm for KeyValue<'a> {
 
 impl<'a> rt::IntoOwned for KeyValue<'a> {
     type Owned = KeyValue<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> KeyValue<'static> {
         KeyValue {
             key: rt::IntoOwned::into_owned(self.key),
@@ -1536,6 +1616,7 @@ impl<'a> rt::IntoOwned for KeyValue<'a> {
 impl KeyValue<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> KeyValue<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1569,6 +1650,7 @@ pub struct TopicInfo<'a> {
 
 impl<'a> rt::Decode<'a> for TopicInfo<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -1589,6 +1671,7 @@ impl<'a> rt::Decode<'a> for TopicInfo<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -1603,6 +1686,7 @@ impl<'a> rt::Decode<'a> for TopicInfo<'a> {
 }
 
 impl<'a> rt::Encode for TopicInfo<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -1616,6 +1700,7 @@ impl<'a> rt::Encode for TopicInfo<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, true) + 4 + 2
             + rt::struct_array_len(&self.topic_configs, true, version)
@@ -1625,6 +1710,7 @@ impl<'a> rt::Encode for TopicInfo<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicInfo<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -1634,6 +1720,7 @@ impl<'a> rt::JsonForm for TopicInfo<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -1650,6 +1737,7 @@ impl<'a> rt::JsonForm for TopicInfo<'a> {
 
 impl<'a> rt::IntoOwned for TopicInfo<'a> {
     type Owned = TopicInfo<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicInfo<'static> {
         TopicInfo {
             name: rt::IntoOwned::into_owned(self.name),
@@ -1664,6 +1752,7 @@ impl<'a> rt::IntoOwned for TopicInfo<'a> {
 impl TopicInfo<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicInfo<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1689,6 +1778,7 @@ pub struct TopologyDescription<'a> {
 
 impl<'a> rt::Decode<'a> for TopologyDescription<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -1707,6 +1797,7 @@ impl<'a> rt::Decode<'a> for TopologyDescription<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -1721,6 +1812,7 @@ impl<'a> rt::Decode<'a> for TopologyDescription<'a> {
 }
 
 impl<'a> rt::Encode for TopologyDescription<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -1733,6 +1825,7 @@ impl<'a> rt::Encode for TopologyDescription<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.subtopologies, true, version)
             + rt::struct_array_len(&self.global_stores, true, version)
@@ -1742,6 +1835,7 @@ impl<'a> rt::Encode for TopologyDescription<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopologyDescription<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("subtopologies", &self.subtopologies, version);
@@ -1749,6 +1843,7 @@ impl<'a> rt::JsonForm for TopologyDescription<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -1763,6 +1858,7 @@ impl<'a> rt::JsonForm for TopologyDescription<'a> {
 
 impl<'a> rt::IntoOwned for TopologyDescription<'a> {
     type Owned = TopologyDescription<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopologyDescription<'static> {
         TopologyDescription {
             subtopologies: rt::IntoOwned::into_owned(self.subtopologies),
@@ -1775,6 +1871,7 @@ impl<'a> rt::IntoOwned for TopologyDescription<'a> {
 impl TopologyDescription<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopologyDescription<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1800,6 +1897,7 @@ pub struct TopologyDescriptionSubtopology<'a> {
 
 impl<'a> rt::Decode<'a> for TopologyDescriptionSubtopology<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -1816,6 +1914,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionSubtopology<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -1829,6 +1928,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionSubtopology<'a> {
 }
 
 impl<'a> rt::Encode for TopologyDescriptionSubtopology<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -1839,6 +1939,7 @@ impl<'a> rt::Encode for TopologyDescriptionSubtopology<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.subtopology_id, true)
             + rt::struct_array_len(&self.nodes, true, version)
@@ -1848,6 +1949,7 @@ impl<'a> rt::Encode for TopologyDescriptionSubtopology<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopologyDescriptionSubtopology<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("subtopologyId", &self.subtopology_id, version);
@@ -1855,6 +1957,7 @@ impl<'a> rt::JsonForm for TopologyDescriptionSubtopology<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -1869,6 +1972,7 @@ impl<'a> rt::JsonForm for TopologyDescriptionSubtopology<'a> {
 
 impl<'a> rt::IntoOwned for TopologyDescriptionSubtopology<'a> {
     type Owned = TopologyDescriptionSubtopology<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopologyDescriptionSubtopology<'static> {
         TopologyDescriptionSubtopology {
             subtopology_id: rt::IntoOwned::into_owned(self.subtopology_id),
@@ -1881,6 +1985,7 @@ impl<'a> rt::IntoOwned for TopologyDescriptionSubtopology<'a> {
 impl TopologyDescriptionSubtopology<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopologyDescriptionSubtopology<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1921,6 +2026,7 @@ pub struct TopologyDescriptionNode<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TopologyDescriptionNode<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -1947,6 +2053,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionNode<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -1963,6 +2070,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionNode<'a> {
 }
 
 impl<'a> rt::Encode for TopologyDescriptionNode<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -1986,6 +2094,7 @@ impl<'a> rt::Encode for TopologyDescriptionNode<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + 1
             + rt::array_len(&self.source_topics, true, |v| rt::string_len(v, true))
@@ -1998,6 +2107,7 @@ impl<'a> rt::Encode for TopologyDescriptionNode<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopologyDescriptionNode<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -2009,6 +2119,7 @@ impl<'a> rt::JsonForm for TopologyDescriptionNode<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -2027,6 +2138,7 @@ impl<'a> rt::JsonForm for TopologyDescriptionNode<'a> {
 
 impl<'a> rt::IntoOwned for TopologyDescriptionNode<'a> {
     type Owned = TopologyDescriptionNode<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopologyDescriptionNode<'static> {
         TopologyDescriptionNode {
             name: rt::IntoOwned::into_owned(self.name),
@@ -2043,6 +2155,7 @@ impl<'a> rt::IntoOwned for TopologyDescriptionNode<'a> {
 impl TopologyDescriptionNode<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopologyDescriptionNode<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -2067,6 +2180,7 @@ pub struct TopologyDescriptionGlobalStore<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -2083,6 +2197,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -2095,6 +2210,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
 }
 
 impl<'a> rt::Encode for TopologyDescriptionGlobalStore<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -2105,6 +2221,7 @@ impl<'a> rt::Encode for TopologyDescriptionGlobalStore<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         self.source.encoded_len(version) + self.processor.encoded_len(version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -2113,6 +2230,7 @@ impl<'a> rt::Encode for TopologyDescriptionGlobalStore<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopologyDescriptionGlobalStore<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("source", &self.source, version);
@@ -2120,6 +2238,7 @@ impl<'a> rt::JsonForm for TopologyDescriptionGlobalStore<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -2134,6 +2253,7 @@ impl<'a> rt::JsonForm for TopologyDescriptionGlobalStore<'a> {
 
 impl<'a> rt::IntoOwned for TopologyDescriptionGlobalStore<'a> {
     type Owned = TopologyDescriptionGlobalStore<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopologyDescriptionGlobalStore<'static> {
         TopologyDescriptionGlobalStore {
             source: rt::IntoOwned::into_owned(self.source),
@@ -2146,6 +2266,7 @@ impl<'a> rt::IntoOwned for TopologyDescriptionGlobalStore<'a> {
 impl TopologyDescriptionGlobalStore<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopologyDescriptionGlobalStore<'static> {
         rt::IntoOwned::into_owned(self)
     }

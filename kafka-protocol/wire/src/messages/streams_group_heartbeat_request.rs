@@ -83,6 +83,7 @@ pub struct StreamsGroupHeartbeatRequest<'a> {
 }
 
 impl Default for StreamsGroupHeartbeatRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             group_id: Cow::Borrowed(""),
@@ -120,6 +121,7 @@ impl StreamsGroupHeartbeatRequest<'_> {
 
 impl<'a> rt::Decode<'a> for StreamsGroupHeartbeatRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -182,6 +184,7 @@ impl<'a> rt::Decode<'a> for StreamsGroupHeartbeatRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -212,6 +215,7 @@ impl<'a> rt::Decode<'a> for StreamsGroupHeartbeatRequest<'a> {
 }
 
 impl<'a> rt::Encode for StreamsGroupHeartbeatRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -255,6 +259,7 @@ impl<'a> rt::Encode for StreamsGroupHeartbeatRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.group_id, true) + rt::string_len(&self.member_id, true) + 4
             + 4 + rt::nullable_string_len(self.instance_id.as_deref(), true)
@@ -277,6 +282,7 @@ impl<'a> rt::Encode for StreamsGroupHeartbeatRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for StreamsGroupHeartbeatRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -304,6 +310,7 @@ impl<'a> rt::JsonForm for StreamsGroupHeartbeatRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -334,6 +341,7 @@ impl<'a> rt::JsonForm for StreamsGroupHeartbeatRequest<'a> {
 
 impl<'a> rt::IntoOwned for StreamsGroupHeartbeatRequest<'a> {
     type Owned = StreamsGroupHeartbeatRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> StreamsGroupHeartbeatRequest<'static> {
         StreamsGroupHeartbeatRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -361,6 +369,7 @@ impl<'a> rt::IntoOwned for StreamsGroupHeartbeatRequest<'a> {
 impl StreamsGroupHeartbeatRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> StreamsGroupHeartbeatRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -389,6 +398,7 @@ pub struct CopartitionGroup<'a> {
 }
 
 impl<'a> rt::Decode<'a> for CopartitionGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -409,6 +419,7 @@ impl<'a> rt::Decode<'a> for CopartitionGroup<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -422,6 +433,7 @@ impl<'a> rt::Decode<'a> for CopartitionGroup<'a> {
 }
 
 impl<'a> rt::Encode for CopartitionGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -435,6 +447,7 @@ impl<'a> rt::Encode for CopartitionGroup<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::scalar_array_len(&self.source_topics, true)
             + rt::scalar_array_len(&self.source_topic_regex, true)
@@ -445,6 +458,7 @@ impl<'a> rt::Encode for CopartitionGroup<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CopartitionGroup<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("sourceTopics", &self.source_topics, version);
@@ -454,6 +468,7 @@ impl<'a> rt::JsonForm for CopartitionGroup<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -470,6 +485,7 @@ impl<'a> rt::JsonForm for CopartitionGroup<'a> {
 
 impl<'a> rt::IntoOwned for CopartitionGroup<'a> {
     type Owned = CopartitionGroup<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> CopartitionGroup<'static> {
         CopartitionGroup {
             source_topics: rt::IntoOwned::into_owned(self.source_topics),
@@ -485,6 +501,7 @@ impl<'a> rt::IntoOwned for CopartitionGroup<'a> {
 impl CopartitionGroup<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> CopartitionGroup<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -530,6 +547,7 @@ pub struct Subtopology<'a> {
 
 impl<'a> rt::Decode<'a> for Subtopology<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -566,6 +584,7 @@ impl<'a> rt::Decode<'a> for Subtopology<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -588,6 +607,7 @@ impl<'a> rt::Decode<'a> for Subtopology<'a> {
 }
 
 impl<'a> rt::Encode for Subtopology<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -624,6 +644,7 @@ impl<'a> rt::Encode for Subtopology<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.subtopology_id, true)
             + rt::array_len(&self.source_topics, true, |v| rt::string_len(v, true))
@@ -641,6 +662,7 @@ impl<'a> rt::Encode for Subtopology<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Subtopology<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("subtopologyId", &self.subtopology_id, version);
@@ -654,6 +676,7 @@ impl<'a> rt::JsonForm for Subtopology<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -674,6 +697,7 @@ impl<'a> rt::JsonForm for Subtopology<'a> {
 
 impl<'a> rt::IntoOwned for Subtopology<'a> {
     type Owned = Subtopology<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Subtopology<'static> {
         Subtopology {
             subtopology_id: rt::IntoOwned::into_owned(self.subtopology_id),
@@ -697,6 +721,7 @@ impl<'a> rt::IntoOwned for Subtopology<'a> {
 impl Subtopology<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Subtopology<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -722,6 +747,7 @@ pub struct Topology<'a> {
 
 impl<'a> rt::Decode<'a> for Topology<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -738,6 +764,7 @@ impl<'a> rt::Decode<'a> for Topology<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -751,6 +778,7 @@ impl<'a> rt::Decode<'a> for Topology<'a> {
 }
 
 impl<'a> rt::Encode for Topology<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -762,6 +790,7 @@ impl<'a> rt::Encode for Topology<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.subtopologies, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -770,6 +799,7 @@ impl<'a> rt::Encode for Topology<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Topology<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("epoch", &self.epoch, version);
@@ -777,6 +807,7 @@ impl<'a> rt::JsonForm for Topology<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -791,6 +822,7 @@ impl<'a> rt::JsonForm for Topology<'a> {
 
 impl<'a> rt::IntoOwned for Topology<'a> {
     type Owned = Topology<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Topology<'static> {
         Topology {
             epoch: self.epoch,
@@ -803,6 +835,7 @@ impl<'a> rt::IntoOwned for Topology<'a> {
 impl Topology<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Topology<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -827,6 +860,7 @@ pub struct KeyValue<'a> {
 }
 
 impl<'a> rt::Decode<'a> for KeyValue<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -841,6 +875,7 @@ impl<'a> rt::Decode<'a> for KeyValue<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -853,6 +888,7 @@ impl<'a> rt::Decode<'a> for KeyValue<'a> {
 }
 
 impl<'a> rt::Encode for KeyValue<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -863,6 +899,7 @@ impl<'a> rt::Encode for KeyValue<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.key, true) + rt::string_len(&self.value, true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -871,6 +908,7 @@ impl<'a> rt::Encode for KeyValue<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for KeyValue<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("key", &self.key, version);
@@ -878,6 +916,7 @@ impl<'a> rt::JsonForm for KeyValue<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -892,6 +931,7 @@ impl<'a> rt::JsonForm for KeyValue<'a> {
 
 impl<'a> rt::IntoOwned for KeyValue<'a> {
     type Owned = KeyValue<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> KeyValue<'static> {
         KeyValue {
             key: rt::IntoOwned::into_owned(self.key),
@@ -904,6 +944,7 @@ impl<'a> rt::IntoOwned for KeyValue<'a> {
 impl KeyValue<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> KeyValue<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -937,6 +978,7 @@ pub struct TopicInfo<'a> {
 
 impl<'a> rt::Decode<'a> for TopicInfo<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -957,6 +999,7 @@ impl<'a> rt::Decode<'a> for TopicInfo<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -971,6 +1014,7 @@ impl<'a> rt::Decode<'a> for TopicInfo<'a> {
 }
 
 impl<'a> rt::Encode for TopicInfo<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -984,6 +1028,7 @@ impl<'a> rt::Encode for TopicInfo<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, true) + 4 + 2
             + rt::struct_array_len(&self.topic_configs, true, version)
@@ -993,6 +1038,7 @@ impl<'a> rt::Encode for TopicInfo<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicInfo<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -1002,6 +1048,7 @@ impl<'a> rt::JsonForm for TopicInfo<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -1018,6 +1065,7 @@ impl<'a> rt::JsonForm for TopicInfo<'a> {
 
 impl<'a> rt::IntoOwned for TopicInfo<'a> {
     type Owned = TopicInfo<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicInfo<'static> {
         TopicInfo {
             name: rt::IntoOwned::into_owned(self.name),
@@ -1032,6 +1080,7 @@ impl<'a> rt::IntoOwned for TopicInfo<'a> {
 impl TopicInfo<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicInfo<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1056,6 +1105,7 @@ pub struct Endpoint<'a> {
 }
 
 impl<'a> rt::Decode<'a> for Endpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -1070,6 +1120,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -1082,6 +1133,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
 }
 
 impl<'a> rt::Encode for Endpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -1092,6 +1144,7 @@ impl<'a> rt::Encode for Endpoint<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.host, true) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -1100,6 +1153,7 @@ impl<'a> rt::Encode for Endpoint<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Endpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("host", &self.host, version);
@@ -1107,6 +1161,7 @@ impl<'a> rt::JsonForm for Endpoint<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -1121,6 +1176,7 @@ impl<'a> rt::JsonForm for Endpoint<'a> {
 
 impl<'a> rt::IntoOwned for Endpoint<'a> {
     type Owned = Endpoint<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Endpoint<'static> {
         Endpoint {
             host: rt::IntoOwned::into_owned(self.host),
@@ -1133,6 +1189,7 @@ impl<'a> rt::IntoOwned for Endpoint<'a> {
 impl Endpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Endpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1161,6 +1218,7 @@ pub struct TaskOffset<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TaskOffset<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -1177,6 +1235,7 @@ impl<'a> rt::Decode<'a> for TaskOffset<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -1190,6 +1249,7 @@ impl<'a> rt::Decode<'a> for TaskOffset<'a> {
 }
 
 impl<'a> rt::Encode for TaskOffset<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -1201,6 +1261,7 @@ impl<'a> rt::Encode for TaskOffset<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.subtopology_id, true) + 4 + 8
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -1209,6 +1270,7 @@ impl<'a> rt::Encode for TaskOffset<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TaskOffset<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("subtopologyId", &self.subtopology_id, version);
@@ -1217,6 +1279,7 @@ impl<'a> rt::JsonForm for TaskOffset<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -1232,6 +1295,7 @@ impl<'a> rt::JsonForm for TaskOffset<'a> {
 
 impl<'a> rt::IntoOwned for TaskOffset<'a> {
     type Owned = TaskOffset<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TaskOffset<'static> {
         TaskOffset {
             subtopology_id: rt::IntoOwned::into_owned(self.subtopology_id),
@@ -1245,6 +1309,7 @@ impl<'a> rt::IntoOwned for TaskOffset<'a> {
 impl TaskOffset<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TaskOffset<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1269,6 +1334,7 @@ pub struct TaskIds<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TaskIds<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -1283,6 +1349,7 @@ impl<'a> rt::Decode<'a> for TaskIds<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -1295,6 +1362,7 @@ impl<'a> rt::Decode<'a> for TaskIds<'a> {
 }
 
 impl<'a> rt::Encode for TaskIds<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -1305,6 +1373,7 @@ impl<'a> rt::Encode for TaskIds<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.subtopology_id, true)
             + rt::scalar_array_len(&self.partitions, true)
@@ -1314,6 +1383,7 @@ impl<'a> rt::Encode for TaskIds<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TaskIds<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("subtopologyId", &self.subtopology_id, version);
@@ -1321,6 +1391,7 @@ impl<'a> rt::JsonForm for TaskIds<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -1335,6 +1406,7 @@ impl<'a> rt::JsonForm for TaskIds<'a> {
 
 impl<'a> rt::IntoOwned for TaskIds<'a> {
     type Owned = TaskIds<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TaskIds<'static> {
         TaskIds {
             subtopology_id: rt::IntoOwned::into_owned(self.subtopology_id),
@@ -1347,6 +1419,7 @@ impl<'a> rt::IntoOwned for TaskIds<'a> {
 impl TaskIds<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TaskIds<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -81,6 +81,7 @@ pub struct StreamsGroupHeartbeatResponse<'a> {
 }
 
 impl Default for StreamsGroupHeartbeatResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             throttle_time_ms: 0,
@@ -116,6 +117,7 @@ impl StreamsGroupHeartbeatResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for StreamsGroupHeartbeatResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -182,6 +184,7 @@ impl<'a> rt::Decode<'a> for StreamsGroupHeartbeatResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -215,6 +218,7 @@ impl<'a> rt::Decode<'a> for StreamsGroupHeartbeatResponse<'a> {
 }
 
 impl<'a> rt::Encode for StreamsGroupHeartbeatResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -268,6 +272,7 @@ impl<'a> rt::Encode for StreamsGroupHeartbeatResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
             + rt::string_len(&self.member_id, true) + 4 + 4
@@ -287,6 +292,7 @@ impl<'a> rt::Encode for StreamsGroupHeartbeatResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for StreamsGroupHeartbeatResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -335,6 +341,7 @@ impl<'a> rt::JsonForm for StreamsGroupHeartbeatResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -377,6 +384,7 @@ impl<'a> rt::JsonForm for StreamsGroupHeartbeatResponse<'a> {
 
 impl<'a> rt::IntoOwned for StreamsGroupHeartbeatResponse<'a> {
     type Owned = StreamsGroupHeartbeatResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> StreamsGroupHeartbeatResponse<'static> {
         StreamsGroupHeartbeatResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -405,6 +413,7 @@ impl<'a> rt::IntoOwned for StreamsGroupHeartbeatResponse<'a> {
 impl StreamsGroupHeartbeatResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> StreamsGroupHeartbeatResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -434,6 +443,7 @@ pub struct EndpointToPartitions<'a> {
 
 impl<'a> rt::Decode<'a> for EndpointToPartitions<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -454,6 +464,7 @@ impl<'a> rt::Decode<'a> for EndpointToPartitions<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -469,6 +480,7 @@ impl<'a> rt::Decode<'a> for EndpointToPartitions<'a> {
 }
 
 impl<'a> rt::Encode for EndpointToPartitions<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -482,6 +494,7 @@ impl<'a> rt::Encode for EndpointToPartitions<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         self.user_endpoint.encoded_len(version)
             + rt::struct_array_len(&self.active_partitions, true, version)
@@ -492,6 +505,7 @@ impl<'a> rt::Encode for EndpointToPartitions<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EndpointToPartitions<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("userEndpoint", &self.user_endpoint, version);
@@ -500,6 +514,7 @@ impl<'a> rt::JsonForm for EndpointToPartitions<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -515,6 +530,7 @@ impl<'a> rt::JsonForm for EndpointToPartitions<'a> {
 
 impl<'a> rt::IntoOwned for EndpointToPartitions<'a> {
     type Owned = EndpointToPartitions<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> EndpointToPartitions<'static> {
         EndpointToPartitions {
             user_endpoint: rt::IntoOwned::into_owned(self.user_endpoint),
@@ -528,6 +544,7 @@ impl<'a> rt::IntoOwned for EndpointToPartitions<'a> {
 impl EndpointToPartitions<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> EndpointToPartitions<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -552,6 +569,7 @@ pub struct Status<'a> {
 }
 
 impl<'a> rt::Decode<'a> for Status<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -566,6 +584,7 @@ impl<'a> rt::Decode<'a> for Status<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -578,6 +597,7 @@ impl<'a> rt::Decode<'a> for Status<'a> {
 }
 
 impl<'a> rt::Encode for Status<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -588,6 +608,7 @@ impl<'a> rt::Encode for Status<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         1 + rt::string_len(&self.status_detail, true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -596,6 +617,7 @@ impl<'a> rt::Encode for Status<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Status<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("statusCode", &self.status_code, version);
@@ -603,6 +625,7 @@ impl<'a> rt::JsonForm for Status<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -617,6 +640,7 @@ impl<'a> rt::JsonForm for Status<'a> {
 
 impl<'a> rt::IntoOwned for Status<'a> {
     type Owned = Status<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Status<'static> {
         Status {
             status_code: self.status_code,
@@ -629,6 +653,7 @@ impl<'a> rt::IntoOwned for Status<'a> {
 impl Status<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Status<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -653,6 +678,7 @@ pub struct TopicPartition<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TopicPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -667,6 +693,7 @@ impl<'a> rt::Decode<'a> for TopicPartition<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -679,6 +706,7 @@ impl<'a> rt::Decode<'a> for TopicPartition<'a> {
 }
 
 impl<'a> rt::Encode for TopicPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -689,6 +717,7 @@ impl<'a> rt::Encode for TopicPartition<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.topic, true) + rt::scalar_array_len(&self.partitions, true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -697,6 +726,7 @@ impl<'a> rt::Encode for TopicPartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topic", &self.topic, version);
@@ -704,6 +734,7 @@ impl<'a> rt::JsonForm for TopicPartition<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -718,6 +749,7 @@ impl<'a> rt::JsonForm for TopicPartition<'a> {
 
 impl<'a> rt::IntoOwned for TopicPartition<'a> {
     type Owned = TopicPartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicPartition<'static> {
         TopicPartition {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -730,6 +762,7 @@ impl<'a> rt::IntoOwned for TopicPartition<'a> {
 impl TopicPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -754,6 +787,7 @@ pub struct TaskIds<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TaskIds<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -768,6 +802,7 @@ impl<'a> rt::Decode<'a> for TaskIds<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -780,6 +815,7 @@ impl<'a> rt::Decode<'a> for TaskIds<'a> {
 }
 
 impl<'a> rt::Encode for TaskIds<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -790,6 +826,7 @@ impl<'a> rt::Encode for TaskIds<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.subtopology_id, true)
             + rt::scalar_array_len(&self.partitions, true)
@@ -799,6 +836,7 @@ impl<'a> rt::Encode for TaskIds<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TaskIds<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("subtopologyId", &self.subtopology_id, version);
@@ -806,6 +844,7 @@ impl<'a> rt::JsonForm for TaskIds<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -820,6 +859,7 @@ impl<'a> rt::JsonForm for TaskIds<'a> {
 
 impl<'a> rt::IntoOwned for TaskIds<'a> {
     type Owned = TaskIds<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TaskIds<'static> {
         TaskIds {
             subtopology_id: rt::IntoOwned::into_owned(self.subtopology_id),
@@ -832,6 +872,7 @@ impl<'a> rt::IntoOwned for TaskIds<'a> {
 impl TaskIds<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TaskIds<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -856,6 +897,7 @@ pub struct Endpoint<'a> {
 }
 
 impl<'a> rt::Decode<'a> for Endpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -870,6 +912,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -882,6 +925,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
 }
 
 impl<'a> rt::Encode for Endpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -892,6 +936,7 @@ impl<'a> rt::Encode for Endpoint<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.host, true) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -900,6 +945,7 @@ impl<'a> rt::Encode for Endpoint<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Endpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("host", &self.host, version);
@@ -907,6 +953,7 @@ impl<'a> rt::JsonForm for Endpoint<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -921,6 +968,7 @@ impl<'a> rt::JsonForm for Endpoint<'a> {
 
 impl<'a> rt::IntoOwned for Endpoint<'a> {
     type Owned = Endpoint<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Endpoint<'static> {
         Endpoint {
             host: rt::IntoOwned::into_owned(self.host),
@@ -933,6 +981,7 @@ impl<'a> rt::IntoOwned for Endpoint<'a> {
 impl Endpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Endpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }

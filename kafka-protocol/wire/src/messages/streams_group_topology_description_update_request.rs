@@ -43,6 +43,7 @@ impl StreamsGroupTopologyDescriptionUpdateRequest<'_> {
 
 impl<'a> rt::Decode<'a> for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -62,6 +63,7 @@ impl<'a> rt::Decode<'a> for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -76,6 +78,7 @@ impl<'a> rt::Decode<'a> for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
 }
 
 impl<'a> rt::Encode for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -90,6 +93,7 @@ impl<'a> rt::Encode for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.group_id, true) + rt::string_len(&self.member_id, true) + 4
             + self.topology_description.encoded_len(version)
@@ -99,6 +103,7 @@ impl<'a> rt::Encode for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -108,6 +113,7 @@ impl<'a> rt::JsonForm for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -124,6 +130,7 @@ impl<'a> rt::JsonForm for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
 
 impl<'a> rt::IntoOwned for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
     type Owned = StreamsGroupTopologyDescriptionUpdateRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> StreamsGroupTopologyDescriptionUpdateRequest<'static> {
         StreamsGroupTopologyDescriptionUpdateRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -138,6 +145,7 @@ impl<'a> rt::IntoOwned for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
 impl StreamsGroupTopologyDescriptionUpdateRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> StreamsGroupTopologyDescriptionUpdateRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -163,6 +171,7 @@ pub struct TopologyDescription<'a> {
 
 impl<'a> rt::Decode<'a> for TopologyDescription<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -181,6 +190,7 @@ impl<'a> rt::Decode<'a> for TopologyDescription<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -195,6 +205,7 @@ impl<'a> rt::Decode<'a> for TopologyDescription<'a> {
 }
 
 impl<'a> rt::Encode for TopologyDescription<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -207,6 +218,7 @@ impl<'a> rt::Encode for TopologyDescription<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.subtopologies, true, version)
             + rt::struct_array_len(&self.global_stores, true, version)
@@ -216,6 +228,7 @@ impl<'a> rt::Encode for TopologyDescription<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopologyDescription<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("subtopologies", &self.subtopologies, version);
@@ -223,6 +236,7 @@ impl<'a> rt::JsonForm for TopologyDescription<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -237,6 +251,7 @@ impl<'a> rt::JsonForm for TopologyDescription<'a> {
 
 impl<'a> rt::IntoOwned for TopologyDescription<'a> {
     type Owned = TopologyDescription<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopologyDescription<'static> {
         TopologyDescription {
             subtopologies: rt::IntoOwned::into_owned(self.subtopologies),
@@ -249,6 +264,7 @@ impl<'a> rt::IntoOwned for TopologyDescription<'a> {
 impl TopologyDescription<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopologyDescription<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -274,6 +290,7 @@ pub struct TopologyDescriptionSubtopology<'a> {
 
 impl<'a> rt::Decode<'a> for TopologyDescriptionSubtopology<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -290,6 +307,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionSubtopology<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -303,6 +321,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionSubtopology<'a> {
 }
 
 impl<'a> rt::Encode for TopologyDescriptionSubtopology<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -313,6 +332,7 @@ impl<'a> rt::Encode for TopologyDescriptionSubtopology<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.subtopology_id, true)
             + rt::struct_array_len(&self.nodes, true, version)
@@ -322,6 +342,7 @@ impl<'a> rt::Encode for TopologyDescriptionSubtopology<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopologyDescriptionSubtopology<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("subtopologyId", &self.subtopology_id, version);
@@ -329,6 +350,7 @@ impl<'a> rt::JsonForm for TopologyDescriptionSubtopology<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -343,6 +365,7 @@ impl<'a> rt::JsonForm for TopologyDescriptionSubtopology<'a> {
 
 impl<'a> rt::IntoOwned for TopologyDescriptionSubtopology<'a> {
     type Owned = TopologyDescriptionSubtopology<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopologyDescriptionSubtopology<'static> {
         TopologyDescriptionSubtopology {
             subtopology_id: rt::IntoOwned::into_owned(self.subtopology_id),
@@ -355,6 +378,7 @@ impl<'a> rt::IntoOwned for TopologyDescriptionSubtopology<'a> {
 impl TopologyDescriptionSubtopology<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopologyDescriptionSubtopology<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -395,6 +419,7 @@ pub struct TopologyDescriptionNode<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TopologyDescriptionNode<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -421,6 +446,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionNode<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -437,6 +463,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionNode<'a> {
 }
 
 impl<'a> rt::Encode for TopologyDescriptionNode<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -460,6 +487,7 @@ impl<'a> rt::Encode for TopologyDescriptionNode<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + 1
             + rt::array_len(&self.source_topics, true, |v| rt::string_len(v, true))
@@ -472,6 +500,7 @@ impl<'a> rt::Encode for TopologyDescriptionNode<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopologyDescriptionNode<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -483,6 +512,7 @@ impl<'a> rt::JsonForm for TopologyDescriptionNode<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -501,6 +531,7 @@ impl<'a> rt::JsonForm for TopologyDescriptionNode<'a> {
 
 impl<'a> rt::IntoOwned for TopologyDescriptionNode<'a> {
     type Owned = TopologyDescriptionNode<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopologyDescriptionNode<'static> {
         TopologyDescriptionNode {
             name: rt::IntoOwned::into_owned(self.name),
@@ -517,6 +548,7 @@ impl<'a> rt::IntoOwned for TopologyDescriptionNode<'a> {
 impl TopologyDescriptionNode<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopologyDescriptionNode<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -541,6 +573,7 @@ pub struct TopologyDescriptionGlobalStore<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -557,6 +590,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -569,6 +603,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
 }
 
 impl<'a> rt::Encode for TopologyDescriptionGlobalStore<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -579,6 +614,7 @@ impl<'a> rt::Encode for TopologyDescriptionGlobalStore<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         self.source.encoded_len(version) + self.processor.encoded_len(version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -587,6 +623,7 @@ impl<'a> rt::Encode for TopologyDescriptionGlobalStore<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopologyDescriptionGlobalStore<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("source", &self.source, version);
@@ -594,6 +631,7 @@ impl<'a> rt::JsonForm for TopologyDescriptionGlobalStore<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -608,6 +646,7 @@ impl<'a> rt::JsonForm for TopologyDescriptionGlobalStore<'a> {
 
 impl<'a> rt::IntoOwned for TopologyDescriptionGlobalStore<'a> {
     type Owned = TopologyDescriptionGlobalStore<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopologyDescriptionGlobalStore<'static> {
         TopologyDescriptionGlobalStore {
             source: rt::IntoOwned::into_owned(self.source),
@@ -620,6 +659,7 @@ impl<'a> rt::IntoOwned for TopologyDescriptionGlobalStore<'a> {
 impl TopologyDescriptionGlobalStore<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopologyDescriptionGlobalStore<'static> {
         rt::IntoOwned::into_owned(self)
     }

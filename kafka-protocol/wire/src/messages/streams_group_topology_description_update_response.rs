@@ -38,6 +38,7 @@ impl StreamsGroupTopologyDescriptionUpdateResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for StreamsGroupTopologyDescriptionUpdateResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -54,6 +55,7 @@ impl<'a> rt::Decode<'a> for StreamsGroupTopologyDescriptionUpdateResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -67,6 +69,7 @@ impl<'a> rt::Decode<'a> for StreamsGroupTopologyDescriptionUpdateResponse<'a> {
 }
 
 impl<'a> rt::Encode for StreamsGroupTopologyDescriptionUpdateResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -79,6 +82,7 @@ impl<'a> rt::Encode for StreamsGroupTopologyDescriptionUpdateResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -87,6 +91,7 @@ impl<'a> rt::Encode for StreamsGroupTopologyDescriptionUpdateResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for StreamsGroupTopologyDescriptionUpdateResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -95,6 +100,7 @@ impl<'a> rt::JsonForm for StreamsGroupTopologyDescriptionUpdateResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -110,6 +116,7 @@ impl<'a> rt::JsonForm for StreamsGroupTopologyDescriptionUpdateResponse<'a> {
 
 impl<'a> rt::IntoOwned for StreamsGroupTopologyDescriptionUpdateResponse<'a> {
     type Owned = StreamsGroupTopologyDescriptionUpdateResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> StreamsGroupTopologyDescriptionUpdateResponse<'static> {
         StreamsGroupTopologyDescriptionUpdateResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -123,6 +130,7 @@ impl<'a> rt::IntoOwned for StreamsGroupTopologyDescriptionUpdateResponse<'a> {
 impl StreamsGroupTopologyDescriptionUpdateResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> StreamsGroupTopologyDescriptionUpdateResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

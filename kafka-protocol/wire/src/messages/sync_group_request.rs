@@ -55,6 +55,7 @@ impl SyncGroupRequest<'_> {
 
 impl<'a> rt::Decode<'a> for SyncGroupRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -95,6 +96,7 @@ impl<'a> rt::Decode<'a> for SyncGroupRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -121,6 +123,7 @@ impl<'a> rt::Decode<'a> for SyncGroupRequest<'a> {
 }
 
 impl<'a> rt::Encode for SyncGroupRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -156,6 +159,7 @@ impl<'a> rt::Encode for SyncGroupRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.group_id, version >= 4) + 4
             + rt::string_len(&self.member_id, version >= 4)
@@ -184,6 +188,7 @@ impl<'a> rt::Encode for SyncGroupRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for SyncGroupRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -202,6 +207,7 @@ impl<'a> rt::JsonForm for SyncGroupRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -237,6 +243,7 @@ impl<'a> rt::JsonForm for SyncGroupRequest<'a> {
 
 impl<'a> rt::IntoOwned for SyncGroupRequest<'a> {
     type Owned = SyncGroupRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> SyncGroupRequest<'static> {
         SyncGroupRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -254,6 +261,7 @@ impl<'a> rt::IntoOwned for SyncGroupRequest<'a> {
 impl SyncGroupRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> SyncGroupRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -278,6 +286,7 @@ pub struct SyncGroupRequestAssignment<'a> {
 }
 
 impl<'a> rt::Decode<'a> for SyncGroupRequestAssignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -296,6 +305,7 @@ impl<'a> rt::Decode<'a> for SyncGroupRequestAssignment<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -310,6 +320,7 @@ impl<'a> rt::Decode<'a> for SyncGroupRequestAssignment<'a> {
 }
 
 impl<'a> rt::Encode for SyncGroupRequestAssignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -324,6 +335,7 @@ impl<'a> rt::Encode for SyncGroupRequestAssignment<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.member_id, version >= 4)
             + rt::bytes_len(&self.assignment, version >= 4)
@@ -337,6 +349,7 @@ impl<'a> rt::Encode for SyncGroupRequestAssignment<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for SyncGroupRequestAssignment<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("memberId", &self.member_id, version);
@@ -344,6 +357,7 @@ impl<'a> rt::JsonForm for SyncGroupRequestAssignment<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -362,6 +376,7 @@ impl<'a> rt::JsonForm for SyncGroupRequestAssignment<'a> {
 
 impl<'a> rt::IntoOwned for SyncGroupRequestAssignment<'a> {
     type Owned = SyncGroupRequestAssignment<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> SyncGroupRequestAssignment<'static> {
         SyncGroupRequestAssignment {
             member_id: rt::IntoOwned::into_owned(self.member_id),
@@ -374,6 +389,7 @@ impl<'a> rt::IntoOwned for SyncGroupRequestAssignment<'a> {
 impl SyncGroupRequestAssignment<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> SyncGroupRequestAssignment<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -46,6 +46,7 @@ impl SyncGroupResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for SyncGroupResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -82,6 +83,7 @@ impl<'a> rt::Decode<'a> for SyncGroupResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -105,6 +107,7 @@ impl<'a> rt::Decode<'a> for SyncGroupResponse<'a> {
 }
 
 impl<'a> rt::Encode for SyncGroupResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -130,6 +133,7 @@ impl<'a> rt::Encode for SyncGroupResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version >= 1 { 4 } else { 0 }) + 2
             + (if version >= 5 {
@@ -152,6 +156,7 @@ impl<'a> rt::Encode for SyncGroupResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for SyncGroupResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version >= 1 {
@@ -168,6 +173,7 @@ impl<'a> rt::JsonForm for SyncGroupResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -201,6 +207,7 @@ impl<'a> rt::JsonForm for SyncGroupResponse<'a> {
 
 impl<'a> rt::IntoOwned for SyncGroupResponse<'a> {
     type Owned = SyncGroupResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> SyncGroupResponse<'static> {
         SyncGroupResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -216,6 +223,7 @@ impl<'a> rt::IntoOwned for SyncGroupResponse<'a> {
 impl SyncGroupResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> SyncGroupResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -34,6 +34,7 @@ impl TopicRecord<'_> {
 }
 
 impl<'a> rt::Decode<'a> for TopicRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -48,6 +49,7 @@ impl<'a> rt::Decode<'a> for TopicRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -60,6 +62,7 @@ impl<'a> rt::Decode<'a> for TopicRecord<'a> {
 }
 
 impl<'a> rt::Encode for TopicRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -70,6 +73,7 @@ impl<'a> rt::Encode for TopicRecord<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + 16
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -78,6 +82,7 @@ impl<'a> rt::Encode for TopicRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -85,6 +90,7 @@ impl<'a> rt::JsonForm for TopicRecord<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -99,6 +105,7 @@ impl<'a> rt::JsonForm for TopicRecord<'a> {
 
 impl<'a> rt::IntoOwned for TopicRecord<'a> {
     type Owned = TopicRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicRecord<'static> {
         TopicRecord {
             name: rt::IntoOwned::into_owned(self.name),
@@ -111,6 +118,7 @@ impl<'a> rt::IntoOwned for TopicRecord<'a> {
 impl TopicRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -47,6 +47,7 @@ pub struct TxnOffsetCommitRequest<'a> {
 }
 
 impl Default for TxnOffsetCommitRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             transactional_id: Cow::Borrowed(""),
@@ -75,6 +76,7 @@ impl TxnOffsetCommitRequest<'_> {
 
 impl<'a> rt::Decode<'a> for TxnOffsetCommitRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -117,6 +119,7 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -144,6 +147,7 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequest<'a> {
 }
 
 impl<'a> rt::Encode for TxnOffsetCommitRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -191,6 +195,7 @@ impl<'a> rt::Encode for TxnOffsetCommitRequest<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.transactional_id, version >= 3)
             + rt::string_len(&self.group_id, version >= 3) + 8 + 2
@@ -211,6 +216,7 @@ impl<'a> rt::Encode for TxnOffsetCommitRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TxnOffsetCommitRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("transactionalId", &self.transactional_id, version);
@@ -235,6 +241,7 @@ impl<'a> rt::JsonForm for TxnOffsetCommitRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -271,6 +278,7 @@ impl<'a> rt::JsonForm for TxnOffsetCommitRequest<'a> {
 
 impl<'a> rt::IntoOwned for TxnOffsetCommitRequest<'a> {
     type Owned = TxnOffsetCommitRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TxnOffsetCommitRequest<'static> {
         TxnOffsetCommitRequest {
             transactional_id: rt::IntoOwned::into_owned(self.transactional_id),
@@ -289,6 +297,7 @@ impl<'a> rt::IntoOwned for TxnOffsetCommitRequest<'a> {
 impl TxnOffsetCommitRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TxnOffsetCommitRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -321,6 +330,7 @@ pub struct TxnOffsetCommitRequestPartition<'a> {
 }
 
 impl Default for TxnOffsetCommitRequestPartition<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             partition_index: 0,
@@ -333,6 +343,7 @@ impl Default for TxnOffsetCommitRequestPartition<'_> {
 }
 
 impl<'a> rt::Decode<'a> for TxnOffsetCommitRequestPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -359,6 +370,7 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequestPartition<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -377,6 +389,7 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequestPartition<'a> {
 }
 
 impl<'a> rt::Encode for TxnOffsetCommitRequestPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -396,6 +409,7 @@ impl<'a> rt::Encode for TxnOffsetCommitRequestPartition<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 8 + (if version >= 2 { 4 } else { 0 })
             + rt::nullable_string_len(self.committed_metadata.as_deref(), version >= 3)
@@ -409,6 +423,7 @@ impl<'a> rt::Encode for TxnOffsetCommitRequestPartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TxnOffsetCommitRequestPartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -420,6 +435,7 @@ impl<'a> rt::JsonForm for TxnOffsetCommitRequestPartition<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -444,6 +460,7 @@ impl<'a> rt::JsonForm for TxnOffsetCommitRequestPartition<'a> {
 
 impl<'a> rt::IntoOwned for TxnOffsetCommitRequestPartition<'a> {
     type Owned = TxnOffsetCommitRequestPartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TxnOffsetCommitRequestPartition<'static> {
         TxnOffsetCommitRequestPartition {
             partition_index: self.partition_index,
@@ -458,6 +475,7 @@ impl<'a> rt::IntoOwned for TxnOffsetCommitRequestPartition<'a> {
 impl TxnOffsetCommitRequestPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TxnOffsetCommitRequestPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -487,6 +505,7 @@ pub struct TxnOffsetCommitRequestTopic<'a> {
 
 impl<'a> rt::Decode<'a> for TxnOffsetCommitRequestTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -515,6 +534,7 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequestTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -537,6 +557,7 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequestTopic<'a> {
 }
 
 impl<'a> rt::Encode for TxnOffsetCommitRequestTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -557,6 +578,7 @@ impl<'a> rt::Encode for TxnOffsetCommitRequestTopic<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version <= 5 { rt::string_len(&self.name, version >= 3) } else { 0 })
             + (if version >= 6 { 16 } else { 0 })
@@ -571,6 +593,7 @@ impl<'a> rt::Encode for TxnOffsetCommitRequestTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TxnOffsetCommitRequestTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version <= 5 {
@@ -583,6 +606,7 @@ impl<'a> rt::JsonForm for TxnOffsetCommitRequestTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -610,6 +634,7 @@ impl<'a> rt::JsonForm for TxnOffsetCommitRequestTopic<'a> {
 
 impl<'a> rt::IntoOwned for TxnOffsetCommitRequestTopic<'a> {
     type Owned = TxnOffsetCommitRequestTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TxnOffsetCommitRequestTopic<'static> {
         TxnOffsetCommitRequestTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -623,6 +648,7 @@ impl<'a> rt::IntoOwned for TxnOffsetCommitRequestTopic<'a> {
 impl TxnOffsetCommitRequestTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TxnOffsetCommitRequestTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ impl TxnOffsetCommitResponse<'_> {
 
 impl<'a> rt::Decode<'a> for TxnOffsetCommitResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -53,6 +54,7 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -68,6 +70,7 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitResponse<'a> {
 }
 
 impl<'a> rt::Encode for TxnOffsetCommitResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -83,6 +86,7 @@ impl<'a> rt::Encode for TxnOffsetCommitResponse<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.topics, version >= 3, version)
             + (if version >= 3 {
@@ -95,6 +99,7 @@ impl<'a> rt::Encode for TxnOffsetCommitResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TxnOffsetCommitResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -102,6 +107,7 @@ impl<'a> rt::JsonForm for TxnOffsetCommitResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -120,6 +126,7 @@ impl<'a> rt::JsonForm for TxnOffsetCommitResponse<'a> {
 
 impl<'a> rt::IntoOwned for TxnOffsetCommitResponse<'a> {
     type Owned = TxnOffsetCommitResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TxnOffsetCommitResponse<'static> {
         TxnOffsetCommitResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -132,6 +139,7 @@ impl<'a> rt::IntoOwned for TxnOffsetCommitResponse<'a> {
 impl TxnOffsetCommitResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TxnOffsetCommitResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -156,6 +164,7 @@ pub struct TxnOffsetCommitResponsePartition<'a> {
 }
 
 impl<'a> rt::Decode<'a> for TxnOffsetCommitResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -172,6 +181,7 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitResponsePartition<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -186,6 +196,7 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitResponsePartition<'a> {
 }
 
 impl<'a> rt::Encode for TxnOffsetCommitResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -200,6 +211,7 @@ impl<'a> rt::Encode for TxnOffsetCommitResponsePartition<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2
             + (if version >= 3 {
@@ -212,6 +224,7 @@ impl<'a> rt::Encode for TxnOffsetCommitResponsePartition<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TxnOffsetCommitResponsePartition<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -219,6 +232,7 @@ impl<'a> rt::JsonForm for TxnOffsetCommitResponsePartition<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -237,6 +251,7 @@ impl<'a> rt::JsonForm for TxnOffsetCommitResponsePartition<'a> {
 
 impl<'a> rt::IntoOwned for TxnOffsetCommitResponsePartition<'a> {
     type Owned = TxnOffsetCommitResponsePartition<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TxnOffsetCommitResponsePartition<'static> {
         TxnOffsetCommitResponsePartition {
             partition_index: self.partition_index,
@@ -249,6 +264,7 @@ impl<'a> rt::IntoOwned for TxnOffsetCommitResponsePartition<'a> {
 impl TxnOffsetCommitResponsePartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TxnOffsetCommitResponsePartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -278,6 +294,7 @@ pub struct TxnOffsetCommitResponseTopic<'a> {
 
 impl<'a> rt::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -306,6 +323,7 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -328,6 +346,7 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
 }
 
 impl<'a> rt::Encode for TxnOffsetCommitResponseTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -348,6 +367,7 @@ impl<'a> rt::Encode for TxnOffsetCommitResponseTopic<'a> {
         }
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         (if version <= 5 { rt::string_len(&self.name, version >= 3) } else { 0 })
             + (if version >= 6 { 16 } else { 0 })
@@ -362,6 +382,7 @@ impl<'a> rt::Encode for TxnOffsetCommitResponseTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TxnOffsetCommitResponseTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         if version <= 5 {
@@ -374,6 +395,7 @@ impl<'a> rt::JsonForm for TxnOffsetCommitResponseTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -401,6 +423,7 @@ impl<'a> rt::JsonForm for TxnOffsetCommitResponseTopic<'a> {
 
 impl<'a> rt::IntoOwned for TxnOffsetCommitResponseTopic<'a> {
     type Owned = TxnOffsetCommitResponseTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TxnOffsetCommitResponseTopic<'static> {
         TxnOffsetCommitResponseTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -414,6 +437,7 @@ impl<'a> rt::IntoOwned for TxnOffsetCommitResponseTopic<'a> {
 impl TxnOffsetCommitResponseTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TxnOffsetCommitResponseTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -29,6 +29,7 @@ impl UnregisterControllerRecord<'_> {
 }
 
 impl<'a> rt::Decode<'a> for UnregisterControllerRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -41,6 +42,7 @@ impl<'a> rt::Decode<'a> for UnregisterControllerRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -52,6 +54,7 @@ impl<'a> rt::Decode<'a> for UnregisterControllerRecord<'a> {
 }
 
 impl<'a> rt::Encode for UnregisterControllerRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -61,6 +64,7 @@ impl<'a> rt::Encode for UnregisterControllerRecord<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -68,12 +72,14 @@ impl<'a> rt::Encode for UnregisterControllerRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for UnregisterControllerRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("controllerId", &self.controller_id, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -87,6 +93,7 @@ impl<'a> rt::JsonForm for UnregisterControllerRecord<'a> {
 
 impl<'a> rt::IntoOwned for UnregisterControllerRecord<'a> {
     type Owned = UnregisterControllerRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> UnregisterControllerRecord<'static> {
         UnregisterControllerRecord {
             controller_id: self.controller_id,
@@ -98,6 +105,7 @@ impl<'a> rt::IntoOwned for UnregisterControllerRecord<'a> {
 impl UnregisterControllerRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> UnregisterControllerRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

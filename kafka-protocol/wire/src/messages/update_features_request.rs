@@ -27,6 +27,7 @@ pub struct UpdateFeaturesRequest<'a> {
 }
 
 impl Default for UpdateFeaturesRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             timeout_ms: 60000,
@@ -50,6 +51,7 @@ impl UpdateFeaturesRequest<'_> {
 
 impl<'a> rt::Decode<'a> for UpdateFeaturesRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -72,6 +74,7 @@ impl<'a> rt::Decode<'a> for UpdateFeaturesRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -88,6 +91,7 @@ impl<'a> rt::Decode<'a> for UpdateFeaturesRequest<'a> {
 }
 
 impl<'a> rt::Encode for UpdateFeaturesRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -108,6 +112,7 @@ impl<'a> rt::Encode for UpdateFeaturesRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + rt::struct_array_len(&self.feature_updates, true, version)
             + (if version >= 1 { 1 } else { 0 })
@@ -117,6 +122,7 @@ impl<'a> rt::Encode for UpdateFeaturesRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for UpdateFeaturesRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("timeoutMs", &self.timeout_ms, version);
@@ -127,6 +133,7 @@ impl<'a> rt::JsonForm for UpdateFeaturesRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -146,6 +153,7 @@ impl<'a> rt::JsonForm for UpdateFeaturesRequest<'a> {
 
 impl<'a> rt::IntoOwned for UpdateFeaturesRequest<'a> {
     type Owned = UpdateFeaturesRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> UpdateFeaturesRequest<'static> {
         UpdateFeaturesRequest {
             timeout_ms: self.timeout_ms,
@@ -159,6 +167,7 @@ impl<'a> rt::IntoOwned for UpdateFeaturesRequest<'a> {
 impl UpdateFeaturesRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> UpdateFeaturesRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -191,6 +200,7 @@ pub struct FeatureUpdateKey<'a> {
 }
 
 impl Default for FeatureUpdateKey<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             feature: Cow::Borrowed(""),
@@ -203,6 +213,7 @@ impl Default for FeatureUpdateKey<'_> {
 }
 
 impl<'a> rt::Decode<'a> for FeatureUpdateKey<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -229,6 +240,7 @@ impl<'a> rt::Decode<'a> for FeatureUpdateKey<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -247,6 +259,7 @@ impl<'a> rt::Decode<'a> for FeatureUpdateKey<'a> {
 }
 
 impl<'a> rt::Encode for FeatureUpdateKey<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -275,6 +288,7 @@ impl<'a> rt::Encode for FeatureUpdateKey<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.feature, true) + 2 + (if version <= 0 { 1 } else { 0 })
             + (if version >= 1 { 1 } else { 0 })
@@ -284,6 +298,7 @@ impl<'a> rt::Encode for FeatureUpdateKey<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FeatureUpdateKey<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("feature", &self.feature, version);
@@ -297,6 +312,7 @@ impl<'a> rt::JsonForm for FeatureUpdateKey<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -321,6 +337,7 @@ impl<'a> rt::JsonForm for FeatureUpdateKey<'a> {
 
 impl<'a> rt::IntoOwned for FeatureUpdateKey<'a> {
     type Owned = FeatureUpdateKey<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> FeatureUpdateKey<'static> {
         FeatureUpdateKey {
             feature: rt::IntoOwned::into_owned(self.feature),
@@ -335,6 +352,7 @@ impl<'a> rt::IntoOwned for FeatureUpdateKey<'a> {
 impl FeatureUpdateKey<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> FeatureUpdateKey<'static> {
         rt::IntoOwned::into_owned(self)
     }

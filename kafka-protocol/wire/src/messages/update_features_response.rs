@@ -31,6 +31,7 @@ pub struct UpdateFeaturesResponse<'a> {
 }
 
 impl Default for UpdateFeaturesResponse<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             throttle_time_ms: 0,
@@ -55,6 +56,7 @@ impl UpdateFeaturesResponse<'_> {
 
 impl<'a> rt::Decode<'a> for UpdateFeaturesResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -78,6 +80,7 @@ impl<'a> rt::Decode<'a> for UpdateFeaturesResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -95,6 +98,7 @@ impl<'a> rt::Decode<'a> for UpdateFeaturesResponse<'a> {
 }
 
 impl<'a> rt::Encode for UpdateFeaturesResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -110,6 +114,7 @@ impl<'a> rt::Encode for UpdateFeaturesResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
             + (if version <= 1 {
@@ -122,6 +127,7 @@ impl<'a> rt::Encode for UpdateFeaturesResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for UpdateFeaturesResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -133,6 +139,7 @@ impl<'a> rt::JsonForm for UpdateFeaturesResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -153,6 +160,7 @@ impl<'a> rt::JsonForm for UpdateFeaturesResponse<'a> {
 
 impl<'a> rt::IntoOwned for UpdateFeaturesResponse<'a> {
     type Owned = UpdateFeaturesResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> UpdateFeaturesResponse<'static> {
         UpdateFeaturesResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -167,6 +175,7 @@ impl<'a> rt::IntoOwned for UpdateFeaturesResponse<'a> {
 impl UpdateFeaturesResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> UpdateFeaturesResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -195,6 +204,7 @@ pub struct UpdatableFeatureResult<'a> {
 }
 
 impl Default for UpdatableFeatureResult<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             feature: Cow::Borrowed(""),
@@ -206,6 +216,7 @@ impl Default for UpdatableFeatureResult<'_> {
 }
 
 impl<'a> rt::Decode<'a> for UpdatableFeatureResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -222,6 +233,7 @@ impl<'a> rt::Decode<'a> for UpdatableFeatureResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -235,6 +247,7 @@ impl<'a> rt::Decode<'a> for UpdatableFeatureResult<'a> {
 }
 
 impl<'a> rt::Encode for UpdatableFeatureResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -247,6 +260,7 @@ impl<'a> rt::Encode for UpdatableFeatureResult<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.feature, true) + 2
             + rt::nullable_string_len(self.error_message.as_deref(), true)
@@ -256,6 +270,7 @@ impl<'a> rt::Encode for UpdatableFeatureResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for UpdatableFeatureResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("feature", &self.feature, version);
@@ -264,6 +279,7 @@ impl<'a> rt::JsonForm for UpdatableFeatureResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -279,6 +295,7 @@ impl<'a> rt::JsonForm for UpdatableFeatureResult<'a> {
 
 impl<'a> rt::IntoOwned for UpdatableFeatureResult<'a> {
     type Owned = UpdatableFeatureResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> UpdatableFeatureResult<'static> {
         UpdatableFeatureResult {
             feature: rt::IntoOwned::into_owned(self.feature),
@@ -292,6 +309,7 @@ impl<'a> rt::IntoOwned for UpdatableFeatureResult<'a> {
 impl UpdatableFeatureResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> UpdatableFeatureResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

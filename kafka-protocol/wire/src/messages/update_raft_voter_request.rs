@@ -39,6 +39,7 @@ pub struct UpdateRaftVoterRequest<'a> {
 }
 
 impl Default for UpdateRaftVoterRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             cluster_id: Some(Cow::Borrowed("")),
@@ -65,6 +66,7 @@ impl UpdateRaftVoterRequest<'_> {
 
 impl<'a> rt::Decode<'a> for UpdateRaftVoterRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -90,6 +92,7 @@ impl<'a> rt::Decode<'a> for UpdateRaftVoterRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -107,6 +110,7 @@ impl<'a> rt::Decode<'a> for UpdateRaftVoterRequest<'a> {
 }
 
 impl<'a> rt::Encode for UpdateRaftVoterRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -124,6 +128,7 @@ impl<'a> rt::Encode for UpdateRaftVoterRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::nullable_string_len(self.cluster_id.as_deref(), true) + 4 + 4 + 16
             + rt::struct_array_len(&self.listeners, true, version)
@@ -134,6 +139,7 @@ impl<'a> rt::Encode for UpdateRaftVoterRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for UpdateRaftVoterRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("clusterId", &self.cluster_id, version);
@@ -145,6 +151,7 @@ impl<'a> rt::JsonForm for UpdateRaftVoterRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -163,6 +170,7 @@ impl<'a> rt::JsonForm for UpdateRaftVoterRequest<'a> {
 
 impl<'a> rt::IntoOwned for UpdateRaftVoterRequest<'a> {
     type Owned = UpdateRaftVoterRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> UpdateRaftVoterRequest<'static> {
         UpdateRaftVoterRequest {
             cluster_id: rt::IntoOwned::into_owned(self.cluster_id),
@@ -181,6 +189,7 @@ impl<'a> rt::IntoOwned for UpdateRaftVoterRequest<'a> {
 impl UpdateRaftVoterRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> UpdateRaftVoterRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -209,6 +218,7 @@ pub struct Listener<'a> {
 }
 
 impl<'a> rt::Decode<'a> for Listener<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -225,6 +235,7 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -238,6 +249,7 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
 }
 
 impl<'a> rt::Encode for Listener<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -249,6 +261,7 @@ impl<'a> rt::Encode for Listener<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + rt::string_len(&self.host, true) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -257,6 +270,7 @@ impl<'a> rt::Encode for Listener<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Listener<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -265,6 +279,7 @@ impl<'a> rt::JsonForm for Listener<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -280,6 +295,7 @@ impl<'a> rt::JsonForm for Listener<'a> {
 
 impl<'a> rt::IntoOwned for Listener<'a> {
     type Owned = Listener<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Listener<'static> {
         Listener {
             name: rt::IntoOwned::into_owned(self.name),
@@ -293,6 +309,7 @@ impl<'a> rt::IntoOwned for Listener<'a> {
 impl Listener<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Listener<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -317,6 +334,7 @@ pub struct KRaftVersionFeature<'a> {
 }
 
 impl<'a> rt::Decode<'a> for KRaftVersionFeature<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -331,6 +349,7 @@ impl<'a> rt::Decode<'a> for KRaftVersionFeature<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -343,6 +362,7 @@ impl<'a> rt::Decode<'a> for KRaftVersionFeature<'a> {
 }
 
 impl<'a> rt::Encode for KRaftVersionFeature<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -353,6 +373,7 @@ impl<'a> rt::Encode for KRaftVersionFeature<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         2 + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -360,6 +381,7 @@ impl<'a> rt::Encode for KRaftVersionFeature<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for KRaftVersionFeature<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("minSupportedVersion", &self.min_supported_version, version);
@@ -367,6 +389,7 @@ impl<'a> rt::JsonForm for KRaftVersionFeature<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -381,6 +404,7 @@ impl<'a> rt::JsonForm for KRaftVersionFeature<'a> {
 
 impl<'a> rt::IntoOwned for KRaftVersionFeature<'a> {
     type Owned = KRaftVersionFeature<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> KRaftVersionFeature<'static> {
         KRaftVersionFeature {
             min_supported_version: self.min_supported_version,
@@ -393,6 +417,7 @@ impl<'a> rt::IntoOwned for KRaftVersionFeature<'a> {
 impl KRaftVersionFeature<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> KRaftVersionFeature<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -38,6 +38,7 @@ impl UpdateRaftVoterResponse<'_> {
 }
 
 impl<'a> rt::Decode<'a> for UpdateRaftVoterResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -66,6 +67,7 @@ impl<'a> rt::Decode<'a> for UpdateRaftVoterResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -86,6 +88,7 @@ impl<'a> rt::Decode<'a> for UpdateRaftVoterResponse<'a> {
 }
 
 impl<'a> rt::Encode for UpdateRaftVoterResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -105,6 +108,7 @@ impl<'a> rt::Encode for UpdateRaftVoterResponse<'a> {
         tagged.finish(buf);
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         let write_current_leader = self.current_leader != CurrentLeader::default();
         let count = self.unknown_tagged_fields.len() + usize::from(write_current_leader);
@@ -120,6 +124,7 @@ impl<'a> rt::Encode for UpdateRaftVoterResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for UpdateRaftVoterResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("throttleTimeMs", &self.throttle_time_ms, version);
@@ -128,6 +133,7 @@ impl<'a> rt::JsonForm for UpdateRaftVoterResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -145,6 +151,7 @@ impl<'a> rt::JsonForm for UpdateRaftVoterResponse<'a> {
 
 impl<'a> rt::IntoOwned for UpdateRaftVoterResponse<'a> {
     type Owned = UpdateRaftVoterResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> UpdateRaftVoterResponse<'static> {
         UpdateRaftVoterResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -158,6 +165,7 @@ impl<'a> rt::IntoOwned for UpdateRaftVoterResponse<'a> {
 impl UpdateRaftVoterResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> UpdateRaftVoterResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -190,6 +198,7 @@ pub struct CurrentLeader<'a> {
 }
 
 impl Default for CurrentLeader<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             leader_id: -1,
@@ -202,6 +211,7 @@ impl Default for CurrentLeader<'_> {
 }
 
 impl<'a> rt::Decode<'a> for CurrentLeader<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -220,6 +230,7 @@ impl<'a> rt::Decode<'a> for CurrentLeader<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -234,6 +245,7 @@ impl<'a> rt::Decode<'a> for CurrentLeader<'a> {
 }
 
 impl<'a> rt::Encode for CurrentLeader<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -246,6 +258,7 @@ impl<'a> rt::Encode for CurrentLeader<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 4 + rt::string_len(&self.host, true) + 4
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -254,6 +267,7 @@ impl<'a> rt::Encode for CurrentLeader<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CurrentLeader<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("leaderId", &self.leader_id, version);
@@ -263,6 +277,7 @@ impl<'a> rt::JsonForm for CurrentLeader<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -279,6 +294,7 @@ impl<'a> rt::JsonForm for CurrentLeader<'a> {
 
 impl<'a> rt::IntoOwned for CurrentLeader<'a> {
     type Owned = CurrentLeader<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> CurrentLeader<'static> {
         CurrentLeader {
             leader_id: self.leader_id,
@@ -293,6 +309,7 @@ impl<'a> rt::IntoOwned for CurrentLeader<'a> {
 impl CurrentLeader<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> CurrentLeader<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -50,6 +50,7 @@ impl UserScramCredentialRecord<'_> {
 }
 
 impl<'a> rt::Decode<'a> for UserScramCredentialRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -72,6 +73,7 @@ impl<'a> rt::Decode<'a> for UserScramCredentialRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -88,6 +90,7 @@ impl<'a> rt::Decode<'a> for UserScramCredentialRecord<'a> {
 }
 
 impl<'a> rt::Encode for UserScramCredentialRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -102,6 +105,7 @@ impl<'a> rt::Encode for UserScramCredentialRecord<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + 1 + rt::bytes_len(&self.salt, true)
             + rt::bytes_len(&self.stored_key, true)
@@ -112,6 +116,7 @@ impl<'a> rt::Encode for UserScramCredentialRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for UserScramCredentialRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -123,6 +128,7 @@ impl<'a> rt::JsonForm for UserScramCredentialRecord<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -141,6 +147,7 @@ impl<'a> rt::JsonForm for UserScramCredentialRecord<'a> {
 
 impl<'a> rt::IntoOwned for UserScramCredentialRecord<'a> {
     type Owned = UserScramCredentialRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> UserScramCredentialRecord<'static> {
         UserScramCredentialRecord {
             name: rt::IntoOwned::into_owned(self.name),
@@ -157,6 +164,7 @@ impl<'a> rt::IntoOwned for UserScramCredentialRecord<'a> {
 impl UserScramCredentialRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> UserScramCredentialRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

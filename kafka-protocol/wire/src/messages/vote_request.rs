@@ -27,6 +27,7 @@ pub struct VoteRequest<'a> {
 }
 
 impl Default for VoteRequest<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             cluster_id: None,
@@ -50,6 +51,7 @@ impl VoteRequest<'_> {
 
 impl<'a> rt::Decode<'a> for VoteRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -70,6 +72,7 @@ impl<'a> rt::Decode<'a> for VoteRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -85,6 +88,7 @@ impl<'a> rt::Decode<'a> for VoteRequest<'a> {
 }
 
 impl<'a> rt::Encode for VoteRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -99,6 +103,7 @@ impl<'a> rt::Encode for VoteRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::nullable_string_len(self.cluster_id.as_deref(), true)
             + (if version >= 1 { 4 } else { 0 })
@@ -109,6 +114,7 @@ impl<'a> rt::Encode for VoteRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for VoteRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("clusterId", &self.cluster_id, version);
@@ -119,6 +125,7 @@ impl<'a> rt::JsonForm for VoteRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -138,6 +145,7 @@ impl<'a> rt::JsonForm for VoteRequest<'a> {
 
 impl<'a> rt::IntoOwned for VoteRequest<'a> {
     type Owned = VoteRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> VoteRequest<'static> {
         VoteRequest {
             cluster_id: rt::IntoOwned::into_owned(self.cluster_id),
@@ -151,6 +159,7 @@ impl<'a> rt::IntoOwned for VoteRequest<'a> {
 impl VoteRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> VoteRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -199,6 +208,7 @@ pub struct PartitionData<'a> {
 }
 
 impl<'a> rt::Decode<'a> for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -237,6 +247,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -261,6 +272,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> rt::Encode for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -289,6 +301,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 4 + 4 + (if version >= 1 { 16 } else { 0 })
             + (if version >= 1 { 16 } else { 0 }) + 4 + 8
@@ -299,6 +312,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -318,6 +332,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -350,6 +365,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition_index: self.partition_index,
@@ -368,6 +384,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -393,6 +410,7 @@ pub struct TopicData<'a> {
 
 impl<'a> rt::Decode<'a> for TopicData<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -409,6 +427,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -422,6 +441,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
 }
 
 impl<'a> rt::Encode for TopicData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -433,6 +453,7 @@ impl<'a> rt::Encode for TopicData<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.topic_name, true)
             + rt::struct_array_len(&self.partitions, true, version)
@@ -442,6 +463,7 @@ impl<'a> rt::Encode for TopicData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicName", &self.topic_name, version);
@@ -449,6 +471,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -463,6 +486,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
 
 impl<'a> rt::IntoOwned for TopicData<'a> {
     type Owned = TopicData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicData<'static> {
         TopicData {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -475,6 +499,7 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
 impl TopicData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicData<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -39,6 +39,7 @@ impl VoteResponse<'_> {
 
 impl<'a> rt::Decode<'a> for VoteResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -73,6 +74,7 @@ impl<'a> rt::Decode<'a> for VoteResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -97,6 +99,7 @@ impl<'a> rt::Decode<'a> for VoteResponse<'a> {
 }
 
 impl<'a> rt::Encode for VoteResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -127,6 +130,7 @@ impl<'a> rt::Encode for VoteResponse<'a> {
         tagged.finish(buf);
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         let write_node_endpoints = version >= 1 && !self.node_endpoints.is_empty();
         let count = self.unknown_tagged_fields.len() + usize::from(write_node_endpoints);
@@ -146,6 +150,7 @@ impl<'a> rt::Encode for VoteResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for VoteResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("errorCode", &self.error_code, version);
@@ -156,6 +161,7 @@ impl<'a> rt::JsonForm for VoteResponse<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -177,6 +183,7 @@ impl<'a> rt::JsonForm for VoteResponse<'a> {
 
 impl<'a> rt::IntoOwned for VoteResponse<'a> {
     type Owned = VoteResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> VoteResponse<'static> {
         VoteResponse {
             error_code: self.error_code,
@@ -190,6 +197,7 @@ impl<'a> rt::IntoOwned for VoteResponse<'a> {
 impl VoteResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> VoteResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -226,6 +234,7 @@ pub struct PartitionData<'a> {
 }
 
 impl<'a> rt::Decode<'a> for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -246,6 +255,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -261,6 +271,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> rt::Encode for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -274,6 +285,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 2 + 4 + 4 + 1 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -281,6 +293,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -291,6 +304,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -308,6 +322,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition_index: self.partition_index,
@@ -323,6 +338,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -348,6 +364,7 @@ pub struct TopicData<'a> {
 
 impl<'a> rt::Decode<'a> for TopicData<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -364,6 +381,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -377,6 +395,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
 }
 
 impl<'a> rt::Encode for TopicData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -388,6 +407,7 @@ impl<'a> rt::Encode for TopicData<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.topic_name, true)
             + rt::struct_array_len(&self.partitions, true, version)
@@ -397,6 +417,7 @@ impl<'a> rt::Encode for TopicData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicName", &self.topic_name, version);
@@ -404,6 +425,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -418,6 +440,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
 
 impl<'a> rt::IntoOwned for TopicData<'a> {
     type Owned = TopicData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> TopicData<'static> {
         TopicData {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -430,6 +453,7 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
 impl TopicData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> TopicData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -458,6 +482,7 @@ pub struct NodeEndpoint<'a> {
 }
 
 impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -474,6 +499,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -487,6 +513,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
 }
 
 impl<'a> rt::Encode for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -498,6 +525,7 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + rt::string_len(&self.host, true) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -506,6 +534,7 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for NodeEndpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("nodeId", &self.node_id, version);
@@ -514,6 +543,7 @@ impl<'a> rt::JsonForm for NodeEndpoint<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -529,6 +559,7 @@ impl<'a> rt::JsonForm for NodeEndpoint<'a> {
 
 impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
     type Owned = NodeEndpoint<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> NodeEndpoint<'static> {
         NodeEndpoint {
             node_id: self.node_id,
@@ -542,6 +573,7 @@ impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
 impl NodeEndpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> NodeEndpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }

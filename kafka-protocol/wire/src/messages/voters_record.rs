@@ -30,6 +30,7 @@ impl<'a> rt::Message<'a> for VotersRecord<'a> {
 
 impl<'a> rt::Decode<'a> for VotersRecord<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -44,6 +45,7 @@ impl<'a> rt::Decode<'a> for VotersRecord<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -56,6 +58,7 @@ impl<'a> rt::Decode<'a> for VotersRecord<'a> {
 }
 
 impl<'a> rt::Encode for VotersRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -66,6 +69,7 @@ impl<'a> rt::Encode for VotersRecord<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2 + rt::struct_array_len(&self.voters, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -74,6 +78,7 @@ impl<'a> rt::Encode for VotersRecord<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for VotersRecord<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("version", &self.version, version);
@@ -81,6 +86,7 @@ impl<'a> rt::JsonForm for VotersRecord<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -95,6 +101,7 @@ impl<'a> rt::JsonForm for VotersRecord<'a> {
 
 impl<'a> rt::IntoOwned for VotersRecord<'a> {
     type Owned = VotersRecord<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> VotersRecord<'static> {
         VotersRecord {
             version: self.version,
@@ -107,6 +114,7 @@ impl<'a> rt::IntoOwned for VotersRecord<'a> {
 impl VotersRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> VotersRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -135,6 +143,7 @@ pub struct Endpoint<'a> {
 }
 
 impl<'a> rt::Decode<'a> for Endpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -151,6 +160,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -164,6 +174,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
 }
 
 impl<'a> rt::Encode for Endpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -175,6 +186,7 @@ impl<'a> rt::Encode for Endpoint<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true) + rt::string_len(&self.host, true) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -183,6 +195,7 @@ impl<'a> rt::Encode for Endpoint<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Endpoint<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -191,6 +204,7 @@ impl<'a> rt::JsonForm for Endpoint<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -206,6 +220,7 @@ impl<'a> rt::JsonForm for Endpoint<'a> {
 
 impl<'a> rt::IntoOwned for Endpoint<'a> {
     type Owned = Endpoint<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Endpoint<'static> {
         Endpoint {
             name: rt::IntoOwned::into_owned(self.name),
@@ -219,6 +234,7 @@ impl<'a> rt::IntoOwned for Endpoint<'a> {
 impl Endpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Endpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -243,6 +259,7 @@ pub struct KRaftVersionFeature<'a> {
 }
 
 impl<'a> rt::Decode<'a> for KRaftVersionFeature<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -257,6 +274,7 @@ impl<'a> rt::Decode<'a> for KRaftVersionFeature<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -269,6 +287,7 @@ impl<'a> rt::Decode<'a> for KRaftVersionFeature<'a> {
 }
 
 impl<'a> rt::Encode for KRaftVersionFeature<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -279,6 +298,7 @@ impl<'a> rt::Encode for KRaftVersionFeature<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         2 + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -286,6 +306,7 @@ impl<'a> rt::Encode for KRaftVersionFeature<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for KRaftVersionFeature<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("minSupportedVersion", &self.min_supported_version, version);
@@ -293,6 +314,7 @@ impl<'a> rt::JsonForm for KRaftVersionFeature<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -307,6 +329,7 @@ impl<'a> rt::JsonForm for KRaftVersionFeature<'a> {
 
 impl<'a> rt::IntoOwned for KRaftVersionFeature<'a> {
     type Owned = KRaftVersionFeature<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> KRaftVersionFeature<'static> {
         KRaftVersionFeature {
             min_supported_version: self.min_supported_version,
@@ -319,6 +342,7 @@ impl<'a> rt::IntoOwned for KRaftVersionFeature<'a> {
 impl KRaftVersionFeature<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> KRaftVersionFeature<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -352,6 +376,7 @@ pub struct Voter<'a> {
 
 impl<'a> rt::Decode<'a> for Voter<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -373,6 +398,7 @@ impl<'a> rt::Decode<'a> for Voter<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -388,6 +414,7 @@ impl<'a> rt::Decode<'a> for Voter<'a> {
 }
 
 impl<'a> rt::Encode for Voter<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -402,6 +429,7 @@ impl<'a> rt::Encode for Voter<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 16 + rt::struct_array_len(&self.endpoints, true, version)
             + self.k_raft_version_feature.encoded_len(version)
@@ -411,6 +439,7 @@ impl<'a> rt::Encode for Voter<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Voter<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("voterId", &self.voter_id, version);
@@ -420,6 +449,7 @@ impl<'a> rt::JsonForm for Voter<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -436,6 +466,7 @@ impl<'a> rt::JsonForm for Voter<'a> {
 
 impl<'a> rt::IntoOwned for Voter<'a> {
     type Owned = Voter<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> Voter<'static> {
         Voter {
             voter_id: self.voter_id,
@@ -452,6 +483,7 @@ impl<'a> rt::IntoOwned for Voter<'a> {
 impl Voter<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> Voter<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -35,6 +35,7 @@ impl WriteShareGroupStateRequest<'_> {
 
 impl<'a> rt::Decode<'a> for WriteShareGroupStateRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -51,6 +52,7 @@ impl<'a> rt::Decode<'a> for WriteShareGroupStateRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -63,6 +65,7 @@ impl<'a> rt::Decode<'a> for WriteShareGroupStateRequest<'a> {
 }
 
 impl<'a> rt::Encode for WriteShareGroupStateRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -73,6 +76,7 @@ impl<'a> rt::Encode for WriteShareGroupStateRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.group_id, true)
             + rt::struct_array_len(&self.topics, true, version)
@@ -82,6 +86,7 @@ impl<'a> rt::Encode for WriteShareGroupStateRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for WriteShareGroupStateRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("groupId", &self.group_id, version);
@@ -89,6 +94,7 @@ impl<'a> rt::JsonForm for WriteShareGroupStateRequest<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -103,6 +109,7 @@ impl<'a> rt::JsonForm for WriteShareGroupStateRequest<'a> {
 
 impl<'a> rt::IntoOwned for WriteShareGroupStateRequest<'a> {
     type Owned = WriteShareGroupStateRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> WriteShareGroupStateRequest<'static> {
         WriteShareGroupStateRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -115,6 +122,7 @@ impl<'a> rt::IntoOwned for WriteShareGroupStateRequest<'a> {
 impl WriteShareGroupStateRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> WriteShareGroupStateRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -147,6 +155,7 @@ pub struct StateBatch<'a> {
 }
 
 impl<'a> rt::Decode<'a> for StateBatch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -165,6 +174,7 @@ impl<'a> rt::Decode<'a> for StateBatch<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -179,6 +189,7 @@ impl<'a> rt::Decode<'a> for StateBatch<'a> {
 }
 
 impl<'a> rt::Encode for StateBatch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -191,6 +202,7 @@ impl<'a> rt::Encode for StateBatch<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         8 + 8 + 1 + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -198,6 +210,7 @@ impl<'a> rt::Encode for StateBatch<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for StateBatch<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("firstOffset", &self.first_offset, version);
@@ -207,6 +220,7 @@ impl<'a> rt::JsonForm for StateBatch<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -223,6 +237,7 @@ impl<'a> rt::JsonForm for StateBatch<'a> {
 
 impl<'a> rt::IntoOwned for StateBatch<'a> {
     type Owned = StateBatch<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> StateBatch<'static> {
         StateBatch {
             first_offset: self.first_offset,
@@ -237,6 +252,7 @@ impl<'a> rt::IntoOwned for StateBatch<'a> {
 impl StateBatch<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> StateBatch<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -277,6 +293,7 @@ pub struct PartitionData<'a> {
 }
 
 impl Default for PartitionData<'_> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn default() -> Self {
         Self {
             partition: 0,
@@ -292,6 +309,7 @@ impl Default for PartitionData<'_> {
 
 impl<'a> rt::Decode<'a> for PartitionData<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -320,6 +338,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -339,6 +358,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> rt::Encode for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -356,6 +376,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + 4 + 4 + 8 + (if version >= 1 { 4 } else { 0 })
             + rt::struct_array_len(&self.state_batches, true, version)
@@ -365,6 +386,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partition", &self.partition, version);
@@ -379,6 +401,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -401,6 +424,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition: self.partition,
@@ -417,6 +441,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -442,6 +467,7 @@ pub struct WriteStateData<'a> {
 
 impl<'a> rt::Decode<'a> for WriteStateData<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -458,6 +484,7 @@ impl<'a> rt::Decode<'a> for WriteStateData<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -471,6 +498,7 @@ impl<'a> rt::Decode<'a> for WriteStateData<'a> {
 }
 
 impl<'a> rt::Encode for WriteStateData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -482,6 +510,7 @@ impl<'a> rt::Encode for WriteStateData<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         16 + rt::struct_array_len(&self.partitions, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -490,6 +519,7 @@ impl<'a> rt::Encode for WriteStateData<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for WriteStateData<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("topicId", &self.topic_id, version);
@@ -497,6 +527,7 @@ impl<'a> rt::JsonForm for WriteStateData<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -511,6 +542,7 @@ impl<'a> rt::JsonForm for WriteStateData<'a> {
 
 impl<'a> rt::IntoOwned for WriteStateData<'a> {
     type Owned = WriteStateData<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> WriteStateData<'static> {
         WriteStateData {
             topic_id: self.topic_id,
@@ -523,6 +555,7 @@ impl<'a> rt::IntoOwned for WriteStateData<'a> {
 impl WriteStateData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> WriteStateData<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -31,6 +31,7 @@ impl WriteTxnMarkersRequest<'_> {
 
 impl<'a> rt::Decode<'a> for WriteTxnMarkersRequest<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -45,6 +46,7 @@ impl<'a> rt::Decode<'a> for WriteTxnMarkersRequest<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -57,6 +59,7 @@ impl<'a> rt::Decode<'a> for WriteTxnMarkersRequest<'a> {
 }
 
 impl<'a> rt::Encode for WriteTxnMarkersRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -66,6 +69,7 @@ impl<'a> rt::Encode for WriteTxnMarkersRequest<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.markers, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -74,12 +78,14 @@ impl<'a> rt::Encode for WriteTxnMarkersRequest<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for WriteTxnMarkersRequest<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("markers", &self.markers, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -93,6 +99,7 @@ impl<'a> rt::JsonForm for WriteTxnMarkersRequest<'a> {
 
 impl<'a> rt::IntoOwned for WriteTxnMarkersRequest<'a> {
     type Owned = WriteTxnMarkersRequest<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> WriteTxnMarkersRequest<'static> {
         WriteTxnMarkersRequest {
             markers: rt::IntoOwned::into_owned(self.markers),
@@ -104,6 +111,7 @@ impl<'a> rt::IntoOwned for WriteTxnMarkersRequest<'a> {
 impl WriteTxnMarkersRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> WriteTxnMarkersRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -128,6 +136,7 @@ pub struct WritableTxnMarkerTopic<'a> {
 }
 
 impl<'a> rt::Decode<'a> for WritableTxnMarkerTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -144,6 +153,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerTopic<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -156,6 +166,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerTopic<'a> {
 }
 
 impl<'a> rt::Encode for WritableTxnMarkerTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -167,6 +178,7 @@ impl<'a> rt::Encode for WritableTxnMarkerTopic<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         rt::string_len(&self.name, true)
             + rt::scalar_array_len(&self.partition_indexes, true)
@@ -176,6 +188,7 @@ impl<'a> rt::Encode for WritableTxnMarkerTopic<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for WritableTxnMarkerTopic<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -183,6 +196,7 @@ impl<'a> rt::JsonForm for WritableTxnMarkerTopic<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -197,6 +211,7 @@ impl<'a> rt::JsonForm for WritableTxnMarkerTopic<'a> {
 
 impl<'a> rt::IntoOwned for WritableTxnMarkerTopic<'a> {
     type Owned = WritableTxnMarkerTopic<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> WritableTxnMarkerTopic<'static> {
         WritableTxnMarkerTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -209,6 +224,7 @@ impl<'a> rt::IntoOwned for WritableTxnMarkerTopic<'a> {
 impl WritableTxnMarkerTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> WritableTxnMarkerTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -250,6 +266,7 @@ pub struct WritableTxnMarker<'a> {
 
 impl<'a> rt::Decode<'a> for WritableTxnMarker<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -278,6 +295,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarker<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -297,6 +315,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarker<'a> {
 }
 
 impl<'a> rt::Encode for WritableTxnMarker<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -313,6 +332,7 @@ impl<'a> rt::Encode for WritableTxnMarker<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         8 + 2 + 1 + rt::struct_array_len(&self.topics, true, version) + 4
             + (if version >= 2 { 1 } else { 0 })
@@ -322,6 +342,7 @@ impl<'a> rt::Encode for WritableTxnMarker<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for WritableTxnMarker<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("producerId", &self.producer_id, version);
@@ -335,6 +356,7 @@ impl<'a> rt::JsonForm for WritableTxnMarker<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -357,6 +379,7 @@ impl<'a> rt::JsonForm for WritableTxnMarker<'a> {
 
 impl<'a> rt::IntoOwned for WritableTxnMarker<'a> {
     type Owned = WritableTxnMarker<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> WritableTxnMarker<'static> {
         WritableTxnMarker {
             producer_id: self.producer_id,
@@ -373,6 +396,7 @@ impl<'a> rt::IntoOwned for WritableTxnMarker<'a> {
 impl WritableTxnMarker<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> WritableTxnMarker<'static> {
         rt::IntoOwned::into_owned(self)
     }

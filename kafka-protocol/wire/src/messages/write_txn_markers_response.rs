@@ -31,6 +31,7 @@ impl WriteTxnMarkersResponse<'_> {
 
 impl<'a> rt::Decode<'a> for WriteTxnMarkersResponse<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -45,6 +46,7 @@ impl<'a> rt::Decode<'a> for WriteTxnMarkersResponse<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -57,6 +59,7 @@ impl<'a> rt::Decode<'a> for WriteTxnMarkersResponse<'a> {
 }
 
 impl<'a> rt::Encode for WriteTxnMarkersResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -66,6 +69,7 @@ impl<'a> rt::Encode for WriteTxnMarkersResponse<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::struct_array_len(&self.markers, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -74,12 +78,14 @@ impl<'a> rt::Encode for WriteTxnMarkersResponse<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for WriteTxnMarkersResponse<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("markers", &self.markers, version);
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -93,6 +99,7 @@ impl<'a> rt::JsonForm for WriteTxnMarkersResponse<'a> {
 
 impl<'a> rt::IntoOwned for WriteTxnMarkersResponse<'a> {
     type Owned = WriteTxnMarkersResponse<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> WriteTxnMarkersResponse<'static> {
         WriteTxnMarkersResponse {
             markers: rt::IntoOwned::into_owned(self.markers),
@@ -104,6 +111,7 @@ impl<'a> rt::IntoOwned for WriteTxnMarkersResponse<'a> {
 impl WriteTxnMarkersResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> WriteTxnMarkersResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -128,6 +136,7 @@ pub struct WritableTxnMarkerPartitionResult<'a> {
 }
 
 impl<'a> rt::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -142,6 +151,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         _version: i16,
@@ -154,6 +164,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
 }
 
 impl<'a> rt::Encode for WritableTxnMarkerPartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -164,6 +175,7 @@ impl<'a> rt::Encode for WritableTxnMarkerPartitionResult<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
         4 + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -171,6 +183,7 @@ impl<'a> rt::Encode for WritableTxnMarkerPartitionResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for WritableTxnMarkerPartitionResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("partitionIndex", &self.partition_index, version);
@@ -178,6 +191,7 @@ impl<'a> rt::JsonForm for WritableTxnMarkerPartitionResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -192,6 +206,7 @@ impl<'a> rt::JsonForm for WritableTxnMarkerPartitionResult<'a> {
 
 impl<'a> rt::IntoOwned for WritableTxnMarkerPartitionResult<'a> {
     type Owned = WritableTxnMarkerPartitionResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> WritableTxnMarkerPartitionResult<'static> {
         WritableTxnMarkerPartitionResult {
             partition_index: self.partition_index,
@@ -204,6 +219,7 @@ impl<'a> rt::IntoOwned for WritableTxnMarkerPartitionResult<'a> {
 impl WritableTxnMarkerPartitionResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> WritableTxnMarkerPartitionResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -229,6 +245,7 @@ pub struct WritableTxnMarkerTopicResult<'a> {
 
 impl<'a> rt::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -245,6 +262,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -258,6 +276,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
 }
 
 impl<'a> rt::Encode for WritableTxnMarkerTopicResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -269,6 +288,7 @@ impl<'a> rt::Encode for WritableTxnMarkerTopicResult<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         rt::string_len(&self.name, true)
             + rt::struct_array_len(&self.partitions, true, version)
@@ -278,6 +298,7 @@ impl<'a> rt::Encode for WritableTxnMarkerTopicResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for WritableTxnMarkerTopicResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("name", &self.name, version);
@@ -285,6 +306,7 @@ impl<'a> rt::JsonForm for WritableTxnMarkerTopicResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -299,6 +321,7 @@ impl<'a> rt::JsonForm for WritableTxnMarkerTopicResult<'a> {
 
 impl<'a> rt::IntoOwned for WritableTxnMarkerTopicResult<'a> {
     type Owned = WritableTxnMarkerTopicResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> WritableTxnMarkerTopicResult<'static> {
         WritableTxnMarkerTopicResult {
             name: rt::IntoOwned::into_owned(self.name),
@@ -311,6 +334,7 @@ impl<'a> rt::IntoOwned for WritableTxnMarkerTopicResult<'a> {
 impl WritableTxnMarkerTopicResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> WritableTxnMarkerTopicResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -336,6 +360,7 @@ pub struct WritableTxnMarkerResult<'a> {
 
 impl<'a> rt::Decode<'a> for WritableTxnMarkerResult<'a> {
     const HOLDS_STRUCT_ARRAYS: bool = true;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn decode_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -352,6 +377,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerResult<'a> {
             unknown_tagged_fields,
         })
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn validate_from(
         r: &mut rt::Reader<'a>,
         version: i16,
@@ -365,6 +391,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerResult<'a> {
 }
 
 impl<'a> rt::Encode for WritableTxnMarkerResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encode_to(
         &self,
         buf: &mut rt::Writer<'_>,
@@ -375,6 +402,7 @@ impl<'a> rt::Encode for WritableTxnMarkerResult<'a> {
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         8 + rt::struct_array_len(&self.topics, true, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -383,6 +411,7 @@ impl<'a> rt::Encode for WritableTxnMarkerResult<'a> {
 
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for WritableTxnMarkerResult<'a> {
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn to_json(&self, version: i16) -> rt::json::Value {
         let mut object = rt::json::JsonObjectWriter::new();
         object.field("producerId", &self.producer_id, version);
@@ -390,6 +419,7 @@ impl<'a> rt::JsonForm for WritableTxnMarkerResult<'a> {
         object.unknown_tagged_fields(&self.unknown_tagged_fields);
         object.finish()
     }
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
         let mut object = rt::json::JsonObjectReader::new(value)?;
         let decoded = Self {
@@ -404,6 +434,7 @@ impl<'a> rt::JsonForm for WritableTxnMarkerResult<'a> {
 
 impl<'a> rt::IntoOwned for WritableTxnMarkerResult<'a> {
     type Owned = WritableTxnMarkerResult<'static>;
+    #[cfg_attr(not(feature = "precompile"), inline)]
     fn into_owned(self) -> WritableTxnMarkerResult<'static> {
         WritableTxnMarkerResult {
             producer_id: self.producer_id,
@@ -416,6 +447,7 @@ impl<'a> rt::IntoOwned for WritableTxnMarkerResult<'a> {
 impl WritableTxnMarkerResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
+    #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn into_owned(self) -> WritableTxnMarkerResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
