@@ -93,6 +93,14 @@
 //! which builds faster. Without any of them only headers, data schemas, the
 //! runtime and the frame splitter remain. `json` adds the JSON form, and
 //! `tokio` a tokio-util frame codec ([`frame::FrameCodec`]).
+//!
+//! Every generated function is `#[inline]`, so that a user's build compiles
+//! only the messages its code calls, in the user's crate: a program that
+//! decodes one MetadataResponse compiles that response and nothing else.
+//! The `precompile` feature turns this off: kafka-wire then compiles every
+//! message itself, once, which suits programs that use most of them (a
+//! broker, a proxy that dispatches on [`RequestBody`]), whose own rebuilds
+//! then compile none of them.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
