@@ -55,7 +55,7 @@ pub trait Message<'a>: Decode<'a> + Encode {
     fn decode(input: &'a [u8], version: i16) -> Result<Self, DecodeError> {
         let mut reader = Reader::new(input);
         let message = Self::decode_prefix(&mut reader, version)?;
-        reader.finish().map_err(|e| e.in_message(Self::NAME))?;
+        finish_message(&reader, Self::NAME)?;
         Ok(message)
     }
 
@@ -63,32 +63,27 @@ pub trait Message<'a>: Decode<'a> + Encode {
     /// [`Message::decode`] checks, without building it. `validate` succeeds
     /// exactly when `decode` does, and fails with the same error.
     fn validate(input: &'a [u8], version: i16) -> Result<(), DecodeError> {
-        let mut reader = Reader::without_heap(input);
-        Self::check_version(&reader, version)?;
-        <Self as Decode<'a>>::validate_from(&mut reader, version)
-            .map_err(|e| e.in_message(Self::NAME))?;
-        reader.finish().map_err(|e| e.in_message(Self::NAME))
+        validate_message(
+            input,
+            version,
+            Versions::of::<Self>(),
+            <Self as Decode<'a>>::validate_from,
+        )
     }
 
     /// Fails with [`DecodeErrorKind::UnsupportedVersion`] unless this message
     /// has `version`.
     fn check_version(reader: &Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        if Self::supports_version(version) {
-            return Ok(());
-        }
-        Err(reader
-            .error(DecodeErrorKind::UnsupportedVersion {
-                version,
-                lowest: Self::LOWEST_VERSION,
-                highest: Self::HIGHEST_VERSION,
-            })
-            .in_message(Self::NAME))
+        Versions::of::<Self>().check_decode(reader, version)
     }
 
     /// Decodes the message from the front of `reader`, leaving what follows.
     fn decode_prefix(reader: &mut Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         Self::check_version(reader, version)?;
-        Self::decode_from(reader, version).map_err(|e| e.in_message(Self::NAME))
+        match Self::decode_from(reader, version) {
+            Ok(message) => Ok(message),
+            Err(e) => Err(e.in_message(Self::NAME)),
+        }
     }
 
     /// Encodes the message at the end of `buf`, a `Vec<u8>` or a
@@ -103,16 +98,12 @@ pub trait Message<'a>: Decode<'a> + Encode {
     /// Encodes the message through `writer`, which the caller has made room
     /// in (as [`Message::encode`] does), checking the version first.
     fn encode_to_writer(&self, writer: &mut Writer<'_>, version: i16) -> Result<(), EncodeError> {
-        if !Self::supports_version(version) {
-            return Err(EncodeError::new(EncodeErrorKind::UnsupportedVersion {
-                version,
-                lowest: Self::LOWEST_VERSION,
-                highest: Self::HIGHEST_VERSION,
-            })
-            .in_message(Self::NAME));
+        let versions = Versions::of::<Self>();
+        versions.check_encode(version)?;
+        match self.encode_to(writer, version) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(e.in_message(versions.name)),
         }
-        self.encode_to(writer, version)
-            .map_err(|e| e.in_message(Self::NAME))
     }
 
     /// Encodes the message into a new vector of exactly the right size.
@@ -121,4 +112,81 @@ pub trait Message<'a>: Decode<'a> + Encode {
         self.encode(&mut buf, version)?;
         Ok(buf)
     }
+}
+
+/// A message's name and versions, for the checks every message makes: they
+/// are compiled once here, not once per message type.
+#[derive(Clone, Copy)]
+struct Versions {
+    name: &'static str,
+    lowest: i16,
+    highest: i16,
+}
+
+impl Versions {
+    #[inline]
+    fn of<'a, M: Message<'a>>() -> Self {
+        Versions {
+            name: M::NAME,
+            lowest: M::LOWEST_VERSION,
+            highest: M::HIGHEST_VERSION,
+        }
+    }
+
+    fn supports(self, version: i16) -> bool {
+        (self.lowest..=self.highest).contains(&version)
+    }
+
+    /// Fails with [`DecodeErrorKind::UnsupportedVersion`], at `reader`'s
+    /// offset, unless the message has `version`.
+    #[inline(never)]
+    fn check_decode(self, reader: &Reader<'_>, version: i16) -> Result<(), DecodeError> {
+        if self.supports(version) {
+            return Ok(());
+        }
+        Err(reader
+            .error(DecodeErrorKind::UnsupportedVersion {
+                version,
+                lowest: self.lowest,
+                highest: self.highest,
+            })
+            .in_message(self.name))
+    }
+
+    /// Fails with [`EncodeErrorKind::UnsupportedVersion`] unless the message
+    /// has `version`.
+    #[inline(never)]
+    fn check_encode(self, version: i16) -> Result<(), EncodeError> {
+        if self.supports(version) {
+            return Ok(());
+        }
+        Err(EncodeError::new(EncodeErrorKind::UnsupportedVersion {
+            version,
+            lowest: self.lowest,
+            highest: self.highest,
+        })
+        .in_message(self.name))
+    }
+}
+
+/// Fails unless `reader` has read all of its input: what follows a whole
+/// message is an error of message `name`.
+#[inline(never)]
+fn finish_message(reader: &Reader<'_>, name: &'static str) -> Result<(), DecodeError> {
+    reader.finish().map_err(|e| e.in_message(name))
+}
+
+/// [`Message::validate`], for any message: `validate` is its
+/// `validate_from`.
+#[inline(never)]
+fn validate_message<'a>(
+    input: &'a [u8],
+    version: i16,
+    versions: Versions,
+    validate: fn(&mut Reader<'a>, i16) -> Result<(), DecodeError>,
+) -> Result<(), DecodeError> {
+    let mut reader = Reader::without_heap(input);
+    versions.check_decode(&reader, version)?;
+    validate(&mut reader, version).map_err(|e| e.in_message(versions.name))?;
+    finish_message(&reader, versions.name)
 }

@@ -103,15 +103,11 @@ impl IntoOwned for UnknownTaggedFields<'_> {
     }
 }
 
-impl<'a, T: Decode<'a> + IntoOwned> IntoOwned for StructArray<'a, T> {
+impl<'a, T: Decode<'a> + Default + IntoOwned> IntoOwned for StructArray<'a, T> {
     type Owned = StructArray<'static, T::Owned>;
 
     fn into_owned(self) -> StructArray<'static, T::Owned> {
-        let mut owned = Vec::with_capacity(self.len());
-        for element in self {
-            owned.push(element.into_owned());
-        }
-        owned.into()
+        self.map_into_vec(IntoOwned::into_owned).into()
     }
 }
 
@@ -162,7 +158,7 @@ mod tests {
     }
 
     /// A struct of one borrowed string, for the struct-array test.
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Debug, Clone, Default, PartialEq)]
     struct Name<'a>(Cow<'a, str>);
 
     impl<'a> Decode<'a> for Name<'a> {

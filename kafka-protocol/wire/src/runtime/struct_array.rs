@@ -48,44 +48,57 @@ use super::writer::Writer;
 /// they are exactly what encoding its elements would write (see
 /// [`StructArray::encodes_by_copy`]); encoding always gives the same bytes
 /// for equal values.
+#[derive(Clone)]
 pub struct StructArray<'a, T> {
-    repr: Repr<'a, T>,
+    /// The elements; empty when `origin` says they are kept as wire bytes
+    /// only.
+    items: Vec<T>,
+    /// The bytes the elements were read from, until the array is changed.
+    origin: Option<WireOrigin<'a>>,
 }
 
-enum Repr<'a, T> {
-    /// Elements decoded at `version` from `bytes`; `canonical` when encoding
-    /// them at that version gives back `bytes`.
-    Decoded {
-        items: Vec<T>,
-        bytes: &'a [u8],
-        version: i16,
-        canonical: bool,
-    },
-    /// Elements checked at `version`, decoded when read; `canonical` as
-    /// above.
-    Wire {
-        bytes: &'a [u8],
-        count: u32,
-        version: i16,
-        canonical: bool,
-    },
-    Owned(Vec<T>),
+/// The wire bytes an array of structs was read from. It does not depend on
+/// the element type, so the code that looks at it (whether to copy the
+/// bytes, how to walk them) is compiled once, not once per element type.
+#[derive(Clone, Copy)]
+struct WireOrigin<'a> {
+    /// The elements' bytes, after the count.
+    bytes: &'a [u8],
+    /// The number of elements.
+    count: u32,
+    /// The version they were read at.
+    version: i16,
+    /// True when encoding the elements at `version` gives back `bytes`.
+    canonical: bool,
+    /// True when the elements were checked and not decoded: the array's
+    /// `Vec` is empty, and each element is decoded when read.
+    bytes_only: bool,
+}
+
+impl<'a> WireOrigin<'a> {
+    /// The bytes that encoding the elements at `version` writes, when they
+    /// are these.
+    #[inline]
+    fn bytes_to_copy(self, version: i16) -> Option<&'a [u8]> {
+        (self.canonical && self.version == version).then_some(self.bytes)
+    }
 }
 
 impl<'a, T> StructArray<'a, T> {
     /// An empty array.
     pub const fn new() -> Self {
         StructArray {
-            repr: Repr::Owned(Vec::new()),
+            items: Vec::new(),
+            origin: None,
         }
     }
 
     /// The number of elements.
     #[inline]
     pub fn len(&self) -> usize {
-        match &self.repr {
-            Repr::Wire { count, .. } => *count as usize,
-            Repr::Decoded { items, .. } | Repr::Owned(items) => items.len(),
+        match self.checked_only() {
+            Some(origin) => origin.count as usize,
+            None => self.items.len(),
         }
     }
 
@@ -98,20 +111,15 @@ impl<'a, T> StructArray<'a, T> {
     /// The wire bytes of the elements and the version they were decoded at,
     /// when the array came from the wire and has not been changed since.
     pub fn wire(&self) -> Option<(&'a [u8], i16)> {
-        match &self.repr {
-            Repr::Decoded { bytes, version, .. } | Repr::Wire { bytes, version, .. } => {
-                Some((bytes, *version))
-            }
-            Repr::Owned(_) => None,
-        }
+        self.origin.map(|origin| (origin.bytes, origin.version))
     }
 
     /// The elements, unless they are kept as wire bytes only (see
     /// [`Decode::HOLDS_STRUCT_ARRAYS`] and [`Reader::new`]).
     pub fn as_slice(&self) -> Option<&[T]> {
-        match &self.repr {
-            Repr::Wire { .. } => None,
-            Repr::Decoded { items, .. } | Repr::Owned(items) => Some(items),
+        match self.checked_only() {
+            Some(_) => None,
+            None => Some(&self.items),
         }
     }
 
@@ -122,62 +130,16 @@ impl<'a, T> StructArray<'a, T> {
     /// known to this schema; see [`Reader::is_canonical`]). Otherwise each
     /// element is encoded.
     pub fn encodes_by_copy(&self, version: i16) -> bool {
-        self.bytes_to_copy(version).is_some()
+        self.origin
+            .is_some_and(|origin| origin.bytes_to_copy(version).is_some())
     }
 
-    /// The bytes encoding at `version` copies, when
-    /// [`StructArray::encodes_by_copy`].
-    pub(crate) fn bytes_to_copy(&self, version: i16) -> Option<&'a [u8]> {
-        match self.repr {
-            Repr::Decoded {
-                bytes,
-                version: decoded_at,
-                canonical: true,
-                ..
-            }
-            | Repr::Wire {
-                bytes,
-                version: decoded_at,
-                canonical: true,
-                ..
-            } if decoded_at == version => Some(bytes),
+    /// The origin of an array whose elements are kept as wire bytes only.
+    #[inline]
+    fn checked_only(&self) -> Option<WireOrigin<'a>> {
+        match self.origin {
+            Some(origin) if origin.bytes_only => Some(origin),
             _ => None,
-        }
-    }
-
-    /// Wraps elements that have just been decoded at `version` from
-    /// `bytes`. Only the reader creates these.
-    pub(crate) fn from_decoded_wire(
-        items: Vec<T>,
-        bytes: &'a [u8],
-        version: i16,
-        canonical: bool,
-    ) -> Self {
-        StructArray {
-            repr: Repr::Decoded {
-                items,
-                bytes,
-                version,
-                canonical,
-            },
-        }
-    }
-
-    /// Wraps the bytes of `count` elements that have just been checked at
-    /// `version`. Only the reader creates these.
-    pub(crate) fn from_checked_wire(
-        bytes: &'a [u8],
-        count: u32,
-        version: i16,
-        canonical: bool,
-    ) -> Self {
-        StructArray {
-            repr: Repr::Wire {
-                bytes,
-                count,
-                version,
-                canonical,
-            },
         }
     }
 }
@@ -190,14 +152,9 @@ impl<'a, T: Decode<'a> + Clone> StructArray<'a, T> {
     /// iteration early.
     pub fn iter(&self) -> Iter<'_, 'a, T> {
         Iter {
-            inner: match &self.repr {
-                Repr::Wire {
-                    bytes,
-                    count,
-                    version,
-                    ..
-                } => IterInner::Wire(WireElements::new(bytes, *count, *version)),
-                Repr::Decoded { items, .. } | Repr::Owned(items) => IterInner::Owned(items.iter()),
+            inner: match self.checked_only() {
+                Some(origin) => IterInner::Wire(WireElements::new(origin)),
+                None => IterInner::Owned(self.items.iter()),
             },
         }
     }
@@ -205,32 +162,21 @@ impl<'a, T: Decode<'a> + Clone> StructArray<'a, T> {
     /// The element at `index`: an index into the `Vec`, except for an array
     /// kept as wire bytes only, which decodes the elements before it too.
     pub fn get(&self, index: usize) -> Option<Cow<'_, T>> {
-        match &self.repr {
-            Repr::Decoded { items, .. } | Repr::Owned(items) => items.get(index).map(Cow::Borrowed),
-            Repr::Wire { .. } => self.iter().nth(index),
+        match self.checked_only() {
+            Some(origin) => WireElements::new(origin).nth(index).map(Cow::Owned),
+            None => self.items.get(index).map(Cow::Borrowed),
         }
     }
 
     /// The elements as a `Vec` that can be changed. The array no longer
     /// remembers its wire bytes, so it then encodes element by element.
     pub fn to_mut(&mut self) -> &mut Vec<T> {
-        let items = match std::mem::take(&mut self.repr) {
-            Repr::Wire {
-                bytes,
-                count,
-                version,
-                ..
-            } => WireElements::new(bytes, count, version).collect(),
-            Repr::Decoded { items, .. } | Repr::Owned(items) => items,
-        };
-        self.repr = Repr::Owned(items);
-        match &mut self.repr {
-            Repr::Owned(items) => items,
-            // Set just above.
-            Repr::Decoded { .. } | Repr::Wire { .. } => {
-                unreachable!("the array was just turned into a Vec")
+        if let Some(origin) = self.origin.take() {
+            if origin.bytes_only {
+                self.items = WireElements::new(origin).collect();
             }
         }
+        &mut self.items
     }
 
     /// Appends an element, decoding the array first when it came from the
@@ -241,26 +187,100 @@ impl<'a, T: Decode<'a> + Clone> StructArray<'a, T> {
 
     /// The elements, decoded, in a `Vec`.
     pub fn into_vec(self) -> Vec<T> {
-        self.into_iter().collect()
+        match self.checked_only() {
+            Some(origin) => WireElements::new(origin).collect(),
+            None => self.items,
+        }
     }
+}
+
+impl<'a, T: Decode<'a> + Default> StructArray<'a, T> {
+    /// Each element, decoded, through `f`, in a `Vec`: one loop over the
+    /// wire bytes or over the `Vec`, whose elements are taken out with
+    /// [`std::mem::take`] (generated structs all have defaults), which
+    /// needs less code per element type than a `vec::IntoIter`.
+    pub(crate) fn map_into_vec<U>(mut self, mut f: impl FnMut(T) -> U) -> Vec<U> {
+        let mut mapped = Vec::with_capacity(self.len());
+        match self.checked_only() {
+            Some(origin) => {
+                let mut elements = CheckedElements::new(origin);
+                while let Some((reader, version)) = elements.next_element() {
+                    mapped.push(f(decode_checked(reader, version)));
+                }
+            }
+            None => {
+                for item in &mut self.items {
+                    mapped.push(f(std::mem::take(item)));
+                }
+            }
+        }
+        mapped
+    }
+}
+
+/// A walk over the checked elements of an array kept as wire bytes; not
+/// generic, so compiled once.
+struct CheckedElements<'a> {
+    reader: Reader<'a>,
+    remaining: u32,
+    version: i16,
+}
+
+impl<'a> CheckedElements<'a> {
+    fn new(origin: WireOrigin<'a>) -> Self {
+        CheckedElements {
+            // No heap budget: arrays nested in these elements stay wire
+            // bytes too, so that elements read one at a time stay small.
+            reader: Reader::without_heap(origin.bytes),
+            remaining: origin.count,
+            version: origin.version,
+        }
+    }
+
+    /// The reader at the next element and the version to read it at, or
+    /// `None` after the last.
+    #[inline]
+    fn next_element(&mut self) -> Option<(&mut Reader<'a>, i16)> {
+        if self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        Some((&mut self.reader, self.version))
+    }
+}
+
+/// Decodes an element that passed `validate_from` at this version when its
+/// array was read. Decoding depends on nothing else, so this succeeds.
+/// Were it ever to fail, skipping the element would silently yield fewer
+/// elements than `len()` promised: a bug in the generated code, so it is
+/// reported as loudly as one, in every build.
+#[inline]
+fn decode_checked<'a, T: Decode<'a>>(reader: &mut Reader<'a>, version: i16) -> T {
+    match T::decode_from(reader, version) {
+        Ok(element) => element,
+        Err(error) => broken_promise(&error),
+    }
+}
+
+/// Reports a checked element that does not decode: `validate_from` and
+/// `decode_from` disagree, which is a bug in this crate, never a fault in
+/// the input (every element was checked when the array was read).
+#[cold]
+#[inline(never)]
+fn broken_promise(error: &DecodeError) -> ! {
+    panic!("bug in kafka-wire: a checked struct array element failed to decode: {error}")
 }
 
 /// Decodes the elements of checked wire bytes one after another.
 struct WireElements<'a, T> {
-    reader: Reader<'a>,
-    remaining: u32,
-    version: i16,
+    elements: CheckedElements<'a>,
     element: std::marker::PhantomData<T>,
 }
 
 impl<'a, T> WireElements<'a, T> {
-    fn new(bytes: &'a [u8], count: u32, version: i16) -> Self {
+    fn new(origin: WireOrigin<'a>) -> Self {
         WireElements {
-            // No heap budget: arrays nested in these elements stay wire
-            // bytes too, so that elements read one at a time stay small.
-            reader: Reader::without_heap(bytes),
-            remaining: count,
-            version,
+            elements: CheckedElements::new(origin),
             element: std::marker::PhantomData,
         }
     }
@@ -271,36 +291,14 @@ impl<'a, T: Decode<'a>> Iterator for WireElements<'a, T> {
 
     #[inline]
     fn next(&mut self) -> Option<T> {
-        if self.remaining == 0 {
-            return None;
-        }
-        self.remaining -= 1;
-        // These bytes passed `validate_from` at this version when the array
-        // was read, and decoding depends on nothing else, so this succeeds.
-        // Were it ever to fail, stopping here would silently yield fewer
-        // elements than `len()` promised: a bug in the generated code, so
-        // it is reported as loudly as one, in every build.
-        match T::decode_from(&mut self.reader, self.version) {
-            Ok(element) => Some(element),
-            Err(error) => broken_promise(self.remaining, &error),
-        }
+        let (reader, version) = self.elements.next_element()?;
+        Some(decode_checked(reader, version))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.remaining as usize, Some(self.remaining as usize))
+        let remaining = self.elements.remaining as usize;
+        (remaining, Some(remaining))
     }
-}
-
-/// Reports a checked element that does not decode: `validate_from` and
-/// `decode_from` disagree, which is a bug in this crate, never a fault in
-/// the input (every element was checked when the array was read).
-#[cold]
-#[inline(never)]
-fn broken_promise(left: u32, error: &super::error::DecodeError) -> ! {
-    panic!(
-        "bug in kafka-wire: a checked struct array element failed to decode \
-         with {left} element(s) still to come: {error}"
-    )
 }
 
 /// The elements of a [`StructArray`], from [`StructArray::iter`].
@@ -371,16 +369,9 @@ impl<'a, T: Decode<'a>> IntoIterator for StructArray<'a, T> {
 
     fn into_iter(self) -> IntoIter<'a, T> {
         IntoIter {
-            inner: match self.repr {
-                Repr::Wire {
-                    bytes,
-                    count,
-                    version,
-                    ..
-                } => IntoIterInner::Wire(WireElements::new(bytes, count, version)),
-                Repr::Decoded { items, .. } | Repr::Owned(items) => {
-                    IntoIterInner::Owned(items.into_iter())
-                }
+            inner: match self.checked_only() {
+                Some(origin) => IntoIterInner::Wire(WireElements::new(origin)),
+                None => IntoIterInner::Owned(self.items.into_iter()),
             },
         }
     }
@@ -401,48 +392,11 @@ impl<T> Default for StructArray<'_, T> {
     }
 }
 
-impl<T> Default for Repr<'_, T> {
-    fn default() -> Self {
-        Repr::Owned(Vec::new())
-    }
-}
-
-impl<T: Clone> Clone for StructArray<'_, T> {
-    fn clone(&self) -> Self {
-        StructArray {
-            repr: match &self.repr {
-                Repr::Wire {
-                    bytes,
-                    count,
-                    version,
-                    canonical,
-                } => Repr::Wire {
-                    bytes,
-                    count: *count,
-                    version: *version,
-                    canonical: *canonical,
-                },
-                Repr::Decoded {
-                    items,
-                    bytes,
-                    version,
-                    canonical,
-                } => Repr::Decoded {
-                    items: items.clone(),
-                    bytes,
-                    version: *version,
-                    canonical: *canonical,
-                },
-                Repr::Owned(items) => Repr::Owned(items.clone()),
-            },
-        }
-    }
-}
-
 impl<T> From<Vec<T>> for StructArray<'_, T> {
     fn from(items: Vec<T>) -> Self {
         StructArray {
-            repr: Repr::Owned(items),
+            items,
+            origin: None,
         }
     }
 }
@@ -473,6 +427,35 @@ impl<'a, T: Decode<'a> + Clone + fmt::Debug> fmt::Debug for StructArray<'a, T> {
 
 // ---------------------------------------------------------------------------
 // Reading.
+
+/// The debug self-checks' view of an element type: its `validate_from`,
+/// and a decode that drops what it built, as plain function pointers, so
+/// that the checks are compiled once rather than once per element type.
+#[cfg(debug_assertions)]
+#[derive(Clone, Copy)]
+struct ElementChecks<'a> {
+    validate: fn(&mut Reader<'a>, i16) -> Result<(), DecodeError>,
+    decode: fn(&mut Reader<'a>, i16) -> Result<(), DecodeError>,
+}
+
+#[cfg(debug_assertions)]
+impl<'a> ElementChecks<'a> {
+    fn of<T: Decode<'a>>() -> Self {
+        ElementChecks {
+            validate: T::validate_from,
+            decode: |reader, version| T::decode_from(reader, version).map(drop),
+        }
+    }
+}
+
+/// An array of structs whose count has been read.
+struct ArrayStart {
+    count: usize,
+    /// Where its elements start, in the reader's input.
+    start: usize,
+    /// Whether the reader was canonical before the array.
+    canonical_before: bool,
+}
 
 #[cfg(debug_assertions)]
 thread_local! {
@@ -515,32 +498,24 @@ impl<'a> Reader<'a> {
         compact: bool,
         version: i16,
     ) -> Result<Option<StructArray<'a, T>>, DecodeError> {
-        let Some(count) = self.read_array_len(compact, 1)? else {
+        let Some(array) = self.begin_struct_array(compact)? else {
             return Ok(None);
         };
-        let start = self.position();
-        let canonical_before = std::mem::replace(&mut self.canonical, true);
-        let items =
-            if self.take_heap_for_vec(T::HOLDS_STRUCT_ARRAYS, count, std::mem::size_of::<T>()) {
-                Some(self.decode_elements::<T>(count, version)?)
+        let (items, bytes_only) =
+            if self.take_heap_for_vec(T::HOLDS_STRUCT_ARRAYS, array.count, size_of::<T>()) {
+                (self.decode_elements::<T>(array.count, version)?, false)
             } else {
-                self.validate_elements::<T>(count, version)?;
-                None
+                self.validate_elements::<T>(array.count, version)?;
+                (Vec::new(), true)
             };
-        let (bytes, canonical) = self.end_struct_array(start, canonical_before);
-        Ok(Some(match items {
-            Some(items) => {
-                #[cfg(debug_assertions)]
-                self.debug_check_validates::<T>(start, count, version, canonical);
-                StructArray::from_decoded_wire(items, bytes, version, canonical)
-            }
-            // A count fits in 32 bits: it came from an int32 or a uvarint.
-            None => StructArray::from_checked_wire(
-                bytes,
-                u32::try_from(count).unwrap_or(u32::MAX),
-                version,
-                canonical,
-            ),
+        let origin = self.end_struct_array(&array, version, bytes_only);
+        #[cfg(debug_assertions)]
+        if !bytes_only {
+            self.debug_check_validates(&array, version, origin.canonical, ElementChecks::of::<T>());
+        }
+        Ok(Some(StructArray {
+            items,
+            origin: Some(origin),
         }))
     }
 
@@ -563,6 +538,19 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Reads the count of an array of structs: `None` for null.
+    #[inline]
+    fn begin_struct_array(&mut self, compact: bool) -> Result<Option<ArrayStart>, DecodeError> {
+        let Some(count) = self.read_array_len(compact, 1)? else {
+            return Ok(None);
+        };
+        Ok(Some(ArrayStart {
+            count,
+            start: self.position(),
+            canonical_before: std::mem::replace(&mut self.canonical, true),
+        }))
+    }
+
     /// Whether an array of `count` elements of `element_size` bytes each is
     /// decoded into a `Vec`, taking that much of the heap budget if so: when
     /// its elements hold arrays of structs, there are two or more of them (a
@@ -577,13 +565,26 @@ impl<'a> Reader<'a> {
         fits
     }
 
-    /// Ends an array of structs that started at `start`: its bytes, and
-    /// whether they were canonical; the reader is canonical from here when
-    /// it was before the array and the array is.
-    fn end_struct_array(&mut self, start: usize, canonical_before: bool) -> (&'a [u8], bool) {
+    /// Ends an array of structs read at `version` since `array` began: where
+    /// its elements' bytes are, and whether they are canonical. The reader
+    /// is canonical from here when it was before the array and the array is.
+    #[inline]
+    fn end_struct_array(
+        &mut self,
+        array: &ArrayStart,
+        version: i16,
+        bytes_only: bool,
+    ) -> WireOrigin<'a> {
         let canonical = self.canonical;
-        self.canonical = canonical_before && canonical;
-        (&self.input[start..self.position()], canonical)
+        self.canonical = array.canonical_before && canonical;
+        WireOrigin {
+            bytes: &self.input[array.start..self.position()],
+            // A count fits in 32 bits: it came from an int32 or a uvarint.
+            count: u32::try_from(array.count).unwrap_or(u32::MAX),
+            version,
+            canonical,
+            bytes_only,
+        }
     }
 
     /// Decodes `count` elements into a `Vec` of exactly that capacity.
@@ -604,7 +605,10 @@ impl<'a> Reader<'a> {
     }
 
     /// Checks `count` elements, building nothing: arrays nested in them are
-    /// kept as wire bytes too, whatever budget is left.
+    /// kept as wire bytes too, whatever budget is left. Generic, unlike the
+    /// other loops over elements, because it is the hot loop of decoding:
+    /// each element type's `validate_from` is inlined into it.
+    #[inline]
     fn validate_elements<T: Decode<'a>>(
         &mut self,
         count: usize,
@@ -620,7 +624,7 @@ impl<'a> Reader<'a> {
                 break;
             }
             #[cfg(debug_assertions)]
-            self.debug_check_decodes::<T>(element_start, version);
+            self.debug_check_decodes(element_start, version, ElementChecks::of::<T>());
         }
         self.heap_budget = budget;
         result
@@ -644,20 +648,21 @@ impl<'a> Reader<'a> {
     /// and finding the same bytes canonical: the promise `Message::validate`
     /// and arrays kept as wire bytes rely on.
     #[cfg(debug_assertions)]
-    fn debug_check_validates<T: Decode<'a>>(
+    fn debug_check_validates(
         &self,
-        start: usize,
-        count: usize,
+        array: &ArrayStart,
         version: i16,
         canonical: bool,
+        checks: ElementChecks<'a>,
     ) {
         if RECHECKING.with(Cell::get) {
             return;
         }
+        let start = array.start;
         let mut again = self.rechecker(start);
         let validated = {
             let _rechecking = Rechecking::start();
-            (0..count).try_for_each(|_| T::validate_from(&mut again, version))
+            (0..array.count).try_for_each(|_| (checks.validate)(&mut again, version))
         };
         debug_assert!(
             validated.is_ok()
@@ -683,14 +688,14 @@ impl<'a> Reader<'a> {
     /// validated, and checking them once per enclosing level would cost
     /// 2^depth decodes.
     #[cfg(debug_assertions)]
-    fn debug_check_decodes<T: Decode<'a>>(&self, element_start: usize, version: i16) {
+    fn debug_check_decodes(&self, element_start: usize, version: i16, checks: ElementChecks<'a>) {
         if RECHECKING.with(Cell::get) {
             return;
         }
         let mut again = self.rechecker(element_start);
         let decoded = {
             let _rechecking = Rechecking::start();
-            T::decode_from(&mut again, version)
+            (checks.decode)(&mut again, version)
         };
         debug_assert!(
             decoded.is_ok() && again.position() == self.position(),
@@ -710,8 +715,10 @@ impl<'a> Reader<'a> {
         version: i16,
     ) -> Result<StructArray<'a, T>, DecodeError> {
         let start = self.offset();
-        self.read_nullable_struct_array(compact, version)?
-            .ok_or_else(|| DecodeError::new(start, DecodeErrorKind::UnexpectedNull))
+        match self.read_nullable_struct_array(compact, version)? {
+            Some(array) => Ok(array),
+            None => Err(DecodeError::new(start, DecodeErrorKind::UnexpectedNull)),
+        }
     }
 }
 
@@ -728,31 +735,71 @@ pub fn put_nullable_struct_array<'a, T: Encode + Decode<'a> + Clone>(
     compact: bool,
     version: i16,
 ) -> Result<(), EncodeError> {
-    put_array_len(buf, items.map(StructArray::len), compact)?;
     let Some(items) = items else {
-        return Ok(());
+        return put_array_len(buf, None, compact);
     };
-    if let Some(bytes) = items.bytes_to_copy(version) {
-        buf.put_slice(bytes);
-        Ok(())
-    } else if let Some(slice) = items.as_slice() {
-        put_elements(buf, slice.iter(), version)
-    } else {
-        put_elements(buf, items.iter(), version)
+    put_array_len(buf, Some(items.len()), compact)?;
+    match put_from_wire(buf, items.origin, version, reencode_element::<T>) {
+        Some(written) => written,
+        None => put_elements(buf, &items.items, version),
     }
+}
+
+/// Decodes one checked element at the version it was read at and encodes
+/// it at `version`.
+type ReencodeElement<'a> =
+    fn(&mut Reader<'a>, i16, &mut Writer<'_>, i16) -> Result<(), EncodeError>;
+
+fn reencode_element<'a, T: Decode<'a> + Encode>(
+    reader: &mut Reader<'a>,
+    read_at: i16,
+    buf: &mut Writer<'_>,
+    version: i16,
+) -> Result<(), EncodeError> {
+    decode_checked::<T>(reader, read_at).encode_to(buf, version)
+}
+
+/// Writes the elements of an array that came from the wire at `version`
+/// from its bytes: a copy, or each checked element decoded and encoded
+/// again. `None` when its elements are in its `Vec` and must be encoded
+/// from there.
+#[inline(never)]
+fn put_from_wire<'a>(
+    buf: &mut Writer<'_>,
+    origin: Option<WireOrigin<'a>>,
+    version: i16,
+    reencode: ReencodeElement<'a>,
+) -> Option<Result<(), EncodeError>> {
+    let origin = origin?;
+    if let Some(bytes) = origin.bytes_to_copy(version) {
+        buf.put_slice(bytes);
+        return Some(Ok(()));
+    }
+    if !origin.bytes_only {
+        return None;
+    }
+    let mut elements = CheckedElements::new(origin);
+    let mut index = 0;
+    while let Some((reader, read_at)) = elements.next_element() {
+        if let Err(e) = reencode(reader, read_at, buf, version) {
+            return Some(Err(e.at_index(index)));
+        }
+        index += 1;
+    }
+    Some(Ok(()))
 }
 
 /// Encodes each element, naming the index of a failing one.
 #[inline]
-fn put_elements<T: Encode, E: std::ops::Deref<Target = T>>(
+fn put_elements<T: Encode>(
     buf: &mut Writer<'_>,
-    elements: impl Iterator<Item = E>,
+    items: &[T],
     version: i16,
 ) -> Result<(), EncodeError> {
-    for (index, element) in elements.enumerate() {
-        element
-            .encode_to(buf, version)
-            .map_err(|e| e.at_index(index))?;
+    for (index, item) in items.iter().enumerate() {
+        if let Err(e) = item.encode_to(buf, version) {
+            return Err(e.at_index(index));
+        }
     }
     Ok(())
 }
@@ -775,37 +822,55 @@ pub fn nullable_struct_array_len<'a, T: Encode + Decode<'a> + Clone>(
     compact: bool,
     version: i16,
 ) -> usize {
-    let prefix = array_len_len(items.map(StructArray::len), compact);
     let Some(items) = items else {
-        return prefix;
+        return array_len_len(None, compact);
     };
-    let elements = match items.bytes_to_copy(version) {
-        Some(bytes) => bytes.len(),
-        None => elements_len(items, version),
+    let elements = match len_from_wire(items.origin, version, element_len::<T>) {
+        Some(len) => len,
+        None => {
+            let mut len = 0;
+            for item in &items.items {
+                len += item.encoded_len(version);
+            }
+            len
+        }
     };
-    prefix + elements
+    array_len_len(Some(items.len()), compact) + elements
 }
 
-/// The encoded size of the elements of an array that is not copied as
-/// bytes: summed over the `Vec`, or over the elements decoded one by one.
-fn elements_len<'a, T: Encode + Decode<'a> + Clone>(
-    items: &StructArray<'a, T>,
+/// Decodes one checked element at the version it was read at and measures
+/// it at `version`.
+type MeasureElement<'a> = fn(&mut Reader<'a>, i16, i16) -> usize;
+
+fn element_len<'a, T: Decode<'a> + Encode>(
+    reader: &mut Reader<'a>,
+    read_at: i16,
     version: i16,
 ) -> usize {
-    let mut len = 0;
-    match items.as_slice() {
-        Some(slice) => {
-            for item in slice {
-                len += item.encoded_len(version);
-            }
-        }
-        None => {
-            for item in items {
-                len += item.encoded_len(version);
-            }
-        }
+    decode_checked::<T>(reader, read_at).encoded_len(version)
+}
+
+/// The encoded size of the elements of an array that came from the wire,
+/// as [`put_from_wire`] writes them; `None` when they are in its `Vec`.
+#[inline(never)]
+fn len_from_wire<'a>(
+    origin: Option<WireOrigin<'a>>,
+    version: i16,
+    measure: MeasureElement<'a>,
+) -> Option<usize> {
+    let origin = origin?;
+    if let Some(bytes) = origin.bytes_to_copy(version) {
+        return Some(bytes.len());
     }
-    len
+    if !origin.bytes_only {
+        return None;
+    }
+    let mut elements = CheckedElements::new(origin);
+    let mut len = 0;
+    while let Some((reader, read_at)) = elements.next_element() {
+        len += measure(reader, read_at, version);
+    }
+    Some(len)
 }
 
 /// The encoded size of an array of structs.
@@ -823,6 +888,23 @@ mod tests {
     use super::*;
     use crate::runtime::error::DecodeError;
 
+    impl<'a, T> StructArray<'a, T> {
+        /// An array of `count` elements kept as the checked bytes `wire`,
+        /// read at version 0, as the reader makes them.
+        fn from_checked_wire(wire: &'a [u8], count: u32) -> Self {
+            StructArray {
+                items: Vec::new(),
+                origin: Some(WireOrigin {
+                    bytes: wire,
+                    count,
+                    version: 0,
+                    canonical: true,
+                    bytes_only: true,
+                }),
+            }
+        }
+    }
+
     /// A two-field struct for the tests: an int8 and an int16.
     #[derive(Debug, Clone, PartialEq)]
     struct Pair(i8, i16);
@@ -836,7 +918,7 @@ mod tests {
     #[test]
     fn decoded_arrays_equal_built_ones_and_iterate_alike() {
         let wire = [1, 0, 2, 3, 0, 4];
-        let decoded = StructArray::<Pair>::from_checked_wire(&wire, 2, 0, true);
+        let decoded = StructArray::<Pair>::from_checked_wire(&wire, 2);
         let built: StructArray<Pair> = vec![Pair(1, 2), Pair(3, 4)].into();
         assert_eq!(decoded, built);
         assert_eq!(decoded.len(), 2);
@@ -868,7 +950,7 @@ mod tests {
     fn an_element_that_does_not_decode_is_never_silently_dropped() {
         // Two elements promised: iteration must not quietly end after none.
         let wire = [1, 0, 2, 3, 0, 4];
-        let array = StructArray::<Liar>::from_checked_wire(&wire, 2, 0, true);
+        let array = StructArray::<Liar>::from_checked_wire(&wire, 2);
         assert_eq!(array.len(), 2);
         let _ = array.iter().count();
     }
@@ -876,7 +958,7 @@ mod tests {
     #[test]
     fn changing_a_decoded_array_decodes_it_first() {
         let wire = [1, 0, 2];
-        let mut array = StructArray::<Pair>::from_checked_wire(&wire, 1, 0, true);
+        let mut array = StructArray::<Pair>::from_checked_wire(&wire, 1);
         array.push(Pair(5, 6));
         assert_eq!(array.wire(), None);
         assert_eq!(array.as_slice(), Some(&[Pair(1, 2), Pair(5, 6)][..]));

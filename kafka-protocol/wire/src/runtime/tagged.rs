@@ -467,14 +467,14 @@ impl<'a> Reader<'a> {
     pub fn read_tagged_fields(
         &mut self,
         unknown: &mut UnknownTaggedFields<'a>,
-        known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
+        mut known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
     ) -> Result<(), DecodeError> {
         // Most sections are empty: a single zero count.
         if self.unread.first() == Some(&0) {
             self.skip(1);
             return Ok(());
         }
-        let section = self.read_tagged_field_list(known)?;
+        let section = self.read_tagged_field_list(&mut known)?;
         if section.unknown_count > 0 {
             self.keep_unknown_tagged_fields(&section, unknown);
         }
@@ -486,13 +486,13 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     pub fn skip_tagged_fields(
         &mut self,
-        known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
+        mut known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
     ) -> Result<(), DecodeError> {
         if self.unread.first() == Some(&0) {
             self.skip(1);
             return Ok(());
         }
-        self.read_tagged_field_list(known).map(drop)
+        self.read_tagged_field_list(&mut known).map(drop)
     }
 
     /// Reads the tagged-field section of a struct that has no tagged fields
@@ -517,10 +517,13 @@ impl<'a> Reader<'a> {
     /// `known`, and describes the fields it did not take. Allocates nothing
     /// unless tags arrive out of order (then one `u32` per field with a tag
     /// of 64 or more, to find repeats).
+    ///
+    /// `known` is a trait object so that this loop is compiled once, not
+    /// once per struct with tagged fields.
     #[inline(never)]
     fn read_tagged_field_list(
         &mut self,
-        mut known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
+        known: &mut dyn FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
     ) -> Result<TaggedSection, DecodeError> {
         let count = self.read_uvarint()?;
         // Each field takes at least two bytes: its tag and its size.
