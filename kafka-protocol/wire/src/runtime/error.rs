@@ -128,6 +128,7 @@ struct DecodeErrorInner {
 impl DecodeError {
     /// An error of `kind` at byte `offset`.
     #[cold]
+    #[inline(never)]
     pub fn new(offset: usize, kind: DecodeErrorKind) -> Self {
         DecodeError(Box::new(DecodeErrorInner {
             offset,
@@ -153,6 +154,7 @@ impl DecodeError {
 
     /// Records that the error happened inside `field`.
     #[cold]
+    #[inline(never)]
     pub fn in_field(mut self, field: &'static str) -> Self {
         self.0.path.push_outer(PathSegment::Field(field));
         self
@@ -160,6 +162,7 @@ impl DecodeError {
 
     /// Records that the error happened inside array element `index`.
     #[cold]
+    #[inline(never)]
     pub fn at_index(mut self, index: usize) -> Self {
         self.0.path.push_outer(PathSegment::Index(index));
         self
@@ -167,6 +170,7 @@ impl DecodeError {
 
     /// Records the message at the root of the path.
     #[cold]
+    #[inline(never)]
     pub fn in_message(mut self, name: &'static str) -> Self {
         self.0.path.push_outer(PathSegment::Root(name));
         self
@@ -174,6 +178,7 @@ impl DecodeError {
 
     /// Shifts the offset by `base`, for errors found in a sub-slice.
     #[cold]
+    #[inline(never)]
     pub fn shifted(mut self, base: usize) -> Self {
         self.0.offset += base;
         self
@@ -283,6 +288,7 @@ pub struct EncodeError(Box<(EncodeErrorKind, FieldPath)>);
 impl EncodeError {
     /// An error of `kind`.
     #[cold]
+    #[inline(never)]
     pub fn new(kind: EncodeErrorKind) -> Self {
         EncodeError(Box::new((kind, FieldPath::default())))
     }
@@ -299,6 +305,7 @@ impl EncodeError {
 
     /// Records that the error happened inside `field`.
     #[cold]
+    #[inline(never)]
     pub fn in_field(mut self, field: &'static str) -> Self {
         self.0 .1.push_outer(PathSegment::Field(field));
         self
@@ -306,6 +313,7 @@ impl EncodeError {
 
     /// Records that the error happened inside array element `index`.
     #[cold]
+    #[inline(never)]
     pub fn at_index(mut self, index: usize) -> Self {
         self.0 .1.push_outer(PathSegment::Index(index));
         self
@@ -313,6 +321,7 @@ impl EncodeError {
 
     /// Records the message at the root of the path.
     #[cold]
+    #[inline(never)]
     pub fn in_message(mut self, name: &'static str) -> Self {
         self.0 .1.push_outer(PathSegment::Root(name));
         self

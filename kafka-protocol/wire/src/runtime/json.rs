@@ -91,6 +91,7 @@ pub struct JsonError {
 impl JsonError {
     /// An error of `kind`.
     #[cold]
+    #[inline(never)]
     pub fn new(kind: JsonErrorKind) -> Self {
         JsonError {
             kind,
@@ -105,6 +106,7 @@ impl JsonError {
 
     /// Records that the error happened under `key`.
     #[cold]
+    #[inline(never)]
     pub fn in_field(mut self, key: &'static str) -> Self {
         self.path.push_outer(PathSegment::Field(key));
         self
@@ -112,6 +114,7 @@ impl JsonError {
 
     /// Records that the error happened in list element `index`.
     #[cold]
+    #[inline(never)]
     pub fn at_index(mut self, index: usize) -> Self {
         self.path.push_outer(PathSegment::Index(index));
         self

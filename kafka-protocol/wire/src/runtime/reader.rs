@@ -126,6 +126,7 @@ impl<'a> Reader<'a> {
 
     /// An error of `kind` at the current offset.
     #[cold]
+    #[inline(never)]
     pub fn error(&self, kind: DecodeErrorKind) -> DecodeError {
         DecodeError::new(self.offset(), kind)
     }
