@@ -525,6 +525,10 @@ fn dispatch_enum(
     let len = per_variant(&|name| quote!(Self::#name(m) => rt::Encode::encoded_len(m, version),));
     let into_owned =
         per_variant(&|name| quote!(Self::#name(m) => #enum_name::#name(m.into_owned()),));
+    // With gated variants, the one compiled may be alone in the enum, and
+    // then it holds no other message.
+    let maybe_alone = (variants.len() == 1 || variants.iter().any(|v| !v.gate.is_empty()))
+        .then(|| quote!(#[allow(unreachable_patterns)]));
     let conversions = variants.iter().map(|v| {
         let name = ident(&v.name);
         let ty = message_type(v);
@@ -551,6 +555,7 @@ fn dispatch_enum(
                 fn try_from(body: #enum_name #generics) -> Result<Self, Self::Error> {
                     match body {
                         #enum_name::#name(message) => Ok(message),
+                        #maybe_alone
                         other => Err(other),
                     }
                 }

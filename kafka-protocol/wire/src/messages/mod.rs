@@ -6791,6 +6791,7 @@ impl<'a> TryFrom<RequestBody<'a>> for produce_request::ProduceRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::Produce(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -6813,6 +6814,7 @@ impl<'a> TryFrom<RequestBody<'a>> for fetch_request::FetchRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::Fetch(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -6835,6 +6837,7 @@ impl<'a> TryFrom<RequestBody<'a>> for list_offsets_request::ListOffsetsRequest<'
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ListOffsets(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -6857,6 +6860,7 @@ impl<'a> TryFrom<RequestBody<'a>> for metadata_request::MetadataRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::Metadata(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -6879,6 +6883,7 @@ impl<'a> TryFrom<RequestBody<'a>> for offset_commit_request::OffsetCommitRequest
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::OffsetCommit(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -6901,6 +6906,7 @@ impl<'a> TryFrom<RequestBody<'a>> for offset_fetch_request::OffsetFetchRequest<'
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::OffsetFetch(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -6924,6 +6930,7 @@ for find_coordinator_request::FindCoordinatorRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::FindCoordinator(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -6946,6 +6953,7 @@ impl<'a> TryFrom<RequestBody<'a>> for join_group_request::JoinGroupRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::JoinGroup(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -6968,6 +6976,7 @@ impl<'a> TryFrom<RequestBody<'a>> for heartbeat_request::HeartbeatRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::Heartbeat(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -6990,6 +6999,7 @@ impl<'a> TryFrom<RequestBody<'a>> for leave_group_request::LeaveGroupRequest<'a>
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::LeaveGroup(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7012,6 +7022,7 @@ impl<'a> TryFrom<RequestBody<'a>> for sync_group_request::SyncGroupRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::SyncGroup(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7035,6 +7046,7 @@ for describe_groups_request::DescribeGroupsRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeGroups(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7057,6 +7069,7 @@ impl<'a> TryFrom<RequestBody<'a>> for list_groups_request::ListGroupsRequest<'a>
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ListGroups(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7079,6 +7092,7 @@ impl<'a> TryFrom<RequestBody<'a>> for sasl_handshake_request::SaslHandshakeReque
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::SaslHandshake(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7101,6 +7115,7 @@ impl<'a> TryFrom<RequestBody<'a>> for api_versions_request::ApiVersionsRequest<'
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ApiVersions(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7123,6 +7138,7 @@ impl<'a> TryFrom<RequestBody<'a>> for create_topics_request::CreateTopicsRequest
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::CreateTopics(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7145,6 +7161,7 @@ impl<'a> TryFrom<RequestBody<'a>> for delete_topics_request::DeleteTopicsRequest
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DeleteTopics(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7167,6 +7184,7 @@ impl<'a> TryFrom<RequestBody<'a>> for delete_records_request::DeleteRecordsReque
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DeleteRecords(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7190,6 +7208,7 @@ for init_producer_id_request::InitProducerIdRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::InitProducerId(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7216,6 +7235,7 @@ for offset_for_leader_epoch_request::OffsetForLeaderEpochRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::OffsetForLeaderEpoch(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7242,6 +7262,7 @@ for add_partitions_to_txn_request::AddPartitionsToTxnRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AddPartitionsToTxn(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7266,6 +7287,7 @@ for add_offsets_to_txn_request::AddOffsetsToTxnRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AddOffsetsToTxn(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7288,6 +7310,7 @@ impl<'a> TryFrom<RequestBody<'a>> for end_txn_request::EndTxnRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::EndTxn(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7312,6 +7335,7 @@ for write_txn_markers_request::WriteTxnMarkersRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::WriteTxnMarkers(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7336,6 +7360,7 @@ for txn_offset_commit_request::TxnOffsetCommitRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::TxnOffsetCommit(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7358,6 +7383,7 @@ impl<'a> TryFrom<RequestBody<'a>> for describe_acls_request::DescribeAclsRequest
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeAcls(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7380,6 +7406,7 @@ impl<'a> TryFrom<RequestBody<'a>> for create_acls_request::CreateAclsRequest<'a>
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::CreateAcls(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7402,6 +7429,7 @@ impl<'a> TryFrom<RequestBody<'a>> for delete_acls_request::DeleteAclsRequest<'a>
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DeleteAcls(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7425,6 +7453,7 @@ for describe_configs_request::DescribeConfigsRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeConfigs(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7447,6 +7476,7 @@ impl<'a> TryFrom<RequestBody<'a>> for alter_configs_request::AlterConfigsRequest
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterConfigs(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7473,6 +7503,7 @@ for alter_replica_log_dirs_request::AlterReplicaLogDirsRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterReplicaLogDirs(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7497,6 +7528,7 @@ for describe_log_dirs_request::DescribeLogDirsRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeLogDirs(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7521,6 +7553,7 @@ for sasl_authenticate_request::SaslAuthenticateRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::SaslAuthenticate(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7545,6 +7578,7 @@ for create_partitions_request::CreatePartitionsRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::CreatePartitions(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7571,6 +7605,7 @@ for create_delegation_token_request::CreateDelegationTokenRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::CreateDelegationToken(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7597,6 +7632,7 @@ for renew_delegation_token_request::RenewDelegationTokenRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::RenewDelegationToken(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7623,6 +7659,7 @@ for expire_delegation_token_request::ExpireDelegationTokenRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ExpireDelegationToken(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7649,6 +7686,7 @@ for describe_delegation_token_request::DescribeDelegationTokenRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeDelegationToken(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7671,6 +7709,7 @@ impl<'a> TryFrom<RequestBody<'a>> for delete_groups_request::DeleteGroupsRequest
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DeleteGroups(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7693,6 +7732,7 @@ impl<'a> TryFrom<RequestBody<'a>> for elect_leaders_request::ElectLeadersRequest
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ElectLeaders(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7719,6 +7759,7 @@ for incremental_alter_configs_request::IncrementalAlterConfigsRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::IncrementalAlterConfigs(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7749,6 +7790,7 @@ for alter_partition_reassignments_request::AlterPartitionReassignmentsRequest<'a
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterPartitionReassignments(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7779,6 +7821,7 @@ for list_partition_reassignments_request::ListPartitionReassignmentsRequest<'a> 
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ListPartitionReassignments(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7801,6 +7844,7 @@ impl<'a> TryFrom<RequestBody<'a>> for offset_delete_request::OffsetDeleteRequest
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::OffsetDelete(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7827,6 +7871,7 @@ for describe_client_quotas_request::DescribeClientQuotasRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeClientQuotas(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7851,6 +7896,7 @@ for alter_client_quotas_request::AlterClientQuotasRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterClientQuotas(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7881,6 +7927,7 @@ for describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeUserScramCredentials(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7909,6 +7956,7 @@ for alter_user_scram_credentials_request::AlterUserScramCredentialsRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterUserScramCredentials(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7931,6 +7979,7 @@ impl<'a> TryFrom<RequestBody<'a>> for vote_request::VoteRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::Vote(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7955,6 +8004,7 @@ for begin_quorum_epoch_request::BeginQuorumEpochRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::BeginQuorumEpoch(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -7978,6 +8028,7 @@ for end_quorum_epoch_request::EndQuorumEpochRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::EndQuorumEpoch(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8001,6 +8052,7 @@ for describe_quorum_request::DescribeQuorumRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeQuorum(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8024,6 +8076,7 @@ for alter_partition_request::AlterPartitionRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterPartition(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8047,6 +8100,7 @@ for update_features_request::UpdateFeaturesRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::UpdateFeatures(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8069,6 +8123,7 @@ impl<'a> TryFrom<RequestBody<'a>> for envelope_request::EnvelopeRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::Envelope(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8091,6 +8146,7 @@ impl<'a> TryFrom<RequestBody<'a>> for fetch_snapshot_request::FetchSnapshotReque
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::FetchSnapshot(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8114,6 +8170,7 @@ for describe_cluster_request::DescribeClusterRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeCluster(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8138,6 +8195,7 @@ for describe_producers_request::DescribeProducersRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeProducers(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8164,6 +8222,7 @@ for broker_registration_request::BrokerRegistrationRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::BrokerRegistration(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8187,6 +8246,7 @@ for broker_heartbeat_request::BrokerHeartbeatRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::BrokerHeartbeat(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8211,6 +8271,7 @@ for unregister_broker_request::UnregisterBrokerRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::UnregisterBroker(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8237,6 +8298,7 @@ for describe_transactions_request::DescribeTransactionsRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeTransactions(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8261,6 +8323,7 @@ for list_transactions_request::ListTransactionsRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ListTransactions(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8287,6 +8350,7 @@ for allocate_producer_ids_request::AllocateProducerIdsRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AllocateProducerIds(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8313,6 +8377,7 @@ for consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ConsumerGroupHeartbeat(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8339,6 +8404,7 @@ for consumer_group_describe_request::ConsumerGroupDescribeRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ConsumerGroupDescribe(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8365,6 +8431,7 @@ for controller_registration_request::ControllerRegistrationRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ControllerRegistration(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8393,6 +8460,7 @@ for get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::GetTelemetrySubscriptions(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8415,6 +8483,7 @@ impl<'a> TryFrom<RequestBody<'a>> for push_telemetry_request::PushTelemetryReque
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::PushTelemetry(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8441,6 +8510,7 @@ for assign_replicas_to_dirs_request::AssignReplicasToDirsRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AssignReplicasToDirs(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8467,6 +8537,7 @@ for list_config_resources_request::ListConfigResourcesRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ListConfigResources(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8493,6 +8564,7 @@ for describe_topic_partitions_request::DescribeTopicPartitionsRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeTopicPartitions(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8519,6 +8591,7 @@ for share_group_heartbeat_request::ShareGroupHeartbeatRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ShareGroupHeartbeat(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8545,6 +8618,7 @@ for share_group_describe_request::ShareGroupDescribeRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ShareGroupDescribe(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8567,6 +8641,7 @@ impl<'a> TryFrom<RequestBody<'a>> for share_fetch_request::ShareFetchRequest<'a>
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ShareFetch(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8591,6 +8666,7 @@ for share_acknowledge_request::ShareAcknowledgeRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ShareAcknowledge(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8613,6 +8689,7 @@ impl<'a> TryFrom<RequestBody<'a>> for add_raft_voter_request::AddRaftVoterReques
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AddRaftVoter(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8637,6 +8714,7 @@ for remove_raft_voter_request::RemoveRaftVoterRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::RemoveRaftVoter(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8661,6 +8739,7 @@ for update_raft_voter_request::UpdateRaftVoterRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::UpdateRaftVoter(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8689,6 +8768,7 @@ for initialize_share_group_state_request::InitializeShareGroupStateRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::InitializeShareGroupState(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8715,6 +8795,7 @@ for read_share_group_state_request::ReadShareGroupStateRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ReadShareGroupState(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8741,6 +8822,7 @@ for write_share_group_state_request::WriteShareGroupStateRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::WriteShareGroupState(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8767,6 +8849,7 @@ for delete_share_group_state_request::DeleteShareGroupStateRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DeleteShareGroupState(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8797,6 +8880,7 @@ for read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest<'a
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ReadShareGroupStateSummary(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8823,6 +8907,7 @@ for streams_group_heartbeat_request::StreamsGroupHeartbeatRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::StreamsGroupHeartbeat(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8849,6 +8934,7 @@ for streams_group_describe_request::StreamsGroupDescribeRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::StreamsGroupDescribe(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8877,6 +8963,7 @@ for describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeShareGroupOffsets(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8903,6 +8990,7 @@ for alter_share_group_offsets_request::AlterShareGroupOffsetsRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterShareGroupOffsets(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8929,6 +9017,7 @@ for delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DeleteShareGroupOffsets(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8964,6 +9053,7 @@ for streams_group_topology_description_update_request::StreamsGroupTopologyDescr
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::StreamsGroupTopologyDescriptionUpdate(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -8990,6 +9080,7 @@ for unregister_controller_request::UnregisterControllerRequest<'a> {
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::UnregisterController(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -12870,6 +12961,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for produce_response::ProduceResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::Produce(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -12892,6 +12984,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for fetch_response::FetchResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::Fetch(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -12914,6 +13007,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for list_offsets_response::ListOffsetsRespons
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ListOffsets(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -12936,6 +13030,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for metadata_response::MetadataResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::Metadata(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -12958,6 +13053,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for offset_commit_response::OffsetCommitRespo
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::OffsetCommit(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -12980,6 +13076,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for offset_fetch_response::OffsetFetchRespons
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::OffsetFetch(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13004,6 +13101,7 @@ for find_coordinator_response::FindCoordinatorResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::FindCoordinator(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13026,6 +13124,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for join_group_response::JoinGroupResponse<'a
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::JoinGroup(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13048,6 +13147,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for heartbeat_response::HeartbeatResponse<'a>
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::Heartbeat(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13070,6 +13170,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for leave_group_response::LeaveGroupResponse<
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::LeaveGroup(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13092,6 +13193,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for sync_group_response::SyncGroupResponse<'a
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::SyncGroup(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13116,6 +13218,7 @@ for describe_groups_response::DescribeGroupsResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeGroups(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13138,6 +13241,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for list_groups_response::ListGroupsResponse<
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ListGroups(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13161,6 +13265,7 @@ for sasl_handshake_response::SaslHandshakeResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::SaslHandshake(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13183,6 +13288,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for api_versions_response::ApiVersionsRespons
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ApiVersions(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13205,6 +13311,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for create_topics_response::CreateTopicsRespo
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::CreateTopics(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13227,6 +13334,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for delete_topics_response::DeleteTopicsRespo
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DeleteTopics(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13250,6 +13358,7 @@ for delete_records_response::DeleteRecordsResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DeleteRecords(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13274,6 +13383,7 @@ for init_producer_id_response::InitProducerIdResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::InitProducerId(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13300,6 +13410,7 @@ for offset_for_leader_epoch_response::OffsetForLeaderEpochResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::OffsetForLeaderEpoch(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13326,6 +13437,7 @@ for add_partitions_to_txn_response::AddPartitionsToTxnResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AddPartitionsToTxn(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13350,6 +13462,7 @@ for add_offsets_to_txn_response::AddOffsetsToTxnResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AddOffsetsToTxn(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13372,6 +13485,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for end_txn_response::EndTxnResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::EndTxn(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13396,6 +13510,7 @@ for write_txn_markers_response::WriteTxnMarkersResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::WriteTxnMarkers(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13420,6 +13535,7 @@ for txn_offset_commit_response::TxnOffsetCommitResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::TxnOffsetCommit(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13442,6 +13558,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for describe_acls_response::DescribeAclsRespo
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeAcls(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13464,6 +13581,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for create_acls_response::CreateAclsResponse<
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::CreateAcls(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13486,6 +13604,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for delete_acls_response::DeleteAclsResponse<
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DeleteAcls(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13510,6 +13629,7 @@ for describe_configs_response::DescribeConfigsResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeConfigs(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13532,6 +13652,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for alter_configs_response::AlterConfigsRespo
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterConfigs(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13558,6 +13679,7 @@ for alter_replica_log_dirs_response::AlterReplicaLogDirsResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterReplicaLogDirs(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13582,6 +13704,7 @@ for describe_log_dirs_response::DescribeLogDirsResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeLogDirs(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13606,6 +13729,7 @@ for sasl_authenticate_response::SaslAuthenticateResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::SaslAuthenticate(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13630,6 +13754,7 @@ for create_partitions_response::CreatePartitionsResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::CreatePartitions(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13656,6 +13781,7 @@ for create_delegation_token_response::CreateDelegationTokenResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::CreateDelegationToken(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13682,6 +13808,7 @@ for renew_delegation_token_response::RenewDelegationTokenResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::RenewDelegationToken(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13708,6 +13835,7 @@ for expire_delegation_token_response::ExpireDelegationTokenResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ExpireDelegationToken(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13734,6 +13862,7 @@ for describe_delegation_token_response::DescribeDelegationTokenResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeDelegationToken(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13756,6 +13885,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for delete_groups_response::DeleteGroupsRespo
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DeleteGroups(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13778,6 +13908,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for elect_leaders_response::ElectLeadersRespo
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ElectLeaders(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13804,6 +13935,7 @@ for incremental_alter_configs_response::IncrementalAlterConfigsResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::IncrementalAlterConfigs(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13834,6 +13966,7 @@ for alter_partition_reassignments_response::AlterPartitionReassignmentsResponse<
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterPartitionReassignments(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13864,6 +13997,7 @@ for list_partition_reassignments_response::ListPartitionReassignmentsResponse<'a
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ListPartitionReassignments(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13886,6 +14020,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for offset_delete_response::OffsetDeleteRespo
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::OffsetDelete(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13912,6 +14047,7 @@ for describe_client_quotas_response::DescribeClientQuotasResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeClientQuotas(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13938,6 +14074,7 @@ for alter_client_quotas_response::AlterClientQuotasResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterClientQuotas(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13969,6 +14106,7 @@ for describe_user_scram_credentials_response::DescribeUserScramCredentialsRespon
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeUserScramCredentials(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -13999,6 +14137,7 @@ for alter_user_scram_credentials_response::AlterUserScramCredentialsResponse<'a>
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterUserScramCredentials(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14021,6 +14160,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for vote_response::VoteResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::Vote(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14045,6 +14185,7 @@ for begin_quorum_epoch_response::BeginQuorumEpochResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::BeginQuorumEpoch(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14069,6 +14210,7 @@ for end_quorum_epoch_response::EndQuorumEpochResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::EndQuorumEpoch(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14093,6 +14235,7 @@ for describe_quorum_response::DescribeQuorumResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeQuorum(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14117,6 +14260,7 @@ for alter_partition_response::AlterPartitionResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterPartition(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14141,6 +14285,7 @@ for update_features_response::UpdateFeaturesResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::UpdateFeatures(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14163,6 +14308,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for envelope_response::EnvelopeResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::Envelope(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14186,6 +14332,7 @@ for fetch_snapshot_response::FetchSnapshotResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::FetchSnapshot(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14210,6 +14357,7 @@ for describe_cluster_response::DescribeClusterResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeCluster(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14236,6 +14384,7 @@ for describe_producers_response::DescribeProducersResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeProducers(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14262,6 +14411,7 @@ for broker_registration_response::BrokerRegistrationResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::BrokerRegistration(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14286,6 +14436,7 @@ for broker_heartbeat_response::BrokerHeartbeatResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::BrokerHeartbeat(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14310,6 +14461,7 @@ for unregister_broker_response::UnregisterBrokerResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::UnregisterBroker(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14336,6 +14488,7 @@ for describe_transactions_response::DescribeTransactionsResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeTransactions(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14360,6 +14513,7 @@ for list_transactions_response::ListTransactionsResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ListTransactions(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14386,6 +14540,7 @@ for allocate_producer_ids_response::AllocateProducerIdsResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AllocateProducerIds(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14412,6 +14567,7 @@ for consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ConsumerGroupHeartbeat(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14438,6 +14594,7 @@ for consumer_group_describe_response::ConsumerGroupDescribeResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ConsumerGroupDescribe(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14464,6 +14621,7 @@ for controller_registration_response::ControllerRegistrationResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ControllerRegistration(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14494,6 +14652,7 @@ for get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse<'a> 
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::GetTelemetrySubscriptions(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14517,6 +14676,7 @@ for push_telemetry_response::PushTelemetryResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::PushTelemetry(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14543,6 +14703,7 @@ for assign_replicas_to_dirs_response::AssignReplicasToDirsResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AssignReplicasToDirs(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14569,6 +14730,7 @@ for list_config_resources_response::ListConfigResourcesResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ListConfigResources(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14595,6 +14757,7 @@ for describe_topic_partitions_response::DescribeTopicPartitionsResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeTopicPartitions(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14621,6 +14784,7 @@ for share_group_heartbeat_response::ShareGroupHeartbeatResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ShareGroupHeartbeat(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14647,6 +14811,7 @@ for share_group_describe_response::ShareGroupDescribeResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ShareGroupDescribe(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14669,6 +14834,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for share_fetch_response::ShareFetchResponse<
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ShareFetch(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14693,6 +14859,7 @@ for share_acknowledge_response::ShareAcknowledgeResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ShareAcknowledge(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14716,6 +14883,7 @@ for add_raft_voter_response::AddRaftVoterResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AddRaftVoter(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14740,6 +14908,7 @@ for remove_raft_voter_response::RemoveRaftVoterResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::RemoveRaftVoter(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14764,6 +14933,7 @@ for update_raft_voter_response::UpdateRaftVoterResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::UpdateRaftVoter(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14794,6 +14964,7 @@ for initialize_share_group_state_response::InitializeShareGroupStateResponse<'a>
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::InitializeShareGroupState(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14820,6 +14991,7 @@ for read_share_group_state_response::ReadShareGroupStateResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ReadShareGroupState(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14846,6 +15018,7 @@ for write_share_group_state_response::WriteShareGroupStateResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::WriteShareGroupState(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14872,6 +15045,7 @@ for delete_share_group_state_response::DeleteShareGroupStateResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DeleteShareGroupState(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14902,6 +15076,7 @@ for read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse<
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ReadShareGroupStateSummary(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14928,6 +15103,7 @@ for streams_group_heartbeat_response::StreamsGroupHeartbeatResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::StreamsGroupHeartbeat(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14954,6 +15130,7 @@ for streams_group_describe_response::StreamsGroupDescribeResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::StreamsGroupDescribe(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -14984,6 +15161,7 @@ for describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse<'a>
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeShareGroupOffsets(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -15010,6 +15188,7 @@ for alter_share_group_offsets_response::AlterShareGroupOffsetsResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterShareGroupOffsets(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -15036,6 +15215,7 @@ for delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DeleteShareGroupOffsets(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -15071,6 +15251,7 @@ for streams_group_topology_description_update_response::StreamsGroupTopologyDesc
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::StreamsGroupTopologyDescriptionUpdate(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
@@ -15097,6 +15278,7 @@ for unregister_controller_response::UnregisterControllerResponse<'a> {
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::UnregisterController(message) => Ok(message),
+            #[allow(unreachable_patterns)]
             other => Err(other),
         }
     }
