@@ -6,7 +6,8 @@
 //! one batch with each of the four codecs and reads it back.
 //!
 //! `benches/build-cost` builds it with kafka-wire at
-//! `default-features = false, features = ["client-apis"]` and
+//! `default-features = false, features = ["api-versions", "metadata",
+//! "produce", "fetch"]` (the four APIs it speaks) and
 //! kafka-wire-records with its four codecs (a client must read whatever
 //! codec a topic's producers chose), against the same program on each peer
 //! (`few_apis_*.rs` here and in `benches/peers/examples/`).

@@ -180,6 +180,37 @@ impl Config {
         self
     }
 
+    /// Generates each API behind a `cfg` predicate of its own, made from
+    /// `template` by putting the API's name in kebab-case for `{api}`
+    /// ([`emit::api_name`]: its request's name without `Request`): with
+    /// `feature = "{api}"`, Produce is compiled under `feature = "produce"`
+    /// and ApiVersions under `feature = "api-versions"`, so that a user
+    /// compiles the APIs it names alone. The predicate gates the request
+    /// and response modules and the API's items in `ApiKey`, `RequestBody`,
+    /// `ResponseBody` and their dispatch.
+    ///
+    /// It replaces [`Config::gate_listener`]: generating fails when both
+    /// are set. The crate can still offer a feature per listener that
+    /// enables the features of the APIs it serves, as kafka-wire does.
+    /// What needs at least one API is compiled under `any(..)` of every
+    /// API's predicate unless [`Config::gate_any_api`] names a shorter one.
+    pub fn gate_each_api(&mut self, template: impl Into<String>) -> &mut Self {
+        self.gates.each_api = Some(template.into());
+        self
+    }
+
+    /// Generates what needs at least one API (the `ApiKey` enum, the body
+    /// enums, the `Request` trait) behind `predicate`, which must hold
+    /// exactly when the predicate of one of the generated APIs does: a
+    /// `cfg` that the crate's build script sets when it sees one of their
+    /// features on, for instance. Without it, that code is compiled under
+    /// `any(..)` of the APIs' predicates (of the listeners', with
+    /// [`Config::gate_listener`]).
+    pub fn gate_any_api(&mut self, predicate: impl Into<String>) -> &mut Self {
+        self.gates.any_api = Some(predicate.into());
+        self
+    }
+
     /// Generates the KRaft metadata records (and the other stored records)
     /// behind the `cfg` predicate `predicate`.
     pub fn gate_metadata_records(&mut self, predicate: impl Into<String>) -> &mut Self {
@@ -456,6 +487,43 @@ mod tests {
         let root = &files[2].contents;
         assert!(root.contains("Live"), "{root}");
         assert!(!root.contains("Gone"), "{root}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn each_api_is_gated_on_its_own_predicate() {
+        let dir = scratch("each-api");
+        let live = r#""validVersions": "0", "flexibleVersions": "none", "fields": []"#;
+        for (kind, name) in [
+            ("request", "ApiVersionsRequest"),
+            ("response", "ApiVersionsResponse"),
+        ] {
+            let text = format!(
+                r#"{{ "apiKey": 18, "type": "{kind}", "name": "{name}", "listeners": ["broker"], {live} }}"#
+            );
+            fs::write(dir.join(format!("{name}.json")), text).unwrap();
+        }
+        let mut config = Config::new();
+        config
+            .schema_dir(&dir)
+            .layout(Layout::Files)
+            .gate_each_api(r#"feature = "{api}""#)
+            .gate_any_api("kafka_apis");
+        let (files, _) = config.generate().unwrap();
+        let root = &files.iter().find(|f| f.name == "mod.rs").unwrap().contents;
+        let gate = "#[cfg(feature = \"api-versions\")]\npub mod api_versions_request;";
+        assert!(root.contains(gate), "{root}");
+        assert!(
+            root.contains("#[cfg(kafka_apis)]\npub enum ApiKey"),
+            "{root}"
+        );
+        assert!(
+            root.contains("#[cfg(kafka_apis)]\nuse ::kafka_wire::runtime as rt;"),
+            "{root}"
+        );
+        // One way of gating the APIs at a time.
+        config.gate_listener("broker", r#"feature = "client-apis""#);
+        assert!(config.generate().is_err());
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -1,18 +1,29 @@
 //! kafka-wire ships its generated messages (`src/messages/`) and error
 //! codes (`src/error_code.rs`), so a build compiles no generator. This
-//! script only names two `cfg`s for the features, and, with the opt-in
+//! script only sets two `cfg`s for the features, and, with the opt-in
 //! `regenerate` feature, generates both again from `messages/` and
 //! `error_codes.tsv` into `OUT_DIR`, which the crate then includes instead.
+//!
+//! - `kafka_apis`: some API's feature is on, so `ApiKey`, the body enums
+//!   and what is built on them (frames) have a variant to hold. Every
+//!   feature is an API's but those in `features.rs`, which
+//!   `tests/features.rs` keeps so; the list of APIs itself is the schemas'.
+//! - `kafka_metadata`: the KRaft metadata records, with `controller-apis`.
+
+#[path = "features.rs"]
+mod features;
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(kafka_apis)");
     println!("cargo::rustc-check-cfg=cfg(kafka_metadata)");
-    let client = std::env::var_os("CARGO_FEATURE_CLIENT_APIS").is_some();
-    let controller = std::env::var_os("CARGO_FEATURE_CONTROLLER_APIS").is_some();
-    if client || controller {
+    // The features that are on, as Cargo.toml spells them (cargo 1.85 and
+    // later set this).
+    let on = std::env::var("CARGO_CFG_FEATURE").unwrap_or_default();
+    let on: Vec<&str> = on.split(',').filter(|f| !f.is_empty()).collect();
+    if on.iter().any(|f| !features::NOT_APIS.contains(f)) {
         println!("cargo::rustc-cfg=kafka_apis");
     }
-    if controller {
+    if on.contains(&"controller-apis") {
         println!("cargo::rustc-cfg=kafka_metadata");
     }
     #[cfg(feature = "regenerate")]

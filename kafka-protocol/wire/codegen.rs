@@ -2,11 +2,13 @@
 //! the build script (with the `regenerate` feature) and the test of the
 //! shipped source (`tests/generated_source.rs`) both use.
 //!
-//! Every API is generated, each behind the features of the listeners that
-//! serve it (`client-apis` for `broker`, `controller-apis` for
-//! `controller`), the KRaft records behind `controller-apis` and the JSON
-//! form behind `json`, so that one set of files serves every feature
-//! combination.
+//! Every API is generated, each behind a feature of its own named as the
+//! API in kebab-case (`produce`, `api-versions`), what needs one API behind
+//! the build script's `kafka_apis`, the KRaft records behind
+//! `controller-apis` and the JSON form behind `json`, so that one set of
+//! files serves every feature combination. (`client-apis` and
+//! `controller-apis` enable the features of their listeners' APIs, in
+//! `Cargo.toml`.)
 
 use std::path::Path;
 
@@ -29,8 +31,8 @@ pub fn config(package: &Path, layout: Layout) -> Config {
         .schema_dir(package.join("messages"))
         .runtime_path("crate::runtime")
         .layout(layout)
-        .gate_listener("broker", r#"feature = "client-apis""#)
-        .gate_listener("controller", r#"feature = "controller-apis""#)
+        .gate_each_api(r#"feature = "{api}""#)
+        .gate_any_api("kafka_apis")
         .gate_metadata_records(r#"feature = "controller-apis""#)
         .gate_json_form(r#"feature = "json""#)
         .inline_unless(r#"feature = "precompile""#)

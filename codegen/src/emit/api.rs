@@ -49,13 +49,8 @@ pub fn api_file(messages: &[MessageIr], json: bool, gates: &Gates) -> TokenStrea
     if apis.is_empty() {
         return TokenStream::new();
     }
-    // Everything that needs an API is compiled when any API is; if one is
-    // always compiled, so is all of it.
-    let section = if apis.iter().any(|api| api.gate.is_empty()) {
-        TokenStream::new()
-    } else {
-        gates.any_api()
-    };
+    // Everything that needs an API is compiled when any API is.
+    let section = gates.any_api(messages);
     let json_gate = gates.json();
     let api_key = api_key_enum(&apis, &section);
     let request = body_enum(&apis, true, json, &section, &json_gate);
@@ -182,10 +177,21 @@ fn api_key_enum(apis: &[Api], section: &TokenStream) -> TokenStream {
             quote!(Some(#v))
         }
     });
-    let not_api_versions = apis
+    // ApiVersions answers with header v0 whatever its version, where it is
+    // compiled (a gate that is the impl's own goes without saying).
+    let api_versions_header = apis
         .iter()
-        .any(|api| api.name == "ApiVersions")
-        .then(|| quote!(self != ApiKey::ApiVersions &&));
+        .find(|api| api.name == "ApiVersions")
+        .map(|api| {
+            let same = api.gate.to_string() == section.to_string();
+            let gate = (!same).then_some(&api.gate);
+            quote! {
+                #gate
+                if self == ApiKey::ApiVersions {
+                    return 0;
+                }
+            }
+        });
     quote! {
         /// Every API this crate knows, by its key.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -299,7 +305,8 @@ fn api_key_enum(apis: &[Api], section: &TokenStream) -> TokenStream {
             /// that a client can read them before it knows what the broker
             /// supports.
             pub fn response_header_version(self, version: i16) -> i16 {
-                if #not_api_versions self.is_flexible(version) {
+                #api_versions_header
+                if self.is_flexible(version) {
                     1
                 } else {
                     0
@@ -518,6 +525,10 @@ fn dispatch_enum(
     let len = per_variant(&|name| quote!(Self::#name(m) => rt::Encode::encoded_len(m, version),));
     let into_owned =
         per_variant(&|name| quote!(Self::#name(m) => #enum_name::#name(m.into_owned()),));
+    // With gated variants, the one compiled may be alone in the enum, and
+    // then it holds no other message.
+    let maybe_alone = (variants.len() == 1 || variants.iter().any(|v| !v.gate.is_empty()))
+        .then(|| quote!(#[allow(unreachable_patterns)]));
     let conversions = variants.iter().map(|v| {
         let name = ident(&v.name);
         let ty = message_type(v);
@@ -544,6 +555,7 @@ fn dispatch_enum(
                 fn try_from(body: #enum_name #generics) -> Result<Self, Self::Error> {
                     match body {
                         #enum_name::#name(message) => Ok(message),
+                        #maybe_alone
                         other => Err(other),
                     }
                 }

@@ -24,7 +24,7 @@ pub use crate::error::EmitError;
 use crate::ir::MessageIr;
 pub(crate) use common::ident;
 pub(crate) use doc_comments::doc_attrs;
-pub use gates::{check as check_gates, Gates};
+pub use gates::{api_name, check as check_gates, Gates};
 
 /// How generated files refer to each other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -282,7 +282,7 @@ fn root_file(messages: &[MessageIr], runtime: &TokenStream, options: &EmitOption
     let metadata = api::metadata_enum(messages, options.json, gates);
     let uses_runtime = !api.is_empty() || !metadata.is_empty();
     // Only the api and record enums use the runtime here: gated as they are.
-    let runtime_gate = gates.any_of(!api.is_empty(), !metadata.is_empty());
+    let runtime_gate = gates.any_of(messages, !api.is_empty(), !metadata.is_empty());
     let runtime_use = uses_runtime.then(|| quote!(#runtime_gate use #runtime as rt;));
     quote! {
         #runtime_use

@@ -89,10 +89,19 @@
 //!
 //! Features choose what is compiled. `all-apis` (default) generates every
 //! API and the KRaft metadata records; `client-apis` only the APIs brokers
-//! serve to clients, and `controller-apis` only those controllers serve,
-//! which builds faster. Without any of them only headers, data schemas, the
-//! runtime and the frame splitter remain. `json` adds the JSON form, and
-//! `tokio` a tokio-util frame codec ([`frame::FrameCodec`]).
+//! serve to clients, and `controller-apis` only those controllers serve;
+//! and each API has a feature of its own, named as the API in kebab-case
+//! (`produce`, `fetch`, `api-versions`, `describe-cluster`), so that a
+//! client that speaks four APIs compiles those four:
+//!
+//! ```toml
+//! kafka-wire = { version = "0.1", default-features = false, features = ["api-versions", "metadata", "produce", "fetch"] }
+//! ```
+//!
+//! `ApiKey`, the body enums and frames need one API; `negotiate` and
+//! `api_versions` need ApiVersions. Without any API only headers, data
+//! schemas, the runtime and the frame splitter remain. `json` adds the JSON
+//! form, and `tokio` a tokio-util frame codec ([`frame::FrameCodec`]).
 //!
 //! Every generated function is `#[inline]`, so that a user's build compiles
 //! only the messages its code calls, in the user's crate: a program that
@@ -104,10 +113,10 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-#[cfg(kafka_apis)]
+#[cfg(feature = "api-versions")]
 pub mod api_versions;
 pub mod frame;
-#[cfg(kafka_apis)]
+#[cfg(feature = "api-versions")]
 pub mod negotiate;
 pub mod runtime;
 

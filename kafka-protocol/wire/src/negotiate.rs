@@ -97,7 +97,13 @@ fn negotiate_ranges(
     result
 }
 
-#[cfg(test)]
+#[cfg(all(
+    test,
+    feature = "fetch",
+    feature = "metadata",
+    feature = "produce",
+    feature = "vote"
+))]
 mod tests {
     use super::*;
     use crate::messages::api_versions_response::ApiVersion;

@@ -1,7 +1,7 @@
 //! The public API a broker or client author meets: owned values, requests
 //! linked to their responses, conversions into the body enums, frames whose
 //! header disagrees with their body, and error codes.
-#![cfg(kafka_apis)]
+#![cfg(all(feature = "metadata", feature = "produce", feature = "vote"))]
 
 use std::borrow::Cow;
 

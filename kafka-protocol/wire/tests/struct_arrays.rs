@@ -1,6 +1,6 @@
 //! Arrays of structs after decoding: iteration, re-encoding at the same and
 //! at another version, changing them, and where errors point.
-#![cfg(kafka_apis)]
+#![cfg(feature = "vote")]
 
 use std::borrow::Cow;
 

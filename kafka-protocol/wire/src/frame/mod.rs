@@ -47,7 +47,7 @@ fn size_prefix(len: usize) -> Result<i32, EncodeError> {
     i32::try_from(len).map_err(|_| EncodeError::new(EncodeErrorKind::LengthOverflow(len)))
 }
 
-#[cfg(all(test, kafka_apis))]
+#[cfg(all(test, feature = "api-versions"))]
 mod tests {
     use super::*;
     use crate::messages::RequestHeader;
