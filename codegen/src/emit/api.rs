@@ -657,6 +657,9 @@ fn dispatch_enum(
 
             /// Copies what still borrows from the input, so that the value
             /// can outlive it (be kept, or sent to another thread).
+            // Compiled where it is called, like every `into_owned` (see
+            // emit/owned.rs).
+            #[inline]
             pub fn into_owned(self) -> #enum_name<'static> {
                 match self {
                     #(#into_owned)*
@@ -668,6 +671,7 @@ fn dispatch_enum(
         impl<'a> rt::IntoOwned for #enum_name #generics {
             type Owned = #enum_name<'static>;
 
+            #[inline]
             fn into_owned(self) -> #enum_name<'static> {
                 #enum_name::into_owned(self)
             }

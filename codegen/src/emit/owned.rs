@@ -1,5 +1,11 @@
 //! Emits `IntoOwned` for each struct, and an inherent `into_owned` that
 //! needs no import: borrowed fields are copied, the rest moved.
+//!
+//! Every `into_owned` is `#[inline]`, even where the crate that includes the
+//! messages compiles them all itself (see `emit/inline.rs`): few programs
+//! keep values past their input, and those keep a few types, so each
+//! conversion is compiled in the crates that call it rather than in every
+//! build of the library, where it would be a sixth of the machine code.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -46,6 +52,7 @@ pub fn owned_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
         impl<'a> rt::IntoOwned for #ty {
             type Owned = #name<'static>;
 
+            #[inline]
             fn into_owned(self) -> #name<'static> {
                 #name {
                     #(#fields)*
@@ -57,6 +64,7 @@ pub fn owned_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
         impl #name<'_> {
             /// Copies what still borrows from the input, so that the value
             /// can outlive it (be kept, or sent to another thread).
+            #[inline]
             pub fn into_owned(self) -> #name<'static> {
                 rt::IntoOwned::into_owned(self)
             }

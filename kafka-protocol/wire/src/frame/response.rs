@@ -77,7 +77,9 @@ impl<'a> ResponseFrame<'a> {
 
     /// Copies what still borrows from the input, so that the frame can
     /// outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    // Compiled where it is called, even with `precompile`, like the
+    // messages' `into_owned` it calls.
+    #[inline]
     pub fn into_owned(self) -> ResponseFrame<'static> {
         ResponseFrame {
             header: self.header.into_owned(),

@@ -136,7 +136,7 @@ impl<'a> rt::JsonForm for AbortTransactionRecord<'a> {
 
 impl<'a> rt::IntoOwned for AbortTransactionRecord<'a> {
     type Owned = AbortTransactionRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AbortTransactionRecord<'static> {
         AbortTransactionRecord {
             reason: rt::IntoOwned::into_owned(self.reason),
@@ -148,7 +148,7 @@ impl<'a> rt::IntoOwned for AbortTransactionRecord<'a> {
 impl AbortTransactionRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AbortTransactionRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -166,7 +166,7 @@ impl<'a> rt::JsonForm for AccessControlEntryRecord<'a> {
 
 impl<'a> rt::IntoOwned for AccessControlEntryRecord<'a> {
     type Owned = AccessControlEntryRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AccessControlEntryRecord<'static> {
         AccessControlEntryRecord {
             id: self.id,
@@ -185,7 +185,7 @@ impl<'a> rt::IntoOwned for AccessControlEntryRecord<'a> {
 impl AccessControlEntryRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AccessControlEntryRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -143,7 +143,7 @@ impl<'a> rt::JsonForm for AddOffsetsToTxnRequest<'a> {
 
 impl<'a> rt::IntoOwned for AddOffsetsToTxnRequest<'a> {
     type Owned = AddOffsetsToTxnRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AddOffsetsToTxnRequest<'static> {
         AddOffsetsToTxnRequest {
             transactional_id: rt::IntoOwned::into_owned(self.transactional_id),
@@ -158,7 +158,7 @@ impl<'a> rt::IntoOwned for AddOffsetsToTxnRequest<'a> {
 impl AddOffsetsToTxnRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AddOffsetsToTxnRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -120,7 +120,7 @@ impl<'a> rt::JsonForm for AddOffsetsToTxnResponse<'a> {
 
 impl<'a> rt::IntoOwned for AddOffsetsToTxnResponse<'a> {
     type Owned = AddOffsetsToTxnResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AddOffsetsToTxnResponse<'static> {
         AddOffsetsToTxnResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -133,7 +133,7 @@ impl<'a> rt::IntoOwned for AddOffsetsToTxnResponse<'a> {
 impl AddOffsetsToTxnResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AddOffsetsToTxnResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -284,7 +284,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnRequest<'a> {
 
 impl<'a> rt::IntoOwned for AddPartitionsToTxnRequest<'a> {
     type Owned = AddPartitionsToTxnRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AddPartitionsToTxnRequest<'static> {
         AddPartitionsToTxnRequest {
             transactions: rt::IntoOwned::into_owned(self.transactions),
@@ -302,7 +302,7 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnRequest<'a> {
 impl AddPartitionsToTxnRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AddPartitionsToTxnRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -433,7 +433,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnTransaction<'a> {
 
 impl<'a> rt::IntoOwned for AddPartitionsToTxnTransaction<'a> {
     type Owned = AddPartitionsToTxnTransaction<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AddPartitionsToTxnTransaction<'static> {
         AddPartitionsToTxnTransaction {
             transactional_id: rt::IntoOwned::into_owned(self.transactional_id),
@@ -449,7 +449,7 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnTransaction<'a> {
 impl AddPartitionsToTxnTransaction<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AddPartitionsToTxnTransaction<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -565,7 +565,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnTopic<'a> {
 
 impl<'a> rt::IntoOwned for AddPartitionsToTxnTopic<'a> {
     type Owned = AddPartitionsToTxnTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AddPartitionsToTxnTopic<'static> {
         AddPartitionsToTxnTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -578,7 +578,7 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnTopic<'a> {
 impl AddPartitionsToTxnTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AddPartitionsToTxnTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -231,7 +231,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnResponse<'a> {
 
 impl<'a> rt::IntoOwned for AddPartitionsToTxnResponse<'a> {
     type Owned = AddPartitionsToTxnResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AddPartitionsToTxnResponse<'static> {
         AddPartitionsToTxnResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -250,7 +250,7 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnResponse<'a> {
 impl AddPartitionsToTxnResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AddPartitionsToTxnResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -352,7 +352,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnResult<'a> {
 
 impl<'a> rt::IntoOwned for AddPartitionsToTxnResult<'a> {
     type Owned = AddPartitionsToTxnResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AddPartitionsToTxnResult<'static> {
         AddPartitionsToTxnResult {
             transactional_id: rt::IntoOwned::into_owned(self.transactional_id),
@@ -365,7 +365,7 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnResult<'a> {
 impl AddPartitionsToTxnResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AddPartitionsToTxnResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -487,7 +487,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnTopicResult<'a> {
 
 impl<'a> rt::IntoOwned for AddPartitionsToTxnTopicResult<'a> {
     type Owned = AddPartitionsToTxnTopicResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AddPartitionsToTxnTopicResult<'static> {
         AddPartitionsToTxnTopicResult {
             name: rt::IntoOwned::into_owned(self.name),
@@ -500,7 +500,7 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnTopicResult<'a> {
 impl AddPartitionsToTxnTopicResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AddPartitionsToTxnTopicResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -612,7 +612,7 @@ impl<'a> rt::JsonForm for AddPartitionsToTxnPartitionResult<'a> {
 
 impl<'a> rt::IntoOwned for AddPartitionsToTxnPartitionResult<'a> {
     type Owned = AddPartitionsToTxnPartitionResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AddPartitionsToTxnPartitionResult<'static> {
         AddPartitionsToTxnPartitionResult {
             partition_index: self.partition_index,
@@ -625,7 +625,7 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnPartitionResult<'a> {
 impl AddPartitionsToTxnPartitionResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AddPartitionsToTxnPartitionResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -186,7 +186,7 @@ impl<'a> rt::JsonForm for AddRaftVoterRequest<'a> {
 
 impl<'a> rt::IntoOwned for AddRaftVoterRequest<'a> {
     type Owned = AddRaftVoterRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AddRaftVoterRequest<'static> {
         AddRaftVoterRequest {
             cluster_id: rt::IntoOwned::into_owned(self.cluster_id),
@@ -203,7 +203,7 @@ impl<'a> rt::IntoOwned for AddRaftVoterRequest<'a> {
 impl AddRaftVoterRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AddRaftVoterRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -309,7 +309,7 @@ impl<'a> rt::JsonForm for Listener<'a> {
 
 impl<'a> rt::IntoOwned for Listener<'a> {
     type Owned = Listener<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Listener<'static> {
         Listener {
             name: rt::IntoOwned::into_owned(self.name),
@@ -323,7 +323,7 @@ impl<'a> rt::IntoOwned for Listener<'a> {
 impl Listener<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Listener<'static> {
         rt::IntoOwned::into_owned(self)
     }

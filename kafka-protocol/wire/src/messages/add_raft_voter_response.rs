@@ -128,7 +128,7 @@ impl<'a> rt::JsonForm for AddRaftVoterResponse<'a> {
 
 impl<'a> rt::IntoOwned for AddRaftVoterResponse<'a> {
     type Owned = AddRaftVoterResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AddRaftVoterResponse<'static> {
         AddRaftVoterResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -142,7 +142,7 @@ impl<'a> rt::IntoOwned for AddRaftVoterResponse<'a> {
 impl AddRaftVoterResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AddRaftVoterResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -114,7 +114,7 @@ impl<'a> rt::JsonForm for AllocateProducerIdsRequest<'a> {
 
 impl<'a> rt::IntoOwned for AllocateProducerIdsRequest<'a> {
     type Owned = AllocateProducerIdsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AllocateProducerIdsRequest<'static> {
         AllocateProducerIdsRequest {
             broker_id: self.broker_id,
@@ -127,7 +127,7 @@ impl<'a> rt::IntoOwned for AllocateProducerIdsRequest<'a> {
 impl AllocateProducerIdsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AllocateProducerIdsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -123,7 +123,7 @@ impl<'a> rt::JsonForm for AllocateProducerIdsResponse<'a> {
 
 impl<'a> rt::IntoOwned for AllocateProducerIdsResponse<'a> {
     type Owned = AllocateProducerIdsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AllocateProducerIdsResponse<'static> {
         AllocateProducerIdsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -138,7 +138,7 @@ impl<'a> rt::IntoOwned for AllocateProducerIdsResponse<'a> {
 impl AllocateProducerIdsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AllocateProducerIdsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -126,7 +126,7 @@ impl<'a> rt::JsonForm for AlterClientQuotasRequest<'a> {
 
 impl<'a> rt::IntoOwned for AlterClientQuotasRequest<'a> {
     type Owned = AlterClientQuotasRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterClientQuotasRequest<'static> {
         AlterClientQuotasRequest {
             entries: rt::IntoOwned::into_owned(self.entries),
@@ -139,7 +139,7 @@ impl<'a> rt::IntoOwned for AlterClientQuotasRequest<'a> {
 impl AlterClientQuotasRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterClientQuotasRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -264,7 +264,7 @@ impl<'a> rt::JsonForm for EntityData<'a> {
 
 impl<'a> rt::IntoOwned for EntityData<'a> {
     type Owned = EntityData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> EntityData<'static> {
         EntityData {
             entity_type: rt::IntoOwned::into_owned(self.entity_type),
@@ -277,7 +277,7 @@ impl<'a> rt::IntoOwned for EntityData<'a> {
 impl EntityData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> EntityData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -399,7 +399,7 @@ impl<'a> rt::JsonForm for OpData<'a> {
 
 impl<'a> rt::IntoOwned for OpData<'a> {
     type Owned = OpData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OpData<'static> {
         OpData {
             key: rt::IntoOwned::into_owned(self.key),
@@ -413,7 +413,7 @@ impl<'a> rt::IntoOwned for OpData<'a> {
 impl OpData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OpData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -531,7 +531,7 @@ impl<'a> rt::JsonForm for EntryData<'a> {
 
 impl<'a> rt::IntoOwned for EntryData<'a> {
     type Owned = EntryData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> EntryData<'static> {
         EntryData {
             entity: rt::IntoOwned::into_owned(self.entity),
@@ -544,7 +544,7 @@ impl<'a> rt::IntoOwned for EntryData<'a> {
 impl EntryData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> EntryData<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -126,7 +126,7 @@ impl<'a> rt::JsonForm for AlterClientQuotasResponse<'a> {
 
 impl<'a> rt::IntoOwned for AlterClientQuotasResponse<'a> {
     type Owned = AlterClientQuotasResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterClientQuotasResponse<'static> {
         AlterClientQuotasResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -139,7 +139,7 @@ impl<'a> rt::IntoOwned for AlterClientQuotasResponse<'a> {
 impl AlterClientQuotasResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterClientQuotasResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -264,7 +264,7 @@ impl<'a> rt::JsonForm for EntityData<'a> {
 
 impl<'a> rt::IntoOwned for EntityData<'a> {
     type Owned = EntityData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> EntityData<'static> {
         EntityData {
             entity_type: rt::IntoOwned::into_owned(self.entity_type),
@@ -277,7 +277,7 @@ impl<'a> rt::IntoOwned for EntityData<'a> {
 impl EntityData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> EntityData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -420,7 +420,7 @@ impl<'a> rt::JsonForm for EntryData<'a> {
 
 impl<'a> rt::IntoOwned for EntryData<'a> {
     type Owned = EntryData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> EntryData<'static> {
         EntryData {
             error_code: self.error_code,
@@ -434,7 +434,7 @@ impl<'a> rt::IntoOwned for EntryData<'a> {
 impl EntryData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> EntryData<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -126,7 +126,7 @@ impl<'a> rt::JsonForm for AlterConfigsRequest<'a> {
 
 impl<'a> rt::IntoOwned for AlterConfigsRequest<'a> {
     type Owned = AlterConfigsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterConfigsRequest<'static> {
         AlterConfigsRequest {
             resources: rt::IntoOwned::into_owned(self.resources),
@@ -139,7 +139,7 @@ impl<'a> rt::IntoOwned for AlterConfigsRequest<'a> {
 impl AlterConfigsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterConfigsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -264,7 +264,7 @@ impl<'a> rt::JsonForm for AlterableConfig<'a> {
 
 impl<'a> rt::IntoOwned for AlterableConfig<'a> {
     type Owned = AlterableConfig<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterableConfig<'static> {
         AlterableConfig {
             name: rt::IntoOwned::into_owned(self.name),
@@ -277,7 +277,7 @@ impl<'a> rt::IntoOwned for AlterableConfig<'a> {
 impl AlterableConfig<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterableConfig<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -406,7 +406,7 @@ impl<'a> rt::JsonForm for AlterConfigsResource<'a> {
 
 impl<'a> rt::IntoOwned for AlterConfigsResource<'a> {
     type Owned = AlterConfigsResource<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterConfigsResource<'static> {
         AlterConfigsResource {
             resource_type: self.resource_type,
@@ -420,7 +420,7 @@ impl<'a> rt::IntoOwned for AlterConfigsResource<'a> {
 impl AlterConfigsResource<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterConfigsResource<'static> {
         rt::IntoOwned::into_owned(self)
     }

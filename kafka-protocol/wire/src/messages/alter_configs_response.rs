@@ -126,7 +126,7 @@ impl<'a> rt::JsonForm for AlterConfigsResponse<'a> {
 
 impl<'a> rt::IntoOwned for AlterConfigsResponse<'a> {
     type Owned = AlterConfigsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterConfigsResponse<'static> {
         AlterConfigsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -139,7 +139,7 @@ impl<'a> rt::IntoOwned for AlterConfigsResponse<'a> {
 impl AlterConfigsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterConfigsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -289,7 +289,7 @@ impl<'a> rt::JsonForm for AlterConfigsResourceResponse<'a> {
 
 impl<'a> rt::IntoOwned for AlterConfigsResourceResponse<'a> {
     type Owned = AlterConfigsResourceResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterConfigsResourceResponse<'static> {
         AlterConfigsResourceResponse {
             error_code: self.error_code,
@@ -304,7 +304,7 @@ impl<'a> rt::IntoOwned for AlterConfigsResourceResponse<'a> {
 impl AlterConfigsResourceResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterConfigsResourceResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -157,7 +157,7 @@ impl<'a> rt::JsonForm for AlterPartitionReassignmentsRequest<'a> {
 
 impl<'a> rt::IntoOwned for AlterPartitionReassignmentsRequest<'a> {
     type Owned = AlterPartitionReassignmentsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterPartitionReassignmentsRequest<'static> {
         AlterPartitionReassignmentsRequest {
             timeout_ms: self.timeout_ms,
@@ -171,7 +171,7 @@ impl<'a> rt::IntoOwned for AlterPartitionReassignmentsRequest<'a> {
 impl AlterPartitionReassignmentsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterPartitionReassignmentsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -268,7 +268,7 @@ impl<'a> rt::JsonForm for ReassignablePartition<'a> {
 
 impl<'a> rt::IntoOwned for ReassignablePartition<'a> {
     type Owned = ReassignablePartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ReassignablePartition<'static> {
         ReassignablePartition {
             partition_index: self.partition_index,
@@ -281,7 +281,7 @@ impl<'a> rt::IntoOwned for ReassignablePartition<'a> {
 impl ReassignablePartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ReassignablePartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -383,7 +383,7 @@ impl<'a> rt::JsonForm for ReassignableTopic<'a> {
 
 impl<'a> rt::IntoOwned for ReassignableTopic<'a> {
     type Owned = ReassignableTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ReassignableTopic<'static> {
         ReassignableTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -396,7 +396,7 @@ impl<'a> rt::IntoOwned for ReassignableTopic<'a> {
 impl ReassignableTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ReassignableTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

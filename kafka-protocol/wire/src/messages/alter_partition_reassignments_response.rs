@@ -175,7 +175,7 @@ impl<'a> rt::JsonForm for AlterPartitionReassignmentsResponse<'a> {
 
 impl<'a> rt::IntoOwned for AlterPartitionReassignmentsResponse<'a> {
     type Owned = AlterPartitionReassignmentsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterPartitionReassignmentsResponse<'static> {
         AlterPartitionReassignmentsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -191,7 +191,7 @@ impl<'a> rt::IntoOwned for AlterPartitionReassignmentsResponse<'a> {
 impl AlterPartitionReassignmentsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterPartitionReassignmentsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -310,7 +310,7 @@ impl<'a> rt::JsonForm for ReassignablePartitionResponse<'a> {
 
 impl<'a> rt::IntoOwned for ReassignablePartitionResponse<'a> {
     type Owned = ReassignablePartitionResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ReassignablePartitionResponse<'static> {
         ReassignablePartitionResponse {
             partition_index: self.partition_index,
@@ -324,7 +324,7 @@ impl<'a> rt::IntoOwned for ReassignablePartitionResponse<'a> {
 impl ReassignablePartitionResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ReassignablePartitionResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -426,7 +426,7 @@ impl<'a> rt::JsonForm for ReassignableTopicResponse<'a> {
 
 impl<'a> rt::IntoOwned for ReassignableTopicResponse<'a> {
     type Owned = ReassignableTopicResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ReassignableTopicResponse<'static> {
         ReassignableTopicResponse {
             name: rt::IntoOwned::into_owned(self.name),
@@ -439,7 +439,7 @@ impl<'a> rt::IntoOwned for ReassignableTopicResponse<'a> {
 impl ReassignableTopicResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ReassignableTopicResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

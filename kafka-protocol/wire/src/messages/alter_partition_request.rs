@@ -127,7 +127,7 @@ impl<'a> rt::JsonForm for AlterPartitionRequest<'a> {
 
 impl<'a> rt::IntoOwned for AlterPartitionRequest<'a> {
     type Owned = AlterPartitionRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterPartitionRequest<'static> {
         AlterPartitionRequest {
             broker_id: self.broker_id,
@@ -141,7 +141,7 @@ impl<'a> rt::IntoOwned for AlterPartitionRequest<'a> {
 impl AlterPartitionRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterPartitionRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -247,7 +247,7 @@ impl<'a> rt::JsonForm for BrokerState<'a> {
 
 impl<'a> rt::IntoOwned for BrokerState<'a> {
     type Owned = BrokerState<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> BrokerState<'static> {
         BrokerState {
             broker_id: self.broker_id,
@@ -260,7 +260,7 @@ impl<'a> rt::IntoOwned for BrokerState<'a> {
 impl BrokerState<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> BrokerState<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -445,7 +445,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition_index: self.partition_index,
@@ -462,7 +462,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -563,7 +563,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
 
 impl<'a> rt::IntoOwned for TopicData<'a> {
     type Owned = TopicData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicData<'static> {
         TopicData {
             topic_id: self.topic_id,
@@ -576,7 +576,7 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
 impl TopicData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicData<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -115,7 +115,7 @@ impl<'a> rt::JsonForm for AlterReplicaLogDirsRequest<'a> {
 
 impl<'a> rt::IntoOwned for AlterReplicaLogDirsRequest<'a> {
     type Owned = AlterReplicaLogDirsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterReplicaLogDirsRequest<'static> {
         AlterReplicaLogDirsRequest {
             dirs: rt::IntoOwned::into_owned(self.dirs),
@@ -127,7 +127,7 @@ impl<'a> rt::IntoOwned for AlterReplicaLogDirsRequest<'a> {
 impl AlterReplicaLogDirsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterReplicaLogDirsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -243,7 +243,7 @@ impl<'a> rt::JsonForm for AlterReplicaLogDirTopic<'a> {
 
 impl<'a> rt::IntoOwned for AlterReplicaLogDirTopic<'a> {
     type Owned = AlterReplicaLogDirTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterReplicaLogDirTopic<'static> {
         AlterReplicaLogDirTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -256,7 +256,7 @@ impl<'a> rt::IntoOwned for AlterReplicaLogDirTopic<'a> {
 impl AlterReplicaLogDirTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterReplicaLogDirTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -374,7 +374,7 @@ impl<'a> rt::JsonForm for AlterReplicaLogDir<'a> {
 
 impl<'a> rt::IntoOwned for AlterReplicaLogDir<'a> {
     type Owned = AlterReplicaLogDir<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterReplicaLogDir<'static> {
         AlterReplicaLogDir {
             path: rt::IntoOwned::into_owned(self.path),
@@ -387,7 +387,7 @@ impl<'a> rt::IntoOwned for AlterReplicaLogDir<'a> {
 impl AlterReplicaLogDir<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterReplicaLogDir<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -128,7 +128,7 @@ impl<'a> rt::JsonForm for AlterReplicaLogDirsResponse<'a> {
 
 impl<'a> rt::IntoOwned for AlterReplicaLogDirsResponse<'a> {
     type Owned = AlterReplicaLogDirsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterReplicaLogDirsResponse<'static> {
         AlterReplicaLogDirsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -141,7 +141,7 @@ impl<'a> rt::IntoOwned for AlterReplicaLogDirsResponse<'a> {
 impl AlterReplicaLogDirsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterReplicaLogDirsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -253,7 +253,7 @@ impl<'a> rt::JsonForm for AlterReplicaLogDirPartitionResult<'a> {
 
 impl<'a> rt::IntoOwned for AlterReplicaLogDirPartitionResult<'a> {
     type Owned = AlterReplicaLogDirPartitionResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterReplicaLogDirPartitionResult<'static> {
         AlterReplicaLogDirPartitionResult {
             partition_index: self.partition_index,
@@ -266,7 +266,7 @@ impl<'a> rt::IntoOwned for AlterReplicaLogDirPartitionResult<'a> {
 impl AlterReplicaLogDirPartitionResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterReplicaLogDirPartitionResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -388,7 +388,7 @@ impl<'a> rt::JsonForm for AlterReplicaLogDirTopicResult<'a> {
 
 impl<'a> rt::IntoOwned for AlterReplicaLogDirTopicResult<'a> {
     type Owned = AlterReplicaLogDirTopicResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterReplicaLogDirTopicResult<'static> {
         AlterReplicaLogDirTopicResult {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -401,7 +401,7 @@ impl<'a> rt::IntoOwned for AlterReplicaLogDirTopicResult<'a> {
 impl AlterReplicaLogDirTopicResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterReplicaLogDirTopicResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -110,7 +110,7 @@ impl<'a> rt::JsonForm for AlterShareGroupOffsetsRequest<'a> {
 
 impl<'a> rt::IntoOwned for AlterShareGroupOffsetsRequest<'a> {
     type Owned = AlterShareGroupOffsetsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterShareGroupOffsetsRequest<'static> {
         AlterShareGroupOffsetsRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -123,7 +123,7 @@ impl<'a> rt::IntoOwned for AlterShareGroupOffsetsRequest<'a> {
 impl AlterShareGroupOffsetsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterShareGroupOffsetsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -218,7 +218,7 @@ impl<'a> rt::JsonForm for AlterShareGroupOffsetsRequestPartition<'a> {
 
 impl<'a> rt::IntoOwned for AlterShareGroupOffsetsRequestPartition<'a> {
     type Owned = AlterShareGroupOffsetsRequestPartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterShareGroupOffsetsRequestPartition<'static> {
         AlterShareGroupOffsetsRequestPartition {
             partition_index: self.partition_index,
@@ -231,7 +231,7 @@ impl<'a> rt::IntoOwned for AlterShareGroupOffsetsRequestPartition<'a> {
 impl AlterShareGroupOffsetsRequestPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterShareGroupOffsetsRequestPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -335,7 +335,7 @@ impl<'a> rt::JsonForm for AlterShareGroupOffsetsRequestTopic<'a> {
 
 impl<'a> rt::IntoOwned for AlterShareGroupOffsetsRequestTopic<'a> {
     type Owned = AlterShareGroupOffsetsRequestTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterShareGroupOffsetsRequestTopic<'static> {
         AlterShareGroupOffsetsRequestTopic {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -348,7 +348,7 @@ impl<'a> rt::IntoOwned for AlterShareGroupOffsetsRequestTopic<'a> {
 impl AlterShareGroupOffsetsRequestTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterShareGroupOffsetsRequestTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -131,7 +131,7 @@ impl<'a> rt::JsonForm for AlterShareGroupOffsetsResponse<'a> {
 
 impl<'a> rt::IntoOwned for AlterShareGroupOffsetsResponse<'a> {
     type Owned = AlterShareGroupOffsetsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterShareGroupOffsetsResponse<'static> {
         AlterShareGroupOffsetsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -146,7 +146,7 @@ impl<'a> rt::IntoOwned for AlterShareGroupOffsetsResponse<'a> {
 impl AlterShareGroupOffsetsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterShareGroupOffsetsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -253,7 +253,7 @@ impl<'a> rt::JsonForm for AlterShareGroupOffsetsResponsePartition<'a> {
 
 impl<'a> rt::IntoOwned for AlterShareGroupOffsetsResponsePartition<'a> {
     type Owned = AlterShareGroupOffsetsResponsePartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterShareGroupOffsetsResponsePartition<'static> {
         AlterShareGroupOffsetsResponsePartition {
             partition_index: self.partition_index,
@@ -267,7 +267,7 @@ impl<'a> rt::IntoOwned for AlterShareGroupOffsetsResponsePartition<'a> {
 impl AlterShareGroupOffsetsResponsePartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterShareGroupOffsetsResponsePartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -381,7 +381,7 @@ impl<'a> rt::JsonForm for AlterShareGroupOffsetsResponseTopic<'a> {
 
 impl<'a> rt::IntoOwned for AlterShareGroupOffsetsResponseTopic<'a> {
     type Owned = AlterShareGroupOffsetsResponseTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterShareGroupOffsetsResponseTopic<'static> {
         AlterShareGroupOffsetsResponseTopic {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -395,7 +395,7 @@ impl<'a> rt::IntoOwned for AlterShareGroupOffsetsResponseTopic<'a> {
 impl AlterShareGroupOffsetsResponseTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterShareGroupOffsetsResponseTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -114,7 +114,7 @@ impl<'a> rt::JsonForm for AlterUserScramCredentialsRequest<'a> {
 
 impl<'a> rt::IntoOwned for AlterUserScramCredentialsRequest<'a> {
     type Owned = AlterUserScramCredentialsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterUserScramCredentialsRequest<'static> {
         AlterUserScramCredentialsRequest {
             deletions: rt::IntoOwned::into_owned(self.deletions),
@@ -127,7 +127,7 @@ impl<'a> rt::IntoOwned for AlterUserScramCredentialsRequest<'a> {
 impl AlterUserScramCredentialsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterUserScramCredentialsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -223,7 +223,7 @@ impl<'a> rt::JsonForm for ScramCredentialDeletion<'a> {
 
 impl<'a> rt::IntoOwned for ScramCredentialDeletion<'a> {
     type Owned = ScramCredentialDeletion<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ScramCredentialDeletion<'static> {
         ScramCredentialDeletion {
             name: rt::IntoOwned::into_owned(self.name),
@@ -236,7 +236,7 @@ impl<'a> rt::IntoOwned for ScramCredentialDeletion<'a> {
 impl ScramCredentialDeletion<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ScramCredentialDeletion<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -365,7 +365,7 @@ impl<'a> rt::JsonForm for ScramCredentialUpsertion<'a> {
 
 impl<'a> rt::IntoOwned for ScramCredentialUpsertion<'a> {
     type Owned = ScramCredentialUpsertion<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ScramCredentialUpsertion<'static> {
         ScramCredentialUpsertion {
             name: rt::IntoOwned::into_owned(self.name),
@@ -381,7 +381,7 @@ impl<'a> rt::IntoOwned for ScramCredentialUpsertion<'a> {
 impl ScramCredentialUpsertion<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ScramCredentialUpsertion<'static> {
         rt::IntoOwned::into_owned(self)
     }

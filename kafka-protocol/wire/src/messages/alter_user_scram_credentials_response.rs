@@ -109,7 +109,7 @@ impl<'a> rt::JsonForm for AlterUserScramCredentialsResponse<'a> {
 
 impl<'a> rt::IntoOwned for AlterUserScramCredentialsResponse<'a> {
     type Owned = AlterUserScramCredentialsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterUserScramCredentialsResponse<'static> {
         AlterUserScramCredentialsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -122,7 +122,7 @@ impl<'a> rt::IntoOwned for AlterUserScramCredentialsResponse<'a> {
 impl AlterUserScramCredentialsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterUserScramCredentialsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -242,7 +242,7 @@ impl<'a> rt::JsonForm for AlterUserScramCredentialsResult<'a> {
 
 impl<'a> rt::IntoOwned for AlterUserScramCredentialsResult<'a> {
     type Owned = AlterUserScramCredentialsResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AlterUserScramCredentialsResult<'static> {
         AlterUserScramCredentialsResult {
             user: rt::IntoOwned::into_owned(self.user),
@@ -256,7 +256,7 @@ impl<'a> rt::IntoOwned for AlterUserScramCredentialsResult<'a> {
 impl AlterUserScramCredentialsResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AlterUserScramCredentialsResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -216,7 +216,7 @@ impl<'a> rt::JsonForm for ApiVersionsRequest<'a> {
 
 impl<'a> rt::IntoOwned for ApiVersionsRequest<'a> {
     type Owned = ApiVersionsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ApiVersionsRequest<'static> {
         ApiVersionsRequest {
             client_software_name: rt::IntoOwned::into_owned(self.client_software_name),
@@ -233,7 +233,7 @@ impl<'a> rt::IntoOwned for ApiVersionsRequest<'a> {
 impl ApiVersionsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ApiVersionsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -356,7 +356,7 @@ impl<'a> rt::JsonForm for ApiVersionsResponse<'a> {
 
 impl<'a> rt::IntoOwned for ApiVersionsResponse<'a> {
     type Owned = ApiVersionsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ApiVersionsResponse<'static> {
         ApiVersionsResponse {
             error_code: self.error_code,
@@ -374,7 +374,7 @@ impl<'a> rt::IntoOwned for ApiVersionsResponse<'a> {
 impl ApiVersionsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ApiVersionsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -496,7 +496,7 @@ impl<'a> rt::JsonForm for ApiVersion<'a> {
 
 impl<'a> rt::IntoOwned for ApiVersion<'a> {
     type Owned = ApiVersion<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ApiVersion<'static> {
         ApiVersion {
             api_key: self.api_key,
@@ -510,7 +510,7 @@ impl<'a> rt::IntoOwned for ApiVersion<'a> {
 impl ApiVersion<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ApiVersion<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -616,7 +616,7 @@ impl<'a> rt::JsonForm for SupportedFeatureKey<'a> {
 
 impl<'a> rt::IntoOwned for SupportedFeatureKey<'a> {
     type Owned = SupportedFeatureKey<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> SupportedFeatureKey<'static> {
         SupportedFeatureKey {
             name: rt::IntoOwned::into_owned(self.name),
@@ -630,7 +630,7 @@ impl<'a> rt::IntoOwned for SupportedFeatureKey<'a> {
 impl SupportedFeatureKey<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> SupportedFeatureKey<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -736,7 +736,7 @@ impl<'a> rt::JsonForm for FinalizedFeatureKey<'a> {
 
 impl<'a> rt::IntoOwned for FinalizedFeatureKey<'a> {
     type Owned = FinalizedFeatureKey<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> FinalizedFeatureKey<'static> {
         FinalizedFeatureKey {
             name: rt::IntoOwned::into_owned(self.name),
@@ -750,7 +750,7 @@ impl<'a> rt::IntoOwned for FinalizedFeatureKey<'a> {
 impl FinalizedFeatureKey<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> FinalizedFeatureKey<'static> {
         rt::IntoOwned::into_owned(self)
     }

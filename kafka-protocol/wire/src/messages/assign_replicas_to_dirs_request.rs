@@ -131,7 +131,7 @@ impl<'a> rt::JsonForm for AssignReplicasToDirsRequest<'a> {
 
 impl<'a> rt::IntoOwned for AssignReplicasToDirsRequest<'a> {
     type Owned = AssignReplicasToDirsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AssignReplicasToDirsRequest<'static> {
         AssignReplicasToDirsRequest {
             broker_id: self.broker_id,
@@ -145,7 +145,7 @@ impl<'a> rt::IntoOwned for AssignReplicasToDirsRequest<'a> {
 impl AssignReplicasToDirsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AssignReplicasToDirsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -230,7 +230,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition_index: self.partition_index,
@@ -242,7 +242,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -343,7 +343,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
 
 impl<'a> rt::IntoOwned for TopicData<'a> {
     type Owned = TopicData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicData<'static> {
         TopicData {
             topic_id: self.topic_id,
@@ -356,7 +356,7 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
 impl TopicData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -453,7 +453,7 @@ impl<'a> rt::JsonForm for DirectoryData<'a> {
 
 impl<'a> rt::IntoOwned for DirectoryData<'a> {
     type Owned = DirectoryData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DirectoryData<'static> {
         DirectoryData {
             id: self.id,
@@ -466,7 +466,7 @@ impl<'a> rt::IntoOwned for DirectoryData<'a> {
 impl DirectoryData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DirectoryData<'static> {
         rt::IntoOwned::into_owned(self)
     }

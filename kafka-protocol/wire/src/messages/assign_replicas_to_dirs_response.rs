@@ -119,7 +119,7 @@ impl<'a> rt::JsonForm for AssignReplicasToDirsResponse<'a> {
 
 impl<'a> rt::IntoOwned for AssignReplicasToDirsResponse<'a> {
     type Owned = AssignReplicasToDirsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AssignReplicasToDirsResponse<'static> {
         AssignReplicasToDirsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -133,7 +133,7 @@ impl<'a> rt::IntoOwned for AssignReplicasToDirsResponse<'a> {
 impl AssignReplicasToDirsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AssignReplicasToDirsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -228,7 +228,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition_index: self.partition_index,
@@ -241,7 +241,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -342,7 +342,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
 
 impl<'a> rt::IntoOwned for TopicData<'a> {
     type Owned = TopicData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicData<'static> {
         TopicData {
             topic_id: self.topic_id,
@@ -355,7 +355,7 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
 impl TopicData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -452,7 +452,7 @@ impl<'a> rt::JsonForm for DirectoryData<'a> {
 
 impl<'a> rt::IntoOwned for DirectoryData<'a> {
     type Owned = DirectoryData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DirectoryData<'static> {
         DirectoryData {
             id: self.id,
@@ -465,7 +465,7 @@ impl<'a> rt::IntoOwned for DirectoryData<'a> {
 impl DirectoryData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DirectoryData<'static> {
         rt::IntoOwned::into_owned(self)
     }

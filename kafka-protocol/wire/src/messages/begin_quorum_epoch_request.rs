@@ -198,7 +198,7 @@ impl<'a> rt::JsonForm for BeginQuorumEpochRequest<'a> {
 
 impl<'a> rt::IntoOwned for BeginQuorumEpochRequest<'a> {
     type Owned = BeginQuorumEpochRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> BeginQuorumEpochRequest<'static> {
         BeginQuorumEpochRequest {
             cluster_id: rt::IntoOwned::into_owned(self.cluster_id),
@@ -213,7 +213,7 @@ impl<'a> rt::IntoOwned for BeginQuorumEpochRequest<'a> {
 impl BeginQuorumEpochRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> BeginQuorumEpochRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -359,7 +359,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition_index: self.partition_index,
@@ -374,7 +374,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -492,7 +492,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
 
 impl<'a> rt::IntoOwned for TopicData<'a> {
     type Owned = TopicData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicData<'static> {
         TopicData {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -505,7 +505,7 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
 impl TopicData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -611,7 +611,7 @@ impl<'a> rt::JsonForm for LeaderEndpoint<'a> {
 
 impl<'a> rt::IntoOwned for LeaderEndpoint<'a> {
     type Owned = LeaderEndpoint<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> LeaderEndpoint<'static> {
         LeaderEndpoint {
             name: rt::IntoOwned::into_owned(self.name),
@@ -625,7 +625,7 @@ impl<'a> rt::IntoOwned for LeaderEndpoint<'a> {
 impl LeaderEndpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> LeaderEndpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }

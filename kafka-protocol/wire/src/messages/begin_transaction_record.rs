@@ -135,7 +135,7 @@ impl<'a> rt::JsonForm for BeginTransactionRecord<'a> {
 
 impl<'a> rt::IntoOwned for BeginTransactionRecord<'a> {
     type Owned = BeginTransactionRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> BeginTransactionRecord<'static> {
         BeginTransactionRecord {
             name: rt::IntoOwned::into_owned(self.name),
@@ -147,7 +147,7 @@ impl<'a> rt::IntoOwned for BeginTransactionRecord<'a> {
 impl BeginTransactionRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> BeginTransactionRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

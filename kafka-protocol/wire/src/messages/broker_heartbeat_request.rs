@@ -284,7 +284,7 @@ impl<'a> rt::JsonForm for BrokerHeartbeatRequest<'a> {
 
 impl<'a> rt::IntoOwned for BrokerHeartbeatRequest<'a> {
     type Owned = BrokerHeartbeatRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> BrokerHeartbeatRequest<'static> {
         BrokerHeartbeatRequest {
             broker_id: self.broker_id,
@@ -302,7 +302,7 @@ impl<'a> rt::IntoOwned for BrokerHeartbeatRequest<'a> {
 impl BrokerHeartbeatRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> BrokerHeartbeatRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

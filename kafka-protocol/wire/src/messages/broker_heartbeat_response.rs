@@ -147,7 +147,7 @@ impl<'a> rt::JsonForm for BrokerHeartbeatResponse<'a> {
 
 impl<'a> rt::IntoOwned for BrokerHeartbeatResponse<'a> {
     type Owned = BrokerHeartbeatResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> BrokerHeartbeatResponse<'static> {
         BrokerHeartbeatResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -163,7 +163,7 @@ impl<'a> rt::IntoOwned for BrokerHeartbeatResponse<'a> {
 impl BrokerHeartbeatResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> BrokerHeartbeatResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -302,7 +302,7 @@ impl<'a> rt::JsonForm for BrokerRegistrationChangeRecord<'a> {
 
 impl<'a> rt::IntoOwned for BrokerRegistrationChangeRecord<'a> {
     type Owned = BrokerRegistrationChangeRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> BrokerRegistrationChangeRecord<'static> {
         BrokerRegistrationChangeRecord {
             broker_id: self.broker_id,
@@ -319,7 +319,7 @@ impl<'a> rt::IntoOwned for BrokerRegistrationChangeRecord<'a> {
 impl BrokerRegistrationChangeRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> BrokerRegistrationChangeRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

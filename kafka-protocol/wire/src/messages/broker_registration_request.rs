@@ -252,7 +252,7 @@ impl<'a> rt::JsonForm for BrokerRegistrationRequest<'a> {
 
 impl<'a> rt::IntoOwned for BrokerRegistrationRequest<'a> {
     type Owned = BrokerRegistrationRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> BrokerRegistrationRequest<'static> {
         BrokerRegistrationRequest {
             broker_id: self.broker_id,
@@ -272,7 +272,7 @@ impl<'a> rt::IntoOwned for BrokerRegistrationRequest<'a> {
 impl BrokerRegistrationRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> BrokerRegistrationRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -388,7 +388,7 @@ impl<'a> rt::JsonForm for Listener<'a> {
 
 impl<'a> rt::IntoOwned for Listener<'a> {
     type Owned = Listener<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Listener<'static> {
         Listener {
             name: rt::IntoOwned::into_owned(self.name),
@@ -403,7 +403,7 @@ impl<'a> rt::IntoOwned for Listener<'a> {
 impl Listener<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Listener<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -509,7 +509,7 @@ impl<'a> rt::JsonForm for Feature<'a> {
 
 impl<'a> rt::IntoOwned for Feature<'a> {
     type Owned = Feature<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Feature<'static> {
         Feature {
             name: rt::IntoOwned::into_owned(self.name),
@@ -523,7 +523,7 @@ impl<'a> rt::IntoOwned for Feature<'a> {
 impl Feature<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Feature<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -125,7 +125,7 @@ impl<'a> rt::JsonForm for BrokerRegistrationResponse<'a> {
 
 impl<'a> rt::IntoOwned for BrokerRegistrationResponse<'a> {
     type Owned = BrokerRegistrationResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> BrokerRegistrationResponse<'static> {
         BrokerRegistrationResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -139,7 +139,7 @@ impl<'a> rt::IntoOwned for BrokerRegistrationResponse<'a> {
 impl BrokerRegistrationResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> BrokerRegistrationResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -95,7 +95,7 @@ impl<'a> rt::JsonForm for ClearElrRecord<'a> {
 
 impl<'a> rt::IntoOwned for ClearElrRecord<'a> {
     type Owned = ClearElrRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ClearElrRecord<'static> {
         ClearElrRecord {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -107,7 +107,7 @@ impl<'a> rt::IntoOwned for ClearElrRecord<'a> {
 impl ClearElrRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ClearElrRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -129,7 +129,7 @@ impl<'a> rt::JsonForm for ClientQuotaRecord<'a> {
 
 impl<'a> rt::IntoOwned for ClientQuotaRecord<'a> {
     type Owned = ClientQuotaRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ClientQuotaRecord<'static> {
         ClientQuotaRecord {
             entity: rt::IntoOwned::into_owned(self.entity),
@@ -144,7 +144,7 @@ impl<'a> rt::IntoOwned for ClientQuotaRecord<'a> {
 impl ClientQuotaRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ClientQuotaRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -253,7 +253,7 @@ impl<'a> rt::JsonForm for EntityData<'a> {
 
 impl<'a> rt::IntoOwned for EntityData<'a> {
     type Owned = EntityData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> EntityData<'static> {
         EntityData {
             entity_type: rt::IntoOwned::into_owned(self.entity_type),
@@ -266,7 +266,7 @@ impl<'a> rt::IntoOwned for EntityData<'a> {
 impl EntityData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> EntityData<'static> {
         rt::IntoOwned::into_owned(self)
     }

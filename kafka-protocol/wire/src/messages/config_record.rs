@@ -139,7 +139,7 @@ impl<'a> rt::JsonForm for ConfigRecord<'a> {
 
 impl<'a> rt::IntoOwned for ConfigRecord<'a> {
     type Owned = ConfigRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ConfigRecord<'static> {
         ConfigRecord {
             resource_type: self.resource_type,
@@ -154,7 +154,7 @@ impl<'a> rt::IntoOwned for ConfigRecord<'a> {
 impl ConfigRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ConfigRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

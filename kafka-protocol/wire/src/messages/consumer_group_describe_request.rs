@@ -116,7 +116,7 @@ impl<'a> rt::JsonForm for ConsumerGroupDescribeRequest<'a> {
 
 impl<'a> rt::IntoOwned for ConsumerGroupDescribeRequest<'a> {
     type Owned = ConsumerGroupDescribeRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ConsumerGroupDescribeRequest<'static> {
         ConsumerGroupDescribeRequest {
             group_ids: rt::IntoOwned::into_owned(self.group_ids),
@@ -129,7 +129,7 @@ impl<'a> rt::IntoOwned for ConsumerGroupDescribeRequest<'a> {
 impl ConsumerGroupDescribeRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ConsumerGroupDescribeRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

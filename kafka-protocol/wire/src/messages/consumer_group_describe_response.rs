@@ -108,7 +108,7 @@ impl<'a> rt::JsonForm for ConsumerGroupDescribeResponse<'a> {
 
 impl<'a> rt::IntoOwned for ConsumerGroupDescribeResponse<'a> {
     type Owned = ConsumerGroupDescribeResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ConsumerGroupDescribeResponse<'static> {
         ConsumerGroupDescribeResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -121,7 +121,7 @@ impl<'a> rt::IntoOwned for ConsumerGroupDescribeResponse<'a> {
 impl ConsumerGroupDescribeResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ConsumerGroupDescribeResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -368,7 +368,7 @@ impl<'a> rt::JsonForm for Member<'a> {
 
 impl<'a> rt::IntoOwned for Member<'a> {
     type Owned = Member<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Member<'static> {
         Member {
             member_id: rt::IntoOwned::into_owned(self.member_id),
@@ -394,7 +394,7 @@ impl<'a> rt::IntoOwned for Member<'a> {
 impl Member<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Member<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -584,7 +584,7 @@ impl<'a> rt::JsonForm for DescribedGroup<'a> {
 
 impl<'a> rt::IntoOwned for DescribedGroup<'a> {
     type Owned = DescribedGroup<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribedGroup<'static> {
         DescribedGroup {
             error_code: self.error_code,
@@ -604,7 +604,7 @@ impl<'a> rt::IntoOwned for DescribedGroup<'a> {
 impl DescribedGroup<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribedGroup<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -711,7 +711,7 @@ impl<'a> rt::JsonForm for TopicPartitions<'a> {
 
 impl<'a> rt::IntoOwned for TopicPartitions<'a> {
     type Owned = TopicPartitions<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicPartitions<'static> {
         TopicPartitions {
             topic_id: self.topic_id,
@@ -725,7 +725,7 @@ impl<'a> rt::IntoOwned for TopicPartitions<'a> {
 impl TopicPartitions<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicPartitions<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -816,7 +816,7 @@ impl<'a> rt::JsonForm for Assignment<'a> {
 
 impl<'a> rt::IntoOwned for Assignment<'a> {
     type Owned = Assignment<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Assignment<'static> {
         Assignment {
             topic_partitions: rt::IntoOwned::into_owned(self.topic_partitions),
@@ -828,7 +828,7 @@ impl<'a> rt::IntoOwned for Assignment<'a> {
 impl Assignment<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Assignment<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -256,7 +256,7 @@ impl<'a> rt::JsonForm for ConsumerGroupHeartbeatRequest<'a> {
 
 impl<'a> rt::IntoOwned for ConsumerGroupHeartbeatRequest<'a> {
     type Owned = ConsumerGroupHeartbeatRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ConsumerGroupHeartbeatRequest<'static> {
         ConsumerGroupHeartbeatRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -281,7 +281,7 @@ impl<'a> rt::IntoOwned for ConsumerGroupHeartbeatRequest<'a> {
 impl ConsumerGroupHeartbeatRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ConsumerGroupHeartbeatRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -377,7 +377,7 @@ impl<'a> rt::JsonForm for TopicPartitions<'a> {
 
 impl<'a> rt::IntoOwned for TopicPartitions<'a> {
     type Owned = TopicPartitions<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicPartitions<'static> {
         TopicPartitions {
             topic_id: self.topic_id,
@@ -390,7 +390,7 @@ impl<'a> rt::IntoOwned for TopicPartitions<'a> {
 impl TopicPartitions<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicPartitions<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -168,7 +168,7 @@ impl<'a> rt::JsonForm for ConsumerGroupHeartbeatResponse<'a> {
 
 impl<'a> rt::IntoOwned for ConsumerGroupHeartbeatResponse<'a> {
     type Owned = ConsumerGroupHeartbeatResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ConsumerGroupHeartbeatResponse<'static> {
         ConsumerGroupHeartbeatResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -186,7 +186,7 @@ impl<'a> rt::IntoOwned for ConsumerGroupHeartbeatResponse<'a> {
 impl ConsumerGroupHeartbeatResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ConsumerGroupHeartbeatResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -277,7 +277,7 @@ impl<'a> rt::JsonForm for Assignment<'a> {
 
 impl<'a> rt::IntoOwned for Assignment<'a> {
     type Owned = Assignment<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Assignment<'static> {
         Assignment {
             topic_partitions: rt::IntoOwned::into_owned(self.topic_partitions),
@@ -289,7 +289,7 @@ impl<'a> rt::IntoOwned for Assignment<'a> {
 impl Assignment<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Assignment<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -385,7 +385,7 @@ impl<'a> rt::JsonForm for TopicPartitions<'a> {
 
 impl<'a> rt::IntoOwned for TopicPartitions<'a> {
     type Owned = TopicPartitions<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicPartitions<'static> {
         TopicPartitions {
             topic_id: self.topic_id,
@@ -398,7 +398,7 @@ impl<'a> rt::IntoOwned for TopicPartitions<'a> {
 impl TopicPartitions<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicPartitions<'static> {
         rt::IntoOwned::into_owned(self)
     }

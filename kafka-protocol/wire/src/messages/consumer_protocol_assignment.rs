@@ -98,7 +98,7 @@ impl<'a> rt::JsonForm for ConsumerProtocolAssignment<'a> {
 
 impl<'a> rt::IntoOwned for ConsumerProtocolAssignment<'a> {
     type Owned = ConsumerProtocolAssignment<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ConsumerProtocolAssignment<'static> {
         ConsumerProtocolAssignment {
             assigned_partitions: rt::IntoOwned::into_owned(self.assigned_partitions),
@@ -110,7 +110,7 @@ impl<'a> rt::IntoOwned for ConsumerProtocolAssignment<'a> {
 impl ConsumerProtocolAssignment<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ConsumerProtocolAssignment<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -193,7 +193,7 @@ impl<'a> rt::JsonForm for TopicPartition<'a> {
 
 impl<'a> rt::IntoOwned for TopicPartition<'a> {
     type Owned = TopicPartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicPartition<'static> {
         TopicPartition {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -205,7 +205,7 @@ impl<'a> rt::IntoOwned for TopicPartition<'a> {
 impl TopicPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }

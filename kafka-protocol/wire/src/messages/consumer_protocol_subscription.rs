@@ -194,7 +194,7 @@ impl<'a> rt::JsonForm for ConsumerProtocolSubscription<'a> {
 
 impl<'a> rt::IntoOwned for ConsumerProtocolSubscription<'a> {
     type Owned = ConsumerProtocolSubscription<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ConsumerProtocolSubscription<'static> {
         ConsumerProtocolSubscription {
             topics: rt::IntoOwned::into_owned(self.topics),
@@ -209,7 +209,7 @@ impl<'a> rt::IntoOwned for ConsumerProtocolSubscription<'a> {
 impl ConsumerProtocolSubscription<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ConsumerProtocolSubscription<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -292,7 +292,7 @@ impl<'a> rt::JsonForm for TopicPartition<'a> {
 
 impl<'a> rt::IntoOwned for TopicPartition<'a> {
     type Owned = TopicPartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicPartition<'static> {
         TopicPartition {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -304,7 +304,7 @@ impl<'a> rt::IntoOwned for TopicPartition<'a> {
 impl TopicPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -141,7 +141,7 @@ impl<'a> rt::JsonForm for ControllerRegistrationRequest<'a> {
 
 impl<'a> rt::IntoOwned for ControllerRegistrationRequest<'a> {
     type Owned = ControllerRegistrationRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ControllerRegistrationRequest<'static> {
         ControllerRegistrationRequest {
             controller_id: self.controller_id,
@@ -157,7 +157,7 @@ impl<'a> rt::IntoOwned for ControllerRegistrationRequest<'a> {
 impl ControllerRegistrationRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ControllerRegistrationRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -273,7 +273,7 @@ impl<'a> rt::JsonForm for Listener<'a> {
 
 impl<'a> rt::IntoOwned for Listener<'a> {
     type Owned = Listener<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Listener<'static> {
         Listener {
             name: rt::IntoOwned::into_owned(self.name),
@@ -288,7 +288,7 @@ impl<'a> rt::IntoOwned for Listener<'a> {
 impl Listener<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Listener<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -394,7 +394,7 @@ impl<'a> rt::JsonForm for Feature<'a> {
 
 impl<'a> rt::IntoOwned for Feature<'a> {
     type Owned = Feature<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Feature<'static> {
         Feature {
             name: rt::IntoOwned::into_owned(self.name),
@@ -408,7 +408,7 @@ impl<'a> rt::IntoOwned for Feature<'a> {
 impl Feature<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Feature<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -128,7 +128,7 @@ impl<'a> rt::JsonForm for ControllerRegistrationResponse<'a> {
 
 impl<'a> rt::IntoOwned for ControllerRegistrationResponse<'a> {
     type Owned = ControllerRegistrationResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ControllerRegistrationResponse<'static> {
         ControllerRegistrationResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -142,7 +142,7 @@ impl<'a> rt::IntoOwned for ControllerRegistrationResponse<'a> {
 impl ControllerRegistrationResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ControllerRegistrationResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -116,7 +116,7 @@ impl<'a> rt::JsonForm for CreateAclsRequest<'a> {
 
 impl<'a> rt::IntoOwned for CreateAclsRequest<'a> {
     type Owned = CreateAclsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> CreateAclsRequest<'static> {
         CreateAclsRequest {
             creations: rt::IntoOwned::into_owned(self.creations),
@@ -128,7 +128,7 @@ impl<'a> rt::IntoOwned for CreateAclsRequest<'a> {
 impl CreateAclsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> CreateAclsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -309,7 +309,7 @@ impl<'a> rt::JsonForm for AclCreation<'a> {
 
 impl<'a> rt::IntoOwned for AclCreation<'a> {
     type Owned = AclCreation<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AclCreation<'static> {
         AclCreation {
             resource_type: self.resource_type,
@@ -327,7 +327,7 @@ impl<'a> rt::IntoOwned for AclCreation<'a> {
 impl AclCreation<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AclCreation<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -126,7 +126,7 @@ impl<'a> rt::JsonForm for CreateAclsResponse<'a> {
 
 impl<'a> rt::IntoOwned for CreateAclsResponse<'a> {
     type Owned = CreateAclsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> CreateAclsResponse<'static> {
         CreateAclsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -139,7 +139,7 @@ impl<'a> rt::IntoOwned for CreateAclsResponse<'a> {
 impl CreateAclsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> CreateAclsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -265,7 +265,7 @@ impl<'a> rt::JsonForm for AclCreationResult<'a> {
 
 impl<'a> rt::IntoOwned for AclCreationResult<'a> {
     type Owned = AclCreationResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AclCreationResult<'static> {
         AclCreationResult {
             error_code: self.error_code,
@@ -278,7 +278,7 @@ impl<'a> rt::IntoOwned for AclCreationResult<'a> {
 impl AclCreationResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AclCreationResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

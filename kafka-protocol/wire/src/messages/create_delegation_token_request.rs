@@ -210,7 +210,7 @@ impl<'a> rt::JsonForm for CreateDelegationTokenRequest<'a> {
 
 impl<'a> rt::IntoOwned for CreateDelegationTokenRequest<'a> {
     type Owned = CreateDelegationTokenRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> CreateDelegationTokenRequest<'static> {
         CreateDelegationTokenRequest {
             owner_principal_type: rt::IntoOwned::into_owned(self.owner_principal_type),
@@ -225,7 +225,7 @@ impl<'a> rt::IntoOwned for CreateDelegationTokenRequest<'a> {
 impl CreateDelegationTokenRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> CreateDelegationTokenRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -340,7 +340,7 @@ impl<'a> rt::JsonForm for CreatableRenewers<'a> {
 
 impl<'a> rt::IntoOwned for CreatableRenewers<'a> {
     type Owned = CreatableRenewers<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> CreatableRenewers<'static> {
         CreatableRenewers {
             principal_type: rt::IntoOwned::into_owned(self.principal_type),
@@ -353,7 +353,7 @@ impl<'a> rt::IntoOwned for CreatableRenewers<'a> {
 impl CreatableRenewers<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> CreatableRenewers<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -277,7 +277,7 @@ impl<'a> rt::JsonForm for CreateDelegationTokenResponse<'a> {
 
 impl<'a> rt::IntoOwned for CreateDelegationTokenResponse<'a> {
     type Owned = CreateDelegationTokenResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> CreateDelegationTokenResponse<'static> {
         CreateDelegationTokenResponse {
             error_code: self.error_code,
@@ -303,7 +303,7 @@ impl<'a> rt::IntoOwned for CreateDelegationTokenResponse<'a> {
 impl CreateDelegationTokenResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> CreateDelegationTokenResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

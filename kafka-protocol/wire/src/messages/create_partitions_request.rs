@@ -136,7 +136,7 @@ impl<'a> rt::JsonForm for CreatePartitionsRequest<'a> {
 
 impl<'a> rt::IntoOwned for CreatePartitionsRequest<'a> {
     type Owned = CreatePartitionsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> CreatePartitionsRequest<'static> {
         CreatePartitionsRequest {
             topics: rt::IntoOwned::into_owned(self.topics),
@@ -150,7 +150,7 @@ impl<'a> rt::IntoOwned for CreatePartitionsRequest<'a> {
 impl CreatePartitionsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> CreatePartitionsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -255,7 +255,7 @@ impl<'a> rt::JsonForm for CreatePartitionsAssignment<'a> {
 
 impl<'a> rt::IntoOwned for CreatePartitionsAssignment<'a> {
     type Owned = CreatePartitionsAssignment<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> CreatePartitionsAssignment<'static> {
         CreatePartitionsAssignment {
             broker_ids: rt::IntoOwned::into_owned(self.broker_ids),
@@ -267,7 +267,7 @@ impl<'a> rt::IntoOwned for CreatePartitionsAssignment<'a> {
 impl CreatePartitionsAssignment<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> CreatePartitionsAssignment<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -417,7 +417,7 @@ impl<'a> rt::JsonForm for CreatePartitionsTopic<'a> {
 
 impl<'a> rt::IntoOwned for CreatePartitionsTopic<'a> {
     type Owned = CreatePartitionsTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> CreatePartitionsTopic<'static> {
         CreatePartitionsTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -431,7 +431,7 @@ impl<'a> rt::IntoOwned for CreatePartitionsTopic<'a> {
 impl CreatePartitionsTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> CreatePartitionsTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

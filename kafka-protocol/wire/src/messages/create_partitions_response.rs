@@ -126,7 +126,7 @@ impl<'a> rt::JsonForm for CreatePartitionsResponse<'a> {
 
 impl<'a> rt::IntoOwned for CreatePartitionsResponse<'a> {
     type Owned = CreatePartitionsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> CreatePartitionsResponse<'static> {
         CreatePartitionsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -139,7 +139,7 @@ impl<'a> rt::IntoOwned for CreatePartitionsResponse<'a> {
 impl CreatePartitionsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> CreatePartitionsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -265,7 +265,7 @@ impl<'a> rt::JsonForm for CreatePartitionsTopicResult<'a> {
 
 impl<'a> rt::IntoOwned for CreatePartitionsTopicResult<'a> {
     type Owned = CreatePartitionsTopicResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> CreatePartitionsTopicResult<'static> {
         CreatePartitionsTopicResult {
             name: rt::IntoOwned::into_owned(self.name),
@@ -279,7 +279,7 @@ impl<'a> rt::IntoOwned for CreatePartitionsTopicResult<'a> {
 impl CreatePartitionsTopicResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> CreatePartitionsTopicResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

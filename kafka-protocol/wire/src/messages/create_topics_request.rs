@@ -148,7 +148,7 @@ impl<'a> rt::JsonForm for CreateTopicsRequest<'a> {
 
 impl<'a> rt::IntoOwned for CreateTopicsRequest<'a> {
     type Owned = CreateTopicsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> CreateTopicsRequest<'static> {
         CreateTopicsRequest {
             topics: rt::IntoOwned::into_owned(self.topics),
@@ -162,7 +162,7 @@ impl<'a> rt::IntoOwned for CreateTopicsRequest<'a> {
 impl CreateTopicsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> CreateTopicsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -277,7 +277,7 @@ impl<'a> rt::JsonForm for CreatableReplicaAssignment<'a> {
 
 impl<'a> rt::IntoOwned for CreatableReplicaAssignment<'a> {
     type Owned = CreatableReplicaAssignment<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> CreatableReplicaAssignment<'static> {
         CreatableReplicaAssignment {
             partition_index: self.partition_index,
@@ -290,7 +290,7 @@ impl<'a> rt::IntoOwned for CreatableReplicaAssignment<'a> {
 impl CreatableReplicaAssignment<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> CreatableReplicaAssignment<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -415,7 +415,7 @@ impl<'a> rt::JsonForm for CreatableTopicConfig<'a> {
 
 impl<'a> rt::IntoOwned for CreatableTopicConfig<'a> {
     type Owned = CreatableTopicConfig<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> CreatableTopicConfig<'static> {
         CreatableTopicConfig {
             name: rt::IntoOwned::into_owned(self.name),
@@ -428,7 +428,7 @@ impl<'a> rt::IntoOwned for CreatableTopicConfig<'a> {
 impl CreatableTopicConfig<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> CreatableTopicConfig<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -581,7 +581,7 @@ impl<'a> rt::JsonForm for CreatableTopic<'a> {
 
 impl<'a> rt::IntoOwned for CreatableTopic<'a> {
     type Owned = CreatableTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> CreatableTopic<'static> {
         CreatableTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -597,7 +597,7 @@ impl<'a> rt::IntoOwned for CreatableTopic<'a> {
 impl CreatableTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> CreatableTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -126,7 +126,7 @@ impl<'a> rt::JsonForm for CreateTopicsResponse<'a> {
 
 impl<'a> rt::IntoOwned for CreateTopicsResponse<'a> {
     type Owned = CreateTopicsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> CreateTopicsResponse<'static> {
         CreateTopicsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -139,7 +139,7 @@ impl<'a> rt::IntoOwned for CreateTopicsResponse<'a> {
 impl CreateTopicsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> CreateTopicsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -280,7 +280,7 @@ impl<'a> rt::JsonForm for CreatableTopicConfigs<'a> {
 
 impl<'a> rt::IntoOwned for CreatableTopicConfigs<'a> {
     type Owned = CreatableTopicConfigs<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> CreatableTopicConfigs<'static> {
         CreatableTopicConfigs {
             name: rt::IntoOwned::into_owned(self.name),
@@ -296,7 +296,7 @@ impl<'a> rt::IntoOwned for CreatableTopicConfigs<'a> {
 impl CreatableTopicConfigs<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> CreatableTopicConfigs<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -598,7 +598,7 @@ impl<'a> rt::JsonForm for CreatableTopicResult<'a> {
 
 impl<'a> rt::IntoOwned for CreatableTopicResult<'a> {
     type Owned = CreatableTopicResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> CreatableTopicResult<'static> {
         CreatableTopicResult {
             name: rt::IntoOwned::into_owned(self.name),
@@ -617,7 +617,7 @@ impl<'a> rt::IntoOwned for CreatableTopicResult<'a> {
 impl CreatableTopicResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> CreatableTopicResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -110,7 +110,7 @@ impl<'a> rt::JsonForm for DefaultPrincipalData<'a> {
 
 impl<'a> rt::IntoOwned for DefaultPrincipalData<'a> {
     type Owned = DefaultPrincipalData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DefaultPrincipalData<'static> {
         DefaultPrincipalData {
             r#type: rt::IntoOwned::into_owned(self.r#type),
@@ -124,7 +124,7 @@ impl<'a> rt::IntoOwned for DefaultPrincipalData<'a> {
 impl DefaultPrincipalData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DefaultPrincipalData<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -158,7 +158,7 @@ impl<'a> rt::JsonForm for DelegationTokenRecord<'a> {
 
 impl<'a> rt::IntoOwned for DelegationTokenRecord<'a> {
     type Owned = DelegationTokenRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DelegationTokenRecord<'static> {
         DelegationTokenRecord {
             owner: rt::IntoOwned::into_owned(self.owner),
@@ -176,7 +176,7 @@ impl<'a> rt::IntoOwned for DelegationTokenRecord<'a> {
 impl DelegationTokenRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DelegationTokenRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

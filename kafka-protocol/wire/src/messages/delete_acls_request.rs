@@ -116,7 +116,7 @@ impl<'a> rt::JsonForm for DeleteAclsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DeleteAclsRequest<'a> {
     type Owned = DeleteAclsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteAclsRequest<'static> {
         DeleteAclsRequest {
             filters: rt::IntoOwned::into_owned(self.filters),
@@ -128,7 +128,7 @@ impl<'a> rt::IntoOwned for DeleteAclsRequest<'a> {
 impl DeleteAclsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteAclsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -315,7 +315,7 @@ impl<'a> rt::JsonForm for DeleteAclsFilter<'a> {
 
 impl<'a> rt::IntoOwned for DeleteAclsFilter<'a> {
     type Owned = DeleteAclsFilter<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteAclsFilter<'static> {
         DeleteAclsFilter {
             resource_type_filter: self.resource_type_filter,
@@ -333,7 +333,7 @@ impl<'a> rt::IntoOwned for DeleteAclsFilter<'a> {
 impl DeleteAclsFilter<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteAclsFilter<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -126,7 +126,7 @@ impl<'a> rt::JsonForm for DeleteAclsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DeleteAclsResponse<'a> {
     type Owned = DeleteAclsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteAclsResponse<'static> {
         DeleteAclsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -139,7 +139,7 @@ impl<'a> rt::IntoOwned for DeleteAclsResponse<'a> {
 impl DeleteAclsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteAclsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -346,7 +346,7 @@ impl<'a> rt::JsonForm for DeleteAclsMatchingAcl<'a> {
 
 impl<'a> rt::IntoOwned for DeleteAclsMatchingAcl<'a> {
     type Owned = DeleteAclsMatchingAcl<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteAclsMatchingAcl<'static> {
         DeleteAclsMatchingAcl {
             error_code: self.error_code,
@@ -366,7 +366,7 @@ impl<'a> rt::IntoOwned for DeleteAclsMatchingAcl<'a> {
 impl DeleteAclsMatchingAcl<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteAclsMatchingAcl<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -509,7 +509,7 @@ impl<'a> rt::JsonForm for DeleteAclsFilterResult<'a> {
 
 impl<'a> rt::IntoOwned for DeleteAclsFilterResult<'a> {
     type Owned = DeleteAclsFilterResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteAclsFilterResult<'static> {
         DeleteAclsFilterResult {
             error_code: self.error_code,
@@ -523,7 +523,7 @@ impl<'a> rt::IntoOwned for DeleteAclsFilterResult<'a> {
 impl DeleteAclsFilterResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteAclsFilterResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

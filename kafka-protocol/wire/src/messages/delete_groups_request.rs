@@ -124,7 +124,7 @@ impl<'a> rt::JsonForm for DeleteGroupsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DeleteGroupsRequest<'a> {
     type Owned = DeleteGroupsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteGroupsRequest<'static> {
         DeleteGroupsRequest {
             groups_names: rt::IntoOwned::into_owned(self.groups_names),
@@ -136,7 +136,7 @@ impl<'a> rt::IntoOwned for DeleteGroupsRequest<'a> {
 impl DeleteGroupsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteGroupsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

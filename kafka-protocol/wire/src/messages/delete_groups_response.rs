@@ -126,7 +126,7 @@ impl<'a> rt::JsonForm for DeleteGroupsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DeleteGroupsResponse<'a> {
     type Owned = DeleteGroupsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteGroupsResponse<'static> {
         DeleteGroupsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -139,7 +139,7 @@ impl<'a> rt::IntoOwned for DeleteGroupsResponse<'a> {
 impl DeleteGroupsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteGroupsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -281,7 +281,7 @@ impl<'a> rt::JsonForm for DeletableGroupResult<'a> {
 
 impl<'a> rt::IntoOwned for DeletableGroupResult<'a> {
     type Owned = DeletableGroupResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeletableGroupResult<'static> {
         DeletableGroupResult {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -295,7 +295,7 @@ impl<'a> rt::IntoOwned for DeletableGroupResult<'a> {
 impl DeletableGroupResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeletableGroupResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

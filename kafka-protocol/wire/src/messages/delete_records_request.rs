@@ -126,7 +126,7 @@ impl<'a> rt::JsonForm for DeleteRecordsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DeleteRecordsRequest<'a> {
     type Owned = DeleteRecordsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteRecordsRequest<'static> {
         DeleteRecordsRequest {
             topics: rt::IntoOwned::into_owned(self.topics),
@@ -139,7 +139,7 @@ impl<'a> rt::IntoOwned for DeleteRecordsRequest<'a> {
 impl DeleteRecordsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteRecordsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -251,7 +251,7 @@ impl<'a> rt::JsonForm for DeleteRecordsPartition<'a> {
 
 impl<'a> rt::IntoOwned for DeleteRecordsPartition<'a> {
     type Owned = DeleteRecordsPartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteRecordsPartition<'static> {
         DeleteRecordsPartition {
             partition_index: self.partition_index,
@@ -264,7 +264,7 @@ impl<'a> rt::IntoOwned for DeleteRecordsPartition<'a> {
 impl DeleteRecordsPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteRecordsPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -382,7 +382,7 @@ impl<'a> rt::JsonForm for DeleteRecordsTopic<'a> {
 
 impl<'a> rt::IntoOwned for DeleteRecordsTopic<'a> {
     type Owned = DeleteRecordsTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteRecordsTopic<'static> {
         DeleteRecordsTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -395,7 +395,7 @@ impl<'a> rt::IntoOwned for DeleteRecordsTopic<'a> {
 impl DeleteRecordsTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteRecordsTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -126,7 +126,7 @@ impl<'a> rt::JsonForm for DeleteRecordsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DeleteRecordsResponse<'a> {
     type Owned = DeleteRecordsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteRecordsResponse<'static> {
         DeleteRecordsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -139,7 +139,7 @@ impl<'a> rt::IntoOwned for DeleteRecordsResponse<'a> {
 impl DeleteRecordsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteRecordsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -261,7 +261,7 @@ impl<'a> rt::JsonForm for DeleteRecordsPartitionResult<'a> {
 
 impl<'a> rt::IntoOwned for DeleteRecordsPartitionResult<'a> {
     type Owned = DeleteRecordsPartitionResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteRecordsPartitionResult<'static> {
         DeleteRecordsPartitionResult {
             partition_index: self.partition_index,
@@ -275,7 +275,7 @@ impl<'a> rt::IntoOwned for DeleteRecordsPartitionResult<'a> {
 impl DeleteRecordsPartitionResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteRecordsPartitionResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -393,7 +393,7 @@ impl<'a> rt::JsonForm for DeleteRecordsTopicResult<'a> {
 
 impl<'a> rt::IntoOwned for DeleteRecordsTopicResult<'a> {
     type Owned = DeleteRecordsTopicResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteRecordsTopicResult<'static> {
         DeleteRecordsTopicResult {
             name: rt::IntoOwned::into_owned(self.name),
@@ -406,7 +406,7 @@ impl<'a> rt::IntoOwned for DeleteRecordsTopicResult<'a> {
 impl DeleteRecordsTopicResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteRecordsTopicResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -110,7 +110,7 @@ impl<'a> rt::JsonForm for DeleteShareGroupOffsetsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DeleteShareGroupOffsetsRequest<'a> {
     type Owned = DeleteShareGroupOffsetsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteShareGroupOffsetsRequest<'static> {
         DeleteShareGroupOffsetsRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -123,7 +123,7 @@ impl<'a> rt::IntoOwned for DeleteShareGroupOffsetsRequest<'a> {
 impl DeleteShareGroupOffsetsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteShareGroupOffsetsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -209,7 +209,7 @@ impl<'a> rt::JsonForm for DeleteShareGroupOffsetsRequestTopic<'a> {
 
 impl<'a> rt::IntoOwned for DeleteShareGroupOffsetsRequestTopic<'a> {
     type Owned = DeleteShareGroupOffsetsRequestTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteShareGroupOffsetsRequestTopic<'static> {
         DeleteShareGroupOffsetsRequestTopic {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -221,7 +221,7 @@ impl<'a> rt::IntoOwned for DeleteShareGroupOffsetsRequestTopic<'a> {
 impl DeleteShareGroupOffsetsRequestTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteShareGroupOffsetsRequestTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -131,7 +131,7 @@ impl<'a> rt::JsonForm for DeleteShareGroupOffsetsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DeleteShareGroupOffsetsResponse<'a> {
     type Owned = DeleteShareGroupOffsetsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteShareGroupOffsetsResponse<'static> {
         DeleteShareGroupOffsetsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -146,7 +146,7 @@ impl<'a> rt::IntoOwned for DeleteShareGroupOffsetsResponse<'a> {
 impl DeleteShareGroupOffsetsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteShareGroupOffsetsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -264,7 +264,7 @@ impl<'a> rt::JsonForm for DeleteShareGroupOffsetsResponseTopic<'a> {
 
 impl<'a> rt::IntoOwned for DeleteShareGroupOffsetsResponseTopic<'a> {
     type Owned = DeleteShareGroupOffsetsResponseTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteShareGroupOffsetsResponseTopic<'static> {
         DeleteShareGroupOffsetsResponseTopic {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -279,7 +279,7 @@ impl<'a> rt::IntoOwned for DeleteShareGroupOffsetsResponseTopic<'a> {
 impl DeleteShareGroupOffsetsResponseTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteShareGroupOffsetsResponseTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

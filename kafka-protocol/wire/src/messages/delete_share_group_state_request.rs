@@ -109,7 +109,7 @@ impl<'a> rt::JsonForm for DeleteShareGroupStateRequest<'a> {
 
 impl<'a> rt::IntoOwned for DeleteShareGroupStateRequest<'a> {
     type Owned = DeleteShareGroupStateRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteShareGroupStateRequest<'static> {
         DeleteShareGroupStateRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -122,7 +122,7 @@ impl<'a> rt::IntoOwned for DeleteShareGroupStateRequest<'a> {
 impl DeleteShareGroupStateRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteShareGroupStateRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -207,7 +207,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition: self.partition,
@@ -219,7 +219,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -320,7 +320,7 @@ impl<'a> rt::JsonForm for DeleteStateData<'a> {
 
 impl<'a> rt::IntoOwned for DeleteStateData<'a> {
     type Owned = DeleteStateData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteStateData<'static> {
         DeleteStateData {
             topic_id: self.topic_id,
@@ -333,7 +333,7 @@ impl<'a> rt::IntoOwned for DeleteStateData<'a> {
 impl DeleteStateData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteStateData<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -99,7 +99,7 @@ impl<'a> rt::JsonForm for DeleteShareGroupStateResponse<'a> {
 
 impl<'a> rt::IntoOwned for DeleteShareGroupStateResponse<'a> {
     type Owned = DeleteShareGroupStateResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteShareGroupStateResponse<'static> {
         DeleteShareGroupStateResponse {
             results: rt::IntoOwned::into_owned(self.results),
@@ -111,7 +111,7 @@ impl<'a> rt::IntoOwned for DeleteShareGroupStateResponse<'a> {
 impl DeleteShareGroupStateResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteShareGroupStateResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -218,7 +218,7 @@ impl<'a> rt::JsonForm for PartitionResult<'a> {
 
 impl<'a> rt::IntoOwned for PartitionResult<'a> {
     type Owned = PartitionResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionResult<'static> {
         PartitionResult {
             partition: self.partition,
@@ -232,7 +232,7 @@ impl<'a> rt::IntoOwned for PartitionResult<'a> {
 impl PartitionResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -333,7 +333,7 @@ impl<'a> rt::JsonForm for DeleteStateResult<'a> {
 
 impl<'a> rt::IntoOwned for DeleteStateResult<'a> {
     type Owned = DeleteStateResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteStateResult<'static> {
         DeleteStateResult {
             topic_id: self.topic_id,
@@ -346,7 +346,7 @@ impl<'a> rt::IntoOwned for DeleteStateResult<'a> {
 impl DeleteStateResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteStateResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

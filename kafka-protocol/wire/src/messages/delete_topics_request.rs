@@ -188,7 +188,7 @@ impl<'a> rt::JsonForm for DeleteTopicsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DeleteTopicsRequest<'a> {
     type Owned = DeleteTopicsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteTopicsRequest<'static> {
         DeleteTopicsRequest {
             topics: rt::IntoOwned::into_owned(self.topics),
@@ -202,7 +202,7 @@ impl<'a> rt::IntoOwned for DeleteTopicsRequest<'a> {
 impl DeleteTopicsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteTopicsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -298,7 +298,7 @@ impl<'a> rt::JsonForm for DeleteTopicState<'a> {
 
 impl<'a> rt::IntoOwned for DeleteTopicState<'a> {
     type Owned = DeleteTopicState<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteTopicState<'static> {
         DeleteTopicState {
             name: rt::IntoOwned::into_owned(self.name),
@@ -311,7 +311,7 @@ impl<'a> rt::IntoOwned for DeleteTopicState<'a> {
 impl DeleteTopicState<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteTopicState<'static> {
         rt::IntoOwned::into_owned(self)
     }

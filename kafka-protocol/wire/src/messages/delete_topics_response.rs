@@ -126,7 +126,7 @@ impl<'a> rt::JsonForm for DeleteTopicsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DeleteTopicsResponse<'a> {
     type Owned = DeleteTopicsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeleteTopicsResponse<'static> {
         DeleteTopicsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -139,7 +139,7 @@ impl<'a> rt::IntoOwned for DeleteTopicsResponse<'a> {
 impl DeleteTopicsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeleteTopicsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -335,7 +335,7 @@ impl<'a> rt::JsonForm for DeletableTopicResult<'a> {
 
 impl<'a> rt::IntoOwned for DeletableTopicResult<'a> {
     type Owned = DeletableTopicResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DeletableTopicResult<'static> {
         DeletableTopicResult {
             name: rt::IntoOwned::into_owned(self.name),
@@ -350,7 +350,7 @@ impl<'a> rt::IntoOwned for DeletableTopicResult<'a> {
 impl DeletableTopicResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DeletableTopicResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

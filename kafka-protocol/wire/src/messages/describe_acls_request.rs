@@ -196,7 +196,7 @@ impl<'a> rt::JsonForm for DescribeAclsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeAclsRequest<'a> {
     type Owned = DescribeAclsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeAclsRequest<'static> {
         DescribeAclsRequest {
             resource_type_filter: self.resource_type_filter,
@@ -214,7 +214,7 @@ impl<'a> rt::IntoOwned for DescribeAclsRequest<'a> {
 impl DescribeAclsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeAclsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -163,7 +163,7 @@ impl<'a> rt::JsonForm for DescribeAclsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeAclsResponse<'a> {
     type Owned = DescribeAclsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeAclsResponse<'static> {
         DescribeAclsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -178,7 +178,7 @@ impl<'a> rt::IntoOwned for DescribeAclsResponse<'a> {
 impl DescribeAclsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeAclsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -311,7 +311,7 @@ impl<'a> rt::JsonForm for AclDescription<'a> {
 
 impl<'a> rt::IntoOwned for AclDescription<'a> {
     type Owned = AclDescription<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AclDescription<'static> {
         AclDescription {
             principal: rt::IntoOwned::into_owned(self.principal),
@@ -326,7 +326,7 @@ impl<'a> rt::IntoOwned for AclDescription<'a> {
 impl AclDescription<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AclDescription<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -477,7 +477,7 @@ impl<'a> rt::JsonForm for DescribeAclsResource<'a> {
 
 impl<'a> rt::IntoOwned for DescribeAclsResource<'a> {
     type Owned = DescribeAclsResource<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeAclsResource<'static> {
         DescribeAclsResource {
             resource_type: self.resource_type,
@@ -492,7 +492,7 @@ impl<'a> rt::IntoOwned for DescribeAclsResource<'a> {
 impl DescribeAclsResource<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeAclsResource<'static> {
         rt::IntoOwned::into_owned(self)
     }

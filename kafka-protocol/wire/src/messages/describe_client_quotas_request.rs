@@ -126,7 +126,7 @@ impl<'a> rt::JsonForm for DescribeClientQuotasRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeClientQuotasRequest<'a> {
     type Owned = DescribeClientQuotasRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeClientQuotasRequest<'static> {
         DescribeClientQuotasRequest {
             components: rt::IntoOwned::into_owned(self.components),
@@ -139,7 +139,7 @@ impl<'a> rt::IntoOwned for DescribeClientQuotasRequest<'a> {
 impl DescribeClientQuotasRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeClientQuotasRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -275,7 +275,7 @@ impl<'a> rt::JsonForm for ComponentData<'a> {
 
 impl<'a> rt::IntoOwned for ComponentData<'a> {
     type Owned = ComponentData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ComponentData<'static> {
         ComponentData {
             entity_type: rt::IntoOwned::into_owned(self.entity_type),
@@ -289,7 +289,7 @@ impl<'a> rt::IntoOwned for ComponentData<'a> {
 impl ComponentData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ComponentData<'static> {
         rt::IntoOwned::into_owned(self)
     }

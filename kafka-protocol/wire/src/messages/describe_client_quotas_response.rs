@@ -162,7 +162,7 @@ impl<'a> rt::JsonForm for DescribeClientQuotasResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeClientQuotasResponse<'a> {
     type Owned = DescribeClientQuotasResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeClientQuotasResponse<'static> {
         DescribeClientQuotasResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -177,7 +177,7 @@ impl<'a> rt::IntoOwned for DescribeClientQuotasResponse<'a> {
 impl DescribeClientQuotasResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeClientQuotasResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -302,7 +302,7 @@ impl<'a> rt::JsonForm for EntityData<'a> {
 
 impl<'a> rt::IntoOwned for EntityData<'a> {
     type Owned = EntityData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> EntityData<'static> {
         EntityData {
             entity_type: rt::IntoOwned::into_owned(self.entity_type),
@@ -315,7 +315,7 @@ impl<'a> rt::IntoOwned for EntityData<'a> {
 impl EntityData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> EntityData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -427,7 +427,7 @@ impl<'a> rt::JsonForm for ValueData<'a> {
 
 impl<'a> rt::IntoOwned for ValueData<'a> {
     type Owned = ValueData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ValueData<'static> {
         ValueData {
             key: rt::IntoOwned::into_owned(self.key),
@@ -440,7 +440,7 @@ impl<'a> rt::IntoOwned for ValueData<'a> {
 impl ValueData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ValueData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -562,7 +562,7 @@ impl<'a> rt::JsonForm for EntryData<'a> {
 
 impl<'a> rt::IntoOwned for EntryData<'a> {
     type Owned = EntryData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> EntryData<'static> {
         EntryData {
             entity: rt::IntoOwned::into_owned(self.entity),
@@ -575,7 +575,7 @@ impl<'a> rt::IntoOwned for EntryData<'a> {
 impl EntryData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> EntryData<'static> {
         rt::IntoOwned::into_owned(self)
     }

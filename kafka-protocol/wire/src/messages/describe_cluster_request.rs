@@ -174,7 +174,7 @@ impl<'a> rt::JsonForm for DescribeClusterRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeClusterRequest<'a> {
     type Owned = DescribeClusterRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeClusterRequest<'static> {
         DescribeClusterRequest {
             include_cluster_authorized_operations: self
@@ -189,7 +189,7 @@ impl<'a> rt::IntoOwned for DescribeClusterRequest<'a> {
 impl DescribeClusterRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeClusterRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -217,7 +217,7 @@ impl<'a> rt::JsonForm for DescribeClusterResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeClusterResponse<'a> {
     type Owned = DescribeClusterResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeClusterResponse<'static> {
         DescribeClusterResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -236,7 +236,7 @@ impl<'a> rt::IntoOwned for DescribeClusterResponse<'a> {
 impl DescribeClusterResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeClusterResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -384,7 +384,7 @@ impl<'a> rt::JsonForm for DescribeClusterBroker<'a> {
 
 impl<'a> rt::IntoOwned for DescribeClusterBroker<'a> {
     type Owned = DescribeClusterBroker<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeClusterBroker<'static> {
         DescribeClusterBroker {
             broker_id: self.broker_id,
@@ -400,7 +400,7 @@ impl<'a> rt::IntoOwned for DescribeClusterBroker<'a> {
 impl DescribeClusterBroker<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeClusterBroker<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -157,7 +157,7 @@ impl<'a> rt::JsonForm for DescribeConfigsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeConfigsRequest<'a> {
     type Owned = DescribeConfigsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeConfigsRequest<'static> {
         DescribeConfigsRequest {
             resources: rt::IntoOwned::into_owned(self.resources),
@@ -171,7 +171,7 @@ impl<'a> rt::IntoOwned for DescribeConfigsRequest<'a> {
 impl DescribeConfigsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeConfigsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -320,7 +320,7 @@ impl<'a> rt::JsonForm for DescribeConfigsResource<'a> {
 
 impl<'a> rt::IntoOwned for DescribeConfigsResource<'a> {
     type Owned = DescribeConfigsResource<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeConfigsResource<'static> {
         DescribeConfigsResource {
             resource_type: self.resource_type,
@@ -334,7 +334,7 @@ impl<'a> rt::IntoOwned for DescribeConfigsResource<'a> {
 impl DescribeConfigsResource<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeConfigsResource<'static> {
         rt::IntoOwned::into_owned(self)
     }

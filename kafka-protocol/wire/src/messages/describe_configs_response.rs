@@ -126,7 +126,7 @@ impl<'a> rt::JsonForm for DescribeConfigsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeConfigsResponse<'a> {
     type Owned = DescribeConfigsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeConfigsResponse<'static> {
         DescribeConfigsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -139,7 +139,7 @@ impl<'a> rt::IntoOwned for DescribeConfigsResponse<'a> {
 impl DescribeConfigsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeConfigsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -275,7 +275,7 @@ impl<'a> rt::JsonForm for DescribeConfigsSynonym<'a> {
 
 impl<'a> rt::IntoOwned for DescribeConfigsSynonym<'a> {
     type Owned = DescribeConfigsSynonym<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeConfigsSynonym<'static> {
         DescribeConfigsSynonym {
             name: rt::IntoOwned::into_owned(self.name),
@@ -289,7 +289,7 @@ impl<'a> rt::IntoOwned for DescribeConfigsSynonym<'a> {
 impl DescribeConfigsSynonym<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeConfigsSynonym<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -521,7 +521,7 @@ impl<'a> rt::JsonForm for DescribeConfigsResourceResult<'a> {
 
 impl<'a> rt::IntoOwned for DescribeConfigsResourceResult<'a> {
     type Owned = DescribeConfigsResourceResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeConfigsResourceResult<'static> {
         DescribeConfigsResourceResult {
             name: rt::IntoOwned::into_owned(self.name),
@@ -540,7 +540,7 @@ impl<'a> rt::IntoOwned for DescribeConfigsResourceResult<'a> {
 impl DescribeConfigsResourceResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeConfigsResourceResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -709,7 +709,7 @@ impl<'a> rt::JsonForm for DescribeConfigsResult<'a> {
 
 impl<'a> rt::IntoOwned for DescribeConfigsResult<'a> {
     type Owned = DescribeConfigsResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeConfigsResult<'static> {
         DescribeConfigsResult {
             error_code: self.error_code,
@@ -725,7 +725,7 @@ impl<'a> rt::IntoOwned for DescribeConfigsResult<'a> {
 impl DescribeConfigsResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeConfigsResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -127,7 +127,7 @@ impl<'a> rt::JsonForm for DescribeDelegationTokenRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeDelegationTokenRequest<'a> {
     type Owned = DescribeDelegationTokenRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeDelegationTokenRequest<'static> {
         DescribeDelegationTokenRequest {
             owners: rt::IntoOwned::into_owned(self.owners),
@@ -139,7 +139,7 @@ impl<'a> rt::IntoOwned for DescribeDelegationTokenRequest<'a> {
 impl DescribeDelegationTokenRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeDelegationTokenRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -254,7 +254,7 @@ impl<'a> rt::JsonForm for DescribeDelegationTokenOwner<'a> {
 
 impl<'a> rt::IntoOwned for DescribeDelegationTokenOwner<'a> {
     type Owned = DescribeDelegationTokenOwner<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeDelegationTokenOwner<'static> {
         DescribeDelegationTokenOwner {
             principal_type: rt::IntoOwned::into_owned(self.principal_type),
@@ -267,7 +267,7 @@ impl<'a> rt::IntoOwned for DescribeDelegationTokenOwner<'a> {
 impl DescribeDelegationTokenOwner<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeDelegationTokenOwner<'static> {
         rt::IntoOwned::into_owned(self)
     }

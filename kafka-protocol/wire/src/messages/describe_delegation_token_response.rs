@@ -136,7 +136,7 @@ impl<'a> rt::JsonForm for DescribeDelegationTokenResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeDelegationTokenResponse<'a> {
     type Owned = DescribeDelegationTokenResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeDelegationTokenResponse<'static> {
         DescribeDelegationTokenResponse {
             error_code: self.error_code,
@@ -150,7 +150,7 @@ impl<'a> rt::IntoOwned for DescribeDelegationTokenResponse<'a> {
 impl DescribeDelegationTokenResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeDelegationTokenResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -265,7 +265,7 @@ impl<'a> rt::JsonForm for DescribedDelegationTokenRenewer<'a> {
 
 impl<'a> rt::IntoOwned for DescribedDelegationTokenRenewer<'a> {
     type Owned = DescribedDelegationTokenRenewer<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribedDelegationTokenRenewer<'static> {
         DescribedDelegationTokenRenewer {
             principal_type: rt::IntoOwned::into_owned(self.principal_type),
@@ -278,7 +278,7 @@ impl<'a> rt::IntoOwned for DescribedDelegationTokenRenewer<'a> {
 impl DescribedDelegationTokenRenewer<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribedDelegationTokenRenewer<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -544,7 +544,7 @@ impl<'a> rt::JsonForm for DescribedDelegationToken<'a> {
 
 impl<'a> rt::IntoOwned for DescribedDelegationToken<'a> {
     type Owned = DescribedDelegationToken<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribedDelegationToken<'static> {
         DescribedDelegationToken {
             principal_type: rt::IntoOwned::into_owned(self.principal_type),
@@ -569,7 +569,7 @@ impl<'a> rt::IntoOwned for DescribedDelegationToken<'a> {
 impl DescribedDelegationToken<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribedDelegationToken<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -156,7 +156,7 @@ impl<'a> rt::JsonForm for DescribeGroupsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeGroupsRequest<'a> {
     type Owned = DescribeGroupsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeGroupsRequest<'static> {
         DescribeGroupsRequest {
             groups: rt::IntoOwned::into_owned(self.groups),
@@ -169,7 +169,7 @@ impl<'a> rt::IntoOwned for DescribeGroupsRequest<'a> {
 impl DescribeGroupsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeGroupsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -141,7 +141,7 @@ impl<'a> rt::JsonForm for DescribeGroupsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeGroupsResponse<'a> {
     type Owned = DescribeGroupsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeGroupsResponse<'static> {
         DescribeGroupsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -154,7 +154,7 @@ impl<'a> rt::IntoOwned for DescribeGroupsResponse<'a> {
 impl DescribeGroupsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeGroupsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -335,7 +335,7 @@ impl<'a> rt::JsonForm for DescribedGroupMember<'a> {
 
 impl<'a> rt::IntoOwned for DescribedGroupMember<'a> {
     type Owned = DescribedGroupMember<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribedGroupMember<'static> {
         DescribedGroupMember {
             member_id: rt::IntoOwned::into_owned(self.member_id),
@@ -352,7 +352,7 @@ impl<'a> rt::IntoOwned for DescribedGroupMember<'a> {
 impl DescribedGroupMember<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribedGroupMember<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -599,7 +599,7 @@ impl<'a> rt::JsonForm for DescribedGroup<'a> {
 
 impl<'a> rt::IntoOwned for DescribedGroup<'a> {
     type Owned = DescribedGroup<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribedGroup<'static> {
         DescribedGroup {
             error_code: self.error_code,
@@ -618,7 +618,7 @@ impl<'a> rt::IntoOwned for DescribedGroup<'a> {
 impl DescribedGroup<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribedGroup<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -125,7 +125,7 @@ impl<'a> rt::JsonForm for DescribeLogDirsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeLogDirsRequest<'a> {
     type Owned = DescribeLogDirsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeLogDirsRequest<'static> {
         DescribeLogDirsRequest {
             topics: rt::IntoOwned::into_owned(self.topics),
@@ -137,7 +137,7 @@ impl<'a> rt::IntoOwned for DescribeLogDirsRequest<'a> {
 impl DescribeLogDirsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeLogDirsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -253,7 +253,7 @@ impl<'a> rt::JsonForm for DescribableLogDirTopic<'a> {
 
 impl<'a> rt::IntoOwned for DescribableLogDirTopic<'a> {
     type Owned = DescribableLogDirTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribableLogDirTopic<'static> {
         DescribableLogDirTopic {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -266,7 +266,7 @@ impl<'a> rt::IntoOwned for DescribableLogDirTopic<'a> {
 impl DescribableLogDirTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribableLogDirTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

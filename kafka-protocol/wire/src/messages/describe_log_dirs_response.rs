@@ -151,7 +151,7 @@ impl<'a> rt::JsonForm for DescribeLogDirsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeLogDirsResponse<'a> {
     type Owned = DescribeLogDirsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeLogDirsResponse<'static> {
         DescribeLogDirsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -165,7 +165,7 @@ impl<'a> rt::IntoOwned for DescribeLogDirsResponse<'a> {
 impl DescribeLogDirsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeLogDirsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -297,7 +297,7 @@ impl<'a> rt::JsonForm for DescribeLogDirsPartition<'a> {
 
 impl<'a> rt::IntoOwned for DescribeLogDirsPartition<'a> {
     type Owned = DescribeLogDirsPartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeLogDirsPartition<'static> {
         DescribeLogDirsPartition {
             partition_index: self.partition_index,
@@ -312,7 +312,7 @@ impl<'a> rt::IntoOwned for DescribeLogDirsPartition<'a> {
 impl DescribeLogDirsPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeLogDirsPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -430,7 +430,7 @@ impl<'a> rt::JsonForm for DescribeLogDirsTopic<'a> {
 
 impl<'a> rt::IntoOwned for DescribeLogDirsTopic<'a> {
     type Owned = DescribeLogDirsTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeLogDirsTopic<'static> {
         DescribeLogDirsTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -443,7 +443,7 @@ impl<'a> rt::IntoOwned for DescribeLogDirsTopic<'a> {
 impl DescribeLogDirsTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeLogDirsTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -660,7 +660,7 @@ impl<'a> rt::JsonForm for DescribeLogDirsResult<'a> {
 
 impl<'a> rt::IntoOwned for DescribeLogDirsResult<'a> {
     type Owned = DescribeLogDirsResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeLogDirsResult<'static> {
         DescribeLogDirsResult {
             error_code: self.error_code,
@@ -677,7 +677,7 @@ impl<'a> rt::IntoOwned for DescribeLogDirsResult<'a> {
 impl DescribeLogDirsResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeLogDirsResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -98,7 +98,7 @@ impl<'a> rt::JsonForm for DescribeProducersRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeProducersRequest<'a> {
     type Owned = DescribeProducersRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeProducersRequest<'static> {
         DescribeProducersRequest {
             topics: rt::IntoOwned::into_owned(self.topics),
@@ -110,7 +110,7 @@ impl<'a> rt::IntoOwned for DescribeProducersRequest<'a> {
 impl DescribeProducersRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeProducersRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -210,7 +210,7 @@ impl<'a> rt::JsonForm for TopicRequest<'a> {
 
 impl<'a> rt::IntoOwned for TopicRequest<'a> {
     type Owned = TopicRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicRequest<'static> {
         TopicRequest {
             name: rt::IntoOwned::into_owned(self.name),
@@ -223,7 +223,7 @@ impl<'a> rt::IntoOwned for TopicRequest<'a> {
 impl TopicRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

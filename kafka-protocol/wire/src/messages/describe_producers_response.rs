@@ -108,7 +108,7 @@ impl<'a> rt::JsonForm for DescribeProducersResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeProducersResponse<'a> {
     type Owned = DescribeProducersResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeProducersResponse<'static> {
         DescribeProducersResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -121,7 +121,7 @@ impl<'a> rt::IntoOwned for DescribeProducersResponse<'a> {
 impl DescribeProducersResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeProducersResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -274,7 +274,7 @@ impl<'a> rt::JsonForm for ProducerState<'a> {
 
 impl<'a> rt::IntoOwned for ProducerState<'a> {
     type Owned = ProducerState<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ProducerState<'static> {
         ProducerState {
             producer_id: self.producer_id,
@@ -291,7 +291,7 @@ impl<'a> rt::IntoOwned for ProducerState<'a> {
 impl ProducerState<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ProducerState<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -414,7 +414,7 @@ impl<'a> rt::JsonForm for PartitionResponse<'a> {
 
 impl<'a> rt::IntoOwned for PartitionResponse<'a> {
     type Owned = PartitionResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionResponse<'static> {
         PartitionResponse {
             partition_index: self.partition_index,
@@ -429,7 +429,7 @@ impl<'a> rt::IntoOwned for PartitionResponse<'a> {
 impl PartitionResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -531,7 +531,7 @@ impl<'a> rt::JsonForm for TopicResponse<'a> {
 
 impl<'a> rt::IntoOwned for TopicResponse<'a> {
     type Owned = TopicResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicResponse<'static> {
         TopicResponse {
             name: rt::IntoOwned::into_owned(self.name),
@@ -544,7 +544,7 @@ impl<'a> rt::IntoOwned for TopicResponse<'a> {
 impl TopicResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

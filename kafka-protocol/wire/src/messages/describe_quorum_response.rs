@@ -183,7 +183,7 @@ impl<'a> rt::JsonForm for DescribeQuorumResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeQuorumResponse<'a> {
     type Owned = DescribeQuorumResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeQuorumResponse<'static> {
         DescribeQuorumResponse {
             error_code: self.error_code,
@@ -198,7 +198,7 @@ impl<'a> rt::IntoOwned for DescribeQuorumResponse<'a> {
 impl DescribeQuorumResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeQuorumResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -399,7 +399,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition_index: self.partition_index,
@@ -418,7 +418,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -520,7 +520,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
 
 impl<'a> rt::IntoOwned for TopicData<'a> {
     type Owned = TopicData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicData<'static> {
         TopicData {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -533,7 +533,7 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
 impl TopicData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -639,7 +639,7 @@ impl<'a> rt::JsonForm for Listener<'a> {
 
 impl<'a> rt::IntoOwned for Listener<'a> {
     type Owned = Listener<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Listener<'static> {
         Listener {
             name: rt::IntoOwned::into_owned(self.name),
@@ -653,7 +653,7 @@ impl<'a> rt::IntoOwned for Listener<'a> {
 impl Listener<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Listener<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -752,7 +752,7 @@ impl<'a> rt::JsonForm for Node<'a> {
 
 impl<'a> rt::IntoOwned for Node<'a> {
     type Owned = Node<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Node<'static> {
         Node {
             node_id: self.node_id,
@@ -765,7 +765,7 @@ impl<'a> rt::IntoOwned for Node<'a> {
 impl Node<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Node<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -955,7 +955,7 @@ impl<'a> rt::JsonForm for ReplicaState<'a> {
 
 impl<'a> rt::IntoOwned for ReplicaState<'a> {
     type Owned = ReplicaState<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ReplicaState<'static> {
         ReplicaState {
             replica_id: self.replica_id,
@@ -971,7 +971,7 @@ impl<'a> rt::IntoOwned for ReplicaState<'a> {
 impl ReplicaState<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ReplicaState<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -101,7 +101,7 @@ impl<'a> rt::JsonForm for DescribeShareGroupOffsetsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsRequest<'a> {
     type Owned = DescribeShareGroupOffsetsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeShareGroupOffsetsRequest<'static> {
         DescribeShareGroupOffsetsRequest {
             groups: rt::IntoOwned::into_owned(self.groups),
@@ -113,7 +113,7 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsRequest<'a> {
 impl DescribeShareGroupOffsetsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeShareGroupOffsetsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -210,7 +210,7 @@ impl<'a> rt::JsonForm for DescribeShareGroupOffsetsRequestTopic<'a> {
 
 impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsRequestTopic<'a> {
     type Owned = DescribeShareGroupOffsetsRequestTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeShareGroupOffsetsRequestTopic<'static> {
         DescribeShareGroupOffsetsRequestTopic {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -223,7 +223,7 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsRequestTopic<'a> {
 impl DescribeShareGroupOffsetsRequestTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeShareGroupOffsetsRequestTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -337,7 +337,7 @@ impl<'a> rt::JsonForm for DescribeShareGroupOffsetsRequestGroup<'a> {
 
 impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsRequestGroup<'a> {
     type Owned = DescribeShareGroupOffsetsRequestGroup<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeShareGroupOffsetsRequestGroup<'static> {
         DescribeShareGroupOffsetsRequestGroup {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -350,7 +350,7 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsRequestGroup<'a> {
 impl DescribeShareGroupOffsetsRequestGroup<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeShareGroupOffsetsRequestGroup<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -111,7 +111,7 @@ impl<'a> rt::JsonForm for DescribeShareGroupOffsetsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsResponse<'a> {
     type Owned = DescribeShareGroupOffsetsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeShareGroupOffsetsResponse<'static> {
         DescribeShareGroupOffsetsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -124,7 +124,7 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsResponse<'a> {
 impl DescribeShareGroupOffsetsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeShareGroupOffsetsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -283,7 +283,7 @@ impl<'a> rt::JsonForm for DescribeShareGroupOffsetsResponsePartition<'a> {
 
 impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsResponsePartition<'a> {
     type Owned = DescribeShareGroupOffsetsResponsePartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeShareGroupOffsetsResponsePartition<'static> {
         DescribeShareGroupOffsetsResponsePartition {
             partition_index: self.partition_index,
@@ -300,7 +300,7 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsResponsePartition<'a> {
 impl DescribeShareGroupOffsetsResponsePartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeShareGroupOffsetsResponsePartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -416,7 +416,7 @@ impl<'a> rt::JsonForm for DescribeShareGroupOffsetsResponseTopic<'a> {
 
 impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsResponseTopic<'a> {
     type Owned = DescribeShareGroupOffsetsResponseTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeShareGroupOffsetsResponseTopic<'static> {
         DescribeShareGroupOffsetsResponseTopic {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -430,7 +430,7 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsResponseTopic<'a> {
 impl DescribeShareGroupOffsetsResponseTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeShareGroupOffsetsResponseTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -555,7 +555,7 @@ impl<'a> rt::JsonForm for DescribeShareGroupOffsetsResponseGroup<'a> {
 
 impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsResponseGroup<'a> {
     type Owned = DescribeShareGroupOffsetsResponseGroup<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeShareGroupOffsetsResponseGroup<'static> {
         DescribeShareGroupOffsetsResponseGroup {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -570,7 +570,7 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsResponseGroup<'a> {
 impl DescribeShareGroupOffsetsResponseGroup<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeShareGroupOffsetsResponseGroup<'static> {
         rt::IntoOwned::into_owned(self)
     }

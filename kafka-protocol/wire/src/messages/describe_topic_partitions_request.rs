@@ -142,7 +142,7 @@ impl<'a> rt::JsonForm for DescribeTopicPartitionsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeTopicPartitionsRequest<'a> {
     type Owned = DescribeTopicPartitionsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeTopicPartitionsRequest<'static> {
         DescribeTopicPartitionsRequest {
             topics: rt::IntoOwned::into_owned(self.topics),
@@ -156,7 +156,7 @@ impl<'a> rt::IntoOwned for DescribeTopicPartitionsRequest<'a> {
 impl DescribeTopicPartitionsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeTopicPartitionsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -242,7 +242,7 @@ impl<'a> rt::JsonForm for TopicRequest<'a> {
 
 impl<'a> rt::IntoOwned for TopicRequest<'a> {
     type Owned = TopicRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicRequest<'static> {
         TopicRequest {
             name: rt::IntoOwned::into_owned(self.name),
@@ -254,7 +254,7 @@ impl<'a> rt::IntoOwned for TopicRequest<'a> {
 impl TopicRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -350,7 +350,7 @@ impl<'a> rt::JsonForm for Cursor<'a> {
 
 impl<'a> rt::IntoOwned for Cursor<'a> {
     type Owned = Cursor<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Cursor<'static> {
         Cursor {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -363,7 +363,7 @@ impl<'a> rt::IntoOwned for Cursor<'a> {
 impl Cursor<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Cursor<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -128,7 +128,7 @@ impl<'a> rt::JsonForm for DescribeTopicPartitionsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeTopicPartitionsResponse<'a> {
     type Owned = DescribeTopicPartitionsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeTopicPartitionsResponse<'static> {
         DescribeTopicPartitionsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -142,7 +142,7 @@ impl<'a> rt::IntoOwned for DescribeTopicPartitionsResponse<'a> {
 impl DescribeTopicPartitionsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeTopicPartitionsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -340,7 +340,7 @@ impl<'a> rt::JsonForm for DescribeTopicPartitionsResponsePartition<'a> {
 
 impl<'a> rt::IntoOwned for DescribeTopicPartitionsResponsePartition<'a> {
     type Owned = DescribeTopicPartitionsResponsePartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeTopicPartitionsResponsePartition<'static> {
         DescribeTopicPartitionsResponsePartition {
             error_code: self.error_code,
@@ -362,7 +362,7 @@ impl<'a> rt::IntoOwned for DescribeTopicPartitionsResponsePartition<'a> {
 impl DescribeTopicPartitionsResponsePartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeTopicPartitionsResponsePartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -529,7 +529,7 @@ impl<'a> rt::JsonForm for DescribeTopicPartitionsResponseTopic<'a> {
 
 impl<'a> rt::IntoOwned for DescribeTopicPartitionsResponseTopic<'a> {
     type Owned = DescribeTopicPartitionsResponseTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeTopicPartitionsResponseTopic<'static> {
         DescribeTopicPartitionsResponseTopic {
             error_code: self.error_code,
@@ -546,7 +546,7 @@ impl<'a> rt::IntoOwned for DescribeTopicPartitionsResponseTopic<'a> {
 impl DescribeTopicPartitionsResponseTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeTopicPartitionsResponseTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -642,7 +642,7 @@ impl<'a> rt::JsonForm for Cursor<'a> {
 
 impl<'a> rt::IntoOwned for Cursor<'a> {
     type Owned = Cursor<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Cursor<'static> {
         Cursor {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -655,7 +655,7 @@ impl<'a> rt::IntoOwned for Cursor<'a> {
 impl Cursor<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Cursor<'static> {
         rt::IntoOwned::into_owned(self)
     }

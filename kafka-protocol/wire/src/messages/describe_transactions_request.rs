@@ -104,7 +104,7 @@ impl<'a> rt::JsonForm for DescribeTransactionsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeTransactionsRequest<'a> {
     type Owned = DescribeTransactionsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeTransactionsRequest<'static> {
         DescribeTransactionsRequest {
             transactional_ids: rt::IntoOwned::into_owned(self.transactional_ids),
@@ -116,7 +116,7 @@ impl<'a> rt::IntoOwned for DescribeTransactionsRequest<'a> {
 impl DescribeTransactionsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeTransactionsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

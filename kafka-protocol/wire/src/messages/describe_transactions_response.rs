@@ -110,7 +110,7 @@ impl<'a> rt::JsonForm for DescribeTransactionsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeTransactionsResponse<'a> {
     type Owned = DescribeTransactionsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeTransactionsResponse<'static> {
         DescribeTransactionsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -123,7 +123,7 @@ impl<'a> rt::IntoOwned for DescribeTransactionsResponse<'a> {
 impl DescribeTransactionsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeTransactionsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -219,7 +219,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
 
 impl<'a> rt::IntoOwned for TopicData<'a> {
     type Owned = TopicData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicData<'static> {
         TopicData {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -232,7 +232,7 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
 impl TopicData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -395,7 +395,7 @@ impl<'a> rt::JsonForm for TransactionState<'a> {
 
 impl<'a> rt::IntoOwned for TransactionState<'a> {
     type Owned = TransactionState<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TransactionState<'static> {
         TransactionState {
             error_code: self.error_code,
@@ -414,7 +414,7 @@ impl<'a> rt::IntoOwned for TransactionState<'a> {
 impl TransactionState<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TransactionState<'static> {
         rt::IntoOwned::into_owned(self)
     }

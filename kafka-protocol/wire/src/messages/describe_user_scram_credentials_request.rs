@@ -108,7 +108,7 @@ impl<'a> rt::JsonForm for DescribeUserScramCredentialsRequest<'a> {
 
 impl<'a> rt::IntoOwned for DescribeUserScramCredentialsRequest<'a> {
     type Owned = DescribeUserScramCredentialsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeUserScramCredentialsRequest<'static> {
         DescribeUserScramCredentialsRequest {
             users: rt::IntoOwned::into_owned(self.users),
@@ -120,7 +120,7 @@ impl<'a> rt::IntoOwned for DescribeUserScramCredentialsRequest<'a> {
 impl DescribeUserScramCredentialsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeUserScramCredentialsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -206,7 +206,7 @@ impl<'a> rt::JsonForm for UserName<'a> {
 
 impl<'a> rt::IntoOwned for UserName<'a> {
     type Owned = UserName<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> UserName<'static> {
         UserName {
             name: rt::IntoOwned::into_owned(self.name),
@@ -218,7 +218,7 @@ impl<'a> rt::IntoOwned for UserName<'a> {
 impl UserName<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> UserName<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -144,7 +144,7 @@ impl<'a> rt::JsonForm for DescribeUserScramCredentialsResponse<'a> {
 
 impl<'a> rt::IntoOwned for DescribeUserScramCredentialsResponse<'a> {
     type Owned = DescribeUserScramCredentialsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeUserScramCredentialsResponse<'static> {
         DescribeUserScramCredentialsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -159,7 +159,7 @@ impl<'a> rt::IntoOwned for DescribeUserScramCredentialsResponse<'a> {
 impl DescribeUserScramCredentialsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeUserScramCredentialsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -254,7 +254,7 @@ impl<'a> rt::JsonForm for CredentialInfo<'a> {
 
 impl<'a> rt::IntoOwned for CredentialInfo<'a> {
     type Owned = CredentialInfo<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> CredentialInfo<'static> {
         CredentialInfo {
             mechanism: self.mechanism,
@@ -267,7 +267,7 @@ impl<'a> rt::IntoOwned for CredentialInfo<'a> {
 impl CredentialInfo<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> CredentialInfo<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -404,7 +404,7 @@ impl<'a> rt::JsonForm for DescribeUserScramCredentialsResult<'a> {
 
 impl<'a> rt::IntoOwned for DescribeUserScramCredentialsResult<'a> {
     type Owned = DescribeUserScramCredentialsResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribeUserScramCredentialsResult<'static> {
         DescribeUserScramCredentialsResult {
             user: rt::IntoOwned::into_owned(self.user),
@@ -419,7 +419,7 @@ impl<'a> rt::IntoOwned for DescribeUserScramCredentialsResult<'a> {
 impl DescribeUserScramCredentialsResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribeUserScramCredentialsResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -177,7 +177,7 @@ impl<'a> rt::JsonForm for ElectLeadersRequest<'a> {
 
 impl<'a> rt::IntoOwned for ElectLeadersRequest<'a> {
     type Owned = ElectLeadersRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ElectLeadersRequest<'static> {
         ElectLeadersRequest {
             election_type: self.election_type,
@@ -191,7 +191,7 @@ impl<'a> rt::IntoOwned for ElectLeadersRequest<'a> {
 impl ElectLeadersRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ElectLeadersRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -307,7 +307,7 @@ impl<'a> rt::JsonForm for TopicPartitions<'a> {
 
 impl<'a> rt::IntoOwned for TopicPartitions<'a> {
     type Owned = TopicPartitions<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicPartitions<'static> {
         TopicPartitions {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -320,7 +320,7 @@ impl<'a> rt::IntoOwned for TopicPartitions<'a> {
 impl TopicPartitions<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicPartitions<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -158,7 +158,7 @@ impl<'a> rt::JsonForm for ElectLeadersResponse<'a> {
 
 impl<'a> rt::IntoOwned for ElectLeadersResponse<'a> {
     type Owned = ElectLeadersResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ElectLeadersResponse<'static> {
         ElectLeadersResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -174,7 +174,7 @@ impl<'a> rt::IntoOwned for ElectLeadersResponse<'a> {
 impl ElectLeadersResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ElectLeadersResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -311,7 +311,7 @@ impl<'a> rt::JsonForm for PartitionResult<'a> {
 
 impl<'a> rt::IntoOwned for PartitionResult<'a> {
     type Owned = PartitionResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionResult<'static> {
         PartitionResult {
             partition_id: self.partition_id,
@@ -325,7 +325,7 @@ impl<'a> rt::IntoOwned for PartitionResult<'a> {
 impl PartitionResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -443,7 +443,7 @@ impl<'a> rt::JsonForm for ReplicaElectionResult<'a> {
 
 impl<'a> rt::IntoOwned for ReplicaElectionResult<'a> {
     type Owned = ReplicaElectionResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ReplicaElectionResult<'static> {
         ReplicaElectionResult {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -456,7 +456,7 @@ impl<'a> rt::IntoOwned for ReplicaElectionResult<'a> {
 impl ReplicaElectionResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ReplicaElectionResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

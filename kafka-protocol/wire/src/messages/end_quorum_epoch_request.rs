@@ -160,7 +160,7 @@ impl<'a> rt::JsonForm for EndQuorumEpochRequest<'a> {
 
 impl<'a> rt::IntoOwned for EndQuorumEpochRequest<'a> {
     type Owned = EndQuorumEpochRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> EndQuorumEpochRequest<'static> {
         EndQuorumEpochRequest {
             cluster_id: rt::IntoOwned::into_owned(self.cluster_id),
@@ -174,7 +174,7 @@ impl<'a> rt::IntoOwned for EndQuorumEpochRequest<'a> {
 impl EndQuorumEpochRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> EndQuorumEpochRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -269,7 +269,7 @@ impl<'a> rt::JsonForm for ReplicaInfo<'a> {
 
 impl<'a> rt::IntoOwned for ReplicaInfo<'a> {
     type Owned = ReplicaInfo<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ReplicaInfo<'static> {
         ReplicaInfo {
             candidate_id: self.candidate_id,
@@ -282,7 +282,7 @@ impl<'a> rt::IntoOwned for ReplicaInfo<'a> {
 impl ReplicaInfo<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ReplicaInfo<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -467,7 +467,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition_index: self.partition_index,
@@ -483,7 +483,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -601,7 +601,7 @@ impl<'a> rt::JsonForm for TopicData<'a> {
 
 impl<'a> rt::IntoOwned for TopicData<'a> {
     type Owned = TopicData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicData<'static> {
         TopicData {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
@@ -614,7 +614,7 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
 impl TopicData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -720,7 +720,7 @@ impl<'a> rt::JsonForm for LeaderEndpoint<'a> {
 
 impl<'a> rt::IntoOwned for LeaderEndpoint<'a> {
     type Owned = LeaderEndpoint<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> LeaderEndpoint<'static> {
         LeaderEndpoint {
             name: rt::IntoOwned::into_owned(self.name),
@@ -734,7 +734,7 @@ impl<'a> rt::IntoOwned for LeaderEndpoint<'a> {
 impl LeaderEndpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> LeaderEndpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -80,7 +80,7 @@ impl<'a> rt::JsonForm for EndTransactionRecord<'a> {
 
 impl<'a> rt::IntoOwned for EndTransactionRecord<'a> {
     type Owned = EndTransactionRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> EndTransactionRecord<'static> {
         EndTransactionRecord {
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
@@ -91,7 +91,7 @@ impl<'a> rt::IntoOwned for EndTransactionRecord<'a> {
 impl EndTransactionRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> EndTransactionRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

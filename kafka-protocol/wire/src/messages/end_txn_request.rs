@@ -142,7 +142,7 @@ impl<'a> rt::JsonForm for EndTxnRequest<'a> {
 
 impl<'a> rt::IntoOwned for EndTxnRequest<'a> {
     type Owned = EndTxnRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> EndTxnRequest<'static> {
         EndTxnRequest {
             transactional_id: rt::IntoOwned::into_owned(self.transactional_id),
@@ -157,7 +157,7 @@ impl<'a> rt::IntoOwned for EndTxnRequest<'a> {
 impl EndTxnRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> EndTxnRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -181,7 +181,7 @@ impl<'a> rt::JsonForm for EndTxnResponse<'a> {
 
 impl<'a> rt::IntoOwned for EndTxnResponse<'a> {
     type Owned = EndTxnResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> EndTxnResponse<'static> {
         EndTxnResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -196,7 +196,7 @@ impl<'a> rt::IntoOwned for EndTxnResponse<'a> {
 impl EndTxnResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> EndTxnResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

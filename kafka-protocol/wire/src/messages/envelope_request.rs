@@ -135,7 +135,7 @@ impl<'a> rt::JsonForm for EnvelopeRequest<'a> {
 
 impl<'a> rt::IntoOwned for EnvelopeRequest<'a> {
     type Owned = EnvelopeRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> EnvelopeRequest<'static> {
         EnvelopeRequest {
             request_data: rt::IntoOwned::into_owned(self.request_data),
@@ -149,7 +149,7 @@ impl<'a> rt::IntoOwned for EnvelopeRequest<'a> {
 impl EnvelopeRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> EnvelopeRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -108,7 +108,7 @@ impl<'a> rt::JsonForm for EnvelopeResponse<'a> {
 
 impl<'a> rt::IntoOwned for EnvelopeResponse<'a> {
     type Owned = EnvelopeResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> EnvelopeResponse<'static> {
         EnvelopeResponse {
             response_data: rt::IntoOwned::into_owned(self.response_data),
@@ -121,7 +121,7 @@ impl<'a> rt::IntoOwned for EnvelopeResponse<'a> {
 impl EnvelopeResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> EnvelopeResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

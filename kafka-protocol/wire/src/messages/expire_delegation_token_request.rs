@@ -121,7 +121,7 @@ impl<'a> rt::JsonForm for ExpireDelegationTokenRequest<'a> {
 
 impl<'a> rt::IntoOwned for ExpireDelegationTokenRequest<'a> {
     type Owned = ExpireDelegationTokenRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ExpireDelegationTokenRequest<'static> {
         ExpireDelegationTokenRequest {
             hmac: rt::IntoOwned::into_owned(self.hmac),
@@ -134,7 +134,7 @@ impl<'a> rt::IntoOwned for ExpireDelegationTokenRequest<'a> {
 impl ExpireDelegationTokenRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ExpireDelegationTokenRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -130,7 +130,7 @@ impl<'a> rt::JsonForm for ExpireDelegationTokenResponse<'a> {
 
 impl<'a> rt::IntoOwned for ExpireDelegationTokenResponse<'a> {
     type Owned = ExpireDelegationTokenResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ExpireDelegationTokenResponse<'static> {
         ExpireDelegationTokenResponse {
             error_code: self.error_code,
@@ -144,7 +144,7 @@ impl<'a> rt::IntoOwned for ExpireDelegationTokenResponse<'a> {
 impl ExpireDelegationTokenResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ExpireDelegationTokenResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

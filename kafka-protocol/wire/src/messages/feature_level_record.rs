@@ -105,7 +105,7 @@ impl<'a> rt::JsonForm for FeatureLevelRecord<'a> {
 
 impl<'a> rt::IntoOwned for FeatureLevelRecord<'a> {
     type Owned = FeatureLevelRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> FeatureLevelRecord<'static> {
         FeatureLevelRecord {
             name: rt::IntoOwned::into_owned(self.name),
@@ -118,7 +118,7 @@ impl<'a> rt::IntoOwned for FeatureLevelRecord<'a> {
 impl FeatureLevelRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> FeatureLevelRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -103,7 +103,7 @@ impl<'a> rt::JsonForm for FenceBrokerRecord<'a> {
 
 impl<'a> rt::IntoOwned for FenceBrokerRecord<'a> {
     type Owned = FenceBrokerRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> FenceBrokerRecord<'static> {
         FenceBrokerRecord {
             id: self.id,
@@ -116,7 +116,7 @@ impl<'a> rt::IntoOwned for FenceBrokerRecord<'a> {
 impl FenceBrokerRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> FenceBrokerRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -448,7 +448,7 @@ impl<'a> rt::JsonForm for FetchRequest<'a> {
 
 impl<'a> rt::IntoOwned for FetchRequest<'a> {
     type Owned = FetchRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> FetchRequest<'static> {
         FetchRequest {
             cluster_id: rt::IntoOwned::into_owned(self.cluster_id),
@@ -471,7 +471,7 @@ impl<'a> rt::IntoOwned for FetchRequest<'a> {
 impl FetchRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> FetchRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -577,7 +577,7 @@ impl<'a> rt::JsonForm for ReplicaState<'a> {
 
 impl<'a> rt::IntoOwned for ReplicaState<'a> {
     type Owned = ReplicaState<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ReplicaState<'static> {
         ReplicaState {
             replica_id: self.replica_id,
@@ -590,7 +590,7 @@ impl<'a> rt::IntoOwned for ReplicaState<'a> {
 impl ReplicaState<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ReplicaState<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -920,7 +920,7 @@ impl<'a> rt::JsonForm for FetchPartition<'a> {
 
 impl<'a> rt::IntoOwned for FetchPartition<'a> {
     type Owned = FetchPartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> FetchPartition<'static> {
         FetchPartition {
             partition: self.partition,
@@ -939,7 +939,7 @@ impl<'a> rt::IntoOwned for FetchPartition<'a> {
 impl FetchPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> FetchPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1096,7 +1096,7 @@ impl<'a> rt::JsonForm for FetchTopic<'a> {
 
 impl<'a> rt::IntoOwned for FetchTopic<'a> {
     type Owned = FetchTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> FetchTopic<'static> {
         FetchTopic {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -1110,7 +1110,7 @@ impl<'a> rt::IntoOwned for FetchTopic<'a> {
 impl FetchTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> FetchTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1265,7 +1265,7 @@ impl<'a> rt::JsonForm for ForgottenTopic<'a> {
 
 impl<'a> rt::IntoOwned for ForgottenTopic<'a> {
     type Owned = ForgottenTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ForgottenTopic<'static> {
         ForgottenTopic {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -1279,7 +1279,7 @@ impl<'a> rt::IntoOwned for ForgottenTopic<'a> {
 impl ForgottenTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ForgottenTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

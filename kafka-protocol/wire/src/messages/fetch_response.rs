@@ -263,7 +263,7 @@ impl<'a> rt::JsonForm for FetchResponse<'a> {
 
 impl<'a> rt::IntoOwned for FetchResponse<'a> {
     type Owned = FetchResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> FetchResponse<'static> {
         FetchResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -279,7 +279,7 @@ impl<'a> rt::IntoOwned for FetchResponse<'a> {
 impl FetchResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> FetchResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -385,7 +385,7 @@ impl<'a> rt::JsonForm for EpochEndOffset<'a> {
 
 impl<'a> rt::IntoOwned for EpochEndOffset<'a> {
     type Owned = EpochEndOffset<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> EpochEndOffset<'static> {
         EpochEndOffset {
             epoch: self.epoch,
@@ -398,7 +398,7 @@ impl<'a> rt::IntoOwned for EpochEndOffset<'a> {
 impl EpochEndOffset<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> EpochEndOffset<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -504,7 +504,7 @@ impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
 
 impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
     type Owned = LeaderIdAndEpoch<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> LeaderIdAndEpoch<'static> {
         LeaderIdAndEpoch {
             leader_id: self.leader_id,
@@ -517,7 +517,7 @@ impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
 impl LeaderIdAndEpoch<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> LeaderIdAndEpoch<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -623,7 +623,7 @@ impl<'a> rt::JsonForm for SnapshotId<'a> {
 
 impl<'a> rt::IntoOwned for SnapshotId<'a> {
     type Owned = SnapshotId<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> SnapshotId<'static> {
         SnapshotId {
             end_offset: self.end_offset,
@@ -636,7 +636,7 @@ impl<'a> rt::IntoOwned for SnapshotId<'a> {
 impl SnapshotId<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> SnapshotId<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -748,7 +748,7 @@ impl<'a> rt::JsonForm for AbortedTransaction<'a> {
 
 impl<'a> rt::IntoOwned for AbortedTransaction<'a> {
     type Owned = AbortedTransaction<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AbortedTransaction<'static> {
         AbortedTransaction {
             producer_id: self.producer_id,
@@ -761,7 +761,7 @@ impl<'a> rt::IntoOwned for AbortedTransaction<'a> {
 impl AbortedTransaction<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AbortedTransaction<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1162,7 +1162,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition_index: self.partition_index,
@@ -1184,7 +1184,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1341,7 +1341,7 @@ impl<'a> rt::JsonForm for FetchableTopicResponse<'a> {
 
 impl<'a> rt::IntoOwned for FetchableTopicResponse<'a> {
     type Owned = FetchableTopicResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> FetchableTopicResponse<'static> {
         FetchableTopicResponse {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -1355,7 +1355,7 @@ impl<'a> rt::IntoOwned for FetchableTopicResponse<'a> {
 impl FetchableTopicResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> FetchableTopicResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1472,7 +1472,7 @@ impl<'a> rt::JsonForm for NodeEndpoint<'a> {
 
 impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
     type Owned = NodeEndpoint<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> NodeEndpoint<'static> {
         NodeEndpoint {
             node_id: self.node_id,
@@ -1487,7 +1487,7 @@ impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
 impl NodeEndpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> NodeEndpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -185,7 +185,7 @@ impl<'a> rt::JsonForm for FetchSnapshotRequest<'a> {
 
 impl<'a> rt::IntoOwned for FetchSnapshotRequest<'a> {
     type Owned = FetchSnapshotRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> FetchSnapshotRequest<'static> {
         FetchSnapshotRequest {
             cluster_id: rt::IntoOwned::into_owned(self.cluster_id),
@@ -200,7 +200,7 @@ impl<'a> rt::IntoOwned for FetchSnapshotRequest<'a> {
 impl FetchSnapshotRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> FetchSnapshotRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -295,7 +295,7 @@ impl<'a> rt::JsonForm for SnapshotId<'a> {
 
 impl<'a> rt::IntoOwned for SnapshotId<'a> {
     type Owned = SnapshotId<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> SnapshotId<'static> {
         SnapshotId {
             end_offset: self.end_offset,
@@ -308,7 +308,7 @@ impl<'a> rt::IntoOwned for SnapshotId<'a> {
 impl SnapshotId<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> SnapshotId<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -484,7 +484,7 @@ impl<'a> rt::JsonForm for PartitionSnapshot<'a> {
 
 impl<'a> rt::IntoOwned for PartitionSnapshot<'a> {
     type Owned = PartitionSnapshot<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionSnapshot<'static> {
         PartitionSnapshot {
             partition: self.partition,
@@ -500,7 +500,7 @@ impl<'a> rt::IntoOwned for PartitionSnapshot<'a> {
 impl PartitionSnapshot<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionSnapshot<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -602,7 +602,7 @@ impl<'a> rt::JsonForm for TopicSnapshot<'a> {
 
 impl<'a> rt::IntoOwned for TopicSnapshot<'a> {
     type Owned = TopicSnapshot<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicSnapshot<'static> {
         TopicSnapshot {
             name: rt::IntoOwned::into_owned(self.name),
@@ -615,7 +615,7 @@ impl<'a> rt::IntoOwned for TopicSnapshot<'a> {
 impl TopicSnapshot<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicSnapshot<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -195,7 +195,7 @@ impl<'a> rt::JsonForm for FetchSnapshotResponse<'a> {
 
 impl<'a> rt::IntoOwned for FetchSnapshotResponse<'a> {
     type Owned = FetchSnapshotResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> FetchSnapshotResponse<'static> {
         FetchSnapshotResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -210,7 +210,7 @@ impl<'a> rt::IntoOwned for FetchSnapshotResponse<'a> {
 impl FetchSnapshotResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> FetchSnapshotResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -305,7 +305,7 @@ impl<'a> rt::JsonForm for SnapshotId<'a> {
 
 impl<'a> rt::IntoOwned for SnapshotId<'a> {
     type Owned = SnapshotId<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> SnapshotId<'static> {
         SnapshotId {
             end_offset: self.end_offset,
@@ -318,7 +318,7 @@ impl<'a> rt::IntoOwned for SnapshotId<'a> {
 impl SnapshotId<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> SnapshotId<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -413,7 +413,7 @@ impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
 
 impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
     type Owned = LeaderIdAndEpoch<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> LeaderIdAndEpoch<'static> {
         LeaderIdAndEpoch {
             leader_id: self.leader_id,
@@ -426,7 +426,7 @@ impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
 impl LeaderIdAndEpoch<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> LeaderIdAndEpoch<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -615,7 +615,7 @@ impl<'a> rt::JsonForm for PartitionSnapshot<'a> {
 
 impl<'a> rt::IntoOwned for PartitionSnapshot<'a> {
     type Owned = PartitionSnapshot<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionSnapshot<'static> {
         PartitionSnapshot {
             index: self.index,
@@ -633,7 +633,7 @@ impl<'a> rt::IntoOwned for PartitionSnapshot<'a> {
 impl PartitionSnapshot<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionSnapshot<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -735,7 +735,7 @@ impl<'a> rt::JsonForm for TopicSnapshot<'a> {
 
 impl<'a> rt::IntoOwned for TopicSnapshot<'a> {
     type Owned = TopicSnapshot<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicSnapshot<'static> {
         TopicSnapshot {
             name: rt::IntoOwned::into_owned(self.name),
@@ -748,7 +748,7 @@ impl<'a> rt::IntoOwned for TopicSnapshot<'a> {
 impl TopicSnapshot<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicSnapshot<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -854,7 +854,7 @@ impl<'a> rt::JsonForm for NodeEndpoint<'a> {
 
 impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
     type Owned = NodeEndpoint<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> NodeEndpoint<'static> {
         NodeEndpoint {
             node_id: self.node_id,
@@ -868,7 +868,7 @@ impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
 impl NodeEndpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> NodeEndpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -200,7 +200,7 @@ impl<'a> rt::JsonForm for FindCoordinatorRequest<'a> {
 
 impl<'a> rt::IntoOwned for FindCoordinatorRequest<'a> {
     type Owned = FindCoordinatorRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> FindCoordinatorRequest<'static> {
         FindCoordinatorRequest {
             key: rt::IntoOwned::into_owned(self.key),
@@ -214,7 +214,7 @@ impl<'a> rt::IntoOwned for FindCoordinatorRequest<'a> {
 impl FindCoordinatorRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> FindCoordinatorRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -315,7 +315,7 @@ impl<'a> rt::JsonForm for FindCoordinatorResponse<'a> {
 
 impl<'a> rt::IntoOwned for FindCoordinatorResponse<'a> {
     type Owned = FindCoordinatorResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> FindCoordinatorResponse<'static> {
         FindCoordinatorResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -333,7 +333,7 @@ impl<'a> rt::IntoOwned for FindCoordinatorResponse<'a> {
 impl FindCoordinatorResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> FindCoordinatorResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -486,7 +486,7 @@ impl<'a> rt::JsonForm for Coordinator<'a> {
 
 impl<'a> rt::IntoOwned for Coordinator<'a> {
     type Owned = Coordinator<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Coordinator<'static> {
         Coordinator {
             key: rt::IntoOwned::into_owned(self.key),
@@ -503,7 +503,7 @@ impl<'a> rt::IntoOwned for Coordinator<'a> {
 impl Coordinator<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Coordinator<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -93,7 +93,7 @@ impl<'a> rt::JsonForm for GetTelemetrySubscriptionsRequest<'a> {
 
 impl<'a> rt::IntoOwned for GetTelemetrySubscriptionsRequest<'a> {
     type Owned = GetTelemetrySubscriptionsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> GetTelemetrySubscriptionsRequest<'static> {
         GetTelemetrySubscriptionsRequest {
             client_instance_id: self.client_instance_id,
@@ -105,7 +105,7 @@ impl<'a> rt::IntoOwned for GetTelemetrySubscriptionsRequest<'a> {
 impl GetTelemetrySubscriptionsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> GetTelemetrySubscriptionsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -195,7 +195,7 @@ impl<'a> rt::JsonForm for GetTelemetrySubscriptionsResponse<'a> {
 
 impl<'a> rt::IntoOwned for GetTelemetrySubscriptionsResponse<'a> {
     type Owned = GetTelemetrySubscriptionsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> GetTelemetrySubscriptionsResponse<'static> {
         GetTelemetrySubscriptionsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -217,7 +217,7 @@ impl<'a> rt::IntoOwned for GetTelemetrySubscriptionsResponse<'a> {
 impl GetTelemetrySubscriptionsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> GetTelemetrySubscriptionsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

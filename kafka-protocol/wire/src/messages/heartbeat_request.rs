@@ -168,7 +168,7 @@ impl<'a> rt::JsonForm for HeartbeatRequest<'a> {
 
 impl<'a> rt::IntoOwned for HeartbeatRequest<'a> {
     type Owned = HeartbeatRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> HeartbeatRequest<'static> {
         HeartbeatRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -183,7 +183,7 @@ impl<'a> rt::IntoOwned for HeartbeatRequest<'a> {
 impl HeartbeatRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> HeartbeatRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

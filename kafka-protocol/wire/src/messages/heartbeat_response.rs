@@ -134,7 +134,7 @@ impl<'a> rt::JsonForm for HeartbeatResponse<'a> {
 
 impl<'a> rt::IntoOwned for HeartbeatResponse<'a> {
     type Owned = HeartbeatResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> HeartbeatResponse<'static> {
         HeartbeatResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -147,7 +147,7 @@ impl<'a> rt::IntoOwned for HeartbeatResponse<'a> {
 impl HeartbeatResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> HeartbeatResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -261,7 +261,7 @@ impl<'a> rt::JsonForm for InitProducerIdRequest<'a> {
 
 impl<'a> rt::IntoOwned for InitProducerIdRequest<'a> {
     type Owned = InitProducerIdRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> InitProducerIdRequest<'static> {
         InitProducerIdRequest {
             transactional_id: rt::IntoOwned::into_owned(self.transactional_id),
@@ -278,7 +278,7 @@ impl<'a> rt::IntoOwned for InitProducerIdRequest<'a> {
 impl InitProducerIdRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> InitProducerIdRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

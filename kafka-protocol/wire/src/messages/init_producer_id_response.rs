@@ -221,7 +221,7 @@ impl<'a> rt::JsonForm for InitProducerIdResponse<'a> {
 
 impl<'a> rt::IntoOwned for InitProducerIdResponse<'a> {
     type Owned = InitProducerIdResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> InitProducerIdResponse<'static> {
         InitProducerIdResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -238,7 +238,7 @@ impl<'a> rt::IntoOwned for InitProducerIdResponse<'a> {
 impl InitProducerIdResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> InitProducerIdResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

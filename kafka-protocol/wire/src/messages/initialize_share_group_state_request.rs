@@ -110,7 +110,7 @@ impl<'a> rt::JsonForm for InitializeShareGroupStateRequest<'a> {
 
 impl<'a> rt::IntoOwned for InitializeShareGroupStateRequest<'a> {
     type Owned = InitializeShareGroupStateRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> InitializeShareGroupStateRequest<'static> {
         InitializeShareGroupStateRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -123,7 +123,7 @@ impl<'a> rt::IntoOwned for InitializeShareGroupStateRequest<'a> {
 impl InitializeShareGroupStateRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> InitializeShareGroupStateRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -228,7 +228,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition: self.partition,
@@ -242,7 +242,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -343,7 +343,7 @@ impl<'a> rt::JsonForm for InitializeStateData<'a> {
 
 impl<'a> rt::IntoOwned for InitializeStateData<'a> {
     type Owned = InitializeStateData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> InitializeStateData<'static> {
         InitializeStateData {
             topic_id: self.topic_id,
@@ -356,7 +356,7 @@ impl<'a> rt::IntoOwned for InitializeStateData<'a> {
 impl InitializeStateData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> InitializeStateData<'static> {
         rt::IntoOwned::into_owned(self)
     }

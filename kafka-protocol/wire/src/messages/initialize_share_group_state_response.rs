@@ -99,7 +99,7 @@ impl<'a> rt::JsonForm for InitializeShareGroupStateResponse<'a> {
 
 impl<'a> rt::IntoOwned for InitializeShareGroupStateResponse<'a> {
     type Owned = InitializeShareGroupStateResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> InitializeShareGroupStateResponse<'static> {
         InitializeShareGroupStateResponse {
             results: rt::IntoOwned::into_owned(self.results),
@@ -111,7 +111,7 @@ impl<'a> rt::IntoOwned for InitializeShareGroupStateResponse<'a> {
 impl InitializeShareGroupStateResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> InitializeShareGroupStateResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -218,7 +218,7 @@ impl<'a> rt::JsonForm for PartitionResult<'a> {
 
 impl<'a> rt::IntoOwned for PartitionResult<'a> {
     type Owned = PartitionResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionResult<'static> {
         PartitionResult {
             partition: self.partition,
@@ -232,7 +232,7 @@ impl<'a> rt::IntoOwned for PartitionResult<'a> {
 impl PartitionResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -333,7 +333,7 @@ impl<'a> rt::JsonForm for InitializeStateResult<'a> {
 
 impl<'a> rt::IntoOwned for InitializeStateResult<'a> {
     type Owned = InitializeStateResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> InitializeStateResult<'static> {
         InitializeStateResult {
             topic_id: self.topic_id,
@@ -346,7 +346,7 @@ impl<'a> rt::IntoOwned for InitializeStateResult<'a> {
 impl InitializeStateResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> InitializeStateResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -267,7 +267,7 @@ impl<'a> rt::JsonForm for JoinGroupRequest<'a> {
 
 impl<'a> rt::IntoOwned for JoinGroupRequest<'a> {
     type Owned = JoinGroupRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> JoinGroupRequest<'static> {
         JoinGroupRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -286,7 +286,7 @@ impl<'a> rt::IntoOwned for JoinGroupRequest<'a> {
 impl JoinGroupRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> JoinGroupRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -399,7 +399,7 @@ impl<'a> rt::JsonForm for JoinGroupRequestProtocol<'a> {
 
 impl<'a> rt::IntoOwned for JoinGroupRequestProtocol<'a> {
     type Owned = JoinGroupRequestProtocol<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> JoinGroupRequestProtocol<'static> {
         JoinGroupRequestProtocol {
             name: rt::IntoOwned::into_owned(self.name),
@@ -412,7 +412,7 @@ impl<'a> rt::IntoOwned for JoinGroupRequestProtocol<'a> {
 impl JoinGroupRequestProtocol<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> JoinGroupRequestProtocol<'static> {
         rt::IntoOwned::into_owned(self)
     }

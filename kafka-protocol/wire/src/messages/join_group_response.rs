@@ -288,7 +288,7 @@ impl<'a> rt::JsonForm for JoinGroupResponse<'a> {
 
 impl<'a> rt::IntoOwned for JoinGroupResponse<'a> {
     type Owned = JoinGroupResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> JoinGroupResponse<'static> {
         JoinGroupResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -308,7 +308,7 @@ impl<'a> rt::IntoOwned for JoinGroupResponse<'a> {
 impl JoinGroupResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> JoinGroupResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -450,7 +450,7 @@ impl<'a> rt::JsonForm for JoinGroupResponseMember<'a> {
 
 impl<'a> rt::IntoOwned for JoinGroupResponseMember<'a> {
     type Owned = JoinGroupResponseMember<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> JoinGroupResponseMember<'static> {
         JoinGroupResponseMember {
             member_id: rt::IntoOwned::into_owned(self.member_id),
@@ -464,7 +464,7 @@ impl<'a> rt::IntoOwned for JoinGroupResponseMember<'a> {
 impl JoinGroupResponseMember<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> JoinGroupResponseMember<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -98,7 +98,7 @@ impl<'a> rt::JsonForm for KRaftVersionRecord<'a> {
 
 impl<'a> rt::IntoOwned for KRaftVersionRecord<'a> {
     type Owned = KRaftVersionRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> KRaftVersionRecord<'static> {
         KRaftVersionRecord {
             version: self.version,
@@ -111,7 +111,7 @@ impl<'a> rt::IntoOwned for KRaftVersionRecord<'a> {
 impl KRaftVersionRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> KRaftVersionRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

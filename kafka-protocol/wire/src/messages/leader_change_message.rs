@@ -124,7 +124,7 @@ impl<'a> rt::JsonForm for LeaderChangeMessage<'a> {
 
 impl<'a> rt::IntoOwned for LeaderChangeMessage<'a> {
     type Owned = LeaderChangeMessage<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> LeaderChangeMessage<'static> {
         LeaderChangeMessage {
             version: self.version,
@@ -139,7 +139,7 @@ impl<'a> rt::IntoOwned for LeaderChangeMessage<'a> {
 impl LeaderChangeMessage<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> LeaderChangeMessage<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -255,7 +255,7 @@ impl<'a> rt::JsonForm for Voter<'a> {
 
 impl<'a> rt::IntoOwned for Voter<'a> {
     type Owned = Voter<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Voter<'static> {
         Voter {
             voter_id: self.voter_id,
@@ -268,7 +268,7 @@ impl<'a> rt::IntoOwned for Voter<'a> {
 impl Voter<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Voter<'static> {
         rt::IntoOwned::into_owned(self)
     }

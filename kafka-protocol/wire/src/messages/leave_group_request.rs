@@ -181,7 +181,7 @@ impl<'a> rt::JsonForm for LeaveGroupRequest<'a> {
 
 impl<'a> rt::IntoOwned for LeaveGroupRequest<'a> {
     type Owned = LeaveGroupRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> LeaveGroupRequest<'static> {
         LeaveGroupRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -195,7 +195,7 @@ impl<'a> rt::IntoOwned for LeaveGroupRequest<'a> {
 impl LeaveGroupRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> LeaveGroupRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -341,7 +341,7 @@ impl<'a> rt::JsonForm for MemberIdentity<'a> {
 
 impl<'a> rt::IntoOwned for MemberIdentity<'a> {
     type Owned = MemberIdentity<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> MemberIdentity<'static> {
         MemberIdentity {
             member_id: rt::IntoOwned::into_owned(self.member_id),
@@ -355,7 +355,7 @@ impl<'a> rt::IntoOwned for MemberIdentity<'a> {
 impl MemberIdentity<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> MemberIdentity<'static> {
         rt::IntoOwned::into_owned(self)
     }

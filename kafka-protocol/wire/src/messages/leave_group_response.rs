@@ -174,7 +174,7 @@ impl<'a> rt::JsonForm for LeaveGroupResponse<'a> {
 
 impl<'a> rt::IntoOwned for LeaveGroupResponse<'a> {
     type Owned = LeaveGroupResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> LeaveGroupResponse<'static> {
         LeaveGroupResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -188,7 +188,7 @@ impl<'a> rt::IntoOwned for LeaveGroupResponse<'a> {
 impl LeaveGroupResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> LeaveGroupResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -327,7 +327,7 @@ impl<'a> rt::JsonForm for MemberResponse<'a> {
 
 impl<'a> rt::IntoOwned for MemberResponse<'a> {
     type Owned = MemberResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> MemberResponse<'static> {
         MemberResponse {
             member_id: rt::IntoOwned::into_owned(self.member_id),
@@ -341,7 +341,7 @@ impl<'a> rt::IntoOwned for MemberResponse<'a> {
 impl MemberResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> MemberResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -115,7 +115,7 @@ impl<'a> rt::JsonForm for ListConfigResourcesRequest<'a> {
 
 impl<'a> rt::IntoOwned for ListConfigResourcesRequest<'a> {
     type Owned = ListConfigResourcesRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ListConfigResourcesRequest<'static> {
         ListConfigResourcesRequest {
             resource_types: rt::IntoOwned::into_owned(self.resource_types),
@@ -127,7 +127,7 @@ impl<'a> rt::IntoOwned for ListConfigResourcesRequest<'a> {
 impl ListConfigResourcesRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ListConfigResourcesRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -120,7 +120,7 @@ impl<'a> rt::JsonForm for ListConfigResourcesResponse<'a> {
 
 impl<'a> rt::IntoOwned for ListConfigResourcesResponse<'a> {
     type Owned = ListConfigResourcesResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ListConfigResourcesResponse<'static> {
         ListConfigResourcesResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -134,7 +134,7 @@ impl<'a> rt::IntoOwned for ListConfigResourcesResponse<'a> {
 impl ListConfigResourcesResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ListConfigResourcesResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -255,7 +255,7 @@ impl<'a> rt::JsonForm for ConfigResource<'a> {
 
 impl<'a> rt::IntoOwned for ConfigResource<'a> {
     type Owned = ConfigResource<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ConfigResource<'static> {
         ConfigResource {
             resource_name: rt::IntoOwned::into_owned(self.resource_name),
@@ -268,7 +268,7 @@ impl<'a> rt::IntoOwned for ConfigResource<'a> {
 impl ConfigResource<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ConfigResource<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -184,7 +184,7 @@ impl<'a> rt::JsonForm for ListGroupsRequest<'a> {
 
 impl<'a> rt::IntoOwned for ListGroupsRequest<'a> {
     type Owned = ListGroupsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ListGroupsRequest<'static> {
         ListGroupsRequest {
             states_filter: rt::IntoOwned::into_owned(self.states_filter),
@@ -197,7 +197,7 @@ impl<'a> rt::IntoOwned for ListGroupsRequest<'a> {
 impl ListGroupsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ListGroupsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

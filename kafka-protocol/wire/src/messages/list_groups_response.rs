@@ -151,7 +151,7 @@ impl<'a> rt::JsonForm for ListGroupsResponse<'a> {
 
 impl<'a> rt::IntoOwned for ListGroupsResponse<'a> {
     type Owned = ListGroupsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ListGroupsResponse<'static> {
         ListGroupsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -165,7 +165,7 @@ impl<'a> rt::IntoOwned for ListGroupsResponse<'a> {
 impl ListGroupsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ListGroupsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -329,7 +329,7 @@ impl<'a> rt::JsonForm for ListedGroup<'a> {
 
 impl<'a> rt::IntoOwned for ListedGroup<'a> {
     type Owned = ListedGroup<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ListedGroup<'static> {
         ListedGroup {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -344,7 +344,7 @@ impl<'a> rt::IntoOwned for ListedGroup<'a> {
 impl ListedGroup<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ListedGroup<'static> {
         rt::IntoOwned::into_owned(self)
     }

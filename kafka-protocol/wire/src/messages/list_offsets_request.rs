@@ -182,7 +182,7 @@ impl<'a> rt::JsonForm for ListOffsetsRequest<'a> {
 
 impl<'a> rt::IntoOwned for ListOffsetsRequest<'a> {
     type Owned = ListOffsetsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ListOffsetsRequest<'static> {
         ListOffsetsRequest {
             replica_id: self.replica_id,
@@ -197,7 +197,7 @@ impl<'a> rt::IntoOwned for ListOffsetsRequest<'a> {
 impl ListOffsetsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ListOffsetsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -345,7 +345,7 @@ impl<'a> rt::JsonForm for ListOffsetsPartition<'a> {
 
 impl<'a> rt::IntoOwned for ListOffsetsPartition<'a> {
     type Owned = ListOffsetsPartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ListOffsetsPartition<'static> {
         ListOffsetsPartition {
             partition_index: self.partition_index,
@@ -359,7 +359,7 @@ impl<'a> rt::IntoOwned for ListOffsetsPartition<'a> {
 impl ListOffsetsPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ListOffsetsPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -477,7 +477,7 @@ impl<'a> rt::JsonForm for ListOffsetsTopic<'a> {
 
 impl<'a> rt::IntoOwned for ListOffsetsTopic<'a> {
     type Owned = ListOffsetsTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ListOffsetsTopic<'static> {
         ListOffsetsTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -490,7 +490,7 @@ impl<'a> rt::IntoOwned for ListOffsetsTopic<'a> {
 impl ListOffsetsTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ListOffsetsTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -141,7 +141,7 @@ impl<'a> rt::JsonForm for ListOffsetsResponse<'a> {
 
 impl<'a> rt::IntoOwned for ListOffsetsResponse<'a> {
     type Owned = ListOffsetsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ListOffsetsResponse<'static> {
         ListOffsetsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -154,7 +154,7 @@ impl<'a> rt::IntoOwned for ListOffsetsResponse<'a> {
 impl ListOffsetsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ListOffsetsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -330,7 +330,7 @@ impl<'a> rt::JsonForm for ListOffsetsPartitionResponse<'a> {
 
 impl<'a> rt::IntoOwned for ListOffsetsPartitionResponse<'a> {
     type Owned = ListOffsetsPartitionResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ListOffsetsPartitionResponse<'static> {
         ListOffsetsPartitionResponse {
             partition_index: self.partition_index,
@@ -346,7 +346,7 @@ impl<'a> rt::IntoOwned for ListOffsetsPartitionResponse<'a> {
 impl ListOffsetsPartitionResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ListOffsetsPartitionResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -464,7 +464,7 @@ impl<'a> rt::JsonForm for ListOffsetsTopicResponse<'a> {
 
 impl<'a> rt::IntoOwned for ListOffsetsTopicResponse<'a> {
     type Owned = ListOffsetsTopicResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ListOffsetsTopicResponse<'static> {
         ListOffsetsTopicResponse {
             name: rt::IntoOwned::into_owned(self.name),
@@ -477,7 +477,7 @@ impl<'a> rt::IntoOwned for ListOffsetsTopicResponse<'a> {
 impl ListOffsetsTopicResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ListOffsetsTopicResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -122,7 +122,7 @@ impl<'a> rt::JsonForm for ListPartitionReassignmentsRequest<'a> {
 
 impl<'a> rt::IntoOwned for ListPartitionReassignmentsRequest<'a> {
     type Owned = ListPartitionReassignmentsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ListPartitionReassignmentsRequest<'static> {
         ListPartitionReassignmentsRequest {
             timeout_ms: self.timeout_ms,
@@ -135,7 +135,7 @@ impl<'a> rt::IntoOwned for ListPartitionReassignmentsRequest<'a> {
 impl ListPartitionReassignmentsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ListPartitionReassignmentsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -235,7 +235,7 @@ impl<'a> rt::JsonForm for ListPartitionReassignmentsTopics<'a> {
 
 impl<'a> rt::IntoOwned for ListPartitionReassignmentsTopics<'a> {
     type Owned = ListPartitionReassignmentsTopics<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ListPartitionReassignmentsTopics<'static> {
         ListPartitionReassignmentsTopics {
             name: rt::IntoOwned::into_owned(self.name),
@@ -248,7 +248,7 @@ impl<'a> rt::IntoOwned for ListPartitionReassignmentsTopics<'a> {
 impl ListPartitionReassignmentsTopics<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ListPartitionReassignmentsTopics<'static> {
         rt::IntoOwned::into_owned(self)
     }

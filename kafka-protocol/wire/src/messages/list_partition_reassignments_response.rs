@@ -144,7 +144,7 @@ impl<'a> rt::JsonForm for ListPartitionReassignmentsResponse<'a> {
 
 impl<'a> rt::IntoOwned for ListPartitionReassignmentsResponse<'a> {
     type Owned = ListPartitionReassignmentsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ListPartitionReassignmentsResponse<'static> {
         ListPartitionReassignmentsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -159,7 +159,7 @@ impl<'a> rt::IntoOwned for ListPartitionReassignmentsResponse<'a> {
 impl ListPartitionReassignmentsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ListPartitionReassignmentsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -283,7 +283,7 @@ impl<'a> rt::JsonForm for OngoingPartitionReassignment<'a> {
 
 impl<'a> rt::IntoOwned for OngoingPartitionReassignment<'a> {
     type Owned = OngoingPartitionReassignment<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OngoingPartitionReassignment<'static> {
         OngoingPartitionReassignment {
             partition_index: self.partition_index,
@@ -298,7 +298,7 @@ impl<'a> rt::IntoOwned for OngoingPartitionReassignment<'a> {
 impl OngoingPartitionReassignment<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OngoingPartitionReassignment<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -400,7 +400,7 @@ impl<'a> rt::JsonForm for OngoingTopicReassignment<'a> {
 
 impl<'a> rt::IntoOwned for OngoingTopicReassignment<'a> {
     type Owned = OngoingTopicReassignment<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OngoingTopicReassignment<'static> {
         OngoingTopicReassignment {
             name: rt::IntoOwned::into_owned(self.name),
@@ -413,7 +413,7 @@ impl<'a> rt::IntoOwned for OngoingTopicReassignment<'a> {
 impl OngoingTopicReassignment<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OngoingTopicReassignment<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -201,7 +201,7 @@ impl<'a> rt::JsonForm for ListTransactionsRequest<'a> {
 
 impl<'a> rt::IntoOwned for ListTransactionsRequest<'a> {
     type Owned = ListTransactionsRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ListTransactionsRequest<'static> {
         ListTransactionsRequest {
             state_filters: rt::IntoOwned::into_owned(self.state_filters),
@@ -218,7 +218,7 @@ impl<'a> rt::IntoOwned for ListTransactionsRequest<'a> {
 impl ListTransactionsRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ListTransactionsRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

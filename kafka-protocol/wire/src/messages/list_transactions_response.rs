@@ -144,7 +144,7 @@ impl<'a> rt::JsonForm for ListTransactionsResponse<'a> {
 
 impl<'a> rt::IntoOwned for ListTransactionsResponse<'a> {
     type Owned = ListTransactionsResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ListTransactionsResponse<'static> {
         ListTransactionsResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -159,7 +159,7 @@ impl<'a> rt::IntoOwned for ListTransactionsResponse<'a> {
 impl ListTransactionsResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ListTransactionsResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -267,7 +267,7 @@ impl<'a> rt::JsonForm for TransactionState<'a> {
 
 impl<'a> rt::IntoOwned for TransactionState<'a> {
     type Owned = TransactionState<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TransactionState<'static> {
         TransactionState {
             transactional_id: rt::IntoOwned::into_owned(self.transactional_id),
@@ -281,7 +281,7 @@ impl<'a> rt::IntoOwned for TransactionState<'a> {
 impl TransactionState<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TransactionState<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -249,7 +249,7 @@ impl<'a> rt::JsonForm for MetadataRequest<'a> {
 
 impl<'a> rt::IntoOwned for MetadataRequest<'a> {
     type Owned = MetadataRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> MetadataRequest<'static> {
         MetadataRequest {
             topics: rt::IntoOwned::into_owned(self.topics),
@@ -266,7 +266,7 @@ impl<'a> rt::IntoOwned for MetadataRequest<'a> {
 impl MetadataRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> MetadataRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -420,7 +420,7 @@ impl<'a> rt::JsonForm for MetadataRequestTopic<'a> {
 
 impl<'a> rt::IntoOwned for MetadataRequestTopic<'a> {
     type Owned = MetadataRequestTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> MetadataRequestTopic<'static> {
         MetadataRequestTopic {
             topic_id: self.topic_id,
@@ -433,7 +433,7 @@ impl<'a> rt::IntoOwned for MetadataRequestTopic<'a> {
 impl MetadataRequestTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> MetadataRequestTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -289,7 +289,7 @@ impl<'a> rt::JsonForm for MetadataResponse<'a> {
 
 impl<'a> rt::IntoOwned for MetadataResponse<'a> {
     type Owned = MetadataResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> MetadataResponse<'static> {
         MetadataResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -307,7 +307,7 @@ impl<'a> rt::IntoOwned for MetadataResponse<'a> {
 impl MetadataResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> MetadataResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -455,7 +455,7 @@ impl<'a> rt::JsonForm for MetadataResponseBroker<'a> {
 
 impl<'a> rt::IntoOwned for MetadataResponseBroker<'a> {
     type Owned = MetadataResponseBroker<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> MetadataResponseBroker<'static> {
         MetadataResponseBroker {
             node_id: self.node_id,
@@ -470,7 +470,7 @@ impl<'a> rt::IntoOwned for MetadataResponseBroker<'a> {
 impl MetadataResponseBroker<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> MetadataResponseBroker<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -687,7 +687,7 @@ impl<'a> rt::JsonForm for MetadataResponsePartition<'a> {
 
 impl<'a> rt::IntoOwned for MetadataResponsePartition<'a> {
     type Owned = MetadataResponsePartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> MetadataResponsePartition<'static> {
         MetadataResponsePartition {
             error_code: self.error_code,
@@ -705,7 +705,7 @@ impl<'a> rt::IntoOwned for MetadataResponsePartition<'a> {
 impl MetadataResponsePartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> MetadataResponsePartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -949,7 +949,7 @@ impl<'a> rt::JsonForm for MetadataResponseTopic<'a> {
 
 impl<'a> rt::IntoOwned for MetadataResponseTopic<'a> {
     type Owned = MetadataResponseTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> MetadataResponseTopic<'static> {
         MetadataResponseTopic {
             error_code: self.error_code,
@@ -966,7 +966,7 @@ impl<'a> rt::IntoOwned for MetadataResponseTopic<'a> {
 impl MetadataResponseTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> MetadataResponseTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

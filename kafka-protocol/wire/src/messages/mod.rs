@@ -6503,7 +6503,7 @@ impl<'a> RequestBody<'a> {
     }
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> RequestBody<'static> {
         match self {
             #[cfg(feature = "produce")]
@@ -6769,7 +6769,7 @@ impl<'a> RequestBody<'a> {
 #[cfg(kafka_apis)]
 impl<'a> rt::IntoOwned for RequestBody<'a> {
     type Owned = RequestBody<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> RequestBody<'static> {
         RequestBody::into_owned(self)
     }
@@ -12673,7 +12673,7 @@ impl<'a> ResponseBody<'a> {
     }
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ResponseBody<'static> {
         match self {
             #[cfg(feature = "produce")]
@@ -12939,7 +12939,7 @@ impl<'a> ResponseBody<'a> {
 #[cfg(kafka_apis)]
 impl<'a> rt::IntoOwned for ResponseBody<'a> {
     type Owned = ResponseBody<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ResponseBody<'static> {
         ResponseBody::into_owned(self)
     }
@@ -16705,7 +16705,7 @@ impl<'a> MetadataRecord<'a> {
     }
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> MetadataRecord<'static> {
         match self {
             Self::RegisterBroker(m) => MetadataRecord::RegisterBroker(m.into_owned()),
@@ -16758,7 +16758,7 @@ impl<'a> MetadataRecord<'a> {
 #[cfg(feature = "controller-apis")]
 impl<'a> rt::IntoOwned for MetadataRecord<'a> {
     type Owned = MetadataRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> MetadataRecord<'static> {
         MetadataRecord::into_owned(self)
     }

@@ -80,7 +80,7 @@ impl<'a> rt::JsonForm for NoOpRecord<'a> {
 
 impl<'a> rt::IntoOwned for NoOpRecord<'a> {
     type Owned = NoOpRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> NoOpRecord<'static> {
         NoOpRecord {
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
@@ -91,7 +91,7 @@ impl<'a> rt::IntoOwned for NoOpRecord<'a> {
 impl NoOpRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> NoOpRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

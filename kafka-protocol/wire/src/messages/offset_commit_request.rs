@@ -231,7 +231,7 @@ impl<'a> rt::JsonForm for OffsetCommitRequest<'a> {
 
 impl<'a> rt::IntoOwned for OffsetCommitRequest<'a> {
     type Owned = OffsetCommitRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetCommitRequest<'static> {
         OffsetCommitRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -248,7 +248,7 @@ impl<'a> rt::IntoOwned for OffsetCommitRequest<'a> {
 impl OffsetCommitRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetCommitRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -411,7 +411,7 @@ impl<'a> rt::JsonForm for OffsetCommitRequestPartition<'a> {
 
 impl<'a> rt::IntoOwned for OffsetCommitRequestPartition<'a> {
     type Owned = OffsetCommitRequestPartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetCommitRequestPartition<'static> {
         OffsetCommitRequestPartition {
             partition_index: self.partition_index,
@@ -426,7 +426,7 @@ impl<'a> rt::IntoOwned for OffsetCommitRequestPartition<'a> {
 impl OffsetCommitRequestPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetCommitRequestPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -583,7 +583,7 @@ impl<'a> rt::JsonForm for OffsetCommitRequestTopic<'a> {
 
 impl<'a> rt::IntoOwned for OffsetCommitRequestTopic<'a> {
     type Owned = OffsetCommitRequestTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetCommitRequestTopic<'static> {
         OffsetCommitRequestTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -597,7 +597,7 @@ impl<'a> rt::IntoOwned for OffsetCommitRequestTopic<'a> {
 impl OffsetCommitRequestTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetCommitRequestTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

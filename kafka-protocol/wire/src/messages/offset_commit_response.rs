@@ -141,7 +141,7 @@ impl<'a> rt::JsonForm for OffsetCommitResponse<'a> {
 
 impl<'a> rt::IntoOwned for OffsetCommitResponse<'a> {
     type Owned = OffsetCommitResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetCommitResponse<'static> {
         OffsetCommitResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -154,7 +154,7 @@ impl<'a> rt::IntoOwned for OffsetCommitResponse<'a> {
 impl OffsetCommitResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetCommitResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -266,7 +266,7 @@ impl<'a> rt::JsonForm for OffsetCommitResponsePartition<'a> {
 
 impl<'a> rt::IntoOwned for OffsetCommitResponsePartition<'a> {
     type Owned = OffsetCommitResponsePartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetCommitResponsePartition<'static> {
         OffsetCommitResponsePartition {
             partition_index: self.partition_index,
@@ -279,7 +279,7 @@ impl<'a> rt::IntoOwned for OffsetCommitResponsePartition<'a> {
 impl OffsetCommitResponsePartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetCommitResponsePartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -438,7 +438,7 @@ impl<'a> rt::JsonForm for OffsetCommitResponseTopic<'a> {
 
 impl<'a> rt::IntoOwned for OffsetCommitResponseTopic<'a> {
     type Owned = OffsetCommitResponseTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetCommitResponseTopic<'static> {
         OffsetCommitResponseTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -452,7 +452,7 @@ impl<'a> rt::IntoOwned for OffsetCommitResponseTopic<'a> {
 impl OffsetCommitResponseTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetCommitResponseTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

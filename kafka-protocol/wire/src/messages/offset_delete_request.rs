@@ -96,7 +96,7 @@ impl<'a> rt::JsonForm for OffsetDeleteRequest<'a> {
 
 impl<'a> rt::IntoOwned for OffsetDeleteRequest<'a> {
     type Owned = OffsetDeleteRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetDeleteRequest<'static> {
         OffsetDeleteRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -108,7 +108,7 @@ impl<'a> rt::IntoOwned for OffsetDeleteRequest<'a> {
 impl OffsetDeleteRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetDeleteRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -277,7 +277,7 @@ impl<'a> rt::JsonForm for OffsetDeleteRequestTopic<'a> {
 
 impl<'a> rt::IntoOwned for OffsetDeleteRequestTopic<'a> {
     type Owned = OffsetDeleteRequestTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetDeleteRequestTopic<'static> {
         OffsetDeleteRequestTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -289,7 +289,7 @@ impl<'a> rt::IntoOwned for OffsetDeleteRequestTopic<'a> {
 impl OffsetDeleteRequestTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetDeleteRequestTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -108,7 +108,7 @@ impl<'a> rt::JsonForm for OffsetDeleteResponse<'a> {
 
 impl<'a> rt::IntoOwned for OffsetDeleteResponse<'a> {
     type Owned = OffsetDeleteResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetDeleteResponse<'static> {
         OffsetDeleteResponse {
             error_code: self.error_code,
@@ -121,7 +121,7 @@ impl<'a> rt::IntoOwned for OffsetDeleteResponse<'a> {
 impl OffsetDeleteResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetDeleteResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -302,7 +302,7 @@ impl<'a> rt::JsonForm for OffsetDeleteResponseTopic<'a> {
 
 impl<'a> rt::IntoOwned for OffsetDeleteResponseTopic<'a> {
     type Owned = OffsetDeleteResponseTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetDeleteResponseTopic<'static> {
         OffsetDeleteResponseTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -314,7 +314,7 @@ impl<'a> rt::IntoOwned for OffsetDeleteResponseTopic<'a> {
 impl OffsetDeleteResponseTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetDeleteResponseTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -273,7 +273,7 @@ impl<'a> rt::JsonForm for OffsetFetchRequest<'a> {
 
 impl<'a> rt::IntoOwned for OffsetFetchRequest<'a> {
     type Owned = OffsetFetchRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetFetchRequest<'static> {
         OffsetFetchRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -288,7 +288,7 @@ impl<'a> rt::IntoOwned for OffsetFetchRequest<'a> {
 impl OffsetFetchRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetFetchRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -404,7 +404,7 @@ impl<'a> rt::JsonForm for OffsetFetchRequestTopic<'a> {
 
 impl<'a> rt::IntoOwned for OffsetFetchRequestTopic<'a> {
     type Owned = OffsetFetchRequestTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetFetchRequestTopic<'static> {
         OffsetFetchRequestTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -417,7 +417,7 @@ impl<'a> rt::IntoOwned for OffsetFetchRequestTopic<'a> {
 impl OffsetFetchRequestTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetFetchRequestTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -556,7 +556,7 @@ impl<'a> rt::JsonForm for OffsetFetchRequestTopics<'a> {
 
 impl<'a> rt::IntoOwned for OffsetFetchRequestTopics<'a> {
     type Owned = OffsetFetchRequestTopics<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetFetchRequestTopics<'static> {
         OffsetFetchRequestTopics {
             name: rt::IntoOwned::into_owned(self.name),
@@ -570,7 +570,7 @@ impl<'a> rt::IntoOwned for OffsetFetchRequestTopics<'a> {
 impl OffsetFetchRequestTopics<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetFetchRequestTopics<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -738,7 +738,7 @@ impl<'a> rt::JsonForm for OffsetFetchRequestGroup<'a> {
 
 impl<'a> rt::IntoOwned for OffsetFetchRequestGroup<'a> {
     type Owned = OffsetFetchRequestGroup<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetFetchRequestGroup<'static> {
         OffsetFetchRequestGroup {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -753,7 +753,7 @@ impl<'a> rt::IntoOwned for OffsetFetchRequestGroup<'a> {
 impl OffsetFetchRequestGroup<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetFetchRequestGroup<'static> {
         rt::IntoOwned::into_owned(self)
     }

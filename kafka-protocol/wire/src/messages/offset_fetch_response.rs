@@ -225,7 +225,7 @@ impl<'a> rt::JsonForm for OffsetFetchResponse<'a> {
 
 impl<'a> rt::IntoOwned for OffsetFetchResponse<'a> {
     type Owned = OffsetFetchResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetFetchResponse<'static> {
         OffsetFetchResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -240,7 +240,7 @@ impl<'a> rt::IntoOwned for OffsetFetchResponse<'a> {
 impl OffsetFetchResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetFetchResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -412,7 +412,7 @@ impl<'a> rt::JsonForm for OffsetFetchResponsePartition<'a> {
 
 impl<'a> rt::IntoOwned for OffsetFetchResponsePartition<'a> {
     type Owned = OffsetFetchResponsePartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetFetchResponsePartition<'static> {
         OffsetFetchResponsePartition {
             partition_index: self.partition_index,
@@ -428,7 +428,7 @@ impl<'a> rt::IntoOwned for OffsetFetchResponsePartition<'a> {
 impl OffsetFetchResponsePartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetFetchResponsePartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -546,7 +546,7 @@ impl<'a> rt::JsonForm for OffsetFetchResponseTopic<'a> {
 
 impl<'a> rt::IntoOwned for OffsetFetchResponseTopic<'a> {
     type Owned = OffsetFetchResponseTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetFetchResponseTopic<'static> {
         OffsetFetchResponseTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -559,7 +559,7 @@ impl<'a> rt::IntoOwned for OffsetFetchResponseTopic<'a> {
 impl OffsetFetchResponseTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetFetchResponseTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -700,7 +700,7 @@ impl<'a> rt::JsonForm for OffsetFetchResponsePartitions<'a> {
 
 impl<'a> rt::IntoOwned for OffsetFetchResponsePartitions<'a> {
     type Owned = OffsetFetchResponsePartitions<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetFetchResponsePartitions<'static> {
         OffsetFetchResponsePartitions {
             partition_index: self.partition_index,
@@ -716,7 +716,7 @@ impl<'a> rt::IntoOwned for OffsetFetchResponsePartitions<'a> {
 impl OffsetFetchResponsePartitions<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetFetchResponsePartitions<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -857,7 +857,7 @@ impl<'a> rt::JsonForm for OffsetFetchResponseTopics<'a> {
 
 impl<'a> rt::IntoOwned for OffsetFetchResponseTopics<'a> {
     type Owned = OffsetFetchResponseTopics<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetFetchResponseTopics<'static> {
         OffsetFetchResponseTopics {
             name: rt::IntoOwned::into_owned(self.name),
@@ -871,7 +871,7 @@ impl<'a> rt::IntoOwned for OffsetFetchResponseTopics<'a> {
 impl OffsetFetchResponseTopics<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetFetchResponseTopics<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -982,7 +982,7 @@ impl<'a> rt::JsonForm for OffsetFetchResponseGroup<'a> {
 
 impl<'a> rt::IntoOwned for OffsetFetchResponseGroup<'a> {
     type Owned = OffsetFetchResponseGroup<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetFetchResponseGroup<'static> {
         OffsetFetchResponseGroup {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -996,7 +996,7 @@ impl<'a> rt::IntoOwned for OffsetFetchResponseGroup<'a> {
 impl OffsetFetchResponseGroup<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetFetchResponseGroup<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -152,7 +152,7 @@ impl<'a> rt::JsonForm for OffsetForLeaderEpochRequest<'a> {
 
 impl<'a> rt::IntoOwned for OffsetForLeaderEpochRequest<'a> {
     type Owned = OffsetForLeaderEpochRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetForLeaderEpochRequest<'static> {
         OffsetForLeaderEpochRequest {
             replica_id: self.replica_id,
@@ -165,7 +165,7 @@ impl<'a> rt::IntoOwned for OffsetForLeaderEpochRequest<'a> {
 impl OffsetForLeaderEpochRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetForLeaderEpochRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -299,7 +299,7 @@ impl<'a> rt::JsonForm for OffsetForLeaderPartition<'a> {
 
 impl<'a> rt::IntoOwned for OffsetForLeaderPartition<'a> {
     type Owned = OffsetForLeaderPartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetForLeaderPartition<'static> {
         OffsetForLeaderPartition {
             partition: self.partition,
@@ -313,7 +313,7 @@ impl<'a> rt::IntoOwned for OffsetForLeaderPartition<'a> {
 impl OffsetForLeaderPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetForLeaderPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -431,7 +431,7 @@ impl<'a> rt::JsonForm for OffsetForLeaderTopic<'a> {
 
 impl<'a> rt::IntoOwned for OffsetForLeaderTopic<'a> {
     type Owned = OffsetForLeaderTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetForLeaderTopic<'static> {
         OffsetForLeaderTopic {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -444,7 +444,7 @@ impl<'a> rt::IntoOwned for OffsetForLeaderTopic<'a> {
 impl OffsetForLeaderTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetForLeaderTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

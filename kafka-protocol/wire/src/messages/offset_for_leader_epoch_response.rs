@@ -126,7 +126,7 @@ impl<'a> rt::JsonForm for OffsetForLeaderEpochResponse<'a> {
 
 impl<'a> rt::IntoOwned for OffsetForLeaderEpochResponse<'a> {
     type Owned = OffsetForLeaderEpochResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetForLeaderEpochResponse<'static> {
         OffsetForLeaderEpochResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -139,7 +139,7 @@ impl<'a> rt::IntoOwned for OffsetForLeaderEpochResponse<'a> {
 impl OffsetForLeaderEpochResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetForLeaderEpochResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -284,7 +284,7 @@ impl<'a> rt::JsonForm for EpochEndOffset<'a> {
 
 impl<'a> rt::IntoOwned for EpochEndOffset<'a> {
     type Owned = EpochEndOffset<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> EpochEndOffset<'static> {
         EpochEndOffset {
             error_code: self.error_code,
@@ -299,7 +299,7 @@ impl<'a> rt::IntoOwned for EpochEndOffset<'a> {
 impl EpochEndOffset<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> EpochEndOffset<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -417,7 +417,7 @@ impl<'a> rt::JsonForm for OffsetForLeaderTopicResult<'a> {
 
 impl<'a> rt::IntoOwned for OffsetForLeaderTopicResult<'a> {
     type Owned = OffsetForLeaderTopicResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> OffsetForLeaderTopicResult<'static> {
         OffsetForLeaderTopicResult {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -430,7 +430,7 @@ impl<'a> rt::IntoOwned for OffsetForLeaderTopicResult<'a> {
 impl OffsetForLeaderTopicResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> OffsetForLeaderTopicResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -531,7 +531,7 @@ impl<'a> rt::JsonForm for PartitionChangeRecord<'a> {
 
 impl<'a> rt::IntoOwned for PartitionChangeRecord<'a> {
     type Owned = PartitionChangeRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionChangeRecord<'static> {
         PartitionChangeRecord {
             partition_id: self.partition_id,
@@ -555,7 +555,7 @@ impl<'a> rt::IntoOwned for PartitionChangeRecord<'a> {
 impl PartitionChangeRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionChangeRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

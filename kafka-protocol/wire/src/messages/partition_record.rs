@@ -420,7 +420,7 @@ impl<'a> rt::JsonForm for PartitionRecord<'a> {
 
 impl<'a> rt::IntoOwned for PartitionRecord<'a> {
     type Owned = PartitionRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionRecord<'static> {
         PartitionRecord {
             partition_id: self.partition_id,
@@ -446,7 +446,7 @@ impl<'a> rt::IntoOwned for PartitionRecord<'a> {
 impl PartitionRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -150,7 +150,7 @@ impl<'a> rt::JsonForm for ProduceRequest<'a> {
 
 impl<'a> rt::IntoOwned for ProduceRequest<'a> {
     type Owned = ProduceRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ProduceRequest<'static> {
         ProduceRequest {
             transactional_id: rt::IntoOwned::into_owned(self.transactional_id),
@@ -165,7 +165,7 @@ impl<'a> rt::IntoOwned for ProduceRequest<'a> {
 impl ProduceRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ProduceRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -280,7 +280,7 @@ impl<'a> rt::JsonForm for PartitionProduceData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionProduceData<'a> {
     type Owned = PartitionProduceData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionProduceData<'static> {
         PartitionProduceData {
             index: self.index,
@@ -293,7 +293,7 @@ impl<'a> rt::IntoOwned for PartitionProduceData<'a> {
 impl PartitionProduceData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionProduceData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -450,7 +450,7 @@ impl<'a> rt::JsonForm for TopicProduceData<'a> {
 
 impl<'a> rt::IntoOwned for TopicProduceData<'a> {
     type Owned = TopicProduceData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicProduceData<'static> {
         TopicProduceData {
             name: rt::IntoOwned::into_owned(self.name),
@@ -464,7 +464,7 @@ impl<'a> rt::IntoOwned for TopicProduceData<'a> {
 impl TopicProduceData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicProduceData<'static> {
         rt::IntoOwned::into_owned(self)
     }

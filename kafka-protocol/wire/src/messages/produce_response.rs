@@ -208,7 +208,7 @@ impl<'a> rt::JsonForm for ProduceResponse<'a> {
 
 impl<'a> rt::IntoOwned for ProduceResponse<'a> {
     type Owned = ProduceResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ProduceResponse<'static> {
         ProduceResponse {
             responses: rt::IntoOwned::into_owned(self.responses),
@@ -222,7 +222,7 @@ impl<'a> rt::IntoOwned for ProduceResponse<'a> {
 impl ProduceResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ProduceResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -346,7 +346,7 @@ impl<'a> rt::JsonForm for BatchIndexAndErrorMessage<'a> {
 
 impl<'a> rt::IntoOwned for BatchIndexAndErrorMessage<'a> {
     type Owned = BatchIndexAndErrorMessage<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> BatchIndexAndErrorMessage<'static> {
         BatchIndexAndErrorMessage {
             batch_index: self.batch_index,
@@ -361,7 +361,7 @@ impl<'a> rt::IntoOwned for BatchIndexAndErrorMessage<'a> {
 impl BatchIndexAndErrorMessage<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> BatchIndexAndErrorMessage<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -467,7 +467,7 @@ impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
 
 impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
     type Owned = LeaderIdAndEpoch<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> LeaderIdAndEpoch<'static> {
         LeaderIdAndEpoch {
             leader_id: self.leader_id,
@@ -480,7 +480,7 @@ impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
 impl LeaderIdAndEpoch<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> LeaderIdAndEpoch<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -795,7 +795,7 @@ impl<'a> rt::JsonForm for PartitionProduceResponse<'a> {
 
 impl<'a> rt::IntoOwned for PartitionProduceResponse<'a> {
     type Owned = PartitionProduceResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionProduceResponse<'static> {
         PartitionProduceResponse {
             index: self.index,
@@ -814,7 +814,7 @@ impl<'a> rt::IntoOwned for PartitionProduceResponse<'a> {
 impl PartitionProduceResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionProduceResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -971,7 +971,7 @@ impl<'a> rt::JsonForm for TopicProduceResponse<'a> {
 
 impl<'a> rt::IntoOwned for TopicProduceResponse<'a> {
     type Owned = TopicProduceResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicProduceResponse<'static> {
         TopicProduceResponse {
             name: rt::IntoOwned::into_owned(self.name),
@@ -985,7 +985,7 @@ impl<'a> rt::IntoOwned for TopicProduceResponse<'a> {
 impl TopicProduceResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicProduceResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1102,7 +1102,7 @@ impl<'a> rt::JsonForm for NodeEndpoint<'a> {
 
 impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
     type Owned = NodeEndpoint<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> NodeEndpoint<'static> {
         NodeEndpoint {
             node_id: self.node_id,
@@ -1117,7 +1117,7 @@ impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
 impl NodeEndpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> NodeEndpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }

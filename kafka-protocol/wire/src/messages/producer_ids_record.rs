@@ -125,7 +125,7 @@ impl<'a> rt::JsonForm for ProducerIdsRecord<'a> {
 
 impl<'a> rt::IntoOwned for ProducerIdsRecord<'a> {
     type Owned = ProducerIdsRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ProducerIdsRecord<'static> {
         ProducerIdsRecord {
             broker_id: self.broker_id,
@@ -139,7 +139,7 @@ impl<'a> rt::IntoOwned for ProducerIdsRecord<'a> {
 impl ProducerIdsRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ProducerIdsRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -135,7 +135,7 @@ impl<'a> rt::JsonForm for PushTelemetryRequest<'a> {
 
 impl<'a> rt::IntoOwned for PushTelemetryRequest<'a> {
     type Owned = PushTelemetryRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PushTelemetryRequest<'static> {
         PushTelemetryRequest {
             client_instance_id: self.client_instance_id,
@@ -151,7 +151,7 @@ impl<'a> rt::IntoOwned for PushTelemetryRequest<'a> {
 impl PushTelemetryRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PushTelemetryRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

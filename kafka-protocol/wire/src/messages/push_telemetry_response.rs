@@ -103,7 +103,7 @@ impl<'a> rt::JsonForm for PushTelemetryResponse<'a> {
 
 impl<'a> rt::IntoOwned for PushTelemetryResponse<'a> {
     type Owned = PushTelemetryResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PushTelemetryResponse<'static> {
         PushTelemetryResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -116,7 +116,7 @@ impl<'a> rt::IntoOwned for PushTelemetryResponse<'a> {
 impl PushTelemetryResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PushTelemetryResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -109,7 +109,7 @@ impl<'a> rt::JsonForm for ReadShareGroupStateRequest<'a> {
 
 impl<'a> rt::IntoOwned for ReadShareGroupStateRequest<'a> {
     type Owned = ReadShareGroupStateRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ReadShareGroupStateRequest<'static> {
         ReadShareGroupStateRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -122,7 +122,7 @@ impl<'a> rt::IntoOwned for ReadShareGroupStateRequest<'a> {
 impl ReadShareGroupStateRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ReadShareGroupStateRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -217,7 +217,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition: self.partition,
@@ -230,7 +230,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -331,7 +331,7 @@ impl<'a> rt::JsonForm for ReadStateData<'a> {
 
 impl<'a> rt::IntoOwned for ReadStateData<'a> {
     type Owned = ReadStateData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ReadStateData<'static> {
         ReadStateData {
             topic_id: self.topic_id,
@@ -344,7 +344,7 @@ impl<'a> rt::IntoOwned for ReadStateData<'a> {
 impl ReadStateData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ReadStateData<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -99,7 +99,7 @@ impl<'a> rt::JsonForm for ReadShareGroupStateResponse<'a> {
 
 impl<'a> rt::IntoOwned for ReadShareGroupStateResponse<'a> {
     type Owned = ReadShareGroupStateResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ReadShareGroupStateResponse<'static> {
         ReadShareGroupStateResponse {
             results: rt::IntoOwned::into_owned(self.results),
@@ -111,7 +111,7 @@ impl<'a> rt::IntoOwned for ReadShareGroupStateResponse<'a> {
 impl ReadShareGroupStateResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ReadShareGroupStateResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -226,7 +226,7 @@ impl<'a> rt::JsonForm for StateBatch<'a> {
 
 impl<'a> rt::IntoOwned for StateBatch<'a> {
     type Owned = StateBatch<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> StateBatch<'static> {
         StateBatch {
             first_offset: self.first_offset,
@@ -241,7 +241,7 @@ impl<'a> rt::IntoOwned for StateBatch<'a> {
 impl StateBatch<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> StateBatch<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -384,7 +384,7 @@ impl<'a> rt::JsonForm for PartitionResult<'a> {
 
 impl<'a> rt::IntoOwned for PartitionResult<'a> {
     type Owned = PartitionResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionResult<'static> {
         PartitionResult {
             partition: self.partition,
@@ -401,7 +401,7 @@ impl<'a> rt::IntoOwned for PartitionResult<'a> {
 impl PartitionResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -502,7 +502,7 @@ impl<'a> rt::JsonForm for ReadStateResult<'a> {
 
 impl<'a> rt::IntoOwned for ReadStateResult<'a> {
     type Owned = ReadStateResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ReadStateResult<'static> {
         ReadStateResult {
             topic_id: self.topic_id,
@@ -515,7 +515,7 @@ impl<'a> rt::IntoOwned for ReadStateResult<'a> {
 impl ReadStateResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ReadStateResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

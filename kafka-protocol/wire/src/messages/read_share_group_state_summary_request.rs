@@ -110,7 +110,7 @@ impl<'a> rt::JsonForm for ReadShareGroupStateSummaryRequest<'a> {
 
 impl<'a> rt::IntoOwned for ReadShareGroupStateSummaryRequest<'a> {
     type Owned = ReadShareGroupStateSummaryRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ReadShareGroupStateSummaryRequest<'static> {
         ReadShareGroupStateSummaryRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -123,7 +123,7 @@ impl<'a> rt::IntoOwned for ReadShareGroupStateSummaryRequest<'a> {
 impl ReadShareGroupStateSummaryRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ReadShareGroupStateSummaryRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -218,7 +218,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition: self.partition,
@@ -231,7 +231,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -332,7 +332,7 @@ impl<'a> rt::JsonForm for ReadStateSummaryData<'a> {
 
 impl<'a> rt::IntoOwned for ReadStateSummaryData<'a> {
     type Owned = ReadStateSummaryData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ReadStateSummaryData<'static> {
         ReadStateSummaryData {
             topic_id: self.topic_id,
@@ -345,7 +345,7 @@ impl<'a> rt::IntoOwned for ReadStateSummaryData<'a> {
 impl ReadStateSummaryData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ReadStateSummaryData<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -99,7 +99,7 @@ impl<'a> rt::JsonForm for ReadShareGroupStateSummaryResponse<'a> {
 
 impl<'a> rt::IntoOwned for ReadShareGroupStateSummaryResponse<'a> {
     type Owned = ReadShareGroupStateSummaryResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ReadShareGroupStateSummaryResponse<'static> {
         ReadShareGroupStateSummaryResponse {
             results: rt::IntoOwned::into_owned(self.results),
@@ -111,7 +111,7 @@ impl<'a> rt::IntoOwned for ReadShareGroupStateSummaryResponse<'a> {
 impl ReadShareGroupStateSummaryResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ReadShareGroupStateSummaryResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -290,7 +290,7 @@ impl<'a> rt::JsonForm for PartitionResult<'a> {
 
 impl<'a> rt::IntoOwned for PartitionResult<'a> {
     type Owned = PartitionResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionResult<'static> {
         PartitionResult {
             partition: self.partition,
@@ -308,7 +308,7 @@ impl<'a> rt::IntoOwned for PartitionResult<'a> {
 impl PartitionResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -409,7 +409,7 @@ impl<'a> rt::JsonForm for ReadStateSummaryResult<'a> {
 
 impl<'a> rt::IntoOwned for ReadStateSummaryResult<'a> {
     type Owned = ReadStateSummaryResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ReadStateSummaryResult<'static> {
         ReadStateSummaryResult {
             topic_id: self.topic_id,
@@ -422,7 +422,7 @@ impl<'a> rt::IntoOwned for ReadStateSummaryResult<'a> {
 impl ReadStateSummaryResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ReadStateSummaryResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -370,7 +370,7 @@ impl<'a> rt::JsonForm for RegisterBrokerRecord<'a> {
 
 impl<'a> rt::IntoOwned for RegisterBrokerRecord<'a> {
     type Owned = RegisterBrokerRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> RegisterBrokerRecord<'static> {
         RegisterBrokerRecord {
             broker_id: self.broker_id,
@@ -392,7 +392,7 @@ impl<'a> rt::IntoOwned for RegisterBrokerRecord<'a> {
 impl RegisterBrokerRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> RegisterBrokerRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -508,7 +508,7 @@ impl<'a> rt::JsonForm for BrokerEndpoint<'a> {
 
 impl<'a> rt::IntoOwned for BrokerEndpoint<'a> {
     type Owned = BrokerEndpoint<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> BrokerEndpoint<'static> {
         BrokerEndpoint {
             name: rt::IntoOwned::into_owned(self.name),
@@ -523,7 +523,7 @@ impl<'a> rt::IntoOwned for BrokerEndpoint<'a> {
 impl BrokerEndpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> BrokerEndpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -629,7 +629,7 @@ impl<'a> rt::JsonForm for BrokerFeature<'a> {
 
 impl<'a> rt::IntoOwned for BrokerFeature<'a> {
     type Owned = BrokerFeature<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> BrokerFeature<'static> {
         BrokerFeature {
             name: rt::IntoOwned::into_owned(self.name),
@@ -643,7 +643,7 @@ impl<'a> rt::IntoOwned for BrokerFeature<'a> {
 impl BrokerFeature<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> BrokerFeature<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -144,7 +144,7 @@ impl<'a> rt::JsonForm for RegisterControllerRecord<'a> {
 
 impl<'a> rt::IntoOwned for RegisterControllerRecord<'a> {
     type Owned = RegisterControllerRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> RegisterControllerRecord<'static> {
         RegisterControllerRecord {
             controller_id: self.controller_id,
@@ -160,7 +160,7 @@ impl<'a> rt::IntoOwned for RegisterControllerRecord<'a> {
 impl RegisterControllerRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> RegisterControllerRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -276,7 +276,7 @@ impl<'a> rt::JsonForm for ControllerEndpoint<'a> {
 
 impl<'a> rt::IntoOwned for ControllerEndpoint<'a> {
     type Owned = ControllerEndpoint<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ControllerEndpoint<'static> {
         ControllerEndpoint {
             name: rt::IntoOwned::into_owned(self.name),
@@ -291,7 +291,7 @@ impl<'a> rt::IntoOwned for ControllerEndpoint<'a> {
 impl ControllerEndpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ControllerEndpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -397,7 +397,7 @@ impl<'a> rt::JsonForm for ControllerFeature<'a> {
 
 impl<'a> rt::IntoOwned for ControllerFeature<'a> {
     type Owned = ControllerFeature<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ControllerFeature<'static> {
         ControllerFeature {
             name: rt::IntoOwned::into_owned(self.name),
@@ -411,7 +411,7 @@ impl<'a> rt::IntoOwned for ControllerFeature<'a> {
 impl ControllerFeature<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ControllerFeature<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -90,7 +90,7 @@ impl<'a> rt::JsonForm for RemoveAccessControlEntryRecord<'a> {
 
 impl<'a> rt::IntoOwned for RemoveAccessControlEntryRecord<'a> {
     type Owned = RemoveAccessControlEntryRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> RemoveAccessControlEntryRecord<'static> {
         RemoveAccessControlEntryRecord {
             id: self.id,
@@ -102,7 +102,7 @@ impl<'a> rt::IntoOwned for RemoveAccessControlEntryRecord<'a> {
 impl RemoveAccessControlEntryRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> RemoveAccessControlEntryRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -95,7 +95,7 @@ impl<'a> rt::JsonForm for RemoveDelegationTokenRecord<'a> {
 
 impl<'a> rt::IntoOwned for RemoveDelegationTokenRecord<'a> {
     type Owned = RemoveDelegationTokenRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> RemoveDelegationTokenRecord<'static> {
         RemoveDelegationTokenRecord {
             token_id: rt::IntoOwned::into_owned(self.token_id),
@@ -107,7 +107,7 @@ impl<'a> rt::IntoOwned for RemoveDelegationTokenRecord<'a> {
 impl RemoveDelegationTokenRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> RemoveDelegationTokenRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -128,7 +128,7 @@ impl<'a> rt::JsonForm for RemoveRaftVoterRequest<'a> {
 
 impl<'a> rt::IntoOwned for RemoveRaftVoterRequest<'a> {
     type Owned = RemoveRaftVoterRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> RemoveRaftVoterRequest<'static> {
         RemoveRaftVoterRequest {
             cluster_id: rt::IntoOwned::into_owned(self.cluster_id),
@@ -142,7 +142,7 @@ impl<'a> rt::IntoOwned for RemoveRaftVoterRequest<'a> {
 impl RemoveRaftVoterRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> RemoveRaftVoterRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

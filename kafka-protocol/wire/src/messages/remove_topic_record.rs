@@ -93,7 +93,7 @@ impl<'a> rt::JsonForm for RemoveTopicRecord<'a> {
 
 impl<'a> rt::IntoOwned for RemoveTopicRecord<'a> {
     type Owned = RemoveTopicRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> RemoveTopicRecord<'static> {
         RemoveTopicRecord {
             topic_id: self.topic_id,
@@ -105,7 +105,7 @@ impl<'a> rt::IntoOwned for RemoveTopicRecord<'a> {
 impl RemoveTopicRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> RemoveTopicRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -121,7 +121,7 @@ impl<'a> rt::JsonForm for RenewDelegationTokenRequest<'a> {
 
 impl<'a> rt::IntoOwned for RenewDelegationTokenRequest<'a> {
     type Owned = RenewDelegationTokenRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> RenewDelegationTokenRequest<'static> {
         RenewDelegationTokenRequest {
             hmac: rt::IntoOwned::into_owned(self.hmac),
@@ -134,7 +134,7 @@ impl<'a> rt::IntoOwned for RenewDelegationTokenRequest<'a> {
 impl RenewDelegationTokenRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> RenewDelegationTokenRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

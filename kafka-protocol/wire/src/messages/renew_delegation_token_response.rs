@@ -130,7 +130,7 @@ impl<'a> rt::JsonForm for RenewDelegationTokenResponse<'a> {
 
 impl<'a> rt::IntoOwned for RenewDelegationTokenResponse<'a> {
     type Owned = RenewDelegationTokenResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> RenewDelegationTokenResponse<'static> {
         RenewDelegationTokenResponse {
             error_code: self.error_code,
@@ -144,7 +144,7 @@ impl<'a> rt::IntoOwned for RenewDelegationTokenResponse<'a> {
 impl RenewDelegationTokenResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> RenewDelegationTokenResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

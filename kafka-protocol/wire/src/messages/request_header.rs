@@ -150,7 +150,7 @@ impl<'a> rt::JsonForm for RequestHeader<'a> {
 
 impl<'a> rt::IntoOwned for RequestHeader<'a> {
     type Owned = RequestHeader<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> RequestHeader<'static> {
         RequestHeader {
             request_api_key: self.request_api_key,
@@ -165,7 +165,7 @@ impl<'a> rt::IntoOwned for RequestHeader<'a> {
 impl RequestHeader<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> RequestHeader<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -105,7 +105,7 @@ impl<'a> rt::JsonForm for ResponseHeader<'a> {
 
 impl<'a> rt::IntoOwned for ResponseHeader<'a> {
     type Owned = ResponseHeader<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ResponseHeader<'static> {
         ResponseHeader {
             correlation_id: self.correlation_id,
@@ -117,7 +117,7 @@ impl<'a> rt::IntoOwned for ResponseHeader<'a> {
 impl ResponseHeader<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ResponseHeader<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -113,7 +113,7 @@ impl<'a> rt::JsonForm for SaslAuthenticateRequest<'a> {
 
 impl<'a> rt::IntoOwned for SaslAuthenticateRequest<'a> {
     type Owned = SaslAuthenticateRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> SaslAuthenticateRequest<'static> {
         SaslAuthenticateRequest {
             auth_bytes: rt::IntoOwned::into_owned(self.auth_bytes),
@@ -125,7 +125,7 @@ impl<'a> rt::IntoOwned for SaslAuthenticateRequest<'a> {
 impl SaslAuthenticateRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> SaslAuthenticateRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

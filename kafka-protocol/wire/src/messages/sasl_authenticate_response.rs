@@ -175,7 +175,7 @@ impl<'a> rt::JsonForm for SaslAuthenticateResponse<'a> {
 
 impl<'a> rt::IntoOwned for SaslAuthenticateResponse<'a> {
     type Owned = SaslAuthenticateResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> SaslAuthenticateResponse<'static> {
         SaslAuthenticateResponse {
             error_code: self.error_code,
@@ -190,7 +190,7 @@ impl<'a> rt::IntoOwned for SaslAuthenticateResponse<'a> {
 impl SaslAuthenticateResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> SaslAuthenticateResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -82,7 +82,7 @@ impl<'a> rt::JsonForm for SaslHandshakeRequest<'a> {
 
 impl<'a> rt::IntoOwned for SaslHandshakeRequest<'a> {
     type Owned = SaslHandshakeRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> SaslHandshakeRequest<'static> {
         SaslHandshakeRequest {
             mechanism: rt::IntoOwned::into_owned(self.mechanism),
@@ -93,7 +93,7 @@ impl<'a> rt::IntoOwned for SaslHandshakeRequest<'a> {
 impl SaslHandshakeRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> SaslHandshakeRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

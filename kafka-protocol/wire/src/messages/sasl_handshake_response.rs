@@ -99,7 +99,7 @@ impl<'a> rt::JsonForm for SaslHandshakeResponse<'a> {
 
 impl<'a> rt::IntoOwned for SaslHandshakeResponse<'a> {
     type Owned = SaslHandshakeResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> SaslHandshakeResponse<'static> {
         SaslHandshakeResponse {
             error_code: self.error_code,
@@ -111,7 +111,7 @@ impl<'a> rt::IntoOwned for SaslHandshakeResponse<'a> {
 impl SaslHandshakeResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> SaslHandshakeResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -178,7 +178,7 @@ impl<'a> rt::JsonForm for ShareAcknowledgeRequest<'a> {
 
 impl<'a> rt::IntoOwned for ShareAcknowledgeRequest<'a> {
     type Owned = ShareAcknowledgeRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ShareAcknowledgeRequest<'static> {
         ShareAcknowledgeRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -194,7 +194,7 @@ impl<'a> rt::IntoOwned for ShareAcknowledgeRequest<'a> {
 impl ShareAcknowledgeRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ShareAcknowledgeRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -303,7 +303,7 @@ impl<'a> rt::JsonForm for AcknowledgementBatch<'a> {
 
 impl<'a> rt::IntoOwned for AcknowledgementBatch<'a> {
     type Owned = AcknowledgementBatch<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AcknowledgementBatch<'static> {
         AcknowledgementBatch {
             first_offset: self.first_offset,
@@ -317,7 +317,7 @@ impl<'a> rt::IntoOwned for AcknowledgementBatch<'a> {
 impl AcknowledgementBatch<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AcknowledgementBatch<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -418,7 +418,7 @@ impl<'a> rt::JsonForm for AcknowledgePartition<'a> {
 
 impl<'a> rt::IntoOwned for AcknowledgePartition<'a> {
     type Owned = AcknowledgePartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AcknowledgePartition<'static> {
         AcknowledgePartition {
             partition_index: self.partition_index,
@@ -433,7 +433,7 @@ impl<'a> rt::IntoOwned for AcknowledgePartition<'a> {
 impl AcknowledgePartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AcknowledgePartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -534,7 +534,7 @@ impl<'a> rt::JsonForm for AcknowledgeTopic<'a> {
 
 impl<'a> rt::IntoOwned for AcknowledgeTopic<'a> {
     type Owned = AcknowledgeTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AcknowledgeTopic<'static> {
         AcknowledgeTopic {
             topic_id: self.topic_id,
@@ -547,7 +547,7 @@ impl<'a> rt::IntoOwned for AcknowledgeTopic<'a> {
 impl AcknowledgeTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AcknowledgeTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -274,7 +274,7 @@ impl<'a> rt::JsonForm for ShareFetchRequest<'a> {
 
 impl<'a> rt::IntoOwned for ShareFetchRequest<'a> {
     type Owned = ShareFetchRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ShareFetchRequest<'static> {
         ShareFetchRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -297,7 +297,7 @@ impl<'a> rt::IntoOwned for ShareFetchRequest<'a> {
 impl ShareFetchRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ShareFetchRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -406,7 +406,7 @@ impl<'a> rt::JsonForm for AcknowledgementBatch<'a> {
 
 impl<'a> rt::IntoOwned for AcknowledgementBatch<'a> {
     type Owned = AcknowledgementBatch<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AcknowledgementBatch<'static> {
         AcknowledgementBatch {
             first_offset: self.first_offset,
@@ -420,7 +420,7 @@ impl<'a> rt::IntoOwned for AcknowledgementBatch<'a> {
 impl AcknowledgementBatch<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AcknowledgementBatch<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -521,7 +521,7 @@ impl<'a> rt::JsonForm for FetchPartition<'a> {
 
 impl<'a> rt::IntoOwned for FetchPartition<'a> {
     type Owned = FetchPartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> FetchPartition<'static> {
         FetchPartition {
             partition_index: self.partition_index,
@@ -536,7 +536,7 @@ impl<'a> rt::IntoOwned for FetchPartition<'a> {
 impl FetchPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> FetchPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -637,7 +637,7 @@ impl<'a> rt::JsonForm for FetchTopic<'a> {
 
 impl<'a> rt::IntoOwned for FetchTopic<'a> {
     type Owned = FetchTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> FetchTopic<'static> {
         FetchTopic {
             topic_id: self.topic_id,
@@ -650,7 +650,7 @@ impl<'a> rt::IntoOwned for FetchTopic<'a> {
 impl FetchTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> FetchTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -746,7 +746,7 @@ impl<'a> rt::JsonForm for ForgottenTopic<'a> {
 
 impl<'a> rt::IntoOwned for ForgottenTopic<'a> {
     type Owned = ForgottenTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ForgottenTopic<'static> {
         ForgottenTopic {
             topic_id: self.topic_id,
@@ -759,7 +759,7 @@ impl<'a> rt::IntoOwned for ForgottenTopic<'a> {
 impl ForgottenTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ForgottenTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -164,7 +164,7 @@ impl<'a> rt::JsonForm for ShareFetchResponse<'a> {
 
 impl<'a> rt::IntoOwned for ShareFetchResponse<'a> {
     type Owned = ShareFetchResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ShareFetchResponse<'static> {
         ShareFetchResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -181,7 +181,7 @@ impl<'a> rt::IntoOwned for ShareFetchResponse<'a> {
 impl ShareFetchResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ShareFetchResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -276,7 +276,7 @@ impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
 
 impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
     type Owned = LeaderIdAndEpoch<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> LeaderIdAndEpoch<'static> {
         LeaderIdAndEpoch {
             leader_id: self.leader_id,
@@ -289,7 +289,7 @@ impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
 impl LeaderIdAndEpoch<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> LeaderIdAndEpoch<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -394,7 +394,7 @@ impl<'a> rt::JsonForm for AcquiredRecords<'a> {
 
 impl<'a> rt::IntoOwned for AcquiredRecords<'a> {
     type Owned = AcquiredRecords<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> AcquiredRecords<'static> {
         AcquiredRecords {
             first_offset: self.first_offset,
@@ -408,7 +408,7 @@ impl<'a> rt::IntoOwned for AcquiredRecords<'a> {
 impl AcquiredRecords<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> AcquiredRecords<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -584,7 +584,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition_index: self.partition_index,
@@ -605,7 +605,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -706,7 +706,7 @@ impl<'a> rt::JsonForm for ShareFetchableTopicResponse<'a> {
 
 impl<'a> rt::IntoOwned for ShareFetchableTopicResponse<'a> {
     type Owned = ShareFetchableTopicResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ShareFetchableTopicResponse<'static> {
         ShareFetchableTopicResponse {
             topic_id: self.topic_id,
@@ -719,7 +719,7 @@ impl<'a> rt::IntoOwned for ShareFetchableTopicResponse<'a> {
 impl ShareFetchableTopicResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ShareFetchableTopicResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -836,7 +836,7 @@ impl<'a> rt::JsonForm for NodeEndpoint<'a> {
 
 impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
     type Owned = NodeEndpoint<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> NodeEndpoint<'static> {
         NodeEndpoint {
             node_id: self.node_id,
@@ -851,7 +851,7 @@ impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
 impl NodeEndpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> NodeEndpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }

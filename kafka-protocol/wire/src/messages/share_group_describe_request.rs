@@ -116,7 +116,7 @@ impl<'a> rt::JsonForm for ShareGroupDescribeRequest<'a> {
 
 impl<'a> rt::IntoOwned for ShareGroupDescribeRequest<'a> {
     type Owned = ShareGroupDescribeRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ShareGroupDescribeRequest<'static> {
         ShareGroupDescribeRequest {
             group_ids: rt::IntoOwned::into_owned(self.group_ids),
@@ -129,7 +129,7 @@ impl<'a> rt::IntoOwned for ShareGroupDescribeRequest<'a> {
 impl ShareGroupDescribeRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ShareGroupDescribeRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -149,7 +149,7 @@ impl<'a> rt::JsonForm for ShareGroupHeartbeatRequest<'a> {
 
 impl<'a> rt::IntoOwned for ShareGroupHeartbeatRequest<'a> {
     type Owned = ShareGroupHeartbeatRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ShareGroupHeartbeatRequest<'static> {
         ShareGroupHeartbeatRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -167,7 +167,7 @@ impl<'a> rt::IntoOwned for ShareGroupHeartbeatRequest<'a> {
 impl ShareGroupHeartbeatRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ShareGroupHeartbeatRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -88,7 +88,7 @@ impl<'a> rt::JsonForm for SnapshotFooterRecord<'a> {
 
 impl<'a> rt::IntoOwned for SnapshotFooterRecord<'a> {
     type Owned = SnapshotFooterRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> SnapshotFooterRecord<'static> {
         SnapshotFooterRecord {
             version: self.version,
@@ -100,7 +100,7 @@ impl<'a> rt::IntoOwned for SnapshotFooterRecord<'a> {
 impl SnapshotFooterRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> SnapshotFooterRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -106,7 +106,7 @@ impl<'a> rt::JsonForm for SnapshotHeaderRecord<'a> {
 
 impl<'a> rt::IntoOwned for SnapshotHeaderRecord<'a> {
     type Owned = SnapshotHeaderRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> SnapshotHeaderRecord<'static> {
         SnapshotHeaderRecord {
             version: self.version,
@@ -119,7 +119,7 @@ impl<'a> rt::IntoOwned for SnapshotHeaderRecord<'a> {
 impl SnapshotHeaderRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> SnapshotHeaderRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

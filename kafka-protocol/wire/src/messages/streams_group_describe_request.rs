@@ -152,7 +152,7 @@ impl<'a> rt::JsonForm for StreamsGroupDescribeRequest<'a> {
 
 impl<'a> rt::IntoOwned for StreamsGroupDescribeRequest<'a> {
     type Owned = StreamsGroupDescribeRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> StreamsGroupDescribeRequest<'static> {
         StreamsGroupDescribeRequest {
             group_ids: rt::IntoOwned::into_owned(self.group_ids),
@@ -166,7 +166,7 @@ impl<'a> rt::IntoOwned for StreamsGroupDescribeRequest<'a> {
 impl StreamsGroupDescribeRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> StreamsGroupDescribeRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

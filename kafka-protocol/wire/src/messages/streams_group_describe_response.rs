@@ -108,7 +108,7 @@ impl<'a> rt::JsonForm for StreamsGroupDescribeResponse<'a> {
 
 impl<'a> rt::IntoOwned for StreamsGroupDescribeResponse<'a> {
     type Owned = StreamsGroupDescribeResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> StreamsGroupDescribeResponse<'static> {
         StreamsGroupDescribeResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -121,7 +121,7 @@ impl<'a> rt::IntoOwned for StreamsGroupDescribeResponse<'a> {
 impl StreamsGroupDescribeResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> StreamsGroupDescribeResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -282,7 +282,7 @@ impl<'a> rt::JsonForm for Subtopology<'a> {
 
 impl<'a> rt::IntoOwned for Subtopology<'a> {
     type Owned = Subtopology<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Subtopology<'static> {
         Subtopology {
             subtopology_id: rt::IntoOwned::into_owned(self.subtopology_id),
@@ -304,7 +304,7 @@ impl<'a> rt::IntoOwned for Subtopology<'a> {
 impl Subtopology<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Subtopology<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -404,7 +404,7 @@ impl<'a> rt::JsonForm for Topology<'a> {
 
 impl<'a> rt::IntoOwned for Topology<'a> {
     type Owned = Topology<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Topology<'static> {
         Topology {
             epoch: self.epoch,
@@ -417,7 +417,7 @@ impl<'a> rt::IntoOwned for Topology<'a> {
 impl Topology<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Topology<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -676,7 +676,7 @@ impl<'a> rt::JsonForm for Member<'a> {
 
 impl<'a> rt::IntoOwned for Member<'a> {
     type Owned = Member<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Member<'static> {
         Member {
             member_id: rt::IntoOwned::into_owned(self.member_id),
@@ -702,7 +702,7 @@ impl<'a> rt::IntoOwned for Member<'a> {
 impl Member<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Member<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1013,7 +1013,7 @@ impl<'a> rt::JsonForm for DescribedGroup<'a> {
 
 impl<'a> rt::IntoOwned for DescribedGroup<'a> {
     type Owned = DescribedGroup<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> DescribedGroup<'static> {
         DescribedGroup {
             error_code: self.error_code,
@@ -1036,7 +1036,7 @@ impl<'a> rt::IntoOwned for DescribedGroup<'a> {
 impl DescribedGroup<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> DescribedGroup<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1132,7 +1132,7 @@ impl<'a> rt::JsonForm for Endpoint<'a> {
 
 impl<'a> rt::IntoOwned for Endpoint<'a> {
     type Owned = Endpoint<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Endpoint<'static> {
         Endpoint {
             host: rt::IntoOwned::into_owned(self.host),
@@ -1145,7 +1145,7 @@ impl<'a> rt::IntoOwned for Endpoint<'a> {
 impl Endpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Endpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1251,7 +1251,7 @@ impl<'a> rt::JsonForm for TaskOffset<'a> {
 
 impl<'a> rt::IntoOwned for TaskOffset<'a> {
     type Owned = TaskOffset<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TaskOffset<'static> {
         TaskOffset {
             subtopology_id: rt::IntoOwned::into_owned(self.subtopology_id),
@@ -1265,7 +1265,7 @@ impl<'a> rt::IntoOwned for TaskOffset<'a> {
 impl TaskOffset<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TaskOffset<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1383,7 +1383,7 @@ impl<'a> rt::JsonForm for Assignment<'a> {
 
 impl<'a> rt::IntoOwned for Assignment<'a> {
     type Owned = Assignment<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Assignment<'static> {
         Assignment {
             active_tasks: rt::IntoOwned::into_owned(self.active_tasks),
@@ -1397,7 +1397,7 @@ impl<'a> rt::IntoOwned for Assignment<'a> {
 impl Assignment<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Assignment<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1494,7 +1494,7 @@ impl<'a> rt::JsonForm for TaskIds<'a> {
 
 impl<'a> rt::IntoOwned for TaskIds<'a> {
     type Owned = TaskIds<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TaskIds<'static> {
         TaskIds {
             subtopology_id: rt::IntoOwned::into_owned(self.subtopology_id),
@@ -1507,7 +1507,7 @@ impl<'a> rt::IntoOwned for TaskIds<'a> {
 impl TaskIds<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TaskIds<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1603,7 +1603,7 @@ impl<'a> rt::JsonForm for KeyValue<'a> {
 
 impl<'a> rt::IntoOwned for KeyValue<'a> {
     type Owned = KeyValue<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> KeyValue<'static> {
         KeyValue {
             key: rt::IntoOwned::into_owned(self.key),
@@ -1616,7 +1616,7 @@ impl<'a> rt::IntoOwned for KeyValue<'a> {
 impl KeyValue<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> KeyValue<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1737,7 +1737,7 @@ impl<'a> rt::JsonForm for TopicInfo<'a> {
 
 impl<'a> rt::IntoOwned for TopicInfo<'a> {
     type Owned = TopicInfo<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicInfo<'static> {
         TopicInfo {
             name: rt::IntoOwned::into_owned(self.name),
@@ -1752,7 +1752,7 @@ impl<'a> rt::IntoOwned for TopicInfo<'a> {
 impl TopicInfo<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicInfo<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1858,7 +1858,7 @@ impl<'a> rt::JsonForm for TopologyDescription<'a> {
 
 impl<'a> rt::IntoOwned for TopologyDescription<'a> {
     type Owned = TopologyDescription<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopologyDescription<'static> {
         TopologyDescription {
             subtopologies: rt::IntoOwned::into_owned(self.subtopologies),
@@ -1871,7 +1871,7 @@ impl<'a> rt::IntoOwned for TopologyDescription<'a> {
 impl TopologyDescription<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopologyDescription<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1972,7 +1972,7 @@ impl<'a> rt::JsonForm for TopologyDescriptionSubtopology<'a> {
 
 impl<'a> rt::IntoOwned for TopologyDescriptionSubtopology<'a> {
     type Owned = TopologyDescriptionSubtopology<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopologyDescriptionSubtopology<'static> {
         TopologyDescriptionSubtopology {
             subtopology_id: rt::IntoOwned::into_owned(self.subtopology_id),
@@ -1985,7 +1985,7 @@ impl<'a> rt::IntoOwned for TopologyDescriptionSubtopology<'a> {
 impl TopologyDescriptionSubtopology<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopologyDescriptionSubtopology<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -2138,7 +2138,7 @@ impl<'a> rt::JsonForm for TopologyDescriptionNode<'a> {
 
 impl<'a> rt::IntoOwned for TopologyDescriptionNode<'a> {
     type Owned = TopologyDescriptionNode<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopologyDescriptionNode<'static> {
         TopologyDescriptionNode {
             name: rt::IntoOwned::into_owned(self.name),
@@ -2155,7 +2155,7 @@ impl<'a> rt::IntoOwned for TopologyDescriptionNode<'a> {
 impl TopologyDescriptionNode<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopologyDescriptionNode<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -2253,7 +2253,7 @@ impl<'a> rt::JsonForm for TopologyDescriptionGlobalStore<'a> {
 
 impl<'a> rt::IntoOwned for TopologyDescriptionGlobalStore<'a> {
     type Owned = TopologyDescriptionGlobalStore<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopologyDescriptionGlobalStore<'static> {
         TopologyDescriptionGlobalStore {
             source: rt::IntoOwned::into_owned(self.source),
@@ -2266,7 +2266,7 @@ impl<'a> rt::IntoOwned for TopologyDescriptionGlobalStore<'a> {
 impl TopologyDescriptionGlobalStore<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopologyDescriptionGlobalStore<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -341,7 +341,7 @@ impl<'a> rt::JsonForm for StreamsGroupHeartbeatRequest<'a> {
 
 impl<'a> rt::IntoOwned for StreamsGroupHeartbeatRequest<'a> {
     type Owned = StreamsGroupHeartbeatRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> StreamsGroupHeartbeatRequest<'static> {
         StreamsGroupHeartbeatRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -369,7 +369,7 @@ impl<'a> rt::IntoOwned for StreamsGroupHeartbeatRequest<'a> {
 impl StreamsGroupHeartbeatRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> StreamsGroupHeartbeatRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -485,7 +485,7 @@ impl<'a> rt::JsonForm for CopartitionGroup<'a> {
 
 impl<'a> rt::IntoOwned for CopartitionGroup<'a> {
     type Owned = CopartitionGroup<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> CopartitionGroup<'static> {
         CopartitionGroup {
             source_topics: rt::IntoOwned::into_owned(self.source_topics),
@@ -501,7 +501,7 @@ impl<'a> rt::IntoOwned for CopartitionGroup<'a> {
 impl CopartitionGroup<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> CopartitionGroup<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -697,7 +697,7 @@ impl<'a> rt::JsonForm for Subtopology<'a> {
 
 impl<'a> rt::IntoOwned for Subtopology<'a> {
     type Owned = Subtopology<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Subtopology<'static> {
         Subtopology {
             subtopology_id: rt::IntoOwned::into_owned(self.subtopology_id),
@@ -721,7 +721,7 @@ impl<'a> rt::IntoOwned for Subtopology<'a> {
 impl Subtopology<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Subtopology<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -822,7 +822,7 @@ impl<'a> rt::JsonForm for Topology<'a> {
 
 impl<'a> rt::IntoOwned for Topology<'a> {
     type Owned = Topology<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Topology<'static> {
         Topology {
             epoch: self.epoch,
@@ -835,7 +835,7 @@ impl<'a> rt::IntoOwned for Topology<'a> {
 impl Topology<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Topology<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -931,7 +931,7 @@ impl<'a> rt::JsonForm for KeyValue<'a> {
 
 impl<'a> rt::IntoOwned for KeyValue<'a> {
     type Owned = KeyValue<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> KeyValue<'static> {
         KeyValue {
             key: rt::IntoOwned::into_owned(self.key),
@@ -944,7 +944,7 @@ impl<'a> rt::IntoOwned for KeyValue<'a> {
 impl KeyValue<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> KeyValue<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1065,7 +1065,7 @@ impl<'a> rt::JsonForm for TopicInfo<'a> {
 
 impl<'a> rt::IntoOwned for TopicInfo<'a> {
     type Owned = TopicInfo<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicInfo<'static> {
         TopicInfo {
             name: rt::IntoOwned::into_owned(self.name),
@@ -1080,7 +1080,7 @@ impl<'a> rt::IntoOwned for TopicInfo<'a> {
 impl TopicInfo<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicInfo<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1176,7 +1176,7 @@ impl<'a> rt::JsonForm for Endpoint<'a> {
 
 impl<'a> rt::IntoOwned for Endpoint<'a> {
     type Owned = Endpoint<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Endpoint<'static> {
         Endpoint {
             host: rt::IntoOwned::into_owned(self.host),
@@ -1189,7 +1189,7 @@ impl<'a> rt::IntoOwned for Endpoint<'a> {
 impl Endpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Endpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1295,7 +1295,7 @@ impl<'a> rt::JsonForm for TaskOffset<'a> {
 
 impl<'a> rt::IntoOwned for TaskOffset<'a> {
     type Owned = TaskOffset<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TaskOffset<'static> {
         TaskOffset {
             subtopology_id: rt::IntoOwned::into_owned(self.subtopology_id),
@@ -1309,7 +1309,7 @@ impl<'a> rt::IntoOwned for TaskOffset<'a> {
 impl TaskOffset<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TaskOffset<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -1406,7 +1406,7 @@ impl<'a> rt::JsonForm for TaskIds<'a> {
 
 impl<'a> rt::IntoOwned for TaskIds<'a> {
     type Owned = TaskIds<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TaskIds<'static> {
         TaskIds {
             subtopology_id: rt::IntoOwned::into_owned(self.subtopology_id),
@@ -1419,7 +1419,7 @@ impl<'a> rt::IntoOwned for TaskIds<'a> {
 impl TaskIds<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TaskIds<'static> {
         rt::IntoOwned::into_owned(self)
     }

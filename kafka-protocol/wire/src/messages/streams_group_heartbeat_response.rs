@@ -384,7 +384,7 @@ impl<'a> rt::JsonForm for StreamsGroupHeartbeatResponse<'a> {
 
 impl<'a> rt::IntoOwned for StreamsGroupHeartbeatResponse<'a> {
     type Owned = StreamsGroupHeartbeatResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> StreamsGroupHeartbeatResponse<'static> {
         StreamsGroupHeartbeatResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -413,7 +413,7 @@ impl<'a> rt::IntoOwned for StreamsGroupHeartbeatResponse<'a> {
 impl StreamsGroupHeartbeatResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> StreamsGroupHeartbeatResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -530,7 +530,7 @@ impl<'a> rt::JsonForm for EndpointToPartitions<'a> {
 
 impl<'a> rt::IntoOwned for EndpointToPartitions<'a> {
     type Owned = EndpointToPartitions<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> EndpointToPartitions<'static> {
         EndpointToPartitions {
             user_endpoint: rt::IntoOwned::into_owned(self.user_endpoint),
@@ -544,7 +544,7 @@ impl<'a> rt::IntoOwned for EndpointToPartitions<'a> {
 impl EndpointToPartitions<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> EndpointToPartitions<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -640,7 +640,7 @@ impl<'a> rt::JsonForm for Status<'a> {
 
 impl<'a> rt::IntoOwned for Status<'a> {
     type Owned = Status<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Status<'static> {
         Status {
             status_code: self.status_code,
@@ -653,7 +653,7 @@ impl<'a> rt::IntoOwned for Status<'a> {
 impl Status<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Status<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -749,7 +749,7 @@ impl<'a> rt::JsonForm for TopicPartition<'a> {
 
 impl<'a> rt::IntoOwned for TopicPartition<'a> {
     type Owned = TopicPartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicPartition<'static> {
         TopicPartition {
             topic: rt::IntoOwned::into_owned(self.topic),
@@ -762,7 +762,7 @@ impl<'a> rt::IntoOwned for TopicPartition<'a> {
 impl TopicPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -859,7 +859,7 @@ impl<'a> rt::JsonForm for TaskIds<'a> {
 
 impl<'a> rt::IntoOwned for TaskIds<'a> {
     type Owned = TaskIds<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TaskIds<'static> {
         TaskIds {
             subtopology_id: rt::IntoOwned::into_owned(self.subtopology_id),
@@ -872,7 +872,7 @@ impl<'a> rt::IntoOwned for TaskIds<'a> {
 impl TaskIds<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TaskIds<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -968,7 +968,7 @@ impl<'a> rt::JsonForm for Endpoint<'a> {
 
 impl<'a> rt::IntoOwned for Endpoint<'a> {
     type Owned = Endpoint<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Endpoint<'static> {
         Endpoint {
             host: rt::IntoOwned::into_owned(self.host),
@@ -981,7 +981,7 @@ impl<'a> rt::IntoOwned for Endpoint<'a> {
 impl Endpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Endpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -130,7 +130,7 @@ impl<'a> rt::JsonForm for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
 
 impl<'a> rt::IntoOwned for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
     type Owned = StreamsGroupTopologyDescriptionUpdateRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> StreamsGroupTopologyDescriptionUpdateRequest<'static> {
         StreamsGroupTopologyDescriptionUpdateRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -145,7 +145,7 @@ impl<'a> rt::IntoOwned for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
 impl StreamsGroupTopologyDescriptionUpdateRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> StreamsGroupTopologyDescriptionUpdateRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -251,7 +251,7 @@ impl<'a> rt::JsonForm for TopologyDescription<'a> {
 
 impl<'a> rt::IntoOwned for TopologyDescription<'a> {
     type Owned = TopologyDescription<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopologyDescription<'static> {
         TopologyDescription {
             subtopologies: rt::IntoOwned::into_owned(self.subtopologies),
@@ -264,7 +264,7 @@ impl<'a> rt::IntoOwned for TopologyDescription<'a> {
 impl TopologyDescription<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopologyDescription<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -365,7 +365,7 @@ impl<'a> rt::JsonForm for TopologyDescriptionSubtopology<'a> {
 
 impl<'a> rt::IntoOwned for TopologyDescriptionSubtopology<'a> {
     type Owned = TopologyDescriptionSubtopology<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopologyDescriptionSubtopology<'static> {
         TopologyDescriptionSubtopology {
             subtopology_id: rt::IntoOwned::into_owned(self.subtopology_id),
@@ -378,7 +378,7 @@ impl<'a> rt::IntoOwned for TopologyDescriptionSubtopology<'a> {
 impl TopologyDescriptionSubtopology<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopologyDescriptionSubtopology<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -531,7 +531,7 @@ impl<'a> rt::JsonForm for TopologyDescriptionNode<'a> {
 
 impl<'a> rt::IntoOwned for TopologyDescriptionNode<'a> {
     type Owned = TopologyDescriptionNode<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopologyDescriptionNode<'static> {
         TopologyDescriptionNode {
             name: rt::IntoOwned::into_owned(self.name),
@@ -548,7 +548,7 @@ impl<'a> rt::IntoOwned for TopologyDescriptionNode<'a> {
 impl TopologyDescriptionNode<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopologyDescriptionNode<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -646,7 +646,7 @@ impl<'a> rt::JsonForm for TopologyDescriptionGlobalStore<'a> {
 
 impl<'a> rt::IntoOwned for TopologyDescriptionGlobalStore<'a> {
     type Owned = TopologyDescriptionGlobalStore<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopologyDescriptionGlobalStore<'static> {
         TopologyDescriptionGlobalStore {
             source: rt::IntoOwned::into_owned(self.source),
@@ -659,7 +659,7 @@ impl<'a> rt::IntoOwned for TopologyDescriptionGlobalStore<'a> {
 impl TopologyDescriptionGlobalStore<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopologyDescriptionGlobalStore<'static> {
         rt::IntoOwned::into_owned(self)
     }

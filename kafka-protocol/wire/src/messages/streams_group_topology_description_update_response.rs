@@ -116,7 +116,7 @@ impl<'a> rt::JsonForm for StreamsGroupTopologyDescriptionUpdateResponse<'a> {
 
 impl<'a> rt::IntoOwned for StreamsGroupTopologyDescriptionUpdateResponse<'a> {
     type Owned = StreamsGroupTopologyDescriptionUpdateResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> StreamsGroupTopologyDescriptionUpdateResponse<'static> {
         StreamsGroupTopologyDescriptionUpdateResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -130,7 +130,7 @@ impl<'a> rt::IntoOwned for StreamsGroupTopologyDescriptionUpdateResponse<'a> {
 impl StreamsGroupTopologyDescriptionUpdateResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> StreamsGroupTopologyDescriptionUpdateResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -243,7 +243,7 @@ impl<'a> rt::JsonForm for SyncGroupRequest<'a> {
 
 impl<'a> rt::IntoOwned for SyncGroupRequest<'a> {
     type Owned = SyncGroupRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> SyncGroupRequest<'static> {
         SyncGroupRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -261,7 +261,7 @@ impl<'a> rt::IntoOwned for SyncGroupRequest<'a> {
 impl SyncGroupRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> SyncGroupRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -376,7 +376,7 @@ impl<'a> rt::JsonForm for SyncGroupRequestAssignment<'a> {
 
 impl<'a> rt::IntoOwned for SyncGroupRequestAssignment<'a> {
     type Owned = SyncGroupRequestAssignment<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> SyncGroupRequestAssignment<'static> {
         SyncGroupRequestAssignment {
             member_id: rt::IntoOwned::into_owned(self.member_id),
@@ -389,7 +389,7 @@ impl<'a> rt::IntoOwned for SyncGroupRequestAssignment<'a> {
 impl SyncGroupRequestAssignment<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> SyncGroupRequestAssignment<'static> {
         rt::IntoOwned::into_owned(self)
     }

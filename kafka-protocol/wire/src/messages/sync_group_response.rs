@@ -207,7 +207,7 @@ impl<'a> rt::JsonForm for SyncGroupResponse<'a> {
 
 impl<'a> rt::IntoOwned for SyncGroupResponse<'a> {
     type Owned = SyncGroupResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> SyncGroupResponse<'static> {
         SyncGroupResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -223,7 +223,7 @@ impl<'a> rt::IntoOwned for SyncGroupResponse<'a> {
 impl SyncGroupResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> SyncGroupResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }

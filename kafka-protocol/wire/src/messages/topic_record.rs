@@ -105,7 +105,7 @@ impl<'a> rt::JsonForm for TopicRecord<'a> {
 
 impl<'a> rt::IntoOwned for TopicRecord<'a> {
     type Owned = TopicRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TopicRecord<'static> {
         TopicRecord {
             name: rt::IntoOwned::into_owned(self.name),
@@ -118,7 +118,7 @@ impl<'a> rt::IntoOwned for TopicRecord<'a> {
 impl TopicRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TopicRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

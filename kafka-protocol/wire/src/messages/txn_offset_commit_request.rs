@@ -278,7 +278,7 @@ impl<'a> rt::JsonForm for TxnOffsetCommitRequest<'a> {
 
 impl<'a> rt::IntoOwned for TxnOffsetCommitRequest<'a> {
     type Owned = TxnOffsetCommitRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TxnOffsetCommitRequest<'static> {
         TxnOffsetCommitRequest {
             transactional_id: rt::IntoOwned::into_owned(self.transactional_id),
@@ -297,7 +297,7 @@ impl<'a> rt::IntoOwned for TxnOffsetCommitRequest<'a> {
 impl TxnOffsetCommitRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TxnOffsetCommitRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -460,7 +460,7 @@ impl<'a> rt::JsonForm for TxnOffsetCommitRequestPartition<'a> {
 
 impl<'a> rt::IntoOwned for TxnOffsetCommitRequestPartition<'a> {
     type Owned = TxnOffsetCommitRequestPartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TxnOffsetCommitRequestPartition<'static> {
         TxnOffsetCommitRequestPartition {
             partition_index: self.partition_index,
@@ -475,7 +475,7 @@ impl<'a> rt::IntoOwned for TxnOffsetCommitRequestPartition<'a> {
 impl TxnOffsetCommitRequestPartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TxnOffsetCommitRequestPartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -634,7 +634,7 @@ impl<'a> rt::JsonForm for TxnOffsetCommitRequestTopic<'a> {
 
 impl<'a> rt::IntoOwned for TxnOffsetCommitRequestTopic<'a> {
     type Owned = TxnOffsetCommitRequestTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TxnOffsetCommitRequestTopic<'static> {
         TxnOffsetCommitRequestTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -648,7 +648,7 @@ impl<'a> rt::IntoOwned for TxnOffsetCommitRequestTopic<'a> {
 impl TxnOffsetCommitRequestTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TxnOffsetCommitRequestTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -126,7 +126,7 @@ impl<'a> rt::JsonForm for TxnOffsetCommitResponse<'a> {
 
 impl<'a> rt::IntoOwned for TxnOffsetCommitResponse<'a> {
     type Owned = TxnOffsetCommitResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TxnOffsetCommitResponse<'static> {
         TxnOffsetCommitResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -139,7 +139,7 @@ impl<'a> rt::IntoOwned for TxnOffsetCommitResponse<'a> {
 impl TxnOffsetCommitResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TxnOffsetCommitResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -251,7 +251,7 @@ impl<'a> rt::JsonForm for TxnOffsetCommitResponsePartition<'a> {
 
 impl<'a> rt::IntoOwned for TxnOffsetCommitResponsePartition<'a> {
     type Owned = TxnOffsetCommitResponsePartition<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TxnOffsetCommitResponsePartition<'static> {
         TxnOffsetCommitResponsePartition {
             partition_index: self.partition_index,
@@ -264,7 +264,7 @@ impl<'a> rt::IntoOwned for TxnOffsetCommitResponsePartition<'a> {
 impl TxnOffsetCommitResponsePartition<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TxnOffsetCommitResponsePartition<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -423,7 +423,7 @@ impl<'a> rt::JsonForm for TxnOffsetCommitResponseTopic<'a> {
 
 impl<'a> rt::IntoOwned for TxnOffsetCommitResponseTopic<'a> {
     type Owned = TxnOffsetCommitResponseTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> TxnOffsetCommitResponseTopic<'static> {
         TxnOffsetCommitResponseTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -437,7 +437,7 @@ impl<'a> rt::IntoOwned for TxnOffsetCommitResponseTopic<'a> {
 impl TxnOffsetCommitResponseTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> TxnOffsetCommitResponseTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -103,7 +103,7 @@ impl<'a> rt::JsonForm for UnfenceBrokerRecord<'a> {
 
 impl<'a> rt::IntoOwned for UnfenceBrokerRecord<'a> {
     type Owned = UnfenceBrokerRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> UnfenceBrokerRecord<'static> {
         UnfenceBrokerRecord {
             id: self.id,
@@ -116,7 +116,7 @@ impl<'a> rt::IntoOwned for UnfenceBrokerRecord<'a> {
 impl UnfenceBrokerRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> UnfenceBrokerRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -103,7 +103,7 @@ impl<'a> rt::JsonForm for UnregisterBrokerRecord<'a> {
 
 impl<'a> rt::IntoOwned for UnregisterBrokerRecord<'a> {
     type Owned = UnregisterBrokerRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> UnregisterBrokerRecord<'static> {
         UnregisterBrokerRecord {
             broker_id: self.broker_id,
@@ -116,7 +116,7 @@ impl<'a> rt::IntoOwned for UnregisterBrokerRecord<'a> {
 impl UnregisterBrokerRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> UnregisterBrokerRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

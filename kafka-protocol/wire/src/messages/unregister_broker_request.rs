@@ -93,7 +93,7 @@ impl<'a> rt::JsonForm for UnregisterBrokerRequest<'a> {
 
 impl<'a> rt::IntoOwned for UnregisterBrokerRequest<'a> {
     type Owned = UnregisterBrokerRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> UnregisterBrokerRequest<'static> {
         UnregisterBrokerRequest {
             broker_id: self.broker_id,
@@ -105,7 +105,7 @@ impl<'a> rt::IntoOwned for UnregisterBrokerRequest<'a> {
 impl UnregisterBrokerRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> UnregisterBrokerRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

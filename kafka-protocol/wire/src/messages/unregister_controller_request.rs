@@ -93,7 +93,7 @@ impl<'a> rt::JsonForm for UnregisterControllerRequest<'a> {
 
 impl<'a> rt::IntoOwned for UnregisterControllerRequest<'a> {
     type Owned = UnregisterControllerRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> UnregisterControllerRequest<'static> {
         UnregisterControllerRequest {
             controller_id: self.controller_id,
@@ -105,7 +105,7 @@ impl<'a> rt::IntoOwned for UnregisterControllerRequest<'a> {
 impl UnregisterControllerRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> UnregisterControllerRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -153,7 +153,7 @@ impl<'a> rt::JsonForm for UpdateFeaturesRequest<'a> {
 
 impl<'a> rt::IntoOwned for UpdateFeaturesRequest<'a> {
     type Owned = UpdateFeaturesRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> UpdateFeaturesRequest<'static> {
         UpdateFeaturesRequest {
             timeout_ms: self.timeout_ms,
@@ -167,7 +167,7 @@ impl<'a> rt::IntoOwned for UpdateFeaturesRequest<'a> {
 impl UpdateFeaturesRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> UpdateFeaturesRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -337,7 +337,7 @@ impl<'a> rt::JsonForm for FeatureUpdateKey<'a> {
 
 impl<'a> rt::IntoOwned for FeatureUpdateKey<'a> {
     type Owned = FeatureUpdateKey<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> FeatureUpdateKey<'static> {
         FeatureUpdateKey {
             feature: rt::IntoOwned::into_owned(self.feature),
@@ -352,7 +352,7 @@ impl<'a> rt::IntoOwned for FeatureUpdateKey<'a> {
 impl FeatureUpdateKey<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> FeatureUpdateKey<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -160,7 +160,7 @@ impl<'a> rt::JsonForm for UpdateFeaturesResponse<'a> {
 
 impl<'a> rt::IntoOwned for UpdateFeaturesResponse<'a> {
     type Owned = UpdateFeaturesResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> UpdateFeaturesResponse<'static> {
         UpdateFeaturesResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -175,7 +175,7 @@ impl<'a> rt::IntoOwned for UpdateFeaturesResponse<'a> {
 impl UpdateFeaturesResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> UpdateFeaturesResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -295,7 +295,7 @@ impl<'a> rt::JsonForm for UpdatableFeatureResult<'a> {
 
 impl<'a> rt::IntoOwned for UpdatableFeatureResult<'a> {
     type Owned = UpdatableFeatureResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> UpdatableFeatureResult<'static> {
         UpdatableFeatureResult {
             feature: rt::IntoOwned::into_owned(self.feature),
@@ -309,7 +309,7 @@ impl<'a> rt::IntoOwned for UpdatableFeatureResult<'a> {
 impl UpdatableFeatureResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> UpdatableFeatureResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -170,7 +170,7 @@ impl<'a> rt::JsonForm for UpdateRaftVoterRequest<'a> {
 
 impl<'a> rt::IntoOwned for UpdateRaftVoterRequest<'a> {
     type Owned = UpdateRaftVoterRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> UpdateRaftVoterRequest<'static> {
         UpdateRaftVoterRequest {
             cluster_id: rt::IntoOwned::into_owned(self.cluster_id),
@@ -189,7 +189,7 @@ impl<'a> rt::IntoOwned for UpdateRaftVoterRequest<'a> {
 impl UpdateRaftVoterRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> UpdateRaftVoterRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -295,7 +295,7 @@ impl<'a> rt::JsonForm for Listener<'a> {
 
 impl<'a> rt::IntoOwned for Listener<'a> {
     type Owned = Listener<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Listener<'static> {
         Listener {
             name: rt::IntoOwned::into_owned(self.name),
@@ -309,7 +309,7 @@ impl<'a> rt::IntoOwned for Listener<'a> {
 impl Listener<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Listener<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -404,7 +404,7 @@ impl<'a> rt::JsonForm for KRaftVersionFeature<'a> {
 
 impl<'a> rt::IntoOwned for KRaftVersionFeature<'a> {
     type Owned = KRaftVersionFeature<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> KRaftVersionFeature<'static> {
         KRaftVersionFeature {
             min_supported_version: self.min_supported_version,
@@ -417,7 +417,7 @@ impl<'a> rt::IntoOwned for KRaftVersionFeature<'a> {
 impl KRaftVersionFeature<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> KRaftVersionFeature<'static> {
         rt::IntoOwned::into_owned(self)
     }

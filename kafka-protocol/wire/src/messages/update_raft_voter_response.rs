@@ -151,7 +151,7 @@ impl<'a> rt::JsonForm for UpdateRaftVoterResponse<'a> {
 
 impl<'a> rt::IntoOwned for UpdateRaftVoterResponse<'a> {
     type Owned = UpdateRaftVoterResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> UpdateRaftVoterResponse<'static> {
         UpdateRaftVoterResponse {
             throttle_time_ms: self.throttle_time_ms,
@@ -165,7 +165,7 @@ impl<'a> rt::IntoOwned for UpdateRaftVoterResponse<'a> {
 impl UpdateRaftVoterResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> UpdateRaftVoterResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -294,7 +294,7 @@ impl<'a> rt::JsonForm for CurrentLeader<'a> {
 
 impl<'a> rt::IntoOwned for CurrentLeader<'a> {
     type Owned = CurrentLeader<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> CurrentLeader<'static> {
         CurrentLeader {
             leader_id: self.leader_id,
@@ -309,7 +309,7 @@ impl<'a> rt::IntoOwned for CurrentLeader<'a> {
 impl CurrentLeader<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> CurrentLeader<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -147,7 +147,7 @@ impl<'a> rt::JsonForm for UserScramCredentialRecord<'a> {
 
 impl<'a> rt::IntoOwned for UserScramCredentialRecord<'a> {
     type Owned = UserScramCredentialRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> UserScramCredentialRecord<'static> {
         UserScramCredentialRecord {
             name: rt::IntoOwned::into_owned(self.name),
@@ -164,7 +164,7 @@ impl<'a> rt::IntoOwned for UserScramCredentialRecord<'a> {
 impl UserScramCredentialRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> UserScramCredentialRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }

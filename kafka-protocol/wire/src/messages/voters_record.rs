@@ -101,7 +101,7 @@ impl<'a> rt::JsonForm for VotersRecord<'a> {
 
 impl<'a> rt::IntoOwned for VotersRecord<'a> {
     type Owned = VotersRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> VotersRecord<'static> {
         VotersRecord {
             version: self.version,
@@ -114,7 +114,7 @@ impl<'a> rt::IntoOwned for VotersRecord<'a> {
 impl VotersRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> VotersRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -220,7 +220,7 @@ impl<'a> rt::JsonForm for Endpoint<'a> {
 
 impl<'a> rt::IntoOwned for Endpoint<'a> {
     type Owned = Endpoint<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Endpoint<'static> {
         Endpoint {
             name: rt::IntoOwned::into_owned(self.name),
@@ -234,7 +234,7 @@ impl<'a> rt::IntoOwned for Endpoint<'a> {
 impl Endpoint<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Endpoint<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -329,7 +329,7 @@ impl<'a> rt::JsonForm for KRaftVersionFeature<'a> {
 
 impl<'a> rt::IntoOwned for KRaftVersionFeature<'a> {
     type Owned = KRaftVersionFeature<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> KRaftVersionFeature<'static> {
         KRaftVersionFeature {
             min_supported_version: self.min_supported_version,
@@ -342,7 +342,7 @@ impl<'a> rt::IntoOwned for KRaftVersionFeature<'a> {
 impl KRaftVersionFeature<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> KRaftVersionFeature<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -466,7 +466,7 @@ impl<'a> rt::JsonForm for Voter<'a> {
 
 impl<'a> rt::IntoOwned for Voter<'a> {
     type Owned = Voter<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> Voter<'static> {
         Voter {
             voter_id: self.voter_id,
@@ -483,7 +483,7 @@ impl<'a> rt::IntoOwned for Voter<'a> {
 impl Voter<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> Voter<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -109,7 +109,7 @@ impl<'a> rt::JsonForm for WriteShareGroupStateRequest<'a> {
 
 impl<'a> rt::IntoOwned for WriteShareGroupStateRequest<'a> {
     type Owned = WriteShareGroupStateRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> WriteShareGroupStateRequest<'static> {
         WriteShareGroupStateRequest {
             group_id: rt::IntoOwned::into_owned(self.group_id),
@@ -122,7 +122,7 @@ impl<'a> rt::IntoOwned for WriteShareGroupStateRequest<'a> {
 impl WriteShareGroupStateRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> WriteShareGroupStateRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -237,7 +237,7 @@ impl<'a> rt::JsonForm for StateBatch<'a> {
 
 impl<'a> rt::IntoOwned for StateBatch<'a> {
     type Owned = StateBatch<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> StateBatch<'static> {
         StateBatch {
             first_offset: self.first_offset,
@@ -252,7 +252,7 @@ impl<'a> rt::IntoOwned for StateBatch<'a> {
 impl StateBatch<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> StateBatch<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -424,7 +424,7 @@ impl<'a> rt::JsonForm for PartitionData<'a> {
 
 impl<'a> rt::IntoOwned for PartitionData<'a> {
     type Owned = PartitionData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionData<'static> {
         PartitionData {
             partition: self.partition,
@@ -441,7 +441,7 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
 impl PartitionData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionData<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -542,7 +542,7 @@ impl<'a> rt::JsonForm for WriteStateData<'a> {
 
 impl<'a> rt::IntoOwned for WriteStateData<'a> {
     type Owned = WriteStateData<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> WriteStateData<'static> {
         WriteStateData {
             topic_id: self.topic_id,
@@ -555,7 +555,7 @@ impl<'a> rt::IntoOwned for WriteStateData<'a> {
 impl WriteStateData<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> WriteStateData<'static> {
         rt::IntoOwned::into_owned(self)
     }

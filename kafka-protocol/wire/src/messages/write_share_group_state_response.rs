@@ -99,7 +99,7 @@ impl<'a> rt::JsonForm for WriteShareGroupStateResponse<'a> {
 
 impl<'a> rt::IntoOwned for WriteShareGroupStateResponse<'a> {
     type Owned = WriteShareGroupStateResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> WriteShareGroupStateResponse<'static> {
         WriteShareGroupStateResponse {
             results: rt::IntoOwned::into_owned(self.results),
@@ -111,7 +111,7 @@ impl<'a> rt::IntoOwned for WriteShareGroupStateResponse<'a> {
 impl WriteShareGroupStateResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> WriteShareGroupStateResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -218,7 +218,7 @@ impl<'a> rt::JsonForm for PartitionResult<'a> {
 
 impl<'a> rt::IntoOwned for PartitionResult<'a> {
     type Owned = PartitionResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> PartitionResult<'static> {
         PartitionResult {
             partition: self.partition,
@@ -232,7 +232,7 @@ impl<'a> rt::IntoOwned for PartitionResult<'a> {
 impl PartitionResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> PartitionResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -333,7 +333,7 @@ impl<'a> rt::JsonForm for WriteStateResult<'a> {
 
 impl<'a> rt::IntoOwned for WriteStateResult<'a> {
     type Owned = WriteStateResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> WriteStateResult<'static> {
         WriteStateResult {
             topic_id: self.topic_id,
@@ -346,7 +346,7 @@ impl<'a> rt::IntoOwned for WriteStateResult<'a> {
 impl WriteStateResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> WriteStateResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

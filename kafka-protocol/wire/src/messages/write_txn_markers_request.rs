@@ -99,7 +99,7 @@ impl<'a> rt::JsonForm for WriteTxnMarkersRequest<'a> {
 
 impl<'a> rt::IntoOwned for WriteTxnMarkersRequest<'a> {
     type Owned = WriteTxnMarkersRequest<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> WriteTxnMarkersRequest<'static> {
         WriteTxnMarkersRequest {
             markers: rt::IntoOwned::into_owned(self.markers),
@@ -111,7 +111,7 @@ impl<'a> rt::IntoOwned for WriteTxnMarkersRequest<'a> {
 impl WriteTxnMarkersRequest<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> WriteTxnMarkersRequest<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -211,7 +211,7 @@ impl<'a> rt::JsonForm for WritableTxnMarkerTopic<'a> {
 
 impl<'a> rt::IntoOwned for WritableTxnMarkerTopic<'a> {
     type Owned = WritableTxnMarkerTopic<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> WritableTxnMarkerTopic<'static> {
         WritableTxnMarkerTopic {
             name: rt::IntoOwned::into_owned(self.name),
@@ -224,7 +224,7 @@ impl<'a> rt::IntoOwned for WritableTxnMarkerTopic<'a> {
 impl WritableTxnMarkerTopic<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> WritableTxnMarkerTopic<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -379,7 +379,7 @@ impl<'a> rt::JsonForm for WritableTxnMarker<'a> {
 
 impl<'a> rt::IntoOwned for WritableTxnMarker<'a> {
     type Owned = WritableTxnMarker<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> WritableTxnMarker<'static> {
         WritableTxnMarker {
             producer_id: self.producer_id,
@@ -396,7 +396,7 @@ impl<'a> rt::IntoOwned for WritableTxnMarker<'a> {
 impl WritableTxnMarker<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> WritableTxnMarker<'static> {
         rt::IntoOwned::into_owned(self)
     }

@@ -99,7 +99,7 @@ impl<'a> rt::JsonForm for WriteTxnMarkersResponse<'a> {
 
 impl<'a> rt::IntoOwned for WriteTxnMarkersResponse<'a> {
     type Owned = WriteTxnMarkersResponse<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> WriteTxnMarkersResponse<'static> {
         WriteTxnMarkersResponse {
             markers: rt::IntoOwned::into_owned(self.markers),
@@ -111,7 +111,7 @@ impl<'a> rt::IntoOwned for WriteTxnMarkersResponse<'a> {
 impl WriteTxnMarkersResponse<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> WriteTxnMarkersResponse<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -206,7 +206,7 @@ impl<'a> rt::JsonForm for WritableTxnMarkerPartitionResult<'a> {
 
 impl<'a> rt::IntoOwned for WritableTxnMarkerPartitionResult<'a> {
     type Owned = WritableTxnMarkerPartitionResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> WritableTxnMarkerPartitionResult<'static> {
         WritableTxnMarkerPartitionResult {
             partition_index: self.partition_index,
@@ -219,7 +219,7 @@ impl<'a> rt::IntoOwned for WritableTxnMarkerPartitionResult<'a> {
 impl WritableTxnMarkerPartitionResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> WritableTxnMarkerPartitionResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -321,7 +321,7 @@ impl<'a> rt::JsonForm for WritableTxnMarkerTopicResult<'a> {
 
 impl<'a> rt::IntoOwned for WritableTxnMarkerTopicResult<'a> {
     type Owned = WritableTxnMarkerTopicResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> WritableTxnMarkerTopicResult<'static> {
         WritableTxnMarkerTopicResult {
             name: rt::IntoOwned::into_owned(self.name),
@@ -334,7 +334,7 @@ impl<'a> rt::IntoOwned for WritableTxnMarkerTopicResult<'a> {
 impl WritableTxnMarkerTopicResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> WritableTxnMarkerTopicResult<'static> {
         rt::IntoOwned::into_owned(self)
     }
@@ -434,7 +434,7 @@ impl<'a> rt::JsonForm for WritableTxnMarkerResult<'a> {
 
 impl<'a> rt::IntoOwned for WritableTxnMarkerResult<'a> {
     type Owned = WritableTxnMarkerResult<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> WritableTxnMarkerResult<'static> {
         WritableTxnMarkerResult {
             producer_id: self.producer_id,
@@ -447,7 +447,7 @@ impl<'a> rt::IntoOwned for WritableTxnMarkerResult<'a> {
 impl WritableTxnMarkerResult<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> WritableTxnMarkerResult<'static> {
         rt::IntoOwned::into_owned(self)
     }

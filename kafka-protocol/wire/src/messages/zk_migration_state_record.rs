@@ -93,7 +93,7 @@ impl<'a> rt::JsonForm for ZkMigrationStateRecord<'a> {
 
 impl<'a> rt::IntoOwned for ZkMigrationStateRecord<'a> {
     type Owned = ZkMigrationStateRecord<'static>;
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn into_owned(self) -> ZkMigrationStateRecord<'static> {
         ZkMigrationStateRecord {
             zk_migration_state: self.zk_migration_state,
@@ -105,7 +105,7 @@ impl<'a> rt::IntoOwned for ZkMigrationStateRecord<'a> {
 impl ZkMigrationStateRecord<'_> {
     /// Copies what still borrows from the input, so that the value
     /// can outlive it (be kept, or sent to another thread).
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     pub fn into_owned(self) -> ZkMigrationStateRecord<'static> {
         rt::IntoOwned::into_owned(self)
     }
