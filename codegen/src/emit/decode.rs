@@ -1,6 +1,12 @@
 //! Emits `Decode` for each struct: `decode_from`, one read per field with
 //! version branches only where the IR left them, then the tagged-field
-//! section; and `validate_from`, the same reads with nothing kept.
+//! section; and, for the structs that arrays hold or that nest in them,
+//! `validate_from`, the same reads with nothing kept.
+//!
+//! A message's root struct gets no `validate_from`: nothing holds it, so
+//! only `Message::validate` checks it, and the trait's default (decode and
+//! drop, with a reader that keeps every array as checked bytes) does that
+//! at the cost of building one struct of borrowed fields.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -12,8 +18,9 @@ use super::common::{
 use crate::ir::{Cond, FieldIr, FieldKind, StructIr};
 use crate::model::Scalar;
 
-/// The `impl Decode` block of one struct.
-pub fn decode_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
+/// The `impl Decode` block of one struct; `validate_from` only when
+/// `validator` (every struct but a message's root).
+pub fn decode_impl(s: &StructIr, structs: &[StructIr], validator: bool) -> TokenStream {
     let ty = struct_type(&s.type_name, structs);
     // Each field is read into a local, in wire order, and the struct is
     // built once at the end, straight into the return value: a struct built
@@ -76,6 +83,13 @@ pub fn decode_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
         Ok(())
     };
     let check_version = version_param(&check_body);
+    let validate = validator.then(|| {
+        quote! {
+            fn validate_from(r: &mut rt::Reader<'a>, #check_version: i16) -> Result<(), rt::DecodeError> {
+                #check_body
+            }
+        }
+    });
     let holds_arrays = holds_struct_arrays(s, structs).then(|| {
         quote! {
             const HOLDS_STRUCT_ARRAYS: bool = true;
@@ -89,9 +103,7 @@ pub fn decode_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
                 #body
             }
 
-            fn validate_from(r: &mut rt::Reader<'a>, #check_version: i16) -> Result<(), rt::DecodeError> {
-                #check_body
-            }
+            #validate
         }
     }
 }

@@ -151,7 +151,7 @@ fn message_file(message: &MessageIr, runtime: &TokenStream, options: &EmitOption
         if i == 0 {
             items.push(message_impl(message));
         }
-        items.push(decode::decode_impl(s, structs));
+        items.push(decode::decode_impl(s, structs, i != 0));
         items.push(encode::encode_impl(s, structs));
         if options.json {
             let json = json::json_impl(s, structs);

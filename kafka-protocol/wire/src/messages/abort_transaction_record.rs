@@ -54,22 +54,6 @@ impl<'a> rt::Decode<'a> for AbortTransactionRecord<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.skip_tagged_fields(|tag, r| {
-            match tag {
-                0u32 => {
-                    r.read_nullable_string(true).in_field("reason")?;
-                }
-                _ => return Ok(false),
-            }
-            Ok(true)
-        })?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for AbortTransactionRecord<'a> {

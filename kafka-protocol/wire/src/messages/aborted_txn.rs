@@ -49,17 +49,6 @@ impl<'a> rt::Decode<'a> for AbortedTxn {
             last_stable_offset,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i64().in_field("producer_id")?;
-        r.read_i64().in_field("first_offset")?;
-        r.read_i64().in_field("last_offset")?;
-        r.read_i64().in_field("last_stable_offset")?;
-        Ok(())
-    }
 }
 
 impl rt::Encode for AbortedTxn {

@@ -85,22 +85,6 @@ impl<'a> rt::Decode<'a> for AccessControlEntryRecord<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_uuid().in_field("id")?;
-        r.read_i8().in_field("resource_type")?;
-        r.read_string(true).in_field("resource_name")?;
-        r.read_i8().in_field("pattern_type")?;
-        r.read_string(true).in_field("principal")?;
-        r.read_string(true).in_field("host")?;
-        r.read_i8().in_field("operation")?;
-        r.read_i8().in_field("permission_type")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for AccessControlEntryRecord<'a> {

@@ -92,33 +92,6 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        if version >= 4 {
-            r.skip_struct_array::<AddPartitionsToTxnTransaction>(true, false, version)
-                .in_field("transactions")?;
-        }
-        if version <= 3 {
-            r.read_string(version >= 3).in_field("v3_and_below_transactional_id")?;
-        }
-        if version <= 3 {
-            r.read_i64().in_field("v3_and_below_producer_id")?;
-        }
-        if version <= 3 {
-            r.read_i16().in_field("v3_and_below_producer_epoch")?;
-        }
-        if version <= 3 {
-            r.skip_struct_array::<AddPartitionsToTxnTopic>(version >= 3, false, version)
-                .in_field("v3_and_below_topics")?;
-        }
-        if version >= 3 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for AddPartitionsToTxnRequest<'a> {

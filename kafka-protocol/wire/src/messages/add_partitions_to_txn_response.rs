@@ -81,30 +81,6 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("throttle_time_ms")?;
-        if version >= 4 {
-            r.read_i16().in_field("error_code")?;
-        }
-        if version >= 4 {
-            r.skip_struct_array::<AddPartitionsToTxnResult>(true, false, version)
-                .in_field("results_by_transaction")?;
-        }
-        if version <= 3 {
-            r.skip_struct_array::<
-                    AddPartitionsToTxnTopicResult,
-                >(version >= 3, false, version)
-                .in_field("results_by_topic_v3_and_below")?;
-        }
-        if version >= 3 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for AddPartitionsToTxnResponse<'a> {

@@ -95,22 +95,6 @@ impl<'a> rt::Decode<'a> for AddRaftVoterRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_nullable_string(true).in_field("cluster_id")?;
-        r.read_i32().in_field("timeout_ms")?;
-        r.read_i32().in_field("voter_id")?;
-        r.read_uuid().in_field("voter_directory_id")?;
-        r.skip_struct_array::<Listener>(true, false, version).in_field("listeners")?;
-        if version >= 1 {
-            r.read_bool().in_field("ack_when_committed")?;
-        }
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for AddRaftVoterRequest<'a> {

@@ -54,19 +54,6 @@ impl<'a> rt::Decode<'a> for AlterClientQuotasRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<EntryData>(version >= 1, false, version)
-            .in_field("entries")?;
-        r.read_bool().in_field("validate_only")?;
-        if version >= 1 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for AlterClientQuotasRequest<'a> {

@@ -88,22 +88,6 @@ impl<'a> rt::Decode<'a> for AlterPartitionReassignmentsResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("throttle_time_ms")?;
-        if version >= 1 {
-            r.read_bool().in_field("allow_replication_factor_change")?;
-        }
-        r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(true).in_field("error_message")?;
-        r.skip_struct_array::<ReassignableTopicResponse>(true, false, version)
-            .in_field("responses")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for AlterPartitionReassignmentsResponse<'a> {

@@ -67,17 +67,6 @@ impl<'a> rt::Decode<'a> for AlterPartitionRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("broker_id")?;
-        r.read_i64().in_field("broker_epoch")?;
-        r.skip_struct_array::<TopicData>(true, false, version).in_field("topics")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for AlterPartitionRequest<'a> {

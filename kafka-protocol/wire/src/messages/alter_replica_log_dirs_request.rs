@@ -48,18 +48,6 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirsRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<AlterReplicaLogDir>(version >= 2, false, version)
-            .in_field("dirs")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for AlterReplicaLogDirsRequest<'a> {

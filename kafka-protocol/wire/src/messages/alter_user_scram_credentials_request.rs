@@ -54,18 +54,6 @@ impl<'a> rt::Decode<'a> for AlterUserScramCredentialsRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<ScramCredentialDeletion>(true, false, version)
-            .in_field("deletions")?;
-        r.skip_struct_array::<ScramCredentialUpsertion>(true, false, version)
-            .in_field("upsertions")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for AlterUserScramCredentialsRequest<'a> {

@@ -88,28 +88,6 @@ impl<'a> rt::Decode<'a> for ApiVersionsRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        if version >= 3 {
-            r.read_string(true).in_field("client_software_name")?;
-        }
-        if version >= 3 {
-            r.read_string(true).in_field("client_software_version")?;
-        }
-        if version >= 5 {
-            r.read_nullable_string(true).in_field("cluster_id")?;
-        }
-        if version >= 5 {
-            r.read_i32().in_field("node_id")?;
-        }
-        if version >= 3 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ApiVersionsRequest<'a> {

@@ -132,41 +132,6 @@ impl<'a> rt::Decode<'a> for ApiVersionsResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i16().in_field("error_code")?;
-        r.skip_struct_array::<ApiVersion>(version >= 3, false, version)
-            .in_field("api_keys")?;
-        if version >= 1 {
-            r.read_i32().in_field("throttle_time_ms")?;
-        }
-        if version >= 3 {
-            r.skip_tagged_fields(|tag, r| {
-                match tag {
-                    0u32 => {
-                        r.skip_struct_array::<SupportedFeatureKey>(true, false, version)
-                            .in_field("supported_features")?;
-                    }
-                    1u32 => {
-                        r.read_i64().in_field("finalized_features_epoch")?;
-                    }
-                    2u32 => {
-                        r.skip_struct_array::<FinalizedFeatureKey>(true, false, version)
-                            .in_field("finalized_features")?;
-                    }
-                    3u32 => {
-                        r.read_bool().in_field("zk_migration_ready")?;
-                    }
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            })?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ApiVersionsResponse<'a> {

@@ -122,37 +122,6 @@ impl<'a> rt::Decode<'a> for BrokerHeartbeatRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("broker_id")?;
-        r.read_i64().in_field("broker_epoch")?;
-        r.read_i64().in_field("current_metadata_offset")?;
-        r.read_bool().in_field("want_fence")?;
-        r.read_bool().in_field("want_shut_down")?;
-        r.skip_tagged_fields(|tag, r| {
-            match tag {
-                0u32 => {
-                    if version < 1 {
-                        return Err(r.error(rt::DecodeErrorKind::TagNotInVersion(0u32)));
-                    }
-                    r.read_scalar_array::<rt::Uuid>(true).in_field("offline_log_dirs")?;
-                }
-                1u32 => {
-                    if version < 2 {
-                        return Err(r.error(rt::DecodeErrorKind::TagNotInVersion(1u32)));
-                    }
-                    r.read_nullable_scalar_array::<rt::Uuid>(true)
-                        .in_field("cordoned_log_dirs")?;
-                }
-                _ => return Ok(false),
-            }
-            Ok(true)
-        })?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for BrokerHeartbeatRequest<'a> {

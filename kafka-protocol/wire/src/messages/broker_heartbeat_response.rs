@@ -80,19 +80,6 @@ impl<'a> rt::Decode<'a> for BrokerHeartbeatResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("throttle_time_ms")?;
-        r.read_i16().in_field("error_code")?;
-        r.read_bool().in_field("is_caught_up")?;
-        r.read_bool().in_field("is_fenced")?;
-        r.read_bool().in_field("should_shut_down")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for BrokerHeartbeatResponse<'a> {

@@ -113,43 +113,6 @@ impl<'a> rt::Decode<'a> for BrokerRegistrationChangeRecord<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("broker_id")?;
-        r.read_i64().in_field("broker_epoch")?;
-        r.skip_tagged_fields(|tag, r| {
-            match tag {
-                0u32 => {
-                    r.read_i8().in_field("fenced")?;
-                }
-                1u32 => {
-                    if version < 1 {
-                        return Err(r.error(rt::DecodeErrorKind::TagNotInVersion(1u32)));
-                    }
-                    r.read_i8().in_field("in_controlled_shutdown")?;
-                }
-                2u32 => {
-                    if version < 2 {
-                        return Err(r.error(rt::DecodeErrorKind::TagNotInVersion(2u32)));
-                    }
-                    r.read_scalar_array::<rt::Uuid>(true).in_field("log_dirs")?;
-                }
-                3u32 => {
-                    if version < 3 {
-                        return Err(r.error(rt::DecodeErrorKind::TagNotInVersion(3u32)));
-                    }
-                    r.read_nullable_scalar_array::<rt::Uuid>(true)
-                        .in_field("cordoned_log_dirs")?;
-                }
-                _ => return Ok(false),
-            }
-            Ok(true)
-        })?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for BrokerRegistrationChangeRecord<'a> {

@@ -126,29 +126,6 @@ impl<'a> rt::Decode<'a> for BrokerRegistrationRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("broker_id")?;
-        r.read_string(true).in_field("cluster_id")?;
-        r.read_uuid().in_field("incarnation_id")?;
-        r.skip_struct_array::<Listener>(true, false, version).in_field("listeners")?;
-        r.skip_struct_array::<Feature>(true, false, version).in_field("features")?;
-        r.read_nullable_string(true).in_field("rack")?;
-        if version >= 1 {
-            r.read_bool().in_field("is_migrating_zk_broker")?;
-        }
-        if version >= 2 {
-            r.read_scalar_array::<rt::Uuid>(true).in_field("log_dirs")?;
-        }
-        if version >= 3 {
-            r.read_i64().in_field("previous_broker_epoch")?;
-        }
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for BrokerRegistrationRequest<'a> {

@@ -64,18 +64,6 @@ impl<'a> rt::Decode<'a> for ClientQuotaRecord<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<EntityData>(true, false, version).in_field("entity")?;
-        r.read_string(true).in_field("key")?;
-        r.read_f64().in_field("value")?;
-        r.read_bool().in_field("remove")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ClientQuotaRecord<'a> {

@@ -74,18 +74,6 @@ impl<'a> rt::Decode<'a> for ConfigRecord<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i8().in_field("resource_type")?;
-        r.read_string(true).in_field("resource_name")?;
-        r.read_string(true).in_field("name")?;
-        r.read_nullable_string(true).in_field("value")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ConfigRecord<'a> {

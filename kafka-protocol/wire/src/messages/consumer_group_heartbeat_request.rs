@@ -124,28 +124,6 @@ impl<'a> rt::Decode<'a> for ConsumerGroupHeartbeatRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("group_id")?;
-        r.read_string(true).in_field("member_id")?;
-        r.read_i32().in_field("member_epoch")?;
-        r.read_nullable_string(true).in_field("instance_id")?;
-        r.read_nullable_string(true).in_field("rack_id")?;
-        r.read_i32().in_field("rebalance_timeout_ms")?;
-        r.read_nullable_array(true, |r| r.read_string(true).map(drop))
-            .in_field("subscribed_topic_names")?;
-        if version >= 1 {
-            r.read_nullable_string(true).in_field("subscribed_topic_regex")?;
-        }
-        r.read_nullable_string(true).in_field("server_assignor")?;
-        r.skip_struct_array::<TopicPartitions>(true, true, version)
-            .in_field("topic_partitions")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ConsumerGroupHeartbeatRequest<'a> {

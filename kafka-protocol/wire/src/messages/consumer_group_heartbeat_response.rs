@@ -82,22 +82,6 @@ impl<'a> rt::Decode<'a> for ConsumerGroupHeartbeatResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("throttle_time_ms")?;
-        r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(true).in_field("error_message")?;
-        r.read_nullable_string(true).in_field("member_id")?;
-        r.read_i32().in_field("member_epoch")?;
-        r.read_i32().in_field("heartbeat_interval_ms")?;
-        r.read_nullable_struct(|r| Assignment::validate_from(r, version))
-            .in_field("assignment")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ConsumerGroupHeartbeatResponse<'a> {

@@ -43,16 +43,6 @@ impl<'a> rt::Decode<'a> for ConsumerProtocolAssignment<'a> {
             user_data,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<TopicPartition>(false, false, version)
-            .in_field("assigned_partitions")?;
-        r.read_nullable_bytes(false).in_field("user_data")?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ConsumerProtocolAssignment<'a> {

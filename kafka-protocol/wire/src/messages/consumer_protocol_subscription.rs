@@ -85,25 +85,6 @@ impl<'a> rt::Decode<'a> for ConsumerProtocolSubscription<'a> {
             rack_id,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_array(false, |r| r.read_string(false).map(drop)).in_field("topics")?;
-        r.read_nullable_bytes(false).in_field("user_data")?;
-        if version >= 1 {
-            r.skip_struct_array::<TopicPartition>(false, false, version)
-                .in_field("owned_partitions")?;
-        }
-        if version >= 2 {
-            r.read_i32().in_field("generation_id")?;
-        }
-        if version >= 3 {
-            r.read_nullable_string(false).in_field("rack_id")?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ConsumerProtocolSubscription<'a> {

@@ -29,14 +29,6 @@ impl<'a> rt::Decode<'a> for ControlRecordTypeSchema {
         let r#type = r.read_i16().in_field("type")?;
         Ok(Self { r#type })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i16().in_field("type")?;
-        Ok(())
-    }
 }
 
 impl rt::Encode for ControlRecordTypeSchema {

@@ -87,25 +87,6 @@ impl<'a> rt::Decode<'a> for CreateDelegationTokenRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        if version >= 3 {
-            r.read_nullable_string(true).in_field("owner_principal_type")?;
-        }
-        if version >= 3 {
-            r.read_nullable_string(true).in_field("owner_principal_name")?;
-        }
-        r.skip_struct_array::<CreatableRenewers>(version >= 2, false, version)
-            .in_field("renewers")?;
-        r.read_i64().in_field("max_lifetime_ms")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for CreateDelegationTokenRequest<'a> {

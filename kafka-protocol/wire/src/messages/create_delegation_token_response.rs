@@ -113,31 +113,6 @@ impl<'a> rt::Decode<'a> for CreateDelegationTokenResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i16().in_field("error_code")?;
-        r.read_string(version >= 2).in_field("principal_type")?;
-        r.read_string(version >= 2).in_field("principal_name")?;
-        if version >= 3 {
-            r.read_string(true).in_field("token_requester_principal_type")?;
-        }
-        if version >= 3 {
-            r.read_string(true).in_field("token_requester_principal_name")?;
-        }
-        r.read_i64().in_field("issue_timestamp_ms")?;
-        r.read_i64().in_field("expiry_timestamp_ms")?;
-        r.read_i64().in_field("max_timestamp_ms")?;
-        r.read_string(version >= 2).in_field("token_id")?;
-        r.read_bytes(version >= 2).in_field("hmac")?;
-        r.read_i32().in_field("throttle_time_ms")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for CreateDelegationTokenResponse<'a> {

@@ -60,20 +60,6 @@ impl<'a> rt::Decode<'a> for CreatePartitionsRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<CreatePartitionsTopic>(version >= 2, false, version)
-            .in_field("topics")?;
-        r.read_i32().in_field("timeout_ms")?;
-        r.read_bool().in_field("validate_only")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for CreatePartitionsRequest<'a> {

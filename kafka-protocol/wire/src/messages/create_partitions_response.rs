@@ -54,19 +54,6 @@ impl<'a> rt::Decode<'a> for CreatePartitionsResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("throttle_time_ms")?;
-        r.skip_struct_array::<CreatePartitionsTopicResult>(version >= 2, false, version)
-            .in_field("results")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for CreatePartitionsResponse<'a> {

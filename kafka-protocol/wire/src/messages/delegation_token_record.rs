@@ -79,21 +79,6 @@ impl<'a> rt::Decode<'a> for DelegationTokenRecord<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("owner")?;
-        r.read_string(true).in_field("requester")?;
-        r.read_array(true, |r| r.read_string(true).map(drop)).in_field("renewers")?;
-        r.read_i64().in_field("issue_timestamp")?;
-        r.read_i64().in_field("max_timestamp")?;
-        r.read_i64().in_field("expiration_timestamp")?;
-        r.read_string(true).in_field("token_id")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for DelegationTokenRecord<'a> {

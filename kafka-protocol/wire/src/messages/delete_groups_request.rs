@@ -47,18 +47,6 @@ impl<'a> rt::Decode<'a> for DeleteGroupsRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_array(version >= 2, |r| r.read_string(version >= 2).map(drop))
-            .in_field("groups_names")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for DeleteGroupsRequest<'a> {

@@ -52,17 +52,6 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("group_id")?;
-        r.skip_struct_array::<DeleteShareGroupOffsetsRequestTopic>(true, false, version)
-            .in_field("topics")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for DeleteShareGroupOffsetsRequest<'a> {

@@ -67,25 +67,6 @@ impl<'a> rt::Decode<'a> for DeleteTopicsRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        if version >= 6 {
-            r.skip_struct_array::<DeleteTopicState>(true, false, version)
-                .in_field("topics")?;
-        }
-        if version <= 5 {
-            r.read_array(version >= 4, |r| r.read_string(version >= 4).map(drop))
-                .in_field("topic_names")?;
-        }
-        r.read_i32().in_field("timeout_ms")?;
-        if version >= 4 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for DeleteTopicsRequest<'a> {

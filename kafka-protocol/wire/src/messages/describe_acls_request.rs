@@ -101,23 +101,6 @@ impl<'a> rt::Decode<'a> for DescribeAclsRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i8().in_field("resource_type_filter")?;
-        r.read_nullable_string(version >= 2).in_field("resource_name_filter")?;
-        r.read_i8().in_field("pattern_type_filter")?;
-        r.read_nullable_string(version >= 2).in_field("principal_filter")?;
-        r.read_nullable_string(version >= 2).in_field("host_filter")?;
-        r.read_i8().in_field("operation")?;
-        r.read_i8().in_field("permission_type")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for DescribeAclsRequest<'a> {

@@ -76,21 +76,6 @@ impl<'a> rt::Decode<'a> for DescribeClusterRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_bool().in_field("include_cluster_authorized_operations")?;
-        if version >= 1 {
-            r.read_i8().in_field("endpoint_type")?;
-        }
-        if version >= 2 {
-            r.read_bool().in_field("include_fenced_brokers")?;
-        }
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for DescribeClusterRequest<'a> {

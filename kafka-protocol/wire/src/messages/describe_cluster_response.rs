@@ -111,25 +111,6 @@ impl<'a> rt::Decode<'a> for DescribeClusterResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("throttle_time_ms")?;
-        r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(true).in_field("error_message")?;
-        if version >= 1 {
-            r.read_i8().in_field("endpoint_type")?;
-        }
-        r.read_string(true).in_field("cluster_id")?;
-        r.read_i32().in_field("controller_id")?;
-        r.skip_struct_array::<DescribeClusterBroker>(true, false, version)
-            .in_field("brokers")?;
-        r.read_i32().in_field("cluster_authorized_operations")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for DescribeClusterResponse<'a> {

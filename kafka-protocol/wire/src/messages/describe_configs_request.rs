@@ -64,22 +64,6 @@ impl<'a> rt::Decode<'a> for DescribeConfigsRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<DescribeConfigsResource>(version >= 4, false, version)
-            .in_field("resources")?;
-        r.read_bool().in_field("include_synonyms")?;
-        if version >= 3 {
-            r.read_bool().in_field("include_documentation")?;
-        }
-        if version >= 4 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for DescribeConfigsRequest<'a> {

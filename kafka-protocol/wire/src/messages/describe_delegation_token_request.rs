@@ -59,18 +59,6 @@ impl<'a> rt::Decode<'a> for DescribeDelegationTokenRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<DescribeDelegationTokenOwner>(version >= 2, true, version)
-            .in_field("owners")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for DescribeDelegationTokenRequest<'a> {

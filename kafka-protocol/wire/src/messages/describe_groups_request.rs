@@ -57,21 +57,6 @@ impl<'a> rt::Decode<'a> for DescribeGroupsRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_array(version >= 5, |r| r.read_string(version >= 5).map(drop))
-            .in_field("groups")?;
-        if version >= 3 {
-            r.read_bool().in_field("include_authorized_operations")?;
-        }
-        if version >= 5 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for DescribeGroupsRequest<'a> {

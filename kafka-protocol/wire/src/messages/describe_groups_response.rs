@@ -58,21 +58,6 @@ impl<'a> rt::Decode<'a> for DescribeGroupsResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        if version >= 1 {
-            r.read_i32().in_field("throttle_time_ms")?;
-        }
-        r.skip_struct_array::<DescribedGroup>(version >= 5, false, version)
-            .in_field("groups")?;
-        if version >= 5 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for DescribeGroupsResponse<'a> {

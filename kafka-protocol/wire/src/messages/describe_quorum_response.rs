@@ -83,22 +83,6 @@ impl<'a> rt::Decode<'a> for DescribeQuorumResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i16().in_field("error_code")?;
-        if version >= 2 {
-            r.read_nullable_string(true).in_field("error_message")?;
-        }
-        r.skip_struct_array::<TopicData>(true, false, version).in_field("topics")?;
-        if version >= 2 {
-            r.skip_struct_array::<Node>(true, false, version).in_field("nodes")?;
-        }
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for DescribeQuorumResponse<'a> {

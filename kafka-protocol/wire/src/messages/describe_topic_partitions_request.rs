@@ -74,18 +74,6 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<TopicRequest>(true, false, version).in_field("topics")?;
-        r.read_i32().in_field("response_partition_limit")?;
-        r.read_nullable_struct(|r| Cursor::validate_from(r, version))
-            .in_field("cursor")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for DescribeTopicPartitionsRequest<'a> {

@@ -60,19 +60,6 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("throttle_time_ms")?;
-        r.skip_struct_array::<DescribeTopicPartitionsResponseTopic>(true, false, version)
-            .in_field("topics")?;
-        r.read_nullable_struct(|r| Cursor::validate_from(r, version))
-            .in_field("next_cursor")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for DescribeTopicPartitionsResponse<'a> {

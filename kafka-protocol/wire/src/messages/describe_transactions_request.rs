@@ -45,16 +45,6 @@ impl<'a> rt::Decode<'a> for DescribeTransactionsRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_array(true, |r| r.read_string(true).map(drop))
-            .in_field("transactional_ids")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for DescribeTransactionsRequest<'a> {

@@ -55,15 +55,6 @@ impl<'a> rt::Decode<'a> for DescribeUserScramCredentialsRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<UserName>(true, true, version).in_field("users")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for DescribeUserScramCredentialsRequest<'a> {

@@ -75,22 +75,6 @@ impl<'a> rt::Decode<'a> for ElectLeadersRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        if version >= 1 {
-            r.read_i8().in_field("election_type")?;
-        }
-        r.skip_struct_array::<TopicPartitions>(version >= 2, true, version)
-            .in_field("topic_partitions")?;
-        r.read_i32().in_field("timeout_ms")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ElectLeadersRequest<'a> {

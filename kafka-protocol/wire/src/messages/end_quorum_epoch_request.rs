@@ -65,23 +65,6 @@ impl<'a> rt::Decode<'a> for EndQuorumEpochRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_nullable_string(version >= 1).in_field("cluster_id")?;
-        r.skip_struct_array::<TopicData>(version >= 1, false, version)
-            .in_field("topics")?;
-        if version >= 1 {
-            r.skip_struct_array::<LeaderEndpoint>(true, false, version)
-                .in_field("leader_endpoints")?;
-        }
-        if version >= 1 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for EndQuorumEpochRequest<'a> {

@@ -73,28 +73,6 @@ impl<'a> rt::Decode<'a> for EndQuorumEpochResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i16().in_field("error_code")?;
-        r.skip_struct_array::<TopicData>(version >= 1, false, version)
-            .in_field("topics")?;
-        if version >= 1 {
-            r.skip_tagged_fields(|tag, r| {
-                match tag {
-                    0u32 => {
-                        r.skip_struct_array::<NodeEndpoint>(true, false, version)
-                            .in_field("node_endpoints")?;
-                    }
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            })?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for EndQuorumEpochResponse<'a> {

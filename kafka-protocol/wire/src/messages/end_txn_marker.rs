@@ -29,14 +29,6 @@ impl<'a> rt::Decode<'a> for EndTxnMarker {
         let coordinator_epoch = r.read_i32().in_field("coordinator_epoch")?;
         Ok(Self { coordinator_epoch })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("coordinator_epoch")?;
-        Ok(())
-    }
 }
 
 impl rt::Encode for EndTxnMarker {

@@ -63,20 +63,6 @@ impl<'a> rt::Decode<'a> for EndTxnRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 3).in_field("transactional_id")?;
-        r.read_i64().in_field("producer_id")?;
-        r.read_i16().in_field("producer_epoch")?;
-        r.read_bool().in_field("committed")?;
-        if version >= 3 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for EndTxnRequest<'a> {

@@ -71,17 +71,6 @@ impl<'a> rt::Decode<'a> for EnvelopeRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_bytes(true).in_field("request_data")?;
-        r.read_nullable_bytes(true).in_field("request_principal")?;
-        r.read_bytes(true).in_field("client_host_address")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for EnvelopeRequest<'a> {

@@ -51,16 +51,6 @@ impl<'a> rt::Decode<'a> for EnvelopeResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_nullable_bytes(true).in_field("response_data")?;
-        r.read_i16().in_field("error_code")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for EnvelopeResponse<'a> {

@@ -56,19 +56,6 @@ impl<'a> rt::Decode<'a> for ExpireDelegationTokenResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i16().in_field("error_code")?;
-        r.read_i64().in_field("expiry_timestamp_ms")?;
-        r.read_i32().in_field("throttle_time_ms")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ExpireDelegationTokenResponse<'a> {

@@ -178,55 +178,6 @@ impl<'a> rt::Decode<'a> for FetchRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        if version <= 14 {
-            r.read_i32().in_field("replica_id")?;
-        }
-        r.read_i32().in_field("max_wait_ms")?;
-        r.read_i32().in_field("min_bytes")?;
-        r.read_i32().in_field("max_bytes")?;
-        r.read_i8().in_field("isolation_level")?;
-        if version >= 7 {
-            r.read_i32().in_field("session_id")?;
-        }
-        if version >= 7 {
-            r.read_i32().in_field("session_epoch")?;
-        }
-        r.skip_struct_array::<FetchTopic>(version >= 12, false, version)
-            .in_field("topics")?;
-        if version >= 7 {
-            r.skip_struct_array::<ForgottenTopic>(version >= 12, false, version)
-                .in_field("forgotten_topics_data")?;
-        }
-        if version >= 11 {
-            r.read_string(version >= 12).in_field("rack_id")?;
-        }
-        if version >= 12 {
-            r.skip_tagged_fields(|tag, r| {
-                match tag {
-                    0u32 => {
-                        r.read_nullable_string(true).in_field("cluster_id")?;
-                    }
-                    1u32 => {
-                        if version < 15 {
-                            return Err(
-                                r.error(rt::DecodeErrorKind::TagNotInVersion(1u32)),
-                            );
-                        }
-                        ReplicaState::validate_from(r, version)
-                            .in_field("replica_state")?;
-                    }
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            })?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for FetchRequest<'a> {

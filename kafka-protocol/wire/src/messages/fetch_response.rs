@@ -98,39 +98,6 @@ impl<'a> rt::Decode<'a> for FetchResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("throttle_time_ms")?;
-        if version >= 7 {
-            r.read_i16().in_field("error_code")?;
-        }
-        if version >= 7 {
-            r.read_i32().in_field("session_id")?;
-        }
-        r.skip_struct_array::<FetchableTopicResponse>(version >= 12, false, version)
-            .in_field("responses")?;
-        if version >= 12 {
-            r.skip_tagged_fields(|tag, r| {
-                match tag {
-                    0u32 => {
-                        if version < 16 {
-                            return Err(
-                                r.error(rt::DecodeErrorKind::TagNotInVersion(0u32)),
-                            );
-                        }
-                        r.skip_struct_array::<NodeEndpoint>(true, false, version)
-                            .in_field("node_endpoints")?;
-                    }
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            })?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for FetchResponse<'a> {

@@ -90,25 +90,6 @@ impl<'a> rt::Decode<'a> for FetchSnapshotRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("replica_id")?;
-        r.read_i32().in_field("max_bytes")?;
-        r.skip_struct_array::<TopicSnapshot>(true, false, version).in_field("topics")?;
-        r.skip_tagged_fields(|tag, r| {
-            match tag {
-                0u32 => {
-                    r.read_nullable_string(true).in_field("cluster_id")?;
-                }
-                _ => return Ok(false),
-            }
-            Ok(true)
-        })?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for FetchSnapshotRequest<'a> {

@@ -65,26 +65,6 @@ impl<'a> rt::Decode<'a> for FindCoordinatorRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        if version <= 3 {
-            r.read_string(version >= 3).in_field("key")?;
-        }
-        if version >= 1 {
-            r.read_i8().in_field("key_type")?;
-        }
-        if version >= 4 {
-            r.read_array(true, |r| r.read_string(true).map(drop))
-                .in_field("coordinator_keys")?;
-        }
-        if version >= 3 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for FindCoordinatorRequest<'a> {

@@ -118,38 +118,6 @@ impl<'a> rt::Decode<'a> for FindCoordinatorResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        if version >= 1 {
-            r.read_i32().in_field("throttle_time_ms")?;
-        }
-        if version <= 3 {
-            r.read_i16().in_field("error_code")?;
-        }
-        if (1..=3).contains(&version) {
-            r.read_nullable_string(version >= 3).in_field("error_message")?;
-        }
-        if version <= 3 {
-            r.read_i32().in_field("node_id")?;
-        }
-        if version <= 3 {
-            r.read_string(version >= 3).in_field("host")?;
-        }
-        if version <= 3 {
-            r.read_i32().in_field("port")?;
-        }
-        if version >= 4 {
-            r.skip_struct_array::<Coordinator>(true, false, version)
-                .in_field("coordinators")?;
-        }
-        if version >= 3 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for FindCoordinatorResponse<'a> {

@@ -95,24 +95,6 @@ impl<'a> rt::Decode<'a> for GetTelemetrySubscriptionsResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("throttle_time_ms")?;
-        r.read_i16().in_field("error_code")?;
-        r.read_uuid().in_field("client_instance_id")?;
-        r.read_i32().in_field("subscription_id")?;
-        r.read_scalar_array::<i8>(true).in_field("accepted_compression_types")?;
-        r.read_i32().in_field("push_interval_ms")?;
-        r.read_i32().in_field("telemetry_max_bytes")?;
-        r.read_bool().in_field("delta_temporality")?;
-        r.read_array(true, |r| r.read_string(true).map(drop))
-            .in_field("requested_metrics")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for GetTelemetrySubscriptionsResponse<'a> {

@@ -54,20 +54,6 @@ impl<'a> rt::Decode<'a> for HeartbeatResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        if version >= 1 {
-            r.read_i32().in_field("throttle_time_ms")?;
-        }
-        r.read_i16().in_field("error_code")?;
-        if version >= 4 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for HeartbeatResponse<'a> {

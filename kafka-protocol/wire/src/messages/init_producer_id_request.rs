@@ -108,30 +108,6 @@ impl<'a> rt::Decode<'a> for InitProducerIdRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_nullable_string(version >= 2).in_field("transactional_id")?;
-        r.read_i32().in_field("transaction_timeout_ms")?;
-        if version >= 3 {
-            r.read_i64().in_field("producer_id")?;
-        }
-        if version >= 3 {
-            r.read_i16().in_field("producer_epoch")?;
-        }
-        if version >= 6 {
-            r.read_bool().in_field("enable2_pc")?;
-        }
-        if version >= 6 {
-            r.read_bool().in_field("keep_prepared_txn")?;
-        }
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for InitProducerIdRequest<'a> {

@@ -97,26 +97,6 @@ impl<'a> rt::Decode<'a> for InitProducerIdResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("throttle_time_ms")?;
-        r.read_i16().in_field("error_code")?;
-        r.read_i64().in_field("producer_id")?;
-        r.read_i16().in_field("producer_epoch")?;
-        if version >= 6 {
-            r.read_i64().in_field("ongoing_txn_producer_id")?;
-        }
-        if version >= 6 {
-            r.read_i16().in_field("ongoing_txn_producer_epoch")?;
-        }
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for InitProducerIdResponse<'a> {

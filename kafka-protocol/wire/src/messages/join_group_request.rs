@@ -119,31 +119,6 @@ impl<'a> rt::Decode<'a> for JoinGroupRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 6).in_field("group_id")?;
-        r.read_i32().in_field("session_timeout_ms")?;
-        if version >= 1 {
-            r.read_i32().in_field("rebalance_timeout_ms")?;
-        }
-        r.read_string(version >= 6).in_field("member_id")?;
-        if version >= 5 {
-            r.read_nullable_string(version >= 6).in_field("group_instance_id")?;
-        }
-        r.read_string(version >= 6).in_field("protocol_type")?;
-        r.skip_struct_array::<JoinGroupRequestProtocol>(version >= 6, false, version)
-            .in_field("protocols")?;
-        if version >= 8 {
-            r.read_nullable_string(true).in_field("reason")?;
-        }
-        if version >= 6 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for JoinGroupRequest<'a> {

@@ -131,37 +131,6 @@ impl<'a> rt::Decode<'a> for JoinGroupResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        if version >= 2 {
-            r.read_i32().in_field("throttle_time_ms")?;
-        }
-        r.read_i16().in_field("error_code")?;
-        r.read_i32().in_field("generation_id")?;
-        if version >= 7 {
-            r.read_nullable_string(true).in_field("protocol_type")?;
-        }
-        (if version >= 7 {
-            r.read_nullable_string(version >= 6)
-        } else {
-            r.read_string(version >= 6).map(Some)
-        })
-            .in_field("protocol_name")?;
-        r.read_string(version >= 6).in_field("leader")?;
-        if version >= 9 {
-            r.read_bool().in_field("skip_assignment")?;
-        }
-        r.read_string(version >= 6).in_field("member_id")?;
-        r.skip_struct_array::<JoinGroupResponseMember>(version >= 6, false, version)
-            .in_field("members")?;
-        if version >= 6 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for JoinGroupResponse<'a> {

@@ -58,18 +58,6 @@ impl<'a> rt::Decode<'a> for LeaderChangeMessage<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i16().in_field("version")?;
-        r.read_i32().in_field("leader_id")?;
-        r.skip_struct_array::<Voter>(true, false, version).in_field("voters")?;
-        r.skip_struct_array::<Voter>(true, false, version).in_field("granting_voters")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for LeaderChangeMessage<'a> {

@@ -67,24 +67,6 @@ impl<'a> rt::Decode<'a> for LeaveGroupRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 4).in_field("group_id")?;
-        if version <= 2 {
-            r.read_string(false).in_field("member_id")?;
-        }
-        if version >= 3 {
-            r.skip_struct_array::<MemberIdentity>(version >= 4, false, version)
-                .in_field("members")?;
-        }
-        if version >= 4 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for LeaveGroupRequest<'a> {

@@ -67,24 +67,6 @@ impl<'a> rt::Decode<'a> for LeaveGroupResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        if version >= 1 {
-            r.read_i32().in_field("throttle_time_ms")?;
-        }
-        r.read_i16().in_field("error_code")?;
-        if version >= 3 {
-            r.skip_struct_array::<MemberResponse>(version >= 4, false, version)
-                .in_field("members")?;
-        }
-        if version >= 4 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for LeaveGroupResponse<'a> {

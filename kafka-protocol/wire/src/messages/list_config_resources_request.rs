@@ -46,17 +46,6 @@ impl<'a> rt::Decode<'a> for ListConfigResourcesRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        if version >= 1 {
-            r.read_scalar_array::<i8>(true).in_field("resource_types")?;
-        }
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ListConfigResourcesRequest<'a> {

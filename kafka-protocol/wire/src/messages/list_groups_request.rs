@@ -59,24 +59,6 @@ impl<'a> rt::Decode<'a> for ListGroupsRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        if version >= 4 {
-            r.read_array(true, |r| r.read_string(true).map(drop))
-                .in_field("states_filter")?;
-        }
-        if version >= 5 {
-            r.read_array(true, |r| r.read_string(true).map(drop))
-                .in_field("types_filter")?;
-        }
-        if version >= 3 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ListGroupsRequest<'a> {

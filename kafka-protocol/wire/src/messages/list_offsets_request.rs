@@ -74,25 +74,6 @@ impl<'a> rt::Decode<'a> for ListOffsetsRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("replica_id")?;
-        if version >= 2 {
-            r.read_i8().in_field("isolation_level")?;
-        }
-        r.skip_struct_array::<ListOffsetsTopic>(version >= 6, false, version)
-            .in_field("topics")?;
-        if version >= 10 {
-            r.read_i32().in_field("timeout_ms")?;
-        }
-        if version >= 6 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ListOffsetsRequest<'a> {

@@ -64,17 +64,6 @@ impl<'a> rt::Decode<'a> for ListPartitionReassignmentsRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("timeout_ms")?;
-        r.skip_struct_array::<ListPartitionReassignmentsTopics>(true, true, version)
-            .in_field("topics")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ListPartitionReassignmentsRequest<'a> {

@@ -86,22 +86,6 @@ impl<'a> rt::Decode<'a> for ListTransactionsRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_array(true, |r| r.read_string(true).map(drop)).in_field("state_filters")?;
-        r.read_scalar_array::<i64>(true).in_field("producer_id_filters")?;
-        if version >= 1 {
-            r.read_i64().in_field("duration_filter")?;
-        }
-        if version >= 2 {
-            r.read_nullable_string(true).in_field("transactional_id_pattern")?;
-        }
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ListTransactionsRequest<'a> {

@@ -66,20 +66,6 @@ impl<'a> rt::Decode<'a> for ListTransactionsResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("throttle_time_ms")?;
-        r.read_i16().in_field("error_code")?;
-        r.read_array(true, |r| r.read_string(true).map(drop))
-            .in_field("unknown_state_filters")?;
-        r.skip_struct_array::<TransactionState>(true, false, version)
-            .in_field("transaction_states")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ListTransactionsResponse<'a> {

@@ -93,27 +93,6 @@ impl<'a> rt::Decode<'a> for MetadataRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<MetadataRequestTopic>(version >= 9, version >= 1, version)
-            .in_field("topics")?;
-        if version >= 4 {
-            r.read_bool().in_field("allow_auto_topic_creation")?;
-        }
-        if (8..=10).contains(&version) {
-            r.read_bool().in_field("include_cluster_authorized_operations")?;
-        }
-        if version >= 8 {
-            r.read_bool().in_field("include_topic_authorized_operations")?;
-        }
-        if version >= 9 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for MetadataRequest<'a> {

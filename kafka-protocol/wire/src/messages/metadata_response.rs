@@ -122,35 +122,6 @@ impl<'a> rt::Decode<'a> for MetadataResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        if version >= 3 {
-            r.read_i32().in_field("throttle_time_ms")?;
-        }
-        r.skip_struct_array::<MetadataResponseBroker>(version >= 9, false, version)
-            .in_field("brokers")?;
-        if version >= 2 {
-            r.read_nullable_string(version >= 9).in_field("cluster_id")?;
-        }
-        if version >= 1 {
-            r.read_i32().in_field("controller_id")?;
-        }
-        r.skip_struct_array::<MetadataResponseTopic>(version >= 9, false, version)
-            .in_field("topics")?;
-        if (8..=10).contains(&version) {
-            r.read_i32().in_field("cluster_authorized_operations")?;
-        }
-        if version >= 13 {
-            r.read_i16().in_field("error_code")?;
-        }
-        if version >= 9 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for MetadataResponse<'a> {

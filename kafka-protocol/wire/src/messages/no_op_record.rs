@@ -33,14 +33,6 @@ impl<'a> rt::Decode<'a> for NoOpRecord<'a> {
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self { unknown_tagged_fields })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for NoOpRecord<'a> {

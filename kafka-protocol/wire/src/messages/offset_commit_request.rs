@@ -103,27 +103,6 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 8).in_field("group_id")?;
-        r.read_i32().in_field("generation_id_or_member_epoch")?;
-        r.read_string(version >= 8).in_field("member_id")?;
-        if version >= 7 {
-            r.read_nullable_string(version >= 8).in_field("group_instance_id")?;
-        }
-        if version <= 4 {
-            r.read_i64().in_field("retention_time_ms")?;
-        }
-        r.skip_struct_array::<OffsetCommitRequestTopic>(version >= 8, false, version)
-            .in_field("topics")?;
-        if version >= 8 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for OffsetCommitRequest<'a> {

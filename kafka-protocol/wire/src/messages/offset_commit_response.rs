@@ -58,21 +58,6 @@ impl<'a> rt::Decode<'a> for OffsetCommitResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        if version >= 3 {
-            r.read_i32().in_field("throttle_time_ms")?;
-        }
-        r.skip_struct_array::<OffsetCommitResponseTopic>(version >= 8, false, version)
-            .in_field("topics")?;
-        if version >= 8 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for OffsetCommitResponse<'a> {

@@ -43,16 +43,6 @@ impl<'a> rt::Decode<'a> for OffsetDeleteRequest<'a> {
             .in_field("topics")?;
         Ok(Self { group_id, topics })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_string(false).in_field("group_id")?;
-        r.skip_struct_array::<OffsetDeleteRequestTopic>(false, false, version)
-            .in_field("topics")?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for OffsetDeleteRequest<'a> {

@@ -52,17 +52,6 @@ impl<'a> rt::Decode<'a> for OffsetDeleteResponse<'a> {
             topics,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i16().in_field("error_code")?;
-        r.read_i32().in_field("throttle_time_ms")?;
-        r.skip_struct_array::<OffsetDeleteResponseTopic>(false, false, version)
-            .in_field("topics")?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for OffsetDeleteResponse<'a> {

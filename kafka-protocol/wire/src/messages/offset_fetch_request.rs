@@ -102,32 +102,6 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        if version <= 7 {
-            r.read_string(version >= 6).in_field("group_id")?;
-        }
-        if version <= 7 {
-            r.skip_struct_array::<
-                    OffsetFetchRequestTopic,
-                >(version >= 6, version >= 2, version)
-                .in_field("topics")?;
-        }
-        if version >= 8 {
-            r.skip_struct_array::<OffsetFetchRequestGroup>(true, false, version)
-                .in_field("groups")?;
-        }
-        if version >= 7 {
-            r.read_bool().in_field("require_stable")?;
-        }
-        if version >= 6 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for OffsetFetchRequest<'a> {

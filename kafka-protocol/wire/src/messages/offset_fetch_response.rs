@@ -82,30 +82,6 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        if version >= 3 {
-            r.read_i32().in_field("throttle_time_ms")?;
-        }
-        if version <= 7 {
-            r.skip_struct_array::<OffsetFetchResponseTopic>(version >= 6, false, version)
-                .in_field("topics")?;
-        }
-        if (2..=7).contains(&version) {
-            r.read_i16().in_field("error_code")?;
-        }
-        if version >= 8 {
-            r.skip_struct_array::<OffsetFetchResponseGroup>(true, false, version)
-                .in_field("groups")?;
-        }
-        if version >= 6 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for OffsetFetchResponse<'a> {

@@ -69,21 +69,6 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderEpochRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        if version >= 3 {
-            r.read_i32().in_field("replica_id")?;
-        }
-        r.skip_struct_array::<OffsetForLeaderTopic>(version >= 4, false, version)
-            .in_field("topics")?;
-        if version >= 4 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for OffsetForLeaderEpochRequest<'a> {

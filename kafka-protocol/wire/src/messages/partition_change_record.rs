@@ -186,62 +186,6 @@ impl<'a> rt::Decode<'a> for PartitionChangeRecord<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_id")?;
-        r.read_uuid().in_field("topic_id")?;
-        r.skip_tagged_fields(|tag, r| {
-            match tag {
-                0u32 => {
-                    r.read_nullable_scalar_array::<i32>(true).in_field("isr")?;
-                }
-                1u32 => {
-                    r.read_i32().in_field("leader")?;
-                }
-                2u32 => {
-                    r.read_nullable_scalar_array::<i32>(true).in_field("replicas")?;
-                }
-                3u32 => {
-                    r.read_nullable_scalar_array::<i32>(true)
-                        .in_field("removing_replicas")?;
-                }
-                4u32 => {
-                    r.read_nullable_scalar_array::<i32>(true)
-                        .in_field("adding_replicas")?;
-                }
-                5u32 => {
-                    r.read_i8().in_field("leader_recovery_state")?;
-                }
-                8u32 => {
-                    if version < 1 {
-                        return Err(r.error(rt::DecodeErrorKind::TagNotInVersion(8u32)));
-                    }
-                    r.read_nullable_scalar_array::<rt::Uuid>(true)
-                        .in_field("directories")?;
-                }
-                6u32 => {
-                    if version < 2 {
-                        return Err(r.error(rt::DecodeErrorKind::TagNotInVersion(6u32)));
-                    }
-                    r.read_nullable_scalar_array::<i32>(true)
-                        .in_field("eligible_leader_replicas")?;
-                }
-                7u32 => {
-                    if version < 2 {
-                        return Err(r.error(rt::DecodeErrorKind::TagNotInVersion(7u32)));
-                    }
-                    r.read_nullable_scalar_array::<i32>(true)
-                        .in_field("last_known_elr")?;
-                }
-                _ => return Ok(false),
-            }
-            Ok(true)
-        })?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for PartitionChangeRecord<'a> {

@@ -177,48 +177,6 @@ impl<'a> rt::Decode<'a> for PartitionRecord<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_id")?;
-        r.read_uuid().in_field("topic_id")?;
-        r.read_scalar_array::<i32>(true).in_field("replicas")?;
-        r.read_scalar_array::<i32>(true).in_field("isr")?;
-        r.read_scalar_array::<i32>(true).in_field("removing_replicas")?;
-        r.read_scalar_array::<i32>(true).in_field("adding_replicas")?;
-        r.read_i32().in_field("leader")?;
-        r.read_i32().in_field("leader_epoch")?;
-        r.read_i32().in_field("partition_epoch")?;
-        if version >= 1 {
-            r.read_scalar_array::<rt::Uuid>(true).in_field("directories")?;
-        }
-        r.skip_tagged_fields(|tag, r| {
-            match tag {
-                0u32 => {
-                    r.read_i8().in_field("leader_recovery_state")?;
-                }
-                1u32 => {
-                    if version < 2 {
-                        return Err(r.error(rt::DecodeErrorKind::TagNotInVersion(1u32)));
-                    }
-                    r.read_nullable_scalar_array::<i32>(true)
-                        .in_field("eligible_leader_replicas")?;
-                }
-                2u32 => {
-                    if version < 2 {
-                        return Err(r.error(rt::DecodeErrorKind::TagNotInVersion(2u32)));
-                    }
-                    r.read_nullable_scalar_array::<i32>(true)
-                        .in_field("last_known_elr")?;
-                }
-                _ => return Ok(false),
-            }
-            Ok(true)
-        })?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for PartitionRecord<'a> {

@@ -68,21 +68,6 @@ impl<'a> rt::Decode<'a> for ProduceRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_nullable_string(version >= 9).in_field("transactional_id")?;
-        r.read_i16().in_field("acks")?;
-        r.read_i32().in_field("timeout_ms")?;
-        r.skip_struct_array::<TopicProduceData>(version >= 9, false, version)
-            .in_field("topic_data")?;
-        if version >= 9 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ProduceRequest<'a> {

@@ -66,17 +66,6 @@ impl<'a> rt::Decode<'a> for ProducerIdsRecord<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("broker_id")?;
-        r.read_i64().in_field("broker_epoch")?;
-        r.read_i64().in_field("next_producer_id")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ProducerIdsRecord<'a> {

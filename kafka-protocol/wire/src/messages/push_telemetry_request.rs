@@ -67,19 +67,6 @@ impl<'a> rt::Decode<'a> for PushTelemetryRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_uuid().in_field("client_instance_id")?;
-        r.read_i32().in_field("subscription_id")?;
-        r.read_bool().in_field("terminating")?;
-        r.read_i8().in_field("compression_type")?;
-        r.read_bytes(true).in_field("metrics")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for PushTelemetryRequest<'a> {

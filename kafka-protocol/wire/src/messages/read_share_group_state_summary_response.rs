@@ -46,16 +46,6 @@ impl<'a> rt::Decode<'a> for ReadShareGroupStateSummaryResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<ReadStateSummaryResult>(true, false, version)
-            .in_field("results")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ReadShareGroupStateSummaryResponse<'a> {

@@ -164,46 +164,6 @@ impl<'a> rt::Decode<'a> for RegisterBrokerRecord<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("broker_id")?;
-        if version >= 2 {
-            r.read_bool().in_field("is_migrating_zk_broker")?;
-        }
-        r.read_uuid().in_field("incarnation_id")?;
-        r.read_i64().in_field("broker_epoch")?;
-        r.skip_struct_array::<BrokerEndpoint>(true, false, version)
-            .in_field("end_points")?;
-        r.skip_struct_array::<BrokerFeature>(true, false, version).in_field("features")?;
-        r.read_nullable_string(true).in_field("rack")?;
-        r.read_bool().in_field("fenced")?;
-        if version >= 1 {
-            r.read_bool().in_field("in_controlled_shutdown")?;
-        }
-        r.skip_tagged_fields(|tag, r| {
-            match tag {
-                0u32 => {
-                    if version < 3 {
-                        return Err(r.error(rt::DecodeErrorKind::TagNotInVersion(0u32)));
-                    }
-                    r.read_scalar_array::<rt::Uuid>(true).in_field("log_dirs")?;
-                }
-                1u32 => {
-                    if version < 4 {
-                        return Err(r.error(rt::DecodeErrorKind::TagNotInVersion(1u32)));
-                    }
-                    r.read_nullable_scalar_array::<rt::Uuid>(true)
-                        .in_field("cordoned_log_dirs")?;
-                }
-                _ => return Ok(false),
-            }
-            Ok(true)
-        })?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for RegisterBrokerRecord<'a> {

@@ -72,21 +72,6 @@ impl<'a> rt::Decode<'a> for RegisterControllerRecord<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("controller_id")?;
-        r.read_uuid().in_field("incarnation_id")?;
-        r.read_bool().in_field("zk_migration_ready")?;
-        r.skip_struct_array::<ControllerEndpoint>(true, false, version)
-            .in_field("end_points")?;
-        r.skip_struct_array::<ControllerFeature>(true, false, version)
-            .in_field("features")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for RegisterControllerRecord<'a> {

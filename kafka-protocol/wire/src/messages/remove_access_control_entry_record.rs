@@ -39,15 +39,6 @@ impl<'a> rt::Decode<'a> for RemoveAccessControlEntryRecord<'a> {
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self { id, unknown_tagged_fields })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_uuid().in_field("id")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for RemoveAccessControlEntryRecord<'a> {

@@ -67,17 +67,6 @@ impl<'a> rt::Decode<'a> for RemoveRaftVoterRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_nullable_string(true).in_field("cluster_id")?;
-        r.read_i32().in_field("voter_id")?;
-        r.read_uuid().in_field("voter_directory_id")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for RemoveRaftVoterRequest<'a> {

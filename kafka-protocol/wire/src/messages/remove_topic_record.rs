@@ -42,15 +42,6 @@ impl<'a> rt::Decode<'a> for RemoveTopicRecord<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_uuid().in_field("topic_id")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for RemoveTopicRecord<'a> {

@@ -51,18 +51,6 @@ impl<'a> rt::Decode<'a> for RenewDelegationTokenRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_bytes(version >= 2).in_field("hmac")?;
-        r.read_i64().in_field("renew_period_ms")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for RenewDelegationTokenRequest<'a> {

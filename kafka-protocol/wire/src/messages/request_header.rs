@@ -71,20 +71,6 @@ impl<'a> rt::Decode<'a> for RequestHeader<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i16().in_field("request_api_key")?;
-        r.read_i16().in_field("request_api_version")?;
-        r.read_i32().in_field("correlation_id")?;
-        r.read_nullable_string(false).in_field("client_id")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for RequestHeader<'a> {

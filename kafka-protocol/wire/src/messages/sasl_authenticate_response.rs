@@ -84,22 +84,6 @@ impl<'a> rt::Decode<'a> for SaslAuthenticateResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(version >= 2).in_field("error_message")?;
-        r.read_bytes(version >= 2).in_field("auth_bytes")?;
-        if version >= 1 {
-            r.read_i64().in_field("session_lifetime_ms")?;
-        }
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for SaslAuthenticateResponse<'a> {

@@ -35,14 +35,6 @@ impl<'a> rt::Decode<'a> for SaslHandshakeRequest<'a> {
         let mechanism = r.read_string(false).in_field("mechanism")?;
         Ok(Self { mechanism })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_string(false).in_field("mechanism")?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for SaslHandshakeRequest<'a> {

@@ -42,15 +42,6 @@ impl<'a> rt::Decode<'a> for SaslHandshakeResponse<'a> {
             .in_field("mechanisms")?;
         Ok(Self { error_code, mechanisms })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i16().in_field("error_code")?;
-        r.read_array(false, |r| r.read_string(false).map(drop)).in_field("mechanisms")?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for SaslHandshakeResponse<'a> {

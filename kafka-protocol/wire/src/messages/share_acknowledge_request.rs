@@ -88,22 +88,6 @@ impl<'a> rt::Decode<'a> for ShareAcknowledgeRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_nullable_string(true).in_field("group_id")?;
-        r.read_nullable_string(true).in_field("member_id")?;
-        r.read_i32().in_field("share_session_epoch")?;
-        if version >= 2 {
-            r.read_bool().in_field("is_renew_ack")?;
-        }
-        r.skip_struct_array::<AcknowledgeTopic>(true, false, version)
-            .in_field("topics")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ShareAcknowledgeRequest<'a> {

@@ -143,31 +143,6 @@ impl<'a> rt::Decode<'a> for ShareFetchRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_nullable_string(true).in_field("group_id")?;
-        r.read_nullable_string(true).in_field("member_id")?;
-        r.read_i32().in_field("share_session_epoch")?;
-        r.read_i32().in_field("max_wait_ms")?;
-        r.read_i32().in_field("min_bytes")?;
-        r.read_i32().in_field("max_bytes")?;
-        r.read_i32().in_field("max_records")?;
-        r.read_i32().in_field("batch_size")?;
-        if version >= 2 {
-            r.read_i8().in_field("share_acquire_mode")?;
-        }
-        if version >= 2 {
-            r.read_bool().in_field("is_renew_ack")?;
-        }
-        r.skip_struct_array::<FetchTopic>(true, false, version).in_field("topics")?;
-        r.skip_struct_array::<ForgottenTopic>(true, false, version)
-            .in_field("forgotten_topics_data")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ShareFetchRequest<'a> {

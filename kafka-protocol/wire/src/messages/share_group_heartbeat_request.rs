@@ -69,20 +69,6 @@ impl<'a> rt::Decode<'a> for ShareGroupHeartbeatRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("group_id")?;
-        r.read_string(true).in_field("member_id")?;
-        r.read_i32().in_field("member_epoch")?;
-        r.read_nullable_string(true).in_field("rack_id")?;
-        r.read_nullable_array(true, |r| r.read_string(true).map(drop))
-            .in_field("subscribed_topic_names")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for ShareGroupHeartbeatRequest<'a> {

@@ -45,16 +45,6 @@ impl<'a> rt::Decode<'a> for SnapshotHeaderRecord<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i16().in_field("version")?;
-        r.read_i64().in_field("last_contained_log_timestamp")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for SnapshotHeaderRecord<'a> {

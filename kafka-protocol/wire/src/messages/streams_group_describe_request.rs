@@ -63,19 +63,6 @@ impl<'a> rt::Decode<'a> for StreamsGroupDescribeRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_array(true, |r| r.read_string(true).map(drop)).in_field("group_ids")?;
-        r.read_bool().in_field("include_authorized_operations")?;
-        if version >= 1 {
-            r.read_bool().in_field("include_topology_description")?;
-        }
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for StreamsGroupDescribeRequest<'a> {

@@ -184,34 +184,6 @@ impl<'a> rt::Decode<'a> for StreamsGroupHeartbeatRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("group_id")?;
-        r.read_string(true).in_field("member_id")?;
-        r.read_i32().in_field("member_epoch")?;
-        r.read_i32().in_field("endpoint_information_epoch")?;
-        r.read_nullable_string(true).in_field("instance_id")?;
-        r.read_nullable_string(true).in_field("rack_id")?;
-        r.read_i32().in_field("rebalance_timeout_ms")?;
-        r.read_nullable_struct(|r| Topology::validate_from(r, version))
-            .in_field("topology")?;
-        r.skip_struct_array::<TaskIds>(true, true, version).in_field("active_tasks")?;
-        r.skip_struct_array::<TaskIds>(true, true, version).in_field("standby_tasks")?;
-        r.skip_struct_array::<TaskIds>(true, true, version).in_field("warmup_tasks")?;
-        r.read_nullable_string(true).in_field("process_id")?;
-        r.read_nullable_struct(|r| Endpoint::validate_from(r, version))
-            .in_field("user_endpoint")?;
-        r.skip_struct_array::<KeyValue>(true, true, version).in_field("client_tags")?;
-        r.skip_struct_array::<TaskOffset>(true, true, version).in_field("task_offsets")?;
-        r.skip_struct_array::<TaskOffset>(true, true, version)
-            .in_field("task_end_offsets")?;
-        r.read_bool().in_field("shutdown_application")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for StreamsGroupHeartbeatRequest<'a> {

@@ -184,37 +184,6 @@ impl<'a> rt::Decode<'a> for StreamsGroupHeartbeatResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("throttle_time_ms")?;
-        r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(true).in_field("error_message")?;
-        r.read_string(true).in_field("member_id")?;
-        r.read_i32().in_field("member_epoch")?;
-        r.read_i32().in_field("heartbeat_interval_ms")?;
-        if version <= 0 {
-            r.read_i32().in_field("acceptable_recovery_lag_legacy")?;
-        }
-        r.read_i32().in_field("task_offset_interval_ms")?;
-        if version >= 1 {
-            r.read_i64().in_field("acceptable_recovery_lag")?;
-        }
-        r.skip_struct_array::<Status>(true, true, version).in_field("status")?;
-        r.skip_struct_array::<TaskIds>(true, true, version).in_field("active_tasks")?;
-        r.skip_struct_array::<TaskIds>(true, true, version).in_field("standby_tasks")?;
-        r.skip_struct_array::<TaskIds>(true, true, version).in_field("warmup_tasks")?;
-        if version >= 1 {
-            r.read_bool().in_field("topology_description_required")?;
-        }
-        r.read_i32().in_field("endpoint_information_epoch")?;
-        r.skip_struct_array::<EndpointToPartitions>(true, true, version)
-            .in_field("partitions_by_user_endpoint")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for StreamsGroupHeartbeatResponse<'a> {

@@ -63,18 +63,6 @@ impl<'a> rt::Decode<'a> for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("group_id")?;
-        r.read_string(true).in_field("member_id")?;
-        r.read_i32().in_field("topology_epoch")?;
-        TopologyDescription::validate_from(r, version).in_field("topology_description")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for StreamsGroupTopologyDescriptionUpdateRequest<'a> {

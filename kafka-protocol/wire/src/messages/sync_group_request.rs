@@ -96,30 +96,6 @@ impl<'a> rt::Decode<'a> for SyncGroupRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 4).in_field("group_id")?;
-        r.read_i32().in_field("generation_id")?;
-        r.read_string(version >= 4).in_field("member_id")?;
-        if version >= 3 {
-            r.read_nullable_string(version >= 4).in_field("group_instance_id")?;
-        }
-        if version >= 5 {
-            r.read_nullable_string(true).in_field("protocol_type")?;
-        }
-        if version >= 5 {
-            r.read_nullable_string(true).in_field("protocol_name")?;
-        }
-        r.skip_struct_array::<SyncGroupRequestAssignment>(version >= 4, false, version)
-            .in_field("assignments")?;
-        if version >= 4 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for SyncGroupRequest<'a> {

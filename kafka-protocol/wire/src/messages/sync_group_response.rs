@@ -83,27 +83,6 @@ impl<'a> rt::Decode<'a> for SyncGroupResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        if version >= 1 {
-            r.read_i32().in_field("throttle_time_ms")?;
-        }
-        r.read_i16().in_field("error_code")?;
-        if version >= 5 {
-            r.read_nullable_string(true).in_field("protocol_type")?;
-        }
-        if version >= 5 {
-            r.read_nullable_string(true).in_field("protocol_name")?;
-        }
-        r.read_bytes(version >= 4).in_field("assignment")?;
-        if version >= 4 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for SyncGroupResponse<'a> {

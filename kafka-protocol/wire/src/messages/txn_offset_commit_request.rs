@@ -119,31 +119,6 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 3).in_field("transactional_id")?;
-        r.read_string(version >= 3).in_field("group_id")?;
-        r.read_i64().in_field("producer_id")?;
-        r.read_i16().in_field("producer_epoch")?;
-        if version >= 3 {
-            r.read_i32().in_field("generation_id_or_member_epoch")?;
-        }
-        if version >= 3 {
-            r.read_string(true).in_field("member_id")?;
-        }
-        if version >= 3 {
-            r.read_nullable_string(true).in_field("group_instance_id")?;
-        }
-        r.skip_struct_array::<TxnOffsetCommitRequestTopic>(version >= 3, false, version)
-            .in_field("topics")?;
-        if version >= 3 {
-            r.skip_unknown_tagged_fields()?;
-        }
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for TxnOffsetCommitRequest<'a> {

@@ -48,16 +48,6 @@ impl<'a> rt::Decode<'a> for UnfenceBrokerRecord<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("id")?;
-        r.read_i64().in_field("epoch")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for UnfenceBrokerRecord<'a> {

@@ -74,20 +74,6 @@ impl<'a> rt::Decode<'a> for UpdateFeaturesRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("timeout_ms")?;
-        r.skip_struct_array::<FeatureUpdateKey>(true, false, version)
-            .in_field("feature_updates")?;
-        if version >= 1 {
-            r.read_bool().in_field("validate_only")?;
-        }
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for UpdateFeaturesRequest<'a> {

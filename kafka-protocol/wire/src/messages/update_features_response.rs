@@ -80,21 +80,6 @@ impl<'a> rt::Decode<'a> for UpdateFeaturesResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("throttle_time_ms")?;
-        r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(true).in_field("error_message")?;
-        if version <= 1 {
-            r.skip_struct_array::<UpdatableFeatureResult>(true, false, version)
-                .in_field("results")?;
-        }
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for UpdateFeaturesResponse<'a> {

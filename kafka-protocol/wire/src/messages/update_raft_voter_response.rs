@@ -67,24 +67,6 @@ impl<'a> rt::Decode<'a> for UpdateRaftVoterResponse<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("throttle_time_ms")?;
-        r.read_i16().in_field("error_code")?;
-        r.skip_tagged_fields(|tag, r| {
-            match tag {
-                0u32 => {
-                    CurrentLeader::validate_from(r, version).in_field("current_leader")?;
-                }
-                _ => return Ok(false),
-            }
-            Ok(true)
-        })?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for UpdateRaftVoterResponse<'a> {

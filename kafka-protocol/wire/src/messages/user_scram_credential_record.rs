@@ -73,20 +73,6 @@ impl<'a> rt::Decode<'a> for UserScramCredentialRecord<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        _version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.read_i8().in_field("mechanism")?;
-        r.read_bytes(true).in_field("salt")?;
-        r.read_bytes(true).in_field("stored_key")?;
-        r.read_bytes(true).in_field("server_key")?;
-        r.read_i32().in_field("iterations")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for UserScramCredentialRecord<'a> {

@@ -72,19 +72,6 @@ impl<'a> rt::Decode<'a> for VoteRequest<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_nullable_string(true).in_field("cluster_id")?;
-        if version >= 1 {
-            r.read_i32().in_field("voter_id")?;
-        }
-        r.skip_struct_array::<TopicData>(true, false, version).in_field("topics")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for VoteRequest<'a> {

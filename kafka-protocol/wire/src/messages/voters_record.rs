@@ -45,16 +45,6 @@ impl<'a> rt::Decode<'a> for VotersRecord<'a> {
             unknown_tagged_fields,
         })
     }
-    #[cfg_attr(not(feature = "precompile"), inline)]
-    fn validate_from(
-        r: &mut rt::Reader<'a>,
-        version: i16,
-    ) -> Result<(), rt::DecodeError> {
-        r.read_i16().in_field("version")?;
-        r.skip_struct_array::<Voter>(true, false, version).in_field("voters")?;
-        r.skip_unknown_tagged_fields()?;
-        Ok(())
-    }
 }
 
 impl<'a> rt::Encode for VotersRecord<'a> {
