@@ -107,9 +107,11 @@
 //! only the messages its code calls, in the user's crate: a program that
 //! decodes one MetadataResponse compiles that response and nothing else.
 //! The `precompile` feature turns this off: kafka-wire then compiles every
-//! message itself, once, which suits programs that use most of them (a
-//! broker, a proxy that dispatches on [`RequestBody`]), whose own rebuilds
-//! then compile none of them.
+//! enabled message itself, once, which suits programs that use most of the
+//! messages they enable (a broker, a proxy that dispatches on
+//! [`RequestBody`], a client with the features of its few APIs), whose own
+//! rebuilds then compile none of them. `into_owned` is the exception: it is
+//! always compiled where it is called.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
