@@ -745,18 +745,23 @@ pub fn put_nullable_struct_array<'a, T: Encode + Decode<'a> + Clone>(
     }
 }
 
-/// Decodes one checked element at the version it was read at and encodes
-/// it at `version`.
+/// Decodes one checked element at the version it was read at, then encodes
+/// it at `version` into the writer, or, without one, gives its encoded
+/// size: one function per element type for both, which share the decode.
 type ReencodeElement<'a> =
-    fn(&mut Reader<'a>, i16, &mut Writer<'_>, i16) -> Result<(), EncodeError>;
+    fn(&mut Reader<'a>, i16, Option<&mut Writer<'_>>, i16) -> Result<usize, EncodeError>;
 
 fn reencode_element<'a, T: Decode<'a> + Encode>(
     reader: &mut Reader<'a>,
     read_at: i16,
-    buf: &mut Writer<'_>,
+    buf: Option<&mut Writer<'_>>,
     version: i16,
-) -> Result<(), EncodeError> {
-    decode_checked::<T>(reader, read_at).encode_to(buf, version)
+) -> Result<usize, EncodeError> {
+    let element = decode_checked::<T>(reader, read_at);
+    match buf {
+        Some(buf) => element.encode_to(buf, version).map(|()| 0),
+        None => Ok(element.encoded_len(version)),
+    }
 }
 
 /// Writes the elements of an array that came from the wire at `version`
@@ -781,7 +786,7 @@ fn put_from_wire<'a>(
     let mut elements = CheckedElements::new(origin);
     let mut index = 0;
     while let Some((reader, read_at)) = elements.next_element() {
-        if let Err(e) = reencode(reader, read_at, buf, version) {
+        if let Err(e) = reencode(reader, read_at, Some(&mut *buf), version) {
             return Some(Err(e.at_index(index)));
         }
         index += 1;
@@ -825,7 +830,7 @@ pub fn nullable_struct_array_len<'a, T: Encode + Decode<'a> + Clone>(
     let Some(items) = items else {
         return array_len_len(None, compact);
     };
-    let elements = match len_from_wire(items.origin, version, element_len::<T>) {
+    let elements = match len_from_wire(items.origin, version, reencode_element::<T>) {
         Some(len) => len,
         None => {
             let mut len = 0;
@@ -838,25 +843,13 @@ pub fn nullable_struct_array_len<'a, T: Encode + Decode<'a> + Clone>(
     array_len_len(Some(items.len()), compact) + elements
 }
 
-/// Decodes one checked element at the version it was read at and measures
-/// it at `version`.
-type MeasureElement<'a> = fn(&mut Reader<'a>, i16, i16) -> usize;
-
-fn element_len<'a, T: Decode<'a> + Encode>(
-    reader: &mut Reader<'a>,
-    read_at: i16,
-    version: i16,
-) -> usize {
-    decode_checked::<T>(reader, read_at).encoded_len(version)
-}
-
 /// The encoded size of the elements of an array that came from the wire,
 /// as [`put_from_wire`] writes them; `None` when they are in its `Vec`.
 #[inline(never)]
 fn len_from_wire<'a>(
     origin: Option<WireOrigin<'a>>,
     version: i16,
-    measure: MeasureElement<'a>,
+    measure: ReencodeElement<'a>,
 ) -> Option<usize> {
     let origin = origin?;
     if let Some(bytes) = origin.bytes_to_copy(version) {
@@ -868,7 +861,8 @@ fn len_from_wire<'a>(
     let mut elements = CheckedElements::new(origin);
     let mut len = 0;
     while let Some((reader, read_at)) = elements.next_element() {
-        len += measure(reader, read_at, version);
+        // Measuring writes nothing, so it cannot fail.
+        len += measure(reader, read_at, None, version).unwrap_or_default();
     }
     Some(len)
 }
