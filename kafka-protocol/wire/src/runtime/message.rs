@@ -139,33 +139,47 @@ impl Versions {
 
     /// Fails with [`DecodeErrorKind::UnsupportedVersion`], at `reader`'s
     /// offset, unless the message has `version`.
-    #[inline(never)]
+    #[inline]
     fn check_decode(self, reader: &Reader<'_>, version: i16) -> Result<(), DecodeError> {
         if self.supports(version) {
-            return Ok(());
+            Ok(())
+        } else {
+            Err(self.unsupported_decode(reader, version))
         }
-        Err(reader
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn unsupported_decode(self, reader: &Reader<'_>, version: i16) -> DecodeError {
+        reader
             .error(DecodeErrorKind::UnsupportedVersion {
                 version,
                 lowest: self.lowest,
                 highest: self.highest,
             })
-            .in_message(self.name))
+            .in_message(self.name)
     }
 
     /// Fails with [`EncodeErrorKind::UnsupportedVersion`] unless the message
     /// has `version`.
-    #[inline(never)]
+    #[inline]
     fn check_encode(self, version: i16) -> Result<(), EncodeError> {
         if self.supports(version) {
-            return Ok(());
+            Ok(())
+        } else {
+            Err(self.unsupported_encode(version))
         }
-        Err(EncodeError::new(EncodeErrorKind::UnsupportedVersion {
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn unsupported_encode(self, version: i16) -> EncodeError {
+        EncodeError::new(EncodeErrorKind::UnsupportedVersion {
             version,
             lowest: self.lowest,
             highest: self.highest,
         })
-        .in_message(self.name))
+        .in_message(self.name)
     }
 }
 

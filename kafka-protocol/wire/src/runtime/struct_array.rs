@@ -768,7 +768,7 @@ fn reencode_element<'a, T: Decode<'a> + Encode>(
 /// from its bytes: a copy, or each checked element decoded and encoded
 /// again. `None` when its elements are in its `Vec` and must be encoded
 /// from there.
-#[inline(never)]
+#[inline]
 fn put_from_wire<'a>(
     buf: &mut Writer<'_>,
     origin: Option<WireOrigin<'a>>,
@@ -783,15 +783,26 @@ fn put_from_wire<'a>(
     if !origin.bytes_only {
         return None;
     }
+    Some(reencode_checked(buf, origin, version, reencode))
+}
+
+/// Decodes each checked element of `origin` and encodes it at `version`.
+#[inline(never)]
+fn reencode_checked<'a>(
+    buf: &mut Writer<'_>,
+    origin: WireOrigin<'a>,
+    version: i16,
+    reencode: ReencodeElement<'a>,
+) -> Result<(), EncodeError> {
     let mut elements = CheckedElements::new(origin);
     let mut index = 0;
     while let Some((reader, read_at)) = elements.next_element() {
         if let Err(e) = reencode(reader, read_at, Some(&mut *buf), version) {
-            return Some(Err(e.at_index(index)));
+            return Err(e.at_index(index));
         }
         index += 1;
     }
-    Some(Ok(()))
+    Ok(())
 }
 
 /// Encodes each element, naming the index of a failing one.
@@ -845,7 +856,7 @@ pub fn nullable_struct_array_len<'a, T: Encode + Decode<'a> + Clone>(
 
 /// The encoded size of the elements of an array that came from the wire,
 /// as [`put_from_wire`] writes them; `None` when they are in its `Vec`.
-#[inline(never)]
+#[inline]
 fn len_from_wire<'a>(
     origin: Option<WireOrigin<'a>>,
     version: i16,
@@ -858,13 +869,23 @@ fn len_from_wire<'a>(
     if !origin.bytes_only {
         return None;
     }
+    Some(measure_checked(origin, version, measure))
+}
+
+/// The encoded size at `version` of the checked elements of `origin`.
+#[inline(never)]
+fn measure_checked<'a>(
+    origin: WireOrigin<'a>,
+    version: i16,
+    measure: ReencodeElement<'a>,
+) -> usize {
     let mut elements = CheckedElements::new(origin);
     let mut len = 0;
     while let Some((reader, read_at)) = elements.next_element() {
         // Measuring writes nothing, so it cannot fail.
         len += measure(reader, read_at, None, version).unwrap_or_default();
     }
-    Some(len)
+    len
 }
 
 /// The encoded size of an array of structs.
