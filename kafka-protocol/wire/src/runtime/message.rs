@@ -48,7 +48,7 @@ pub trait Message<'a>: Decode<'a> + Encode {
 
     /// True when `version` is one this message has.
     fn supports_version(version: i16) -> bool {
-        (Self::LOWEST_VERSION..=Self::HIGHEST_VERSION).contains(&version)
+        Versions::of::<Self>().supports(version)
     }
 
     /// Decodes the message from exactly `input`: trailing bytes are an error.
@@ -133,6 +133,7 @@ impl Versions {
         }
     }
 
+    #[inline]
     fn supports(self, version: i16) -> bool {
         (self.lowest..=self.highest).contains(&version)
     }

@@ -130,8 +130,7 @@ impl<'a, T> StructArray<'a, T> {
     /// known to this schema; see [`Reader::is_canonical`]). Otherwise each
     /// element is encoded.
     pub fn encodes_by_copy(&self, version: i16) -> bool {
-        self.origin
-            .is_some_and(|origin| origin.bytes_to_copy(version).is_some())
+        matches!(self.element_source(version), ElementSource::Copy(_))
     }
 
     /// The origin of an array whose elements are kept as wire bytes only.
@@ -739,9 +738,40 @@ pub fn put_nullable_struct_array<'a, T: Encode + Decode<'a> + Clone>(
         return put_array_len(buf, None, compact);
     };
     put_array_len(buf, Some(items.len()), compact)?;
-    match put_from_wire(buf, items.origin, version, reencode_element::<T>) {
-        Some(written) => written,
-        None => put_elements(buf, &items.items, version),
+    match items.element_source(version) {
+        ElementSource::Copy(bytes) => {
+            buf.put_slice(bytes);
+            Ok(())
+        }
+        ElementSource::Vec => put_elements(buf, &items.items, version),
+        ElementSource::Checked(origin) => {
+            reencode_checked(Some(buf), origin, version, reencode_element::<T>).map(drop)
+        }
+    }
+}
+
+/// Where encoding an array at some version takes its elements from.
+enum ElementSource<'a> {
+    /// Its wire bytes, as they are (see [`StructArray::encodes_by_copy`]).
+    Copy(&'a [u8]),
+    /// Its `Vec`, element by element.
+    Vec,
+    /// Its checked wire bytes, each element decoded and encoded again.
+    Checked(WireOrigin<'a>),
+}
+
+impl<'a, T> StructArray<'a, T> {
+    /// Where encoding the array at `version` takes its elements from.
+    #[inline]
+    fn element_source(&self, version: i16) -> ElementSource<'a> {
+        match self.origin {
+            Some(origin) => match origin.bytes_to_copy(version) {
+                Some(bytes) => ElementSource::Copy(bytes),
+                None if origin.bytes_only => ElementSource::Checked(origin),
+                None => ElementSource::Vec,
+            },
+            None => ElementSource::Vec,
+        }
     }
 }
 
@@ -764,45 +794,26 @@ fn reencode_element<'a, T: Decode<'a> + Encode>(
     }
 }
 
-/// Writes the elements of an array that came from the wire at `version`
-/// from its bytes: a copy, or each checked element decoded and encoded
-/// again. `None` when its elements are in its `Vec` and must be encoded
-/// from there.
-#[inline]
-fn put_from_wire<'a>(
-    buf: &mut Writer<'_>,
-    origin: Option<WireOrigin<'a>>,
-    version: i16,
-    reencode: ReencodeElement<'a>,
-) -> Option<Result<(), EncodeError>> {
-    let origin = origin?;
-    if let Some(bytes) = origin.bytes_to_copy(version) {
-        buf.put_slice(bytes);
-        return Some(Ok(()));
-    }
-    if !origin.bytes_only {
-        return None;
-    }
-    Some(reencode_checked(buf, origin, version, reencode))
-}
-
-/// Decodes each checked element of `origin` and encodes it at `version`.
+/// Decodes each checked element of `origin` and encodes it at `version`
+/// into `buf`, or, without one, sums their encoded sizes.
 #[inline(never)]
 fn reencode_checked<'a>(
-    buf: &mut Writer<'_>,
+    mut buf: Option<&mut Writer<'_>>,
     origin: WireOrigin<'a>,
     version: i16,
     reencode: ReencodeElement<'a>,
-) -> Result<(), EncodeError> {
+) -> Result<usize, EncodeError> {
     let mut elements = CheckedElements::new(origin);
     let mut index = 0;
+    let mut len = 0;
     while let Some((reader, read_at)) = elements.next_element() {
-        if let Err(e) = reencode(reader, read_at, Some(&mut *buf), version) {
-            return Err(e.at_index(index));
+        match reencode(reader, read_at, buf.as_deref_mut(), version) {
+            Ok(element_len) => len += element_len,
+            Err(e) => return Err(e.at_index(index)),
         }
         index += 1;
     }
-    Ok(())
+    Ok(len)
 }
 
 /// Encodes each element, naming the index of a failing one.
@@ -841,51 +852,21 @@ pub fn nullable_struct_array_len<'a, T: Encode + Decode<'a> + Clone>(
     let Some(items) = items else {
         return array_len_len(None, compact);
     };
-    let elements = match len_from_wire(items.origin, version, reencode_element::<T>) {
-        Some(len) => len,
-        None => {
+    let elements = match items.element_source(version) {
+        ElementSource::Copy(bytes) => bytes.len(),
+        ElementSource::Vec => {
             let mut len = 0;
             for item in &items.items {
                 len += item.encoded_len(version);
             }
             len
         }
+        // Measuring writes nothing, so it cannot fail.
+        ElementSource::Checked(origin) => {
+            reencode_checked(None, origin, version, reencode_element::<T>).unwrap_or_default()
+        }
     };
     array_len_len(Some(items.len()), compact) + elements
-}
-
-/// The encoded size of the elements of an array that came from the wire,
-/// as [`put_from_wire`] writes them; `None` when they are in its `Vec`.
-#[inline]
-fn len_from_wire<'a>(
-    origin: Option<WireOrigin<'a>>,
-    version: i16,
-    measure: ReencodeElement<'a>,
-) -> Option<usize> {
-    let origin = origin?;
-    if let Some(bytes) = origin.bytes_to_copy(version) {
-        return Some(bytes.len());
-    }
-    if !origin.bytes_only {
-        return None;
-    }
-    Some(measure_checked(origin, version, measure))
-}
-
-/// The encoded size at `version` of the checked elements of `origin`.
-#[inline(never)]
-fn measure_checked<'a>(
-    origin: WireOrigin<'a>,
-    version: i16,
-    measure: ReencodeElement<'a>,
-) -> usize {
-    let mut elements = CheckedElements::new(origin);
-    let mut len = 0;
-    while let Some((reader, read_at)) = elements.next_element() {
-        // Measuring writes nothing, so it cannot fail.
-        len += measure(reader, read_at, None, version).unwrap_or_default();
-    }
-    len
 }
 
 /// The encoded size of an array of structs.
