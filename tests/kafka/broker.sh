@@ -112,9 +112,17 @@ classpath() {
     cat "$cache"
 }
 
-# 16 random bytes as Kafka writes a Uuid: base64url without padding.
+# 16 random bytes as Kafka writes a Uuid: base64url without padding. Like
+# Kafka's Uuid.randomUuid, it draws again when the text starts with "-":
+# kafka-storage's option parser would take `--cluster-id -x...` for an option
+# without its argument (one start in 64 failed that way).
 random_uuid() {
-    head -c 16 /dev/urandom | base64 | tr '+/' '-_' | cut -c 1-22
+    local uuid
+    while :; do
+        uuid=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | cut -c 1-22)
+        [[ $uuid == -* ]] || break
+    done
+    echo "$uuid"
 }
 
 # Whether something listens on 127.0.0.1:$1.
