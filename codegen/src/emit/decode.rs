@@ -1,6 +1,6 @@
-//! Emits `Decode` for each struct: `decode_from`, one read per field with
-//! version branches only where the IR left them, then the tagged-field
-//! section; and, for the structs that arrays hold or that nest in them,
+//! Emits `Decode` for each struct: `decode_from`, one read per field or
+//! run of fixed-width fields, with version branches only where the IR left
+//! them, then the tagged-field section; and, for the structs that arrays hold or that nest in them,
 //! `validate_from`, the same reads with nothing kept.
 //!
 //! A message's root struct gets no `validate_from`: nothing holds it, so
@@ -15,6 +15,7 @@ use super::common::{
     choose, cond_tokens, default_value, field_ident, field_type, ident, negate, paren, scalar_type,
     struct_type, when,
 };
+use super::runs::{pieces, run_layout, run_method, run_width, Piece};
 use crate::ir::{Cond, FieldIr, FieldKind, StructIr};
 use crate::model::Scalar;
 
@@ -25,25 +26,9 @@ pub fn decode_impl(s: &StructIr, structs: &[StructIr], validator: bool) -> Token
     // Each field is read into a local, in wire order, and the struct is
     // built once at the end, straight into the return value: a struct built
     // first and then changed by the tagged section would be copied out whole.
-    let reads = s.fields.iter().map(|field| {
-        let local = local_ident(field);
-        let value = choose(
-            field.untagged,
-            read_field(field, false, Mode::Decode),
-            default_value(field),
-        );
-        let binding = if field.tagged.is_some() {
-            quote!(mut #local)
-        } else {
-            quote!(#local)
-        };
-        // An empty byte string's default (`&[]`) has no type of its own.
-        if matches!(field.kind, FieldKind::Bytes | FieldKind::Records) {
-            let ty = field_type(field, structs);
-            quote!(let #binding: #ty = #value;)
-        } else {
-            quote!(let #binding = #value;)
-        }
+    let reads = pieces(&s.fields).into_iter().map(|piece| match piece {
+        Piece::Single(field) => decode_single(field, structs),
+        Piece::Run { cond, fields } => decode_run(cond, &fields),
     });
     let fields = s.fields.iter().map(|field| {
         let name = field_ident(field);
@@ -72,9 +57,15 @@ pub fn decode_impl(s: &StructIr, structs: &[StructIr], validator: bool) -> Token
         }
     };
     let version = version_param(&body);
-    let checks = s.fields.iter().map(|field| {
-        let read = read_field(field, false, Mode::Validate);
-        when(field.untagged, quote!(#read;))
+    let checks = pieces(&s.fields).into_iter().map(|piece| match piece {
+        Piece::Single(field) => {
+            let read = read_field(field, false, Mode::Validate);
+            when(field.untagged, quote!(#read;))
+        }
+        Piece::Run { cond, fields } => {
+            let (width, layout) = (run_width(&fields), run_layout(&fields));
+            when(cond, quote!(r.skip_fixed(#width, #layout)?;))
+        }
     });
     let skip_tagged = tagged_section(s, Mode::Validate);
     let check_body = quote! {
@@ -108,6 +99,57 @@ pub fn decode_impl(s: &StructIr, structs: &[StructIr], validator: bool) -> Token
     }
 }
 
+/// `let field = ..;`, reading one field into its local.
+fn decode_single(field: &FieldIr, structs: &[StructIr]) -> TokenStream {
+    let local = local_ident(field);
+    let value = choose(
+        field.untagged,
+        read_field(field, false, Mode::Decode),
+        default_value(field),
+    );
+    let binding = if field.tagged.is_some() {
+        quote!(mut #local)
+    } else {
+        quote!(#local)
+    };
+    // An empty byte string's default (`&[]`) has no type of its own.
+    if matches!(field.kind, FieldKind::Bytes | FieldKind::Records) {
+        let ty = field_type(field, structs);
+        quote!(let #binding: #ty = #value;)
+    } else {
+        quote!(let #binding = #value;)
+    }
+}
+
+/// The reads of a run of fixed-width fields into their locals: one length
+/// check, then each field at its offset; where the run is not always in the
+/// body, all of them or all their defaults.
+fn decode_run(cond: Cond, fields: &[(&FieldIr, Scalar)]) -> TokenStream {
+    let (width, layout) = (run_width(fields), run_layout(fields));
+    let take = quote!(let mut fixed: rt::FixedFields<#width> = r.read_fixed(#layout)?;);
+    let locals = fields.iter().map(|(field, _)| local_ident(field));
+    let values = fields.iter().map(|(_, scalar)| {
+        let method = run_method(*scalar);
+        quote!(fixed.#method())
+    });
+    if cond == Cond::Always {
+        return quote! {
+            #take
+            #(let #locals = #values;)*
+        };
+    }
+    let c = cond_tokens(cond);
+    let defaults = fields.iter().map(|(field, _)| default_value(field));
+    quote! {
+        let (#(#locals),*) = if #c {
+            #take
+            (#(#values),*)
+        } else {
+            (#(#defaults),*)
+        };
+    }
+}
+
 /// Whether a value of `s` holds arrays of structs that are never null,
 /// directly or in a nested struct field. Arrays that may be null (a Fetch
 /// partition's aborted transactions) are usually absent or short, so
@@ -129,7 +171,7 @@ fn holds_struct_arrays(s: &StructIr, structs: &[StructIr]) -> bool {
 /// uses.
 fn local_ident(field: &FieldIr) -> proc_macro2::Ident {
     match field.rust_name.as_str() {
-        "version" | "r" | "tag" | "unknown_tagged_fields" => {
+        "version" | "r" | "tag" | "fixed" | "unknown_tagged_fields" => {
             ident(&format!("{}_value", field.rust_name))
         }
         _ => field_ident(field),

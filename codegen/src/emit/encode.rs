@@ -1,5 +1,6 @@
 //! Emits `Encode` for each struct: the writer and its exact size, side by
-//! side, so that the two can be read against each other.
+//! side, so that the two can be read against each other. Runs of
+//! fixed-width fields are written as one block (see `runs`).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -8,6 +9,7 @@ use super::common::{
     choose, cond_tokens, differs_from_default, field_ident, negate, paren, struct_type, when,
 };
 use super::decode::version_param;
+use super::runs::{pieces, run_method, run_width, Piece};
 use crate::ir::{Cond, FieldIr, FieldKind, StructIr};
 use crate::model::Scalar;
 
@@ -20,9 +22,12 @@ pub fn encode_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
         TokenStream::new()
     };
     let checks = s.fields.iter().map(absent_check);
-    let writes = s.fields.iter().map(|field| {
-        let write = write_field(field, false);
-        when(field.untagged, quote!(#write;))
+    let writes = pieces(&s.fields).into_iter().map(|piece| match piece {
+        Piece::Single(field) => {
+            let write = write_field(field, false);
+            when(field.untagged, quote!(#write;))
+        }
+        Piece::Run { cond, fields } => when(cond, write_run(&fields)),
     });
     let tagged_write = tagged_section_write(s);
     let sizes = s
@@ -63,6 +68,20 @@ pub fn encode_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
                 #len_body
             }
         }
+    }
+}
+
+/// Writes a run of fixed-width fields: assembled on the stack, appended
+/// with one capacity check.
+fn write_run(fields: &[(&FieldIr, Scalar)]) -> TokenStream {
+    let width = run_width(fields);
+    let puts = fields.iter().map(|(field, scalar)| {
+        let method = run_method(*scalar);
+        let name = field_ident(field);
+        quote!(.#method(self.#name))
+    });
+    quote! {
+        buf.put_fixed(rt::FixedFieldsWriter::<#width>::new() #(#puts)*);
     }
 }
 

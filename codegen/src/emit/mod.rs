@@ -2,7 +2,8 @@
 //! with `syn` and formatted with `prettyplease`.
 //!
 //! Each concern has its own module: `structs` for struct definitions,
-//! `decode`, `encode`, `json` and `owned` for the trait impls, `api` for the
+//! `decode`, `encode`, `json` and `owned` for the trait impls, `runs` for
+//! the runs of fixed-width fields that decode and encode share, `api` for the
 //! api-key enum and dispatch, and `doc_comments` for the documentation of
 //! what they generate. `common` holds what they share.
 
@@ -15,6 +16,7 @@ mod gates;
 mod inline;
 mod json;
 mod owned;
+mod runs;
 mod structs;
 
 use proc_macro2::TokenStream;

@@ -63,14 +63,18 @@ impl<'a> rt::Decode<'a> for AccessControlEntryRecord<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let id = r.read_uuid().in_field("id")?;
-        let resource_type = r.read_i8().in_field("resource_type")?;
+        let mut fixed: rt::FixedFields<17> = r
+            .read_fixed(&[("id", 16), ("resource_type", 1)])?;
+        let id = fixed.uuid();
+        let resource_type = fixed.i8();
         let resource_name = r.read_string(true).in_field("resource_name")?;
         let pattern_type = r.read_i8().in_field("pattern_type")?;
         let principal = r.read_string(true).in_field("principal")?;
         let host = r.read_string(true).in_field("host")?;
-        let operation = r.read_i8().in_field("operation")?;
-        let permission_type = r.read_i8().in_field("permission_type")?;
+        let mut fixed: rt::FixedFields<2> = r
+            .read_fixed(&[("operation", 1), ("permission_type", 1)])?;
+        let operation = fixed.i8();
+        let permission_type = fixed.i8();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -94,14 +98,16 @@ impl<'a> rt::Encode for AccessControlEntryRecord<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_slice(self.id.as_bytes());
-        buf.put_i8(self.resource_type);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<17>::new().uuid(self.id).i8(self.resource_type),
+        );
         rt::put_string(buf, &self.resource_name, true).in_field("resource_name")?;
         buf.put_i8(self.pattern_type);
         rt::put_string(buf, &self.principal, true).in_field("principal")?;
         rt::put_string(buf, &self.host, true).in_field("host")?;
-        buf.put_i8(self.operation);
-        buf.put_i8(self.permission_type);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<2>::new().i8(self.operation).i8(self.permission_type),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }

@@ -63,15 +63,17 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnRequest<'a> {
         } else {
             Cow::Borrowed("")
         };
-        let v3_and_below_producer_id = if version <= 3 {
-            r.read_i64().in_field("v3_and_below_producer_id")?
+        let (v3_and_below_producer_id, v3_and_below_producer_epoch) = if version <= 3 {
+            let mut fixed: rt::FixedFields<10> = r
+                .read_fixed(
+                    &[
+                        ("v3_and_below_producer_id", 8),
+                        ("v3_and_below_producer_epoch", 2),
+                    ],
+                )?;
+            (fixed.i64(), fixed.i16())
         } else {
-            0
-        };
-        let v3_and_below_producer_epoch = if version <= 3 {
-            r.read_i16().in_field("v3_and_below_producer_epoch")?
-        } else {
-            0
+            (0, 0)
         };
         let v3_and_below_topics = if version <= 3 {
             r.read_struct_array::<AddPartitionsToTxnTopic>(version >= 3, version)
@@ -140,10 +142,11 @@ impl<'a> rt::Encode for AddPartitionsToTxnRequest<'a> {
                 .in_field("v3_and_below_transactional_id")?;
         }
         if version <= 3 {
-            buf.put_i64(self.v3_and_below_producer_id);
-        }
-        if version <= 3 {
-            buf.put_i16(self.v3_and_below_producer_epoch);
+            buf.put_fixed(
+                rt::FixedFieldsWriter::<10>::new()
+                    .i64(self.v3_and_below_producer_id)
+                    .i16(self.v3_and_below_producer_epoch),
+            );
         }
         if version <= 3 {
             rt::put_struct_array(buf, &self.v3_and_below_topics, version >= 3, version)
@@ -319,8 +322,10 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnTransaction<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let transactional_id = r.read_string(true).in_field("transactional_id")?;
-        let producer_id = r.read_i64().in_field("producer_id")?;
-        let producer_epoch = r.read_i16().in_field("producer_epoch")?;
+        let mut fixed: rt::FixedFields<10> = r
+            .read_fixed(&[("producer_id", 8), ("producer_epoch", 2)])?;
+        let producer_id = fixed.i64();
+        let producer_epoch = fixed.i16();
         let verify_only = r.read_bool().in_field("verify_only")?;
         let topics = r
             .read_struct_array::<AddPartitionsToTxnTopic>(true, version)
@@ -342,8 +347,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnTransaction<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_string(true).in_field("transactional_id")?;
-        r.read_i64().in_field("producer_id")?;
-        r.read_i16().in_field("producer_epoch")?;
+        r.skip_fixed(10, &[("producer_id", 8), ("producer_epoch", 2)])?;
         r.read_bool().in_field("verify_only")?;
         r.skip_struct_array::<AddPartitionsToTxnTopic>(true, false, version)
             .in_field("topics")?;
@@ -360,8 +364,11 @@ impl<'a> rt::Encode for AddPartitionsToTxnTransaction<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.transactional_id, true).in_field("transactional_id")?;
-        buf.put_i64(self.producer_id);
-        buf.put_i16(self.producer_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<10>::new()
+                .i64(self.producer_id)
+                .i16(self.producer_epoch),
+        );
         rt::put_bool(buf, self.verify_only);
         rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;

@@ -72,9 +72,13 @@ impl<'a> rt::Decode<'a> for AddRaftVoterRequest<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let cluster_id = r.read_nullable_string(true).in_field("cluster_id")?;
-        let timeout_ms = r.read_i32().in_field("timeout_ms")?;
-        let voter_id = r.read_i32().in_field("voter_id")?;
-        let voter_directory_id = r.read_uuid().in_field("voter_directory_id")?;
+        let mut fixed: rt::FixedFields<24> = r
+            .read_fixed(
+                &[("timeout_ms", 4), ("voter_id", 4), ("voter_directory_id", 16)],
+            )?;
+        let timeout_ms = fixed.i32();
+        let voter_id = fixed.i32();
+        let voter_directory_id = fixed.uuid();
         let listeners = r
             .read_struct_array::<Listener>(true, version)
             .in_field("listeners")?;
@@ -112,9 +116,12 @@ impl<'a> rt::Encode for AddRaftVoterRequest<'a> {
         }
         rt::put_nullable_string(buf, self.cluster_id.as_deref(), true)
             .in_field("cluster_id")?;
-        buf.put_i32(self.timeout_ms);
-        buf.put_i32(self.voter_id);
-        buf.put_slice(self.voter_directory_id.as_bytes());
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<24>::new()
+                .i32(self.timeout_ms)
+                .i32(self.voter_id)
+                .uuid(self.voter_directory_id),
+        );
         rt::put_struct_array(buf, &self.listeners, true, version).in_field("listeners")?;
         if version >= 1 {
             rt::put_bool(buf, self.ack_when_committed);

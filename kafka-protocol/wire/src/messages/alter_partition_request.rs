@@ -55,8 +55,10 @@ impl<'a> rt::Decode<'a> for AlterPartitionRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let broker_id = r.read_i32().in_field("broker_id")?;
-        let broker_epoch = r.read_i64().in_field("broker_epoch")?;
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(&[("broker_id", 4), ("broker_epoch", 8)])?;
+        let broker_id = fixed.i32();
+        let broker_epoch = fixed.i64();
         let topics = r.read_struct_array::<TopicData>(true, version).in_field("topics")?;
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
@@ -76,8 +78,9 @@ impl<'a> rt::Encode for AlterPartitionRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.broker_id);
-        buf.put_i64(self.broker_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new().i32(self.broker_id).i64(self.broker_epoch),
+        );
         rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
@@ -171,8 +174,10 @@ impl<'a> rt::Decode<'a> for BrokerState<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let broker_id = r.read_i32().in_field("broker_id")?;
-        let broker_epoch = r.read_i64().in_field("broker_epoch")?;
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(&[("broker_id", 4), ("broker_epoch", 8)])?;
+        let broker_id = fixed.i32();
+        let broker_epoch = fixed.i64();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -186,8 +191,7 @@ impl<'a> rt::Decode<'a> for BrokerState<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("broker_id")?;
-        r.read_i64().in_field("broker_epoch")?;
+        r.skip_fixed(12, &[("broker_id", 4), ("broker_epoch", 8)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -200,8 +204,9 @@ impl<'a> rt::Encode for BrokerState<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.broker_id);
-        buf.put_i64(self.broker_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new().i32(self.broker_id).i64(self.broker_epoch),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
@@ -296,8 +301,10 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let leader_epoch = r.read_i32().in_field("leader_epoch")?;
+        let mut fixed: rt::FixedFields<8> = r
+            .read_fixed(&[("partition_index", 4), ("leader_epoch", 4)])?;
+        let partition_index = fixed.i32();
+        let leader_epoch = fixed.i32();
         let new_isr = if version <= 2 {
             r.read_scalar_array::<i32>(true).in_field("new_isr")?
         } else {
@@ -309,8 +316,10 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         } else {
             rt::StructArray::new()
         };
-        let leader_recovery_state = r.read_i8().in_field("leader_recovery_state")?;
-        let partition_epoch = r.read_i32().in_field("partition_epoch")?;
+        let mut fixed: rt::FixedFields<5> = r
+            .read_fixed(&[("leader_recovery_state", 1), ("partition_epoch", 4)])?;
+        let leader_recovery_state = fixed.i8();
+        let partition_epoch = fixed.i32();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -328,8 +337,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i32().in_field("leader_epoch")?;
+        r.skip_fixed(8, &[("partition_index", 4), ("leader_epoch", 4)])?;
         if version <= 2 {
             r.read_scalar_array::<i32>(true).in_field("new_isr")?;
         }
@@ -337,8 +345,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             r.skip_struct_array::<BrokerState>(true, false, version)
                 .in_field("new_isr_with_epochs")?;
         }
-        r.read_i8().in_field("leader_recovery_state")?;
-        r.read_i32().in_field("partition_epoch")?;
+        r.skip_fixed(5, &[("leader_recovery_state", 1), ("partition_epoch", 4)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -363,8 +370,11 @@ impl<'a> rt::Encode for PartitionData<'a> {
                     .in_field("new_isr_with_epochs"),
             );
         }
-        buf.put_i32(self.partition_index);
-        buf.put_i32(self.leader_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<8>::new()
+                .i32(self.partition_index)
+                .i32(self.leader_epoch),
+        );
         if version <= 2 {
             rt::put_scalar_array(buf, &self.new_isr, true).in_field("new_isr")?;
         }
@@ -372,8 +382,11 @@ impl<'a> rt::Encode for PartitionData<'a> {
             rt::put_struct_array(buf, &self.new_isr_with_epochs, true, version)
                 .in_field("new_isr_with_epochs")?;
         }
-        buf.put_i8(self.leader_recovery_state);
-        buf.put_i32(self.partition_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<5>::new()
+                .i8(self.leader_recovery_state)
+                .i32(self.partition_epoch),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }

@@ -43,8 +43,10 @@ impl<'a> rt::Decode<'a> for AlterPartitionResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
+        let throttle_time_ms = fixed.i32();
+        let error_code = fixed.i16();
         let topics = r.read_struct_array::<TopicData>(true, version).in_field("topics")?;
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
@@ -64,8 +66,11 @@ impl<'a> rt::Encode for AlterPartitionResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.throttle_time_ms);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.throttle_time_ms)
+                .i16(self.error_code),
+        );
         rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
@@ -168,13 +173,24 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let error_code = r.read_i16().in_field("error_code")?;
-        let leader_id = r.read_i32().in_field("leader_id")?;
-        let leader_epoch = r.read_i32().in_field("leader_epoch")?;
+        let mut fixed: rt::FixedFields<14> = r
+            .read_fixed(
+                &[
+                    ("partition_index", 4),
+                    ("error_code", 2),
+                    ("leader_id", 4),
+                    ("leader_epoch", 4),
+                ],
+            )?;
+        let partition_index = fixed.i32();
+        let error_code = fixed.i16();
+        let leader_id = fixed.i32();
+        let leader_epoch = fixed.i32();
         let isr = r.read_scalar_array::<i32>(true).in_field("isr")?;
-        let leader_recovery_state = r.read_i8().in_field("leader_recovery_state")?;
-        let partition_epoch = r.read_i32().in_field("partition_epoch")?;
+        let mut fixed: rt::FixedFields<5> = r
+            .read_fixed(&[("leader_recovery_state", 1), ("partition_epoch", 4)])?;
+        let leader_recovery_state = fixed.i8();
+        let partition_epoch = fixed.i32();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -193,13 +209,17 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i16().in_field("error_code")?;
-        r.read_i32().in_field("leader_id")?;
-        r.read_i32().in_field("leader_epoch")?;
+        r.skip_fixed(
+            14,
+            &[
+                ("partition_index", 4),
+                ("error_code", 2),
+                ("leader_id", 4),
+                ("leader_epoch", 4),
+            ],
+        )?;
         r.read_scalar_array::<i32>(true).in_field("isr")?;
-        r.read_i8().in_field("leader_recovery_state")?;
-        r.read_i32().in_field("partition_epoch")?;
+        r.skip_fixed(5, &[("leader_recovery_state", 1), ("partition_epoch", 4)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -212,13 +232,19 @@ impl<'a> rt::Encode for PartitionData<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition_index);
-        buf.put_i16(self.error_code);
-        buf.put_i32(self.leader_id);
-        buf.put_i32(self.leader_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<14>::new()
+                .i32(self.partition_index)
+                .i16(self.error_code)
+                .i32(self.leader_id)
+                .i32(self.leader_epoch),
+        );
         rt::put_scalar_array(buf, &self.isr, true).in_field("isr")?;
-        buf.put_i8(self.leader_recovery_state);
-        buf.put_i32(self.partition_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<5>::new()
+                .i8(self.leader_recovery_state)
+                .i32(self.partition_epoch),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }

@@ -142,8 +142,10 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsRequestPartition<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let start_offset = r.read_i64().in_field("start_offset")?;
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(&[("partition_index", 4), ("start_offset", 8)])?;
+        let partition_index = fixed.i32();
+        let start_offset = fixed.i64();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -157,8 +159,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsRequestPartition<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i64().in_field("start_offset")?;
+        r.skip_fixed(12, &[("partition_index", 4), ("start_offset", 8)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -171,8 +172,11 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsRequestPartition<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition_index);
-        buf.put_i64(self.start_offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new()
+                .i32(self.partition_index)
+                .i64(self.start_offset),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }

@@ -48,8 +48,10 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
+        let throttle_time_ms = fixed.i32();
+        let error_code = fixed.i16();
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
         let responses = r
             .read_struct_array::<AlterShareGroupOffsetsResponseTopic>(true, version)
@@ -73,8 +75,11 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.throttle_time_ms);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.throttle_time_ms)
+                .i16(self.error_code),
+        );
         rt::put_nullable_string(buf, self.error_message.as_deref(), true)
             .in_field("error_message")?;
         rt::put_struct_array(buf, &self.responses, true, version).in_field("responses")?;
@@ -167,8 +172,10 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponsePartition<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("partition_index", 4), ("error_code", 2)])?;
+        let partition_index = fixed.i32();
+        let error_code = fixed.i16();
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
@@ -184,8 +191,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponsePartition<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i16().in_field("error_code")?;
+        r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
         r.read_nullable_string(true).in_field("error_message")?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
@@ -199,8 +205,11 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsResponsePartition<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition_index);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.partition_index)
+                .i16(self.error_code),
+        );
         rt::put_nullable_string(buf, self.error_message.as_deref(), true)
             .in_field("error_message")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;

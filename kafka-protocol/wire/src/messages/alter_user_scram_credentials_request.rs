@@ -267,8 +267,10 @@ impl<'a> rt::Decode<'a> for ScramCredentialUpsertion<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_string(true).in_field("name")?;
-        let mechanism = r.read_i8().in_field("mechanism")?;
-        let iterations = r.read_i32().in_field("iterations")?;
+        let mut fixed: rt::FixedFields<5> = r
+            .read_fixed(&[("mechanism", 1), ("iterations", 4)])?;
+        let mechanism = fixed.i8();
+        let iterations = fixed.i32();
         let salt: Cow<'a, [u8]> = r.read_bytes(true).in_field("salt")?;
         let salted_password: Cow<'a, [u8]> = r
             .read_bytes(true)
@@ -290,8 +292,7 @@ impl<'a> rt::Decode<'a> for ScramCredentialUpsertion<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_string(true).in_field("name")?;
-        r.read_i8().in_field("mechanism")?;
-        r.read_i32().in_field("iterations")?;
+        r.skip_fixed(5, &[("mechanism", 1), ("iterations", 4)])?;
         r.read_bytes(true).in_field("salt")?;
         r.read_bytes(true).in_field("salted_password")?;
         r.skip_unknown_tagged_fields()?;
@@ -307,8 +308,9 @@ impl<'a> rt::Encode for ScramCredentialUpsertion<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.name, true).in_field("name")?;
-        buf.put_i8(self.mechanism);
-        buf.put_i32(self.iterations);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<5>::new().i8(self.mechanism).i32(self.iterations),
+        );
         rt::put_bytes(buf, &self.salt, true).in_field("salt")?;
         rt::put_bytes(buf, &self.salted_password, true).in_field("salted_password")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;

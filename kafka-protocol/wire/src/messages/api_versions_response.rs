@@ -373,9 +373,11 @@ impl<'a> rt::Decode<'a> for ApiVersion<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let api_key = r.read_i16().in_field("api_key")?;
-        let min_version = r.read_i16().in_field("min_version")?;
-        let max_version = r.read_i16().in_field("max_version")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("api_key", 2), ("min_version", 2), ("max_version", 2)])?;
+        let api_key = fixed.i16();
+        let min_version = fixed.i16();
+        let max_version = fixed.i16();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         if version >= 3 {
             r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
@@ -392,9 +394,7 @@ impl<'a> rt::Decode<'a> for ApiVersion<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i16().in_field("api_key")?;
-        r.read_i16().in_field("min_version")?;
-        r.read_i16().in_field("max_version")?;
+        r.skip_fixed(6, &[("api_key", 2), ("min_version", 2), ("max_version", 2)])?;
         if version >= 3 {
             r.skip_unknown_tagged_fields()?;
         }
@@ -409,9 +409,12 @@ impl<'a> rt::Encode for ApiVersion<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i16(self.api_key);
-        buf.put_i16(self.min_version);
-        buf.put_i16(self.max_version);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i16(self.api_key)
+                .i16(self.min_version)
+                .i16(self.max_version),
+        );
         if version >= 3 {
             rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         } else {
@@ -510,8 +513,10 @@ impl<'a> rt::Decode<'a> for SupportedFeatureKey<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_string(true).in_field("name")?;
-        let min_version = r.read_i16().in_field("min_version")?;
-        let max_version = r.read_i16().in_field("max_version")?;
+        let mut fixed: rt::FixedFields<4> = r
+            .read_fixed(&[("min_version", 2), ("max_version", 2)])?;
+        let min_version = fixed.i16();
+        let max_version = fixed.i16();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -527,8 +532,7 @@ impl<'a> rt::Decode<'a> for SupportedFeatureKey<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_string(true).in_field("name")?;
-        r.read_i16().in_field("min_version")?;
-        r.read_i16().in_field("max_version")?;
+        r.skip_fixed(4, &[("min_version", 2), ("max_version", 2)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -542,8 +546,9 @@ impl<'a> rt::Encode for SupportedFeatureKey<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.name, true).in_field("name")?;
-        buf.put_i16(self.min_version);
-        buf.put_i16(self.max_version);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<4>::new().i16(self.min_version).i16(self.max_version),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
@@ -630,8 +635,10 @@ impl<'a> rt::Decode<'a> for FinalizedFeatureKey<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_string(true).in_field("name")?;
-        let max_version_level = r.read_i16().in_field("max_version_level")?;
-        let min_version_level = r.read_i16().in_field("min_version_level")?;
+        let mut fixed: rt::FixedFields<4> = r
+            .read_fixed(&[("max_version_level", 2), ("min_version_level", 2)])?;
+        let max_version_level = fixed.i16();
+        let min_version_level = fixed.i16();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -647,8 +654,7 @@ impl<'a> rt::Decode<'a> for FinalizedFeatureKey<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_string(true).in_field("name")?;
-        r.read_i16().in_field("max_version_level")?;
-        r.read_i16().in_field("min_version_level")?;
+        r.skip_fixed(4, &[("max_version_level", 2), ("min_version_level", 2)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -662,8 +668,11 @@ impl<'a> rt::Encode for FinalizedFeatureKey<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.name, true).in_field("name")?;
-        buf.put_i16(self.max_version_level);
-        buf.put_i16(self.min_version_level);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<4>::new()
+                .i16(self.max_version_level)
+                .i16(self.min_version_level),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }

@@ -55,8 +55,10 @@ impl<'a> rt::Decode<'a> for AssignReplicasToDirsRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let broker_id = r.read_i32().in_field("broker_id")?;
-        let broker_epoch = r.read_i64().in_field("broker_epoch")?;
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(&[("broker_id", 4), ("broker_epoch", 8)])?;
+        let broker_id = fixed.i32();
+        let broker_epoch = fixed.i64();
         let directories = r
             .read_struct_array::<DirectoryData>(true, version)
             .in_field("directories")?;
@@ -78,8 +80,9 @@ impl<'a> rt::Encode for AssignReplicasToDirsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.broker_id);
-        buf.put_i64(self.broker_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new().i32(self.broker_id).i64(self.broker_epoch),
+        );
         rt::put_struct_array(buf, &self.directories, true, version)
             .in_field("directories")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;

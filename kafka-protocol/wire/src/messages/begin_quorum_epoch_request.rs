@@ -237,8 +237,10 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         } else {
             rt::Uuid::ZERO
         };
-        let leader_id = r.read_i32().in_field("leader_id")?;
-        let leader_epoch = r.read_i32().in_field("leader_epoch")?;
+        let mut fixed: rt::FixedFields<8> = r
+            .read_fixed(&[("leader_id", 4), ("leader_epoch", 4)])?;
+        let leader_id = fixed.i32();
+        let leader_epoch = fixed.i32();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         if version >= 1 {
             r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
@@ -260,8 +262,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         if version >= 1 {
             r.read_uuid().in_field("voter_directory_id")?;
         }
-        r.read_i32().in_field("leader_id")?;
-        r.read_i32().in_field("leader_epoch")?;
+        r.skip_fixed(8, &[("leader_id", 4), ("leader_epoch", 4)])?;
         if version >= 1 {
             r.skip_unknown_tagged_fields()?;
         }
@@ -280,8 +281,9 @@ impl<'a> rt::Encode for PartitionData<'a> {
         if version >= 1 {
             buf.put_slice(self.voter_directory_id.as_bytes());
         }
-        buf.put_i32(self.leader_id);
-        buf.put_i32(self.leader_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<8>::new().i32(self.leader_id).i32(self.leader_epoch),
+        );
         if version >= 1 {
             rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         } else {

@@ -227,10 +227,19 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let error_code = r.read_i16().in_field("error_code")?;
-        let leader_id = r.read_i32().in_field("leader_id")?;
-        let leader_epoch = r.read_i32().in_field("leader_epoch")?;
+        let mut fixed: rt::FixedFields<14> = r
+            .read_fixed(
+                &[
+                    ("partition_index", 4),
+                    ("error_code", 2),
+                    ("leader_id", 4),
+                    ("leader_epoch", 4),
+                ],
+            )?;
+        let partition_index = fixed.i32();
+        let error_code = fixed.i16();
+        let leader_id = fixed.i32();
+        let leader_epoch = fixed.i32();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         if version >= 1 {
             r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
@@ -248,10 +257,15 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i16().in_field("error_code")?;
-        r.read_i32().in_field("leader_id")?;
-        r.read_i32().in_field("leader_epoch")?;
+        r.skip_fixed(
+            14,
+            &[
+                ("partition_index", 4),
+                ("error_code", 2),
+                ("leader_id", 4),
+                ("leader_epoch", 4),
+            ],
+        )?;
         if version >= 1 {
             r.skip_unknown_tagged_fields()?;
         }
@@ -266,10 +280,13 @@ impl<'a> rt::Encode for PartitionData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition_index);
-        buf.put_i16(self.error_code);
-        buf.put_i32(self.leader_id);
-        buf.put_i32(self.leader_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<14>::new()
+                .i32(self.partition_index)
+                .i16(self.error_code)
+                .i32(self.leader_id)
+                .i32(self.leader_epoch),
+        );
         if version >= 1 {
             rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         } else {

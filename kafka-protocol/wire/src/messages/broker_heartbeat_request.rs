@@ -74,9 +74,13 @@ impl<'a> rt::Decode<'a> for BrokerHeartbeatRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let broker_id = r.read_i32().in_field("broker_id")?;
-        let broker_epoch = r.read_i64().in_field("broker_epoch")?;
-        let current_metadata_offset = r.read_i64().in_field("current_metadata_offset")?;
+        let mut fixed: rt::FixedFields<20> = r
+            .read_fixed(
+                &[("broker_id", 4), ("broker_epoch", 8), ("current_metadata_offset", 8)],
+            )?;
+        let broker_id = fixed.i32();
+        let broker_epoch = fixed.i64();
+        let current_metadata_offset = fixed.i64();
         let want_fence = r.read_bool().in_field("want_fence")?;
         let want_shut_down = r.read_bool().in_field("want_shut_down")?;
         let mut offline_log_dirs = rt::ScalarArray::new();
@@ -143,9 +147,12 @@ impl<'a> rt::Encode for BrokerHeartbeatRequest<'a> {
                     .in_field("cordoned_log_dirs"),
             );
         }
-        buf.put_i32(self.broker_id);
-        buf.put_i64(self.broker_epoch);
-        buf.put_i64(self.current_metadata_offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<20>::new()
+                .i32(self.broker_id)
+                .i64(self.broker_epoch)
+                .i64(self.current_metadata_offset),
+        );
         rt::put_bool(buf, self.want_fence);
         rt::put_bool(buf, self.want_shut_down);
         let write_offline_log_dirs = version >= 1 && !self.offline_log_dirs.is_empty();

@@ -64,8 +64,10 @@ impl<'a> rt::Decode<'a> for BrokerHeartbeatResponse<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
+        let throttle_time_ms = fixed.i32();
+        let error_code = fixed.i16();
         let is_caught_up = r.read_bool().in_field("is_caught_up")?;
         let is_fenced = r.read_bool().in_field("is_fenced")?;
         let should_shut_down = r.read_bool().in_field("should_shut_down")?;
@@ -89,8 +91,11 @@ impl<'a> rt::Encode for BrokerHeartbeatResponse<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.throttle_time_ms);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.throttle_time_ms)
+                .i16(self.error_code),
+        );
         rt::put_bool(buf, self.is_caught_up);
         rt::put_bool(buf, self.is_fenced);
         rt::put_bool(buf, self.should_shut_down);

@@ -54,8 +54,10 @@ impl<'a> rt::Decode<'a> for BrokerRegistrationChangeRecord<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let broker_id = r.read_i32().in_field("broker_id")?;
-        let broker_epoch = r.read_i64().in_field("broker_epoch")?;
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(&[("broker_id", 4), ("broker_epoch", 8)])?;
+        let broker_id = fixed.i32();
+        let broker_epoch = fixed.i64();
         let mut fenced = 0;
         let mut in_controlled_shutdown = 0;
         let mut log_dirs = rt::ScalarArray::new();
@@ -140,8 +142,9 @@ impl<'a> rt::Encode for BrokerRegistrationChangeRecord<'a> {
                     .in_field("cordoned_log_dirs"),
             );
         }
-        buf.put_i32(self.broker_id);
-        buf.put_i64(self.broker_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new().i32(self.broker_id).i64(self.broker_epoch),
+        );
         let write_fenced = self.fenced != 0;
         let write_in_controlled_shutdown = version >= 1
             && self.in_controlled_shutdown != 0;

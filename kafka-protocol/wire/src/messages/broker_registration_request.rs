@@ -289,8 +289,10 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_string(true).in_field("name")?;
         let host = r.read_string(true).in_field("host")?;
-        let port = r.read_u16().in_field("port")?;
-        let security_protocol = r.read_i16().in_field("security_protocol")?;
+        let mut fixed: rt::FixedFields<4> = r
+            .read_fixed(&[("port", 2), ("security_protocol", 2)])?;
+        let port = fixed.u16();
+        let security_protocol = fixed.i16();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -308,8 +310,7 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(true).in_field("name")?;
         r.read_string(true).in_field("host")?;
-        r.read_u16().in_field("port")?;
-        r.read_i16().in_field("security_protocol")?;
+        r.skip_fixed(4, &[("port", 2), ("security_protocol", 2)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -324,8 +325,9 @@ impl<'a> rt::Encode for Listener<'a> {
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.name, true).in_field("name")?;
         rt::put_string(buf, &self.host, true).in_field("host")?;
-        buf.put_u16(self.port);
-        buf.put_i16(self.security_protocol);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<4>::new().u16(self.port).i16(self.security_protocol),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
@@ -415,8 +417,10 @@ impl<'a> rt::Decode<'a> for Feature<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_string(true).in_field("name")?;
-        let min_supported_version = r.read_i16().in_field("min_supported_version")?;
-        let max_supported_version = r.read_i16().in_field("max_supported_version")?;
+        let mut fixed: rt::FixedFields<4> = r
+            .read_fixed(&[("min_supported_version", 2), ("max_supported_version", 2)])?;
+        let min_supported_version = fixed.i16();
+        let max_supported_version = fixed.i16();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -432,8 +436,7 @@ impl<'a> rt::Decode<'a> for Feature<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_string(true).in_field("name")?;
-        r.read_i16().in_field("min_supported_version")?;
-        r.read_i16().in_field("max_supported_version")?;
+        r.skip_fixed(4, &[("min_supported_version", 2), ("max_supported_version", 2)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -447,8 +450,11 @@ impl<'a> rt::Encode for Feature<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.name, true).in_field("name")?;
-        buf.put_i16(self.min_supported_version);
-        buf.put_i16(self.max_supported_version);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<4>::new()
+                .i16(self.min_supported_version)
+                .i16(self.max_supported_version),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }

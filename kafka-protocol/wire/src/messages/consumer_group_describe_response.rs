@@ -465,8 +465,10 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
         let group_id = r.read_string(true).in_field("group_id")?;
         let group_state = r.read_string(true).in_field("group_state")?;
-        let group_epoch = r.read_i32().in_field("group_epoch")?;
-        let assignment_epoch = r.read_i32().in_field("assignment_epoch")?;
+        let mut fixed: rt::FixedFields<8> = r
+            .read_fixed(&[("group_epoch", 4), ("assignment_epoch", 4)])?;
+        let group_epoch = fixed.i32();
+        let assignment_epoch = fixed.i32();
         let assignor_name = r.read_string(true).in_field("assignor_name")?;
         let members = r.read_struct_array::<Member>(true, version).in_field("members")?;
         let authorized_operations = r.read_i32().in_field("authorized_operations")?;
@@ -494,8 +496,7 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
         r.read_nullable_string(true).in_field("error_message")?;
         r.read_string(true).in_field("group_id")?;
         r.read_string(true).in_field("group_state")?;
-        r.read_i32().in_field("group_epoch")?;
-        r.read_i32().in_field("assignment_epoch")?;
+        r.skip_fixed(8, &[("group_epoch", 4), ("assignment_epoch", 4)])?;
         r.read_string(true).in_field("assignor_name")?;
         r.skip_struct_array::<Member>(true, false, version).in_field("members")?;
         r.read_i32().in_field("authorized_operations")?;
@@ -516,8 +517,11 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
             .in_field("error_message")?;
         rt::put_string(buf, &self.group_id, true).in_field("group_id")?;
         rt::put_string(buf, &self.group_state, true).in_field("group_state")?;
-        buf.put_i32(self.group_epoch);
-        buf.put_i32(self.assignment_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<8>::new()
+                .i32(self.group_epoch)
+                .i32(self.assignment_epoch),
+        );
         rt::put_string(buf, &self.assignor_name, true).in_field("assignor_name")?;
         rt::put_struct_array(buf, &self.members, true, version).in_field("members")?;
         buf.put_i32(self.authorized_operations);

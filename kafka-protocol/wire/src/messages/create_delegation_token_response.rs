@@ -88,9 +88,17 @@ impl<'a> rt::Decode<'a> for CreateDelegationTokenResponse<'a> {
         } else {
             Cow::Borrowed("")
         };
-        let issue_timestamp_ms = r.read_i64().in_field("issue_timestamp_ms")?;
-        let expiry_timestamp_ms = r.read_i64().in_field("expiry_timestamp_ms")?;
-        let max_timestamp_ms = r.read_i64().in_field("max_timestamp_ms")?;
+        let mut fixed: rt::FixedFields<24> = r
+            .read_fixed(
+                &[
+                    ("issue_timestamp_ms", 8),
+                    ("expiry_timestamp_ms", 8),
+                    ("max_timestamp_ms", 8),
+                ],
+            )?;
+        let issue_timestamp_ms = fixed.i64();
+        let expiry_timestamp_ms = fixed.i64();
+        let max_timestamp_ms = fixed.i64();
         let token_id = r.read_string(version >= 2).in_field("token_id")?;
         let hmac: Cow<'a, [u8]> = r.read_bytes(version >= 2).in_field("hmac")?;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
@@ -147,9 +155,12 @@ impl<'a> rt::Encode for CreateDelegationTokenResponse<'a> {
             rt::put_string(buf, &self.token_requester_principal_name, true)
                 .in_field("token_requester_principal_name")?;
         }
-        buf.put_i64(self.issue_timestamp_ms);
-        buf.put_i64(self.expiry_timestamp_ms);
-        buf.put_i64(self.max_timestamp_ms);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<24>::new()
+                .i64(self.issue_timestamp_ms)
+                .i64(self.expiry_timestamp_ms)
+                .i64(self.max_timestamp_ms),
+        );
         rt::put_string(buf, &self.token_id, version >= 2).in_field("token_id")?;
         rt::put_bytes(buf, &self.hmac, version >= 2).in_field("hmac")?;
         buf.put_i32(self.throttle_time_ms);

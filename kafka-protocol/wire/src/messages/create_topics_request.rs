@@ -458,8 +458,10 @@ impl<'a> rt::Decode<'a> for CreatableTopic<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_string(version >= 5).in_field("name")?;
-        let num_partitions = r.read_i32().in_field("num_partitions")?;
-        let replication_factor = r.read_i16().in_field("replication_factor")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("num_partitions", 4), ("replication_factor", 2)])?;
+        let num_partitions = fixed.i32();
+        let replication_factor = fixed.i16();
         let assignments = r
             .read_struct_array::<CreatableReplicaAssignment>(version >= 5, version)
             .in_field("assignments")?;
@@ -485,8 +487,7 @@ impl<'a> rt::Decode<'a> for CreatableTopic<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_string(version >= 5).in_field("name")?;
-        r.read_i32().in_field("num_partitions")?;
-        r.read_i16().in_field("replication_factor")?;
+        r.skip_fixed(6, &[("num_partitions", 4), ("replication_factor", 2)])?;
         r.skip_struct_array::<CreatableReplicaAssignment>(version >= 5, false, version)
             .in_field("assignments")?;
         r.skip_struct_array::<CreatableTopicConfig>(version >= 5, false, version)
@@ -506,8 +507,11 @@ impl<'a> rt::Encode for CreatableTopic<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.name, version >= 5).in_field("name")?;
-        buf.put_i32(self.num_partitions);
-        buf.put_i16(self.replication_factor);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.num_partitions)
+                .i16(self.replication_factor),
+        );
         rt::put_struct_array(buf, &self.assignments, version >= 5, version)
             .in_field("assignments")?;
         rt::put_struct_array(buf, &self.configs, version >= 5, version)

@@ -365,15 +365,12 @@ impl<'a> rt::Decode<'a> for CreatableTopicResult<'a> {
             .read_nullable_string(version >= 5)
             .in_field("error_message")?;
         let mut topic_config_error_code = 0;
-        let num_partitions = if version >= 5 {
-            r.read_i32().in_field("num_partitions")?
+        let (num_partitions, replication_factor) = if version >= 5 {
+            let mut fixed: rt::FixedFields<6> = r
+                .read_fixed(&[("num_partitions", 4), ("replication_factor", 2)])?;
+            (fixed.i32(), fixed.i16())
         } else {
-            -1
-        };
-        let replication_factor = if version >= 5 {
-            r.read_i16().in_field("replication_factor")?
-        } else {
-            -1
+            (-1, -1)
         };
         let configs = if version >= 5 {
             r.read_nullable_struct_array::<CreatableTopicConfigs>(true, version)
@@ -422,10 +419,7 @@ impl<'a> rt::Decode<'a> for CreatableTopicResult<'a> {
         r.read_i16().in_field("error_code")?;
         r.read_nullable_string(version >= 5).in_field("error_message")?;
         if version >= 5 {
-            r.read_i32().in_field("num_partitions")?;
-        }
-        if version >= 5 {
-            r.read_i16().in_field("replication_factor")?;
+            r.skip_fixed(6, &[("num_partitions", 4), ("replication_factor", 2)])?;
         }
         if version >= 5 {
             r.skip_struct_array::<CreatableTopicConfigs>(true, true, version)
@@ -461,10 +455,11 @@ impl<'a> rt::Encode for CreatableTopicResult<'a> {
         rt::put_nullable_string(buf, self.error_message.as_deref(), version >= 5)
             .in_field("error_message")?;
         if version >= 5 {
-            buf.put_i32(self.num_partitions);
-        }
-        if version >= 5 {
-            buf.put_i16(self.replication_factor);
+            buf.put_fixed(
+                rt::FixedFieldsWriter::<6>::new()
+                    .i32(self.num_partitions)
+                    .i16(self.replication_factor),
+            );
         }
         if version >= 5 {
             rt::put_nullable_struct_array(buf, self.configs.as_ref(), true, version)

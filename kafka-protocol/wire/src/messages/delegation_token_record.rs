@@ -62,9 +62,17 @@ impl<'a> rt::Decode<'a> for DelegationTokenRecord<'a> {
         let owner = r.read_string(true).in_field("owner")?;
         let requester = r.read_string(true).in_field("requester")?;
         let renewers = r.read_array(true, |r| r.read_string(true)).in_field("renewers")?;
-        let issue_timestamp = r.read_i64().in_field("issue_timestamp")?;
-        let max_timestamp = r.read_i64().in_field("max_timestamp")?;
-        let expiration_timestamp = r.read_i64().in_field("expiration_timestamp")?;
+        let mut fixed: rt::FixedFields<24> = r
+            .read_fixed(
+                &[
+                    ("issue_timestamp", 8),
+                    ("max_timestamp", 8),
+                    ("expiration_timestamp", 8),
+                ],
+            )?;
+        let issue_timestamp = fixed.i64();
+        let max_timestamp = fixed.i64();
+        let expiration_timestamp = fixed.i64();
         let token_id = r.read_string(true).in_field("token_id")?;
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
@@ -92,9 +100,12 @@ impl<'a> rt::Encode for DelegationTokenRecord<'a> {
         rt::put_string(buf, &self.requester, true).in_field("requester")?;
         rt::put_array(buf, &self.renewers, true, |buf, v| rt::put_string(buf, v, true))
             .in_field("renewers")?;
-        buf.put_i64(self.issue_timestamp);
-        buf.put_i64(self.max_timestamp);
-        buf.put_i64(self.expiration_timestamp);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<24>::new()
+                .i64(self.issue_timestamp)
+                .i64(self.max_timestamp)
+                .i64(self.expiration_timestamp),
+        );
         rt::put_string(buf, &self.token_id, true).in_field("token_id")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())

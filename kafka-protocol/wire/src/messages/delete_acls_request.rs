@@ -191,8 +191,10 @@ impl<'a> rt::Decode<'a> for DeleteAclsFilter<'a> {
             .read_nullable_string(version >= 2)
             .in_field("principal_filter")?;
         let host_filter = r.read_nullable_string(version >= 2).in_field("host_filter")?;
-        let operation = r.read_i8().in_field("operation")?;
-        let permission_type = r.read_i8().in_field("permission_type")?;
+        let mut fixed: rt::FixedFields<2> = r
+            .read_fixed(&[("operation", 1), ("permission_type", 1)])?;
+        let operation = fixed.i8();
+        let permission_type = fixed.i8();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         if version >= 2 {
             r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
@@ -218,8 +220,7 @@ impl<'a> rt::Decode<'a> for DeleteAclsFilter<'a> {
         r.read_i8().in_field("pattern_type_filter")?;
         r.read_nullable_string(version >= 2).in_field("principal_filter")?;
         r.read_nullable_string(version >= 2).in_field("host_filter")?;
-        r.read_i8().in_field("operation")?;
-        r.read_i8().in_field("permission_type")?;
+        r.skip_fixed(2, &[("operation", 1), ("permission_type", 1)])?;
         if version >= 2 {
             r.skip_unknown_tagged_fields()?;
         }
@@ -242,8 +243,9 @@ impl<'a> rt::Encode for DeleteAclsFilter<'a> {
             .in_field("principal_filter")?;
         rt::put_nullable_string(buf, self.host_filter.as_deref(), version >= 2)
             .in_field("host_filter")?;
-        buf.put_i8(self.operation);
-        buf.put_i8(self.permission_type);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<2>::new().i8(self.operation).i8(self.permission_type),
+        );
         if version >= 2 {
             rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         } else {

@@ -156,8 +156,10 @@ impl<'a> rt::Decode<'a> for DeleteRecordsPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let offset = r.read_i64().in_field("offset")?;
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(&[("partition_index", 4), ("offset", 8)])?;
+        let partition_index = fixed.i32();
+        let offset = fixed.i64();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         if version >= 2 {
             r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
@@ -173,8 +175,7 @@ impl<'a> rt::Decode<'a> for DeleteRecordsPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i64().in_field("offset")?;
+        r.skip_fixed(12, &[("partition_index", 4), ("offset", 8)])?;
         if version >= 2 {
             r.skip_unknown_tagged_fields()?;
         }
@@ -189,8 +190,9 @@ impl<'a> rt::Encode for DeleteRecordsPartition<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition_index);
-        buf.put_i64(self.offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new().i32(self.partition_index).i64(self.offset),
+        );
         if version >= 2 {
             rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         } else {

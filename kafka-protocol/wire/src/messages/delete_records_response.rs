@@ -160,9 +160,13 @@ impl<'a> rt::Decode<'a> for DeleteRecordsPartitionResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let low_watermark = r.read_i64().in_field("low_watermark")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<14> = r
+            .read_fixed(
+                &[("partition_index", 4), ("low_watermark", 8), ("error_code", 2)],
+            )?;
+        let partition_index = fixed.i32();
+        let low_watermark = fixed.i64();
+        let error_code = fixed.i16();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         if version >= 2 {
             r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
@@ -179,9 +183,10 @@ impl<'a> rt::Decode<'a> for DeleteRecordsPartitionResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i64().in_field("low_watermark")?;
-        r.read_i16().in_field("error_code")?;
+        r.skip_fixed(
+            14,
+            &[("partition_index", 4), ("low_watermark", 8), ("error_code", 2)],
+        )?;
         if version >= 2 {
             r.skip_unknown_tagged_fields()?;
         }
@@ -196,9 +201,12 @@ impl<'a> rt::Encode for DeleteRecordsPartitionResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition_index);
-        buf.put_i64(self.low_watermark);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<14>::new()
+                .i32(self.partition_index)
+                .i64(self.low_watermark)
+                .i16(self.error_code),
+        );
         if version >= 2 {
             rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         } else {

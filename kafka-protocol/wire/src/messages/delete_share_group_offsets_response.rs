@@ -48,8 +48,10 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
+        let throttle_time_ms = fixed.i32();
+        let error_code = fixed.i16();
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
         let responses = r
             .read_struct_array::<DeleteShareGroupOffsetsResponseTopic>(true, version)
@@ -73,8 +75,11 @@ impl<'a> rt::Encode for DeleteShareGroupOffsetsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.throttle_time_ms);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.throttle_time_ms)
+                .i16(self.error_code),
+        );
         rt::put_nullable_string(buf, self.error_message.as_deref(), true)
             .in_field("error_message")?;
         rt::put_struct_array(buf, &self.responses, true, version).in_field("responses")?;
@@ -172,8 +177,10 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsResponseTopic<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let topic_name = r.read_string(true).in_field("topic_name")?;
-        let topic_id = r.read_uuid().in_field("topic_id")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<18> = r
+            .read_fixed(&[("topic_id", 16), ("error_code", 2)])?;
+        let topic_id = fixed.uuid();
+        let error_code = fixed.i16();
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
@@ -191,8 +198,7 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsResponseTopic<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_string(true).in_field("topic_name")?;
-        r.read_uuid().in_field("topic_id")?;
-        r.read_i16().in_field("error_code")?;
+        r.skip_fixed(18, &[("topic_id", 16), ("error_code", 2)])?;
         r.read_nullable_string(true).in_field("error_message")?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
@@ -207,8 +213,9 @@ impl<'a> rt::Encode for DeleteShareGroupOffsetsResponseTopic<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.topic_name, true).in_field("topic_name")?;
-        buf.put_slice(self.topic_id.as_bytes());
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<18>::new().uuid(self.topic_id).i16(self.error_code),
+        );
         rt::put_nullable_string(buf, self.error_message.as_deref(), true)
             .in_field("error_message")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;

@@ -61,8 +61,10 @@ impl<'a> rt::Decode<'a> for DescribeAclsResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
+        let throttle_time_ms = fixed.i32();
+        let error_code = fixed.i16();
         let error_message = r
             .read_nullable_string(version >= 2)
             .in_field("error_message")?;
@@ -90,8 +92,11 @@ impl<'a> rt::Encode for DescribeAclsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.throttle_time_ms);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.throttle_time_ms)
+                .i16(self.error_code),
+        );
         rt::put_nullable_string(buf, self.error_message.as_deref(), version >= 2)
             .in_field("error_message")?;
         rt::put_struct_array(buf, &self.resources, version >= 2, version)
@@ -203,8 +208,10 @@ impl<'a> rt::Decode<'a> for AclDescription<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let principal = r.read_string(version >= 2).in_field("principal")?;
         let host = r.read_string(version >= 2).in_field("host")?;
-        let operation = r.read_i8().in_field("operation")?;
-        let permission_type = r.read_i8().in_field("permission_type")?;
+        let mut fixed: rt::FixedFields<2> = r
+            .read_fixed(&[("operation", 1), ("permission_type", 1)])?;
+        let operation = fixed.i8();
+        let permission_type = fixed.i8();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         if version >= 2 {
             r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
@@ -224,8 +231,7 @@ impl<'a> rt::Decode<'a> for AclDescription<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(version >= 2).in_field("principal")?;
         r.read_string(version >= 2).in_field("host")?;
-        r.read_i8().in_field("operation")?;
-        r.read_i8().in_field("permission_type")?;
+        r.skip_fixed(2, &[("operation", 1), ("permission_type", 1)])?;
         if version >= 2 {
             r.skip_unknown_tagged_fields()?;
         }
@@ -242,8 +248,9 @@ impl<'a> rt::Encode for AclDescription<'a> {
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.principal, version >= 2).in_field("principal")?;
         rt::put_string(buf, &self.host, version >= 2).in_field("host")?;
-        buf.put_i8(self.operation);
-        buf.put_i8(self.permission_type);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<2>::new().i8(self.operation).i8(self.permission_type),
+        );
         if version >= 2 {
             rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         } else {

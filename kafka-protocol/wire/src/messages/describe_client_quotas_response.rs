@@ -60,8 +60,10 @@ impl<'a> rt::Decode<'a> for DescribeClientQuotasResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
+        let throttle_time_ms = fixed.i32();
+        let error_code = fixed.i16();
         let error_message = r
             .read_nullable_string(version >= 1)
             .in_field("error_message")?;
@@ -89,8 +91,11 @@ impl<'a> rt::Encode for DescribeClientQuotasResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.throttle_time_ms);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.throttle_time_ms)
+                .i16(self.error_code),
+        );
         rt::put_nullable_string(buf, self.error_message.as_deref(), version >= 1)
             .in_field("error_message")?;
         rt::put_nullable_struct_array(buf, self.entries.as_ref(), version >= 1, version)

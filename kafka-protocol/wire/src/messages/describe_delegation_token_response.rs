@@ -339,9 +339,13 @@ impl<'a> rt::Decode<'a> for DescribedDelegationToken<'a> {
         } else {
             Cow::Borrowed("")
         };
-        let issue_timestamp = r.read_i64().in_field("issue_timestamp")?;
-        let expiry_timestamp = r.read_i64().in_field("expiry_timestamp")?;
-        let max_timestamp = r.read_i64().in_field("max_timestamp")?;
+        let mut fixed: rt::FixedFields<24> = r
+            .read_fixed(
+                &[("issue_timestamp", 8), ("expiry_timestamp", 8), ("max_timestamp", 8)],
+            )?;
+        let issue_timestamp = fixed.i64();
+        let expiry_timestamp = fixed.i64();
+        let max_timestamp = fixed.i64();
         let token_id = r.read_string(version >= 2).in_field("token_id")?;
         let hmac: Cow<'a, [u8]> = r.read_bytes(version >= 2).in_field("hmac")?;
         let renewers = r
@@ -378,9 +382,10 @@ impl<'a> rt::Decode<'a> for DescribedDelegationToken<'a> {
         if version >= 3 {
             r.read_string(true).in_field("token_requester_principal_name")?;
         }
-        r.read_i64().in_field("issue_timestamp")?;
-        r.read_i64().in_field("expiry_timestamp")?;
-        r.read_i64().in_field("max_timestamp")?;
+        r.skip_fixed(
+            24,
+            &[("issue_timestamp", 8), ("expiry_timestamp", 8), ("max_timestamp", 8)],
+        )?;
         r.read_string(version >= 2).in_field("token_id")?;
         r.read_bytes(version >= 2).in_field("hmac")?;
         r.skip_struct_array::<
@@ -425,9 +430,12 @@ impl<'a> rt::Encode for DescribedDelegationToken<'a> {
             rt::put_string(buf, &self.token_requester_principal_name, true)
                 .in_field("token_requester_principal_name")?;
         }
-        buf.put_i64(self.issue_timestamp);
-        buf.put_i64(self.expiry_timestamp);
-        buf.put_i64(self.max_timestamp);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<24>::new()
+                .i64(self.issue_timestamp)
+                .i64(self.expiry_timestamp)
+                .i64(self.max_timestamp),
+        );
         rt::put_string(buf, &self.token_id, version >= 2).in_field("token_id")?;
         rt::put_bytes(buf, &self.hmac, version >= 2).in_field("hmac")?;
         rt::put_struct_array(buf, &self.renewers, version >= 2, version)

@@ -187,9 +187,13 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let partition_size = r.read_i64().in_field("partition_size")?;
-        let offset_lag = r.read_i64().in_field("offset_lag")?;
+        let mut fixed: rt::FixedFields<20> = r
+            .read_fixed(
+                &[("partition_index", 4), ("partition_size", 8), ("offset_lag", 8)],
+            )?;
+        let partition_index = fixed.i32();
+        let partition_size = fixed.i64();
+        let offset_lag = fixed.i64();
         let is_future_key = r.read_bool().in_field("is_future_key")?;
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         if version >= 2 {
@@ -208,9 +212,10 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i64().in_field("partition_size")?;
-        r.read_i64().in_field("offset_lag")?;
+        r.skip_fixed(
+            20,
+            &[("partition_index", 4), ("partition_size", 8), ("offset_lag", 8)],
+        )?;
         r.read_bool().in_field("is_future_key")?;
         if version >= 2 {
             r.skip_unknown_tagged_fields()?;
@@ -226,9 +231,12 @@ impl<'a> rt::Encode for DescribeLogDirsPartition<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition_index);
-        buf.put_i64(self.partition_size);
-        buf.put_i64(self.offset_lag);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<20>::new()
+                .i32(self.partition_index)
+                .i64(self.partition_size)
+                .i64(self.offset_lag),
+        );
         rt::put_bool(buf, self.is_future_key);
         if version >= 2 {
             rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
@@ -494,15 +502,12 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsResult<'a> {
         let topics = r
             .read_struct_array::<DescribeLogDirsTopic>(version >= 2, version)
             .in_field("topics")?;
-        let total_bytes = if version >= 4 {
-            r.read_i64().in_field("total_bytes")?
+        let (total_bytes, usable_bytes) = if version >= 4 {
+            let mut fixed: rt::FixedFields<16> = r
+                .read_fixed(&[("total_bytes", 8), ("usable_bytes", 8)])?;
+            (fixed.i64(), fixed.i64())
         } else {
-            -1
-        };
-        let usable_bytes = if version >= 4 {
-            r.read_i64().in_field("usable_bytes")?
-        } else {
-            -1
+            (-1, -1)
         };
         let is_cordoned = if version >= 5 {
             r.read_bool().in_field("is_cordoned")?
@@ -533,10 +538,7 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsResult<'a> {
         r.skip_struct_array::<DescribeLogDirsTopic>(version >= 2, false, version)
             .in_field("topics")?;
         if version >= 4 {
-            r.read_i64().in_field("total_bytes")?;
-        }
-        if version >= 4 {
-            r.read_i64().in_field("usable_bytes")?;
+            r.skip_fixed(16, &[("total_bytes", 8), ("usable_bytes", 8)])?;
         }
         if version >= 5 {
             r.read_bool().in_field("is_cordoned")?;
@@ -560,10 +562,11 @@ impl<'a> rt::Encode for DescribeLogDirsResult<'a> {
         rt::put_struct_array(buf, &self.topics, version >= 2, version)
             .in_field("topics")?;
         if version >= 4 {
-            buf.put_i64(self.total_bytes);
-        }
-        if version >= 4 {
-            buf.put_i64(self.usable_bytes);
+            buf.put_fixed(
+                rt::FixedFieldsWriter::<16>::new()
+                    .i64(self.total_bytes)
+                    .i64(self.usable_bytes),
+            );
         }
         if version >= 5 {
             rt::put_bool(buf, self.is_cordoned);

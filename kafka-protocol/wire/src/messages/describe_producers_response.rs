@@ -172,14 +172,23 @@ impl<'a> rt::Decode<'a> for ProducerState<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let producer_id = r.read_i64().in_field("producer_id")?;
-        let producer_epoch = r.read_i32().in_field("producer_epoch")?;
-        let last_sequence = r.read_i32().in_field("last_sequence")?;
-        let last_timestamp = r.read_i64().in_field("last_timestamp")?;
-        let coordinator_epoch = r.read_i32().in_field("coordinator_epoch")?;
-        let current_txn_start_offset = r
-            .read_i64()
-            .in_field("current_txn_start_offset")?;
+        let mut fixed: rt::FixedFields<36> = r
+            .read_fixed(
+                &[
+                    ("producer_id", 8),
+                    ("producer_epoch", 4),
+                    ("last_sequence", 4),
+                    ("last_timestamp", 8),
+                    ("coordinator_epoch", 4),
+                    ("current_txn_start_offset", 8),
+                ],
+            )?;
+        let producer_id = fixed.i64();
+        let producer_epoch = fixed.i32();
+        let last_sequence = fixed.i32();
+        let last_timestamp = fixed.i64();
+        let coordinator_epoch = fixed.i32();
+        let current_txn_start_offset = fixed.i64();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -197,12 +206,17 @@ impl<'a> rt::Decode<'a> for ProducerState<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i64().in_field("producer_id")?;
-        r.read_i32().in_field("producer_epoch")?;
-        r.read_i32().in_field("last_sequence")?;
-        r.read_i64().in_field("last_timestamp")?;
-        r.read_i32().in_field("coordinator_epoch")?;
-        r.read_i64().in_field("current_txn_start_offset")?;
+        r.skip_fixed(
+            36,
+            &[
+                ("producer_id", 8),
+                ("producer_epoch", 4),
+                ("last_sequence", 4),
+                ("last_timestamp", 8),
+                ("coordinator_epoch", 4),
+                ("current_txn_start_offset", 8),
+            ],
+        )?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -215,12 +229,15 @@ impl<'a> rt::Encode for ProducerState<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i64(self.producer_id);
-        buf.put_i32(self.producer_epoch);
-        buf.put_i32(self.last_sequence);
-        buf.put_i64(self.last_timestamp);
-        buf.put_i32(self.coordinator_epoch);
-        buf.put_i64(self.current_txn_start_offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<36>::new()
+                .i64(self.producer_id)
+                .i32(self.producer_epoch)
+                .i32(self.last_sequence)
+                .i64(self.last_timestamp)
+                .i32(self.coordinator_epoch)
+                .i64(self.current_txn_start_offset),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
@@ -320,8 +337,10 @@ impl<'a> rt::Decode<'a> for PartitionResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("partition_index", 4), ("error_code", 2)])?;
+        let partition_index = fixed.i32();
+        let error_code = fixed.i16();
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
         let active_producers = r
             .read_struct_array::<ProducerState>(true, version)
@@ -341,8 +360,7 @@ impl<'a> rt::Decode<'a> for PartitionResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i16().in_field("error_code")?;
+        r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
         r.read_nullable_string(true).in_field("error_message")?;
         r.skip_struct_array::<ProducerState>(true, false, version)
             .in_field("active_producers")?;
@@ -358,8 +376,11 @@ impl<'a> rt::Encode for PartitionResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition_index);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.partition_index)
+                .i16(self.error_code),
+        );
         rt::put_nullable_string(buf, self.error_message.as_deref(), true)
             .in_field("error_message")?;
         rt::put_struct_array(buf, &self.active_producers, true, version)

@@ -254,16 +254,22 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("partition_index", 4), ("error_code", 2)])?;
+        let partition_index = fixed.i32();
+        let error_code = fixed.i16();
         let error_message = if version >= 2 {
             r.read_nullable_string(true).in_field("error_message")?
         } else {
             Some(Cow::Borrowed(""))
         };
-        let leader_id = r.read_i32().in_field("leader_id")?;
-        let leader_epoch = r.read_i32().in_field("leader_epoch")?;
-        let high_watermark = r.read_i64().in_field("high_watermark")?;
+        let mut fixed: rt::FixedFields<16> = r
+            .read_fixed(
+                &[("leader_id", 4), ("leader_epoch", 4), ("high_watermark", 8)],
+            )?;
+        let leader_id = fixed.i32();
+        let leader_epoch = fixed.i32();
+        let high_watermark = fixed.i64();
         let current_voters = r
             .read_struct_array::<ReplicaState>(true, version)
             .in_field("current_voters")?;
@@ -289,14 +295,14 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i16().in_field("error_code")?;
+        r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
         if version >= 2 {
             r.read_nullable_string(true).in_field("error_message")?;
         }
-        r.read_i32().in_field("leader_id")?;
-        r.read_i32().in_field("leader_epoch")?;
-        r.read_i64().in_field("high_watermark")?;
+        r.skip_fixed(
+            16,
+            &[("leader_id", 4), ("leader_epoch", 4), ("high_watermark", 8)],
+        )?;
         r.skip_struct_array::<ReplicaState>(true, false, version)
             .in_field("current_voters")?;
         r.skip_struct_array::<ReplicaState>(true, false, version).in_field("observers")?;
@@ -312,15 +318,21 @@ impl<'a> rt::Encode for PartitionData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition_index);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.partition_index)
+                .i16(self.error_code),
+        );
         if version >= 2 {
             rt::put_nullable_string(buf, self.error_message.as_deref(), true)
                 .in_field("error_message")?;
         }
-        buf.put_i32(self.leader_id);
-        buf.put_i32(self.leader_epoch);
-        buf.put_i64(self.high_watermark);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<16>::new()
+                .i32(self.leader_id)
+                .i32(self.leader_epoch)
+                .i64(self.high_watermark),
+        );
         rt::put_struct_array(buf, &self.current_voters, true, version)
             .in_field("current_voters")?;
         rt::put_struct_array(buf, &self.observers, true, version).in_field("observers")?;
@@ -812,15 +824,14 @@ impl<'a> rt::Decode<'a> for ReplicaState<'a> {
             rt::Uuid::ZERO
         };
         let log_end_offset = r.read_i64().in_field("log_end_offset")?;
-        let last_fetch_timestamp = if version >= 1 {
-            r.read_i64().in_field("last_fetch_timestamp")?
+        let (last_fetch_timestamp, last_caught_up_timestamp) = if version >= 1 {
+            let mut fixed: rt::FixedFields<16> = r
+                .read_fixed(
+                    &[("last_fetch_timestamp", 8), ("last_caught_up_timestamp", 8)],
+                )?;
+            (fixed.i64(), fixed.i64())
         } else {
-            -1
-        };
-        let last_caught_up_timestamp = if version >= 1 {
-            r.read_i64().in_field("last_caught_up_timestamp")?
-        } else {
-            -1
+            (-1, -1)
         };
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
@@ -844,10 +855,10 @@ impl<'a> rt::Decode<'a> for ReplicaState<'a> {
         }
         r.read_i64().in_field("log_end_offset")?;
         if version >= 1 {
-            r.read_i64().in_field("last_fetch_timestamp")?;
-        }
-        if version >= 1 {
-            r.read_i64().in_field("last_caught_up_timestamp")?;
+            r.skip_fixed(
+                16,
+                &[("last_fetch_timestamp", 8), ("last_caught_up_timestamp", 8)],
+            )?;
         }
         r.skip_unknown_tagged_fields()?;
         Ok(())
@@ -873,10 +884,11 @@ impl<'a> rt::Encode for ReplicaState<'a> {
         }
         buf.put_i64(self.log_end_offset);
         if version >= 1 {
-            buf.put_i64(self.last_fetch_timestamp);
-        }
-        if version >= 1 {
-            buf.put_i64(self.last_caught_up_timestamp);
+            buf.put_fixed(
+                rt::FixedFieldsWriter::<16>::new()
+                    .i64(self.last_fetch_timestamp)
+                    .i64(self.last_caught_up_timestamp),
+            );
         }
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())

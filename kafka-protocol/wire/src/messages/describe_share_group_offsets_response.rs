@@ -172,9 +172,13 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let start_offset = r.read_i64().in_field("start_offset")?;
-        let leader_epoch = r.read_i32().in_field("leader_epoch")?;
+        let mut fixed: rt::FixedFields<16> = r
+            .read_fixed(
+                &[("partition_index", 4), ("start_offset", 8), ("leader_epoch", 4)],
+            )?;
+        let partition_index = fixed.i32();
+        let start_offset = fixed.i64();
+        let leader_epoch = fixed.i32();
         let lag = if version >= 1 { r.read_i64().in_field("lag")? } else { -1 };
         let error_code = r.read_i16().in_field("error_code")?;
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
@@ -195,9 +199,10 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i64().in_field("start_offset")?;
-        r.read_i32().in_field("leader_epoch")?;
+        r.skip_fixed(
+            16,
+            &[("partition_index", 4), ("start_offset", 8), ("leader_epoch", 4)],
+        )?;
         if version >= 1 {
             r.read_i64().in_field("lag")?;
         }
@@ -215,9 +220,12 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsResponsePartition<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition_index);
-        buf.put_i64(self.start_offset);
-        buf.put_i32(self.leader_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<16>::new()
+                .i32(self.partition_index)
+                .i64(self.start_offset)
+                .i32(self.leader_epoch),
+        );
         if version >= 1 {
             buf.put_i64(self.lag);
         }

@@ -205,10 +205,19 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponsePartition<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let error_code = r.read_i16().in_field("error_code")?;
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let leader_id = r.read_i32().in_field("leader_id")?;
-        let leader_epoch = r.read_i32().in_field("leader_epoch")?;
+        let mut fixed: rt::FixedFields<14> = r
+            .read_fixed(
+                &[
+                    ("error_code", 2),
+                    ("partition_index", 4),
+                    ("leader_id", 4),
+                    ("leader_epoch", 4),
+                ],
+            )?;
+        let error_code = fixed.i16();
+        let partition_index = fixed.i32();
+        let leader_id = fixed.i32();
+        let leader_epoch = fixed.i32();
         let replica_nodes = r.read_scalar_array::<i32>(true).in_field("replica_nodes")?;
         let isr_nodes = r.read_scalar_array::<i32>(true).in_field("isr_nodes")?;
         let eligible_leader_replicas = r
@@ -240,10 +249,15 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponsePartition<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i16().in_field("error_code")?;
-        r.read_i32().in_field("partition_index")?;
-        r.read_i32().in_field("leader_id")?;
-        r.read_i32().in_field("leader_epoch")?;
+        r.skip_fixed(
+            14,
+            &[
+                ("error_code", 2),
+                ("partition_index", 4),
+                ("leader_id", 4),
+                ("leader_epoch", 4),
+            ],
+        )?;
         r.read_scalar_array::<i32>(true).in_field("replica_nodes")?;
         r.read_scalar_array::<i32>(true).in_field("isr_nodes")?;
         r.read_nullable_scalar_array::<i32>(true).in_field("eligible_leader_replicas")?;
@@ -261,10 +275,13 @@ impl<'a> rt::Encode for DescribeTopicPartitionsResponsePartition<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i16(self.error_code);
-        buf.put_i32(self.partition_index);
-        buf.put_i32(self.leader_id);
-        buf.put_i32(self.leader_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<14>::new()
+                .i16(self.error_code)
+                .i32(self.partition_index)
+                .i32(self.leader_id)
+                .i32(self.leader_epoch),
+        );
         rt::put_scalar_array(buf, &self.replica_nodes, true).in_field("replica_nodes")?;
         rt::put_scalar_array(buf, &self.isr_nodes, true).in_field("isr_nodes")?;
         rt::put_nullable_scalar_array(buf, self.eligible_leader_replicas.as_ref(), true)

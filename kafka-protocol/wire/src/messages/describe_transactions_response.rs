@@ -279,12 +279,19 @@ impl<'a> rt::Decode<'a> for TransactionState<'a> {
         let error_code = r.read_i16().in_field("error_code")?;
         let transactional_id = r.read_string(true).in_field("transactional_id")?;
         let transaction_state = r.read_string(true).in_field("transaction_state")?;
-        let transaction_timeout_ms = r.read_i32().in_field("transaction_timeout_ms")?;
-        let transaction_start_time_ms = r
-            .read_i64()
-            .in_field("transaction_start_time_ms")?;
-        let producer_id = r.read_i64().in_field("producer_id")?;
-        let producer_epoch = r.read_i16().in_field("producer_epoch")?;
+        let mut fixed: rt::FixedFields<22> = r
+            .read_fixed(
+                &[
+                    ("transaction_timeout_ms", 4),
+                    ("transaction_start_time_ms", 8),
+                    ("producer_id", 8),
+                    ("producer_epoch", 2),
+                ],
+            )?;
+        let transaction_timeout_ms = fixed.i32();
+        let transaction_start_time_ms = fixed.i64();
+        let producer_id = fixed.i64();
+        let producer_epoch = fixed.i16();
         let topics = r.read_struct_array::<TopicData>(true, version).in_field("topics")?;
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
@@ -308,10 +315,15 @@ impl<'a> rt::Decode<'a> for TransactionState<'a> {
         r.read_i16().in_field("error_code")?;
         r.read_string(true).in_field("transactional_id")?;
         r.read_string(true).in_field("transaction_state")?;
-        r.read_i32().in_field("transaction_timeout_ms")?;
-        r.read_i64().in_field("transaction_start_time_ms")?;
-        r.read_i64().in_field("producer_id")?;
-        r.read_i16().in_field("producer_epoch")?;
+        r.skip_fixed(
+            22,
+            &[
+                ("transaction_timeout_ms", 4),
+                ("transaction_start_time_ms", 8),
+                ("producer_id", 8),
+                ("producer_epoch", 2),
+            ],
+        )?;
         r.skip_struct_array::<TopicData>(true, false, version).in_field("topics")?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
@@ -329,10 +341,13 @@ impl<'a> rt::Encode for TransactionState<'a> {
         rt::put_string(buf, &self.transactional_id, true).in_field("transactional_id")?;
         rt::put_string(buf, &self.transaction_state, true)
             .in_field("transaction_state")?;
-        buf.put_i32(self.transaction_timeout_ms);
-        buf.put_i64(self.transaction_start_time_ms);
-        buf.put_i64(self.producer_id);
-        buf.put_i16(self.producer_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<22>::new()
+                .i32(self.transaction_timeout_ms)
+                .i64(self.transaction_start_time_ms)
+                .i64(self.producer_id)
+                .i16(self.producer_epoch),
+        );
         rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())

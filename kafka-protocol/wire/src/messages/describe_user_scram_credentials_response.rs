@@ -61,8 +61,10 @@ impl<'a> rt::Decode<'a> for DescribeUserScramCredentialsResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
+        let throttle_time_ms = fixed.i32();
+        let error_code = fixed.i16();
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
         let results = r
             .read_struct_array::<DescribeUserScramCredentialsResult>(true, version)
@@ -86,8 +88,11 @@ impl<'a> rt::Encode for DescribeUserScramCredentialsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.throttle_time_ms);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.throttle_time_ms)
+                .i16(self.error_code),
+        );
         rt::put_nullable_string(buf, self.error_message.as_deref(), true)
             .in_field("error_message")?;
         rt::put_struct_array(buf, &self.results, true, version).in_field("results")?;
@@ -176,8 +181,10 @@ impl<'a> rt::Decode<'a> for CredentialInfo<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let mechanism = r.read_i8().in_field("mechanism")?;
-        let iterations = r.read_i32().in_field("iterations")?;
+        let mut fixed: rt::FixedFields<5> = r
+            .read_fixed(&[("mechanism", 1), ("iterations", 4)])?;
+        let mechanism = fixed.i8();
+        let iterations = fixed.i32();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -191,8 +198,7 @@ impl<'a> rt::Decode<'a> for CredentialInfo<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i8().in_field("mechanism")?;
-        r.read_i32().in_field("iterations")?;
+        r.skip_fixed(5, &[("mechanism", 1), ("iterations", 4)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -205,8 +211,9 @@ impl<'a> rt::Encode for CredentialInfo<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i8(self.mechanism);
-        buf.put_i32(self.iterations);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<5>::new().i8(self.mechanism).i32(self.iterations),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }

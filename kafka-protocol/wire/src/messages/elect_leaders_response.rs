@@ -204,8 +204,10 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_id = r.read_i32().in_field("partition_id")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("partition_id", 4), ("error_code", 2)])?;
+        let partition_id = fixed.i32();
+        let error_code = fixed.i16();
         let error_message = r
             .read_nullable_string(version >= 2)
             .in_field("error_message")?;
@@ -225,8 +227,7 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_id")?;
-        r.read_i16().in_field("error_code")?;
+        r.skip_fixed(6, &[("partition_id", 4), ("error_code", 2)])?;
         r.read_nullable_string(version >= 2).in_field("error_message")?;
         if version >= 2 {
             r.skip_unknown_tagged_fields()?;
@@ -242,8 +243,9 @@ impl<'a> rt::Encode for PartitionResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition_id);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new().i32(self.partition_id).i16(self.error_code),
+        );
         rt::put_nullable_string(buf, self.error_message.as_deref(), version >= 2)
             .in_field("error_message")?;
         if version >= 2 {

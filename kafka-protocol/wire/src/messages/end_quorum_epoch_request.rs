@@ -187,8 +187,10 @@ impl<'a> rt::Decode<'a> for ReplicaInfo<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let candidate_id = r.read_i32().in_field("candidate_id")?;
-        let candidate_directory_id = r.read_uuid().in_field("candidate_directory_id")?;
+        let mut fixed: rt::FixedFields<20> = r
+            .read_fixed(&[("candidate_id", 4), ("candidate_directory_id", 16)])?;
+        let candidate_id = fixed.i32();
+        let candidate_directory_id = fixed.uuid();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -202,8 +204,7 @@ impl<'a> rt::Decode<'a> for ReplicaInfo<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("candidate_id")?;
-        r.read_uuid().in_field("candidate_directory_id")?;
+        r.skip_fixed(20, &[("candidate_id", 4), ("candidate_directory_id", 16)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -216,8 +217,11 @@ impl<'a> rt::Encode for ReplicaInfo<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.candidate_id);
-        buf.put_slice(self.candidate_directory_id.as_bytes());
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<20>::new()
+                .i32(self.candidate_id)
+                .uuid(self.candidate_directory_id),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
@@ -308,9 +312,13 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let leader_id = r.read_i32().in_field("leader_id")?;
-        let leader_epoch = r.read_i32().in_field("leader_epoch")?;
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(
+                &[("partition_index", 4), ("leader_id", 4), ("leader_epoch", 4)],
+            )?;
+        let partition_index = fixed.i32();
+        let leader_id = fixed.i32();
+        let leader_epoch = fixed.i32();
         let preferred_successors = if version <= 0 {
             r.read_scalar_array::<i32>(false).in_field("preferred_successors")?
         } else {
@@ -340,9 +348,10 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i32().in_field("leader_id")?;
-        r.read_i32().in_field("leader_epoch")?;
+        r.skip_fixed(
+            12,
+            &[("partition_index", 4), ("leader_id", 4), ("leader_epoch", 4)],
+        )?;
         if version <= 0 {
             r.read_scalar_array::<i32>(false).in_field("preferred_successors")?;
         }
@@ -364,9 +373,12 @@ impl<'a> rt::Encode for PartitionData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition_index);
-        buf.put_i32(self.leader_id);
-        buf.put_i32(self.leader_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new()
+                .i32(self.partition_index)
+                .i32(self.leader_id)
+                .i32(self.leader_epoch),
+        );
         if version <= 0 {
             rt::put_scalar_array(buf, &self.preferred_successors, false)
                 .in_field("preferred_successors")?;

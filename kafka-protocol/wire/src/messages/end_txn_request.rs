@@ -48,8 +48,10 @@ impl<'a> rt::Decode<'a> for EndTxnRequest<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let transactional_id = r.read_string(version >= 3).in_field("transactional_id")?;
-        let producer_id = r.read_i64().in_field("producer_id")?;
-        let producer_epoch = r.read_i16().in_field("producer_epoch")?;
+        let mut fixed: rt::FixedFields<10> = r
+            .read_fixed(&[("producer_id", 8), ("producer_epoch", 2)])?;
+        let producer_id = fixed.i64();
+        let producer_epoch = fixed.i16();
         let committed = r.read_bool().in_field("committed")?;
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         if version >= 3 {
@@ -74,8 +76,11 @@ impl<'a> rt::Encode for EndTxnRequest<'a> {
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.transactional_id, version >= 3)
             .in_field("transactional_id")?;
-        buf.put_i64(self.producer_id);
-        buf.put_i16(self.producer_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<10>::new()
+                .i64(self.producer_id)
+                .i16(self.producer_epoch),
+        );
         rt::put_bool(buf, self.committed);
         if version >= 3 {
             rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;

@@ -108,19 +108,25 @@ impl<'a> rt::Decode<'a> for FetchRequest<'a> {
             -1
         };
         let mut replica_state = ReplicaState::default();
-        let max_wait_ms = r.read_i32().in_field("max_wait_ms")?;
-        let min_bytes = r.read_i32().in_field("min_bytes")?;
-        let max_bytes = r.read_i32().in_field("max_bytes")?;
-        let isolation_level = r.read_i8().in_field("isolation_level")?;
-        let session_id = if version >= 7 {
-            r.read_i32().in_field("session_id")?
+        let mut fixed: rt::FixedFields<13> = r
+            .read_fixed(
+                &[
+                    ("max_wait_ms", 4),
+                    ("min_bytes", 4),
+                    ("max_bytes", 4),
+                    ("isolation_level", 1),
+                ],
+            )?;
+        let max_wait_ms = fixed.i32();
+        let min_bytes = fixed.i32();
+        let max_bytes = fixed.i32();
+        let isolation_level = fixed.i8();
+        let (session_id, session_epoch) = if version >= 7 {
+            let mut fixed: rt::FixedFields<8> = r
+                .read_fixed(&[("session_id", 4), ("session_epoch", 4)])?;
+            (fixed.i32(), fixed.i32())
         } else {
-            0
-        };
-        let session_epoch = if version >= 7 {
-            r.read_i32().in_field("session_epoch")?
-        } else {
-            -1
+            (0, -1)
         };
         let topics = r
             .read_struct_array::<FetchTopic>(version >= 12, version)
@@ -208,15 +214,19 @@ impl<'a> rt::Encode for FetchRequest<'a> {
         if version <= 14 {
             buf.put_i32(self.replica_id);
         }
-        buf.put_i32(self.max_wait_ms);
-        buf.put_i32(self.min_bytes);
-        buf.put_i32(self.max_bytes);
-        buf.put_i8(self.isolation_level);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<13>::new()
+                .i32(self.max_wait_ms)
+                .i32(self.min_bytes)
+                .i32(self.max_bytes)
+                .i8(self.isolation_level),
+        );
         if version >= 7 {
-            buf.put_i32(self.session_id);
-        }
-        if version >= 7 {
-            buf.put_i32(self.session_epoch);
+            buf.put_fixed(
+                rt::FixedFieldsWriter::<8>::new()
+                    .i32(self.session_id)
+                    .i32(self.session_epoch),
+            );
         }
         rt::put_struct_array(buf, &self.topics, version >= 12, version)
             .in_field("topics")?;
@@ -463,8 +473,10 @@ impl<'a> rt::Decode<'a> for ReplicaState<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let replica_id = r.read_i32().in_field("replica_id")?;
-        let replica_epoch = r.read_i64().in_field("replica_epoch")?;
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(&[("replica_id", 4), ("replica_epoch", 8)])?;
+        let replica_id = fixed.i32();
+        let replica_epoch = fixed.i64();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -478,8 +490,7 @@ impl<'a> rt::Decode<'a> for ReplicaState<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("replica_id")?;
-        r.read_i64().in_field("replica_epoch")?;
+        r.skip_fixed(12, &[("replica_id", 4), ("replica_epoch", 8)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -492,8 +503,11 @@ impl<'a> rt::Encode for ReplicaState<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.replica_id);
-        buf.put_i64(self.replica_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new()
+                .i32(self.replica_id)
+                .i64(self.replica_epoch),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }

@@ -53,15 +53,12 @@ impl<'a> rt::Decode<'a> for FetchResponse<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
-        let error_code = if version >= 7 {
-            r.read_i16().in_field("error_code")?
+        let (error_code, session_id) = if version >= 7 {
+            let mut fixed: rt::FixedFields<6> = r
+                .read_fixed(&[("error_code", 2), ("session_id", 4)])?;
+            (fixed.i16(), fixed.i32())
         } else {
-            0
-        };
-        let session_id = if version >= 7 {
-            r.read_i32().in_field("session_id")?
-        } else {
-            0
+            (0, 0)
         };
         let responses = r
             .read_struct_array::<FetchableTopicResponse>(version >= 12, version)
@@ -121,10 +118,11 @@ impl<'a> rt::Encode for FetchResponse<'a> {
         }
         buf.put_i32(self.throttle_time_ms);
         if version >= 7 {
-            buf.put_i16(self.error_code);
-        }
-        if version >= 7 {
-            buf.put_i32(self.session_id);
+            buf.put_fixed(
+                rt::FixedFieldsWriter::<6>::new()
+                    .i16(self.error_code)
+                    .i32(self.session_id),
+            );
         }
         rt::put_struct_array(buf, &self.responses, version >= 12, version)
             .in_field("responses")?;
@@ -287,8 +285,10 @@ impl<'a> rt::Decode<'a> for EpochEndOffset<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let epoch = r.read_i32().in_field("epoch")?;
-        let end_offset = r.read_i64().in_field("end_offset")?;
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(&[("epoch", 4), ("end_offset", 8)])?;
+        let epoch = fixed.i32();
+        let end_offset = fixed.i64();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -302,8 +302,7 @@ impl<'a> rt::Decode<'a> for EpochEndOffset<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("epoch")?;
-        r.read_i64().in_field("end_offset")?;
+        r.skip_fixed(12, &[("epoch", 4), ("end_offset", 8)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -316,8 +315,9 @@ impl<'a> rt::Encode for EpochEndOffset<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.epoch);
-        buf.put_i64(self.end_offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new().i32(self.epoch).i64(self.end_offset),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
@@ -406,8 +406,10 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let leader_id = r.read_i32().in_field("leader_id")?;
-        let leader_epoch = r.read_i32().in_field("leader_epoch")?;
+        let mut fixed: rt::FixedFields<8> = r
+            .read_fixed(&[("leader_id", 4), ("leader_epoch", 4)])?;
+        let leader_id = fixed.i32();
+        let leader_epoch = fixed.i32();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -421,8 +423,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("leader_id")?;
-        r.read_i32().in_field("leader_epoch")?;
+        r.skip_fixed(8, &[("leader_id", 4), ("leader_epoch", 4)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -435,8 +436,9 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.leader_id);
-        buf.put_i32(self.leader_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<8>::new().i32(self.leader_id).i32(self.leader_epoch),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
@@ -525,8 +527,10 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let end_offset = r.read_i64().in_field("end_offset")?;
-        let epoch = r.read_i32().in_field("epoch")?;
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(&[("end_offset", 8), ("epoch", 4)])?;
+        let end_offset = fixed.i64();
+        let epoch = fixed.i32();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -540,8 +544,7 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i64().in_field("end_offset")?;
-        r.read_i32().in_field("epoch")?;
+        r.skip_fixed(12, &[("end_offset", 8), ("epoch", 4)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -554,8 +557,9 @@ impl<'a> rt::Encode for SnapshotId<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i64(self.end_offset);
-        buf.put_i32(self.epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new().i64(self.end_offset).i32(self.epoch),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
@@ -633,8 +637,10 @@ impl<'a> rt::Decode<'a> for AbortedTransaction<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let producer_id = r.read_i64().in_field("producer_id")?;
-        let first_offset = r.read_i64().in_field("first_offset")?;
+        let mut fixed: rt::FixedFields<16> = r
+            .read_fixed(&[("producer_id", 8), ("first_offset", 8)])?;
+        let producer_id = fixed.i64();
+        let first_offset = fixed.i64();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         if version >= 12 {
             r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
@@ -650,8 +656,7 @@ impl<'a> rt::Decode<'a> for AbortedTransaction<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i64().in_field("producer_id")?;
-        r.read_i64().in_field("first_offset")?;
+        r.skip_fixed(16, &[("producer_id", 8), ("first_offset", 8)])?;
         if version >= 12 {
             r.skip_unknown_tagged_fields()?;
         }
@@ -666,8 +671,11 @@ impl<'a> rt::Encode for AbortedTransaction<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i64(self.producer_id);
-        buf.put_i64(self.first_offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<16>::new()
+                .i64(self.producer_id)
+                .i64(self.first_offset),
+        );
         if version >= 12 {
             rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         } else {
@@ -814,10 +822,19 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let error_code = r.read_i16().in_field("error_code")?;
-        let high_watermark = r.read_i64().in_field("high_watermark")?;
-        let last_stable_offset = r.read_i64().in_field("last_stable_offset")?;
+        let mut fixed: rt::FixedFields<22> = r
+            .read_fixed(
+                &[
+                    ("partition_index", 4),
+                    ("error_code", 2),
+                    ("high_watermark", 8),
+                    ("last_stable_offset", 8),
+                ],
+            )?;
+        let partition_index = fixed.i32();
+        let error_code = fixed.i16();
+        let high_watermark = fixed.i64();
+        let last_stable_offset = fixed.i64();
         let log_start_offset = if version >= 5 {
             r.read_i64().in_field("log_start_offset")?
         } else {
@@ -881,10 +898,15 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i16().in_field("error_code")?;
-        r.read_i64().in_field("high_watermark")?;
-        r.read_i64().in_field("last_stable_offset")?;
+        r.skip_fixed(
+            22,
+            &[
+                ("partition_index", 4),
+                ("error_code", 2),
+                ("high_watermark", 8),
+                ("last_stable_offset", 8),
+            ],
+        )?;
         if version >= 5 {
             r.read_i64().in_field("log_start_offset")?;
         }
@@ -948,10 +970,13 @@ impl<'a> rt::Encode for PartitionData<'a> {
                     .in_field("preferred_read_replica"),
             );
         }
-        buf.put_i32(self.partition_index);
-        buf.put_i16(self.error_code);
-        buf.put_i64(self.high_watermark);
-        buf.put_i64(self.last_stable_offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<22>::new()
+                .i32(self.partition_index)
+                .i16(self.error_code)
+                .i64(self.high_watermark)
+                .i64(self.last_stable_offset),
+        );
         if version >= 5 {
             buf.put_i64(self.log_start_offset);
         }

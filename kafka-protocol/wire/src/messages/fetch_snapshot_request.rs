@@ -62,8 +62,10 @@ impl<'a> rt::Decode<'a> for FetchSnapshotRequest<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let mut cluster_id = None;
-        let replica_id = r.read_i32().in_field("replica_id")?;
-        let max_bytes = r.read_i32().in_field("max_bytes")?;
+        let mut fixed: rt::FixedFields<8> = r
+            .read_fixed(&[("replica_id", 4), ("max_bytes", 4)])?;
+        let replica_id = fixed.i32();
+        let max_bytes = fixed.i32();
         let topics = r
             .read_struct_array::<TopicSnapshot>(true, version)
             .in_field("topics")?;
@@ -99,8 +101,9 @@ impl<'a> rt::Encode for FetchSnapshotRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.replica_id);
-        buf.put_i32(self.max_bytes);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<8>::new().i32(self.replica_id).i32(self.max_bytes),
+        );
         rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
         let write_cluster_id = self.cluster_id.is_some();
         let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
@@ -211,8 +214,10 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let end_offset = r.read_i64().in_field("end_offset")?;
-        let epoch = r.read_i32().in_field("epoch")?;
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(&[("end_offset", 8), ("epoch", 4)])?;
+        let end_offset = fixed.i64();
+        let epoch = fixed.i32();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -226,8 +231,7 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i64().in_field("end_offset")?;
-        r.read_i32().in_field("epoch")?;
+        r.skip_fixed(12, &[("end_offset", 8), ("epoch", 4)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -240,8 +244,9 @@ impl<'a> rt::Encode for SnapshotId<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i64(self.end_offset);
-        buf.put_i32(self.epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new().i64(self.end_offset).i32(self.epoch),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
@@ -331,8 +336,10 @@ impl<'a> rt::Decode<'a> for PartitionSnapshot<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition = r.read_i32().in_field("partition")?;
-        let current_leader_epoch = r.read_i32().in_field("current_leader_epoch")?;
+        let mut fixed: rt::FixedFields<8> = r
+            .read_fixed(&[("partition", 4), ("current_leader_epoch", 4)])?;
+        let partition = fixed.i32();
+        let current_leader_epoch = fixed.i32();
         let snapshot_id = SnapshotId::decode_from(r, version).in_field("snapshot_id")?;
         let position = r.read_i64().in_field("position")?;
         let mut replica_directory_id = rt::Uuid::ZERO;
@@ -370,8 +377,7 @@ impl<'a> rt::Decode<'a> for PartitionSnapshot<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition")?;
-        r.read_i32().in_field("current_leader_epoch")?;
+        r.skip_fixed(8, &[("partition", 4), ("current_leader_epoch", 4)])?;
         SnapshotId::validate_from(r, version).in_field("snapshot_id")?;
         r.read_i64().in_field("position")?;
         r.skip_tagged_fields(|tag, r| {
@@ -397,8 +403,11 @@ impl<'a> rt::Encode for PartitionSnapshot<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition);
-        buf.put_i32(self.current_leader_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<8>::new()
+                .i32(self.partition)
+                .i32(self.current_leader_epoch),
+        );
         self.snapshot_id.encode_to(buf, version).in_field("snapshot_id")?;
         buf.put_i64(self.position);
         let write_replica_directory_id = version >= 1

@@ -48,8 +48,10 @@ impl<'a> rt::Decode<'a> for FetchSnapshotResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
+        let throttle_time_ms = fixed.i32();
+        let error_code = fixed.i16();
         let topics = r
             .read_struct_array::<TopicSnapshot>(true, version)
             .in_field("topics")?;
@@ -97,8 +99,11 @@ impl<'a> rt::Encode for FetchSnapshotResponse<'a> {
                     .in_field("node_endpoints"),
             );
         }
-        buf.put_i32(self.throttle_time_ms);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.throttle_time_ms)
+                .i16(self.error_code),
+        );
         rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
         let write_node_endpoints = version >= 1 && !self.node_endpoints.is_empty();
         let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
@@ -217,8 +222,10 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let end_offset = r.read_i64().in_field("end_offset")?;
-        let epoch = r.read_i32().in_field("epoch")?;
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(&[("end_offset", 8), ("epoch", 4)])?;
+        let end_offset = fixed.i64();
+        let epoch = fixed.i32();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -232,8 +239,7 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i64().in_field("end_offset")?;
-        r.read_i32().in_field("epoch")?;
+        r.skip_fixed(12, &[("end_offset", 8), ("epoch", 4)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -246,8 +252,9 @@ impl<'a> rt::Encode for SnapshotId<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i64(self.end_offset);
-        buf.put_i32(self.epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new().i64(self.end_offset).i32(self.epoch),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
@@ -325,8 +332,10 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let leader_id = r.read_i32().in_field("leader_id")?;
-        let leader_epoch = r.read_i32().in_field("leader_epoch")?;
+        let mut fixed: rt::FixedFields<8> = r
+            .read_fixed(&[("leader_id", 4), ("leader_epoch", 4)])?;
+        let leader_id = fixed.i32();
+        let leader_epoch = fixed.i32();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -340,8 +349,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("leader_id")?;
-        r.read_i32().in_field("leader_epoch")?;
+        r.skip_fixed(8, &[("leader_id", 4), ("leader_epoch", 4)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -354,8 +362,9 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.leader_id);
-        buf.put_i32(self.leader_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<8>::new().i32(self.leader_id).i32(self.leader_epoch),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
@@ -453,12 +462,16 @@ impl<'a> rt::Decode<'a> for PartitionSnapshot<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let index = r.read_i32().in_field("index")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("index", 4), ("error_code", 2)])?;
+        let index = fixed.i32();
+        let error_code = fixed.i16();
         let snapshot_id = SnapshotId::decode_from(r, version).in_field("snapshot_id")?;
         let mut current_leader = LeaderIdAndEpoch::default();
-        let size = r.read_i64().in_field("size")?;
-        let position = r.read_i64().in_field("position")?;
+        let mut fixed: rt::FixedFields<16> = r
+            .read_fixed(&[("size", 8), ("position", 8)])?;
+        let size = fixed.i64();
+        let position = fixed.i64();
         let unaligned_records: Option<Cow<'a, [u8]>> = r
             .read_bytes(true)
             .map(Some)
@@ -493,11 +506,9 @@ impl<'a> rt::Decode<'a> for PartitionSnapshot<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("index")?;
-        r.read_i16().in_field("error_code")?;
+        r.skip_fixed(6, &[("index", 4), ("error_code", 2)])?;
         SnapshotId::validate_from(r, version).in_field("snapshot_id")?;
-        r.read_i64().in_field("size")?;
-        r.read_i64().in_field("position")?;
+        r.skip_fixed(16, &[("size", 8), ("position", 8)])?;
         r.read_bytes(true).map(Some).in_field("unaligned_records")?;
         r.skip_tagged_fields(|tag, r| {
             match tag {
@@ -520,11 +531,13 @@ impl<'a> rt::Encode for PartitionSnapshot<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.index);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new().i32(self.index).i16(self.error_code),
+        );
         self.snapshot_id.encode_to(buf, version).in_field("snapshot_id")?;
-        buf.put_i64(self.size);
-        buf.put_i64(self.position);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<16>::new().i64(self.size).i64(self.position),
+        );
         rt::put_bytes(buf, self.unaligned_records.as_deref().unwrap_or_default(), true)
             .in_field("unaligned_records")?;
         let write_current_leader = self.current_leader != LeaderIdAndEpoch::default();

@@ -365,8 +365,10 @@ impl<'a> rt::Decode<'a> for Coordinator<'a> {
         let key = r.read_string(true).in_field("key")?;
         let node_id = r.read_i32().in_field("node_id")?;
         let host = r.read_string(true).in_field("host")?;
-        let port = r.read_i32().in_field("port")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("port", 4), ("error_code", 2)])?;
+        let port = fixed.i32();
+        let error_code = fixed.i16();
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
@@ -388,8 +390,7 @@ impl<'a> rt::Decode<'a> for Coordinator<'a> {
         r.read_string(true).in_field("key")?;
         r.read_i32().in_field("node_id")?;
         r.read_string(true).in_field("host")?;
-        r.read_i32().in_field("port")?;
-        r.read_i16().in_field("error_code")?;
+        r.skip_fixed(6, &[("port", 4), ("error_code", 2)])?;
         r.read_nullable_string(true).in_field("error_message")?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
@@ -406,8 +407,9 @@ impl<'a> rt::Encode for Coordinator<'a> {
         rt::put_string(buf, &self.key, true).in_field("key")?;
         buf.put_i32(self.node_id);
         rt::put_string(buf, &self.host, true).in_field("host")?;
-        buf.put_i32(self.port);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new().i32(self.port).i16(self.error_code),
+        );
         rt::put_nullable_string(buf, self.error_message.as_deref(), true)
             .in_field("error_message")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;

@@ -67,15 +67,26 @@ impl<'a> rt::Decode<'a> for GetTelemetrySubscriptionsResponse<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
-        let error_code = r.read_i16().in_field("error_code")?;
-        let client_instance_id = r.read_uuid().in_field("client_instance_id")?;
-        let subscription_id = r.read_i32().in_field("subscription_id")?;
+        let mut fixed: rt::FixedFields<26> = r
+            .read_fixed(
+                &[
+                    ("throttle_time_ms", 4),
+                    ("error_code", 2),
+                    ("client_instance_id", 16),
+                    ("subscription_id", 4),
+                ],
+            )?;
+        let throttle_time_ms = fixed.i32();
+        let error_code = fixed.i16();
+        let client_instance_id = fixed.uuid();
+        let subscription_id = fixed.i32();
         let accepted_compression_types = r
             .read_scalar_array::<i8>(true)
             .in_field("accepted_compression_types")?;
-        let push_interval_ms = r.read_i32().in_field("push_interval_ms")?;
-        let telemetry_max_bytes = r.read_i32().in_field("telemetry_max_bytes")?;
+        let mut fixed: rt::FixedFields<8> = r
+            .read_fixed(&[("push_interval_ms", 4), ("telemetry_max_bytes", 4)])?;
+        let push_interval_ms = fixed.i32();
+        let telemetry_max_bytes = fixed.i32();
         let delta_temporality = r.read_bool().in_field("delta_temporality")?;
         let requested_metrics = r
             .read_array(true, |r| r.read_string(true))
@@ -104,14 +115,20 @@ impl<'a> rt::Encode for GetTelemetrySubscriptionsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.throttle_time_ms);
-        buf.put_i16(self.error_code);
-        buf.put_slice(self.client_instance_id.as_bytes());
-        buf.put_i32(self.subscription_id);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<26>::new()
+                .i32(self.throttle_time_ms)
+                .i16(self.error_code)
+                .uuid(self.client_instance_id)
+                .i32(self.subscription_id),
+        );
         rt::put_scalar_array(buf, &self.accepted_compression_types, true)
             .in_field("accepted_compression_types")?;
-        buf.put_i32(self.push_interval_ms);
-        buf.put_i32(self.telemetry_max_bytes);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<8>::new()
+                .i32(self.push_interval_ms)
+                .i32(self.telemetry_max_bytes),
+        );
         rt::put_bool(buf, self.delta_temporality);
         rt::put_array(
                 buf,

@@ -74,15 +74,12 @@ impl<'a> rt::Decode<'a> for InitProducerIdRequest<'a> {
             .read_nullable_string(version >= 2)
             .in_field("transactional_id")?;
         let transaction_timeout_ms = r.read_i32().in_field("transaction_timeout_ms")?;
-        let producer_id = if version >= 3 {
-            r.read_i64().in_field("producer_id")?
+        let (producer_id, producer_epoch) = if version >= 3 {
+            let mut fixed: rt::FixedFields<10> = r
+                .read_fixed(&[("producer_id", 8), ("producer_epoch", 2)])?;
+            (fixed.i64(), fixed.i16())
         } else {
-            -1
-        };
-        let producer_epoch = if version >= 3 {
-            r.read_i16().in_field("producer_epoch")?
-        } else {
-            -1
+            (-1, -1)
         };
         let enable2_pc = if version >= 6 {
             r.read_bool().in_field("enable2_pc")?
@@ -145,10 +142,11 @@ impl<'a> rt::Encode for InitProducerIdRequest<'a> {
             .in_field("transactional_id")?;
         buf.put_i32(self.transaction_timeout_ms);
         if version >= 3 {
-            buf.put_i64(self.producer_id);
-        }
-        if version >= 3 {
-            buf.put_i16(self.producer_epoch);
+            buf.put_fixed(
+                rt::FixedFieldsWriter::<10>::new()
+                    .i64(self.producer_id)
+                    .i16(self.producer_epoch),
+            );
         }
         if version >= 6 {
             rt::put_bool(buf, self.enable2_pc);

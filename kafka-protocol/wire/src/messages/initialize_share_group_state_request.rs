@@ -146,9 +146,11 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition = r.read_i32().in_field("partition")?;
-        let state_epoch = r.read_i32().in_field("state_epoch")?;
-        let start_offset = r.read_i64().in_field("start_offset")?;
+        let mut fixed: rt::FixedFields<16> = r
+            .read_fixed(&[("partition", 4), ("state_epoch", 4), ("start_offset", 8)])?;
+        let partition = fixed.i32();
+        let state_epoch = fixed.i32();
+        let start_offset = fixed.i64();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -163,9 +165,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition")?;
-        r.read_i32().in_field("state_epoch")?;
-        r.read_i64().in_field("start_offset")?;
+        r.skip_fixed(16, &[("partition", 4), ("state_epoch", 4), ("start_offset", 8)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -178,9 +178,12 @@ impl<'a> rt::Encode for PartitionData<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition);
-        buf.put_i32(self.state_epoch);
-        buf.put_i64(self.start_offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<16>::new()
+                .i32(self.partition)
+                .i32(self.state_epoch)
+                .i64(self.start_offset),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }

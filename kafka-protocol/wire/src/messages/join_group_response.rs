@@ -91,8 +91,10 @@ impl<'a> rt::Decode<'a> for JoinGroupResponse<'a> {
         } else {
             0
         };
-        let error_code = r.read_i16().in_field("error_code")?;
-        let generation_id = r.read_i32().in_field("generation_id")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("error_code", 2), ("generation_id", 4)])?;
+        let error_code = fixed.i16();
+        let generation_id = fixed.i32();
         let protocol_type = if version >= 7 {
             r.read_nullable_string(true).in_field("protocol_type")?
         } else {
@@ -149,8 +151,11 @@ impl<'a> rt::Encode for JoinGroupResponse<'a> {
         if version >= 2 {
             buf.put_i32(self.throttle_time_ms);
         }
-        buf.put_i16(self.error_code);
-        buf.put_i32(self.generation_id);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i16(self.error_code)
+                .i32(self.generation_id),
+        );
         if version >= 7 {
             rt::put_nullable_string(buf, self.protocol_type.as_deref(), true)
                 .in_field("protocol_type")?;

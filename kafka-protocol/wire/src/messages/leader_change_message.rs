@@ -42,8 +42,10 @@ impl<'a> rt::Decode<'a> for LeaderChangeMessage<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let version_value = r.read_i16().in_field("version")?;
-        let leader_id = r.read_i32().in_field("leader_id")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("version", 2), ("leader_id", 4)])?;
+        let version_value = fixed.i16();
+        let leader_id = fixed.i32();
         let voters = r.read_struct_array::<Voter>(true, version).in_field("voters")?;
         let granting_voters = r
             .read_struct_array::<Voter>(true, version)
@@ -67,8 +69,9 @@ impl<'a> rt::Encode for LeaderChangeMessage<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i16(self.version);
-        buf.put_i32(self.leader_id);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new().i16(self.version).i32(self.leader_id),
+        );
         rt::put_struct_array(buf, &self.voters, true, version).in_field("voters")?;
         rt::put_struct_array(buf, &self.granting_voters, true, version)
             .in_field("granting_voters")?;

@@ -44,8 +44,10 @@ impl<'a> rt::Decode<'a> for ListConfigResourcesResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
+        let throttle_time_ms = fixed.i32();
+        let error_code = fixed.i16();
         let config_resources = r
             .read_struct_array::<ConfigResource>(true, version)
             .in_field("config_resources")?;
@@ -67,8 +69,11 @@ impl<'a> rt::Encode for ListConfigResourcesResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.throttle_time_ms);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.throttle_time_ms)
+                .i16(self.error_code),
+        );
         rt::put_struct_array(buf, &self.config_resources, true, version)
             .in_field("config_resources")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;

@@ -195,10 +195,19 @@ impl<'a> rt::Decode<'a> for ListOffsetsPartitionResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let error_code = r.read_i16().in_field("error_code")?;
-        let timestamp = r.read_i64().in_field("timestamp")?;
-        let offset = r.read_i64().in_field("offset")?;
+        let mut fixed: rt::FixedFields<22> = r
+            .read_fixed(
+                &[
+                    ("partition_index", 4),
+                    ("error_code", 2),
+                    ("timestamp", 8),
+                    ("offset", 8),
+                ],
+            )?;
+        let partition_index = fixed.i32();
+        let error_code = fixed.i16();
+        let timestamp = fixed.i64();
+        let offset = fixed.i64();
         let leader_epoch = if version >= 4 {
             r.read_i32().in_field("leader_epoch")?
         } else {
@@ -222,10 +231,10 @@ impl<'a> rt::Decode<'a> for ListOffsetsPartitionResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i16().in_field("error_code")?;
-        r.read_i64().in_field("timestamp")?;
-        r.read_i64().in_field("offset")?;
+        r.skip_fixed(
+            22,
+            &[("partition_index", 4), ("error_code", 2), ("timestamp", 8), ("offset", 8)],
+        )?;
         if version >= 4 {
             r.read_i32().in_field("leader_epoch")?;
         }
@@ -249,10 +258,13 @@ impl<'a> rt::Encode for ListOffsetsPartitionResponse<'a> {
                     .in_field("leader_epoch"),
             );
         }
-        buf.put_i32(self.partition_index);
-        buf.put_i16(self.error_code);
-        buf.put_i64(self.timestamp);
-        buf.put_i64(self.offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<22>::new()
+                .i32(self.partition_index)
+                .i16(self.error_code)
+                .i64(self.timestamp)
+                .i64(self.offset),
+        );
         if version >= 4 {
             buf.put_i32(self.leader_epoch);
         }

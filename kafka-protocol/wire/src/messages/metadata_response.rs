@@ -507,9 +507,11 @@ impl<'a> rt::Decode<'a> for MetadataResponsePartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let error_code = r.read_i16().in_field("error_code")?;
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let leader_id = r.read_i32().in_field("leader_id")?;
+        let mut fixed: rt::FixedFields<10> = r
+            .read_fixed(&[("error_code", 2), ("partition_index", 4), ("leader_id", 4)])?;
+        let error_code = fixed.i16();
+        let partition_index = fixed.i32();
+        let leader_id = fixed.i32();
         let leader_epoch = if version >= 7 {
             r.read_i32().in_field("leader_epoch")?
         } else {
@@ -544,9 +546,10 @@ impl<'a> rt::Decode<'a> for MetadataResponsePartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i16().in_field("error_code")?;
-        r.read_i32().in_field("partition_index")?;
-        r.read_i32().in_field("leader_id")?;
+        r.skip_fixed(
+            10,
+            &[("error_code", 2), ("partition_index", 4), ("leader_id", 4)],
+        )?;
         if version >= 7 {
             r.read_i32().in_field("leader_epoch")?;
         }
@@ -569,9 +572,12 @@ impl<'a> rt::Encode for MetadataResponsePartition<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i16(self.error_code);
-        buf.put_i32(self.partition_index);
-        buf.put_i32(self.leader_id);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<10>::new()
+                .i16(self.error_code)
+                .i32(self.partition_index)
+                .i32(self.leader_id),
+        );
         if version >= 7 {
             buf.put_i32(self.leader_epoch);
         }

@@ -278,8 +278,10 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequestPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let committed_offset = r.read_i64().in_field("committed_offset")?;
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(&[("partition_index", 4), ("committed_offset", 8)])?;
+        let partition_index = fixed.i32();
+        let committed_offset = fixed.i64();
         let committed_leader_epoch = if version >= 6 {
             r.read_i32().in_field("committed_leader_epoch")?
         } else {
@@ -305,8 +307,7 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequestPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i64().in_field("committed_offset")?;
+        r.skip_fixed(12, &[("partition_index", 4), ("committed_offset", 8)])?;
         if version >= 6 {
             r.read_i32().in_field("committed_leader_epoch")?;
         }
@@ -325,8 +326,11 @@ impl<'a> rt::Encode for OffsetCommitRequestPartition<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition_index);
-        buf.put_i64(self.committed_offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new()
+                .i32(self.partition_index)
+                .i64(self.committed_offset),
+        );
         if version >= 6 {
             buf.put_i32(self.committed_leader_epoch);
         }

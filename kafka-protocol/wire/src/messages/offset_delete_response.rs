@@ -41,8 +41,10 @@ impl<'a> rt::Decode<'a> for OffsetDeleteResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let error_code = r.read_i16().in_field("error_code")?;
-        let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("error_code", 2), ("throttle_time_ms", 4)])?;
+        let error_code = fixed.i16();
+        let throttle_time_ms = fixed.i32();
         let topics = r
             .read_struct_array::<OffsetDeleteResponseTopic>(false, version)
             .in_field("topics")?;
@@ -61,8 +63,11 @@ impl<'a> rt::Encode for OffsetDeleteResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i16(self.error_code);
-        buf.put_i32(self.throttle_time_ms);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i16(self.error_code)
+                .i32(self.throttle_time_ms),
+        );
         rt::put_struct_array(buf, &self.topics, false, version).in_field("topics")?;
         Ok(())
     }
@@ -137,8 +142,10 @@ impl<'a> rt::Decode<'a> for OffsetDeleteResponsePartition {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("partition_index", 4), ("error_code", 2)])?;
+        let partition_index = fixed.i32();
+        let error_code = fixed.i16();
         Ok(Self {
             partition_index,
             error_code,
@@ -149,8 +156,7 @@ impl<'a> rt::Decode<'a> for OffsetDeleteResponsePartition {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i16().in_field("error_code")?;
+        r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
         Ok(())
     }
 }
@@ -162,8 +168,11 @@ impl rt::Encode for OffsetDeleteResponsePartition {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition_index);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.partition_index)
+                .i16(self.error_code),
+        );
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -272,8 +272,10 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponsePartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let committed_offset = r.read_i64().in_field("committed_offset")?;
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(&[("partition_index", 4), ("committed_offset", 8)])?;
+        let partition_index = fixed.i32();
+        let committed_offset = fixed.i64();
         let committed_leader_epoch = if version >= 5 {
             r.read_i32().in_field("committed_leader_epoch")?
         } else {
@@ -299,8 +301,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponsePartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i64().in_field("committed_offset")?;
+        r.skip_fixed(12, &[("partition_index", 4), ("committed_offset", 8)])?;
         if version >= 5 {
             r.read_i32().in_field("committed_leader_epoch")?;
         }
@@ -320,8 +321,11 @@ impl<'a> rt::Encode for OffsetFetchResponsePartition<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition_index);
-        buf.put_i64(self.committed_offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new()
+                .i32(self.partition_index)
+                .i64(self.committed_offset),
+        );
         if version >= 5 {
             buf.put_i32(self.committed_leader_epoch);
         }
@@ -591,9 +595,17 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponsePartitions<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let committed_offset = r.read_i64().in_field("committed_offset")?;
-        let committed_leader_epoch = r.read_i32().in_field("committed_leader_epoch")?;
+        let mut fixed: rt::FixedFields<16> = r
+            .read_fixed(
+                &[
+                    ("partition_index", 4),
+                    ("committed_offset", 8),
+                    ("committed_leader_epoch", 4),
+                ],
+            )?;
+        let partition_index = fixed.i32();
+        let committed_offset = fixed.i64();
+        let committed_leader_epoch = fixed.i32();
         let metadata = r.read_nullable_string(true).in_field("metadata")?;
         let error_code = r.read_i16().in_field("error_code")?;
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
@@ -612,9 +624,14 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponsePartitions<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i64().in_field("committed_offset")?;
-        r.read_i32().in_field("committed_leader_epoch")?;
+        r.skip_fixed(
+            16,
+            &[
+                ("partition_index", 4),
+                ("committed_offset", 8),
+                ("committed_leader_epoch", 4),
+            ],
+        )?;
         r.read_nullable_string(true).in_field("metadata")?;
         r.read_i16().in_field("error_code")?;
         r.skip_unknown_tagged_fields()?;
@@ -629,9 +646,12 @@ impl<'a> rt::Encode for OffsetFetchResponsePartitions<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition_index);
-        buf.put_i64(self.committed_offset);
-        buf.put_i32(self.committed_leader_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<16>::new()
+                .i32(self.partition_index)
+                .i64(self.committed_offset)
+                .i32(self.committed_leader_epoch),
+        );
         rt::put_nullable_string(buf, self.metadata.as_deref(), true)
             .in_field("metadata")?;
         buf.put_i16(self.error_code);

@@ -196,9 +196,13 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition = r.read_i32().in_field("partition")?;
-        let current_leader_epoch = r.read_i32().in_field("current_leader_epoch")?;
-        let leader_epoch = r.read_i32().in_field("leader_epoch")?;
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(
+                &[("partition", 4), ("current_leader_epoch", 4), ("leader_epoch", 4)],
+            )?;
+        let partition = fixed.i32();
+        let current_leader_epoch = fixed.i32();
+        let leader_epoch = fixed.i32();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         if version >= 4 {
             r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
@@ -215,9 +219,10 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition")?;
-        r.read_i32().in_field("current_leader_epoch")?;
-        r.read_i32().in_field("leader_epoch")?;
+        r.skip_fixed(
+            12,
+            &[("partition", 4), ("current_leader_epoch", 4), ("leader_epoch", 4)],
+        )?;
         if version >= 4 {
             r.skip_unknown_tagged_fields()?;
         }
@@ -232,9 +237,12 @@ impl<'a> rt::Encode for OffsetForLeaderPartition<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition);
-        buf.put_i32(self.current_leader_epoch);
-        buf.put_i32(self.leader_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new()
+                .i32(self.partition)
+                .i32(self.current_leader_epoch)
+                .i32(self.leader_epoch),
+        );
         if version >= 4 {
             rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         } else {

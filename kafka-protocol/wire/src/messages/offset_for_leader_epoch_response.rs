@@ -177,10 +177,19 @@ impl<'a> rt::Decode<'a> for EpochEndOffset<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let error_code = r.read_i16().in_field("error_code")?;
-        let partition = r.read_i32().in_field("partition")?;
-        let leader_epoch = r.read_i32().in_field("leader_epoch")?;
-        let end_offset = r.read_i64().in_field("end_offset")?;
+        let mut fixed: rt::FixedFields<18> = r
+            .read_fixed(
+                &[
+                    ("error_code", 2),
+                    ("partition", 4),
+                    ("leader_epoch", 4),
+                    ("end_offset", 8),
+                ],
+            )?;
+        let error_code = fixed.i16();
+        let partition = fixed.i32();
+        let leader_epoch = fixed.i32();
+        let end_offset = fixed.i64();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         if version >= 4 {
             r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
@@ -198,10 +207,15 @@ impl<'a> rt::Decode<'a> for EpochEndOffset<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i16().in_field("error_code")?;
-        r.read_i32().in_field("partition")?;
-        r.read_i32().in_field("leader_epoch")?;
-        r.read_i64().in_field("end_offset")?;
+        r.skip_fixed(
+            18,
+            &[
+                ("error_code", 2),
+                ("partition", 4),
+                ("leader_epoch", 4),
+                ("end_offset", 8),
+            ],
+        )?;
         if version >= 4 {
             r.skip_unknown_tagged_fields()?;
         }
@@ -216,10 +230,13 @@ impl<'a> rt::Encode for EpochEndOffset<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i16(self.error_code);
-        buf.put_i32(self.partition);
-        buf.put_i32(self.leader_epoch);
-        buf.put_i64(self.end_offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<18>::new()
+                .i16(self.error_code)
+                .i32(self.partition)
+                .i32(self.leader_epoch)
+                .i64(self.end_offset),
+        );
         if version >= 4 {
             rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         } else {

@@ -94,8 +94,10 @@ impl<'a> rt::Decode<'a> for PartitionChangeRecord<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_id = r.read_i32().in_field("partition_id")?;
-        let topic_id = r.read_uuid().in_field("topic_id")?;
+        let mut fixed: rt::FixedFields<20> = r
+            .read_fixed(&[("partition_id", 4), ("topic_id", 16)])?;
+        let partition_id = fixed.i32();
+        let topic_id = fixed.uuid();
         let mut isr = None;
         let mut leader = -2;
         let mut replicas = None;
@@ -213,8 +215,9 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
                     .in_field("last_known_elr"),
             );
         }
-        buf.put_i32(self.partition_id);
-        buf.put_slice(self.topic_id.as_bytes());
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<20>::new().i32(self.partition_id).uuid(self.topic_id),
+        );
         let write_isr = self.isr.is_some();
         let write_leader = self.leader != -2;
         let write_replicas = self.replicas.is_some();

@@ -104,8 +104,10 @@ impl<'a> rt::Decode<'a> for PartitionRecord<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_id = r.read_i32().in_field("partition_id")?;
-        let topic_id = r.read_uuid().in_field("topic_id")?;
+        let mut fixed: rt::FixedFields<20> = r
+            .read_fixed(&[("partition_id", 4), ("topic_id", 16)])?;
+        let partition_id = fixed.i32();
+        let topic_id = fixed.uuid();
         let replicas = r.read_scalar_array::<i32>(true).in_field("replicas")?;
         let isr = r.read_scalar_array::<i32>(true).in_field("isr")?;
         let removing_replicas = r
@@ -116,8 +118,10 @@ impl<'a> rt::Decode<'a> for PartitionRecord<'a> {
             .in_field("adding_replicas")?;
         let leader = r.read_i32().in_field("leader")?;
         let mut leader_recovery_state = 0;
-        let leader_epoch = r.read_i32().in_field("leader_epoch")?;
-        let partition_epoch = r.read_i32().in_field("partition_epoch")?;
+        let mut fixed: rt::FixedFields<8> = r
+            .read_fixed(&[("leader_epoch", 4), ("partition_epoch", 4)])?;
+        let leader_epoch = fixed.i32();
+        let partition_epoch = fixed.i32();
         let directories = if version >= 1 {
             r.read_scalar_array::<rt::Uuid>(true).in_field("directories")?
         } else {
@@ -204,8 +208,9 @@ impl<'a> rt::Encode for PartitionRecord<'a> {
                     .in_field("last_known_elr"),
             );
         }
-        buf.put_i32(self.partition_id);
-        buf.put_slice(self.topic_id.as_bytes());
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<20>::new().i32(self.partition_id).uuid(self.topic_id),
+        );
         rt::put_scalar_array(buf, &self.replicas, true).in_field("replicas")?;
         rt::put_scalar_array(buf, &self.isr, true).in_field("isr")?;
         rt::put_scalar_array(buf, &self.removing_replicas, true)
@@ -213,8 +218,11 @@ impl<'a> rt::Encode for PartitionRecord<'a> {
         rt::put_scalar_array(buf, &self.adding_replicas, true)
             .in_field("adding_replicas")?;
         buf.put_i32(self.leader);
-        buf.put_i32(self.leader_epoch);
-        buf.put_i32(self.partition_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<8>::new()
+                .i32(self.leader_epoch)
+                .i32(self.partition_epoch),
+        );
         if version >= 1 {
             rt::put_scalar_array(buf, &self.directories, true).in_field("directories")?;
         }

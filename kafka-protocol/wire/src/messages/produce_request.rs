@@ -51,8 +51,10 @@ impl<'a> rt::Decode<'a> for ProduceRequest<'a> {
         let transactional_id = r
             .read_nullable_string(version >= 9)
             .in_field("transactional_id")?;
-        let acks = r.read_i16().in_field("acks")?;
-        let timeout_ms = r.read_i32().in_field("timeout_ms")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("acks", 2), ("timeout_ms", 4)])?;
+        let acks = fixed.i16();
+        let timeout_ms = fixed.i32();
         let topic_data = r
             .read_struct_array::<TopicProduceData>(version >= 9, version)
             .in_field("topic_data")?;
@@ -79,8 +81,9 @@ impl<'a> rt::Encode for ProduceRequest<'a> {
     ) -> Result<(), rt::EncodeError> {
         rt::put_nullable_string(buf, self.transactional_id.as_deref(), version >= 9)
             .in_field("transactional_id")?;
-        buf.put_i16(self.acks);
-        buf.put_i32(self.timeout_ms);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new().i16(self.acks).i32(self.timeout_ms),
+        );
         rt::put_struct_array(buf, &self.topic_data, version >= 9, version)
             .in_field("topic_data")?;
         if version >= 9 {

@@ -375,8 +375,10 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let leader_id = r.read_i32().in_field("leader_id")?;
-        let leader_epoch = r.read_i32().in_field("leader_epoch")?;
+        let mut fixed: rt::FixedFields<8> = r
+            .read_fixed(&[("leader_id", 4), ("leader_epoch", 4)])?;
+        let leader_id = fixed.i32();
+        let leader_epoch = fixed.i32();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -390,8 +392,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("leader_id")?;
-        r.read_i32().in_field("leader_epoch")?;
+        r.skip_fixed(8, &[("leader_id", 4), ("leader_epoch", 4)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -404,8 +405,9 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.leader_id);
-        buf.put_i32(self.leader_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<8>::new().i32(self.leader_id).i32(self.leader_epoch),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
@@ -525,10 +527,19 @@ impl<'a> rt::Decode<'a> for PartitionProduceResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let index = r.read_i32().in_field("index")?;
-        let error_code = r.read_i16().in_field("error_code")?;
-        let base_offset = r.read_i64().in_field("base_offset")?;
-        let log_append_time_ms = r.read_i64().in_field("log_append_time_ms")?;
+        let mut fixed: rt::FixedFields<22> = r
+            .read_fixed(
+                &[
+                    ("index", 4),
+                    ("error_code", 2),
+                    ("base_offset", 8),
+                    ("log_append_time_ms", 8),
+                ],
+            )?;
+        let index = fixed.i32();
+        let error_code = fixed.i16();
+        let base_offset = fixed.i64();
+        let log_append_time_ms = fixed.i64();
         let log_start_offset = if version >= 5 {
             r.read_i64().in_field("log_start_offset")?
         } else {
@@ -584,10 +595,15 @@ impl<'a> rt::Decode<'a> for PartitionProduceResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("index")?;
-        r.read_i16().in_field("error_code")?;
-        r.read_i64().in_field("base_offset")?;
-        r.read_i64().in_field("log_append_time_ms")?;
+        r.skip_fixed(
+            22,
+            &[
+                ("index", 4),
+                ("error_code", 2),
+                ("base_offset", 8),
+                ("log_append_time_ms", 8),
+            ],
+        )?;
         if version >= 5 {
             r.read_i64().in_field("log_start_offset")?;
         }
@@ -634,10 +650,13 @@ impl<'a> rt::Encode for PartitionProduceResponse<'a> {
                     .in_field("current_leader"),
             );
         }
-        buf.put_i32(self.index);
-        buf.put_i16(self.error_code);
-        buf.put_i64(self.base_offset);
-        buf.put_i64(self.log_append_time_ms);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<22>::new()
+                .i32(self.index)
+                .i16(self.error_code)
+                .i64(self.base_offset)
+                .i64(self.log_append_time_ms),
+        );
         if version >= 5 {
             buf.put_i64(self.log_start_offset);
         }

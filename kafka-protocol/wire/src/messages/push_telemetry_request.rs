@@ -51,8 +51,10 @@ impl<'a> rt::Decode<'a> for PushTelemetryRequest<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let client_instance_id = r.read_uuid().in_field("client_instance_id")?;
-        let subscription_id = r.read_i32().in_field("subscription_id")?;
+        let mut fixed: rt::FixedFields<20> = r
+            .read_fixed(&[("client_instance_id", 16), ("subscription_id", 4)])?;
+        let client_instance_id = fixed.uuid();
+        let subscription_id = fixed.i32();
         let terminating = r.read_bool().in_field("terminating")?;
         let compression_type = r.read_i8().in_field("compression_type")?;
         let metrics: Cow<'a, [u8]> = r.read_bytes(true).in_field("metrics")?;
@@ -76,8 +78,11 @@ impl<'a> rt::Encode for PushTelemetryRequest<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_slice(self.client_instance_id.as_bytes());
-        buf.put_i32(self.subscription_id);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<20>::new()
+                .uuid(self.client_instance_id)
+                .i32(self.subscription_id),
+        );
         rt::put_bool(buf, self.terminating);
         buf.put_i8(self.compression_type);
         rt::put_bytes(buf, &self.metrics, true).in_field("metrics")?;

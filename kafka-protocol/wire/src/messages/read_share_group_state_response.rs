@@ -139,10 +139,19 @@ impl<'a> rt::Decode<'a> for StateBatch<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let first_offset = r.read_i64().in_field("first_offset")?;
-        let last_offset = r.read_i64().in_field("last_offset")?;
-        let delivery_state = r.read_i8().in_field("delivery_state")?;
-        let delivery_count = r.read_i16().in_field("delivery_count")?;
+        let mut fixed: rt::FixedFields<19> = r
+            .read_fixed(
+                &[
+                    ("first_offset", 8),
+                    ("last_offset", 8),
+                    ("delivery_state", 1),
+                    ("delivery_count", 2),
+                ],
+            )?;
+        let first_offset = fixed.i64();
+        let last_offset = fixed.i64();
+        let delivery_state = fixed.i8();
+        let delivery_count = fixed.i16();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -158,10 +167,15 @@ impl<'a> rt::Decode<'a> for StateBatch<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i64().in_field("first_offset")?;
-        r.read_i64().in_field("last_offset")?;
-        r.read_i8().in_field("delivery_state")?;
-        r.read_i16().in_field("delivery_count")?;
+        r.skip_fixed(
+            19,
+            &[
+                ("first_offset", 8),
+                ("last_offset", 8),
+                ("delivery_state", 1),
+                ("delivery_count", 2),
+            ],
+        )?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -174,10 +188,13 @@ impl<'a> rt::Encode for StateBatch<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i64(self.first_offset);
-        buf.put_i64(self.last_offset);
-        buf.put_i8(self.delivery_state);
-        buf.put_i16(self.delivery_count);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<19>::new()
+                .i64(self.first_offset)
+                .i64(self.last_offset)
+                .i8(self.delivery_state)
+                .i16(self.delivery_count),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
@@ -278,11 +295,15 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition = r.read_i32().in_field("partition")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("partition", 4), ("error_code", 2)])?;
+        let partition = fixed.i32();
+        let error_code = fixed.i16();
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
-        let state_epoch = r.read_i32().in_field("state_epoch")?;
-        let start_offset = r.read_i64().in_field("start_offset")?;
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(&[("state_epoch", 4), ("start_offset", 8)])?;
+        let state_epoch = fixed.i32();
+        let start_offset = fixed.i64();
         let state_batches = r
             .read_struct_array::<StateBatch>(true, version)
             .in_field("state_batches")?;
@@ -303,11 +324,9 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition")?;
-        r.read_i16().in_field("error_code")?;
+        r.skip_fixed(6, &[("partition", 4), ("error_code", 2)])?;
         r.read_nullable_string(true).in_field("error_message")?;
-        r.read_i32().in_field("state_epoch")?;
-        r.read_i64().in_field("start_offset")?;
+        r.skip_fixed(12, &[("state_epoch", 4), ("start_offset", 8)])?;
         r.skip_struct_array::<StateBatch>(true, false, version)
             .in_field("state_batches")?;
         r.skip_unknown_tagged_fields()?;
@@ -322,12 +341,16 @@ impl<'a> rt::Encode for PartitionResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new().i32(self.partition).i16(self.error_code),
+        );
         rt::put_nullable_string(buf, self.error_message.as_deref(), true)
             .in_field("error_message")?;
-        buf.put_i32(self.state_epoch);
-        buf.put_i64(self.start_offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new()
+                .i32(self.state_epoch)
+                .i64(self.start_offset),
+        );
         rt::put_struct_array(buf, &self.state_batches, true, version)
             .in_field("state_batches")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;

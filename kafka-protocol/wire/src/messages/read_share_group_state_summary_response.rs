@@ -167,12 +167,18 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition = r.read_i32().in_field("partition")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("partition", 4), ("error_code", 2)])?;
+        let partition = fixed.i32();
+        let error_code = fixed.i16();
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
-        let state_epoch = r.read_i32().in_field("state_epoch")?;
-        let leader_epoch = r.read_i32().in_field("leader_epoch")?;
-        let start_offset = r.read_i64().in_field("start_offset")?;
+        let mut fixed: rt::FixedFields<16> = r
+            .read_fixed(
+                &[("state_epoch", 4), ("leader_epoch", 4), ("start_offset", 8)],
+            )?;
+        let state_epoch = fixed.i32();
+        let leader_epoch = fixed.i32();
+        let start_offset = fixed.i64();
         let delivery_complete_count = if version >= 1 {
             r.read_i32().in_field("delivery_complete_count")?
         } else {
@@ -196,12 +202,12 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition")?;
-        r.read_i16().in_field("error_code")?;
+        r.skip_fixed(6, &[("partition", 4), ("error_code", 2)])?;
         r.read_nullable_string(true).in_field("error_message")?;
-        r.read_i32().in_field("state_epoch")?;
-        r.read_i32().in_field("leader_epoch")?;
-        r.read_i64().in_field("start_offset")?;
+        r.skip_fixed(
+            16,
+            &[("state_epoch", 4), ("leader_epoch", 4), ("start_offset", 8)],
+        )?;
         if version >= 1 {
             r.read_i32().in_field("delivery_complete_count")?;
         }
@@ -217,13 +223,17 @@ impl<'a> rt::Encode for PartitionResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new().i32(self.partition).i16(self.error_code),
+        );
         rt::put_nullable_string(buf, self.error_message.as_deref(), true)
             .in_field("error_message")?;
-        buf.put_i32(self.state_epoch);
-        buf.put_i32(self.leader_epoch);
-        buf.put_i64(self.start_offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<16>::new()
+                .i32(self.state_epoch)
+                .i32(self.leader_epoch)
+                .i64(self.start_offset),
+        );
         if version >= 1 {
             buf.put_i32(self.delivery_complete_count);
         }

@@ -102,8 +102,10 @@ impl<'a> rt::Decode<'a> for RegisterBrokerRecord<'a> {
         } else {
             false
         };
-        let incarnation_id = r.read_uuid().in_field("incarnation_id")?;
-        let broker_epoch = r.read_i64().in_field("broker_epoch")?;
+        let mut fixed: rt::FixedFields<24> = r
+            .read_fixed(&[("incarnation_id", 16), ("broker_epoch", 8)])?;
+        let incarnation_id = fixed.uuid();
+        let broker_epoch = fixed.i64();
         let end_points = r
             .read_struct_array::<BrokerEndpoint>(true, version)
             .in_field("end_points")?;
@@ -201,8 +203,11 @@ impl<'a> rt::Encode for RegisterBrokerRecord<'a> {
         if version >= 2 {
             rt::put_bool(buf, self.is_migrating_zk_broker);
         }
-        buf.put_slice(self.incarnation_id.as_bytes());
-        buf.put_i64(self.broker_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<24>::new()
+                .uuid(self.incarnation_id)
+                .i64(self.broker_epoch),
+        );
         rt::put_struct_array(buf, &self.end_points, true, version)
             .in_field("end_points")?;
         rt::put_struct_array(buf, &self.features, true, version).in_field("features")?;
@@ -392,8 +397,10 @@ impl<'a> rt::Decode<'a> for BrokerEndpoint<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_string(true).in_field("name")?;
         let host = r.read_string(true).in_field("host")?;
-        let port = r.read_u16().in_field("port")?;
-        let security_protocol = r.read_i16().in_field("security_protocol")?;
+        let mut fixed: rt::FixedFields<4> = r
+            .read_fixed(&[("port", 2), ("security_protocol", 2)])?;
+        let port = fixed.u16();
+        let security_protocol = fixed.i16();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -411,8 +418,7 @@ impl<'a> rt::Decode<'a> for BrokerEndpoint<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(true).in_field("name")?;
         r.read_string(true).in_field("host")?;
-        r.read_u16().in_field("port")?;
-        r.read_i16().in_field("security_protocol")?;
+        r.skip_fixed(4, &[("port", 2), ("security_protocol", 2)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -427,8 +433,9 @@ impl<'a> rt::Encode for BrokerEndpoint<'a> {
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.name, true).in_field("name")?;
         rt::put_string(buf, &self.host, true).in_field("host")?;
-        buf.put_u16(self.port);
-        buf.put_i16(self.security_protocol);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<4>::new().u16(self.port).i16(self.security_protocol),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
@@ -518,8 +525,10 @@ impl<'a> rt::Decode<'a> for BrokerFeature<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_string(true).in_field("name")?;
-        let min_supported_version = r.read_i16().in_field("min_supported_version")?;
-        let max_supported_version = r.read_i16().in_field("max_supported_version")?;
+        let mut fixed: rt::FixedFields<4> = r
+            .read_fixed(&[("min_supported_version", 2), ("max_supported_version", 2)])?;
+        let min_supported_version = fixed.i16();
+        let max_supported_version = fixed.i16();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -535,8 +544,7 @@ impl<'a> rt::Decode<'a> for BrokerFeature<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_string(true).in_field("name")?;
-        r.read_i16().in_field("min_supported_version")?;
-        r.read_i16().in_field("max_supported_version")?;
+        r.skip_fixed(4, &[("min_supported_version", 2), ("max_supported_version", 2)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -550,8 +558,11 @@ impl<'a> rt::Encode for BrokerFeature<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.name, true).in_field("name")?;
-        buf.put_i16(self.min_supported_version);
-        buf.put_i16(self.max_supported_version);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<4>::new()
+                .i16(self.min_supported_version)
+                .i16(self.max_supported_version),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }

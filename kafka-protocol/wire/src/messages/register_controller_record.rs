@@ -52,8 +52,10 @@ impl<'a> rt::Decode<'a> for RegisterControllerRecord<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let controller_id = r.read_i32().in_field("controller_id")?;
-        let incarnation_id = r.read_uuid().in_field("incarnation_id")?;
+        let mut fixed: rt::FixedFields<20> = r
+            .read_fixed(&[("controller_id", 4), ("incarnation_id", 16)])?;
+        let controller_id = fixed.i32();
+        let incarnation_id = fixed.uuid();
         let zk_migration_ready = r.read_bool().in_field("zk_migration_ready")?;
         let end_points = r
             .read_struct_array::<ControllerEndpoint>(true, version)
@@ -81,8 +83,11 @@ impl<'a> rt::Encode for RegisterControllerRecord<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.controller_id);
-        buf.put_slice(self.incarnation_id.as_bytes());
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<20>::new()
+                .i32(self.controller_id)
+                .uuid(self.incarnation_id),
+        );
         rt::put_bool(buf, self.zk_migration_ready);
         rt::put_struct_array(buf, &self.end_points, true, version)
             .in_field("end_points")?;
@@ -185,8 +190,10 @@ impl<'a> rt::Decode<'a> for ControllerEndpoint<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_string(true).in_field("name")?;
         let host = r.read_string(true).in_field("host")?;
-        let port = r.read_u16().in_field("port")?;
-        let security_protocol = r.read_i16().in_field("security_protocol")?;
+        let mut fixed: rt::FixedFields<4> = r
+            .read_fixed(&[("port", 2), ("security_protocol", 2)])?;
+        let port = fixed.u16();
+        let security_protocol = fixed.i16();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -204,8 +211,7 @@ impl<'a> rt::Decode<'a> for ControllerEndpoint<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(true).in_field("name")?;
         r.read_string(true).in_field("host")?;
-        r.read_u16().in_field("port")?;
-        r.read_i16().in_field("security_protocol")?;
+        r.skip_fixed(4, &[("port", 2), ("security_protocol", 2)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -220,8 +226,9 @@ impl<'a> rt::Encode for ControllerEndpoint<'a> {
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.name, true).in_field("name")?;
         rt::put_string(buf, &self.host, true).in_field("host")?;
-        buf.put_u16(self.port);
-        buf.put_i16(self.security_protocol);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<4>::new().u16(self.port).i16(self.security_protocol),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
@@ -311,8 +318,10 @@ impl<'a> rt::Decode<'a> for ControllerFeature<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_string(true).in_field("name")?;
-        let min_supported_version = r.read_i16().in_field("min_supported_version")?;
-        let max_supported_version = r.read_i16().in_field("max_supported_version")?;
+        let mut fixed: rt::FixedFields<4> = r
+            .read_fixed(&[("min_supported_version", 2), ("max_supported_version", 2)])?;
+        let min_supported_version = fixed.i16();
+        let max_supported_version = fixed.i16();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -328,8 +337,7 @@ impl<'a> rt::Decode<'a> for ControllerFeature<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_string(true).in_field("name")?;
-        r.read_i16().in_field("min_supported_version")?;
-        r.read_i16().in_field("max_supported_version")?;
+        r.skip_fixed(4, &[("min_supported_version", 2), ("max_supported_version", 2)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -343,8 +351,11 @@ impl<'a> rt::Encode for ControllerFeature<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.name, true).in_field("name")?;
-        buf.put_i16(self.min_supported_version);
-        buf.put_i16(self.max_supported_version);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<4>::new()
+                .i16(self.min_supported_version)
+                .i16(self.max_supported_version),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }

@@ -56,8 +56,10 @@ impl<'a> rt::Decode<'a> for RemoveRaftVoterRequest<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let cluster_id = r.read_nullable_string(true).in_field("cluster_id")?;
-        let voter_id = r.read_i32().in_field("voter_id")?;
-        let voter_directory_id = r.read_uuid().in_field("voter_directory_id")?;
+        let mut fixed: rt::FixedFields<20> = r
+            .read_fixed(&[("voter_id", 4), ("voter_directory_id", 16)])?;
+        let voter_id = fixed.i32();
+        let voter_directory_id = fixed.uuid();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -78,8 +80,11 @@ impl<'a> rt::Encode for RemoveRaftVoterRequest<'a> {
     ) -> Result<(), rt::EncodeError> {
         rt::put_nullable_string(buf, self.cluster_id.as_deref(), true)
             .in_field("cluster_id")?;
-        buf.put_i32(self.voter_id);
-        buf.put_slice(self.voter_directory_id.as_bytes());
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<20>::new()
+                .i32(self.voter_id)
+                .uuid(self.voter_directory_id),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }

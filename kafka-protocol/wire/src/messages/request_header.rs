@@ -55,9 +55,17 @@ impl<'a> rt::Decode<'a> for RequestHeader<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let request_api_key = r.read_i16().in_field("request_api_key")?;
-        let request_api_version = r.read_i16().in_field("request_api_version")?;
-        let correlation_id = r.read_i32().in_field("correlation_id")?;
+        let mut fixed: rt::FixedFields<8> = r
+            .read_fixed(
+                &[
+                    ("request_api_key", 2),
+                    ("request_api_version", 2),
+                    ("correlation_id", 4),
+                ],
+            )?;
+        let request_api_key = fixed.i16();
+        let request_api_version = fixed.i16();
+        let correlation_id = fixed.i32();
         let client_id = r.read_nullable_string(false).in_field("client_id")?;
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         if version >= 2 {
@@ -80,9 +88,12 @@ impl<'a> rt::Encode for RequestHeader<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i16(self.request_api_key);
-        buf.put_i16(self.request_api_version);
-        buf.put_i32(self.correlation_id);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<8>::new()
+                .i16(self.request_api_key)
+                .i16(self.request_api_version)
+                .i32(self.correlation_id),
+        );
         rt::put_nullable_string(buf, self.client_id.as_deref(), false)
             .in_field("client_id")?;
         if version >= 2 {

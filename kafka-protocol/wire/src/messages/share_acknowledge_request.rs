@@ -212,8 +212,10 @@ impl<'a> rt::Decode<'a> for AcknowledgementBatch<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let first_offset = r.read_i64().in_field("first_offset")?;
-        let last_offset = r.read_i64().in_field("last_offset")?;
+        let mut fixed: rt::FixedFields<16> = r
+            .read_fixed(&[("first_offset", 8), ("last_offset", 8)])?;
+        let first_offset = fixed.i64();
+        let last_offset = fixed.i64();
         let acknowledge_types = r
             .read_scalar_array::<i8>(true)
             .in_field("acknowledge_types")?;
@@ -231,8 +233,7 @@ impl<'a> rt::Decode<'a> for AcknowledgementBatch<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i64().in_field("first_offset")?;
-        r.read_i64().in_field("last_offset")?;
+        r.skip_fixed(16, &[("first_offset", 8), ("last_offset", 8)])?;
         r.read_scalar_array::<i8>(true).in_field("acknowledge_types")?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
@@ -246,8 +247,11 @@ impl<'a> rt::Encode for AcknowledgementBatch<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i64(self.first_offset);
-        buf.put_i64(self.last_offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<16>::new()
+                .i64(self.first_offset)
+                .i64(self.last_offset),
+        );
         rt::put_scalar_array(buf, &self.acknowledge_types, true)
             .in_field("acknowledge_types")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;

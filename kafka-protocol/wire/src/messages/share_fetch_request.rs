@@ -103,12 +103,23 @@ impl<'a> rt::Decode<'a> for ShareFetchRequest<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let group_id = r.read_nullable_string(true).in_field("group_id")?;
         let member_id = r.read_nullable_string(true).in_field("member_id")?;
-        let share_session_epoch = r.read_i32().in_field("share_session_epoch")?;
-        let max_wait_ms = r.read_i32().in_field("max_wait_ms")?;
-        let min_bytes = r.read_i32().in_field("min_bytes")?;
-        let max_bytes = r.read_i32().in_field("max_bytes")?;
-        let max_records = r.read_i32().in_field("max_records")?;
-        let batch_size = r.read_i32().in_field("batch_size")?;
+        let mut fixed: rt::FixedFields<24> = r
+            .read_fixed(
+                &[
+                    ("share_session_epoch", 4),
+                    ("max_wait_ms", 4),
+                    ("min_bytes", 4),
+                    ("max_bytes", 4),
+                    ("max_records", 4),
+                    ("batch_size", 4),
+                ],
+            )?;
+        let share_session_epoch = fixed.i32();
+        let max_wait_ms = fixed.i32();
+        let min_bytes = fixed.i32();
+        let max_bytes = fixed.i32();
+        let max_records = fixed.i32();
+        let batch_size = fixed.i32();
         let share_acquire_mode = if version >= 2 {
             r.read_i8().in_field("share_acquire_mode")?
         } else {
@@ -162,12 +173,15 @@ impl<'a> rt::Encode for ShareFetchRequest<'a> {
             .in_field("group_id")?;
         rt::put_nullable_string(buf, self.member_id.as_deref(), true)
             .in_field("member_id")?;
-        buf.put_i32(self.share_session_epoch);
-        buf.put_i32(self.max_wait_ms);
-        buf.put_i32(self.min_bytes);
-        buf.put_i32(self.max_bytes);
-        buf.put_i32(self.max_records);
-        buf.put_i32(self.batch_size);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<24>::new()
+                .i32(self.share_session_epoch)
+                .i32(self.max_wait_ms)
+                .i32(self.min_bytes)
+                .i32(self.max_bytes)
+                .i32(self.max_records)
+                .i32(self.batch_size),
+        );
         if version >= 2 {
             buf.put_i8(self.share_acquire_mode);
         }
@@ -306,8 +320,10 @@ impl<'a> rt::Decode<'a> for AcknowledgementBatch<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let first_offset = r.read_i64().in_field("first_offset")?;
-        let last_offset = r.read_i64().in_field("last_offset")?;
+        let mut fixed: rt::FixedFields<16> = r
+            .read_fixed(&[("first_offset", 8), ("last_offset", 8)])?;
+        let first_offset = fixed.i64();
+        let last_offset = fixed.i64();
         let acknowledge_types = r
             .read_scalar_array::<i8>(true)
             .in_field("acknowledge_types")?;
@@ -325,8 +341,7 @@ impl<'a> rt::Decode<'a> for AcknowledgementBatch<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i64().in_field("first_offset")?;
-        r.read_i64().in_field("last_offset")?;
+        r.skip_fixed(16, &[("first_offset", 8), ("last_offset", 8)])?;
         r.read_scalar_array::<i8>(true).in_field("acknowledge_types")?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
@@ -340,8 +355,11 @@ impl<'a> rt::Encode for AcknowledgementBatch<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i64(self.first_offset);
-        buf.put_i64(self.last_offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<16>::new()
+                .i64(self.first_offset)
+                .i64(self.last_offset),
+        );
         rt::put_scalar_array(buf, &self.acknowledge_types, true)
             .in_field("acknowledge_types")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;

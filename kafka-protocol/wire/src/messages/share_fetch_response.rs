@@ -56,8 +56,10 @@ impl<'a> rt::Decode<'a> for ShareFetchResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
+        let throttle_time_ms = fixed.i32();
+        let error_code = fixed.i16();
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
         let acquisition_lock_timeout_ms = r
             .read_i32()
@@ -89,8 +91,11 @@ impl<'a> rt::Encode for ShareFetchResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.throttle_time_ms);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.throttle_time_ms)
+                .i16(self.error_code),
+        );
         rt::put_nullable_string(buf, self.error_message.as_deref(), true)
             .in_field("error_message")?;
         buf.put_i32(self.acquisition_lock_timeout_ms);
@@ -195,8 +200,10 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let leader_id = r.read_i32().in_field("leader_id")?;
-        let leader_epoch = r.read_i32().in_field("leader_epoch")?;
+        let mut fixed: rt::FixedFields<8> = r
+            .read_fixed(&[("leader_id", 4), ("leader_epoch", 4)])?;
+        let leader_id = fixed.i32();
+        let leader_epoch = fixed.i32();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -210,8 +217,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("leader_id")?;
-        r.read_i32().in_field("leader_epoch")?;
+        r.skip_fixed(8, &[("leader_id", 4), ("leader_epoch", 4)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -224,8 +230,9 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.leader_id);
-        buf.put_i32(self.leader_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<8>::new().i32(self.leader_id).i32(self.leader_epoch),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
@@ -307,9 +314,13 @@ impl<'a> rt::Decode<'a> for AcquiredRecords<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let first_offset = r.read_i64().in_field("first_offset")?;
-        let last_offset = r.read_i64().in_field("last_offset")?;
-        let delivery_count = r.read_i16().in_field("delivery_count")?;
+        let mut fixed: rt::FixedFields<18> = r
+            .read_fixed(
+                &[("first_offset", 8), ("last_offset", 8), ("delivery_count", 2)],
+            )?;
+        let first_offset = fixed.i64();
+        let last_offset = fixed.i64();
+        let delivery_count = fixed.i16();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -324,9 +335,10 @@ impl<'a> rt::Decode<'a> for AcquiredRecords<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i64().in_field("first_offset")?;
-        r.read_i64().in_field("last_offset")?;
-        r.read_i16().in_field("delivery_count")?;
+        r.skip_fixed(
+            18,
+            &[("first_offset", 8), ("last_offset", 8), ("delivery_count", 2)],
+        )?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -339,9 +351,12 @@ impl<'a> rt::Encode for AcquiredRecords<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i64(self.first_offset);
-        buf.put_i64(self.last_offset);
-        buf.put_i16(self.delivery_count);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<18>::new()
+                .i64(self.first_offset)
+                .i64(self.last_offset)
+                .i16(self.delivery_count),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
@@ -447,8 +462,10 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("partition_index", 4), ("error_code", 2)])?;
+        let partition_index = fixed.i32();
+        let error_code = fixed.i16();
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
         let acknowledge_error_code = r.read_i16().in_field("acknowledge_error_code")?;
         let acknowledge_error_message = r
@@ -482,8 +499,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i16().in_field("error_code")?;
+        r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
         r.read_nullable_string(true).in_field("error_message")?;
         r.read_i16().in_field("acknowledge_error_code")?;
         r.read_nullable_string(true).in_field("acknowledge_error_message")?;
@@ -503,8 +519,11 @@ impl<'a> rt::Encode for PartitionData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition_index);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.partition_index)
+                .i16(self.error_code),
+        );
         rt::put_nullable_string(buf, self.error_message.as_deref(), true)
             .in_field("error_message")?;
         buf.put_i16(self.acknowledge_error_code);

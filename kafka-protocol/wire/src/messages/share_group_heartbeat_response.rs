@@ -60,12 +60,16 @@ impl<'a> rt::Decode<'a> for ShareGroupHeartbeatResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
+        let throttle_time_ms = fixed.i32();
+        let error_code = fixed.i16();
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
         let member_id = r.read_nullable_string(true).in_field("member_id")?;
-        let member_epoch = r.read_i32().in_field("member_epoch")?;
-        let heartbeat_interval_ms = r.read_i32().in_field("heartbeat_interval_ms")?;
+        let mut fixed: rt::FixedFields<8> = r
+            .read_fixed(&[("member_epoch", 4), ("heartbeat_interval_ms", 4)])?;
+        let member_epoch = fixed.i32();
+        let heartbeat_interval_ms = fixed.i32();
         let assignment = r
             .read_nullable_struct(|r| Assignment::decode_from(r, version))
             .in_field("assignment")?;
@@ -91,14 +95,20 @@ impl<'a> rt::Encode for ShareGroupHeartbeatResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.throttle_time_ms);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.throttle_time_ms)
+                .i16(self.error_code),
+        );
         rt::put_nullable_string(buf, self.error_message.as_deref(), true)
             .in_field("error_message")?;
         rt::put_nullable_string(buf, self.member_id.as_deref(), true)
             .in_field("member_id")?;
-        buf.put_i32(self.member_epoch);
-        buf.put_i32(self.heartbeat_interval_ms);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<8>::new()
+                .i32(self.member_epoch)
+                .i32(self.heartbeat_interval_ms),
+        );
         rt::put_nullable_struct(
                 buf,
                 self.assignment.as_ref(),

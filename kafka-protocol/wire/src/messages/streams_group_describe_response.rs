@@ -788,8 +788,10 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
         let group_id = r.read_string(true).in_field("group_id")?;
         let group_state = r.read_string(true).in_field("group_state")?;
-        let group_epoch = r.read_i32().in_field("group_epoch")?;
-        let assignment_epoch = r.read_i32().in_field("assignment_epoch")?;
+        let mut fixed: rt::FixedFields<8> = r
+            .read_fixed(&[("group_epoch", 4), ("assignment_epoch", 4)])?;
+        let group_epoch = fixed.i32();
+        let assignment_epoch = fixed.i32();
         let topology = r
             .read_nullable_struct(|r| Topology::decode_from(r, version))
             .in_field("topology")?;
@@ -838,8 +840,7 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
         r.read_nullable_string(true).in_field("error_message")?;
         r.read_string(true).in_field("group_id")?;
         r.read_string(true).in_field("group_state")?;
-        r.read_i32().in_field("group_epoch")?;
-        r.read_i32().in_field("assignment_epoch")?;
+        r.skip_fixed(8, &[("group_epoch", 4), ("assignment_epoch", 4)])?;
         r.read_nullable_struct(|r| Topology::validate_from(r, version))
             .in_field("topology")?;
         r.skip_struct_array::<Member>(true, false, version).in_field("members")?;
@@ -883,8 +884,11 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
             .in_field("error_message")?;
         rt::put_string(buf, &self.group_id, true).in_field("group_id")?;
         rt::put_string(buf, &self.group_state, true).in_field("group_state")?;
-        buf.put_i32(self.group_epoch);
-        buf.put_i32(self.assignment_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<8>::new()
+                .i32(self.group_epoch)
+                .i32(self.assignment_epoch),
+        );
         rt::put_nullable_struct(
                 buf,
                 self.topology.as_ref(),
@@ -1170,8 +1174,10 @@ impl<'a> rt::Decode<'a> for TaskOffset<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let subtopology_id = r.read_string(true).in_field("subtopology_id")?;
-        let partition = r.read_i32().in_field("partition")?;
-        let offset = r.read_i64().in_field("offset")?;
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(&[("partition", 4), ("offset", 8)])?;
+        let partition = fixed.i32();
+        let offset = fixed.i64();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -1187,8 +1193,7 @@ impl<'a> rt::Decode<'a> for TaskOffset<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_string(true).in_field("subtopology_id")?;
-        r.read_i32().in_field("partition")?;
-        r.read_i64().in_field("offset")?;
+        r.skip_fixed(12, &[("partition", 4), ("offset", 8)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -1202,8 +1207,9 @@ impl<'a> rt::Encode for TaskOffset<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.subtopology_id, true).in_field("subtopology_id")?;
-        buf.put_i32(self.partition);
-        buf.put_i64(self.offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new().i32(self.partition).i64(self.offset),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
@@ -1646,8 +1652,10 @@ impl<'a> rt::Decode<'a> for TopicInfo<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_string(true).in_field("name")?;
-        let partitions = r.read_i32().in_field("partitions")?;
-        let replication_factor = r.read_i16().in_field("replication_factor")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("partitions", 4), ("replication_factor", 2)])?;
+        let partitions = fixed.i32();
+        let replication_factor = fixed.i16();
         let topic_configs = r
             .read_struct_array::<KeyValue>(true, version)
             .in_field("topic_configs")?;
@@ -1667,8 +1675,7 @@ impl<'a> rt::Decode<'a> for TopicInfo<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_string(true).in_field("name")?;
-        r.read_i32().in_field("partitions")?;
-        r.read_i16().in_field("replication_factor")?;
+        r.skip_fixed(6, &[("partitions", 4), ("replication_factor", 2)])?;
         r.skip_struct_array::<KeyValue>(true, false, version).in_field("topic_configs")?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
@@ -1683,8 +1690,11 @@ impl<'a> rt::Encode for TopicInfo<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.name, true).in_field("name")?;
-        buf.put_i32(self.partitions);
-        buf.put_i16(self.replication_factor);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.partitions)
+                .i16(self.replication_factor),
+        );
         rt::put_struct_array(buf, &self.topic_configs, true, version)
             .in_field("topic_configs")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;

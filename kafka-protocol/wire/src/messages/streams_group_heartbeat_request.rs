@@ -128,10 +128,10 @@ impl<'a> rt::Decode<'a> for StreamsGroupHeartbeatRequest<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let group_id = r.read_string(true).in_field("group_id")?;
         let member_id = r.read_string(true).in_field("member_id")?;
-        let member_epoch = r.read_i32().in_field("member_epoch")?;
-        let endpoint_information_epoch = r
-            .read_i32()
-            .in_field("endpoint_information_epoch")?;
+        let mut fixed: rt::FixedFields<8> = r
+            .read_fixed(&[("member_epoch", 4), ("endpoint_information_epoch", 4)])?;
+        let member_epoch = fixed.i32();
+        let endpoint_information_epoch = fixed.i32();
         let instance_id = r.read_nullable_string(true).in_field("instance_id")?;
         let rack_id = r.read_nullable_string(true).in_field("rack_id")?;
         let rebalance_timeout_ms = r.read_i32().in_field("rebalance_timeout_ms")?;
@@ -195,8 +195,11 @@ impl<'a> rt::Encode for StreamsGroupHeartbeatRequest<'a> {
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.group_id, true).in_field("group_id")?;
         rt::put_string(buf, &self.member_id, true).in_field("member_id")?;
-        buf.put_i32(self.member_epoch);
-        buf.put_i32(self.endpoint_information_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<8>::new()
+                .i32(self.member_epoch)
+                .i32(self.endpoint_information_epoch),
+        );
         rt::put_nullable_string(buf, self.instance_id.as_deref(), true)
             .in_field("instance_id")?;
         rt::put_nullable_string(buf, self.rack_id.as_deref(), true).in_field("rack_id")?;
@@ -956,8 +959,10 @@ impl<'a> rt::Decode<'a> for TopicInfo<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_string(true).in_field("name")?;
-        let partitions = r.read_i32().in_field("partitions")?;
-        let replication_factor = r.read_i16().in_field("replication_factor")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("partitions", 4), ("replication_factor", 2)])?;
+        let partitions = fixed.i32();
+        let replication_factor = fixed.i16();
         let topic_configs = r
             .read_struct_array::<KeyValue>(true, version)
             .in_field("topic_configs")?;
@@ -977,8 +982,7 @@ impl<'a> rt::Decode<'a> for TopicInfo<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_string(true).in_field("name")?;
-        r.read_i32().in_field("partitions")?;
-        r.read_i16().in_field("replication_factor")?;
+        r.skip_fixed(6, &[("partitions", 4), ("replication_factor", 2)])?;
         r.skip_struct_array::<KeyValue>(true, false, version).in_field("topic_configs")?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
@@ -993,8 +997,11 @@ impl<'a> rt::Encode for TopicInfo<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.name, true).in_field("name")?;
-        buf.put_i32(self.partitions);
-        buf.put_i16(self.replication_factor);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.partitions)
+                .i16(self.replication_factor),
+        );
         rt::put_struct_array(buf, &self.topic_configs, true, version)
             .in_field("topic_configs")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
@@ -1196,8 +1203,10 @@ impl<'a> rt::Decode<'a> for TaskOffset<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let subtopology_id = r.read_string(true).in_field("subtopology_id")?;
-        let partition = r.read_i32().in_field("partition")?;
-        let offset = r.read_i64().in_field("offset")?;
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(&[("partition", 4), ("offset", 8)])?;
+        let partition = fixed.i32();
+        let offset = fixed.i64();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -1213,8 +1222,7 @@ impl<'a> rt::Decode<'a> for TaskOffset<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_string(true).in_field("subtopology_id")?;
-        r.read_i32().in_field("partition")?;
-        r.read_i64().in_field("offset")?;
+        r.skip_fixed(12, &[("partition", 4), ("offset", 8)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -1228,8 +1236,9 @@ impl<'a> rt::Encode for TaskOffset<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.subtopology_id, true).in_field("subtopology_id")?;
-        buf.put_i32(self.partition);
-        buf.put_i64(self.offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new().i32(self.partition).i64(self.offset),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }

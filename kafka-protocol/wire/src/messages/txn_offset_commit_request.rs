@@ -83,8 +83,10 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequest<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let transactional_id = r.read_string(version >= 3).in_field("transactional_id")?;
         let group_id = r.read_string(version >= 3).in_field("group_id")?;
-        let producer_id = r.read_i64().in_field("producer_id")?;
-        let producer_epoch = r.read_i16().in_field("producer_epoch")?;
+        let mut fixed: rt::FixedFields<10> = r
+            .read_fixed(&[("producer_id", 8), ("producer_epoch", 2)])?;
+        let producer_id = fixed.i64();
+        let producer_epoch = fixed.i16();
         let generation_id_or_member_epoch = if version >= 3 {
             r.read_i32().in_field("generation_id_or_member_epoch")?
         } else {
@@ -149,8 +151,11 @@ impl<'a> rt::Encode for TxnOffsetCommitRequest<'a> {
         rt::put_string(buf, &self.transactional_id, version >= 3)
             .in_field("transactional_id")?;
         rt::put_string(buf, &self.group_id, version >= 3).in_field("group_id")?;
-        buf.put_i64(self.producer_id);
-        buf.put_i16(self.producer_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<10>::new()
+                .i64(self.producer_id)
+                .i16(self.producer_epoch),
+        );
         if version >= 3 {
             buf.put_i32(self.generation_id_or_member_epoch);
         }
@@ -323,8 +328,10 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequestPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let committed_offset = r.read_i64().in_field("committed_offset")?;
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(&[("partition_index", 4), ("committed_offset", 8)])?;
+        let partition_index = fixed.i32();
+        let committed_offset = fixed.i64();
         let committed_leader_epoch = if version >= 2 {
             r.read_i32().in_field("committed_leader_epoch")?
         } else {
@@ -350,8 +357,7 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequestPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i64().in_field("committed_offset")?;
+        r.skip_fixed(12, &[("partition_index", 4), ("committed_offset", 8)])?;
         if version >= 2 {
             r.read_i32().in_field("committed_leader_epoch")?;
         }
@@ -370,8 +376,11 @@ impl<'a> rt::Encode for TxnOffsetCommitRequestPartition<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition_index);
-        buf.put_i64(self.committed_offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new()
+                .i32(self.partition_index)
+                .i64(self.committed_offset),
+        );
         if version >= 2 {
             buf.put_i32(self.committed_leader_epoch);
         }

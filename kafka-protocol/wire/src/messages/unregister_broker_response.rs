@@ -55,8 +55,10 @@ impl<'a> rt::Decode<'a> for UnregisterBrokerResponse<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
+        let throttle_time_ms = fixed.i32();
+        let error_code = fixed.i16();
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
@@ -76,8 +78,11 @@ impl<'a> rt::Encode for UnregisterBrokerResponse<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.throttle_time_ms);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.throttle_time_ms)
+                .i16(self.error_code),
+        );
         rt::put_nullable_string(buf, self.error_message.as_deref(), true)
             .in_field("error_message")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;

@@ -72,9 +72,17 @@ impl<'a> rt::Decode<'a> for UpdateRaftVoterRequest<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let cluster_id = r.read_nullable_string(true).in_field("cluster_id")?;
-        let current_leader_epoch = r.read_i32().in_field("current_leader_epoch")?;
-        let voter_id = r.read_i32().in_field("voter_id")?;
-        let voter_directory_id = r.read_uuid().in_field("voter_directory_id")?;
+        let mut fixed: rt::FixedFields<24> = r
+            .read_fixed(
+                &[
+                    ("current_leader_epoch", 4),
+                    ("voter_id", 4),
+                    ("voter_directory_id", 16),
+                ],
+            )?;
+        let current_leader_epoch = fixed.i32();
+        let voter_id = fixed.i32();
+        let voter_directory_id = fixed.uuid();
         let listeners = r
             .read_struct_array::<Listener>(true, version)
             .in_field("listeners")?;
@@ -103,9 +111,12 @@ impl<'a> rt::Encode for UpdateRaftVoterRequest<'a> {
     ) -> Result<(), rt::EncodeError> {
         rt::put_nullable_string(buf, self.cluster_id.as_deref(), true)
             .in_field("cluster_id")?;
-        buf.put_i32(self.current_leader_epoch);
-        buf.put_i32(self.voter_id);
-        buf.put_slice(self.voter_directory_id.as_bytes());
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<24>::new()
+                .i32(self.current_leader_epoch)
+                .i32(self.voter_id)
+                .uuid(self.voter_directory_id),
+        );
         rt::put_struct_array(buf, &self.listeners, true, version).in_field("listeners")?;
         self.k_raft_version_feature
             .encode_to(buf, version)
@@ -324,8 +335,10 @@ impl<'a> rt::Decode<'a> for KRaftVersionFeature<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let min_supported_version = r.read_i16().in_field("min_supported_version")?;
-        let max_supported_version = r.read_i16().in_field("max_supported_version")?;
+        let mut fixed: rt::FixedFields<4> = r
+            .read_fixed(&[("min_supported_version", 2), ("max_supported_version", 2)])?;
+        let min_supported_version = fixed.i16();
+        let max_supported_version = fixed.i16();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -339,8 +352,7 @@ impl<'a> rt::Decode<'a> for KRaftVersionFeature<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i16().in_field("min_supported_version")?;
-        r.read_i16().in_field("max_supported_version")?;
+        r.skip_fixed(4, &[("min_supported_version", 2), ("max_supported_version", 2)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -353,8 +365,11 @@ impl<'a> rt::Encode for KRaftVersionFeature<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i16(self.min_supported_version);
-        buf.put_i16(self.max_supported_version);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<4>::new()
+                .i16(self.min_supported_version)
+                .i16(self.max_supported_version),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }

@@ -43,8 +43,10 @@ impl<'a> rt::Decode<'a> for UpdateRaftVoterResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
+        let throttle_time_ms = fixed.i32();
+        let error_code = fixed.i16();
         let mut current_leader = CurrentLeader::default();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_tagged_fields(
@@ -76,8 +78,11 @@ impl<'a> rt::Encode for UpdateRaftVoterResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.throttle_time_ms);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new()
+                .i32(self.throttle_time_ms)
+                .i16(self.error_code),
+        );
         let write_current_leader = self.current_leader != CurrentLeader::default();
         let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
         let count = self.unknown_tagged_fields.len() + usize::from(write_current_leader);
@@ -198,8 +203,10 @@ impl<'a> rt::Decode<'a> for CurrentLeader<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let leader_id = r.read_i32().in_field("leader_id")?;
-        let leader_epoch = r.read_i32().in_field("leader_epoch")?;
+        let mut fixed: rt::FixedFields<8> = r
+            .read_fixed(&[("leader_id", 4), ("leader_epoch", 4)])?;
+        let leader_id = fixed.i32();
+        let leader_epoch = fixed.i32();
         let host = r.read_string(true).in_field("host")?;
         let port = r.read_i32().in_field("port")?;
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
@@ -217,8 +224,7 @@ impl<'a> rt::Decode<'a> for CurrentLeader<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("leader_id")?;
-        r.read_i32().in_field("leader_epoch")?;
+        r.skip_fixed(8, &[("leader_id", 4), ("leader_epoch", 4)])?;
         r.read_string(true).in_field("host")?;
         r.read_i32().in_field("port")?;
         r.skip_unknown_tagged_fields()?;
@@ -233,8 +239,9 @@ impl<'a> rt::Encode for CurrentLeader<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.leader_id);
-        buf.put_i32(self.leader_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<8>::new().i32(self.leader_id).i32(self.leader_epoch),
+        );
         rt::put_string(buf, &self.host, true).in_field("host")?;
         buf.put_i32(self.port);
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;

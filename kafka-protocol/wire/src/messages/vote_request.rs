@@ -200,21 +200,26 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition_index = r.read_i32().in_field("partition_index")?;
-        let replica_epoch = r.read_i32().in_field("replica_epoch")?;
-        let replica_id = r.read_i32().in_field("replica_id")?;
-        let replica_directory_id = if version >= 1 {
-            r.read_uuid().in_field("replica_directory_id")?
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(
+                &[("partition_index", 4), ("replica_epoch", 4), ("replica_id", 4)],
+            )?;
+        let partition_index = fixed.i32();
+        let replica_epoch = fixed.i32();
+        let replica_id = fixed.i32();
+        let (replica_directory_id, voter_directory_id) = if version >= 1 {
+            let mut fixed: rt::FixedFields<32> = r
+                .read_fixed(
+                    &[("replica_directory_id", 16), ("voter_directory_id", 16)],
+                )?;
+            (fixed.uuid(), fixed.uuid())
         } else {
-            rt::Uuid::ZERO
+            (rt::Uuid::ZERO, rt::Uuid::ZERO)
         };
-        let voter_directory_id = if version >= 1 {
-            r.read_uuid().in_field("voter_directory_id")?
-        } else {
-            rt::Uuid::ZERO
-        };
-        let last_offset_epoch = r.read_i32().in_field("last_offset_epoch")?;
-        let last_offset = r.read_i64().in_field("last_offset")?;
+        let mut fixed: rt::FixedFields<12> = r
+            .read_fixed(&[("last_offset_epoch", 4), ("last_offset", 8)])?;
+        let last_offset_epoch = fixed.i32();
+        let last_offset = fixed.i64();
         let pre_vote = if version >= 2 {
             r.read_bool().in_field("pre_vote")?
         } else {
@@ -239,17 +244,17 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition_index")?;
-        r.read_i32().in_field("replica_epoch")?;
-        r.read_i32().in_field("replica_id")?;
+        r.skip_fixed(
+            12,
+            &[("partition_index", 4), ("replica_epoch", 4), ("replica_id", 4)],
+        )?;
         if version >= 1 {
-            r.read_uuid().in_field("replica_directory_id")?;
+            r.skip_fixed(
+                32,
+                &[("replica_directory_id", 16), ("voter_directory_id", 16)],
+            )?;
         }
-        if version >= 1 {
-            r.read_uuid().in_field("voter_directory_id")?;
-        }
-        r.read_i32().in_field("last_offset_epoch")?;
-        r.read_i64().in_field("last_offset")?;
+        r.skip_fixed(12, &[("last_offset_epoch", 4), ("last_offset", 8)])?;
         if version >= 2 {
             r.read_bool().in_field("pre_vote")?;
         }
@@ -271,17 +276,24 @@ impl<'a> rt::Encode for PartitionData<'a> {
                     .in_field("pre_vote"),
             );
         }
-        buf.put_i32(self.partition_index);
-        buf.put_i32(self.replica_epoch);
-        buf.put_i32(self.replica_id);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new()
+                .i32(self.partition_index)
+                .i32(self.replica_epoch)
+                .i32(self.replica_id),
+        );
         if version >= 1 {
-            buf.put_slice(self.replica_directory_id.as_bytes());
+            buf.put_fixed(
+                rt::FixedFieldsWriter::<32>::new()
+                    .uuid(self.replica_directory_id)
+                    .uuid(self.voter_directory_id),
+            );
         }
-        if version >= 1 {
-            buf.put_slice(self.voter_directory_id.as_bytes());
-        }
-        buf.put_i32(self.last_offset_epoch);
-        buf.put_i64(self.last_offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<12>::new()
+                .i32(self.last_offset_epoch)
+                .i64(self.last_offset),
+        );
         if version >= 2 {
             rt::put_bool(buf, self.pre_vote);
         }

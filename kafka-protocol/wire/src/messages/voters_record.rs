@@ -254,8 +254,10 @@ impl<'a> rt::Decode<'a> for KRaftVersionFeature<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let min_supported_version = r.read_i16().in_field("min_supported_version")?;
-        let max_supported_version = r.read_i16().in_field("max_supported_version")?;
+        let mut fixed: rt::FixedFields<4> = r
+            .read_fixed(&[("min_supported_version", 2), ("max_supported_version", 2)])?;
+        let min_supported_version = fixed.i16();
+        let max_supported_version = fixed.i16();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -269,8 +271,7 @@ impl<'a> rt::Decode<'a> for KRaftVersionFeature<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i16().in_field("min_supported_version")?;
-        r.read_i16().in_field("max_supported_version")?;
+        r.skip_fixed(4, &[("min_supported_version", 2), ("max_supported_version", 2)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -283,8 +284,11 @@ impl<'a> rt::Encode for KRaftVersionFeature<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i16(self.min_supported_version);
-        buf.put_i16(self.max_supported_version);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<4>::new()
+                .i16(self.min_supported_version)
+                .i16(self.max_supported_version),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
@@ -371,8 +375,10 @@ impl<'a> rt::Decode<'a> for Voter<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let voter_id = r.read_i32().in_field("voter_id")?;
-        let voter_directory_id = r.read_uuid().in_field("voter_directory_id")?;
+        let mut fixed: rt::FixedFields<20> = r
+            .read_fixed(&[("voter_id", 4), ("voter_directory_id", 16)])?;
+        let voter_id = fixed.i32();
+        let voter_directory_id = fixed.uuid();
         let endpoints = r
             .read_struct_array::<Endpoint>(true, version)
             .in_field("endpoints")?;
@@ -393,8 +399,7 @@ impl<'a> rt::Decode<'a> for Voter<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("voter_id")?;
-        r.read_uuid().in_field("voter_directory_id")?;
+        r.skip_fixed(20, &[("voter_id", 4), ("voter_directory_id", 16)])?;
         r.skip_struct_array::<Endpoint>(true, false, version).in_field("endpoints")?;
         KRaftVersionFeature::validate_from(r, version)
             .in_field("k_raft_version_feature")?;
@@ -410,8 +415,11 @@ impl<'a> rt::Encode for Voter<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.voter_id);
-        buf.put_slice(self.voter_directory_id.as_bytes());
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<20>::new()
+                .i32(self.voter_id)
+                .uuid(self.voter_directory_id),
+        );
         rt::put_struct_array(buf, &self.endpoints, true, version).in_field("endpoints")?;
         self.k_raft_version_feature
             .encode_to(buf, version)

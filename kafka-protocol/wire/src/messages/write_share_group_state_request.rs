@@ -150,10 +150,19 @@ impl<'a> rt::Decode<'a> for StateBatch<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let first_offset = r.read_i64().in_field("first_offset")?;
-        let last_offset = r.read_i64().in_field("last_offset")?;
-        let delivery_state = r.read_i8().in_field("delivery_state")?;
-        let delivery_count = r.read_i16().in_field("delivery_count")?;
+        let mut fixed: rt::FixedFields<19> = r
+            .read_fixed(
+                &[
+                    ("first_offset", 8),
+                    ("last_offset", 8),
+                    ("delivery_state", 1),
+                    ("delivery_count", 2),
+                ],
+            )?;
+        let first_offset = fixed.i64();
+        let last_offset = fixed.i64();
+        let delivery_state = fixed.i8();
+        let delivery_count = fixed.i16();
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
         Ok(Self {
@@ -169,10 +178,15 @@ impl<'a> rt::Decode<'a> for StateBatch<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i64().in_field("first_offset")?;
-        r.read_i64().in_field("last_offset")?;
-        r.read_i8().in_field("delivery_state")?;
-        r.read_i16().in_field("delivery_count")?;
+        r.skip_fixed(
+            19,
+            &[
+                ("first_offset", 8),
+                ("last_offset", 8),
+                ("delivery_state", 1),
+                ("delivery_count", 2),
+            ],
+        )?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -185,10 +199,13 @@ impl<'a> rt::Encode for StateBatch<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i64(self.first_offset);
-        buf.put_i64(self.last_offset);
-        buf.put_i8(self.delivery_state);
-        buf.put_i16(self.delivery_count);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<19>::new()
+                .i64(self.first_offset)
+                .i64(self.last_offset)
+                .i8(self.delivery_state)
+                .i16(self.delivery_count),
+        );
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
@@ -304,10 +321,19 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition = r.read_i32().in_field("partition")?;
-        let state_epoch = r.read_i32().in_field("state_epoch")?;
-        let leader_epoch = r.read_i32().in_field("leader_epoch")?;
-        let start_offset = r.read_i64().in_field("start_offset")?;
+        let mut fixed: rt::FixedFields<20> = r
+            .read_fixed(
+                &[
+                    ("partition", 4),
+                    ("state_epoch", 4),
+                    ("leader_epoch", 4),
+                    ("start_offset", 8),
+                ],
+            )?;
+        let partition = fixed.i32();
+        let state_epoch = fixed.i32();
+        let leader_epoch = fixed.i32();
+        let start_offset = fixed.i64();
         let delivery_complete_count = if version >= 1 {
             r.read_i32().in_field("delivery_complete_count")?
         } else {
@@ -333,10 +359,15 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition")?;
-        r.read_i32().in_field("state_epoch")?;
-        r.read_i32().in_field("leader_epoch")?;
-        r.read_i64().in_field("start_offset")?;
+        r.skip_fixed(
+            20,
+            &[
+                ("partition", 4),
+                ("state_epoch", 4),
+                ("leader_epoch", 4),
+                ("start_offset", 8),
+            ],
+        )?;
         if version >= 1 {
             r.read_i32().in_field("delivery_complete_count")?;
         }
@@ -354,10 +385,13 @@ impl<'a> rt::Encode for PartitionData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition);
-        buf.put_i32(self.state_epoch);
-        buf.put_i32(self.leader_epoch);
-        buf.put_i64(self.start_offset);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<20>::new()
+                .i32(self.partition)
+                .i32(self.state_epoch)
+                .i32(self.leader_epoch)
+                .i64(self.start_offset),
+        );
         if version >= 1 {
             buf.put_i32(self.delivery_complete_count);
         }

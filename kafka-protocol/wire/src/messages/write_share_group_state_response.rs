@@ -135,8 +135,10 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let partition = r.read_i32().in_field("partition")?;
-        let error_code = r.read_i16().in_field("error_code")?;
+        let mut fixed: rt::FixedFields<6> = r
+            .read_fixed(&[("partition", 4), ("error_code", 2)])?;
+        let partition = fixed.i32();
+        let error_code = fixed.i16();
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
         let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
         r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
@@ -152,8 +154,7 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i32().in_field("partition")?;
-        r.read_i16().in_field("error_code")?;
+        r.skip_fixed(6, &[("partition", 4), ("error_code", 2)])?;
         r.read_nullable_string(true).in_field("error_message")?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
@@ -167,8 +168,9 @@ impl<'a> rt::Encode for PartitionResult<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i32(self.partition);
-        buf.put_i16(self.error_code);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<6>::new().i32(self.partition).i16(self.error_code),
+        );
         rt::put_nullable_string(buf, self.error_message.as_deref(), true)
             .in_field("error_message")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;

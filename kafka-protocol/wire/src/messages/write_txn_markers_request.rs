@@ -261,8 +261,10 @@ impl<'a> rt::Decode<'a> for WritableTxnMarker<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let producer_id = r.read_i64().in_field("producer_id")?;
-        let producer_epoch = r.read_i16().in_field("producer_epoch")?;
+        let mut fixed: rt::FixedFields<10> = r
+            .read_fixed(&[("producer_id", 8), ("producer_epoch", 2)])?;
+        let producer_id = fixed.i64();
+        let producer_epoch = fixed.i16();
         let transaction_result = r.read_bool().in_field("transaction_result")?;
         let topics = r
             .read_struct_array::<WritableTxnMarkerTopic>(true, version)
@@ -290,8 +292,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarker<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_i64().in_field("producer_id")?;
-        r.read_i16().in_field("producer_epoch")?;
+        r.skip_fixed(10, &[("producer_id", 8), ("producer_epoch", 2)])?;
         r.read_bool().in_field("transaction_result")?;
         r.skip_struct_array::<WritableTxnMarkerTopic>(true, false, version)
             .in_field("topics")?;
@@ -311,8 +312,11 @@ impl<'a> rt::Encode for WritableTxnMarker<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        buf.put_i64(self.producer_id);
-        buf.put_i16(self.producer_epoch);
+        buf.put_fixed(
+            rt::FixedFieldsWriter::<10>::new()
+                .i64(self.producer_id)
+                .i16(self.producer_epoch),
+        );
         rt::put_bool(buf, self.transaction_result);
         rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
         buf.put_i32(self.coordinator_epoch);

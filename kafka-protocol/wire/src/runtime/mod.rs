@@ -10,6 +10,7 @@
 
 mod array;
 mod error;
+mod fixed;
 #[cfg(feature = "json")]
 pub mod json;
 mod length;
@@ -30,6 +31,7 @@ pub use array::{
     put_nullable_scalar_array, put_scalar_array, scalar_array_len, FixedWidth, ScalarArray,
 };
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, InField};
+pub use fixed::{FixedField, FixedFields, FixedFieldsWriter};
 #[cfg(feature = "json")]
 pub use json::{JsonError, JsonErrorKind, JsonForm};
 pub use length::{array_len_len, put_array_len};
