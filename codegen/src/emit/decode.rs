@@ -1,7 +1,8 @@
 //! Emits `Decode` for each struct: `decode_from`, one read per field or
 //! run of fixed-width fields, with version branches only where the IR left
-//! them, then the tagged-field section; and, for the structs that arrays hold or that nest in them,
-//! `validate_from`, the same reads with nothing kept.
+//! them, then the tagged-field section; and, for the structs that arrays
+//! hold or that nest in them, `validate_from`, the same reads with nothing
+//! kept.
 //!
 //! A message's root struct gets no `validate_from`: nothing holds it, so
 //! only `Message::validate` checks it, and the trait's default (decode and
@@ -26,9 +27,10 @@ pub fn decode_impl(s: &StructIr, structs: &[StructIr], validator: bool) -> Token
     // Each field is read into a local, in wire order, and the struct is
     // built once at the end, straight into the return value: a struct built
     // first and then changed by the tagged section would be copied out whole.
-    let reads = pieces(&s.fields).into_iter().map(|piece| match piece {
+    let pieces = pieces(&s.fields);
+    let reads = pieces.iter().map(|piece| match piece {
         Piece::Single(field) => decode_single(field, structs),
-        Piece::Run { cond, fields } => decode_run(cond, &fields),
+        Piece::Run { cond, fields } => decode_run(*cond, fields),
     });
     let fields = s.fields.iter().map(|field| {
         let name = field_ident(field);
@@ -57,14 +59,14 @@ pub fn decode_impl(s: &StructIr, structs: &[StructIr], validator: bool) -> Token
         }
     };
     let version = version_param(&body);
-    let checks = pieces(&s.fields).into_iter().map(|piece| match piece {
+    let checks = pieces.iter().map(|piece| match piece {
         Piece::Single(field) => {
             let read = read_field(field, false, Mode::Validate);
             when(field.untagged, quote!(#read;))
         }
         Piece::Run { cond, fields } => {
-            let (width, layout) = (run_width(&fields), run_layout(&fields));
-            when(cond, quote!(r.skip_fixed(#width, #layout)?;))
+            let (width, layout) = (run_width(fields), run_layout(fields));
+            when(*cond, quote!(r.skip_fixed(#width, #layout)?;))
         }
     });
     let skip_tagged = tagged_section(s, Mode::Validate);
