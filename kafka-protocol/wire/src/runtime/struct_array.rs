@@ -730,7 +730,7 @@ impl<'a> Reader<'a> {
 ///
 /// An array that code built is its `Vec`, encoded in line. For one that
 /// came from the wire, everything but the loop over a `Vec`'s elements is
-/// [`put_array_head`], compiled once for every element type.
+/// `put_array_head`, compiled once for every element type.
 #[inline]
 pub fn put_nullable_struct_array<'a, T: Encode + Decode<'a> + Clone>(
     buf: &mut Writer<'_>,
