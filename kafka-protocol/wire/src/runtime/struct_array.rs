@@ -759,22 +759,13 @@ pub fn put_nullable_struct_array<'a, T: Encode + Decode<'a> + Clone>(
 /// its element type.
 #[derive(Clone, Copy)]
 struct ArrayHead<'a> {
-    /// The number of elements in its `Vec`.
-    vec_len: usize,
+    /// The number of elements, in whichever form they are
+    /// ([`StructArray::len`]).
+    count: usize,
     /// The wire bytes it came from, if it did.
     origin: Option<WireOrigin<'a>>,
     /// Re-encodes one element kept as checked wire bytes.
     reencode: ReencodeElement<'a>,
-}
-
-impl ArrayHead<'_> {
-    /// The number of elements, in whichever form they are.
-    fn count(self) -> usize {
-        match self.origin {
-            Some(origin) if origin.bytes_only => origin.count as usize,
-            _ => self.vec_len,
-        }
-    }
 }
 
 /// Writes the count of an array of structs and, unless they are to be
@@ -787,7 +778,7 @@ fn put_array_head(
     compact: bool,
     version: i16,
 ) -> Result<bool, EncodeError> {
-    put_array_len(buf, Some(head.count()), compact)?;
+    put_array_len(buf, Some(head.count), compact)?;
     match element_source(head.origin, version) {
         ElementSource::Copy(bytes) => {
             buf.put_slice(bytes);
@@ -837,7 +828,7 @@ impl<'a, T: Decode<'a> + Encode> StructArray<'a, T> {
     #[inline]
     fn head(&self) -> ArrayHead<'a> {
         ArrayHead {
-            vec_len: self.items.len(),
+            count: self.len(),
             origin: self.origin,
             reencode: reencode_element::<T>,
         }
@@ -944,7 +935,7 @@ pub fn nullable_struct_array_len<'a, T: Encode + Decode<'a> + Clone>(
 /// The encoded size of an array of structs: all of it, or, when the second
 /// value is true, all but its `Vec`'s elements, which the caller adds.
 fn array_head_len(head: ArrayHead<'_>, compact: bool, version: i16) -> (usize, bool) {
-    let count_len = array_len_len(Some(head.count()), compact);
+    let count_len = array_len_len(Some(head.count), compact);
     match element_source(head.origin, version) {
         ElementSource::Copy(bytes) => (count_len + bytes.len(), false),
         ElementSource::Vec => (count_len, true),
