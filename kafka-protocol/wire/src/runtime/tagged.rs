@@ -339,10 +339,16 @@ pub struct TaggedFieldWriter<'f> {
 
 impl<'f> TaggedFieldWriter<'f> {
     /// Prepares to write `unknown`. Fails when `unknown` repeats a tag.
+    ///
+    /// Most structs have no unknown fields; for them this, every
+    /// [`write_before`](Self::write_before) and [`finish`](Self::finish)
+    /// are a test of an empty slice, in line.
     #[inline]
     pub fn new(unknown: &'f UnknownTaggedFields<'_>) -> Result<Self, EncodeError> {
-        if let Some(tag) = unknown.repeated_tag() {
-            return Err(EncodeError::new(EncodeErrorKind::DuplicateTag(tag)));
+        if !unknown.is_empty() {
+            if let Some(tag) = unknown.repeated_tag() {
+                return Err(EncodeError::new(EncodeErrorKind::DuplicateTag(tag)));
+            }
         }
         Ok(TaggedFieldWriter {
             remaining: unknown.wire_entries(),
@@ -351,7 +357,22 @@ impl<'f> TaggedFieldWriter<'f> {
 
     /// Writes every unknown field whose tag is below `tag`, then checks that
     /// `tag` itself, which is about to be written, is not also unknown.
+    #[inline]
     pub fn write_before(
+        &mut self,
+        buf: &mut Writer<'_>,
+        tag: u32,
+        known_present: bool,
+    ) -> Result<(), EncodeError> {
+        if self.remaining.is_empty() {
+            return Ok(());
+        }
+        self.write_unknown_before(buf, tag, known_present)
+    }
+
+    /// [`write_before`](Self::write_before) with unknown fields left.
+    #[inline(never)]
+    fn write_unknown_before(
         &mut self,
         buf: &mut Writer<'_>,
         tag: u32,
@@ -375,7 +396,9 @@ impl<'f> TaggedFieldWriter<'f> {
     /// Writes the unknown fields that are left.
     #[inline]
     pub fn finish(self, buf: &mut Writer<'_>) {
-        buf.put_slice(self.remaining);
+        if !self.remaining.is_empty() {
+            buf.put_slice(self.remaining);
+        }
     }
 }
 
