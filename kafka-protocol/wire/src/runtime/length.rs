@@ -68,11 +68,18 @@ pub(super) fn put_length(
     compact: bool,
     wide: bool,
 ) -> Result<(), EncodeError> {
-    // Most lengths are short and compact: one byte.
+    // Most lengths are short or null, and compact: one byte.
     if compact {
-        if let Some(len) = length.filter(|len| *len < 0x7f) {
-            buf.put_u8(len as u8 + 1);
-            return Ok(());
+        match length {
+            Some(len) if len < 0x7f => {
+                buf.put_u8(len as u8 + 1);
+                return Ok(());
+            }
+            None => {
+                buf.put_u8(0);
+                return Ok(());
+            }
+            Some(_) => {}
         }
     }
     put_length_slow(buf, length, compact, wide)

@@ -110,6 +110,16 @@ pub fn put_uvarint<B: BufMut + ?Sized>(buf: &mut B, value: u32) {
     put_uvarlong(buf, u64::from(value));
 }
 
+/// Writes `value` as an unsigned varint into `out`, returning how many of
+/// its bytes it took, so that a writer can append them at once.
+#[inline]
+pub fn uvarint_to_bytes(value: u32, out: &mut [u8; MAX_VARINT_LEN]) -> usize {
+    let mut rest = &mut out[..];
+    // Five bytes hold any 32-bit varint, so the slice never runs out.
+    put_uvarint(&mut rest, value);
+    MAX_VARINT_LEN - rest.len()
+}
+
 /// Writes `value` as an unsigned 64-bit varint: the one varint writer.
 #[inline]
 pub fn put_uvarlong<B: BufMut + ?Sized>(buf: &mut B, mut value: u64) {
@@ -179,6 +189,12 @@ mod tests {
             put_uvarint(&mut buf, value);
             assert_eq!(buf.len(), uvarint_len(value), "{value}");
             assert_eq!(get_uvarint(&buf), Ok((value, buf.len())));
+        }
+        for value in [0, 1, 127, 128, 16_383, 16_384, 0x0fff_ffff, u32::MAX] {
+            let mut bytes = [0; MAX_VARINT_LEN];
+            let len = uvarint_to_bytes(value, &mut bytes);
+            assert_eq!(len, uvarint_len(value), "{value}");
+            assert_eq!(get_uvarint(&bytes[..len]), Ok((value, len)));
         }
         for value in [0, 1, 1 << 35, u64::MAX >> 1, u64::MAX] {
             let mut buf = Vec::new();

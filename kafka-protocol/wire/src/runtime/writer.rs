@@ -152,10 +152,23 @@ impl<'b> Writer<'b> {
         self.put_slice(&value.to_be_bytes());
     }
 
-    /// Writes an unsigned varint.
+    /// Writes an unsigned varint: a value below 128 (most counts, lengths
+    /// and tags) as one byte in line, a longer one assembled on the stack
+    /// and appended with one capacity check.
     #[inline]
     pub fn put_uvarint(&mut self, value: u32) {
-        super::varint::put_uvarint(&mut self.buf, value);
+        if value < 0x80 {
+            self.put_u8(value as u8);
+        } else {
+            self.put_long_uvarint(value);
+        }
+    }
+
+    #[inline(never)]
+    fn put_long_uvarint(&mut self, value: u32) {
+        let mut bytes = [0u8; super::varint::MAX_VARINT_LEN];
+        let len = super::varint::uvarint_to_bytes(value, &mut bytes);
+        self.put_slice(&bytes[..len]);
     }
 }
 
