@@ -83,8 +83,12 @@ fn classic(kafka: &Kafka, topic: &str, topic_id: &str) -> usize {
         })
     };
     // The first join of a member without id is answered with its id and
-    // MEMBER_ID_REQUIRED (79).
-    let first = session.json(ApiKey::JoinGroup, &join(""));
+    // MEMBER_ID_REQUIRED (79), once the coordinator has loaded the group's
+    // offsets partition: until then it answers COORDINATOR_LOAD_IN_PROGRESS
+    // (14), which clients retry.
+    let first = session.json_until(ApiKey::JoinGroup, &join(""), |answer| {
+        answer["errorCode"] != 14
+    });
     assert_eq!(first["errorCode"], 79, "{first}");
     let member = first["memberId"].as_str().unwrap().to_owned();
     assert!(member.starts_with("kw-classic-member-"), "{first}");
