@@ -130,8 +130,10 @@ listening() {
     (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
-# A port below Linux's ephemeral range that nothing listens on and this
-# start has not taken yet ($TAKEN).
+# Sets the variable named $1 to a port below Linux's ephemeral range that
+# nothing listens on and this start has not taken yet ($TAKEN). It assigns
+# rather than prints, since a `$(...)` would take the port in a subshell
+# and the next call could hand it out again.
 TAKEN=" "
 free_port() {
     local port
@@ -140,7 +142,7 @@ free_port() {
         [[ $TAKEN == *" $port "* ]] && continue
         listening "$port" && continue
         TAKEN+="$port "
-        echo "$port"
+        printf -v "$1" '%s' "$port"
         return
     done
 }
@@ -322,17 +324,17 @@ cmd_start() {
     local id controller broker quorum_port voters="" bootstrap="" initial=""
     for id in $ids; do
         mkdir -p "$dir/node-$id/data"
-        controller=$(free_port)
+        free_port controller
         echo "node.$id.controller=127.0.0.1:$controller" >>"$dir/env.start"
         if ((controllers)); then
             echo "$controller" >"$dir/node-$id/ports"
         else
-            broker=$(free_port)
+            free_port broker
             echo "$broker $controller" >"$dir/node-$id/ports"
             echo "bootstrap=127.0.0.1:$broker" >>"$dir/env.start"
             if [[ -n $sasl ]]; then
                 local sasl_port
-                sasl_port=$(free_port)
+                free_port sasl_port
                 echo "$broker $controller $sasl_port" >"$dir/node-$id/ports"
                 echo "sasl_bootstrap=127.0.0.1:$sasl_port" >>"$dir/env.start"
             fi

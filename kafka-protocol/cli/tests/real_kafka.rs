@@ -12,6 +12,13 @@ use serde_json::Value;
 /// Runs the binary; returns standard output, panicking unless it exits 0
 /// with nothing on standard error.
 fn kafka_protocol(args: &[&str], stdin: &str) -> String {
+    try_kafka_protocol(args, stdin)
+        .unwrap_or_else(|stderr| panic!("kafka-protocol {args:?}: {stderr}"))
+}
+
+/// Runs the binary; its standard output if it exits 0 with nothing on
+/// standard error, else what it wrote there.
+fn try_kafka_protocol(args: &[&str], stdin: &str) -> Result<String, String> {
     use std::io::Write as _;
     use std::process::Stdio;
     let mut child = Command::new(env!("CARGO_BIN_EXE_kafka-protocol"))
@@ -29,16 +36,37 @@ fn kafka_protocol(args: &[&str], stdin: &str) -> String {
         .unwrap();
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success() && stderr.is_empty(),
-        "kafka-protocol {args:?}: {stderr}"
-    );
-    String::from_utf8(out.stdout).unwrap()
+    if !out.status.success() || !stderr.is_empty() {
+        return Err(format!("{} ({})", stderr.trim_end(), out.status));
+    }
+    Ok(String::from_utf8(out.stdout).unwrap())
 }
 
 fn request(address: &str, api: &str, body: &str) -> Value {
     let out = kafka_protocol(&["request", "--bootstrap", address, "--api", api], body);
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+/// `request`, where the connection itself may fail: `Err` with the tool's
+/// message when it could not connect, or the controller closed or reset
+/// the connection; any other failure panics as in `request`.
+fn request_unless_cut(address: &str, api: &str, body: &str) -> Result<Value, String> {
+    let args = ["request", "--bootstrap", address, "--api", api];
+    match try_kafka_protocol(&args, body) {
+        Ok(out) => Ok(serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))),
+        Err(stderr)
+            if [
+                " failed: ",
+                "closed the connection before answering",
+                "cannot connect to ",
+            ]
+            .iter()
+            .any(|cut| stderr.contains(cut)) =>
+        {
+            Err(stderr)
+        }
+        Err(stderr) => panic!("kafka-protocol {args:?}: {stderr}"),
+    }
 }
 
 /// `versions` on one listener: the table and the JSON agree, every api the
@@ -242,15 +270,45 @@ impl<'a> Quorum<'a> {
         self.logs().iter().map(Vec::len).collect()
     }
 
+    /// DescribeQuorum of the metadata partition through `kafka-protocol
+    /// request`, at controller `id`'s own listener; `None` when the
+    /// connection failed (a controller that is starting or stopping may
+    /// refuse or reset one, and the callers ask again until their
+    /// deadline). Each such failure is reported on standard error, with
+    /// that controller's last warnings, so that a run that then fails
+    /// shows why.
+    fn describe_quorum(&self, id: u32) -> Option<Value> {
+        let body = r#"{"topics": [{"topicName": "__cluster_metadata", "partitions": [{"partitionIndex": 0}]}]}"#;
+        let address = self.kafka.get(&format!("node.{id}.controller"));
+        match request_unless_cut(address, "DescribeQuorum", body) {
+            Ok(answer) => Some(answer),
+            Err(cut) => {
+                let log = std::fs::read_to_string(self.kafka.get(&format!("node.{id}.log")))
+                    .unwrap_or_default();
+                let warnings: Vec<&str> = log
+                    .lines()
+                    .filter(|l| l.contains("] WARN ") || l.contains("] ERROR "))
+                    .collect();
+                let mut stderr = std::io::stderr();
+                use std::io::Write as _;
+                let _ = writeln!(stderr, "quorum: node {id}: {cut}; asking again");
+                for line in &warnings[warnings.len().saturating_sub(5)..] {
+                    let _ = writeln!(stderr, "quorum: node {id} log: {line}");
+                }
+                None
+            }
+        }
+    }
+
     /// DescribeQuorum through `kafka-protocol request`, at each of `ids`'
     /// own listener, until one of them leads at an epoch above `after`.
     fn leader(&self, ids: &[u32], after: i64) -> (u32, i64) {
-        let body = r#"{"topics": [{"topicName": "__cluster_metadata", "partitions": [{"partitionIndex": 0}]}]}"#;
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         loop {
             for &id in ids {
-                let address = self.kafka.get(&format!("node.{id}.controller"));
-                let answer = request(address, "DescribeQuorum", body);
+                let Some(answer) = self.describe_quorum(id) else {
+                    continue;
+                };
                 let partition = &answer["topics"][0]["partitions"][0];
                 // Only the leader answers without NOT_LEADER_OR_FOLLOWER.
                 if answer["errorCode"] != 0 || partition["errorCode"] != 0 {
@@ -276,13 +334,13 @@ impl<'a> Quorum<'a> {
     /// watermark the leader first reports (DescribeQuorum at whichever of
     /// `ids` leads: leadership may move meanwhile).
     fn caught_up(&self, ids: &[u32]) {
-        let body = r#"{"topics": [{"topicName": "__cluster_metadata", "partitions": [{"partitionIndex": 0}]}]}"#;
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         let mut target = None;
         loop {
             for &leader in ids {
-                let address = self.kafka.get(&format!("node.{leader}.controller"));
-                let answer = request(address, "DescribeQuorum", body);
+                let Some(answer) = self.describe_quorum(leader) else {
+                    continue;
+                };
                 let partition = &answer["topics"][0]["partitions"][0];
                 if partition["errorCode"] != 0 {
                     continue;
