@@ -107,7 +107,13 @@ impl<'a> RequestFrame<'a> {
     /// The exact size of the frame without its size prefix.
     #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn encoded_len(&self) -> usize {
-        self.header.encoded_len(self.header_version()) + self.body.encoded_len(self.api_version())
+        self.encoded_len_at(self.header_version())
+    }
+
+    /// [`encoded_len`](Self::encoded_len), with the header version known.
+    #[cfg_attr(not(feature = "precompile"), inline)]
+    fn encoded_len_at(&self, header_version: i16) -> usize {
+        self.header.encoded_len(header_version) + self.body.encoded_len(self.api_version())
     }
 
     /// Encodes the header and body, without a size prefix.
@@ -116,28 +122,34 @@ impl<'a> RequestFrame<'a> {
     /// the header's api key is not the body's: a peer would decode the body
     /// as another api's.
     pub fn encode<B: EncodeBuf + ?Sized>(&self, buf: &mut B) -> Result<(), EncodeError> {
-        self.check_api_key()?;
+        let header_version = self.checked_header_version()?;
         let mut writer = buf.writer();
-        writer.reserve(self.encoded_len());
-        self.encode_parts(&mut writer)
+        writer.reserve(self.encoded_len_at(header_version));
+        self.encode_parts(&mut writer, header_version)
     }
 
     /// Writes the header and the body into room the caller has made.
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn encode_parts(&self, writer: &mut Writer<'_>) -> Result<(), EncodeError> {
-        self.header
-            .encode_to_writer(writer, self.header_version())?;
+    fn encode_parts(
+        &self,
+        writer: &mut Writer<'_>,
+        header_version: i16,
+    ) -> Result<(), EncodeError> {
+        self.header.encode_to_writer(writer, header_version)?;
         self.body.encode_to_writer(writer, self.api_version())
     }
 
-    fn check_api_key(&self) -> Result<(), EncodeError> {
-        let body = self.body.api_key().key();
-        if self.header.request_api_key == body {
-            return Ok(());
+    /// The header version to encode with, once the header's api key is
+    /// checked against the body's (the body's key is looked up once, for
+    /// both).
+    fn checked_header_version(&self) -> Result<i16, EncodeError> {
+        let api = self.body.api_key();
+        if self.header.request_api_key == api.key() {
+            return Ok(api.request_header_version(self.api_version()));
         }
         Err(EncodeError::new(EncodeErrorKind::ApiKeyMismatch {
             header: self.header.request_api_key,
-            body,
+            body: api.key(),
         })
         .in_field("request_api_key"))
     }
@@ -156,12 +168,12 @@ impl<'a> RequestFrame<'a> {
 
     /// Encodes the frame with its int32 size prefix, as it goes on the wire.
     pub fn encode_with_size<B: EncodeBuf + ?Sized>(&self, buf: &mut B) -> Result<(), EncodeError> {
-        self.check_api_key()?;
-        let len = self.encoded_len();
+        let header_version = self.checked_header_version()?;
+        let len = self.encoded_len_at(header_version);
         let size = size_prefix(len)?;
         let mut writer = buf.writer();
         writer.reserve(4 + len);
         writer.put_i32(size);
-        self.encode_parts(&mut writer)
+        self.encode_parts(&mut writer, header_version)
     }
 }
