@@ -466,7 +466,7 @@ fn dispatch_enum(
         let name = ident(&v.name);
         let key = key_pattern(v, keyed);
         let gate = &v.gate;
-        quote!(#gate #key => rt::Message::decode(input, version).map(Self::#name),)
+        quote!(#gate #key => Ok(Self::#name(rt::Message::decode(input, version)?)),)
     });
     let validate = variants.iter().map(|v| {
         let key = key_pattern(v, keyed);

@@ -3278,353 +3278,376 @@ impl<'a> RequestBody<'a> {
     ) -> Result<Self, rt::DecodeError> {
         match api_key {
             #[cfg(feature = "produce")]
-            ApiKey::Produce => rt::Message::decode(input, version).map(Self::Produce),
+            ApiKey::Produce => Ok(Self::Produce(rt::Message::decode(input, version)?)),
             #[cfg(feature = "fetch")]
-            ApiKey::Fetch => rt::Message::decode(input, version).map(Self::Fetch),
+            ApiKey::Fetch => Ok(Self::Fetch(rt::Message::decode(input, version)?)),
             #[cfg(feature = "list-offsets")]
             ApiKey::ListOffsets => {
-                rt::Message::decode(input, version).map(Self::ListOffsets)
+                Ok(Self::ListOffsets(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "metadata")]
-            ApiKey::Metadata => rt::Message::decode(input, version).map(Self::Metadata),
+            ApiKey::Metadata => Ok(Self::Metadata(rt::Message::decode(input, version)?)),
             #[cfg(feature = "offset-commit")]
             ApiKey::OffsetCommit => {
-                rt::Message::decode(input, version).map(Self::OffsetCommit)
+                Ok(Self::OffsetCommit(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "offset-fetch")]
             ApiKey::OffsetFetch => {
-                rt::Message::decode(input, version).map(Self::OffsetFetch)
+                Ok(Self::OffsetFetch(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "find-coordinator")]
             ApiKey::FindCoordinator => {
-                rt::Message::decode(input, version).map(Self::FindCoordinator)
+                Ok(Self::FindCoordinator(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "join-group")]
-            ApiKey::JoinGroup => rt::Message::decode(input, version).map(Self::JoinGroup),
+            ApiKey::JoinGroup => {
+                Ok(Self::JoinGroup(rt::Message::decode(input, version)?))
+            }
             #[cfg(feature = "heartbeat")]
-            ApiKey::Heartbeat => rt::Message::decode(input, version).map(Self::Heartbeat),
+            ApiKey::Heartbeat => {
+                Ok(Self::Heartbeat(rt::Message::decode(input, version)?))
+            }
             #[cfg(feature = "leave-group")]
             ApiKey::LeaveGroup => {
-                rt::Message::decode(input, version).map(Self::LeaveGroup)
+                Ok(Self::LeaveGroup(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "sync-group")]
-            ApiKey::SyncGroup => rt::Message::decode(input, version).map(Self::SyncGroup),
+            ApiKey::SyncGroup => {
+                Ok(Self::SyncGroup(rt::Message::decode(input, version)?))
+            }
             #[cfg(feature = "describe-groups")]
             ApiKey::DescribeGroups => {
-                rt::Message::decode(input, version).map(Self::DescribeGroups)
+                Ok(Self::DescribeGroups(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "list-groups")]
             ApiKey::ListGroups => {
-                rt::Message::decode(input, version).map(Self::ListGroups)
+                Ok(Self::ListGroups(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "sasl-handshake")]
             ApiKey::SaslHandshake => {
-                rt::Message::decode(input, version).map(Self::SaslHandshake)
+                Ok(Self::SaslHandshake(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "api-versions")]
             ApiKey::ApiVersions => {
-                rt::Message::decode(input, version).map(Self::ApiVersions)
+                Ok(Self::ApiVersions(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "create-topics")]
             ApiKey::CreateTopics => {
-                rt::Message::decode(input, version).map(Self::CreateTopics)
+                Ok(Self::CreateTopics(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "delete-topics")]
             ApiKey::DeleteTopics => {
-                rt::Message::decode(input, version).map(Self::DeleteTopics)
+                Ok(Self::DeleteTopics(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "delete-records")]
             ApiKey::DeleteRecords => {
-                rt::Message::decode(input, version).map(Self::DeleteRecords)
+                Ok(Self::DeleteRecords(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "init-producer-id")]
             ApiKey::InitProducerId => {
-                rt::Message::decode(input, version).map(Self::InitProducerId)
+                Ok(Self::InitProducerId(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "offset-for-leader-epoch")]
             ApiKey::OffsetForLeaderEpoch => {
-                rt::Message::decode(input, version).map(Self::OffsetForLeaderEpoch)
+                Ok(Self::OffsetForLeaderEpoch(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "add-partitions-to-txn")]
             ApiKey::AddPartitionsToTxn => {
-                rt::Message::decode(input, version).map(Self::AddPartitionsToTxn)
+                Ok(Self::AddPartitionsToTxn(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "add-offsets-to-txn")]
             ApiKey::AddOffsetsToTxn => {
-                rt::Message::decode(input, version).map(Self::AddOffsetsToTxn)
+                Ok(Self::AddOffsetsToTxn(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "end-txn")]
-            ApiKey::EndTxn => rt::Message::decode(input, version).map(Self::EndTxn),
+            ApiKey::EndTxn => Ok(Self::EndTxn(rt::Message::decode(input, version)?)),
             #[cfg(feature = "write-txn-markers")]
             ApiKey::WriteTxnMarkers => {
-                rt::Message::decode(input, version).map(Self::WriteTxnMarkers)
+                Ok(Self::WriteTxnMarkers(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "txn-offset-commit")]
             ApiKey::TxnOffsetCommit => {
-                rt::Message::decode(input, version).map(Self::TxnOffsetCommit)
+                Ok(Self::TxnOffsetCommit(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-acls")]
             ApiKey::DescribeAcls => {
-                rt::Message::decode(input, version).map(Self::DescribeAcls)
+                Ok(Self::DescribeAcls(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "create-acls")]
             ApiKey::CreateAcls => {
-                rt::Message::decode(input, version).map(Self::CreateAcls)
+                Ok(Self::CreateAcls(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "delete-acls")]
             ApiKey::DeleteAcls => {
-                rt::Message::decode(input, version).map(Self::DeleteAcls)
+                Ok(Self::DeleteAcls(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-configs")]
             ApiKey::DescribeConfigs => {
-                rt::Message::decode(input, version).map(Self::DescribeConfigs)
+                Ok(Self::DescribeConfigs(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "alter-configs")]
             ApiKey::AlterConfigs => {
-                rt::Message::decode(input, version).map(Self::AlterConfigs)
+                Ok(Self::AlterConfigs(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "alter-replica-log-dirs")]
             ApiKey::AlterReplicaLogDirs => {
-                rt::Message::decode(input, version).map(Self::AlterReplicaLogDirs)
+                Ok(Self::AlterReplicaLogDirs(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-log-dirs")]
             ApiKey::DescribeLogDirs => {
-                rt::Message::decode(input, version).map(Self::DescribeLogDirs)
+                Ok(Self::DescribeLogDirs(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "sasl-authenticate")]
             ApiKey::SaslAuthenticate => {
-                rt::Message::decode(input, version).map(Self::SaslAuthenticate)
+                Ok(Self::SaslAuthenticate(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "create-partitions")]
             ApiKey::CreatePartitions => {
-                rt::Message::decode(input, version).map(Self::CreatePartitions)
+                Ok(Self::CreatePartitions(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "create-delegation-token")]
             ApiKey::CreateDelegationToken => {
-                rt::Message::decode(input, version).map(Self::CreateDelegationToken)
+                Ok(Self::CreateDelegationToken(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "renew-delegation-token")]
             ApiKey::RenewDelegationToken => {
-                rt::Message::decode(input, version).map(Self::RenewDelegationToken)
+                Ok(Self::RenewDelegationToken(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "expire-delegation-token")]
             ApiKey::ExpireDelegationToken => {
-                rt::Message::decode(input, version).map(Self::ExpireDelegationToken)
+                Ok(Self::ExpireDelegationToken(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-delegation-token")]
             ApiKey::DescribeDelegationToken => {
-                rt::Message::decode(input, version).map(Self::DescribeDelegationToken)
+                Ok(Self::DescribeDelegationToken(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "delete-groups")]
             ApiKey::DeleteGroups => {
-                rt::Message::decode(input, version).map(Self::DeleteGroups)
+                Ok(Self::DeleteGroups(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "elect-leaders")]
             ApiKey::ElectLeaders => {
-                rt::Message::decode(input, version).map(Self::ElectLeaders)
+                Ok(Self::ElectLeaders(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "incremental-alter-configs")]
             ApiKey::IncrementalAlterConfigs => {
-                rt::Message::decode(input, version).map(Self::IncrementalAlterConfigs)
+                Ok(Self::IncrementalAlterConfigs(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "alter-partition-reassignments")]
             ApiKey::AlterPartitionReassignments => {
-                rt::Message::decode(input, version)
-                    .map(Self::AlterPartitionReassignments)
+                Ok(
+                    Self::AlterPartitionReassignments(
+                        rt::Message::decode(input, version)?,
+                    ),
+                )
             }
             #[cfg(feature = "list-partition-reassignments")]
             ApiKey::ListPartitionReassignments => {
-                rt::Message::decode(input, version).map(Self::ListPartitionReassignments)
+                Ok(
+                    Self::ListPartitionReassignments(
+                        rt::Message::decode(input, version)?,
+                    ),
+                )
             }
             #[cfg(feature = "offset-delete")]
             ApiKey::OffsetDelete => {
-                rt::Message::decode(input, version).map(Self::OffsetDelete)
+                Ok(Self::OffsetDelete(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-client-quotas")]
             ApiKey::DescribeClientQuotas => {
-                rt::Message::decode(input, version).map(Self::DescribeClientQuotas)
+                Ok(Self::DescribeClientQuotas(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "alter-client-quotas")]
             ApiKey::AlterClientQuotas => {
-                rt::Message::decode(input, version).map(Self::AlterClientQuotas)
+                Ok(Self::AlterClientQuotas(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-user-scram-credentials")]
             ApiKey::DescribeUserScramCredentials => {
-                rt::Message::decode(input, version)
-                    .map(Self::DescribeUserScramCredentials)
+                Ok(
+                    Self::DescribeUserScramCredentials(
+                        rt::Message::decode(input, version)?,
+                    ),
+                )
             }
             #[cfg(feature = "alter-user-scram-credentials")]
             ApiKey::AlterUserScramCredentials => {
-                rt::Message::decode(input, version).map(Self::AlterUserScramCredentials)
+                Ok(Self::AlterUserScramCredentials(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "vote")]
-            ApiKey::Vote => rt::Message::decode(input, version).map(Self::Vote),
+            ApiKey::Vote => Ok(Self::Vote(rt::Message::decode(input, version)?)),
             #[cfg(feature = "begin-quorum-epoch")]
             ApiKey::BeginQuorumEpoch => {
-                rt::Message::decode(input, version).map(Self::BeginQuorumEpoch)
+                Ok(Self::BeginQuorumEpoch(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "end-quorum-epoch")]
             ApiKey::EndQuorumEpoch => {
-                rt::Message::decode(input, version).map(Self::EndQuorumEpoch)
+                Ok(Self::EndQuorumEpoch(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-quorum")]
             ApiKey::DescribeQuorum => {
-                rt::Message::decode(input, version).map(Self::DescribeQuorum)
+                Ok(Self::DescribeQuorum(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "alter-partition")]
             ApiKey::AlterPartition => {
-                rt::Message::decode(input, version).map(Self::AlterPartition)
+                Ok(Self::AlterPartition(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "update-features")]
             ApiKey::UpdateFeatures => {
-                rt::Message::decode(input, version).map(Self::UpdateFeatures)
+                Ok(Self::UpdateFeatures(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "envelope")]
-            ApiKey::Envelope => rt::Message::decode(input, version).map(Self::Envelope),
+            ApiKey::Envelope => Ok(Self::Envelope(rt::Message::decode(input, version)?)),
             #[cfg(feature = "fetch-snapshot")]
             ApiKey::FetchSnapshot => {
-                rt::Message::decode(input, version).map(Self::FetchSnapshot)
+                Ok(Self::FetchSnapshot(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-cluster")]
             ApiKey::DescribeCluster => {
-                rt::Message::decode(input, version).map(Self::DescribeCluster)
+                Ok(Self::DescribeCluster(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-producers")]
             ApiKey::DescribeProducers => {
-                rt::Message::decode(input, version).map(Self::DescribeProducers)
+                Ok(Self::DescribeProducers(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "broker-registration")]
             ApiKey::BrokerRegistration => {
-                rt::Message::decode(input, version).map(Self::BrokerRegistration)
+                Ok(Self::BrokerRegistration(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "broker-heartbeat")]
             ApiKey::BrokerHeartbeat => {
-                rt::Message::decode(input, version).map(Self::BrokerHeartbeat)
+                Ok(Self::BrokerHeartbeat(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "unregister-broker")]
             ApiKey::UnregisterBroker => {
-                rt::Message::decode(input, version).map(Self::UnregisterBroker)
+                Ok(Self::UnregisterBroker(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-transactions")]
             ApiKey::DescribeTransactions => {
-                rt::Message::decode(input, version).map(Self::DescribeTransactions)
+                Ok(Self::DescribeTransactions(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "list-transactions")]
             ApiKey::ListTransactions => {
-                rt::Message::decode(input, version).map(Self::ListTransactions)
+                Ok(Self::ListTransactions(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "allocate-producer-ids")]
             ApiKey::AllocateProducerIds => {
-                rt::Message::decode(input, version).map(Self::AllocateProducerIds)
+                Ok(Self::AllocateProducerIds(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "consumer-group-heartbeat")]
             ApiKey::ConsumerGroupHeartbeat => {
-                rt::Message::decode(input, version).map(Self::ConsumerGroupHeartbeat)
+                Ok(Self::ConsumerGroupHeartbeat(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "consumer-group-describe")]
             ApiKey::ConsumerGroupDescribe => {
-                rt::Message::decode(input, version).map(Self::ConsumerGroupDescribe)
+                Ok(Self::ConsumerGroupDescribe(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "controller-registration")]
             ApiKey::ControllerRegistration => {
-                rt::Message::decode(input, version).map(Self::ControllerRegistration)
+                Ok(Self::ControllerRegistration(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "get-telemetry-subscriptions")]
             ApiKey::GetTelemetrySubscriptions => {
-                rt::Message::decode(input, version).map(Self::GetTelemetrySubscriptions)
+                Ok(Self::GetTelemetrySubscriptions(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "push-telemetry")]
             ApiKey::PushTelemetry => {
-                rt::Message::decode(input, version).map(Self::PushTelemetry)
+                Ok(Self::PushTelemetry(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "assign-replicas-to-dirs")]
             ApiKey::AssignReplicasToDirs => {
-                rt::Message::decode(input, version).map(Self::AssignReplicasToDirs)
+                Ok(Self::AssignReplicasToDirs(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "list-config-resources")]
             ApiKey::ListConfigResources => {
-                rt::Message::decode(input, version).map(Self::ListConfigResources)
+                Ok(Self::ListConfigResources(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-topic-partitions")]
             ApiKey::DescribeTopicPartitions => {
-                rt::Message::decode(input, version).map(Self::DescribeTopicPartitions)
+                Ok(Self::DescribeTopicPartitions(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "share-group-heartbeat")]
             ApiKey::ShareGroupHeartbeat => {
-                rt::Message::decode(input, version).map(Self::ShareGroupHeartbeat)
+                Ok(Self::ShareGroupHeartbeat(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "share-group-describe")]
             ApiKey::ShareGroupDescribe => {
-                rt::Message::decode(input, version).map(Self::ShareGroupDescribe)
+                Ok(Self::ShareGroupDescribe(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "share-fetch")]
             ApiKey::ShareFetch => {
-                rt::Message::decode(input, version).map(Self::ShareFetch)
+                Ok(Self::ShareFetch(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "share-acknowledge")]
             ApiKey::ShareAcknowledge => {
-                rt::Message::decode(input, version).map(Self::ShareAcknowledge)
+                Ok(Self::ShareAcknowledge(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "add-raft-voter")]
             ApiKey::AddRaftVoter => {
-                rt::Message::decode(input, version).map(Self::AddRaftVoter)
+                Ok(Self::AddRaftVoter(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "remove-raft-voter")]
             ApiKey::RemoveRaftVoter => {
-                rt::Message::decode(input, version).map(Self::RemoveRaftVoter)
+                Ok(Self::RemoveRaftVoter(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "update-raft-voter")]
             ApiKey::UpdateRaftVoter => {
-                rt::Message::decode(input, version).map(Self::UpdateRaftVoter)
+                Ok(Self::UpdateRaftVoter(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "initialize-share-group-state")]
             ApiKey::InitializeShareGroupState => {
-                rt::Message::decode(input, version).map(Self::InitializeShareGroupState)
+                Ok(Self::InitializeShareGroupState(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "read-share-group-state")]
             ApiKey::ReadShareGroupState => {
-                rt::Message::decode(input, version).map(Self::ReadShareGroupState)
+                Ok(Self::ReadShareGroupState(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "write-share-group-state")]
             ApiKey::WriteShareGroupState => {
-                rt::Message::decode(input, version).map(Self::WriteShareGroupState)
+                Ok(Self::WriteShareGroupState(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "delete-share-group-state")]
             ApiKey::DeleteShareGroupState => {
-                rt::Message::decode(input, version).map(Self::DeleteShareGroupState)
+                Ok(Self::DeleteShareGroupState(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "read-share-group-state-summary")]
             ApiKey::ReadShareGroupStateSummary => {
-                rt::Message::decode(input, version).map(Self::ReadShareGroupStateSummary)
+                Ok(
+                    Self::ReadShareGroupStateSummary(
+                        rt::Message::decode(input, version)?,
+                    ),
+                )
             }
             #[cfg(feature = "streams-group-heartbeat")]
             ApiKey::StreamsGroupHeartbeat => {
-                rt::Message::decode(input, version).map(Self::StreamsGroupHeartbeat)
+                Ok(Self::StreamsGroupHeartbeat(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "streams-group-describe")]
             ApiKey::StreamsGroupDescribe => {
-                rt::Message::decode(input, version).map(Self::StreamsGroupDescribe)
+                Ok(Self::StreamsGroupDescribe(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-share-group-offsets")]
             ApiKey::DescribeShareGroupOffsets => {
-                rt::Message::decode(input, version).map(Self::DescribeShareGroupOffsets)
+                Ok(Self::DescribeShareGroupOffsets(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "alter-share-group-offsets")]
             ApiKey::AlterShareGroupOffsets => {
-                rt::Message::decode(input, version).map(Self::AlterShareGroupOffsets)
+                Ok(Self::AlterShareGroupOffsets(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "delete-share-group-offsets")]
             ApiKey::DeleteShareGroupOffsets => {
-                rt::Message::decode(input, version).map(Self::DeleteShareGroupOffsets)
+                Ok(Self::DeleteShareGroupOffsets(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "streams-group-topology-description-update")]
             ApiKey::StreamsGroupTopologyDescriptionUpdate => {
-                rt::Message::decode(input, version)
-                    .map(Self::StreamsGroupTopologyDescriptionUpdate)
+                Ok(
+                    Self::StreamsGroupTopologyDescriptionUpdate(
+                        rt::Message::decode(input, version)?,
+                    ),
+                )
             }
             #[cfg(feature = "unregister-controller")]
             ApiKey::UnregisterController => {
-                rt::Message::decode(input, version).map(Self::UnregisterController)
+                Ok(Self::UnregisterController(rt::Message::decode(input, version)?))
             }
         }
     }
@@ -9446,353 +9469,376 @@ impl<'a> ResponseBody<'a> {
     ) -> Result<Self, rt::DecodeError> {
         match api_key {
             #[cfg(feature = "produce")]
-            ApiKey::Produce => rt::Message::decode(input, version).map(Self::Produce),
+            ApiKey::Produce => Ok(Self::Produce(rt::Message::decode(input, version)?)),
             #[cfg(feature = "fetch")]
-            ApiKey::Fetch => rt::Message::decode(input, version).map(Self::Fetch),
+            ApiKey::Fetch => Ok(Self::Fetch(rt::Message::decode(input, version)?)),
             #[cfg(feature = "list-offsets")]
             ApiKey::ListOffsets => {
-                rt::Message::decode(input, version).map(Self::ListOffsets)
+                Ok(Self::ListOffsets(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "metadata")]
-            ApiKey::Metadata => rt::Message::decode(input, version).map(Self::Metadata),
+            ApiKey::Metadata => Ok(Self::Metadata(rt::Message::decode(input, version)?)),
             #[cfg(feature = "offset-commit")]
             ApiKey::OffsetCommit => {
-                rt::Message::decode(input, version).map(Self::OffsetCommit)
+                Ok(Self::OffsetCommit(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "offset-fetch")]
             ApiKey::OffsetFetch => {
-                rt::Message::decode(input, version).map(Self::OffsetFetch)
+                Ok(Self::OffsetFetch(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "find-coordinator")]
             ApiKey::FindCoordinator => {
-                rt::Message::decode(input, version).map(Self::FindCoordinator)
+                Ok(Self::FindCoordinator(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "join-group")]
-            ApiKey::JoinGroup => rt::Message::decode(input, version).map(Self::JoinGroup),
+            ApiKey::JoinGroup => {
+                Ok(Self::JoinGroup(rt::Message::decode(input, version)?))
+            }
             #[cfg(feature = "heartbeat")]
-            ApiKey::Heartbeat => rt::Message::decode(input, version).map(Self::Heartbeat),
+            ApiKey::Heartbeat => {
+                Ok(Self::Heartbeat(rt::Message::decode(input, version)?))
+            }
             #[cfg(feature = "leave-group")]
             ApiKey::LeaveGroup => {
-                rt::Message::decode(input, version).map(Self::LeaveGroup)
+                Ok(Self::LeaveGroup(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "sync-group")]
-            ApiKey::SyncGroup => rt::Message::decode(input, version).map(Self::SyncGroup),
+            ApiKey::SyncGroup => {
+                Ok(Self::SyncGroup(rt::Message::decode(input, version)?))
+            }
             #[cfg(feature = "describe-groups")]
             ApiKey::DescribeGroups => {
-                rt::Message::decode(input, version).map(Self::DescribeGroups)
+                Ok(Self::DescribeGroups(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "list-groups")]
             ApiKey::ListGroups => {
-                rt::Message::decode(input, version).map(Self::ListGroups)
+                Ok(Self::ListGroups(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "sasl-handshake")]
             ApiKey::SaslHandshake => {
-                rt::Message::decode(input, version).map(Self::SaslHandshake)
+                Ok(Self::SaslHandshake(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "api-versions")]
             ApiKey::ApiVersions => {
-                rt::Message::decode(input, version).map(Self::ApiVersions)
+                Ok(Self::ApiVersions(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "create-topics")]
             ApiKey::CreateTopics => {
-                rt::Message::decode(input, version).map(Self::CreateTopics)
+                Ok(Self::CreateTopics(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "delete-topics")]
             ApiKey::DeleteTopics => {
-                rt::Message::decode(input, version).map(Self::DeleteTopics)
+                Ok(Self::DeleteTopics(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "delete-records")]
             ApiKey::DeleteRecords => {
-                rt::Message::decode(input, version).map(Self::DeleteRecords)
+                Ok(Self::DeleteRecords(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "init-producer-id")]
             ApiKey::InitProducerId => {
-                rt::Message::decode(input, version).map(Self::InitProducerId)
+                Ok(Self::InitProducerId(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "offset-for-leader-epoch")]
             ApiKey::OffsetForLeaderEpoch => {
-                rt::Message::decode(input, version).map(Self::OffsetForLeaderEpoch)
+                Ok(Self::OffsetForLeaderEpoch(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "add-partitions-to-txn")]
             ApiKey::AddPartitionsToTxn => {
-                rt::Message::decode(input, version).map(Self::AddPartitionsToTxn)
+                Ok(Self::AddPartitionsToTxn(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "add-offsets-to-txn")]
             ApiKey::AddOffsetsToTxn => {
-                rt::Message::decode(input, version).map(Self::AddOffsetsToTxn)
+                Ok(Self::AddOffsetsToTxn(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "end-txn")]
-            ApiKey::EndTxn => rt::Message::decode(input, version).map(Self::EndTxn),
+            ApiKey::EndTxn => Ok(Self::EndTxn(rt::Message::decode(input, version)?)),
             #[cfg(feature = "write-txn-markers")]
             ApiKey::WriteTxnMarkers => {
-                rt::Message::decode(input, version).map(Self::WriteTxnMarkers)
+                Ok(Self::WriteTxnMarkers(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "txn-offset-commit")]
             ApiKey::TxnOffsetCommit => {
-                rt::Message::decode(input, version).map(Self::TxnOffsetCommit)
+                Ok(Self::TxnOffsetCommit(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-acls")]
             ApiKey::DescribeAcls => {
-                rt::Message::decode(input, version).map(Self::DescribeAcls)
+                Ok(Self::DescribeAcls(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "create-acls")]
             ApiKey::CreateAcls => {
-                rt::Message::decode(input, version).map(Self::CreateAcls)
+                Ok(Self::CreateAcls(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "delete-acls")]
             ApiKey::DeleteAcls => {
-                rt::Message::decode(input, version).map(Self::DeleteAcls)
+                Ok(Self::DeleteAcls(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-configs")]
             ApiKey::DescribeConfigs => {
-                rt::Message::decode(input, version).map(Self::DescribeConfigs)
+                Ok(Self::DescribeConfigs(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "alter-configs")]
             ApiKey::AlterConfigs => {
-                rt::Message::decode(input, version).map(Self::AlterConfigs)
+                Ok(Self::AlterConfigs(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "alter-replica-log-dirs")]
             ApiKey::AlterReplicaLogDirs => {
-                rt::Message::decode(input, version).map(Self::AlterReplicaLogDirs)
+                Ok(Self::AlterReplicaLogDirs(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-log-dirs")]
             ApiKey::DescribeLogDirs => {
-                rt::Message::decode(input, version).map(Self::DescribeLogDirs)
+                Ok(Self::DescribeLogDirs(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "sasl-authenticate")]
             ApiKey::SaslAuthenticate => {
-                rt::Message::decode(input, version).map(Self::SaslAuthenticate)
+                Ok(Self::SaslAuthenticate(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "create-partitions")]
             ApiKey::CreatePartitions => {
-                rt::Message::decode(input, version).map(Self::CreatePartitions)
+                Ok(Self::CreatePartitions(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "create-delegation-token")]
             ApiKey::CreateDelegationToken => {
-                rt::Message::decode(input, version).map(Self::CreateDelegationToken)
+                Ok(Self::CreateDelegationToken(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "renew-delegation-token")]
             ApiKey::RenewDelegationToken => {
-                rt::Message::decode(input, version).map(Self::RenewDelegationToken)
+                Ok(Self::RenewDelegationToken(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "expire-delegation-token")]
             ApiKey::ExpireDelegationToken => {
-                rt::Message::decode(input, version).map(Self::ExpireDelegationToken)
+                Ok(Self::ExpireDelegationToken(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-delegation-token")]
             ApiKey::DescribeDelegationToken => {
-                rt::Message::decode(input, version).map(Self::DescribeDelegationToken)
+                Ok(Self::DescribeDelegationToken(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "delete-groups")]
             ApiKey::DeleteGroups => {
-                rt::Message::decode(input, version).map(Self::DeleteGroups)
+                Ok(Self::DeleteGroups(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "elect-leaders")]
             ApiKey::ElectLeaders => {
-                rt::Message::decode(input, version).map(Self::ElectLeaders)
+                Ok(Self::ElectLeaders(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "incremental-alter-configs")]
             ApiKey::IncrementalAlterConfigs => {
-                rt::Message::decode(input, version).map(Self::IncrementalAlterConfigs)
+                Ok(Self::IncrementalAlterConfigs(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "alter-partition-reassignments")]
             ApiKey::AlterPartitionReassignments => {
-                rt::Message::decode(input, version)
-                    .map(Self::AlterPartitionReassignments)
+                Ok(
+                    Self::AlterPartitionReassignments(
+                        rt::Message::decode(input, version)?,
+                    ),
+                )
             }
             #[cfg(feature = "list-partition-reassignments")]
             ApiKey::ListPartitionReassignments => {
-                rt::Message::decode(input, version).map(Self::ListPartitionReassignments)
+                Ok(
+                    Self::ListPartitionReassignments(
+                        rt::Message::decode(input, version)?,
+                    ),
+                )
             }
             #[cfg(feature = "offset-delete")]
             ApiKey::OffsetDelete => {
-                rt::Message::decode(input, version).map(Self::OffsetDelete)
+                Ok(Self::OffsetDelete(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-client-quotas")]
             ApiKey::DescribeClientQuotas => {
-                rt::Message::decode(input, version).map(Self::DescribeClientQuotas)
+                Ok(Self::DescribeClientQuotas(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "alter-client-quotas")]
             ApiKey::AlterClientQuotas => {
-                rt::Message::decode(input, version).map(Self::AlterClientQuotas)
+                Ok(Self::AlterClientQuotas(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-user-scram-credentials")]
             ApiKey::DescribeUserScramCredentials => {
-                rt::Message::decode(input, version)
-                    .map(Self::DescribeUserScramCredentials)
+                Ok(
+                    Self::DescribeUserScramCredentials(
+                        rt::Message::decode(input, version)?,
+                    ),
+                )
             }
             #[cfg(feature = "alter-user-scram-credentials")]
             ApiKey::AlterUserScramCredentials => {
-                rt::Message::decode(input, version).map(Self::AlterUserScramCredentials)
+                Ok(Self::AlterUserScramCredentials(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "vote")]
-            ApiKey::Vote => rt::Message::decode(input, version).map(Self::Vote),
+            ApiKey::Vote => Ok(Self::Vote(rt::Message::decode(input, version)?)),
             #[cfg(feature = "begin-quorum-epoch")]
             ApiKey::BeginQuorumEpoch => {
-                rt::Message::decode(input, version).map(Self::BeginQuorumEpoch)
+                Ok(Self::BeginQuorumEpoch(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "end-quorum-epoch")]
             ApiKey::EndQuorumEpoch => {
-                rt::Message::decode(input, version).map(Self::EndQuorumEpoch)
+                Ok(Self::EndQuorumEpoch(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-quorum")]
             ApiKey::DescribeQuorum => {
-                rt::Message::decode(input, version).map(Self::DescribeQuorum)
+                Ok(Self::DescribeQuorum(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "alter-partition")]
             ApiKey::AlterPartition => {
-                rt::Message::decode(input, version).map(Self::AlterPartition)
+                Ok(Self::AlterPartition(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "update-features")]
             ApiKey::UpdateFeatures => {
-                rt::Message::decode(input, version).map(Self::UpdateFeatures)
+                Ok(Self::UpdateFeatures(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "envelope")]
-            ApiKey::Envelope => rt::Message::decode(input, version).map(Self::Envelope),
+            ApiKey::Envelope => Ok(Self::Envelope(rt::Message::decode(input, version)?)),
             #[cfg(feature = "fetch-snapshot")]
             ApiKey::FetchSnapshot => {
-                rt::Message::decode(input, version).map(Self::FetchSnapshot)
+                Ok(Self::FetchSnapshot(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-cluster")]
             ApiKey::DescribeCluster => {
-                rt::Message::decode(input, version).map(Self::DescribeCluster)
+                Ok(Self::DescribeCluster(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-producers")]
             ApiKey::DescribeProducers => {
-                rt::Message::decode(input, version).map(Self::DescribeProducers)
+                Ok(Self::DescribeProducers(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "broker-registration")]
             ApiKey::BrokerRegistration => {
-                rt::Message::decode(input, version).map(Self::BrokerRegistration)
+                Ok(Self::BrokerRegistration(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "broker-heartbeat")]
             ApiKey::BrokerHeartbeat => {
-                rt::Message::decode(input, version).map(Self::BrokerHeartbeat)
+                Ok(Self::BrokerHeartbeat(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "unregister-broker")]
             ApiKey::UnregisterBroker => {
-                rt::Message::decode(input, version).map(Self::UnregisterBroker)
+                Ok(Self::UnregisterBroker(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-transactions")]
             ApiKey::DescribeTransactions => {
-                rt::Message::decode(input, version).map(Self::DescribeTransactions)
+                Ok(Self::DescribeTransactions(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "list-transactions")]
             ApiKey::ListTransactions => {
-                rt::Message::decode(input, version).map(Self::ListTransactions)
+                Ok(Self::ListTransactions(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "allocate-producer-ids")]
             ApiKey::AllocateProducerIds => {
-                rt::Message::decode(input, version).map(Self::AllocateProducerIds)
+                Ok(Self::AllocateProducerIds(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "consumer-group-heartbeat")]
             ApiKey::ConsumerGroupHeartbeat => {
-                rt::Message::decode(input, version).map(Self::ConsumerGroupHeartbeat)
+                Ok(Self::ConsumerGroupHeartbeat(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "consumer-group-describe")]
             ApiKey::ConsumerGroupDescribe => {
-                rt::Message::decode(input, version).map(Self::ConsumerGroupDescribe)
+                Ok(Self::ConsumerGroupDescribe(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "controller-registration")]
             ApiKey::ControllerRegistration => {
-                rt::Message::decode(input, version).map(Self::ControllerRegistration)
+                Ok(Self::ControllerRegistration(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "get-telemetry-subscriptions")]
             ApiKey::GetTelemetrySubscriptions => {
-                rt::Message::decode(input, version).map(Self::GetTelemetrySubscriptions)
+                Ok(Self::GetTelemetrySubscriptions(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "push-telemetry")]
             ApiKey::PushTelemetry => {
-                rt::Message::decode(input, version).map(Self::PushTelemetry)
+                Ok(Self::PushTelemetry(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "assign-replicas-to-dirs")]
             ApiKey::AssignReplicasToDirs => {
-                rt::Message::decode(input, version).map(Self::AssignReplicasToDirs)
+                Ok(Self::AssignReplicasToDirs(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "list-config-resources")]
             ApiKey::ListConfigResources => {
-                rt::Message::decode(input, version).map(Self::ListConfigResources)
+                Ok(Self::ListConfigResources(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-topic-partitions")]
             ApiKey::DescribeTopicPartitions => {
-                rt::Message::decode(input, version).map(Self::DescribeTopicPartitions)
+                Ok(Self::DescribeTopicPartitions(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "share-group-heartbeat")]
             ApiKey::ShareGroupHeartbeat => {
-                rt::Message::decode(input, version).map(Self::ShareGroupHeartbeat)
+                Ok(Self::ShareGroupHeartbeat(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "share-group-describe")]
             ApiKey::ShareGroupDescribe => {
-                rt::Message::decode(input, version).map(Self::ShareGroupDescribe)
+                Ok(Self::ShareGroupDescribe(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "share-fetch")]
             ApiKey::ShareFetch => {
-                rt::Message::decode(input, version).map(Self::ShareFetch)
+                Ok(Self::ShareFetch(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "share-acknowledge")]
             ApiKey::ShareAcknowledge => {
-                rt::Message::decode(input, version).map(Self::ShareAcknowledge)
+                Ok(Self::ShareAcknowledge(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "add-raft-voter")]
             ApiKey::AddRaftVoter => {
-                rt::Message::decode(input, version).map(Self::AddRaftVoter)
+                Ok(Self::AddRaftVoter(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "remove-raft-voter")]
             ApiKey::RemoveRaftVoter => {
-                rt::Message::decode(input, version).map(Self::RemoveRaftVoter)
+                Ok(Self::RemoveRaftVoter(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "update-raft-voter")]
             ApiKey::UpdateRaftVoter => {
-                rt::Message::decode(input, version).map(Self::UpdateRaftVoter)
+                Ok(Self::UpdateRaftVoter(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "initialize-share-group-state")]
             ApiKey::InitializeShareGroupState => {
-                rt::Message::decode(input, version).map(Self::InitializeShareGroupState)
+                Ok(Self::InitializeShareGroupState(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "read-share-group-state")]
             ApiKey::ReadShareGroupState => {
-                rt::Message::decode(input, version).map(Self::ReadShareGroupState)
+                Ok(Self::ReadShareGroupState(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "write-share-group-state")]
             ApiKey::WriteShareGroupState => {
-                rt::Message::decode(input, version).map(Self::WriteShareGroupState)
+                Ok(Self::WriteShareGroupState(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "delete-share-group-state")]
             ApiKey::DeleteShareGroupState => {
-                rt::Message::decode(input, version).map(Self::DeleteShareGroupState)
+                Ok(Self::DeleteShareGroupState(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "read-share-group-state-summary")]
             ApiKey::ReadShareGroupStateSummary => {
-                rt::Message::decode(input, version).map(Self::ReadShareGroupStateSummary)
+                Ok(
+                    Self::ReadShareGroupStateSummary(
+                        rt::Message::decode(input, version)?,
+                    ),
+                )
             }
             #[cfg(feature = "streams-group-heartbeat")]
             ApiKey::StreamsGroupHeartbeat => {
-                rt::Message::decode(input, version).map(Self::StreamsGroupHeartbeat)
+                Ok(Self::StreamsGroupHeartbeat(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "streams-group-describe")]
             ApiKey::StreamsGroupDescribe => {
-                rt::Message::decode(input, version).map(Self::StreamsGroupDescribe)
+                Ok(Self::StreamsGroupDescribe(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "describe-share-group-offsets")]
             ApiKey::DescribeShareGroupOffsets => {
-                rt::Message::decode(input, version).map(Self::DescribeShareGroupOffsets)
+                Ok(Self::DescribeShareGroupOffsets(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "alter-share-group-offsets")]
             ApiKey::AlterShareGroupOffsets => {
-                rt::Message::decode(input, version).map(Self::AlterShareGroupOffsets)
+                Ok(Self::AlterShareGroupOffsets(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "delete-share-group-offsets")]
             ApiKey::DeleteShareGroupOffsets => {
-                rt::Message::decode(input, version).map(Self::DeleteShareGroupOffsets)
+                Ok(Self::DeleteShareGroupOffsets(rt::Message::decode(input, version)?))
             }
             #[cfg(feature = "streams-group-topology-description-update")]
             ApiKey::StreamsGroupTopologyDescriptionUpdate => {
-                rt::Message::decode(input, version)
-                    .map(Self::StreamsGroupTopologyDescriptionUpdate)
+                Ok(
+                    Self::StreamsGroupTopologyDescriptionUpdate(
+                        rt::Message::decode(input, version)?,
+                    ),
+                )
             }
             #[cfg(feature = "unregister-controller")]
             ApiKey::UnregisterController => {
-                rt::Message::decode(input, version).map(Self::UnregisterController)
+                Ok(Self::UnregisterController(rt::Message::decode(input, version)?))
             }
         }
     }
@@ -15971,35 +16017,39 @@ impl<'a> MetadataRecord<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         match record_type {
-            0 => rt::Message::decode(input, version).map(Self::RegisterBroker),
-            1 => rt::Message::decode(input, version).map(Self::UnregisterBroker),
-            2 => rt::Message::decode(input, version).map(Self::Topic),
-            3 => rt::Message::decode(input, version).map(Self::Partition),
-            4 => rt::Message::decode(input, version).map(Self::Config),
-            5 => rt::Message::decode(input, version).map(Self::PartitionChange),
-            7 => rt::Message::decode(input, version).map(Self::FenceBroker),
-            8 => rt::Message::decode(input, version).map(Self::UnfenceBroker),
-            9 => rt::Message::decode(input, version).map(Self::RemoveTopic),
-            10 => rt::Message::decode(input, version).map(Self::DelegationToken),
-            11 => rt::Message::decode(input, version).map(Self::UserScramCredential),
-            12 => rt::Message::decode(input, version).map(Self::FeatureLevel),
-            14 => rt::Message::decode(input, version).map(Self::ClientQuota),
-            15 => rt::Message::decode(input, version).map(Self::ProducerIds),
-            17 => rt::Message::decode(input, version).map(Self::BrokerRegistrationChange),
-            18 => rt::Message::decode(input, version).map(Self::AccessControlEntry),
-            19 => rt::Message::decode(input, version).map(Self::RemoveAccessControlEntry),
-            20 => rt::Message::decode(input, version).map(Self::NoOp),
-            21 => rt::Message::decode(input, version).map(Self::ZkMigrationState),
-            22 => {
-                rt::Message::decode(input, version).map(Self::RemoveUserScramCredential)
+            0 => Ok(Self::RegisterBroker(rt::Message::decode(input, version)?)),
+            1 => Ok(Self::UnregisterBroker(rt::Message::decode(input, version)?)),
+            2 => Ok(Self::Topic(rt::Message::decode(input, version)?)),
+            3 => Ok(Self::Partition(rt::Message::decode(input, version)?)),
+            4 => Ok(Self::Config(rt::Message::decode(input, version)?)),
+            5 => Ok(Self::PartitionChange(rt::Message::decode(input, version)?)),
+            7 => Ok(Self::FenceBroker(rt::Message::decode(input, version)?)),
+            8 => Ok(Self::UnfenceBroker(rt::Message::decode(input, version)?)),
+            9 => Ok(Self::RemoveTopic(rt::Message::decode(input, version)?)),
+            10 => Ok(Self::DelegationToken(rt::Message::decode(input, version)?)),
+            11 => Ok(Self::UserScramCredential(rt::Message::decode(input, version)?)),
+            12 => Ok(Self::FeatureLevel(rt::Message::decode(input, version)?)),
+            14 => Ok(Self::ClientQuota(rt::Message::decode(input, version)?)),
+            15 => Ok(Self::ProducerIds(rt::Message::decode(input, version)?)),
+            17 => {
+                Ok(Self::BrokerRegistrationChange(rt::Message::decode(input, version)?))
             }
-            23 => rt::Message::decode(input, version).map(Self::BeginTransaction),
-            24 => rt::Message::decode(input, version).map(Self::EndTransaction),
-            25 => rt::Message::decode(input, version).map(Self::AbortTransaction),
-            26 => rt::Message::decode(input, version).map(Self::RemoveDelegationToken),
-            27 => rt::Message::decode(input, version).map(Self::RegisterController),
-            28 => rt::Message::decode(input, version).map(Self::ClearElr),
-            29 => rt::Message::decode(input, version).map(Self::UnregisterController),
+            18 => Ok(Self::AccessControlEntry(rt::Message::decode(input, version)?)),
+            19 => {
+                Ok(Self::RemoveAccessControlEntry(rt::Message::decode(input, version)?))
+            }
+            20 => Ok(Self::NoOp(rt::Message::decode(input, version)?)),
+            21 => Ok(Self::ZkMigrationState(rt::Message::decode(input, version)?)),
+            22 => {
+                Ok(Self::RemoveUserScramCredential(rt::Message::decode(input, version)?))
+            }
+            23 => Ok(Self::BeginTransaction(rt::Message::decode(input, version)?)),
+            24 => Ok(Self::EndTransaction(rt::Message::decode(input, version)?)),
+            25 => Ok(Self::AbortTransaction(rt::Message::decode(input, version)?)),
+            26 => Ok(Self::RemoveDelegationToken(rt::Message::decode(input, version)?)),
+            27 => Ok(Self::RegisterController(rt::Message::decode(input, version)?)),
+            28 => Ok(Self::ClearElr(rt::Message::decode(input, version)?)),
+            29 => Ok(Self::UnregisterController(rt::Message::decode(input, version)?)),
             _ => {
                 Err(
                     rt::DecodeError::new(

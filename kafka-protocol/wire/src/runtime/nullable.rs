@@ -19,9 +19,11 @@ impl<'a> Reader<'a> {
             self.canonical = false;
         }
         if marker < 0 {
-            Ok(None)
-        } else {
-            read(self).map(Some)
+            return Ok(None);
+        }
+        match read(self) {
+            Ok(value) => Ok(Some(value)),
+            Err(e) => Err(e),
         }
     }
 }

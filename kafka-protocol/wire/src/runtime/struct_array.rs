@@ -442,7 +442,10 @@ impl<'a> ElementChecks<'a> {
     fn of<T: Decode<'a>>() -> Self {
         ElementChecks {
             validate: T::validate_from,
-            decode: |reader, version| T::decode_from(reader, version).map(drop),
+            decode: |reader, version| match T::decode_from(reader, version) {
+                Ok(_) => Ok(()),
+                Err(e) => Err(e),
+            },
         }
     }
 }
@@ -500,21 +503,23 @@ impl<'a> Reader<'a> {
         let Some(array) = self.begin_struct_array(compact)? else {
             return Ok(None);
         };
-        let (items, bytes_only) =
-            if self.take_heap_for_vec(T::HOLDS_STRUCT_ARRAYS, array.count, size_of::<T>()) {
-                (self.decode_elements::<T>(array.count, version)?, false)
-            } else {
-                self.validate_elements::<T>(array.count, version)?;
-                (Vec::new(), true)
-            };
-        let origin = self.end_struct_array(&array, version, bytes_only);
-        #[cfg(debug_assertions)]
-        if !bytes_only {
+        // A constant test first: for the many element types that hold no
+        // arrays of structs, the branch that decodes into a `Vec` is then
+        // never instantiated at all, in debug builds as in release ones.
+        if T::HOLDS_STRUCT_ARRAYS && self.take_heap_for_vec(array.count, size_of::<T>()) {
+            let items = self.decode_elements::<T>(array.count, version)?;
+            let origin = self.end_struct_array(&array, version, false);
+            #[cfg(debug_assertions)]
             self.debug_check_validates(&array, version, origin.canonical, ElementChecks::of::<T>());
+            return Ok(Some(StructArray {
+                items,
+                origin: Some(origin),
+            }));
         }
+        self.validate_elements::<T>(array.count, version)?;
         Ok(Some(StructArray {
-            items,
-            origin: Some(origin),
+            items: Vec::new(),
+            origin: Some(self.end_struct_array(&array, version, true)),
         }))
     }
 
@@ -550,14 +555,14 @@ impl<'a> Reader<'a> {
         }))
     }
 
-    /// Whether an array of `count` elements of `element_size` bytes each is
-    /// decoded into a `Vec`, taking that much of the heap budget if so: when
-    /// its elements hold arrays of structs, there are two or more of them (a
-    /// single element is worth no allocation: reading it checks its nested
-    /// arrays once more, once), and the budget has room.
-    fn take_heap_for_vec(&mut self, holds_arrays: bool, count: usize, element_size: usize) -> bool {
+    /// Whether an array of `count` elements of `element_size` bytes each,
+    /// elements that hold arrays of structs, is decoded into a `Vec`, taking
+    /// that much of the heap budget if so: when there are two or more of
+    /// them (a single element is worth no allocation: reading it checks its
+    /// nested arrays once more, once) and the budget has room.
+    fn take_heap_for_vec(&mut self, count: usize, element_size: usize) -> bool {
         let heap = count.saturating_mul(element_size);
-        let fits = holds_arrays && count > 1 && heap <= self.heap_budget;
+        let fits = count > 1 && heap <= self.heap_budget;
         if fits {
             self.heap_budget -= heap;
         }
@@ -849,7 +854,10 @@ fn reencode_element<'a, T: Decode<'a> + Encode>(
 ) -> Result<usize, EncodeError> {
     let element = decode_checked::<T>(reader, read_at);
     match buf {
-        Some(buf) => element.encode_to(buf, version).map(|()| 0),
+        Some(buf) => {
+            element.encode_to(buf, version)?;
+            Ok(0)
+        }
         None => Ok(element.encoded_len(version)),
     }
 }
