@@ -466,7 +466,15 @@ fn dispatch_enum(
         let name = ident(&v.name);
         let key = key_pattern(v, keyed);
         let gate = &v.gate;
-        quote!(#gate #key => Ok(Self::#name(rt::Message::decode(input, version)?)),)
+        // A `match` rather than `Result::map` (a generic function and a
+        // closure shim per message) or `?` (a drop of the `Result` per
+        // message, in release builds).
+        quote! {
+            #gate #key => match rt::Message::decode(input, version) {
+                Ok(message) => Ok(Self::#name(message)),
+                Err(e) => Err(e),
+            },
+        }
     });
     let validate = variants.iter().map(|v| {
         let key = key_pattern(v, keyed);

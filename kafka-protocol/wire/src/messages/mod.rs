@@ -3278,376 +3278,643 @@ impl<'a> RequestBody<'a> {
     ) -> Result<Self, rt::DecodeError> {
         match api_key {
             #[cfg(feature = "produce")]
-            ApiKey::Produce => Ok(Self::Produce(rt::Message::decode(input, version)?)),
+            ApiKey::Produce => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::Produce(message)),
+                    Err(e) => Err(e),
+                }
+            }
             #[cfg(feature = "fetch")]
-            ApiKey::Fetch => Ok(Self::Fetch(rt::Message::decode(input, version)?)),
+            ApiKey::Fetch => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::Fetch(message)),
+                    Err(e) => Err(e),
+                }
+            }
             #[cfg(feature = "list-offsets")]
             ApiKey::ListOffsets => {
-                Ok(Self::ListOffsets(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ListOffsets(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "metadata")]
-            ApiKey::Metadata => Ok(Self::Metadata(rt::Message::decode(input, version)?)),
+            ApiKey::Metadata => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::Metadata(message)),
+                    Err(e) => Err(e),
+                }
+            }
             #[cfg(feature = "offset-commit")]
             ApiKey::OffsetCommit => {
-                Ok(Self::OffsetCommit(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::OffsetCommit(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "offset-fetch")]
             ApiKey::OffsetFetch => {
-                Ok(Self::OffsetFetch(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::OffsetFetch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "find-coordinator")]
             ApiKey::FindCoordinator => {
-                Ok(Self::FindCoordinator(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::FindCoordinator(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "join-group")]
             ApiKey::JoinGroup => {
-                Ok(Self::JoinGroup(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::JoinGroup(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "heartbeat")]
             ApiKey::Heartbeat => {
-                Ok(Self::Heartbeat(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::Heartbeat(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "leave-group")]
             ApiKey::LeaveGroup => {
-                Ok(Self::LeaveGroup(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::LeaveGroup(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "sync-group")]
             ApiKey::SyncGroup => {
-                Ok(Self::SyncGroup(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::SyncGroup(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-groups")]
             ApiKey::DescribeGroups => {
-                Ok(Self::DescribeGroups(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeGroups(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "list-groups")]
             ApiKey::ListGroups => {
-                Ok(Self::ListGroups(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ListGroups(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "sasl-handshake")]
             ApiKey::SaslHandshake => {
-                Ok(Self::SaslHandshake(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::SaslHandshake(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "api-versions")]
             ApiKey::ApiVersions => {
-                Ok(Self::ApiVersions(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ApiVersions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "create-topics")]
             ApiKey::CreateTopics => {
-                Ok(Self::CreateTopics(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::CreateTopics(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-topics")]
             ApiKey::DeleteTopics => {
-                Ok(Self::DeleteTopics(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DeleteTopics(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-records")]
             ApiKey::DeleteRecords => {
-                Ok(Self::DeleteRecords(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DeleteRecords(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "init-producer-id")]
             ApiKey::InitProducerId => {
-                Ok(Self::InitProducerId(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::InitProducerId(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "offset-for-leader-epoch")]
             ApiKey::OffsetForLeaderEpoch => {
-                Ok(Self::OffsetForLeaderEpoch(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::OffsetForLeaderEpoch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "add-partitions-to-txn")]
             ApiKey::AddPartitionsToTxn => {
-                Ok(Self::AddPartitionsToTxn(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AddPartitionsToTxn(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "add-offsets-to-txn")]
             ApiKey::AddOffsetsToTxn => {
-                Ok(Self::AddOffsetsToTxn(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AddOffsetsToTxn(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "end-txn")]
-            ApiKey::EndTxn => Ok(Self::EndTxn(rt::Message::decode(input, version)?)),
+            ApiKey::EndTxn => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::EndTxn(message)),
+                    Err(e) => Err(e),
+                }
+            }
             #[cfg(feature = "write-txn-markers")]
             ApiKey::WriteTxnMarkers => {
-                Ok(Self::WriteTxnMarkers(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::WriteTxnMarkers(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "txn-offset-commit")]
             ApiKey::TxnOffsetCommit => {
-                Ok(Self::TxnOffsetCommit(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::TxnOffsetCommit(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-acls")]
             ApiKey::DescribeAcls => {
-                Ok(Self::DescribeAcls(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeAcls(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "create-acls")]
             ApiKey::CreateAcls => {
-                Ok(Self::CreateAcls(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::CreateAcls(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-acls")]
             ApiKey::DeleteAcls => {
-                Ok(Self::DeleteAcls(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DeleteAcls(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-configs")]
             ApiKey::DescribeConfigs => {
-                Ok(Self::DescribeConfigs(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeConfigs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-configs")]
             ApiKey::AlterConfigs => {
-                Ok(Self::AlterConfigs(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AlterConfigs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-replica-log-dirs")]
             ApiKey::AlterReplicaLogDirs => {
-                Ok(Self::AlterReplicaLogDirs(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AlterReplicaLogDirs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-log-dirs")]
             ApiKey::DescribeLogDirs => {
-                Ok(Self::DescribeLogDirs(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeLogDirs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "sasl-authenticate")]
             ApiKey::SaslAuthenticate => {
-                Ok(Self::SaslAuthenticate(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::SaslAuthenticate(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "create-partitions")]
             ApiKey::CreatePartitions => {
-                Ok(Self::CreatePartitions(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::CreatePartitions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "create-delegation-token")]
             ApiKey::CreateDelegationToken => {
-                Ok(Self::CreateDelegationToken(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::CreateDelegationToken(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "renew-delegation-token")]
             ApiKey::RenewDelegationToken => {
-                Ok(Self::RenewDelegationToken(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::RenewDelegationToken(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "expire-delegation-token")]
             ApiKey::ExpireDelegationToken => {
-                Ok(Self::ExpireDelegationToken(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ExpireDelegationToken(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-delegation-token")]
             ApiKey::DescribeDelegationToken => {
-                Ok(Self::DescribeDelegationToken(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeDelegationToken(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-groups")]
             ApiKey::DeleteGroups => {
-                Ok(Self::DeleteGroups(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DeleteGroups(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "elect-leaders")]
             ApiKey::ElectLeaders => {
-                Ok(Self::ElectLeaders(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ElectLeaders(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "incremental-alter-configs")]
             ApiKey::IncrementalAlterConfigs => {
-                Ok(Self::IncrementalAlterConfigs(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::IncrementalAlterConfigs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-partition-reassignments")]
             ApiKey::AlterPartitionReassignments => {
-                Ok(
-                    Self::AlterPartitionReassignments(
-                        rt::Message::decode(input, version)?,
-                    ),
-                )
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AlterPartitionReassignments(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "list-partition-reassignments")]
             ApiKey::ListPartitionReassignments => {
-                Ok(
-                    Self::ListPartitionReassignments(
-                        rt::Message::decode(input, version)?,
-                    ),
-                )
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ListPartitionReassignments(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "offset-delete")]
             ApiKey::OffsetDelete => {
-                Ok(Self::OffsetDelete(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::OffsetDelete(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-client-quotas")]
             ApiKey::DescribeClientQuotas => {
-                Ok(Self::DescribeClientQuotas(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeClientQuotas(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-client-quotas")]
             ApiKey::AlterClientQuotas => {
-                Ok(Self::AlterClientQuotas(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AlterClientQuotas(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-user-scram-credentials")]
             ApiKey::DescribeUserScramCredentials => {
-                Ok(
-                    Self::DescribeUserScramCredentials(
-                        rt::Message::decode(input, version)?,
-                    ),
-                )
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeUserScramCredentials(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-user-scram-credentials")]
             ApiKey::AlterUserScramCredentials => {
-                Ok(Self::AlterUserScramCredentials(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AlterUserScramCredentials(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "vote")]
-            ApiKey::Vote => Ok(Self::Vote(rt::Message::decode(input, version)?)),
+            ApiKey::Vote => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::Vote(message)),
+                    Err(e) => Err(e),
+                }
+            }
             #[cfg(feature = "begin-quorum-epoch")]
             ApiKey::BeginQuorumEpoch => {
-                Ok(Self::BeginQuorumEpoch(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::BeginQuorumEpoch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "end-quorum-epoch")]
             ApiKey::EndQuorumEpoch => {
-                Ok(Self::EndQuorumEpoch(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::EndQuorumEpoch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-quorum")]
             ApiKey::DescribeQuorum => {
-                Ok(Self::DescribeQuorum(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeQuorum(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-partition")]
             ApiKey::AlterPartition => {
-                Ok(Self::AlterPartition(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AlterPartition(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "update-features")]
             ApiKey::UpdateFeatures => {
-                Ok(Self::UpdateFeatures(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::UpdateFeatures(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "envelope")]
-            ApiKey::Envelope => Ok(Self::Envelope(rt::Message::decode(input, version)?)),
+            ApiKey::Envelope => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::Envelope(message)),
+                    Err(e) => Err(e),
+                }
+            }
             #[cfg(feature = "fetch-snapshot")]
             ApiKey::FetchSnapshot => {
-                Ok(Self::FetchSnapshot(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::FetchSnapshot(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-cluster")]
             ApiKey::DescribeCluster => {
-                Ok(Self::DescribeCluster(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeCluster(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-producers")]
             ApiKey::DescribeProducers => {
-                Ok(Self::DescribeProducers(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeProducers(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "broker-registration")]
             ApiKey::BrokerRegistration => {
-                Ok(Self::BrokerRegistration(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::BrokerRegistration(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "broker-heartbeat")]
             ApiKey::BrokerHeartbeat => {
-                Ok(Self::BrokerHeartbeat(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::BrokerHeartbeat(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "unregister-broker")]
             ApiKey::UnregisterBroker => {
-                Ok(Self::UnregisterBroker(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::UnregisterBroker(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-transactions")]
             ApiKey::DescribeTransactions => {
-                Ok(Self::DescribeTransactions(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeTransactions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "list-transactions")]
             ApiKey::ListTransactions => {
-                Ok(Self::ListTransactions(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ListTransactions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "allocate-producer-ids")]
             ApiKey::AllocateProducerIds => {
-                Ok(Self::AllocateProducerIds(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AllocateProducerIds(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "consumer-group-heartbeat")]
             ApiKey::ConsumerGroupHeartbeat => {
-                Ok(Self::ConsumerGroupHeartbeat(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ConsumerGroupHeartbeat(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "consumer-group-describe")]
             ApiKey::ConsumerGroupDescribe => {
-                Ok(Self::ConsumerGroupDescribe(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ConsumerGroupDescribe(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "controller-registration")]
             ApiKey::ControllerRegistration => {
-                Ok(Self::ControllerRegistration(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ControllerRegistration(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "get-telemetry-subscriptions")]
             ApiKey::GetTelemetrySubscriptions => {
-                Ok(Self::GetTelemetrySubscriptions(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::GetTelemetrySubscriptions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "push-telemetry")]
             ApiKey::PushTelemetry => {
-                Ok(Self::PushTelemetry(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::PushTelemetry(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "assign-replicas-to-dirs")]
             ApiKey::AssignReplicasToDirs => {
-                Ok(Self::AssignReplicasToDirs(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AssignReplicasToDirs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "list-config-resources")]
             ApiKey::ListConfigResources => {
-                Ok(Self::ListConfigResources(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ListConfigResources(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-topic-partitions")]
             ApiKey::DescribeTopicPartitions => {
-                Ok(Self::DescribeTopicPartitions(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeTopicPartitions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "share-group-heartbeat")]
             ApiKey::ShareGroupHeartbeat => {
-                Ok(Self::ShareGroupHeartbeat(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ShareGroupHeartbeat(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "share-group-describe")]
             ApiKey::ShareGroupDescribe => {
-                Ok(Self::ShareGroupDescribe(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ShareGroupDescribe(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "share-fetch")]
             ApiKey::ShareFetch => {
-                Ok(Self::ShareFetch(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ShareFetch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "share-acknowledge")]
             ApiKey::ShareAcknowledge => {
-                Ok(Self::ShareAcknowledge(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ShareAcknowledge(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "add-raft-voter")]
             ApiKey::AddRaftVoter => {
-                Ok(Self::AddRaftVoter(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AddRaftVoter(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "remove-raft-voter")]
             ApiKey::RemoveRaftVoter => {
-                Ok(Self::RemoveRaftVoter(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::RemoveRaftVoter(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "update-raft-voter")]
             ApiKey::UpdateRaftVoter => {
-                Ok(Self::UpdateRaftVoter(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::UpdateRaftVoter(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "initialize-share-group-state")]
             ApiKey::InitializeShareGroupState => {
-                Ok(Self::InitializeShareGroupState(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::InitializeShareGroupState(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "read-share-group-state")]
             ApiKey::ReadShareGroupState => {
-                Ok(Self::ReadShareGroupState(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ReadShareGroupState(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "write-share-group-state")]
             ApiKey::WriteShareGroupState => {
-                Ok(Self::WriteShareGroupState(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::WriteShareGroupState(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-share-group-state")]
             ApiKey::DeleteShareGroupState => {
-                Ok(Self::DeleteShareGroupState(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DeleteShareGroupState(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "read-share-group-state-summary")]
             ApiKey::ReadShareGroupStateSummary => {
-                Ok(
-                    Self::ReadShareGroupStateSummary(
-                        rt::Message::decode(input, version)?,
-                    ),
-                )
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ReadShareGroupStateSummary(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "streams-group-heartbeat")]
             ApiKey::StreamsGroupHeartbeat => {
-                Ok(Self::StreamsGroupHeartbeat(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::StreamsGroupHeartbeat(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "streams-group-describe")]
             ApiKey::StreamsGroupDescribe => {
-                Ok(Self::StreamsGroupDescribe(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::StreamsGroupDescribe(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-share-group-offsets")]
             ApiKey::DescribeShareGroupOffsets => {
-                Ok(Self::DescribeShareGroupOffsets(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeShareGroupOffsets(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-share-group-offsets")]
             ApiKey::AlterShareGroupOffsets => {
-                Ok(Self::AlterShareGroupOffsets(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AlterShareGroupOffsets(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-share-group-offsets")]
             ApiKey::DeleteShareGroupOffsets => {
-                Ok(Self::DeleteShareGroupOffsets(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DeleteShareGroupOffsets(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "streams-group-topology-description-update")]
             ApiKey::StreamsGroupTopologyDescriptionUpdate => {
-                Ok(
-                    Self::StreamsGroupTopologyDescriptionUpdate(
-                        rt::Message::decode(input, version)?,
-                    ),
-                )
+                match rt::Message::decode(input, version) {
+                    Ok(message) => {
+                        Ok(Self::StreamsGroupTopologyDescriptionUpdate(message))
+                    }
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "unregister-controller")]
             ApiKey::UnregisterController => {
-                Ok(Self::UnregisterController(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::UnregisterController(message)),
+                    Err(e) => Err(e),
+                }
             }
         }
     }
@@ -9469,376 +9736,643 @@ impl<'a> ResponseBody<'a> {
     ) -> Result<Self, rt::DecodeError> {
         match api_key {
             #[cfg(feature = "produce")]
-            ApiKey::Produce => Ok(Self::Produce(rt::Message::decode(input, version)?)),
+            ApiKey::Produce => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::Produce(message)),
+                    Err(e) => Err(e),
+                }
+            }
             #[cfg(feature = "fetch")]
-            ApiKey::Fetch => Ok(Self::Fetch(rt::Message::decode(input, version)?)),
+            ApiKey::Fetch => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::Fetch(message)),
+                    Err(e) => Err(e),
+                }
+            }
             #[cfg(feature = "list-offsets")]
             ApiKey::ListOffsets => {
-                Ok(Self::ListOffsets(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ListOffsets(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "metadata")]
-            ApiKey::Metadata => Ok(Self::Metadata(rt::Message::decode(input, version)?)),
+            ApiKey::Metadata => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::Metadata(message)),
+                    Err(e) => Err(e),
+                }
+            }
             #[cfg(feature = "offset-commit")]
             ApiKey::OffsetCommit => {
-                Ok(Self::OffsetCommit(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::OffsetCommit(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "offset-fetch")]
             ApiKey::OffsetFetch => {
-                Ok(Self::OffsetFetch(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::OffsetFetch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "find-coordinator")]
             ApiKey::FindCoordinator => {
-                Ok(Self::FindCoordinator(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::FindCoordinator(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "join-group")]
             ApiKey::JoinGroup => {
-                Ok(Self::JoinGroup(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::JoinGroup(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "heartbeat")]
             ApiKey::Heartbeat => {
-                Ok(Self::Heartbeat(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::Heartbeat(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "leave-group")]
             ApiKey::LeaveGroup => {
-                Ok(Self::LeaveGroup(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::LeaveGroup(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "sync-group")]
             ApiKey::SyncGroup => {
-                Ok(Self::SyncGroup(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::SyncGroup(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-groups")]
             ApiKey::DescribeGroups => {
-                Ok(Self::DescribeGroups(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeGroups(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "list-groups")]
             ApiKey::ListGroups => {
-                Ok(Self::ListGroups(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ListGroups(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "sasl-handshake")]
             ApiKey::SaslHandshake => {
-                Ok(Self::SaslHandshake(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::SaslHandshake(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "api-versions")]
             ApiKey::ApiVersions => {
-                Ok(Self::ApiVersions(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ApiVersions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "create-topics")]
             ApiKey::CreateTopics => {
-                Ok(Self::CreateTopics(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::CreateTopics(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-topics")]
             ApiKey::DeleteTopics => {
-                Ok(Self::DeleteTopics(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DeleteTopics(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-records")]
             ApiKey::DeleteRecords => {
-                Ok(Self::DeleteRecords(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DeleteRecords(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "init-producer-id")]
             ApiKey::InitProducerId => {
-                Ok(Self::InitProducerId(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::InitProducerId(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "offset-for-leader-epoch")]
             ApiKey::OffsetForLeaderEpoch => {
-                Ok(Self::OffsetForLeaderEpoch(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::OffsetForLeaderEpoch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "add-partitions-to-txn")]
             ApiKey::AddPartitionsToTxn => {
-                Ok(Self::AddPartitionsToTxn(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AddPartitionsToTxn(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "add-offsets-to-txn")]
             ApiKey::AddOffsetsToTxn => {
-                Ok(Self::AddOffsetsToTxn(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AddOffsetsToTxn(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "end-txn")]
-            ApiKey::EndTxn => Ok(Self::EndTxn(rt::Message::decode(input, version)?)),
+            ApiKey::EndTxn => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::EndTxn(message)),
+                    Err(e) => Err(e),
+                }
+            }
             #[cfg(feature = "write-txn-markers")]
             ApiKey::WriteTxnMarkers => {
-                Ok(Self::WriteTxnMarkers(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::WriteTxnMarkers(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "txn-offset-commit")]
             ApiKey::TxnOffsetCommit => {
-                Ok(Self::TxnOffsetCommit(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::TxnOffsetCommit(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-acls")]
             ApiKey::DescribeAcls => {
-                Ok(Self::DescribeAcls(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeAcls(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "create-acls")]
             ApiKey::CreateAcls => {
-                Ok(Self::CreateAcls(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::CreateAcls(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-acls")]
             ApiKey::DeleteAcls => {
-                Ok(Self::DeleteAcls(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DeleteAcls(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-configs")]
             ApiKey::DescribeConfigs => {
-                Ok(Self::DescribeConfigs(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeConfigs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-configs")]
             ApiKey::AlterConfigs => {
-                Ok(Self::AlterConfigs(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AlterConfigs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-replica-log-dirs")]
             ApiKey::AlterReplicaLogDirs => {
-                Ok(Self::AlterReplicaLogDirs(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AlterReplicaLogDirs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-log-dirs")]
             ApiKey::DescribeLogDirs => {
-                Ok(Self::DescribeLogDirs(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeLogDirs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "sasl-authenticate")]
             ApiKey::SaslAuthenticate => {
-                Ok(Self::SaslAuthenticate(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::SaslAuthenticate(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "create-partitions")]
             ApiKey::CreatePartitions => {
-                Ok(Self::CreatePartitions(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::CreatePartitions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "create-delegation-token")]
             ApiKey::CreateDelegationToken => {
-                Ok(Self::CreateDelegationToken(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::CreateDelegationToken(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "renew-delegation-token")]
             ApiKey::RenewDelegationToken => {
-                Ok(Self::RenewDelegationToken(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::RenewDelegationToken(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "expire-delegation-token")]
             ApiKey::ExpireDelegationToken => {
-                Ok(Self::ExpireDelegationToken(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ExpireDelegationToken(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-delegation-token")]
             ApiKey::DescribeDelegationToken => {
-                Ok(Self::DescribeDelegationToken(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeDelegationToken(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-groups")]
             ApiKey::DeleteGroups => {
-                Ok(Self::DeleteGroups(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DeleteGroups(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "elect-leaders")]
             ApiKey::ElectLeaders => {
-                Ok(Self::ElectLeaders(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ElectLeaders(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "incremental-alter-configs")]
             ApiKey::IncrementalAlterConfigs => {
-                Ok(Self::IncrementalAlterConfigs(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::IncrementalAlterConfigs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-partition-reassignments")]
             ApiKey::AlterPartitionReassignments => {
-                Ok(
-                    Self::AlterPartitionReassignments(
-                        rt::Message::decode(input, version)?,
-                    ),
-                )
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AlterPartitionReassignments(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "list-partition-reassignments")]
             ApiKey::ListPartitionReassignments => {
-                Ok(
-                    Self::ListPartitionReassignments(
-                        rt::Message::decode(input, version)?,
-                    ),
-                )
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ListPartitionReassignments(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "offset-delete")]
             ApiKey::OffsetDelete => {
-                Ok(Self::OffsetDelete(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::OffsetDelete(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-client-quotas")]
             ApiKey::DescribeClientQuotas => {
-                Ok(Self::DescribeClientQuotas(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeClientQuotas(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-client-quotas")]
             ApiKey::AlterClientQuotas => {
-                Ok(Self::AlterClientQuotas(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AlterClientQuotas(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-user-scram-credentials")]
             ApiKey::DescribeUserScramCredentials => {
-                Ok(
-                    Self::DescribeUserScramCredentials(
-                        rt::Message::decode(input, version)?,
-                    ),
-                )
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeUserScramCredentials(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-user-scram-credentials")]
             ApiKey::AlterUserScramCredentials => {
-                Ok(Self::AlterUserScramCredentials(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AlterUserScramCredentials(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "vote")]
-            ApiKey::Vote => Ok(Self::Vote(rt::Message::decode(input, version)?)),
+            ApiKey::Vote => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::Vote(message)),
+                    Err(e) => Err(e),
+                }
+            }
             #[cfg(feature = "begin-quorum-epoch")]
             ApiKey::BeginQuorumEpoch => {
-                Ok(Self::BeginQuorumEpoch(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::BeginQuorumEpoch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "end-quorum-epoch")]
             ApiKey::EndQuorumEpoch => {
-                Ok(Self::EndQuorumEpoch(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::EndQuorumEpoch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-quorum")]
             ApiKey::DescribeQuorum => {
-                Ok(Self::DescribeQuorum(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeQuorum(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-partition")]
             ApiKey::AlterPartition => {
-                Ok(Self::AlterPartition(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AlterPartition(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "update-features")]
             ApiKey::UpdateFeatures => {
-                Ok(Self::UpdateFeatures(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::UpdateFeatures(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "envelope")]
-            ApiKey::Envelope => Ok(Self::Envelope(rt::Message::decode(input, version)?)),
+            ApiKey::Envelope => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::Envelope(message)),
+                    Err(e) => Err(e),
+                }
+            }
             #[cfg(feature = "fetch-snapshot")]
             ApiKey::FetchSnapshot => {
-                Ok(Self::FetchSnapshot(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::FetchSnapshot(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-cluster")]
             ApiKey::DescribeCluster => {
-                Ok(Self::DescribeCluster(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeCluster(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-producers")]
             ApiKey::DescribeProducers => {
-                Ok(Self::DescribeProducers(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeProducers(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "broker-registration")]
             ApiKey::BrokerRegistration => {
-                Ok(Self::BrokerRegistration(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::BrokerRegistration(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "broker-heartbeat")]
             ApiKey::BrokerHeartbeat => {
-                Ok(Self::BrokerHeartbeat(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::BrokerHeartbeat(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "unregister-broker")]
             ApiKey::UnregisterBroker => {
-                Ok(Self::UnregisterBroker(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::UnregisterBroker(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-transactions")]
             ApiKey::DescribeTransactions => {
-                Ok(Self::DescribeTransactions(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeTransactions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "list-transactions")]
             ApiKey::ListTransactions => {
-                Ok(Self::ListTransactions(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ListTransactions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "allocate-producer-ids")]
             ApiKey::AllocateProducerIds => {
-                Ok(Self::AllocateProducerIds(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AllocateProducerIds(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "consumer-group-heartbeat")]
             ApiKey::ConsumerGroupHeartbeat => {
-                Ok(Self::ConsumerGroupHeartbeat(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ConsumerGroupHeartbeat(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "consumer-group-describe")]
             ApiKey::ConsumerGroupDescribe => {
-                Ok(Self::ConsumerGroupDescribe(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ConsumerGroupDescribe(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "controller-registration")]
             ApiKey::ControllerRegistration => {
-                Ok(Self::ControllerRegistration(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ControllerRegistration(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "get-telemetry-subscriptions")]
             ApiKey::GetTelemetrySubscriptions => {
-                Ok(Self::GetTelemetrySubscriptions(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::GetTelemetrySubscriptions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "push-telemetry")]
             ApiKey::PushTelemetry => {
-                Ok(Self::PushTelemetry(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::PushTelemetry(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "assign-replicas-to-dirs")]
             ApiKey::AssignReplicasToDirs => {
-                Ok(Self::AssignReplicasToDirs(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AssignReplicasToDirs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "list-config-resources")]
             ApiKey::ListConfigResources => {
-                Ok(Self::ListConfigResources(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ListConfigResources(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-topic-partitions")]
             ApiKey::DescribeTopicPartitions => {
-                Ok(Self::DescribeTopicPartitions(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeTopicPartitions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "share-group-heartbeat")]
             ApiKey::ShareGroupHeartbeat => {
-                Ok(Self::ShareGroupHeartbeat(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ShareGroupHeartbeat(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "share-group-describe")]
             ApiKey::ShareGroupDescribe => {
-                Ok(Self::ShareGroupDescribe(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ShareGroupDescribe(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "share-fetch")]
             ApiKey::ShareFetch => {
-                Ok(Self::ShareFetch(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ShareFetch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "share-acknowledge")]
             ApiKey::ShareAcknowledge => {
-                Ok(Self::ShareAcknowledge(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ShareAcknowledge(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "add-raft-voter")]
             ApiKey::AddRaftVoter => {
-                Ok(Self::AddRaftVoter(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AddRaftVoter(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "remove-raft-voter")]
             ApiKey::RemoveRaftVoter => {
-                Ok(Self::RemoveRaftVoter(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::RemoveRaftVoter(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "update-raft-voter")]
             ApiKey::UpdateRaftVoter => {
-                Ok(Self::UpdateRaftVoter(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::UpdateRaftVoter(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "initialize-share-group-state")]
             ApiKey::InitializeShareGroupState => {
-                Ok(Self::InitializeShareGroupState(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::InitializeShareGroupState(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "read-share-group-state")]
             ApiKey::ReadShareGroupState => {
-                Ok(Self::ReadShareGroupState(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ReadShareGroupState(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "write-share-group-state")]
             ApiKey::WriteShareGroupState => {
-                Ok(Self::WriteShareGroupState(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::WriteShareGroupState(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-share-group-state")]
             ApiKey::DeleteShareGroupState => {
-                Ok(Self::DeleteShareGroupState(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DeleteShareGroupState(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "read-share-group-state-summary")]
             ApiKey::ReadShareGroupStateSummary => {
-                Ok(
-                    Self::ReadShareGroupStateSummary(
-                        rt::Message::decode(input, version)?,
-                    ),
-                )
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ReadShareGroupStateSummary(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "streams-group-heartbeat")]
             ApiKey::StreamsGroupHeartbeat => {
-                Ok(Self::StreamsGroupHeartbeat(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::StreamsGroupHeartbeat(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "streams-group-describe")]
             ApiKey::StreamsGroupDescribe => {
-                Ok(Self::StreamsGroupDescribe(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::StreamsGroupDescribe(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-share-group-offsets")]
             ApiKey::DescribeShareGroupOffsets => {
-                Ok(Self::DescribeShareGroupOffsets(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DescribeShareGroupOffsets(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-share-group-offsets")]
             ApiKey::AlterShareGroupOffsets => {
-                Ok(Self::AlterShareGroupOffsets(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AlterShareGroupOffsets(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-share-group-offsets")]
             ApiKey::DeleteShareGroupOffsets => {
-                Ok(Self::DeleteShareGroupOffsets(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DeleteShareGroupOffsets(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "streams-group-topology-description-update")]
             ApiKey::StreamsGroupTopologyDescriptionUpdate => {
-                Ok(
-                    Self::StreamsGroupTopologyDescriptionUpdate(
-                        rt::Message::decode(input, version)?,
-                    ),
-                )
+                match rt::Message::decode(input, version) {
+                    Ok(message) => {
+                        Ok(Self::StreamsGroupTopologyDescriptionUpdate(message))
+                    }
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "unregister-controller")]
             ApiKey::UnregisterController => {
-                Ok(Self::UnregisterController(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::UnregisterController(message)),
+                    Err(e) => Err(e),
+                }
             }
         }
     }
@@ -16017,39 +16551,168 @@ impl<'a> MetadataRecord<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         match record_type {
-            0 => Ok(Self::RegisterBroker(rt::Message::decode(input, version)?)),
-            1 => Ok(Self::UnregisterBroker(rt::Message::decode(input, version)?)),
-            2 => Ok(Self::Topic(rt::Message::decode(input, version)?)),
-            3 => Ok(Self::Partition(rt::Message::decode(input, version)?)),
-            4 => Ok(Self::Config(rt::Message::decode(input, version)?)),
-            5 => Ok(Self::PartitionChange(rt::Message::decode(input, version)?)),
-            7 => Ok(Self::FenceBroker(rt::Message::decode(input, version)?)),
-            8 => Ok(Self::UnfenceBroker(rt::Message::decode(input, version)?)),
-            9 => Ok(Self::RemoveTopic(rt::Message::decode(input, version)?)),
-            10 => Ok(Self::DelegationToken(rt::Message::decode(input, version)?)),
-            11 => Ok(Self::UserScramCredential(rt::Message::decode(input, version)?)),
-            12 => Ok(Self::FeatureLevel(rt::Message::decode(input, version)?)),
-            14 => Ok(Self::ClientQuota(rt::Message::decode(input, version)?)),
-            15 => Ok(Self::ProducerIds(rt::Message::decode(input, version)?)),
+            0 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::RegisterBroker(message)),
+                    Err(e) => Err(e),
+                }
+            }
+            1 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::UnregisterBroker(message)),
+                    Err(e) => Err(e),
+                }
+            }
+            2 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::Topic(message)),
+                    Err(e) => Err(e),
+                }
+            }
+            3 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::Partition(message)),
+                    Err(e) => Err(e),
+                }
+            }
+            4 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::Config(message)),
+                    Err(e) => Err(e),
+                }
+            }
+            5 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::PartitionChange(message)),
+                    Err(e) => Err(e),
+                }
+            }
+            7 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::FenceBroker(message)),
+                    Err(e) => Err(e),
+                }
+            }
+            8 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::UnfenceBroker(message)),
+                    Err(e) => Err(e),
+                }
+            }
+            9 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::RemoveTopic(message)),
+                    Err(e) => Err(e),
+                }
+            }
+            10 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::DelegationToken(message)),
+                    Err(e) => Err(e),
+                }
+            }
+            11 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::UserScramCredential(message)),
+                    Err(e) => Err(e),
+                }
+            }
+            12 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::FeatureLevel(message)),
+                    Err(e) => Err(e),
+                }
+            }
+            14 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ClientQuota(message)),
+                    Err(e) => Err(e),
+                }
+            }
+            15 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ProducerIds(message)),
+                    Err(e) => Err(e),
+                }
+            }
             17 => {
-                Ok(Self::BrokerRegistrationChange(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::BrokerRegistrationChange(message)),
+                    Err(e) => Err(e),
+                }
             }
-            18 => Ok(Self::AccessControlEntry(rt::Message::decode(input, version)?)),
+            18 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AccessControlEntry(message)),
+                    Err(e) => Err(e),
+                }
+            }
             19 => {
-                Ok(Self::RemoveAccessControlEntry(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::RemoveAccessControlEntry(message)),
+                    Err(e) => Err(e),
+                }
             }
-            20 => Ok(Self::NoOp(rt::Message::decode(input, version)?)),
-            21 => Ok(Self::ZkMigrationState(rt::Message::decode(input, version)?)),
+            20 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::NoOp(message)),
+                    Err(e) => Err(e),
+                }
+            }
+            21 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ZkMigrationState(message)),
+                    Err(e) => Err(e),
+                }
+            }
             22 => {
-                Ok(Self::RemoveUserScramCredential(rt::Message::decode(input, version)?))
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::RemoveUserScramCredential(message)),
+                    Err(e) => Err(e),
+                }
             }
-            23 => Ok(Self::BeginTransaction(rt::Message::decode(input, version)?)),
-            24 => Ok(Self::EndTransaction(rt::Message::decode(input, version)?)),
-            25 => Ok(Self::AbortTransaction(rt::Message::decode(input, version)?)),
-            26 => Ok(Self::RemoveDelegationToken(rt::Message::decode(input, version)?)),
-            27 => Ok(Self::RegisterController(rt::Message::decode(input, version)?)),
-            28 => Ok(Self::ClearElr(rt::Message::decode(input, version)?)),
-            29 => Ok(Self::UnregisterController(rt::Message::decode(input, version)?)),
+            23 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::BeginTransaction(message)),
+                    Err(e) => Err(e),
+                }
+            }
+            24 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::EndTransaction(message)),
+                    Err(e) => Err(e),
+                }
+            }
+            25 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::AbortTransaction(message)),
+                    Err(e) => Err(e),
+                }
+            }
+            26 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::RemoveDelegationToken(message)),
+                    Err(e) => Err(e),
+                }
+            }
+            27 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::RegisterController(message)),
+                    Err(e) => Err(e),
+                }
+            }
+            28 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::ClearElr(message)),
+                    Err(e) => Err(e),
+                }
+            }
+            29 => {
+                match rt::Message::decode(input, version) {
+                    Ok(message) => Ok(Self::UnregisterController(message)),
+                    Err(e) => Err(e),
+                }
+            }
             _ => {
                 Err(
                     rt::DecodeError::new(

@@ -24,9 +24,10 @@ pub trait Decode<'a>: Sized {
     /// same bytes. The default decodes and drops.
     fn validate_from(reader: &mut Reader<'a>, version: i16) -> Result<(), DecodeError> {
         // A `match`, not `Result::map`, which would be one more generic
-        // function to compile per struct.
+        // function to compile per struct; the binding moves the value out,
+        // so that only its own drop is compiled, not the `Result`'s.
         match Self::decode_from(reader, version) {
-            Ok(_) => Ok(()),
+            Ok(_decoded) => Ok(()),
             Err(e) => Err(e),
         }
     }

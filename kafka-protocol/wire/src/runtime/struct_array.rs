@@ -443,7 +443,7 @@ impl<'a> ElementChecks<'a> {
         ElementChecks {
             validate: T::validate_from,
             decode: |reader, version| match T::decode_from(reader, version) {
-                Ok(_) => Ok(()),
+                Ok(_decoded) => Ok(()),
                 Err(e) => Err(e),
             },
         }
@@ -854,10 +854,10 @@ fn reencode_element<'a, T: Decode<'a> + Encode>(
 ) -> Result<usize, EncodeError> {
     let element = decode_checked::<T>(reader, read_at);
     match buf {
-        Some(buf) => {
-            element.encode_to(buf, version)?;
-            Ok(0)
-        }
+        Some(buf) => match element.encode_to(buf, version) {
+            Ok(()) => Ok(0),
+            Err(e) => Err(e),
+        },
         None => Ok(element.encoded_len(version)),
     }
 }
