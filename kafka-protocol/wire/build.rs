@@ -8,7 +8,7 @@
 //!   and what is built on them (frames) have a variant to hold. Every
 //!   feature is an API's but those in `features.rs`, which
 //!   `tests/features.rs` keeps so; the list of APIs itself is the schemas'.
-//! - `kafka_metadata`: the KRaft metadata records, with `controller-apis`.
+//! - `kafka_metadata`: the KRaft metadata records, with `metadata-records`.
 
 #[path = "features.rs"]
 mod features;
@@ -23,7 +23,7 @@ fn main() {
     if on.iter().any(|f| !features::NOT_APIS.contains(f)) {
         println!("cargo::rustc-cfg=kafka_apis");
     }
-    if on.contains(&"controller-apis") {
+    if on.contains(&"metadata-records") {
         println!("cargo::rustc-cfg=kafka_metadata");
     }
     #[cfg(feature = "regenerate")]

@@ -5,7 +5,7 @@
 //! Every API is generated, each behind a feature of its own named as the
 //! API in kebab-case (`produce`, `api-versions`), what needs one API behind
 //! the build script's `kafka_apis`, the KRaft records behind
-//! `controller-apis` and the JSON form behind `json`, so that one set of
+//! `metadata-records` and the JSON form behind `json`, so that one set of
 //! files serves every feature combination. (`client-apis` and
 //! `controller-apis` enable the features of their listeners' APIs, in
 //! `Cargo.toml`.)
@@ -33,7 +33,7 @@ pub fn config(package: &Path, layout: Layout) -> Config {
         .layout(layout)
         .gate_each_api(r#"feature = "{api}""#)
         .gate_any_api("kafka_apis")
-        .gate_metadata_records(r#"feature = "controller-apis""#)
+        .gate_metadata_records(r#"feature = "metadata-records""#)
         .gate_json_form(r#"feature = "json""#)
         .inline_unless(r#"feature = "precompile""#)
         .require_docs(true);

@@ -11,6 +11,7 @@ pub const NOT_APIS: &[&str] = &[
     "all-apis",
     "client-apis",
     "controller-apis",
+    "metadata-records",
     "json",
     "precompile",
     "tokio",

@@ -88,7 +88,8 @@
 //! parser of Rust (syn) into every user's build.
 //!
 //! Features choose what is compiled. `all-apis` (default) generates every
-//! API and the KRaft metadata records; `client-apis` only the APIs brokers
+//! API and the KRaft metadata records (`metadata-records`, which no API
+//! needs); `client-apis` only the APIs brokers
 //! serve to clients, and `controller-apis` only those controllers serve;
 //! and each API has a feature of its own, named as the API in kebab-case
 //! (`produce`, `fetch`, `api-versions`, `describe-cluster`), so that a

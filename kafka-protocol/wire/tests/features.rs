@@ -239,7 +239,10 @@ fn the_listener_features_enable_the_apis_of_their_listeners() {
             "`{feature}` lists them in alphabetical order"
         );
     }
-    assert_eq!(enables("all-apis"), ["client-apis", "controller-apis"]);
+    assert_eq!(
+        enables("all-apis"),
+        ["client-apis", "controller-apis", "metadata-records"]
+    );
     assert_eq!(enables("default"), ["all-apis"]);
 }
 
