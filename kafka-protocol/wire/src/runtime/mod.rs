@@ -9,6 +9,7 @@
 //! ([`Uuid`], [`ScalarArray`], [`StructArray`], [`RawTaggedField`]) and its errors.
 
 mod array;
+mod element_vec;
 mod error;
 mod fixed;
 #[cfg(feature = "json")]

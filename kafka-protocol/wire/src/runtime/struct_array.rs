@@ -31,6 +31,7 @@ use std::borrow::Cow;
 use std::cell::Cell;
 use std::fmt;
 
+use super::element_vec::ElementVec;
 use super::error::{DecodeError, DecodeErrorKind, EncodeError};
 use super::length::{array_len_len, put_array_len};
 use super::message::{Decode, Encode};
@@ -48,11 +49,34 @@ use super::writer::Writer;
 /// they are exactly what encoding its elements would write (see
 /// [`StructArray::encodes_by_copy`]); encoding always gives the same bytes
 /// for equal values.
+///
+/// Dropping an array calls code compiled where its `Vec` was filled (see
+/// `ElementVec`): with the `precompile` feature, a program that drops
+/// decoded messages compiles no drop of their nested structs. The drop
+/// check sees an array as it sees a `Vec<T>`: elements whose own `Drop`
+/// reads a borrow may not outlive it.
+///
+/// ```compile_fail,E0597
+/// use kafka_wire::runtime::StructArray;
+///
+/// struct Reads<'s>(&'s str);
+/// impl Drop for Reads<'_> {
+///     fn drop(&mut self) {
+///         println!("{}", self.0);
+///     }
+/// }
+///
+/// let array: StructArray<'_, Reads<'_>>;
+/// {
+///     let text = String::from("gone before the array is dropped");
+///     array = StructArray::from(vec![Reads(&text)]);
+/// }
+/// ```
 #[derive(Clone)]
 pub struct StructArray<'a, T> {
     /// The elements; empty when `origin` says they are kept as wire bytes
     /// only.
-    items: Vec<T>,
+    items: ElementVec<T>,
     /// The bytes the elements were read from, until the array is changed.
     origin: Option<WireOrigin<'a>>,
 }
@@ -88,7 +112,7 @@ impl<'a, T> StructArray<'a, T> {
     /// An empty array.
     pub const fn new() -> Self {
         StructArray {
-            items: Vec::new(),
+            items: ElementVec::new(),
             origin: None,
         }
     }
@@ -119,7 +143,7 @@ impl<'a, T> StructArray<'a, T> {
     pub fn as_slice(&self) -> Option<&[T]> {
         match self.checked_only() {
             Some(_) => None,
-            None => Some(&self.items),
+            None => Some(self.items.as_slice()),
         }
     }
 
@@ -153,7 +177,7 @@ impl<'a, T: Decode<'a> + Clone> StructArray<'a, T> {
         Iter {
             inner: match self.checked_only() {
                 Some(origin) => IterInner::Wire(WireElements::new(origin)),
-                None => IterInner::Owned(self.items.iter()),
+                None => IterInner::Owned(self.items.as_slice().iter()),
             },
         }
     }
@@ -163,7 +187,7 @@ impl<'a, T: Decode<'a> + Clone> StructArray<'a, T> {
     pub fn get(&self, index: usize) -> Option<Cow<'_, T>> {
         match self.checked_only() {
             Some(origin) => WireElements::new(origin).nth(index).map(Cow::Owned),
-            None => self.items.get(index).map(Cow::Borrowed),
+            None => self.items.as_slice().get(index).map(Cow::Borrowed),
         }
     }
 
@@ -172,10 +196,10 @@ impl<'a, T: Decode<'a> + Clone> StructArray<'a, T> {
     pub fn to_mut(&mut self) -> &mut Vec<T> {
         if let Some(origin) = self.origin.take() {
             if origin.bytes_only {
-                self.items = WireElements::new(origin).collect();
+                self.items = ElementVec::from_vec(WireElements::new(origin).collect());
             }
         }
-        &mut self.items
+        self.items.vec_mut()
     }
 
     /// Appends an element, decoding the array first when it came from the
@@ -185,10 +209,10 @@ impl<'a, T: Decode<'a> + Clone> StructArray<'a, T> {
     }
 
     /// The elements, decoded, in a `Vec`.
-    pub fn into_vec(self) -> Vec<T> {
+    pub fn into_vec(mut self) -> Vec<T> {
         match self.checked_only() {
             Some(origin) => WireElements::new(origin).collect(),
-            None => self.items,
+            None => self.items.take(),
         }
     }
 }
@@ -208,7 +232,7 @@ impl<'a, T: Decode<'a> + Default> StructArray<'a, T> {
                 }
             }
             None => {
-                for item in &mut self.items {
+                for item in self.items.as_mut_slice() {
                     mapped.push(f(std::mem::take(item)));
                 }
             }
@@ -366,11 +390,11 @@ impl<'a, T: Decode<'a>> IntoIterator for StructArray<'a, T> {
     type Item = T;
     type IntoIter = IntoIter<'a, T>;
 
-    fn into_iter(self) -> IntoIter<'a, T> {
+    fn into_iter(mut self) -> IntoIter<'a, T> {
         IntoIter {
             inner: match self.checked_only() {
                 Some(origin) => IntoIterInner::Wire(WireElements::new(origin)),
-                None => IntoIterInner::Owned(self.items.into_iter()),
+                None => IntoIterInner::Owned(self.items.take().into_iter()),
             },
         }
     }
@@ -394,7 +418,7 @@ impl<T> Default for StructArray<'_, T> {
 impl<T> From<Vec<T>> for StructArray<'_, T> {
     fn from(items: Vec<T>) -> Self {
         StructArray {
-            items,
+            items: ElementVec::from_vec(items),
             origin: None,
         }
     }
@@ -512,13 +536,13 @@ impl<'a> Reader<'a> {
             #[cfg(debug_assertions)]
             self.debug_check_validates(&array, version, origin.canonical, ElementChecks::of::<T>());
             return Ok(Some(StructArray {
-                items,
+                items: ElementVec::from_vec(items),
                 origin: Some(origin),
             }));
         }
         self.validate_elements::<T>(array.count, version)?;
         Ok(Some(StructArray {
-            items: Vec::new(),
+            items: ElementVec::new(),
             origin: Some(self.end_struct_array(&array, version, true)),
         }))
     }
@@ -754,7 +778,7 @@ pub fn put_nullable_struct_array<'a, T: Encode + Decode<'a> + Clone>(
         Some(_) => put_array_head(buf, items.head(), compact, version)?,
     };
     if encode_vec {
-        put_elements(buf, &items.items, version)
+        put_elements(buf, items.items.as_slice(), version)
     } else {
         Ok(())
     }
@@ -933,7 +957,7 @@ pub fn nullable_struct_array_len<'a, T: Encode + Decode<'a> + Clone>(
         Some(_) => array_head_len(items.head(), compact, version),
     };
     if sum_vec {
-        for item in &items.items {
+        for item in items.items.as_slice() {
             len += item.encoded_len(version);
         }
     }
@@ -975,7 +999,7 @@ mod tests {
         /// read at version 0, as the reader makes them.
         fn from_checked_wire(wire: &'a [u8], count: u32) -> Self {
             StructArray {
-                items: Vec::new(),
+                items: ElementVec::new(),
                 origin: Some(WireOrigin {
                     bytes: wire,
                     count,
