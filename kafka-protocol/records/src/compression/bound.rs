@@ -9,7 +9,7 @@
     feature = "zstd"
 ))]
 use std::fmt;
-#[cfg(any(feature = "gzip", feature = "lz4", feature = "zstd"))]
+#[cfg(any(feature = "gzip", feature = "lz4"))]
 use std::io::{ErrorKind, Read};
 
 use super::kind::Compression;
@@ -64,13 +64,13 @@ impl Bound {
 }
 
 /// Bytes requested from a streaming decoder per read.
-#[cfg(any(feature = "gzip", feature = "lz4", feature = "zstd"))]
+#[cfg(any(feature = "gzip", feature = "lz4"))]
 const READ_CHUNK: usize = 32 * 1024;
 
 /// Drains a streaming decoder into a `Vec`, never holding more than the
 /// bound's limit: the output grows by doubling but never past the limit, and
 /// reading stops with an error as soon as a chunk would cross it.
-#[cfg(any(feature = "gzip", feature = "lz4", feature = "zstd"))]
+#[cfg(any(feature = "gzip", feature = "lz4"))]
 pub(crate) fn read_bounded<R: Read>(mut reader: R, bound: &Bound) -> Result<Vec<u8>, RecordsError> {
     let mut out = Vec::new();
     let mut chunk = vec![0u8; READ_CHUNK];
@@ -93,7 +93,7 @@ pub(crate) fn read_bounded<R: Read>(mut reader: R, bound: &Bound) -> Result<Vec<
     }
 }
 
-#[cfg(all(test, any(feature = "gzip", feature = "lz4", feature = "zstd")))]
+#[cfg(all(test, any(feature = "gzip", feature = "lz4")))]
 mod tests {
     use super::*;
 
