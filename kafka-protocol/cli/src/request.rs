@@ -49,7 +49,7 @@ pub fn negotiated_version(
     if let Some(version) = negotiated.version(api) {
         return Ok(version);
     }
-    let why = match negotiated.unusable.get(&api) {
+    let why = match negotiated.unusable(api) {
         Some(Unusable::NoCommonVersion { peer_min, peer_max }) => format!(
             "the broker supports versions {peer_min}-{peer_max}, kafka-wire {}-{}",
             api.lowest_version(),

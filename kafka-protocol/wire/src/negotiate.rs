@@ -1,8 +1,6 @@
 //! Version negotiation: from a peer's ApiVersions response and the versions
 //! this crate supports, the highest version each side can use per API.
 
-use std::collections::BTreeMap;
-
 use crate::messages::ApiVersionsResponse;
 use crate::ApiKey;
 
@@ -20,13 +18,12 @@ pub enum Unusable {
     },
 }
 
-/// The outcome of negotiation.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The outcome of negotiation: for each API this crate knows, the version
+/// to use or why there is none.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Negotiated {
-    /// The highest version both sides support, per API.
-    pub versions: BTreeMap<ApiKey, i16>,
-    /// The APIs we know but cannot use with this peer, and why.
-    pub unusable: BTreeMap<ApiKey, Unusable>,
+    /// One outcome per API, in the order of [`ApiKey::ALL`] (by key).
+    outcomes: Vec<Result<i16, Unusable>>,
     /// Keys the peer listed that this crate does not know.
     pub unknown_to_us: Vec<i16>,
 }
@@ -34,8 +31,40 @@ pub struct Negotiated {
 impl Negotiated {
     /// The version to use for `api`, if any.
     pub fn version(&self, api: ApiKey) -> Option<i16> {
-        self.versions.get(&api).copied()
+        self.outcome(api).ok()
     }
+
+    /// Why `api` cannot be used with the peer, if it cannot.
+    pub fn unusable(&self, api: ApiKey) -> Option<Unusable> {
+        self.outcome(api).err()
+    }
+
+    /// The APIs that can be used, by key, each with its version.
+    pub fn versions(&self) -> impl Iterator<Item = (ApiKey, i16)> + '_ {
+        self.each()
+            .filter_map(|(api, outcome)| outcome.ok().map(|version| (api, version)))
+    }
+
+    /// The APIs that cannot be used, by key, each with the reason.
+    pub fn unusable_apis(&self) -> impl Iterator<Item = (ApiKey, Unusable)> + '_ {
+        self.each()
+            .filter_map(|(api, outcome)| outcome.err().map(|why| (api, why)))
+    }
+
+    fn outcome(&self, api: ApiKey) -> Result<i16, Unusable> {
+        // `outcomes` holds one entry per API of `ApiKey::ALL`.
+        let outcome = self.outcomes.get(position(api)).copied();
+        outcome.unwrap_or(Err(Unusable::NotAdvertised))
+    }
+
+    fn each(&self) -> impl Iterator<Item = (ApiKey, Result<i16, Unusable>)> + '_ {
+        ApiKey::ALL.into_iter().zip(self.outcomes.iter().copied())
+    }
+}
+
+/// Where `api` is in [`ApiKey::ALL`], which lists every API once, by key.
+fn position(api: ApiKey) -> usize {
+    ApiKey::ALL.partition_point(|&known| known < api)
 }
 
 /// Chooses, per API, the highest version in both the peer's advertised range
@@ -60,41 +89,40 @@ fn negotiate_ranges(
     ranges: impl Iterator<Item = (i16, i16, i16)>,
     include_unstable: bool,
 ) -> Negotiated {
-    let mut result = Negotiated::default();
     // The first range the peer lists for each API we know.
-    let mut advertised: BTreeMap<ApiKey, (i16, i16)> = BTreeMap::new();
+    let mut advertised: Vec<Option<(i16, i16)>> = vec![None; ApiKey::COUNT];
+    let mut unknown_to_us = Vec::new();
     for (key, min, max) in ranges {
         match ApiKey::from_key(key) {
             Some(api) => {
-                advertised.entry(api).or_insert((min, max));
+                advertised[position(api)].get_or_insert((min, max));
             }
-            None => result.unknown_to_us.push(key),
+            None => unknown_to_us.push(key),
         }
     }
-    for api in ApiKey::ALL {
-        let our_max = if include_unstable {
-            api.highest_version()
-        } else {
-            api.highest_stable_version()
-        };
-        match advertised.get(&api) {
-            None => {
-                result.unusable.insert(api, Unusable::NotAdvertised);
+    let outcomes = ApiKey::ALL
+        .into_iter()
+        .zip(advertised)
+        .map(|(api, range)| {
+            let (peer_min, peer_max) = range.ok_or(Unusable::NotAdvertised)?;
+            let our_max = if include_unstable {
+                api.highest_version()
+            } else {
+                api.highest_stable_version()
+            };
+            let low = peer_min.max(api.lowest_version());
+            let high = peer_max.min(our_max);
+            if low <= high {
+                Ok(high)
+            } else {
+                Err(Unusable::NoCommonVersion { peer_min, peer_max })
             }
-            Some(&(peer_min, peer_max)) => {
-                let low = peer_min.max(api.lowest_version());
-                let high = peer_max.min(our_max);
-                if low <= high {
-                    result.versions.insert(api, high);
-                } else {
-                    result
-                        .unusable
-                        .insert(api, Unusable::NoCommonVersion { peer_min, peer_max });
-                }
-            }
-        }
+        })
+        .collect();
+    Negotiated {
+        outcomes,
+        unknown_to_us,
     }
-    result
 }
 
 #[cfg(all(
@@ -139,17 +167,27 @@ mod tests {
             (ApiKey::Fetch.lowest_version() <= 3).then_some(3)
         );
         assert_eq!(
-            result.unusable.get(&ApiKey::Vote),
-            Some(&Unusable::NoCommonVersion {
+            result.unusable(ApiKey::Vote),
+            Some(Unusable::NoCommonVersion {
                 peer_min: 7,
                 peer_max: 9
             })
         );
         assert_eq!(
-            result.unusable.get(&ApiKey::Metadata),
-            Some(&Unusable::NotAdvertised)
+            result.unusable(ApiKey::Metadata),
+            Some(Unusable::NotAdvertised)
         );
         assert_eq!(result.unknown_to_us, vec![999]);
+        // Every API we know is in exactly one of the two lists, by key.
+        let usable: Vec<ApiKey> = result.versions().map(|(api, _)| api).collect();
+        assert!(usable.contains(&ApiKey::Produce) && !usable.contains(&ApiKey::Vote));
+        let mut every: Vec<ApiKey> = usable;
+        every.extend(result.unusable_apis().map(|(api, _)| api));
+        every.sort();
+        assert_eq!(every, ApiKey::ALL);
+        assert!(result
+            .versions()
+            .all(|(api, version)| result.version(api) == Some(version)));
     }
 
     #[test]
