@@ -6,8 +6,6 @@
 //! data the checksum byte is recomputed before decoding, which accepts both
 //! the broken and the correct checksum.
 
-use std::io::Read;
-
 use lz4_flex::frame::{BlockMode, BlockSize, FrameDecoder, FrameEncoder, FrameInfo};
 
 use super::bound::{read_bounded, Bound};
@@ -28,12 +26,9 @@ pub(super) fn decompress(
     bound: &Bound,
     legacy_checksum: bool,
 ) -> Result<Vec<u8>, RecordsError> {
-    if legacy_checksum {
-        if let Some((header, rest)) = fixed_header(data) {
-            return read_bounded(FrameDecoder::new(header.as_slice().chain(rest)), bound);
-        }
-    }
-    read_bounded(FrameDecoder::new(data), bound)
+    // One decoder over a slice either way, so that it is compiled once.
+    let fixed = legacy_checksum.then(|| fixed_frame(data)).flatten();
+    read_bounded(FrameDecoder::new(fixed.as_deref().unwrap_or(data)), bound)
 }
 
 /// Compresses into one frame of independent 64 KiB blocks without block or
@@ -53,10 +48,11 @@ pub(super) fn compress(data: &[u8]) -> Result<Vec<u8>, RecordsError> {
     encoder.finish().map_err(|e| failed(e.to_string()))
 }
 
-/// Splits off the frame header with its checksum byte recomputed as the
+/// A copy of the frame with its header checksum byte recomputed as the
 /// specification wants: xxHash32 (seed 0) of the descriptor, second byte.
-/// `None` if `data` does not start with a complete frame header.
-fn fixed_header(data: &[u8]) -> Option<(Vec<u8>, &[u8])> {
+/// `None` if `data` does not start with a complete frame header. (Only
+/// magic 0 data, from Kafka before 0.10, needs it.)
+fn fixed_frame(data: &[u8]) -> Option<Vec<u8>> {
     if !data.starts_with(&FRAME_MAGIC) {
         return None;
     }
@@ -70,10 +66,10 @@ fn fixed_header(data: &[u8]) -> Option<(Vec<u8>, &[u8])> {
     }
     let checksum_at = FRAME_MAGIC.len() + descriptor_len;
     let descriptor = data.get(FRAME_MAGIC.len()..checksum_at)?;
-    let rest = data.get(checksum_at + 1..)?;
-    let mut header = data.get(..checksum_at)?.to_vec();
-    header.push((xxh32_short(descriptor) >> 8) as u8);
-    Some((header, rest))
+    let checksum = (xxh32_short(descriptor) >> 8) as u8;
+    let mut frame = data.to_vec();
+    *frame.get_mut(checksum_at)? = checksum;
+    Some(frame)
 }
 
 /// xxHash32 with seed 0 of an input shorter than 16 bytes (a frame
@@ -121,13 +117,24 @@ mod tests {
     }
 
     #[test]
-    fn fixed_header_keeps_a_correct_checksum() {
+    fn fixed_frame_keeps_a_correct_checksum() {
         for info in [FrameInfo::new(), FrameInfo::new().content_size(Some(5))] {
             let mut encoder = FrameEncoder::with_frame_info(info, Vec::new());
             std::io::Write::write_all(&mut encoder, b"hello").unwrap();
             let frame = encoder.finish().unwrap();
-            let (header, rest) = fixed_header(&frame).unwrap();
-            assert_eq!([header.as_slice(), rest].concat(), frame);
+            assert_eq!(fixed_frame(&frame), Some(frame.clone()));
+            // A header cut short, before or at its checksum byte, is not fixed.
+            let checksum_at = FRAME_MAGIC.len()
+                + if frame[4] & FLG_CONTENT_SIZE != 0 {
+                    10
+                } else {
+                    2
+                };
+            assert_eq!(fixed_frame(&frame[..checksum_at]), None);
+            assert_eq!(
+                fixed_frame(&frame[..checksum_at + 1]).map(|f| f.len()),
+                Some(checksum_at + 1)
+            );
         }
     }
 
