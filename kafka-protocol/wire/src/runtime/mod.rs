@@ -23,6 +23,7 @@ mod reader;
 mod strings;
 mod struct_array;
 mod tagged;
+mod utf8;
 mod uuid;
 pub mod varint;
 mod writer;

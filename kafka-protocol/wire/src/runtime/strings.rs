@@ -24,7 +24,7 @@ impl<'a> Reader<'a> {
         }
         let start = self.offset();
         let bytes = self.take_announced(len)?;
-        match std::str::from_utf8(bytes) {
+        match super::utf8::str_from_utf8(bytes) {
             Ok(text) => Ok(Some(Cow::Borrowed(text))),
             Err(e) => Err(DecodeError::new(
                 start + e.valid_up_to(),
