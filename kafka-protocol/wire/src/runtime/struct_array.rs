@@ -117,6 +117,21 @@ impl<'a, T> StructArray<'a, T> {
         }
     }
 
+    /// The array of no elements read at `version`, as the reader keeps it.
+    #[inline]
+    fn empty_from_wire(version: i16) -> Self {
+        StructArray {
+            items: ElementVec::new(),
+            origin: Some(WireOrigin {
+                bytes: &[],
+                count: 0,
+                version,
+                canonical: true,
+                bytes_only: true,
+            }),
+        }
+    }
+
     /// The number of elements.
     #[inline]
     pub fn len(&self) -> usize {
@@ -527,6 +542,12 @@ impl<'a> Reader<'a> {
         let Some(array) = self.begin_struct_array(compact)? else {
             return Ok(None);
         };
+        if array.count == 0 {
+            // Nothing to check or decode: the reader stays as canonical as
+            // it was.
+            self.canonical = array.canonical_before;
+            return Ok(Some(StructArray::empty_from_wire(version)));
+        }
         // A constant test first: for the many element types that hold no
         // arrays of structs, the branch that decodes into a `Vec` is then
         // never instantiated at all, in debug builds as in release ones.
@@ -560,6 +581,7 @@ impl<'a> Reader<'a> {
     ) -> Result<(), DecodeError> {
         let start = self.offset();
         match self.read_array_len(compact, 1)? {
+            Some(0) => Ok(()),
             Some(count) => self.validate_elements::<T>(count, version),
             None if nullable => Ok(()),
             None => Err(DecodeError::new(start, DecodeErrorKind::UnexpectedNull)),
