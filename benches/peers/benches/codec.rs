@@ -16,6 +16,10 @@
 //! - `read`: decode, then read every field of every element into a checksum
 //!   that every crate computes alike.
 //! - `reencode` (ours and kafka-protocol): ours encodes its decoded value.
+//! - `floor` (kafka-protocol and ours): the read's checksum over a value
+//!   already decoded. kafka-protocol's is issue 23's floor, the consumer's
+//!   own work; its read time over that floor is the best ratio any codec
+//!   could show.
 //! - `validate_metadata_v13_1000x10`: our validate-only pass (`ours`) against
 //!   a hand-written scan (`scan`) and kafka-protocol's decode (`peer`).
 
@@ -79,6 +83,15 @@ impl Visitor for Bench<'_> {
         let built = W::built();
         let ours = W::decode_ours(&wire);
         let peer = W::decode_peer(&wire);
+        // The floor of a read: the checksum alone, over a value
+        // kafka-protocol has already decoded (`peer`), and our read of a
+        // value already decoded (`ours`: arrays kept as checked bytes are
+        // decoded as they are read).
+        let mut group = self.group("floor", W::NAME, len);
+        group.bench_function("peer", |b| b.iter(|| W::read_peer(black_box(&peer))));
+        group.bench_function("ours", |b| b.iter(|| W::read_ours(black_box(&ours))));
+        group.finish();
+
         let kacrab = W::decode_kacrab(&wire);
         let owned = W::decode_krabka_owned(&wire);
         let borrowed = W::decode_krabka_borrowed(&wire);
