@@ -90,6 +90,10 @@ mod tests {
     }
 
     proptest! {
+        // Miri runs these too, about a thousand times slower: fewer cases
+        // there.
+        #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 12 } else { 256 }))]
+
         #[test]
         fn agrees_with_std_on_any_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
             prop_assert_eq!(str_from_utf8(&bytes), std::str::from_utf8(&bytes));
