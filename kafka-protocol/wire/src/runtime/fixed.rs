@@ -45,7 +45,7 @@ impl<'a> Reader<'a> {
                 self.unread = unread;
                 Ok(FixedFields { bytes, at: 0 })
             }
-            None => Err(self.truncated_run(fields)),
+            None => Err(truncated_run(self.offset(), self.remaining(), fields)),
         }
     }
 
@@ -62,37 +62,38 @@ impl<'a> Reader<'a> {
                 self.unread = unread;
                 Ok(())
             }
-            None => Err(self.truncated_run(fields)),
+            None => Err(truncated_run(self.offset(), self.remaining(), fields)),
         }
     }
+}
 
-    /// The error of the first of `fields` that does not fit in the bytes
-    /// left.
-    #[cold]
-    #[inline(never)]
-    fn truncated_run(&self, fields: &[FixedField]) -> DecodeError {
-        let mut at = 0;
-        let mut last = "";
-        for &(name, width) in fields {
-            let remaining = self.remaining().saturating_sub(at);
-            if width > remaining {
-                let kind = DecodeErrorKind::Truncated {
-                    needed: width,
-                    remaining,
-                };
-                return DecodeError::new(self.offset() + at, kind).in_field(name);
-            }
-            at += width;
-            last = name;
+/// The error of the first of `fields` that does not fit in the `remaining`
+/// bytes at `offset`. It takes figures, not the reader, so that the reader's
+/// address is never passed to a function (see [`Reader::error`]).
+#[cold]
+#[inline(never)]
+fn truncated_run(offset: usize, remaining: usize, fields: &[FixedField]) -> DecodeError {
+    let mut at = 0;
+    let mut last = "";
+    for &(name, width) in fields {
+        let left = remaining.saturating_sub(at);
+        if width > left {
+            let kind = DecodeErrorKind::Truncated {
+                needed: width,
+                remaining: left,
+            };
+            return DecodeError::new(offset + at, kind).in_field(name);
         }
-        // Only when the widths add up to less than the run: a generator
-        // fault, reported against the whole run.
-        let kind = DecodeErrorKind::Truncated {
-            needed: at,
-            remaining: self.remaining(),
-        };
-        DecodeError::new(self.offset(), kind).in_field(last)
+        at += width;
+        last = name;
     }
+    // Only when the widths add up to less than the run: a generator
+    // fault, reported against the whole run.
+    let kind = DecodeErrorKind::Truncated {
+        needed: at,
+        remaining,
+    };
+    DecodeError::new(offset, kind).in_field(last)
 }
 
 impl<const N: usize> FixedFields<'_, N> {

@@ -125,8 +125,12 @@ impl<'a> Reader<'a> {
     }
 
     /// An error of `kind` at the current offset.
-    #[cold]
-    #[inline(never)]
+    ///
+    /// In line, so that the reader's address is not passed to a function
+    /// on any path: a reader whose address never escapes stays in registers
+    /// while a struct is decoded. The error itself is built out of line
+    /// ([`DecodeError::new`] is cold).
+    #[inline(always)]
     pub fn error(&self, kind: DecodeErrorKind) -> DecodeError {
         DecodeError::new(self.offset(), kind)
     }
@@ -240,22 +244,16 @@ impl<'a> Reader<'a> {
         }
     }
 
-    #[inline(never)]
+    /// The varints of three bytes or more, and the faults, read out of line
+    /// by [`long_uvarint`], which takes the bytes rather than the reader, so
+    /// that the reader stays in registers.
+    #[inline(always)]
     fn read_long_uvarint(&mut self) -> Result<u32, DecodeError> {
-        match get_uvarint(self.rest()) {
-            Ok((value, len)) => {
-                if len > uvarint_len(value) {
-                    self.canonical = false;
-                }
-                self.skip(len);
-                Ok(value)
-            }
-            Err(VarintError::Truncated) => Err(self.error(DecodeErrorKind::Truncated {
-                needed: self.remaining() + 1,
-                remaining: self.remaining(),
-            })),
-            Err(VarintError::TooLong) => Err(self.error(DecodeErrorKind::VarintTooLong)),
-        }
+        let end_offset = self.base + self.input.len();
+        let (value, unread, canonical) = long_uvarint(self.unread, end_offset)?;
+        self.unread = unread;
+        self.canonical &= canonical;
+        Ok(value)
     }
 
     /// Reads a zigzag varint (`i32`), as v2 records hold them.
@@ -306,6 +304,32 @@ impl<'a> Reader<'a> {
             Ok(())
         } else {
             Err(self.error(DecodeErrorKind::TrailingBytes(self.remaining())))
+        }
+    }
+}
+
+/// Reads an unsigned varint of at most five bytes from the front of
+/// `unread`: the general case of [`Reader::read_uvarint`], compiled once.
+/// Gives the value, the bytes after it, and whether it took the fewest
+/// bytes. `end_offset` is the offset just past `unread`, for the error.
+#[inline(never)]
+fn long_uvarint(unread: &[u8], end_offset: usize) -> Result<(u32, &[u8], bool), DecodeError> {
+    match get_uvarint(unread) {
+        Ok((value, len)) => Ok((
+            value,
+            unread.get(len..).unwrap_or_default(),
+            len == uvarint_len(value),
+        )),
+        Err(fault) => {
+            let remaining = unread.len();
+            let kind = match fault {
+                VarintError::Truncated => DecodeErrorKind::Truncated {
+                    needed: remaining + 1,
+                    remaining,
+                },
+                VarintError::TooLong => DecodeErrorKind::VarintTooLong,
+            };
+            Err(DecodeError::new(end_offset - remaining, kind))
         }
     }
 }

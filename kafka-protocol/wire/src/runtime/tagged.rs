@@ -499,10 +499,15 @@ impl<'a> Reader<'a> {
             self.skip(1);
             return Ok(());
         }
-        let section = self.read_tagged_field_list(&mut known)?;
+        // The loop over the fields gets a copy of the reader, not its
+        // address, so that the reader stays in registers on the usual path
+        // (see `Reader::error`).
+        let mut reader = self.clone();
+        let section = reader.read_tagged_field_list(&mut known)?;
         if section.unknown_count > 0 {
-            self.keep_unknown_tagged_fields(&section, unknown);
+            reader.keep_unknown_tagged_fields(&section, unknown);
         }
+        *self = reader;
         Ok(())
     }
 
@@ -517,7 +522,10 @@ impl<'a> Reader<'a> {
             self.skip(1);
             return Ok(());
         }
-        self.read_tagged_field_list(&mut known).map(drop)
+        let mut reader = self.clone();
+        reader.read_tagged_field_list(&mut known)?;
+        *self = reader;
+        Ok(())
     }
 
     /// Reads the tagged-field section of a struct that has no tagged fields
