@@ -277,11 +277,7 @@ impl<'a> Reader<'a> {
                 self.skip(len);
                 Ok(value)
             }
-            Err(VarintError::Truncated) => Err(self.error(DecodeErrorKind::Truncated {
-                needed: self.remaining() + 1,
-                remaining: self.remaining(),
-            })),
-            Err(VarintError::TooLong) => Err(self.error(DecodeErrorKind::VarintTooLong)),
+            Err(fault) => Err(self.error(varint_fault(fault, self.remaining()))),
         }
     }
 
@@ -322,15 +318,23 @@ fn long_uvarint(unread: &[u8], end_offset: usize) -> Result<(u32, &[u8], bool), 
         )),
         Err(fault) => {
             let remaining = unread.len();
-            let kind = match fault {
-                VarintError::Truncated => DecodeErrorKind::Truncated {
-                    needed: remaining + 1,
-                    remaining,
-                },
-                VarintError::TooLong => DecodeErrorKind::VarintTooLong,
-            };
-            Err(DecodeError::new(end_offset - remaining, kind))
+            Err(DecodeError::new(
+                end_offset - remaining,
+                varint_fault(fault, remaining),
+            ))
         }
+    }
+}
+
+/// What went wrong with a varint that could not be read with `remaining`
+/// bytes left.
+fn varint_fault(fault: VarintError, remaining: usize) -> DecodeErrorKind {
+    match fault {
+        VarintError::Truncated => DecodeErrorKind::Truncated {
+            needed: remaining + 1,
+            remaining,
+        },
+        VarintError::TooLong => DecodeErrorKind::VarintTooLong,
     }
 }
 
