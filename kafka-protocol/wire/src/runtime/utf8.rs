@@ -4,16 +4,16 @@
 //! Nearly every string Kafka sends (topic names, client ids, hosts, group
 //! and transactional ids) is ASCII, and most are shorter than 64 bytes, where
 //! `std::str::from_utf8` costs 3-10 instructions per byte: a third of the
-//! work of decoding a Vote request. Testing that no byte has its high bit set
-//! takes one OR per eight bytes; such bytes are valid UTF-8 as they are.
-//! Anything else goes through `std::str::from_utf8`, whose error, with its
-//! `valid_up_to`, is what the reader reports.
+//! work of decoding a Vote request. `<[u8]>::is_ascii` tests a word at a
+//! time that no byte has its high bit set; such bytes are valid UTF-8 as they
+//! are. Anything else goes through `std::str::from_utf8`, whose error, with
+//! its `valid_up_to`, is what the reader reports.
 //!
 //! # Why this module is unsafe
 //!
 //! Safe Rust has no way to make a `&str` of bytes already known to be ASCII
 //! without checking them again. The one `unsafe` block below calls
-//! `std::str::from_utf8_unchecked` only on bytes that [`is_ascii`] found
+//! `std::str::from_utf8_unchecked` only on bytes that `is_ascii` found
 //! below 0x80, each of which is a complete one-byte UTF-8 sequence. The
 //! module's tests check [`str_from_utf8`] against `std::str::from_utf8` on
 //! every length up to 64 with a non-ASCII byte at each position, and on
@@ -26,32 +26,13 @@ use std::str::Utf8Error;
 /// not UTF-8. Same result as `std::str::from_utf8`, faster on ASCII.
 #[inline(always)]
 pub(crate) fn str_from_utf8(bytes: &[u8]) -> Result<&str, Utf8Error> {
-    if is_ascii(bytes) {
+    if bytes.is_ascii() {
         // SAFETY: every byte is below 0x80 (`is_ascii`), and a run of such
         // bytes is valid UTF-8: each byte is a sequence of its own.
         Ok(unsafe { std::str::from_utf8_unchecked(bytes) })
     } else {
         std::str::from_utf8(bytes)
     }
-}
-
-/// True when no byte has its high bit set: eight bytes at a time, ORed
-/// together, with no branch per byte.
-#[inline(always)]
-fn is_ascii(bytes: &[u8]) -> bool {
-    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
-    let mut words = bytes.chunks_exact(8);
-    let mut seen = 0u64;
-    for word in &mut words {
-        let mut eight = [0u8; 8];
-        eight.copy_from_slice(word);
-        seen |= u64::from_ne_bytes(eight);
-    }
-    let mut tail = 0u8;
-    for &byte in words.remainder() {
-        tail |= byte;
-    }
-    seen & HIGH_BITS == 0 && tail < 0x80
 }
 
 #[cfg(test)]
@@ -64,7 +45,6 @@ mod tests {
         let text: Vec<u8> = (0..64u8).map(|i| b' ' + (i % 90)).collect();
         for len in 0..=text.len() {
             let bytes = &text[..len];
-            assert!(is_ascii(bytes));
             assert_eq!(str_from_utf8(bytes), std::str::from_utf8(bytes));
         }
     }
@@ -78,14 +58,16 @@ mod tests {
                 for high in [0x80u8, 0xc3, 0xff] {
                     let mut bytes = vec![b'k'; len];
                     bytes[at] = high;
-                    assert!(!is_ascii(&bytes), "len {len}, byte {high:#x} at {at}");
-                    assert_eq!(str_from_utf8(&bytes), std::str::from_utf8(&bytes));
+                    assert_eq!(
+                        str_from_utf8(&bytes),
+                        std::str::from_utf8(&bytes),
+                        "len {len}, byte {high:#x} at {at}"
+                    );
                 }
             }
         }
-        // Valid multi-byte text keeps working, and is not ASCII.
+        // Valid multi-byte text keeps working.
         let text = "tópico-ünïcode-名前";
-        assert!(!is_ascii(text.as_bytes()));
         assert_eq!(str_from_utf8(text.as_bytes()), Ok(text));
     }
 
