@@ -113,8 +113,8 @@
 //! [`RequestBody`], a client with the features of its few APIs), whose own
 //! rebuilds then compile none of them. `into_owned` is the exception: it is
 //! always compiled where it is called.
-// Two modules are unsafe, `runtime::element_vec` and `runtime::utf8`, and
-// each says why; every other module may not be.
+// Three modules are unsafe, `runtime::element_vec`, `runtime::section_box`
+// and `runtime::utf8`, and each says why; every other module may not be.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -18,8 +18,8 @@
 //! generic type would make every borrow inside it last until the value is
 //! dropped, which breaks ordinary code (`match decode(&input) { .. }` as
 //! the last expression of a function, a buffer reused while a message
-//! decoded from it is still in scope). This module and `utf8` are the only
-//! unsafe code in the crate. Its invariant:
+//! decoded from it is still in scope). This module, `section_box` and
+//! `utf8` are the only unsafe code in the crate. Its invariant:
 //!
 //! > When `ErasedVec::drop_fn` is `Some`, `ErasedVec::storage` holds a
 //! > valid `Vec<T>`, owned by the [`ElementVec<T>`] that holds the

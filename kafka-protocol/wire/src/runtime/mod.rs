@@ -20,6 +20,7 @@ mod nullable;
 mod owned;
 mod path;
 mod reader;
+mod section_box;
 mod strings;
 mod struct_array;
 mod tagged;

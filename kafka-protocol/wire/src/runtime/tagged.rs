@@ -5,6 +5,7 @@ use std::fmt;
 
 use super::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use super::reader::Reader;
+use super::section_box::{Section, SectionBox};
 use super::varint::{get_uvarint, put_uvarint, uvarint_len};
 use super::writer::Writer;
 
@@ -44,16 +45,7 @@ impl RawTaggedField<'_> {
 ///
 /// Most structs have none: the list is then one null pointer.
 #[derive(Clone, Default, Eq, Hash)]
-pub struct UnknownTaggedFields<'a>(Option<Box<Section<'a>>>);
-
-/// Unknown tagged fields in wire form: a non-empty run of (tag, size, bytes)
-/// entries with shortest uvarints, in ascending tag order (equal tags in the
-/// order they were added).
-#[derive(Clone, PartialEq, Eq, Hash)]
-struct Section<'a> {
-    entries: Cow<'a, [u8]>,
-    count: usize,
-}
+pub struct UnknownTaggedFields<'a>(Option<SectionBox<'a>>);
 
 /// One entry of a [`Section`]: its tag, and where its data and the whole
 /// entry end.
@@ -137,13 +129,13 @@ impl<'a> UnknownTaggedFields<'a> {
         if count == 0 {
             return UnknownTaggedFields::new();
         }
-        UnknownTaggedFields(Some(Box::new(Section { entries, count })))
+        UnknownTaggedFields(Some(SectionBox::new(Section { entries, count })))
     }
 
     /// The number of fields.
     #[inline]
     pub fn len(&self) -> usize {
-        self.0.as_ref().map_or(0, |section| section.count)
+        self.0.as_ref().map_or(0, |section| section.get().count)
     }
 
     /// True when there are none.
@@ -165,18 +157,23 @@ impl<'a> UnknownTaggedFields<'a> {
     /// order, without the count that starts a tagged-field section.
     #[inline]
     pub fn wire_entries(&self) -> &[u8] {
-        self.0.as_ref().map_or(&[], |section| &section.entries)
+        self.0
+            .as_ref()
+            .map_or(&[], |section| &section.get().entries)
     }
 
     /// Adds a field at its place in tag order, after any field with the
     /// same tag. Copies the fields if they were borrowed.
     pub fn insert(&mut self, field: RawTaggedField<'_>) {
-        let section = self.0.get_or_insert_with(|| {
-            Box::new(Section {
-                entries: Cow::Owned(Vec::new()),
-                count: 0,
+        let section = self
+            .0
+            .get_or_insert_with(|| {
+                SectionBox::new(Section {
+                    entries: Cow::Owned(Vec::new()),
+                    count: 0,
+                })
             })
-        });
+            .get_mut();
         let mut at = 0;
         while let Some(entry) = entry_at(&section.entries, at) {
             if entry.tag > field.tag {
@@ -204,7 +201,8 @@ impl<'a> UnknownTaggedFields<'a> {
     /// Detaches the fields from the input they borrow.
     pub fn into_owned(self) -> UnknownTaggedFields<'static> {
         UnknownTaggedFields(self.0.map(|section| {
-            Box::new(Section {
+            let section = section.into_inner();
+            SectionBox::new(Section {
                 entries: Cow::Owned(section.entries.into_owned()),
                 count: section.count,
             })
@@ -234,6 +232,7 @@ impl PartialEq for UnknownTaggedFields<'_> {
         match (&self.0, &other.0) {
             (None, None) => true,
             (Some(mine), Some(theirs)) => {
+                let (mine, theirs) = (mine.get(), theirs.get());
                 mine.count == theirs.count && mine.entries == theirs.entries
             }
             _ => false,
