@@ -42,10 +42,9 @@ pub fn decode_impl(s: &StructIr, structs: &[StructIr], validator: bool) -> Token
         }
     });
     let body = if s.flexible.is_possible() {
-        let tagged_section = tagged_section(s, Mode::Decode);
+        let tagged_section = decode_tagged_section(s);
         quote! {
             #(#reads)*
-            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
             #tagged_section
             Ok(Self {
                 #(#fields)*
@@ -101,7 +100,9 @@ pub fn decode_impl(s: &StructIr, structs: &[StructIr], validator: bool) -> Token
     }
 }
 
-/// `let field = ..;`, reading one field into its local.
+/// `let field = ..;`, reading one field into its local: its value where
+/// it is not tagged, else its default, which the tagged section may
+/// replace.
 fn decode_single(field: &FieldIr, structs: &[StructIr]) -> TokenStream {
     let local = local_ident(field);
     let value = choose(
@@ -109,17 +110,12 @@ fn decode_single(field: &FieldIr, structs: &[StructIr]) -> TokenStream {
         read_field(field, false, Mode::Decode),
         default_value(field),
     );
-    let binding = if field.tagged.is_some() {
-        quote!(mut #local)
-    } else {
-        quote!(#local)
-    };
     // An empty byte string's default (`&[]`) has no type of its own.
     if matches!(field.kind, FieldKind::Bytes | FieldKind::Records) {
         let ty = field_type(field, structs);
-        quote!(let #binding: #ty = #value;)
+        quote!(let #local: #ty = #value;)
     } else {
-        quote!(let #binding = #value;)
+        quote!(let #local = #value;)
     }
 }
 
@@ -219,7 +215,60 @@ fn mentions_version(tokens: TokenStream) -> bool {
     })
 }
 
-/// The tagged-field section, with one match arm per known tag.
+/// Reads the tagged-field section into the locals of the tagged fields and
+/// `unknown_tagged_fields`. The usual section, a single zero count, is
+/// taken apart from the others: its locals keep the values read before
+/// (their defaults, or the field's untagged value in versions where it has
+/// one) without their address ever being taken, so that they stay in
+/// registers; only a section with fields goes through the callback that
+/// assigns them.
+fn decode_tagged_section(s: &StructIr) -> TokenStream {
+    let locals: Vec<_> = s
+        .fields
+        .iter()
+        .filter(|field| field.tagged.is_some())
+        .map(local_ident)
+        .collect();
+    if locals.is_empty() {
+        let read = choose(
+            s.flexible,
+            quote!(r.read_unknown_tagged_section()?),
+            quote!(rt::UnknownTaggedFields::new()),
+        );
+        return quote!(let unknown_tagged_fields = #read;);
+    }
+    let read = tagged_section(s, Mode::Decode);
+    let fields_present = match s.flexible {
+        Cond::Always => quote!(!r.skip_empty_tagged_section()),
+        flexible => {
+            let c = cond_tokens(flexible);
+            quote!(#c && !r.skip_empty_tagged_section())
+        }
+    };
+    quote! {
+        let (#(#locals,)* unknown_tagged_fields) = if #fields_present {
+            #(let mut #locals = #locals;)*
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
+            #read
+            (#(#locals,)* unknown_tagged_fields)
+        } else {
+            (#(#locals,)* rt::UnknownTaggedFields::new())
+        };
+    }
+}
+
+/// `read` behind the struct's flexible versions when validating; decoding
+/// tests them itself (see [`decode_tagged_section`]).
+fn only_where_flexible(s: &StructIr, mode: Mode, read: TokenStream) -> TokenStream {
+    match mode {
+        Mode::Decode => read,
+        Mode::Validate => when(s.flexible, read),
+    }
+}
+
+/// The tagged-field section, with one match arm per known tag: in
+/// [`Mode::Validate`] where the struct is flexible, in [`Mode::Decode`]
+/// unconditioned.
 fn tagged_section(s: &StructIr, mode: Mode) -> TokenStream {
     if !s.flexible.is_possible() {
         return TokenStream::new();
@@ -260,7 +309,7 @@ fn tagged_section(s: &StructIr, mode: Mode) -> TokenStream {
             }
             Mode::Validate => quote!(r.skip_unknown_tagged_fields()?;),
         };
-        return when(s.flexible, read);
+        return only_where_flexible(s, mode, read);
     }
     let callback = quote! {
         |tag, r| {
@@ -277,7 +326,7 @@ fn tagged_section(s: &StructIr, mode: Mode) -> TokenStream {
         }
         Mode::Validate => quote!(r.skip_tagged_fields(#callback)?;),
     };
-    when(s.flexible, read)
+    only_where_flexible(s, mode, read)
 }
 
 /// An expression of the field's Rust type, reading it and naming the field

@@ -35,20 +35,26 @@ impl<'a> rt::Decode<'a> for AbortTransactionRecord<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let mut reason = None;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_tagged_fields(
-            &mut unknown_tagged_fields,
-            |tag, r| {
-                match tag {
-                    0u32 => {
-                        reason = r.read_nullable_string(true).in_field("reason")?;
+        let reason = None;
+        let (reason, unknown_tagged_fields) = if !r.skip_empty_tagged_section() {
+            let mut reason = reason;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
+            r.read_tagged_fields(
+                &mut unknown_tagged_fields,
+                |tag, r| {
+                    match tag {
+                        0u32 => {
+                            reason = r.read_nullable_string(true).in_field("reason")?;
+                        }
+                        _ => return Ok(false),
                     }
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            },
-        )?;
+                    Ok(true)
+                },
+            )?;
+            (reason, unknown_tagged_fields)
+        } else {
+            (reason, rt::UnknownTaggedFields::new())
+        };
         Ok(Self {
             reason,
             unknown_tagged_fields,

@@ -75,8 +75,7 @@ impl<'a> rt::Decode<'a> for AccessControlEntryRecord<'a> {
             .read_fixed(&[("operation", 1), ("permission_type", 1)])?;
         let operation = fixed.i8();
         let permission_type = fixed.i8();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             id,
             resource_type,

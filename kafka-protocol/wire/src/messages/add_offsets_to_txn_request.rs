@@ -53,10 +53,11 @@ impl<'a> rt::Decode<'a> for AddOffsetsToTxnRequest<'a> {
         let producer_id = fixed.i64();
         let producer_epoch = fixed.i16();
         let group_id = r.read_string(version >= 3).in_field("group_id")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 3 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 3 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             transactional_id,
             producer_id,

@@ -41,10 +41,11 @@ impl<'a> rt::Decode<'a> for AddOffsetsToTxnResponse<'a> {
             .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 3 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 3 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             error_code,

@@ -81,10 +81,11 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnRequest<'a> {
         } else {
             rt::StructArray::new()
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 3 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 3 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             transactions,
             v3_and_below_transactional_id,
@@ -330,8 +331,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnTransaction<'a> {
         let topics = r
             .read_struct_array::<AddPartitionsToTxnTopic>(true, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             transactional_id,
             producer_id,
@@ -463,10 +463,11 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnTopic<'a> {
         let partitions = r
             .read_scalar_array::<i32>(version >= 3)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 3 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 3 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             partitions,

@@ -69,10 +69,11 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnResponse<'a> {
         } else {
             rt::StructArray::new()
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 3 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 3 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -261,8 +262,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnResult<'a> {
         let topic_results = r
             .read_struct_array::<AddPartitionsToTxnTopicResult>(true, version)
             .in_field("topic_results")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             transactional_id,
             topic_results,
@@ -378,10 +378,11 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
                 AddPartitionsToTxnPartitionResult,
             >(version >= 3, version)
             .in_field("results_by_partition")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 3 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 3 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             results_by_partition,
@@ -510,10 +511,11 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
             .read_fixed(&[("partition_index", 4), ("partition_error_code", 2)])?;
         let partition_index = fixed.i32();
         let partition_error_code = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 3 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 3 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             partition_index,
             partition_error_code,

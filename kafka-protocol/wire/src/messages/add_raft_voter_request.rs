@@ -87,8 +87,7 @@ impl<'a> rt::Decode<'a> for AddRaftVoterRequest<'a> {
         } else {
             true
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             cluster_id,
             timeout_ms,
@@ -231,8 +230,7 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
         let name = r.read_string(true).in_field("name")?;
         let host = r.read_string(true).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             host,

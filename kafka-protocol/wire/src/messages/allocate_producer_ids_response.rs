@@ -58,8 +58,7 @@ impl<'a> rt::Decode<'a> for AllocateProducerIdsResponse<'a> {
         let error_code = fixed.i16();
         let producer_id_start = fixed.i64();
         let producer_id_len = fixed.i32();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             error_code,

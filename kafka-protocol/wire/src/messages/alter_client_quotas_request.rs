@@ -44,10 +44,11 @@ impl<'a> rt::Decode<'a> for AlterClientQuotasRequest<'a> {
             .read_struct_array::<EntryData>(version >= 1, version)
             .in_field("entries")?;
         let validate_only = r.read_bool().in_field("validate_only")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             entries,
             validate_only,
@@ -169,10 +170,11 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let entity_type = r.read_string(version >= 1).in_field("entity_type")?;
         let entity_name = r.read_nullable_string(version >= 1).in_field("entity_name")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             entity_type,
             entity_name,
@@ -301,10 +303,11 @@ impl<'a> rt::Decode<'a> for OpData<'a> {
         let key = r.read_string(version >= 1).in_field("key")?;
         let value = r.read_f64().in_field("value")?;
         let remove = r.read_bool().in_field("remove")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             key,
             value,
@@ -435,10 +438,11 @@ impl<'a> rt::Decode<'a> for EntryData<'a> {
             .read_struct_array::<EntityData>(version >= 1, version)
             .in_field("entity")?;
         let ops = r.read_struct_array::<OpData>(version >= 1, version).in_field("ops")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             entity,
             ops,

@@ -44,10 +44,11 @@ impl<'a> rt::Decode<'a> for AlterClientQuotasResponse<'a> {
         let entries = r
             .read_struct_array::<EntryData>(version >= 1, version)
             .in_field("entries")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             entries,
@@ -169,10 +170,11 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let entity_type = r.read_string(version >= 1).in_field("entity_type")?;
         let entity_name = r.read_nullable_string(version >= 1).in_field("entity_name")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             entity_type,
             entity_name,
@@ -318,10 +320,11 @@ impl<'a> rt::Decode<'a> for EntryData<'a> {
         let entity = r
             .read_struct_array::<EntityData>(version >= 1, version)
             .in_field("entity")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             error_code,
             error_message,

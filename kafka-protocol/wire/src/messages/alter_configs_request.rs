@@ -44,10 +44,11 @@ impl<'a> rt::Decode<'a> for AlterConfigsRequest<'a> {
             .read_struct_array::<AlterConfigsResource>(version >= 2, version)
             .in_field("resources")?;
         let validate_only = r.read_bool().in_field("validate_only")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             resources,
             validate_only,
@@ -169,10 +170,11 @@ impl<'a> rt::Decode<'a> for AlterableConfig<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_string(version >= 2).in_field("name")?;
         let value = r.read_nullable_string(version >= 2).in_field("value")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             value,
@@ -304,10 +306,11 @@ impl<'a> rt::Decode<'a> for AlterConfigsResource<'a> {
         let configs = r
             .read_struct_array::<AlterableConfig>(version >= 2, version)
             .in_field("configs")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             resource_type,
             resource_name,

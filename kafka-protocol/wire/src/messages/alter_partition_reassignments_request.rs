@@ -65,8 +65,7 @@ impl<'a> rt::Decode<'a> for AlterPartitionReassignmentsRequest<'a> {
         let topics = r
             .read_struct_array::<ReassignableTopic>(true, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             timeout_ms,
             allow_replication_factor_change,
@@ -189,8 +188,7 @@ impl<'a> rt::Decode<'a> for ReassignablePartition<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let partition_index = r.read_i32().in_field("partition_index")?;
         let replicas = r.read_nullable_scalar_array::<i32>(true).in_field("replicas")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             replicas,
@@ -302,8 +300,7 @@ impl<'a> rt::Decode<'a> for ReassignableTopic<'a> {
         let partitions = r
             .read_struct_array::<ReassignablePartition>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             partitions,

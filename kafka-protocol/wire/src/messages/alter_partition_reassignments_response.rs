@@ -77,8 +77,7 @@ impl<'a> rt::Decode<'a> for AlterPartitionReassignmentsResponse<'a> {
         let responses = r
             .read_struct_array::<ReassignableTopicResponse>(true, version)
             .in_field("responses")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             allow_replication_factor_change,
@@ -226,8 +225,7 @@ impl<'a> rt::Decode<'a> for ReassignablePartitionResponse<'a> {
         let partition_index = fixed.i32();
         let error_code = fixed.i16();
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             error_code,
@@ -347,8 +345,7 @@ impl<'a> rt::Decode<'a> for ReassignableTopicResponse<'a> {
         let partitions = r
             .read_struct_array::<ReassignablePartitionResponse>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             partitions,

@@ -60,8 +60,7 @@ impl<'a> rt::Decode<'a> for AlterPartitionRequest<'a> {
         let broker_id = fixed.i32();
         let broker_epoch = fixed.i64();
         let topics = r.read_struct_array::<TopicData>(true, version).in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             broker_id,
             broker_epoch,
@@ -178,8 +177,7 @@ impl<'a> rt::Decode<'a> for BrokerState<'a> {
             .read_fixed(&[("broker_id", 4), ("broker_epoch", 8)])?;
         let broker_id = fixed.i32();
         let broker_epoch = fixed.i64();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             broker_id,
             broker_epoch,
@@ -320,8 +318,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             .read_fixed(&[("leader_recovery_state", 1), ("partition_epoch", 4)])?;
         let leader_recovery_state = fixed.i8();
         let partition_epoch = fixed.i32();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             leader_epoch,
@@ -499,8 +496,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         let partitions = r
             .read_struct_array::<PartitionData>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             partitions,

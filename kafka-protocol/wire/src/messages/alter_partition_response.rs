@@ -48,8 +48,7 @@ impl<'a> rt::Decode<'a> for AlterPartitionResponse<'a> {
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
         let topics = r.read_struct_array::<TopicData>(true, version).in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -191,8 +190,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             .read_fixed(&[("leader_recovery_state", 1), ("partition_epoch", 4)])?;
         let leader_recovery_state = fixed.i8();
         let partition_epoch = fixed.i32();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             error_code,
@@ -343,8 +341,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         let partitions = r
             .read_struct_array::<PartitionData>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             partitions,

@@ -39,10 +39,11 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirsRequest<'a> {
         let dirs = r
             .read_struct_array::<AlterReplicaLogDir>(version >= 2, version)
             .in_field("dirs")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             dirs,
             unknown_tagged_fields,
@@ -149,10 +150,11 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirTopic<'a> {
         let partitions = r
             .read_scalar_array::<i32>(version >= 2)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             partitions,
@@ -279,10 +281,11 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDir<'a> {
         let topics = r
             .read_struct_array::<AlterReplicaLogDirTopic>(version >= 2, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             path,
             topics,

@@ -44,10 +44,11 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirsResponse<'a> {
         let results = r
             .read_struct_array::<AlterReplicaLogDirTopicResult>(version >= 2, version)
             .in_field("results")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             results,
@@ -160,10 +161,11 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirPartitionResult<'a> {
             .read_fixed(&[("partition_index", 4), ("error_code", 2)])?;
         let partition_index = fixed.i32();
         let error_code = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             partition_index,
             error_code,
@@ -292,10 +294,11 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirTopicResult<'a> {
                 AlterReplicaLogDirPartitionResult,
             >(version >= 2, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             topic_name,
             partitions,

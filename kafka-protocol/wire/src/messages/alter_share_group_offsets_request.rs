@@ -44,8 +44,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsRequest<'a> {
         let topics = r
             .read_struct_array::<AlterShareGroupOffsetsRequestTopic>(true, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             group_id,
             topics,
@@ -146,8 +145,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsRequestPartition<'a> {
             .read_fixed(&[("partition_index", 4), ("start_offset", 8)])?;
         let partition_index = fixed.i32();
         let start_offset = fixed.i64();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             start_offset,
@@ -259,8 +257,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsRequestTopic<'a> {
         let partitions = r
             .read_struct_array::<AlterShareGroupOffsetsRequestPartition>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_name,
             partitions,

@@ -56,8 +56,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponse<'a> {
         let responses = r
             .read_struct_array::<AlterShareGroupOffsetsResponseTopic>(true, version)
             .in_field("responses")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -177,8 +176,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponsePartition<'a> {
         let partition_index = fixed.i32();
         let error_code = fixed.i16();
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             error_code,
@@ -303,8 +301,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponseTopic<'a> {
         let partitions = r
             .read_struct_array::<AlterShareGroupOffsetsResponsePartition>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_name,
             topic_id,

@@ -46,8 +46,7 @@ impl<'a> rt::Decode<'a> for AlterUserScramCredentialsRequest<'a> {
         let upsertions = r
             .read_struct_array::<ScramCredentialUpsertion>(true, version)
             .in_field("upsertions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             deletions,
             upsertions,
@@ -147,8 +146,7 @@ impl<'a> rt::Decode<'a> for ScramCredentialDeletion<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_string(true).in_field("name")?;
         let mechanism = r.read_i8().in_field("mechanism")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             mechanism,
@@ -275,8 +273,7 @@ impl<'a> rt::Decode<'a> for ScramCredentialUpsertion<'a> {
         let salted_password: Cow<'a, [u8]> = r
             .read_bytes(true)
             .in_field("salted_password")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             mechanism,

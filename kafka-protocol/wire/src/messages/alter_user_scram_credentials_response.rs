@@ -44,8 +44,7 @@ impl<'a> rt::Decode<'a> for AlterUserScramCredentialsResponse<'a> {
         let results = r
             .read_struct_array::<AlterUserScramCredentialsResult>(true, version)
             .in_field("results")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             results,
@@ -160,8 +159,7 @@ impl<'a> rt::Decode<'a> for AlterUserScramCredentialsResult<'a> {
         let user = r.read_string(true).in_field("user")?;
         let error_code = r.read_i16().in_field("error_code")?;
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             user,
             error_code,

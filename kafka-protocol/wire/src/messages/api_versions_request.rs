@@ -76,10 +76,11 @@ impl<'a> rt::Decode<'a> for ApiVersionsRequest<'a> {
             None
         };
         let node_id = if version >= 5 { r.read_i32().in_field("node_id")? } else { -1 };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 3 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 3 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             client_software_name,
             client_software_version,

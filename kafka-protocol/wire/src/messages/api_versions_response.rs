@@ -85,12 +85,22 @@ impl<'a> rt::Decode<'a> for ApiVersionsResponse<'a> {
         } else {
             0
         };
-        let mut supported_features = rt::StructArray::new();
-        let mut finalized_features_epoch = -1;
-        let mut finalized_features = rt::StructArray::new();
-        let mut zk_migration_ready = false;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 3 {
+        let supported_features = rt::StructArray::new();
+        let finalized_features_epoch = -1;
+        let finalized_features = rt::StructArray::new();
+        let zk_migration_ready = false;
+        let (
+            supported_features,
+            finalized_features_epoch,
+            finalized_features,
+            zk_migration_ready,
+            unknown_tagged_fields,
+        ) = if version >= 3 && !r.skip_empty_tagged_section() {
+            let mut supported_features = supported_features;
+            let mut finalized_features_epoch = finalized_features_epoch;
+            let mut finalized_features = finalized_features;
+            let mut zk_migration_ready = zk_migration_ready;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
             r.read_tagged_fields(
                 &mut unknown_tagged_fields,
                 |tag, r| {
@@ -120,7 +130,22 @@ impl<'a> rt::Decode<'a> for ApiVersionsResponse<'a> {
                     Ok(true)
                 },
             )?;
-        }
+            (
+                supported_features,
+                finalized_features_epoch,
+                finalized_features,
+                zk_migration_ready,
+                unknown_tagged_fields,
+            )
+        } else {
+            (
+                supported_features,
+                finalized_features_epoch,
+                finalized_features,
+                zk_migration_ready,
+                rt::UnknownTaggedFields::new(),
+            )
+        };
         Ok(Self {
             error_code,
             api_keys,
@@ -378,10 +403,11 @@ impl<'a> rt::Decode<'a> for ApiVersion<'a> {
         let api_key = fixed.i16();
         let min_version = fixed.i16();
         let max_version = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 3 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 3 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             api_key,
             min_version,
@@ -517,8 +543,7 @@ impl<'a> rt::Decode<'a> for SupportedFeatureKey<'a> {
             .read_fixed(&[("min_version", 2), ("max_version", 2)])?;
         let min_version = fixed.i16();
         let max_version = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             min_version,
@@ -639,8 +664,7 @@ impl<'a> rt::Decode<'a> for FinalizedFeatureKey<'a> {
             .read_fixed(&[("max_version_level", 2), ("min_version_level", 2)])?;
         let max_version_level = fixed.i16();
         let min_version_level = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             max_version_level,

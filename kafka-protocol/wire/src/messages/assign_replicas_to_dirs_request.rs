@@ -62,8 +62,7 @@ impl<'a> rt::Decode<'a> for AssignReplicasToDirsRequest<'a> {
         let directories = r
             .read_struct_array::<DirectoryData>(true, version)
             .in_field("directories")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             broker_id,
             broker_epoch,
@@ -163,8 +162,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let partition_index = r.read_i32().in_field("partition_index")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             unknown_tagged_fields,
@@ -268,8 +266,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         let partitions = r
             .read_struct_array::<PartitionData>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             partitions,
@@ -380,8 +377,7 @@ impl<'a> rt::Decode<'a> for DirectoryData<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let id = r.read_uuid().in_field("id")?;
         let topics = r.read_struct_array::<TopicData>(true, version).in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             id,
             topics,

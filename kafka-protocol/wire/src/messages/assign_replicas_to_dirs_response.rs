@@ -50,8 +50,7 @@ impl<'a> rt::Decode<'a> for AssignReplicasToDirsResponse<'a> {
         let directories = r
             .read_struct_array::<DirectoryData>(true, version)
             .in_field("directories")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -160,8 +159,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             .read_fixed(&[("partition_index", 4), ("error_code", 2)])?;
         let partition_index = fixed.i32();
         let error_code = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             error_code,
@@ -273,8 +271,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         let partitions = r
             .read_struct_array::<PartitionData>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             partitions,
@@ -385,8 +382,7 @@ impl<'a> rt::Decode<'a> for DirectoryData<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let id = r.read_uuid().in_field("id")?;
         let topics = r.read_struct_array::<TopicData>(true, version).in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             id,
             topics,

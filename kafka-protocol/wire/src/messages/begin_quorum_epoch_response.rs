@@ -48,9 +48,12 @@ impl<'a> rt::Decode<'a> for BeginQuorumEpochResponse<'a> {
         let topics = r
             .read_struct_array::<TopicData>(version >= 1, version)
             .in_field("topics")?;
-        let mut node_endpoints = rt::StructArray::new();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
+        let node_endpoints = rt::StructArray::new();
+        let (node_endpoints, unknown_tagged_fields) = if version >= 1
+            && !r.skip_empty_tagged_section()
+        {
+            let mut node_endpoints = node_endpoints;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
             r.read_tagged_fields(
                 &mut unknown_tagged_fields,
                 |tag, r| {
@@ -65,7 +68,10 @@ impl<'a> rt::Decode<'a> for BeginQuorumEpochResponse<'a> {
                     Ok(true)
                 },
             )?;
-        }
+            (node_endpoints, unknown_tagged_fields)
+        } else {
+            (node_endpoints, rt::UnknownTaggedFields::new())
+        };
         Ok(Self {
             error_code,
             topics,
@@ -240,10 +246,11 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         let error_code = fixed.i16();
         let leader_id = fixed.i32();
         let leader_epoch = fixed.i32();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             partition_index,
             error_code,
@@ -388,10 +395,11 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         let partitions = r
             .read_struct_array::<PartitionData>(version >= 1, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             topic_name,
             partitions,
@@ -521,8 +529,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         let node_id = r.read_i32().in_field("node_id")?;
         let host = r.read_string(true).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             node_id,
             host,

@@ -35,20 +35,26 @@ impl<'a> rt::Decode<'a> for BeginTransactionRecord<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let mut name = None;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_tagged_fields(
-            &mut unknown_tagged_fields,
-            |tag, r| {
-                match tag {
-                    0u32 => {
-                        name = r.read_nullable_string(true).in_field("name")?;
+        let name = None;
+        let (name, unknown_tagged_fields) = if !r.skip_empty_tagged_section() {
+            let mut name = name;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
+            r.read_tagged_fields(
+                &mut unknown_tagged_fields,
+                |tag, r| {
+                    match tag {
+                        0u32 => {
+                            name = r.read_nullable_string(true).in_field("name")?;
+                        }
+                        _ => return Ok(false),
                     }
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            },
-        )?;
+                    Ok(true)
+                },
+            )?;
+            (name, unknown_tagged_fields)
+        } else {
+            (name, rt::UnknownTaggedFields::new())
+        };
         Ok(Self {
             name,
             unknown_tagged_fields,

@@ -83,38 +83,47 @@ impl<'a> rt::Decode<'a> for BrokerHeartbeatRequest<'a> {
         let current_metadata_offset = fixed.i64();
         let want_fence = r.read_bool().in_field("want_fence")?;
         let want_shut_down = r.read_bool().in_field("want_shut_down")?;
-        let mut offline_log_dirs = rt::ScalarArray::new();
-        let mut cordoned_log_dirs = None;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_tagged_fields(
-            &mut unknown_tagged_fields,
-            |tag, r| {
-                match tag {
-                    0u32 => {
-                        if version < 1 {
-                            return Err(
-                                r.error(rt::DecodeErrorKind::TagNotInVersion(0u32)),
-                            );
+        let offline_log_dirs = rt::ScalarArray::new();
+        let cordoned_log_dirs = None;
+        let (offline_log_dirs, cordoned_log_dirs, unknown_tagged_fields) = if !r
+            .skip_empty_tagged_section()
+        {
+            let mut offline_log_dirs = offline_log_dirs;
+            let mut cordoned_log_dirs = cordoned_log_dirs;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
+            r.read_tagged_fields(
+                &mut unknown_tagged_fields,
+                |tag, r| {
+                    match tag {
+                        0u32 => {
+                            if version < 1 {
+                                return Err(
+                                    r.error(rt::DecodeErrorKind::TagNotInVersion(0u32)),
+                                );
+                            }
+                            offline_log_dirs = r
+                                .read_scalar_array::<rt::Uuid>(true)
+                                .in_field("offline_log_dirs")?;
                         }
-                        offline_log_dirs = r
-                            .read_scalar_array::<rt::Uuid>(true)
-                            .in_field("offline_log_dirs")?;
-                    }
-                    1u32 => {
-                        if version < 2 {
-                            return Err(
-                                r.error(rt::DecodeErrorKind::TagNotInVersion(1u32)),
-                            );
+                        1u32 => {
+                            if version < 2 {
+                                return Err(
+                                    r.error(rt::DecodeErrorKind::TagNotInVersion(1u32)),
+                                );
+                            }
+                            cordoned_log_dirs = r
+                                .read_nullable_scalar_array::<rt::Uuid>(true)
+                                .in_field("cordoned_log_dirs")?;
                         }
-                        cordoned_log_dirs = r
-                            .read_nullable_scalar_array::<rt::Uuid>(true)
-                            .in_field("cordoned_log_dirs")?;
+                        _ => return Ok(false),
                     }
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            },
-        )?;
+                    Ok(true)
+                },
+            )?;
+            (offline_log_dirs, cordoned_log_dirs, unknown_tagged_fields)
+        } else {
+            (offline_log_dirs, cordoned_log_dirs, rt::UnknownTaggedFields::new())
+        };
         Ok(Self {
             broker_id,
             broker_epoch,

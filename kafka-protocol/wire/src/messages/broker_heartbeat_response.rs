@@ -71,8 +71,7 @@ impl<'a> rt::Decode<'a> for BrokerHeartbeatResponse<'a> {
         let is_caught_up = r.read_bool().in_field("is_caught_up")?;
         let is_fenced = r.read_bool().in_field("is_fenced")?;
         let should_shut_down = r.read_bool().in_field("should_shut_down")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             error_code,

@@ -58,53 +58,80 @@ impl<'a> rt::Decode<'a> for BrokerRegistrationChangeRecord<'a> {
             .read_fixed(&[("broker_id", 4), ("broker_epoch", 8)])?;
         let broker_id = fixed.i32();
         let broker_epoch = fixed.i64();
-        let mut fenced = 0;
-        let mut in_controlled_shutdown = 0;
-        let mut log_dirs = rt::ScalarArray::new();
-        let mut cordoned_log_dirs = None;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_tagged_fields(
-            &mut unknown_tagged_fields,
-            |tag, r| {
-                match tag {
-                    0u32 => {
-                        fenced = r.read_i8().in_field("fenced")?;
-                    }
-                    1u32 => {
-                        if version < 1 {
-                            return Err(
-                                r.error(rt::DecodeErrorKind::TagNotInVersion(1u32)),
-                            );
+        let fenced = 0;
+        let in_controlled_shutdown = 0;
+        let log_dirs = rt::ScalarArray::new();
+        let cordoned_log_dirs = None;
+        let (
+            fenced,
+            in_controlled_shutdown,
+            log_dirs,
+            cordoned_log_dirs,
+            unknown_tagged_fields,
+        ) = if !r.skip_empty_tagged_section() {
+            let mut fenced = fenced;
+            let mut in_controlled_shutdown = in_controlled_shutdown;
+            let mut log_dirs = log_dirs;
+            let mut cordoned_log_dirs = cordoned_log_dirs;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
+            r.read_tagged_fields(
+                &mut unknown_tagged_fields,
+                |tag, r| {
+                    match tag {
+                        0u32 => {
+                            fenced = r.read_i8().in_field("fenced")?;
                         }
-                        in_controlled_shutdown = r
-                            .read_i8()
-                            .in_field("in_controlled_shutdown")?;
-                    }
-                    2u32 => {
-                        if version < 2 {
-                            return Err(
-                                r.error(rt::DecodeErrorKind::TagNotInVersion(2u32)),
-                            );
+                        1u32 => {
+                            if version < 1 {
+                                return Err(
+                                    r.error(rt::DecodeErrorKind::TagNotInVersion(1u32)),
+                                );
+                            }
+                            in_controlled_shutdown = r
+                                .read_i8()
+                                .in_field("in_controlled_shutdown")?;
                         }
-                        log_dirs = r
-                            .read_scalar_array::<rt::Uuid>(true)
-                            .in_field("log_dirs")?;
-                    }
-                    3u32 => {
-                        if version < 3 {
-                            return Err(
-                                r.error(rt::DecodeErrorKind::TagNotInVersion(3u32)),
-                            );
+                        2u32 => {
+                            if version < 2 {
+                                return Err(
+                                    r.error(rt::DecodeErrorKind::TagNotInVersion(2u32)),
+                                );
+                            }
+                            log_dirs = r
+                                .read_scalar_array::<rt::Uuid>(true)
+                                .in_field("log_dirs")?;
                         }
-                        cordoned_log_dirs = r
-                            .read_nullable_scalar_array::<rt::Uuid>(true)
-                            .in_field("cordoned_log_dirs")?;
+                        3u32 => {
+                            if version < 3 {
+                                return Err(
+                                    r.error(rt::DecodeErrorKind::TagNotInVersion(3u32)),
+                                );
+                            }
+                            cordoned_log_dirs = r
+                                .read_nullable_scalar_array::<rt::Uuid>(true)
+                                .in_field("cordoned_log_dirs")?;
+                        }
+                        _ => return Ok(false),
                     }
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            },
-        )?;
+                    Ok(true)
+                },
+            )?;
+            (
+                fenced,
+                in_controlled_shutdown,
+                log_dirs,
+                cordoned_log_dirs,
+                unknown_tagged_fields,
+            )
+        } else {
+            (
+                fenced,
+                in_controlled_shutdown,
+                log_dirs,
+                cordoned_log_dirs,
+                rt::UnknownTaggedFields::new(),
+            )
+        };
         Ok(Self {
             broker_id,
             broker_epoch,

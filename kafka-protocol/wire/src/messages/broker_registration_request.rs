@@ -111,8 +111,7 @@ impl<'a> rt::Decode<'a> for BrokerRegistrationRequest<'a> {
         } else {
             -1
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             broker_id,
             cluster_id,
@@ -293,8 +292,7 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
             .read_fixed(&[("port", 2), ("security_protocol", 2)])?;
         let port = fixed.u16();
         let security_protocol = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             host,
@@ -421,8 +419,7 @@ impl<'a> rt::Decode<'a> for Feature<'a> {
             .read_fixed(&[("min_supported_version", 2), ("max_supported_version", 2)])?;
         let min_supported_version = fixed.i16();
         let max_supported_version = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             min_supported_version,

@@ -36,8 +36,7 @@ impl<'a> rt::Decode<'a> for ClearElrRecord<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let topic_name = r.read_string(true).in_field("topic_name")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_name,
             unknown_tagged_fields,

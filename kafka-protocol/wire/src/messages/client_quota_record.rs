@@ -54,8 +54,7 @@ impl<'a> rt::Decode<'a> for ClientQuotaRecord<'a> {
         let key = r.read_string(true).in_field("key")?;
         let value = r.read_f64().in_field("value")?;
         let remove = r.read_bool().in_field("remove")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             entity,
             key,
@@ -175,8 +174,7 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let entity_type = r.read_string(true).in_field("entity_type")?;
         let entity_name = r.read_nullable_string(true).in_field("entity_name")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             entity_type,
             entity_name,

@@ -64,8 +64,7 @@ impl<'a> rt::Decode<'a> for ConfigRecord<'a> {
         let resource_name = r.read_string(true).in_field("resource_name")?;
         let name = r.read_string(true).in_field("name")?;
         let value = r.read_nullable_string(true).in_field("value")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             resource_type,
             resource_name,

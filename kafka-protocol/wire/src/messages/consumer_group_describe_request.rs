@@ -45,8 +45,7 @@ impl<'a> rt::Decode<'a> for ConsumerGroupDescribeRequest<'a> {
         let include_authorized_operations = r
             .read_bool()
             .in_field("include_authorized_operations")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             group_ids,
             include_authorized_operations,

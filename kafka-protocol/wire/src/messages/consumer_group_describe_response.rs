@@ -44,8 +44,7 @@ impl<'a> rt::Decode<'a> for ConsumerGroupDescribeResponse<'a> {
         let groups = r
             .read_struct_array::<DescribedGroup>(true, version)
             .in_field("groups")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             groups,
@@ -218,8 +217,7 @@ impl<'a> rt::Decode<'a> for Member<'a> {
         } else {
             -1
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             member_id,
             instance_id,
@@ -472,8 +470,7 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
         let assignor_name = r.read_string(true).in_field("assignor_name")?;
         let members = r.read_struct_array::<Member>(true, version).in_field("members")?;
         let authorized_operations = r.read_i32().in_field("authorized_operations")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             error_code,
             error_message,
@@ -635,8 +632,7 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
         let topic_name = r.read_string(true).in_field("topic_name")?;
         let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             topic_name,
@@ -749,8 +745,7 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
         let topic_partitions = r
             .read_struct_array::<TopicPartitions>(true, version)
             .in_field("topic_partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_partitions,
             unknown_tagged_fields,

@@ -108,8 +108,7 @@ impl<'a> rt::Decode<'a> for ConsumerGroupHeartbeatRequest<'a> {
         let topic_partitions = r
             .read_nullable_struct_array::<TopicPartitions>(true, version)
             .in_field("topic_partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             group_id,
             member_id,
@@ -291,8 +290,7 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
         let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             partitions,

@@ -39,10 +39,11 @@ impl<'a> rt::Decode<'a> for CreateAclsRequest<'a> {
         let creations = r
             .read_struct_array::<AclCreation>(version >= 2, version)
             .in_field("creations")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             creations,
             unknown_tagged_fields,
@@ -191,10 +192,11 @@ impl<'a> rt::Decode<'a> for AclCreation<'a> {
             .read_fixed(&[("operation", 1), ("permission_type", 1)])?;
         let operation = fixed.i8();
         let permission_type = fixed.i8();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             resource_type,
             resource_name,

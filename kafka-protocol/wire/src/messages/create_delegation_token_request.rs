@@ -75,10 +75,11 @@ impl<'a> rt::Decode<'a> for CreateDelegationTokenRequest<'a> {
             .read_struct_array::<CreatableRenewers>(version >= 2, version)
             .in_field("renewers")?;
         let max_lifetime_ms = r.read_i64().in_field("max_lifetime_ms")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             owner_principal_type,
             owner_principal_name,
@@ -238,10 +239,11 @@ impl<'a> rt::Decode<'a> for CreatableRenewers<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let principal_type = r.read_string(version >= 2).in_field("principal_type")?;
         let principal_name = r.read_string(version >= 2).in_field("principal_name")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             principal_type,
             principal_name,

@@ -102,10 +102,11 @@ impl<'a> rt::Decode<'a> for CreateDelegationTokenResponse<'a> {
         let token_id = r.read_string(version >= 2).in_field("token_id")?;
         let hmac: Cow<'a, [u8]> = r.read_bytes(version >= 2).in_field("hmac")?;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             error_code,
             principal_type,

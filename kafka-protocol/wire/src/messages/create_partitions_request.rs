@@ -49,10 +49,11 @@ impl<'a> rt::Decode<'a> for CreatePartitionsRequest<'a> {
             .in_field("topics")?;
         let timeout_ms = r.read_i32().in_field("timeout_ms")?;
         let validate_only = r.read_bool().in_field("validate_only")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             topics,
             timeout_ms,
@@ -165,10 +166,11 @@ impl<'a> rt::Decode<'a> for CreatePartitionsAssignment<'a> {
         let broker_ids = r
             .read_scalar_array::<i32>(version >= 2)
             .in_field("broker_ids")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             broker_ids,
             unknown_tagged_fields,
@@ -306,10 +308,11 @@ impl<'a> rt::Decode<'a> for CreatePartitionsTopic<'a> {
                 CreatePartitionsAssignment,
             >(version >= 2, version)
             .in_field("assignments")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             count,

@@ -44,10 +44,11 @@ impl<'a> rt::Decode<'a> for CreatePartitionsResponse<'a> {
         let results = r
             .read_struct_array::<CreatePartitionsTopicResult>(version >= 2, version)
             .in_field("results")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             results,
@@ -165,10 +166,11 @@ impl<'a> rt::Decode<'a> for CreatePartitionsTopicResult<'a> {
         let error_message = r
             .read_nullable_string(version >= 2)
             .in_field("error_message")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             error_code,

@@ -61,10 +61,11 @@ impl<'a> rt::Decode<'a> for CreateTopicsRequest<'a> {
             .in_field("topics")?;
         let timeout_ms = r.read_i32().in_field("timeout_ms")?;
         let validate_only = r.read_bool().in_field("validate_only")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 5 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 5 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             topics,
             timeout_ms,
@@ -182,10 +183,11 @@ impl<'a> rt::Decode<'a> for CreatableReplicaAssignment<'a> {
         let broker_ids = r
             .read_scalar_array::<i32>(version >= 5)
             .in_field("broker_ids")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 5 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 5 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             partition_index,
             broker_ids,
@@ -319,10 +321,11 @@ impl<'a> rt::Decode<'a> for CreatableTopicConfig<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_string(version >= 5).in_field("name")?;
         let value = r.read_nullable_string(version >= 5).in_field("value")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 5 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 5 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             value,
@@ -468,10 +471,11 @@ impl<'a> rt::Decode<'a> for CreatableTopic<'a> {
         let configs = r
             .read_struct_array::<CreatableTopicConfig>(version >= 5, version)
             .in_field("configs")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 5 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 5 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             num_partitions,

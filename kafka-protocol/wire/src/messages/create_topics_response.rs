@@ -44,10 +44,11 @@ impl<'a> rt::Decode<'a> for CreateTopicsResponse<'a> {
         let topics = r
             .read_struct_array::<CreatableTopicResult>(version >= 5, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 5 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 5 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             topics,
@@ -187,8 +188,7 @@ impl<'a> rt::Decode<'a> for CreatableTopicConfigs<'a> {
         let read_only = r.read_bool().in_field("read_only")?;
         let config_source = r.read_i8().in_field("config_source")?;
         let is_sensitive = r.read_bool().in_field("is_sensitive")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             value,
@@ -364,7 +364,7 @@ impl<'a> rt::Decode<'a> for CreatableTopicResult<'a> {
         let error_message = r
             .read_nullable_string(version >= 5)
             .in_field("error_message")?;
-        let mut topic_config_error_code = 0;
+        let topic_config_error_code = 0;
         let (num_partitions, replication_factor) = if version >= 5 {
             let mut fixed: rt::FixedFields<6> = r
                 .read_fixed(&[("num_partitions", 4), ("replication_factor", 2)])?;
@@ -378,8 +378,11 @@ impl<'a> rt::Decode<'a> for CreatableTopicResult<'a> {
         } else {
             Some(rt::StructArray::new())
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 5 {
+        let (topic_config_error_code, unknown_tagged_fields) = if version >= 5
+            && !r.skip_empty_tagged_section()
+        {
+            let mut topic_config_error_code = topic_config_error_code;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
             r.read_tagged_fields(
                 &mut unknown_tagged_fields,
                 |tag, r| {
@@ -394,7 +397,10 @@ impl<'a> rt::Decode<'a> for CreatableTopicResult<'a> {
                     Ok(true)
                 },
             )?;
-        }
+            (topic_config_error_code, unknown_tagged_fields)
+        } else {
+            (topic_config_error_code, rt::UnknownTaggedFields::new())
+        };
         Ok(Self {
             name,
             topic_id,

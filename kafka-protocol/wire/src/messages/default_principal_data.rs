@@ -41,8 +41,7 @@ impl<'a> rt::Decode<'a> for DefaultPrincipalData<'a> {
         let r#type = r.read_string(true).in_field("type")?;
         let name = r.read_string(true).in_field("name")?;
         let token_authenticated = r.read_bool().in_field("token_authenticated")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             r#type,
             name,

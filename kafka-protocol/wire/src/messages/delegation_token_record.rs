@@ -74,8 +74,7 @@ impl<'a> rt::Decode<'a> for DelegationTokenRecord<'a> {
         let max_timestamp = fixed.i64();
         let expiration_timestamp = fixed.i64();
         let token_id = r.read_string(true).in_field("token_id")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             owner,
             requester,

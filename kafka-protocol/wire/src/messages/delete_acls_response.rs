@@ -44,10 +44,11 @@ impl<'a> rt::Decode<'a> for DeleteAclsResponse<'a> {
         let filter_results = r
             .read_struct_array::<DeleteAclsFilterResult>(version >= 2, version)
             .in_field("filter_results")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             filter_results,
@@ -215,10 +216,11 @@ impl<'a> rt::Decode<'a> for DeleteAclsMatchingAcl<'a> {
             .read_fixed(&[("operation", 1), ("permission_type", 1)])?;
         let operation = fixed.i8();
         let permission_type = fixed.i8();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             error_code,
             error_message,
@@ -409,10 +411,11 @@ impl<'a> rt::Decode<'a> for DeleteAclsFilterResult<'a> {
         let matching_acls = r
             .read_struct_array::<DeleteAclsMatchingAcl>(version >= 2, version)
             .in_field("matching_acls")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             error_code,
             error_message,

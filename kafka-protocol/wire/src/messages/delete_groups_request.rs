@@ -38,10 +38,11 @@ impl<'a> rt::Decode<'a> for DeleteGroupsRequest<'a> {
         let groups_names = r
             .read_array(version >= 2, |r| r.read_string(version >= 2))
             .in_field("groups_names")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             groups_names,
             unknown_tagged_fields,

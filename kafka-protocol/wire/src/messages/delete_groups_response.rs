@@ -44,10 +44,11 @@ impl<'a> rt::Decode<'a> for DeleteGroupsResponse<'a> {
         let results = r
             .read_struct_array::<DeletableGroupResult>(version >= 2, version)
             .in_field("results")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             results,
@@ -167,10 +168,11 @@ impl<'a> rt::Decode<'a> for DeletableGroupResult<'a> {
         } else {
             None
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             group_id,
             error_code,

@@ -44,10 +44,11 @@ impl<'a> rt::Decode<'a> for DeleteRecordsRequest<'a> {
             .read_struct_array::<DeleteRecordsTopic>(version >= 2, version)
             .in_field("topics")?;
         let timeout_ms = r.read_i32().in_field("timeout_ms")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             topics,
             timeout_ms,
@@ -160,10 +161,11 @@ impl<'a> rt::Decode<'a> for DeleteRecordsPartition<'a> {
             .read_fixed(&[("partition_index", 4), ("offset", 8)])?;
         let partition_index = fixed.i32();
         let offset = fixed.i64();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             partition_index,
             offset,
@@ -288,10 +290,11 @@ impl<'a> rt::Decode<'a> for DeleteRecordsTopic<'a> {
         let partitions = r
             .read_struct_array::<DeleteRecordsPartition>(version >= 2, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             partitions,

@@ -44,10 +44,11 @@ impl<'a> rt::Decode<'a> for DeleteRecordsResponse<'a> {
         let topics = r
             .read_struct_array::<DeleteRecordsTopicResult>(version >= 2, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             topics,
@@ -167,10 +168,11 @@ impl<'a> rt::Decode<'a> for DeleteRecordsPartitionResult<'a> {
         let partition_index = fixed.i32();
         let low_watermark = fixed.i64();
         let error_code = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             partition_index,
             low_watermark,
@@ -305,10 +307,11 @@ impl<'a> rt::Decode<'a> for DeleteRecordsTopicResult<'a> {
         let partitions = r
             .read_struct_array::<DeleteRecordsPartitionResult>(version >= 2, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             partitions,

@@ -44,8 +44,7 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsRequest<'a> {
         let topics = r
             .read_struct_array::<DeleteShareGroupOffsetsRequestTopic>(true, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             group_id,
             topics,
@@ -139,8 +138,7 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsRequestTopic<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let topic_name = r.read_string(true).in_field("topic_name")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_name,
             unknown_tagged_fields,

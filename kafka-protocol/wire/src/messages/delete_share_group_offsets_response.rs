@@ -56,8 +56,7 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsResponse<'a> {
         let responses = r
             .read_struct_array::<DeleteShareGroupOffsetsResponseTopic>(true, version)
             .in_field("responses")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -182,8 +181,7 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsResponseTopic<'a> {
         let topic_id = fixed.uuid();
         let error_code = fixed.i16();
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_name,
             topic_id,

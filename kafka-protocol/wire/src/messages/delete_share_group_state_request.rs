@@ -44,8 +44,7 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupStateRequest<'a> {
         let topics = r
             .read_struct_array::<DeleteStateData>(true, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             group_id,
             topics,
@@ -139,8 +138,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let partition = r.read_i32().in_field("partition")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition,
             unknown_tagged_fields,
@@ -244,8 +242,7 @@ impl<'a> rt::Decode<'a> for DeleteStateData<'a> {
         let partitions = r
             .read_struct_array::<PartitionData>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             partitions,

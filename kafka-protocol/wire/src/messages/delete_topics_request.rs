@@ -56,10 +56,11 @@ impl<'a> rt::Decode<'a> for DeleteTopicsRequest<'a> {
             Vec::new()
         };
         let timeout_ms = r.read_i32().in_field("timeout_ms")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             topics,
             topic_names,
@@ -215,8 +216,7 @@ impl<'a> rt::Decode<'a> for DeleteTopicState<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_nullable_string(true).in_field("name")?;
         let topic_id = r.read_uuid().in_field("topic_id")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             topic_id,

@@ -44,10 +44,11 @@ impl<'a> rt::Decode<'a> for DeleteTopicsResponse<'a> {
         let responses = r
             .read_struct_array::<DeletableTopicResult>(version >= 4, version)
             .in_field("responses")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             responses,
@@ -194,10 +195,11 @@ impl<'a> rt::Decode<'a> for DeletableTopicResult<'a> {
         } else {
             None
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             topic_id,

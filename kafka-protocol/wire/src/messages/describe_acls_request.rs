@@ -88,10 +88,11 @@ impl<'a> rt::Decode<'a> for DescribeAclsRequest<'a> {
             .read_fixed(&[("operation", 1), ("permission_type", 1)])?;
         let operation = fixed.i8();
         let permission_type = fixed.i8();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             resource_type_filter,
             resource_name_filter,

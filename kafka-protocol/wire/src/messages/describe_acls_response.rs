@@ -71,10 +71,11 @@ impl<'a> rt::Decode<'a> for DescribeAclsResponse<'a> {
         let resources = r
             .read_struct_array::<DescribeAclsResource>(version >= 2, version)
             .in_field("resources")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -212,10 +213,11 @@ impl<'a> rt::Decode<'a> for AclDescription<'a> {
             .read_fixed(&[("operation", 1), ("permission_type", 1)])?;
         let operation = fixed.i8();
         let permission_type = fixed.i8();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             principal,
             host,
@@ -376,10 +378,11 @@ impl<'a> rt::Decode<'a> for DescribeAclsResource<'a> {
         let acls = r
             .read_struct_array::<AclDescription>(version >= 2, version)
             .in_field("acls")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             resource_type,
             resource_name,

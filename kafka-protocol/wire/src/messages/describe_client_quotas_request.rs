@@ -44,10 +44,11 @@ impl<'a> rt::Decode<'a> for DescribeClientQuotasRequest<'a> {
             .read_struct_array::<ComponentData>(version >= 1, version)
             .in_field("components")?;
         let strict = r.read_bool().in_field("strict")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             components,
             strict,
@@ -175,10 +176,11 @@ impl<'a> rt::Decode<'a> for ComponentData<'a> {
         let entity_type = r.read_string(version >= 1).in_field("entity_type")?;
         let match_type = r.read_i8().in_field("match_type")?;
         let r#match = r.read_nullable_string(version >= 1).in_field("match")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             entity_type,
             match_type,

@@ -70,10 +70,11 @@ impl<'a> rt::Decode<'a> for DescribeClientQuotasResponse<'a> {
         let entries = r
             .read_nullable_struct_array::<EntryData>(version >= 1, version)
             .in_field("entries")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -210,10 +211,11 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let entity_type = r.read_string(version >= 1).in_field("entity_type")?;
         let entity_name = r.read_nullable_string(version >= 1).in_field("entity_name")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             entity_type,
             entity_name,
@@ -337,10 +339,11 @@ impl<'a> rt::Decode<'a> for ValueData<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let key = r.read_string(version >= 1).in_field("key")?;
         let value = r.read_f64().in_field("value")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             key,
             value,
@@ -467,10 +470,11 @@ impl<'a> rt::Decode<'a> for EntryData<'a> {
         let values = r
             .read_struct_array::<ValueData>(version >= 1, version)
             .in_field("values")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             entity,
             values,

@@ -67,8 +67,7 @@ impl<'a> rt::Decode<'a> for DescribeClusterRequest<'a> {
         } else {
             false
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             include_cluster_authorized_operations,
             endpoint_type,

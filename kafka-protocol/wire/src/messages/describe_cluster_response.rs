@@ -99,8 +99,7 @@ impl<'a> rt::Decode<'a> for DescribeClusterResponse<'a> {
         let cluster_authorized_operations = r
             .read_i32()
             .in_field("cluster_authorized_operations")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -273,8 +272,7 @@ impl<'a> rt::Decode<'a> for DescribeClusterBroker<'a> {
         } else {
             false
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             broker_id,
             host,

@@ -53,10 +53,11 @@ impl<'a> rt::Decode<'a> for DescribeConfigsRequest<'a> {
         } else {
             false
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             resources,
             include_synonyms,
@@ -206,10 +207,11 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResource<'a> {
         let configuration_keys = r
             .read_nullable_array(version >= 4, |r| r.read_string(version >= 4))
             .in_field("configuration_keys")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             resource_type,
             resource_name,

@@ -44,10 +44,11 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResponse<'a> {
         let results = r
             .read_struct_array::<DescribeConfigsResult>(version >= 4, version)
             .in_field("results")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             results,
@@ -175,10 +176,11 @@ impl<'a> rt::Decode<'a> for DescribeConfigsSynonym<'a> {
         let name = r.read_string(version >= 4).in_field("name")?;
         let value = r.read_nullable_string(version >= 4).in_field("value")?;
         let source = r.read_i8().in_field("source")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             value,
@@ -366,10 +368,11 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResourceResult<'a> {
         } else {
             Some(Cow::Borrowed(""))
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             value,
@@ -593,10 +596,11 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResult<'a> {
         let configs = r
             .read_struct_array::<DescribeConfigsResourceResult>(version >= 4, version)
             .in_field("configs")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             error_code,
             error_message,

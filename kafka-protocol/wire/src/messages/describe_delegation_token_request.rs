@@ -50,10 +50,11 @@ impl<'a> rt::Decode<'a> for DescribeDelegationTokenRequest<'a> {
                 DescribeDelegationTokenOwner,
             >(version >= 2, version)
             .in_field("owners")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             owners,
             unknown_tagged_fields,
@@ -159,10 +160,11 @@ impl<'a> rt::Decode<'a> for DescribeDelegationTokenOwner<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let principal_type = r.read_string(version >= 2).in_field("principal_type")?;
         let principal_name = r.read_string(version >= 2).in_field("principal_name")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             principal_type,
             principal_name,

@@ -49,10 +49,11 @@ impl<'a> rt::Decode<'a> for DescribeDelegationTokenResponse<'a> {
             .read_struct_array::<DescribedDelegationToken>(version >= 2, version)
             .in_field("tokens")?;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             error_code,
             tokens,
@@ -168,10 +169,11 @@ impl<'a> rt::Decode<'a> for DescribedDelegationTokenRenewer<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let principal_type = r.read_string(version >= 2).in_field("principal_type")?;
         let principal_name = r.read_string(version >= 2).in_field("principal_name")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             principal_type,
             principal_name,
@@ -351,10 +353,11 @@ impl<'a> rt::Decode<'a> for DescribedDelegationToken<'a> {
         let renewers = r
             .read_struct_array::<DescribedDelegationTokenRenewer>(version >= 2, version)
             .in_field("renewers")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             principal_type,
             principal_name,

@@ -48,10 +48,11 @@ impl<'a> rt::Decode<'a> for DescribeGroupsResponse<'a> {
         let groups = r
             .read_struct_array::<DescribedGroup>(version >= 5, version)
             .in_field("groups")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 5 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 5 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             groups,
@@ -199,10 +200,11 @@ impl<'a> rt::Decode<'a> for DescribedGroupMember<'a> {
         let member_assignment: Cow<'a, [u8]> = r
             .read_bytes(version >= 5)
             .in_field("member_assignment")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 5 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 5 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             member_id,
             group_instance_id,
@@ -427,10 +429,11 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
         } else {
             -2147483648
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 5 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 5 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             error_code,
             error_message,

@@ -48,10 +48,11 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsRequest<'a> {
         let topics = r
             .read_nullable_struct_array::<DescribableLogDirTopic>(version >= 2, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             topics,
             unknown_tagged_fields,
@@ -159,10 +160,11 @@ impl<'a> rt::Decode<'a> for DescribableLogDirTopic<'a> {
         let partitions = r
             .read_scalar_array::<i32>(version >= 2)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             topic,
             partitions,

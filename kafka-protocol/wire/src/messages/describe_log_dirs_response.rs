@@ -53,10 +53,11 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsResponse<'a> {
         let results = r
             .read_struct_array::<DescribeLogDirsResult>(version >= 2, version)
             .in_field("results")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -195,10 +196,11 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsPartition<'a> {
         let partition_size = fixed.i64();
         let offset_lag = fixed.i64();
         let is_future_key = r.read_bool().in_field("is_future_key")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             partition_index,
             partition_size,
@@ -339,10 +341,11 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsTopic<'a> {
         let partitions = r
             .read_struct_array::<DescribeLogDirsPartition>(version >= 2, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             partitions,
@@ -514,10 +517,11 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsResult<'a> {
         } else {
             false
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             error_code,
             log_dir,

@@ -39,8 +39,7 @@ impl<'a> rt::Decode<'a> for DescribeProducersRequest<'a> {
         let topics = r
             .read_struct_array::<TopicRequest>(true, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topics,
             unknown_tagged_fields,
@@ -135,8 +134,7 @@ impl<'a> rt::Decode<'a> for TopicRequest<'a> {
         let partition_indexes = r
             .read_scalar_array::<i32>(true)
             .in_field("partition_indexes")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             partition_indexes,

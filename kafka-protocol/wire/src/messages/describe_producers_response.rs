@@ -44,8 +44,7 @@ impl<'a> rt::Decode<'a> for DescribeProducersResponse<'a> {
         let topics = r
             .read_struct_array::<TopicResponse>(true, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             topics,
@@ -189,8 +188,7 @@ impl<'a> rt::Decode<'a> for ProducerState<'a> {
         let last_timestamp = fixed.i64();
         let coordinator_epoch = fixed.i32();
         let current_txn_start_offset = fixed.i64();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             producer_id,
             producer_epoch,
@@ -345,8 +343,7 @@ impl<'a> rt::Decode<'a> for PartitionResponse<'a> {
         let active_producers = r
             .read_struct_array::<ProducerState>(true, version)
             .in_field("active_producers")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             error_code,
@@ -475,8 +472,7 @@ impl<'a> rt::Decode<'a> for TopicResponse<'a> {
         let partitions = r
             .read_struct_array::<PartitionResponse>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             partitions,

@@ -37,8 +37,7 @@ impl<'a> rt::Decode<'a> for DescribeQuorumRequest<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let topics = r.read_struct_array::<TopicData>(true, version).in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topics,
             unknown_tagged_fields,
@@ -126,8 +125,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let partition_index = r.read_i32().in_field("partition_index")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             unknown_tagged_fields,
@@ -231,8 +229,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         let partitions = r
             .read_struct_array::<PartitionData>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_name,
             partitions,

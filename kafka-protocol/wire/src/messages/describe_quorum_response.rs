@@ -73,8 +73,7 @@ impl<'a> rt::Decode<'a> for DescribeQuorumResponse<'a> {
         } else {
             rt::StructArray::new()
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             error_code,
             error_message,
@@ -276,8 +275,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         let observers = r
             .read_struct_array::<ReplicaState>(true, version)
             .in_field("observers")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             error_code,
@@ -449,8 +447,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         let partitions = r
             .read_struct_array::<PartitionData>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_name,
             partitions,
@@ -566,8 +563,7 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
         let name = r.read_string(true).in_field("name")?;
         let host = r.read_string(true).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             host,
@@ -684,8 +680,7 @@ impl<'a> rt::Decode<'a> for Node<'a> {
         let listeners = r
             .read_struct_array::<Listener>(true, version)
             .in_field("listeners")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             node_id,
             listeners,
@@ -833,8 +828,7 @@ impl<'a> rt::Decode<'a> for ReplicaState<'a> {
         } else {
             (-1, -1)
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             replica_id,
             replica_directory_id,

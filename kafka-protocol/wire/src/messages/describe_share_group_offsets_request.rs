@@ -39,8 +39,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsRequest<'a> {
         let groups = r
             .read_struct_array::<DescribeShareGroupOffsetsRequestGroup>(true, version)
             .in_field("groups")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             groups,
             unknown_tagged_fields,
@@ -133,8 +132,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsRequestTopic<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let topic_name = r.read_string(true).in_field("topic_name")?;
         let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_name,
             partitions,
@@ -258,8 +256,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsRequestGroup<'a> {
                 DescribeShareGroupOffsetsRequestTopic,
             >(true, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             group_id,
             topics,

@@ -44,8 +44,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponse<'a> {
         let groups = r
             .read_struct_array::<DescribeShareGroupOffsetsResponseGroup>(true, version)
             .in_field("groups")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             groups,
@@ -182,8 +181,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
         let lag = if version >= 1 { r.read_i64().in_field("lag")? } else { -1 };
         let error_code = r.read_i16().in_field("error_code")?;
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             start_offset,
@@ -337,8 +335,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponseTopic<'a> {
                 DescribeShareGroupOffsetsResponsePartition,
             >(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_name,
             topic_id,
@@ -470,8 +467,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponseGroup<'a> {
             .in_field("topics")?;
         let error_code = r.read_i16().in_field("error_code")?;
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             group_id,
             topics,

@@ -65,8 +65,7 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsRequest<'a> {
         let cursor = r
             .read_nullable_struct(|r| Cursor::decode_from(r, version))
             .in_field("cursor")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topics,
             response_partition_limit,
@@ -171,8 +170,7 @@ impl<'a> rt::Decode<'a> for TopicRequest<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_string(true).in_field("name")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             unknown_tagged_fields,
@@ -274,8 +272,7 @@ impl<'a> rt::Decode<'a> for Cursor<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let topic_name = r.read_string(true).in_field("topic_name")?;
         let partition_index = r.read_i32().in_field("partition_index")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_name,
             partition_index,

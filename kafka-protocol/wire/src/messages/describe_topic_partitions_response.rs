@@ -51,8 +51,7 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponse<'a> {
         let next_cursor = r
             .read_nullable_struct(|r| Cursor::decode_from(r, version))
             .in_field("next_cursor")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             topics,
@@ -229,8 +228,7 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponsePartition<'a> {
         let offline_replicas = r
             .read_scalar_array::<i32>(true)
             .in_field("offline_replicas")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             error_code,
             partition_index,
@@ -438,8 +436,7 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponseTopic<'a> {
         let topic_authorized_operations = r
             .read_i32()
             .in_field("topic_authorized_operations")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             error_code,
             name,
@@ -582,8 +579,7 @@ impl<'a> rt::Decode<'a> for Cursor<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let topic_name = r.read_string(true).in_field("topic_name")?;
         let partition_index = r.read_i32().in_field("partition_index")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_name,
             partition_index,

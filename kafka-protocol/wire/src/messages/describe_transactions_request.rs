@@ -38,8 +38,7 @@ impl<'a> rt::Decode<'a> for DescribeTransactionsRequest<'a> {
         let transactional_ids = r
             .read_array(true, |r| r.read_string(true))
             .in_field("transactional_ids")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             transactional_ids,
             unknown_tagged_fields,

@@ -44,8 +44,7 @@ impl<'a> rt::Decode<'a> for DescribeTransactionsResponse<'a> {
         let transaction_states = r
             .read_struct_array::<TransactionState>(true, version)
             .in_field("transaction_states")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             transaction_states,
@@ -144,8 +143,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let topic = r.read_string(true).in_field("topic")?;
         let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic,
             partitions,
@@ -293,8 +291,7 @@ impl<'a> rt::Decode<'a> for TransactionState<'a> {
         let producer_id = fixed.i64();
         let producer_epoch = fixed.i16();
         let topics = r.read_struct_array::<TopicData>(true, version).in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             error_code,
             transactional_id,

@@ -48,8 +48,7 @@ impl<'a> rt::Decode<'a> for DescribeUserScramCredentialsRequest<'a> {
         let users = r
             .read_nullable_struct_array::<UserName>(true, version)
             .in_field("users")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             users,
             unknown_tagged_fields,
@@ -138,8 +137,7 @@ impl<'a> rt::Decode<'a> for UserName<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_string(true).in_field("name")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             unknown_tagged_fields,

@@ -69,8 +69,7 @@ impl<'a> rt::Decode<'a> for DescribeUserScramCredentialsResponse<'a> {
         let results = r
             .read_struct_array::<DescribeUserScramCredentialsResult>(true, version)
             .in_field("results")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -185,8 +184,7 @@ impl<'a> rt::Decode<'a> for CredentialInfo<'a> {
             .read_fixed(&[("mechanism", 1), ("iterations", 4)])?;
         let mechanism = fixed.i8();
         let iterations = fixed.i32();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             mechanism,
             iterations,
@@ -319,8 +317,7 @@ impl<'a> rt::Decode<'a> for DescribeUserScramCredentialsResult<'a> {
         let credential_infos = r
             .read_struct_array::<CredentialInfo>(true, version)
             .in_field("credential_infos")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             user,
             error_code,

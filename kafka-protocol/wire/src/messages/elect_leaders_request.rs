@@ -64,10 +64,11 @@ impl<'a> rt::Decode<'a> for ElectLeadersRequest<'a> {
             .read_nullable_struct_array::<TopicPartitions>(version >= 2, version)
             .in_field("topic_partitions")?;
         let timeout_ms = r.read_i32().in_field("timeout_ms")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             election_type,
             topic_partitions,
@@ -209,10 +210,11 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
         let partitions = r
             .read_scalar_array::<i32>(version >= 2)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             topic,
             partitions,

@@ -53,10 +53,11 @@ impl<'a> rt::Decode<'a> for ElectLeadersResponse<'a> {
         let replica_election_results = r
             .read_struct_array::<ReplicaElectionResult>(version >= 2, version)
             .in_field("replica_election_results")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -211,10 +212,11 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
         let error_message = r
             .read_nullable_string(version >= 2)
             .in_field("error_message")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             partition_id,
             error_code,
@@ -346,10 +348,11 @@ impl<'a> rt::Decode<'a> for ReplicaElectionResult<'a> {
         let partition_result = r
             .read_struct_array::<PartitionResult>(version >= 2, version)
             .in_field("partition_result")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             topic,
             partition_result,

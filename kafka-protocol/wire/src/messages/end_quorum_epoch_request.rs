@@ -54,10 +54,11 @@ impl<'a> rt::Decode<'a> for EndQuorumEpochRequest<'a> {
         } else {
             rt::StructArray::new()
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             cluster_id,
             topics,
@@ -191,8 +192,7 @@ impl<'a> rt::Decode<'a> for ReplicaInfo<'a> {
             .read_fixed(&[("candidate_id", 4), ("candidate_directory_id", 16)])?;
         let candidate_id = fixed.i32();
         let candidate_directory_id = fixed.uuid();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             candidate_id,
             candidate_directory_id,
@@ -330,10 +330,11 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         } else {
             rt::StructArray::new()
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             partition_index,
             leader_id,
@@ -513,10 +514,11 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         let partitions = r
             .read_struct_array::<PartitionData>(version >= 1, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             topic_name,
             partitions,
@@ -646,8 +648,7 @@ impl<'a> rt::Decode<'a> for LeaderEndpoint<'a> {
         let name = r.read_string(true).in_field("name")?;
         let host = r.read_string(true).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             host,

@@ -29,8 +29,7 @@ impl<'a> rt::Decode<'a> for EndTransactionRecord<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self { unknown_tagged_fields })
     }
 }

@@ -53,10 +53,11 @@ impl<'a> rt::Decode<'a> for EndTxnRequest<'a> {
         let producer_id = fixed.i64();
         let producer_epoch = fixed.i16();
         let committed = r.read_bool().in_field("committed")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 3 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 3 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             transactional_id,
             producer_id,

@@ -69,10 +69,11 @@ impl<'a> rt::Decode<'a> for EndTxnResponse<'a> {
         } else {
             (-1, -1)
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 3 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 3 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             error_code,

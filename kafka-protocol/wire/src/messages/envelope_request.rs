@@ -62,8 +62,7 @@ impl<'a> rt::Decode<'a> for EnvelopeRequest<'a> {
         let client_host_address: Cow<'a, [u8]> = r
             .read_bytes(true)
             .in_field("client_host_address")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             request_data,
             request_principal,

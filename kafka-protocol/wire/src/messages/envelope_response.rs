@@ -43,8 +43,7 @@ impl<'a> rt::Decode<'a> for EnvelopeResponse<'a> {
             .read_nullable_bytes(true)
             .in_field("response_data")?;
         let error_code = r.read_i16().in_field("error_code")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             response_data,
             error_code,

@@ -48,10 +48,11 @@ impl<'a> rt::Decode<'a> for ExpireDelegationTokenResponse<'a> {
         let error_code = fixed.i16();
         let expiry_timestamp_ms = fixed.i64();
         let throttle_time_ms = fixed.i32();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             error_code,
             expiry_timestamp_ms,

@@ -41,8 +41,7 @@ impl<'a> rt::Decode<'a> for FeatureLevelRecord<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_string(true).in_field("name")?;
         let feature_level = r.read_i16().in_field("feature_level")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             feature_level,

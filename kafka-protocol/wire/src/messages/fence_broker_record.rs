@@ -40,8 +40,7 @@ impl<'a> rt::Decode<'a> for FenceBrokerRecord<'a> {
         let mut fixed: rt::FixedFields<12> = r.read_fixed(&[("id", 4), ("epoch", 8)])?;
         let id = fixed.i32();
         let epoch = fixed.i64();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             id,
             epoch,

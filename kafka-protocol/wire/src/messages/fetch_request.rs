@@ -101,13 +101,13 @@ impl<'a> rt::Decode<'a> for FetchRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let mut cluster_id = None;
+        let cluster_id = None;
         let replica_id = if version <= 14 {
             r.read_i32().in_field("replica_id")?
         } else {
             -1
         };
-        let mut replica_state = ReplicaState::default();
+        let replica_state = ReplicaState::default();
         let mut fixed: rt::FixedFields<13> = r
             .read_fixed(
                 &[
@@ -142,8 +142,12 @@ impl<'a> rt::Decode<'a> for FetchRequest<'a> {
         } else {
             Cow::Borrowed("")
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 12 {
+        let (cluster_id, replica_state, unknown_tagged_fields) = if version >= 12
+            && !r.skip_empty_tagged_section()
+        {
+            let mut cluster_id = cluster_id;
+            let mut replica_state = replica_state;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
             r.read_tagged_fields(
                 &mut unknown_tagged_fields,
                 |tag, r| {
@@ -167,7 +171,10 @@ impl<'a> rt::Decode<'a> for FetchRequest<'a> {
                     Ok(true)
                 },
             )?;
-        }
+            (cluster_id, replica_state, unknown_tagged_fields)
+        } else {
+            (cluster_id, replica_state, rt::UnknownTaggedFields::new())
+        };
         Ok(Self {
             cluster_id,
             replica_id,
@@ -477,8 +484,7 @@ impl<'a> rt::Decode<'a> for ReplicaState<'a> {
             .read_fixed(&[("replica_id", 4), ("replica_epoch", 8)])?;
         let replica_id = fixed.i32();
         let replica_epoch = fixed.i64();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             replica_id,
             replica_epoch,
@@ -644,10 +650,14 @@ impl<'a> rt::Decode<'a> for FetchPartition<'a> {
             -1
         };
         let partition_max_bytes = r.read_i32().in_field("partition_max_bytes")?;
-        let mut replica_directory_id = rt::Uuid::ZERO;
-        let mut high_watermark = 0x7fffffffffffffff;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 12 {
+        let replica_directory_id = rt::Uuid::ZERO;
+        let high_watermark = 0x7fffffffffffffff;
+        let (replica_directory_id, high_watermark, unknown_tagged_fields) = if version
+            >= 12 && !r.skip_empty_tagged_section()
+        {
+            let mut replica_directory_id = replica_directory_id;
+            let mut high_watermark = high_watermark;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
             r.read_tagged_fields(
                 &mut unknown_tagged_fields,
                 |tag, r| {
@@ -675,7 +685,10 @@ impl<'a> rt::Decode<'a> for FetchPartition<'a> {
                     Ok(true)
                 },
             )?;
-        }
+            (replica_directory_id, high_watermark, unknown_tagged_fields)
+        } else {
+            (replica_directory_id, high_watermark, rt::UnknownTaggedFields::new())
+        };
         Ok(Self {
             partition,
             current_leader_epoch,
@@ -952,10 +965,11 @@ impl<'a> rt::Decode<'a> for FetchTopic<'a> {
         let partitions = r
             .read_struct_array::<FetchPartition>(version >= 12, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 12 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 12 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             topic,
             topic_id,
@@ -1122,10 +1136,11 @@ impl<'a> rt::Decode<'a> for ForgottenTopic<'a> {
         let partitions = r
             .read_scalar_array::<i32>(version >= 12)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 12 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 12 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             topic,
             topic_id,

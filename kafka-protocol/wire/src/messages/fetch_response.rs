@@ -63,9 +63,12 @@ impl<'a> rt::Decode<'a> for FetchResponse<'a> {
         let responses = r
             .read_struct_array::<FetchableTopicResponse>(version >= 12, version)
             .in_field("responses")?;
-        let mut node_endpoints = rt::StructArray::new();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 12 {
+        let node_endpoints = rt::StructArray::new();
+        let (node_endpoints, unknown_tagged_fields) = if version >= 12
+            && !r.skip_empty_tagged_section()
+        {
+            let mut node_endpoints = node_endpoints;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
             r.read_tagged_fields(
                 &mut unknown_tagged_fields,
                 |tag, r| {
@@ -85,7 +88,10 @@ impl<'a> rt::Decode<'a> for FetchResponse<'a> {
                     Ok(true)
                 },
             )?;
-        }
+            (node_endpoints, unknown_tagged_fields)
+        } else {
+            (node_endpoints, rt::UnknownTaggedFields::new())
+        };
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -289,8 +295,7 @@ impl<'a> rt::Decode<'a> for EpochEndOffset<'a> {
             .read_fixed(&[("epoch", 4), ("end_offset", 8)])?;
         let epoch = fixed.i32();
         let end_offset = fixed.i64();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             epoch,
             end_offset,
@@ -410,8 +415,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
             .read_fixed(&[("leader_id", 4), ("leader_epoch", 4)])?;
         let leader_id = fixed.i32();
         let leader_epoch = fixed.i32();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             leader_id,
             leader_epoch,
@@ -531,8 +535,7 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
             .read_fixed(&[("end_offset", 8), ("epoch", 4)])?;
         let end_offset = fixed.i64();
         let epoch = fixed.i32();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             end_offset,
             epoch,
@@ -641,10 +644,11 @@ impl<'a> rt::Decode<'a> for AbortedTransaction<'a> {
             .read_fixed(&[("producer_id", 8), ("first_offset", 8)])?;
         let producer_id = fixed.i64();
         let first_offset = fixed.i64();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 12 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 12 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             producer_id,
             first_offset,
@@ -840,9 +844,9 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         } else {
             -1
         };
-        let mut diverging_epoch = EpochEndOffset::default();
-        let mut current_leader = LeaderIdAndEpoch::default();
-        let mut snapshot_id = SnapshotId::default();
+        let diverging_epoch = EpochEndOffset::default();
+        let current_leader = LeaderIdAndEpoch::default();
+        let snapshot_id = SnapshotId::default();
         let aborted_transactions = r
             .read_nullable_struct_array::<AbortedTransaction>(version >= 12, version)
             .in_field("aborted_transactions")?;
@@ -854,8 +858,13 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         let records: Option<Cow<'a, [u8]>> = r
             .read_nullable_bytes(version >= 12)
             .in_field("records")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 12 {
+        let (diverging_epoch, current_leader, snapshot_id, unknown_tagged_fields) = if version
+            >= 12 && !r.skip_empty_tagged_section()
+        {
+            let mut diverging_epoch = diverging_epoch;
+            let mut current_leader = current_leader;
+            let mut snapshot_id = snapshot_id;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
             r.read_tagged_fields(
                 &mut unknown_tagged_fields,
                 |tag, r| {
@@ -877,7 +886,15 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
                     Ok(true)
                 },
             )?;
-        }
+            (diverging_epoch, current_leader, snapshot_id, unknown_tagged_fields)
+        } else {
+            (
+                diverging_epoch,
+                current_leader,
+                snapshot_id,
+                rt::UnknownTaggedFields::new(),
+            )
+        };
         Ok(Self {
             partition_index,
             error_code,
@@ -1224,10 +1241,11 @@ impl<'a> rt::Decode<'a> for FetchableTopicResponse<'a> {
         let partitions = r
             .read_struct_array::<PartitionData>(version >= 12, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 12 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 12 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             topic,
             topic_id,
@@ -1389,8 +1407,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         let host = r.read_string(true).in_field("host")?;
         let port = r.read_i32().in_field("port")?;
         let rack = r.read_nullable_string(true).in_field("rack")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             node_id,
             host,

@@ -61,7 +61,7 @@ impl<'a> rt::Decode<'a> for FetchSnapshotRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let mut cluster_id = None;
+        let cluster_id = None;
         let mut fixed: rt::FixedFields<8> = r
             .read_fixed(&[("replica_id", 4), ("max_bytes", 4)])?;
         let replica_id = fixed.i32();
@@ -69,21 +69,27 @@ impl<'a> rt::Decode<'a> for FetchSnapshotRequest<'a> {
         let topics = r
             .read_struct_array::<TopicSnapshot>(true, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_tagged_fields(
-            &mut unknown_tagged_fields,
-            |tag, r| {
-                match tag {
-                    0u32 => {
-                        cluster_id = r
-                            .read_nullable_string(true)
-                            .in_field("cluster_id")?;
+        let (cluster_id, unknown_tagged_fields) = if !r.skip_empty_tagged_section() {
+            let mut cluster_id = cluster_id;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
+            r.read_tagged_fields(
+                &mut unknown_tagged_fields,
+                |tag, r| {
+                    match tag {
+                        0u32 => {
+                            cluster_id = r
+                                .read_nullable_string(true)
+                                .in_field("cluster_id")?;
+                        }
+                        _ => return Ok(false),
                     }
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            },
-        )?;
+                    Ok(true)
+                },
+            )?;
+            (cluster_id, unknown_tagged_fields)
+        } else {
+            (cluster_id, rt::UnknownTaggedFields::new())
+        };
         Ok(Self {
             cluster_id,
             replica_id,
@@ -218,8 +224,7 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
             .read_fixed(&[("end_offset", 8), ("epoch", 4)])?;
         let end_offset = fixed.i64();
         let epoch = fixed.i32();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             end_offset,
             epoch,
@@ -342,27 +347,35 @@ impl<'a> rt::Decode<'a> for PartitionSnapshot<'a> {
         let current_leader_epoch = fixed.i32();
         let snapshot_id = SnapshotId::decode_from(r, version).in_field("snapshot_id")?;
         let position = r.read_i64().in_field("position")?;
-        let mut replica_directory_id = rt::Uuid::ZERO;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_tagged_fields(
-            &mut unknown_tagged_fields,
-            |tag, r| {
-                match tag {
-                    0u32 => {
-                        if version < 1 {
-                            return Err(
-                                r.error(rt::DecodeErrorKind::TagNotInVersion(0u32)),
-                            );
+        let replica_directory_id = rt::Uuid::ZERO;
+        let (replica_directory_id, unknown_tagged_fields) = if !r
+            .skip_empty_tagged_section()
+        {
+            let mut replica_directory_id = replica_directory_id;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
+            r.read_tagged_fields(
+                &mut unknown_tagged_fields,
+                |tag, r| {
+                    match tag {
+                        0u32 => {
+                            if version < 1 {
+                                return Err(
+                                    r.error(rt::DecodeErrorKind::TagNotInVersion(0u32)),
+                                );
+                            }
+                            replica_directory_id = r
+                                .read_uuid()
+                                .in_field("replica_directory_id")?;
                         }
-                        replica_directory_id = r
-                            .read_uuid()
-                            .in_field("replica_directory_id")?;
+                        _ => return Ok(false),
                     }
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            },
-        )?;
+                    Ok(true)
+                },
+            )?;
+            (replica_directory_id, unknown_tagged_fields)
+        } else {
+            (replica_directory_id, rt::UnknownTaggedFields::new())
+        };
         Ok(Self {
             partition,
             current_leader_epoch,
@@ -525,8 +538,7 @@ impl<'a> rt::Decode<'a> for TopicSnapshot<'a> {
         let partitions = r
             .read_struct_array::<PartitionSnapshot>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             partitions,

@@ -55,27 +55,33 @@ impl<'a> rt::Decode<'a> for FetchSnapshotResponse<'a> {
         let topics = r
             .read_struct_array::<TopicSnapshot>(true, version)
             .in_field("topics")?;
-        let mut node_endpoints = rt::StructArray::new();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_tagged_fields(
-            &mut unknown_tagged_fields,
-            |tag, r| {
-                match tag {
-                    0u32 => {
-                        if version < 1 {
-                            return Err(
-                                r.error(rt::DecodeErrorKind::TagNotInVersion(0u32)),
-                            );
+        let node_endpoints = rt::StructArray::new();
+        let (node_endpoints, unknown_tagged_fields) = if !r.skip_empty_tagged_section() {
+            let mut node_endpoints = node_endpoints;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
+            r.read_tagged_fields(
+                &mut unknown_tagged_fields,
+                |tag, r| {
+                    match tag {
+                        0u32 => {
+                            if version < 1 {
+                                return Err(
+                                    r.error(rt::DecodeErrorKind::TagNotInVersion(0u32)),
+                                );
+                            }
+                            node_endpoints = r
+                                .read_struct_array::<NodeEndpoint>(true, version)
+                                .in_field("node_endpoints")?;
                         }
-                        node_endpoints = r
-                            .read_struct_array::<NodeEndpoint>(true, version)
-                            .in_field("node_endpoints")?;
+                        _ => return Ok(false),
                     }
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            },
-        )?;
+                    Ok(true)
+                },
+            )?;
+            (node_endpoints, unknown_tagged_fields)
+        } else {
+            (node_endpoints, rt::UnknownTaggedFields::new())
+        };
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -226,8 +232,7 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
             .read_fixed(&[("end_offset", 8), ("epoch", 4)])?;
         let end_offset = fixed.i64();
         let epoch = fixed.i32();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             end_offset,
             epoch,
@@ -336,8 +341,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
             .read_fixed(&[("leader_id", 4), ("leader_epoch", 4)])?;
         let leader_id = fixed.i32();
         let leader_epoch = fixed.i32();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             leader_id,
             leader_epoch,
@@ -467,7 +471,7 @@ impl<'a> rt::Decode<'a> for PartitionSnapshot<'a> {
         let index = fixed.i32();
         let error_code = fixed.i16();
         let snapshot_id = SnapshotId::decode_from(r, version).in_field("snapshot_id")?;
-        let mut current_leader = LeaderIdAndEpoch::default();
+        let current_leader = LeaderIdAndEpoch::default();
         let mut fixed: rt::FixedFields<16> = r
             .read_fixed(&[("size", 8), ("position", 8)])?;
         let size = fixed.i64();
@@ -476,20 +480,26 @@ impl<'a> rt::Decode<'a> for PartitionSnapshot<'a> {
             .read_bytes(true)
             .map(Some)
             .in_field("unaligned_records")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_tagged_fields(
-            &mut unknown_tagged_fields,
-            |tag, r| {
-                match tag {
-                    0u32 => {
-                        current_leader = LeaderIdAndEpoch::decode_from(r, version)
-                            .in_field("current_leader")?;
+        let (current_leader, unknown_tagged_fields) = if !r.skip_empty_tagged_section() {
+            let mut current_leader = current_leader;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
+            r.read_tagged_fields(
+                &mut unknown_tagged_fields,
+                |tag, r| {
+                    match tag {
+                        0u32 => {
+                            current_leader = LeaderIdAndEpoch::decode_from(r, version)
+                                .in_field("current_leader")?;
+                        }
+                        _ => return Ok(false),
                     }
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            },
-        )?;
+                    Ok(true)
+                },
+            )?;
+            (current_leader, unknown_tagged_fields)
+        } else {
+            (current_leader, rt::UnknownTaggedFields::new())
+        };
         Ok(Self {
             index,
             error_code,
@@ -658,8 +668,7 @@ impl<'a> rt::Decode<'a> for TopicSnapshot<'a> {
         let partitions = r
             .read_struct_array::<PartitionSnapshot>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             partitions,
@@ -775,8 +784,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         let node_id = r.read_i32().in_field("node_id")?;
         let host = r.read_string(true).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             node_id,
             host,

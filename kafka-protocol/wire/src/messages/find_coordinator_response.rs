@@ -103,10 +103,11 @@ impl<'a> rt::Decode<'a> for FindCoordinatorResponse<'a> {
         } else {
             rt::StructArray::new()
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 3 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 3 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -370,8 +371,7 @@ impl<'a> rt::Decode<'a> for Coordinator<'a> {
         let port = fixed.i32();
         let error_code = fixed.i16();
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             key,
             node_id,

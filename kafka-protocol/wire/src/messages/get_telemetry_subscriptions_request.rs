@@ -35,8 +35,7 @@ impl<'a> rt::Decode<'a> for GetTelemetrySubscriptionsRequest<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let client_instance_id = r.read_uuid().in_field("client_instance_id")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             client_instance_id,
             unknown_tagged_fields,

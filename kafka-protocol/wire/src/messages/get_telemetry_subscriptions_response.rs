@@ -91,8 +91,7 @@ impl<'a> rt::Decode<'a> for GetTelemetrySubscriptionsResponse<'a> {
         let requested_metrics = r
             .read_array(true, |r| r.read_string(true))
             .in_field("requested_metrics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             error_code,

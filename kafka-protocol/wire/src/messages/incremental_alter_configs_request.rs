@@ -44,10 +44,11 @@ impl<'a> rt::Decode<'a> for IncrementalAlterConfigsRequest<'a> {
             .read_struct_array::<AlterConfigsResource>(version >= 1, version)
             .in_field("resources")?;
         let validate_only = r.read_bool().in_field("validate_only")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             resources,
             validate_only,
@@ -175,10 +176,11 @@ impl<'a> rt::Decode<'a> for AlterableConfig<'a> {
         let name = r.read_string(version >= 1).in_field("name")?;
         let config_operation = r.read_i8().in_field("config_operation")?;
         let value = r.read_nullable_string(version >= 1).in_field("value")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             config_operation,
@@ -316,10 +318,11 @@ impl<'a> rt::Decode<'a> for AlterConfigsResource<'a> {
         let configs = r
             .read_struct_array::<AlterableConfig>(version >= 1, version)
             .in_field("configs")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             resource_type,
             resource_name,

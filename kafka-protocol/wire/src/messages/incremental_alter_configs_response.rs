@@ -44,10 +44,11 @@ impl<'a> rt::Decode<'a> for IncrementalAlterConfigsResponse<'a> {
         let responses = r
             .read_struct_array::<AlterConfigsResourceResponse>(version >= 1, version)
             .in_field("responses")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             responses,
@@ -183,10 +184,11 @@ impl<'a> rt::Decode<'a> for AlterConfigsResourceResponse<'a> {
             .in_field("error_message")?;
         let resource_type = r.read_i8().in_field("resource_type")?;
         let resource_name = r.read_string(version >= 1).in_field("resource_name")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             error_code,
             error_message,

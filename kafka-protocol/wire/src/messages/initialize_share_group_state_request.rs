@@ -44,8 +44,7 @@ impl<'a> rt::Decode<'a> for InitializeShareGroupStateRequest<'a> {
         let topics = r
             .read_struct_array::<InitializeStateData>(true, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             group_id,
             topics,
@@ -151,8 +150,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         let partition = fixed.i32();
         let state_epoch = fixed.i32();
         let start_offset = fixed.i64();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition,
             state_epoch,
@@ -269,8 +267,7 @@ impl<'a> rt::Decode<'a> for InitializeStateData<'a> {
         let partitions = r
             .read_struct_array::<PartitionData>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             partitions,

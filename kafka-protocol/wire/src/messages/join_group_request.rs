@@ -103,10 +103,11 @@ impl<'a> rt::Decode<'a> for JoinGroupRequest<'a> {
         } else {
             None
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 6 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 6 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             group_id,
             session_timeout_ms,
@@ -293,10 +294,11 @@ impl<'a> rt::Decode<'a> for JoinGroupRequestProtocol<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_string(version >= 6).in_field("name")?;
         let metadata: Cow<'a, [u8]> = r.read_bytes(version >= 6).in_field("metadata")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 6 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 6 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             metadata,

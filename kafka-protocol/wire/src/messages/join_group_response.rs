@@ -116,10 +116,11 @@ impl<'a> rt::Decode<'a> for JoinGroupResponse<'a> {
         let members = r
             .read_struct_array::<JoinGroupResponseMember>(version >= 6, version)
             .in_field("members")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 6 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 6 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -323,10 +324,11 @@ impl<'a> rt::Decode<'a> for JoinGroupResponseMember<'a> {
             None
         };
         let metadata: Cow<'a, [u8]> = r.read_bytes(version >= 6).in_field("metadata")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 6 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 6 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             member_id,
             group_instance_id,

@@ -36,8 +36,7 @@ impl<'a> rt::Decode<'a> for KRaftVersionRecord<'a> {
             .read_fixed(&[("version", 2), ("k_raft_version", 2)])?;
         let version_value = fixed.i16();
         let k_raft_version = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             version: version_value,
             k_raft_version,

@@ -50,8 +50,7 @@ impl<'a> rt::Decode<'a> for LeaderChangeMessage<'a> {
         let granting_voters = r
             .read_struct_array::<Voter>(true, version)
             .in_field("granting_voters")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             version: version_value,
             leader_id,
@@ -166,8 +165,7 @@ impl<'a> rt::Decode<'a> for Voter<'a> {
         } else {
             rt::Uuid::ZERO
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             voter_id,
             voter_directory_id,

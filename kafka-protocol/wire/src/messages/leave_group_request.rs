@@ -56,10 +56,11 @@ impl<'a> rt::Decode<'a> for LeaveGroupRequest<'a> {
         } else {
             rt::StructArray::new()
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             group_id,
             member_id,
@@ -220,10 +221,11 @@ impl<'a> rt::Decode<'a> for MemberIdentity<'a> {
         } else {
             None
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             member_id,
             group_instance_id,

@@ -56,10 +56,11 @@ impl<'a> rt::Decode<'a> for LeaveGroupResponse<'a> {
         } else {
             rt::StructArray::new()
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -221,10 +222,11 @@ impl<'a> rt::Decode<'a> for MemberResponse<'a> {
             .read_nullable_string(version >= 4)
             .in_field("group_instance_id")?;
         let error_code = r.read_i16().in_field("error_code")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             member_id,
             group_instance_id,

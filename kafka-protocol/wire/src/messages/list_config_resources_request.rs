@@ -39,8 +39,7 @@ impl<'a> rt::Decode<'a> for ListConfigResourcesRequest<'a> {
         } else {
             rt::ScalarArray::new()
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             resource_types,
             unknown_tagged_fields,

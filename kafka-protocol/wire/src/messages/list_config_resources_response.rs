@@ -51,8 +51,7 @@ impl<'a> rt::Decode<'a> for ListConfigResourcesResponse<'a> {
         let config_resources = r
             .read_struct_array::<ConfigResource>(true, version)
             .in_field("config_resources")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -174,8 +173,7 @@ impl<'a> rt::Decode<'a> for ConfigResource<'a> {
         } else {
             16
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             resource_name,
             resource_type,

@@ -62,10 +62,11 @@ impl<'a> rt::Decode<'a> for ListOffsetsRequest<'a> {
         } else {
             0
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 6 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 6 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             replica_id,
             isolation_level,
@@ -231,10 +232,11 @@ impl<'a> rt::Decode<'a> for ListOffsetsPartition<'a> {
             -1
         };
         let timestamp = r.read_i64().in_field("timestamp")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 6 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 6 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             partition_index,
             current_leader_epoch,
@@ -375,10 +377,11 @@ impl<'a> rt::Decode<'a> for ListOffsetsTopic<'a> {
         let partitions = r
             .read_struct_array::<ListOffsetsPartition>(version >= 6, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 6 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 6 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             partitions,

@@ -48,10 +48,11 @@ impl<'a> rt::Decode<'a> for ListOffsetsResponse<'a> {
         let topics = r
             .read_struct_array::<ListOffsetsTopicResponse>(version >= 6, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 6 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 6 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             topics,
@@ -213,10 +214,11 @@ impl<'a> rt::Decode<'a> for ListOffsetsPartitionResponse<'a> {
         } else {
             -1
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 6 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 6 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             partition_index,
             error_code,
@@ -378,10 +380,11 @@ impl<'a> rt::Decode<'a> for ListOffsetsTopicResponse<'a> {
         let partitions = r
             .read_struct_array::<ListOffsetsPartitionResponse>(version >= 6, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 6 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 6 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             partitions,

@@ -56,8 +56,7 @@ impl<'a> rt::Decode<'a> for ListPartitionReassignmentsRequest<'a> {
                 ListPartitionReassignmentsTopics,
             >(true, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             timeout_ms,
             topics,
@@ -158,8 +157,7 @@ impl<'a> rt::Decode<'a> for ListPartitionReassignmentsTopics<'a> {
         let partition_indexes = r
             .read_scalar_array::<i32>(true)
             .in_field("partition_indexes")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             partition_indexes,

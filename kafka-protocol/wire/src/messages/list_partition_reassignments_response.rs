@@ -69,8 +69,7 @@ impl<'a> rt::Decode<'a> for ListPartitionReassignmentsResponse<'a> {
         let topics = r
             .read_struct_array::<OngoingTopicReassignment>(true, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -197,8 +196,7 @@ impl<'a> rt::Decode<'a> for OngoingPartitionReassignment<'a> {
         let removing_replicas = r
             .read_scalar_array::<i32>(true)
             .in_field("removing_replicas")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             replicas,
@@ -325,8 +323,7 @@ impl<'a> rt::Decode<'a> for OngoingTopicReassignment<'a> {
         let partitions = r
             .read_struct_array::<OngoingPartitionReassignment>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             partitions,

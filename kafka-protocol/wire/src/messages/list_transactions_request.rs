@@ -76,8 +76,7 @@ impl<'a> rt::Decode<'a> for ListTransactionsRequest<'a> {
         } else {
             None
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             state_filters,
             producer_id_filters,

@@ -58,8 +58,7 @@ impl<'a> rt::Decode<'a> for ListTransactionsResponse<'a> {
         let transaction_states = r
             .read_struct_array::<TransactionState>(true, version)
             .in_field("transaction_states")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -187,8 +186,7 @@ impl<'a> rt::Decode<'a> for TransactionState<'a> {
         let transactional_id = r.read_string(true).in_field("transactional_id")?;
         let producer_id = r.read_i64().in_field("producer_id")?;
         let transaction_state = r.read_string(true).in_field("transaction_state")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             transactional_id,
             producer_id,

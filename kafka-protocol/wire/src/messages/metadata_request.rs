@@ -81,10 +81,11 @@ impl<'a> rt::Decode<'a> for MetadataRequest<'a> {
         } else {
             false
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 9 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 9 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             topics,
             allow_auto_topic_creation,
@@ -297,10 +298,11 @@ impl<'a> rt::Decode<'a> for MetadataRequestTopic<'a> {
             r.read_string(version >= 9).map(Some)
         })
             .in_field("name")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 9 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 9 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             topic_id,
             name,

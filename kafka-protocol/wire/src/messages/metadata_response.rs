@@ -107,10 +107,11 @@ impl<'a> rt::Decode<'a> for MetadataResponse<'a> {
         } else {
             0
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 9 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 9 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             brokers,
@@ -324,10 +325,11 @@ impl<'a> rt::Decode<'a> for MetadataResponseBroker<'a> {
         } else {
             None
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 9 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 9 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             node_id,
             host,
@@ -526,10 +528,11 @@ impl<'a> rt::Decode<'a> for MetadataResponsePartition<'a> {
         } else {
             rt::ScalarArray::new()
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 9 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 9 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             error_code,
             partition_index,
@@ -769,10 +772,11 @@ impl<'a> rt::Decode<'a> for MetadataResponseTopic<'a> {
         } else {
             -2147483648
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 9 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 9 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             error_code,
             name,

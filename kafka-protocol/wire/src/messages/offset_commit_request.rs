@@ -89,10 +89,11 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequest<'a> {
         let topics = r
             .read_struct_array::<OffsetCommitRequestTopic>(version >= 8, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 8 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 8 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             group_id,
             generation_id_or_member_epoch,
@@ -290,10 +291,11 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequestPartition<'a> {
         let committed_metadata = r
             .read_nullable_string(version >= 8)
             .in_field("committed_metadata")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 8 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 8 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             partition_index,
             committed_offset,
@@ -457,10 +459,11 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequestTopic<'a> {
         let partitions = r
             .read_struct_array::<OffsetCommitRequestPartition>(version >= 8, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 8 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 8 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             topic_id,

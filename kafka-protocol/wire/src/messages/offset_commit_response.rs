@@ -48,10 +48,11 @@ impl<'a> rt::Decode<'a> for OffsetCommitResponse<'a> {
         let topics = r
             .read_struct_array::<OffsetCommitResponseTopic>(version >= 8, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 8 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 8 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             topics,
@@ -173,10 +174,11 @@ impl<'a> rt::Decode<'a> for OffsetCommitResponsePartition<'a> {
             .read_fixed(&[("partition_index", 4), ("error_code", 2)])?;
         let partition_index = fixed.i32();
         let error_code = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 8 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 8 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             partition_index,
             error_code,
@@ -316,10 +318,11 @@ impl<'a> rt::Decode<'a> for OffsetCommitResponseTopic<'a> {
         let partitions = r
             .read_struct_array::<OffsetCommitResponsePartition>(version >= 8, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 8 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 8 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             topic_id,

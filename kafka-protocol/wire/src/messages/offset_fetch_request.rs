@@ -90,10 +90,11 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequest<'a> {
         } else {
             false
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 6 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 6 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             group_id,
             topics,
@@ -296,10 +297,11 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequestTopic<'a> {
         let partition_indexes = r
             .read_scalar_array::<i32>(version >= 6)
             .in_field("partition_indexes")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 6 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 6 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             partition_indexes,
@@ -438,8 +440,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequestTopics<'a> {
         let partition_indexes = r
             .read_scalar_array::<i32>(true)
             .in_field("partition_indexes")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             topic_id,
@@ -609,8 +610,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequestGroup<'a> {
         let topics = r
             .read_nullable_struct_array::<OffsetFetchRequestTopics>(true, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             group_id,
             member_id,

@@ -70,10 +70,11 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponse<'a> {
         } else {
             rt::StructArray::new()
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 6 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 6 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             topics,
@@ -283,10 +284,11 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponsePartition<'a> {
         };
         let metadata = r.read_nullable_string(version >= 6).in_field("metadata")?;
         let error_code = r.read_i16().in_field("error_code")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 6 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 6 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             partition_index,
             committed_offset,
@@ -443,10 +445,11 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponseTopic<'a> {
         let partitions = r
             .read_struct_array::<OffsetFetchResponsePartition>(version >= 6, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 6 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 6 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             partitions,
@@ -608,8 +611,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponsePartitions<'a> {
         let committed_leader_epoch = fixed.i32();
         let metadata = r.read_nullable_string(true).in_field("metadata")?;
         let error_code = r.read_i16().in_field("error_code")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             committed_offset,
@@ -760,8 +762,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponseTopics<'a> {
         let partitions = r
             .read_struct_array::<OffsetFetchResponsePartitions>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             topic_id,
@@ -907,8 +908,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponseGroup<'a> {
             .read_struct_array::<OffsetFetchResponseTopics>(true, version)
             .in_field("topics")?;
         let error_code = r.read_i16().in_field("error_code")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             group_id,
             topics,

@@ -59,10 +59,11 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderEpochRequest<'a> {
         let topics = r
             .read_struct_array::<OffsetForLeaderTopic>(version >= 4, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             replica_id,
             topics,
@@ -203,10 +204,11 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderPartition<'a> {
         let partition = fixed.i32();
         let current_leader_epoch = fixed.i32();
         let leader_epoch = fixed.i32();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             partition,
             current_leader_epoch,
@@ -341,10 +343,11 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderTopic<'a> {
         let partitions = r
             .read_struct_array::<OffsetForLeaderPartition>(version >= 4, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             topic,
             partitions,

@@ -44,10 +44,11 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderEpochResponse<'a> {
         let topics = r
             .read_struct_array::<OffsetForLeaderTopicResult>(version >= 4, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             topics,
@@ -190,10 +191,11 @@ impl<'a> rt::Decode<'a> for EpochEndOffset<'a> {
         let partition = fixed.i32();
         let leader_epoch = fixed.i32();
         let end_offset = fixed.i64();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             error_code,
             partition,
@@ -338,10 +340,11 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderTopicResult<'a> {
         let partitions = r
             .read_struct_array::<EpochEndOffset>(version >= 4, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             topic,
             partitions,

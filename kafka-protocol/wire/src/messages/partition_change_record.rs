@@ -98,81 +98,130 @@ impl<'a> rt::Decode<'a> for PartitionChangeRecord<'a> {
             .read_fixed(&[("partition_id", 4), ("topic_id", 16)])?;
         let partition_id = fixed.i32();
         let topic_id = fixed.uuid();
-        let mut isr = None;
-        let mut leader = -2;
-        let mut replicas = None;
-        let mut removing_replicas = None;
-        let mut adding_replicas = None;
-        let mut leader_recovery_state = -1;
-        let mut directories = None;
-        let mut eligible_leader_replicas = None;
-        let mut last_known_elr = None;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_tagged_fields(
-            &mut unknown_tagged_fields,
-            |tag, r| {
-                match tag {
-                    0u32 => {
-                        isr = r.read_nullable_scalar_array::<i32>(true).in_field("isr")?;
-                    }
-                    1u32 => {
-                        leader = r.read_i32().in_field("leader")?;
-                    }
-                    2u32 => {
-                        replicas = r
-                            .read_nullable_scalar_array::<i32>(true)
-                            .in_field("replicas")?;
-                    }
-                    3u32 => {
-                        removing_replicas = r
-                            .read_nullable_scalar_array::<i32>(true)
-                            .in_field("removing_replicas")?;
-                    }
-                    4u32 => {
-                        adding_replicas = r
-                            .read_nullable_scalar_array::<i32>(true)
-                            .in_field("adding_replicas")?;
-                    }
-                    5u32 => {
-                        leader_recovery_state = r
-                            .read_i8()
-                            .in_field("leader_recovery_state")?;
-                    }
-                    8u32 => {
-                        if version < 1 {
-                            return Err(
-                                r.error(rt::DecodeErrorKind::TagNotInVersion(8u32)),
-                            );
+        let isr = None;
+        let leader = -2;
+        let replicas = None;
+        let removing_replicas = None;
+        let adding_replicas = None;
+        let leader_recovery_state = -1;
+        let directories = None;
+        let eligible_leader_replicas = None;
+        let last_known_elr = None;
+        let (
+            isr,
+            leader,
+            replicas,
+            removing_replicas,
+            adding_replicas,
+            leader_recovery_state,
+            directories,
+            eligible_leader_replicas,
+            last_known_elr,
+            unknown_tagged_fields,
+        ) = if !r.skip_empty_tagged_section() {
+            let mut isr = isr;
+            let mut leader = leader;
+            let mut replicas = replicas;
+            let mut removing_replicas = removing_replicas;
+            let mut adding_replicas = adding_replicas;
+            let mut leader_recovery_state = leader_recovery_state;
+            let mut directories = directories;
+            let mut eligible_leader_replicas = eligible_leader_replicas;
+            let mut last_known_elr = last_known_elr;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
+            r.read_tagged_fields(
+                &mut unknown_tagged_fields,
+                |tag, r| {
+                    match tag {
+                        0u32 => {
+                            isr = r
+                                .read_nullable_scalar_array::<i32>(true)
+                                .in_field("isr")?;
                         }
-                        directories = r
-                            .read_nullable_scalar_array::<rt::Uuid>(true)
-                            .in_field("directories")?;
-                    }
-                    6u32 => {
-                        if version < 2 {
-                            return Err(
-                                r.error(rt::DecodeErrorKind::TagNotInVersion(6u32)),
-                            );
+                        1u32 => {
+                            leader = r.read_i32().in_field("leader")?;
                         }
-                        eligible_leader_replicas = r
-                            .read_nullable_scalar_array::<i32>(true)
-                            .in_field("eligible_leader_replicas")?;
-                    }
-                    7u32 => {
-                        if version < 2 {
-                            return Err(
-                                r.error(rt::DecodeErrorKind::TagNotInVersion(7u32)),
-                            );
+                        2u32 => {
+                            replicas = r
+                                .read_nullable_scalar_array::<i32>(true)
+                                .in_field("replicas")?;
                         }
-                        last_known_elr = r
-                            .read_nullable_scalar_array::<i32>(true)
-                            .in_field("last_known_elr")?;
+                        3u32 => {
+                            removing_replicas = r
+                                .read_nullable_scalar_array::<i32>(true)
+                                .in_field("removing_replicas")?;
+                        }
+                        4u32 => {
+                            adding_replicas = r
+                                .read_nullable_scalar_array::<i32>(true)
+                                .in_field("adding_replicas")?;
+                        }
+                        5u32 => {
+                            leader_recovery_state = r
+                                .read_i8()
+                                .in_field("leader_recovery_state")?;
+                        }
+                        8u32 => {
+                            if version < 1 {
+                                return Err(
+                                    r.error(rt::DecodeErrorKind::TagNotInVersion(8u32)),
+                                );
+                            }
+                            directories = r
+                                .read_nullable_scalar_array::<rt::Uuid>(true)
+                                .in_field("directories")?;
+                        }
+                        6u32 => {
+                            if version < 2 {
+                                return Err(
+                                    r.error(rt::DecodeErrorKind::TagNotInVersion(6u32)),
+                                );
+                            }
+                            eligible_leader_replicas = r
+                                .read_nullable_scalar_array::<i32>(true)
+                                .in_field("eligible_leader_replicas")?;
+                        }
+                        7u32 => {
+                            if version < 2 {
+                                return Err(
+                                    r.error(rt::DecodeErrorKind::TagNotInVersion(7u32)),
+                                );
+                            }
+                            last_known_elr = r
+                                .read_nullable_scalar_array::<i32>(true)
+                                .in_field("last_known_elr")?;
+                        }
+                        _ => return Ok(false),
                     }
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            },
-        )?;
+                    Ok(true)
+                },
+            )?;
+            (
+                isr,
+                leader,
+                replicas,
+                removing_replicas,
+                adding_replicas,
+                leader_recovery_state,
+                directories,
+                eligible_leader_replicas,
+                last_known_elr,
+                unknown_tagged_fields,
+            )
+        } else {
+            (
+                isr,
+                leader,
+                replicas,
+                removing_replicas,
+                adding_replicas,
+                leader_recovery_state,
+                directories,
+                eligible_leader_replicas,
+                last_known_elr,
+                rt::UnknownTaggedFields::new(),
+            )
+        };
         Ok(Self {
             partition_id,
             topic_id,

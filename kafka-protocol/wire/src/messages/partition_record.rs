@@ -117,7 +117,7 @@ impl<'a> rt::Decode<'a> for PartitionRecord<'a> {
             .read_scalar_array::<i32>(true)
             .in_field("adding_replicas")?;
         let leader = r.read_i32().in_field("leader")?;
-        let mut leader_recovery_state = 0;
+        let leader_recovery_state = 0;
         let mut fixed: rt::FixedFields<8> = r
             .read_fixed(&[("leader_epoch", 4), ("partition_epoch", 4)])?;
         let leader_epoch = fixed.i32();
@@ -127,43 +127,66 @@ impl<'a> rt::Decode<'a> for PartitionRecord<'a> {
         } else {
             rt::ScalarArray::new()
         };
-        let mut eligible_leader_replicas = None;
-        let mut last_known_elr = None;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_tagged_fields(
-            &mut unknown_tagged_fields,
-            |tag, r| {
-                match tag {
-                    0u32 => {
-                        leader_recovery_state = r
-                            .read_i8()
-                            .in_field("leader_recovery_state")?;
-                    }
-                    1u32 => {
-                        if version < 2 {
-                            return Err(
-                                r.error(rt::DecodeErrorKind::TagNotInVersion(1u32)),
-                            );
+        let eligible_leader_replicas = None;
+        let last_known_elr = None;
+        let (
+            leader_recovery_state,
+            eligible_leader_replicas,
+            last_known_elr,
+            unknown_tagged_fields,
+        ) = if !r.skip_empty_tagged_section() {
+            let mut leader_recovery_state = leader_recovery_state;
+            let mut eligible_leader_replicas = eligible_leader_replicas;
+            let mut last_known_elr = last_known_elr;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
+            r.read_tagged_fields(
+                &mut unknown_tagged_fields,
+                |tag, r| {
+                    match tag {
+                        0u32 => {
+                            leader_recovery_state = r
+                                .read_i8()
+                                .in_field("leader_recovery_state")?;
                         }
-                        eligible_leader_replicas = r
-                            .read_nullable_scalar_array::<i32>(true)
-                            .in_field("eligible_leader_replicas")?;
-                    }
-                    2u32 => {
-                        if version < 2 {
-                            return Err(
-                                r.error(rt::DecodeErrorKind::TagNotInVersion(2u32)),
-                            );
+                        1u32 => {
+                            if version < 2 {
+                                return Err(
+                                    r.error(rt::DecodeErrorKind::TagNotInVersion(1u32)),
+                                );
+                            }
+                            eligible_leader_replicas = r
+                                .read_nullable_scalar_array::<i32>(true)
+                                .in_field("eligible_leader_replicas")?;
                         }
-                        last_known_elr = r
-                            .read_nullable_scalar_array::<i32>(true)
-                            .in_field("last_known_elr")?;
+                        2u32 => {
+                            if version < 2 {
+                                return Err(
+                                    r.error(rt::DecodeErrorKind::TagNotInVersion(2u32)),
+                                );
+                            }
+                            last_known_elr = r
+                                .read_nullable_scalar_array::<i32>(true)
+                                .in_field("last_known_elr")?;
+                        }
+                        _ => return Ok(false),
                     }
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            },
-        )?;
+                    Ok(true)
+                },
+            )?;
+            (
+                leader_recovery_state,
+                eligible_leader_replicas,
+                last_known_elr,
+                unknown_tagged_fields,
+            )
+        } else {
+            (
+                leader_recovery_state,
+                eligible_leader_replicas,
+                last_known_elr,
+                rt::UnknownTaggedFields::new(),
+            )
+        };
         Ok(Self {
             partition_id,
             topic_id,

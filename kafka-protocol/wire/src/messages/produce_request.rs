@@ -58,10 +58,11 @@ impl<'a> rt::Decode<'a> for ProduceRequest<'a> {
         let topic_data = r
             .read_struct_array::<TopicProduceData>(version >= 9, version)
             .in_field("topic_data")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 9 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 9 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             transactional_id,
             acks,
@@ -187,10 +188,11 @@ impl<'a> rt::Decode<'a> for PartitionProduceData<'a> {
         let records: Option<Cow<'a, [u8]>> = r
             .read_nullable_bytes(version >= 9)
             .in_field("records")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 9 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 9 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             index,
             records,
@@ -329,10 +331,11 @@ impl<'a> rt::Decode<'a> for TopicProduceData<'a> {
         let partition_data = r
             .read_struct_array::<PartitionProduceData>(version >= 9, version)
             .in_field("partition_data")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 9 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 9 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             topic_id,

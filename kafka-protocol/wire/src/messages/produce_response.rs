@@ -48,9 +48,12 @@ impl<'a> rt::Decode<'a> for ProduceResponse<'a> {
             .read_struct_array::<TopicProduceResponse>(version >= 9, version)
             .in_field("responses")?;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
-        let mut node_endpoints = rt::StructArray::new();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 9 {
+        let node_endpoints = rt::StructArray::new();
+        let (node_endpoints, unknown_tagged_fields) = if version >= 9
+            && !r.skip_empty_tagged_section()
+        {
+            let mut node_endpoints = node_endpoints;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
             r.read_tagged_fields(
                 &mut unknown_tagged_fields,
                 |tag, r| {
@@ -70,7 +73,10 @@ impl<'a> rt::Decode<'a> for ProduceResponse<'a> {
                     Ok(true)
                 },
             )?;
-        }
+            (node_endpoints, unknown_tagged_fields)
+        } else {
+            (node_endpoints, rt::UnknownTaggedFields::new())
+        };
         Ok(Self {
             responses,
             throttle_time_ms,
@@ -229,10 +235,11 @@ impl<'a> rt::Decode<'a> for BatchIndexAndErrorMessage<'a> {
         let batch_index_error_message = r
             .read_nullable_string(version >= 9)
             .in_field("batch_index_error_message")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 9 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 9 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             batch_index,
             batch_index_error_message,
@@ -379,8 +386,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
             .read_fixed(&[("leader_id", 4), ("leader_epoch", 4)])?;
         let leader_id = fixed.i32();
         let leader_epoch = fixed.i32();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             leader_id,
             leader_epoch,
@@ -556,9 +562,12 @@ impl<'a> rt::Decode<'a> for PartitionProduceResponse<'a> {
         } else {
             None
         };
-        let mut current_leader = LeaderIdAndEpoch::default();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 9 {
+        let current_leader = LeaderIdAndEpoch::default();
+        let (current_leader, unknown_tagged_fields) = if version >= 9
+            && !r.skip_empty_tagged_section()
+        {
+            let mut current_leader = current_leader;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
             r.read_tagged_fields(
                 &mut unknown_tagged_fields,
                 |tag, r| {
@@ -577,7 +586,10 @@ impl<'a> rt::Decode<'a> for PartitionProduceResponse<'a> {
                     Ok(true)
                 },
             )?;
-        }
+            (current_leader, unknown_tagged_fields)
+        } else {
+            (current_leader, rt::UnknownTaggedFields::new())
+        };
         Ok(Self {
             index,
             error_code,
@@ -854,10 +866,11 @@ impl<'a> rt::Decode<'a> for TopicProduceResponse<'a> {
         let partition_responses = r
             .read_struct_array::<PartitionProduceResponse>(version >= 9, version)
             .in_field("partition_responses")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 9 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 9 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             topic_id,
@@ -1019,8 +1032,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         let host = r.read_string(true).in_field("host")?;
         let port = r.read_i32().in_field("port")?;
         let rack = r.read_nullable_string(true).in_field("rack")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             node_id,
             host,

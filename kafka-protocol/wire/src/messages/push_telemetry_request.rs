@@ -58,8 +58,7 @@ impl<'a> rt::Decode<'a> for PushTelemetryRequest<'a> {
         let terminating = r.read_bool().in_field("terminating")?;
         let compression_type = r.read_i8().in_field("compression_type")?;
         let metrics: Cow<'a, [u8]> = r.read_bytes(true).in_field("metrics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             client_instance_id,
             subscription_id,

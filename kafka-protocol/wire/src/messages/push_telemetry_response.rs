@@ -41,8 +41,7 @@ impl<'a> rt::Decode<'a> for PushTelemetryResponse<'a> {
             .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             error_code,

@@ -44,8 +44,7 @@ impl<'a> rt::Decode<'a> for ReadShareGroupStateRequest<'a> {
         let topics = r
             .read_struct_array::<ReadStateData>(true, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             group_id,
             topics,
@@ -146,8 +145,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             .read_fixed(&[("partition", 4), ("leader_epoch", 4)])?;
         let partition = fixed.i32();
         let leader_epoch = fixed.i32();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition,
             leader_epoch,
@@ -257,8 +255,7 @@ impl<'a> rt::Decode<'a> for ReadStateData<'a> {
         let partitions = r
             .read_struct_array::<PartitionData>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             partitions,

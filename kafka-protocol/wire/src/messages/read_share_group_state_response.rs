@@ -39,8 +39,7 @@ impl<'a> rt::Decode<'a> for ReadShareGroupStateResponse<'a> {
         let results = r
             .read_struct_array::<ReadStateResult>(true, version)
             .in_field("results")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             results,
             unknown_tagged_fields,
@@ -152,8 +151,7 @@ impl<'a> rt::Decode<'a> for StateBatch<'a> {
         let last_offset = fixed.i64();
         let delivery_state = fixed.i8();
         let delivery_count = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             first_offset,
             last_offset,
@@ -307,8 +305,7 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
         let state_batches = r
             .read_struct_array::<StateBatch>(true, version)
             .in_field("state_batches")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition,
             error_code,
@@ -449,8 +446,7 @@ impl<'a> rt::Decode<'a> for ReadStateResult<'a> {
         let partitions = r
             .read_struct_array::<PartitionResult>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             partitions,

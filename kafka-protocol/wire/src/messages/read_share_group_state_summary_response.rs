@@ -39,8 +39,7 @@ impl<'a> rt::Decode<'a> for ReadShareGroupStateSummaryResponse<'a> {
         let results = r
             .read_struct_array::<ReadStateSummaryResult>(true, version)
             .in_field("results")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             results,
             unknown_tagged_fields,
@@ -184,8 +183,7 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
         } else {
             -1
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition,
             error_code,
@@ -343,8 +341,7 @@ impl<'a> rt::Decode<'a> for ReadStateSummaryResult<'a> {
         let partitions = r
             .read_struct_array::<PartitionResult>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             partitions,

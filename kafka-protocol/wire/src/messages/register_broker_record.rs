@@ -119,38 +119,47 @@ impl<'a> rt::Decode<'a> for RegisterBrokerRecord<'a> {
         } else {
             false
         };
-        let mut log_dirs = rt::ScalarArray::new();
-        let mut cordoned_log_dirs = None;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_tagged_fields(
-            &mut unknown_tagged_fields,
-            |tag, r| {
-                match tag {
-                    0u32 => {
-                        if version < 3 {
-                            return Err(
-                                r.error(rt::DecodeErrorKind::TagNotInVersion(0u32)),
-                            );
+        let log_dirs = rt::ScalarArray::new();
+        let cordoned_log_dirs = None;
+        let (log_dirs, cordoned_log_dirs, unknown_tagged_fields) = if !r
+            .skip_empty_tagged_section()
+        {
+            let mut log_dirs = log_dirs;
+            let mut cordoned_log_dirs = cordoned_log_dirs;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
+            r.read_tagged_fields(
+                &mut unknown_tagged_fields,
+                |tag, r| {
+                    match tag {
+                        0u32 => {
+                            if version < 3 {
+                                return Err(
+                                    r.error(rt::DecodeErrorKind::TagNotInVersion(0u32)),
+                                );
+                            }
+                            log_dirs = r
+                                .read_scalar_array::<rt::Uuid>(true)
+                                .in_field("log_dirs")?;
                         }
-                        log_dirs = r
-                            .read_scalar_array::<rt::Uuid>(true)
-                            .in_field("log_dirs")?;
-                    }
-                    1u32 => {
-                        if version < 4 {
-                            return Err(
-                                r.error(rt::DecodeErrorKind::TagNotInVersion(1u32)),
-                            );
+                        1u32 => {
+                            if version < 4 {
+                                return Err(
+                                    r.error(rt::DecodeErrorKind::TagNotInVersion(1u32)),
+                                );
+                            }
+                            cordoned_log_dirs = r
+                                .read_nullable_scalar_array::<rt::Uuid>(true)
+                                .in_field("cordoned_log_dirs")?;
                         }
-                        cordoned_log_dirs = r
-                            .read_nullable_scalar_array::<rt::Uuid>(true)
-                            .in_field("cordoned_log_dirs")?;
+                        _ => return Ok(false),
                     }
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            },
-        )?;
+                    Ok(true)
+                },
+            )?;
+            (log_dirs, cordoned_log_dirs, unknown_tagged_fields)
+        } else {
+            (log_dirs, cordoned_log_dirs, rt::UnknownTaggedFields::new())
+        };
         Ok(Self {
             broker_id,
             is_migrating_zk_broker,
@@ -401,8 +410,7 @@ impl<'a> rt::Decode<'a> for BrokerEndpoint<'a> {
             .read_fixed(&[("port", 2), ("security_protocol", 2)])?;
         let port = fixed.u16();
         let security_protocol = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             host,
@@ -529,8 +537,7 @@ impl<'a> rt::Decode<'a> for BrokerFeature<'a> {
             .read_fixed(&[("min_supported_version", 2), ("max_supported_version", 2)])?;
         let min_supported_version = fixed.i16();
         let max_supported_version = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             min_supported_version,

@@ -63,8 +63,7 @@ impl<'a> rt::Decode<'a> for RegisterControllerRecord<'a> {
         let features = r
             .read_struct_array::<ControllerFeature>(true, version)
             .in_field("features")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             controller_id,
             incarnation_id,
@@ -194,8 +193,7 @@ impl<'a> rt::Decode<'a> for ControllerEndpoint<'a> {
             .read_fixed(&[("port", 2), ("security_protocol", 2)])?;
         let port = fixed.u16();
         let security_protocol = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             host,
@@ -322,8 +320,7 @@ impl<'a> rt::Decode<'a> for ControllerFeature<'a> {
             .read_fixed(&[("min_supported_version", 2), ("max_supported_version", 2)])?;
         let min_supported_version = fixed.i16();
         let max_supported_version = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             min_supported_version,

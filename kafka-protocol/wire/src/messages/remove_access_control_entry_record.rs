@@ -35,8 +35,7 @@ impl<'a> rt::Decode<'a> for RemoveAccessControlEntryRecord<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let id = r.read_uuid().in_field("id")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self { id, unknown_tagged_fields })
     }
 }

@@ -36,8 +36,7 @@ impl<'a> rt::Decode<'a> for RemoveDelegationTokenRecord<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let token_id = r.read_string(true).in_field("token_id")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             token_id,
             unknown_tagged_fields,

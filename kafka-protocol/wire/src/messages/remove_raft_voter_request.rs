@@ -60,8 +60,7 @@ impl<'a> rt::Decode<'a> for RemoveRaftVoterRequest<'a> {
             .read_fixed(&[("voter_id", 4), ("voter_directory_id", 16)])?;
         let voter_id = fixed.i32();
         let voter_directory_id = fixed.uuid();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             cluster_id,
             voter_id,

@@ -60,8 +60,7 @@ impl<'a> rt::Decode<'a> for RemoveRaftVoterResponse<'a> {
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             error_code,

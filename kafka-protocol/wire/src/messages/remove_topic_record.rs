@@ -35,8 +35,7 @@ impl<'a> rt::Decode<'a> for RemoveTopicRecord<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             unknown_tagged_fields,

@@ -41,10 +41,11 @@ impl<'a> rt::Decode<'a> for RenewDelegationTokenRequest<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let hmac: Cow<'a, [u8]> = r.read_bytes(version >= 2).in_field("hmac")?;
         let renew_period_ms = r.read_i64().in_field("renew_period_ms")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             hmac,
             renew_period_ms,

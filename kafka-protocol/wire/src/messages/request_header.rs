@@ -67,10 +67,11 @@ impl<'a> rt::Decode<'a> for RequestHeader<'a> {
         let request_api_version = fixed.i16();
         let correlation_id = fixed.i32();
         let client_id = r.read_nullable_string(false).in_field("client_id")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             request_api_key,
             request_api_version,

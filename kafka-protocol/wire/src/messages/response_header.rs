@@ -30,10 +30,11 @@ impl<'a> rt::Decode<'a> for ResponseHeader<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let correlation_id = r.read_i32().in_field("correlation_id")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 1 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 1 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             correlation_id,
             unknown_tagged_fields,

@@ -38,10 +38,11 @@ impl<'a> rt::Decode<'a> for SaslAuthenticateRequest<'a> {
         let auth_bytes: Cow<'a, [u8]> = r
             .read_bytes(version >= 2)
             .in_field("auth_bytes")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             auth_bytes,
             unknown_tagged_fields,

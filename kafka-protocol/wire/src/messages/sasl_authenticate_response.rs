@@ -72,10 +72,11 @@ impl<'a> rt::Decode<'a> for SaslAuthenticateResponse<'a> {
         } else {
             0
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 2 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 2 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             error_code,
             error_message,

@@ -77,8 +77,7 @@ impl<'a> rt::Decode<'a> for ShareAcknowledgeRequest<'a> {
         let topics = r
             .read_struct_array::<AcknowledgeTopic>(true, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             group_id,
             member_id,
@@ -219,8 +218,7 @@ impl<'a> rt::Decode<'a> for AcknowledgementBatch<'a> {
         let acknowledge_types = r
             .read_scalar_array::<i8>(true)
             .in_field("acknowledge_types")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             first_offset,
             last_offset,
@@ -340,8 +338,7 @@ impl<'a> rt::Decode<'a> for AcknowledgePartition<'a> {
         let acknowledgement_batches = r
             .read_struct_array::<AcknowledgementBatch>(true, version)
             .in_field("acknowledgement_batches")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             acknowledgement_batches,
@@ -456,8 +453,7 @@ impl<'a> rt::Decode<'a> for AcknowledgeTopic<'a> {
         let partitions = r
             .read_struct_array::<AcknowledgePartition>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             partitions,

@@ -72,8 +72,7 @@ impl<'a> rt::Decode<'a> for ShareAcknowledgeResponse<'a> {
         let node_endpoints = r
             .read_struct_array::<NodeEndpoint>(true, version)
             .in_field("node_endpoints")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -214,8 +213,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
             .read_fixed(&[("leader_id", 4), ("leader_epoch", 4)])?;
         let leader_id = fixed.i32();
         let leader_epoch = fixed.i32();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             leader_id,
             leader_epoch,
@@ -335,8 +333,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
         let current_leader = LeaderIdAndEpoch::decode_from(r, version)
             .in_field("current_leader")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             error_code,
@@ -463,8 +460,7 @@ impl<'a> rt::Decode<'a> for ShareAcknowledgeTopicResponse<'a> {
         let partitions = r
             .read_struct_array::<PartitionData>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             partitions,
@@ -584,8 +580,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         let host = r.read_string(true).in_field("host")?;
         let port = r.read_i32().in_field("port")?;
         let rack = r.read_nullable_string(true).in_field("rack")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             node_id,
             host,

@@ -136,8 +136,7 @@ impl<'a> rt::Decode<'a> for ShareFetchRequest<'a> {
         let forgotten_topics_data = r
             .read_struct_array::<ForgottenTopic>(true, version)
             .in_field("forgotten_topics_data")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             group_id,
             member_id,
@@ -327,8 +326,7 @@ impl<'a> rt::Decode<'a> for AcknowledgementBatch<'a> {
         let acknowledge_types = r
             .read_scalar_array::<i8>(true)
             .in_field("acknowledge_types")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             first_offset,
             last_offset,
@@ -448,8 +446,7 @@ impl<'a> rt::Decode<'a> for FetchPartition<'a> {
         let acknowledgement_batches = r
             .read_struct_array::<AcknowledgementBatch>(true, version)
             .in_field("acknowledgement_batches")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             acknowledgement_batches,
@@ -564,8 +561,7 @@ impl<'a> rt::Decode<'a> for FetchTopic<'a> {
         let partitions = r
             .read_struct_array::<FetchPartition>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             partitions,
@@ -675,8 +671,7 @@ impl<'a> rt::Decode<'a> for ForgottenTopic<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
         let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             partitions,

@@ -70,8 +70,7 @@ impl<'a> rt::Decode<'a> for ShareFetchResponse<'a> {
         let node_endpoints = r
             .read_struct_array::<NodeEndpoint>(true, version)
             .in_field("node_endpoints")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -204,8 +203,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
             .read_fixed(&[("leader_id", 4), ("leader_epoch", 4)])?;
         let leader_id = fixed.i32();
         let leader_epoch = fixed.i32();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             leader_id,
             leader_epoch,
@@ -321,8 +319,7 @@ impl<'a> rt::Decode<'a> for AcquiredRecords<'a> {
         let first_offset = fixed.i64();
         let last_offset = fixed.i64();
         let delivery_count = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             first_offset,
             last_offset,
@@ -480,8 +477,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         let acquired_records = r
             .read_struct_array::<AcquiredRecords>(true, version)
             .in_field("acquired_records")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             error_code,
@@ -643,8 +639,7 @@ impl<'a> rt::Decode<'a> for ShareFetchableTopicResponse<'a> {
         let partitions = r
             .read_struct_array::<PartitionData>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             partitions,
@@ -764,8 +759,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         let host = r.read_string(true).in_field("host")?;
         let port = r.read_i32().in_field("port")?;
         let rack = r.read_nullable_string(true).in_field("rack")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             node_id,
             host,

@@ -44,8 +44,7 @@ impl<'a> rt::Decode<'a> for ShareGroupDescribeResponse<'a> {
         let groups = r
             .read_struct_array::<DescribedGroup>(true, version)
             .in_field("groups")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             groups,
@@ -171,8 +170,7 @@ impl<'a> rt::Decode<'a> for Member<'a> {
             .read_array(true, |r| r.read_string(true))
             .in_field("subscribed_topic_names")?;
         let assignment = Assignment::decode_from(r, version).in_field("assignment")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             member_id,
             rack_id,
@@ -383,8 +381,7 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
         let assignor_name = r.read_string(true).in_field("assignor_name")?;
         let members = r.read_struct_array::<Member>(true, version).in_field("members")?;
         let authorized_operations = r.read_i32().in_field("authorized_operations")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             error_code,
             error_message,
@@ -546,8 +543,7 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
         let topic_name = r.read_string(true).in_field("topic_name")?;
         let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             topic_name,
@@ -660,8 +656,7 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
         let topic_partitions = r
             .read_struct_array::<TopicPartitions>(true, version)
             .in_field("topic_partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_partitions,
             unknown_tagged_fields,

@@ -58,8 +58,7 @@ impl<'a> rt::Decode<'a> for ShareGroupHeartbeatRequest<'a> {
         let subscribed_topic_names = r
             .read_nullable_array(true, |r| r.read_string(true))
             .in_field("subscribed_topic_names")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             group_id,
             member_id,

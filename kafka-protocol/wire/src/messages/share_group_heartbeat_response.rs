@@ -73,8 +73,7 @@ impl<'a> rt::Decode<'a> for ShareGroupHeartbeatResponse<'a> {
         let assignment = r
             .read_nullable_struct(|r| Assignment::decode_from(r, version))
             .in_field("assignment")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -210,8 +209,7 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
         let topic_partitions = r
             .read_struct_array::<TopicPartitions>(true, version)
             .in_field("topic_partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_partitions,
             unknown_tagged_fields,
@@ -315,8 +313,7 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
         let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             partitions,

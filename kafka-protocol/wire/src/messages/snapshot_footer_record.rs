@@ -30,8 +30,7 @@ impl<'a> rt::Decode<'a> for SnapshotFooterRecord<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let version_value = r.read_i16().in_field("version")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             version: version_value,
             unknown_tagged_fields,

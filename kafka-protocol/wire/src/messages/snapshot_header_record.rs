@@ -36,8 +36,7 @@ impl<'a> rt::Decode<'a> for SnapshotHeaderRecord<'a> {
             .read_fixed(&[("version", 2), ("last_contained_log_timestamp", 8)])?;
         let version_value = fixed.i16();
         let last_contained_log_timestamp = fixed.i64();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             version: version_value,
             last_contained_log_timestamp,

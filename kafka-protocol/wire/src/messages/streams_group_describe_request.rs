@@ -54,8 +54,7 @@ impl<'a> rt::Decode<'a> for StreamsGroupDescribeRequest<'a> {
         } else {
             false
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             group_ids,
             include_authorized_operations,

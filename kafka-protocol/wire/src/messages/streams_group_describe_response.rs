@@ -44,8 +44,7 @@ impl<'a> rt::Decode<'a> for StreamsGroupDescribeResponse<'a> {
         let groups = r
             .read_struct_array::<DescribedGroup>(true, version)
             .in_field("groups")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             groups,
@@ -167,8 +166,7 @@ impl<'a> rt::Decode<'a> for Subtopology<'a> {
         let repartition_source_topics = r
             .read_struct_array::<TopicInfo>(true, version)
             .in_field("repartition_source_topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             subtopology_id,
             source_topics,
@@ -328,8 +326,7 @@ impl<'a> rt::Decode<'a> for Topology<'a> {
         let subtopologies = r
             .read_nullable_struct_array::<Subtopology>(true, version)
             .in_field("subtopologies")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             epoch,
             subtopologies,
@@ -514,8 +511,7 @@ impl<'a> rt::Decode<'a> for Member<'a> {
         let target_assignment = Assignment::decode_from(r, version)
             .in_field("target_assignment")?;
         let is_classic = r.read_bool().in_field("is_classic")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             member_id,
             member_epoch,
@@ -813,8 +809,7 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
         } else {
             None
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             error_code,
             error_message,
@@ -1062,8 +1057,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let host = r.read_string(true).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             host,
             port,
@@ -1178,8 +1172,7 @@ impl<'a> rt::Decode<'a> for TaskOffset<'a> {
             .read_fixed(&[("partition", 4), ("offset", 8)])?;
         let partition = fixed.i32();
         let offset = fixed.i64();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             subtopology_id,
             partition,
@@ -1305,8 +1298,7 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
         let warmup_tasks = r
             .read_struct_array::<TaskIds>(true, version)
             .in_field("warmup_tasks")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             active_tasks,
             standby_tasks,
@@ -1425,8 +1417,7 @@ impl<'a> rt::Decode<'a> for TaskIds<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let subtopology_id = r.read_string(true).in_field("subtopology_id")?;
         let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             subtopology_id,
             partitions,
@@ -1535,8 +1526,7 @@ impl<'a> rt::Decode<'a> for KeyValue<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let key = r.read_string(true).in_field("key")?;
         let value = r.read_string(true).in_field("value")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             key,
             value,
@@ -1659,8 +1649,7 @@ impl<'a> rt::Decode<'a> for TopicInfo<'a> {
         let topic_configs = r
             .read_struct_array::<KeyValue>(true, version)
             .in_field("topic_configs")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             partitions,
@@ -1789,8 +1778,7 @@ impl<'a> rt::Decode<'a> for TopologyDescription<'a> {
         let global_stores = r
             .read_struct_array::<TopologyDescriptionGlobalStore>(true, version)
             .in_field("global_stores")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             subtopologies,
             global_stores,
@@ -1906,8 +1894,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionSubtopology<'a> {
         let nodes = r
             .read_struct_array::<TopologyDescriptionNode>(true, version)
             .in_field("nodes")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             subtopology_id,
             nodes,
@@ -2041,8 +2028,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionNode<'a> {
         let successors = r
             .read_array(true, |r| r.read_string(true))
             .in_field("successors")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             node_type,
@@ -2189,8 +2175,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
             .in_field("source")?;
         let processor = TopologyDescriptionNode::decode_from(r, version)
             .in_field("processor")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             source,
             processor,

@@ -161,8 +161,7 @@ impl<'a> rt::Decode<'a> for StreamsGroupHeartbeatRequest<'a> {
             .read_nullable_struct_array::<TaskOffset>(true, version)
             .in_field("task_end_offsets")?;
         let shutdown_application = r.read_bool().in_field("shutdown_application")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             group_id,
             member_id,
@@ -385,8 +384,7 @@ impl<'a> rt::Decode<'a> for CopartitionGroup<'a> {
         let repartition_source_topics = r
             .read_scalar_array::<i16>(true)
             .in_field("repartition_source_topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             source_topics,
             source_topic_regex,
@@ -546,8 +544,7 @@ impl<'a> rt::Decode<'a> for Subtopology<'a> {
         let copartition_groups = r
             .read_struct_array::<CopartitionGroup>(true, version)
             .in_field("copartition_groups")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             subtopology_id,
             source_topics,
@@ -731,8 +728,7 @@ impl<'a> rt::Decode<'a> for Topology<'a> {
         let subtopologies = r
             .read_struct_array::<Subtopology>(true, version)
             .in_field("subtopologies")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             epoch,
             subtopologies,
@@ -842,8 +838,7 @@ impl<'a> rt::Decode<'a> for KeyValue<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let key = r.read_string(true).in_field("key")?;
         let value = r.read_string(true).in_field("value")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             key,
             value,
@@ -966,8 +961,7 @@ impl<'a> rt::Decode<'a> for TopicInfo<'a> {
         let topic_configs = r
             .read_struct_array::<KeyValue>(true, version)
             .in_field("topic_configs")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             partitions,
@@ -1091,8 +1085,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let host = r.read_string(true).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             host,
             port,
@@ -1207,8 +1200,7 @@ impl<'a> rt::Decode<'a> for TaskOffset<'a> {
             .read_fixed(&[("partition", 4), ("offset", 8)])?;
         let partition = fixed.i32();
         let offset = fixed.i64();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             subtopology_id,
             partition,
@@ -1322,8 +1314,7 @@ impl<'a> rt::Decode<'a> for TaskIds<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let subtopology_id = r.read_string(true).in_field("subtopology_id")?;
         let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             subtopology_id,
             partitions,

@@ -166,8 +166,7 @@ impl<'a> rt::Decode<'a> for StreamsGroupHeartbeatResponse<'a> {
         let partitions_by_user_endpoint = r
             .read_nullable_struct_array::<EndpointToPartitions>(true, version)
             .in_field("partitions_by_user_endpoint")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -434,8 +433,7 @@ impl<'a> rt::Decode<'a> for EndpointToPartitions<'a> {
         let standby_partitions = r
             .read_struct_array::<TopicPartition>(true, version)
             .in_field("standby_partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             user_endpoint,
             active_partitions,
@@ -555,8 +553,7 @@ impl<'a> rt::Decode<'a> for Status<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let status_code = r.read_i8().in_field("status_code")?;
         let status_detail = r.read_string(true).in_field("status_detail")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             status_code,
             status_detail,
@@ -664,8 +661,7 @@ impl<'a> rt::Decode<'a> for TopicPartition<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let topic = r.read_string(true).in_field("topic")?;
         let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic,
             partitions,
@@ -773,8 +769,7 @@ impl<'a> rt::Decode<'a> for TaskIds<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let subtopology_id = r.read_string(true).in_field("subtopology_id")?;
         let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             subtopology_id,
             partitions,
@@ -883,8 +878,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let host = r.read_string(true).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             host,
             port,

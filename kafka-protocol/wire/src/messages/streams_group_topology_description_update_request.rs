@@ -53,8 +53,7 @@ impl<'a> rt::Decode<'a> for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
         let topology_epoch = r.read_i32().in_field("topology_epoch")?;
         let topology_description = TopologyDescription::decode_from(r, version)
             .in_field("topology_description")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             group_id,
             member_id,
@@ -170,8 +169,7 @@ impl<'a> rt::Decode<'a> for TopologyDescription<'a> {
         let global_stores = r
             .read_struct_array::<TopologyDescriptionGlobalStore>(true, version)
             .in_field("global_stores")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             subtopologies,
             global_stores,
@@ -287,8 +285,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionSubtopology<'a> {
         let nodes = r
             .read_struct_array::<TopologyDescriptionNode>(true, version)
             .in_field("nodes")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             subtopology_id,
             nodes,
@@ -422,8 +419,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionNode<'a> {
         let successors = r
             .read_array(true, |r| r.read_string(true))
             .in_field("successors")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             node_type,
@@ -570,8 +566,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
             .in_field("source")?;
         let processor = TopologyDescriptionNode::decode_from(r, version)
             .in_field("processor")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             source,
             processor,

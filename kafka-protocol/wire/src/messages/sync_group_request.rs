@@ -81,10 +81,11 @@ impl<'a> rt::Decode<'a> for SyncGroupRequest<'a> {
         let assignments = r
             .read_struct_array::<SyncGroupRequestAssignment>(version >= 4, version)
             .in_field("assignments")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             group_id,
             generation_id,
@@ -271,10 +272,11 @@ impl<'a> rt::Decode<'a> for SyncGroupRequestAssignment<'a> {
         let assignment: Cow<'a, [u8]> = r
             .read_bytes(version >= 4)
             .in_field("assignment")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             member_id,
             assignment,

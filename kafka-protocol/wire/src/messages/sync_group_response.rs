@@ -70,10 +70,11 @@ impl<'a> rt::Decode<'a> for SyncGroupResponse<'a> {
         let assignment: Cow<'a, [u8]> = r
             .read_bytes(version >= 4)
             .in_field("assignment")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 4 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 4 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             error_code,

@@ -41,8 +41,7 @@ impl<'a> rt::Decode<'a> for TopicRecord<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let name = r.read_string(true).in_field("name")?;
         let topic_id = r.read_uuid().in_field("topic_id")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             topic_id,

@@ -105,10 +105,11 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequest<'a> {
         let topics = r
             .read_struct_array::<TxnOffsetCommitRequestTopic>(version >= 3, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 3 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 3 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             transactional_id,
             group_id,
@@ -340,10 +341,11 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequestPartition<'a> {
         let committed_metadata = r
             .read_nullable_string(version >= 3)
             .in_field("committed_metadata")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 3 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 3 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             partition_index,
             committed_offset,
@@ -507,10 +509,11 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequestTopic<'a> {
         let partitions = r
             .read_struct_array::<TxnOffsetCommitRequestPartition>(version >= 3, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 3 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 3 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             topic_id,

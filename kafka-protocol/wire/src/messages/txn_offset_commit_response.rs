@@ -44,10 +44,11 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitResponse<'a> {
         let topics = r
             .read_struct_array::<TxnOffsetCommitResponseTopic>(version >= 3, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 3 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 3 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms,
             topics,
@@ -160,10 +161,11 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitResponsePartition<'a> {
             .read_fixed(&[("partition_index", 4), ("error_code", 2)])?;
         let partition_index = fixed.i32();
         let error_code = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 3 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 3 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             partition_index,
             error_code,
@@ -303,10 +305,11 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
         let partitions = r
             .read_struct_array::<TxnOffsetCommitResponsePartition>(version >= 3, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        if version >= 3 {
-            r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
-        }
+        let unknown_tagged_fields = if version >= 3 {
+            r.read_unknown_tagged_section()?
+        } else {
+            rt::UnknownTaggedFields::new()
+        };
         Ok(Self {
             name,
             topic_id,

@@ -41,8 +41,7 @@ impl<'a> rt::Decode<'a> for UnregisterBrokerRecord<'a> {
             .read_fixed(&[("broker_id", 4), ("broker_epoch", 8)])?;
         let broker_id = fixed.i32();
         let broker_epoch = fixed.i64();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             broker_id,
             broker_epoch,

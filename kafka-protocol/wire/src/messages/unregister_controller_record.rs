@@ -35,8 +35,7 @@ impl<'a> rt::Decode<'a> for UnregisterControllerRecord<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let controller_id = r.read_i32().in_field("controller_id")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             controller_id,
             unknown_tagged_fields,

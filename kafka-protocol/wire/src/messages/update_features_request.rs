@@ -65,8 +65,7 @@ impl<'a> rt::Decode<'a> for UpdateFeaturesRequest<'a> {
         } else {
             false
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             timeout_ms,
             feature_updates,
@@ -216,8 +215,7 @@ impl<'a> rt::Decode<'a> for FeatureUpdateKey<'a> {
         } else {
             1
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             feature,
             max_version_level,

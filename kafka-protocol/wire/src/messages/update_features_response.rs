@@ -72,8 +72,7 @@ impl<'a> rt::Decode<'a> for UpdateFeaturesResponse<'a> {
         } else {
             rt::StructArray::new()
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -214,8 +213,7 @@ impl<'a> rt::Decode<'a> for UpdatableFeatureResult<'a> {
         let feature = r.read_string(true).in_field("feature")?;
         let error_code = r.read_i16().in_field("error_code")?;
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             feature,
             error_code,

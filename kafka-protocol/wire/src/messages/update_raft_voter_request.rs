@@ -88,8 +88,7 @@ impl<'a> rt::Decode<'a> for UpdateRaftVoterRequest<'a> {
             .in_field("listeners")?;
         let k_raft_version_feature = KRaftVersionFeature::decode_from(r, version)
             .in_field("k_raft_version_feature")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             cluster_id,
             current_leader_epoch,
@@ -222,8 +221,7 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
         let name = r.read_string(true).in_field("name")?;
         let host = r.read_string(true).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             host,
@@ -339,8 +337,7 @@ impl<'a> rt::Decode<'a> for KRaftVersionFeature<'a> {
             .read_fixed(&[("min_supported_version", 2), ("max_supported_version", 2)])?;
         let min_supported_version = fixed.i16();
         let max_supported_version = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             min_supported_version,
             max_supported_version,

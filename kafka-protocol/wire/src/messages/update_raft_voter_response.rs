@@ -47,21 +47,27 @@ impl<'a> rt::Decode<'a> for UpdateRaftVoterResponse<'a> {
             .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
-        let mut current_leader = CurrentLeader::default();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_tagged_fields(
-            &mut unknown_tagged_fields,
-            |tag, r| {
-                match tag {
-                    0u32 => {
-                        current_leader = CurrentLeader::decode_from(r, version)
-                            .in_field("current_leader")?;
+        let current_leader = CurrentLeader::default();
+        let (current_leader, unknown_tagged_fields) = if !r.skip_empty_tagged_section() {
+            let mut current_leader = current_leader;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
+            r.read_tagged_fields(
+                &mut unknown_tagged_fields,
+                |tag, r| {
+                    match tag {
+                        0u32 => {
+                            current_leader = CurrentLeader::decode_from(r, version)
+                                .in_field("current_leader")?;
+                        }
+                        _ => return Ok(false),
                     }
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            },
-        )?;
+                    Ok(true)
+                },
+            )?;
+            (current_leader, unknown_tagged_fields)
+        } else {
+            (current_leader, rt::UnknownTaggedFields::new())
+        };
         Ok(Self {
             throttle_time_ms,
             error_code,
@@ -209,8 +215,7 @@ impl<'a> rt::Decode<'a> for CurrentLeader<'a> {
         let leader_epoch = fixed.i32();
         let host = r.read_string(true).in_field("host")?;
         let port = r.read_i32().in_field("port")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             leader_id,
             leader_epoch,

@@ -61,8 +61,7 @@ impl<'a> rt::Decode<'a> for UserScramCredentialRecord<'a> {
         let stored_key: Cow<'a, [u8]> = r.read_bytes(true).in_field("stored_key")?;
         let server_key: Cow<'a, [u8]> = r.read_bytes(true).in_field("server_key")?;
         let iterations = r.read_i32().in_field("iterations")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             mechanism,

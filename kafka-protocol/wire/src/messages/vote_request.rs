@@ -63,8 +63,7 @@ impl<'a> rt::Decode<'a> for VoteRequest<'a> {
             -1
         };
         let topics = r.read_struct_array::<TopicData>(true, version).in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             cluster_id,
             voter_id,
@@ -225,8 +224,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         } else {
             false
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             replica_epoch,
@@ -418,8 +416,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         let partitions = r
             .read_struct_array::<PartitionData>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_name,
             partitions,

@@ -46,27 +46,33 @@ impl<'a> rt::Decode<'a> for VoteResponse<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let error_code = r.read_i16().in_field("error_code")?;
         let topics = r.read_struct_array::<TopicData>(true, version).in_field("topics")?;
-        let mut node_endpoints = rt::StructArray::new();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_tagged_fields(
-            &mut unknown_tagged_fields,
-            |tag, r| {
-                match tag {
-                    0u32 => {
-                        if version < 1 {
-                            return Err(
-                                r.error(rt::DecodeErrorKind::TagNotInVersion(0u32)),
-                            );
+        let node_endpoints = rt::StructArray::new();
+        let (node_endpoints, unknown_tagged_fields) = if !r.skip_empty_tagged_section() {
+            let mut node_endpoints = node_endpoints;
+            let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
+            r.read_tagged_fields(
+                &mut unknown_tagged_fields,
+                |tag, r| {
+                    match tag {
+                        0u32 => {
+                            if version < 1 {
+                                return Err(
+                                    r.error(rt::DecodeErrorKind::TagNotInVersion(0u32)),
+                                );
+                            }
+                            node_endpoints = r
+                                .read_struct_array::<NodeEndpoint>(true, version)
+                                .in_field("node_endpoints")?;
                         }
-                        node_endpoints = r
-                            .read_struct_array::<NodeEndpoint>(true, version)
-                            .in_field("node_endpoints")?;
+                        _ => return Ok(false),
                     }
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            },
-        )?;
+                    Ok(true)
+                },
+            )?;
+            (node_endpoints, unknown_tagged_fields)
+        } else {
+            (node_endpoints, rt::UnknownTaggedFields::new())
+        };
         Ok(Self {
             error_code,
             topics,
@@ -231,8 +237,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         let leader_id = fixed.i32();
         let leader_epoch = fixed.i32();
         let vote_granted = r.read_bool().in_field("vote_granted")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             error_code,
@@ -368,8 +373,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         let partitions = r
             .read_struct_array::<PartitionData>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_name,
             partitions,
@@ -485,8 +489,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         let node_id = r.read_i32().in_field("node_id")?;
         let host = r.read_string(true).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             node_id,
             host,

@@ -37,8 +37,7 @@ impl<'a> rt::Decode<'a> for VotersRecord<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let version_value = r.read_i16().in_field("version")?;
         let voters = r.read_struct_array::<Voter>(true, version).in_field("voters")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             version: version_value,
             voters,
@@ -141,8 +140,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
         let name = r.read_string(true).in_field("name")?;
         let host = r.read_string(true).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             host,
@@ -258,8 +256,7 @@ impl<'a> rt::Decode<'a> for KRaftVersionFeature<'a> {
             .read_fixed(&[("min_supported_version", 2), ("max_supported_version", 2)])?;
         let min_supported_version = fixed.i16();
         let max_supported_version = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             min_supported_version,
             max_supported_version,
@@ -384,8 +381,7 @@ impl<'a> rt::Decode<'a> for Voter<'a> {
             .in_field("endpoints")?;
         let k_raft_version_feature = KRaftVersionFeature::decode_from(r, version)
             .in_field("k_raft_version_feature")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             voter_id,
             voter_directory_id,

@@ -44,8 +44,7 @@ impl<'a> rt::Decode<'a> for WriteShareGroupStateRequest<'a> {
         let topics = r
             .read_struct_array::<WriteStateData>(true, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             group_id,
             topics,
@@ -163,8 +162,7 @@ impl<'a> rt::Decode<'a> for StateBatch<'a> {
         let last_offset = fixed.i64();
         let delivery_state = fixed.i8();
         let delivery_count = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             first_offset,
             last_offset,
@@ -342,8 +340,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         let state_batches = r
             .read_struct_array::<StateBatch>(true, version)
             .in_field("state_batches")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition,
             state_epoch,
@@ -500,8 +497,7 @@ impl<'a> rt::Decode<'a> for WriteStateData<'a> {
         let partitions = r
             .read_struct_array::<PartitionData>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             partitions,

@@ -39,8 +39,7 @@ impl<'a> rt::Decode<'a> for WriteShareGroupStateResponse<'a> {
         let results = r
             .read_struct_array::<WriteStateResult>(true, version)
             .in_field("results")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             results,
             unknown_tagged_fields,
@@ -140,8 +139,7 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
         let partition = fixed.i32();
         let error_code = fixed.i16();
         let error_message = r.read_nullable_string(true).in_field("error_message")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition,
             error_code,
@@ -259,8 +257,7 @@ impl<'a> rt::Decode<'a> for WriteStateResult<'a> {
         let partitions = r
             .read_struct_array::<PartitionResult>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
             partitions,

@@ -39,8 +39,7 @@ impl<'a> rt::Decode<'a> for WriteTxnMarkersRequest<'a> {
         let markers = r
             .read_struct_array::<WritableTxnMarker>(true, version)
             .in_field("markers")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             markers,
             unknown_tagged_fields,
@@ -135,8 +134,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerTopic<'a> {
         let partition_indexes = r
             .read_scalar_array::<i32>(true)
             .in_field("partition_indexes")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             partition_indexes,
@@ -275,8 +273,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarker<'a> {
         } else {
             0
         };
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             producer_id,
             producer_epoch,

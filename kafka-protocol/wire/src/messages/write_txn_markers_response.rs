@@ -39,8 +39,7 @@ impl<'a> rt::Decode<'a> for WriteTxnMarkersResponse<'a> {
         let markers = r
             .read_struct_array::<WritableTxnMarkerResult>(true, version)
             .in_field("markers")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             markers,
             unknown_tagged_fields,
@@ -135,8 +134,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
             .read_fixed(&[("partition_index", 4), ("error_code", 2)])?;
         let partition_index = fixed.i32();
         let error_code = fixed.i16();
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
             error_code,
@@ -248,8 +246,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
         let partitions = r
             .read_struct_array::<WritableTxnMarkerPartitionResult>(true, version)
             .in_field("partitions")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
             partitions,
@@ -363,8 +360,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerResult<'a> {
         let topics = r
             .read_struct_array::<WritableTxnMarkerTopicResult>(true, version)
             .in_field("topics")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             producer_id,
             topics,

@@ -35,8 +35,7 @@ impl<'a> rt::Decode<'a> for ZkMigrationStateRecord<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let zk_migration_state = r.read_i8().in_field("zk_migration_state")?;
-        let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-        r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;
+        let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             zk_migration_state,
             unknown_tagged_fields,

@@ -510,6 +510,18 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    /// Skips an empty tagged-field section (a single zero count): true if
+    /// there was one, false (reading nothing) otherwise.
+    #[inline(always)]
+    pub fn skip_empty_tagged_section(&mut self) -> bool {
+        if self.unread.first() == Some(&0) {
+            self.skip(1);
+            true
+        } else {
+            false
+        }
+    }
+
     /// Reads past a tagged-field section with the checks of
     /// [`Reader::read_tagged_fields`], keeping nothing.
     #[inline(always)]
@@ -535,6 +547,20 @@ impl<'a> Reader<'a> {
         unknown: &mut UnknownTaggedFields<'a>,
     ) -> Result<(), DecodeError> {
         self.read_tagged_fields(unknown, no_known_tags)
+    }
+
+    /// Reads the tagged-field section of a struct that has no tagged fields
+    /// of its own, returning its fields, all unknown. The usual empty
+    /// section returns an empty list without the list's address ever being
+    /// taken, so that a struct decoded in line stays in registers.
+    #[inline(always)]
+    pub fn read_unknown_tagged_section(&mut self) -> Result<UnknownTaggedFields<'a>, DecodeError> {
+        if self.skip_empty_tagged_section() {
+            return Ok(UnknownTaggedFields::new());
+        }
+        let mut unknown = UnknownTaggedFields::new();
+        self.read_tagged_fields(&mut unknown, no_known_tags)?;
+        Ok(unknown)
     }
 
     /// Reads past the tagged-field section of a struct that has no tagged
