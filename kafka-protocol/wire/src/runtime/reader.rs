@@ -310,6 +310,17 @@ impl<'a> Reader<'a> {
 /// bytes. `end_offset` is the offset just past `unread`, for the error.
 #[inline(never)]
 fn long_uvarint(unread: &[u8], end_offset: usize) -> Result<(u32, &[u8], bool), DecodeError> {
+    // Three bytes first: the length of a records field of 16 KiB to 2 MiB,
+    // which Produce and Fetch carry one of per partition. The first two
+    // bytes have their continuation bit set, or the fast paths would have
+    // taken them.
+    if let [first, second, third, rest @ ..] = unread {
+        if *first >= 0x80 && *second >= 0x80 && *third < 0x80 {
+            let value =
+                u32::from(first & 0x7f) | u32::from(second & 0x7f) << 7 | u32::from(*third) << 14;
+            return Ok((value, rest, *third != 0));
+        }
+    }
     match get_uvarint(unread) {
         Ok((value, len)) => Ok((
             value,
@@ -342,6 +353,32 @@ fn varint_fault(fault: VarintError, remaining: usize) -> DecodeErrorKind {
 mod tests {
     use super::*;
 
+    /// The three-byte path of the long uvarint agrees with the general
+    /// reader on value, length, canonical form and faults, whatever the
+    /// third byte.
+    #[test]
+    fn three_byte_uvarints_read_as_the_general_reader_reads_them() {
+        for first in [0x80u8, 0x81, 0xc5, 0xff] {
+            for second in [0x80u8, 0x80 | 0x2a, 0xff] {
+                for third in 0..=u8::MAX {
+                    let input = [first, second, third, 0x05, 0x00, 0xaa];
+                    let mut reader = Reader::new(&input);
+                    let read = reader.read_uvarint().ok();
+                    let general = get_uvarint(&input).ok();
+                    assert_eq!(read, general.map(|(value, _)| value), "{input:02x?}");
+                    if let Some((value, len)) = general {
+                        assert_eq!(reader.remaining(), input.len() - len, "{input:02x?}");
+                        assert_eq!(
+                            reader.is_canonical(),
+                            len == uvarint_len(value),
+                            "{input:02x?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     /// Every length of uvarint, through the one- and two-byte fast paths and
     /// the general one, with its value, length and canonical form.
     #[test]
@@ -354,6 +391,8 @@ mod tests {
             (&[0x81, 0x00], 1, false),
             (&[0x80, 0x80, 0x01], 16_384, true),
             (&[0x81, 0x80, 0x00], 1, false),
+            (&[0xff, 0xff, 0x7f], 2_097_151, true),
+            (&[0x80, 0x80, 0x80, 0x01], 2_097_152, true),
             (&[0xff, 0xff, 0xff, 0xff, 0x0f], u32::MAX, true),
         ];
         for &(bytes, value, canonical) in cases {
