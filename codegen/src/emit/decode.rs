@@ -68,7 +68,7 @@ pub fn decode_impl(s: &StructIr, structs: &[StructIr], validator: bool) -> Token
             when(*cond, quote!(r.skip_fixed(#width, #layout)?;))
         }
     });
-    let skip_tagged = tagged_section(s, Mode::Validate);
+    let skip_tagged = validate_tagged_section(s);
     let check_body = quote! {
         #(#checks)*
         #skip_tagged
@@ -223,21 +223,20 @@ fn mentions_version(tokens: TokenStream) -> bool {
 /// registers; only a section with fields goes through the callback that
 /// assigns them.
 fn decode_tagged_section(s: &StructIr) -> TokenStream {
-    let locals: Vec<_> = s
-        .fields
-        .iter()
-        .filter(|field| field.tagged.is_some())
-        .map(local_ident)
-        .collect();
-    if locals.is_empty() {
+    let Some(callback) = tag_callback(s, Mode::Decode) else {
         let read = choose(
             s.flexible,
             quote!(r.read_unknown_tagged_section()?),
             quote!(rt::UnknownTaggedFields::new()),
         );
         return quote!(let unknown_tagged_fields = #read;);
-    }
-    let read = tagged_section(s, Mode::Decode);
+    };
+    let locals: Vec<_> = s
+        .fields
+        .iter()
+        .filter(|field| field.tagged.is_some())
+        .map(local_ident)
+        .collect();
     let fields_present = match s.flexible {
         Cond::Always => quote!(!r.skip_empty_tagged_section()),
         flexible => {
@@ -249,7 +248,7 @@ fn decode_tagged_section(s: &StructIr) -> TokenStream {
         let (#(#locals,)* unknown_tagged_fields) = if #fields_present {
             #(let mut #locals = #locals;)*
             let mut unknown_tagged_fields = rt::UnknownTaggedFields::new();
-            #read
+            r.read_tagged_fields(&mut unknown_tagged_fields, #callback)?;
             (#(#locals,)* unknown_tagged_fields)
         } else {
             (#(#locals,)* rt::UnknownTaggedFields::new())
@@ -257,76 +256,63 @@ fn decode_tagged_section(s: &StructIr) -> TokenStream {
     }
 }
 
-/// `read` behind the struct's flexible versions when validating; decoding
-/// tests them itself (see [`decode_tagged_section`]).
-fn only_where_flexible(s: &StructIr, mode: Mode, read: TokenStream) -> TokenStream {
-    match mode {
-        Mode::Decode => read,
-        Mode::Validate => when(s.flexible, read),
-    }
+/// Checks the tagged-field section where the struct is flexible, with one
+/// match arm per known tag.
+fn validate_tagged_section(s: &StructIr) -> TokenStream {
+    let read = match tag_callback(s, Mode::Validate) {
+        Some(callback) => quote!(r.skip_tagged_fields(#callback)?;),
+        None => quote!(r.skip_unknown_tagged_fields()?;),
+    };
+    when(s.flexible, read)
 }
 
-/// The tagged-field section, with one match arm per known tag: in
-/// [`Mode::Validate`] where the struct is flexible, in [`Mode::Decode`]
-/// unconditioned.
-fn tagged_section(s: &StructIr, mode: Mode) -> TokenStream {
-    if !s.flexible.is_possible() {
-        return TokenStream::new();
-    }
-    let arms = s.fields.iter().filter_map(|field| {
-        let (tag, cond) = field.tagged?;
-        // The section is only read where the struct is flexible.
-        let cond = cond.given(s.flexible);
-        let read = read_field(field, true, mode);
-        let local = local_ident(field);
-        let keep = match mode {
-            Mode::Decode => quote!(#local = #read;),
-            Mode::Validate => quote!(#read;),
-        };
-        let check = match cond {
-            Cond::Always => TokenStream::new(),
-            _ => {
-                let absent = negate(cond);
-                quote! {
-                    if #absent {
-                        return Err(r.error(rt::DecodeErrorKind::TagNotInVersion(#tag)));
+/// The callback that reads the struct's known tagged fields, one match arm
+/// per tag (into the field's local in [`Mode::Decode`]), or `None` when it
+/// has none.
+fn tag_callback(s: &StructIr, mode: Mode) -> Option<TokenStream> {
+    let arms: Vec<_> = s
+        .fields
+        .iter()
+        .filter_map(|field| {
+            let (tag, cond) = field.tagged?;
+            // The section is only read where the struct is flexible.
+            let cond = cond.given(s.flexible);
+            let read = read_field(field, true, mode);
+            let local = local_ident(field);
+            let keep = match mode {
+                Mode::Decode => quote!(#local = #read;),
+                Mode::Validate => quote!(#read;),
+            };
+            let check = match cond {
+                Cond::Always => TokenStream::new(),
+                _ => {
+                    let absent = negate(cond);
+                    quote! {
+                        if #absent {
+                            return Err(r.error(rt::DecodeErrorKind::TagNotInVersion(#tag)));
+                        }
                     }
                 }
-            }
-        };
-        Some(quote! {
-            #tag => {
-                #check
-                #keep
-            }
+            };
+            Some(quote! {
+                #tag => {
+                    #check
+                    #keep
+                }
+            })
         })
-    });
-    let arms: Vec<_> = arms.collect();
-    if arms.is_empty() {
-        let read = match mode {
-            Mode::Decode => {
-                quote!(r.read_unknown_tagged_fields(&mut unknown_tagged_fields)?;)
+        .collect();
+    (!arms.is_empty()).then(|| {
+        quote! {
+            |tag, r| {
+                match tag {
+                    #(#arms)*
+                    _ => return Ok(false),
+                }
+                Ok(true)
             }
-            Mode::Validate => quote!(r.skip_unknown_tagged_fields()?;),
-        };
-        return only_where_flexible(s, mode, read);
-    }
-    let callback = quote! {
-        |tag, r| {
-            match tag {
-                #(#arms)*
-                _ => return Ok(false),
-            }
-            Ok(true)
         }
-    };
-    let read = match mode {
-        Mode::Decode => {
-            quote!(r.read_tagged_fields(&mut unknown_tagged_fields, #callback)?;)
-        }
-        Mode::Validate => quote!(r.skip_tagged_fields(#callback)?;),
-    };
-    only_where_flexible(s, mode, read)
+    })
 }
 
 /// An expression of the field's Rust type, reading it and naming the field

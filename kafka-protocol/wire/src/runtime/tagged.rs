@@ -540,16 +540,6 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads the tagged-field section of a struct that has no tagged fields
-    /// of its own: every field is kept in `unknown`.
-    #[inline(always)]
-    pub fn read_unknown_tagged_fields(
-        &mut self,
-        unknown: &mut UnknownTaggedFields<'a>,
-    ) -> Result<(), DecodeError> {
-        self.read_tagged_fields(unknown, no_known_tags)
-    }
-
-    /// Reads the tagged-field section of a struct that has no tagged fields
     /// of its own, returning its fields, all unknown. The usual empty
     /// section returns an empty list without the list's address ever being
     /// taken, so that a struct decoded in line stays in registers.
@@ -565,7 +555,7 @@ impl<'a> Reader<'a> {
 
     /// Reads past the tagged-field section of a struct that has no tagged
     /// fields of its own, with the checks of
-    /// [`Reader::read_unknown_tagged_fields`].
+    /// [`Reader::read_unknown_tagged_section`].
     #[inline(always)]
     pub fn skip_unknown_tagged_fields(&mut self) -> Result<(), DecodeError> {
         self.skip_tagged_fields(no_known_tags)
