@@ -231,10 +231,7 @@ impl PartialEq for UnknownTaggedFields<'_> {
     fn eq(&self, other: &Self) -> bool {
         match (&self.0, &other.0) {
             (None, None) => true,
-            (Some(mine), Some(theirs)) => {
-                let (mine, theirs) = (mine.get(), theirs.get());
-                mine.count == theirs.count && mine.entries == theirs.entries
-            }
+            (Some(mine), Some(theirs)) => mine == theirs,
             _ => false,
         }
     }
@@ -494,8 +491,7 @@ impl<'a> Reader<'a> {
         mut known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
     ) -> Result<(), DecodeError> {
         // Most sections are empty: a single zero count.
-        if self.unread.first() == Some(&0) {
-            self.skip(1);
+        if self.skip_empty_tagged_section() {
             return Ok(());
         }
         // The loop over the fields gets a copy of the reader, not its
@@ -529,8 +525,7 @@ impl<'a> Reader<'a> {
         &mut self,
         mut known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
     ) -> Result<(), DecodeError> {
-        if self.unread.first() == Some(&0) {
-            self.skip(1);
+        if self.skip_empty_tagged_section() {
             return Ok(());
         }
         let mut reader = self.clone();
