@@ -195,7 +195,8 @@ impl<T: FixedWidth + fmt::Debug> fmt::Debug for ScalarArray<'_, T> {
 const MAX_UPFRONT_RESERVATION: usize = 64 * 1024;
 
 /// The capacity to reserve for an array of `count` elements of `T`.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 fn initial_capacity<T>(count: usize) -> usize {
     count.min(MAX_UPFRONT_RESERVATION / std::mem::size_of::<T>().max(1))
 }
@@ -236,7 +237,8 @@ impl<'a> Reader<'a> {
 
     /// Reads an array of fixed-width scalars that may be null, without
     /// decoding or copying its elements.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_nullable_scalar_array<T: FixedWidth>(
         &mut self,
         compact: bool,
@@ -249,7 +251,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads an array of fixed-width scalars that must not be null.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_scalar_array<T: FixedWidth>(
         &mut self,
         compact: bool,

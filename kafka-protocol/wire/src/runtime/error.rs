@@ -357,7 +357,8 @@ pub trait InField {
 }
 
 impl<T> InField for Result<T, DecodeError> {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn in_field(self, field: &'static str) -> Self {
         match self {
             Ok(value) => Ok(value),
@@ -367,7 +368,8 @@ impl<T> InField for Result<T, DecodeError> {
 }
 
 impl<T> InField for Result<T, EncodeError> {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn in_field(self, field: &'static str) -> Self {
         match self {
             Ok(value) => Ok(value),

@@ -35,7 +35,8 @@ impl<'a> Reader<'a> {
     /// Takes the next `N` bytes, the run of fixed-width `fields`, whose
     /// widths add up to `N`. When fewer are left, the error is the one the
     /// first field that does not fit would give when read alone.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_fixed<const N: usize>(
         &mut self,
         fields: &'static [FixedField],
@@ -51,7 +52,8 @@ impl<'a> Reader<'a> {
 
     /// Moves past the next `width` bytes, the run of fixed-width `fields`,
     /// whose widths add up to `width`; fails as [`Reader::read_fixed`] does.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn skip_fixed(
         &mut self,
         width: usize,
@@ -98,7 +100,8 @@ fn truncated_run(offset: usize, remaining: usize, fields: &[FixedField]) -> Deco
 
 impl<const N: usize> FixedFields<'_, N> {
     /// The next `W` bytes of the run.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn take<const W: usize>(&mut self) -> [u8; W] {
         let chunk = self
             .bytes
@@ -110,49 +113,57 @@ impl<const N: usize> FixedFields<'_, N> {
     }
 
     /// The next field, an int8.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn i8(&mut self) -> i8 {
         i8::from_be_bytes(self.take())
     }
 
     /// The next field, a big-endian int16.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn i16(&mut self) -> i16 {
         i16::from_be_bytes(self.take())
     }
 
     /// The next field, a big-endian uint16.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn u16(&mut self) -> u16 {
         u16::from_be_bytes(self.take())
     }
 
     /// The next field, a big-endian int32.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn i32(&mut self) -> i32 {
         i32::from_be_bytes(self.take())
     }
 
     /// The next field, a big-endian uint32.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn u32(&mut self) -> u32 {
         u32::from_be_bytes(self.take())
     }
 
     /// The next field, a big-endian int64.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn i64(&mut self) -> i64 {
         i64::from_be_bytes(self.take())
     }
 
     /// The next field, a float64 from its big-endian IEEE 754 bits.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn f64(&mut self) -> f64 {
         f64::from_be_bytes(self.take())
     }
 
     /// The next field, a uuid.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn uuid(&mut self) -> Uuid {
         Uuid(self.take())
     }
@@ -174,7 +185,8 @@ impl<const N: usize> Default for FixedFieldsWriter<N> {
 
 impl<const N: usize> FixedFieldsWriter<N> {
     /// An empty run.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn new() -> Self {
         FixedFieldsWriter {
             bytes: [0; N],
@@ -183,7 +195,8 @@ impl<const N: usize> FixedFieldsWriter<N> {
     }
 
     /// The run with `field` next.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn put<const W: usize>(mut self, field: [u8; W]) -> Self {
         let slot = self
             .bytes
@@ -198,49 +211,57 @@ impl<const N: usize> FixedFieldsWriter<N> {
     }
 
     /// The run with an int8 next.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn i8(self, value: i8) -> Self {
         self.put(value.to_be_bytes())
     }
 
     /// The run with a big-endian int16 next.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn i16(self, value: i16) -> Self {
         self.put(value.to_be_bytes())
     }
 
     /// The run with a big-endian uint16 next.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn u16(self, value: u16) -> Self {
         self.put(value.to_be_bytes())
     }
 
     /// The run with a big-endian int32 next.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn i32(self, value: i32) -> Self {
         self.put(value.to_be_bytes())
     }
 
     /// The run with a big-endian uint32 next.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn u32(self, value: u32) -> Self {
         self.put(value.to_be_bytes())
     }
 
     /// The run with a big-endian int64 next.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn i64(self, value: i64) -> Self {
         self.put(value.to_be_bytes())
     }
 
     /// The run with a float64's big-endian IEEE 754 bits next.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn f64(self, value: f64) -> Self {
         self.put(value.to_be_bytes())
     }
 
     /// The run with a uuid next.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn uuid(self, value: Uuid) -> Self {
         self.put(value.0)
     }
@@ -248,7 +269,8 @@ impl<const N: usize> FixedFieldsWriter<N> {
 
 impl Writer<'_> {
     /// Appends a run of fixed-width fields, with one capacity check.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn put_fixed<const N: usize>(&mut self, run: FixedFieldsWriter<N>) {
         debug_assert_eq!(run.at, N, "a run of {N} bytes was not filled");
         self.put_slice(&run.bytes);

@@ -11,7 +11,8 @@ use super::writer::Writer;
 impl<'a> Reader<'a> {
     /// Reads a length prefix: compact (`uvarint(len + 1)`, 0 = null) or
     /// classic (`int16` or `int32`, -1 = null). Returns `None` for null.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub(super) fn read_length(
         &mut self,
         compact: bool,
@@ -39,7 +40,8 @@ impl<'a> Reader<'a> {
     /// Reads an array's element count, `None` for null. The count is checked
     /// against the bytes left, assuming every element takes at least
     /// `min_element_len` bytes (at least one), before anything is allocated.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_array_len(
         &mut self,
         compact: bool,
@@ -61,7 +63,8 @@ impl<'a> Reader<'a> {
 
 /// Writes a length prefix: compact `uvarint(len + 1)`, or classic int16/int32.
 /// `None` writes null.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub(super) fn put_length(
     buf: &mut Writer<'_>,
     length: Option<usize>,

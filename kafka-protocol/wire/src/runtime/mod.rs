@@ -7,6 +7,14 @@
 //!
 //! Generated code calls into this module; users mostly meet its types
 //! ([`Uuid`], [`ScalarArray`], [`StructArray`], [`RawTaggedField`]) and its errors.
+//!
+//! The smallest primitives (a fixed-width read, a length, a field's error
+//! context) are `#[inline(always)]` in optimized builds, where the reader
+//! then stays in registers through a struct's decoder, and only `#[inline]`
+//! when debug assertions are on: a debug build inlines nothing else, and
+//! copying them into every generated decoder there doubled the code of a
+//! program that uses every message (its debug binary's `.text`, 10.8 MB ->
+//! 5.7 MB), which the linker then writes in each of its rebuilds.
 
 mod array;
 mod element_vec;

@@ -101,7 +101,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Moves past `len` bytes that the caller checked are there.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub(super) fn skip(&mut self, len: usize) {
         self.unread = self.unread.get(len..).unwrap_or_default();
     }
@@ -130,13 +131,15 @@ impl<'a> Reader<'a> {
     /// on any path: a reader whose address never escapes stays in registers
     /// while a struct is decoded. The error itself is built out of line
     /// ([`DecodeError::new`] is cold).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn error(&self, kind: DecodeErrorKind) -> DecodeError {
         DecodeError::new(self.offset(), kind)
     }
 
     /// Takes the next `len` bytes.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn take(&mut self, len: usize) -> Result<&'a [u8], DecodeError> {
         match self.unread.split_at_checked(len) {
             Some((taken, unread)) => {
@@ -150,7 +153,8 @@ impl<'a> Reader<'a> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn take_array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
         match self.unread.split_first_chunk::<N>() {
             Some((chunk, unread)) => {
@@ -165,7 +169,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a bool: any non-zero byte is true, as Kafka reads it.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_bool(&mut self) -> Result<bool, DecodeError> {
         let byte = self.read_i8()?;
         if byte as u8 > 1 {
@@ -175,55 +180,64 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads an int8.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_i8(&mut self) -> Result<i8, DecodeError> {
         self.take_array().map(i8::from_be_bytes)
     }
 
     /// Reads a big-endian int16.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_i16(&mut self) -> Result<i16, DecodeError> {
         self.take_array().map(i16::from_be_bytes)
     }
 
     /// Reads a big-endian uint16.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_u16(&mut self) -> Result<u16, DecodeError> {
         self.take_array().map(u16::from_be_bytes)
     }
 
     /// Reads a big-endian int32.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_i32(&mut self) -> Result<i32, DecodeError> {
         self.take_array().map(i32::from_be_bytes)
     }
 
     /// Reads a big-endian uint32.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_u32(&mut self) -> Result<u32, DecodeError> {
         self.take_array().map(u32::from_be_bytes)
     }
 
     /// Reads a big-endian int64.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_i64(&mut self) -> Result<i64, DecodeError> {
         self.take_array().map(i64::from_be_bytes)
     }
 
     /// Reads a big-endian IEEE 754 double.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_f64(&mut self) -> Result<f64, DecodeError> {
         self.take_array().map(f64::from_be_bytes)
     }
 
     /// Reads a 16-byte uuid.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_uuid(&mut self) -> Result<Uuid, DecodeError> {
         self.take_array().map(Uuid)
     }
 
     /// Reads an unsigned varint of at most five bytes.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_uvarint(&mut self) -> Result<u32, DecodeError> {
         // Almost every varint on the wire is one byte (a small length or
         // count) or two (the length of a records field under 16 KiB).
@@ -247,7 +261,8 @@ impl<'a> Reader<'a> {
     /// The varints of three bytes or more, and the faults, read out of line
     /// by [`long_uvarint`], which takes the bytes rather than the reader, so
     /// that the reader stays in registers.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn read_long_uvarint(&mut self) -> Result<u32, DecodeError> {
         let end_offset = self.base + self.input.len();
         let (value, unread, canonical) = long_uvarint(self.unread, end_offset)?;
@@ -283,7 +298,8 @@ impl<'a> Reader<'a> {
 
     /// Takes `len` bytes announced by a length prefix, failing with
     /// [`DecodeErrorKind::LengthExceedsInput`] when they are not there.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub(super) fn take_announced(&mut self, len: usize) -> Result<&'a [u8], DecodeError> {
         if len > self.remaining() {
             return Err(self.error(DecodeErrorKind::LengthExceedsInput {

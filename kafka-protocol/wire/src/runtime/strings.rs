@@ -11,7 +11,8 @@ use super::writer::Writer;
 
 impl<'a> Reader<'a> {
     /// Reads a string that may be null.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_nullable_string(
         &mut self,
         compact: bool,
@@ -36,7 +37,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a string that must not be null.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_string(&mut self, compact: bool) -> Result<Cow<'a, str>, DecodeError> {
         let start = self.offset();
         self.read_nullable_string(compact)?
@@ -44,7 +46,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads bytes (or records) that may be null.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_nullable_bytes(
         &mut self,
         compact: bool,
@@ -56,7 +59,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads bytes that must not be null.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_bytes(&mut self, compact: bool) -> Result<Cow<'a, [u8]>, DecodeError> {
         let start = self.offset();
         self.read_nullable_bytes(compact)?

@@ -271,7 +271,8 @@ impl<'a> From<Vec<RawTaggedField<'a>>> for UnknownTaggedFields<'a> {
 
 /// Writes the tagged-field section of a struct with no known tagged fields:
 /// the count, then the unknown fields. Fails when two share a tag.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub fn put_unknown_tagged_fields(
     buf: &mut Writer<'_>,
     unknown: &UnknownTaggedFields<'_>,
@@ -298,7 +299,8 @@ fn put_unknown_tagged_field_list(
 
 /// The size of the tagged-field section of a struct with no known tagged
 /// fields.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub fn unknown_tagged_section_len(unknown: &UnknownTaggedFields<'_>) -> usize {
     if unknown.is_empty() {
         1
@@ -311,7 +313,8 @@ pub fn unknown_tagged_section_len(unknown: &UnknownTaggedFields<'_>) -> usize {
 /// (a non-flexible version) holds unknown tagged fields, which that version
 /// cannot carry: dropping them silently would lose data. Kafka's generated
 /// code refuses the same way.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub fn refuse_unknown_tagged_fields(
     unknown: &UnknownTaggedFields<'_>,
     version: i16,
@@ -484,7 +487,8 @@ impl<'a> Reader<'a> {
     /// other and with shortest uvarints, as Kafka writes them; copied, at
     /// most once, otherwise. However many there are, they never take more
     /// heap than the section's bytes plus a 4-byte index entry per field.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_tagged_fields(
         &mut self,
         unknown: &mut UnknownTaggedFields<'a>,
@@ -508,7 +512,8 @@ impl<'a> Reader<'a> {
 
     /// Skips an empty tagged-field section (a single zero count): true if
     /// there was one, false (reading nothing) otherwise.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn skip_empty_tagged_section(&mut self) -> bool {
         if self.unread.first() == Some(&0) {
             self.skip(1);
@@ -520,7 +525,8 @@ impl<'a> Reader<'a> {
 
     /// Reads past a tagged-field section with the checks of
     /// [`Reader::read_tagged_fields`], keeping nothing.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn skip_tagged_fields(
         &mut self,
         mut known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
@@ -538,7 +544,8 @@ impl<'a> Reader<'a> {
     /// of its own, returning its fields, all unknown. The usual empty
     /// section returns an empty list without the list's address ever being
     /// taken, so that a struct decoded in line stays in registers.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_unknown_tagged_section(&mut self) -> Result<UnknownTaggedFields<'a>, DecodeError> {
         if self.skip_empty_tagged_section() {
             return Ok(UnknownTaggedFields::new());
@@ -551,7 +558,8 @@ impl<'a> Reader<'a> {
     /// Reads past the tagged-field section of a struct that has no tagged
     /// fields of its own, with the checks of
     /// [`Reader::read_unknown_tagged_section`].
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn skip_unknown_tagged_fields(&mut self) -> Result<(), DecodeError> {
         self.skip_tagged_fields(no_known_tags)
     }

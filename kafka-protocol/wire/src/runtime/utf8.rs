@@ -24,7 +24,8 @@ use std::str::Utf8Error;
 
 /// `bytes` as a `&str`, or the error of `std::str::from_utf8` when they are
 /// not UTF-8. Same result as `std::str::from_utf8`, faster on ASCII.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub(crate) fn str_from_utf8(bytes: &[u8]) -> Result<&str, Utf8Error> {
     if bytes.is_ascii() {
         // SAFETY: every byte is below 0x80 (`is_ascii`), and a run of such
