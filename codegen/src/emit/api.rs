@@ -546,10 +546,17 @@ fn dispatch_enum(
             v.message.name
         ));
         let gate = if v.gate.is_empty() { section } else { &v.gate };
+        // The conversions are `#[inline]` even with `precompile`: they move a
+        // message in or out of the enum, which costs nothing to compile
+        // where they are used, while a `TryFrom` compiled in kafka-wire goes
+        // to its message's codegen unit (rustc places a trait impl's
+        // methods with the impl's type), and each of those units then
+        // carries the debug info of the whole enum, every message in it.
         quote! {
             #gate
             impl<'a> From<#ty> for #enum_name #generics {
                 #from_doc
+                #[inline]
                 fn from(message: #ty) -> Self {
                     Self::#name(message)
                 }
@@ -560,6 +567,7 @@ fn dispatch_enum(
                 type Error = #enum_name #generics;
 
                 #try_doc
+                #[inline]
                 fn try_from(body: #enum_name #generics) -> Result<Self, Self::Error> {
                     match body {
                         #enum_name::#name(message) => Ok(message),

@@ -7068,7 +7068,7 @@ impl<'a> rt::IntoOwned for RequestBody<'a> {
 #[cfg(feature = "produce")]
 impl<'a> From<produce_request::ProduceRequest<'a>> for RequestBody<'a> {
     /// Wraps a ProduceRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: produce_request::ProduceRequest<'a>) -> Self {
         Self::Produce(message)
     }
@@ -7078,7 +7078,7 @@ impl<'a> From<produce_request::ProduceRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for produce_request::ProduceRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ProduceRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::Produce(message) => Ok(message),
@@ -7091,7 +7091,7 @@ impl<'a> TryFrom<RequestBody<'a>> for produce_request::ProduceRequest<'a> {
 #[cfg(feature = "fetch")]
 impl<'a> From<fetch_request::FetchRequest<'a>> for RequestBody<'a> {
     /// Wraps a FetchRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: fetch_request::FetchRequest<'a>) -> Self {
         Self::Fetch(message)
     }
@@ -7101,7 +7101,7 @@ impl<'a> From<fetch_request::FetchRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for fetch_request::FetchRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the FetchRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::Fetch(message) => Ok(message),
@@ -7114,7 +7114,7 @@ impl<'a> TryFrom<RequestBody<'a>> for fetch_request::FetchRequest<'a> {
 #[cfg(feature = "list-offsets")]
 impl<'a> From<list_offsets_request::ListOffsetsRequest<'a>> for RequestBody<'a> {
     /// Wraps a ListOffsetsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: list_offsets_request::ListOffsetsRequest<'a>) -> Self {
         Self::ListOffsets(message)
     }
@@ -7124,7 +7124,7 @@ impl<'a> From<list_offsets_request::ListOffsetsRequest<'a>> for RequestBody<'a> 
 impl<'a> TryFrom<RequestBody<'a>> for list_offsets_request::ListOffsetsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ListOffsetsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ListOffsets(message) => Ok(message),
@@ -7137,7 +7137,7 @@ impl<'a> TryFrom<RequestBody<'a>> for list_offsets_request::ListOffsetsRequest<'
 #[cfg(feature = "metadata")]
 impl<'a> From<metadata_request::MetadataRequest<'a>> for RequestBody<'a> {
     /// Wraps a MetadataRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: metadata_request::MetadataRequest<'a>) -> Self {
         Self::Metadata(message)
     }
@@ -7147,7 +7147,7 @@ impl<'a> From<metadata_request::MetadataRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for metadata_request::MetadataRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the MetadataRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::Metadata(message) => Ok(message),
@@ -7160,7 +7160,7 @@ impl<'a> TryFrom<RequestBody<'a>> for metadata_request::MetadataRequest<'a> {
 #[cfg(feature = "offset-commit")]
 impl<'a> From<offset_commit_request::OffsetCommitRequest<'a>> for RequestBody<'a> {
     /// Wraps a OffsetCommitRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: offset_commit_request::OffsetCommitRequest<'a>) -> Self {
         Self::OffsetCommit(message)
     }
@@ -7170,7 +7170,7 @@ impl<'a> From<offset_commit_request::OffsetCommitRequest<'a>> for RequestBody<'a
 impl<'a> TryFrom<RequestBody<'a>> for offset_commit_request::OffsetCommitRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the OffsetCommitRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::OffsetCommit(message) => Ok(message),
@@ -7183,7 +7183,7 @@ impl<'a> TryFrom<RequestBody<'a>> for offset_commit_request::OffsetCommitRequest
 #[cfg(feature = "offset-fetch")]
 impl<'a> From<offset_fetch_request::OffsetFetchRequest<'a>> for RequestBody<'a> {
     /// Wraps a OffsetFetchRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: offset_fetch_request::OffsetFetchRequest<'a>) -> Self {
         Self::OffsetFetch(message)
     }
@@ -7193,7 +7193,7 @@ impl<'a> From<offset_fetch_request::OffsetFetchRequest<'a>> for RequestBody<'a> 
 impl<'a> TryFrom<RequestBody<'a>> for offset_fetch_request::OffsetFetchRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the OffsetFetchRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::OffsetFetch(message) => Ok(message),
@@ -7206,7 +7206,7 @@ impl<'a> TryFrom<RequestBody<'a>> for offset_fetch_request::OffsetFetchRequest<'
 #[cfg(feature = "find-coordinator")]
 impl<'a> From<find_coordinator_request::FindCoordinatorRequest<'a>> for RequestBody<'a> {
     /// Wraps a FindCoordinatorRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: find_coordinator_request::FindCoordinatorRequest<'a>) -> Self {
         Self::FindCoordinator(message)
     }
@@ -7217,7 +7217,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for find_coordinator_request::FindCoordinatorRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the FindCoordinatorRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::FindCoordinator(message) => Ok(message),
@@ -7230,7 +7230,7 @@ for find_coordinator_request::FindCoordinatorRequest<'a> {
 #[cfg(feature = "join-group")]
 impl<'a> From<join_group_request::JoinGroupRequest<'a>> for RequestBody<'a> {
     /// Wraps a JoinGroupRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: join_group_request::JoinGroupRequest<'a>) -> Self {
         Self::JoinGroup(message)
     }
@@ -7240,7 +7240,7 @@ impl<'a> From<join_group_request::JoinGroupRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for join_group_request::JoinGroupRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the JoinGroupRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::JoinGroup(message) => Ok(message),
@@ -7253,7 +7253,7 @@ impl<'a> TryFrom<RequestBody<'a>> for join_group_request::JoinGroupRequest<'a> {
 #[cfg(feature = "heartbeat")]
 impl<'a> From<heartbeat_request::HeartbeatRequest<'a>> for RequestBody<'a> {
     /// Wraps a HeartbeatRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: heartbeat_request::HeartbeatRequest<'a>) -> Self {
         Self::Heartbeat(message)
     }
@@ -7263,7 +7263,7 @@ impl<'a> From<heartbeat_request::HeartbeatRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for heartbeat_request::HeartbeatRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the HeartbeatRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::Heartbeat(message) => Ok(message),
@@ -7276,7 +7276,7 @@ impl<'a> TryFrom<RequestBody<'a>> for heartbeat_request::HeartbeatRequest<'a> {
 #[cfg(feature = "leave-group")]
 impl<'a> From<leave_group_request::LeaveGroupRequest<'a>> for RequestBody<'a> {
     /// Wraps a LeaveGroupRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: leave_group_request::LeaveGroupRequest<'a>) -> Self {
         Self::LeaveGroup(message)
     }
@@ -7286,7 +7286,7 @@ impl<'a> From<leave_group_request::LeaveGroupRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for leave_group_request::LeaveGroupRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the LeaveGroupRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::LeaveGroup(message) => Ok(message),
@@ -7299,7 +7299,7 @@ impl<'a> TryFrom<RequestBody<'a>> for leave_group_request::LeaveGroupRequest<'a>
 #[cfg(feature = "sync-group")]
 impl<'a> From<sync_group_request::SyncGroupRequest<'a>> for RequestBody<'a> {
     /// Wraps a SyncGroupRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: sync_group_request::SyncGroupRequest<'a>) -> Self {
         Self::SyncGroup(message)
     }
@@ -7309,7 +7309,7 @@ impl<'a> From<sync_group_request::SyncGroupRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for sync_group_request::SyncGroupRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the SyncGroupRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::SyncGroup(message) => Ok(message),
@@ -7322,7 +7322,7 @@ impl<'a> TryFrom<RequestBody<'a>> for sync_group_request::SyncGroupRequest<'a> {
 #[cfg(feature = "describe-groups")]
 impl<'a> From<describe_groups_request::DescribeGroupsRequest<'a>> for RequestBody<'a> {
     /// Wraps a DescribeGroupsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: describe_groups_request::DescribeGroupsRequest<'a>) -> Self {
         Self::DescribeGroups(message)
     }
@@ -7333,7 +7333,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_groups_request::DescribeGroupsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeGroupsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeGroups(message) => Ok(message),
@@ -7346,7 +7346,7 @@ for describe_groups_request::DescribeGroupsRequest<'a> {
 #[cfg(feature = "list-groups")]
 impl<'a> From<list_groups_request::ListGroupsRequest<'a>> for RequestBody<'a> {
     /// Wraps a ListGroupsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: list_groups_request::ListGroupsRequest<'a>) -> Self {
         Self::ListGroups(message)
     }
@@ -7356,7 +7356,7 @@ impl<'a> From<list_groups_request::ListGroupsRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for list_groups_request::ListGroupsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ListGroupsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ListGroups(message) => Ok(message),
@@ -7369,7 +7369,7 @@ impl<'a> TryFrom<RequestBody<'a>> for list_groups_request::ListGroupsRequest<'a>
 #[cfg(feature = "sasl-handshake")]
 impl<'a> From<sasl_handshake_request::SaslHandshakeRequest<'a>> for RequestBody<'a> {
     /// Wraps a SaslHandshakeRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: sasl_handshake_request::SaslHandshakeRequest<'a>) -> Self {
         Self::SaslHandshake(message)
     }
@@ -7379,7 +7379,7 @@ impl<'a> From<sasl_handshake_request::SaslHandshakeRequest<'a>> for RequestBody<
 impl<'a> TryFrom<RequestBody<'a>> for sasl_handshake_request::SaslHandshakeRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the SaslHandshakeRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::SaslHandshake(message) => Ok(message),
@@ -7392,7 +7392,7 @@ impl<'a> TryFrom<RequestBody<'a>> for sasl_handshake_request::SaslHandshakeReque
 #[cfg(feature = "api-versions")]
 impl<'a> From<api_versions_request::ApiVersionsRequest<'a>> for RequestBody<'a> {
     /// Wraps a ApiVersionsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: api_versions_request::ApiVersionsRequest<'a>) -> Self {
         Self::ApiVersions(message)
     }
@@ -7402,7 +7402,7 @@ impl<'a> From<api_versions_request::ApiVersionsRequest<'a>> for RequestBody<'a> 
 impl<'a> TryFrom<RequestBody<'a>> for api_versions_request::ApiVersionsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ApiVersionsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ApiVersions(message) => Ok(message),
@@ -7415,7 +7415,7 @@ impl<'a> TryFrom<RequestBody<'a>> for api_versions_request::ApiVersionsRequest<'
 #[cfg(feature = "create-topics")]
 impl<'a> From<create_topics_request::CreateTopicsRequest<'a>> for RequestBody<'a> {
     /// Wraps a CreateTopicsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: create_topics_request::CreateTopicsRequest<'a>) -> Self {
         Self::CreateTopics(message)
     }
@@ -7425,7 +7425,7 @@ impl<'a> From<create_topics_request::CreateTopicsRequest<'a>> for RequestBody<'a
 impl<'a> TryFrom<RequestBody<'a>> for create_topics_request::CreateTopicsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the CreateTopicsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::CreateTopics(message) => Ok(message),
@@ -7438,7 +7438,7 @@ impl<'a> TryFrom<RequestBody<'a>> for create_topics_request::CreateTopicsRequest
 #[cfg(feature = "delete-topics")]
 impl<'a> From<delete_topics_request::DeleteTopicsRequest<'a>> for RequestBody<'a> {
     /// Wraps a DeleteTopicsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: delete_topics_request::DeleteTopicsRequest<'a>) -> Self {
         Self::DeleteTopics(message)
     }
@@ -7448,7 +7448,7 @@ impl<'a> From<delete_topics_request::DeleteTopicsRequest<'a>> for RequestBody<'a
 impl<'a> TryFrom<RequestBody<'a>> for delete_topics_request::DeleteTopicsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DeleteTopicsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DeleteTopics(message) => Ok(message),
@@ -7461,7 +7461,7 @@ impl<'a> TryFrom<RequestBody<'a>> for delete_topics_request::DeleteTopicsRequest
 #[cfg(feature = "delete-records")]
 impl<'a> From<delete_records_request::DeleteRecordsRequest<'a>> for RequestBody<'a> {
     /// Wraps a DeleteRecordsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: delete_records_request::DeleteRecordsRequest<'a>) -> Self {
         Self::DeleteRecords(message)
     }
@@ -7471,7 +7471,7 @@ impl<'a> From<delete_records_request::DeleteRecordsRequest<'a>> for RequestBody<
 impl<'a> TryFrom<RequestBody<'a>> for delete_records_request::DeleteRecordsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DeleteRecordsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DeleteRecords(message) => Ok(message),
@@ -7484,7 +7484,7 @@ impl<'a> TryFrom<RequestBody<'a>> for delete_records_request::DeleteRecordsReque
 #[cfg(feature = "init-producer-id")]
 impl<'a> From<init_producer_id_request::InitProducerIdRequest<'a>> for RequestBody<'a> {
     /// Wraps a InitProducerIdRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: init_producer_id_request::InitProducerIdRequest<'a>) -> Self {
         Self::InitProducerId(message)
     }
@@ -7495,7 +7495,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for init_producer_id_request::InitProducerIdRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the InitProducerIdRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::InitProducerId(message) => Ok(message),
@@ -7509,7 +7509,7 @@ for init_producer_id_request::InitProducerIdRequest<'a> {
 impl<'a> From<offset_for_leader_epoch_request::OffsetForLeaderEpochRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a OffsetForLeaderEpochRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: offset_for_leader_epoch_request::OffsetForLeaderEpochRequest<'a>,
     ) -> Self {
@@ -7522,7 +7522,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for offset_for_leader_epoch_request::OffsetForLeaderEpochRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the OffsetForLeaderEpochRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::OffsetForLeaderEpoch(message) => Ok(message),
@@ -7536,7 +7536,7 @@ for offset_for_leader_epoch_request::OffsetForLeaderEpochRequest<'a> {
 impl<'a> From<add_partitions_to_txn_request::AddPartitionsToTxnRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a AddPartitionsToTxnRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: add_partitions_to_txn_request::AddPartitionsToTxnRequest<'a>,
     ) -> Self {
@@ -7549,7 +7549,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for add_partitions_to_txn_request::AddPartitionsToTxnRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AddPartitionsToTxnRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AddPartitionsToTxn(message) => Ok(message),
@@ -7563,7 +7563,7 @@ for add_partitions_to_txn_request::AddPartitionsToTxnRequest<'a> {
 impl<'a> From<add_offsets_to_txn_request::AddOffsetsToTxnRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a AddOffsetsToTxnRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: add_offsets_to_txn_request::AddOffsetsToTxnRequest<'a>) -> Self {
         Self::AddOffsetsToTxn(message)
     }
@@ -7574,7 +7574,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for add_offsets_to_txn_request::AddOffsetsToTxnRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AddOffsetsToTxnRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AddOffsetsToTxn(message) => Ok(message),
@@ -7587,7 +7587,7 @@ for add_offsets_to_txn_request::AddOffsetsToTxnRequest<'a> {
 #[cfg(feature = "end-txn")]
 impl<'a> From<end_txn_request::EndTxnRequest<'a>> for RequestBody<'a> {
     /// Wraps a EndTxnRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: end_txn_request::EndTxnRequest<'a>) -> Self {
         Self::EndTxn(message)
     }
@@ -7597,7 +7597,7 @@ impl<'a> From<end_txn_request::EndTxnRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for end_txn_request::EndTxnRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the EndTxnRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::EndTxn(message) => Ok(message),
@@ -7611,7 +7611,7 @@ impl<'a> TryFrom<RequestBody<'a>> for end_txn_request::EndTxnRequest<'a> {
 impl<'a> From<write_txn_markers_request::WriteTxnMarkersRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a WriteTxnMarkersRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: write_txn_markers_request::WriteTxnMarkersRequest<'a>) -> Self {
         Self::WriteTxnMarkers(message)
     }
@@ -7622,7 +7622,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for write_txn_markers_request::WriteTxnMarkersRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the WriteTxnMarkersRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::WriteTxnMarkers(message) => Ok(message),
@@ -7636,7 +7636,7 @@ for write_txn_markers_request::WriteTxnMarkersRequest<'a> {
 impl<'a> From<txn_offset_commit_request::TxnOffsetCommitRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a TxnOffsetCommitRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: txn_offset_commit_request::TxnOffsetCommitRequest<'a>) -> Self {
         Self::TxnOffsetCommit(message)
     }
@@ -7647,7 +7647,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for txn_offset_commit_request::TxnOffsetCommitRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the TxnOffsetCommitRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::TxnOffsetCommit(message) => Ok(message),
@@ -7660,7 +7660,7 @@ for txn_offset_commit_request::TxnOffsetCommitRequest<'a> {
 #[cfg(feature = "describe-acls")]
 impl<'a> From<describe_acls_request::DescribeAclsRequest<'a>> for RequestBody<'a> {
     /// Wraps a DescribeAclsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: describe_acls_request::DescribeAclsRequest<'a>) -> Self {
         Self::DescribeAcls(message)
     }
@@ -7670,7 +7670,7 @@ impl<'a> From<describe_acls_request::DescribeAclsRequest<'a>> for RequestBody<'a
 impl<'a> TryFrom<RequestBody<'a>> for describe_acls_request::DescribeAclsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeAclsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeAcls(message) => Ok(message),
@@ -7683,7 +7683,7 @@ impl<'a> TryFrom<RequestBody<'a>> for describe_acls_request::DescribeAclsRequest
 #[cfg(feature = "create-acls")]
 impl<'a> From<create_acls_request::CreateAclsRequest<'a>> for RequestBody<'a> {
     /// Wraps a CreateAclsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: create_acls_request::CreateAclsRequest<'a>) -> Self {
         Self::CreateAcls(message)
     }
@@ -7693,7 +7693,7 @@ impl<'a> From<create_acls_request::CreateAclsRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for create_acls_request::CreateAclsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the CreateAclsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::CreateAcls(message) => Ok(message),
@@ -7706,7 +7706,7 @@ impl<'a> TryFrom<RequestBody<'a>> for create_acls_request::CreateAclsRequest<'a>
 #[cfg(feature = "delete-acls")]
 impl<'a> From<delete_acls_request::DeleteAclsRequest<'a>> for RequestBody<'a> {
     /// Wraps a DeleteAclsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: delete_acls_request::DeleteAclsRequest<'a>) -> Self {
         Self::DeleteAcls(message)
     }
@@ -7716,7 +7716,7 @@ impl<'a> From<delete_acls_request::DeleteAclsRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for delete_acls_request::DeleteAclsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DeleteAclsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DeleteAcls(message) => Ok(message),
@@ -7729,7 +7729,7 @@ impl<'a> TryFrom<RequestBody<'a>> for delete_acls_request::DeleteAclsRequest<'a>
 #[cfg(feature = "describe-configs")]
 impl<'a> From<describe_configs_request::DescribeConfigsRequest<'a>> for RequestBody<'a> {
     /// Wraps a DescribeConfigsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: describe_configs_request::DescribeConfigsRequest<'a>) -> Self {
         Self::DescribeConfigs(message)
     }
@@ -7740,7 +7740,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_configs_request::DescribeConfigsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeConfigsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeConfigs(message) => Ok(message),
@@ -7753,7 +7753,7 @@ for describe_configs_request::DescribeConfigsRequest<'a> {
 #[cfg(feature = "alter-configs")]
 impl<'a> From<alter_configs_request::AlterConfigsRequest<'a>> for RequestBody<'a> {
     /// Wraps a AlterConfigsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: alter_configs_request::AlterConfigsRequest<'a>) -> Self {
         Self::AlterConfigs(message)
     }
@@ -7763,7 +7763,7 @@ impl<'a> From<alter_configs_request::AlterConfigsRequest<'a>> for RequestBody<'a
 impl<'a> TryFrom<RequestBody<'a>> for alter_configs_request::AlterConfigsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AlterConfigsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterConfigs(message) => Ok(message),
@@ -7777,7 +7777,7 @@ impl<'a> TryFrom<RequestBody<'a>> for alter_configs_request::AlterConfigsRequest
 impl<'a> From<alter_replica_log_dirs_request::AlterReplicaLogDirsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a AlterReplicaLogDirsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: alter_replica_log_dirs_request::AlterReplicaLogDirsRequest<'a>,
     ) -> Self {
@@ -7790,7 +7790,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for alter_replica_log_dirs_request::AlterReplicaLogDirsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AlterReplicaLogDirsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterReplicaLogDirs(message) => Ok(message),
@@ -7804,7 +7804,7 @@ for alter_replica_log_dirs_request::AlterReplicaLogDirsRequest<'a> {
 impl<'a> From<describe_log_dirs_request::DescribeLogDirsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a DescribeLogDirsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: describe_log_dirs_request::DescribeLogDirsRequest<'a>) -> Self {
         Self::DescribeLogDirs(message)
     }
@@ -7815,7 +7815,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_log_dirs_request::DescribeLogDirsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeLogDirsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeLogDirs(message) => Ok(message),
@@ -7829,7 +7829,7 @@ for describe_log_dirs_request::DescribeLogDirsRequest<'a> {
 impl<'a> From<sasl_authenticate_request::SaslAuthenticateRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a SaslAuthenticateRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: sasl_authenticate_request::SaslAuthenticateRequest<'a>) -> Self {
         Self::SaslAuthenticate(message)
     }
@@ -7840,7 +7840,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for sasl_authenticate_request::SaslAuthenticateRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the SaslAuthenticateRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::SaslAuthenticate(message) => Ok(message),
@@ -7854,7 +7854,7 @@ for sasl_authenticate_request::SaslAuthenticateRequest<'a> {
 impl<'a> From<create_partitions_request::CreatePartitionsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a CreatePartitionsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: create_partitions_request::CreatePartitionsRequest<'a>) -> Self {
         Self::CreatePartitions(message)
     }
@@ -7865,7 +7865,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for create_partitions_request::CreatePartitionsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the CreatePartitionsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::CreatePartitions(message) => Ok(message),
@@ -7879,7 +7879,7 @@ for create_partitions_request::CreatePartitionsRequest<'a> {
 impl<'a> From<create_delegation_token_request::CreateDelegationTokenRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a CreateDelegationTokenRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: create_delegation_token_request::CreateDelegationTokenRequest<'a>,
     ) -> Self {
@@ -7892,7 +7892,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for create_delegation_token_request::CreateDelegationTokenRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the CreateDelegationTokenRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::CreateDelegationToken(message) => Ok(message),
@@ -7906,7 +7906,7 @@ for create_delegation_token_request::CreateDelegationTokenRequest<'a> {
 impl<'a> From<renew_delegation_token_request::RenewDelegationTokenRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a RenewDelegationTokenRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: renew_delegation_token_request::RenewDelegationTokenRequest<'a>,
     ) -> Self {
@@ -7919,7 +7919,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for renew_delegation_token_request::RenewDelegationTokenRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the RenewDelegationTokenRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::RenewDelegationToken(message) => Ok(message),
@@ -7933,7 +7933,7 @@ for renew_delegation_token_request::RenewDelegationTokenRequest<'a> {
 impl<'a> From<expire_delegation_token_request::ExpireDelegationTokenRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ExpireDelegationTokenRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: expire_delegation_token_request::ExpireDelegationTokenRequest<'a>,
     ) -> Self {
@@ -7946,7 +7946,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for expire_delegation_token_request::ExpireDelegationTokenRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ExpireDelegationTokenRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ExpireDelegationToken(message) => Ok(message),
@@ -7960,7 +7960,7 @@ for expire_delegation_token_request::ExpireDelegationTokenRequest<'a> {
 impl<'a> From<describe_delegation_token_request::DescribeDelegationTokenRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a DescribeDelegationTokenRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: describe_delegation_token_request::DescribeDelegationTokenRequest<'a>,
     ) -> Self {
@@ -7973,7 +7973,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_delegation_token_request::DescribeDelegationTokenRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeDelegationTokenRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeDelegationToken(message) => Ok(message),
@@ -7986,7 +7986,7 @@ for describe_delegation_token_request::DescribeDelegationTokenRequest<'a> {
 #[cfg(feature = "delete-groups")]
 impl<'a> From<delete_groups_request::DeleteGroupsRequest<'a>> for RequestBody<'a> {
     /// Wraps a DeleteGroupsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: delete_groups_request::DeleteGroupsRequest<'a>) -> Self {
         Self::DeleteGroups(message)
     }
@@ -7996,7 +7996,7 @@ impl<'a> From<delete_groups_request::DeleteGroupsRequest<'a>> for RequestBody<'a
 impl<'a> TryFrom<RequestBody<'a>> for delete_groups_request::DeleteGroupsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DeleteGroupsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DeleteGroups(message) => Ok(message),
@@ -8009,7 +8009,7 @@ impl<'a> TryFrom<RequestBody<'a>> for delete_groups_request::DeleteGroupsRequest
 #[cfg(feature = "elect-leaders")]
 impl<'a> From<elect_leaders_request::ElectLeadersRequest<'a>> for RequestBody<'a> {
     /// Wraps a ElectLeadersRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: elect_leaders_request::ElectLeadersRequest<'a>) -> Self {
         Self::ElectLeaders(message)
     }
@@ -8019,7 +8019,7 @@ impl<'a> From<elect_leaders_request::ElectLeadersRequest<'a>> for RequestBody<'a
 impl<'a> TryFrom<RequestBody<'a>> for elect_leaders_request::ElectLeadersRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ElectLeadersRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ElectLeaders(message) => Ok(message),
@@ -8033,7 +8033,7 @@ impl<'a> TryFrom<RequestBody<'a>> for elect_leaders_request::ElectLeadersRequest
 impl<'a> From<incremental_alter_configs_request::IncrementalAlterConfigsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a IncrementalAlterConfigsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: incremental_alter_configs_request::IncrementalAlterConfigsRequest<'a>,
     ) -> Self {
@@ -8046,7 +8046,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for incremental_alter_configs_request::IncrementalAlterConfigsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the IncrementalAlterConfigsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::IncrementalAlterConfigs(message) => Ok(message),
@@ -8062,7 +8062,7 @@ impl<
 > From<alter_partition_reassignments_request::AlterPartitionReassignmentsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a AlterPartitionReassignmentsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: alter_partition_reassignments_request::AlterPartitionReassignmentsRequest<
             'a,
@@ -8077,7 +8077,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for alter_partition_reassignments_request::AlterPartitionReassignmentsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AlterPartitionReassignmentsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterPartitionReassignments(message) => Ok(message),
@@ -8093,7 +8093,7 @@ impl<
 > From<list_partition_reassignments_request::ListPartitionReassignmentsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ListPartitionReassignmentsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: list_partition_reassignments_request::ListPartitionReassignmentsRequest<
             'a,
@@ -8108,7 +8108,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for list_partition_reassignments_request::ListPartitionReassignmentsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ListPartitionReassignmentsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ListPartitionReassignments(message) => Ok(message),
@@ -8121,7 +8121,7 @@ for list_partition_reassignments_request::ListPartitionReassignmentsRequest<'a> 
 #[cfg(feature = "offset-delete")]
 impl<'a> From<offset_delete_request::OffsetDeleteRequest<'a>> for RequestBody<'a> {
     /// Wraps a OffsetDeleteRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: offset_delete_request::OffsetDeleteRequest<'a>) -> Self {
         Self::OffsetDelete(message)
     }
@@ -8131,7 +8131,7 @@ impl<'a> From<offset_delete_request::OffsetDeleteRequest<'a>> for RequestBody<'a
 impl<'a> TryFrom<RequestBody<'a>> for offset_delete_request::OffsetDeleteRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the OffsetDeleteRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::OffsetDelete(message) => Ok(message),
@@ -8145,7 +8145,7 @@ impl<'a> TryFrom<RequestBody<'a>> for offset_delete_request::OffsetDeleteRequest
 impl<'a> From<describe_client_quotas_request::DescribeClientQuotasRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a DescribeClientQuotasRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: describe_client_quotas_request::DescribeClientQuotasRequest<'a>,
     ) -> Self {
@@ -8158,7 +8158,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_client_quotas_request::DescribeClientQuotasRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeClientQuotasRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeClientQuotas(message) => Ok(message),
@@ -8172,7 +8172,7 @@ for describe_client_quotas_request::DescribeClientQuotasRequest<'a> {
 impl<'a> From<alter_client_quotas_request::AlterClientQuotasRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a AlterClientQuotasRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: alter_client_quotas_request::AlterClientQuotasRequest<'a>) -> Self {
         Self::AlterClientQuotas(message)
     }
@@ -8183,7 +8183,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for alter_client_quotas_request::AlterClientQuotasRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AlterClientQuotasRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterClientQuotas(message) => Ok(message),
@@ -8199,7 +8199,7 @@ impl<
 > From<describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a DescribeUserScramCredentialsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest<
             'a,
@@ -8214,7 +8214,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeUserScramCredentialsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeUserScramCredentials(message) => Ok(message),
@@ -8228,7 +8228,7 @@ for describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest
 impl<'a> From<alter_user_scram_credentials_request::AlterUserScramCredentialsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a AlterUserScramCredentialsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: alter_user_scram_credentials_request::AlterUserScramCredentialsRequest<
             'a,
@@ -8243,7 +8243,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for alter_user_scram_credentials_request::AlterUserScramCredentialsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AlterUserScramCredentialsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterUserScramCredentials(message) => Ok(message),
@@ -8256,7 +8256,7 @@ for alter_user_scram_credentials_request::AlterUserScramCredentialsRequest<'a> {
 #[cfg(feature = "vote")]
 impl<'a> From<vote_request::VoteRequest<'a>> for RequestBody<'a> {
     /// Wraps a VoteRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: vote_request::VoteRequest<'a>) -> Self {
         Self::Vote(message)
     }
@@ -8266,7 +8266,7 @@ impl<'a> From<vote_request::VoteRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for vote_request::VoteRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the VoteRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::Vote(message) => Ok(message),
@@ -8280,7 +8280,7 @@ impl<'a> TryFrom<RequestBody<'a>> for vote_request::VoteRequest<'a> {
 impl<'a> From<begin_quorum_epoch_request::BeginQuorumEpochRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a BeginQuorumEpochRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: begin_quorum_epoch_request::BeginQuorumEpochRequest<'a>) -> Self {
         Self::BeginQuorumEpoch(message)
     }
@@ -8291,7 +8291,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for begin_quorum_epoch_request::BeginQuorumEpochRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the BeginQuorumEpochRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::BeginQuorumEpoch(message) => Ok(message),
@@ -8304,7 +8304,7 @@ for begin_quorum_epoch_request::BeginQuorumEpochRequest<'a> {
 #[cfg(feature = "end-quorum-epoch")]
 impl<'a> From<end_quorum_epoch_request::EndQuorumEpochRequest<'a>> for RequestBody<'a> {
     /// Wraps a EndQuorumEpochRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: end_quorum_epoch_request::EndQuorumEpochRequest<'a>) -> Self {
         Self::EndQuorumEpoch(message)
     }
@@ -8315,7 +8315,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for end_quorum_epoch_request::EndQuorumEpochRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the EndQuorumEpochRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::EndQuorumEpoch(message) => Ok(message),
@@ -8328,7 +8328,7 @@ for end_quorum_epoch_request::EndQuorumEpochRequest<'a> {
 #[cfg(feature = "describe-quorum")]
 impl<'a> From<describe_quorum_request::DescribeQuorumRequest<'a>> for RequestBody<'a> {
     /// Wraps a DescribeQuorumRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: describe_quorum_request::DescribeQuorumRequest<'a>) -> Self {
         Self::DescribeQuorum(message)
     }
@@ -8339,7 +8339,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_quorum_request::DescribeQuorumRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeQuorumRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeQuorum(message) => Ok(message),
@@ -8352,7 +8352,7 @@ for describe_quorum_request::DescribeQuorumRequest<'a> {
 #[cfg(feature = "alter-partition")]
 impl<'a> From<alter_partition_request::AlterPartitionRequest<'a>> for RequestBody<'a> {
     /// Wraps a AlterPartitionRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: alter_partition_request::AlterPartitionRequest<'a>) -> Self {
         Self::AlterPartition(message)
     }
@@ -8363,7 +8363,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for alter_partition_request::AlterPartitionRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AlterPartitionRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterPartition(message) => Ok(message),
@@ -8376,7 +8376,7 @@ for alter_partition_request::AlterPartitionRequest<'a> {
 #[cfg(feature = "update-features")]
 impl<'a> From<update_features_request::UpdateFeaturesRequest<'a>> for RequestBody<'a> {
     /// Wraps a UpdateFeaturesRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: update_features_request::UpdateFeaturesRequest<'a>) -> Self {
         Self::UpdateFeatures(message)
     }
@@ -8387,7 +8387,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for update_features_request::UpdateFeaturesRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the UpdateFeaturesRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::UpdateFeatures(message) => Ok(message),
@@ -8400,7 +8400,7 @@ for update_features_request::UpdateFeaturesRequest<'a> {
 #[cfg(feature = "envelope")]
 impl<'a> From<envelope_request::EnvelopeRequest<'a>> for RequestBody<'a> {
     /// Wraps a EnvelopeRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: envelope_request::EnvelopeRequest<'a>) -> Self {
         Self::Envelope(message)
     }
@@ -8410,7 +8410,7 @@ impl<'a> From<envelope_request::EnvelopeRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for envelope_request::EnvelopeRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the EnvelopeRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::Envelope(message) => Ok(message),
@@ -8423,7 +8423,7 @@ impl<'a> TryFrom<RequestBody<'a>> for envelope_request::EnvelopeRequest<'a> {
 #[cfg(feature = "fetch-snapshot")]
 impl<'a> From<fetch_snapshot_request::FetchSnapshotRequest<'a>> for RequestBody<'a> {
     /// Wraps a FetchSnapshotRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: fetch_snapshot_request::FetchSnapshotRequest<'a>) -> Self {
         Self::FetchSnapshot(message)
     }
@@ -8433,7 +8433,7 @@ impl<'a> From<fetch_snapshot_request::FetchSnapshotRequest<'a>> for RequestBody<
 impl<'a> TryFrom<RequestBody<'a>> for fetch_snapshot_request::FetchSnapshotRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the FetchSnapshotRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::FetchSnapshot(message) => Ok(message),
@@ -8446,7 +8446,7 @@ impl<'a> TryFrom<RequestBody<'a>> for fetch_snapshot_request::FetchSnapshotReque
 #[cfg(feature = "describe-cluster")]
 impl<'a> From<describe_cluster_request::DescribeClusterRequest<'a>> for RequestBody<'a> {
     /// Wraps a DescribeClusterRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: describe_cluster_request::DescribeClusterRequest<'a>) -> Self {
         Self::DescribeCluster(message)
     }
@@ -8457,7 +8457,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_cluster_request::DescribeClusterRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeClusterRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeCluster(message) => Ok(message),
@@ -8471,7 +8471,7 @@ for describe_cluster_request::DescribeClusterRequest<'a> {
 impl<'a> From<describe_producers_request::DescribeProducersRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a DescribeProducersRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: describe_producers_request::DescribeProducersRequest<'a>) -> Self {
         Self::DescribeProducers(message)
     }
@@ -8482,7 +8482,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_producers_request::DescribeProducersRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeProducersRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeProducers(message) => Ok(message),
@@ -8496,7 +8496,7 @@ for describe_producers_request::DescribeProducersRequest<'a> {
 impl<'a> From<broker_registration_request::BrokerRegistrationRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a BrokerRegistrationRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: broker_registration_request::BrokerRegistrationRequest<'a>,
     ) -> Self {
@@ -8509,7 +8509,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for broker_registration_request::BrokerRegistrationRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the BrokerRegistrationRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::BrokerRegistration(message) => Ok(message),
@@ -8522,7 +8522,7 @@ for broker_registration_request::BrokerRegistrationRequest<'a> {
 #[cfg(feature = "broker-heartbeat")]
 impl<'a> From<broker_heartbeat_request::BrokerHeartbeatRequest<'a>> for RequestBody<'a> {
     /// Wraps a BrokerHeartbeatRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: broker_heartbeat_request::BrokerHeartbeatRequest<'a>) -> Self {
         Self::BrokerHeartbeat(message)
     }
@@ -8533,7 +8533,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for broker_heartbeat_request::BrokerHeartbeatRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the BrokerHeartbeatRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::BrokerHeartbeat(message) => Ok(message),
@@ -8547,7 +8547,7 @@ for broker_heartbeat_request::BrokerHeartbeatRequest<'a> {
 impl<'a> From<unregister_broker_request::UnregisterBrokerRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a UnregisterBrokerRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: unregister_broker_request::UnregisterBrokerRequest<'a>) -> Self {
         Self::UnregisterBroker(message)
     }
@@ -8558,7 +8558,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for unregister_broker_request::UnregisterBrokerRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the UnregisterBrokerRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::UnregisterBroker(message) => Ok(message),
@@ -8572,7 +8572,7 @@ for unregister_broker_request::UnregisterBrokerRequest<'a> {
 impl<'a> From<describe_transactions_request::DescribeTransactionsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a DescribeTransactionsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: describe_transactions_request::DescribeTransactionsRequest<'a>,
     ) -> Self {
@@ -8585,7 +8585,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_transactions_request::DescribeTransactionsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeTransactionsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeTransactions(message) => Ok(message),
@@ -8599,7 +8599,7 @@ for describe_transactions_request::DescribeTransactionsRequest<'a> {
 impl<'a> From<list_transactions_request::ListTransactionsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ListTransactionsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: list_transactions_request::ListTransactionsRequest<'a>) -> Self {
         Self::ListTransactions(message)
     }
@@ -8610,7 +8610,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for list_transactions_request::ListTransactionsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ListTransactionsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ListTransactions(message) => Ok(message),
@@ -8624,7 +8624,7 @@ for list_transactions_request::ListTransactionsRequest<'a> {
 impl<'a> From<allocate_producer_ids_request::AllocateProducerIdsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a AllocateProducerIdsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: allocate_producer_ids_request::AllocateProducerIdsRequest<'a>,
     ) -> Self {
@@ -8637,7 +8637,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for allocate_producer_ids_request::AllocateProducerIdsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AllocateProducerIdsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AllocateProducerIds(message) => Ok(message),
@@ -8651,7 +8651,7 @@ for allocate_producer_ids_request::AllocateProducerIdsRequest<'a> {
 impl<'a> From<consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ConsumerGroupHeartbeatRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest<'a>,
     ) -> Self {
@@ -8664,7 +8664,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ConsumerGroupHeartbeatRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ConsumerGroupHeartbeat(message) => Ok(message),
@@ -8678,7 +8678,7 @@ for consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest<'a> {
 impl<'a> From<consumer_group_describe_request::ConsumerGroupDescribeRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ConsumerGroupDescribeRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: consumer_group_describe_request::ConsumerGroupDescribeRequest<'a>,
     ) -> Self {
@@ -8691,7 +8691,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for consumer_group_describe_request::ConsumerGroupDescribeRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ConsumerGroupDescribeRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ConsumerGroupDescribe(message) => Ok(message),
@@ -8705,7 +8705,7 @@ for consumer_group_describe_request::ConsumerGroupDescribeRequest<'a> {
 impl<'a> From<controller_registration_request::ControllerRegistrationRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ControllerRegistrationRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: controller_registration_request::ControllerRegistrationRequest<'a>,
     ) -> Self {
@@ -8718,7 +8718,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for controller_registration_request::ControllerRegistrationRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ControllerRegistrationRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ControllerRegistration(message) => Ok(message),
@@ -8732,7 +8732,7 @@ for controller_registration_request::ControllerRegistrationRequest<'a> {
 impl<'a> From<get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a GetTelemetrySubscriptionsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest<
             'a,
@@ -8747,7 +8747,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the GetTelemetrySubscriptionsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::GetTelemetrySubscriptions(message) => Ok(message),
@@ -8760,7 +8760,7 @@ for get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest<'a> {
 #[cfg(feature = "push-telemetry")]
 impl<'a> From<push_telemetry_request::PushTelemetryRequest<'a>> for RequestBody<'a> {
     /// Wraps a PushTelemetryRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: push_telemetry_request::PushTelemetryRequest<'a>) -> Self {
         Self::PushTelemetry(message)
     }
@@ -8770,7 +8770,7 @@ impl<'a> From<push_telemetry_request::PushTelemetryRequest<'a>> for RequestBody<
 impl<'a> TryFrom<RequestBody<'a>> for push_telemetry_request::PushTelemetryRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the PushTelemetryRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::PushTelemetry(message) => Ok(message),
@@ -8784,7 +8784,7 @@ impl<'a> TryFrom<RequestBody<'a>> for push_telemetry_request::PushTelemetryReque
 impl<'a> From<assign_replicas_to_dirs_request::AssignReplicasToDirsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a AssignReplicasToDirsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: assign_replicas_to_dirs_request::AssignReplicasToDirsRequest<'a>,
     ) -> Self {
@@ -8797,7 +8797,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for assign_replicas_to_dirs_request::AssignReplicasToDirsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AssignReplicasToDirsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AssignReplicasToDirs(message) => Ok(message),
@@ -8811,7 +8811,7 @@ for assign_replicas_to_dirs_request::AssignReplicasToDirsRequest<'a> {
 impl<'a> From<list_config_resources_request::ListConfigResourcesRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ListConfigResourcesRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: list_config_resources_request::ListConfigResourcesRequest<'a>,
     ) -> Self {
@@ -8824,7 +8824,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for list_config_resources_request::ListConfigResourcesRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ListConfigResourcesRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ListConfigResources(message) => Ok(message),
@@ -8838,7 +8838,7 @@ for list_config_resources_request::ListConfigResourcesRequest<'a> {
 impl<'a> From<describe_topic_partitions_request::DescribeTopicPartitionsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a DescribeTopicPartitionsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: describe_topic_partitions_request::DescribeTopicPartitionsRequest<'a>,
     ) -> Self {
@@ -8851,7 +8851,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_topic_partitions_request::DescribeTopicPartitionsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeTopicPartitionsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeTopicPartitions(message) => Ok(message),
@@ -8865,7 +8865,7 @@ for describe_topic_partitions_request::DescribeTopicPartitionsRequest<'a> {
 impl<'a> From<share_group_heartbeat_request::ShareGroupHeartbeatRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ShareGroupHeartbeatRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: share_group_heartbeat_request::ShareGroupHeartbeatRequest<'a>,
     ) -> Self {
@@ -8878,7 +8878,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for share_group_heartbeat_request::ShareGroupHeartbeatRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ShareGroupHeartbeatRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ShareGroupHeartbeat(message) => Ok(message),
@@ -8892,7 +8892,7 @@ for share_group_heartbeat_request::ShareGroupHeartbeatRequest<'a> {
 impl<'a> From<share_group_describe_request::ShareGroupDescribeRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ShareGroupDescribeRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: share_group_describe_request::ShareGroupDescribeRequest<'a>,
     ) -> Self {
@@ -8905,7 +8905,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for share_group_describe_request::ShareGroupDescribeRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ShareGroupDescribeRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ShareGroupDescribe(message) => Ok(message),
@@ -8918,7 +8918,7 @@ for share_group_describe_request::ShareGroupDescribeRequest<'a> {
 #[cfg(feature = "share-fetch")]
 impl<'a> From<share_fetch_request::ShareFetchRequest<'a>> for RequestBody<'a> {
     /// Wraps a ShareFetchRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: share_fetch_request::ShareFetchRequest<'a>) -> Self {
         Self::ShareFetch(message)
     }
@@ -8928,7 +8928,7 @@ impl<'a> From<share_fetch_request::ShareFetchRequest<'a>> for RequestBody<'a> {
 impl<'a> TryFrom<RequestBody<'a>> for share_fetch_request::ShareFetchRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ShareFetchRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ShareFetch(message) => Ok(message),
@@ -8942,7 +8942,7 @@ impl<'a> TryFrom<RequestBody<'a>> for share_fetch_request::ShareFetchRequest<'a>
 impl<'a> From<share_acknowledge_request::ShareAcknowledgeRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ShareAcknowledgeRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: share_acknowledge_request::ShareAcknowledgeRequest<'a>) -> Self {
         Self::ShareAcknowledge(message)
     }
@@ -8953,7 +8953,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for share_acknowledge_request::ShareAcknowledgeRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ShareAcknowledgeRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ShareAcknowledge(message) => Ok(message),
@@ -8966,7 +8966,7 @@ for share_acknowledge_request::ShareAcknowledgeRequest<'a> {
 #[cfg(feature = "add-raft-voter")]
 impl<'a> From<add_raft_voter_request::AddRaftVoterRequest<'a>> for RequestBody<'a> {
     /// Wraps a AddRaftVoterRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: add_raft_voter_request::AddRaftVoterRequest<'a>) -> Self {
         Self::AddRaftVoter(message)
     }
@@ -8976,7 +8976,7 @@ impl<'a> From<add_raft_voter_request::AddRaftVoterRequest<'a>> for RequestBody<'
 impl<'a> TryFrom<RequestBody<'a>> for add_raft_voter_request::AddRaftVoterRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AddRaftVoterRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AddRaftVoter(message) => Ok(message),
@@ -8990,7 +8990,7 @@ impl<'a> TryFrom<RequestBody<'a>> for add_raft_voter_request::AddRaftVoterReques
 impl<'a> From<remove_raft_voter_request::RemoveRaftVoterRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a RemoveRaftVoterRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: remove_raft_voter_request::RemoveRaftVoterRequest<'a>) -> Self {
         Self::RemoveRaftVoter(message)
     }
@@ -9001,7 +9001,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for remove_raft_voter_request::RemoveRaftVoterRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the RemoveRaftVoterRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::RemoveRaftVoter(message) => Ok(message),
@@ -9015,7 +9015,7 @@ for remove_raft_voter_request::RemoveRaftVoterRequest<'a> {
 impl<'a> From<update_raft_voter_request::UpdateRaftVoterRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a UpdateRaftVoterRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: update_raft_voter_request::UpdateRaftVoterRequest<'a>) -> Self {
         Self::UpdateRaftVoter(message)
     }
@@ -9026,7 +9026,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for update_raft_voter_request::UpdateRaftVoterRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the UpdateRaftVoterRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::UpdateRaftVoter(message) => Ok(message),
@@ -9040,7 +9040,7 @@ for update_raft_voter_request::UpdateRaftVoterRequest<'a> {
 impl<'a> From<initialize_share_group_state_request::InitializeShareGroupStateRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a InitializeShareGroupStateRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: initialize_share_group_state_request::InitializeShareGroupStateRequest<
             'a,
@@ -9055,7 +9055,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for initialize_share_group_state_request::InitializeShareGroupStateRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the InitializeShareGroupStateRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::InitializeShareGroupState(message) => Ok(message),
@@ -9069,7 +9069,7 @@ for initialize_share_group_state_request::InitializeShareGroupStateRequest<'a> {
 impl<'a> From<read_share_group_state_request::ReadShareGroupStateRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ReadShareGroupStateRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: read_share_group_state_request::ReadShareGroupStateRequest<'a>,
     ) -> Self {
@@ -9082,7 +9082,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for read_share_group_state_request::ReadShareGroupStateRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ReadShareGroupStateRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ReadShareGroupState(message) => Ok(message),
@@ -9096,7 +9096,7 @@ for read_share_group_state_request::ReadShareGroupStateRequest<'a> {
 impl<'a> From<write_share_group_state_request::WriteShareGroupStateRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a WriteShareGroupStateRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: write_share_group_state_request::WriteShareGroupStateRequest<'a>,
     ) -> Self {
@@ -9109,7 +9109,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for write_share_group_state_request::WriteShareGroupStateRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the WriteShareGroupStateRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::WriteShareGroupState(message) => Ok(message),
@@ -9123,7 +9123,7 @@ for write_share_group_state_request::WriteShareGroupStateRequest<'a> {
 impl<'a> From<delete_share_group_state_request::DeleteShareGroupStateRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a DeleteShareGroupStateRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: delete_share_group_state_request::DeleteShareGroupStateRequest<'a>,
     ) -> Self {
@@ -9136,7 +9136,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for delete_share_group_state_request::DeleteShareGroupStateRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DeleteShareGroupStateRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DeleteShareGroupState(message) => Ok(message),
@@ -9152,7 +9152,7 @@ impl<
 > From<read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a ReadShareGroupStateSummaryRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest<
             'a,
@@ -9167,7 +9167,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the ReadShareGroupStateSummaryRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::ReadShareGroupStateSummary(message) => Ok(message),
@@ -9181,7 +9181,7 @@ for read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest<'a
 impl<'a> From<streams_group_heartbeat_request::StreamsGroupHeartbeatRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a StreamsGroupHeartbeatRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: streams_group_heartbeat_request::StreamsGroupHeartbeatRequest<'a>,
     ) -> Self {
@@ -9194,7 +9194,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for streams_group_heartbeat_request::StreamsGroupHeartbeatRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the StreamsGroupHeartbeatRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::StreamsGroupHeartbeat(message) => Ok(message),
@@ -9208,7 +9208,7 @@ for streams_group_heartbeat_request::StreamsGroupHeartbeatRequest<'a> {
 impl<'a> From<streams_group_describe_request::StreamsGroupDescribeRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a StreamsGroupDescribeRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: streams_group_describe_request::StreamsGroupDescribeRequest<'a>,
     ) -> Self {
@@ -9221,7 +9221,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for streams_group_describe_request::StreamsGroupDescribeRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the StreamsGroupDescribeRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::StreamsGroupDescribe(message) => Ok(message),
@@ -9235,7 +9235,7 @@ for streams_group_describe_request::StreamsGroupDescribeRequest<'a> {
 impl<'a> From<describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a DescribeShareGroupOffsetsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest<
             'a,
@@ -9250,7 +9250,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DescribeShareGroupOffsetsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DescribeShareGroupOffsets(message) => Ok(message),
@@ -9264,7 +9264,7 @@ for describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest<'a> {
 impl<'a> From<alter_share_group_offsets_request::AlterShareGroupOffsetsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a AlterShareGroupOffsetsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: alter_share_group_offsets_request::AlterShareGroupOffsetsRequest<'a>,
     ) -> Self {
@@ -9277,7 +9277,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for alter_share_group_offsets_request::AlterShareGroupOffsetsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the AlterShareGroupOffsetsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::AlterShareGroupOffsets(message) => Ok(message),
@@ -9291,7 +9291,7 @@ for alter_share_group_offsets_request::AlterShareGroupOffsetsRequest<'a> {
 impl<'a> From<delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a DeleteShareGroupOffsetsRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest<'a>,
     ) -> Self {
@@ -9304,7 +9304,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the DeleteShareGroupOffsetsRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::DeleteShareGroupOffsets(message) => Ok(message),
@@ -9323,7 +9323,7 @@ impl<
     >,
 > for RequestBody<'a> {
     /// Wraps a StreamsGroupTopologyDescriptionUpdateRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest<
             'a,
@@ -9340,7 +9340,7 @@ for streams_group_topology_description_update_request::StreamsGroupTopologyDescr
 > {
     type Error = RequestBody<'a>;
     /// Takes the StreamsGroupTopologyDescriptionUpdateRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::StreamsGroupTopologyDescriptionUpdate(message) => Ok(message),
@@ -9354,7 +9354,7 @@ for streams_group_topology_description_update_request::StreamsGroupTopologyDescr
 impl<'a> From<unregister_controller_request::UnregisterControllerRequest<'a>>
 for RequestBody<'a> {
     /// Wraps a UnregisterControllerRequest as a request body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: unregister_controller_request::UnregisterControllerRequest<'a>,
     ) -> Self {
@@ -9367,7 +9367,7 @@ impl<'a> TryFrom<RequestBody<'a>>
 for unregister_controller_request::UnregisterControllerRequest<'a> {
     type Error = RequestBody<'a>;
     /// Takes the UnregisterControllerRequest out of a request body, or gives the request body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: RequestBody<'a>) -> Result<Self, Self::Error> {
         match body {
             RequestBody::UnregisterController(message) => Ok(message),
@@ -13528,7 +13528,7 @@ impl<'a> rt::IntoOwned for ResponseBody<'a> {
 #[cfg(feature = "produce")]
 impl<'a> From<produce_response::ProduceResponse<'a>> for ResponseBody<'a> {
     /// Wraps a ProduceResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: produce_response::ProduceResponse<'a>) -> Self {
         Self::Produce(message)
     }
@@ -13538,7 +13538,7 @@ impl<'a> From<produce_response::ProduceResponse<'a>> for ResponseBody<'a> {
 impl<'a> TryFrom<ResponseBody<'a>> for produce_response::ProduceResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ProduceResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::Produce(message) => Ok(message),
@@ -13551,7 +13551,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for produce_response::ProduceResponse<'a> {
 #[cfg(feature = "fetch")]
 impl<'a> From<fetch_response::FetchResponse<'a>> for ResponseBody<'a> {
     /// Wraps a FetchResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: fetch_response::FetchResponse<'a>) -> Self {
         Self::Fetch(message)
     }
@@ -13561,7 +13561,7 @@ impl<'a> From<fetch_response::FetchResponse<'a>> for ResponseBody<'a> {
 impl<'a> TryFrom<ResponseBody<'a>> for fetch_response::FetchResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the FetchResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::Fetch(message) => Ok(message),
@@ -13574,7 +13574,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for fetch_response::FetchResponse<'a> {
 #[cfg(feature = "list-offsets")]
 impl<'a> From<list_offsets_response::ListOffsetsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a ListOffsetsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: list_offsets_response::ListOffsetsResponse<'a>) -> Self {
         Self::ListOffsets(message)
     }
@@ -13584,7 +13584,7 @@ impl<'a> From<list_offsets_response::ListOffsetsResponse<'a>> for ResponseBody<'
 impl<'a> TryFrom<ResponseBody<'a>> for list_offsets_response::ListOffsetsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ListOffsetsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ListOffsets(message) => Ok(message),
@@ -13597,7 +13597,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for list_offsets_response::ListOffsetsRespons
 #[cfg(feature = "metadata")]
 impl<'a> From<metadata_response::MetadataResponse<'a>> for ResponseBody<'a> {
     /// Wraps a MetadataResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: metadata_response::MetadataResponse<'a>) -> Self {
         Self::Metadata(message)
     }
@@ -13607,7 +13607,7 @@ impl<'a> From<metadata_response::MetadataResponse<'a>> for ResponseBody<'a> {
 impl<'a> TryFrom<ResponseBody<'a>> for metadata_response::MetadataResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the MetadataResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::Metadata(message) => Ok(message),
@@ -13620,7 +13620,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for metadata_response::MetadataResponse<'a> {
 #[cfg(feature = "offset-commit")]
 impl<'a> From<offset_commit_response::OffsetCommitResponse<'a>> for ResponseBody<'a> {
     /// Wraps a OffsetCommitResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: offset_commit_response::OffsetCommitResponse<'a>) -> Self {
         Self::OffsetCommit(message)
     }
@@ -13630,7 +13630,7 @@ impl<'a> From<offset_commit_response::OffsetCommitResponse<'a>> for ResponseBody
 impl<'a> TryFrom<ResponseBody<'a>> for offset_commit_response::OffsetCommitResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the OffsetCommitResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::OffsetCommit(message) => Ok(message),
@@ -13643,7 +13643,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for offset_commit_response::OffsetCommitRespo
 #[cfg(feature = "offset-fetch")]
 impl<'a> From<offset_fetch_response::OffsetFetchResponse<'a>> for ResponseBody<'a> {
     /// Wraps a OffsetFetchResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: offset_fetch_response::OffsetFetchResponse<'a>) -> Self {
         Self::OffsetFetch(message)
     }
@@ -13653,7 +13653,7 @@ impl<'a> From<offset_fetch_response::OffsetFetchResponse<'a>> for ResponseBody<'
 impl<'a> TryFrom<ResponseBody<'a>> for offset_fetch_response::OffsetFetchResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the OffsetFetchResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::OffsetFetch(message) => Ok(message),
@@ -13667,7 +13667,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for offset_fetch_response::OffsetFetchRespons
 impl<'a> From<find_coordinator_response::FindCoordinatorResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a FindCoordinatorResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: find_coordinator_response::FindCoordinatorResponse<'a>) -> Self {
         Self::FindCoordinator(message)
     }
@@ -13678,7 +13678,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for find_coordinator_response::FindCoordinatorResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the FindCoordinatorResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::FindCoordinator(message) => Ok(message),
@@ -13691,7 +13691,7 @@ for find_coordinator_response::FindCoordinatorResponse<'a> {
 #[cfg(feature = "join-group")]
 impl<'a> From<join_group_response::JoinGroupResponse<'a>> for ResponseBody<'a> {
     /// Wraps a JoinGroupResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: join_group_response::JoinGroupResponse<'a>) -> Self {
         Self::JoinGroup(message)
     }
@@ -13701,7 +13701,7 @@ impl<'a> From<join_group_response::JoinGroupResponse<'a>> for ResponseBody<'a> {
 impl<'a> TryFrom<ResponseBody<'a>> for join_group_response::JoinGroupResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the JoinGroupResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::JoinGroup(message) => Ok(message),
@@ -13714,7 +13714,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for join_group_response::JoinGroupResponse<'a
 #[cfg(feature = "heartbeat")]
 impl<'a> From<heartbeat_response::HeartbeatResponse<'a>> for ResponseBody<'a> {
     /// Wraps a HeartbeatResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: heartbeat_response::HeartbeatResponse<'a>) -> Self {
         Self::Heartbeat(message)
     }
@@ -13724,7 +13724,7 @@ impl<'a> From<heartbeat_response::HeartbeatResponse<'a>> for ResponseBody<'a> {
 impl<'a> TryFrom<ResponseBody<'a>> for heartbeat_response::HeartbeatResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the HeartbeatResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::Heartbeat(message) => Ok(message),
@@ -13737,7 +13737,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for heartbeat_response::HeartbeatResponse<'a>
 #[cfg(feature = "leave-group")]
 impl<'a> From<leave_group_response::LeaveGroupResponse<'a>> for ResponseBody<'a> {
     /// Wraps a LeaveGroupResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: leave_group_response::LeaveGroupResponse<'a>) -> Self {
         Self::LeaveGroup(message)
     }
@@ -13747,7 +13747,7 @@ impl<'a> From<leave_group_response::LeaveGroupResponse<'a>> for ResponseBody<'a>
 impl<'a> TryFrom<ResponseBody<'a>> for leave_group_response::LeaveGroupResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the LeaveGroupResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::LeaveGroup(message) => Ok(message),
@@ -13760,7 +13760,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for leave_group_response::LeaveGroupResponse<
 #[cfg(feature = "sync-group")]
 impl<'a> From<sync_group_response::SyncGroupResponse<'a>> for ResponseBody<'a> {
     /// Wraps a SyncGroupResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: sync_group_response::SyncGroupResponse<'a>) -> Self {
         Self::SyncGroup(message)
     }
@@ -13770,7 +13770,7 @@ impl<'a> From<sync_group_response::SyncGroupResponse<'a>> for ResponseBody<'a> {
 impl<'a> TryFrom<ResponseBody<'a>> for sync_group_response::SyncGroupResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the SyncGroupResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::SyncGroup(message) => Ok(message),
@@ -13784,7 +13784,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for sync_group_response::SyncGroupResponse<'a
 impl<'a> From<describe_groups_response::DescribeGroupsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeGroupsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: describe_groups_response::DescribeGroupsResponse<'a>) -> Self {
         Self::DescribeGroups(message)
     }
@@ -13795,7 +13795,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_groups_response::DescribeGroupsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeGroupsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeGroups(message) => Ok(message),
@@ -13808,7 +13808,7 @@ for describe_groups_response::DescribeGroupsResponse<'a> {
 #[cfg(feature = "list-groups")]
 impl<'a> From<list_groups_response::ListGroupsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a ListGroupsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: list_groups_response::ListGroupsResponse<'a>) -> Self {
         Self::ListGroups(message)
     }
@@ -13818,7 +13818,7 @@ impl<'a> From<list_groups_response::ListGroupsResponse<'a>> for ResponseBody<'a>
 impl<'a> TryFrom<ResponseBody<'a>> for list_groups_response::ListGroupsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ListGroupsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ListGroups(message) => Ok(message),
@@ -13831,7 +13831,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for list_groups_response::ListGroupsResponse<
 #[cfg(feature = "sasl-handshake")]
 impl<'a> From<sasl_handshake_response::SaslHandshakeResponse<'a>> for ResponseBody<'a> {
     /// Wraps a SaslHandshakeResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: sasl_handshake_response::SaslHandshakeResponse<'a>) -> Self {
         Self::SaslHandshake(message)
     }
@@ -13842,7 +13842,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for sasl_handshake_response::SaslHandshakeResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the SaslHandshakeResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::SaslHandshake(message) => Ok(message),
@@ -13855,7 +13855,7 @@ for sasl_handshake_response::SaslHandshakeResponse<'a> {
 #[cfg(feature = "api-versions")]
 impl<'a> From<api_versions_response::ApiVersionsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a ApiVersionsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: api_versions_response::ApiVersionsResponse<'a>) -> Self {
         Self::ApiVersions(message)
     }
@@ -13865,7 +13865,7 @@ impl<'a> From<api_versions_response::ApiVersionsResponse<'a>> for ResponseBody<'
 impl<'a> TryFrom<ResponseBody<'a>> for api_versions_response::ApiVersionsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ApiVersionsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ApiVersions(message) => Ok(message),
@@ -13878,7 +13878,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for api_versions_response::ApiVersionsRespons
 #[cfg(feature = "create-topics")]
 impl<'a> From<create_topics_response::CreateTopicsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a CreateTopicsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: create_topics_response::CreateTopicsResponse<'a>) -> Self {
         Self::CreateTopics(message)
     }
@@ -13888,7 +13888,7 @@ impl<'a> From<create_topics_response::CreateTopicsResponse<'a>> for ResponseBody
 impl<'a> TryFrom<ResponseBody<'a>> for create_topics_response::CreateTopicsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the CreateTopicsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::CreateTopics(message) => Ok(message),
@@ -13901,7 +13901,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for create_topics_response::CreateTopicsRespo
 #[cfg(feature = "delete-topics")]
 impl<'a> From<delete_topics_response::DeleteTopicsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a DeleteTopicsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: delete_topics_response::DeleteTopicsResponse<'a>) -> Self {
         Self::DeleteTopics(message)
     }
@@ -13911,7 +13911,7 @@ impl<'a> From<delete_topics_response::DeleteTopicsResponse<'a>> for ResponseBody
 impl<'a> TryFrom<ResponseBody<'a>> for delete_topics_response::DeleteTopicsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DeleteTopicsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DeleteTopics(message) => Ok(message),
@@ -13924,7 +13924,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for delete_topics_response::DeleteTopicsRespo
 #[cfg(feature = "delete-records")]
 impl<'a> From<delete_records_response::DeleteRecordsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a DeleteRecordsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: delete_records_response::DeleteRecordsResponse<'a>) -> Self {
         Self::DeleteRecords(message)
     }
@@ -13935,7 +13935,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for delete_records_response::DeleteRecordsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DeleteRecordsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DeleteRecords(message) => Ok(message),
@@ -13949,7 +13949,7 @@ for delete_records_response::DeleteRecordsResponse<'a> {
 impl<'a> From<init_producer_id_response::InitProducerIdResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a InitProducerIdResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: init_producer_id_response::InitProducerIdResponse<'a>) -> Self {
         Self::InitProducerId(message)
     }
@@ -13960,7 +13960,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for init_producer_id_response::InitProducerIdResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the InitProducerIdResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::InitProducerId(message) => Ok(message),
@@ -13974,7 +13974,7 @@ for init_producer_id_response::InitProducerIdResponse<'a> {
 impl<'a> From<offset_for_leader_epoch_response::OffsetForLeaderEpochResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a OffsetForLeaderEpochResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: offset_for_leader_epoch_response::OffsetForLeaderEpochResponse<'a>,
     ) -> Self {
@@ -13987,7 +13987,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for offset_for_leader_epoch_response::OffsetForLeaderEpochResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the OffsetForLeaderEpochResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::OffsetForLeaderEpoch(message) => Ok(message),
@@ -14001,7 +14001,7 @@ for offset_for_leader_epoch_response::OffsetForLeaderEpochResponse<'a> {
 impl<'a> From<add_partitions_to_txn_response::AddPartitionsToTxnResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a AddPartitionsToTxnResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: add_partitions_to_txn_response::AddPartitionsToTxnResponse<'a>,
     ) -> Self {
@@ -14014,7 +14014,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for add_partitions_to_txn_response::AddPartitionsToTxnResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AddPartitionsToTxnResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AddPartitionsToTxn(message) => Ok(message),
@@ -14028,7 +14028,7 @@ for add_partitions_to_txn_response::AddPartitionsToTxnResponse<'a> {
 impl<'a> From<add_offsets_to_txn_response::AddOffsetsToTxnResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a AddOffsetsToTxnResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: add_offsets_to_txn_response::AddOffsetsToTxnResponse<'a>) -> Self {
         Self::AddOffsetsToTxn(message)
     }
@@ -14039,7 +14039,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for add_offsets_to_txn_response::AddOffsetsToTxnResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AddOffsetsToTxnResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AddOffsetsToTxn(message) => Ok(message),
@@ -14052,7 +14052,7 @@ for add_offsets_to_txn_response::AddOffsetsToTxnResponse<'a> {
 #[cfg(feature = "end-txn")]
 impl<'a> From<end_txn_response::EndTxnResponse<'a>> for ResponseBody<'a> {
     /// Wraps a EndTxnResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: end_txn_response::EndTxnResponse<'a>) -> Self {
         Self::EndTxn(message)
     }
@@ -14062,7 +14062,7 @@ impl<'a> From<end_txn_response::EndTxnResponse<'a>> for ResponseBody<'a> {
 impl<'a> TryFrom<ResponseBody<'a>> for end_txn_response::EndTxnResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the EndTxnResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::EndTxn(message) => Ok(message),
@@ -14076,7 +14076,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for end_txn_response::EndTxnResponse<'a> {
 impl<'a> From<write_txn_markers_response::WriteTxnMarkersResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a WriteTxnMarkersResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: write_txn_markers_response::WriteTxnMarkersResponse<'a>) -> Self {
         Self::WriteTxnMarkers(message)
     }
@@ -14087,7 +14087,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for write_txn_markers_response::WriteTxnMarkersResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the WriteTxnMarkersResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::WriteTxnMarkers(message) => Ok(message),
@@ -14101,7 +14101,7 @@ for write_txn_markers_response::WriteTxnMarkersResponse<'a> {
 impl<'a> From<txn_offset_commit_response::TxnOffsetCommitResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a TxnOffsetCommitResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: txn_offset_commit_response::TxnOffsetCommitResponse<'a>) -> Self {
         Self::TxnOffsetCommit(message)
     }
@@ -14112,7 +14112,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for txn_offset_commit_response::TxnOffsetCommitResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the TxnOffsetCommitResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::TxnOffsetCommit(message) => Ok(message),
@@ -14125,7 +14125,7 @@ for txn_offset_commit_response::TxnOffsetCommitResponse<'a> {
 #[cfg(feature = "describe-acls")]
 impl<'a> From<describe_acls_response::DescribeAclsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a DescribeAclsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: describe_acls_response::DescribeAclsResponse<'a>) -> Self {
         Self::DescribeAcls(message)
     }
@@ -14135,7 +14135,7 @@ impl<'a> From<describe_acls_response::DescribeAclsResponse<'a>> for ResponseBody
 impl<'a> TryFrom<ResponseBody<'a>> for describe_acls_response::DescribeAclsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeAclsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeAcls(message) => Ok(message),
@@ -14148,7 +14148,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for describe_acls_response::DescribeAclsRespo
 #[cfg(feature = "create-acls")]
 impl<'a> From<create_acls_response::CreateAclsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a CreateAclsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: create_acls_response::CreateAclsResponse<'a>) -> Self {
         Self::CreateAcls(message)
     }
@@ -14158,7 +14158,7 @@ impl<'a> From<create_acls_response::CreateAclsResponse<'a>> for ResponseBody<'a>
 impl<'a> TryFrom<ResponseBody<'a>> for create_acls_response::CreateAclsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the CreateAclsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::CreateAcls(message) => Ok(message),
@@ -14171,7 +14171,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for create_acls_response::CreateAclsResponse<
 #[cfg(feature = "delete-acls")]
 impl<'a> From<delete_acls_response::DeleteAclsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a DeleteAclsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: delete_acls_response::DeleteAclsResponse<'a>) -> Self {
         Self::DeleteAcls(message)
     }
@@ -14181,7 +14181,7 @@ impl<'a> From<delete_acls_response::DeleteAclsResponse<'a>> for ResponseBody<'a>
 impl<'a> TryFrom<ResponseBody<'a>> for delete_acls_response::DeleteAclsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DeleteAclsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DeleteAcls(message) => Ok(message),
@@ -14195,7 +14195,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for delete_acls_response::DeleteAclsResponse<
 impl<'a> From<describe_configs_response::DescribeConfigsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeConfigsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: describe_configs_response::DescribeConfigsResponse<'a>) -> Self {
         Self::DescribeConfigs(message)
     }
@@ -14206,7 +14206,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_configs_response::DescribeConfigsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeConfigsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeConfigs(message) => Ok(message),
@@ -14219,7 +14219,7 @@ for describe_configs_response::DescribeConfigsResponse<'a> {
 #[cfg(feature = "alter-configs")]
 impl<'a> From<alter_configs_response::AlterConfigsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a AlterConfigsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: alter_configs_response::AlterConfigsResponse<'a>) -> Self {
         Self::AlterConfigs(message)
     }
@@ -14229,7 +14229,7 @@ impl<'a> From<alter_configs_response::AlterConfigsResponse<'a>> for ResponseBody
 impl<'a> TryFrom<ResponseBody<'a>> for alter_configs_response::AlterConfigsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AlterConfigsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterConfigs(message) => Ok(message),
@@ -14243,7 +14243,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for alter_configs_response::AlterConfigsRespo
 impl<'a> From<alter_replica_log_dirs_response::AlterReplicaLogDirsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a AlterReplicaLogDirsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: alter_replica_log_dirs_response::AlterReplicaLogDirsResponse<'a>,
     ) -> Self {
@@ -14256,7 +14256,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for alter_replica_log_dirs_response::AlterReplicaLogDirsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AlterReplicaLogDirsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterReplicaLogDirs(message) => Ok(message),
@@ -14270,7 +14270,7 @@ for alter_replica_log_dirs_response::AlterReplicaLogDirsResponse<'a> {
 impl<'a> From<describe_log_dirs_response::DescribeLogDirsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeLogDirsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: describe_log_dirs_response::DescribeLogDirsResponse<'a>) -> Self {
         Self::DescribeLogDirs(message)
     }
@@ -14281,7 +14281,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_log_dirs_response::DescribeLogDirsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeLogDirsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeLogDirs(message) => Ok(message),
@@ -14295,7 +14295,7 @@ for describe_log_dirs_response::DescribeLogDirsResponse<'a> {
 impl<'a> From<sasl_authenticate_response::SaslAuthenticateResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a SaslAuthenticateResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: sasl_authenticate_response::SaslAuthenticateResponse<'a>) -> Self {
         Self::SaslAuthenticate(message)
     }
@@ -14306,7 +14306,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for sasl_authenticate_response::SaslAuthenticateResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the SaslAuthenticateResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::SaslAuthenticate(message) => Ok(message),
@@ -14320,7 +14320,7 @@ for sasl_authenticate_response::SaslAuthenticateResponse<'a> {
 impl<'a> From<create_partitions_response::CreatePartitionsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a CreatePartitionsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: create_partitions_response::CreatePartitionsResponse<'a>) -> Self {
         Self::CreatePartitions(message)
     }
@@ -14331,7 +14331,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for create_partitions_response::CreatePartitionsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the CreatePartitionsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::CreatePartitions(message) => Ok(message),
@@ -14345,7 +14345,7 @@ for create_partitions_response::CreatePartitionsResponse<'a> {
 impl<'a> From<create_delegation_token_response::CreateDelegationTokenResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a CreateDelegationTokenResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: create_delegation_token_response::CreateDelegationTokenResponse<'a>,
     ) -> Self {
@@ -14358,7 +14358,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for create_delegation_token_response::CreateDelegationTokenResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the CreateDelegationTokenResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::CreateDelegationToken(message) => Ok(message),
@@ -14372,7 +14372,7 @@ for create_delegation_token_response::CreateDelegationTokenResponse<'a> {
 impl<'a> From<renew_delegation_token_response::RenewDelegationTokenResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a RenewDelegationTokenResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: renew_delegation_token_response::RenewDelegationTokenResponse<'a>,
     ) -> Self {
@@ -14385,7 +14385,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for renew_delegation_token_response::RenewDelegationTokenResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the RenewDelegationTokenResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::RenewDelegationToken(message) => Ok(message),
@@ -14399,7 +14399,7 @@ for renew_delegation_token_response::RenewDelegationTokenResponse<'a> {
 impl<'a> From<expire_delegation_token_response::ExpireDelegationTokenResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ExpireDelegationTokenResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: expire_delegation_token_response::ExpireDelegationTokenResponse<'a>,
     ) -> Self {
@@ -14412,7 +14412,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for expire_delegation_token_response::ExpireDelegationTokenResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ExpireDelegationTokenResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ExpireDelegationToken(message) => Ok(message),
@@ -14426,7 +14426,7 @@ for expire_delegation_token_response::ExpireDelegationTokenResponse<'a> {
 impl<'a> From<describe_delegation_token_response::DescribeDelegationTokenResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeDelegationTokenResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: describe_delegation_token_response::DescribeDelegationTokenResponse<'a>,
     ) -> Self {
@@ -14439,7 +14439,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_delegation_token_response::DescribeDelegationTokenResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeDelegationTokenResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeDelegationToken(message) => Ok(message),
@@ -14452,7 +14452,7 @@ for describe_delegation_token_response::DescribeDelegationTokenResponse<'a> {
 #[cfg(feature = "delete-groups")]
 impl<'a> From<delete_groups_response::DeleteGroupsResponse<'a>> for ResponseBody<'a> {
     /// Wraps a DeleteGroupsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: delete_groups_response::DeleteGroupsResponse<'a>) -> Self {
         Self::DeleteGroups(message)
     }
@@ -14462,7 +14462,7 @@ impl<'a> From<delete_groups_response::DeleteGroupsResponse<'a>> for ResponseBody
 impl<'a> TryFrom<ResponseBody<'a>> for delete_groups_response::DeleteGroupsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DeleteGroupsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DeleteGroups(message) => Ok(message),
@@ -14475,7 +14475,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for delete_groups_response::DeleteGroupsRespo
 #[cfg(feature = "elect-leaders")]
 impl<'a> From<elect_leaders_response::ElectLeadersResponse<'a>> for ResponseBody<'a> {
     /// Wraps a ElectLeadersResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: elect_leaders_response::ElectLeadersResponse<'a>) -> Self {
         Self::ElectLeaders(message)
     }
@@ -14485,7 +14485,7 @@ impl<'a> From<elect_leaders_response::ElectLeadersResponse<'a>> for ResponseBody
 impl<'a> TryFrom<ResponseBody<'a>> for elect_leaders_response::ElectLeadersResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ElectLeadersResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ElectLeaders(message) => Ok(message),
@@ -14499,7 +14499,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for elect_leaders_response::ElectLeadersRespo
 impl<'a> From<incremental_alter_configs_response::IncrementalAlterConfigsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a IncrementalAlterConfigsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: incremental_alter_configs_response::IncrementalAlterConfigsResponse<'a>,
     ) -> Self {
@@ -14512,7 +14512,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for incremental_alter_configs_response::IncrementalAlterConfigsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the IncrementalAlterConfigsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::IncrementalAlterConfigs(message) => Ok(message),
@@ -14528,7 +14528,7 @@ impl<
 > From<alter_partition_reassignments_response::AlterPartitionReassignmentsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a AlterPartitionReassignmentsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: alter_partition_reassignments_response::AlterPartitionReassignmentsResponse<
             'a,
@@ -14543,7 +14543,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for alter_partition_reassignments_response::AlterPartitionReassignmentsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AlterPartitionReassignmentsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterPartitionReassignments(message) => Ok(message),
@@ -14559,7 +14559,7 @@ impl<
 > From<list_partition_reassignments_response::ListPartitionReassignmentsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ListPartitionReassignmentsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: list_partition_reassignments_response::ListPartitionReassignmentsResponse<
             'a,
@@ -14574,7 +14574,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for list_partition_reassignments_response::ListPartitionReassignmentsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ListPartitionReassignmentsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ListPartitionReassignments(message) => Ok(message),
@@ -14587,7 +14587,7 @@ for list_partition_reassignments_response::ListPartitionReassignmentsResponse<'a
 #[cfg(feature = "offset-delete")]
 impl<'a> From<offset_delete_response::OffsetDeleteResponse<'a>> for ResponseBody<'a> {
     /// Wraps a OffsetDeleteResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: offset_delete_response::OffsetDeleteResponse<'a>) -> Self {
         Self::OffsetDelete(message)
     }
@@ -14597,7 +14597,7 @@ impl<'a> From<offset_delete_response::OffsetDeleteResponse<'a>> for ResponseBody
 impl<'a> TryFrom<ResponseBody<'a>> for offset_delete_response::OffsetDeleteResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the OffsetDeleteResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::OffsetDelete(message) => Ok(message),
@@ -14611,7 +14611,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for offset_delete_response::OffsetDeleteRespo
 impl<'a> From<describe_client_quotas_response::DescribeClientQuotasResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeClientQuotasResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: describe_client_quotas_response::DescribeClientQuotasResponse<'a>,
     ) -> Self {
@@ -14624,7 +14624,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_client_quotas_response::DescribeClientQuotasResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeClientQuotasResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeClientQuotas(message) => Ok(message),
@@ -14638,7 +14638,7 @@ for describe_client_quotas_response::DescribeClientQuotasResponse<'a> {
 impl<'a> From<alter_client_quotas_response::AlterClientQuotasResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a AlterClientQuotasResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: alter_client_quotas_response::AlterClientQuotasResponse<'a>,
     ) -> Self {
@@ -14651,7 +14651,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for alter_client_quotas_response::AlterClientQuotasResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AlterClientQuotasResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterClientQuotas(message) => Ok(message),
@@ -14668,7 +14668,7 @@ impl<
     describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse<'a>,
 > for ResponseBody<'a> {
     /// Wraps a DescribeUserScramCredentialsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse<
             'a,
@@ -14683,7 +14683,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeUserScramCredentialsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeUserScramCredentials(message) => Ok(message),
@@ -14699,7 +14699,7 @@ impl<
 > From<alter_user_scram_credentials_response::AlterUserScramCredentialsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a AlterUserScramCredentialsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: alter_user_scram_credentials_response::AlterUserScramCredentialsResponse<
             'a,
@@ -14714,7 +14714,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for alter_user_scram_credentials_response::AlterUserScramCredentialsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AlterUserScramCredentialsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterUserScramCredentials(message) => Ok(message),
@@ -14727,7 +14727,7 @@ for alter_user_scram_credentials_response::AlterUserScramCredentialsResponse<'a>
 #[cfg(feature = "vote")]
 impl<'a> From<vote_response::VoteResponse<'a>> for ResponseBody<'a> {
     /// Wraps a VoteResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: vote_response::VoteResponse<'a>) -> Self {
         Self::Vote(message)
     }
@@ -14737,7 +14737,7 @@ impl<'a> From<vote_response::VoteResponse<'a>> for ResponseBody<'a> {
 impl<'a> TryFrom<ResponseBody<'a>> for vote_response::VoteResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the VoteResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::Vote(message) => Ok(message),
@@ -14751,7 +14751,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for vote_response::VoteResponse<'a> {
 impl<'a> From<begin_quorum_epoch_response::BeginQuorumEpochResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a BeginQuorumEpochResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: begin_quorum_epoch_response::BeginQuorumEpochResponse<'a>) -> Self {
         Self::BeginQuorumEpoch(message)
     }
@@ -14762,7 +14762,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for begin_quorum_epoch_response::BeginQuorumEpochResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the BeginQuorumEpochResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::BeginQuorumEpoch(message) => Ok(message),
@@ -14776,7 +14776,7 @@ for begin_quorum_epoch_response::BeginQuorumEpochResponse<'a> {
 impl<'a> From<end_quorum_epoch_response::EndQuorumEpochResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a EndQuorumEpochResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: end_quorum_epoch_response::EndQuorumEpochResponse<'a>) -> Self {
         Self::EndQuorumEpoch(message)
     }
@@ -14787,7 +14787,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for end_quorum_epoch_response::EndQuorumEpochResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the EndQuorumEpochResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::EndQuorumEpoch(message) => Ok(message),
@@ -14801,7 +14801,7 @@ for end_quorum_epoch_response::EndQuorumEpochResponse<'a> {
 impl<'a> From<describe_quorum_response::DescribeQuorumResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeQuorumResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: describe_quorum_response::DescribeQuorumResponse<'a>) -> Self {
         Self::DescribeQuorum(message)
     }
@@ -14812,7 +14812,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_quorum_response::DescribeQuorumResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeQuorumResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeQuorum(message) => Ok(message),
@@ -14826,7 +14826,7 @@ for describe_quorum_response::DescribeQuorumResponse<'a> {
 impl<'a> From<alter_partition_response::AlterPartitionResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a AlterPartitionResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: alter_partition_response::AlterPartitionResponse<'a>) -> Self {
         Self::AlterPartition(message)
     }
@@ -14837,7 +14837,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for alter_partition_response::AlterPartitionResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AlterPartitionResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterPartition(message) => Ok(message),
@@ -14851,7 +14851,7 @@ for alter_partition_response::AlterPartitionResponse<'a> {
 impl<'a> From<update_features_response::UpdateFeaturesResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a UpdateFeaturesResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: update_features_response::UpdateFeaturesResponse<'a>) -> Self {
         Self::UpdateFeatures(message)
     }
@@ -14862,7 +14862,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for update_features_response::UpdateFeaturesResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the UpdateFeaturesResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::UpdateFeatures(message) => Ok(message),
@@ -14875,7 +14875,7 @@ for update_features_response::UpdateFeaturesResponse<'a> {
 #[cfg(feature = "envelope")]
 impl<'a> From<envelope_response::EnvelopeResponse<'a>> for ResponseBody<'a> {
     /// Wraps a EnvelopeResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: envelope_response::EnvelopeResponse<'a>) -> Self {
         Self::Envelope(message)
     }
@@ -14885,7 +14885,7 @@ impl<'a> From<envelope_response::EnvelopeResponse<'a>> for ResponseBody<'a> {
 impl<'a> TryFrom<ResponseBody<'a>> for envelope_response::EnvelopeResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the EnvelopeResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::Envelope(message) => Ok(message),
@@ -14898,7 +14898,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for envelope_response::EnvelopeResponse<'a> {
 #[cfg(feature = "fetch-snapshot")]
 impl<'a> From<fetch_snapshot_response::FetchSnapshotResponse<'a>> for ResponseBody<'a> {
     /// Wraps a FetchSnapshotResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: fetch_snapshot_response::FetchSnapshotResponse<'a>) -> Self {
         Self::FetchSnapshot(message)
     }
@@ -14909,7 +14909,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for fetch_snapshot_response::FetchSnapshotResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the FetchSnapshotResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::FetchSnapshot(message) => Ok(message),
@@ -14923,7 +14923,7 @@ for fetch_snapshot_response::FetchSnapshotResponse<'a> {
 impl<'a> From<describe_cluster_response::DescribeClusterResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeClusterResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: describe_cluster_response::DescribeClusterResponse<'a>) -> Self {
         Self::DescribeCluster(message)
     }
@@ -14934,7 +14934,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_cluster_response::DescribeClusterResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeClusterResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeCluster(message) => Ok(message),
@@ -14948,7 +14948,7 @@ for describe_cluster_response::DescribeClusterResponse<'a> {
 impl<'a> From<describe_producers_response::DescribeProducersResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeProducersResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: describe_producers_response::DescribeProducersResponse<'a>,
     ) -> Self {
@@ -14961,7 +14961,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_producers_response::DescribeProducersResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeProducersResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeProducers(message) => Ok(message),
@@ -14975,7 +14975,7 @@ for describe_producers_response::DescribeProducersResponse<'a> {
 impl<'a> From<broker_registration_response::BrokerRegistrationResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a BrokerRegistrationResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: broker_registration_response::BrokerRegistrationResponse<'a>,
     ) -> Self {
@@ -14988,7 +14988,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for broker_registration_response::BrokerRegistrationResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the BrokerRegistrationResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::BrokerRegistration(message) => Ok(message),
@@ -15002,7 +15002,7 @@ for broker_registration_response::BrokerRegistrationResponse<'a> {
 impl<'a> From<broker_heartbeat_response::BrokerHeartbeatResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a BrokerHeartbeatResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: broker_heartbeat_response::BrokerHeartbeatResponse<'a>) -> Self {
         Self::BrokerHeartbeat(message)
     }
@@ -15013,7 +15013,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for broker_heartbeat_response::BrokerHeartbeatResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the BrokerHeartbeatResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::BrokerHeartbeat(message) => Ok(message),
@@ -15027,7 +15027,7 @@ for broker_heartbeat_response::BrokerHeartbeatResponse<'a> {
 impl<'a> From<unregister_broker_response::UnregisterBrokerResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a UnregisterBrokerResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: unregister_broker_response::UnregisterBrokerResponse<'a>) -> Self {
         Self::UnregisterBroker(message)
     }
@@ -15038,7 +15038,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for unregister_broker_response::UnregisterBrokerResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the UnregisterBrokerResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::UnregisterBroker(message) => Ok(message),
@@ -15052,7 +15052,7 @@ for unregister_broker_response::UnregisterBrokerResponse<'a> {
 impl<'a> From<describe_transactions_response::DescribeTransactionsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeTransactionsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: describe_transactions_response::DescribeTransactionsResponse<'a>,
     ) -> Self {
@@ -15065,7 +15065,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_transactions_response::DescribeTransactionsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeTransactionsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeTransactions(message) => Ok(message),
@@ -15079,7 +15079,7 @@ for describe_transactions_response::DescribeTransactionsResponse<'a> {
 impl<'a> From<list_transactions_response::ListTransactionsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ListTransactionsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: list_transactions_response::ListTransactionsResponse<'a>) -> Self {
         Self::ListTransactions(message)
     }
@@ -15090,7 +15090,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for list_transactions_response::ListTransactionsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ListTransactionsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ListTransactions(message) => Ok(message),
@@ -15104,7 +15104,7 @@ for list_transactions_response::ListTransactionsResponse<'a> {
 impl<'a> From<allocate_producer_ids_response::AllocateProducerIdsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a AllocateProducerIdsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: allocate_producer_ids_response::AllocateProducerIdsResponse<'a>,
     ) -> Self {
@@ -15117,7 +15117,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for allocate_producer_ids_response::AllocateProducerIdsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AllocateProducerIdsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AllocateProducerIds(message) => Ok(message),
@@ -15131,7 +15131,7 @@ for allocate_producer_ids_response::AllocateProducerIdsResponse<'a> {
 impl<'a> From<consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ConsumerGroupHeartbeatResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse<'a>,
     ) -> Self {
@@ -15144,7 +15144,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ConsumerGroupHeartbeatResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ConsumerGroupHeartbeat(message) => Ok(message),
@@ -15158,7 +15158,7 @@ for consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse<'a> {
 impl<'a> From<consumer_group_describe_response::ConsumerGroupDescribeResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ConsumerGroupDescribeResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: consumer_group_describe_response::ConsumerGroupDescribeResponse<'a>,
     ) -> Self {
@@ -15171,7 +15171,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for consumer_group_describe_response::ConsumerGroupDescribeResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ConsumerGroupDescribeResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ConsumerGroupDescribe(message) => Ok(message),
@@ -15185,7 +15185,7 @@ for consumer_group_describe_response::ConsumerGroupDescribeResponse<'a> {
 impl<'a> From<controller_registration_response::ControllerRegistrationResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ControllerRegistrationResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: controller_registration_response::ControllerRegistrationResponse<'a>,
     ) -> Self {
@@ -15198,7 +15198,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for controller_registration_response::ControllerRegistrationResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ControllerRegistrationResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ControllerRegistration(message) => Ok(message),
@@ -15214,7 +15214,7 @@ impl<
 > From<get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a GetTelemetrySubscriptionsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse<
             'a,
@@ -15229,7 +15229,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the GetTelemetrySubscriptionsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::GetTelemetrySubscriptions(message) => Ok(message),
@@ -15242,7 +15242,7 @@ for get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse<'a> 
 #[cfg(feature = "push-telemetry")]
 impl<'a> From<push_telemetry_response::PushTelemetryResponse<'a>> for ResponseBody<'a> {
     /// Wraps a PushTelemetryResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: push_telemetry_response::PushTelemetryResponse<'a>) -> Self {
         Self::PushTelemetry(message)
     }
@@ -15253,7 +15253,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for push_telemetry_response::PushTelemetryResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the PushTelemetryResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::PushTelemetry(message) => Ok(message),
@@ -15267,7 +15267,7 @@ for push_telemetry_response::PushTelemetryResponse<'a> {
 impl<'a> From<assign_replicas_to_dirs_response::AssignReplicasToDirsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a AssignReplicasToDirsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: assign_replicas_to_dirs_response::AssignReplicasToDirsResponse<'a>,
     ) -> Self {
@@ -15280,7 +15280,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for assign_replicas_to_dirs_response::AssignReplicasToDirsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AssignReplicasToDirsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AssignReplicasToDirs(message) => Ok(message),
@@ -15294,7 +15294,7 @@ for assign_replicas_to_dirs_response::AssignReplicasToDirsResponse<'a> {
 impl<'a> From<list_config_resources_response::ListConfigResourcesResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ListConfigResourcesResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: list_config_resources_response::ListConfigResourcesResponse<'a>,
     ) -> Self {
@@ -15307,7 +15307,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for list_config_resources_response::ListConfigResourcesResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ListConfigResourcesResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ListConfigResources(message) => Ok(message),
@@ -15321,7 +15321,7 @@ for list_config_resources_response::ListConfigResourcesResponse<'a> {
 impl<'a> From<describe_topic_partitions_response::DescribeTopicPartitionsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeTopicPartitionsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: describe_topic_partitions_response::DescribeTopicPartitionsResponse<'a>,
     ) -> Self {
@@ -15334,7 +15334,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_topic_partitions_response::DescribeTopicPartitionsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeTopicPartitionsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeTopicPartitions(message) => Ok(message),
@@ -15348,7 +15348,7 @@ for describe_topic_partitions_response::DescribeTopicPartitionsResponse<'a> {
 impl<'a> From<share_group_heartbeat_response::ShareGroupHeartbeatResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ShareGroupHeartbeatResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: share_group_heartbeat_response::ShareGroupHeartbeatResponse<'a>,
     ) -> Self {
@@ -15361,7 +15361,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for share_group_heartbeat_response::ShareGroupHeartbeatResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ShareGroupHeartbeatResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ShareGroupHeartbeat(message) => Ok(message),
@@ -15375,7 +15375,7 @@ for share_group_heartbeat_response::ShareGroupHeartbeatResponse<'a> {
 impl<'a> From<share_group_describe_response::ShareGroupDescribeResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ShareGroupDescribeResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: share_group_describe_response::ShareGroupDescribeResponse<'a>,
     ) -> Self {
@@ -15388,7 +15388,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for share_group_describe_response::ShareGroupDescribeResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ShareGroupDescribeResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ShareGroupDescribe(message) => Ok(message),
@@ -15401,7 +15401,7 @@ for share_group_describe_response::ShareGroupDescribeResponse<'a> {
 #[cfg(feature = "share-fetch")]
 impl<'a> From<share_fetch_response::ShareFetchResponse<'a>> for ResponseBody<'a> {
     /// Wraps a ShareFetchResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: share_fetch_response::ShareFetchResponse<'a>) -> Self {
         Self::ShareFetch(message)
     }
@@ -15411,7 +15411,7 @@ impl<'a> From<share_fetch_response::ShareFetchResponse<'a>> for ResponseBody<'a>
 impl<'a> TryFrom<ResponseBody<'a>> for share_fetch_response::ShareFetchResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ShareFetchResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ShareFetch(message) => Ok(message),
@@ -15425,7 +15425,7 @@ impl<'a> TryFrom<ResponseBody<'a>> for share_fetch_response::ShareFetchResponse<
 impl<'a> From<share_acknowledge_response::ShareAcknowledgeResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ShareAcknowledgeResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: share_acknowledge_response::ShareAcknowledgeResponse<'a>) -> Self {
         Self::ShareAcknowledge(message)
     }
@@ -15436,7 +15436,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for share_acknowledge_response::ShareAcknowledgeResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ShareAcknowledgeResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ShareAcknowledge(message) => Ok(message),
@@ -15449,7 +15449,7 @@ for share_acknowledge_response::ShareAcknowledgeResponse<'a> {
 #[cfg(feature = "add-raft-voter")]
 impl<'a> From<add_raft_voter_response::AddRaftVoterResponse<'a>> for ResponseBody<'a> {
     /// Wraps a AddRaftVoterResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: add_raft_voter_response::AddRaftVoterResponse<'a>) -> Self {
         Self::AddRaftVoter(message)
     }
@@ -15460,7 +15460,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for add_raft_voter_response::AddRaftVoterResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AddRaftVoterResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AddRaftVoter(message) => Ok(message),
@@ -15474,7 +15474,7 @@ for add_raft_voter_response::AddRaftVoterResponse<'a> {
 impl<'a> From<remove_raft_voter_response::RemoveRaftVoterResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a RemoveRaftVoterResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: remove_raft_voter_response::RemoveRaftVoterResponse<'a>) -> Self {
         Self::RemoveRaftVoter(message)
     }
@@ -15485,7 +15485,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for remove_raft_voter_response::RemoveRaftVoterResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the RemoveRaftVoterResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::RemoveRaftVoter(message) => Ok(message),
@@ -15499,7 +15499,7 @@ for remove_raft_voter_response::RemoveRaftVoterResponse<'a> {
 impl<'a> From<update_raft_voter_response::UpdateRaftVoterResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a UpdateRaftVoterResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: update_raft_voter_response::UpdateRaftVoterResponse<'a>) -> Self {
         Self::UpdateRaftVoter(message)
     }
@@ -15510,7 +15510,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for update_raft_voter_response::UpdateRaftVoterResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the UpdateRaftVoterResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::UpdateRaftVoter(message) => Ok(message),
@@ -15526,7 +15526,7 @@ impl<
 > From<initialize_share_group_state_response::InitializeShareGroupStateResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a InitializeShareGroupStateResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: initialize_share_group_state_response::InitializeShareGroupStateResponse<
             'a,
@@ -15541,7 +15541,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for initialize_share_group_state_response::InitializeShareGroupStateResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the InitializeShareGroupStateResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::InitializeShareGroupState(message) => Ok(message),
@@ -15555,7 +15555,7 @@ for initialize_share_group_state_response::InitializeShareGroupStateResponse<'a>
 impl<'a> From<read_share_group_state_response::ReadShareGroupStateResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ReadShareGroupStateResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: read_share_group_state_response::ReadShareGroupStateResponse<'a>,
     ) -> Self {
@@ -15568,7 +15568,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for read_share_group_state_response::ReadShareGroupStateResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ReadShareGroupStateResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ReadShareGroupState(message) => Ok(message),
@@ -15582,7 +15582,7 @@ for read_share_group_state_response::ReadShareGroupStateResponse<'a> {
 impl<'a> From<write_share_group_state_response::WriteShareGroupStateResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a WriteShareGroupStateResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: write_share_group_state_response::WriteShareGroupStateResponse<'a>,
     ) -> Self {
@@ -15595,7 +15595,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for write_share_group_state_response::WriteShareGroupStateResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the WriteShareGroupStateResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::WriteShareGroupState(message) => Ok(message),
@@ -15609,7 +15609,7 @@ for write_share_group_state_response::WriteShareGroupStateResponse<'a> {
 impl<'a> From<delete_share_group_state_response::DeleteShareGroupStateResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DeleteShareGroupStateResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: delete_share_group_state_response::DeleteShareGroupStateResponse<'a>,
     ) -> Self {
@@ -15622,7 +15622,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for delete_share_group_state_response::DeleteShareGroupStateResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DeleteShareGroupStateResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DeleteShareGroupState(message) => Ok(message),
@@ -15638,7 +15638,7 @@ impl<
 > From<read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a ReadShareGroupStateSummaryResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse<
             'a,
@@ -15653,7 +15653,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the ReadShareGroupStateSummaryResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::ReadShareGroupStateSummary(message) => Ok(message),
@@ -15667,7 +15667,7 @@ for read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse<
 impl<'a> From<streams_group_heartbeat_response::StreamsGroupHeartbeatResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a StreamsGroupHeartbeatResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: streams_group_heartbeat_response::StreamsGroupHeartbeatResponse<'a>,
     ) -> Self {
@@ -15680,7 +15680,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for streams_group_heartbeat_response::StreamsGroupHeartbeatResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the StreamsGroupHeartbeatResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::StreamsGroupHeartbeat(message) => Ok(message),
@@ -15694,7 +15694,7 @@ for streams_group_heartbeat_response::StreamsGroupHeartbeatResponse<'a> {
 impl<'a> From<streams_group_describe_response::StreamsGroupDescribeResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a StreamsGroupDescribeResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: streams_group_describe_response::StreamsGroupDescribeResponse<'a>,
     ) -> Self {
@@ -15707,7 +15707,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for streams_group_describe_response::StreamsGroupDescribeResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the StreamsGroupDescribeResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::StreamsGroupDescribe(message) => Ok(message),
@@ -15723,7 +15723,7 @@ impl<
 > From<describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DescribeShareGroupOffsetsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse<
             'a,
@@ -15738,7 +15738,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DescribeShareGroupOffsetsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DescribeShareGroupOffsets(message) => Ok(message),
@@ -15752,7 +15752,7 @@ for describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse<'a>
 impl<'a> From<alter_share_group_offsets_response::AlterShareGroupOffsetsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a AlterShareGroupOffsetsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: alter_share_group_offsets_response::AlterShareGroupOffsetsResponse<'a>,
     ) -> Self {
@@ -15765,7 +15765,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for alter_share_group_offsets_response::AlterShareGroupOffsetsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the AlterShareGroupOffsetsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::AlterShareGroupOffsets(message) => Ok(message),
@@ -15779,7 +15779,7 @@ for alter_share_group_offsets_response::AlterShareGroupOffsetsResponse<'a> {
 impl<'a> From<delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a DeleteShareGroupOffsetsResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse<'a>,
     ) -> Self {
@@ -15792,7 +15792,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the DeleteShareGroupOffsetsResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::DeleteShareGroupOffsets(message) => Ok(message),
@@ -15811,7 +15811,7 @@ impl<
     >,
 > for ResponseBody<'a> {
     /// Wraps a StreamsGroupTopologyDescriptionUpdateResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse<
             'a,
@@ -15828,7 +15828,7 @@ for streams_group_topology_description_update_response::StreamsGroupTopologyDesc
 > {
     type Error = ResponseBody<'a>;
     /// Takes the StreamsGroupTopologyDescriptionUpdateResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::StreamsGroupTopologyDescriptionUpdate(message) => Ok(message),
@@ -15842,7 +15842,7 @@ for streams_group_topology_description_update_response::StreamsGroupTopologyDesc
 impl<'a> From<unregister_controller_response::UnregisterControllerResponse<'a>>
 for ResponseBody<'a> {
     /// Wraps a UnregisterControllerResponse as a response body.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: unregister_controller_response::UnregisterControllerResponse<'a>,
     ) -> Self {
@@ -15855,7 +15855,7 @@ impl<'a> TryFrom<ResponseBody<'a>>
 for unregister_controller_response::UnregisterControllerResponse<'a> {
     type Error = ResponseBody<'a>;
     /// Takes the UnregisterControllerResponse out of a response body, or gives the response body back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: ResponseBody<'a>) -> Result<Self, Self::Error> {
         match body {
             ResponseBody::UnregisterController(message) => Ok(message),
@@ -17480,7 +17480,7 @@ impl<'a> rt::IntoOwned for MetadataRecord<'a> {
 #[cfg(feature = "metadata-records")]
 impl<'a> From<register_broker_record::RegisterBrokerRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a RegisterBrokerRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: register_broker_record::RegisterBrokerRecord<'a>) -> Self {
         Self::RegisterBroker(message)
     }
@@ -17491,7 +17491,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for register_broker_record::RegisterBrokerRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the RegisterBrokerRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::RegisterBroker(message) => Ok(message),
@@ -17504,7 +17504,7 @@ for register_broker_record::RegisterBrokerRecord<'a> {
 impl<'a> From<unregister_broker_record::UnregisterBrokerRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a UnregisterBrokerRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: unregister_broker_record::UnregisterBrokerRecord<'a>) -> Self {
         Self::UnregisterBroker(message)
     }
@@ -17515,7 +17515,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for unregister_broker_record::UnregisterBrokerRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the UnregisterBrokerRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::UnregisterBroker(message) => Ok(message),
@@ -17527,7 +17527,7 @@ for unregister_broker_record::UnregisterBrokerRecord<'a> {
 #[cfg(feature = "metadata-records")]
 impl<'a> From<topic_record::TopicRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a TopicRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: topic_record::TopicRecord<'a>) -> Self {
         Self::Topic(message)
     }
@@ -17537,7 +17537,7 @@ impl<'a> From<topic_record::TopicRecord<'a>> for MetadataRecord<'a> {
 impl<'a> TryFrom<MetadataRecord<'a>> for topic_record::TopicRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the TopicRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::Topic(message) => Ok(message),
@@ -17549,7 +17549,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for topic_record::TopicRecord<'a> {
 #[cfg(feature = "metadata-records")]
 impl<'a> From<partition_record::PartitionRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a PartitionRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: partition_record::PartitionRecord<'a>) -> Self {
         Self::Partition(message)
     }
@@ -17559,7 +17559,7 @@ impl<'a> From<partition_record::PartitionRecord<'a>> for MetadataRecord<'a> {
 impl<'a> TryFrom<MetadataRecord<'a>> for partition_record::PartitionRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the PartitionRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::Partition(message) => Ok(message),
@@ -17571,7 +17571,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for partition_record::PartitionRecord<'a> {
 #[cfg(feature = "metadata-records")]
 impl<'a> From<config_record::ConfigRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a ConfigRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: config_record::ConfigRecord<'a>) -> Self {
         Self::Config(message)
     }
@@ -17581,7 +17581,7 @@ impl<'a> From<config_record::ConfigRecord<'a>> for MetadataRecord<'a> {
 impl<'a> TryFrom<MetadataRecord<'a>> for config_record::ConfigRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the ConfigRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::Config(message) => Ok(message),
@@ -17594,7 +17594,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for config_record::ConfigRecord<'a> {
 impl<'a> From<partition_change_record::PartitionChangeRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a PartitionChangeRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: partition_change_record::PartitionChangeRecord<'a>) -> Self {
         Self::PartitionChange(message)
     }
@@ -17605,7 +17605,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for partition_change_record::PartitionChangeRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the PartitionChangeRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::PartitionChange(message) => Ok(message),
@@ -17617,7 +17617,7 @@ for partition_change_record::PartitionChangeRecord<'a> {
 #[cfg(feature = "metadata-records")]
 impl<'a> From<fence_broker_record::FenceBrokerRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a FenceBrokerRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: fence_broker_record::FenceBrokerRecord<'a>) -> Self {
         Self::FenceBroker(message)
     }
@@ -17627,7 +17627,7 @@ impl<'a> From<fence_broker_record::FenceBrokerRecord<'a>> for MetadataRecord<'a>
 impl<'a> TryFrom<MetadataRecord<'a>> for fence_broker_record::FenceBrokerRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the FenceBrokerRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::FenceBroker(message) => Ok(message),
@@ -17639,7 +17639,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for fence_broker_record::FenceBrokerRecord<
 #[cfg(feature = "metadata-records")]
 impl<'a> From<unfence_broker_record::UnfenceBrokerRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a UnfenceBrokerRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: unfence_broker_record::UnfenceBrokerRecord<'a>) -> Self {
         Self::UnfenceBroker(message)
     }
@@ -17649,7 +17649,7 @@ impl<'a> From<unfence_broker_record::UnfenceBrokerRecord<'a>> for MetadataRecord
 impl<'a> TryFrom<MetadataRecord<'a>> for unfence_broker_record::UnfenceBrokerRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the UnfenceBrokerRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::UnfenceBroker(message) => Ok(message),
@@ -17661,7 +17661,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for unfence_broker_record::UnfenceBrokerRec
 #[cfg(feature = "metadata-records")]
 impl<'a> From<remove_topic_record::RemoveTopicRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a RemoveTopicRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: remove_topic_record::RemoveTopicRecord<'a>) -> Self {
         Self::RemoveTopic(message)
     }
@@ -17671,7 +17671,7 @@ impl<'a> From<remove_topic_record::RemoveTopicRecord<'a>> for MetadataRecord<'a>
 impl<'a> TryFrom<MetadataRecord<'a>> for remove_topic_record::RemoveTopicRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the RemoveTopicRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::RemoveTopic(message) => Ok(message),
@@ -17684,7 +17684,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for remove_topic_record::RemoveTopicRecord<
 impl<'a> From<delegation_token_record::DelegationTokenRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a DelegationTokenRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: delegation_token_record::DelegationTokenRecord<'a>) -> Self {
         Self::DelegationToken(message)
     }
@@ -17695,7 +17695,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for delegation_token_record::DelegationTokenRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the DelegationTokenRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::DelegationToken(message) => Ok(message),
@@ -17708,7 +17708,7 @@ for delegation_token_record::DelegationTokenRecord<'a> {
 impl<'a> From<user_scram_credential_record::UserScramCredentialRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a UserScramCredentialRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: user_scram_credential_record::UserScramCredentialRecord<'a>,
     ) -> Self {
@@ -17721,7 +17721,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for user_scram_credential_record::UserScramCredentialRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the UserScramCredentialRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::UserScramCredential(message) => Ok(message),
@@ -17733,7 +17733,7 @@ for user_scram_credential_record::UserScramCredentialRecord<'a> {
 #[cfg(feature = "metadata-records")]
 impl<'a> From<feature_level_record::FeatureLevelRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a FeatureLevelRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: feature_level_record::FeatureLevelRecord<'a>) -> Self {
         Self::FeatureLevel(message)
     }
@@ -17743,7 +17743,7 @@ impl<'a> From<feature_level_record::FeatureLevelRecord<'a>> for MetadataRecord<'
 impl<'a> TryFrom<MetadataRecord<'a>> for feature_level_record::FeatureLevelRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the FeatureLevelRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::FeatureLevel(message) => Ok(message),
@@ -17755,7 +17755,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for feature_level_record::FeatureLevelRecor
 #[cfg(feature = "metadata-records")]
 impl<'a> From<client_quota_record::ClientQuotaRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a ClientQuotaRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: client_quota_record::ClientQuotaRecord<'a>) -> Self {
         Self::ClientQuota(message)
     }
@@ -17765,7 +17765,7 @@ impl<'a> From<client_quota_record::ClientQuotaRecord<'a>> for MetadataRecord<'a>
 impl<'a> TryFrom<MetadataRecord<'a>> for client_quota_record::ClientQuotaRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the ClientQuotaRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::ClientQuota(message) => Ok(message),
@@ -17777,7 +17777,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for client_quota_record::ClientQuotaRecord<
 #[cfg(feature = "metadata-records")]
 impl<'a> From<producer_ids_record::ProducerIdsRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a ProducerIdsRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: producer_ids_record::ProducerIdsRecord<'a>) -> Self {
         Self::ProducerIds(message)
     }
@@ -17787,7 +17787,7 @@ impl<'a> From<producer_ids_record::ProducerIdsRecord<'a>> for MetadataRecord<'a>
 impl<'a> TryFrom<MetadataRecord<'a>> for producer_ids_record::ProducerIdsRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the ProducerIdsRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::ProducerIds(message) => Ok(message),
@@ -17800,7 +17800,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for producer_ids_record::ProducerIdsRecord<
 impl<'a> From<broker_registration_change_record::BrokerRegistrationChangeRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a BrokerRegistrationChangeRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: broker_registration_change_record::BrokerRegistrationChangeRecord<'a>,
     ) -> Self {
@@ -17813,7 +17813,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for broker_registration_change_record::BrokerRegistrationChangeRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the BrokerRegistrationChangeRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::BrokerRegistrationChange(message) => Ok(message),
@@ -17826,7 +17826,7 @@ for broker_registration_change_record::BrokerRegistrationChangeRecord<'a> {
 impl<'a> From<access_control_entry_record::AccessControlEntryRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a AccessControlEntryRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: access_control_entry_record::AccessControlEntryRecord<'a>) -> Self {
         Self::AccessControlEntry(message)
     }
@@ -17837,7 +17837,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for access_control_entry_record::AccessControlEntryRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the AccessControlEntryRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::AccessControlEntry(message) => Ok(message),
@@ -17850,7 +17850,7 @@ for access_control_entry_record::AccessControlEntryRecord<'a> {
 impl<'a> From<remove_access_control_entry_record::RemoveAccessControlEntryRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a RemoveAccessControlEntryRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: remove_access_control_entry_record::RemoveAccessControlEntryRecord<'a>,
     ) -> Self {
@@ -17863,7 +17863,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for remove_access_control_entry_record::RemoveAccessControlEntryRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the RemoveAccessControlEntryRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::RemoveAccessControlEntry(message) => Ok(message),
@@ -17875,7 +17875,7 @@ for remove_access_control_entry_record::RemoveAccessControlEntryRecord<'a> {
 #[cfg(feature = "metadata-records")]
 impl<'a> From<no_op_record::NoOpRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a NoOpRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: no_op_record::NoOpRecord<'a>) -> Self {
         Self::NoOp(message)
     }
@@ -17885,7 +17885,7 @@ impl<'a> From<no_op_record::NoOpRecord<'a>> for MetadataRecord<'a> {
 impl<'a> TryFrom<MetadataRecord<'a>> for no_op_record::NoOpRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the NoOpRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::NoOp(message) => Ok(message),
@@ -17898,7 +17898,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for no_op_record::NoOpRecord<'a> {
 impl<'a> From<zk_migration_state_record::ZkMigrationStateRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a ZkMigrationStateRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: zk_migration_state_record::ZkMigrationStateRecord<'a>) -> Self {
         Self::ZkMigrationState(message)
     }
@@ -17909,7 +17909,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for zk_migration_state_record::ZkMigrationStateRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the ZkMigrationStateRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::ZkMigrationState(message) => Ok(message),
@@ -17922,7 +17922,7 @@ for zk_migration_state_record::ZkMigrationStateRecord<'a> {
 impl<'a> From<remove_user_scram_credential_record::RemoveUserScramCredentialRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a RemoveUserScramCredentialRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: remove_user_scram_credential_record::RemoveUserScramCredentialRecord<'a>,
     ) -> Self {
@@ -17935,7 +17935,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for remove_user_scram_credential_record::RemoveUserScramCredentialRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the RemoveUserScramCredentialRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::RemoveUserScramCredential(message) => Ok(message),
@@ -17948,7 +17948,7 @@ for remove_user_scram_credential_record::RemoveUserScramCredentialRecord<'a> {
 impl<'a> From<begin_transaction_record::BeginTransactionRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a BeginTransactionRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: begin_transaction_record::BeginTransactionRecord<'a>) -> Self {
         Self::BeginTransaction(message)
     }
@@ -17959,7 +17959,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for begin_transaction_record::BeginTransactionRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the BeginTransactionRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::BeginTransaction(message) => Ok(message),
@@ -17971,7 +17971,7 @@ for begin_transaction_record::BeginTransactionRecord<'a> {
 #[cfg(feature = "metadata-records")]
 impl<'a> From<end_transaction_record::EndTransactionRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a EndTransactionRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: end_transaction_record::EndTransactionRecord<'a>) -> Self {
         Self::EndTransaction(message)
     }
@@ -17982,7 +17982,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for end_transaction_record::EndTransactionRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the EndTransactionRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::EndTransaction(message) => Ok(message),
@@ -17995,7 +17995,7 @@ for end_transaction_record::EndTransactionRecord<'a> {
 impl<'a> From<abort_transaction_record::AbortTransactionRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a AbortTransactionRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: abort_transaction_record::AbortTransactionRecord<'a>) -> Self {
         Self::AbortTransaction(message)
     }
@@ -18006,7 +18006,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for abort_transaction_record::AbortTransactionRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the AbortTransactionRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::AbortTransaction(message) => Ok(message),
@@ -18019,7 +18019,7 @@ for abort_transaction_record::AbortTransactionRecord<'a> {
 impl<'a> From<remove_delegation_token_record::RemoveDelegationTokenRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a RemoveDelegationTokenRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: remove_delegation_token_record::RemoveDelegationTokenRecord<'a>,
     ) -> Self {
@@ -18032,7 +18032,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for remove_delegation_token_record::RemoveDelegationTokenRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the RemoveDelegationTokenRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::RemoveDelegationToken(message) => Ok(message),
@@ -18045,7 +18045,7 @@ for remove_delegation_token_record::RemoveDelegationTokenRecord<'a> {
 impl<'a> From<register_controller_record::RegisterControllerRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a RegisterControllerRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: register_controller_record::RegisterControllerRecord<'a>) -> Self {
         Self::RegisterController(message)
     }
@@ -18056,7 +18056,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for register_controller_record::RegisterControllerRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the RegisterControllerRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::RegisterController(message) => Ok(message),
@@ -18068,7 +18068,7 @@ for register_controller_record::RegisterControllerRecord<'a> {
 #[cfg(feature = "metadata-records")]
 impl<'a> From<clear_elr_record::ClearElrRecord<'a>> for MetadataRecord<'a> {
     /// Wraps a ClearElrRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(message: clear_elr_record::ClearElrRecord<'a>) -> Self {
         Self::ClearElr(message)
     }
@@ -18078,7 +18078,7 @@ impl<'a> From<clear_elr_record::ClearElrRecord<'a>> for MetadataRecord<'a> {
 impl<'a> TryFrom<MetadataRecord<'a>> for clear_elr_record::ClearElrRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the ClearElrRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::ClearElr(message) => Ok(message),
@@ -18091,7 +18091,7 @@ impl<'a> TryFrom<MetadataRecord<'a>> for clear_elr_record::ClearElrRecord<'a> {
 impl<'a> From<unregister_controller_record::UnregisterControllerRecord<'a>>
 for MetadataRecord<'a> {
     /// Wraps a UnregisterControllerRecord as a metadata record.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn from(
         message: unregister_controller_record::UnregisterControllerRecord<'a>,
     ) -> Self {
@@ -18104,7 +18104,7 @@ impl<'a> TryFrom<MetadataRecord<'a>>
 for unregister_controller_record::UnregisterControllerRecord<'a> {
     type Error = MetadataRecord<'a>;
     /// Takes the UnregisterControllerRecord out of a metadata record, or gives the metadata record back when it holds another message.
-    #[cfg_attr(not(feature = "precompile"), inline)]
+    #[inline]
     fn try_from(body: MetadataRecord<'a>) -> Result<Self, Self::Error> {
         match body {
             MetadataRecord::UnregisterController(message) => Ok(message),
