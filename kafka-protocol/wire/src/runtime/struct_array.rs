@@ -638,7 +638,10 @@ impl<'a> Reader<'a> {
     }
 
     /// Decodes `count` elements into a `Vec` of exactly that capacity.
-    #[inline]
+    /// Never inlined, like [`Reader::validate_elements`], so that each
+    /// element type's decoder is compiled into one loop rather than into
+    /// every decoder of an enclosing struct; it runs once per array.
+    #[inline(never)]
     fn decode_elements<T: Decode<'a>>(
         &mut self,
         count: usize,
