@@ -143,3 +143,42 @@ fn every_shipped_message_function_is_compiled_where_it_is_called() {
     );
     println!("{functions} generated functions, each compiled only where it is called");
 }
+
+/// The conversions between a message and its body enum are `#[inline]` even
+/// with `precompile`. rustc compiles a trait impl's methods in the codegen
+/// unit of the impl's type, so a `TryFrom<RequestBody>` compiled in
+/// kafka-wire would sit with its message, and the debug info of the whole
+/// enum, every message in it, would be written into each such unit.
+#[test]
+fn body_conversions_are_compiled_where_they_are_used() {
+    let package = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut conversions = 0;
+    let mut misplaced = Vec::new();
+    for (path, text) in shipped(package) {
+        if !path.starts_with(codegen::SHIPPED) {
+            continue;
+        }
+        let mut previous = "";
+        for (number, line) in text.lines().enumerate() {
+            let code = line.trim();
+            if code.starts_with("fn try_from(body: ") || code.starts_with("fn from(message: ") {
+                conversions += 1;
+                if previous != "#[inline]" {
+                    misplaced.push(format!("{path}:{}: {previous}", number + 1));
+                }
+            }
+            if !code.is_empty() {
+                previous = code;
+            }
+        }
+    }
+    // Request, response and metadata-record bodies: one From and one
+    // TryFrom per message in each.
+    assert!(conversions > 250, "only {conversions} conversions found");
+    assert!(
+        misplaced.is_empty(),
+        "{} of {conversions} conversions are not plainly #[inline]:\n{}",
+        misplaced.len(),
+        misplaced[..misplaced.len().min(20)].join("\n")
+    );
+}
