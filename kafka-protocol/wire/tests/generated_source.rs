@@ -102,6 +102,61 @@ fn every_shipped_file_says_it_is_generated() {
     }
 }
 
+/// A line of a shipped message file, with what comes before it.
+struct ShippedLine {
+    /// `path:line`, for messages.
+    place: String,
+    /// The line, trimmed.
+    code: String,
+    /// The last non-empty line before it, trimmed.
+    previous: String,
+}
+
+/// Every line of the shipped message files (not the error codes) for which
+/// `wanted` holds, with the line before it.
+fn shipped_lines(wanted: impl Fn(&str) -> bool) -> Vec<ShippedLine> {
+    let package = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut lines = Vec::new();
+    for (path, text) in shipped(package) {
+        if !path.starts_with(codegen::SHIPPED) {
+            continue;
+        }
+        let mut previous = "";
+        for (number, line) in text.lines().enumerate() {
+            let code = line.trim();
+            if wanted(code) {
+                lines.push(ShippedLine {
+                    place: format!("{path}:{}", number + 1),
+                    code: code.to_owned(),
+                    previous: previous.to_owned(),
+                });
+            }
+            if !code.is_empty() {
+                previous = code;
+            }
+        }
+    }
+    lines
+}
+
+/// Asserts that more than `at_least` lines were found and that each comes
+/// right after one of `attributes`; names the lines that do not.
+fn assert_preceded_by(lines: &[ShippedLine], attributes: &[&str], at_least: usize, fault: &str) {
+    assert!(lines.len() > at_least, "only {} lines found", lines.len());
+    let wrong: Vec<String> = lines
+        .iter()
+        .filter(|line| !attributes.contains(&line.previous.as_str()))
+        .map(|line| format!("{}: {} (after {})", line.place, line.code, line.previous))
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{} of {} {fault}:\n{}",
+        wrong.len(),
+        lines.len(),
+        wrong[..wrong.len().min(20)].join("\n")
+    );
+}
+
 /// Every function of the shipped messages is `#[inline]` unless the
 /// `precompile` feature is on, so that a user's build compiles only the
 /// messages it calls (see the feature's note in Cargo.toml). A function
@@ -110,38 +165,21 @@ fn every_shipped_file_says_it_is_generated() {
 #[test]
 fn every_shipped_message_function_is_compiled_where_it_is_called() {
     const INLINE_UNLESS_PRECOMPILED: &str = r#"#[cfg_attr(not(feature = "precompile"), inline)]"#;
-    let package = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut functions = 0;
-    let mut unmarked = Vec::new();
-    for (path, text) in shipped(package) {
-        if !path.starts_with(codegen::SHIPPED) {
-            continue;
-        }
-        let mut previous = "";
-        for (number, line) in text.lines().enumerate() {
-            let code = line.trim_start();
-            let code = code.strip_prefix("pub ").unwrap_or(code);
-            let code = code.strip_prefix("const ").unwrap_or(code);
-            if code.starts_with("fn ") {
-                functions += 1;
-                let marked = previous == INLINE_UNLESS_PRECOMPILED || previous == "#[inline]";
-                if !marked {
-                    unmarked.push(format!("{path}:{}: {}", number + 1, line.trim()));
-                }
-            }
-            if !line.trim().is_empty() {
-                previous = line.trim();
-            }
-        }
-    }
-    assert!(functions > 1000, "only {functions} functions found");
-    assert!(
-        unmarked.is_empty(),
-        "{} of {functions} functions are compiled in kafka-wire whether called or not:\n{}",
-        unmarked.len(),
-        unmarked[..unmarked.len().min(20)].join("\n")
+    let functions = shipped_lines(|code| {
+        let code = code.strip_prefix("pub ").unwrap_or(code);
+        let code = code.strip_prefix("const ").unwrap_or(code);
+        code.starts_with("fn ")
+    });
+    assert_preceded_by(
+        &functions,
+        &[INLINE_UNLESS_PRECOMPILED, "#[inline]"],
+        1000,
+        "functions are compiled in kafka-wire whether called or not",
     );
-    println!("{functions} generated functions, each compiled only where it is called");
+    println!(
+        "{} generated functions, each compiled only where it is called",
+        functions.len()
+    );
 }
 
 /// The conversions between a message and its body enum are `#[inline]` even
@@ -151,34 +189,15 @@ fn every_shipped_message_function_is_compiled_where_it_is_called() {
 /// enum, every message in it, would be written into each such unit.
 #[test]
 fn body_conversions_are_compiled_where_they_are_used() {
-    let package = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut conversions = 0;
-    let mut misplaced = Vec::new();
-    for (path, text) in shipped(package) {
-        if !path.starts_with(codegen::SHIPPED) {
-            continue;
-        }
-        let mut previous = "";
-        for (number, line) in text.lines().enumerate() {
-            let code = line.trim();
-            if code.starts_with("fn try_from(body: ") || code.starts_with("fn from(message: ") {
-                conversions += 1;
-                if previous != "#[inline]" {
-                    misplaced.push(format!("{path}:{}: {previous}", number + 1));
-                }
-            }
-            if !code.is_empty() {
-                previous = code;
-            }
-        }
-    }
+    let conversions = shipped_lines(|code| {
+        code.starts_with("fn try_from(body: ") || code.starts_with("fn from(message: ")
+    });
     // Request, response and metadata-record bodies: one From and one
     // TryFrom per message in each.
-    assert!(conversions > 250, "only {conversions} conversions found");
-    assert!(
-        misplaced.is_empty(),
-        "{} of {conversions} conversions are not plainly #[inline]:\n{}",
-        misplaced.len(),
-        misplaced[..misplaced.len().min(20)].join("\n")
+    assert_preceded_by(
+        &conversions,
+        &["#[inline]"],
+        250,
+        "conversions are not plainly #[inline]",
     );
 }
