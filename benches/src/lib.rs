@@ -29,6 +29,7 @@ use kafka_wire::messages as ours;
 use kafka_wire::runtime::{Message, ScalarArray, Uuid};
 use kafka_wire_records::{RecordBatchBuilder, RECORD_BATCH_OVERHEAD};
 
+pub mod counting;
 pub mod read;
 mod scan;
 pub use scan::scan_metadata_response_v13;
