@@ -438,6 +438,11 @@ EOF
     for id in $ids; do await_node "$dir" "$id" "$timeout"; done
 
     trap - ERR INT TERM
+    # DIR/env first: the watchdog reads its absence as a stop. Forked before
+    # it, the watchdog either left at once (and never stopped anything) or,
+    # when the file appeared between its two tests, stopped the nodes it
+    # had just seen start.
+    grep -v '^heap=' "$dir/env.start" >"$dir/env"
     if [[ -n $owner ]]; then
         # The watchdog: once the owner is gone, stop everything; once DIR/env
         # is gone (a stop), leave.
@@ -446,7 +451,6 @@ EOF
             [[ -f $dir/env ]] && "$SELF" stop "$dir"
         ) </dev/null >/dev/null 2>&1 &
     fi
-    grep -v '^heap=' "$dir/env.start" >"$dir/env"
     cat "$dir/env"
 }
 

@@ -12,6 +12,8 @@
 //!   and decoded by kafka-wire.
 //! - [`groups`]: a classic consumer group, a KIP-848 consumer group and a
 //!   share group, each a real exchange.
+//! - [`watchdog`]: the script's `--owner` watchdog keeps a node while its
+//!   owner lives and stops it once the owner ends.
 //!
 //! The nodes start one at a time. Without Java, Maven or the broker's jars
 //! in ~/.m2 the tests skip with a message; `KAFKA_WIRE_REQUIRE_JAVA` makes
@@ -29,6 +31,7 @@ macro_rules! say {
 mod data;
 mod groups;
 mod sweep;
+mod watchdog;
 
 use std::time::Instant;
 
@@ -64,4 +67,10 @@ fn data_and_groups() {
         groups.share_records,
         started.elapsed().as_secs_f64()
     );
+}
+
+#[test]
+fn the_watchdog_stops_a_node_once_its_owner_ends() {
+    let _one = one_at_a_time();
+    watchdog::run();
 }
