@@ -137,6 +137,17 @@ impl Kafka {
     /// A start that fails for another reason panics with the script's
     /// output.
     pub fn start(name: &str, version: &str, options: &[&str]) -> Option<Kafka> {
+        Self::start_owned_by(name, version, options, std::process::id())
+    }
+
+    /// [`Kafka::start`] with process `owner` in the test's place: the
+    /// script's watchdog stops the nodes once that process ends.
+    pub fn start_owned_by(
+        name: &str,
+        version: &str,
+        options: &[&str],
+        owner: u32,
+    ) -> Option<Kafka> {
         if let Some(why) = missing(version) {
             skip(name, &why);
             return None;
@@ -153,7 +164,7 @@ impl Kafka {
             .arg("start")
             .arg(&dir)
             .args(["--version", version, "--owner"])
-            .arg(std::process::id().to_string())
+            .arg(owner.to_string())
             .args(options)
             .output()
             .unwrap_or_else(|e| panic!("bash {}: {e}", script().display()));

@@ -3,25 +3,11 @@
 //! directory removed, once it ends. A test process that is killed outright
 //! (CI's timeout, a developer's Ctrl-C) leaves no JVM behind.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-use kafka_wire_test_support::kafka::{missing, pinned_version, script, skip};
-
-/// Stops whatever is left in the directory when the test ends, whatever
-/// the watchdog did.
-struct Cleanup(PathBuf);
-
-impl Drop for Cleanup {
-    fn drop(&mut self) {
-        let _ = Command::new("bash")
-            .arg(script())
-            .arg("stop")
-            .arg(&self.0)
-            .output();
-    }
-}
+use kafka_wire_test_support::kafka::{pinned_version, Kafka};
 
 /// The owner: a process of its own, so that the test can end it.
 struct Owner(Child);
@@ -49,34 +35,19 @@ fn alive(pid: &str) -> bool {
 }
 
 pub fn run() {
-    let version = pinned_version();
-    if let Some(why) = missing(&version) {
-        skip("watchdog", &why);
-        return;
-    }
-    let dir = std::env::temp_dir().join(format!("kafka-wire-watchdog-{}", std::process::id()));
-    let _cleanup = Cleanup(dir.clone());
     let mut owner = Owner(
         Command::new("sleep")
             .arg("600")
             .spawn()
             .unwrap_or_else(|e| panic!("sleep: {e}")),
     );
-    let out = Command::new("bash")
-        .arg(script())
-        .arg("start")
-        .arg(&dir)
-        .args(["--version", &version, "--owner"])
-        .arg(owner.0.id().to_string())
-        .output()
-        .unwrap_or_else(|e| panic!("bash {}: {e}", script().display()));
-    assert!(
-        out.status.success(),
-        "broker.sh start failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let pid = node_pid(&dir);
+    // When the test ends, the guard stops whatever the watchdog left.
+    let Some(kafka) = Kafka::start_owned_by("watchdog", &pinned_version(), &[], owner.0.id())
+    else {
+        return;
+    };
+    let dir = kafka.dir();
+    let pid = node_pid(dir);
 
     // While the owner lives, the node runs: the watchdog must not take the
     // start for the owner's end.
