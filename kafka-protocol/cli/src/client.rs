@@ -5,7 +5,9 @@ use std::io::{self, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
-use kafka_wire::frame::{frame_size, RequestFrame, ResponseFrame, DEFAULT_MAX_FRAME_SIZE};
+use kafka_wire::frame::{
+    read_frame, ReadFrameError, RequestFrame, ResponseFrame, DEFAULT_MAX_FRAME_SIZE,
+};
 use kafka_wire::messages::{ApiVersionsRequest, ApiVersionsResponse, RequestHeader};
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
 
@@ -161,55 +163,25 @@ impl Client {
 
     /// Reads one size-prefixed frame within the timeout.
     fn read_frame(&mut self) -> Result<Vec<u8>, CliError> {
-        let deadline = Instant::now() + self.timeout;
-        let mut prefix = [0u8; 4];
-        self.read_exact_by(&mut prefix, deadline)?;
-        let size = frame_size(prefix, DEFAULT_MAX_FRAME_SIZE).map_err(|e| CliError::Exchange {
-            address: self.address.clone(),
-            what: format!("sent a bad frame: {e}"),
-        })?;
-        // Grown as bytes arrive, not reserved from the size prefix's claim.
-        let mut frame = Vec::new();
-        let mut chunk = [0u8; 64 * 1024];
-        while frame.len() < size {
-            let want = (size - frame.len()).min(chunk.len());
-            self.read_exact_by(&mut chunk[..want], deadline)?;
-            frame.extend_from_slice(&chunk[..want]);
-        }
-        Ok(frame)
-    }
-
-    fn read_exact_by(&mut self, buf: &mut [u8], deadline: Instant) -> Result<(), CliError> {
-        let mut filled = 0;
-        while filled < buf.len() {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(self.timed_out());
+        let mut by_deadline = ByDeadline {
+            stream: &self.stream,
+            deadline: Instant::now() + self.timeout,
+        };
+        match read_frame(&mut by_deadline, DEFAULT_MAX_FRAME_SIZE) {
+            Ok(Some(frame)) => Ok(frame),
+            Ok(None) | Err(ReadFrameError::Truncated { .. }) => Err(CliError::Exchange {
+                address: self.address.clone(),
+                what: "closed the connection before answering".into(),
+            }),
+            Err(ReadFrameError::Size(e)) => Err(CliError::Exchange {
+                address: self.address.clone(),
+                what: format!("sent a bad frame: {e}"),
+            }),
+            Err(ReadFrameError::Io(e)) if e.kind() == io::ErrorKind::TimedOut => {
+                Err(self.timed_out())
             }
-            self.stream
-                .set_read_timeout(Some(left))
-                .map_err(|source| self.io_error(source))?;
-            match self.stream.read(&mut buf[filled..]) {
-                Ok(0) => {
-                    return Err(CliError::Exchange {
-                        address: self.address.clone(),
-                        what: "closed the connection before answering".into(),
-                    })
-                }
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    return Err(self.timed_out())
-                }
-                Err(source) => return Err(self.io_error(source)),
-            }
+            Err(ReadFrameError::Io(source)) => Err(self.io_error(source)),
         }
-        Ok(())
     }
 
     fn timed_out(&self) -> CliError {
@@ -224,5 +196,26 @@ impl Client {
             address: self.address.clone(),
             what: format!("failed: {source}"),
         }
+    }
+}
+
+/// A socket whose reads all end by one deadline: a read that would go past
+/// it fails with `TimedOut`.
+struct ByDeadline<'a> {
+    stream: &'a TcpStream,
+    deadline: Instant,
+}
+
+impl Read for ByDeadline<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::ErrorKind::TimedOut.into());
+        }
+        self.stream.set_read_timeout(Some(left))?;
+        self.stream.read(buf).map_err(|e| match e.kind() {
+            io::ErrorKind::WouldBlock => io::ErrorKind::TimedOut.into(),
+            _ => e,
+        })
     }
 }

@@ -1,7 +1,7 @@
 //! `decode`: bytes to the JSON form.
 
 use kafka_wire::frame::{split_frames, RequestFrame, ResponseFrame};
-use kafka_wire::runtime::{DecodeError, JsonForm, PathSegment};
+use kafka_wire::runtime::JsonForm;
 use kafka_wire::{ApiKey, RequestBody, ResponseBody};
 use serde_json::Value;
 
@@ -58,11 +58,12 @@ fn body_json(
 
 /// Decodes a frame without size prefix and returns `{"header", "body"}`:
 /// a request frame when `response_to` is `None` (its header names the api
-/// and version), else a response to that api and version.
+/// and version), else a response to that api and version. Each part is
+/// printed at the version it was decoded at.
 fn frame_json(response_to: Option<(ApiKey, i16)>, frame: &[u8]) -> Result<FrameJson, CliError> {
     Ok(match response_to {
         None => {
-            let frame = RequestFrame::decode(frame).map_err(|e| rooted(e, "RequestHeader"))?;
+            let frame = RequestFrame::decode(frame)?;
             FrameJson {
                 header: frame.header.to_json(frame.header_version()),
                 body: frame.body.to_json(frame.api_version()),
@@ -71,23 +72,11 @@ fn frame_json(response_to: Option<(ApiKey, i16)>, frame: &[u8]) -> Result<FrameJ
         Some((api, version)) => {
             let frame = ResponseFrame::decode(frame, api, version)?;
             FrameJson {
-                header: frame.header.to_json(api.response_header_version(version)),
-                body: frame.body.to_json(version),
+                header: frame.header.to_json(frame.header_version()),
+                body: frame.body.to_json(frame.version),
             }
         }
     })
-}
-
-/// Names `message` at the root of a path that has no message yet (errors
-/// from peeking at the first header fields), so that every error says where
-/// it is.
-fn rooted(error: DecodeError, message: &'static str) -> DecodeError {
-    let has_root = matches!(error.path().segments().next(), Some(PathSegment::Root(_)));
-    if has_root {
-        error
-    } else {
-        error.in_message(message)
-    }
 }
 
 /// Shifts the byte offset of a decoding error by `base`, for a frame that

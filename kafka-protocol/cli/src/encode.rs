@@ -108,12 +108,16 @@ fn encode_frame(
                 .map_err(|e| e.in_field("header"))?;
             let body =
                 ResponseBody::from_json(body, api, version).map_err(|e| e.in_field("body"))?;
-            let frame = ResponseFrame { header, body };
-            bytes.reserve_exact(frame.encoded_len(version) + 4);
+            let frame = ResponseFrame {
+                header,
+                body,
+                version,
+            };
+            bytes.reserve_exact(frame.encoded_len() + 4);
             if with_size {
-                frame.encode_with_size(&mut bytes, version)?;
+                frame.encode_with_size(&mut bytes)?;
             } else {
-                frame.encode(&mut bytes, version)?;
+                frame.encode(&mut bytes)?;
             }
         }
     }

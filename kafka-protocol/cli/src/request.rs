@@ -34,7 +34,7 @@ pub fn run(args: &RequestArgs, out: &mut Output) -> Result<(), CliError> {
         return Ok(());
     };
     let response = answer.decode()?;
-    out.json(&response.body.to_json(version), args.compact)
+    out.json(&response.body.to_json(response.version), args.compact)
 }
 
 /// The highest version of `api` that the broker and kafka-wire both

@@ -323,6 +323,39 @@ fn a_response_frame_needs_its_api_and_round_trips() {
 }
 
 #[test]
+fn an_api_versions_fallback_prints_at_the_version_it_was_written_at() {
+    // A broker asked for ApiVersions v3, a version it does not support,
+    // answers with a v0 body: error 35 (UNSUPPORTED_VERSION) and the
+    // versions it has. Its JSON form is v0's, with no v3 field.
+    let frame_hex = concat!(
+        "0000002a", // correlation id
+        "0023",     // error code 35
+        "00000001", // one api key
+        "0012", "0000", "0004",
+    );
+    let args = [
+        "--frame",
+        "--response",
+        "--api",
+        "ApiVersions",
+        "--version",
+        "3",
+        "--hex",
+    ];
+    let decoded = run(&[&["decode"][..], &args].concat(), frame_hex.as_bytes()).ok();
+    assert_eq!(
+        decoded.json(),
+        json!({
+            "header": {"correlationId": 42},
+            "body": {
+                "errorCode": 35,
+                "apiKeys": [{"apiKey": 18, "minVersion": 0, "maxVersion": 4}]
+            }
+        })
+    );
+}
+
+#[test]
 fn a_stream_of_two_frames_prints_two_lines() {
     let vote = from_hex(&format!(
         "{VOTE_V2_HEADER_HEX}{}",

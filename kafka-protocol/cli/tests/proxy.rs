@@ -72,9 +72,10 @@ fn fake_broker() -> u16 {
                             ..Default::default()
                         },
                         body,
+                        version,
                     };
                     let mut out = Vec::new();
-                    response.encode_with_size(&mut out, version).unwrap();
+                    response.encode_with_size(&mut out).unwrap();
                     stream.write_all(&out).unwrap();
                 }
             });
@@ -412,9 +413,10 @@ fn fake_sasl_broker() -> u16 {
                             ..Default::default()
                         },
                         body,
+                        version,
                     };
                     let mut out = Vec::new();
-                    response.encode_with_size(&mut out, version).unwrap();
+                    response.encode_with_size(&mut out).unwrap();
                     stream.write_all(&out).unwrap();
                 }
             });

@@ -135,18 +135,11 @@ fn serve(mut stream: TcpStream, seen: &Seen) {
                 ..Default::default()
             },
             body,
+            // The ApiVersions fallback writes its body at version 0.
+            version: body_version,
         };
         let mut out = Vec::new();
-        if body_version == version {
-            response.encode_with_size(&mut out, version).unwrap();
-        } else {
-            // The header of the version asked, the body at version 0.
-            let mut body = Vec::new();
-            response.body.encode(&mut body, body_version).unwrap();
-            out.extend_from_slice(&((4 + body.len()) as i32).to_be_bytes());
-            out.extend_from_slice(&correlation_id.to_be_bytes());
-            out.extend_from_slice(&body);
-        }
+        response.encode_with_size(&mut out).unwrap();
         stream.write_all(&out).unwrap();
     }
 }

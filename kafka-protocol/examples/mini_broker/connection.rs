@@ -135,10 +135,11 @@ async fn answer(
             ..Default::default()
         },
         body,
+        version,
     };
     // Sized before anything is allocated: a response past the limit (which
     // Fetch's size limits should make impossible) closes the connection.
-    let size = response.encoded_len(version);
+    let size = response.encoded_len();
     if size > broker.config.max_response_size {
         return Reply::Close(format!(
             "the {} response would take {size} bytes, more than {}",
@@ -147,7 +148,7 @@ async fn answer(
         ));
     }
     let mut bytes = Vec::with_capacity(size);
-    if let Err(e) = response.encode(&mut bytes, version) {
+    if let Err(e) = response.encode(&mut bytes) {
         return Reply::Close(format!("cannot encode the {} response: {e}", api.name()));
     }
     if let Some(capture) = capture {

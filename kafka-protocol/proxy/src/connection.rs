@@ -245,17 +245,17 @@ impl Connection {
                     .map_err(|e| encode_error(Side::Broker, e))?;
             }
             RequestAction::Respond(body) => {
-                let version = request.api_version();
                 let response = ResponseFrame {
                     header: ResponseHeader {
                         correlation_id: request.correlation_id(),
                         ..Default::default()
                     },
                     body,
+                    version: request.api_version(),
                 };
                 let mut encoded = Vec::new();
                 response
-                    .encode(&mut encoded, version)
+                    .encode(&mut encoded)
                     .map_err(|e| encode_error(Side::Client, e))?;
                 let mut out = Outgoing::default();
                 out.push_frame(&[], &Bytes::from(encoded))

@@ -3,11 +3,9 @@
 
 use bytes::Bytes;
 
-use kafka_wire::frame::{
-    expects_response, peek_request, response_body_version, RequestFrame, ResponseFrame,
-};
-use kafka_wire::messages::{RequestHeader, ResponseHeader};
-use kafka_wire::runtime::{DecodeError, DecodeErrorKind, Message, Reader};
+use kafka_wire::frame::{peek_request, RequestFrame, RequestParts, ResponseFrame, ResponseParts};
+use kafka_wire::messages::RequestHeader;
+use kafka_wire::runtime::{DecodeError, DecodeErrorKind, Reader};
 use kafka_wire::{ApiKey, RequestBody, ResponseBody};
 
 use super::error::{ProxyError, Side};
@@ -37,16 +35,9 @@ impl ProxiedRequest {
         };
         let peek = peek_request(&frame).map_err(bad)?;
         let (header_len, expects_response) = match peek.api() {
-            Some(api) => {
-                let mut reader = Reader::new(&frame);
-                RequestHeader::decode_prefix(
-                    &mut reader,
-                    api.request_header_version(peek.api_version),
-                )
-                .map_err(bad)?;
-                let header_len = reader.offset();
-                let expects = expects_response(api, peek.api_version, &frame[header_len..]);
-                (header_len, expects)
+            Some(_) => {
+                let parts = RequestParts::split(&frame).map_err(bad)?;
+                (parts.body_offset, parts.expects_response())
             }
             None => (8, true),
         };
@@ -105,11 +96,14 @@ impl ProxiedRequest {
         &self.frame
     }
 
+    /// Reads the header again, for the frame's parts (client id included).
+    pub fn parts(&self) -> Result<RequestParts<'_>, DecodeError> {
+        RequestParts::split(&self.frame)
+    }
+
     /// Decodes the header (client id included).
     pub fn header(&self) -> Result<RequestHeader<'_>, DecodeError> {
-        let api = self.known_api()?;
-        let mut reader = Reader::new(&self.frame);
-        RequestHeader::decode_prefix(&mut reader, api.request_header_version(self.api_version))
+        Ok(self.parts()?.header)
     }
 
     /// The client id from the header, when it has one and it decodes.
@@ -122,9 +116,7 @@ impl ProxiedRequest {
     /// Decodes the body at the request's version; offsets in errors count
     /// from the start of the frame.
     pub fn decode_body(&self) -> Result<RequestBody<'_>, DecodeError> {
-        let api = self.known_api()?;
-        RequestBody::decode(self.body_bytes(), api, self.api_version)
-            .map_err(|e| e.shifted(self.header_len))
+        self.parts()?.decode_body()
     }
 
     /// Decodes the whole frame.
@@ -140,13 +132,6 @@ impl ProxiedRequest {
             ..self.clone()
         }
     }
-
-    fn known_api(&self) -> Result<ApiKey, DecodeError> {
-        self.api().ok_or_else(|| {
-            DecodeError::new(0, DecodeErrorKind::UnknownApiKey(self.api_key))
-                .in_field("request_api_key")
-        })
-    }
 }
 
 /// A response frame from the broker, paired with the request it answers.
@@ -155,6 +140,7 @@ pub struct ProxiedResponse {
     frame: Bytes,
     api_key: i16,
     api: Option<ApiKey>,
+    request_version: i16,
     version: i16,
     correlation_id: i32,
     header_len: usize,
@@ -163,41 +149,29 @@ pub struct ProxiedResponse {
 impl ProxiedResponse {
     /// Reads the header of a response frame to `request`.
     ///
-    /// An ApiVersions response always has header v0, and its body is read
-    /// at the version [`response_body_version`] gives: v0 for the answer to
-    /// a version the broker does not support.
+    /// The header and the body's version are read as [`ResponseParts`]
+    /// reads them: an ApiVersions response always has header v0, and its
+    /// body is written at v0 when it answers a version the broker does not
+    /// support.
     pub fn parse(frame: Bytes, request: &ProxiedRequest) -> Result<Self, ProxyError> {
         let bad = |source| ProxyError::BadHeader {
             side: Side::Broker,
             source,
         };
-        let api = request.api();
-        let header_len = match api {
+        let (header_len, version) = match request.api() {
             Some(api) => {
-                let mut reader = Reader::new(&frame);
-                ResponseHeader::decode_prefix(
-                    &mut reader,
-                    api.response_header_version(request.api_version()),
-                )
-                .map_err(bad)?;
-                reader.offset()
+                let parts =
+                    ResponseParts::split(&frame, api, request.api_version()).map_err(bad)?;
+                (parts.body_offset, parts.version)
             }
-            None => {
-                Reader::new(&frame)
-                    .read_i32()
-                    .map_err(|e| bad(e.in_field("correlation_id")))?;
-                4
-            }
-        };
-        let version = match api {
-            Some(api) => response_body_version(api, request.api_version(), &frame[header_len..]),
-            None => request.api_version(),
+            None => (4, request.api_version()),
         };
         Ok(ProxiedResponse {
             correlation_id: correlation_id(&frame).map_err(bad)?,
             frame,
             api_key: request.api_key(),
-            api,
+            api: request.api(),
+            request_version: request.api_version(),
             version,
             header_len,
         })
@@ -238,26 +212,23 @@ impl ProxiedResponse {
         &self.frame
     }
 
+    /// Reads the header again, for the frame's parts.
+    pub fn parts(&self) -> Result<ResponseParts<'_>, DecodeError> {
+        ResponseParts::split(&self.frame, self.known_api()?, self.request_version)
+    }
+
     /// Decodes the body at [`ProxiedResponse::version`]; offsets in errors
     /// count from the start of the frame.
     pub fn decode_body(&self) -> Result<ResponseBody<'_>, DecodeError> {
-        let api = self.known_api()?;
-        ResponseBody::decode(self.body_bytes(), api, self.version)
-            .map_err(|e| e.shifted(self.header_len))
+        self.parts()?.decode_body()
     }
 
     /// Decodes the whole frame.
     pub fn decode(&self) -> Result<ResponseFrame<'_>, DecodeError> {
-        let api = self.known_api()?;
-        let mut reader = Reader::new(&self.frame);
-        let header =
-            ResponseHeader::decode_prefix(&mut reader, api.response_header_version(self.version))?;
-        Ok(ResponseFrame {
-            header,
-            body: self.decode_body()?,
-        })
+        ResponseFrame::decode(&self.frame, self.known_api()?, self.request_version)
     }
 
+    /// The api of the request, or the error that says its key is unknown.
     fn known_api(&self) -> Result<ApiKey, DecodeError> {
         self.api.ok_or_else(|| {
             DecodeError::new(0, DecodeErrorKind::UnknownApiKey(self.api_key))

@@ -37,10 +37,11 @@ fn response(version: i16, correlation_id: i32, body: ResponseBody<'_>) -> Vec<u8
             ..Default::default()
         },
         body,
+        version,
     };
     let mut out = Vec::new();
     frame
-        .encode_with_size(&mut out, version)
+        .encode_with_size(&mut out)
         .unwrap_or_else(|e| panic!("{e}"));
     out
 }

@@ -138,9 +138,10 @@ fn owned_bodies_and_frames_keep_every_field() {
             ..Default::default()
         },
         body: metadata_response().into(),
+        version: 12,
     };
     let mut bytes = Vec::new();
-    response.encode(&mut bytes, 12).expect("encodes");
+    response.encode(&mut bytes).expect("encodes");
     let owned = ResponseFrame::decode(&bytes.clone(), ApiKey::Metadata, 12)
         .expect("decodes")
         .into_owned();

@@ -62,11 +62,10 @@ async fn frames_cross_a_loopback_socket() {
                     .into(),
                     ..Default::default()
                 }),
+                version: 3,
             };
             let mut out = Vec::new();
-            response
-                .encode(&mut out, 3)
-                .unwrap_or_else(|e| panic!("{e}"));
+            response.encode(&mut out).unwrap_or_else(|e| panic!("{e}"));
             framed.send(out).await.unwrap_or_else(|e| panic!("{e}"));
         }
         seen

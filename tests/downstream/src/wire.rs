@@ -2,10 +2,10 @@
 //! broker loop and a client round trip over plain TCP.
 
 use std::error::Error;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
 
-use kafka_wire::frame::{RequestFrame, ResponseFrame};
+use kafka_wire::frame::{read_frame, RequestFrame, ResponseFrame};
 use kafka_wire::messages::{
     api_versions_response, metadata_response, ApiVersionsResponse, MetadataRequest,
     MetadataResponse, RequestHeader, ResponseHeader,
@@ -15,28 +15,11 @@ use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
 /// The largest frame either side accepts.
 const MAX_FRAME: usize = 1 << 20;
 
-/// Reads one size-prefixed frame, refusing sizes above `MAX_FRAME`.
-pub fn read_frame(stream: &mut TcpStream) -> Result<Vec<u8>, Box<dyn Error>> {
-    let mut size = [0; 4];
-    stream.read_exact(&mut size)?;
-    let size = usize::try_from(i32::from_be_bytes(size))
-        .ok()
-        .filter(|&size| size <= MAX_FRAME)
-        .ok_or("frame size out of range")?;
-    let mut frame = Vec::new();
-    stream.take(size as u64).read_to_end(&mut frame)?;
-    if frame.len() < size {
-        return Err("connection closed inside a frame".into());
-    }
-    Ok(frame)
-}
-
 /// A broker loop: answers ApiVersions and Metadata until the client leaves.
 pub fn serve(mut stream: TcpStream) -> Result<(), Box<dyn Error>> {
     loop {
-        let frame = match read_frame(&mut stream) {
-            Ok(frame) => frame,
-            Err(_) => return Ok(()), // the client closed the connection
+        let Some(frame) = read_frame(&mut stream, MAX_FRAME)? else {
+            return Ok(()); // the client closed the connection
         };
         let request = RequestFrame::decode(&frame)?;
         let version = request.api_version();
@@ -79,9 +62,10 @@ pub fn serve(mut stream: TcpStream) -> Result<(), Box<dyn Error>> {
                 ..Default::default()
             },
             body,
+            version,
         };
         let mut out = Vec::new();
-        response.encode_with_size(&mut out, version)?;
+        response.encode_with_size(&mut out)?;
         stream.write_all(&out)?;
     }
 }
@@ -103,7 +87,7 @@ pub fn fetch_metadata(stream: &mut TcpStream) -> Result<MetadataResponse<'static
     request.encode_with_size(&mut out)?;
     stream.write_all(&out)?;
 
-    let frame = read_frame(stream)?;
+    let frame = read_frame(stream, MAX_FRAME)?.ok_or("the broker closed the connection")?;
     let response = ResponseFrame::decode(&frame, ApiKey::Metadata, version)?;
     if response.header.correlation_id != 1 {
         return Err("a response to another request".into());

@@ -278,7 +278,7 @@ fn check(api: ApiKey, version: i16, outcome: io::Result<Option<Vec<u8>>>) -> Res
         ResponseFrame::decode(&frame, api, version).map_err(|e| format!("does not decode: {e}"))?;
     let mut again = Vec::new();
     response
-        .encode(&mut again, version)
+        .encode(&mut again)
         .map_err(|e| format!("does not encode again: {e}"))?;
     if again != frame {
         let at = again

@@ -1,15 +1,19 @@
 //! Kafka's frames: an int32 size, a header, then a body.
 //!
-//! - Splitting a stream into frames ([`FrameSplitter`], [`next_frame`],
-//!   and with the `tokio` feature [`FrameCodec`]; [`split_frames`] for a
-//!   capture held in memory) has one size-prefix parser, one maximum
-//!   ([`DEFAULT_MAX_FRAME_SIZE`]) and one read-ahead policy: a size prefix
-//!   is a claim, and nothing reserves room for a whole frame when only its
-//!   prefix has arrived.
-//! - [`RequestFrame`] and [`ResponseFrame`] decode and encode a header and
-//!   body, with the header version derived from the api key and version as
-//!   Kafka derives it. They work on a frame *without* its size prefix, as a
-//!   splitter hands it over; `encode_with_size` adds it.
+//! - Splitting a stream into frames ([`FrameSplitter`] and [`next_frame`]
+//!   for bytes pushed as they come, [`read_frame`] over a blocking
+//!   `std::io::Read`, with the `tokio` feature [`FrameCodec`], and
+//!   [`split_frames`] for a capture held in memory) has one size-prefix
+//!   parser, one maximum ([`DEFAULT_MAX_FRAME_SIZE`]) and one read-ahead
+//!   policy: a size prefix is a claim, and nothing reserves room for a whole
+//!   frame when only its prefix has arrived.
+//! - [`RequestParts`] and [`ResponseParts`] hold the one rule for what is in
+//!   a frame: the header, read once, then the body at the api and version
+//!   the header (or the request) gives, with errors located in the frame.
+//! - [`RequestFrame`] and [`ResponseFrame`] decode through them and encode
+//!   a header and body, with the header version derived from the api key
+//!   and version as Kafka derives it. They work on a frame *without* its
+//!   size prefix, as a splitter hands it over; `encode_with_size` adds it.
 //! - [`expects_response`] and [`response_body_version`] state the rules of
 //!   an exchange that no header carries: a Produce with `acks = 0` gets no
 //!   answer, and an ApiVersions answer to an unsupported version is
@@ -17,6 +21,9 @@
 
 #[cfg(kafka_apis)]
 mod exchange;
+#[cfg(kafka_apis)]
+mod parts;
+mod read;
 #[cfg(kafka_apis)]
 mod request;
 #[cfg(kafka_apis)]
@@ -27,6 +34,9 @@ mod tokio;
 
 #[cfg(kafka_apis)]
 pub use exchange::{expects_response, response_body_version};
+#[cfg(kafka_apis)]
+pub use parts::{RequestParts, ResponseParts};
+pub use read::{read_frame, ReadFrameError};
 #[cfg(kafka_apis)]
 pub use request::{peek_request, RequestFrame, RequestPeek};
 #[cfg(kafka_apis)]
@@ -113,9 +123,10 @@ mod tests {
                 .into(),
                 ..Default::default()
             }),
+            version: 3,
         };
         let mut buf = Vec::new();
-        assert!(response.encode(&mut buf, 3).is_ok());
+        assert!(response.encode(&mut buf).is_ok());
         // Correlation id, then the body: no tagged-field byte after the header.
         assert_eq!(&buf[..6], b"\x00\x00\x00\x00\x00\x00");
         let decoded = ResponseFrame::decode(&buf, ApiKey::ApiVersions, 3);

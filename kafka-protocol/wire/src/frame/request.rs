@@ -3,12 +3,11 @@
 
 use crate::messages::RequestHeader;
 use crate::runtime::{
-    DecodeError, DecodeErrorKind, Encode, EncodeBuf, EncodeError, EncodeErrorKind, Message, Reader,
-    Writer,
+    DecodeError, Encode, EncodeBuf, EncodeError, EncodeErrorKind, Message, Reader, Writer,
 };
 use crate::{ApiKey, RequestBody};
 
-use super::size_prefix;
+use super::{size_prefix, RequestParts};
 
 /// The fields every request header starts with, read without decoding the
 /// rest of the frame.
@@ -60,21 +59,15 @@ pub struct RequestFrame<'a> {
 
 impl<'a> RequestFrame<'a> {
     /// Decodes a request frame without its size prefix. Every byte must be
-    /// consumed.
+    /// consumed. The header and body are read as [`RequestParts`] reads them.
     #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn decode(frame: &'a [u8]) -> Result<Self, DecodeError> {
-        let peek = peek_request(frame)?;
-        let api = peek.api().ok_or_else(|| {
-            DecodeError::new(0, DecodeErrorKind::UnknownApiKey(peek.api_key))
-                .in_field("request_api_key")
-        })?;
-        let mut reader = Reader::new(frame);
-        let header_version = api.request_header_version(peek.api_version);
-        let header = RequestHeader::decode_prefix(&mut reader, header_version)?;
-        let body_start = reader.offset();
-        let body = RequestBody::decode(reader.rest(), api, peek.api_version)
-            .map_err(|e| e.shifted(body_start))?;
-        Ok(RequestFrame { header, body })
+        let parts = RequestParts::split(frame)?;
+        let body = parts.decode_body()?;
+        Ok(RequestFrame {
+            header: parts.header,
+            body,
+        })
     }
 
     /// The api of this request.

@@ -1,78 +1,81 @@
-//! Response frames: a response header and a body. A response does not say
-//! which api it answers, so decoding takes the request's api and version.
+//! Response frames: a response header and a body, at the version the body
+//! is written at. A response does not say which api it answers, so
+//! decoding takes the request's api and version.
 
 use crate::messages::ResponseHeader;
-use crate::runtime::{DecodeError, Encode, EncodeBuf, EncodeError, Message, Reader, Writer};
+use crate::runtime::{DecodeError, Encode, EncodeBuf, EncodeError, Message, Writer};
 use crate::{ApiKey, ResponseBody};
 
-use super::{response_body_version, size_prefix};
+use super::{size_prefix, ResponseParts};
 
-/// A decoded response: its header and its body. A response does not say
-/// which api it answers, so decoding needs the request's api key and version.
+/// A response: its header, its body, and the version the body is written
+/// at.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResponseFrame<'a> {
     /// The header.
     pub header: ResponseHeader<'a>,
     /// The body.
     pub body: ResponseBody<'a>,
+    /// The version of the body: the request's version, except for the
+    /// ApiVersions answer to a version the broker does not support, which
+    /// is written at version 0 (see
+    /// [`response_body_version`](super::response_body_version)). The header
+    /// version follows from it: an ApiVersions response always has header
+    /// v0.
+    pub version: i16,
 }
 
 impl<'a> ResponseFrame<'a> {
     /// Decodes a response frame, without its size prefix, to a request of
-    /// `api` at `version`. The body is read at the version it is written
-    /// at, which is `version` except for the ApiVersions answer to a version
-    /// the broker does not support (see [`response_body_version`]).
+    /// `api` at `version`. The body is read, and [`ResponseFrame::version`]
+    /// set, at the version it is written at, as [`ResponseParts`] works it
+    /// out.
     #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn decode(frame: &'a [u8], api: ApiKey, version: i16) -> Result<Self, DecodeError> {
-        let mut reader = Reader::new(frame);
-        let header =
-            ResponseHeader::decode_prefix(&mut reader, api.response_header_version(version))?;
-        let body_start = reader.offset();
-        let body_version = response_body_version(api, version, reader.rest());
-        let body = ResponseBody::decode(reader.rest(), api, body_version)
-            .map_err(|e| e.shifted(body_start))?;
-        Ok(ResponseFrame { header, body })
+        let parts = ResponseParts::split(frame, api, version)?;
+        let body = parts.decode_body()?;
+        Ok(ResponseFrame {
+            header: parts.header,
+            body,
+            version: parts.version,
+        })
     }
 
-    /// The exact size of the frame at `version`, without its size prefix.
+    /// The header version the frame is written with.
+    pub fn header_version(&self) -> i16 {
+        self.body.api_key().response_header_version(self.version)
+    }
+
+    /// The exact size of the frame, without its size prefix.
     #[cfg_attr(not(feature = "precompile"), inline)]
-    pub fn encoded_len(&self, version: i16) -> usize {
-        let header_version = self.body.api_key().response_header_version(version);
-        self.header.encoded_len(header_version) + self.body.encoded_len(version)
+    pub fn encoded_len(&self) -> usize {
+        self.header.encoded_len(self.header_version()) + self.body.encoded_len(self.version)
     }
 
-    /// Encodes the header and body at `version`, without a size prefix.
-    pub fn encode<B: EncodeBuf + ?Sized>(
-        &self,
-        buf: &mut B,
-        version: i16,
-    ) -> Result<(), EncodeError> {
+    /// Encodes the header and body at [`ResponseFrame::version`], without a
+    /// size prefix.
+    pub fn encode<B: EncodeBuf + ?Sized>(&self, buf: &mut B) -> Result<(), EncodeError> {
         let mut writer = buf.writer();
-        writer.reserve(self.encoded_len(version));
-        self.encode_parts(&mut writer, version)
+        writer.reserve(self.encoded_len());
+        self.encode_parts(&mut writer)
     }
 
     /// Encodes the frame with its int32 size prefix.
-    pub fn encode_with_size<B: EncodeBuf + ?Sized>(
-        &self,
-        buf: &mut B,
-        version: i16,
-    ) -> Result<(), EncodeError> {
-        let len = self.encoded_len(version);
+    pub fn encode_with_size<B: EncodeBuf + ?Sized>(&self, buf: &mut B) -> Result<(), EncodeError> {
+        let len = self.encoded_len();
         let size = size_prefix(len)?;
         let mut writer = buf.writer();
         writer.reserve(4 + len);
         writer.put_i32(size);
-        self.encode_parts(&mut writer, version)
+        self.encode_parts(&mut writer)
     }
 
-    /// Writes the header and the body at `version` into room the caller has
-    /// made.
+    /// Writes the header and the body into room the caller has made.
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn encode_parts(&self, writer: &mut Writer<'_>, version: i16) -> Result<(), EncodeError> {
-        let header_version = self.body.api_key().response_header_version(version);
-        self.header.encode_to_writer(writer, header_version)?;
-        self.body.encode_to_writer(writer, version)
+    fn encode_parts(&self, writer: &mut Writer<'_>) -> Result<(), EncodeError> {
+        self.header
+            .encode_to_writer(writer, self.header_version())?;
+        self.body.encode_to_writer(writer, self.version)
     }
 
     /// Copies what still borrows from the input, so that the frame can
@@ -84,6 +87,7 @@ impl<'a> ResponseFrame<'a> {
         ResponseFrame {
             header: self.header.into_owned(),
             body: self.body.into_owned(),
+            version: self.version,
         }
     }
 }
