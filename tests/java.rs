@@ -5,8 +5,9 @@
 //! the same shape as the harness's.
 //!
 //! Our JSON form differs from what Kafka's generated `*JsonConverter`s write
-//! in three deliberate ways (see `../shared/docs/semantics.md` and the
-//! README's section on verification), and [`json_difference`] forgives
+//! in three deliberate ways (see `docs/semantics.md`, "The JSON form", and
+//! `docs/real-kafka.md`, "Verified against Kafka's Java code"), and
+//! [`json_difference`] forgives
 //! exactly these, each a [`Named`] difference:
 //!
 //! 1. [`Named::TaggedAtDefault`]: a tagged field at its default is written

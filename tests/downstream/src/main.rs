@@ -1,8 +1,8 @@
 //! Uses kafka-wire from outside its workspace, as a client or broker author
 //! would: decodes a MetadataResponse, turns it into an owned value, moves it
 //! to another thread, names a request's response type through
-//! `kafka_wire::Request`, and reads an error code; then runs README's broker
-//! loop and client round trip over 127.0.0.1. Exits non-zero (by panicking)
+//! `kafka_wire::Request`, and reads an error code; then runs the broker loop
+//! and client round trip of `docs/library.md` over 127.0.0.1. Exits non-zero (by panicking)
 //! if any of it does not hold.
 
 mod wire;

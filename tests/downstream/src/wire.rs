@@ -1,5 +1,6 @@
-//! The code README.md shows under "Using it from your crate": a blocking
-//! broker loop and a client round trip over plain TCP.
+//! The code `docs/library.md` shows under "What a broker or client author
+//! reaches for": a blocking broker loop and a client round trip over plain
+//! TCP.
 
 use std::error::Error;
 use std::io::Write;
