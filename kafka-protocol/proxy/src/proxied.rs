@@ -3,7 +3,10 @@
 
 use bytes::Bytes;
 
-use kafka_wire::frame::{peek_request, RequestFrame, RequestParts, ResponseFrame, ResponseParts};
+use kafka_wire::frame::{
+    expects_response, peek_request, request_header_len, RequestFrame, RequestParts, ResponseFrame,
+    ResponseParts,
+};
 use kafka_wire::messages::RequestHeader;
 use kafka_wire::runtime::{DecodeError, DecodeErrorKind, Reader};
 use kafka_wire::{ApiKey, RequestBody, ResponseBody};
@@ -34,10 +37,13 @@ impl ProxiedRequest {
             source,
         };
         let peek = peek_request(&frame).map_err(bad)?;
+        // Read as Kafka's broker reads it, so that whatever the broker
+        // accepts passes, and what it leaves unanswered is not waited for.
         let (header_len, expects_response) = match peek.api() {
-            Some(_) => {
-                let parts = RequestParts::split(&frame).map_err(bad)?;
-                (parts.body_offset, parts.expects_response())
+            Some(api) => {
+                let header_len = request_header_len(api, peek.api_version, &frame).map_err(bad)?;
+                let body = &frame[header_len..];
+                (header_len, expects_response(api, peek.api_version, body))
             }
             None => (8, true),
         };

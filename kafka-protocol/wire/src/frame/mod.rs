@@ -33,7 +33,7 @@ mod split;
 mod tokio;
 
 #[cfg(kafka_apis)]
-pub use exchange::{expects_response, response_body_version};
+pub use exchange::{expects_response, produce_acks, request_header_len, response_body_version};
 #[cfg(kafka_apis)]
 pub use parts::{RequestParts, ResponseParts};
 pub use read::{read_frame, ReadFrameError};
