@@ -36,6 +36,8 @@ Forms:
   kafka-protocol apis [--json [--compact]]
   kafka-protocol records [--hex] [FILE|-]
   kafka-protocol proxy --listen <ADDR> --upstream <HOST:PORT> [--advertise <HOST:PORT>] [--log <FILE|->]
+                       [--idle-timeout SECONDS] [--max-connections N] [--connect-timeout-ms N]
+                       [--max-buffered-bytes BYTES]
   kafka-protocol request --bootstrap <HOST:PORT> --api <NAME|KEY> [--version <N>] [FILE|-]
   kafka-protocol versions --bootstrap <HOST:PORT> [--json]
 
@@ -142,6 +144,21 @@ pub struct ProxyArgs {
     /// output with `-`.
     #[arg(long, value_name = "FILE|-")]
     pub log: Option<PathBuf>,
+    /// Close a connection across which no whole frame passes, either way,
+    /// for this long, as Kafka's `connections.max.idle.ms`.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    pub idle_timeout: u64,
+    /// Connections served at once; more are closed on accept.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub max_connections: usize,
+    /// How long to wait for the upstream to accept a connection.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub connect_timeout_ms: u64,
+    /// Bytes all connections together may hold (partial frames, answers
+    /// waiting for an earlier one); the connection that would go past it
+    /// is closed.
+    #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
+    pub max_buffered_bytes: usize,
 }
 
 /// What is being decoded or encoded, and where it comes from.

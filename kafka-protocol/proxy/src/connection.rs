@@ -88,6 +88,8 @@ pub struct Connection {
     /// known: the client's frames from then on, and the broker's once the
     /// handshake is answered, are relayed untouched.
     opaque: bool,
+    /// Whole frames received from either side so far.
+    frames: u64,
 }
 
 impl Connection {
@@ -103,6 +105,7 @@ impl Connection {
             failed: false,
             legacy_sasl: None,
             opaque: false,
+            frames: 0,
         }
     }
 
@@ -137,6 +140,33 @@ impl Connection {
         (self.from_client.buffered(), self.from_broker.buffered())
     }
 
+    /// Whole frames received from either side so far: a connection whose
+    /// count does not move is idle, whatever partial bytes trickle in.
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// Every byte the connection holds: partial frames from both sides,
+    /// output not yet taken, answers parked behind an earlier one, and the
+    /// requests in flight (their headers, or their whole frames when
+    /// [`Config::keep_request_bodies`] is set).
+    pub fn held_bytes(&self) -> usize {
+        let (client, broker) = self.buffered();
+        let in_flight: usize = self
+            .in_flight
+            .iter()
+            .map(|entry| {
+                let answer = entry.answer.as_ref().map_or(0, Outgoing::len);
+                let request = match &entry.awaiting {
+                    Awaiting::Request(request) => request.frame().len(),
+                    Awaiting::SaslToken(token) => token.held_bytes(),
+                };
+                answer + request
+            })
+            .sum();
+        client + broker + self.for_broker.len() + self.for_client.len() + in_flight
+    }
+
     /// Takes bytes the client sent, and passes every whole request they
     /// complete through `filter`.
     pub fn feed_client<F: Filter + ?Sized>(
@@ -147,6 +177,7 @@ impl Connection {
         self.guard(|c| {
             c.from_client.push(bytes);
             while let Some(frame) = next_frame(&mut c.from_client, Side::Client)? {
+                c.frames += 1;
                 c.request(frame, filter)?;
             }
             Ok(())
@@ -163,6 +194,7 @@ impl Connection {
         self.guard(|c| {
             c.from_broker.push(bytes);
             while let Some(frame) = next_frame(&mut c.from_broker, Side::Broker)? {
+                c.frames += 1;
                 c.response(frame, filter)?;
             }
             c.release();

@@ -77,6 +77,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod budget;
 mod connection;
 mod error;
 mod filter;
@@ -88,6 +89,7 @@ mod tests;
 #[cfg(feature = "tokio")]
 pub mod tokio;
 
+pub use budget::{BudgetExceeded, BufferBudget};
 pub use connection::{Config, Connection, DEFAULT_MAX_IN_FLIGHT};
 pub use error::{ProxyError, Side};
 pub use filter::{Filter, PassThrough, RequestAction, ResponseAction};

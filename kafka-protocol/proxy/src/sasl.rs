@@ -134,3 +134,10 @@ pub(crate) struct PendingToken {
     pub(crate) client_token_len: usize,
     pub(crate) client_token: Option<Bytes>,
 }
+
+impl PendingToken {
+    /// The bytes it keeps: the client's token, when kept.
+    pub(crate) fn held_bytes(&self) -> usize {
+        self.client_token.as_ref().map_or(0, Bytes::len)
+    }
+}

@@ -232,6 +232,110 @@ fn produce_with_acks_0_gets_no_response() {
     }
 }
 
+/// A Produce v3 frame that Kafka's broker accepts and this crate's reader
+/// refuses: its client id and transactional id are not UTF-8 (Kafka
+/// replaces such bytes), with `acks` and no topics.
+fn produce_v3_not_utf8(correlation_id: i32, acks: i16) -> Vec<u8> {
+    let mut frame = vec![0, 0, 0, 3];
+    frame.extend_from_slice(&correlation_id.to_be_bytes());
+    frame.extend_from_slice(&[0x00, 0x02, 0xc3, 0x28]); // client id
+    frame.extend_from_slice(&[0x00, 0x01, 0xff]); // transactional id
+    frame.extend_from_slice(&acks.to_be_bytes());
+    frame.extend_from_slice(&1000i32.to_be_bytes()); // timeout
+    frame.extend_from_slice(&0i32.to_be_bytes()); // no topics
+    let mut bytes = (frame.len() as i32).to_be_bytes().to_vec();
+    bytes.extend(frame);
+    bytes
+}
+
+#[test]
+fn a_request_kafka_accepts_and_leaves_unanswered_is_not_waited_for() {
+    for split in SPLITS {
+        let mut connection = Connection::new(Config::default());
+        let mut filter = PassThrough;
+        let mut requests = produce_v3_not_utf8(1, 0);
+        assert!(RequestFrame::decode(&requests[4..]).is_err());
+        requests.extend(metadata_request(2));
+        feed(&mut connection, Side::Client, &requests, split, &mut filter).unwrap();
+        assert_eq!(connection.take_for_broker().to_vec()[..], requests[..]);
+        // Only the Metadata request awaits an answer, and its answer
+        // reaches the client at once: nothing is parked behind the Produce.
+        assert_eq!(connection.in_flight(), 1);
+        let answer = metadata_response(2, 9092);
+        feed(&mut connection, Side::Broker, &answer, split, &mut filter).unwrap();
+        assert_eq!(connection.take_for_client().to_vec()[..], answer[..]);
+        assert_eq!(connection.in_flight(), 0);
+    }
+    // With acks = 1 the same bytes are answered, and waited for.
+    let mut connection = Connection::new(Config::default());
+    let bytes = produce_v3_not_utf8(1, 1);
+    feed(
+        &mut connection,
+        Side::Client,
+        &bytes,
+        &[usize::MAX],
+        &mut PassThrough,
+    )
+    .unwrap();
+    assert_eq!(connection.in_flight(), 1);
+}
+
+#[test]
+fn held_bytes_count_partial_frames_and_parked_answers() {
+    let mut connection = Connection::new(Config::default());
+    let mut requests = metadata_request(1);
+    requests.extend(metadata_request(2));
+    feed(
+        &mut connection,
+        Side::Client,
+        &requests,
+        &[usize::MAX],
+        &mut PassThrough,
+    )
+    .unwrap();
+    let _ = connection.take_for_broker();
+    let headers = connection.held_bytes();
+    assert!(headers > 0);
+    // The second answer arrives first and is parked; half of the first
+    // is a partial frame.
+    let second = metadata_response(2, 9092);
+    let first = metadata_response(1, 9092);
+    feed(
+        &mut connection,
+        Side::Broker,
+        &second,
+        &[usize::MAX],
+        &mut PassThrough,
+    )
+    .unwrap();
+    let half = &first[..first.len() / 2];
+    feed(
+        &mut connection,
+        Side::Broker,
+        half,
+        &[usize::MAX],
+        &mut PassThrough,
+    )
+    .unwrap();
+    assert!(connection.take_for_client().is_empty());
+    assert_eq!(connection.held_bytes(), headers + second.len() + half.len());
+    let frames = connection.frames();
+    feed(
+        &mut connection,
+        Side::Broker,
+        &first[half.len()..],
+        &[usize::MAX],
+        &mut PassThrough,
+    )
+    .unwrap();
+    assert_eq!(connection.frames(), frames + 1);
+    assert_eq!(
+        connection.take_for_client().len(),
+        first.len() + second.len()
+    );
+    assert_eq!(connection.held_bytes(), 0);
+}
+
 #[test]
 fn interleaved_responses_are_paired_by_correlation_id_and_released_in_order() {
     for split in SPLITS {

@@ -8,10 +8,12 @@ mod log;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
-use kafka_wire_proxy::tokio::proxy_connection;
-use kafka_wire_proxy::{Config, Connection};
+use kafka_wire_proxy::tokio::{proxy_connection_with, ServeOptions};
+use kafka_wire_proxy::{BufferBudget, Config, Connection};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::args::ProxyArgs;
 use crate::error::CliError;
@@ -62,13 +64,30 @@ async fn serve(args: &ProxyArgs) -> Result<(), CliError> {
         let _ = writeln!(stdout, "listening on {address}");
         let _ = stdout.flush();
     }
-    let upstream: Arc<str> = args.upstream.as_str().into();
+    let upstream = Arc::new(Upstream {
+        address: args.upstream.clone(),
+        connect_timeout: Duration::from_millis(args.connect_timeout_ms),
+        options: ServeOptions {
+            idle_timeout: Some(Duration::from_secs(args.idle_timeout)),
+            budget: Some(Arc::new(BufferBudget::new(args.max_buffered_bytes))),
+        },
+    });
+    let slots = Arc::new(Semaphore::new(args.max_connections));
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((client, peer)) => {
+                    // Past the cap, the connection is closed on accept.
+                    let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+                        eprintln!(
+                            "proxy: {} connections already; closing the one from {peer}",
+                            args.max_connections
+                        );
+                        drop(client);
+                        continue;
+                    };
                     let filter = ProxyFilter::new(advertised.clone(), log.clone());
-                    tokio::spawn(forward(client, peer, Arc::clone(&upstream), filter, log.clone()));
+                    tokio::spawn(forward(client, peer, Arc::clone(&upstream), filter, log.clone(), slot));
                 }
                 Err(e) => eprintln!("proxy: accept failed: {e}"),
             },
@@ -82,20 +101,37 @@ async fn serve(args: &ProxyArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Where connections go, and the limits each is served with.
+struct Upstream {
+    address: String,
+    connect_timeout: Duration,
+    options: ServeOptions,
+}
+
 /// Connects one client to the upstream and proxies until either side
 /// closes. An unreachable upstream closes the client's connection, with a
-/// line on stderr and one in the log.
+/// line on stderr and one in the log. `_slot` holds the connection's place
+/// under `--max-connections` until it ends.
 async fn forward(
     client: TcpStream,
     peer: SocketAddr,
-    upstream: Arc<str>,
+    upstream: Arc<Upstream>,
     filter: ProxyFilter,
     log: Option<Arc<ExchangeLog>>,
+    _slot: OwnedSemaphorePermit,
 ) {
-    let upstream_stream = match TcpStream::connect(&*upstream).await {
-        Ok(stream) => stream,
-        Err(e) => {
-            let message = format!("upstream {upstream} unreachable: {e}");
+    let connect = tokio::time::timeout(
+        upstream.connect_timeout,
+        TcpStream::connect(upstream.address.as_str()),
+    );
+    let upstream_stream = match connect.await {
+        Ok(Ok(stream)) => stream,
+        failed => {
+            let why = match failed {
+                Ok(Err(e)) => e.to_string(),
+                _ => format!("no answer within {:?}", upstream.connect_timeout),
+            };
+            let message = format!("upstream {} unreachable: {why}", upstream.address);
             eprintln!("proxy: {message}; closing the connection from {peer}");
             if let Some(log) = &log {
                 log.error(&peer.to_string(), &message);
@@ -109,7 +145,10 @@ async fn forward(
         keep_request_bodies: log.is_some(),
         ..Config::default()
     };
-    if let Err(e) = proxy_connection(client, upstream_stream, Connection::new(config), filter).await
+    let connection = Connection::new(config);
+    let options = upstream.options.clone();
+    if let Err(e) =
+        proxy_connection_with(client, upstream_stream, connection, filter, options).await
     {
         eprintln!("proxy: connection from {peer} closed: {e}");
         if let Some(log) = &log {
