@@ -8,7 +8,7 @@ use super::common::ident;
 use super::doc_comments::doc_attrs;
 use super::gates::Gates;
 use crate::ir::MessageIr;
-use crate::model::MessageKind;
+use crate::primitives::MessageKind;
 
 /// One API: its request and response messages.
 struct Api<'m> {

@@ -5,7 +5,7 @@ use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::ir::{Cond, FieldIr, FieldKind, StructIr};
-use crate::model::{DefaultValue, Scalar};
+use crate::primitives::{DefaultValue, Scalar};
 
 /// A Rust identifier, escaped as `r#name` when it is a keyword.
 pub fn ident(name: &str) -> Ident {

@@ -18,7 +18,7 @@ use super::common::{
 };
 use super::runs::{pieces, run_layout, run_method, run_width, Piece};
 use crate::ir::{Cond, FieldIr, FieldKind, StructIr};
-use crate::model::Scalar;
+use crate::primitives::Scalar;
 
 /// The `impl Decode` block of one struct; `validate_from` only when
 /// `validator` (every struct but a message's root).
