@@ -18,7 +18,10 @@
 //!
 //! [`Config`] is the entry point for a build script, in the style of
 //! prost-build. [`error_codes`] generates the `ErrorCode` enum from a table
-//! of Kafka's error codes.
+//! of Kafka's error codes: a generator of its own beside [`emit`], which
+//! imports nothing from it; what both need to write Rust source
+//! (identifiers, `#[doc]` attributes, parsing and formatting a file) is in
+//! the private `rust_source` module, below both.
 //!
 //! Two features are off by default, so that a build script builds neither
 //! clap nor serde:
@@ -40,6 +43,7 @@ pub mod ir;
 pub mod model;
 pub mod parse;
 pub mod primitives;
+mod rust_source;
 
 pub use config::{Config, GenerationSummary, MANIFEST};
 pub use emit::Layout;
