@@ -4,8 +4,16 @@
 //! Each concern has its own module: `structs` for struct definitions,
 //! `decode`, `encode`, `json` and `owned` for the trait impls, `runs` for
 //! the runs of fixed-width fields that decode and encode share, `api` for the
-//! api-key enum and dispatch, and `doc_comments` for the documentation of
-//! what they generate. `common` holds what they share.
+//! api-key enum and dispatch, `gates` for the `cfg` gates that put each API
+//! behind cargo features, `inline` for the `#[inline]` attribute on every
+//! generated function, and `doc_comments` for the documentation of what
+//! they generate. `common` holds what they share.
+//!
+//! The emitters read the IR alone, and the leaf types it holds from
+//! [`crate::primitives`], never the model. What any generated file needs
+//! (identifiers, `#[doc]` attributes, parsing and formatting) comes from
+//! the crate's `rust_source` module, which the error codes' generator
+//! shares.
 
 mod api;
 mod common;
