@@ -177,7 +177,7 @@ impl Graph {
             let module = self.modules.get_mut(&path).expect("the module being read");
             if let Item::Mod(m) = &mut item {
                 let name = m.ident.to_string();
-                let child = [&path[..], &[name.clone()]].concat();
+                let child = [path.clone(), vec![name.clone()]].concat();
                 let (child_file, items) = match m.content.take() {
                     Some((_, items)) => (file.clone(), items),
                     None => {
