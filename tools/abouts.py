@@ -23,32 +23,10 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from derive_messages import strip_comments  # noqa: E402
+from schema_files import load, places, with_about  # noqa: E402
 
 # A text this close to Kafka's (difflib ratio on normalised words) is a copy.
 TOO_CLOSE = 0.75
-
-
-def load(path):
-    with open(path, encoding="utf-8") as f:
-        return json.loads(strip_comments(f.read()))
-
-
-def places(schema):
-    """Yields (path, node) for every node that takes an about."""
-    yield "", schema
-
-    def walk(fields, prefix):
-        for field in fields or []:
-            path = f"{prefix}{field['name']}"
-            yield path, field
-            yield from walk(field.get("fields"), path + "/")
-
-    yield from walk(schema.get("fields"), "")
-    for common in schema.get("commonStructs") or []:
-        path = f"common:{common['name']}"
-        yield path, common
-        yield from walk(common.get("fields"), path + "/")
 
 
 def dump(path, ref_path=None):
@@ -65,18 +43,6 @@ def dump(path, ref_path=None):
         out[p] = entry
     json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
-
-
-def with_about(node, text, is_message):
-    """The node with its about set, keys in the project's order."""
-    items = [(k, v) for k, v in node.items() if k != "about"]
-    if is_message:
-        at = next((i + 1 for i, (k, _) in enumerate(items) if k == "name"), len(items))
-        items.insert(at, ("about", text))
-    else:
-        items.append(("about", text))
-    node.clear()
-    node.update(items)
 
 
 def apply(path, map_path):

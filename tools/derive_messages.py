@@ -15,36 +15,16 @@ tools/abouts.py) that OUR_DIR's file of the same name also has keeps our about
 text there, so that an upgrade to a new Kafka release starts from the project's
 own words; the places left without one are listed, to be written by hand
 (tools/abouts.py apply).
+
+The reading of schema files and the places that take an about come from
+tools/schema_files.py, which tools/abouts.py imports too.
 """
 import json
 import os
-import re
 import sys
 
-
-def strip_comments(text):
-    """Removes // comments outside strings and trailing commas before ] or }."""
-    out, i, in_str = [], 0, False
-    while i < len(text):
-        c = text[i]
-        if in_str:
-            out.append(c)
-            if c == "\\":
-                out.append(text[i + 1])
-                i += 1
-            elif c == '"':
-                in_str = False
-        elif c == '"':
-            in_str = True
-            out.append(c)
-        elif text.startswith("//", i):
-            while i < len(text) and text[i] != "\n":
-                i += 1
-            continue
-        else:
-            out.append(c)
-        i += 1
-    return re.sub(r",(\s*[\]}])", r"\1", "".join(out))
+sys.path.insert(0, os.path.dirname(__file__))
+from schema_files import load, places, with_about  # noqa: E402
 
 
 def drop_prose(node):
@@ -57,8 +37,6 @@ def drop_prose(node):
 
 def keep_abouts(schema, ours_path):
     """Sets our about texts on `schema`; returns the places left without one."""
-    from abouts import load, places, with_about  # noqa: E402 (imports this module)
-
     ours = dict(places(load(ours_path))) if os.path.exists(ours_path) else {}
     missing = []
     for path, node in places(schema):
@@ -84,8 +62,7 @@ def main():
     for name in sorted(os.listdir(src)):
         if not name.endswith(".json"):
             continue
-        with open(os.path.join(src, name), encoding="utf-8") as f:
-            schema = drop_prose(json.loads(strip_comments(f.read())))
+        schema = drop_prose(load(os.path.join(src, name)))
         if ours is not None:
             for path in keep_abouts(schema, os.path.join(ours, name)):
                 print(f"{name}: {path}: no about")

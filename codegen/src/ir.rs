@@ -9,7 +9,8 @@
 
 use heck::{ToSnakeCase, ToUpperCamelCase};
 
-use crate::model::{DefaultValue, Field, FieldType, MessageKind, Scalar, Schema, Versions};
+use crate::model::{Field, FieldType, Schema};
+use crate::primitives::{DefaultValue, MessageKind, Scalar, Versions};
 
 /// When a version-dependent choice applies, relative to a struct's context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

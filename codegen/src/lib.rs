@@ -10,12 +10,18 @@
 //! 4. [`emit`]: Rust tokens built with `quote`, formatted by `prettyplease`.
 //!
 //! Below every stage, [`diagnostics`] locates faults in the schemas by file,
-//! line and column, and [`CodegenError`] is everything that stops
-//! generation; neither imports a stage.
+//! line and column, [`CodegenError`] is everything that stops generation,
+//! and [`primitives`] holds the leaf values (version ranges, scalar types,
+//! message kinds, field defaults) that the model and the IR share, so that
+//! the emitters read them without reaching into the model; none of them
+//! imports a stage.
 //!
 //! [`Config`] is the entry point for a build script, in the style of
 //! prost-build. [`error_codes`] generates the `ErrorCode` enum from a table
-//! of Kafka's error codes.
+//! of Kafka's error codes: a generator of its own beside [`emit`], which
+//! imports nothing from it; what both need to write Rust source
+//! (identifiers, `#[doc]` attributes, parsing and formatting a file) is in
+//! the private `rust_source` module, below both.
 //!
 //! Two features are off by default, so that a build script builds neither
 //! clap nor serde:
@@ -36,6 +42,8 @@ pub mod error_codes;
 pub mod ir;
 pub mod model;
 pub mod parse;
+pub mod primitives;
+mod rust_source;
 
 pub use config::{Config, GenerationSummary, MANIFEST};
 pub use emit::Layout;

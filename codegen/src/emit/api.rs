@@ -4,11 +4,10 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::common::ident;
-use super::doc_comments::doc_attrs;
 use super::gates::Gates;
 use crate::ir::MessageIr;
-use crate::model::MessageKind;
+use crate::primitives::MessageKind;
+use crate::rust_source::{doc_attrs, ident};
 
 /// One API: its request and response messages.
 struct Api<'m> {

@@ -1,27 +1,12 @@
 //! Pieces every emitter needs: identifiers, conditions, Rust types and
 //! default values of fields.
 
-use proc_macro2::{Ident, Literal, Span, TokenStream};
-use quote::{format_ident, quote};
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::quote;
 
 use crate::ir::{Cond, FieldIr, FieldKind, StructIr};
-use crate::model::{DefaultValue, Scalar};
-
-/// A Rust identifier, escaped as `r#name` when it is a keyword.
-pub fn ident(name: &str) -> Ident {
-    const KEYWORDS: &[&str] = &[
-        "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum",
-        "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move",
-        "mut", "pub", "ref", "return", "static", "struct", "trait", "true", "type", "unsafe",
-        "use", "where", "while", "abstract", "become", "box", "do", "final", "macro", "override",
-        "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
-    ];
-    if KEYWORDS.contains(&name) {
-        Ident::new_raw(name, Span::call_site())
-    } else {
-        format_ident!("{}", name)
-    }
-}
+use crate::primitives::{DefaultValue, Scalar};
+use crate::rust_source::ident;
 
 /// The field's identifier.
 pub fn field_ident(field: &FieldIr) -> Ident {

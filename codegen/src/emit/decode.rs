@@ -13,12 +13,13 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::common::{
-    choose, cond_tokens, default_value, field_ident, field_type, ident, negate, paren, scalar_type,
+    choose, cond_tokens, default_value, field_ident, field_type, negate, paren, scalar_type,
     struct_type, when,
 };
 use super::runs::{pieces, run_layout, run_method, run_width, Piece};
 use crate::ir::{Cond, FieldIr, FieldKind, StructIr};
-use crate::model::Scalar;
+use crate::primitives::Scalar;
+use crate::rust_source::ident;
 
 /// The `impl Decode` block of one struct; `validate_from` only when
 /// `validator` (every struct but a message's root).

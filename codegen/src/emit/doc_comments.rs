@@ -1,24 +1,8 @@
 //! The documentation of generated items: each schema's `about` texts, then
-//! the versions, nullability, tags and flags the schema gives, written as
-//! `#[doc]` attributes that print as `///` comments.
-
-use proc_macro2::TokenStream;
-use quote::quote;
+//! the versions, nullability, tags and flags the schema gives, as text that
+//! [`doc_attrs`](crate::rust_source::doc_attrs) turns into `///` comments.
 
 use crate::ir::{FieldIr, MessageIr, StructIr};
-
-/// `#[doc]` attributes, one per line, so that they print as `///` comments.
-pub fn doc_attrs(text: &str) -> TokenStream {
-    let lines = text.lines().map(|line| {
-        let line = if line.is_empty() {
-            String::new()
-        } else {
-            format!(" {line}")
-        };
-        quote!(#[doc = #line])
-    });
-    quote!(#(#lines)*)
-}
 
 /// The documentation of a message's top-level struct.
 pub fn message_doc(message: &MessageIr) -> String {

@@ -11,7 +11,7 @@ use super::common::{
 use super::decode::version_param;
 use super::runs::{pieces, run_method, run_width, Piece};
 use crate::ir::{Cond, FieldIr, FieldKind, StructIr};
-use crate::model::Scalar;
+use crate::primitives::Scalar;
 
 /// The `impl Encode` block of one struct.
 pub fn encode_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {

@@ -10,7 +10,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::ir::MessageIr;
-use crate::model::MessageKind;
+use crate::primitives::MessageKind;
 
 /// What stands for the API's name in [`Gates::each_api`].
 const API_PLACEHOLDER: &str = "{api}";

@@ -4,8 +4,16 @@
 //! Each concern has its own module: `structs` for struct definitions,
 //! `decode`, `encode`, `json` and `owned` for the trait impls, `runs` for
 //! the runs of fixed-width fields that decode and encode share, `api` for the
-//! api-key enum and dispatch, and `doc_comments` for the documentation of
-//! what they generate. `common` holds what they share.
+//! api-key enum and dispatch, `gates` for the `cfg` gates that put each API
+//! behind cargo features, `inline` for the `#[inline]` attribute on every
+//! generated function, and `doc_comments` for the documentation of what
+//! they generate. `common` holds what they share.
+//!
+//! The emitters read the IR alone, and the leaf types it holds from
+//! [`crate::primitives`], never the model. What any generated file needs
+//! (identifiers, `#[doc]` attributes, parsing and formatting) comes from
+//! the crate's `rust_source` module, which the error codes' generator
+//! shares.
 
 mod api;
 mod common;
@@ -24,8 +32,7 @@ use quote::quote;
 
 pub use crate::error::EmitError;
 use crate::ir::MessageIr;
-pub(crate) use common::ident;
-pub(crate) use doc_comments::doc_attrs;
+use crate::rust_source::{doc_attrs, ident, parse_file, unparse};
 pub use gates::{api_name, check as check_gates, Gates};
 
 /// How generated files refer to each other.
@@ -100,45 +107,19 @@ pub fn generate(
 
 /// Parses `tokens` as a file and formats it, after `header`, with `inline`
 /// on every function (see `inline.rs`) when given.
-pub(crate) fn format_tokens(
+fn format_tokens(
     file: &str,
     tokens: TokenStream,
     header: &str,
     inline: Option<&syn::Attribute>,
 ) -> Result<String, EmitError> {
-    let mut parsed: syn::File = syn::parse2(tokens).map_err(|e| EmitError {
-        file: file.to_owned(),
-        message: e.to_string(),
-    })?;
+    let mut parsed = parse_file(file, tokens)?;
     if let Some(attribute) = inline {
         inline::mark_functions(&mut parsed, attribute);
     }
-    Ok(format!(
-        "{header}{}",
-        separate_items(&prettyplease::unparse(&parsed))
-    ))
+    Ok(unparse(header, &parsed))
 }
 
-/// Puts a blank line between top-level items and after the `use` lines,
-/// which prettyplease leaves out.
-fn separate_items(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + text.len() / 16);
-    let mut previous = "";
-    for line in text.lines() {
-        let item_ended = previous == "}" || previous.ends_with("};");
-        let uses_ended = previous.starts_with("use ") && !line.starts_with("use ");
-        let at_top_level = !line.is_empty() && !line.starts_with(' ') && !line.starts_with('}');
-        if (item_ended || uses_ended) && at_top_level {
-            out.push('\n');
-        }
-        out.push_str(line);
-        out.push('\n');
-        previous = line;
-    }
-    out
-}
-
-/// The code of one message: its structs, their impls and `Message`.
 fn message_file(message: &MessageIr, runtime: &TokenStream, options: &EmitOptions) -> TokenStream {
     let json_gate = options.gates.json();
     let structs = &message.structs;

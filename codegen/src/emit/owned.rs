@@ -10,8 +10,9 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::common::{borrows, field_ident, ident, struct_type};
+use super::common::{borrows, field_ident, struct_type};
 use crate::ir::{FieldIr, FieldKind, StructIr};
+use crate::rust_source::ident;
 
 /// The `impl IntoOwned` block of one struct, and its inherent method.
 pub fn owned_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {

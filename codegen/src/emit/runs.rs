@@ -8,7 +8,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use crate::ir::{Cond, FieldIr, FieldKind};
-use crate::model::Scalar;
+use crate::primitives::Scalar;
 
 /// A field read or written on its own, or a run of two or more.
 #[derive(Debug)]

@@ -3,9 +3,10 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::common::{default_is_derivable, default_value, field_ident, field_type, ident};
-use super::doc_comments::{doc_attrs, field_doc};
+use super::common::{default_is_derivable, default_value, field_ident, field_type};
+use super::doc_comments::field_doc;
 use crate::ir::{MessageIr, StructIr};
+use crate::rust_source::{doc_attrs, ident};
 
 /// The struct definition and its `Default` impl.
 pub fn struct_definition(message: &MessageIr, s: &StructIr, doc: &str) -> TokenStream {

@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use super::spec::{DefaultValue, Field, MessageKind, Schema, StructDef};
-use super::types::{FieldType, Scalar};
-use super::versions::Versions;
+use super::spec::{Field, Schema, StructDef};
+use super::types::FieldType;
 use crate::diagnostics::{Diagnostic, Span};
 use crate::parse::{Key, Node, Value};
+use crate::primitives::{DefaultValue, MessageKind, Scalar, Versions};
 
 const MESSAGE_KEYS: &[&str] = &[
     "apiKey",

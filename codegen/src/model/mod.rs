@@ -8,11 +8,13 @@ mod docs;
 mod set;
 mod spec;
 mod types;
-mod versions;
 
 pub use build::{build_schema, decode_uuid};
 pub use docs::undocumented;
 pub use set::{load_file, SchemaSet, SourceFile};
-pub use spec::{DefaultValue, Field, MessageKind, Schema, StructDef};
-pub use types::{FieldType, Scalar};
-pub use versions::Versions;
+pub use spec::{Field, Schema, StructDef};
+pub use types::FieldType;
+
+// The leaf types, which the IR shares, under the names the model has
+// always given them.
+pub use crate::primitives::{DefaultValue, MessageKind, Scalar, Versions};

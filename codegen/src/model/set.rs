@@ -5,10 +5,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::build::build_schema;
-use super::spec::{MessageKind, Schema};
+use super::spec::Schema;
 use crate::diagnostics::{Diagnostic, Located, Span};
 use crate::error::CodegenError;
 use crate::parse::{self, Node, Value};
+use crate::primitives::MessageKind;
 
 /// What a file says it is, read even when the rest of it is invalid, so that
 /// collisions are reported for broken files too.

@@ -3,80 +3,8 @@
 use std::path::PathBuf;
 
 use super::types::FieldType;
-use super::versions::Versions;
 use crate::diagnostics::Span;
-
-/// What a schema file describes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum MessageKind {
-    /// The body of an API request.
-    Request,
-    /// The body of an API response.
-    Response,
-    /// A request or response header.
-    Header,
-    /// A data structure stored or embedded elsewhere.
-    Data,
-    /// A KRaft metadata record.
-    Metadata,
-    /// A group coordinator record key.
-    CoordinatorKey,
-    /// A group coordinator record value.
-    CoordinatorValue,
-}
-
-impl MessageKind {
-    /// Parses the schema's `type` value.
-    pub fn parse(text: &str) -> Option<MessageKind> {
-        Some(match text {
-            "request" => MessageKind::Request,
-            "response" => MessageKind::Response,
-            "header" => MessageKind::Header,
-            "data" => MessageKind::Data,
-            "metadata" => MessageKind::Metadata,
-            "coordinator-key" => MessageKind::CoordinatorKey,
-            "coordinator-value" => MessageKind::CoordinatorValue,
-            _ => return None,
-        })
-    }
-
-    /// The schema's spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MessageKind::Request => "request",
-            MessageKind::Response => "response",
-            MessageKind::Header => "header",
-            MessageKind::Data => "data",
-            MessageKind::Metadata => "metadata",
-            MessageKind::CoordinatorKey => "coordinator-key",
-            MessageKind::CoordinatorValue => "coordinator-value",
-        }
-    }
-
-    /// True for the kinds whose `apiKey` must be unique within the kind.
-    pub fn has_api_key(self) -> bool {
-        !matches!(self, MessageKind::Header | MessageKind::Data)
-    }
-}
-
-/// A field's explicit default, parsed for its type.
-#[derive(Debug, Clone, PartialEq)]
-pub enum DefaultValue {
-    /// No `default` key: the type's natural default applies.
-    Implicit,
-    /// `"null"`.
-    Null,
-    /// `true` or `false`.
-    Bool(bool),
-    /// An integer, decimal or hex.
-    Int(i128),
-    /// A float64 literal.
-    Float(f64),
-    /// A string field's default text.
-    String(String),
-    /// A uuid, decoded from Kafka's base64url form.
-    Uuid([u8; 16]),
-}
+use crate::primitives::{DefaultValue, MessageKind, Versions};
 
 /// One field of a message or struct.
 #[derive(Debug, Clone, PartialEq)]
