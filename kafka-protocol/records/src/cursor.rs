@@ -88,41 +88,25 @@ impl<'a> Cursor<'a> {
             .map_err(|e| self.records_error(e))
     }
 
-    /// Reads a zigzag varint length followed by that many bytes; `-1` is
-    /// null and other negative lengths are errors.
-    pub(crate) fn read_varint_nullable_bytes(
-        &mut self,
-        context: &'static str,
-    ) -> Result<Option<&'a [u8]>, RecordsError> {
-        let offset = self.offset();
+    /// Reads a zigzag varint length followed by that many bytes; any
+    /// negative length is null, as Kafka's reader takes it (a record's key
+    /// and value, a header's value).
+    pub(crate) fn read_varint_nullable_bytes(&mut self) -> Result<Option<&'a [u8]>, RecordsError> {
         let len = self.read_varint()?;
-        self.nullable_bytes(offset, i64::from(len), context)
+        self.nullable_bytes(i64::from(len))
     }
 
-    /// Reads a big-endian `i32` length followed by that many bytes; `-1` is
-    /// null and other negative lengths are errors.
-    pub(crate) fn read_i32_nullable_bytes(
-        &mut self,
-        context: &'static str,
-    ) -> Result<Option<&'a [u8]>, RecordsError> {
-        let offset = self.offset();
+    /// Reads a big-endian `i32` length followed by that many bytes; any
+    /// negative length is null, as Kafka's reader takes it (a legacy
+    /// record's key and value).
+    pub(crate) fn read_i32_nullable_bytes(&mut self) -> Result<Option<&'a [u8]>, RecordsError> {
         let len = self.read_i32()?;
-        self.nullable_bytes(offset, i64::from(len), context)
+        self.nullable_bytes(i64::from(len))
     }
 
-    fn nullable_bytes(
-        &mut self,
-        offset: usize,
-        len: i64,
-        context: &'static str,
-    ) -> Result<Option<&'a [u8]>, RecordsError> {
+    pub(crate) fn nullable_bytes(&mut self, len: i64) -> Result<Option<&'a [u8]>, RecordsError> {
         match len {
-            -1 => Ok(None),
-            len if len < 0 => Err(RecordsError::NegativeLength {
-                context,
-                offset,
-                length: len,
-            }),
+            len if len < 0 => Ok(None),
             // A length that does not fit `usize` cannot fit the input either.
             len => self
                 .read_bytes(usize::try_from(len).unwrap_or(usize::MAX))

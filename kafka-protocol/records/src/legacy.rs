@@ -120,8 +120,8 @@ fn decode_message<'a>(
         } else {
             None
         };
-        let key = reader.read_i32_nullable_bytes("key length")?;
-        let value = reader.read_i32_nullable_bytes("value length")?;
+        let key = reader.read_i32_nullable_bytes()?;
+        let value = reader.read_i32_nullable_bytes()?;
         Ok((attributes, compression, timestamp, key, value))
     })();
     let (attributes, compression, timestamp, key, value) = fields.map_err(|error| match error {

@@ -279,8 +279,8 @@ fn decode_body<'a>(
     let timestamp_delta = body.read_varlong()?;
     let offset_delta = body.read_varint()?;
     let key_offset = body.offset();
-    let key = body.read_varint_nullable_bytes("key length")?;
-    let value = body.read_varint_nullable_bytes("value length")?;
+    let key = body.read_varint_nullable_bytes()?;
+    let value = body.read_varint_nullable_bytes()?;
     let headers = decode_headers(body)?;
 
     let control = if context.is_control {
@@ -333,16 +333,18 @@ fn decode_headers<'a>(body: &mut Cursor<'a>) -> Result<Vec<Header<'a>>, RecordsE
     let mut headers = Vec::with_capacity(count.min(1024));
     for _ in 0..count {
         let key_offset = body.offset();
+        // A header's key may not be null: Kafka refuses a negative length.
+        let key_len = body.read_varint()?;
         let key = body
-            .read_varint_nullable_bytes("header key length")?
+            .nullable_bytes(i64::from(key_len))?
             .ok_or(RecordsError::NegativeLength {
                 context: "header key length",
                 offset: key_offset,
-                length: -1,
+                length: i64::from(key_len),
             })?;
         let key = std::str::from_utf8(key)
             .map_err(|_| RecordsError::InvalidHeaderKey { offset: key_offset })?;
-        let value = body.read_varint_nullable_bytes("header value length")?;
+        let value = body.read_varint_nullable_bytes()?;
         headers.push(Header { key, value });
     }
     Ok(headers)

@@ -430,68 +430,66 @@ fn over_long_varints() {
 }
 
 #[test]
-fn negative_lengths_other_than_minus_one() {
-    // Array count -2 (v1, where topics is nullable).
+fn negative_lengths_are_null_as_kafka_reads_them() {
+    // Array count -2 (v1, where topics is nullable): null, as Kafka reads
+    // it, and written back as -1.
     let input = Wire::new().i32(-2).bytes();
-    request_error(
-        ApiKey::Metadata,
-        1,
-        &input,
-        DecodeErrorKind::InvalidLength(-2),
-        0,
-        "MetadataRequest.topics",
-    );
-    // -1 is null there, and the message decodes.
+    let decoded = request(ApiKey::Metadata, 1, &input).unwrap_or_else(|e| panic!("{e}"));
+    let mut again = Vec::new();
+    decoded
+        .encode(&mut again, 1)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again, Wire::new().i32(-1).bytes());
+    // -1 is null there too.
     let input = Wire::new().i32(-1).bytes();
     assert!(request(ApiKey::Metadata, 1, &input).is_ok());
-    // ...but not in v0, where topics is not nullable.
-    request_error(
-        ApiKey::Metadata,
-        0,
-        &input,
-        DecodeErrorKind::UnexpectedNull,
-        0,
-        "MetadataRequest.topics",
-    );
-    // String length -2.
-    let input = Wire::new().i32(1).i16(-2).bytes();
-    request_error(
-        ApiKey::Metadata,
-        1,
-        &input,
-        DecodeErrorKind::InvalidLength(-2),
-        4,
-        "MetadataRequest.topics[0].name",
-    );
-    // Null for a non-nullable string.
-    let input = Wire::new().i32(1).i16(-1).bytes();
-    request_error(
-        ApiKey::Metadata,
-        1,
-        &input,
-        DecodeErrorKind::UnexpectedNull,
-        4,
-        "MetadataRequest.topics[0].name",
-    );
-    // Records length -5.
+    // ...but not in v0, where topics is not nullable: any negative count
+    // is a null Kafka refuses.
+    for count in [-1, -2, i32::MIN] {
+        let input = Wire::new().i32(count).bytes();
+        request_error(
+            ApiKey::Metadata,
+            0,
+            &input,
+            DecodeErrorKind::UnexpectedNull,
+            0,
+            "MetadataRequest.topics",
+        );
+    }
+    // String length -2 and -1, for a non-nullable string.
+    for len in [-2, -1] {
+        let input = Wire::new().i32(1).i16(len).bytes();
+        request_error(
+            ApiKey::Metadata,
+            1,
+            &input,
+            DecodeErrorKind::UnexpectedNull,
+            4,
+            "MetadataRequest.topics[0].name",
+        );
+    }
+    // Records length -5: null records.
     let head = produce_request_v3_partition();
-    let offset = head.len();
     let input = head.i32(-5).bytes();
-    request_error(
-        ApiKey::Produce,
-        3,
-        &input,
-        DecodeErrorKind::InvalidLength(-5),
-        offset,
-        "ProduceRequest.topic_data[0].partition_data[0].records",
-    );
-    // int32 array length i32::MIN.
+    let decoded = request(ApiKey::Produce, 3, &input).unwrap_or_else(|e| panic!("{e}"));
+    let RequestBody::Produce(produce) = decoded else {
+        panic!("not a Produce body");
+    };
+    let partition = produce.topic_data.iter().next().and_then(|t| {
+        t.into_owned()
+            .partition_data
+            .iter()
+            .next()
+            .map(|p| p.into_owned())
+    });
+    assert_eq!(partition.map(|p| p.records.is_none()), Some(true));
+    // int32 array length i32::MIN, not nullable.
     let input = Wire::new().i32(i32::MIN).bytes();
     response_error(
         ApiKey::Metadata,
         0,
         &input,
-        DecodeErrorKind::InvalidLength(i64::from(i32::MIN)),
+        DecodeErrorKind::UnexpectedNull,
         0,
         "MetadataResponse.brokers",
     );
@@ -579,7 +577,7 @@ fn one_byte_and_short_request_headers() {
             remaining: 1,
         },
         0,
-        "request_api_key",
+        "RequestHeader.request_api_key",
     );
     assert_error(
         RequestFrame::decode(&[]),
@@ -588,7 +586,7 @@ fn one_byte_and_short_request_headers() {
             remaining: 0,
         },
         0,
-        "request_api_key",
+        "RequestHeader.request_api_key",
     );
     assert_error(
         peek_request(&[0, 3, 0, 1, 0, 0]),
@@ -604,7 +602,7 @@ fn one_byte_and_short_request_headers() {
         RequestFrame::decode(&[0x7f, 0x7f, 0, 0, 0, 0, 0, 0]),
         DecodeErrorKind::UnknownApiKey(0x7f7f),
         0,
-        "request_api_key",
+        "RequestHeader.request_api_key",
     );
     // A Metadata v0 header whose client id claims 0x7FFF bytes.
     let frame = Wire::new()

@@ -391,9 +391,17 @@ mod tests {
                 remaining: 2
             }
         ));
+        // Any negative length is null, as Kafka reads it; only -1 is
+        // written back byte for byte.
         let mut r = Reader::new(&[0xff, 0xff, 0xff, 0xfe]);
-        let error = r.read_nullable_bytes(false).unwrap_err();
-        assert_eq!(error.kind(), &DecodeErrorKind::InvalidLength(-2));
+        assert_eq!(r.read_nullable_bytes(false), Ok(None));
+        assert!(!r.is_canonical());
+        let mut r = Reader::new(&[0xff, 0xff, 0xff, 0xff]);
+        assert_eq!(r.read_nullable_bytes(false), Ok(None));
+        assert!(r.is_canonical());
+        let mut r = Reader::new(&[0xff, 0xfe]);
+        let error = r.read_string(false).unwrap_err();
+        assert_eq!(error.kind(), &DecodeErrorKind::UnexpectedNull);
         assert_eq!(error.offset(), 0);
         let mut r = Reader::new(&[0, 4, 0xc3, 0x28, b'a', b'b']);
         let error = r.read_string(false).unwrap_err();

@@ -10,7 +10,13 @@ use super::writer::Writer;
 
 impl<'a> Reader<'a> {
     /// Reads a length prefix: compact (`uvarint(len + 1)`, 0 = null) or
-    /// classic (`int16` or `int32`, -1 = null). Returns `None` for null.
+    /// classic (`int16` or `int32`, negative = null). Returns `None` for
+    /// null.
+    ///
+    /// Kafka's reader takes any negative classic length as null, and writes
+    /// null back as -1; so does this one, noting a negative length other
+    /// than -1 as not canonical. Where null is not allowed, the caller
+    /// refuses it as Kafka does.
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
     pub(super) fn read_length(
@@ -21,19 +27,19 @@ impl<'a> Reader<'a> {
         if compact {
             return Ok(self.read_uvarint()?.checked_sub(1).map(|len| len as usize));
         }
-        let start = self.offset();
         let length: i32 = if wide {
             self.read_i32()?
         } else {
             i32::from(self.read_i16()?)
         };
-        match length {
-            -1 => Ok(None),
-            n if n < 0 => Err(DecodeError::new(
-                start,
-                DecodeErrorKind::InvalidLength(n.into()),
-            )),
-            n => Ok(Some(n as usize)),
+        match usize::try_from(length) {
+            Ok(len) => Ok(Some(len)),
+            Err(_) => {
+                if length != -1 {
+                    self.canonical = false;
+                }
+                Ok(None)
+            }
         }
     }
 
