@@ -36,7 +36,7 @@ Forms:
   kafka-protocol apis [--json [--compact]]
   kafka-protocol records [--hex] [FILE|-]
   kafka-protocol proxy --listen <ADDR> --upstream <HOST:PORT> [--advertise <HOST:PORT>] [--log <FILE|->]
-                       [--idle-timeout SECONDS] [--max-connections N] [--connect-timeout-ms N]
+                       [--log-max-line BYTES] [--idle-timeout SECONDS] [--max-connections N] [--connect-timeout-ms N]
                        [--max-buffered-bytes BYTES]
   kafka-protocol request --bootstrap <HOST:PORT> --api <NAME|KEY> [--version <N>] [FILE|-]
   kafka-protocol versions --bootstrap <HOST:PORT> [--json]
@@ -144,6 +144,11 @@ pub struct ProxyArgs {
     /// output with `-`.
     #[arg(long, value_name = "FILE|-")]
     pub log: Option<PathBuf>,
+    /// The longest log line, in bytes: a longer one has its request or
+    /// response body replaced by `"<truncated: N bytes>"` (N: the body's
+    /// size on the wire), so that it stays valid JSON.
+    #[arg(long, value_name = "BYTES", default_value_t = 1024 * 1024)]
+    pub log_max_line: usize,
     /// Close a connection across which no whole frame passes, either way,
     /// for this long, as Kafka's `connections.max.idle.ms`.
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]

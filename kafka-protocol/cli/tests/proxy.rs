@@ -158,11 +158,14 @@ impl Proxy {
         (code, stderr)
     }
 
-    fn log_lines(&self) -> Vec<Value> {
+    /// The log's lines, once there are at least `count` (the log is
+    /// written by a thread of its own, after the answers reach the
+    /// client), or all there are after ten seconds.
+    fn log_lines(&self, count: usize) -> Vec<Value> {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-            if !text.is_empty() || Instant::now() > deadline {
+            if text.lines().count() >= count || Instant::now() > deadline {
                 return text
                     .lines()
                     .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
@@ -248,7 +251,7 @@ fn proxy_rewrites_addresses_logs_exchanges_and_exits_0_on_sigterm() {
     assert_eq!(find.coordinators.iter().next().unwrap().port, proxy_port);
     drop(client);
 
-    let lines = proxy.log_lines();
+    let lines = proxy.log_lines(3);
     let log = proxy.log.clone();
     let (code, stderr) = proxy.stop();
     assert_eq!(code, Some(0), "stderr: {stderr}");
@@ -299,7 +302,7 @@ fn an_unreachable_upstream_closes_the_client_connection() {
         .unwrap();
     let mut byte = [0u8; 1];
     assert_eq!(client.read(&mut byte).unwrap(), 0, "connection not closed");
-    let lines = proxy.log_lines();
+    let lines = proxy.log_lines(1);
     let log = proxy.log.clone();
     let (code, stderr) = proxy.stop();
     assert_eq!(code, Some(0));
@@ -494,12 +497,7 @@ fn sasl_passes_through_in_both_forms_and_the_log_shows_no_secret() {
     read_frame(&mut modern).unwrap();
     drop((legacy, modern));
 
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let mut lines = proxy.log_lines();
-    while lines.len() < 6 && Instant::now() < deadline {
-        thread::sleep(Duration::from_millis(20));
-        lines = proxy.log_lines();
-    }
+    let lines = proxy.log_lines(6);
     let text = std::fs::read_to_string(&proxy.log).unwrap();
     let (code, stderr) = proxy.stop();
     assert_eq!(code, Some(0), "{stderr}");

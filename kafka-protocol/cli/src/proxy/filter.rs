@@ -1,15 +1,15 @@
 //! The tool's filter: rewrites broker addresses to the advertised one and
-//! logs each exchange.
+//! hands each exchange to the log.
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
 use kafka_wire::runtime::DecodeError;
-use kafka_wire::{ApiKey, ResponseBody};
+use kafka_wire::ResponseBody;
 use kafka_wire_proxy::{Filter, ProxiedRequest, ProxiedResponse, ResponseAction, SaslToken};
-use serde_json::Value;
 
-use super::log::{Exchange, ExchangeLog};
+use super::entry::{Answer, Entry};
+use super::log::ExchangeLog;
 use crate::error::CliError;
 
 /// The address clients are told to connect to.
@@ -95,67 +95,6 @@ impl ProxyFilter {
     }
 }
 
-/// The fields that hold secrets, by api: request fields, then response
-/// fields. SASL tokens carry a PLAIN password or a SCRAM proof, SCRAM
-/// credentials a salted password, delegation tokens their HMAC.
-fn secret_fields(api: ApiKey) -> (&'static [&'static str], &'static [&'static str]) {
-    match api {
-        ApiKey::SaslAuthenticate => (&["authBytes"], &["authBytes"]),
-        ApiKey::AlterUserScramCredentials => (&["salt", "saltedPassword"], &[]),
-        ApiKey::CreateDelegationToken => (&[], &["hmac"]),
-        ApiKey::RenewDelegationToken | ApiKey::ExpireDelegationToken => (&["hmac"], &[]),
-        ApiKey::DescribeDelegationToken => (&[], &["hmac"]),
-        _ => (&[], &[]),
-    }
-}
-
-/// Replaces every field named in `fields`, at any depth, by a string that
-/// gives only the size of the secret (base64 text: its decoded size).
-fn redact(value: &mut Value, fields: &[&str]) {
-    match value {
-        Value::Object(map) => {
-            for (key, field) in map.iter_mut() {
-                if fields.contains(&key.as_str()) {
-                    if let Value::String(text) = field {
-                        let bytes = text.trim_end_matches('=').len() * 3 / 4;
-                        *field = Value::from(format!("<redacted: {bytes} bytes>"));
-                    }
-                } else {
-                    redact(field, fields);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|item| redact(item, fields)),
-        _ => {}
-    }
-}
-
-fn exchange<'a>(
-    request: &ProxiedRequest,
-    client_id: Option<&'a str>,
-    mut response: Value,
-) -> Exchange<'a> {
-    let mut body = request
-        .decode_body()
-        .map_or(Value::Null, |body| body.to_json(request.api_version()));
-    if let Some(api) = request.api() {
-        let (in_request, in_response) = secret_fields(api);
-        redact(&mut body, in_request);
-        redact(&mut response, in_response);
-    }
-    Exchange {
-        api: request.api().map_or_else(
-            || request.api_key().to_string(),
-            |api| api.name().to_string(),
-        ),
-        version: request.api_version(),
-        correlation_id: request.correlation_id(),
-        client_id,
-        request: body,
-        response,
-    }
-}
-
 impl Filter for ProxyFilter {
     fn on_response<'a>(
         &mut self,
@@ -168,16 +107,19 @@ impl Filter for ProxyFilter {
             None
         };
         if let Some(log) = &self.log {
-            let version = response.version();
-            let json = match &rewritten {
-                Some(body) => body.to_json(version),
-                None => response
-                    .decode_body()
-                    .map_or(Value::Null, |body| body.to_json(version)),
+            // Shared frames and an owned copy of a rewritten body (a small
+            // Metadata, FindCoordinator or DescribeCluster answer): the
+            // log's writer decodes the rest on its own thread.
+            let answer = match &rewritten {
+                Some(body) => {
+                    Answer::Rewritten(Box::new(body.clone().into_owned()), response.version())
+                }
+                None => Answer::Frame(response.clone()),
             };
-            let header = request.header().ok();
-            let client_id = header.as_ref().and_then(|h| h.client_id.as_deref());
-            log.exchange(exchange(request, client_id, json));
+            log.submit(Entry::Exchange {
+                request: request.clone(),
+                response: answer,
+            });
         }
         Ok(match rewritten {
             Some(body) => ResponseAction::Replace(Box::new(body)),
@@ -187,15 +129,16 @@ impl Filter for ProxyFilter {
 
     fn on_sasl_token(&mut self, token: &SaslToken<'_>) {
         if let Some(log) = &self.log {
-            log.sasl_token(token);
+            log.submit(Entry::sasl_token(token));
         }
     }
 
     fn on_unanswered(&mut self, request: &ProxiedRequest) {
         if let Some(log) = &self.log {
-            let header = request.header().ok();
-            let client_id = header.as_ref().and_then(|h| h.client_id.as_deref());
-            log.exchange(exchange(request, client_id, Value::Null));
+            log.submit(Entry::Exchange {
+                request: request.clone(),
+                response: Answer::None,
+            });
         }
     }
 }

@@ -1,39 +1,61 @@
 //! The exchange log: one JSON object per line, in the order responses
 //! arrive. The key names are pinned; outside tools read them.
+//!
+//! The relaying path only queues an [`Entry`] (frames are shared, not
+//! copied); a thread of its own decodes, redacts and writes. The queue is
+//! bounded in entries and in the bytes its entries keep alive. When the
+//! writer falls behind, entries are dropped and counted, never waited for,
+//! and the next line written is `{"dropped": N}`.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::json;
 
+use super::entry::Entry;
 use crate::error::CliError;
 
-/// Where exchange lines go: a file or standard output.
-pub struct ExchangeLog {
-    out: Mutex<Box<dyn Write + Send>>,
+/// Entries the queue holds at most.
+const QUEUE_ENTRIES: usize = 4096;
+
+/// Bytes of frames the queued entries may keep alive together.
+const QUEUE_BYTES: usize = 64 * 1024 * 1024;
+
+/// What the writer thread is sent.
+enum Message {
+    /// An entry to write.
+    Entry(Entry),
+    /// Write what is pending, flush, and say so.
+    Flush(mpsc::Sender<()>),
 }
 
-/// One exchange, as logged.
-pub struct Exchange<'a> {
-    /// The api's name (`Metadata`), or its key when this crate does not know it.
-    pub api: String,
-    /// The request's api version.
-    pub version: i16,
-    /// The correlation id.
-    pub correlation_id: i32,
-    /// The client id from the request header.
-    pub client_id: Option<&'a str>,
-    /// The request body in JSON form (`null` when it does not decode).
-    pub request: Value,
-    /// The response body as sent to the client, `null` when none comes.
-    pub response: Value,
+/// Counters shared by the queue's two ends.
+#[derive(Default)]
+struct Counters {
+    /// Entries dropped since the last `{"dropped": N}` line.
+    dropped: AtomicU64,
+    /// Entries queued and not yet written.
+    queued: AtomicUsize,
+    /// Bytes the queued entries keep alive.
+    queued_bytes: AtomicUsize,
+}
+
+/// Where exchange lines go: a file or standard output, through a bounded
+/// queue and a writer thread.
+pub struct ExchangeLog {
+    queue: SyncSender<Message>,
+    counters: Arc<Counters>,
 }
 
 impl ExchangeLog {
-    /// Opens `path` for writing (truncating it), or standard output for `-`.
-    pub fn open(path: &Path) -> Result<Self, CliError> {
+    /// Opens `path` for writing (truncating it), or standard output for
+    /// `-`, and starts the writer; lines longer than `max_line` bytes have
+    /// their bodies truncated.
+    pub fn open(path: &Path, max_line: usize) -> Result<Self, CliError> {
         let out: Box<dyn Write + Send> = if path == Path::new("-") {
             Box::new(std::io::stdout())
         } else {
@@ -43,66 +65,164 @@ impl ExchangeLog {
             })?;
             Box::new(BufWriter::new(file))
         };
-        Ok(ExchangeLog {
-            out: Mutex::new(out),
+        Self::start(out, max_line, QUEUE_ENTRIES).map_err(|source| CliError::ProxyStart {
+            what: "cannot start the log's writer".into(),
+            source,
         })
     }
 
-    /// Writes one exchange line.
-    pub fn exchange(&self, exchange: Exchange<'_>) {
-        let mut object = Map::new();
-        object.insert("api".into(), exchange.api.into());
-        object.insert("version".into(), exchange.version.into());
-        object.insert("correlationId".into(), exchange.correlation_id.into());
-        object.insert(
-            "clientId".into(),
-            exchange.client_id.map_or(Value::Null, Value::from),
-        );
-        object.insert("request".into(), exchange.request);
-        object.insert("response".into(), exchange.response);
-        self.line(&Value::Object(object));
+    /// A log writing to `out`, whose queue holds `entries` at most.
+    fn start(out: Box<dyn Write + Send>, max_line: usize, entries: usize) -> std::io::Result<Self> {
+        let (queue, receiver) = mpsc::sync_channel(entries);
+        let counters = Arc::new(Counters::default());
+        let shared = Arc::clone(&counters);
+        std::thread::Builder::new()
+            .name("proxy-log".into())
+            .spawn(move || write_lines(&receiver, out, max_line, &shared))?;
+        Ok(ExchangeLog { queue, counters })
     }
 
-    /// Writes a line about one bare SASL token exchange (after a
-    /// SaslHandshake v0): the mechanism, the round, the client id and the
-    /// sizes, never the tokens.
-    pub fn sasl_token(&self, token: &kafka_wire_proxy::SaslToken<'_>) {
-        let mut object = Map::new();
-        object.insert("saslToken".into(), token.mechanism.into());
-        object.insert("round".into(), token.round.into());
-        object.insert(
-            "clientId".into(),
-            token.client_id.map_or(Value::Null, Value::from),
-        );
-        object.insert("clientBytes".into(), token.client_token_len.into());
-        object.insert("brokerBytes".into(), token.broker_token.len().into());
-        self.line(&Value::Object(object));
+    /// Queues an entry, or drops and counts it when the writer is behind.
+    /// Never blocks.
+    pub fn submit(&self, entry: Entry) {
+        let bytes = entry.held_bytes();
+        let counters = &self.counters;
+        let before = counters.queued_bytes.fetch_add(bytes, Ordering::Relaxed);
+        counters.queued.fetch_add(1, Ordering::Relaxed);
+        let over_budget = before > 0 && before.saturating_add(bytes) > QUEUE_BYTES;
+        if over_budget || self.queue.try_send(Message::Entry(entry)).is_err() {
+            counters.queued_bytes.fetch_sub(bytes, Ordering::Relaxed);
+            counters.queued.fetch_sub(1, Ordering::Relaxed);
+            counters.dropped.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
-    /// Writes a line about a connection that failed or could not be made.
-    pub fn error(&self, client: &str, message: &str) {
-        let mut object = Map::new();
-        object.insert("error".into(), message.into());
-        object.insert("client".into(), client.into());
-        self.line(&Value::Object(object));
-    }
-
-    /// Flushes what is buffered.
+    /// Writes everything queued so far and flushes it: waits for the
+    /// writer.
     pub fn flush(&self) {
-        if let Ok(mut out) = self.out.lock() {
-            let _ = out.flush();
+        let (done, wait) = mpsc::channel();
+        if self.queue.send(Message::Flush(done)).is_ok() {
+            let _ = wait.recv();
+        }
+    }
+}
+
+/// The writer thread: one line per entry, a `{"dropped": N}` line first
+/// whenever entries were dropped since the last one. It ends when the log
+/// is dropped.
+fn write_lines(
+    receiver: &Receiver<Message>,
+    mut out: Box<dyn Write + Send>,
+    max_line: usize,
+    counters: &Counters,
+) {
+    while let Ok(message) = receiver.recv() {
+        report_dropped(&mut out, counters);
+        match message {
+            Message::Entry(entry) => {
+                write_line(&mut out, &entry.to_line(max_line));
+                counters
+                    .queued_bytes
+                    .fetch_sub(entry.held_bytes(), Ordering::Relaxed);
+                drop(entry);
+                // Flushed once the queue is empty: a reader of the file
+                // sees each line soon, without a flush per line under load.
+                if counters.queued.fetch_sub(1, Ordering::Relaxed) == 1 {
+                    let _ = out.flush();
+                }
+            }
+            Message::Flush(done) => {
+                let _ = out.flush();
+                let _ = done.send(());
+            }
+        }
+    }
+    report_dropped(&mut out, counters);
+    let _ = out.flush();
+}
+
+/// Writes `{"dropped": N}` when entries were dropped since the last time.
+fn report_dropped(out: &mut Box<dyn Write + Send>, counters: &Counters) {
+    let dropped = counters.dropped.swap(0, Ordering::Relaxed);
+    if dropped > 0 {
+        write_line(out, &json!({ "dropped": dropped }).to_string());
+    }
+}
+
+/// Writes one line. A full disk or a closed pipe must not stop the
+/// traffic, so failures are ignored.
+fn write_line(out: &mut Box<dyn Write + Send>, line: &str) {
+    let _ = out.write_all(line.as_bytes());
+    let _ = out.write_all(b"\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc::Receiver as GateReceiver;
+
+    /// Output that waits for a signal before each write, so that the
+    /// writer falls behind, and keeps what it was given.
+    struct Gated {
+        gate: GateReceiver<()>,
+        written: Arc<std::sync::Mutex<Vec<u8>>>,
+    }
+
+    impl Write for Gated {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            if bytes != b"\n" {
+                let _ = self.gate.recv();
+            }
+            if let Ok(mut written) = self.written.lock() {
+                written.extend_from_slice(bytes);
+            }
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
         }
     }
 
-    fn line(&self, value: &Value) {
-        let Ok(mut text) = serde_json::to_string(value) else {
-            return;
-        };
-        text.push('\n');
-        if let Ok(mut out) = self.out.lock() {
-            // A full disk or closed pipe must not stop the traffic.
-            let _ = out.write_all(text.as_bytes());
-            let _ = out.flush();
+    fn error(n: usize) -> Entry {
+        Entry::Error {
+            client: format!("client-{n}"),
+            message: "gone".into(),
         }
+    }
+
+    #[test]
+    fn a_writer_that_falls_behind_drops_and_counts_never_blocks() {
+        let (open, gate) = mpsc::channel();
+        let written = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let out = Gated {
+            gate,
+            written: Arc::clone(&written),
+        };
+        let log = ExchangeLog::start(Box::new(out), 1 << 20, 2).unwrap();
+        // The writer takes the first entry and waits at its write; two more
+        // fill the queue; the rest are dropped at once.
+        for n in 0..10 {
+            log.submit(error(n));
+            if n == 0 {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        }
+        for _ in 0..100 {
+            let _ = open.send(());
+        }
+        log.flush();
+        let text = String::from_utf8(written.lock().unwrap().clone()).unwrap();
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        let errors = lines.iter().filter(|l| l.get("error").is_some()).count();
+        let dropped: u64 = lines
+            .iter()
+            .filter_map(|l| l.get("dropped").and_then(serde_json::Value::as_u64))
+            .sum();
+        assert_eq!(errors, 3, "{text}");
+        assert_eq!(dropped, 7, "{text}");
     }
 }

@@ -2,6 +2,7 @@
 //! broker through [`kafka_wire_proxy::Connection`], rewriting the broker
 //! addresses clients learn and optionally logging every exchange.
 
+mod entry;
 mod filter;
 mod log;
 
@@ -17,6 +18,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::args::ProxyArgs;
 use crate::error::CliError;
+use entry::Entry;
 use filter::{Advertised, ProxyFilter};
 use log::ExchangeLog;
 
@@ -51,7 +53,7 @@ async fn serve(args: &ProxyArgs) -> Result<(), CliError> {
         None => Advertised::parse(&address.to_string())?,
     };
     let log = match &args.log {
-        Some(path) => Some(Arc::new(ExchangeLog::open(path)?)),
+        Some(path) => Some(Arc::new(ExchangeLog::open(path, args.log_max_line)?)),
         None => None,
     };
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
@@ -134,7 +136,10 @@ async fn forward(
             let message = format!("upstream {} unreachable: {why}", upstream.address);
             eprintln!("proxy: {message}; closing the connection from {peer}");
             if let Some(log) = &log {
-                log.error(&peer.to_string(), &message);
+                log.submit(Entry::Error {
+                    client: peer.to_string(),
+                    message,
+                });
             }
             return;
         }
@@ -152,7 +157,10 @@ async fn forward(
     {
         eprintln!("proxy: connection from {peer} closed: {e}");
         if let Some(log) = &log {
-            log.error(&peer.to_string(), &e.to_string());
+            log.submit(Entry::Error {
+                client: peer.to_string(),
+                message: e.to_string(),
+            });
         }
     }
 }
