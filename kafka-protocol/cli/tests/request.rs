@@ -3,9 +3,8 @@
 //! pinned table and JSON formats, and the one-line errors (no connection,
 //! a response that does not decode, a timeout, a closed connection).
 
-use std::io::Write;
 use std::net::TcpListener;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use kafka_wire::frame::RequestFrame;
@@ -14,6 +13,7 @@ use kafka_wire::messages::{
 };
 use kafka_wire::{ApiKey, RequestBody};
 use kafka_wire_test_support::fake_broker::Reply;
+use kafka_wire_test_support::process::run_with_input;
 use serde_json::{json, Value};
 
 /// What the fake broker advertises: ApiVersions 0-3, Metadata 0-9, ListGroups
@@ -145,16 +145,10 @@ impl Run {
 }
 
 fn run(args: &[&str], stdin: &str) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kafka-protocol"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // A command that fails before it reads its input closes the pipe.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    let out = child.wait_with_output().unwrap();
+    let out = run_with_input(
+        Command::new(env!("CARGO_BIN_EXE_kafka-protocol")).args(args),
+        stdin.as_bytes(),
+    );
     Run {
         code: out.status.code(),
         stdout: String::from_utf8(out.stdout).unwrap(),
