@@ -2,11 +2,11 @@
 //! kafka-wire's frames and keeps the answers' bytes, and request bodies
 //! written as JSON that fit any version.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use kafka_wire::frame::{frame_size, RequestFrame, ResponseFrame, DEFAULT_MAX_FRAME_SIZE};
+use kafka_wire::frame::{read_frame, RequestFrame, ResponseFrame, DEFAULT_MAX_FRAME_SIZE};
 use kafka_wire::messages::{ApiVersionsRequest, ApiVersionsResponse, RequestHeader};
 use kafka_wire::negotiate::{negotiate, Negotiated};
 use kafka_wire::runtime::JsonErrorKind;
@@ -86,13 +86,15 @@ impl Client {
     }
 
     /// Reads one size-prefixed frame.
+    /// An error of kind `UnexpectedEof` when the broker closed the
+    /// connection instead.
     pub fn read_frame(&mut self) -> io::Result<Vec<u8>> {
-        let mut prefix = [0u8; 4];
-        self.stream.read_exact(&mut prefix)?;
-        let size = frame_size(prefix, DEFAULT_MAX_FRAME_SIZE).map_err(io::Error::other)?;
-        let mut frame = vec![0u8; size];
-        self.stream.read_exact(&mut frame)?;
-        Ok(frame)
+        read_frame(&mut self.stream, DEFAULT_MAX_FRAME_SIZE)?.ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("{} closed the connection", self.address),
+            )
+        })
     }
 
     /// Sends `request` at `version` and decodes its answer, panicking on

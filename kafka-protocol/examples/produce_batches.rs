@@ -11,10 +11,10 @@
 
 use std::borrow::Cow;
 use std::error::Error;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
 
-use kafka_wire::frame::{RequestFrame, ResponseFrame};
+use kafka_wire::frame::{read_frame, RequestFrame, ResponseFrame, DEFAULT_MAX_FRAME_SIZE};
 use kafka_wire::messages::{
     metadata_request, produce_request, MetadataRequest, ProduceRequest, RequestHeader,
 };
@@ -46,11 +46,8 @@ impl Connection {
         let mut out = Vec::new();
         frame.encode_with_size(&mut out)?;
         self.stream.write_all(&out)?;
-        let mut size = [0u8; 4];
-        self.stream.read_exact(&mut size)?;
-        let size = usize::try_from(i32::from_be_bytes(size))?;
-        let mut response = vec![0u8; size];
-        self.stream.read_exact(&mut response)?;
+        let response = read_frame(&mut self.stream, DEFAULT_MAX_FRAME_SIZE)?
+            .ok_or("the broker closed the connection before answering")?;
         Ok(response)
     }
 }

@@ -15,11 +15,11 @@
 
 use std::borrow::Cow;
 use std::error::Error;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use kafka_wire::frame::RequestFrame;
+use kafka_wire::frame::{read_frame, RequestFrame, DEFAULT_MAX_FRAME_SIZE};
 use kafka_wire::messages::{
     fetch_request, metadata_request, produce_request, ApiVersionsRequest, FetchRequest,
     MetadataRequest, ProduceRequest, RequestHeader,
@@ -48,18 +48,14 @@ fn frame(body: RequestBody<'_>, version: i16, correlation_id: i32) -> Result<Vec
 }
 
 /// Reads one response frame; returns its size with the prefix.
-fn read_response(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Result<usize> {
-    let mut size = [0u8; 4];
-    stream.read_exact(&mut size)?;
-    let size = usize::try_from(i32::from_be_bytes(size))?;
-    buf.resize(size, 0);
-    stream.read_exact(buf)?;
-    Ok(size + 4)
+fn read_response(stream: &mut TcpStream) -> Result<usize> {
+    let frame = read_frame(stream, DEFAULT_MAX_FRAME_SIZE)?
+        .ok_or("the connection closed before a response")?;
+    Ok(frame.len() + 4)
 }
 
 fn setup(address: &str) -> Result<()> {
     let mut stream = TcpStream::connect(address)?;
-    let mut buf = Vec::new();
     let metadata = MetadataRequest {
         topics: Some(
             vec![metadata_request::MetadataRequestTopic {
@@ -72,7 +68,7 @@ fn setup(address: &str) -> Result<()> {
         ..Default::default()
     };
     stream.write_all(&frame(metadata.into(), 12, 1)?)?;
-    read_response(&mut stream, &mut buf)?;
+    read_response(&mut stream)?;
     let value = vec![b'x'; 1024];
     for batch in 0..16 {
         let mut builder = RecordBatchBuilder::new(0);
@@ -96,7 +92,7 @@ fn setup(address: &str) -> Result<()> {
             ..Default::default()
         };
         stream.write_all(&frame(produce.into(), 9, 2 + batch)?)?;
-        read_response(&mut stream, &mut buf)?;
+        read_response(&mut stream)?;
     }
     Ok(())
 }
@@ -130,18 +126,17 @@ fn fetch_load(address: &str, depth: usize, deadline: Instant) -> Result<(u64, u6
     let mut stream = TcpStream::connect(address)?;
     stream.set_nodelay(true)?;
     let request = fetch_request(1)?;
-    let mut buf = Vec::new();
     for _ in 0..depth {
         stream.write_all(&request)?;
     }
     let (mut bytes, mut responses) = (0u64, 0u64);
     while Instant::now() < deadline {
-        bytes += read_response(&mut stream, &mut buf)? as u64;
+        bytes += read_response(&mut stream)? as u64;
         responses += 1;
         stream.write_all(&request)?;
     }
     for _ in 0..depth {
-        read_response(&mut stream, &mut buf)?;
+        read_response(&mut stream)?;
     }
     Ok((bytes, responses))
 }
@@ -150,13 +145,12 @@ fn latency(address: &str, seconds: f64) -> Result<Vec<Duration>> {
     let mut stream = TcpStream::connect(address)?;
     stream.set_nodelay(true)?;
     let request = frame(ApiVersionsRequest::default().into(), 3, 1)?;
-    let mut buf = Vec::new();
     let mut times = Vec::new();
     let end = Instant::now() + Duration::from_secs_f64(seconds);
     while Instant::now() < end {
         let start = Instant::now();
         stream.write_all(&request)?;
-        read_response(&mut stream, &mut buf)?;
+        read_response(&mut stream)?;
         times.push(start.elapsed());
     }
     times.sort();

@@ -20,20 +20,19 @@
 //! (a failure with `KAFKA_WIRE_REQUIRE_JAVA`); without Go, the kgo parts
 //! skip (a failure with `KAFKA_WIRE_REQUIRE_GO`).
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::time::Duration;
+use std::io;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use hmac::{Hmac, Mac};
-use kafka_wire::frame::{RequestFrame, ResponseFrame};
+use kafka_wire::frame::ResponseFrame;
 use kafka_wire::messages::{
-    ApiVersionsRequest, ApiVersionsResponse, MetadataRequest, MetadataResponse, RequestHeader,
+    ApiVersionsRequest, ApiVersionsResponse, MetadataRequest, MetadataResponse,
     SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest, SaslHandshakeResponse,
 };
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
 use kafka_wire_test_support::kafka::{one_at_a_time, pinned_version, Kafka};
+use kafka_wire_tests::broker::Client;
 use kafka_wire_tests::clients::{
     check_flow, kgo_flow, proxy, run_java, run_java_with, run_kgo, say, scratch, ProxyLog,
 };
@@ -45,70 +44,31 @@ const USER: &str = "alice";
 const PASSWORD: &str = "alice-secret-4f9d";
 
 // ---------------------------------------------------------------------------
-// A blocking client, one request at a time.
+// A blocking client, one request at a time: the tests crate's `Client`.
 
-struct Wire {
-    stream: TcpStream,
-    correlation_id: i32,
-    client_id: &'static str,
+/// Sends `body` at `version` and decodes the answer, or `None` when the
+/// broker closes the connection instead.
+fn call(client: &mut Client, version: i16, body: RequestBody<'_>) -> Option<ResponseBody<'static>> {
+    let api = body.api_key();
+    let frame = match client.exchange(version, body) {
+        Ok(frame) => frame?,
+        // An answer to another correlation id.
+        Err(error) if error.kind() == io::ErrorKind::Other => panic!("{error}"),
+        Err(_) => return None,
+    };
+    let response = ResponseFrame::decode(&frame, api, version)
+        .unwrap_or_else(|e| panic!("the {} v{version} answer: {e}", api.name()));
+    Some(response.body.into_owned())
 }
 
-impl Wire {
-    fn connect(address: &str, client_id: &'static str) -> Wire {
-        let stream =
-            TcpStream::connect(address).unwrap_or_else(|e| panic!("connect {address}: {e}"));
-        stream
-            .set_read_timeout(Some(Duration::from_secs(30)))
-            .unwrap_or_else(|e| panic!("{e}"));
-        Wire {
-            stream,
-            correlation_id: 0,
-            client_id,
-        }
-    }
-
-    /// Sends `body` at `version` and decodes the answer, or `None` when the
-    /// broker closes the connection instead.
-    fn call(&mut self, version: i16, body: RequestBody<'_>) -> Option<ResponseBody<'static>> {
-        self.correlation_id += 1;
-        let api = body.api_key();
-        let request = RequestFrame {
-            header: RequestHeader {
-                request_api_key: api.key(),
-                request_api_version: version,
-                correlation_id: self.correlation_id,
-                client_id: Some(self.client_id.into()),
-                ..Default::default()
-            },
-            body,
-        };
-        let mut bytes = Vec::new();
-        request
-            .encode_with_size(&mut bytes)
-            .unwrap_or_else(|e| panic!("{e}"));
-        self.stream.write_all(&bytes).ok()?;
-        let frame = self.read_frame()?;
-        let response = ResponseFrame::decode(&frame, api, version)
-            .unwrap_or_else(|e| panic!("the {} v{version} answer: {e}", api.name()));
-        assert_eq!(response.header.correlation_id, self.correlation_id);
-        Some(response.body.into_owned())
-    }
-
-    /// A bare token of the legacy form: size prefix and bytes, no header.
-    fn bare(&mut self, token: &[u8]) -> Option<Vec<u8>> {
-        let mut bytes = (token.len() as i32).to_be_bytes().to_vec();
-        bytes.extend_from_slice(token);
-        self.stream.write_all(&bytes).ok()?;
-        self.read_frame()
-    }
-
-    fn read_frame(&mut self) -> Option<Vec<u8>> {
-        let mut size = [0u8; 4];
-        self.stream.read_exact(&mut size).ok()?;
-        let mut frame = vec![0u8; usize::try_from(i32::from_be_bytes(size)).ok()?];
-        self.stream.read_exact(&mut frame).ok()?;
-        Some(frame)
-    }
+/// A bare token of the legacy form: size prefix and bytes, no header; the
+/// broker's answer, or `None` when it closes the connection instead.
+fn bare(client: &mut Client, token: &[u8]) -> Option<Vec<u8>> {
+    let size = i32::try_from(token.len()).unwrap_or_else(|e| panic!("{e}"));
+    let mut bytes = size.to_be_bytes().to_vec();
+    bytes.extend_from_slice(token);
+    client.send_raw(&bytes).ok()?;
+    client.read_frame().ok()
 }
 
 // ---------------------------------------------------------------------------
@@ -208,11 +168,12 @@ impl Scram {
 
 /// One token exchange in `form`: the broker's answer, or its error code
 /// (SaslAuthenticate) / `None` (legacy: the broker closes).
-fn exchange(wire: &mut Wire, form: Form, token: &[u8]) -> Result<Vec<u8>, Option<i16>> {
+fn exchange(wire: &mut Client, form: Form, token: &[u8]) -> Result<Vec<u8>, Option<i16>> {
     match form {
-        Form::Legacy => wire.bare(token).ok_or(None),
+        Form::Legacy => bare(wire, token).ok_or(None),
         Form::Authenticate => {
-            let body = wire.call(
+            let body = call(
+                wire,
                 2,
                 SaslAuthenticateRequest {
                     auth_bytes: token.to_vec().into(),
@@ -248,9 +209,11 @@ fn authenticate(
     form: Form,
     password: &str,
 ) -> Result<Authenticated, Option<i16>> {
-    let mut wire = Wire::connect(address, "kafka-wire-sasl");
+    let mut wire = Client::connect(address, "kafka-wire-sasl")
+        .unwrap_or_else(|e| panic!("connect {address}: {e}"));
     // ApiVersions first, as clients do; it needs no authentication.
-    let Some(ResponseBody::ApiVersions(ApiVersionsResponse { api_keys, .. })) = wire.call(
+    let Some(ResponseBody::ApiVersions(ApiVersionsResponse { api_keys, .. })) = call(
+        &mut wire,
         3,
         ApiVersionsRequest {
             client_software_name: "kafka-wire".into(),
@@ -273,7 +236,8 @@ fn authenticate(
         error_code,
         mechanisms,
         ..
-    })) = wire.call(
+    })) = call(
+        &mut wire,
         version,
         SaslHandshakeRequest {
             mechanism: mechanism.to_owned().into(),
@@ -312,7 +276,7 @@ fn authenticate(
     }
     // Authenticated: Kafka requests again.
     let Some(ResponseBody::Metadata(MetadataResponse { brokers, .. })) =
-        wire.call(12, MetadataRequest::default().into())
+        call(&mut wire, 12, MetadataRequest::default().into())
     else {
         panic!("no Metadata answer after authenticating");
     };

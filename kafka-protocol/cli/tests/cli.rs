@@ -7,6 +7,7 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use kafka_wire_records::{records_to_json, DecodeOptions, Header, RecordBatchBuilder};
+use kafka_wire_test_support::process::run_with_input;
 use serde_json::{json, Value};
 
 /// What a run of the binary produced.
@@ -52,21 +53,12 @@ impl Run {
 
 /// Runs the binary with `args`, feeding `stdin`.
 fn run(args: &[&str], stdin: &[u8]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kafka-protocol"))
-        .args(args)
-        .env("RUST_BACKTRACE", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start the binary: {e}"));
-    if let Some(mut input) = child.stdin.take() {
-        // The binary may exit before reading everything (bad arguments).
-        let _ = input.write_all(stdin);
-    }
-    let output = child
-        .wait_with_output()
-        .unwrap_or_else(|e| panic!("cannot wait for the binary: {e}"));
+    let output = run_with_input(
+        Command::new(env!("CARGO_BIN_EXE_kafka-protocol"))
+            .args(args)
+            .env("RUST_BACKTRACE", "1"),
+        stdin,
+    );
     Run {
         code: output.status.code(),
         stdout: output.stdout,

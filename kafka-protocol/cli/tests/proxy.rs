@@ -11,77 +11,55 @@ use std::time::{Duration, Instant};
 use kafka_wire::frame::{RequestFrame, ResponseFrame};
 use kafka_wire::messages::{
     find_coordinator_response, metadata_response, produce_request, FindCoordinatorRequest,
-    FindCoordinatorResponse, MetadataRequest, MetadataResponse, ProduceRequest, RequestHeader,
-    ResponseHeader,
+    FindCoordinatorResponse, MetadataRequest, MetadataResponse, ProduceRequest,
 };
 use kafka_wire::{ApiKey, RequestBody, ResponseBody};
 use kafka_wire_test_support::attack::{
     flood_with_size_prefixes, with_address_space_limit, ADDRESS_SPACE_LIMIT,
 };
+use kafka_wire_test_support::fake_broker::{
+    fake_broker as support_fake_broker, fake_listener, respond, Reply,
+};
+use kafka_wire_test_support::frames::{receive, send_request};
 use serde_json::Value;
-
-fn read_frame(stream: &mut TcpStream) -> Option<Vec<u8>> {
-    let mut size = [0u8; 4];
-    stream.read_exact(&mut size).ok()?;
-    let mut frame = vec![0u8; i32::from_be_bytes(size) as usize];
-    stream.read_exact(&mut frame).ok()?;
-    Some(frame)
-}
 
 /// A broker that answers Metadata and FindCoordinator with its own address,
 /// and nothing else (a Produce with acks=0 gets no answer).
 fn fake_broker() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            thread::spawn(move || {
-                while let Some(frame) = read_frame(&mut stream) {
-                    let request = RequestFrame::decode(&frame).unwrap();
-                    let version = request.api_version();
-                    let body: ResponseBody = match request.body {
-                        RequestBody::Metadata(_) => MetadataResponse {
-                            brokers: vec![metadata_response::MetadataResponseBroker {
-                                node_id: 1,
-                                host: "127.0.0.1".into(),
-                                port: port.into(),
-                                ..Default::default()
-                            }]
-                            .into(),
-                            ..Default::default()
-                        }
-                        .into(),
-                        RequestBody::FindCoordinator(_) => FindCoordinatorResponse {
-                            coordinators: vec![find_coordinator_response::Coordinator {
-                                key: "group".into(),
-                                node_id: 1,
-                                host: "127.0.0.1".into(),
-                                port: port.into(),
-                                ..Default::default()
-                            }]
-                            .into(),
-                            ..Default::default()
-                        }
-                        .into(),
-                        _ => continue,
-                    };
-                    let response = ResponseFrame {
-                        header: ResponseHeader {
-                            correlation_id: request.header.correlation_id,
-                            ..Default::default()
-                        },
-                        body,
-                        version,
-                    };
-                    let mut out = Vec::new();
-                    response.encode_with_size(&mut out).unwrap();
-                    stream.write_all(&out).unwrap();
+    let address = support_fake_broker(|request, address| {
+        let port = address.port().into();
+        match request.body {
+            RequestBody::Metadata(_) => Reply::Answer(
+                MetadataResponse {
+                    brokers: vec![metadata_response::MetadataResponseBroker {
+                        node_id: 1,
+                        host: "127.0.0.1".into(),
+                        port,
+                        ..Default::default()
+                    }]
+                    .into(),
+                    ..Default::default()
                 }
-            });
+                .into(),
+            ),
+            RequestBody::FindCoordinator(_) => Reply::Answer(
+                FindCoordinatorResponse {
+                    coordinators: vec![find_coordinator_response::Coordinator {
+                        key: "group".into(),
+                        node_id: 1,
+                        host: "127.0.0.1".into(),
+                        port,
+                        ..Default::default()
+                    }]
+                    .into(),
+                    ..Default::default()
+                }
+                .into(),
+            ),
+            _ => Reply::Nothing,
         }
     });
-    port
+    address.port()
 }
 
 struct Proxy {
@@ -176,20 +154,8 @@ impl Proxy {
     }
 }
 
-fn send(stream: &mut TcpStream, api: ApiKey, version: i16, correlation_id: i32, body: RequestBody) {
-    let frame = RequestFrame {
-        header: RequestHeader {
-            request_api_key: api.key(),
-            request_api_version: version,
-            correlation_id,
-            client_id: Some("proxy-test".into()),
-            ..Default::default()
-        },
-        body,
-    };
-    let mut out = Vec::new();
-    frame.encode_with_size(&mut out).unwrap();
-    stream.write_all(&out).unwrap();
+fn send(stream: &mut TcpStream, version: i16, correlation_id: i32, body: RequestBody) {
+    send_request(stream, version, correlation_id, "proxy-test", body);
 }
 
 #[test]
@@ -202,7 +168,6 @@ fn proxy_rewrites_addresses_logs_exchanges_and_exits_0_on_sigterm() {
     // acks=0: logged with a null response, none comes.
     send(
         &mut client,
-        ApiKey::Produce,
         9,
         1,
         ProduceRequest {
@@ -216,14 +181,8 @@ fn proxy_rewrites_addresses_logs_exchanges_and_exits_0_on_sigterm() {
         }
         .into(),
     );
-    send(
-        &mut client,
-        ApiKey::Metadata,
-        12,
-        2,
-        MetadataRequest::default().into(),
-    );
-    let frame = read_frame(&mut client).unwrap();
+    send(&mut client, 12, 2, MetadataRequest::default().into());
+    let frame = receive(&mut client).unwrap();
     let metadata = ResponseFrame::decode(&frame, ApiKey::Metadata, 12).unwrap();
     assert_eq!(metadata.header.correlation_id, 2);
     let ResponseBody::Metadata(metadata) = metadata.body else {
@@ -234,7 +193,6 @@ fn proxy_rewrites_addresses_logs_exchanges_and_exits_0_on_sigterm() {
 
     send(
         &mut client,
-        ApiKey::FindCoordinator,
         4,
         3,
         FindCoordinatorRequest {
@@ -243,7 +201,7 @@ fn proxy_rewrites_addresses_logs_exchanges_and_exits_0_on_sigterm() {
         }
         .into(),
     );
-    let frame = read_frame(&mut client).unwrap();
+    let frame = receive(&mut client).unwrap();
     let find = ResponseFrame::decode(&frame, ApiKey::FindCoordinator, 4).unwrap();
     let ResponseBody::FindCoordinator(find) = find.body else {
         panic!()
@@ -328,14 +286,8 @@ fn size_prefixes_alone_on_many_connections_leave_the_proxy_serving_others() {
         "flood",
     );
     let flood = flood_with_size_prefixes(&proxy.address, 60, |stream| {
-        send(
-            stream,
-            ApiKey::Metadata,
-            12,
-            1,
-            MetadataRequest::default().into(),
-        );
-        read_frame(stream).expect("an answer before the flood");
+        send(stream, 12, 1, MetadataRequest::default().into());
+        receive(stream).expect("an answer before the flood");
     });
     let mut client = TcpStream::connect(&proxy.address).unwrap();
     client
@@ -344,12 +296,11 @@ fn size_prefixes_alone_on_many_connections_leave_the_proxy_serving_others() {
     for correlation_id in 1..=3 {
         send(
             &mut client,
-            ApiKey::Metadata,
             12,
             correlation_id,
             MetadataRequest::default().into(),
         );
-        let frame = read_frame(&mut client).expect("an answer through the flooded proxy");
+        let frame = receive(&mut client).expect("an answer through the flooded proxy");
         let answer = ResponseFrame::decode(&frame, ApiKey::Metadata, 12).unwrap();
         assert_eq!(answer.header.correlation_id, correlation_id);
     }
@@ -377,55 +328,38 @@ fn proxy_log_path(name: &str) -> PathBuf {
 /// Metadata.
 fn fake_sasl_broker() -> u16 {
     use kafka_wire::messages::{SaslAuthenticateResponse, SaslHandshakeResponse};
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            thread::spawn(move || {
-                let mut bare_token_next = false;
-                while let Some(frame) = read_frame(&mut stream) {
-                    if bare_token_next {
-                        assert!(frame.starts_with(b"\0alice\0"), "not a PLAIN token");
-                        stream.write_all(&0i32.to_be_bytes()).unwrap();
-                        bare_token_next = false;
-                        continue;
+    let address = fake_listener(|mut stream, _| {
+        let mut bare_token_next = false;
+        while let Some(frame) = receive(&mut stream) {
+            if bare_token_next {
+                assert!(frame.starts_with(b"\0alice\0"), "not a PLAIN token");
+                stream.write_all(&0i32.to_be_bytes()).unwrap();
+                bare_token_next = false;
+                continue;
+            }
+            let request = RequestFrame::decode(&frame).unwrap();
+            let version = request.api_version();
+            let body: ResponseBody = match request.body {
+                RequestBody::SaslHandshake(_) => {
+                    bare_token_next = version == 0;
+                    SaslHandshakeResponse {
+                        mechanisms: vec!["PLAIN".into()],
+                        ..Default::default()
                     }
-                    let request = RequestFrame::decode(&frame).unwrap();
-                    let version = request.api_version();
-                    let body: ResponseBody = match request.body {
-                        RequestBody::SaslHandshake(_) => {
-                            bare_token_next = version == 0;
-                            SaslHandshakeResponse {
-                                mechanisms: vec!["PLAIN".into()],
-                                ..Default::default()
-                            }
-                            .into()
-                        }
-                        RequestBody::SaslAuthenticate(_) => SaslAuthenticateResponse {
-                            auth_bytes: b"server-proof".to_vec().into(),
-                            ..Default::default()
-                        }
-                        .into(),
-                        RequestBody::Metadata(_) => MetadataResponse::default().into(),
-                        _ => continue,
-                    };
-                    let response = ResponseFrame {
-                        header: ResponseHeader {
-                            correlation_id: request.header.correlation_id,
-                            ..Default::default()
-                        },
-                        body,
-                        version,
-                    };
-                    let mut out = Vec::new();
-                    response.encode_with_size(&mut out).unwrap();
-                    stream.write_all(&out).unwrap();
+                    .into()
                 }
-            });
+                RequestBody::SaslAuthenticate(_) => SaslAuthenticateResponse {
+                    auth_bytes: b"server-proof".to_vec().into(),
+                    ..Default::default()
+                }
+                .into(),
+                RequestBody::Metadata(_) => MetadataResponse::default().into(),
+                _ => continue,
+            };
+            respond(&mut stream, &request, body, version);
         }
     });
-    port
+    address.port()
 }
 
 #[test]
@@ -439,7 +373,6 @@ fn sasl_passes_through_in_both_forms_and_the_log_shows_no_secret() {
     let mut legacy = TcpStream::connect(&proxy.address).unwrap();
     send(
         &mut legacy,
-        ApiKey::SaslHandshake,
         0,
         1,
         SaslHandshakeRequest {
@@ -447,26 +380,19 @@ fn sasl_passes_through_in_both_forms_and_the_log_shows_no_secret() {
         }
         .into(),
     );
-    let answer = read_frame(&mut legacy).unwrap();
+    let answer = receive(&mut legacy).unwrap();
     assert_eq!(answer[..4], 1i32.to_be_bytes());
     let mut bare = (token.len() as i32).to_be_bytes().to_vec();
     bare.extend_from_slice(token);
     legacy.write_all(&bare).unwrap();
-    assert_eq!(read_frame(&mut legacy).unwrap(), b"");
-    send(
-        &mut legacy,
-        ApiKey::Metadata,
-        12,
-        2,
-        MetadataRequest::default().into(),
-    );
-    read_frame(&mut legacy).unwrap();
+    assert_eq!(receive(&mut legacy).unwrap(), b"");
+    send(&mut legacy, 12, 2, MetadataRequest::default().into());
+    receive(&mut legacy).unwrap();
 
     // SaslHandshake v1 and SaslAuthenticate.
     let mut modern = TcpStream::connect(&proxy.address).unwrap();
     send(
         &mut modern,
-        ApiKey::SaslHandshake,
         1,
         1,
         SaslHandshakeRequest {
@@ -474,10 +400,9 @@ fn sasl_passes_through_in_both_forms_and_the_log_shows_no_secret() {
         }
         .into(),
     );
-    read_frame(&mut modern).unwrap();
+    receive(&mut modern).unwrap();
     send(
         &mut modern,
-        ApiKey::SaslAuthenticate,
         2,
         2,
         SaslAuthenticateRequest {
@@ -486,15 +411,9 @@ fn sasl_passes_through_in_both_forms_and_the_log_shows_no_secret() {
         }
         .into(),
     );
-    read_frame(&mut modern).unwrap();
-    send(
-        &mut modern,
-        ApiKey::Metadata,
-        12,
-        3,
-        MetadataRequest::default().into(),
-    );
-    read_frame(&mut modern).unwrap();
+    receive(&mut modern).unwrap();
+    send(&mut modern, 12, 3, MetadataRequest::default().into());
+    receive(&mut modern).unwrap();
     drop((legacy, modern));
 
     let lines = proxy.log_lines(6);

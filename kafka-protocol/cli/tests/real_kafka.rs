@@ -7,6 +7,7 @@ use std::process::Command;
 
 use kafka_wire::ApiKey;
 use kafka_wire_test_support::kafka::{one_at_a_time, pinned_version, Kafka};
+use kafka_wire_test_support::process::run_with_input;
 use serde_json::Value;
 
 /// Runs the binary; returns standard output, panicking unless it exits 0
@@ -19,22 +20,10 @@ fn kafka_protocol(args: &[&str], stdin: &str) -> String {
 /// Runs the binary; its standard output if it exits 0 with nothing on
 /// standard error, else what it wrote there.
 fn try_kafka_protocol(args: &[&str], stdin: &str) -> Result<String, String> {
-    use std::io::Write as _;
-    use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kafka-protocol"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = run_with_input(
+        Command::new(env!("CARGO_BIN_EXE_kafka-protocol")).args(args),
+        stdin.as_bytes(),
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() || !stderr.is_empty() {
         return Err(format!("{} ({})", stderr.trim_end(), out.status));

@@ -3,17 +3,17 @@
 //! pinned table and JSON formats, and the one-line errors (no connection,
 //! a response that does not decode, a timeout, a closed connection).
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::process::{Command, Stdio};
+use std::net::TcpListener;
+use std::process::Command;
 use std::sync::{Arc, Mutex};
-use std::thread;
 
-use kafka_wire::frame::{RequestFrame, ResponseFrame};
+use kafka_wire::frame::RequestFrame;
 use kafka_wire::messages::{
-    api_versions_response, metadata_response, ApiVersionsResponse, MetadataResponse, ResponseHeader,
+    api_versions_response, metadata_response, ApiVersionsResponse, MetadataResponse,
 };
-use kafka_wire::{ApiKey, RequestBody, ResponseBody};
+use kafka_wire::{ApiKey, RequestBody};
+use kafka_wire_test_support::fake_broker::Reply;
+use kafka_wire_test_support::process::run_with_input;
 use serde_json::{json, Value};
 
 /// What the fake broker advertises: ApiVersions 0-3, Metadata 0-9, ListGroups
@@ -32,115 +32,82 @@ const ADVERTISED: [(i16, i16, i16); 6] = [
 /// Every (api key, version) the fake broker received, in order.
 type Seen = Arc<Mutex<Vec<(i16, i16)>>>;
 
-fn read_frame(stream: &mut TcpStream) -> Option<Vec<u8>> {
-    let mut size = [0u8; 4];
-    stream.read_exact(&mut size).ok()?;
-    let mut frame = vec![0u8; i32::from_be_bytes(size) as usize];
-    stream.read_exact(&mut frame).ok()?;
-    Some(frame)
-}
-
+/// A fake broker that records what it is sent and answers as [`ADVERTISED`]
+/// says.
 fn fake_broker() -> (String, Seen) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap().to_string();
     let seen: Seen = Arc::default();
     let record = Arc::clone(&seen);
-    thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { return };
-            let record = Arc::clone(&record);
-            thread::spawn(move || serve(stream, &record));
-        }
-    });
-    (address, seen)
-}
-
-fn serve(mut stream: TcpStream, seen: &Seen) {
-    while let Some(frame) = read_frame(&mut stream) {
-        let request = RequestFrame::decode(&frame).unwrap();
+    let address = kafka_wire_test_support::fake_broker::fake_broker(move |request, _| {
         let version = request.api_version();
-        seen.lock()
+        record
+            .lock()
             .unwrap()
             .push((request.header.request_api_key, version));
-        let correlation_id = request.header.correlation_id;
-        let (body, body_version): (ResponseBody, i16) = match request.body {
-            // Above v3, what a broker answers a version it lacks: a v0
-            // body with UNSUPPORTED_VERSION, listing its range.
-            RequestBody::ApiVersions(_) if version > 3 => (
-                ApiVersionsResponse {
-                    error_code: 35,
-                    api_keys: vec![api_versions_response::ApiVersion {
-                        api_key: 18,
-                        min_version: 0,
-                        max_version: 3,
-                        ..Default::default()
-                    }]
-                    .into(),
+        answer(request, version)
+    });
+    (address.to_string(), seen)
+}
+
+fn answer(request: &RequestFrame<'_>, version: i16) -> Reply {
+    match request.body {
+        // Above v3, what a broker answers a version it lacks: a v0 body
+        // with UNSUPPORTED_VERSION, listing its range.
+        RequestBody::ApiVersions(_) if version > 3 => Reply::AnswerAt(
+            ApiVersionsResponse {
+                error_code: 35,
+                api_keys: vec![api_versions_response::ApiVersion {
+                    api_key: 18,
+                    min_version: 0,
+                    max_version: 3,
                     ..Default::default()
-                }
+                }]
                 .into(),
-                0,
-            ),
-            RequestBody::ApiVersions(_) => (
-                ApiVersionsResponse {
-                    api_keys: ADVERTISED
-                        .iter()
-                        .map(|&(api_key, min_version, max_version)| {
-                            api_versions_response::ApiVersion {
-                                api_key,
-                                min_version,
-                                max_version,
-                                ..Default::default()
-                            }
-                        })
-                        .collect(),
-                    ..Default::default()
-                }
-                .into(),
-                version,
-            ),
-            RequestBody::Metadata(_) => (
-                MetadataResponse {
-                    brokers: vec![metadata_response::MetadataResponseBroker {
-                        node_id: 7,
-                        host: "127.0.0.1".into(),
-                        port: 9092,
-                        ..Default::default()
-                    }]
-                    .into(),
-                    cluster_id: Some("fake".into()),
-                    controller_id: 7,
-                    ..Default::default()
-                }
-                .into(),
-                version,
-            ),
-            RequestBody::ListGroups(_) => {
-                // A correlation id, then a body cut short.
-                let mut out = 7i32.to_be_bytes().to_vec();
-                out.extend_from_slice(&correlation_id.to_be_bytes());
-                out.push(0);
-                out.push(0);
-                let size = (out.len() - 4) as i32;
-                out[..4].copy_from_slice(&size.to_be_bytes());
-                stream.write_all(&out).unwrap();
-                continue;
-            }
-            RequestBody::DescribeCluster(_) => continue,
-            _ => return,
-        };
-        let response = ResponseFrame {
-            header: ResponseHeader {
-                correlation_id,
                 ..Default::default()
-            },
-            body,
-            // The ApiVersions fallback writes its body at version 0.
-            version: body_version,
-        };
-        let mut out = Vec::new();
-        response.encode_with_size(&mut out).unwrap();
-        stream.write_all(&out).unwrap();
+            }
+            .into(),
+            0,
+        ),
+        RequestBody::ApiVersions(_) => Reply::Answer(
+            ApiVersionsResponse {
+                api_keys: ADVERTISED
+                    .iter()
+                    .map(
+                        |&(api_key, min_version, max_version)| api_versions_response::ApiVersion {
+                            api_key,
+                            min_version,
+                            max_version,
+                            ..Default::default()
+                        },
+                    )
+                    .collect(),
+                ..Default::default()
+            }
+            .into(),
+        ),
+        RequestBody::Metadata(_) => Reply::Answer(
+            MetadataResponse {
+                brokers: vec![metadata_response::MetadataResponseBroker {
+                    node_id: 7,
+                    host: "127.0.0.1".into(),
+                    port: 9092,
+                    ..Default::default()
+                }]
+                .into(),
+                cluster_id: Some("fake".into()),
+                controller_id: 7,
+                ..Default::default()
+            }
+            .into(),
+        ),
+        RequestBody::ListGroups(_) => {
+            // A correlation id, then a body cut short.
+            let mut out = 6i32.to_be_bytes().to_vec();
+            out.extend_from_slice(&request.header.correlation_id.to_be_bytes());
+            out.extend_from_slice(&[0, 0]);
+            Reply::Bytes(out)
+        }
+        RequestBody::DescribeCluster(_) => Reply::Nothing,
+        _ => Reply::Close,
     }
 }
 
@@ -178,16 +145,10 @@ impl Run {
 }
 
 fn run(args: &[&str], stdin: &str) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kafka-protocol"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // A command that fails before it reads its input closes the pipe.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    let out = child.wait_with_output().unwrap();
+    let out = run_with_input(
+        Command::new(env!("CARGO_BIN_EXE_kafka-protocol")).args(args),
+        stdin.as_bytes(),
+    );
     Run {
         code: out.status.code(),
         stdout: String::from_utf8(out.stdout).unwrap(),

@@ -16,12 +16,13 @@ use std::process::{Child, Command, Stdio};
 use kafka_wire_test_support::attack::{
     flood_with_size_prefixes, with_address_space_limit, ADDRESS_SPACE_LIMIT,
 };
+use kafka_wire_test_support::frames::{receive, send_request};
 use std::time::Duration;
 
-use kafka_wire::frame::{RequestFrame, ResponseFrame};
+use kafka_wire::frame::ResponseFrame;
 use kafka_wire::messages::{
     fetch_request, metadata_request, produce_request, ApiVersionsRequest, FetchRequest,
-    FetchResponse, MetadataRequest, ProduceRequest, ProduceResponse, RequestHeader,
+    FetchResponse, MetadataRequest, ProduceRequest, ProduceResponse,
 };
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
 use kafka_wire_records::{compress, Compression, RecordBatchBuilder};
@@ -114,31 +115,7 @@ fn call(stream: &mut TcpStream, body: RequestBody<'_>, version: i16) -> Vec<u8> 
 }
 
 fn send(stream: &mut TcpStream, body: RequestBody<'_>, version: i16) {
-    let frame = RequestFrame {
-        header: RequestHeader {
-            request_api_key: body.api_key().key(),
-            request_api_version: version,
-            correlation_id: 1,
-            client_id: Some(Cow::Borrowed("hostile")),
-            ..Default::default()
-        },
-        body,
-    };
-    let mut bytes = Vec::new();
-    frame
-        .encode_with_size(&mut bytes)
-        .unwrap_or_else(|e| panic!("{e}"));
-    stream.write_all(&bytes).unwrap_or_else(|e| panic!("{e}"));
-}
-
-/// The next response frame, or `None` when the broker closed the
-/// connection.
-fn receive(stream: &mut TcpStream) -> Option<Vec<u8>> {
-    let mut size = [0u8; 4];
-    stream.read_exact(&mut size).ok()?;
-    let mut frame = vec![0u8; usize::try_from(i32::from_be_bytes(size)).ok()?];
-    stream.read_exact(&mut frame).ok()?;
-    Some(frame)
+    send_request(stream, version, 1, "hostile", body);
 }
 
 const PRODUCE_VERSION: i16 = 8;

@@ -2,12 +2,20 @@
 //! heap-tracking allocator, so that a test can assert how much memory a
 //! decode took, a builder of wire bytes by hand, the size-prefix flood
 //! that servers must survive, and real Apache Kafka started through
-//! `tests/kafka/broker.sh`.
+//! `tests/kafka/broker.sh`, and the program under test run with its
+//! input. With the `frames` feature: frames over blocking
+//! streams (read through kafka-wire's `read_frame`) and a thread-based
+//! fake broker, for the suites that play a client or a broker.
 //!
 //! Not published: the packages name it as a path-only dev-dependency, which
 //! cargo drops from the packages it publishes.
 
 pub mod attack;
+#[cfg(feature = "frames")]
+pub mod fake_broker;
+#[cfg(feature = "frames")]
+pub mod frames;
 pub mod heap;
 pub mod kafka;
+pub mod process;
 pub mod wire;
