@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use kafka_wire::runtime::DecodeError;
 use kafka_wire::{RequestBody, ResponseBody};
-use kafka_wire_proxy::tokio::proxy_connection;
+use kafka_wire_proxy::serve::proxy_connection;
 use kafka_wire_proxy::{
     Config, Connection, Filter, ProxiedRequest, ProxiedResponse, RequestAction, ResponseAction,
 };

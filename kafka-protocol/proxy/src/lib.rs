@@ -33,7 +33,7 @@
 //! mechanism whose token count it cannot know (GSSAPI), the rest of the
 //! connection is relayed untouched ([`Connection::is_opaque`]).
 //!
-//! With the `tokio` feature, [`tokio::proxy_connection`] runs a
+//! With the `tokio` feature, [`serve::proxy_connection`] runs a
 //! [`Connection`] between two sockets.
 //!
 //! ```
@@ -84,10 +84,10 @@ mod filter;
 mod outgoing;
 mod proxied;
 mod sasl;
+#[cfg(feature = "tokio")]
+pub mod serve;
 #[cfg(test)]
 mod tests;
-#[cfg(feature = "tokio")]
-pub mod tokio;
 
 pub use budget::{BudgetExceeded, BufferBudget};
 pub use connection::{Config, Connection, DEFAULT_MAX_IN_FLIGHT};

@@ -11,7 +11,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kafka_wire_proxy::tokio::{proxy_connection_with, ServeOptions};
+use kafka_wire_proxy::serve::{proxy_connection_with, ServeOptions};
 use kafka_wire_proxy::{BufferBudget, Config, Connection};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};

@@ -19,6 +19,8 @@
 //!   answer, and an ApiVersions answer to an unsupported version is
 //!   written at version 0.
 
+#[cfg(feature = "tokio")]
+mod codec;
 #[cfg(kafka_apis)]
 mod exchange;
 #[cfg(kafka_apis)]
@@ -29,9 +31,9 @@ mod request;
 #[cfg(kafka_apis)]
 mod response;
 mod split;
-#[cfg(feature = "tokio")]
-mod tokio;
 
+#[cfg(feature = "tokio")]
+pub use codec::{FrameCodec, FrameCodecError};
 #[cfg(kafka_apis)]
 pub use exchange::{expects_response, produce_acks, request_header_len, response_body_version};
 #[cfg(kafka_apis)]
@@ -45,8 +47,6 @@ pub use split::{
     frame_size, next_frame, split_frames, FrameError, FrameSplitter, SplitFrames,
     DEFAULT_MAX_FRAME_SIZE, READ_AHEAD,
 };
-#[cfg(feature = "tokio")]
-pub use tokio::{FrameCodec, FrameCodecError};
 
 #[cfg(kafka_apis)]
 use crate::runtime::{EncodeError, EncodeErrorKind};
