@@ -82,11 +82,13 @@ impl Proxy {
             Command::new(env!("CARGO_BIN_EXE_kafka-protocol")),
             upstream,
             name,
+            &[],
         )
     }
 
-    /// Starts the proxy through `command`, which runs the binary.
-    fn start_with(mut command: Command, upstream: &str, name: &str) -> Proxy {
+    /// Starts the proxy through `command`, which runs the binary, with
+    /// `extra` arguments.
+    fn start_with(mut command: Command, upstream: &str, name: &str, extra: &[&str]) -> Proxy {
         let log = proxy_log_path(name);
         let mut child = command
             .args([
@@ -98,6 +100,7 @@ impl Proxy {
                 "--log",
             ])
             .arg(&log)
+            .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -284,6 +287,7 @@ fn size_prefixes_alone_on_many_connections_leave_the_proxy_serving_others() {
         with_address_space_limit(&binary, ADDRESS_SPACE_LIMIT),
         &format!("127.0.0.1:{broker_port}"),
         "flood",
+        &[],
     );
     let flood = flood_with_size_prefixes(&proxy.address, 60, |stream| {
         send(stream, 12, 1, MetadataRequest::default().into());
@@ -476,4 +480,66 @@ fn sasl_passes_through_in_both_forms_and_the_log_shows_no_secret() {
         assert!(!text.contains(&secret), "the log shows {secret}:\n{text}");
         assert!(!stderr.contains(&secret), "stderr shows {secret}");
     }
+}
+
+/// `--max-connections` closes the connection past the cap on accept, and
+/// `--idle-timeout` closes one across which no whole frame passes, which
+/// frees its place for the next client. A partial frame does not count as
+/// activity.
+#[test]
+fn connections_past_the_cap_and_idle_connections_are_closed() {
+    let broker_port = fake_broker();
+    let proxy = Proxy::start_with(
+        Command::new(env!("CARGO_BIN_EXE_kafka-protocol")),
+        &format!("127.0.0.1:{broker_port}"),
+        "limits",
+        &["--max-connections", "1", "--idle-timeout", "1"],
+    );
+    let connect = || {
+        let stream = TcpStream::connect(&proxy.address).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        stream
+    };
+    let mut first = connect();
+    send(&mut first, 12, 1, MetadataRequest::default().into());
+    assert!(receive(&mut first).is_some(), "the first client is served");
+    // A second client while the first holds the only place: closed.
+    let mut second = connect();
+    let mut byte = [0u8; 1];
+    assert!(
+        matches!(second.read(&mut byte), Ok(0)),
+        "not closed on accept"
+    );
+    // The first now sends half a frame and goes quiet: closed when idle.
+    let started = Instant::now();
+    first.write_all(&100i32.to_be_bytes()).unwrap();
+    assert!(
+        matches!(first.read(&mut byte), Ok(0)),
+        "not closed when idle"
+    );
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(5),
+        "closed after {waited:?}"
+    );
+    // Its place is free again, once the proxy has finished with it.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    let served = loop {
+        let mut third = connect();
+        send(&mut third, 12, 2, MetadataRequest::default().into());
+        if receive(&mut third).is_some() {
+            break true;
+        }
+        if Instant::now() > deadline {
+            break false;
+        }
+        thread::sleep(Duration::from_millis(50));
+    };
+    assert!(served, "the third client is never served");
+    drop((first, second));
+    let (code, stderr) = proxy.stop();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("idle"), "{stderr}");
 }
