@@ -3,6 +3,7 @@
 //! client, both through the state machine, and a watchdog ends a connection
 //! that stays idle past its timeout.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -146,25 +147,32 @@ where
     }));
     let client_write = Arc::new(AsyncMutex::new(client_write));
     let upstream_write = Arc::new(AsyncMutex::new(upstream_write));
+    let written = Arc::new(AtomicU64::new(0));
 
     let mut requests = tokio::spawn(pump(
         Side::Client,
         client_read,
         Arc::clone(&shared),
-        Arc::clone(&client_write),
-        Arc::clone(&upstream_write),
+        Writers {
+            client: Arc::clone(&client_write),
+            upstream: Arc::clone(&upstream_write),
+            written: Arc::clone(&written),
+        },
     ));
     let mut responses = tokio::spawn(pump(
         Side::Broker,
         upstream_read,
         Arc::clone(&shared),
-        Arc::clone(&client_write),
-        Arc::clone(&upstream_write),
+        Writers {
+            client: Arc::clone(&client_write),
+            upstream: Arc::clone(&upstream_write),
+            written: Arc::clone(&written),
+        },
     ));
     let first = tokio::select! {
         done = &mut requests => { responses.abort(); done }
         done = &mut responses => { requests.abort(); done }
-        idle = idle(&shared, options.idle_timeout) => {
+        idle = idle(&shared, &written, options.idle_timeout) => {
             requests.abort();
             responses.abort();
             Ok(Err(ServeError::Idle(idle)))
@@ -179,14 +187,21 @@ where
     }
 }
 
+/// The write halves of both sockets, and a count of the writes that made
+/// progress, which the idle watchdog reads.
+struct Writers<CW, UW> {
+    client: Arc<AsyncMutex<CW>>,
+    upstream: Arc<AsyncMutex<UW>>,
+    written: Arc<AtomicU64>,
+}
+
 /// Reads one side until it closes, feeding the state machine and writing
 /// what it produces to both sides.
 async fn pump<R, CW, UW, F>(
     side: Side,
     mut read: R,
     shared: Arc<Mutex<Shared<F>>>,
-    client_write: Arc<AsyncMutex<CW>>,
-    upstream_write: Arc<AsyncMutex<UW>>,
+    writers: Writers<CW, UW>,
 ) -> Result<(), ServeError>
 where
     R: AsyncRead + Unpin,
@@ -217,34 +232,52 @@ where
         // Take output while holding the writer, so that two tasks cannot
         // swap the order of what they took.
         {
-            let mut writer = upstream_write.lock().await;
+            let mut writer = writers.upstream.lock().await;
             let out = take(&shared, Side::Broker)?;
-            write(&mut *writer, out, Side::Broker).await?;
+            write(&mut *writer, out, Side::Broker, &writers.written).await?;
         }
         {
-            let mut writer = client_write.lock().await;
+            let mut writer = writers.client.lock().await;
             let out = take(&shared, Side::Client)?;
-            write(&mut *writer, out, Side::Client).await?;
+            write(&mut *writer, out, Side::Client, &writers.written).await?;
         }
     }
 }
 
-/// Resolves once no whole frame has crossed the connection for `timeout`
-/// (never, without one), with the time it waited.
-async fn idle<F>(shared: &Mutex<Shared<F>>, timeout: Option<Duration>) -> Duration {
+/// Resolves once nothing has moved across the connection for `timeout`
+/// (never, without one), with the time it waited: no whole frame arrived
+/// from either side, no write to either side made progress, and the client
+/// awaited no answer. Partial frames arriving do not count, so that a peer
+/// cannot keep a connection by trickling bytes; a request the broker is
+/// still working on (behind thousands of pipelined ones, or a long poll)
+/// does.
+async fn idle<F>(
+    shared: &Mutex<Shared<F>>,
+    written: &AtomicU64,
+    timeout: Option<Duration>,
+) -> Duration {
     let Some(timeout) = timeout else {
         return std::future::pending().await;
     };
     // Checked a few times per timeout, so that a connection closes at most
     // a quarter of the timeout late.
     let tick = (timeout / 4).max(Duration::from_millis(10));
-    let frames = |shared: &Mutex<Shared<F>>| shared.lock().map_or(0, |s| s.connection.frames());
-    let mut seen = frames(shared);
+    // What moved, and whether the client awaits an answer.
+    let activity = || {
+        let (frames, awaiting) = shared.lock().map_or((0, false), |s| {
+            (s.connection.frames(), s.connection.in_flight() > 0)
+        });
+        (
+            frames.wrapping_add(written.load(Ordering::Relaxed)),
+            awaiting,
+        )
+    };
+    let (mut seen, _) = activity();
     let mut since = tokio::time::Instant::now();
     loop {
         tokio::time::sleep(tick).await;
-        let now = frames(shared);
-        if now != seen {
+        let (now, awaiting) = activity();
+        if now != seen || awaiting {
             seen = now;
             since = tokio::time::Instant::now();
         } else if since.elapsed() >= timeout {
@@ -253,17 +286,25 @@ async fn idle<F>(shared: &Mutex<Shared<F>>, timeout: Option<Duration>) -> Durati
     }
 }
 
-/// Writes every chunk, in order.
+/// Writes every chunk, in order, counting in `written` each write that
+/// made progress.
 async fn write<W: AsyncWrite + Unpin>(
     writer: &mut W,
     out: Outgoing,
     side: Side,
+    written: &AtomicU64,
 ) -> Result<(), ServeError> {
+    let failed = |source| ServeError::Io { side, source };
     for chunk in out.into_chunks() {
-        writer
-            .write_all(&chunk)
-            .await
-            .map_err(|source| ServeError::Io { side, source })?;
+        let mut rest = &chunk[..];
+        while !rest.is_empty() {
+            let n = writer.write(rest).await.map_err(failed)?;
+            if n == 0 {
+                return Err(failed(std::io::ErrorKind::WriteZero.into()));
+            }
+            written.fetch_add(1, Ordering::Relaxed);
+            rest = &rest[n..];
+        }
     }
     Ok(())
 }
