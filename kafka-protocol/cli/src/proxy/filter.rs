@@ -5,7 +5,8 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use kafka_wire::runtime::DecodeError;
-use kafka_wire::{ApiKey, ResponseBody};
+use kafka_wire::ResponseBody;
+use kafka_wire_proxy::redact::redact_exchange;
 use kafka_wire_proxy::{Filter, ProxiedRequest, ProxiedResponse, ResponseAction, SaslToken};
 use serde_json::Value;
 
@@ -95,41 +96,6 @@ impl ProxyFilter {
     }
 }
 
-/// The fields that hold secrets, by api: request fields, then response
-/// fields. SASL tokens carry a PLAIN password or a SCRAM proof, SCRAM
-/// credentials a salted password, delegation tokens their HMAC.
-fn secret_fields(api: ApiKey) -> (&'static [&'static str], &'static [&'static str]) {
-    match api {
-        ApiKey::SaslAuthenticate => (&["authBytes"], &["authBytes"]),
-        ApiKey::AlterUserScramCredentials => (&["salt", "saltedPassword"], &[]),
-        ApiKey::CreateDelegationToken => (&[], &["hmac"]),
-        ApiKey::RenewDelegationToken | ApiKey::ExpireDelegationToken => (&["hmac"], &[]),
-        ApiKey::DescribeDelegationToken => (&[], &["hmac"]),
-        _ => (&[], &[]),
-    }
-}
-
-/// Replaces every field named in `fields`, at any depth, by a string that
-/// gives only the size of the secret (base64 text: its decoded size).
-fn redact(value: &mut Value, fields: &[&str]) {
-    match value {
-        Value::Object(map) => {
-            for (key, field) in map.iter_mut() {
-                if fields.contains(&key.as_str()) {
-                    if let Value::String(text) = field {
-                        let bytes = text.trim_end_matches('=').len() * 3 / 4;
-                        *field = Value::from(format!("<redacted: {bytes} bytes>"));
-                    }
-                } else {
-                    redact(field, fields);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|item| redact(item, fields)),
-        _ => {}
-    }
-}
-
 fn exchange<'a>(
     request: &ProxiedRequest,
     client_id: Option<&'a str>,
@@ -139,9 +105,7 @@ fn exchange<'a>(
         .decode_body()
         .map_or(Value::Null, |body| body.to_json(request.api_version()));
     if let Some(api) = request.api() {
-        let (in_request, in_response) = secret_fields(api);
-        redact(&mut body, in_request);
-        redact(&mut response, in_response);
+        redact_exchange(api, &mut body, &mut response);
     }
     Exchange {
         api: request.api().map_or_else(
