@@ -10,4 +10,5 @@
 pub mod attack;
 pub mod heap;
 pub mod kafka;
+pub mod pcap;
 pub mod wire;
