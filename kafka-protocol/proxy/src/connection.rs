@@ -6,15 +6,15 @@ use std::collections::VecDeque;
 use bytes::Bytes;
 
 use kafka_wire::frame::{FrameError, FrameSplitter, ResponseFrame, DEFAULT_MAX_FRAME_SIZE};
-use kafka_wire::messages::{ResponseHeader, SaslHandshakeRequest, SaslHandshakeResponse};
-use kafka_wire::runtime::{EncodeError, Message};
+use kafka_wire::messages::ResponseHeader;
+use kafka_wire::runtime::EncodeError;
 use kafka_wire::ApiKey;
 
 use super::error::{ProxyError, Side};
 use super::filter::{Filter, RequestAction, ResponseAction};
 use super::outgoing::Outgoing;
 use super::proxied::{correlation_id, ProxiedRequest, ProxiedResponse};
-use super::sasl::{Legacy, PendingToken, Rounds, SaslToken};
+use super::sasl::{handshake_refused, legacy_mechanism, Legacy, PendingToken, SaslToken};
 
 /// The default maximum of requests awaiting an answer on one connection.
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 1024;
@@ -323,10 +323,12 @@ impl Connection {
         if request.api() != Some(ApiKey::SaslHandshake) || request.api_version() != 0 {
             return;
         }
-        let mechanism = SaslHandshakeRequest::decode(request.body_bytes(), 0)
-            .map(|handshake| handshake.mechanism.into_owned())
-            .unwrap_or_default();
-        match Rounds::of(&mechanism) {
+        let Some((mechanism, rounds)) =
+            legacy_mechanism(ApiKey::SaslHandshake, 0, request.body_bytes())
+        else {
+            return;
+        };
+        match rounds {
             Some(rounds) => {
                 let client_id = request.client_id();
                 self.legacy_sasl = Some(Legacy::new(
@@ -438,10 +440,9 @@ impl Connection {
         }
         if let Some(refused) = handshake_refused {
             if let Some(legacy) = &mut self.legacy_sasl {
-                legacy.handshake = None;
+                // No tokens follow a refused handshake.
+                legacy.handshake_answered(refused);
                 if refused {
-                    // No tokens follow a refused handshake.
-                    legacy.refused();
                     self.end_legacy_sasl_if_done();
                 }
             }
@@ -505,10 +506,8 @@ impl Connection {
 /// the broker refused it. `None` for any other response.
 fn legacy_handshake_refused(legacy: Option<&Legacy>, response: &ProxiedResponse) -> Option<bool> {
     let legacy = legacy?;
-    (legacy.handshake == Some(response.correlation_id())).then(|| {
-        SaslHandshakeResponse::decode(response.body_bytes(), 0)
-            .map_or(true, |handshake| handshake.error_code != 0)
-    })
+    (legacy.handshake() == Some(response.correlation_id()))
+        .then(|| handshake_refused(response.body_bytes()))
 }
 
 /// The next whole frame from `side`, a refused size prefix failing the

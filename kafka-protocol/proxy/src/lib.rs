@@ -83,7 +83,9 @@ mod error;
 mod filter;
 mod outgoing;
 mod proxied;
-mod sasl;
+#[cfg(feature = "json")]
+pub mod redact;
+pub mod sasl;
 #[cfg(feature = "tokio")]
 pub mod serve;
 #[cfg(test)]

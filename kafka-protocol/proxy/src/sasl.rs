@@ -13,10 +13,19 @@
 //! (GSSAPI's token count depends on the Kerberos exchange) the end cannot be
 //! told apart, so the rest of the connection is relayed as frames, untouched
 //! and undecoded ([`Connection::is_opaque`](crate::Connection::is_opaque)).
+//!
+//! This module is public so that every reader of Kafka traffic (the proxy's
+//! [`Connection`](crate::Connection), the capture reader of
+//! kafka-wire-capture) tracks the legacy exchange by the one rule:
+//! [`legacy_mechanism`] tells whether a request starts it, [`Legacy`] counts
+//! the tokens and [`handshake_refused`] reads the handshake's answer.
 
 use std::sync::Arc;
 
 use bytes::Bytes;
+use kafka_wire::messages::{SaslHandshakeRequest, SaslHandshakeResponse};
+use kafka_wire::runtime::Message;
+use kafka_wire::ApiKey;
 
 /// One token exchange of the legacy form, as [`crate::Filter::on_sasl_token`]
 /// sees it when the broker's answer arrives. Both frames were forwarded
@@ -44,7 +53,7 @@ pub struct SaslToken<'a> {
 
 /// How the legacy exchange of a mechanism ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Rounds {
+pub enum Rounds {
     /// After this many client tokens.
     Fixed(u32),
     /// OAUTHBEARER: one token, and a second when the broker's first answer
@@ -54,7 +63,7 @@ pub(crate) enum Rounds {
 
 impl Rounds {
     /// The tokens the mechanism takes, or `None` when that cannot be known.
-    pub(crate) fn of(mechanism: &str) -> Option<Rounds> {
+    pub fn of(mechanism: &str) -> Option<Rounds> {
         match mechanism {
             "PLAIN" => Some(Rounds::Fixed(1)),
             "SCRAM-SHA-256" | "SCRAM-SHA-512" => Some(Rounds::Fixed(2)),
@@ -64,9 +73,10 @@ impl Rounds {
     }
 }
 
-/// The legacy exchange under way on one connection.
+/// The legacy exchange under way on one connection: which client frames
+/// are tokens, and when Kafka requests follow again.
 #[derive(Debug)]
-pub(crate) struct Legacy {
+pub struct Legacy {
     pub(crate) mechanism: Arc<str>,
     pub(crate) client_id: Option<Arc<str>>,
     rounds: Rounds,
@@ -79,12 +89,9 @@ pub(crate) struct Legacy {
 }
 
 impl Legacy {
-    pub(crate) fn new(
-        mechanism: &str,
-        client_id: Option<&str>,
-        rounds: Rounds,
-        handshake: i32,
-    ) -> Self {
+    /// The exchange a SaslHandshake v0 with correlation id `handshake`
+    /// starts, for `mechanism` (whose tokens `rounds` counts).
+    pub fn new(mechanism: &str, client_id: Option<&str>, rounds: Rounds, handshake: i32) -> Self {
         Legacy {
             mechanism: mechanism.into(),
             client_id: client_id.map(Into::into),
@@ -100,7 +107,7 @@ impl Legacy {
 
     /// Whether the client's next frame is a token; if so, counts it and
     /// returns its round.
-    pub(crate) fn take_client_token(&mut self) -> Option<u32> {
+    pub fn take_client_token(&mut self) -> Option<u32> {
         (self.sent < self.allowed).then(|| {
             self.sent += 1;
             self.sent
@@ -108,21 +115,71 @@ impl Legacy {
     }
 
     /// The broker answered the token of `round`.
-    pub(crate) fn answered(&mut self, round: u32, answer: &[u8]) {
+    pub fn answered(&mut self, round: u32, answer: &[u8]) {
         if self.rounds == Rounds::OAuthBearer && round == 1 && !answer.is_empty() {
             self.allowed = 2;
         }
     }
 
     /// The handshake failed: no tokens follow.
-    pub(crate) fn refused(&mut self) {
+    pub fn refused(&mut self) {
         self.allowed = self.sent;
     }
 
     /// Whether every token the mechanism allows has been sent.
-    pub(crate) fn tokens_done(&self) -> bool {
+    pub fn tokens_done(&self) -> bool {
         self.sent >= self.allowed
     }
+
+    /// The mechanism the handshake named.
+    pub fn mechanism(&self) -> &str {
+        &self.mechanism
+    }
+
+    /// The client id of the handshake request.
+    pub fn client_id(&self) -> Option<&str> {
+        self.client_id.as_deref()
+    }
+
+    /// The correlation id of the handshake, until its response is seen.
+    pub fn handshake(&self) -> Option<i32> {
+        self.handshake
+    }
+
+    /// The handshake's response was seen; `refused` when it was an error,
+    /// after which no tokens follow.
+    pub fn handshake_answered(&mut self, refused: bool) {
+        self.handshake = None;
+        if refused {
+            self.refused();
+        }
+    }
+}
+
+/// Whether a request starts the legacy exchange: for a SaslHandshake v0,
+/// the mechanism it names (empty when its body does not decode), and the
+/// way its tokens are counted (`None` when they cannot be: GSSAPI and any
+/// other mechanism, after which a reader cannot tell tokens from requests).
+/// `None` for any other request.
+pub fn legacy_mechanism(
+    api: ApiKey,
+    version: i16,
+    body: &[u8],
+) -> Option<(String, Option<Rounds>)> {
+    if api != ApiKey::SaslHandshake || version != 0 {
+        return None;
+    }
+    let mechanism = SaslHandshakeRequest::decode(body, 0)
+        .map(|handshake| handshake.mechanism.into_owned())
+        .unwrap_or_default();
+    let rounds = Rounds::of(&mechanism);
+    Some((mechanism, rounds))
+}
+
+/// Whether the broker refused a SaslHandshake v0 (or answered with a body
+/// that does not decode), from its response body.
+pub fn handshake_refused(body: &[u8]) -> bool {
+    SaslHandshakeResponse::decode(body, 0).map_or(true, |handshake| handshake.error_code != 0)
 }
 
 /// A client token awaiting the broker's bare answer.

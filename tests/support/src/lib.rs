@@ -17,5 +17,6 @@ pub mod fake_broker;
 pub mod frames;
 pub mod heap;
 pub mod kafka;
+pub mod pcap;
 pub mod process;
 pub mod wire;

@@ -2,7 +2,8 @@
 //! line. The relaying path only clones frames (reference-counted) into an
 //! [`Entry`]; decoding, redaction and JSON happen on the writer's thread.
 
-use kafka_wire::{ApiKey, ResponseBody};
+use kafka_wire::ResponseBody;
+use kafka_wire_proxy::redact::{redact, secret_fields};
 use kafka_wire_proxy::{ProxiedRequest, ProxiedResponse, SaslToken};
 use serde_json::{Map, Value};
 
@@ -194,47 +195,13 @@ fn exchange_line(request: &ProxiedRequest, response: &Answer, max_line: usize) -
     text
 }
 
-/// The fields that hold secrets, by api: request fields, then response
-/// fields. SASL tokens carry a PLAIN password or a SCRAM proof, SCRAM
-/// credentials a salted password, delegation tokens their HMAC.
-fn secret_fields(api: ApiKey) -> (&'static [&'static str], &'static [&'static str]) {
-    match api {
-        ApiKey::SaslAuthenticate => (&["authBytes"], &["authBytes"]),
-        ApiKey::AlterUserScramCredentials => (&["salt", "saltedPassword"], &[]),
-        ApiKey::CreateDelegationToken => (&[], &["hmac"]),
-        ApiKey::RenewDelegationToken | ApiKey::ExpireDelegationToken => (&["hmac"], &[]),
-        ApiKey::DescribeDelegationToken => (&[], &["hmac"]),
-        _ => (&[], &[]),
-    }
-}
-
-/// Replaces every field named in `fields`, at any depth, by a string that
-/// gives only the size of the secret (base64 text: its decoded size).
-fn redact(value: &mut Value, fields: &[&str]) {
-    match value {
-        Value::Object(map) => {
-            for (key, field) in map.iter_mut() {
-                if fields.contains(&key.as_str()) {
-                    if let Value::String(text) = field {
-                        let bytes = text.trim_end_matches('=').len() * 3 / 4;
-                        *field = Value::from(format!("<redacted: {bytes} bytes>"));
-                    }
-                } else {
-                    redact(field, fields);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|item| redact(item, fields)),
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use bytes::Bytes;
     use kafka_wire::frame::RequestFrame;
     use kafka_wire::messages::{metadata_request, MetadataRequest, RequestHeader};
+    use kafka_wire::ApiKey;
 
     fn metadata_request(topics: usize) -> ProxiedRequest {
         let frame = RequestFrame {

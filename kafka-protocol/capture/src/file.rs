@@ -1,0 +1,296 @@
+//! Reading capture files, pcap (microsecond and nanosecond) and pcapng,
+//! through pcap-parser, streaming from any `std::io::Read`.
+
+use std::io::{self, Read};
+
+use pcap_parser::pcapng::Block;
+use pcap_parser::traits::PcapReaderIterator;
+use pcap_parser::{LegacyPcapReader, PcapBlockOwned, PcapError, PcapNGReader};
+
+use crate::error::CaptureError;
+use crate::link::{LinkType, Packet};
+use crate::time::Timestamp;
+
+/// Bytes read before the format is decided, and the reader's first buffer.
+const HEAD: usize = 64 * 1024;
+/// The largest block the reader makes room for: a packet of 256 KiB (the
+/// largest snap length tcpdump writes) fits many times over.
+const MAX_BLOCK: usize = 16 * 1024 * 1024;
+
+/// The input: the bytes read to find the format, then the rest.
+struct Prefixed<R> {
+    head: Vec<u8>,
+    position: usize,
+    rest: R,
+}
+
+impl<R: Read> Read for Prefixed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let Some(head) = self.head.get(self.position..).filter(|h| !h.is_empty()) {
+            let n = head.len().min(buf.len());
+            buf[..n].copy_from_slice(&head[..n]);
+            self.position += n;
+            return Ok(n);
+        }
+        self.rest.read(buf)
+    }
+}
+
+enum Format<R: Read> {
+    Pcap(LegacyPcapReader<Prefixed<R>>),
+    PcapNg(PcapNGReader<Prefixed<R>>),
+}
+
+/// One interface of a pcapng section.
+#[derive(Debug, Clone, Copy)]
+struct Interface {
+    link: LinkType,
+    /// Timestamp units per second.
+    resolution: u64,
+    /// Seconds added to every timestamp.
+    offset: i64,
+}
+
+/// A streaming reader of a pcap or pcapng file: packets one at a time,
+/// holding one block of the file (plus a read buffer) whatever its size.
+pub struct CaptureReader<R: Read> {
+    format: Format<R>,
+    /// Bytes of the block returned last, to consume before the next.
+    consumed: usize,
+    /// pcap: the file's link type, and whether timestamps are nanoseconds.
+    link: LinkType,
+    nanoseconds: bool,
+    /// pcapng: the interfaces of the current section.
+    interfaces: Vec<Interface>,
+    /// The last timestamp, for pcapng's simple packets, which have none.
+    last_time: Timestamp,
+    /// A copy of the packet returned last.
+    data: Vec<u8>,
+    truncated: Option<String>,
+    done: bool,
+}
+
+impl<R: Read> std::fmt::Debug for CaptureReader<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CaptureReader")
+            .field("link", &self.link)
+            .field("interfaces", &self.interfaces)
+            .field("truncated", &self.truncated)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: Read> CaptureReader<R> {
+    /// Reads the file header. Fails when the input is not a pcap or pcapng
+    /// file, or cannot be read.
+    pub fn new(mut input: R) -> Result<Self, CaptureError> {
+        let mut head = vec![0; HEAD];
+        let mut filled = 0;
+        while filled < head.len() {
+            match input.read(&mut head[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(CaptureError::Read(e)),
+            }
+        }
+        head.truncate(filled);
+        let magic = head.first_chunk::<4>().copied();
+        let prefixed = Prefixed {
+            head,
+            position: 0,
+            rest: input,
+        };
+        let not_a_capture = |why: &str| CaptureError::NotACapture(why.to_owned());
+        let format = match magic {
+            None => return Err(not_a_capture("shorter than a file header")),
+            Some([0x0a, 0x0d, 0x0d, 0x0a]) => PcapNGReader::new(HEAD, prefixed)
+                .map(Format::PcapNg)
+                .map_err(|e| not_a_capture(&format!("pcapng section header: {e}")))?,
+            Some(
+                [0xd4, 0xc3, 0xb2, 0xa1]
+                | [0xa1, 0xb2, 0xc3, 0xd4]
+                | [0x4d, 0x3c, 0xb2, 0xa1]
+                | [0xa1, 0xb2, 0x3c, 0x4d],
+            ) => LegacyPcapReader::new(HEAD, prefixed)
+                .map(Format::Pcap)
+                .map_err(|e| not_a_capture(&format!("pcap file header: {e}")))?,
+            Some(_) => return Err(not_a_capture("no pcap or pcapng magic number")),
+        };
+        Ok(CaptureReader {
+            format,
+            consumed: 0,
+            link: LinkType::ETHERNET,
+            nanoseconds: false,
+            interfaces: Vec::new(),
+            last_time: Timestamp::default(),
+            data: Vec::new(),
+            truncated: None,
+            done: false,
+        })
+    }
+
+    /// When the file ended inside a block, or a block did not parse: what
+    /// happened. Reading stops there; the packets before it were returned.
+    pub fn truncated(&self) -> Option<&str> {
+        self.truncated.as_deref()
+    }
+
+    /// The next packet, `None` at the end of the file (or where it is
+    /// truncated, see [`CaptureReader::truncated`]). Fails only when the
+    /// input cannot be read.
+    pub fn next_packet(&mut self) -> Result<Option<Packet<'_>>, CaptureError> {
+        loop {
+            if self.done {
+                return Ok(None);
+            }
+            let reader: &mut dyn PcapReaderIterator = match &mut self.format {
+                Format::Pcap(r) => r,
+                Format::PcapNg(r) => r,
+            };
+            if self.consumed > 0 {
+                reader.consume(self.consumed);
+                self.consumed = 0;
+            }
+            let step = match reader.next() {
+                Ok((size, block)) => {
+                    self.consumed = size;
+                    Step::Block(read_block(
+                        block,
+                        &mut self.link,
+                        &mut self.nanoseconds,
+                        &mut self.interfaces,
+                        &mut self.data,
+                    ))
+                }
+                Err(PcapError::Eof) => Step::End(None),
+                Err(PcapError::Incomplete(_)) => Step::Refill,
+                Err(PcapError::BufferTooSmall) => Step::Grow,
+                Err(PcapError::UnexpectedEof) => {
+                    Step::End(Some("the file ends inside a block".to_owned()))
+                }
+                Err(PcapError::ReadError) => Step::ReadError,
+                Err(e) => Step::End(Some(format!("a block does not parse: {e}"))),
+            };
+            match step {
+                Step::Block(None) => continue,
+                Step::Block(Some((time, link, original_len))) => {
+                    let time = time.unwrap_or(self.last_time);
+                    self.last_time = time;
+                    return Ok(Some(Packet {
+                        time,
+                        link,
+                        data: &self.data,
+                        original_len,
+                    }));
+                }
+                Step::End(why) => {
+                    self.truncated = why;
+                    self.done = true;
+                }
+                Step::Refill => {
+                    let before = reader.data().len();
+                    if reader.refill().is_err() {
+                        return Err(read_failed());
+                    }
+                    if reader.data().len() == before && reader.reader_exhausted() {
+                        if before > 0 {
+                            self.truncated = Some("the file ends inside a block".to_owned());
+                        }
+                        self.done = true;
+                    }
+                }
+                Step::Grow => {
+                    let size = (reader.data().len() * 2).max(2 * HEAD);
+                    if size > MAX_BLOCK || !reader.grow(size) {
+                        self.truncated = Some(format!("a block larger than {MAX_BLOCK} bytes"));
+                        self.done = true;
+                    } else if reader.refill().is_err() {
+                        return Err(read_failed());
+                    }
+                }
+                Step::ReadError => return Err(read_failed()),
+            }
+        }
+    }
+}
+
+fn read_failed() -> CaptureError {
+    CaptureError::Read(io::Error::other("the input could not be read"))
+}
+
+enum Step {
+    /// A block read: a packet's time (`None` for none), link type and
+    /// original length, its bytes copied; `None` for other blocks.
+    Block(Option<(Option<Timestamp>, LinkType, u32)>),
+    End(Option<String>),
+    Refill,
+    Grow,
+    ReadError,
+}
+
+fn read_block(
+    block: PcapBlockOwned<'_>,
+    link: &mut LinkType,
+    nanoseconds: &mut bool,
+    interfaces: &mut Vec<Interface>,
+    data: &mut Vec<u8>,
+) -> Option<(Option<Timestamp>, LinkType, u32)> {
+    let mut copy = |bytes: &[u8]| {
+        data.clear();
+        data.extend_from_slice(bytes);
+    };
+    match block {
+        PcapBlockOwned::LegacyHeader(header) => {
+            *link = LinkType(header.network.0 as u32);
+            *nanoseconds = header.is_nanosecond_precision();
+            None
+        }
+        PcapBlockOwned::Legacy(packet) => {
+            let unit = if *nanoseconds { 1 } else { 1000 };
+            let time =
+                Timestamp::from_parts(packet.ts_sec.into(), i64::from(packet.ts_usec) * unit);
+            copy(packet.data);
+            Some((Some(time), *link, packet.origlen))
+        }
+        PcapBlockOwned::NG(Block::SectionHeader(_)) => {
+            interfaces.clear();
+            None
+        }
+        PcapBlockOwned::NG(Block::InterfaceDescription(interface)) => {
+            interfaces.push(Interface {
+                link: LinkType(interface.linktype.0 as u32),
+                resolution: interface.ts_resolution().unwrap_or(1_000_000).max(1),
+                offset: interface.ts_offset(),
+            });
+            None
+        }
+        PcapBlockOwned::NG(Block::EnhancedPacket(packet)) => {
+            let interface = usize::try_from(packet.if_id)
+                .ok()
+                .and_then(|i| interfaces.get(i))
+                .copied()?;
+            let ticks = (u64::from(packet.ts_high) << 32) | u64::from(packet.ts_low);
+            let resolution = u128::from(interface.resolution);
+            let seconds = u128::from(ticks) / resolution;
+            let nanos = u128::from(ticks) % resolution * 1_000_000_000 / resolution;
+            let time = Timestamp::from_parts(
+                i64::try_from(seconds)
+                    .unwrap_or(i64::MAX)
+                    .saturating_add(interface.offset),
+                i64::try_from(nanos).unwrap_or(0),
+            );
+            // `data` holds the padding to 32 bits too.
+            let captured = usize::try_from(packet.caplen).unwrap_or(usize::MAX);
+            copy(packet.data.get(..captured).unwrap_or(packet.data));
+            Some((Some(time), interface.link, packet.origlen))
+        }
+        PcapBlockOwned::NG(Block::SimplePacket(packet)) => {
+            let interface = interfaces.first().copied()?;
+            let captured = usize::try_from(packet.origlen).unwrap_or(usize::MAX);
+            copy(packet.data.get(..captured).unwrap_or(packet.data));
+            Some((None, interface.link, packet.origlen))
+        }
+        PcapBlockOwned::NG(_) => None,
+    }
+}

@@ -1,0 +1,140 @@
+//! The JSON form of what the reader finds: one object per exchange, token
+//! exchange or event, with the key names of the proxy's log where they
+//! mean the same thing.
+
+use std::net::SocketAddr;
+
+use base64::Engine;
+use kafka_wire_proxy::redact::redact_exchange;
+use kafka_wire_records::{records_to_json, DecodeOptions};
+use serde_json::{Map, Value};
+
+use crate::output::{Event, Exchange, Output, SaslTokenExchange};
+
+/// Choices for the JSON form.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JsonOptions {
+    /// Decode the record batches in `records` fields (Produce, Fetch and
+    /// others) into their JSON form instead of base64. A blob that does not
+    /// decode stays base64.
+    pub records: bool,
+}
+
+/// `HOST:PORT`, `[HOST]:PORT` for IPv6.
+fn address(address: SocketAddr) -> Value {
+    Value::from(address.to_string())
+}
+
+impl Output {
+    /// The JSON form: [`Exchange::to_json`], [`SaslTokenExchange::to_json`]
+    /// or [`Event::to_json`].
+    pub fn to_json(&self, options: &JsonOptions) -> Value {
+        match self {
+            Output::Exchange(exchange) => exchange.to_json(options),
+            Output::SaslToken(token) => token.to_json(),
+            Output::Event(event) => event.to_json(),
+        }
+    }
+}
+
+impl Exchange {
+    /// `time`, `client`, `broker`, `api`, `version`, `correlationId`,
+    /// `clientId`, `request`, `response` (`null` when none is expected or
+    /// it does not decode) and `latencyUs` (`null` without a response).
+    /// Bodies are in kafka-wire's JSON form, secrets redacted as in the
+    /// proxy's log.
+    pub fn to_json(&self, options: &JsonOptions) -> Value {
+        let mut request = self
+            .request_parts()
+            .and_then(|parts| parts.decode_body())
+            .map_or(Value::Null, |body| body.to_json(self.version));
+        let mut response = match self.response_parts() {
+            Some(Ok(parts)) => parts
+                .decode_body()
+                .map_or(Value::Null, |body| body.to_json(parts.version)),
+            _ => Value::Null,
+        };
+        redact_exchange(self.api, &mut request, &mut response);
+        if options.records {
+            decode_records(&mut request);
+            decode_records(&mut response);
+        }
+        let mut object = Map::new();
+        object.insert("time".into(), self.time.to_string().into());
+        object.insert("client".into(), address(self.client));
+        object.insert("broker".into(), address(self.broker));
+        object.insert("api".into(), self.api.name().into());
+        object.insert("version".into(), self.version.into());
+        object.insert("correlationId".into(), self.correlation_id.into());
+        object.insert(
+            "clientId".into(),
+            self.client_id.as_deref().map_or(Value::Null, Value::from),
+        );
+        object.insert("request".into(), request);
+        object.insert("response".into(), response);
+        object.insert(
+            "latencyUs".into(),
+            self.latency_us().map_or(Value::Null, Value::from),
+        );
+        Value::Object(object)
+    }
+}
+
+/// Replaces each base64 `records` string, at any depth, by the JSON form
+/// of its record batches.
+fn decode_records(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, field) in map.iter_mut() {
+                if let (true, Value::String(text)) = (key == "records", &*field) {
+                    let decoded = base64::engine::general_purpose::STANDARD
+                        .decode(text)
+                        .ok()
+                        .and_then(|blob| records_to_json(&blob, &DecodeOptions::default()).ok());
+                    if let Some(json) = decoded {
+                        *field = json;
+                    }
+                } else {
+                    decode_records(field);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(decode_records),
+        _ => {}
+    }
+}
+
+impl SaslTokenExchange {
+    /// The proxy log's `saslToken` line, with `time`, `client` and
+    /// `broker`: `saslToken` (the mechanism), `round`, `clientId`,
+    /// `clientBytes`, `brokerBytes`. Never the tokens.
+    pub fn to_json(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("time".into(), self.time.to_string().into());
+        object.insert("client".into(), address(self.client));
+        object.insert("broker".into(), address(self.broker));
+        object.insert("saslToken".into(), self.mechanism.clone().into());
+        object.insert("round".into(), self.round.into());
+        object.insert(
+            "clientId".into(),
+            self.client_id.as_deref().map_or(Value::Null, Value::from),
+        );
+        object.insert("clientBytes".into(), self.client_bytes.into());
+        object.insert("brokerBytes".into(), self.broker_bytes.into());
+        Value::Object(object)
+    }
+}
+
+impl Event {
+    /// `event` (the kind's name), `client`, `broker` (`null` for a file
+    /// event), `time` and `detail`.
+    pub fn to_json(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("event".into(), self.kind.name().into());
+        object.insert("client".into(), self.client.map_or(Value::Null, address));
+        object.insert("broker".into(), self.broker.map_or(Value::Null, address));
+        object.insert("time".into(), self.time.to_string().into());
+        object.insert("detail".into(), self.detail.clone().into());
+        Value::Object(object)
+    }
+}

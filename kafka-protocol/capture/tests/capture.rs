@@ -1,0 +1,694 @@
+//! The capture reader over captures written here, packet by packet: every
+//! test asserts the exact exchanges and events, and none may panic.
+
+use std::borrow::Cow;
+
+use kafka_wire::frame::{RequestFrame, ResponseFrame};
+use kafka_wire::messages::*;
+use kafka_wire::{ApiKey, RequestBody, ResponseBody};
+use kafka_wire_capture::{
+    read_capture, CaptureError, Config, EventKind, JsonOptions, Output, Tracker,
+};
+use kafka_wire_records::{Compression, RecordBatchBuilder};
+use kafka_wire_test_support::pcap::{pcap, pcapng, Flags, Flow, Frame, Link, START};
+use serde_json::Value;
+
+#[global_allocator]
+static ALLOCATOR: kafka_wire_test_support::heap::Tracking = kafka_wire_test_support::heap::Tracking;
+
+fn request(body: RequestBody<'static>, version: i16, correlation_id: i32) -> Vec<u8> {
+    let frame = RequestFrame {
+        header: RequestHeader {
+            request_api_key: body.api_key().key(),
+            request_api_version: version,
+            correlation_id,
+            client_id: Some(Cow::Borrowed("capture-test")),
+            ..Default::default()
+        },
+        body,
+    };
+    let mut bytes = Vec::new();
+    frame.encode_with_size(&mut bytes).expect("encodes");
+    bytes
+}
+
+fn response(body: ResponseBody<'static>, version: i16, correlation_id: i32) -> Vec<u8> {
+    let frame = ResponseFrame {
+        header: ResponseHeader {
+            correlation_id,
+            ..Default::default()
+        },
+        body,
+        version,
+    };
+    let mut bytes = Vec::new();
+    frame.encode_with_size(&mut bytes).expect("encodes");
+    bytes
+}
+
+fn api_versions(correlation_id: i32) -> (Vec<u8>, Vec<u8>) {
+    (
+        request(
+            ApiVersionsRequest {
+                client_software_name: "kafka-wire".into(),
+                client_software_version: "0.1".into(),
+                ..Default::default()
+            }
+            .into(),
+            3,
+            correlation_id,
+        ),
+        response(ApiVersionsResponse::default().into(), 3, correlation_id),
+    )
+}
+
+fn records() -> Vec<u8> {
+    let mut builder = RecordBatchBuilder::new(0).compression(Compression::None);
+    builder
+        .append(1_700_000_000_000, Some(b"k"), Some(b"hello"), &[])
+        .expect("a record");
+    builder.build().expect("a batch")
+}
+
+fn produce(acks: i16, correlation_id: i32) -> Vec<u8> {
+    let body = ProduceRequest {
+        acks,
+        timeout_ms: 1000,
+        topic_data: vec![produce_request::TopicProduceData {
+            name: "orders".into(),
+            partition_data: vec![produce_request::PartitionProduceData {
+                index: 0,
+                records: Some(records().into()),
+                ..Default::default()
+            }]
+            .into(),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    };
+    request(body.into(), 9, correlation_id)
+}
+
+/// Every output of a capture, in order.
+fn read(file: &[u8], config: Config) -> Vec<Output> {
+    let mut tracker = Tracker::new(config);
+    let mut outputs = Vec::new();
+    read_capture(file, &mut tracker, |o| outputs.push(o)).expect("a capture");
+    outputs
+}
+
+/// A short form of each output: `api vN #id` for an exchange (`-> none`
+/// without response), the event's kind and detail otherwise.
+fn brief(outputs: &[Output]) -> Vec<String> {
+    outputs
+        .iter()
+        .map(|o| match o {
+            Output::Exchange(e) => format!(
+                "{} v{} #{}{}",
+                e.api.name(),
+                e.version,
+                e.correlation_id,
+                if e.response.is_some() { "" } else { " -> none" }
+            ),
+            Output::SaslToken(t) => format!(
+                "sasl {} round {} {}/{}",
+                t.mechanism, t.round, t.client_bytes, t.broker_bytes
+            ),
+            Output::Event(e) => format!("{}: {}", e.kind, e.detail),
+        })
+        .collect()
+}
+
+fn ethernet_flow() -> Flow {
+    Flow::new("10.0.0.1:50000", "10.0.0.2:9092", Link::Ethernet)
+}
+
+#[test]
+fn a_clean_connection_pairs_every_exchange() {
+    let mut flow = ethernet_flow();
+    let mut frames = flow.handshake();
+    let (av_req, av_resp) = api_versions(1);
+    frames.extend(flow.send(true, &av_req, 1460));
+    frames.extend(flow.send(false, &av_resp, 1460));
+    frames.extend(flow.send(true, &produce(1, 2), 1460));
+    let produced = ProduceResponse::default();
+    frames.extend(flow.send(false, &response(produced.into(), 9, 2), 1460));
+    frames.extend(flow.send(true, &produce(0, 3), 1460));
+    let fetch = FetchResponse {
+        responses: vec![fetch_response::FetchableTopicResponse {
+            topic: "orders".into(),
+            partitions: vec![fetch_response::PartitionData {
+                records: Some(records().into()),
+                ..Default::default()
+            }]
+            .into(),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    };
+    frames.extend(flow.send(true, &request(FetchRequest::default().into(), 12, 4), 1460));
+    frames.extend(flow.send(false, &response(fetch.into(), 12, 4), 100));
+    frames.extend(flow.close());
+    let outputs = read(&pcap(1, false, &frames), Config::default());
+    assert_eq!(
+        brief(&outputs),
+        [
+            "ApiVersions v3 #1",
+            "Produce v9 #2",
+            "Produce v9 #3 -> none",
+            "Fetch v12 #4"
+        ]
+    );
+    let json: Vec<Value> = outputs
+        .iter()
+        .map(|o| o.to_json(&JsonOptions { records: true }))
+        .collect();
+    assert_eq!(json[0]["time"], "2026-12-07T01:02:03.003000Z");
+    assert_eq!(json[0]["client"], "10.0.0.1:50000");
+    assert_eq!(json[0]["broker"], "10.0.0.2:9092");
+    assert_eq!(json[0]["api"], "ApiVersions");
+    assert_eq!(json[0]["correlationId"], 1);
+    assert_eq!(json[0]["clientId"], "capture-test");
+    assert_eq!(json[0]["latencyUs"], 1000);
+    assert_eq!(json[2]["response"], Value::Null);
+    assert_eq!(json[2]["latencyUs"], Value::Null);
+    let keys: Vec<&str> = json[0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "time",
+            "client",
+            "broker",
+            "api",
+            "version",
+            "correlationId",
+            "clientId",
+            "request",
+            "response",
+            "latencyUs"
+        ]
+    );
+    let produced = &json[1]["request"]["topicData"][0]["partitionData"][0]["records"];
+    assert!(produced.to_string().contains("aGVsbG8="), "{produced}");
+    assert!(produced.is_array() || produced.is_object(), "{produced}");
+    let fetched = &json[3]["response"]["responses"][0]["partitions"][0]["records"];
+    assert!(fetched.is_array() || fetched.is_object(), "{fetched}");
+    // Without --records, the blob stays base64 text.
+    let plain = outputs[1].to_json(&JsonOptions::default());
+    assert!(plain["request"]["topicData"][0]["partitionData"][0]["records"].is_string());
+}
+
+#[test]
+fn reordered_duplicated_and_overlapping_segments_reassemble() {
+    let mut flow = ethernet_flow();
+    let mut frames = flow.handshake();
+    let (req, resp) = api_versions(1);
+    let segments = flow.send(true, &req, 10);
+    // Last first, then the rest; the first segment twice, the second copy
+    // with other bytes: the first bytes captured win.
+    let mut conflicting = flow.clone();
+    conflicting.time = segments[0].time;
+    let seq = 1001;
+    let bogus = conflicting.segment(
+        true,
+        seq,
+        Flags {
+            ack: true,
+            ..Flags::default()
+        },
+        &[0xee; 10],
+    );
+    let last = segments.len() - 1;
+    frames.push(segments[last].clone());
+    frames.push(segments[0].clone());
+    frames.push(bogus);
+    frames.extend(segments[1..last].iter().rev().cloned());
+    frames.push(segments[0].clone());
+    frames.extend(flow.send(false, &resp, 1460));
+    let outputs = read(&pcap(1, false, &frames), Config::default());
+    assert_eq!(brief(&outputs), ["ApiVersions v3 #1"]);
+}
+
+#[test]
+fn a_lost_segment_is_a_gap_then_a_resync() {
+    let mut flow = ethernet_flow();
+    let mut frames = flow.handshake();
+    let (req1, resp1) = api_versions(1);
+    let lost = flow.send(true, &req1, 20);
+    frames.extend(lost[1..].iter().cloned());
+    frames.extend(flow.send(false, &resp1, 1460));
+    let (req2, resp2) = api_versions(2);
+    frames.extend(flow.send(true, &req2, 1460));
+    frames.extend(flow.send(false, &resp2, 1460));
+    let outputs = read(&pcap(1, false, &frames), Config::default());
+    let skipped = req1.len() - 20;
+    assert_eq!(
+        brief(&outputs),
+        [
+            "gap: 20 bytes from the client not captured".to_owned(),
+            "unpaired-response: a response with correlation id 1, whose request was not captured"
+                .to_owned(),
+            format!("resync: {skipped} bytes skipped to the next frame boundary"),
+            "ApiVersions v3 #2".to_owned(),
+        ]
+    );
+}
+
+#[test]
+fn a_capture_that_starts_mid_connection_resynchronises() {
+    let mut flow = ethernet_flow();
+    let (req1, resp1) = api_versions(1);
+    let (req2, resp2) = api_versions(2);
+    // No handshake; the capture starts 7 bytes into the first request.
+    let mut frames = flow.send(true, &req1[7..], 1460);
+    frames.extend(flow.send(false, &resp1, 1460));
+    frames.extend(flow.send(true, &req2, 1460));
+    frames.extend(flow.send(false, &resp2, 1460));
+    let outputs = read(&pcap(1, false, &frames), Config::default());
+    assert_eq!(
+        brief(&outputs),
+        [
+            format!(
+                "resync: {} bytes skipped to the next frame boundary",
+                req1.len() - 7
+            ),
+            format!(
+                "resync: {} bytes skipped to the next frame boundary",
+                resp1.len()
+            ),
+            "ApiVersions v3 #2".to_owned(),
+        ]
+    );
+    // Off Kafka's ports, the side whose bytes read as a request is the client.
+    let mut flow = Flow::new("10.0.0.1:50000", "10.0.0.2:7000", Link::Ethernet);
+    let mut frames = flow.send(true, &req2, 1460);
+    frames.extend(flow.send(false, &resp2, 1460));
+    let outputs = read(&pcap(1, false, &frames), Config::default());
+    assert_eq!(brief(&outputs), ["ApiVersions v3 #2"]);
+    let Output::Exchange(exchange) = &outputs[0] else {
+        panic!()
+    };
+    assert_eq!(exchange.broker.to_string(), "10.0.0.2:7000");
+}
+
+#[test]
+fn a_packet_cut_by_the_snap_length_is_a_gap() {
+    let mut flow = ethernet_flow();
+    let mut frames = flow.handshake();
+    let metadata = MetadataResponse {
+        brokers: vec![metadata_response::MetadataResponseBroker {
+            host: "x".repeat(300).into(),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    };
+    let resp = response(metadata.into(), 12, 1);
+    frames.extend(flow.send(
+        true,
+        &request(MetadataRequest::default().into(), 12, 1),
+        1460,
+    ));
+    let cut = flow.send(false, &resp, 1460);
+    frames.extend(cut.into_iter().map(|f| f.snap(200)));
+    let (req2, resp2) = api_versions(2);
+    frames.extend(flow.send(true, &req2, 1460));
+    frames.extend(flow.send(false, &resp2, 1460));
+    frames.extend(flow.close());
+    let outputs = read(&pcap(1, false, &frames), Config::default());
+    // 200 bytes captured: 14 Ethernet, 20 IP, 20 TCP, 146 of the response.
+    let missing = resp.len() - 146;
+    assert_eq!(
+        brief(&outputs),
+        [
+            format!("gap: {missing} bytes from the broker not captured; the frame in progress (146 bytes) is dropped"),
+            "unanswered: Metadata v12 request (correlation id 1) never answered: a later request was answered first".to_owned(),
+            "ApiVersions v3 #2".to_owned(),
+        ]
+    );
+}
+
+/// One ApiVersions exchange on `flow`, closed.
+fn one_exchange(flow: &mut Flow) -> Vec<Frame> {
+    let (req, resp) = api_versions(1);
+    let mut frames = flow.handshake();
+    frames.extend(flow.send(true, &req, 1460));
+    frames.extend(flow.send(false, &resp, 1460));
+    frames.extend(flow.close());
+    frames
+}
+
+#[test]
+fn every_link_type_ipv6_and_vlan() {
+    let links = [
+        Link::Ethernet,
+        Link::Vlan(42),
+        Link::Sll,
+        Link::Sll2,
+        Link::Null,
+        Link::Loop,
+        Link::Raw,
+        Link::RawFamily,
+    ];
+    for link in links {
+        for (client, broker) in [
+            ("10.0.0.1:50000", "10.0.0.2:9092"),
+            ("[fd00::1]:50000", "[fd00::2]:9092"),
+        ] {
+            let mut flow = Flow::new(client, broker, link);
+            let frames = one_exchange(&mut flow);
+            let file = pcap(link.linktype(client.starts_with('[')), false, &frames);
+            let outputs = read(&file, Config::default());
+            assert_eq!(brief(&outputs), ["ApiVersions v3 #1"], "{link:?} {client}");
+            let json = outputs[0].to_json(&JsonOptions::default());
+            assert_eq!(
+                (json["client"].as_str(), json["broker"].as_str()),
+                (Some(client), Some(broker))
+            );
+        }
+    }
+}
+
+#[test]
+fn pcapng_with_two_interfaces_and_a_nanosecond_pcap() {
+    let mut a = Flow::new("10.0.0.1:50000", "10.0.0.2:9092", Link::Ethernet);
+    let mut b = Flow::new("[fd00::1]:50001", "[fd00::2]:9092", Link::Sll2);
+    b.time += 500_123;
+    let frames: Vec<(u32, Frame)> = one_exchange(&mut a)
+        .into_iter()
+        .map(|f| (0, f))
+        .chain(one_exchange(&mut b).into_iter().map(|f| (1, f)))
+        .collect();
+    let file = pcapng(&[(1, 6), (276, 9)], &frames);
+    let outputs = read(&file, Config::default());
+    let times: Vec<Value> = outputs
+        .iter()
+        .map(|o| o.to_json(&JsonOptions::default())["time"].clone())
+        .collect();
+    assert_eq!(brief(&outputs), ["ApiVersions v3 #1", "ApiVersions v3 #1"]);
+    assert_eq!(
+        times,
+        ["2026-12-07T01:02:03.003000Z", "2026-12-07T01:02:03.003500Z"]
+    );
+
+    let mut flow = ethernet_flow();
+    flow.time += 123_456_789;
+    let outputs = read(&pcap(1, true, &one_exchange(&mut flow)), Config::default());
+    let json = outputs[0].to_json(&JsonOptions::default());
+    assert_eq!(json["time"], "2026-12-07T01:02:03.126456Z");
+    assert_eq!(json["latencyUs"], 1000);
+}
+
+/// A fixed pseudo-random byte stream.
+fn noise(len: usize, mut seed: u64) -> Vec<u8> {
+    (0..len)
+        .map(|_| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn random_bytes_on_a_kafka_port_and_a_frame_claiming_two_gib() {
+    let mut flow = ethernet_flow();
+    let mut frames = flow.handshake();
+    frames.extend(flow.send(true, &noise(20_000, 7), 1460));
+    frames.extend(flow.send(false, &noise(5_000, 8), 1460));
+    frames.extend(flow.close());
+    let outputs = read(&pcap(1, false, &frames), Config::default());
+    assert_eq!(
+        brief(&outputs),
+        [
+            "undecodable: a size prefix of 1581199761 bytes, above the maximum of 104857600",
+            "undecodable: a size prefix of 1955654659 bytes, above the maximum of 104857600",
+            "resync: 20000 bytes skipped: no frame boundary found",
+            "resync: 5000 bytes skipped: no frame boundary found",
+        ]
+    );
+
+    let mut flow = ethernet_flow();
+    let mut frames = flow.handshake();
+    frames.extend(flow.send(true, &0x7fff_ffffu32.to_be_bytes(), 1460));
+    let (req, resp) = api_versions(1);
+    frames.extend(flow.send(true, &req, 1460));
+    frames.extend(flow.send(false, &resp, 1460));
+    let outputs = read(&pcap(1, false, &frames), Config::default());
+    assert_eq!(
+        brief(&outputs),
+        [
+            "undecodable: a size prefix of 2147483647 bytes, above the maximum of 104857600",
+            "resync: 4 bytes skipped to the next frame boundary",
+            "ApiVersions v3 #1",
+        ]
+    );
+}
+
+#[test]
+fn legacy_sasl_tokens_are_recognised_and_never_shown() {
+    let mut flow = ethernet_flow();
+    let mut frames = flow.handshake();
+    let handshake = SaslHandshakeRequest {
+        mechanism: "PLAIN".into(),
+    };
+    frames.extend(flow.send(true, &request(handshake.into(), 0, 1), 1460));
+    let accepted = SaslHandshakeResponse {
+        mechanisms: vec!["PLAIN".into()],
+        ..Default::default()
+    };
+    frames.extend(flow.send(false, &response(accepted.into(), 0, 1), 1460));
+    let token = b"\0alice\0hunter2-secret";
+    let mut bare = (token.len() as u32).to_be_bytes().to_vec();
+    bare.extend_from_slice(token);
+    frames.extend(flow.send(true, &bare, 1460));
+    frames.extend(flow.send(false, &[0, 0, 0, 0], 1460));
+    frames.extend(flow.send(
+        true,
+        &request(MetadataRequest::default().into(), 12, 2),
+        1460,
+    ));
+    frames.extend(flow.send(
+        false,
+        &response(MetadataResponse::default().into(), 12, 2),
+        1460,
+    ));
+    let outputs = read(&pcap(1, false, &frames), Config::default());
+    assert_eq!(
+        brief(&outputs),
+        [
+            "SaslHandshake v0 #1",
+            "sasl PLAIN round 1 21/0",
+            "Metadata v12 #2"
+        ]
+    );
+    let text: String = outputs
+        .iter()
+        .map(|o| o.to_json(&JsonOptions::default()).to_string())
+        .collect();
+    assert!(
+        !text.contains("hunter2") && !text.contains("aHVudGVy"),
+        "{text}"
+    );
+    let line = outputs[1].to_json(&JsonOptions::default());
+    assert_eq!(line["saslToken"], "PLAIN");
+    assert_eq!(line["clientBytes"], 21);
+}
+
+#[test]
+fn vote_with_pre_vote_and_the_api_versions_v0_fallback() {
+    let mut flow = ethernet_flow();
+    let mut frames = flow.handshake();
+    let vote = VoteRequest {
+        topics: vec![vote_request::TopicData {
+            topic_name: "__cluster_metadata".into(),
+            partitions: vec![vote_request::PartitionData {
+                replica_epoch: 5,
+                replica_id: 1,
+                pre_vote: true,
+                ..Default::default()
+            }]
+            .into(),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    };
+    frames.extend(flow.send(true, &request(vote.into(), 2, 1), 1460));
+    frames.extend(flow.send(false, &response(VoteResponse::default().into(), 2, 1), 1460));
+    frames.extend(flow.send(
+        true,
+        &request(ApiVersionsRequest::default().into(), 4, 2),
+        1460,
+    ));
+    let refused = ApiVersionsResponse {
+        error_code: 35,
+        ..Default::default()
+    };
+    frames.extend(flow.send(false, &response(refused.into(), 0, 2), 1460));
+    let outputs = read(&pcap(1, false, &frames), Config::default());
+    assert_eq!(brief(&outputs), ["Vote v2 #1", "ApiVersions v4 #2"]);
+    let vote = outputs[0].to_json(&JsonOptions::default());
+    assert_eq!(
+        vote["request"]["topics"][0]["partitions"][0]["preVote"],
+        true
+    );
+    let Output::Exchange(fallback) = &outputs[1] else {
+        panic!()
+    };
+    let parts = fallback.response_parts().unwrap().unwrap();
+    assert_eq!(parts.version, 0);
+    let json = outputs[1].to_json(&JsonOptions::default());
+    assert_eq!(json["response"]["errorCode"], 35);
+}
+
+#[test]
+fn tls_is_reported_and_skipped() {
+    let mut flow = ethernet_flow();
+    let mut frames = flow.handshake();
+    frames.extend(flow.send(true, &[0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00], 1460));
+    frames.extend(flow.send(false, &[0x16, 0x03, 0x03, 0x00, 0x5a], 1460));
+    frames.extend(flow.close());
+    let outputs = read(&pcap(1, false, &frames), Config::default());
+    assert_eq!(
+        brief(&outputs),
+        ["tls: the stream starts with a TLS handshake; it is skipped"]
+    );
+    // Off Kafka's ports, without --port: not Kafka, nothing said.
+    let mut flow = Flow::new("10.0.0.1:50000", "10.0.0.2:443", Link::Ethernet);
+    let mut frames = flow.handshake();
+    frames.extend(flow.send(true, &[0x16, 0x03, 0x01, 0x02, 0x00], 1460));
+    frames.extend(flow.send(true, b"GET / HTTP/1.1\r\n\r\n", 1460));
+    assert!(read(&pcap(1, false, &frames), Config::default()).is_empty());
+}
+
+#[test]
+fn a_file_cut_short_and_a_file_that_is_not_a_capture() {
+    let mut flow = ethernet_flow();
+    let mut file = pcap(1, false, &one_exchange(&mut flow));
+    file.truncate(file.len() - 30);
+    let outputs = read(&file, Config::default());
+    assert_eq!(
+        brief(&outputs),
+        [
+            "ApiVersions v3 #1",
+            "truncated-file: the file ends inside a block"
+        ]
+    );
+    let mut tracker = Tracker::default();
+    let error = read_capture(&b"hello, world"[..], &mut tracker, |_| {}).unwrap_err();
+    assert!(matches!(error, CaptureError::NotACapture(_)), "{error}");
+    assert!(read_capture(&b""[..], &mut tracker, |_| {}).is_err());
+}
+
+/// A capture generated as it is read: `count` connections, each a request
+/// and its response and nothing more, never closed.
+struct ManyConnections {
+    next: u32,
+    count: u32,
+    buffer: Vec<u8>,
+    position: usize,
+}
+
+impl std::io::Read for ManyConnections {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.position == self.buffer.len() {
+            self.buffer.clear();
+            self.position = 0;
+            if self.next == 0 {
+                self.buffer = pcap(1, false, &[]);
+            } else if self.next > self.count {
+                return Ok(0);
+            }
+            if self.next > 0 {
+                let i = self.next;
+                let client = format!(
+                    "10.{}.{}.{}:{}",
+                    i >> 16 & 255,
+                    i >> 8 & 255,
+                    i & 255,
+                    40000 + i % 20000
+                );
+                let mut flow = Flow::new(&client, "10.0.0.2:9092", Link::Ethernet);
+                let (req, resp) = api_versions(1);
+                let mut frames = flow.send(true, &req, 1460);
+                frames.extend(flow.send(false, &resp, 1460));
+                let file = pcap(1, false, &frames);
+                self.buffer.extend_from_slice(&file[24..]);
+            }
+            self.next += 1;
+        }
+        let n = buf.len().min(self.buffer.len() - self.position);
+        buf[..n].copy_from_slice(&self.buffer[self.position..self.position + n]);
+        self.position += n;
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_million_tiny_connections_stay_within_the_memory_cap() {
+    let count = 1_000_000;
+    let config = Config {
+        max_total_bytes: 4 << 20,
+        ..Config::default()
+    };
+    let mut tracker = Tracker::new(config);
+    let (mut exchanges, mut evicted, mut other) = (0u32, 0u32, 0u32);
+    let input = ManyConnections {
+        next: 0,
+        count,
+        buffer: Vec::new(),
+        position: 0,
+    };
+    let (result, peak) = kafka_wire_test_support::heap::peak_during(|| {
+        read_capture(input, &mut tracker, |o| match o {
+            Output::Exchange(_) => exchanges += 1,
+            Output::Event(e) if e.kind == EventKind::Evicted => evicted += 1,
+            _ => other += 1,
+        })
+    });
+    assert!(result.is_ok());
+    assert_eq!((exchanges, other), (count, 0));
+    let stats = tracker.stats();
+    assert!(stats.peak_memory <= 4 << 20, "{stats:?}");
+    assert_eq!(u64::from(evicted), stats.evicted);
+    assert!(evicted > count - 10_000, "{evicted}");
+    assert!(peak < 64 << 20, "peak heap {peak}");
+}
+
+#[test]
+fn raw_segments_can_be_fed_without_a_file() {
+    use kafka_wire_capture::{Segment, TcpFlags, Timestamp};
+    let (req, resp) = api_versions(9);
+    let mut tracker = Tracker::default();
+    let client = "127.0.0.1:50000".parse().unwrap();
+    let broker = "127.0.0.1:9092".parse().unwrap();
+    let flags = TcpFlags::default();
+    for (source, destination, seq, payload) in
+        [(client, broker, 1, &req), (broker, client, 1, &resp)]
+    {
+        tracker.segment(&Segment {
+            time: Timestamp::from_nanos(START),
+            source,
+            destination,
+            seq,
+            ack: 0,
+            flags,
+            payload,
+            missing: 0,
+        });
+    }
+    tracker.finish();
+    let outputs: Vec<Output> = std::iter::from_fn(|| tracker.next_output()).collect();
+    assert_eq!(brief(&outputs), ["ApiVersions v3 #9"]);
+    assert_eq!(tracker.memory(), 0);
+    let _ = ApiKey::Produce;
+}
