@@ -51,7 +51,7 @@ pub async fn dispatch(context: &Context<'_>, body: &RequestBody<'_>) -> Outcome 
 async fn route(cx: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
     use handlers::*;
     let response = match body {
-        RequestBody::ApiVersions(_) => api_versions::api_versions(cx),
+        RequestBody::ApiVersions(r) => api_versions::api_versions(cx, r),
         RequestBody::Produce(r) => return produce::produce(cx, r).await,
         RequestBody::InitProducerId(r) => produce::init_producer_id(cx, r),
         RequestBody::Fetch(r) => fetch::fetch(cx, r).await,

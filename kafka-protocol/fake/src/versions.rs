@@ -53,14 +53,17 @@ pub const ADVERTISED: &[(ApiKey, i16, i16)] = &[
 /// closed, as Kafka closes it.
 pub const LOWEST_SERVED_PRODUCE: i16 = 3;
 
-/// Kafka 4.4.0's default finalized features, with the range it supports:
+/// Kafka 4.4.0's features with a fresh cluster's finalized levels, as a
+/// 4.4.0 broker formatted with the defaults answers ApiVersions v4:
 /// (name, min supported, max supported, finalized level).
 pub const FEATURES: &[(&str, i16, i16, i16)] = &[
     ("group.version", 0, 1, 1),
     ("kraft.version", 0, 1, 1),
-    ("metadata.version", 7, 29, 29),
+    ("metadata.version", 7, 33, 33),
     ("share.version", 0, 2, 2),
+    ("streams.version", 0, 1, 1),
     ("transaction.version", 0, 2, 2),
+    ("eligible.leader.replicas.version", 0, 1, 1),
 ];
 
 /// The advertised (min, max) of `api` under the caps, if implemented.
