@@ -28,7 +28,11 @@ pub fn api_versions(cx: &Context<'_>, request: &ApiVersionsRequest<'_>) -> Respo
         && !(valid_software(&request.client_software_name)
             && valid_software(&request.client_software_version));
     ResponseBody::ApiVersions(ApiVersionsResponse {
-        error_code: if invalid { ErrorCode::InvalidRequest.code() } else { 0 },
+        error_code: if invalid {
+            ErrorCode::InvalidRequest.code()
+        } else {
+            0
+        },
         api_keys: versions::api_keys(&cx.shared.config.version_caps).into(),
         supported_features: versions::supported_features().into(),
         finalized_features_epoch: 1,

@@ -229,11 +229,13 @@ fn read(
             None => data.error_code = ErrorCode::UnknownTopicOrPartition.code(),
             Some(p) if p.leader != cx.node_id => {
                 data.error_code = ErrorCode::NotLeaderOrFollower.code();
-                data.current_leader = fetch_response::LeaderIdAndEpoch {
-                    leader_id: p.leader,
-                    leader_epoch: 0,
-                    ..Default::default()
-                };
+                if version >= 12 {
+                    data.current_leader = fetch_response::LeaderIdAndEpoch {
+                        leader_id: p.leader,
+                        leader_epoch: 0,
+                        ..Default::default()
+                    };
+                }
                 if !leaders.contains(&p.leader) {
                     leaders.push(p.leader);
                 }
@@ -299,6 +301,11 @@ fn read(
                 }
             }
         }
+    }
+    // KIP-951's fields exist from v12 (current_leader) and v16
+    // (node_endpoints); a field a version lacks must stay at its default.
+    if version < 16 {
+        leaders.clear();
     }
     let node_endpoints = leaders
         .iter()

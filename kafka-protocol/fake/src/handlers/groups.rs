@@ -3,6 +3,7 @@
 //! group has one coordinator among the brokers; the others answer
 //! NOT_COORDINATOR.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -100,8 +101,19 @@ fn millis(ms: i32) -> Duration {
     Duration::from_millis(u64::try_from(ms).unwrap_or(0))
 }
 
-/// Joins the group, waiting until the rebalance completes.
+/// Joins the group, waiting until the rebalance completes. The protocol
+/// name is nullable only from v7: below, Kafka writes "" for none.
 pub async fn join_group(cx: &Context<'_>, request: &JoinGroupRequest<'_>) -> ResponseBody<'static> {
+    let mut response = join(cx, request).await;
+    if let ResponseBody::JoinGroup(r) = &mut response {
+        if cx.version < 7 && r.protocol_name.is_none() {
+            r.protocol_name = Some(Cow::Borrowed(""));
+        }
+    }
+    response
+}
+
+async fn join(cx: &Context<'_>, request: &JoinGroupRequest<'_>) -> ResponseBody<'static> {
     let failed = |code: i16, member_id: &str| {
         ResponseBody::JoinGroup(JoinGroupResponse {
             error_code: code,

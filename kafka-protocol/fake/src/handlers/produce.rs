@@ -128,7 +128,11 @@ pub async fn produce(cx: &Context<'_>, request: &ProduceRequest<'_>) -> Outcome 
                 }
                 Err(code) => {
                     response.error_code = code;
-                    if let Some(&leader) = leaders.get(&(part.topic, part.index)) {
+                    // KIP-951's fields exist from v10.
+                    if let Some(&leader) = leaders
+                        .get(&(part.topic, part.index))
+                        .filter(|_| version >= 10)
+                    {
                         response.current_leader = produce_response::LeaderIdAndEpoch {
                             leader_id: leader,
                             leader_epoch: 0,
