@@ -139,7 +139,7 @@ async fn answer(
                 client_host: host,
             };
             match dispatch::dispatch(&context, &request.body).await {
-                Outcome::Respond(body) => (body, peek.api_version),
+                Outcome::Respond(body) => (*body, peek.api_version),
                 Outcome::NoResponse => return Reply::Nothing,
                 Outcome::Close(reason) => return Reply::Close(reason),
             }

@@ -34,7 +34,7 @@ pub struct Context<'a> {
 #[derive(Debug)]
 pub enum Outcome {
     /// Answer with this body, at the request's version.
-    Respond(ResponseBody<'static>),
+    Respond(Box<ResponseBody<'static>>),
     /// Send nothing (Produce with acks=0).
     NoResponse,
     /// Close the connection, for this reason.
@@ -80,5 +80,5 @@ async fn route(cx: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
         RequestBody::OffsetDelete(r) => commits::offset_delete(cx, r),
         other => unsupported::unsupported(other.api_key(), cx.version),
     };
-    Outcome::Respond(response)
+    Outcome::Respond(Box::new(response))
 }

@@ -289,11 +289,9 @@ pub fn offset_delete(cx: &Context<'_>, request: &OffsetDeleteRequest<'_>) -> Res
                     offset_delete_response::OffsetDeleteResponsePartition {
                         partition_index: p.partition_index,
                         error_code,
-                        ..Default::default()
                     }
                 })
                 .collect(),
-            ..Default::default()
         })
         .collect();
     if group_error != 0 {

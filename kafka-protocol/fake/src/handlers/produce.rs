@@ -61,7 +61,7 @@ pub async fn produce(cx: &Context<'_>, request: &ProduceRequest<'_>) -> Outcome 
                         leaders.insert((t, p.index), partition.leader);
                         Err(ErrorCode::NotLeaderOrFollower.code())
                     }
-                    Some(Some(_)) if !matches!(request.acks, 0 | 1 | -1) => {
+                    Some(Some(_)) if !matches!(request.acks, -1..=1) => {
                         Err(ErrorCode::InvalidRequiredAcks.code())
                     }
                     Some(Some(_)) => Ok(Vec::new()),
@@ -170,11 +170,11 @@ pub async fn produce(cx: &Context<'_>, request: &ProduceRequest<'_>) -> Outcome 
             },
         )
         .collect();
-    Outcome::Respond(ResponseBody::Produce(ProduceResponse {
+    Outcome::Respond(Box::new(ResponseBody::Produce(ProduceResponse {
         responses,
         node_endpoints: node_endpoints(cx.shared, &endpoints).into(),
         ..Default::default()
-    }))
+    })))
 }
 
 /// The endpoints of `nodes`, for KIP-951's `node_endpoints`.
