@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Interop suite: real Kafka clients against the mini_broker example.
+# Interop suite: real Kafka clients against `kafka-protocol fake` (the fake
+# cluster of kafka-wire-fake): every flow on one broker, then the client
+# flows again on three brokers, where partitions and group coordinators are
+# spread over the brokers.
 #
 #   bash tests/interop/run.sh                    # install clients, run everything
 #   bash tests/interop/run.sh --update-fixtures  # also refresh fixtures/clients/
@@ -12,12 +15,14 @@
 # the produced keys, values and headers came back, in order. Then two cross
 # runs: kcat -> kafkajs and kafka-python -> confluent-kafka. Then raw-socket
 # edge cases (clients/edge_cases.py). Then every client runs its whole flow
-# again through `kafka-protocol proxy` (started with --log): the log must
+# again through `kafka-protocol proxy` (started with --log; one broker): the log must
 # hold decoded Produce, Fetch and Metadata exchanges of each client, and no
 # response in it may carry the broker's own port (clients/proxy_log.py); the
 # proxy must exit 0 on SIGTERM. Then the tenant_proxy example: kcat produces
 # and consumes `orders` through it, and reads `tenant-a.orders` directly.
-# Last, the broker must exit 0 on SIGTERM.
+# The one-broker fake must exit 0 on SIGTERM. Last, a three-broker fake:
+# each client produces and consumes again, with the same checks, and that
+# fake too must exit 0 on SIGTERM.
 #
 # Installs: kcat from Debian (apt-get), the pinned PyPI packages of
 # requirements.txt into target/interop/venv, the pinned npm packages below
@@ -30,7 +35,7 @@ cd "$ROOT"
 HERE="$ROOT/tests/interop"
 CLIENTS="$HERE/clients"
 WORK="$ROOT/target/interop"
-CAPTURE="$WORK/capture"
+CAPTURE="$WORK/capture.jsonl"
 VENV="$WORK/venv"
 TIMEOUT=60
 CODECS="none,gzip,snappy,lz4,zstd"
@@ -92,34 +97,41 @@ build_binaries() {
     cargo build -q --workspace --all-features --examples --bins
 }
 
+# start_broker N: starts `kafka-protocol fake --brokers N`, recording frames
+# in $CAPTURE; sets BROKER_PID and BOOTSTRAP (every broker).
 start_broker() {
-    log "building and starting mini_broker"
+    local brokers="$1"
+    log "building and starting kafka-protocol fake --brokers $brokers"
     build_binaries
     local target="${CARGO_TARGET_DIR:-target}"
     [[ "$target" = /* ]] || target="$ROOT/$target"
-    rm -rf "$CAPTURE"
+    rm -f "$CAPTURE"
     mkdir -p "$WORK"
-    "$target/debug/examples/mini_broker" --listen 127.0.0.1:0 --capture "$CAPTURE" \
+    "$target/debug/kafka-protocol" fake --brokers "$brokers" --capture "$CAPTURE" \
         >"$WORK/broker.out" 2>"$WORK/broker.err" &
     BROKER_PID=$!
-    for _ in $(seq 100); do
-        if grep -q '^listening on ' "$WORK/broker.out"; then break; fi
+    for _ in $(seq 300); do
+        if grep -q '^bootstrap ' "$WORK/broker.out"; then break; fi
         kill -0 "$BROKER_PID" 2>/dev/null || { cat "$WORK/broker.err"; exit 1; }
         sleep 0.1
     done
-    BOOTSTRAP="$(sed -n 's/^listening on //p' "$WORK/broker.out")"
-    [[ -n "$BOOTSTRAP" ]] || { echo "mini_broker did not start"; cat "$WORK/broker.err"; exit 1; }
-    log "mini_broker (pid $BROKER_PID) on $BOOTSTRAP"
+    BOOTSTRAP="$(sed -n 's/^bootstrap //p' "$WORK/broker.out")"
+    [[ -n "$BOOTSTRAP" ]] || { echo "the fake did not start"; cat "$WORK/broker.err"; exit 1; }
+    if [[ "$(wc -l <"$WORK/broker.out")" -ne 1 ]]; then
+        echo "FAIL: the fake printed more than its bootstrap line"
+        FAILURES+=("broker: stdout is not exactly one line")
+    fi
+    log "kafka-protocol fake (pid $BROKER_PID) on $BOOTSTRAP"
 }
 
 stop_broker() {
-    log "stopping mini_broker with SIGTERM"
+    log "stopping the fake with SIGTERM"
     kill -TERM "$BROKER_PID"
     local rc=0
     wait "$BROKER_PID" || rc=$?
     BROKER_PID=""
     if [[ $rc -ne 0 ]]; then
-        echo "FAIL: mini_broker exited with $rc on SIGTERM"
+        echo "FAIL: the fake exited with $rc on SIGTERM"
         FAILURES+=("broker: exit status $rc on SIGTERM")
     fi
 }
@@ -221,7 +233,7 @@ exchange() {
 
 # ---------------------------------------------------------------- main
 install_clients
-start_broker
+start_broker 1
 
 CLIENT_LIST=(kcat kafka-python confluent-kafka kafkajs)
 for client in "${CLIENT_LIST[@]}"; do
@@ -316,6 +328,15 @@ if [[ ${#FAILURES[@]} -eq 0 && $UPDATE_FIXTURES -eq 1 ]]; then
         cp "$WORK/spec-interop-$client.json" "$dir/messages.json"
     done
 fi
+
+# Three brokers: leaders and coordinators spread; clients follow Metadata
+# and FindCoordinator to the right broker.
+CAPTURE="$WORK/capture-3.jsonl"
+start_broker 3
+for client in "${CLIENT_LIST[@]}"; do
+    exchange "$client" "$client" "three-$client"
+done
+stop_broker
 
 if [[ ${#FAILURES[@]} -ne 0 ]]; then
     echo "interop: failed steps:"

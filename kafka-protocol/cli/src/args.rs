@@ -38,6 +38,10 @@ Forms:
   kafka-protocol proxy --listen <ADDR> --upstream <HOST:PORT> [--advertise <HOST:PORT>] [--log <FILE|->]
                        [--log-max-line BYTES] [--idle-timeout SECONDS] [--max-connections N] [--connect-timeout-ms N]
                        [--max-buffered-bytes BYTES]
+  kafka-protocol fake [--brokers N] [--host HOST] [--port PORT]... [--cluster-id ID]
+                      [--topic NAME:PARTITIONS]... [--default-partitions N] [--no-auto-create]
+                      [--sasl MECHANISM:USER:PASSWORD]... [--max-bytes N] [--max-connections N]
+                      [--idle-timeout SECONDS] [--capture FILE]
   kafka-protocol request --bootstrap <HOST:PORT> --api <NAME|KEY> [--version <N>] [FILE|-]
   kafka-protocol versions --bootstrap <HOST:PORT> [--json]
 
@@ -65,6 +69,11 @@ pub enum Command {
     /// logging each exchange as a JSON line. Prints `listening on <addr>`
     /// when ready; exits 0 on SIGTERM.
     Proxy(ProxyArgs),
+    /// Run a fake Kafka cluster in memory (kafka-wire-fake): prints one
+    /// line `bootstrap HOST:PORT,...` (every broker, in node-id order) once
+    /// every broker is ready; logs go to standard error; exits 0 on
+    /// SIGTERM or SIGINT.
+    Fake(FakeArgs),
     /// Send one request body (the crate's JSON form) to a broker with a
     /// proper header, and print the response body as one JSON object.
     /// Without --version, the highest version both sides support is
@@ -164,6 +173,105 @@ pub struct ProxyArgs {
     /// is closed.
     #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
     pub max_buffered_bytes: usize,
+}
+
+/// Arguments of `fake`.
+#[derive(Debug, Args)]
+pub struct FakeArgs {
+    /// Number of brokers, node ids 0 to N-1.
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub brokers: u16,
+    /// The host every broker listens on and advertises.
+    #[arg(long, value_name = "HOST", default_value = "127.0.0.1")]
+    pub host: String,
+    /// A broker's port, once per broker in node-id order (default: free
+    /// ports).
+    #[arg(long = "port", value_name = "PORT")]
+    pub ports: Vec<u16>,
+    /// The cluster id.
+    #[arg(long, value_name = "ID", default_value = "kafka-wire-fake")]
+    pub cluster_id: String,
+    /// A topic to create at start (repeatable).
+    #[arg(long = "topic", value_name = "NAME:PARTITIONS", value_parser = parse_topic)]
+    pub topics: Vec<(String, i32)>,
+    /// Partitions of topics created without a count.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(i32).range(1..=10_000))]
+    pub default_partitions: i32,
+    /// Do not create unknown topics on Metadata.
+    #[arg(long)]
+    pub no_auto_create: bool,
+    /// A SASL user (repeatable): PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512.
+    /// With any, every listener requires SASL.
+    #[arg(long = "sasl", value_name = "MECHANISM:USER:PASSWORD", value_parser = parse_sasl)]
+    pub sasl: Vec<(String, String, String)>,
+    /// The byte budget of all logs together; past it the oldest batches
+    /// go.
+    #[arg(long, value_name = "N", default_value_t = 1 << 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_bytes: u64,
+    /// Connections each broker serves at once; more are closed on accept.
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_connections: u64,
+    /// Close a connection that sends no complete request for this long.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    pub idle_timeout: u64,
+    /// Record every request and response frame in FILE, one JSON line each.
+    #[arg(long, value_name = "FILE")]
+    pub capture: Option<PathBuf>,
+}
+
+impl FakeArgs {
+    /// Checks what clap cannot: one `--port` per broker, or none.
+    pub fn check(&self) -> Result<(), clap::Error> {
+        if !self.ports.is_empty() && self.ports.len() != usize::from(self.brokers) {
+            return Err(usage_error(
+                "fake",
+                ErrorKind::WrongNumberOfValues,
+                &format!(
+                    "--port was given {} times for {} brokers: give it once per broker, or not at all",
+                    self.ports.len(),
+                    self.brokers
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// `NAME:PARTITIONS`.
+fn parse_topic(text: &str) -> Result<(String, i32), String> {
+    let (name, partitions) = text
+        .rsplit_once(':')
+        .ok_or_else(|| format!("`{text}` is not NAME:PARTITIONS"))?;
+    let partitions: i32 = partitions
+        .parse()
+        .ok()
+        .filter(|n| (1..=10_000).contains(n))
+        .ok_or_else(|| format!("`{partitions}` is not a partition count from 1 to 10000"))?;
+    if name.is_empty() {
+        return Err(format!("`{text}` has no topic name"));
+    }
+    Ok((name.to_owned(), partitions))
+}
+
+/// `MECHANISM:USER:PASSWORD` (the password may hold colons).
+fn parse_sasl(text: &str) -> Result<(String, String, String), String> {
+    let mut parts = text.splitn(3, ':');
+    let (Some(mechanism), Some(user), Some(password)) = (parts.next(), parts.next(), parts.next())
+    else {
+        return Err(format!("`{text}` is not MECHANISM:USER:PASSWORD"));
+    };
+    if !["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
+        .iter()
+        .any(|m| m.eq_ignore_ascii_case(mechanism))
+    {
+        return Err(format!(
+            "unknown mechanism `{mechanism}` (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)"
+        ));
+    }
+    if user.is_empty() {
+        return Err(format!("`{text}` has no user"));
+    }
+    Ok((mechanism.to_owned(), user.to_owned(), password.to_owned()))
 }
 
 /// What is being decoded or encoded, and where it comes from.

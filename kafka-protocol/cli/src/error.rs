@@ -68,6 +68,9 @@ pub enum CliError {
         source: io::Error,
     },
     /// `--advertise` (or the listen address) is not `HOST:PORT`.
+    /// The fake cluster could not start.
+    #[error("the fake cluster did not start: {0}")]
+    Fake(String),
     #[error("not HOST:PORT: `{0}`")]
     BadAddress(String),
     /// `request` or `versions` could not reach the broker.

@@ -13,6 +13,7 @@ mod client;
 mod decode;
 mod encode;
 mod error;
+mod fake;
 mod input;
 mod output;
 mod proxy;
@@ -35,6 +36,12 @@ fn main() -> ExitCode {
     let plan = match &cli.command {
         Command::Decode(args) => Some(args.message.plan("decode")),
         Command::Encode(args) => Some(args.message.plan("encode")),
+        Command::Fake(args) => {
+            if let Err(usage) = args.check() {
+                usage.exit();
+            }
+            None
+        }
         Command::Apis(_)
         | Command::Records(_)
         | Command::Proxy(_)
@@ -62,6 +69,7 @@ fn run(command: &Command, plan: Option<&args::Plan>) -> Result<(), CliError> {
         (Command::Apis(args), _) => apis::run(args.json, args.compact, &mut out),
         (Command::Records(args), _) => records::run(args, &mut out),
         (Command::Proxy(args), _) => proxy::run(args),
+        (Command::Fake(args), _) => fake::run(args),
         (Command::Request(args), _) => request::run(args, &mut out),
         (Command::Versions(args), _) => versions::run(args, &mut out),
         // `main` makes a plan for every decode and encode.

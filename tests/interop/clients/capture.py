@@ -1,5 +1,6 @@
-"""Reads the frames mini_broker records with --capture (JSON lines, one file
-per connection).
+"""Reads the frames `kafka-protocol fake --capture FILE` records (JSON lines
+in one file), or those `mini_broker --capture DIR` records (one file per
+connection); CAPTURE below is either.
 
     capture.py versions DIR --client-prefix P        api -> versions used
     capture.py tail DIR [--client-prefix P] [-n N]   the last frames exchanged
@@ -24,7 +25,8 @@ CODEC_NAMES = {v: k for k, v in CODECS.items()}
 
 def load(directory):
     frames = []
-    for path in glob.glob(os.path.join(directory, "conn-*.jsonl")):
+    paths = [directory] if os.path.isfile(directory) else glob.glob(os.path.join(directory, "conn-*.jsonl"))
+    for path in paths:
         with open(path) as f:
             frames += [json.loads(line) for line in f if line.strip()]
     frames.sort(key=lambda fr: fr["seq"])

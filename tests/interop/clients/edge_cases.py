@@ -1,4 +1,4 @@
-"""Raw-socket checks of how mini_broker answers what it does not handle:
+"""Raw-socket checks of how the broker (kafka-protocol fake) answers what it does not handle:
 
 - ApiVersions at an unsupported version (v99): a v0 body with error 35 and
   the ApiVersions range, response header v0;

@@ -1,6 +1,6 @@
 // Produces and consumes a spec (see ../clients/spec.py) with kafkajs 2.2.4.
 //
-//   node client.js produce --bootstrap HOST:PORT --spec spec.json --client-id ID
+//   node client.js produce --bootstrap HOST:PORT[,HOST:PORT...] --spec spec.json --client-id ID
 //   node client.js consume --bootstrap HOST:PORT --spec spec.json --client-id ID \
 //       --group GROUP --out consumed.jsonl
 //
@@ -119,7 +119,7 @@ async function main() {
   const args = parseArgs(process.argv.slice(2));
   const kafka = new Kafka({
     clientId: args.clientId,
-    brokers: [args.bootstrap],
+    brokers: args.bootstrap.split(","),
     logLevel: logLevel.WARN,
   });
   if (args.command === 'produce') await produce(kafka, args.spec);

@@ -1,0 +1,316 @@
+//! The builder and the handle of a running fake cluster.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use kafka_wire::ApiKey;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::capture::Capture;
+use crate::config::{Config, SaslMechanism, SaslUser, TopicSpec};
+use crate::error::Error;
+use crate::listener;
+use crate::state::{BrokerAddress, Shared};
+
+/// How often expired group members are looked for.
+const EXPIRY_TICK: Duration = Duration::from_millis(250);
+
+/// A running fake cluster. Dropping it stops every broker; [`shutdown`]
+/// stops them and waits.
+///
+/// [`shutdown`]: FakeCluster::shutdown
+#[derive(Debug)]
+pub struct FakeCluster {
+    shared: Arc<Shared>,
+    addresses: Vec<SocketAddr>,
+    stop: watch::Sender<bool>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+/// Sets up a [`FakeCluster`]; [`start`](Self::start) runs it.
+#[derive(Debug, Clone, Default)]
+pub struct FakeClusterBuilder {
+    config: Config,
+}
+
+impl FakeCluster {
+    /// A builder with the defaults: three brokers on 127.0.0.1, free
+    /// ports, auto-creation on with one partition, a 1 GiB byte budget.
+    pub fn builder() -> FakeClusterBuilder {
+        FakeClusterBuilder::default()
+    }
+
+    /// Every broker's `host:port` in node-id order, comma-separated, as
+    /// clients take bootstrap servers (IPv6 hosts in brackets).
+    pub fn bootstrap(&self) -> String {
+        self.shared
+            .brokers
+            .iter()
+            .map(|b| host_port(&b.host, b.port))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Every broker's listening address, in node-id order.
+    pub fn addresses(&self) -> &[SocketAddr] {
+        &self.addresses
+    }
+
+    /// Every node id, in order.
+    pub fn node_ids(&self) -> Vec<i32> {
+        self.shared.node_ids()
+    }
+
+    /// The configuration it runs with.
+    pub fn config(&self) -> &Config {
+        &self.shared.config
+    }
+
+    /// Stops every broker (their connections are closed) and waits for
+    /// them.
+    pub async fn shutdown(mut self) -> Result<(), Error> {
+        let _ = self.stop.send(true);
+        let mut result = Ok(());
+        for (task, address) in std::mem::take(&mut self.tasks)
+            .into_iter()
+            .zip(&self.addresses)
+        {
+            if task.await.is_err() {
+                result = Err(Error::Shutdown(*address));
+            }
+        }
+        result
+    }
+}
+
+impl Drop for FakeCluster {
+    fn drop(&mut self) {
+        let _ = self.stop.send(true);
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+/// `host:port`, or `[host]:port` for an IPv6 host.
+pub fn host_port(host: &str, port: u16) -> String {
+    if host.contains(':') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    }
+}
+
+impl FakeClusterBuilder {
+    /// The number of brokers (default 3), node ids 0 to n-1.
+    pub fn brokers(mut self, brokers: usize) -> Self {
+        self.config.brokers = brokers;
+        self
+    }
+
+    /// The host to listen on and advertise (default 127.0.0.1).
+    pub fn host(mut self, host: impl Into<String>) -> Self {
+        self.config.host = host.into();
+        self
+    }
+
+    /// Fixed ports, one per broker in node-id order (default: free ones).
+    pub fn ports(mut self, ports: impl IntoIterator<Item = u16>) -> Self {
+        self.config.ports = ports.into_iter().collect();
+        self
+    }
+
+    /// The cluster id.
+    pub fn cluster_id(mut self, id: impl Into<String>) -> Self {
+        self.config.cluster_id = id.into();
+        self
+    }
+
+    /// A topic created at start.
+    pub fn topic(mut self, topic: TopicSpec) -> Self {
+        self.config.topics.push(topic);
+        self
+    }
+
+    /// Whether Metadata creates unknown topics (default on).
+    pub fn auto_create(mut self, on: bool) -> Self {
+        self.config.auto_create = on;
+        self
+    }
+
+    /// Partitions of topics created without a count (default 1).
+    pub fn default_partitions(mut self, partitions: i32) -> Self {
+        self.config.default_partitions = partitions;
+        self
+    }
+
+    /// A SASL user. With any, every listener will require SASL (the
+    /// mechanisms come in a later stage: for now `start` refuses them).
+    pub fn sasl_user(
+        mut self,
+        mechanism: SaslMechanism,
+        user: impl Into<String>,
+        password: impl Into<String>,
+    ) -> Self {
+        self.config.sasl_users.push(SaslUser {
+            mechanism,
+            user: user.into(),
+            password: password.into(),
+        });
+        self
+    }
+
+    /// Advertises `api` up to `version` at most.
+    pub fn max_version(mut self, api: ApiKey, version: i16) -> Self {
+        self.config.version_caps.insert(api.key(), version);
+        self
+    }
+
+    /// The session timeouts group members may ask for (default 6 s to
+    /// 30 min, as Kafka's).
+    pub fn session_timeout_bounds(mut self, min: Duration, max: Duration) -> Self {
+        self.config.min_session_timeout = min;
+        self.config.max_session_timeout = max;
+        self
+    }
+
+    /// The byte budget of all logs together (default 1 GiB): past it the
+    /// oldest batches go, advancing log start offsets.
+    pub fn max_bytes(mut self, bytes: u64) -> Self {
+        self.config.max_bytes = bytes;
+        self
+    }
+
+    /// Connections each broker serves at once (default 1000).
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.config.max_connections = connections;
+        self
+    }
+
+    /// How long a connection may go without a complete request (default
+    /// 10 minutes).
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.config.idle_timeout = timeout;
+        self
+    }
+
+    /// The largest request read (default 100 MiB).
+    pub fn max_request_size(mut self, bytes: usize) -> Self {
+        self.config.max_request_size = bytes;
+        self
+    }
+
+    /// Records every frame in `path`, one JSON line each.
+    pub fn capture(mut self, path: impl Into<PathBuf>) -> Self {
+        self.config.capture = Some(path.into());
+        self
+    }
+
+    /// The configuration as set so far.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Checks the configuration.
+    fn check(&self) -> Result<(), Error> {
+        let c = &self.config;
+        let bad = |why: &str| Err(Error::Config(why.into()));
+        if c.brokers == 0 || c.brokers > 64 {
+            return bad("brokers must be between 1 and 64");
+        }
+        if !c.ports.is_empty() && c.ports.len() != c.brokers {
+            return bad("give one port per broker, or none");
+        }
+        if c.default_partitions < 1 {
+            return bad("default partitions must be positive");
+        }
+        if c.max_connections == 0 || c.max_request_size == 0 || c.max_bytes == 0 {
+            return bad("limits must be positive");
+        }
+        if c.min_session_timeout > c.max_session_timeout {
+            return bad("the least session timeout is above the greatest");
+        }
+        if !c.sasl_users.is_empty() {
+            return bad("SASL is not served yet (a later stage)");
+        }
+        Ok(())
+    }
+
+    /// Binds every broker's listener and starts serving. Returns once all
+    /// accept connections.
+    pub async fn start(self) -> Result<FakeCluster, Error> {
+        self.check()?;
+        let config = self.config;
+        let capture = match &config.capture {
+            Some(path) => Some(Capture::create(path).map_err(|source| Error::Capture {
+                path: path.display().to_string(),
+                source,
+            })?),
+            None => None,
+        };
+        let mut listeners = Vec::new();
+        let mut brokers = Vec::new();
+        let mut addresses = Vec::new();
+        for node in 0..config.brokers {
+            let port = config.ports.get(node).copied().unwrap_or(0);
+            let address = host_port(&config.host, port);
+            let listener = TcpListener::bind(&address)
+                .await
+                .map_err(|source| Error::Bind { address, source })?;
+            let local = listener.local_addr().map_err(Error::LocalAddress)?;
+            let node_id = i32::try_from(node).unwrap_or(i32::MAX);
+            brokers.push(BrokerAddress {
+                node_id,
+                host: config.host.clone(),
+                port: local.port(),
+            });
+            addresses.push(local);
+            listeners.push((node_id, listener));
+        }
+        let shared = Arc::new(Shared::new(config, brokers, capture));
+        let (stop, stopped) = watch::channel(false);
+        let mut tasks: Vec<JoinHandle<()>> = listeners
+            .into_iter()
+            .map(|(node_id, listener)| {
+                tokio::spawn(listener::serve(
+                    Arc::clone(&shared),
+                    node_id,
+                    listener,
+                    stopped.clone(),
+                ))
+            })
+            .collect();
+        tasks.push(tokio::spawn(expire_members(
+            Arc::downgrade(&shared),
+            stopped,
+        )));
+        Ok(FakeCluster {
+            shared,
+            addresses,
+            stop,
+            tasks,
+        })
+    }
+}
+
+/// Removes group members whose session timed out, until stopped.
+async fn expire_members(shared: std::sync::Weak<Shared>, mut stop: watch::Receiver<bool>) {
+    let mut tick = tokio::time::interval(EXPIRY_TICK);
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {
+                let Some(shared) = shared.upgrade() else { break };
+                shared.state().groups.expire(Instant::now());
+            }
+            changed = stop.changed() => {
+                if changed.is_err() || *stop.borrow() {
+                    break;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! Everything a fake cluster is started with, and the defaults.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The default byte budget of all logs together: 1 GiB.
+pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
+/// The default largest request a broker reads: 100 MiB, as Kafka's
+/// `socket.request.max.bytes`.
+pub const DEFAULT_MAX_REQUEST_SIZE: usize = 100 * 1024 * 1024;
+/// The default number of connections each broker serves at once.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1000;
+/// The default idle timeout of a connection, as Kafka's
+/// `connections.max.idle.ms` (10 minutes).
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
+/// The most partitions one topic may have.
+pub const MAX_PARTITIONS_PER_TOPIC: i32 = 10_000;
+/// The most partitions the whole cluster may hold.
+pub const MAX_PARTITIONS_TOTAL: usize = 100_000;
+/// The most topics one Metadata request may create; further unknown topics
+/// get LEADER_NOT_AVAILABLE, which clients retry.
+pub const MAX_AUTO_CREATED_PER_REQUEST: usize = 100;
+/// The most bytes one Fetch response carries, whatever the request asks:
+/// Kafka's `fetch.max.bytes` default (55 MiB).
+pub const MAX_FETCH_BYTES: usize = 55 * 1024 * 1024;
+/// The longest a Fetch waits, whatever its `max_wait_ms`.
+pub const MAX_FETCH_WAIT: Duration = Duration::from_secs(30);
+/// The most bytes the batches of one Produce may decompress to, together.
+pub const PRODUCE_DECOMPRESSION_BUDGET: usize = 64 * 1024 * 1024;
+/// The most fetch sessions each broker keeps (Kafka's
+/// `max.incremental.fetch.session.cache.slots`).
+pub const MAX_FETCH_SESSIONS: usize = 1000;
+
+/// A SASL mechanism a user may authenticate with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SaslMechanism {
+    /// PLAIN.
+    Plain,
+    /// SCRAM-SHA-256.
+    ScramSha256,
+    /// SCRAM-SHA-512.
+    ScramSha512,
+}
+
+impl SaslMechanism {
+    /// The mechanism's name on the wire (`PLAIN`, `SCRAM-SHA-256`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            SaslMechanism::Plain => "PLAIN",
+            SaslMechanism::ScramSha256 => "SCRAM-SHA-256",
+            SaslMechanism::ScramSha512 => "SCRAM-SHA-512",
+        }
+    }
+
+    /// The mechanism called `name`, in any case.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::Plain, Self::ScramSha256, Self::ScramSha512]
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(name))
+    }
+}
+
+/// A SASL user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SaslUser {
+    /// How the user authenticates.
+    pub mechanism: SaslMechanism,
+    /// The user name.
+    pub user: String,
+    /// The password.
+    pub password: String,
+}
+
+/// A topic the cluster starts with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicSpec {
+    /// Its name.
+    pub name: String,
+    /// Its number of partitions.
+    pub partitions: i32,
+    /// Topic configs (`cleanup.policy`, `message.timestamp.type`, ...).
+    pub configs: BTreeMap<String, String>,
+}
+
+impl TopicSpec {
+    /// A topic with `partitions` partitions and default configs.
+    pub fn new(name: impl Into<String>, partitions: i32) -> Self {
+        TopicSpec {
+            name: name.into(),
+            partitions,
+            configs: BTreeMap::new(),
+        }
+    }
+
+    /// Sets one topic config.
+    pub fn config(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.configs.insert(key.into(), value.into());
+        self
+    }
+}
+
+/// The whole configuration of a fake cluster. Built by
+/// [`FakeClusterBuilder`](crate::FakeClusterBuilder).
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Number of brokers (node ids 0 .. brokers-1).
+    pub brokers: usize,
+    /// The host every broker listens on and advertises.
+    pub host: String,
+    /// Fixed ports, one per broker in node-id order; empty for free ports.
+    pub ports: Vec<u16>,
+    /// The cluster id.
+    pub cluster_id: String,
+    /// Topics created at start.
+    pub topics: Vec<TopicSpec>,
+    /// Whether Metadata creates unknown topics when the client allows it.
+    pub auto_create: bool,
+    /// Partitions of a topic created without a count.
+    pub default_partitions: i32,
+    /// SASL users; when any is set every listener will require SASL
+    /// (the mechanisms come in a later stage).
+    pub sasl_users: Vec<SaslUser>,
+    /// The highest version advertised per api key, below Kafka's.
+    pub version_caps: BTreeMap<i16, i16>,
+    /// The shortest session timeout a group member may ask for.
+    pub min_session_timeout: Duration,
+    /// The longest session timeout a group member may ask for.
+    pub max_session_timeout: Duration,
+    /// The byte budget of all logs together, kept by retention.
+    pub max_bytes: u64,
+    /// Connections each broker serves at once.
+    pub max_connections: usize,
+    /// How long a connection may go without a complete request.
+    pub idle_timeout: Duration,
+    /// The largest request frame read.
+    pub max_request_size: usize,
+    /// A file every request and response frame is recorded in.
+    pub capture: Option<PathBuf>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            brokers: 3,
+            host: "127.0.0.1".into(),
+            ports: Vec::new(),
+            cluster_id: "kafka-wire-fake".into(),
+            topics: Vec::new(),
+            auto_create: true,
+            default_partitions: 1,
+            sasl_users: Vec::new(),
+            version_caps: BTreeMap::new(),
+            min_session_timeout: Duration::from_millis(6_000),
+            max_session_timeout: Duration::from_millis(1_800_000),
+            max_bytes: DEFAULT_MAX_BYTES,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            max_request_size: DEFAULT_MAX_REQUEST_SIZE,
+            capture: None,
+        }
+    }
+}

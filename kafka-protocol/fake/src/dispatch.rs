@@ -1,0 +1,84 @@
+//! The one place a decoded request is routed to its handler.
+//!
+//! Every request a connection reads, once its version is known to be
+//! served, comes through [`dispatch`] with its [`Context`] (cluster, broker,
+//! version, client) and decoded body, and leaves it as an [`Outcome`]: a
+//! response body, no response (Produce with acks=0), or a closed
+//! connection. Fault injection (a later stage) hooks in here, before
+//! [`route`]: answering with an error, delaying, dropping or hanging any
+//! request, on any broker, without touching a handler.
+
+use std::sync::Arc;
+
+use kafka_wire::{RequestBody, ResponseBody};
+
+use crate::handlers;
+use crate::state::Shared;
+
+/// Who is asking, and where.
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    /// The cluster.
+    pub shared: &'a Arc<Shared>,
+    /// The broker the request reached.
+    pub node_id: i32,
+    /// The request's version.
+    pub version: i16,
+    /// The request header's client id.
+    pub client_id: &'a str,
+    /// The client's address.
+    pub client_host: &'a str,
+}
+
+/// What becomes of a request.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Answer with this body, at the request's version.
+    Respond(Box<ResponseBody<'static>>),
+    /// Send nothing (Produce with acks=0).
+    NoResponse,
+    /// Close the connection, for this reason.
+    Close(String),
+}
+
+/// Handles one request. This is the interception point: whatever a later
+/// stage does to requests before they are handled, it does here.
+pub async fn dispatch(context: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
+    route(context, body).await
+}
+
+/// Sends a request to its handler.
+async fn route(cx: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
+    use handlers::*;
+    let response = match body {
+        RequestBody::ApiVersions(r) => api_versions::api_versions(cx, r),
+        RequestBody::Produce(r) => return produce::produce(cx, r).await,
+        RequestBody::InitProducerId(r) => produce::init_producer_id(cx, r),
+        RequestBody::Fetch(r) => fetch::fetch(cx, r).await,
+        RequestBody::ListOffsets(r) => offsets::list_offsets(cx, r),
+        RequestBody::OffsetForLeaderEpoch(r) => offsets::offset_for_leader_epoch(cx, r),
+        RequestBody::DeleteRecords(r) => offsets::delete_records(cx, r),
+        RequestBody::Metadata(r) => topics::metadata(cx, r),
+        RequestBody::DescribeTopicPartitions(r) => topics::describe_topic_partitions(cx, r),
+        RequestBody::CreateTopics(r) => topics::create_topics(cx, r),
+        RequestBody::DeleteTopics(r) => topics::delete_topics(cx, r),
+        RequestBody::CreatePartitions(r) => topics::create_partitions(cx, r),
+        RequestBody::DescribeCluster(r) => topics::describe_cluster(cx, r),
+        RequestBody::DescribeConfigs(r) => configs::describe_configs(cx, r),
+        RequestBody::AlterConfigs(r) => configs::alter_configs(cx, r),
+        RequestBody::IncrementalAlterConfigs(r) => configs::incremental_alter_configs(cx, r),
+        RequestBody::FindCoordinator(r) => groups::find_coordinator(cx, r),
+        RequestBody::JoinGroup(r) => groups::join_group(cx, r).await,
+        RequestBody::SyncGroup(r) => groups::sync_group(cx, r).await,
+        RequestBody::Heartbeat(r) => groups::heartbeat(cx, r),
+        RequestBody::LeaveGroup(r) => groups::leave_group(cx, r),
+        RequestBody::ListGroups(r) => groups::list_groups(cx, r),
+        RequestBody::DescribeGroups(r) => groups::describe_groups(cx, r),
+        RequestBody::DeleteGroups(r) => groups::delete_groups(cx, r),
+        RequestBody::OffsetCommit(r) => commits::offset_commit(cx, r),
+        RequestBody::OffsetFetch(r) => commits::offset_fetch(cx, r),
+        RequestBody::OffsetDelete(r) => commits::offset_delete(cx, r),
+        other => unsupported::unsupported(other.api_key(), cx.version),
+    };
+    Outcome::Respond(Box::new(response))
+}

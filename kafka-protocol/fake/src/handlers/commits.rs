@@ -1,0 +1,307 @@
+//! OffsetCommit, OffsetFetch (one group, or many from v8) and
+//! OffsetDelete: committed offsets, kept by the group's coordinator.
+
+use std::borrow::Cow;
+
+use kafka_wire::messages::{
+    offset_commit_response, offset_delete_response, offset_fetch_response, OffsetCommitRequest,
+    OffsetCommitResponse, OffsetDeleteRequest, OffsetDeleteResponse, OffsetFetchRequest,
+    OffsetFetchResponse,
+};
+use kafka_wire::runtime::Uuid;
+use kafka_wire::{ErrorCode, ResponseBody};
+
+use super::groups::check_coordinator;
+use super::owned;
+use crate::dispatch::Context;
+use crate::state::groups::Committed;
+use crate::state::State;
+
+/// Stores offsets when the member and generation check out (topics by
+/// name before v10, by id from v10). The topic name is copied once per
+/// topic, not per partition.
+pub fn offset_commit(cx: &Context<'_>, request: &OffsetCommitRequest<'_>) -> ResponseBody<'static> {
+    let by_id = cx.version >= 10;
+    let mut state = cx.shared.state();
+    let names: Vec<Option<String>> = request
+        .topics
+        .iter()
+        .map(|t| {
+            if by_id {
+                state.topics.name_of(t.topic_id).map(str::to_owned)
+            } else {
+                Some(t.name.to_string())
+            }
+        })
+        .collect();
+    let offsets: Vec<(String, Vec<(i32, Committed)>)> = request
+        .topics
+        .iter()
+        .zip(&names)
+        .filter_map(|(t, name)| {
+            let partitions = t
+                .partitions
+                .iter()
+                .map(|p| {
+                    let committed: Committed = (
+                        p.committed_offset,
+                        p.committed_leader_epoch,
+                        p.committed_metadata.as_deref().map(str::to_owned),
+                    );
+                    (p.partition_index, committed)
+                })
+                .collect();
+            name.clone().map(|n| (n, partitions))
+        })
+        .collect();
+    let group_code = match check_coordinator(cx, &request.group_id) {
+        Err(code) => code,
+        Ok(()) => state.groups.commit(
+            &request.group_id,
+            &request.member_id,
+            request.generation_id_or_member_epoch,
+            offsets,
+        ),
+    };
+    let topics = request
+        .topics
+        .iter()
+        .zip(&names)
+        .map(|(t, name)| {
+            let code = match name {
+                None => ErrorCode::UnknownTopicId.code(),
+                Some(_) => group_code,
+            };
+            offset_commit_response::OffsetCommitResponseTopic {
+                name: if by_id {
+                    Cow::Borrowed("")
+                } else {
+                    owned(&t.name)
+                },
+                topic_id: t.topic_id,
+                partitions: t
+                    .partitions
+                    .iter()
+                    .map(|p| offset_commit_response::OffsetCommitResponsePartition {
+                        partition_index: p.partition_index,
+                        error_code: code,
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            }
+        })
+        .collect();
+    ResponseBody::OffsetCommit(OffsetCommitResponse {
+        topics,
+        ..Default::default()
+    })
+}
+
+/// (topic, id, [(partition, committed)]) for the wanted partitions, or all
+/// committed ones when `wanted` is None.
+type Found = Vec<(String, Uuid, Vec<(i32, Committed)>)>;
+
+fn committed(state: &State, group_id: &str, wanted: Option<Vec<(String, Vec<i32>)>>) -> Found {
+    let offsets = state.groups.offsets(group_id);
+    let none: Committed = (-1, -1, Some(String::new()));
+    let id_of = |name: &str| state.topics.get(name).map_or(Uuid::ZERO, |t| t.id);
+    match wanted {
+        Some(wanted) => wanted
+            .into_iter()
+            .map(|(topic, partitions)| {
+                let found = partitions
+                    .into_iter()
+                    .map(|p| {
+                        let c = offsets
+                            .and_then(|o| o.get(&topic))
+                            .and_then(|ps| ps.get(&p))
+                            .cloned()
+                            .unwrap_or_else(|| none.clone());
+                        (p, c)
+                    })
+                    .collect();
+                let id = id_of(&topic);
+                (topic, id, found)
+            })
+            .collect(),
+        None => {
+            let mut all: Found = offsets
+                .map(|o| {
+                    o.iter()
+                        .map(|(topic, ps)| {
+                            let mut ps: Vec<(i32, Committed)> =
+                                ps.iter().map(|(p, c)| (*p, c.clone())).collect();
+                            ps.sort_by_key(|(p, _)| *p);
+                            (topic.clone(), id_of(topic), ps)
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            all.sort_by(|a, b| a.0.cmp(&b.0));
+            all
+        }
+    }
+}
+
+/// Committed offsets (-1 where none) of one group (v1-7) or of several
+/// (v8+); a null topic list means every committed partition.
+pub fn offset_fetch(cx: &Context<'_>, request: &OffsetFetchRequest<'_>) -> ResponseBody<'static> {
+    let state = cx.shared.state();
+    let response =
+        if cx.version < 8 {
+            if let Err(code) = check_coordinator(cx, &request.group_id) {
+                return ResponseBody::OffsetFetch(OffsetFetchResponse {
+                    error_code: code,
+                    ..Default::default()
+                });
+            }
+            let wanted = request.topics.as_ref().map(|topics| {
+                topics
+                    .iter()
+                    .map(|t| (t.name.to_string(), t.partition_indexes.iter().collect()))
+                    .collect()
+            });
+            let topics = committed(&state, &request.group_id, wanted)
+                .into_iter()
+                .map(
+                    |(name, _, partitions)| offset_fetch_response::OffsetFetchResponseTopic {
+                        name: name.into(),
+                        partitions: partitions
+                            .into_iter()
+                            .map(|(index, (offset, epoch, metadata))| {
+                                offset_fetch_response::OffsetFetchResponsePartition {
+                                    partition_index: index,
+                                    committed_offset: offset,
+                                    committed_leader_epoch: epoch,
+                                    metadata: metadata.map(Into::into),
+                                    ..Default::default()
+                                }
+                            })
+                            .collect(),
+                        ..Default::default()
+                    },
+                )
+                .collect();
+            OffsetFetchResponse {
+                topics,
+                ..Default::default()
+            }
+        } else {
+            let by_id = cx.version >= 10;
+            let groups =
+                request
+                    .groups
+                    .iter()
+                    .map(|g| {
+                        if let Err(code) = check_coordinator(cx, &g.group_id) {
+                            return offset_fetch_response::OffsetFetchResponseGroup {
+                                group_id: owned(&g.group_id),
+                                error_code: code,
+                                ..Default::default()
+                            };
+                        }
+                        let wanted = g.topics.as_ref().map(|topics| {
+                            topics
+                                .iter()
+                                .map(|t| {
+                                    let name = if by_id {
+                                        state
+                                            .topics
+                                            .name_of(t.topic_id)
+                                            .unwrap_or_default()
+                                            .to_owned()
+                                    } else {
+                                        t.name.to_string()
+                                    };
+                                    (name, t.partition_indexes.iter().collect())
+                                })
+                                .collect()
+                        });
+                        let topics =
+                            committed(&state, &g.group_id, wanted)
+                                .into_iter()
+                                .map(|(name, id, partitions)| {
+                                    offset_fetch_response::OffsetFetchResponseTopics {
+                        name: if by_id { Cow::Borrowed("") } else { name.into() },
+                        topic_id: if by_id { id } else { Uuid::ZERO },
+                        partitions: partitions
+                            .into_iter()
+                            .map(|(index, (offset, epoch, metadata))| {
+                                offset_fetch_response::OffsetFetchResponsePartitions {
+                                    partition_index: index,
+                                    committed_offset: offset,
+                                    committed_leader_epoch: epoch,
+                                    metadata: metadata.map(Into::into),
+                                    ..Default::default()
+                                }
+                            })
+                            .collect(),
+                        ..Default::default()
+                    }
+                                })
+                                .collect();
+                        offset_fetch_response::OffsetFetchResponseGroup {
+                            group_id: owned(&g.group_id),
+                            topics,
+                            ..Default::default()
+                        }
+                    })
+                    .collect();
+            OffsetFetchResponse {
+                groups,
+                ..Default::default()
+            }
+        };
+    ResponseBody::OffsetFetch(response)
+}
+
+/// Deletes committed offsets of an empty group.
+pub fn offset_delete(cx: &Context<'_>, request: &OffsetDeleteRequest<'_>) -> ResponseBody<'static> {
+    if let Err(code) = check_coordinator(cx, &request.group_id) {
+        return ResponseBody::OffsetDelete(OffsetDeleteResponse {
+            error_code: code,
+            ..Default::default()
+        });
+    }
+    let mut state = cx.shared.state();
+    let mut group_error = 0;
+    let topics = request
+        .topics
+        .iter()
+        .map(|t| offset_delete_response::OffsetDeleteResponseTopic {
+            name: owned(&t.name),
+            partitions: t
+                .partitions
+                .iter()
+                .map(|p| {
+                    let error_code = match state.groups.delete_offsets(
+                        &request.group_id,
+                        &t.name,
+                        p.partition_index,
+                    ) {
+                        Ok(code) => code,
+                        Err(code) => {
+                            group_error = code;
+                            0
+                        }
+                    };
+                    offset_delete_response::OffsetDeleteResponsePartition {
+                        partition_index: p.partition_index,
+                        error_code,
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    if group_error != 0 {
+        return ResponseBody::OffsetDelete(OffsetDeleteResponse {
+            error_code: group_error,
+            ..Default::default()
+        });
+    }
+    ResponseBody::OffsetDelete(OffsetDeleteResponse {
+        topics,
+        ..Default::default()
+    })
+}

@@ -1,0 +1,326 @@
+//! Fetch: long polls (up to max_wait_ms for min_bytes), size limits applied
+//! before anything is copied, topic ids from v13, fetch sessions (KIP-227)
+//! including incremental ones, and the current leader for a partition led
+//! elsewhere (KIP-951).
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::time::Duration;
+
+use kafka_wire::messages::{fetch_response, FetchRequest, FetchResponse};
+use kafka_wire::runtime::Uuid;
+use kafka_wire::{ErrorCode, ResponseBody};
+
+use super::owned;
+use crate::config::{MAX_FETCH_BYTES, MAX_FETCH_WAIT};
+use crate::dispatch::Context;
+use crate::state::sessions::{SessionKey, SessionPartition};
+use crate::state::State;
+
+/// The epoch that closes a session, or asks for none.
+const FINAL_EPOCH: i32 = -1;
+
+/// One partition to read.
+#[derive(Debug, Clone)]
+struct Wanted {
+    key: SessionKey,
+    fetch_offset: i64,
+    max_bytes: i32,
+    /// In an incremental session: the high watermark and log start last
+    /// sent, to leave the partition out when nothing changed.
+    last_sent: Option<(i64, i64)>,
+}
+
+/// What the request resolved to.
+struct Plan {
+    session_id: i32,
+    incremental: bool,
+    wanted: Vec<Wanted>,
+}
+
+/// Answers a Fetch, waiting for appends when fewer than min_bytes are
+/// there and no partition has an error.
+pub async fn fetch(cx: &Context<'_>, request: &FetchRequest<'_>) -> ResponseBody<'static> {
+    let plan = match plan(cx, request) {
+        Ok(plan) => plan,
+        Err(code) => {
+            return ResponseBody::Fetch(FetchResponse {
+                error_code: code,
+                ..Default::default()
+            })
+        }
+    };
+    let wait =
+        Duration::from_millis(u64::try_from(request.max_wait_ms).unwrap_or(0)).min(MAX_FETCH_WAIT);
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        let appended = cx.shared.appended.notified();
+        tokio::pin!(appended);
+        appended.as_mut().enable();
+        let available = {
+            let state = cx.shared.state();
+            available(&state, cx, &plan)
+        };
+        let enough = match available {
+            None => true,
+            Some(bytes) => i64::try_from(bytes).unwrap_or(i64::MAX) >= i64::from(request.min_bytes),
+        };
+        if enough || tokio::time::Instant::now() >= deadline {
+            let mut state = cx.shared.state();
+            return ResponseBody::Fetch(read(&mut state, cx, request, &plan));
+        }
+        let _ = tokio::time::timeout_at(deadline, appended).await;
+    }
+}
+
+/// The partition key of a request topic: by id from v13, else by name.
+fn key(version: i16, topic_id: Uuid, name: &str, partition: i32) -> SessionKey {
+    if version >= 13 {
+        (topic_id, String::new(), partition)
+    } else {
+        (Uuid::ZERO, name.to_owned(), partition)
+    }
+}
+
+/// Resolves the session: sessionless, a new full session, or an
+/// incremental update of an existing one.
+fn plan(cx: &Context<'_>, request: &FetchRequest<'_>) -> Result<Plan, i16> {
+    let version = cx.version;
+    let mut seen = HashSet::new();
+    let mut requested = Vec::new();
+    for topic in request.topics.iter() {
+        for p in topic.partitions.iter() {
+            let key = key(version, topic.topic_id, &topic.topic, p.partition);
+            // A partition named twice is read once.
+            if seen.insert(key.clone()) {
+                requested.push(Wanted {
+                    key,
+                    fetch_offset: p.fetch_offset,
+                    max_bytes: p.partition_max_bytes,
+                    last_sent: None,
+                });
+            }
+        }
+    }
+    let mut state = cx.shared.state();
+    let sessions = state.sessions.entry(cx.node_id).or_default();
+    let (id, epoch) = (request.session_id, request.session_epoch);
+    if version < 7 || epoch == FINAL_EPOCH {
+        if id != 0 {
+            sessions.close(id);
+        }
+        return Ok(Plan {
+            session_id: 0,
+            incremental: false,
+            wanted: requested,
+        });
+    }
+    if epoch == 0 {
+        if id != 0 {
+            sessions.close(id);
+        }
+        let new_id = sessions.open();
+        if let Some(session) = sessions.get_mut(new_id) {
+            for w in &requested {
+                session.partitions.insert(
+                    w.key.clone(),
+                    SessionPartition {
+                        fetch_offset: w.fetch_offset,
+                        max_bytes: w.max_bytes,
+                        ..Default::default()
+                    },
+                );
+            }
+        }
+        return Ok(Plan {
+            session_id: new_id,
+            incremental: false,
+            wanted: requested,
+        });
+    }
+    let session = sessions.resume(id, epoch)?;
+    for w in requested {
+        let entry = session.partitions.entry(w.key).or_default();
+        entry.fetch_offset = w.fetch_offset;
+        entry.max_bytes = w.max_bytes;
+    }
+    for topic in request.forgotten_topics_data.iter() {
+        for partition in topic.partitions.iter() {
+            session
+                .partitions
+                .remove(&key(version, topic.topic_id, &topic.topic, partition));
+        }
+    }
+    let wanted = session
+        .partitions
+        .iter()
+        .map(|(key, p)| Wanted {
+            key: key.clone(),
+            fetch_offset: p.fetch_offset,
+            max_bytes: p.max_bytes,
+            last_sent: p.last_high_watermark.zip(p.last_log_start),
+        })
+        .collect();
+    Ok(Plan {
+        session_id: id,
+        incremental: true,
+        wanted,
+    })
+}
+
+/// The name of a wanted partition's topic.
+fn topic_name<'s>(state: &'s State, key: &'s SessionKey) -> Option<&'s str> {
+    if key.0 != Uuid::ZERO {
+        state.topics.name_of(key.0)
+    } else {
+        Some(key.1.as_str())
+    }
+}
+
+/// Record bytes there to read, or `None` when a partition has an error
+/// (which is answered at once).
+fn available(state: &State, cx: &Context<'_>, plan: &Plan) -> Option<usize> {
+    let mut total = 0usize;
+    for w in &plan.wanted {
+        let partition = topic_name(state, &w.key)
+            .and_then(|name| state.topics.get(name))
+            .and_then(|t| t.partition(w.key.2))?;
+        if partition.leader != cx.node_id || !partition.log.in_range(w.fetch_offset) {
+            return None;
+        }
+        total = total.saturating_add(partition.log.available(w.fetch_offset));
+    }
+    Some(total)
+}
+
+/// One pass over the wanted partitions. The records of all partitions stay
+/// within the request's max_bytes (capped at Kafka's `fetch.max.bytes`),
+/// each partition's within its own limit, except that the first partition
+/// with data returns at least one batch.
+fn read(
+    state: &mut State,
+    cx: &Context<'_>,
+    request: &FetchRequest<'_>,
+    plan: &Plan,
+) -> FetchResponse<'static> {
+    let version = cx.version;
+    let mut budget = usize::try_from(request.max_bytes)
+        .unwrap_or(0)
+        .min(MAX_FETCH_BYTES);
+    let mut at_least_one = true;
+    let mut topics: Vec<fetch_response::FetchableTopicResponse<'static>> = Vec::new();
+    let mut leaders = Vec::new();
+    let mut sent = Vec::new();
+    for w in &plan.wanted {
+        let mut data = fetch_response::PartitionData {
+            partition_index: w.key.2,
+            records: Some(Cow::Borrowed(&[])),
+            ..Default::default()
+        };
+        let name = topic_name(state, &w.key).map(str::to_owned);
+        let partition = name
+            .as_deref()
+            .and_then(|n| state.topics.get(n))
+            .and_then(|t| t.partition(w.key.2));
+        match partition {
+            None if w.key.0 != Uuid::ZERO && name.is_none() => {
+                data.error_code = ErrorCode::UnknownTopicId.code();
+            }
+            None => data.error_code = ErrorCode::UnknownTopicOrPartition.code(),
+            Some(p) if p.leader != cx.node_id => {
+                data.error_code = ErrorCode::NotLeaderOrFollower.code();
+                if version >= 12 {
+                    data.current_leader = fetch_response::LeaderIdAndEpoch {
+                        leader_id: p.leader,
+                        leader_epoch: 0,
+                        ..Default::default()
+                    };
+                }
+                if !leaders.contains(&p.leader) {
+                    leaders.push(p.leader);
+                }
+            }
+            Some(p) => {
+                data.high_watermark = p.log.high_watermark();
+                data.last_stable_offset = p.log.high_watermark();
+                data.log_start_offset = p.log.log_start_offset();
+                let limit = usize::try_from(w.max_bytes).unwrap_or(0).min(budget);
+                match p.log.read(w.fetch_offset, limit, at_least_one) {
+                    Ok(records) => {
+                        if !records.is_empty() {
+                            at_least_one = false;
+                        }
+                        budget = budget.saturating_sub(records.len());
+                        data.records = Some(Cow::Owned(records));
+                    }
+                    Err(code) => data.error_code = code,
+                }
+            }
+        }
+        let news = data.error_code != 0
+            || data.records.as_ref().is_some_and(|r| !r.is_empty())
+            || w.last_sent != Some((data.high_watermark, data.log_start_offset));
+        if plan.incremental && !news {
+            continue;
+        }
+        if data.error_code == 0 {
+            sent.push((w.key.clone(), data.high_watermark, data.log_start_offset));
+        }
+        let same_topic = topics.last().is_some_and(|t| {
+            if w.key.0 != Uuid::ZERO {
+                t.topic_id == w.key.0
+            } else {
+                t.topic == w.key.1.as_str()
+            }
+        });
+        if !same_topic {
+            topics.push(fetch_response::FetchableTopicResponse {
+                topic: if version >= 13 {
+                    Cow::Borrowed("")
+                } else {
+                    owned(&w.key.1)
+                },
+                topic_id: w.key.0,
+                ..Default::default()
+            });
+        }
+        if let Some(topic) = topics.last_mut() {
+            topic.partitions.push(data);
+        }
+    }
+    if plan.session_id != 0 {
+        if let Some(session) = state
+            .sessions
+            .get_mut(&cx.node_id)
+            .and_then(|s| s.get_mut(plan.session_id))
+        {
+            for (key, high_watermark, log_start) in sent {
+                if let Some(p) = session.partitions.get_mut(&key) {
+                    p.last_high_watermark = Some(high_watermark);
+                    p.last_log_start = Some(log_start);
+                }
+            }
+        }
+    }
+    // KIP-951's fields exist from v12 (current_leader) and v16
+    // (node_endpoints); a field a version lacks must stay at its default.
+    if version < 16 {
+        leaders.clear();
+    }
+    let node_endpoints = leaders
+        .iter()
+        .filter_map(|&id| cx.shared.broker(id))
+        .map(|b| fetch_response::NodeEndpoint {
+            node_id: b.node_id,
+            host: owned(&b.host),
+            port: i32::from(b.port),
+            ..Default::default()
+        })
+        .collect();
+    FetchResponse {
+        session_id: plan.session_id,
+        responses: topics.into(),
+        node_endpoints,
+        ..Default::default()
+    }
+}

@@ -1,0 +1,439 @@
+//! FindCoordinator and the classic group APIs: JoinGroup, SyncGroup,
+//! Heartbeat, LeaveGroup, ListGroups, DescribeGroups, DeleteGroups. Each
+//! group has one coordinator among the brokers; the others answer
+//! NOT_COORDINATOR.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::Duration;
+
+use kafka_wire::messages::{
+    delete_groups_response, describe_groups_response, find_coordinator_response,
+    join_group_response, leave_group_response, list_groups_response, DeleteGroupsRequest,
+    DeleteGroupsResponse, DescribeGroupsRequest, DescribeGroupsResponse, FindCoordinatorRequest,
+    FindCoordinatorResponse, HeartbeatRequest, HeartbeatResponse, JoinGroupRequest,
+    JoinGroupResponse, LeaveGroupRequest, LeaveGroupResponse, ListGroupsRequest,
+    ListGroupsResponse, SyncGroupRequest, SyncGroupResponse,
+};
+use kafka_wire::{ErrorCode, ResponseBody};
+
+use super::owned;
+use crate::dispatch::Context;
+use crate::state::groups::{GroupState, JoinRequest, Pending};
+use crate::state::Shared;
+
+/// Key types of FindCoordinator.
+const GROUP_KEY: i8 = 0;
+
+/// Whether this broker coordinates `group_id`; NOT_COORDINATOR otherwise.
+pub fn check_coordinator(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
+    if cx.shared.coordinator(group_id) == cx.node_id {
+        Ok(())
+    } else {
+        Err(ErrorCode::NotCoordinator.code())
+    }
+}
+
+/// The coordinator of each key: one (v0-3) or many (v4+). Transaction
+/// coordinators come in a later stage.
+pub fn find_coordinator(
+    cx: &Context<'_>,
+    request: &FindCoordinatorRequest<'_>,
+) -> ResponseBody<'static> {
+    let locate = |key: &str| -> Result<(i32, String, i32), i16> {
+        if request.key_type != GROUP_KEY {
+            return Err(ErrorCode::CoordinatorNotAvailable.code());
+        }
+        if key.is_empty() {
+            return Err(ErrorCode::InvalidRequest.code());
+        }
+        let node = cx.shared.coordinator(key);
+        let broker = cx
+            .shared
+            .broker(node)
+            .ok_or(ErrorCode::CoordinatorNotAvailable.code())?;
+        Ok((node, broker.host.clone(), i32::from(broker.port)))
+    };
+    let response = if cx.version < 4 {
+        match locate(&request.key) {
+            Ok((node_id, host, port)) => FindCoordinatorResponse {
+                node_id,
+                host: host.into(),
+                port,
+                ..Default::default()
+            },
+            Err(code) => FindCoordinatorResponse {
+                error_code: code,
+                node_id: -1,
+                port: -1,
+                ..Default::default()
+            },
+        }
+    } else {
+        FindCoordinatorResponse {
+            coordinators: request
+                .coordinator_keys
+                .iter()
+                .map(|key| match locate(key) {
+                    Ok((node_id, host, port)) => find_coordinator_response::Coordinator {
+                        key: owned(key),
+                        node_id,
+                        host: host.into(),
+                        port,
+                        ..Default::default()
+                    },
+                    Err(code) => find_coordinator_response::Coordinator {
+                        key: owned(key),
+                        node_id: -1,
+                        port: -1,
+                        error_code: code,
+                        ..Default::default()
+                    },
+                })
+                .collect(),
+            ..Default::default()
+        }
+    };
+    ResponseBody::FindCoordinator(response)
+}
+
+fn millis(ms: i32) -> Duration {
+    Duration::from_millis(u64::try_from(ms).unwrap_or(0))
+}
+
+/// Joins the group, waiting until the rebalance completes. The protocol
+/// name is nullable only from v7: below, Kafka writes "" for none.
+pub async fn join_group(cx: &Context<'_>, request: &JoinGroupRequest<'_>) -> ResponseBody<'static> {
+    let mut response = join(cx, request).await;
+    if let ResponseBody::JoinGroup(r) = &mut response {
+        if cx.version < 7 && r.protocol_name.is_none() {
+            r.protocol_name = Some(Cow::Borrowed(""));
+        }
+    }
+    response
+}
+
+async fn join(cx: &Context<'_>, request: &JoinGroupRequest<'_>) -> ResponseBody<'static> {
+    let failed = |code: i16, member_id: &str| {
+        ResponseBody::JoinGroup(JoinGroupResponse {
+            error_code: code,
+            generation_id: -1,
+            member_id: owned(member_id),
+            ..Default::default()
+        })
+    };
+    if let Err(code) = check_coordinator(cx, &request.group_id) {
+        return failed(code, &request.member_id);
+    }
+    let config = &cx.shared.config;
+    let session = millis(request.session_timeout_ms);
+    if session < config.min_session_timeout || session > config.max_session_timeout {
+        return failed(ErrorCode::InvalidSessionTimeout.code(), &request.member_id);
+    }
+    // v0 has no rebalance timeout: it is the session timeout.
+    let rebalance = if cx.version == 0 {
+        session
+    } else {
+        millis(request.rebalance_timeout_ms)
+    };
+    let pending = cx.shared.state().groups.join(JoinRequest {
+        group_id: request.group_id.to_string(),
+        member_id: request.member_id.to_string(),
+        group_instance_id: request.group_instance_id.as_deref().map(str::to_owned),
+        client_id: cx.client_id.to_owned(),
+        client_host: format!("/{}", cx.client_host),
+        protocol_type: request.protocol_type.to_string(),
+        protocols: request
+            .protocols
+            .iter()
+            .map(|p| (p.name.to_string(), p.metadata.to_vec()))
+            .collect(),
+        session_timeout: session,
+        rebalance_timeout: rebalance,
+        require_known_member_id: cx.version >= 4,
+    });
+    let outcome = match pending {
+        Pending::Ready(outcome) => outcome,
+        Pending::Wait(receiver, timer) => {
+            if let Some((rebalance_id, wait)) = timer {
+                schedule_rebalance_timeout(
+                    cx.shared,
+                    request.group_id.to_string(),
+                    rebalance_id,
+                    wait,
+                );
+            }
+            match receiver.await {
+                Ok(outcome) => outcome,
+                Err(_) => return failed(ErrorCode::UnknownMemberId.code(), &request.member_id),
+            }
+        }
+    };
+    ResponseBody::JoinGroup(JoinGroupResponse {
+        error_code: outcome.error_code,
+        generation_id: if outcome.error_code == 0 {
+            outcome.generation
+        } else {
+            -1
+        },
+        protocol_type: outcome.protocol_type.map(Into::into),
+        protocol_name: outcome.protocol.map(Into::into),
+        leader: outcome.leader.into(),
+        member_id: outcome.member_id.into(),
+        members: outcome
+            .members
+            .into_iter()
+            .map(|(member_id, group_instance_id, metadata)| {
+                join_group_response::JoinGroupResponseMember {
+                    member_id: member_id.into(),
+                    group_instance_id: group_instance_id.map(Into::into),
+                    metadata: metadata.into(),
+                    ..Default::default()
+                }
+            })
+            .collect(),
+        ..Default::default()
+    })
+}
+
+/// After `wait`, a rebalance stops waiting for members that did not join.
+fn schedule_rebalance_timeout(
+    shared: &Arc<Shared>,
+    group_id: String,
+    rebalance: u64,
+    wait: Duration,
+) {
+    let shared = Arc::downgrade(shared);
+    tokio::spawn(async move {
+        tokio::time::sleep(wait).await;
+        if let Some(shared) = shared.upgrade() {
+            shared
+                .state()
+                .groups
+                .rebalance_timeout(&group_id, rebalance);
+        }
+    });
+}
+
+/// The leader hands out assignments; the others wait for theirs.
+pub async fn sync_group(cx: &Context<'_>, request: &SyncGroupRequest<'_>) -> ResponseBody<'static> {
+    let failed = |code: i16| {
+        ResponseBody::SyncGroup(SyncGroupResponse {
+            error_code: code,
+            ..Default::default()
+        })
+    };
+    if let Err(code) = check_coordinator(cx, &request.group_id) {
+        return failed(code);
+    }
+    let assignments = request
+        .assignments
+        .iter()
+        .map(|a| (a.member_id.to_string(), a.assignment.to_vec()))
+        .collect();
+    let pending = cx.shared.state().groups.sync(
+        &request.group_id,
+        &request.member_id,
+        request.generation_id,
+        assignments,
+    );
+    let outcome = match pending {
+        Pending::Ready(outcome) => outcome,
+        Pending::Wait(receiver, _) => match receiver.await {
+            Ok(outcome) => outcome,
+            Err(_) => return failed(ErrorCode::UnknownMemberId.code()),
+        },
+    };
+    ResponseBody::SyncGroup(SyncGroupResponse {
+        error_code: outcome.error_code,
+        protocol_type: outcome.protocol_type.map(Into::into),
+        protocol_name: outcome.protocol.map(Into::into),
+        assignment: outcome.assignment.into(),
+        ..Default::default()
+    })
+}
+
+/// Keeps a member alive, or tells it to rejoin.
+pub fn heartbeat(cx: &Context<'_>, request: &HeartbeatRequest<'_>) -> ResponseBody<'static> {
+    let error_code = match check_coordinator(cx, &request.group_id) {
+        Err(code) => code,
+        Ok(()) => cx.shared.state().groups.heartbeat(
+            &request.group_id,
+            &request.member_id,
+            request.generation_id,
+        ),
+    };
+    ResponseBody::Heartbeat(HeartbeatResponse {
+        error_code,
+        ..Default::default()
+    })
+}
+
+/// One member (v0-2) or several (v3+) leave.
+pub fn leave_group(cx: &Context<'_>, request: &LeaveGroupRequest<'_>) -> ResponseBody<'static> {
+    if let Err(code) = check_coordinator(cx, &request.group_id) {
+        return ResponseBody::LeaveGroup(LeaveGroupResponse {
+            error_code: code,
+            ..Default::default()
+        });
+    }
+    let mut timers = Vec::new();
+    let response = {
+        let mut state = cx.shared.state();
+        let mut leave = |member_id: &str, instance: Option<&str>| {
+            let (code, timer) = state.groups.leave(&request.group_id, member_id, instance);
+            timers.extend(timer);
+            code
+        };
+        if cx.version < 3 {
+            LeaveGroupResponse {
+                error_code: leave(&request.member_id, None),
+                ..Default::default()
+            }
+        } else {
+            LeaveGroupResponse {
+                members: request
+                    .members
+                    .iter()
+                    .map(|m| leave_group_response::MemberResponse {
+                        member_id: owned(&m.member_id),
+                        group_instance_id: m.group_instance_id.as_deref().map(owned),
+                        error_code: leave(&m.member_id, m.group_instance_id.as_deref()),
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            }
+        }
+    };
+    for (rebalance, wait) in timers {
+        schedule_rebalance_timeout(cx.shared, request.group_id.to_string(), rebalance, wait);
+    }
+    ResponseBody::LeaveGroup(response)
+}
+
+/// The groups this broker coordinates, filtered by state (v4+) and type
+/// (v5+: only "classic" groups exist here).
+pub fn list_groups(cx: &Context<'_>, request: &ListGroupsRequest<'_>) -> ResponseBody<'static> {
+    let state = cx.shared.state();
+    let mut groups: Vec<_> = state
+        .groups
+        .iter()
+        .filter(|(id, _)| cx.shared.coordinator(id) == cx.node_id)
+        .filter(|(_, g)| {
+            request.states_filter.is_empty()
+                || request
+                    .states_filter
+                    .iter()
+                    .any(|s| s.eq_ignore_ascii_case(g.state.name()))
+        })
+        .filter(|_| {
+            request.types_filter.is_empty()
+                || request
+                    .types_filter
+                    .iter()
+                    .any(|t| t.eq_ignore_ascii_case("classic"))
+        })
+        .map(|(id, g)| list_groups_response::ListedGroup {
+            group_id: owned(id),
+            protocol_type: owned(&g.protocol_type),
+            group_state: g.state.name().into(),
+            group_type: "classic".into(),
+            ..Default::default()
+        })
+        .collect();
+    groups.sort_by(|a, b| a.group_id.cmp(&b.group_id));
+    ResponseBody::ListGroups(ListGroupsResponse {
+        groups: groups.into(),
+        ..Default::default()
+    })
+}
+
+/// Each group's state and members ("Dead" for an unknown group, as Kafka
+/// describes one).
+pub fn describe_groups(
+    cx: &Context<'_>,
+    request: &DescribeGroupsRequest<'_>,
+) -> ResponseBody<'static> {
+    let state = cx.shared.state();
+    let groups = request
+        .groups
+        .iter()
+        .map(|id| {
+            let mut out = describe_groups_response::DescribedGroup {
+                group_id: owned(id),
+                ..Default::default()
+            };
+            if let Err(code) = check_coordinator(cx, id) {
+                out.error_code = code;
+                return out;
+            }
+            match state.groups.get(id) {
+                None => {
+                    out.group_state = "Dead".into();
+                    if cx.version >= 6 {
+                        out.error_code = ErrorCode::GroupIdNotFound.code();
+                    }
+                }
+                Some(group) => {
+                    out.group_state = group.state.name().into();
+                    out.protocol_type = owned(&group.protocol_type);
+                    let stable = group.state == GroupState::Stable;
+                    out.protocol_data = group.protocol.as_deref().map(owned).unwrap_or_default();
+                    out.members = group
+                        .members
+                        .iter()
+                        .map(|m| {
+                            let metadata = m
+                                .protocols
+                                .iter()
+                                .find(|(n, _)| Some(n) == group.protocol.as_ref())
+                                .map(|(_, md)| md.clone())
+                                .unwrap_or_default();
+                            describe_groups_response::DescribedGroupMember {
+                                member_id: owned(&m.id),
+                                group_instance_id: m.group_instance_id.as_deref().map(owned),
+                                client_id: owned(&m.client_id),
+                                client_host: owned(&m.client_host),
+                                member_metadata: metadata.into(),
+                                member_assignment: if stable {
+                                    m.assignment.clone()
+                                } else {
+                                    Vec::new()
+                                }
+                                .into(),
+                                ..Default::default()
+                            }
+                        })
+                        .collect();
+                }
+            }
+            out
+        })
+        .collect();
+    ResponseBody::DescribeGroups(DescribeGroupsResponse {
+        groups,
+        ..Default::default()
+    })
+}
+
+/// Deletes empty groups with their offsets.
+pub fn delete_groups(cx: &Context<'_>, request: &DeleteGroupsRequest<'_>) -> ResponseBody<'static> {
+    let mut state = cx.shared.state();
+    let results = request
+        .groups_names
+        .iter()
+        .map(|id| delete_groups_response::DeletableGroupResult {
+            group_id: owned(id),
+            error_code: match check_coordinator(cx, id) {
+                Err(code) => code,
+                Ok(()) => state.groups.delete(id),
+            },
+            ..Default::default()
+        })
+        .collect();
+    ResponseBody::DeleteGroups(DeleteGroupsResponse {
+        results,
+        ..Default::default()
+    })
+}

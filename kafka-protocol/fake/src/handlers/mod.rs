@@ -1,0 +1,21 @@
+//! The handlers, one file per API family. Each takes the dispatch
+//! [`Context`](crate::dispatch::Context) and the decoded request and
+//! returns the response body for the request's version.
+
+pub mod api_versions;
+pub mod commits;
+pub mod configs;
+pub mod fetch;
+pub mod groups;
+pub mod offsets;
+pub mod produce;
+pub mod topics;
+pub mod unsupported;
+pub mod validate;
+
+use std::borrow::Cow;
+
+/// An owned copy of a borrowed string, for a response.
+pub(crate) fn owned(s: &str) -> Cow<'static, str> {
+    Cow::Owned(s.to_owned())
+}

@@ -1,0 +1,200 @@
+//! ListOffsets, OffsetForLeaderEpoch and DeleteRecords: questions about a
+//! partition's offsets, answered by its leader.
+
+use kafka_wire::messages::{
+    delete_records_response, list_offsets_response, offset_for_leader_epoch_response,
+    DeleteRecordsRequest, DeleteRecordsResponse, ListOffsetsRequest, ListOffsetsResponse,
+    OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse,
+};
+use kafka_wire::{ErrorCode, ResponseBody};
+
+use super::owned;
+use crate::dispatch::Context;
+use crate::state::topics::Partition;
+use crate::state::State;
+
+/// ListOffsets' special timestamps.
+const LATEST: i64 = -1;
+const EARLIEST: i64 = -2;
+const MAX_TIMESTAMP: i64 = -3;
+const EARLIEST_LOCAL: i64 = -4;
+const LATEST_TIERED: i64 = -5;
+const EARLIEST_PENDING_UPLOAD: i64 = -6;
+
+/// The partition if this broker leads it, else the error to answer.
+fn led<'s>(
+    state: &'s State,
+    cx: &Context<'_>,
+    topic: &str,
+    index: i32,
+) -> Result<&'s Partition, i16> {
+    let partition = state
+        .topics
+        .get(topic)
+        .and_then(|t| t.partition(index))
+        .ok_or(ErrorCode::UnknownTopicOrPartition.code())?;
+    if partition.leader != cx.node_id {
+        return Err(ErrorCode::NotLeaderOrFollower.code());
+    }
+    Ok(partition)
+}
+
+/// Offsets by time: latest, earliest, the max timestamp, or the first
+/// batch at or after a timestamp.
+pub fn list_offsets(cx: &Context<'_>, request: &ListOffsetsRequest<'_>) -> ResponseBody<'static> {
+    let state = cx.shared.state();
+    let topics = request
+        .topics
+        .iter()
+        .map(|t| list_offsets_response::ListOffsetsTopicResponse {
+            name: owned(&t.name),
+            partitions: t
+                .partitions
+                .iter()
+                .map(|p| {
+                    let mut response = list_offsets_response::ListOffsetsPartitionResponse {
+                        partition_index: p.partition_index,
+                        leader_epoch: if cx.version >= 4 { 0 } else { -1 },
+                        timestamp: -1,
+                        offset: -1,
+                        ..Default::default()
+                    };
+                    match led(&state, cx, &t.name, p.partition_index) {
+                        Err(code) => response.error_code = code,
+                        Ok(partition) => {
+                            let log = &partition.log;
+                            match p.timestamp {
+                                LATEST | LATEST_TIERED => response.offset = log.high_watermark(),
+                                EARLIEST | EARLIEST_LOCAL | EARLIEST_PENDING_UPLOAD => {
+                                    response.offset = log.log_start_offset()
+                                }
+                                MAX_TIMESTAMP => {
+                                    if let Some((ts, offset)) = log.max_timestamp() {
+                                        (response.timestamp, response.offset) = (ts, offset);
+                                    }
+                                }
+                                ts if ts < 0 => {
+                                    response.error_code = ErrorCode::UnsupportedVersion.code()
+                                }
+                                ts => {
+                                    if let Some((ts, offset)) = log.offset_for_timestamp(ts) {
+                                        (response.timestamp, response.offset) = (ts, offset);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    response
+                })
+                .collect(),
+            ..Default::default()
+        })
+        .collect();
+    ResponseBody::ListOffsets(ListOffsetsResponse {
+        topics,
+        ..Default::default()
+    })
+}
+
+/// The end offset of a leader epoch. Leadership never changes, so every
+/// partition is at epoch 0, which ends at the high watermark; a client
+/// claiming a newer current epoch gets UNKNOWN_LEADER_EPOCH, as from a
+/// leader that has not caught up.
+pub fn offset_for_leader_epoch(
+    cx: &Context<'_>,
+    request: &OffsetForLeaderEpochRequest<'_>,
+) -> ResponseBody<'static> {
+    let state = cx.shared.state();
+    let topics = request
+        .topics
+        .iter()
+        .map(
+            |t| offset_for_leader_epoch_response::OffsetForLeaderTopicResult {
+                topic: owned(&t.topic),
+                partitions: t
+                    .partitions
+                    .iter()
+                    .map(|p| {
+                        let mut out = offset_for_leader_epoch_response::EpochEndOffset {
+                            partition: p.partition,
+                            leader_epoch: -1,
+                            end_offset: -1,
+                            ..Default::default()
+                        };
+                        match led(&state, cx, &t.topic, p.partition) {
+                            Err(code) => out.error_code = code,
+                            Ok(_) if p.current_leader_epoch > 0 => {
+                                out.error_code = ErrorCode::UnknownLeaderEpoch.code()
+                            }
+                            Ok(partition) => {
+                                if p.leader_epoch >= 0 {
+                                    out.leader_epoch = 0;
+                                    out.end_offset = partition.log.high_watermark();
+                                }
+                            }
+                        }
+                        out
+                    })
+                    .collect(),
+                ..Default::default()
+            },
+        )
+        .collect();
+    ResponseBody::OffsetForLeaderEpoch(OffsetForLeaderEpochResponse {
+        topics,
+        ..Default::default()
+    })
+}
+
+/// Moves log start offsets forward (-1: to the high watermark).
+pub fn delete_records(
+    cx: &Context<'_>,
+    request: &DeleteRecordsRequest<'_>,
+) -> ResponseBody<'static> {
+    let mut state = cx.shared.state();
+    let mut freed = 0usize;
+    let topics = request
+        .topics
+        .iter()
+        .map(|t| delete_records_response::DeleteRecordsTopicResult {
+            name: owned(&t.name),
+            partitions: t
+                .partitions
+                .iter()
+                .map(|p| {
+                    let mut out = delete_records_response::DeleteRecordsPartitionResult {
+                        partition_index: p.partition_index,
+                        low_watermark: -1,
+                        ..Default::default()
+                    };
+                    let result = led(&state, cx, &t.name, p.partition_index).map(|_| ());
+                    let result = result.and_then(|()| {
+                        let partition = state
+                            .topics
+                            .get_mut(&t.name)
+                            .and_then(|topic| topic.partition_mut(p.partition_index))
+                            .ok_or(ErrorCode::UnknownTopicOrPartition.code())?;
+                        let offset = if p.offset == -1 {
+                            partition.log.high_watermark()
+                        } else {
+                            p.offset
+                        };
+                        freed += partition.log.delete_before(offset)?;
+                        Ok(partition.log.log_start_offset())
+                    });
+                    match result {
+                        Ok(low) => out.low_watermark = low,
+                        Err(code) => out.error_code = code,
+                    }
+                    out
+                })
+                .collect(),
+            ..Default::default()
+        })
+        .collect();
+    state.topics.freed(freed);
+    ResponseBody::DeleteRecords(DeleteRecordsResponse {
+        topics,
+        ..Default::default()
+    })
+}

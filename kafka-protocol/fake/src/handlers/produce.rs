@@ -1,0 +1,315 @@
+//! Produce and InitProducerId.
+
+use std::collections::HashMap;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use kafka_wire::messages::{
+    produce_response, InitProducerIdRequest, InitProducerIdResponse, ProduceRequest,
+    ProduceResponse,
+};
+use kafka_wire::{ErrorCode, ResponseBody};
+
+use super::owned;
+use super::validate::{check_partition, Budget, CheckedBatch};
+use crate::config::PRODUCE_DECOMPRESSION_BUDGET;
+use crate::dispatch::{Context, Outcome};
+use crate::state::log::StoredBatch;
+use crate::state::producers::{BatchIds, Verdict};
+use crate::state::Shared;
+
+/// The batch attribute bit of LogAppendTime.
+const LOG_APPEND_TIME_BIT: i16 = 0x08;
+
+/// Milliseconds since the epoch.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// One partition of the request, resolved against the state.
+struct Part {
+    topic: usize,
+    index: i32,
+    name: Option<String>,
+    records: Vec<u8>,
+    result: Result<Vec<CheckedBatch>, i16>,
+}
+
+/// Appends each partition's batches on the partition's leader. Every
+/// batch is checked first on tokio's blocking pool, without the lock;
+/// the lock is taken only to append. With acks=0 nothing is answered.
+pub async fn produce(cx: &Context<'_>, request: &ProduceRequest<'_>) -> Outcome {
+    let version = cx.version;
+    let by_id = version >= 13;
+    let mut parts = Vec::new();
+    let mut leaders: HashMap<(usize, i32), i32> = HashMap::new();
+    {
+        let state = cx.shared.state();
+        for (t, topic) in request.topic_data.iter().enumerate() {
+            let name = if by_id {
+                state.topics.name_of(topic.topic_id).map(str::to_owned)
+            } else {
+                Some(topic.name.to_string())
+            };
+            let known = name.as_deref().and_then(|n| state.topics.get(n));
+            for p in topic.partition_data.iter() {
+                let result = match known.map(|t| t.partition(p.index)) {
+                    None if by_id => Err(ErrorCode::UnknownTopicId.code()),
+                    None | Some(None) => Err(ErrorCode::UnknownTopicOrPartition.code()),
+                    Some(Some(partition)) if partition.leader != cx.node_id => {
+                        leaders.insert((t, p.index), partition.leader);
+                        Err(ErrorCode::NotLeaderOrFollower.code())
+                    }
+                    Some(Some(_)) if !matches!(request.acks, -1..=1) => {
+                        Err(ErrorCode::InvalidRequiredAcks.code())
+                    }
+                    Some(Some(_)) => Ok(Vec::new()),
+                };
+                let records = match result {
+                    Ok(_) => p.records.as_deref().unwrap_or_default().to_vec(),
+                    Err(_) => Vec::new(),
+                };
+                parts.push(Part {
+                    topic: t,
+                    index: p.index,
+                    name: name.clone(),
+                    records,
+                    result,
+                });
+            }
+        }
+    }
+    let parts = tokio::task::spawn_blocking(move || {
+        let mut budget = Budget(PRODUCE_DECOMPRESSION_BUDGET);
+        for part in &mut parts {
+            if part.result.is_ok() {
+                part.result = check_partition(&part.records, &mut budget);
+            }
+        }
+        parts
+    })
+    .await;
+    let Ok(parts) = parts else {
+        return Outcome::Close("the batch check did not finish".into());
+    };
+
+    let now = now_ms();
+    let mut topics: Vec<Vec<produce_response::PartitionProduceResponse<'static>>> =
+        request.topic_data.iter().map(|_| Vec::new()).collect();
+    let mut endpoints = Vec::new();
+    {
+        let mut state = cx.shared.state();
+        for part in parts {
+            let mut response = produce_response::PartitionProduceResponse {
+                index: part.index,
+                base_offset: -1,
+                log_append_time_ms: -1,
+                log_start_offset: -1,
+                ..Default::default()
+            };
+            let appended = part.result.and_then(|batches| {
+                let name = part.name.as_deref().unwrap_or_default();
+                append(
+                    cx.shared,
+                    &mut state,
+                    name,
+                    part.index,
+                    &part.records,
+                    &batches,
+                    now,
+                )
+            });
+            match appended {
+                Ok((base_offset, append_time, log_start)) => {
+                    response.base_offset = base_offset;
+                    response.log_append_time_ms = append_time;
+                    response.log_start_offset = log_start;
+                }
+                Err(code) => {
+                    response.error_code = code;
+                    // KIP-951's fields exist from v10.
+                    if let Some(&leader) = leaders
+                        .get(&(part.topic, part.index))
+                        .filter(|_| version >= 10)
+                    {
+                        response.current_leader = produce_response::LeaderIdAndEpoch {
+                            leader_id: leader,
+                            leader_epoch: 0,
+                            ..Default::default()
+                        };
+                        if !endpoints.contains(&leader) {
+                            endpoints.push(leader);
+                        }
+                    }
+                }
+            }
+            if let Some(list) = topics.get_mut(part.topic) {
+                list.push(response);
+            }
+        }
+    }
+    cx.shared.appended.notify_waiters();
+    if request.acks == 0 {
+        return Outcome::NoResponse;
+    }
+    let responses = request
+        .topic_data
+        .iter()
+        .zip(topics)
+        .map(
+            |(topic, partitions)| produce_response::TopicProduceResponse {
+                name: if by_id {
+                    Default::default()
+                } else {
+                    owned(&topic.name)
+                },
+                topic_id: topic.topic_id,
+                partition_responses: partitions.into(),
+                ..Default::default()
+            },
+        )
+        .collect();
+    Outcome::Respond(Box::new(ResponseBody::Produce(ProduceResponse {
+        responses,
+        node_endpoints: node_endpoints(cx.shared, &endpoints).into(),
+        ..Default::default()
+    })))
+}
+
+/// The endpoints of `nodes`, for KIP-951's `node_endpoints`.
+fn node_endpoints(shared: &Shared, nodes: &[i32]) -> Vec<produce_response::NodeEndpoint<'static>> {
+    nodes
+        .iter()
+        .filter_map(|&id| shared.broker(id))
+        .map(|b| produce_response::NodeEndpoint {
+            node_id: b.node_id,
+            host: owned(&b.host),
+            port: i32::from(b.port),
+            ..Default::default()
+        })
+        .collect()
+}
+
+/// Appends checked batches: (base offset of the first, log append time or
+/// -1, log start offset).
+fn append(
+    shared: &Shared,
+    state: &mut crate::state::State,
+    name: &str,
+    index: i32,
+    records: &[u8],
+    batches: &[CheckedBatch],
+    now: i64,
+) -> Result<(i64, i64, i64), i16> {
+    let budget = shared.config.max_bytes;
+    let topic = state
+        .topics
+        .get_mut(name)
+        .ok_or(ErrorCode::UnknownTopicOrPartition.code())?;
+    let append_time = topic.log_append_time();
+    let partition = topic
+        .partition_mut(index)
+        .ok_or(ErrorCode::UnknownTopicOrPartition.code())?;
+    // Every batch is checked against the producer state before any is
+    // appended, so that a refused batch leaves the partition unchanged.
+    for batch in batches {
+        let h = &batch.header;
+        if h.is_transactional() || h.is_control() {
+            // Transactions come in a later stage.
+            return Err(ErrorCode::InvalidTxnState.code());
+        }
+    }
+    let mut first = None;
+    let mut sizes = Vec::new();
+    for batch in batches {
+        let h = &batch.header;
+        let ids = BatchIds {
+            producer_id: h.producer_id,
+            epoch: h.producer_epoch,
+            first_sequence: h.base_sequence,
+            last_offset_delta: h.last_offset_delta,
+        };
+        let base_offset = match partition.producers.check(&ids) {
+            Verdict::Reject(code) => return Err(code),
+            Verdict::Duplicate(offset) => offset,
+            Verdict::Append => {
+                let base_offset = partition.log.high_watermark();
+                let mut bytes = records
+                    .get(batch.range.clone())
+                    .ok_or(ErrorCode::CorruptMessage.code())?
+                    .to_vec();
+                bytes[..8].copy_from_slice(&base_offset.to_be_bytes());
+                // The partition leader epoch (0), outside the CRC.
+                bytes[12..16].copy_from_slice(&0i32.to_be_bytes());
+                let mut max_timestamp = h.max_timestamp;
+                if append_time {
+                    max_timestamp = now;
+                    let attributes = h.attributes | LOG_APPEND_TIME_BIT;
+                    bytes[21..23].copy_from_slice(&attributes.to_be_bytes());
+                    bytes[35..43].copy_from_slice(&now.to_be_bytes());
+                    let crc = crc32c::crc32c(&bytes[21..]);
+                    bytes[17..21].copy_from_slice(&crc.to_be_bytes());
+                }
+                let last_offset = base_offset + i64::from(h.last_offset_delta);
+                sizes.push((base_offset, bytes.len()));
+                partition.log.push(StoredBatch {
+                    base_offset,
+                    last_offset,
+                    max_timestamp,
+                    bytes,
+                });
+                partition.producers.record(&ids, base_offset);
+                base_offset
+            }
+        };
+        first.get_or_insert(base_offset);
+    }
+    let base_offset = first.unwrap_or_else(|| partition.log.high_watermark());
+    for (offset, size) in sizes {
+        state.topics.appended(name, index, offset, size, budget);
+    }
+    let log_start = state
+        .topics
+        .get(name)
+        .and_then(|t| t.partition(index))
+        .map_or(0, |p| p.log.log_start_offset());
+    Ok((base_offset, if append_time { now } else { -1 }, log_start))
+}
+
+/// A producer id for idempotent producers: new at epoch 0, or the same id
+/// at the next epoch when the producer asks for a bump (KIP-360).
+/// Transactional ids come in a later stage.
+pub fn init_producer_id(
+    cx: &Context<'_>,
+    request: &InitProducerIdRequest<'_>,
+) -> ResponseBody<'static> {
+    let response = if request.transactional_id.is_some() {
+        InitProducerIdResponse {
+            error_code: ErrorCode::UnsupportedVersion.code(),
+            producer_id: -1,
+            producer_epoch: -1,
+            ..Default::default()
+        }
+    } else if request.producer_id >= 0 && request.producer_epoch >= 0 {
+        match request.producer_epoch.checked_add(1) {
+            Some(epoch) if epoch < i16::MAX => InitProducerIdResponse {
+                producer_id: request.producer_id,
+                producer_epoch: epoch,
+                ..Default::default()
+            },
+            _ => InitProducerIdResponse {
+                producer_id: cx.shared.next_producer_id(),
+                producer_epoch: 0,
+                ..Default::default()
+            },
+        }
+    } else {
+        InitProducerIdResponse {
+            producer_id: cx.shared.next_producer_id(),
+            producer_epoch: 0,
+            ..Default::default()
+        }
+    };
+    ResponseBody::InitProducerId(response)
+}

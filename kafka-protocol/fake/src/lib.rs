@@ -1,0 +1,19 @@
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod capture;
+mod cluster;
+pub mod config;
+mod connection;
+pub mod dispatch;
+mod error;
+mod handlers;
+mod listener;
+pub mod probe;
+pub mod state;
+pub mod versions;
+
+pub use cluster::{host_port, FakeCluster, FakeClusterBuilder};
+pub use config::{Config, SaslMechanism, SaslUser, TopicSpec};
+pub use error::Error;

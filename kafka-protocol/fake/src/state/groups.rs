@@ -1,0 +1,692 @@
+//! Classic consumer groups (JoinGroup, SyncGroup, Heartbeat, LeaveGroup)
+//! and committed offsets.
+//!
+//! A group is Empty, PreparingRebalance (waiting for every member to join
+//! again), CompletingRebalance (waiting for the leader's assignments) or
+//! Stable. A join or a departure starts a rebalance; members learn of it
+//! from their next heartbeat (REBALANCE_IN_PROGRESS) and join again.
+//! JoinGroup and SyncGroup wait on oneshot channels until the group moves
+//! on. Members that miss their session timeout are removed.
+
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use kafka_wire::ErrorCode;
+use tokio::sync::oneshot;
+
+/// The most members (joined and pending) one group may have.
+pub const MAX_GROUP_SIZE: usize = 10_000;
+
+/// A committed offset: offset, leader epoch, metadata.
+pub type Committed = (i64, i32, Option<String>);
+
+/// A group's state, as DescribeGroups and ListGroups name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupState {
+    /// No members.
+    Empty,
+    /// Waiting for members to join.
+    PreparingRebalance,
+    /// Waiting for the leader's assignments.
+    CompletingRebalance,
+    /// Assignments handed out.
+    Stable,
+}
+
+impl GroupState {
+    /// Kafka's name of the state.
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupState::Empty => "Empty",
+            GroupState::PreparingRebalance => "PreparingRebalance",
+            GroupState::CompletingRebalance => "CompletingRebalance",
+            GroupState::Stable => "Stable",
+        }
+    }
+}
+
+/// A member of a group.
+#[derive(Debug)]
+pub struct Member {
+    /// Its id.
+    pub id: String,
+    /// Its static id.
+    pub group_instance_id: Option<String>,
+    /// Its client id.
+    pub client_id: String,
+    /// Its host.
+    pub client_host: String,
+    /// Protocols with metadata, in preference order.
+    pub protocols: Vec<(String, Vec<u8>)>,
+    session_timeout: Duration,
+    rebalance_timeout: Duration,
+    last_seen: Instant,
+    /// Its assignment in the current generation.
+    pub assignment: Vec<u8>,
+    join_waiter: Option<oneshot::Sender<JoinOutcome>>,
+    sync_waiter: Option<oneshot::Sender<SyncOutcome>>,
+}
+
+/// One group.
+#[derive(Debug)]
+pub struct Group {
+    /// Its state.
+    pub state: GroupState,
+    /// Its generation.
+    pub generation: i32,
+    /// Its protocol type ("consumer").
+    pub protocol_type: String,
+    /// The chosen protocol.
+    pub protocol: Option<String>,
+    leader: Option<String>,
+    /// Members in join order.
+    pub members: Vec<Member>,
+    /// Member ids handed out by MEMBER_ID_REQUIRED, until they join.
+    pending: HashMap<String, Instant>,
+    rebalance: u64,
+    /// Committed offsets by topic, then partition.
+    pub offsets: HashMap<String, HashMap<i32, Committed>>,
+}
+
+impl Default for Group {
+    fn default() -> Self {
+        Group {
+            state: GroupState::Empty,
+            generation: 0,
+            protocol_type: String::new(),
+            protocol: None,
+            leader: None,
+            members: Vec::new(),
+            pending: HashMap::new(),
+            rebalance: 0,
+            offsets: HashMap::new(),
+        }
+    }
+}
+
+/// A JoinGroup request.
+#[derive(Debug)]
+pub struct JoinRequest {
+    /// The group.
+    pub group_id: String,
+    /// Empty for a new member.
+    pub member_id: String,
+    /// The static id.
+    pub group_instance_id: Option<String>,
+    /// The client id.
+    pub client_id: String,
+    /// The client's host.
+    pub client_host: String,
+    /// "consumer" for consumers.
+    pub protocol_type: String,
+    /// Protocols with metadata.
+    pub protocols: Vec<(String, Vec<u8>)>,
+    /// Session timeout.
+    pub session_timeout: Duration,
+    /// Rebalance timeout.
+    pub rebalance_timeout: Duration,
+    /// Whether the member id must be asked for first (v4+).
+    pub require_known_member_id: bool,
+}
+
+/// What a JoinGroup gets.
+#[derive(Debug, Clone, Default)]
+pub struct JoinOutcome {
+    /// Error code, or 0.
+    pub error_code: i16,
+    /// The generation.
+    pub generation: i32,
+    /// The protocol type.
+    pub protocol_type: Option<String>,
+    /// The chosen protocol.
+    pub protocol: Option<String>,
+    /// The leader.
+    pub leader: String,
+    /// The caller's member id.
+    pub member_id: String,
+    /// For the leader: every member (id, static id, metadata).
+    pub members: Vec<(String, Option<String>, Vec<u8>)>,
+}
+
+/// What a SyncGroup gets.
+#[derive(Debug, Clone, Default)]
+pub struct SyncOutcome {
+    /// Error code, or 0.
+    pub error_code: i16,
+    /// The protocol type.
+    pub protocol_type: Option<String>,
+    /// The chosen protocol.
+    pub protocol: Option<String>,
+    /// The caller's assignment.
+    pub assignment: Vec<u8>,
+}
+
+/// An answer now, or one to wait for.
+#[derive(Debug)]
+pub enum Pending<T> {
+    /// The answer.
+    Ready(T),
+    /// Wait for it; with `Some`, the caller schedules
+    /// [`Groups::rebalance_timeout`] after that long for that rebalance.
+    Wait(oneshot::Receiver<T>, Option<(u64, Duration)>),
+}
+
+/// Every group.
+#[derive(Debug, Default)]
+pub struct Groups {
+    groups: HashMap<String, Group>,
+    next_member: u64,
+}
+
+fn code(error: ErrorCode) -> i16 {
+    error.code()
+}
+
+impl Groups {
+    /// A group.
+    pub fn get(&self, group_id: &str) -> Option<&Group> {
+        self.groups.get(group_id)
+    }
+
+    /// Every group id with its group.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Group)> {
+        self.groups.iter()
+    }
+
+    fn new_member_id(&mut self, client_id: &str) -> String {
+        self.next_member += 1;
+        format!(
+            "{client_id}-{:016x}",
+            self.next_member.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        )
+    }
+
+    /// Handles a JoinGroup.
+    pub fn join(&mut self, request: JoinRequest) -> Pending<JoinOutcome> {
+        let fail = |error: ErrorCode, member_id: &str| {
+            Pending::Ready(JoinOutcome {
+                error_code: code(error),
+                member_id: member_id.to_owned(),
+                ..Default::default()
+            })
+        };
+        if request.group_id.is_empty() {
+            return fail(ErrorCode::InvalidGroupId, &request.member_id);
+        }
+        if request.protocols.is_empty() || request.protocol_type.is_empty() {
+            return fail(ErrorCode::InconsistentGroupProtocol, &request.member_id);
+        }
+        let new_id = if request.member_id.is_empty() {
+            Some(self.new_member_id(&request.client_id))
+        } else {
+            None
+        };
+        let group = self.groups.entry(request.group_id.clone()).or_default();
+        let now = Instant::now();
+        group.pending.retain(|_, expiry| *expiry > now);
+        if group.state != GroupState::Empty && group.protocol_type != request.protocol_type {
+            return fail(ErrorCode::InconsistentGroupProtocol, &request.member_id);
+        }
+        let mut member_id = request.member_id.clone();
+        if let Some(instance) = &request.group_instance_id {
+            let known = group
+                .members
+                .iter_mut()
+                .find(|m| m.group_instance_id.as_ref() == Some(instance));
+            match (known, new_id) {
+                // A static member coming back: it gets a new member id,
+                // and the old one is fenced.
+                (Some(member), Some(id)) => {
+                    if group.leader.as_deref() == Some(member.id.as_str()) {
+                        group.leader = Some(id.clone());
+                    }
+                    member.id = id.clone();
+                    member_id = id;
+                }
+                (Some(member), None) if member.id != request.member_id => {
+                    return fail(ErrorCode::FencedInstanceId, &request.member_id);
+                }
+                (Some(_), None) => {}
+                (None, Some(id)) => member_id = id,
+                (None, None) => return fail(ErrorCode::UnknownMemberId, &request.member_id),
+            }
+        } else if let Some(id) = new_id {
+            if group.members.len() + group.pending.len() >= MAX_GROUP_SIZE {
+                return fail(ErrorCode::GroupMaxSizeReached, "");
+            }
+            if request.require_known_member_id {
+                group
+                    .pending
+                    .insert(id.clone(), now + request.session_timeout);
+                return fail(ErrorCode::MemberIdRequired, &id);
+            }
+            member_id = id;
+        }
+        let (tx, rx) = oneshot::channel();
+        if let Some(member) = group.members.iter_mut().find(|m| m.id == member_id) {
+            member.protocols = request.protocols;
+            member.session_timeout = request.session_timeout;
+            member.rebalance_timeout = request.rebalance_timeout;
+            member.last_seen = now;
+            member.join_waiter = Some(tx);
+        } else if request.member_id.is_empty()
+            || request.group_instance_id.is_some()
+            || group.pending.remove(&member_id).is_some()
+        {
+            if group.members.len() >= MAX_GROUP_SIZE {
+                return fail(ErrorCode::GroupMaxSizeReached, "");
+            }
+            group.members.push(Member {
+                id: member_id,
+                group_instance_id: request.group_instance_id,
+                client_id: request.client_id,
+                client_host: request.client_host,
+                protocols: request.protocols,
+                session_timeout: request.session_timeout,
+                rebalance_timeout: request.rebalance_timeout,
+                last_seen: now,
+                assignment: Vec::new(),
+                join_waiter: Some(tx),
+                sync_waiter: None,
+            });
+        } else {
+            return fail(ErrorCode::UnknownMemberId, &request.member_id);
+        }
+        group.protocol_type = request.protocol_type;
+        let timer = if group.state != GroupState::PreparingRebalance {
+            group.start_rebalance();
+            Some((group.rebalance, group.rebalance_wait()))
+        } else {
+            None
+        };
+        group.complete_join_if_ready();
+        Pending::Wait(rx, timer)
+    }
+
+    /// Ends a rebalance still waiting after its timeout: members that did
+    /// not join again are removed.
+    pub fn rebalance_timeout(&mut self, group_id: &str, rebalance: u64) {
+        if let Some(group) = self.groups.get_mut(group_id) {
+            if group.rebalance == rebalance && group.state == GroupState::PreparingRebalance {
+                group.members.retain(|m| m.join_waiter.is_some());
+                group.complete_join_if_ready();
+            }
+        }
+    }
+
+    /// Handles a SyncGroup.
+    pub fn sync(
+        &mut self,
+        group_id: &str,
+        member_id: &str,
+        generation: i32,
+        assignments: Vec<(String, Vec<u8>)>,
+    ) -> Pending<SyncOutcome> {
+        let fail = |error: ErrorCode| {
+            Pending::Ready(SyncOutcome {
+                error_code: code(error),
+                ..Default::default()
+            })
+        };
+        let Some(group) = self.groups.get_mut(group_id) else {
+            return fail(ErrorCode::UnknownMemberId);
+        };
+        if let Err(error) = group.check_member(member_id, generation) {
+            return fail(error);
+        }
+        match group.state {
+            GroupState::PreparingRebalance => fail(ErrorCode::RebalanceInProgress),
+            GroupState::Stable => Pending::Ready(group.sync_outcome(member_id)),
+            GroupState::Empty => fail(ErrorCode::UnknownMemberId),
+            GroupState::CompletingRebalance => {
+                if group.leader.as_deref() == Some(member_id) {
+                    let mut by_member: HashMap<String, Vec<u8>> = assignments.into_iter().collect();
+                    for member in &mut group.members {
+                        member.assignment = by_member.remove(&member.id).unwrap_or_default();
+                    }
+                    group.state = GroupState::Stable;
+                    let outcomes: Vec<_> = group
+                        .members
+                        .iter()
+                        .map(|m| group.sync_outcome(&m.id))
+                        .collect();
+                    for (member, outcome) in group.members.iter_mut().zip(outcomes) {
+                        if let Some(waiter) = member.sync_waiter.take() {
+                            let _ = waiter.send(outcome);
+                        }
+                    }
+                    Pending::Ready(group.sync_outcome(member_id))
+                } else {
+                    let (tx, rx) = oneshot::channel();
+                    if let Some(member) = group.members.iter_mut().find(|m| m.id == member_id) {
+                        member.sync_waiter = Some(tx);
+                    }
+                    Pending::Wait(rx, None)
+                }
+            }
+        }
+    }
+
+    /// Handles a Heartbeat.
+    pub fn heartbeat(&mut self, group_id: &str, member_id: &str, generation: i32) -> i16 {
+        let Some(group) = self.groups.get_mut(group_id) else {
+            return code(ErrorCode::UnknownMemberId);
+        };
+        if !group.members.iter().any(|m| m.id == member_id) {
+            return code(ErrorCode::UnknownMemberId);
+        }
+        if let Some(member) = group.members.iter_mut().find(|m| m.id == member_id) {
+            member.last_seen = Instant::now();
+        }
+        if generation != group.generation {
+            return code(ErrorCode::IllegalGeneration);
+        }
+        if group.state == GroupState::PreparingRebalance {
+            return code(ErrorCode::RebalanceInProgress);
+        }
+        0
+    }
+
+    /// Removes a member (by id, or by static id when the id is empty);
+    /// the others rebalance.
+    pub fn leave(
+        &mut self,
+        group_id: &str,
+        member_id: &str,
+        group_instance_id: Option<&str>,
+    ) -> (i16, Option<(u64, Duration)>) {
+        let Some(group) = self.groups.get_mut(group_id) else {
+            return (code(ErrorCode::UnknownMemberId), None);
+        };
+        let position = group.members.iter().position(|m| match group_instance_id {
+            Some(instance) => m.group_instance_id.as_deref() == Some(instance),
+            None => m.id == member_id,
+        });
+        let Some(position) = position else {
+            return (code(ErrorCode::UnknownMemberId), None);
+        };
+        if group_instance_id.is_some()
+            && !member_id.is_empty()
+            && group.members[position].id != member_id
+        {
+            return (code(ErrorCode::FencedInstanceId), None);
+        }
+        group.members.remove(position);
+        (0, group.after_departure())
+    }
+
+    /// Removes members whose session expired, and pending ids that were
+    /// never used.
+    pub fn expire(&mut self, now: Instant) {
+        for group in self.groups.values_mut() {
+            group.pending.retain(|_, expiry| *expiry > now);
+            let before = group.members.len();
+            group.members.retain(|m| {
+                m.join_waiter.is_some() || now.duration_since(m.last_seen) <= m.session_timeout
+            });
+            if group.members.len() != before {
+                let _ = group.after_departure();
+            }
+        }
+    }
+
+    /// Checks an OffsetCommit's member and generation as Kafka checks a
+    /// classic group's, then stores the offsets.
+    pub fn commit(
+        &mut self,
+        group_id: &str,
+        member_id: &str,
+        generation: i32,
+        offsets: Vec<(String, Vec<(i32, Committed)>)>,
+    ) -> i16 {
+        if group_id.is_empty() {
+            return code(ErrorCode::InvalidGroupId);
+        }
+        let group = self.groups.entry(group_id.to_owned()).or_default();
+        let simple = generation < 0 && group.state == GroupState::Empty;
+        if !simple {
+            if generation >= 0 || !member_id.is_empty() {
+                if let Err(error) = group.check_member(member_id, generation) {
+                    return code(error);
+                }
+                if group.state == GroupState::CompletingRebalance {
+                    return code(ErrorCode::RebalanceInProgress);
+                }
+            } else {
+                return code(ErrorCode::UnknownMemberId);
+            }
+        }
+        for (topic, partitions) in offsets {
+            group.offsets.entry(topic).or_default().extend(partitions);
+        }
+        0
+    }
+
+    /// The committed offsets of a group, if any.
+    pub fn offsets(&self, group_id: &str) -> Option<&HashMap<String, HashMap<i32, Committed>>> {
+        self.groups.get(group_id).map(|g| &g.offsets)
+    }
+
+    /// Deletes an empty group.
+    pub fn delete(&mut self, group_id: &str) -> i16 {
+        match self.groups.get(group_id) {
+            None => code(ErrorCode::GroupIdNotFound),
+            Some(group) if group.state != GroupState::Empty => code(ErrorCode::NonEmptyGroup),
+            Some(_) => {
+                self.groups.remove(group_id);
+                0
+            }
+        }
+    }
+
+    /// Deletes committed offsets of partitions the group is not consuming
+    /// (a group with members keeps them: GROUP_SUBSCRIBED_TO_TOPIC).
+    pub fn delete_offsets(
+        &mut self,
+        group_id: &str,
+        topic: &str,
+        partition: i32,
+    ) -> Result<i16, i16> {
+        let group = self
+            .groups
+            .get_mut(group_id)
+            .ok_or(code(ErrorCode::GroupIdNotFound))?;
+        if group.state != GroupState::Empty {
+            return Ok(code(ErrorCode::GroupSubscribedToTopic));
+        }
+        if let Some(partitions) = group.offsets.get_mut(topic) {
+            partitions.remove(&partition);
+            if partitions.is_empty() {
+                group.offsets.remove(topic);
+            }
+        }
+        Ok(0)
+    }
+
+    /// Forgets every offset committed on a deleted topic.
+    pub fn forget_topic(&mut self, topic: &str) {
+        for group in self.groups.values_mut() {
+            group.offsets.remove(topic);
+        }
+    }
+}
+
+impl Group {
+    fn check_member(&self, member_id: &str, generation: i32) -> Result<(), ErrorCode> {
+        if !self.members.iter().any(|m| m.id == member_id) {
+            Err(ErrorCode::UnknownMemberId)
+        } else if generation != self.generation {
+            Err(ErrorCode::IllegalGeneration)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The longest rebalance timeout of the members.
+    fn rebalance_wait(&self) -> Duration {
+        self.members
+            .iter()
+            .map(|m| m.rebalance_timeout)
+            .max()
+            .unwrap_or_default()
+    }
+
+    /// The leader, as the group names it.
+    pub fn leader(&self) -> Option<&str> {
+        self.leader.as_deref()
+    }
+
+    fn start_rebalance(&mut self) {
+        self.state = GroupState::PreparingRebalance;
+        self.rebalance += 1;
+        for member in &mut self.members {
+            if let Some(waiter) = member.sync_waiter.take() {
+                let _ = waiter.send(SyncOutcome {
+                    error_code: code(ErrorCode::RebalanceInProgress),
+                    ..Default::default()
+                });
+            }
+        }
+    }
+
+    fn after_departure(&mut self) -> Option<(u64, Duration)> {
+        if self.members.is_empty() {
+            self.state = GroupState::Empty;
+            self.leader = None;
+            self.protocol = None;
+            self.generation += 1;
+            return None;
+        }
+        let timer = if self.state != GroupState::PreparingRebalance {
+            self.start_rebalance();
+            Some((self.rebalance, self.rebalance_wait()))
+        } else {
+            None
+        };
+        self.complete_join_if_ready();
+        timer
+    }
+
+    /// Kafka's protocol choice, in linear time: the protocols every member
+    /// supports are candidates; each member votes for its most preferred
+    /// candidate; most votes wins.
+    fn choose_protocol(&self) -> Option<String> {
+        let mut support: HashMap<&str, usize> = HashMap::new();
+        for member in &self.members {
+            let mut seen = HashSet::new();
+            for (name, _) in &member.protocols {
+                if seen.insert(name.as_str()) {
+                    *support.entry(name.as_str()).or_default() += 1;
+                }
+            }
+        }
+        let everyone = self.members.len();
+        let mut votes: HashMap<&str, usize> = HashMap::new();
+        for member in &self.members {
+            if let Some((name, _)) = member
+                .protocols
+                .iter()
+                .find(|(name, _)| support.get(name.as_str()) == Some(&everyone))
+            {
+                *votes.entry(name.as_str()).or_default() += 1;
+            }
+        }
+        let first_choice = self.members.first().and_then(|m| {
+            m.protocols
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .find(|n| votes.contains_key(n))
+        });
+        let best = votes.values().copied().max()?;
+        // Ties go to the first member's preference among the best.
+        let winner = self
+            .members
+            .first()
+            .and_then(|m| {
+                m.protocols
+                    .iter()
+                    .map(|(n, _)| n.as_str())
+                    .find(|n| votes.get(n) == Some(&best))
+            })
+            .or(first_choice)?;
+        Some(winner.to_owned())
+    }
+
+    fn complete_join_if_ready(&mut self) {
+        if self.state != GroupState::PreparingRebalance
+            || self.members.iter().any(|m| m.join_waiter.is_none())
+        {
+            return;
+        }
+        if self.members.is_empty() {
+            self.state = GroupState::Empty;
+            return;
+        }
+        self.generation += 1;
+        self.state = GroupState::CompletingRebalance;
+        if !self
+            .leader
+            .as_ref()
+            .is_some_and(|l| self.members.iter().any(|m| &m.id == l))
+        {
+            self.leader = self.members.first().map(|m| m.id.clone());
+        }
+        self.protocol = self.choose_protocol();
+        let leader = self.leader.clone().unwrap_or_default();
+        let protocol = self.protocol.clone();
+        let everyone: Vec<_> = self
+            .members
+            .iter()
+            .map(|m| {
+                let metadata = m
+                    .protocols
+                    .iter()
+                    .find(|(name, _)| Some(name) == protocol.as_ref())
+                    .map(|(_, metadata)| metadata.clone())
+                    .unwrap_or_default();
+                (m.id.clone(), m.group_instance_id.clone(), metadata)
+            })
+            .collect();
+        let now = Instant::now();
+        let mut everyone = Some(everyone);
+        for member in &mut self.members {
+            let is_leader = member.id == leader;
+            let outcome = JoinOutcome {
+                error_code: if protocol.is_some() {
+                    0
+                } else {
+                    code(ErrorCode::InconsistentGroupProtocol)
+                },
+                generation: self.generation,
+                protocol_type: Some(self.protocol_type.clone()),
+                protocol: protocol.clone(),
+                leader: leader.clone(),
+                member_id: member.id.clone(),
+                members: if is_leader {
+                    everyone.take().unwrap_or_default()
+                } else {
+                    Vec::new()
+                },
+            };
+            member.assignment.clear();
+            member.last_seen = now;
+            if let Some(waiter) = member.join_waiter.take() {
+                let _ = waiter.send(outcome);
+            }
+        }
+    }
+
+    fn sync_outcome(&self, member_id: &str) -> SyncOutcome {
+        SyncOutcome {
+            error_code: 0,
+            protocol_type: Some(self.protocol_type.clone()),
+            protocol: self.protocol.clone(),
+            assignment: self
+                .members
+                .iter()
+                .find(|m| m.id == member_id)
+                .map(|m| m.assignment.clone())
+                .unwrap_or_default(),
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! One partition's log: stored record batches in offset order, with the
+//! log start offset and the high watermark.
+
+use std::collections::VecDeque;
+
+use kafka_wire::ErrorCode;
+
+/// A stored batch.
+#[derive(Debug, Clone)]
+pub struct StoredBatch {
+    /// Its first offset.
+    pub base_offset: i64,
+    /// Its last offset.
+    pub last_offset: i64,
+    /// Its largest timestamp.
+    pub max_timestamp: i64,
+    /// The bytes, with the assigned base offset written in.
+    pub bytes: Vec<u8>,
+}
+
+/// A partition's log.
+#[derive(Debug, Default)]
+pub struct Log {
+    batches: VecDeque<StoredBatch>,
+    start_offset: i64,
+    next_offset: i64,
+    bytes: usize,
+}
+
+impl Log {
+    /// The offset the next record gets: the high watermark (replicas are
+    /// always in sync, so it is also the log end offset).
+    pub fn high_watermark(&self) -> i64 {
+        self.next_offset
+    }
+
+    /// The first offset still held.
+    pub fn log_start_offset(&self) -> i64 {
+        self.start_offset
+    }
+
+    /// The bytes held.
+    pub fn size(&self) -> usize {
+        self.bytes
+    }
+
+    /// Appends a batch whose base offset has been written into `bytes`.
+    pub fn push(&mut self, batch: StoredBatch) {
+        self.next_offset = batch.last_offset + 1;
+        self.bytes += batch.bytes.len();
+        self.batches.push_back(batch);
+    }
+
+    /// Drops the oldest batch if it starts at `base_offset`; the bytes
+    /// freed.
+    pub fn drop_oldest(&mut self, base_offset: i64) -> usize {
+        if self.batches.front().map(|b| b.base_offset) != Some(base_offset) {
+            return 0;
+        }
+        let Some(batch) = self.batches.pop_front() else {
+            return 0;
+        };
+        self.bytes -= batch.bytes.len();
+        self.start_offset = self.start_offset.max(batch.last_offset + 1);
+        batch.bytes.len()
+    }
+
+    /// Moves the log start offset to `offset` (DeleteRecords), dropping
+    /// the batches wholly before it; the bytes freed.
+    pub fn delete_before(&mut self, offset: i64) -> Result<usize, i16> {
+        if offset < 0 || offset > self.next_offset {
+            return Err(ErrorCode::OffsetOutOfRange.code());
+        }
+        let mut freed = 0;
+        while self.batches.front().is_some_and(|b| b.last_offset < offset) {
+            if let Some(batch) = self.batches.pop_front() {
+                freed += batch.bytes.len();
+            }
+        }
+        self.bytes -= freed;
+        self.start_offset = self.start_offset.max(offset);
+        Ok(freed)
+    }
+
+    /// Whether `offset` can be read (log start to high watermark).
+    pub fn in_range(&self, offset: i64) -> bool {
+        (self.start_offset..=self.next_offset).contains(&offset)
+    }
+
+    /// The batches holding offsets from `offset` on that fit in
+    /// `max_bytes`, sized before anything is copied; with `at_least_one`
+    /// the first batch comes even when larger, as Kafka gives it so that a
+    /// large batch still gets through. Errors with OFFSET_OUT_OF_RANGE
+    /// outside the log.
+    pub fn read(&self, offset: i64, max_bytes: usize, at_least_one: bool) -> Result<Vec<u8>, i16> {
+        if !self.in_range(offset) {
+            return Err(ErrorCode::OffsetOutOfRange.code());
+        }
+        let first = self.batches.partition_point(|b| b.last_offset < offset);
+        let mut size = 0usize;
+        let mut end = first;
+        for batch in self.batches.range(first..) {
+            let next = size.saturating_add(batch.bytes.len());
+            if next > max_bytes && !(at_least_one && end == first) {
+                break;
+            }
+            size = next;
+            end += 1;
+        }
+        let mut out = Vec::with_capacity(size);
+        for batch in self.batches.range(first..end) {
+            out.extend_from_slice(&batch.bytes);
+        }
+        Ok(out)
+    }
+
+    /// How many record bytes a read from `offset` could return, without
+    /// copying (for a Fetch's min_bytes).
+    pub fn available(&self, offset: i64) -> usize {
+        let first = self.batches.partition_point(|b| b.last_offset < offset);
+        self.batches.range(first..).map(|b| b.bytes.len()).sum()
+    }
+
+    /// The first batch whose max timestamp is at least `timestamp`:
+    /// (its max timestamp, the offset to return).
+    pub fn offset_for_timestamp(&self, timestamp: i64) -> Option<(i64, i64)> {
+        self.batches
+            .iter()
+            .find(|b| b.max_timestamp >= timestamp)
+            .map(|b| (b.max_timestamp, b.base_offset.max(self.start_offset)))
+    }
+
+    /// The batch with the largest timestamp: (timestamp, its last offset).
+    pub fn max_timestamp(&self) -> Option<(i64, i64)> {
+        let mut best: Option<&StoredBatch> = None;
+        for batch in &self.batches {
+            if best.is_none_or(|b| batch.max_timestamp > b.max_timestamp) {
+                best = Some(batch);
+            }
+        }
+        best.map(|b| (b.max_timestamp, b.last_offset))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batch(base: i64, count: i64, size: usize) -> StoredBatch {
+        StoredBatch {
+            base_offset: base,
+            last_offset: base + count - 1,
+            max_timestamp: base,
+            bytes: vec![0; size],
+        }
+    }
+
+    #[test]
+    fn reads_are_sized_before_copying() {
+        let mut log = Log::default();
+        log.push(batch(0, 2, 100));
+        log.push(batch(2, 2, 100));
+        assert_eq!(log.read(0, 150, false).map(|v| v.len()), Ok(100));
+        assert_eq!(log.read(0, 50, false).map(|v| v.len()), Ok(0));
+        assert_eq!(log.read(0, 50, true).map(|v| v.len()), Ok(100));
+        assert_eq!(log.read(3, 1000, false).map(|v| v.len()), Ok(100));
+        assert_eq!(log.read(4, 1000, false).map(|v| v.len()), Ok(0));
+        assert_eq!(
+            log.read(5, 1000, false),
+            Err(ErrorCode::OffsetOutOfRange.code())
+        );
+    }
+
+    #[test]
+    fn deleting_moves_the_start() {
+        let mut log = Log::default();
+        log.push(batch(0, 2, 100));
+        log.push(batch(2, 2, 100));
+        assert_eq!(log.delete_before(3), Ok(100));
+        assert_eq!(log.log_start_offset(), 3);
+        assert!(log.read(1, 1000, true).is_err());
+        assert_eq!(log.drop_oldest(0), 0);
+        assert_eq!(log.drop_oldest(2), 100);
+        assert_eq!(log.log_start_offset(), 4);
+        assert_eq!(log.size(), 0);
+    }
+}

@@ -1,0 +1,132 @@
+//! The cluster's state, shared by every broker and connection: topics and
+//! their logs (with the byte budget), groups, producer ids, and each
+//! broker's fetch sessions. One lock guards it; no guard is held across an
+//! `.await`.
+
+pub mod groups;
+pub mod log;
+pub mod producers;
+pub mod sessions;
+pub mod topics;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+use tokio::sync::Notify;
+
+use crate::capture::Capture;
+use crate::config::Config;
+use groups::Groups;
+use sessions::Sessions;
+use topics::{Placement, Topics};
+
+/// A broker's address as clients are told it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrokerAddress {
+    /// Its node id.
+    pub node_id: i32,
+    /// Its host.
+    pub host: String,
+    /// Its port.
+    pub port: u16,
+}
+
+/// What the lock guards.
+#[derive(Debug, Default)]
+pub struct State {
+    /// Topics and logs.
+    pub topics: Topics,
+    /// Classic groups and committed offsets.
+    pub groups: Groups,
+    /// Fetch sessions, by node id.
+    pub sessions: BTreeMap<i32, Sessions>,
+    /// Broker configs changed by AlterConfigs, by node id.
+    pub broker_configs: BTreeMap<i32, BTreeMap<String, String>>,
+}
+
+/// Everything shared.
+#[derive(Debug)]
+pub struct Shared {
+    /// The configuration.
+    pub config: Config,
+    /// Every broker, in node-id order.
+    pub brokers: Vec<BrokerAddress>,
+    /// The frame recorder, when capturing.
+    pub capture: Option<Capture>,
+    state: Mutex<State>,
+    /// Woken on every append, so that waiting fetches look again.
+    pub appended: Notify,
+    next_producer_id: AtomicI64,
+}
+
+impl Shared {
+    /// The shared state of a cluster of `brokers`, with the seed topics.
+    pub fn new(config: Config, brokers: Vec<BrokerAddress>, capture: Option<Capture>) -> Self {
+        let mut state = State::default();
+        let nodes: Vec<i32> = brokers.iter().map(|b| b.node_id).collect();
+        for spec in &config.topics {
+            let _ = state.topics.create(
+                &spec.name,
+                spec.partitions,
+                spec.configs.clone(),
+                Placement {
+                    nodes: &nodes,
+                    replication_factor: nodes.len().min(3),
+                },
+            );
+        }
+        Shared {
+            config,
+            brokers,
+            capture,
+            state: Mutex::new(state),
+            appended: Notify::new(),
+            next_producer_id: AtomicI64::new(1000),
+        }
+    }
+
+    /// The state. The guard must not be held across an `.await`.
+    pub fn state(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Every node id.
+    pub fn node_ids(&self) -> Vec<i32> {
+        self.brokers.iter().map(|b| b.node_id).collect()
+    }
+
+    /// A broker by node id.
+    pub fn broker(&self, node_id: i32) -> Option<&BrokerAddress> {
+        self.brokers.iter().find(|b| b.node_id == node_id)
+    }
+
+    /// The node coordinating `key` (a group id), as Kafka hashes it to a
+    /// partition of `__consumer_offsets`.
+    pub fn coordinator(&self, key: &str) -> i32 {
+        let hash = key
+            .bytes()
+            .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
+        let count = self.brokers.len().max(1);
+        self.brokers
+            .get(hash as usize % count)
+            .map_or(0, |b| b.node_id)
+    }
+
+    /// The controller (the first broker).
+    pub fn controller(&self) -> i32 {
+        self.brokers.first().map_or(0, |b| b.node_id)
+    }
+
+    /// A fresh producer id.
+    pub fn next_producer_id(&self) -> i64 {
+        self.next_producer_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Where new topics go.
+    pub fn default_replication(&self) -> usize {
+        self.brokers.len().min(3)
+    }
+}

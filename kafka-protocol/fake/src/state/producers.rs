@@ -1,0 +1,159 @@
+//! Idempotent producers on one partition: the epoch and the last five
+//! batches of each, checked as Kafka's producer state manager checks them.
+
+use std::collections::{HashMap, VecDeque};
+
+use kafka_wire::ErrorCode;
+
+/// How many batches of each producer Kafka remembers for duplicates.
+const REMEMBERED_BATCHES: usize = 5;
+
+/// A batch a producer wrote: its sequence range and offsets.
+#[derive(Debug, Clone, Copy)]
+struct Written {
+    first_sequence: i32,
+    last_sequence: i32,
+    base_offset: i64,
+}
+
+/// One producer's state on a partition.
+#[derive(Debug, Default)]
+struct Producer {
+    epoch: i16,
+    recent: VecDeque<Written>,
+}
+
+/// What to do with a batch, given its producer's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Append it.
+    Append,
+    /// It was appended before, at this base offset: answer with it and
+    /// append nothing, as Kafka answers a retried batch.
+    Duplicate(i64),
+    /// Refuse it with this error code.
+    Reject(i16),
+}
+
+/// The producer header fields of a batch.
+#[derive(Debug, Clone, Copy)]
+pub struct BatchIds {
+    /// The producer id, -1 for none.
+    pub producer_id: i64,
+    /// The producer epoch.
+    pub epoch: i16,
+    /// The first sequence.
+    pub first_sequence: i32,
+    /// The last offset delta (count - 1).
+    pub last_offset_delta: i32,
+}
+
+impl BatchIds {
+    fn last_sequence(&self) -> i32 {
+        // Sequences wrap at i32::MAX, as Kafka's do.
+        let next = i64::from(self.first_sequence) + i64::from(self.last_offset_delta);
+        (next % (i64::from(i32::MAX) + 1)) as i32
+    }
+}
+
+/// Every idempotent producer of one partition.
+#[derive(Debug, Default)]
+pub struct Producers {
+    by_id: HashMap<i64, Producer>,
+}
+
+fn in_sequence(last: i32, next: i32) -> bool {
+    next == last.wrapping_add(1) || (last == i32::MAX && next == 0)
+}
+
+impl Producers {
+    /// Checks a batch: epochs may only grow, a new epoch starts at
+    /// sequence 0, a known epoch continues its sequence, and a batch
+    /// matching one of the last five is a duplicate.
+    pub fn check(&self, ids: &BatchIds) -> Verdict {
+        if ids.producer_id < 0 {
+            return Verdict::Append;
+        }
+        let Some(producer) = self.by_id.get(&ids.producer_id) else {
+            // Unknown producer (new, or its state was lost with retention):
+            // Kafka accepts any sequence.
+            return Verdict::Append;
+        };
+        if ids.epoch < producer.epoch {
+            return Verdict::Reject(ErrorCode::InvalidProducerEpoch.code());
+        }
+        if ids.epoch > producer.epoch {
+            return if ids.first_sequence == 0 {
+                Verdict::Append
+            } else {
+                Verdict::Reject(ErrorCode::OutOfOrderSequenceNumber.code())
+            };
+        }
+        let last_sequence = ids.last_sequence();
+        if let Some(written) = producer
+            .recent
+            .iter()
+            .find(|w| w.first_sequence == ids.first_sequence && w.last_sequence == last_sequence)
+        {
+            return Verdict::Duplicate(written.base_offset);
+        }
+        let last = producer.recent.back().map_or(-1, |w| w.last_sequence);
+        if in_sequence(last, ids.first_sequence) {
+            Verdict::Append
+        } else {
+            Verdict::Reject(ErrorCode::OutOfOrderSequenceNumber.code())
+        }
+    }
+
+    /// Remembers an appended batch.
+    pub fn record(&mut self, ids: &BatchIds, base_offset: i64) {
+        if ids.producer_id < 0 {
+            return;
+        }
+        let producer = self.by_id.entry(ids.producer_id).or_default();
+        if producer.epoch != ids.epoch {
+            producer.epoch = ids.epoch;
+            producer.recent.clear();
+        }
+        producer.recent.push_back(Written {
+            first_sequence: ids.first_sequence,
+            last_sequence: ids.last_sequence(),
+            base_offset,
+        });
+        if producer.recent.len() > REMEMBERED_BATCHES {
+            producer.recent.pop_front();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(epoch: i16, first_sequence: i32, count: i32) -> BatchIds {
+        BatchIds {
+            producer_id: 7,
+            epoch,
+            first_sequence,
+            last_offset_delta: count - 1,
+        }
+    }
+
+    #[test]
+    fn sequences_as_kafka_checks_them() {
+        let mut producers = Producers::default();
+        assert_eq!(producers.check(&ids(0, 0, 2)), Verdict::Append);
+        producers.record(&ids(0, 0, 2), 10);
+        assert_eq!(producers.check(&ids(0, 0, 2)), Verdict::Duplicate(10));
+        let out_of_order = Verdict::Reject(ErrorCode::OutOfOrderSequenceNumber.code());
+        assert_eq!(producers.check(&ids(0, 5, 1)), out_of_order);
+        assert_eq!(producers.check(&ids(0, 2, 1)), Verdict::Append);
+        assert_eq!(producers.check(&ids(1, 3, 1)), out_of_order);
+        assert_eq!(producers.check(&ids(1, 0, 1)), Verdict::Append);
+        producers.record(&ids(1, 0, 1), 12);
+        assert_eq!(
+            producers.check(&ids(0, 2, 1)),
+            Verdict::Reject(ErrorCode::InvalidProducerEpoch.code())
+        );
+    }
+}

@@ -1,0 +1,345 @@
+//! Topics: names, ids, partitions with their leaders and logs, configs.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use kafka_wire::runtime::Uuid;
+use kafka_wire::ErrorCode;
+
+use super::log::Log;
+use super::producers::Producers;
+use crate::config::{MAX_PARTITIONS_PER_TOPIC, MAX_PARTITIONS_TOTAL};
+
+/// The topic configs the fake knows, with Kafka 4.4.0's defaults; others
+/// are refused by CreateTopics and the config APIs.
+pub const TOPIC_CONFIG_DEFAULTS: &[(&str, &str)] = &[
+    ("cleanup.policy", "delete"),
+    ("compression.type", "producer"),
+    ("max.message.bytes", "1048588"),
+    ("message.timestamp.type", "CreateTime"),
+    ("min.insync.replicas", "1"),
+    ("retention.bytes", "-1"),
+    ("retention.ms", "604800000"),
+    ("segment.bytes", "1073741824"),
+];
+
+/// One partition.
+#[derive(Debug)]
+pub struct Partition {
+    /// The node leading it.
+    pub leader: i32,
+    /// Its replicas, leader first; all always in sync.
+    pub replicas: Vec<i32>,
+    /// Its records.
+    pub log: Log,
+    /// Its idempotent producers.
+    pub producers: Producers,
+}
+
+/// One topic.
+#[derive(Debug)]
+pub struct Topic {
+    /// Its id.
+    pub id: Uuid,
+    /// Unique across the cluster's life, so that a stale reference to a
+    /// deleted topic of the same name is recognised.
+    pub serial: u64,
+    /// Its partitions, by index.
+    pub partitions: Vec<Partition>,
+    /// The configs set on it (others take their defaults).
+    pub configs: BTreeMap<String, String>,
+    /// Its replication factor.
+    pub replication_factor: i16,
+}
+
+impl Topic {
+    /// A partition by index.
+    pub fn partition(&self, index: i32) -> Option<&Partition> {
+        self.partitions.get(usize::try_from(index).ok()?)
+    }
+
+    /// A partition by index, to change.
+    pub fn partition_mut(&mut self, index: i32) -> Option<&mut Partition> {
+        self.partitions.get_mut(usize::try_from(index).ok()?)
+    }
+
+    /// The number of partitions, as Kafka counts them.
+    pub fn partition_count(&self) -> i32 {
+        i32::try_from(self.partitions.len()).unwrap_or(i32::MAX)
+    }
+
+    /// A config's value: set, or the default.
+    pub fn config(&self, name: &str) -> Option<&str> {
+        self.configs.get(name).map(String::as_str).or_else(|| {
+            TOPIC_CONFIG_DEFAULTS
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| *v)
+        })
+    }
+
+    /// Whether batches get the broker's clock (`message.timestamp.type`
+    /// LogAppendTime).
+    pub fn log_append_time(&self) -> bool {
+        self.config("message.timestamp.type") == Some("LogAppendTime")
+    }
+}
+
+/// Why a topic config is refused, if it is.
+pub fn check_config(name: &str, value: Option<&str>) -> Result<(), i16> {
+    let invalid = ErrorCode::InvalidConfig.code();
+    if !TOPIC_CONFIG_DEFAULTS.iter().any(|(n, _)| *n == name) {
+        return Err(invalid);
+    }
+    let Some(value) = value else { return Ok(()) };
+    let ok = match name {
+        "cleanup.policy" => value
+            .split(',')
+            .all(|p| matches!(p.trim(), "delete" | "compact")),
+        "compression.type" => matches!(
+            value,
+            "producer" | "uncompressed" | "gzip" | "snappy" | "lz4" | "zstd"
+        ),
+        "message.timestamp.type" => matches!(value, "CreateTime" | "LogAppendTime"),
+        _ => value.parse::<i64>().is_ok(),
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(invalid)
+    }
+}
+
+/// Why a topic name is refused, if it is (Kafka's rules).
+pub fn check_topic_name(name: &str) -> Result<(), i16> {
+    let legal = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+    if name.is_empty()
+        || name.len() > 249
+        || name == "."
+        || name == ".."
+        || !name.chars().all(legal)
+    {
+        Err(ErrorCode::InvalidTopicException.code())
+    } else {
+        Ok(())
+    }
+}
+
+/// Every topic, with the retention queue that keeps the byte budget.
+#[derive(Debug, Default)]
+pub struct Topics {
+    by_name: HashMap<String, Topic>,
+    names_by_id: HashMap<Uuid, String>,
+    serial: u64,
+    partitions_total: usize,
+    /// Every stored batch in append order: (topic, serial, partition,
+    /// base offset); the oldest go first when the budget is exceeded.
+    retention: VecDeque<(String, u64, i32, i64)>,
+    /// Bytes held by every log together.
+    bytes: u64,
+}
+
+/// Where a new topic's partitions go.
+#[derive(Debug, Clone, Copy)]
+pub struct Placement<'a> {
+    /// Every node id.
+    pub nodes: &'a [i32],
+    /// The replication factor.
+    pub replication_factor: usize,
+}
+
+impl Topics {
+    /// The topic called `name`.
+    pub fn get(&self, name: &str) -> Option<&Topic> {
+        self.by_name.get(name)
+    }
+
+    /// The topic called `name`, to change.
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut Topic> {
+        self.by_name.get_mut(name)
+    }
+
+    /// The name of the topic whose id is `id`.
+    pub fn name_of(&self, id: Uuid) -> Option<&str> {
+        self.names_by_id.get(&id).map(String::as_str)
+    }
+
+    /// Every topic name, sorted.
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.by_name.keys().cloned().collect();
+        names.sort();
+        names
+    }
+
+    /// Checks that a topic could be created.
+    pub fn check_create(&self, name: &str, partitions: i32) -> Result<(), i16> {
+        check_topic_name(name)?;
+        if self.by_name.contains_key(name) {
+            return Err(ErrorCode::TopicAlreadyExists.code());
+        }
+        self.check_more_partitions(partitions)
+    }
+
+    fn check_more_partitions(&self, partitions: i32) -> Result<(), i16> {
+        let count = usize::try_from(partitions)
+            .ok()
+            .filter(|n| (1..=MAX_PARTITIONS_PER_TOPIC as usize).contains(n))
+            .ok_or(ErrorCode::InvalidPartitions.code())?;
+        if self.partitions_total + count > MAX_PARTITIONS_TOTAL {
+            return Err(ErrorCode::PolicyViolation.code());
+        }
+        Ok(())
+    }
+
+    /// Creates a topic.
+    pub fn create(
+        &mut self,
+        name: &str,
+        partitions: i32,
+        configs: BTreeMap<String, String>,
+        placement: Placement<'_>,
+    ) -> Result<&Topic, i16> {
+        self.check_create(name, partitions)?;
+        self.serial += 1;
+        let serial = self.serial;
+        let mut id = topic_id(name, serial);
+        let mut salt = serial;
+        while id == Uuid::ZERO || self.names_by_id.contains_key(&id) {
+            salt = salt.wrapping_add(0x9e37_79b9);
+            id = topic_id(name, salt);
+        }
+        let mut topic = Topic {
+            id,
+            serial,
+            partitions: Vec::new(),
+            configs,
+            replication_factor: i16::try_from(placement.replication_factor).unwrap_or(1),
+        };
+        add_partitions(&mut topic, name, partitions, placement);
+        self.partitions_total += topic.partitions.len();
+        self.names_by_id.insert(id, name.to_owned());
+        Ok(self.by_name.entry(name.to_owned()).or_insert(topic))
+    }
+
+    /// Grows a topic to `count` partitions.
+    pub fn grow(&mut self, name: &str, count: i32, nodes: &[i32], apply: bool) -> Result<(), i16> {
+        let topic = self
+            .by_name
+            .get(name)
+            .ok_or(ErrorCode::UnknownTopicOrPartition.code())?;
+        let current = topic.partition_count();
+        if count <= current {
+            return Err(ErrorCode::InvalidPartitions.code());
+        }
+        if count > MAX_PARTITIONS_PER_TOPIC {
+            return Err(ErrorCode::InvalidPartitions.code());
+        }
+        self.check_more_partitions(count - current)?;
+        if !apply {
+            return Ok(());
+        }
+        let Some(topic) = self.by_name.get_mut(name) else {
+            return Err(ErrorCode::UnknownTopicOrPartition.code());
+        };
+        let placement = Placement {
+            nodes,
+            replication_factor: usize::try_from(topic.replication_factor).unwrap_or(1),
+        };
+        let before = topic.partitions.len();
+        add_partitions(topic, name, count, placement);
+        self.partitions_total += topic.partitions.len() - before;
+        Ok(())
+    }
+
+    /// Deletes a topic; returns its name and id.
+    pub fn delete(&mut self, name: &str) -> Result<(String, Uuid), i16> {
+        let topic = self
+            .by_name
+            .remove(name)
+            .ok_or(ErrorCode::UnknownTopicOrPartition.code())?;
+        self.names_by_id.remove(&topic.id);
+        self.partitions_total -= topic.partitions.len();
+        let held: usize = topic.partitions.iter().map(|p| p.log.size()).sum();
+        self.bytes = self.bytes.saturating_sub(held as u64);
+        Ok((name.to_owned(), topic.id))
+    }
+
+    /// Notes a batch appended to `name`/`partition` of `size` bytes, then
+    /// drops the oldest batches of all logs while they hold more than
+    /// `budget` bytes. Each queue entry is looked at once, so the work is
+    /// bounded by the batches appended.
+    pub fn appended(
+        &mut self,
+        name: &str,
+        partition: i32,
+        base_offset: i64,
+        size: usize,
+        budget: u64,
+    ) {
+        let serial = self.by_name.get(name).map_or(0, |t| t.serial);
+        self.retention
+            .push_back((name.to_owned(), serial, partition, base_offset));
+        self.bytes += size as u64;
+        while self.bytes > budget {
+            let Some((name, serial, partition, base_offset)) = self.retention.pop_front() else {
+                break;
+            };
+            let freed = self
+                .by_name
+                .get_mut(&name)
+                .filter(|t| t.serial == serial)
+                .and_then(|t| t.partition_mut(partition))
+                .map_or(0, |p| p.log.drop_oldest(base_offset));
+            self.bytes = self.bytes.saturating_sub(freed as u64);
+        }
+    }
+
+    /// Notes bytes freed by DeleteRecords.
+    pub fn freed(&mut self, bytes: usize) {
+        self.bytes = self.bytes.saturating_sub(bytes as u64);
+    }
+
+    /// Bytes held by every log together.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+/// Adds partitions up to `count`, leaders spread over the nodes from a
+/// start that depends on the name, as Kafka spreads them.
+fn add_partitions(topic: &mut Topic, name: &str, count: i32, placement: Placement<'_>) {
+    let nodes = placement.nodes;
+    if nodes.is_empty() {
+        return;
+    }
+    let start = name.bytes().fold(0usize, |h, b| {
+        h.wrapping_mul(31).wrapping_add(usize::from(b))
+    });
+    let replicas = placement.replication_factor.clamp(1, nodes.len());
+    let count = usize::try_from(count).unwrap_or(0);
+    for index in topic.partitions.len()..count {
+        let first = start.wrapping_add(index) % nodes.len();
+        let replica_nodes: Vec<i32> = (0..replicas)
+            .map(|r| nodes[(first + r) % nodes.len()])
+            .collect();
+        topic.partitions.push(Partition {
+            leader: replica_nodes[0],
+            replicas: replica_nodes,
+            log: Log::default(),
+            producers: Producers::default(),
+        });
+    }
+}
+
+/// A non-zero id derived from the name and a serial (FNV-1a), so that runs
+/// are reproducible.
+fn topic_id(name: &str, serial: u64) -> Uuid {
+    let mut bytes = [0u8; 16];
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for (half, seed) in [(0, serial), (8, !serial)] {
+        for byte in name.bytes().chain(seed.to_be_bytes()) {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+        bytes[half..half + 8].copy_from_slice(&hash.to_be_bytes());
+    }
+    Uuid(bytes)
+}

@@ -1,0 +1,550 @@
+//! The fake over real sockets, with raw frames (kafka_wire::frame's
+//! FrameCodec through `probe`): routing, idempotence, long polls, offsets,
+//! groups, and each limit.
+
+use std::time::{Duration, Instant};
+
+use kafka_wire::messages::*;
+use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
+use kafka_wire_fake::probe::{Probe, ProbeError};
+use kafka_wire_fake::{FakeCluster, TopicSpec};
+use kafka_wire_records::RecordBatchBuilder;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+fn batch(producer: Option<(i64, i16, i32)>, values: &[&[u8]]) -> Vec<u8> {
+    let mut b = RecordBatchBuilder::new(0);
+    if let Some((id, epoch, sequence)) = producer {
+        b = b
+            .producer_id(id)
+            .producer_epoch(epoch)
+            .base_sequence(sequence);
+    }
+    for v in values {
+        assert!(b.append(1_000, None, Some(v), &[]).is_ok());
+    }
+    b.build().unwrap_or_default()
+}
+
+fn produce(topic: &str, partition: i32, records: Vec<u8>) -> RequestBody<'static> {
+    RequestBody::Produce(ProduceRequest {
+        acks: -1,
+        timeout_ms: 1000,
+        topic_data: vec![produce_request::TopicProduceData {
+            name: topic.to_owned().into(),
+            partition_data: vec![produce_request::PartitionProduceData {
+                index: partition,
+                records: Some(records.into()),
+                ..Default::default()
+            }]
+            .into(),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    })
+}
+
+/// (error code, base offset, current leader id) of the one partition.
+async fn produce_on(
+    probe: &mut Probe,
+    topic: &str,
+    partition: i32,
+    records: Vec<u8>,
+    version: i16,
+) -> (i16, i64, i32, usize) {
+    match probe
+        .request(produce(topic, partition, records), version)
+        .await
+    {
+        Ok(ResponseBody::Produce(r)) => {
+            let p = r
+                .responses
+                .iter()
+                .next()
+                .and_then(|t| t.partition_responses.iter().next().map(|p| p.into_owned()));
+            let p = p.unwrap_or_default();
+            (
+                p.error_code,
+                p.base_offset,
+                p.current_leader.leader_id,
+                r.node_endpoints.len(),
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+fn fetch(
+    topic: &str,
+    partition: i32,
+    offset: i64,
+    max_wait_ms: i32,
+    min_bytes: i32,
+    max_bytes: i32,
+) -> RequestBody<'static> {
+    RequestBody::Fetch(FetchRequest {
+        replica_id: -1,
+        max_wait_ms,
+        min_bytes,
+        max_bytes,
+        session_epoch: -1,
+        topics: vec![fetch_request::FetchTopic {
+            topic: topic.to_owned().into(),
+            partitions: vec![fetch_request::FetchPartition {
+                partition,
+                fetch_offset: offset,
+                partition_max_bytes: max_bytes,
+                ..Default::default()
+            }]
+            .into(),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    })
+}
+
+/// (error, high watermark, log start, record bytes, current leader).
+async fn fetch_on(probe: &mut Probe, request: RequestBody<'static>) -> (i16, i64, i64, usize, i32) {
+    match probe.request(request, 12).await {
+        Ok(ResponseBody::Fetch(r)) => {
+            let p = r
+                .responses
+                .iter()
+                .next()
+                .and_then(|t| t.partitions.iter().next().map(|p| p.into_owned()))
+                .unwrap_or_default();
+            (
+                p.error_code,
+                p.high_watermark,
+                p.log_start_offset,
+                p.records.map_or(0, |r| r.len()),
+                p.current_leader.leader_id,
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The address of `node` in the cluster.
+fn address(cluster: &FakeCluster, node: i32) -> String {
+    cluster.addresses()[usize::try_from(node).unwrap_or(0)].to_string()
+}
+
+/// The leader of partition 0 of `topic`, from Metadata.
+async fn leader(cluster: &FakeCluster, topic: &str) -> i32 {
+    let mut probe = Probe::connect(&address(cluster, 0)).await.expect("connect");
+    let request = RequestBody::Metadata(MetadataRequest {
+        topics: Some(
+            vec![metadata_request::MetadataRequestTopic {
+                name: Some(topic.to_owned().into()),
+                ..Default::default()
+            }]
+            .into(),
+        ),
+        ..Default::default()
+    });
+    match probe.request(request, 12).await {
+        Ok(ResponseBody::Metadata(m)) => m
+            .topics
+            .iter()
+            .next()
+            .and_then(|t| t.partitions.iter().next().map(|p| p.leader_id))
+            .unwrap_or(-1),
+        other => panic!("{other:?}"),
+    }
+}
+
+async fn three() -> FakeCluster {
+    FakeCluster::builder()
+        .brokers(3)
+        .topic(TopicSpec::new("t", 1))
+        .start()
+        .await
+        .expect("start")
+}
+
+#[tokio::test]
+async fn a_partition_led_elsewhere_names_its_leader() {
+    let cluster = three().await;
+    let leader = leader(&cluster, "t").await;
+    let other = (leader + 1) % 3;
+    let mut probe = Probe::connect(&address(&cluster, other))
+        .await
+        .expect("connect");
+    let (code, _, current, endpoints) =
+        produce_on(&mut probe, "t", 0, batch(None, &[b"x"]), 10).await;
+    assert_eq!(code, ErrorCode::NotLeaderOrFollower.code());
+    assert_eq!((current, endpoints), (leader, 1));
+    let (code, .., current) = fetch_on(&mut probe, fetch("t", 0, 0, 0, 1, 1 << 20)).await;
+    assert_eq!(
+        (code, current),
+        (ErrorCode::NotLeaderOrFollower.code(), leader)
+    );
+    let mut probe = Probe::connect(&address(&cluster, leader))
+        .await
+        .expect("connect");
+    let (code, offset, ..) = produce_on(&mut probe, "t", 0, batch(None, &[b"x"]), 10).await;
+    assert_eq!((code, offset), (0, 0));
+}
+
+#[tokio::test]
+async fn idempotence_errors_and_duplicates() {
+    let cluster = three().await;
+    let mut probe = Probe::connect(&address(&cluster, leader(&cluster, "t").await))
+        .await
+        .expect("connect");
+    let (code, offset, ..) =
+        produce_on(&mut probe, "t", 0, batch(Some((7, 0, 0)), &[b"a", b"b"]), 9).await;
+    assert_eq!((code, offset), (0, 0));
+    // The same batch again: answered with its first offset, not appended.
+    let (code, offset, ..) =
+        produce_on(&mut probe, "t", 0, batch(Some((7, 0, 0)), &[b"a", b"b"]), 9).await;
+    assert_eq!((code, offset), (0, 0));
+    let (code, ..) = produce_on(&mut probe, "t", 0, batch(Some((7, 0, 5)), &[b"c"]), 9).await;
+    assert_eq!(code, ErrorCode::OutOfOrderSequenceNumber.code());
+    let (code, offset, ..) =
+        produce_on(&mut probe, "t", 0, batch(Some((7, 0, 2)), &[b"c"]), 9).await;
+    assert_eq!((code, offset), (0, 2));
+    let (code, ..) = produce_on(&mut probe, "t", 0, batch(Some((7, 1, 3)), &[b"d"]), 9).await;
+    assert_eq!(code, ErrorCode::OutOfOrderSequenceNumber.code());
+    let (code, ..) = produce_on(&mut probe, "t", 0, batch(Some((7, 1, 0)), &[b"d"]), 9).await;
+    assert_eq!(code, 0);
+    let (code, ..) = produce_on(&mut probe, "t", 0, batch(Some((7, 0, 3)), &[b"e"]), 9).await;
+    assert_eq!(code, ErrorCode::InvalidProducerEpoch.code());
+}
+
+#[tokio::test]
+async fn a_fetch_waits_for_records_and_out_of_range_is_an_error() {
+    let cluster = three().await;
+    let node = leader(&cluster, "t").await;
+    let mut consumer = Probe::connect(&address(&cluster, node))
+        .await
+        .expect("connect");
+    // Nothing to read: the fetch waits max_wait_ms.
+    let started = Instant::now();
+    let (code, hw, ..) = fetch_on(&mut consumer, fetch("t", 0, 0, 300, 1, 1 << 20)).await;
+    assert_eq!((code, hw), (0, 0));
+    assert!(started.elapsed() >= Duration::from_millis(250));
+    // An append wakes a waiting fetch well before its max wait.
+    let bootstrap = cluster.bootstrap();
+    let producer = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        kafka_wire_fake::probe::produce_one(&bootstrap, "t", b"late").await
+    });
+    let started = Instant::now();
+    let (code, hw, _, bytes, _) =
+        fetch_on(&mut consumer, fetch("t", 0, 0, 10_000, 1, 1 << 20)).await;
+    assert_eq!((code, hw), (0, 1));
+    assert!(bytes > 0);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(matches!(producer.await, Ok(Ok(0))));
+    let (code, ..) = fetch_on(&mut consumer, fetch("t", 0, 5, 0, 1, 1 << 20)).await;
+    assert_eq!(code, ErrorCode::OffsetOutOfRange.code());
+}
+
+#[tokio::test]
+async fn fetch_size_limits_apply_before_copying() {
+    let cluster = FakeCluster::builder()
+        .brokers(1)
+        .topic(TopicSpec::new("t", 1))
+        .start()
+        .await
+        .expect("start");
+    let mut probe = Probe::connect(&address(&cluster, 0))
+        .await
+        .expect("connect");
+    let value = vec![7u8; 1000];
+    for _ in 0..3 {
+        let (code, ..) = produce_on(&mut probe, "t", 0, batch(None, &[&value]), 9).await;
+        assert_eq!(code, 0);
+    }
+    let (_, _, _, all, _) = fetch_on(&mut probe, fetch("t", 0, 0, 0, 1, 1 << 20)).await;
+    let (_, _, _, limited, _) = fetch_on(&mut probe, fetch("t", 0, 0, 0, 1, 1500)).await;
+    let (_, _, _, tiny, _) = fetch_on(&mut probe, fetch("t", 0, 0, 0, 1, 10)).await;
+    assert!(all > 3000, "{all}");
+    assert_eq!(limited * 3, all, "one batch fits in 1500 bytes");
+    assert_eq!(tiny, limited, "at least one batch, however small the limit");
+}
+
+#[tokio::test]
+async fn the_byte_budget_drops_the_oldest_batches() {
+    let cluster = FakeCluster::builder()
+        .brokers(1)
+        .max_bytes(5_000)
+        .topic(TopicSpec::new("t", 1))
+        .start()
+        .await
+        .expect("start");
+    let mut probe = Probe::connect(&address(&cluster, 0))
+        .await
+        .expect("connect");
+    let value = vec![1u8; 1000];
+    for _ in 0..10 {
+        let (code, ..) = produce_on(&mut probe, "t", 0, batch(None, &[&value]), 9).await;
+        assert_eq!(code, 0);
+    }
+    let (code, hw, log_start, bytes, _) =
+        fetch_on(&mut probe, fetch("t", 0, 9, 0, 1, 1 << 20)).await;
+    assert_eq!((code, hw), (0, 10));
+    assert!(log_start >= 5, "log start {log_start}");
+    assert!(bytes > 0);
+    let (code, ..) = fetch_on(&mut probe, fetch("t", 0, 0, 0, 1, 1 << 20)).await;
+    assert_eq!(code, ErrorCode::OffsetOutOfRange.code());
+}
+
+#[tokio::test]
+async fn a_group_joins_syncs_heartbeats_and_leaves() {
+    let cluster = three().await;
+    let mut probe = Probe::connect(&address(&cluster, 0))
+        .await
+        .expect("connect");
+    let coordinator = match probe
+        .request(
+            RequestBody::FindCoordinator(FindCoordinatorRequest {
+                coordinator_keys: vec!["g".into()],
+                ..Default::default()
+            }),
+            4,
+        )
+        .await
+    {
+        Ok(ResponseBody::FindCoordinator(r)) => r
+            .coordinators
+            .iter()
+            .next()
+            .map(|c| c.node_id)
+            .unwrap_or(-1),
+        other => panic!("{other:?}"),
+    };
+    let mut probe = Probe::connect(&address(&cluster, coordinator))
+        .await
+        .expect("connect");
+    let join = |member_id: String| {
+        RequestBody::JoinGroup(JoinGroupRequest {
+            group_id: "g".into(),
+            session_timeout_ms: 10_000,
+            rebalance_timeout_ms: 10_000,
+            member_id: member_id.into(),
+            protocol_type: "consumer".into(),
+            protocols: vec![join_group_request::JoinGroupRequestProtocol {
+                name: "range".into(),
+                metadata: vec![1].into(),
+                ..Default::default()
+            }]
+            .into(),
+            ..Default::default()
+        })
+    };
+    let Ok(ResponseBody::JoinGroup(first)) = probe.request(join(String::new()), 9).await else {
+        panic!()
+    };
+    assert_eq!(first.error_code, ErrorCode::MemberIdRequired.code());
+    let member = first.member_id.to_string();
+    let Ok(ResponseBody::JoinGroup(joined)) = probe.request(join(member.clone()), 9).await else {
+        panic!()
+    };
+    assert_eq!(
+        (
+            joined.error_code,
+            joined.generation_id,
+            joined.leader.as_ref()
+        ),
+        (0, 1, member.as_str())
+    );
+    let sync = RequestBody::SyncGroup(SyncGroupRequest {
+        group_id: "g".into(),
+        generation_id: 1,
+        member_id: member.clone().into(),
+        assignments: vec![sync_group_request::SyncGroupRequestAssignment {
+            member_id: member.clone().into(),
+            assignment: vec![9].into(),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    });
+    let Ok(ResponseBody::SyncGroup(synced)) = probe.request(sync, 5).await else {
+        panic!()
+    };
+    assert_eq!(
+        (synced.error_code, synced.assignment.as_ref()),
+        (0, &[9u8][..])
+    );
+    let heartbeat = |generation| {
+        RequestBody::Heartbeat(HeartbeatRequest {
+            group_id: "g".into(),
+            generation_id: generation,
+            member_id: member.clone().into(),
+            ..Default::default()
+        })
+    };
+    let Ok(ResponseBody::Heartbeat(beat)) = probe.request(heartbeat(1), 4).await else {
+        panic!()
+    };
+    assert_eq!(beat.error_code, 0);
+    let Ok(ResponseBody::Heartbeat(beat)) = probe.request(heartbeat(0), 4).await else {
+        panic!()
+    };
+    assert_eq!(beat.error_code, ErrorCode::IllegalGeneration.code());
+    let leave = RequestBody::LeaveGroup(LeaveGroupRequest {
+        group_id: "g".into(),
+        members: vec![leave_group_request::MemberIdentity {
+            member_id: member.clone().into(),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    });
+    let Ok(ResponseBody::LeaveGroup(left)) = probe.request(leave, 5).await else {
+        panic!()
+    };
+    assert_eq!(left.members.iter().next().map(|m| m.error_code), Some(0));
+    let Ok(ResponseBody::Heartbeat(beat)) = probe.request(heartbeat(1), 4).await else {
+        panic!()
+    };
+    assert_eq!(beat.error_code, ErrorCode::UnknownMemberId.code());
+    // The other brokers do not coordinate the group.
+    let other = (coordinator + 1) % 3;
+    let mut elsewhere = Probe::connect(&address(&cluster, other))
+        .await
+        .expect("connect");
+    let Ok(ResponseBody::Heartbeat(beat)) = elsewhere.request(heartbeat(1), 4).await else {
+        panic!()
+    };
+    assert_eq!(beat.error_code, ErrorCode::NotCoordinator.code());
+}
+
+/// Whether the broker closed the connection (reads end) within a while.
+async fn closed(stream: &mut TcpStream) -> bool {
+    let mut buf = [0u8; 64];
+    matches!(
+        tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await,
+        Ok(Ok(0)) | Ok(Err(_))
+    )
+}
+
+#[tokio::test]
+async fn connections_past_the_limit_are_closed() {
+    let cluster = FakeCluster::builder()
+        .brokers(1)
+        .max_connections(2)
+        .start()
+        .await
+        .expect("start");
+    let addr = address(&cluster, 0);
+    let mut first = Probe::connect(&addr).await.expect("connect");
+    let mut second = Probe::connect(&addr).await.expect("connect");
+    let api_versions = || RequestBody::ApiVersions(ApiVersionsRequest::default());
+    assert!(first.request(api_versions(), 0).await.is_ok());
+    assert!(second.request(api_versions(), 0).await.is_ok());
+    let mut third = TcpStream::connect(&addr).await.expect("connect");
+    assert!(closed(&mut third).await);
+    drop(first);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut fourth = Probe::connect(&addr).await.expect("connect");
+    assert!(fourth.request(api_versions(), 0).await.is_ok());
+}
+
+#[tokio::test]
+async fn an_idle_connection_is_closed() {
+    let cluster = FakeCluster::builder()
+        .brokers(1)
+        .idle_timeout(Duration::from_millis(300))
+        .start()
+        .await
+        .expect("start");
+    let mut stream = TcpStream::connect(address(&cluster, 0))
+        .await
+        .expect("connect");
+    // Half a frame, then silence.
+    stream.write_all(&[0, 0, 0, 20, 0]).await.expect("write");
+    let started = Instant::now();
+    assert!(closed(&mut stream).await);
+    assert!(started.elapsed() < Duration::from_secs(3));
+}
+
+#[tokio::test]
+async fn a_request_past_the_size_limit_closes_the_connection() {
+    let cluster = FakeCluster::builder()
+        .brokers(1)
+        .max_request_size(1024)
+        .start()
+        .await
+        .expect("start");
+    let mut stream = TcpStream::connect(address(&cluster, 0))
+        .await
+        .expect("connect");
+    // Only the size prefix: nothing is buffered for the claimed body.
+    stream
+        .write_all(&2048i32.to_be_bytes())
+        .await
+        .expect("write");
+    assert!(closed(&mut stream).await);
+}
+
+#[tokio::test]
+async fn create_topics_is_bounded() {
+    let cluster = FakeCluster::builder()
+        .brokers(1)
+        .start()
+        .await
+        .expect("start");
+    let mut probe = Probe::connect(&address(&cluster, 0))
+        .await
+        .expect("connect");
+    let create = |name: &str, partitions| {
+        RequestBody::CreateTopics(CreateTopicsRequest {
+            topics: vec![create_topics_request::CreatableTopic {
+                name: name.to_owned().into(),
+                num_partitions: partitions,
+                replication_factor: 1,
+                ..Default::default()
+            }]
+            .into(),
+            ..Default::default()
+        })
+    };
+    let code = |r: Result<ResponseBody<'static>, ProbeError>| match r {
+        Ok(ResponseBody::CreateTopics(r)) => r.topics.iter().next().map_or(-1, |t| t.error_code),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        code(probe.request(create("huge", i32::MAX), 7).await),
+        ErrorCode::InvalidPartitions.code()
+    );
+    assert_eq!(code(probe.request(create("ok", 3), 7).await), 0);
+    assert_eq!(
+        code(probe.request(create("ok", 3), 7).await),
+        ErrorCode::TopicAlreadyExists.code()
+    );
+}
+
+#[tokio::test]
+async fn pipelined_requests_are_answered_in_order() {
+    let cluster = FakeCluster::builder()
+        .brokers(1)
+        .start()
+        .await
+        .expect("start");
+    let mut probe = Probe::connect(&address(&cluster, 0))
+        .await
+        .expect("connect");
+    let mut sent = Vec::new();
+    for _ in 0..5 {
+        sent.push(
+            probe
+                .send(RequestBody::ApiVersions(ApiVersionsRequest::default()), 0)
+                .await
+                .expect("send"),
+        );
+    }
+    for id in sent {
+        let (correlation, _) = probe
+            .receive(ApiKey::ApiVersions, 0)
+            .await
+            .expect("receive");
+        assert_eq!(correlation, id);
+    }
+}
