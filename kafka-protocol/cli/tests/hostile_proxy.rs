@@ -209,6 +209,58 @@ fn request_attacks() -> Vec<Attack> {
     ]
 }
 
+/// An IncrementalAlterConfigs whose values Kafka's request log hides: a
+/// broker's `sasl.jaas.config` and a listener's keystore password, a
+/// group's config Kafka does not know; and one it shows, a topic's
+/// `retention.ms`.
+fn secret_configs() -> Attack {
+    use kafka_wire::messages::incremental_alter_configs_request::{
+        AlterConfigsResource, AlterableConfig,
+    };
+    use kafka_wire::messages::IncrementalAlterConfigsRequest;
+    let config = |name: &str, value: &str| AlterableConfig {
+        name: name.to_owned().into(),
+        config_operation: 0,
+        value: Some(value.to_owned().into()),
+        ..Default::default()
+    };
+    let resource = |resource_type: i8, resource_name: &str, configs| AlterConfigsResource {
+        resource_type,
+        resource_name: resource_name.to_owned().into(),
+        configs,
+        ..Default::default()
+    };
+    let body = IncrementalAlterConfigsRequest {
+        resources: vec![
+            resource(
+                4,
+                "1",
+                vec![
+                    config("sasl.jaas.config", "hunter2-jaas"),
+                    config(
+                        "listener.name.plaintext.ssl.keystore.password",
+                        "hunter2-keystore",
+                    ),
+                ]
+                .into(),
+            ),
+            resource(2, TOPIC, vec![config("retention.ms", "7")].into()),
+            resource(
+                32,
+                "group",
+                vec![config("no.such.config", "hunter2-group")].into(),
+            ),
+        ]
+        .into(),
+        validate_only: true,
+        ..Default::default()
+    };
+    Attack {
+        name: "secret-configs",
+        bytes: request_bytes(1, 8, "secrets", body.into()),
+    }
+}
+
 /// Plays `attack` then the probe on a new connection to `address`, and
 /// reads until the probe is answered or the connection closes. A client
 /// left waiting 60 seconds is a stall, and fails.
@@ -287,6 +339,20 @@ impl Proxy {
             child,
             address,
             log,
+        }
+    }
+
+    /// The first line of the log that `wanted` picks, waiting up to ten
+    /// seconds for it (the log is written by a thread of its own).
+    fn log_line(&self, wanted: impl Fn(&str) -> bool) -> Option<String> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+            let found = text.lines().find(|l| wanted(l)).map(str::to_owned);
+            if found.is_some() || Instant::now() > deadline {
+                return found;
+            }
+            thread::sleep(Duration::from_millis(50));
         }
     }
 
@@ -498,21 +564,30 @@ fn fifty_hostile_connections_and_an_ordinary_client_through_the_proxy() {
         reference[7],
         "big-acks-0 alone"
     );
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let marker = loop {
-        let text = std::fs::read_to_string(&proxy.log).unwrap_or_default();
-        let found = text
-            .lines()
-            .find(|l| l.contains("<truncated: "))
-            .map(str::to_owned);
-        if found.is_some() || Instant::now() > deadline {
-            break found;
-        }
-        thread::sleep(Duration::from_millis(50));
-    };
-    let marker = marker.expect("the big Produce is logged with its body truncated");
+    let marker = proxy
+        .log_line(|l| l.contains("<truncated: "))
+        .expect("the big Produce is logged with its body truncated");
     assert!(marker.len() <= MAX_LINE, "{}", marker.len());
     assert!(marker.contains(r#""api":"Produce""#), "{marker}");
+    // Secrets in configurations, as Kafka's own request log hides them.
+    let secrets = secret_configs();
+    assert_eq!(
+        play(&address, &secrets),
+        play(kafka.bootstrap(), &secrets),
+        "{}",
+        secrets.name
+    );
+    let line = proxy
+        .log_line(|l| l.contains("IncrementalAlterConfigs"))
+        .expect("the IncrementalAlterConfigs exchange is logged");
+    for secret in ["hunter2-jaas", "hunter2-keystore", "hunter2-group"] {
+        assert!(!line.contains(secret), "{secret} in the log: {line}");
+    }
+    assert_eq!(line.matches("<redacted: ").count(), 3, "{line}");
+    assert!(
+        line.contains(r#""value":"7""#),
+        "a topic config Kafka knows is shown: {line}"
+    );
     thread::scope(|scope| {
         let ordinary = scope.spawn(|| ordinary_client(&address));
         let mut attackers = Vec::new();

@@ -3,7 +3,7 @@
 //! [`Entry`]; decoding, redaction and JSON happen on the writer's thread.
 
 use kafka_wire::ResponseBody;
-use kafka_wire_proxy::redact::{redact, secret_fields};
+use kafka_wire_proxy::redact::redact_exchange;
 use kafka_wire_proxy::{ProxiedRequest, ProxiedResponse, SaslToken};
 use serde_json::{Map, Value};
 
@@ -130,34 +130,28 @@ fn truncated(wire_len: usize) -> Value {
 }
 
 fn exchange_line(request: &ProxiedRequest, response: &Answer, max_line: usize) -> String {
-    let (in_request, in_response) = request.api().map_or((&[][..], &[][..]), secret_fields);
     let request_len = request.body_bytes().len();
-    let request_json = body_json(request_len, max_line, || {
-        let mut body = request
+    let mut request_json = body_json(request_len, max_line, || {
+        request
             .decode_body()
-            .map_or(Value::Null, |body| body.to_json(request.api_version()));
-        redact(&mut body, in_request);
-        body
+            .map_or(Value::Null, |body| body.to_json(request.api_version()))
     });
-    let (response_len, response_json) = match response {
+    let (response_len, mut response_json) = match response {
         Answer::None => (0, Value::Null),
         Answer::Frame(frame) => {
             let len = frame.body_bytes().len();
             let json = body_json(len, max_line, || {
-                let mut body = frame
+                frame
                     .decode_body()
-                    .map_or(Value::Null, |body| body.to_json(frame.version()));
-                redact(&mut body, in_response);
-                body
+                    .map_or(Value::Null, |body| body.to_json(frame.version()))
             });
             (len, json)
         }
-        Answer::Rewritten(body, version) => {
-            let mut json = body.to_json(*version);
-            redact(&mut json, in_response);
-            (body.encoded_len(*version), json)
-        }
+        Answer::Rewritten(body, version) => (body.encoded_len(*version), body.to_json(*version)),
     };
+    if let Some(api) = request.api() {
+        redact_exchange(api, &mut request_json, &mut response_json);
+    }
     let header = request.header().ok();
     let client_id = header.as_ref().and_then(|h| h.client_id.as_deref());
     let mut object = Map::new();
