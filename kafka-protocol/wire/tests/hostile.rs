@@ -77,10 +77,12 @@ fn exceeds(length: u64, remaining: usize) -> DecodeErrorKind {
     DecodeErrorKind::LengthExceedsInput { length, remaining }
 }
 
-/// The compact encoding of the largest uvarint length, 0xFFFFFFFF, which
-/// claims 0xFFFFFFFE elements or bytes.
-const MAX_UVARINT: [u8; 5] = [0xff, 0xff, 0xff, 0xff, 0x0f];
-const MAX_COMPACT_LEN: u64 = 0xffff_fffe;
+/// The largest length a compact prefix claims as Kafka reads it: uvarint
+/// 0x80000000, whose 32-bit int minus one is 0x7FFFFFFF (a larger uvarint
+/// is negative as an int: null, see
+/// `compact_lengths_negative_as_an_int_are_null`).
+const MAX_UVARINT: [u8; 5] = [0x80, 0x80, 0x80, 0x80, 0x08];
+const MAX_COMPACT_LEN: u64 = 0x7fff_ffff;
 
 // ---------------------------------------------------------------------------
 // Lengths claiming 0x7FFFFFFF or the largest varint.
@@ -97,7 +99,7 @@ fn metadata_request_huge_lengths() {
         4,
         "MetadataRequest.topics",
     );
-    // v12: compact topics count 0xFFFFFFFE.
+    // v12: compact topics count 0x7FFFFFFF.
     let input = Wire::new().raw(&MAX_UVARINT).raw(&[1, 0, 0]).bytes();
     request_error(
         ApiKey::Metadata,
@@ -117,7 +119,7 @@ fn metadata_request_huge_lengths() {
         6,
         "MetadataRequest.topics[0].name",
     );
-    // v9: a compact topic name claiming 0xFFFFFFFE bytes.
+    // v9: a compact topic name claiming 0x7FFFFFFF bytes.
     let input = Wire::new().uvarint(2).raw(&MAX_UVARINT).raw(b"ab").bytes();
     request_error(
         ApiKey::Metadata,
@@ -141,7 +143,7 @@ fn metadata_response_huge_lengths() {
         4,
         "MetadataResponse.brokers",
     );
-    // v12: throttle time, then compact brokers count 0xFFFFFFFE.
+    // v12: throttle time, then compact brokers count 0x7FFFFFFF.
     let input = Wire::new().i32(0).raw(&MAX_UVARINT).i64(0).bytes();
     response_error(
         ApiKey::Metadata,
@@ -151,7 +153,7 @@ fn metadata_response_huge_lengths() {
         9,
         "MetadataResponse.brokers",
     );
-    // v12: a broker whose compact host claims 0xFFFFFFFE bytes.
+    // v12: a broker whose compact host claims 0x7FFFFFFF bytes.
     let input = Wire::new()
         .i32(0)
         .uvarint(2)
@@ -284,7 +286,7 @@ fn fetch_response_huge_lengths() {
         offset,
         "FetchResponse.responses[0].partitions[0].records",
     );
-    // v12: compact records claiming 0xFFFFFFFE bytes.
+    // v12: compact records claiming 0x7FFFFFFF bytes.
     let head = Wire::new()
         .i32(0) // throttle_time_ms
         .i16(0) // error_code
@@ -351,7 +353,7 @@ fn produce_huge_lengths() {
         offset,
         "ProduceRequest.topic_data[0].partition_data[0].records",
     );
-    // v9: compact records claiming 0xFFFFFFFE bytes.
+    // v9: compact records claiming 0x7FFFFFFF bytes.
     let head = Wire::new()
         .uvarint(0) // transactional_id: null
         .i16(1)
@@ -492,6 +494,47 @@ fn negative_lengths_are_null_as_kafka_reads_them() {
         DecodeErrorKind::UnexpectedNull,
         0,
         "MetadataResponse.brokers",
+    );
+}
+
+#[test]
+fn compact_lengths_negative_as_an_int_are_null() {
+    // Kafka reads a compact length as `uvarint - 1` in a 32-bit int: from
+    // 0x80000001 up that is negative, so null, as a negative classic length
+    // is; written back as the canonical null, 0.
+    for stored in [u32::MAX, 0x8000_0001, 0xc000_0000] {
+        let input = Wire::new().uvarint(stored).raw(&[1, 0, 0, 0]).bytes();
+        let decoded = request(ApiKey::Metadata, 9, &input).unwrap_or_else(|e| panic!("{e}"));
+        let mut again = Vec::new();
+        decoded
+            .encode(&mut again, 9)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(again, [0, 1, 0, 0, 0], "uvarint {stored:#x}");
+    }
+    // Where the field is not nullable (a v9 topic's name), it is a null
+    // Kafka refuses too.
+    let input = Wire::new()
+        .uvarint(2)
+        .uvarint(u32::MAX)
+        .raw(&[0, 1, 0, 0, 0])
+        .bytes();
+    request_error(
+        ApiKey::Metadata,
+        9,
+        &input,
+        DecodeErrorKind::UnexpectedNull,
+        1,
+        "MetadataRequest.topics[0].name",
+    );
+    // 0x80000000 is a length of i32::MAX, past the input.
+    let input = Wire::new().uvarint(0x8000_0000).raw(&[1, 0, 0, 0]).bytes();
+    request_error(
+        ApiKey::Metadata,
+        9,
+        &input,
+        exceeds(0x7fff_ffff, 4),
+        5,
+        "MetadataRequest.topics",
     );
 }
 

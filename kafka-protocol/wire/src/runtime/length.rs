@@ -15,8 +15,11 @@ impl<'a> Reader<'a> {
     ///
     /// Kafka's reader takes any negative classic length as null, and writes
     /// null back as -1; so does this one, noting a negative length other
-    /// than -1 as not canonical. Where null is not allowed, the caller
-    /// refuses it as Kafka does.
+    /// than -1 as not canonical. A compact length is the same: Kafka
+    /// computes `uvarint - 1` as a 32-bit int, so 0 is null and so is any
+    /// uvarint from `0x8000_0001` up, whose int minus one is negative (they
+    /// are not canonical); `0x8000_0000` is a length of `i32::MAX`. Where
+    /// null is not allowed, the caller refuses it as Kafka does.
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
     pub(super) fn read_length(
@@ -25,7 +28,16 @@ impl<'a> Reader<'a> {
         wide: bool,
     ) -> Result<Option<usize>, DecodeError> {
         if compact {
-            return Ok(self.read_uvarint()?.checked_sub(1).map(|len| len as usize));
+            let stored = self.read_uvarint()?;
+            return Ok(match usize::try_from((stored as i32).wrapping_sub(1)) {
+                Ok(len) => Some(len),
+                Err(_) => {
+                    if stored != 0 {
+                        self.canonical = false;
+                    }
+                    None
+                }
+            });
         }
         let length: i32 = if wide {
             self.read_i32()?

@@ -33,9 +33,12 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  *                                   and Errors.values()
  * check IN OUT                      Rust to Java: reads each message and batch of IN, writes the
  *                                   message back (bytes and JSON) or describes the batches
+ * differential IN OUT               Kafka's request and response readers on the (mutated) bodies
+ *                                   of IN, one answer line each (see {@link Differential})
  * </pre>
  *
- * Both files hold one JSON object per line; {@code type} says what each one is.
+ * The files of generate and check hold one JSON object per line; {@code type} says what each one
+ * is.
  */
 public final class Main {
     private Main() {}
@@ -50,8 +53,10 @@ public final class Main {
             generate(Path.of(args[1]), instances, seed);
         } else if (args.length == 3 && args[0].equals("check")) {
             check(Path.of(args[1]), Path.of(args[2]));
+        } else if (args.length == 3 && args[0].equals("differential")) {
+            Differential.run(Path.of(args[1]), Path.of(args[2]));
         } else {
-            System.err.println("usage: generate OUT [INSTANCES [SEED]] | check IN OUT");
+            System.err.println("usage: generate OUT [INSTANCES [SEED]] | check IN OUT | differential IN OUT");
             System.exit(2);
         }
     }
