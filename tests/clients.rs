@@ -9,9 +9,9 @@
 //! cache), both set by `.ci/run`, make that a failure.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write as _};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -55,69 +55,13 @@ pub fn built(relative: &str) -> PathBuf {
     path
 }
 
-/// A child process that prints `listening on ADDR` first; killed when
-/// dropped, also when a test fails.
-#[derive(Debug)]
-pub struct Listening {
-    child: Child,
-    address: String,
-    stderr: PathBuf,
-}
-
-impl Listening {
-    fn start(mut command: Command, stderr: PathBuf) -> Listening {
-        let err =
-            std::fs::File::create(&stderr).unwrap_or_else(|e| panic!("{}: {e}", stderr.display()));
-        let mut child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(err)
-            .spawn()
-            .unwrap_or_else(|e| panic!("{command:?}: {e}"));
-        let mut line = String::new();
-        let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let address = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| {
-                let _ = child.kill();
-                panic!(
-                    "{command:?} did not start: {line:?}\n{}",
-                    std::fs::read_to_string(&stderr).unwrap_or_default()
-                )
-            })
-            .to_owned();
-        Listening {
-            child,
-            address,
-            stderr,
-        }
-    }
-
-    /// The address it listens on.
-    pub fn address(&self) -> &str {
-        &self.address
-    }
-
-    /// What it wrote to standard error so far.
-    pub fn stderr(&self) -> String {
-        std::fs::read_to_string(&self.stderr).unwrap_or_default()
-    }
-}
-
-impl Drop for Listening {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+pub use kafka_wire_test_support::process::Listening;
 
 /// `mini_broker` on a free port of 127.0.0.1.
 pub fn mini_broker(dir: &Path) -> Listening {
     let mut command = Command::new(built("examples/mini_broker"));
     command.args(["--listen", "127.0.0.1:0"]);
-    Listening::start(command, dir.join("mini_broker.err"))
+    Listening::start(&mut command, &dir.join("mini_broker.err"))
 }
 
 /// `kafka-protocol proxy` on a free port of 127.0.0.1 in front of
@@ -136,7 +80,7 @@ pub fn proxy(dir: &Path, name: &str, upstream: &str) -> (Listening, PathBuf) {
         ])
         .arg(&log);
     (
-        Listening::start(command, dir.join(format!("{name}.err"))),
+        Listening::start(&mut command, &dir.join(format!("{name}.err"))),
         log,
     )
 }

@@ -14,10 +14,9 @@
 //! Skips without Java, Maven or the broker's jars in ~/.m2, unless
 //! `KAFKA_WIRE_REQUIRE_JAVA` is set.
 
-use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -33,6 +32,7 @@ use kafka_wire_test_support::attack::{
 };
 use kafka_wire_test_support::frames::{receive, request_bytes, send_request};
 use kafka_wire_test_support::kafka::{one_at_a_time, pinned_version, Kafka};
+use kafka_wire_test_support::process::Listening;
 use kafka_wire_test_support::wire::Wire;
 
 /// The correlation id of the ordinary Metadata request that follows each
@@ -299,45 +299,27 @@ fn play(address: &str, attack: &Attack) -> Outcome {
     Outcome { answered, closed }
 }
 
-/// The proxy, killed if a test fails.
+/// The proxy under test, with the log it writes.
 struct Proxy {
-    child: Child,
+    server: Listening,
     address: String,
     log: PathBuf,
-}
-
-impl Drop for Proxy {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 impl Proxy {
     fn start(upstream: &str) -> Proxy {
         let binary = PathBuf::from(env!("CARGO_BIN_EXE_kafka-protocol"));
         let log = std::env::temp_dir().join(format!("hostile-proxy-{}.log", std::process::id()));
-        let mut child = with_address_space_limit(&binary, ADDRESS_SPACE_LIMIT)
+        let mut command = with_address_space_limit(&binary, ADDRESS_SPACE_LIMIT);
+        command
             .args(["proxy", "--listen", "127.0.0.1:0", "--upstream", upstream])
             .args(["--idle-timeout", &IDLE_SECONDS.to_string()])
             .args(["--log-max-line", &MAX_LINE.to_string(), "--log"])
-            .arg(&log)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let address = line
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("first line: {line:?}"))
-            .trim()
-            .to_string();
+            .arg(&log);
+        let server = Listening::start(&mut command, &log.with_extension("err"));
         Proxy {
-            child,
-            address,
+            address: server.address().to_owned(),
+            server,
             log,
         }
     }
@@ -357,21 +339,8 @@ impl Proxy {
     }
 
     /// SIGTERM; the exit status and standard error.
-    fn stop(mut self) -> (Option<i32>, String) {
-        let status = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let code = self.child.wait().unwrap().code();
-        let mut stderr = String::new();
-        let _ = self
-            .child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut stderr);
-        (code, stderr)
+    fn stop(self) -> (Option<i32>, String) {
+        self.server.stop()
     }
 }
 

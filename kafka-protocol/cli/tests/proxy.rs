@@ -1,10 +1,10 @@
 //! `kafka-protocol proxy` end to end over 127.0.0.1: a fake broker upstream,
 //! the built binary in between, and raw frames from a client socket.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -21,6 +21,7 @@ use kafka_wire_test_support::fake_broker::{
     fake_broker as support_fake_broker, fake_listener, respond, Reply,
 };
 use kafka_wire_test_support::frames::{receive, send_request};
+use kafka_wire_test_support::process::Listening;
 use serde_json::Value;
 
 /// A broker that answers Metadata and FindCoordinator with its own address,
@@ -62,18 +63,11 @@ fn fake_broker() -> u16 {
     address.port()
 }
 
+/// The proxy under test, with the log it writes.
 struct Proxy {
-    child: Child,
+    server: Listening,
     address: String,
     log: PathBuf,
-}
-
-/// A test that fails leaves no proxy running.
-impl Drop for Proxy {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 impl Proxy {
@@ -90,7 +84,7 @@ impl Proxy {
     /// `extra` arguments.
     fn start_with(mut command: Command, upstream: &str, name: &str, extra: &[&str]) -> Proxy {
         let log = proxy_log_path(name);
-        let mut child = command
+        command
             .args([
                 "proxy",
                 "--listen",
@@ -100,43 +94,18 @@ impl Proxy {
                 "--log",
             ])
             .arg(&log)
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let address = line
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("first line: {line:?}"))
-            .trim()
-            .to_string();
+            .args(extra);
+        let server = Listening::start(&mut command, &log.with_extension("err"));
         Proxy {
-            child,
-            address,
+            address: server.address().to_owned(),
+            server,
             log,
         }
     }
 
     /// SIGTERM; returns the exit status and standard error.
-    fn stop(mut self) -> (Option<i32>, String) {
-        let status = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let code = self.child.wait().unwrap().code();
-        let mut stderr = String::new();
-        self.child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut stderr)
-            .unwrap();
-        (code, stderr)
+    fn stop(self) -> (Option<i32>, String) {
+        self.server.stop()
     }
 
     /// The log's lines, once there are at least `count` (the log is
@@ -309,7 +278,7 @@ fn size_prefixes_alone_on_many_connections_leave_the_proxy_serving_others() {
         assert_eq!(answer.header.correlation_id, correlation_id);
     }
     assert!(
-        proxy.child.try_wait().unwrap().is_none(),
+        proxy.server.is_running(),
         "the proxy exited under the flood"
     );
     drop(flood);

@@ -1,7 +1,10 @@
-//! Running the program under test as a child process.
+//! Running the program under test as a child process: once with its
+//! input ([`run_with_input`]), or as a server that says where it listens
+//! ([`Listening`]).
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
 
 /// Runs `command` with its standard streams piped, writes `stdin` to it,
 /// and waits for it to exit: its status and everything it wrote.
@@ -24,6 +27,87 @@ pub fn run_with_input(command: &mut Command, stdin: &[u8]) -> Output {
         .unwrap_or_else(|e| panic!("cannot wait for {command:?}: {e}"))
 }
 
+/// A server started for a test, whose first line on standard output is
+/// `listening on ADDR`; its standard error goes to a file. Killed when
+/// dropped, also when a test fails.
+#[derive(Debug)]
+pub struct Listening {
+    child: Child,
+    address: String,
+    stderr: PathBuf,
+}
+
+impl Listening {
+    /// Starts `command` and reads its first line. Panics, with what it
+    /// wrote to standard error, when that line does not say where it
+    /// listens.
+    pub fn start(command: &mut Command, stderr: &Path) -> Listening {
+        let err =
+            std::fs::File::create(stderr).unwrap_or_else(|e| panic!("{}: {e}", stderr.display()));
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(err)
+            .spawn()
+            .unwrap_or_else(|e| panic!("{command:?}: {e}"));
+        let mut line = String::new();
+        if let Some(stdout) = child.stdout.take() {
+            let _ = BufReader::new(stdout).read_line(&mut line);
+        }
+        let Some(address) = line.trim().strip_prefix("listening on ") else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "{command:?} did not start: {line:?}\n{}",
+                std::fs::read_to_string(stderr).unwrap_or_default()
+            );
+        };
+        Listening {
+            address: address.to_owned(),
+            child,
+            stderr: stderr.to_owned(),
+        }
+    }
+
+    /// The address it listens on.
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+
+    /// What it wrote to standard error so far.
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
+    /// Whether it is still running.
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Sends SIGTERM and waits: the exit code, and everything it wrote to
+    /// standard error.
+    pub fn stop(mut self) -> (Option<i32>, String) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap_or_else(|e| panic!("kill: {e}"));
+        assert!(status.success(), "kill -TERM {}", self.child.id());
+        let code = self
+            .child
+            .wait()
+            .unwrap_or_else(|e| panic!("waiting: {e}"))
+            .code();
+        (code, self.stderr())
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -36,5 +120,22 @@ mod tests {
         // A program that reads nothing.
         let output = run_with_input(&mut Command::new("true"), &[0; 1 << 20]);
         assert!(output.status.success());
+    }
+
+    #[test]
+    fn a_server_says_where_it_listens_and_stops_on_sigterm() {
+        let stderr = std::env::temp_dir().join(format!("listening-{}.err", std::process::id()));
+        let server = Listening::start(
+            Command::new("sh").args([
+                "-c",
+                "echo hi >&2; echo 'listening on 127.0.0.1:1'; exec sleep 30",
+            ]),
+            &stderr,
+        );
+        assert_eq!(server.address(), "127.0.0.1:1");
+        let (code, err) = server.stop();
+        assert_eq!(code, None, "killed by SIGTERM");
+        assert_eq!(err, "hi\n");
+        let _ = std::fs::remove_file(stderr);
     }
 }
