@@ -275,14 +275,23 @@ pub struct ProxyLog {
 const ADDRESSING: [&str; 3] = ["Metadata", "FindCoordinator", "DescribeCluster"];
 
 impl ProxyLog {
-    /// Reads `path`, waiting up to 5 s for a line (the log is written as
-    /// responses pass, before the client sees them).
+    /// Reads `path` once the log has settled: the proxy's log is written by
+    /// a thread of its own, after the answers reach the client, so this
+    /// waits (up to 10 s) until it holds a line and has not grown for half
+    /// a second.
     pub fn read(path: &Path) -> ProxyLog {
-        let deadline = Instant::now() + Duration::from_secs(5);
+        let deadline = Instant::now() + Duration::from_secs(10);
         let mut text = std::fs::read_to_string(path).unwrap_or_default();
-        while text.is_empty() && Instant::now() < deadline {
+        let mut settled = Instant::now();
+        while Instant::now() < deadline
+            && (text.is_empty() || settled.elapsed() < Duration::from_millis(500))
+        {
             std::thread::sleep(Duration::from_millis(50));
-            text = std::fs::read_to_string(path).unwrap_or_default();
+            let now = std::fs::read_to_string(path).unwrap_or_default();
+            if now.len() != text.len() {
+                settled = Instant::now();
+                text = now;
+            }
         }
         let lines = text
             .lines()
