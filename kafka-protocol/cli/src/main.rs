@@ -15,6 +15,7 @@ mod encode;
 mod error;
 mod input;
 mod output;
+mod pcap;
 mod proxy;
 mod records;
 mod request;
@@ -37,6 +38,7 @@ fn main() -> ExitCode {
         Command::Encode(args) => Some(args.message.plan("encode")),
         Command::Apis(_)
         | Command::Records(_)
+        | Command::Pcap(_)
         | Command::Proxy(_)
         | Command::Request(_)
         | Command::Versions(_) => None,
@@ -61,6 +63,7 @@ fn run(command: &Command, plan: Option<&args::Plan>) -> Result<(), CliError> {
         (Command::Encode(args), Some(plan)) => encode::run(args, plan, &mut out),
         (Command::Apis(args), _) => apis::run(args.json, args.compact, &mut out),
         (Command::Records(args), _) => records::run(args, &mut out),
+        (Command::Pcap(args), _) => pcap::run(args, &mut out),
         (Command::Proxy(args), _) => proxy::run(args),
         (Command::Request(args), _) => request::run(args, &mut out),
         (Command::Versions(args), _) => versions::run(args, &mut out),
