@@ -16,6 +16,10 @@ Input layouts, as decoded by fuzz/src/lib.rs:
                  (blobs: the fixtures of kafka-protocol's records tests)
   record_stream  [mode] records blob   as record_batch; bit 1: pretty JSON,
                  bit 2: a small budget for the whole blob
+  capture        [0] pcap packet records after an Ethernet pcap header
+                 (a golden request frame in one TCP segment);
+                 [1] (control, length, payload)... TCP segments of the
+                 same frame (see fuzz_targets/capture.rs)
 """
 
 import base64
@@ -63,6 +67,24 @@ def request_frame(key, version, flexible, body):
     return header + body
 
 
+def tcp_packet(seq, payload):
+    """A pcap packet record: Ethernet, IPv4 and TCP (PSH|ACK) from
+    10.0.0.1:50000 to 10.0.0.2:9092, checksums left 0."""
+    tcp = struct.pack(">HHIIBBHHH", 50000, 9092, seq, 1, 0x50, 0x18, 65535, 0, 0)
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp) + len(payload), 1, 0x4000,
+                     64, 6, 0, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+    frame = bytes([2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1]) + b"\x08\x00" + ip + tcp + payload
+    return struct.pack("<IIII", 1796605323, 0, len(frame), len(frame)) + frame
+
+
+def capture_seeds(frame):
+    """The capture target's inputs for one size-prefixed frame."""
+    packets = tcp_packet(1000, frame) if len(frame) <= 1400 else b""
+    segments = b"".join(bytes([0, len(chunk)]) + chunk
+                        for chunk in (frame[i:i + 255] for i in range(0, len(frame), 255)))
+    return [b"\x00" + packets, b"\x01" + segments]
+
+
 def main():
     corpus = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else FUZZ / "corpus"
     counts = {}
@@ -88,7 +110,11 @@ def main():
             add("json", bytes([kind_byte | 2, key, version]) + text)
             if kind == "request":
                 flexible = flexible_from is not None and version >= flexible_from
-                add("request_frame", request_frame(key, version, flexible, body))
+                frame = request_frame(key, version, flexible, body)
+                add("request_frame", frame)
+                if case is fixture["cases"][0]:
+                    for seed in capture_seeds(struct.pack(">i", len(frame)) + frame):
+                        add("capture", seed)
             else:
                 add("response_body", bytes([key, version]) + body)
 

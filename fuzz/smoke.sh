@@ -11,7 +11,7 @@
 #
 #   FUZZ_SECONDS=30        seconds per target
 #   FUZZ_TARGET_DIR=dir    cargo target directory (default fuzz/target)
-#   FUZZ_TARGETS="a b"     targets to run (default: all six)
+#   FUZZ_TARGETS="a b"     targets to run (default: all seven)
 set -euo pipefail
 
 CARGO_FUZZ_VERSION=0.13.2
@@ -22,7 +22,7 @@ if ! cargo fuzz --version 2>/dev/null | grep -qF "$CARGO_FUZZ_VERSION"; then
 fi
 
 seconds=${FUZZ_SECONDS:-30}
-targets=${FUZZ_TARGETS:-"request_frame response_body round_trip record_batch record_stream json"}
+targets=${FUZZ_TARGETS:-"request_frame response_body round_trip record_batch record_stream json capture"}
 target_dir=()
 if [[ -n ${FUZZ_TARGET_DIR:-} ]]; then
     target_dir=(--target-dir "$FUZZ_TARGET_DIR")

@@ -633,11 +633,17 @@ impl std::io::Read for ManyConnections {
     }
 }
 
+/// Tiny connections, never closed, through a memory cap that holds a
+/// fraction of them: the oldest are evicted and memory stays within the
+/// cap. A million connections through 4 MiB (at most 10,000 left
+/// unevicted) took minutes in a debug build; a tenth of both, and of what
+/// may be left, asserts the same in seconds.
 #[test]
-fn a_million_tiny_connections_stay_within_the_memory_cap() {
-    let count = 1_000_000;
+fn a_hundred_thousand_tiny_connections_stay_within_the_memory_cap() {
+    let count = 100_000;
+    let cap = (4 << 20) / 10;
     let config = Config {
-        max_total_bytes: 4 << 20,
+        max_total_bytes: cap,
         ..Config::default()
     };
     let mut tracker = Tracker::new(config);
@@ -658,10 +664,10 @@ fn a_million_tiny_connections_stay_within_the_memory_cap() {
     assert!(result.is_ok());
     assert_eq!((exchanges, other), (count, 0));
     let stats = tracker.stats();
-    assert!(stats.peak_memory <= 4 << 20, "{stats:?}");
+    assert!(stats.peak_memory <= cap, "{stats:?}");
     assert_eq!(u64::from(evicted), stats.evicted);
-    assert!(evicted > count - 10_000, "{evicted}");
-    assert!(peak < 64 << 20, "peak heap {peak}");
+    assert!(evicted > count - count / 100, "{evicted}");
+    assert!(peak < 16 << 20, "peak heap {peak}");
 }
 
 #[test]

@@ -44,6 +44,7 @@ Forms:
                       [--idle-timeout SECONDS] [--capture FILE]
   kafka-protocol request --bootstrap <HOST:PORT> --api <NAME|KEY> [--version <N>] [FILE|-]
   kafka-protocol versions --bootstrap <HOST:PORT> [--json]
+  kafka-protocol pcap [--port PORT]... [--records] [--summary [--json]] [--api NAME|KEY]... FILE|-
 
 Exit status: 0 on success, 1 on failure (one `error: ...` line on standard
 error: bad input, no connection, a response that does not decode, a
@@ -86,6 +87,42 @@ pub enum Command {
     /// side lacks the API (`ours_max` is our highest stable version, and
     /// `chosen` what negotiation picks).
     Versions(VersionsArgs),
+    /// Read Kafka traffic from a pcap or pcapng capture (a file, or
+    /// standard input with `-`, as `tcpdump -U -w -` writes it): one JSON
+    /// line per request and its response, one per event (`gap`, `resync`,
+    /// `unpaired-response`, `unanswered`, `tls`, `undecodable`, `evicted`,
+    /// `truncated-file`), or with --summary a table of what was seen. Exits
+    /// 0 when the capture was read, even where frames did not decode.
+    Pcap(PcapArgs),
+}
+
+/// Arguments of `pcap`.
+#[derive(Debug, Args)]
+pub struct PcapArgs {
+    /// A broker port: only streams to or from these ports are read as
+    /// Kafka. Without it, a stream is Kafka when its first frame reads as a
+    /// request.
+    #[arg(long = "port", value_name = "PORT")]
+    pub ports: Vec<u16>,
+    /// Decode the record batches inside Produce, Fetch and other bodies
+    /// instead of printing them as base64.
+    #[arg(long)]
+    pub records: bool,
+    /// Print a summary instead of the exchanges: exchanges per api and
+    /// version, latency per api, bytes per client id and topic, error
+    /// codes and events.
+    #[arg(long)]
+    pub summary: bool,
+    /// With --summary, print it as one JSON object.
+    #[arg(long, requires = "summary")]
+    pub json: bool,
+    /// Keep only the exchanges of this api (a name, any case, or a numeric
+    /// key); repeatable. Events are always printed.
+    #[arg(long = "api", value_name = "NAME|KEY")]
+    pub apis: Vec<String>,
+    /// The capture; `-` for standard input.
+    #[arg(value_name = "FILE|-")]
+    pub input: PathBuf,
 }
 
 /// Arguments of `request`.

@@ -118,6 +118,14 @@ pub enum CliError {
         /// What the broker advertised, against our range.
         why: String,
     },
+    /// `pcap`'s input is not a capture, or could not be read.
+    #[error("{what}: {error}")]
+    Capture {
+        /// `standard input` or the file name.
+        what: String,
+        /// Why.
+        error: kafka_wire_capture::CaptureError,
+    },
     /// Standard output failed for a reason other than a closed pipe.
     #[error("cannot write to standard output: {0}")]
     Write(io::Error),

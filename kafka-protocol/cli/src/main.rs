@@ -16,6 +16,7 @@ mod error;
 mod fake;
 mod input;
 mod output;
+mod pcap;
 mod proxy;
 mod records;
 mod request;
@@ -44,6 +45,7 @@ fn main() -> ExitCode {
         }
         Command::Apis(_)
         | Command::Records(_)
+        | Command::Pcap(_)
         | Command::Proxy(_)
         | Command::Request(_)
         | Command::Versions(_) => None,
@@ -68,6 +70,7 @@ fn run(command: &Command, plan: Option<&args::Plan>) -> Result<(), CliError> {
         (Command::Encode(args), Some(plan)) => encode::run(args, plan, &mut out),
         (Command::Apis(args), _) => apis::run(args.json, args.compact, &mut out),
         (Command::Records(args), _) => records::run(args, &mut out),
+        (Command::Pcap(args), _) => pcap::run(args, &mut out),
         (Command::Proxy(args), _) => proxy::run(args),
         (Command::Fake(args), _) => fake::run(args),
         (Command::Request(args), _) => request::run(args, &mut out),
