@@ -11,11 +11,27 @@ use crate::error::CaptureError;
 use crate::link::{LinkType, Packet};
 use crate::time::Timestamp;
 
-/// Bytes read before the format is decided, and the reader's first buffer.
+/// The reader's first buffer, and the largest section header read before
+/// the format is decided.
 const HEAD: usize = 64 * 1024;
 /// The largest block the reader makes room for: a packet of 256 KiB (the
 /// largest snap length tcpdump writes) fits many times over.
 const MAX_BLOCK: usize = 16 * 1024 * 1024;
+
+/// Reads from `input` until `head` holds `len` bytes or the input ends.
+fn fill<R: Read>(input: &mut R, head: &mut Vec<u8>, len: usize) -> Result<(), CaptureError> {
+    let mut chunk = [0u8; 512];
+    while head.len() < len {
+        let want = (len - head.len()).min(chunk.len());
+        match input.read(&mut chunk[..want]) {
+            Ok(0) => break,
+            Ok(n) => head.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(CaptureError::Read(e)),
+        }
+    }
+    Ok(())
+}
 
 /// The input: the bytes read to find the format, then the rest.
 struct Prefixed<R> {
@@ -84,17 +100,21 @@ impl<R: Read> CaptureReader<R> {
     /// Reads the file header. Fails when the input is not a pcap or pcapng
     /// file, or cannot be read.
     pub fn new(mut input: R) -> Result<Self, CaptureError> {
-        let mut head = vec![0; HEAD];
-        let mut filled = 0;
-        while filled < head.len() {
-            match input.read(&mut head[filled..]) {
-                Ok(0) => break,
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(CaptureError::Read(e)),
+        // Only the file header is read before the format is known, so that
+        // a live capture (`tcpdump -U -w - | ...`) is read as it comes.
+        let mut head = Vec::with_capacity(64);
+        fill(&mut input, &mut head, 8)?;
+        let header_len = match head.first_chunk::<8>() {
+            // pcapng: the section header block's own length.
+            Some([0x0a, 0x0d, 0x0d, 0x0a, rest @ ..]) => {
+                let raw = [rest[0], rest[1], rest[2], rest[3]];
+                let len = u32::from_le_bytes(raw).min(u32::from_be_bytes(raw));
+                usize::try_from(len).unwrap_or(HEAD).clamp(8, HEAD)
             }
-        }
-        head.truncate(filled);
+            // pcap: a fixed header.
+            _ => 24,
+        };
+        fill(&mut input, &mut head, header_len)?;
         let magic = head.first_chunk::<4>().copied();
         let prefixed = Prefixed {
             head,

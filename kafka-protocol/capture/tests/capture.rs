@@ -698,3 +698,37 @@ fn raw_segments_can_be_fed_without_a_file() {
     assert_eq!(tracker.memory(), 0);
     let _ = ApiKey::Produce;
 }
+
+/// A live capture (`tcpdump -U -w - | ...`): the first packet is returned
+/// as soon as its bytes are there, without waiting for more input. The
+/// input here panics when read past what has arrived.
+#[test]
+fn a_live_capture_is_read_as_it_arrives() {
+    struct Arrived {
+        bytes: Vec<u8>,
+        position: usize,
+    }
+    impl std::io::Read for Arrived {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let rest = &self.bytes[self.position..];
+            assert!(!rest.is_empty(), "read past the bytes that have arrived");
+            let n = rest.len().min(buf.len());
+            buf[..n].copy_from_slice(&rest[..n]);
+            self.position += n;
+            Ok(n)
+        }
+    }
+    let mut flow = ethernet_flow();
+    let frames = flow.handshake();
+    for file in [
+        pcap(1, false, &frames[..1]),
+        pcapng(&[(1, 6)], &[(0, frames[0].clone())]),
+    ] {
+        let mut reader = kafka_wire_capture::CaptureReader::new(Arrived {
+            bytes: file,
+            position: 0,
+        })
+        .expect("a capture");
+        assert!(reader.next_packet().expect("a packet").is_some());
+    }
+}
