@@ -31,7 +31,7 @@ fn describe(name: &str, topic: &Topic) -> metadata_response::MetadataResponseTop
             .map(|(p, index)| metadata_response::MetadataResponsePartition {
                 partition_index: index,
                 leader_id: p.leader,
-                leader_epoch: 0,
+                leader_epoch: p.leader_epoch,
                 replica_nodes: p.replicas.clone().into(),
                 isr_nodes: p.replicas.clone().into(),
                 ..Default::default()
@@ -220,7 +220,7 @@ pub fn describe_topic_partitions(
                 describe_topic_partitions_response::DescribeTopicPartitionsResponsePartition {
                     partition_index: index,
                     leader_id: p.leader,
-                    leader_epoch: 0,
+                    leader_epoch: p.leader_epoch,
                     replica_nodes: p.replicas.clone().into(),
                     isr_nodes: p.replicas.clone().into(),
                     eligible_leader_replicas: Some(Vec::new().into()),
