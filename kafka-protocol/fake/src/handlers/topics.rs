@@ -91,7 +91,7 @@ pub fn metadata(cx: &Context<'_>, request: &MetadataRequest<'_>) -> ResponseBody
     };
     ResponseBody::Metadata(MetadataResponse {
         brokers: shared
-            .brokers
+            .brokers()
             .iter()
             .map(|b| metadata_response::MetadataResponseBroker {
                 node_id: b.node_id,
@@ -412,7 +412,7 @@ pub fn describe_cluster(
         controller_id: shared.controller(),
         endpoint_type: request.endpoint_type,
         brokers: shared
-            .brokers
+            .brokers()
             .iter()
             .map(|b| describe_cluster_response::DescribeClusterBroker {
                 broker_id: b.node_id,
