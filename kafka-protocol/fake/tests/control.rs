@@ -627,3 +627,37 @@ async fn a_rate_draws_from_the_seed() {
     assert_eq!(first, run(7).await);
     assert!(first.contains(&true) && first.contains(&false), "{first:?}");
 }
+
+#[tokio::test]
+async fn control_lines_and_fault_specs_apply() {
+    let cluster = cluster(1).await;
+    let answer = cluster
+        .control_line(
+            r#"{"id": 1, "cmd": "fault", "spec": "metadata:error=NOT_CONTROLLER:times=1"}"#,
+        )
+        .await;
+    assert!(
+        answer.contains(r#""ok":true"#) && answer.contains(r#""id":1"#),
+        "{answer}"
+    );
+    let mut probe = connect(&cluster, 0).await;
+    assert!(metadata(&mut probe).await.0.is_empty(), "the fault fired");
+    assert_eq!(metadata(&mut probe).await.0.len(), 3);
+    let answer = cluster
+        .control_line(r#"{"id": "m", "cmd": "move-leader", "topic": "t", "partition": 0}"#)
+        .await;
+    assert!(answer.contains(r#""leader_epoch":1"#), "{answer}");
+    let answer = cluster
+        .control_line(r#"{"id": 3, "cmd": "stop-broker", "broker": 9}"#)
+        .await;
+    assert_eq!(answer, r#"{"id":3,"error":"no broker has node id 9"}"#);
+    let answer = cluster.control_line(r#"{"id": 4, "cmd": "counts"}"#).await;
+    assert!(
+        answer.contains(r#""error":1"#) && answer.contains(r#""move-leaders":1"#),
+        "{answer}"
+    );
+    assert_eq!(
+        cluster.fault_counts().to_string(),
+        "faults error=1,delay=0,hang=0,drop-before=0,drop-after=0,move-leaders=1,move-coordinator=0,stop-broker=0,restart-broker=0"
+    );
+}

@@ -19,6 +19,8 @@
 //! [`FakeCluster::seed`]: crate::FakeCluster::seed
 
 pub mod change;
+pub mod command;
+pub mod spec;
 
 pub mod errors;
 mod handle;
@@ -37,6 +39,7 @@ use tokio::task::JoinHandle;
 pub use change::ControlError;
 pub use intercept::{Action, Intercept, Predicate, Responder};
 pub use record::{RecordedRequest, MAX_RECORDED};
+pub use spec::{ClusterOperation, FaultSpec, RequestAction, RequestFault, SpecError};
 
 use crate::dispatch::{Context, Outcome};
 use crate::state::BrokerAddress;
