@@ -34,8 +34,8 @@ pub enum ControlError {
     /// Every broker is stopped, or the one named is the only one.
     #[error("no other running broker")]
     NoLiveBroker,
-    /// Too many request controls.
-    #[error("at most {0} request controls at once")]
+    /// Too many request controls (or coordinators moved one by one).
+    #[error("at most {0} at once")]
     TooMany(usize),
     /// Too many brokers.
     #[error("at most {0} brokers")]
@@ -49,6 +49,9 @@ pub enum ControlError {
         source: std::io::Error,
     },
 }
+
+/// The most keys whose coordinator was moved one by one.
+pub const MAX_MOVED_COORDINATORS: usize = 100_000;
 
 /// The most brokers a cluster may grow to.
 pub const MAX_BROKERS: usize = 64;
@@ -381,7 +384,12 @@ pub(crate) fn move_coordinator(
         Some(to) => return Err(ControlError::UnknownBroker(to)),
         None => next_after(&live, shared.coordinator(key)).ok_or(ControlError::NoLiveBroker)?,
     };
-    lock(&shared.control.coordinators).insert(key.to_owned(), to);
+    let mut moved = lock(&shared.control.coordinators);
+    if moved.len() >= MAX_MOVED_COORDINATORS && !moved.contains_key(key) {
+        return Err(ControlError::TooMany(MAX_MOVED_COORDINATORS));
+    }
+    moved.insert(key.to_owned(), to);
+    drop(moved);
     shared.control.count(FaultKind::MoveCoordinator);
     Ok(to)
 }
