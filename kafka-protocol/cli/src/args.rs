@@ -41,7 +41,7 @@ Forms:
   kafka-protocol fake [--brokers N] [--host HOST] [--port PORT]... [--cluster-id ID]
                       [--topic NAME:PARTITIONS]... [--default-partitions N] [--no-auto-create]
                       [--sasl MECHANISM:USER:PASSWORD]... [--max-bytes N] [--max-connections N]
-                      [--idle-timeout SECONDS] [--capture FILE]
+                      [--idle-timeout SECONDS] [--capture FILE] [--fault SPEC]... [--control] [--seed N]
   kafka-protocol request --bootstrap <HOST:PORT> --api <NAME|KEY> [--version <N>] [FILE|-]
   kafka-protocol versions --bootstrap <HOST:PORT> [--json]
   kafka-protocol pcap [--port PORT]... [--records] [--summary [--json]] [--api NAME|KEY]... FILE|-
@@ -254,6 +254,22 @@ pub struct FakeArgs {
     /// Record every request and response frame in FILE, one JSON line each.
     #[arg(long, value_name = "FILE")]
     pub capture: Option<PathBuf>,
+    /// A fault to inject (repeatable): `API:ACTION[:OPTION]...` or
+    /// `every=DURATION:OPERATION` (see docs/fake-cluster.md).
+    #[arg(long = "fault", value_name = "SPEC", value_parser = parse_fault)]
+    pub faults: Vec<kafka_wire_fake::control::FaultSpec>,
+    /// Read control commands from standard input, one JSON object per
+    /// line; each is answered with one line on standard output.
+    #[arg(long)]
+    pub control: bool,
+    /// Seeds every random choice of the faults.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+}
+
+/// A `--fault` spec.
+fn parse_fault(text: &str) -> Result<kafka_wire_fake::control::FaultSpec, String> {
+    kafka_wire_fake::control::FaultSpec::parse(text).map_err(|e| e.to_string())
 }
 
 impl FakeArgs {

@@ -1,11 +1,18 @@
 //! `kafka-protocol fake`: a fake Kafka cluster (kafka-wire-fake) until
-//! SIGTERM or SIGINT. Prints exactly one line on standard output,
-//! `bootstrap HOST:PORT,...`, once every broker is ready.
+//! SIGTERM or SIGINT. Prints one line on standard output,
+//! `bootstrap HOST:PORT,...`, once every broker is ready; with `--control`,
+//! one answer line per command read from standard input follows. Faults
+//! (`--fault`) are applied from the start; on stopping, one line on
+//! standard error counts the faults injected.
 
 use std::io::Write;
 use std::time::Duration;
 
 use kafka_wire_fake::{FakeCluster, SaslMechanism, TopicSpec};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader, Stdin};
+
+/// The longest control line read (1 MiB).
+const MAX_COMMAND_LINE: u64 = 1 << 20;
 
 use crate::args::FakeArgs;
 use crate::error::CliError;
@@ -57,13 +64,55 @@ async fn serve(args: &FakeArgs) -> Result<(), CliError> {
         cluster.node_ids().len(),
         cluster.node_ids()
     );
-    tokio::select! {
-        _ = terminate.recv() => {}
-        _ = tokio::signal::ctrl_c() => {}
+    cluster.seed(args.seed);
+    for fault in &args.faults {
+        cluster
+            .apply_fault(fault)
+            .map_err(|e| CliError::Fake(e.to_string()))?;
+    }
+    let mut commands = args.control.then(|| BufReader::new(tokio::io::stdin()));
+    loop {
+        tokio::select! {
+            _ = terminate.recv() => break,
+            _ = tokio::signal::ctrl_c() => break,
+            line = next_command(&mut commands) => match line {
+                Some(line) if line.trim().is_empty() => {}
+                Some(line) => {
+                    let answer = cluster.control_line(&line).await;
+                    let mut out = std::io::stdout().lock();
+                    writeln!(out, "{answer}").map_err(CliError::Write)?;
+                    out.flush().map_err(CliError::Write)?;
+                }
+                // End of input: the cluster runs on until a signal.
+                None => commands = None,
+            },
+        }
     }
     eprintln!("kafka-protocol fake: shutting down");
+    eprintln!("{}", cluster.fault_counts());
     cluster
         .shutdown()
         .await
         .map_err(|e| CliError::Fake(e.to_string()))
+}
+
+/// The next command line, when reading commands; never, otherwise. A line
+/// longer than the control limit ends the input.
+async fn next_command(commands: &mut Option<BufReader<Stdin>>) -> Option<String> {
+    let Some(input) = commands else {
+        return std::future::pending().await;
+    };
+    let mut line = Vec::new();
+    match input
+        .take(MAX_COMMAND_LINE + 1)
+        .read_until(b'\n', &mut line)
+        .await
+    {
+        Ok(0) | Err(_) => None,
+        Ok(_) if line.last() != Some(&b'\n') && line.len() as u64 > MAX_COMMAND_LINE => {
+            eprintln!("kafka-protocol fake: a control line is longer than {MAX_COMMAND_LINE} bytes: no more commands");
+            None
+        }
+        Ok(_) => Some(String::from_utf8_lossy(&line).trim_end().to_owned()),
+    }
 }

@@ -13,7 +13,6 @@ use tokio::task::JoinHandle;
 use crate::capture::Capture;
 use crate::config::{Config, SaslMechanism, SaslUser, TopicSpec};
 use crate::error::Error;
-use crate::listener;
 use crate::state::{BrokerAddress, Shared};
 
 /// How often expired group members are looked for.
@@ -46,23 +45,37 @@ impl FakeCluster {
 
     /// Every broker's `host:port` in node-id order, comma-separated, as
     /// clients take bootstrap servers (IPv6 hosts in brackets).
+    /// Brokers added at run time are included, stopped ones too.
     pub fn bootstrap(&self) -> String {
         self.shared
-            .brokers
+            .control
+            .members()
             .iter()
-            .map(|b| host_port(&b.host, b.port))
+            .map(|m| host_port(&m.address.host, m.address.port))
             .collect::<Vec<_>>()
             .join(",")
     }
 
-    /// Every broker's listening address, in node-id order.
+    /// Every broker's listening address as started, in node-id order
+    /// (see [`broker_address`](Self::broker_address) for brokers added
+    /// later).
     pub fn addresses(&self) -> &[SocketAddr] {
         &self.addresses
     }
 
-    /// Every node id, in order.
+    /// Every node id, in order, running or stopped.
     pub fn node_ids(&self) -> Vec<i32> {
-        self.shared.node_ids()
+        self.shared
+            .control
+            .members()
+            .iter()
+            .map(|m| m.address.node_id)
+            .collect()
+    }
+
+    /// The shared state, for the controls.
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
     }
 
     /// The configuration it runs with.
@@ -74,16 +87,11 @@ impl FakeCluster {
     /// them.
     pub async fn shutdown(mut self) -> Result<(), Error> {
         let _ = self.stop.send(true);
-        let mut result = Ok(());
-        for (task, address) in std::mem::take(&mut self.tasks)
-            .into_iter()
-            .zip(&self.addresses)
-        {
-            if task.await.is_err() {
-                result = Err(Error::Shutdown(*address));
-            }
+        crate::control::shutdown(&self.shared).await;
+        for task in std::mem::take(&mut self.tasks) {
+            let _ = task.await;
         }
-        result
+        Ok(())
     }
 }
 
@@ -93,6 +101,7 @@ impl Drop for FakeCluster {
         for task in &self.tasks {
             task.abort();
         }
+        crate::control::abort(&self.shared);
     }
 }
 
@@ -273,21 +282,14 @@ impl FakeClusterBuilder {
         }
         let shared = Arc::new(Shared::new(config, brokers, capture));
         let (stop, stopped) = watch::channel(false);
-        let mut tasks: Vec<JoinHandle<()>> = listeners
-            .into_iter()
-            .map(|(node_id, listener)| {
-                tokio::spawn(listener::serve(
-                    Arc::clone(&shared),
-                    node_id,
-                    listener,
-                    stopped.clone(),
-                ))
-            })
-            .collect();
-        tasks.push(tokio::spawn(expire_members(
+        crate::control::started(&shared, stopped.clone());
+        for (node_id, listener) in listeners {
+            crate::control::change::spawn_broker(&shared, node_id, listener);
+        }
+        let tasks: Vec<JoinHandle<()>> = vec![tokio::spawn(expire_members(
             Arc::downgrade(&shared),
             stopped,
-        )));
+        ))];
         Ok(FakeCluster {
             shared,
             addresses,

@@ -110,7 +110,7 @@ async fn answer(
     let Some(api) = peek.api() else {
         return Reply::Close(format!("unknown api key {}", peek.api_key));
     };
-    let caps = &shared.config.version_caps;
+    let caps = &shared.version_caps();
     let implemented = versions::range(api, caps).is_some();
     let (body, version) =
         if api == ApiKey::ApiVersions && !versions::serves(api, peek.api_version, caps) {
@@ -137,6 +137,7 @@ async fn answer(
                 version: peek.api_version,
                 client_id: client_id.unwrap_or(""),
                 client_host: host,
+                connection,
             };
             match dispatch::dispatch(&context, &request.body).await {
                 Outcome::Respond(body) => (*body, peek.api_version),

@@ -4,14 +4,15 @@
 //! served, comes through [`dispatch`] with its [`Context`] (cluster, broker,
 //! version, client) and decoded body, and leaves it as an [`Outcome`]: a
 //! response body, no response (Produce with acks=0), or a closed
-//! connection. Fault injection (a later stage) hooks in here, before
-//! [`route`]: answering with an error, delaying, dropping or hanging any
-//! request, on any broker, without touching a handler.
+//! connection. Fault injection hooks in here, before [`route`]
+//! ([`crate::control`]): answering with an error, delaying, dropping or
+//! hanging any request, on any broker, without touching a handler.
 
 use std::sync::Arc;
 
 use kafka_wire::{RequestBody, ResponseBody};
 
+use crate::control::{self, Step};
 use crate::handlers;
 use crate::state::Shared;
 
@@ -28,6 +29,8 @@ pub struct Context<'a> {
     pub client_id: &'a str,
     /// The client's address.
     pub client_host: &'a str,
+    /// The connection's number (across the cluster, as in logs).
+    pub connection: u64,
 }
 
 /// What becomes of a request.
@@ -41,10 +44,25 @@ pub enum Outcome {
     Close(String),
 }
 
-/// Handles one request. This is the interception point: whatever a later
-/// stage does to requests before they are handled, it does here.
+/// Handles one request. This is the interception point: the controls
+/// ([`crate::control`]) are checked here, before the request is routed.
 pub async fn dispatch(context: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
-    route(context, body).await
+    match control::before(context, body).await {
+        Step::Handle => route(context, body).await,
+        Step::Answer(outcome) => outcome,
+        Step::HandleThenClose => {
+            let _ = route(context, body).await;
+            Outcome::Close("a control dropped the answer".into())
+        }
+        Step::Patch {
+            request,
+            code,
+            partitions,
+        } => {
+            let outcome = route(context, request.as_deref().unwrap_or(body)).await;
+            control::patch(context, body, outcome, code, &partitions)
+        }
+    }
 }
 
 /// Sends a request to its handler.

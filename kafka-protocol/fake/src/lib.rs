@@ -6,6 +6,7 @@ mod capture;
 mod cluster;
 pub mod config;
 mod connection;
+pub mod control;
 pub mod dispatch;
 mod error;
 mod handlers;

@@ -33,7 +33,7 @@ pub fn api_versions(cx: &Context<'_>, request: &ApiVersionsRequest<'_>) -> Respo
         } else {
             0
         },
-        api_keys: versions::api_keys(&cx.shared.config.version_caps).into(),
+        api_keys: versions::api_keys(&cx.shared.version_caps()).into(),
         supported_features: versions::supported_features().into(),
         finalized_features_epoch: 1,
         finalized_features: versions::finalized_features().into(),

@@ -26,6 +26,8 @@ struct Wanted {
     key: SessionKey,
     fetch_offset: i64,
     max_bytes: i32,
+    /// The client's current leader epoch (-1: not checked).
+    leader_epoch: i32,
     /// In an incremental session: the high watermark and log start last
     /// sent, to leave the partition out when nothing changed.
     last_sent: Option<(i64, i64)>,
@@ -97,6 +99,7 @@ fn plan(cx: &Context<'_>, request: &FetchRequest<'_>) -> Result<Plan, i16> {
                     key,
                     fetch_offset: p.fetch_offset,
                     max_bytes: p.partition_max_bytes,
+                    leader_epoch: p.current_leader_epoch,
                     last_sent: None,
                 });
             }
@@ -139,7 +142,11 @@ fn plan(cx: &Context<'_>, request: &FetchRequest<'_>) -> Result<Plan, i16> {
         });
     }
     let session = sessions.resume(id, epoch)?;
+    let mut epochs = Vec::new();
     for w in requested {
+        if w.leader_epoch >= 0 {
+            epochs.push((w.key.clone(), w.leader_epoch));
+        }
         let entry = session.partitions.entry(w.key).or_default();
         entry.fetch_offset = w.fetch_offset;
         entry.max_bytes = w.max_bytes;
@@ -158,6 +165,10 @@ fn plan(cx: &Context<'_>, request: &FetchRequest<'_>) -> Result<Plan, i16> {
             key: key.clone(),
             fetch_offset: p.fetch_offset,
             max_bytes: p.max_bytes,
+            leader_epoch: epochs
+                .iter()
+                .find(|(k, _)| k == key)
+                .map_or(-1, |(_, epoch)| *epoch),
             last_sent: p.last_high_watermark.zip(p.last_log_start),
         })
         .collect();
@@ -185,7 +196,10 @@ fn available(state: &State, cx: &Context<'_>, plan: &Plan) -> Option<usize> {
         let partition = topic_name(state, &w.key)
             .and_then(|name| state.topics.get(name))
             .and_then(|t| t.partition(w.key.2))?;
-        if partition.leader != cx.node_id || !partition.log.in_range(w.fetch_offset) {
+        if partition.leader != cx.node_id
+            || partition.check_epoch(w.leader_epoch).is_err()
+            || !partition.log.in_range(w.fetch_offset)
+        {
             return None;
         }
         total = total.saturating_add(partition.log.available(w.fetch_offset));
@@ -227,12 +241,15 @@ fn read(
                 data.error_code = ErrorCode::UnknownTopicId.code();
             }
             None => data.error_code = ErrorCode::UnknownTopicOrPartition.code(),
+            Some(p) if p.check_epoch(w.leader_epoch).is_err() => {
+                data.error_code = p.check_epoch(w.leader_epoch).err().unwrap_or_default();
+            }
             Some(p) if p.leader != cx.node_id => {
                 data.error_code = ErrorCode::NotLeaderOrFollower.code();
                 if version >= 12 {
                     data.current_leader = fetch_response::LeaderIdAndEpoch {
                         leader_id: p.leader,
-                        leader_epoch: 0,
+                        leader_epoch: p.leader_epoch,
                         ..Default::default()
                     };
                 }

@@ -52,7 +52,7 @@ pub fn find_coordinator(
             .shared
             .broker(node)
             .ok_or(ErrorCode::CoordinatorNotAvailable.code())?;
-        Ok((node, broker.host.clone(), i32::from(broker.port)))
+        Ok((node, broker.host, i32::from(broker.port)))
     };
     let response = if cx.version < 4 {
         match locate(&request.key) {

@@ -21,18 +21,22 @@ const EARLIEST_LOCAL: i64 = -4;
 const LATEST_TIERED: i64 = -5;
 const EARLIEST_PENDING_UPLOAD: i64 = -6;
 
-/// The partition if this broker leads it, else the error to answer.
+/// The partition if this broker leads it at the client's current leader
+/// epoch (-1: any), else the error to answer. The epoch is checked first,
+/// as Kafka checks it.
 fn led<'s>(
     state: &'s State,
     cx: &Context<'_>,
     topic: &str,
     index: i32,
+    current_epoch: i32,
 ) -> Result<&'s Partition, i16> {
     let partition = state
         .topics
         .get(topic)
         .and_then(|t| t.partition(index))
         .ok_or(ErrorCode::UnknownTopicOrPartition.code())?;
+    partition.check_epoch(current_epoch)?;
     if partition.leader != cx.node_id {
         return Err(ErrorCode::NotLeaderOrFollower.code());
     }
@@ -54,14 +58,22 @@ pub fn list_offsets(cx: &Context<'_>, request: &ListOffsetsRequest<'_>) -> Respo
                 .map(|p| {
                     let mut response = list_offsets_response::ListOffsetsPartitionResponse {
                         partition_index: p.partition_index,
-                        leader_epoch: if cx.version >= 4 { 0 } else { -1 },
+                        leader_epoch: -1,
                         timestamp: -1,
                         offset: -1,
                         ..Default::default()
                     };
-                    match led(&state, cx, &t.name, p.partition_index) {
+                    let current = if cx.version >= 4 {
+                        p.current_leader_epoch
+                    } else {
+                        -1
+                    };
+                    match led(&state, cx, &t.name, p.partition_index, current) {
                         Err(code) => response.error_code = code,
                         Ok(partition) => {
+                            if cx.version >= 4 {
+                                response.leader_epoch = partition.leader_epoch;
+                            }
                             let log = &partition.log;
                             match p.timestamp {
                                 LATEST | LATEST_TIERED => response.offset = log.high_watermark(),
@@ -96,10 +108,10 @@ pub fn list_offsets(cx: &Context<'_>, request: &ListOffsetsRequest<'_>) -> Respo
     })
 }
 
-/// The end offset of a leader epoch. Leadership never changes, so every
-/// partition is at epoch 0, which ends at the high watermark; a client
-/// claiming a newer current epoch gets UNKNOWN_LEADER_EPOCH, as from a
-/// leader that has not caught up.
+/// The end offset of a leader epoch: where the next epoch began, or the
+/// high watermark for the current one (logs are never truncated). The
+/// client's current leader epoch is checked first (FENCED_LEADER_EPOCH,
+/// UNKNOWN_LEADER_EPOCH).
 pub fn offset_for_leader_epoch(
     cx: &Context<'_>,
     request: &OffsetForLeaderEpochRequest<'_>,
@@ -121,15 +133,12 @@ pub fn offset_for_leader_epoch(
                             end_offset: -1,
                             ..Default::default()
                         };
-                        match led(&state, cx, &t.topic, p.partition) {
+                        match led(&state, cx, &t.topic, p.partition, p.current_leader_epoch) {
                             Err(code) => out.error_code = code,
-                            Ok(_) if p.current_leader_epoch > 0 => {
-                                out.error_code = ErrorCode::UnknownLeaderEpoch.code()
-                            }
                             Ok(partition) => {
                                 if p.leader_epoch >= 0 {
-                                    out.leader_epoch = 0;
-                                    out.end_offset = partition.log.high_watermark();
+                                    (out.leader_epoch, out.end_offset) =
+                                        partition.end_of_epoch(p.leader_epoch);
                                 }
                             }
                         }
@@ -167,7 +176,7 @@ pub fn delete_records(
                         low_watermark: -1,
                         ..Default::default()
                     };
-                    let result = led(&state, cx, &t.name, p.partition_index).map(|_| ());
+                    let result = led(&state, cx, &t.name, p.partition_index, -1).map(|_| ());
                     let result = result.and_then(|()| {
                         let partition = state
                             .topics

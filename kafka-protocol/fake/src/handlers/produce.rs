@@ -43,7 +43,7 @@ pub async fn produce(cx: &Context<'_>, request: &ProduceRequest<'_>) -> Outcome 
     let version = cx.version;
     let by_id = version >= 13;
     let mut parts = Vec::new();
-    let mut leaders: HashMap<(usize, i32), i32> = HashMap::new();
+    let mut leaders: HashMap<(usize, i32), (i32, i32)> = HashMap::new();
     {
         let state = cx.shared.state();
         for (t, topic) in request.topic_data.iter().enumerate() {
@@ -58,7 +58,7 @@ pub async fn produce(cx: &Context<'_>, request: &ProduceRequest<'_>) -> Outcome 
                     None if by_id => Err(ErrorCode::UnknownTopicId.code()),
                     None | Some(None) => Err(ErrorCode::UnknownTopicOrPartition.code()),
                     Some(Some(partition)) if partition.leader != cx.node_id => {
-                        leaders.insert((t, p.index), partition.leader);
+                        leaders.insert((t, p.index), (partition.leader, partition.leader_epoch));
                         Err(ErrorCode::NotLeaderOrFollower.code())
                     }
                     Some(Some(_)) if !matches!(request.acks, -1..=1) => {
@@ -129,13 +129,13 @@ pub async fn produce(cx: &Context<'_>, request: &ProduceRequest<'_>) -> Outcome 
                 Err(code) => {
                     response.error_code = code;
                     // KIP-951's fields exist from v10.
-                    if let Some(&leader) = leaders
+                    if let Some(&(leader, leader_epoch)) = leaders
                         .get(&(part.topic, part.index))
                         .filter(|_| version >= 10)
                     {
                         response.current_leader = produce_response::LeaderIdAndEpoch {
                             leader_id: leader,
-                            leader_epoch: 0,
+                            leader_epoch,
                             ..Default::default()
                         };
                         if !endpoints.contains(&leader) {

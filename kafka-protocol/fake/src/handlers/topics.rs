@@ -31,7 +31,7 @@ fn describe(name: &str, topic: &Topic) -> metadata_response::MetadataResponseTop
             .map(|(p, index)| metadata_response::MetadataResponsePartition {
                 partition_index: index,
                 leader_id: p.leader,
-                leader_epoch: 0,
+                leader_epoch: p.leader_epoch,
                 replica_nodes: p.replicas.clone().into(),
                 isr_nodes: p.replicas.clone().into(),
                 ..Default::default()
@@ -91,7 +91,7 @@ pub fn metadata(cx: &Context<'_>, request: &MetadataRequest<'_>) -> ResponseBody
     };
     ResponseBody::Metadata(MetadataResponse {
         brokers: shared
-            .brokers
+            .brokers()
             .iter()
             .map(|b| metadata_response::MetadataResponseBroker {
                 node_id: b.node_id,
@@ -220,7 +220,7 @@ pub fn describe_topic_partitions(
                 describe_topic_partitions_response::DescribeTopicPartitionsResponsePartition {
                     partition_index: index,
                     leader_id: p.leader,
-                    leader_epoch: 0,
+                    leader_epoch: p.leader_epoch,
                     replica_nodes: p.replicas.clone().into(),
                     isr_nodes: p.replicas.clone().into(),
                     eligible_leader_replicas: Some(Vec::new().into()),
@@ -412,7 +412,7 @@ pub fn describe_cluster(
         controller_id: shared.controller(),
         endpoint_type: request.endpoint_type,
         brokers: shared
-            .brokers
+            .brokers()
             .iter()
             .map(|b| describe_cluster_response::DescribeClusterBroker {
                 broker_id: b.node_id,

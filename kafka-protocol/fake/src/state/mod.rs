@@ -17,6 +17,7 @@ use tokio::sync::Notify;
 
 use crate::capture::Capture;
 use crate::config::Config;
+use crate::control::Controls;
 use groups::Groups;
 use sessions::Sessions;
 use topics::{Placement, Topics};
@@ -50,8 +51,9 @@ pub struct State {
 pub struct Shared {
     /// The configuration.
     pub config: Config,
-    /// Every broker, in node-id order.
-    pub brokers: Vec<BrokerAddress>,
+    /// The controls (faults on command), with the brokers: running,
+    /// stopped, added.
+    pub control: Controls,
     /// The frame recorder, when capturing.
     pub capture: Option<Capture>,
     state: Mutex<State>,
@@ -76,9 +78,10 @@ impl Shared {
                 },
             );
         }
+        let control = Controls::new(brokers, config.version_caps.clone());
         Shared {
             config,
-            brokers,
+            control,
             capture,
             state: Mutex::new(state),
             appended: Notify::new(),
@@ -93,31 +96,50 @@ impl Shared {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Every node id.
+    /// The running brokers, in node-id order.
+    pub fn brokers(&self) -> Vec<BrokerAddress> {
+        self.control.live()
+    }
+
+    /// Every running broker's node id.
     pub fn node_ids(&self) -> Vec<i32> {
-        self.brokers.iter().map(|b| b.node_id).collect()
+        self.brokers().iter().map(|b| b.node_id).collect()
     }
 
-    /// A broker by node id.
-    pub fn broker(&self, node_id: i32) -> Option<&BrokerAddress> {
-        self.brokers.iter().find(|b| b.node_id == node_id)
+    /// A running broker by node id.
+    pub fn broker(&self, node_id: i32) -> Option<BrokerAddress> {
+        self.brokers().into_iter().find(|b| b.node_id == node_id)
     }
 
-    /// The node coordinating `key` (a group id), as Kafka hashes it to a
-    /// partition of `__consumer_offsets`.
+    /// The node coordinating `key` (a group or transactional id): where a
+    /// control moved it, else as Kafka hashes it to a partition of
+    /// `__consumer_offsets`, over the running brokers (shifted by the
+    /// controls' moves of every coordinator).
     pub fn coordinator(&self, key: &str) -> i32 {
+        let brokers = self.brokers();
+        if let Some(node) = self.control.moved_coordinator(key) {
+            if brokers.iter().any(|b| b.node_id == node) {
+                return node;
+            }
+        }
         let hash = key
             .bytes()
             .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
-        let count = self.brokers.len().max(1);
-        self.brokers
-            .get(hash as usize % count)
+        let count = brokers.len().max(1);
+        let shift = self.control.coordinator_shift();
+        brokers
+            .get((hash as usize).wrapping_add(shift) % count)
             .map_or(0, |b| b.node_id)
     }
 
-    /// The controller (the first broker).
+    /// The controller (the first running broker).
     pub fn controller(&self) -> i32 {
-        self.brokers.first().map_or(0, |b| b.node_id)
+        self.brokers().first().map_or(0, |b| b.node_id)
+    }
+
+    /// The version caps in force.
+    pub fn version_caps(&self) -> BTreeMap<i16, i16> {
+        self.control.caps()
     }
 
     /// A fresh producer id.
@@ -127,6 +149,6 @@ impl Shared {
 
     /// Where new topics go.
     pub fn default_replication(&self) -> usize {
-        self.brokers.len().min(3)
+        self.brokers().len().min(3)
     }
 }

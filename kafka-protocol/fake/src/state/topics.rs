@@ -27,6 +27,11 @@ pub const TOPIC_CONFIG_DEFAULTS: &[(&str, &str)] = &[
 pub struct Partition {
     /// The node leading it.
     pub leader: i32,
+    /// Its leader epoch: 0 at creation, one more at every leader change.
+    pub leader_epoch: i32,
+    /// Where each leader epoch began (epoch, first offset), oldest first,
+    /// at most [`MAX_EPOCH_HISTORY`] of them, for OffsetForLeaderEpoch.
+    pub epoch_starts: VecDeque<(i32, i64)>,
     /// Its replicas, leader first; all always in sync.
     pub replicas: Vec<i32>,
     /// Its records.
@@ -49,6 +54,60 @@ pub struct Topic {
     pub configs: BTreeMap<String, String>,
     /// Its replication factor.
     pub replication_factor: i16,
+}
+
+/// The most leader epochs a partition remembers the start of.
+pub const MAX_EPOCH_HISTORY: usize = 64;
+
+impl Partition {
+    /// Makes `node` the leader with the next leader epoch, as Kafka's
+    /// controller does on every leader change (to the same node too).
+    pub fn elect(&mut self, node: i32) {
+        self.leader = node;
+        self.leader_epoch = self.leader_epoch.saturating_add(1);
+        if !self.replicas.contains(&node) {
+            self.replicas.pop();
+            self.replicas.insert(0, node);
+        }
+        if self.epoch_starts.len() >= MAX_EPOCH_HISTORY {
+            self.epoch_starts.pop_front();
+        }
+        self.epoch_starts
+            .push_back((self.leader_epoch, self.log.high_watermark()));
+    }
+
+    /// Kafka's check of a request's `current_leader_epoch` (-1: none): an
+    /// older epoch is FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH.
+    pub fn check_epoch(&self, current: i32) -> Result<(), i16> {
+        if current < 0 || current == self.leader_epoch {
+            Ok(())
+        } else if current < self.leader_epoch {
+            Err(ErrorCode::FencedLeaderEpoch.code())
+        } else {
+            Err(ErrorCode::UnknownLeaderEpoch.code())
+        }
+    }
+
+    /// OffsetForLeaderEpoch's answer for `epoch`: the greatest known epoch
+    /// at or below it and the offset where the next one began (the high
+    /// watermark for the current epoch); (-1, -1) below every known epoch.
+    pub fn end_of_epoch(&self, epoch: i32) -> (i32, i64) {
+        if epoch >= self.leader_epoch {
+            return (self.leader_epoch, self.log.high_watermark());
+        }
+        let mut found = (-1, -1);
+        for (i, &(start_epoch, _)) in self.epoch_starts.iter().enumerate() {
+            if start_epoch > epoch {
+                break;
+            }
+            let end = self
+                .epoch_starts
+                .get(i + 1)
+                .map_or(self.log.high_watermark(), |&(_, next)| next);
+            found = (start_epoch, end);
+        }
+        found
+    }
 }
 
 impl Topic {
@@ -323,6 +382,8 @@ fn add_partitions(topic: &mut Topic, name: &str, count: i32, placement: Placemen
             .collect();
         topic.partitions.push(Partition {
             leader: replica_nodes[0],
+            leader_epoch: 0,
+            epoch_starts: VecDeque::from([(0, 0)]),
             replicas: replica_nodes,
             log: Log::default(),
             producers: Producers::default(),
