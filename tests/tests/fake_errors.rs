@@ -93,6 +93,20 @@ fn fetch(session: &mut Session, topic: &str, topic_id: &Value, partition: Value)
     )
 }
 
+/// An idempotent producer (no transactional id): the answer's error codes,
+/// its producer id and epoch.
+fn idempotent(session: &mut Session) -> (Vec<i64>, i64, i16) {
+    // Kafka's transaction coordinator loads its partition first.
+    let init = session.json_until(
+        ApiKey::InitProducerId,
+        &json!({"transactionalId": null, "transactionTimeoutMs": 60000}),
+        |answer| !matches!(answer["errorCode"].as_i64(), Some(14 | 15)),
+    );
+    let id = init["producerId"].as_i64().unwrap_or(-1);
+    let epoch = init["producerEpoch"].as_i64().unwrap_or(0);
+    (codes(&init), id, i16::try_from(epoch).unwrap_or(0))
+}
+
 /// A classic group with one member: its member id and generation.
 fn join(session: &mut Session, group: &str) -> (String, i64) {
     let join = |session: &mut Session, member: &str| {
@@ -189,30 +203,21 @@ const CASES: &[Case] = &[
         },
     ),
     ("an out-of-order sequence", |s| {
-        let init = s.json(
-            ApiKey::InitProducerId,
-            &json!({"transactionTimeoutMs": 60000}),
-        );
-        let id = init["producerId"].as_i64().unwrap_or(-1);
-        let epoch = init["producerEpoch"].as_i64().unwrap_or(0) as i16;
-        let mut found = codes(&produce(s, TOPIC, &batch(id, epoch, 0)));
+        let (mut found, id, epoch) = idempotent(s);
+        found.extend(codes(&produce(s, TOPIC, &batch(id, epoch, 0))));
         found.extend(codes(&produce(s, TOPIC, &batch(id, epoch, 5))));
         found
     }),
     ("a producer behind its bumped epoch", |s| {
-        let init = s.json(
-            ApiKey::InitProducerId,
-            &json!({"transactionTimeoutMs": 60000}),
-        );
-        let id = init["producerId"].as_i64().unwrap_or(-1);
-        let epoch = init["producerEpoch"].as_i64().unwrap_or(0);
-        let mut found = codes(&produce(s, TOPIC, &batch(id, epoch as i16, 0)));
+        let (mut found, id, epoch) = idempotent(s);
+        found.extend(codes(&produce(s, TOPIC, &batch(id, epoch, 0))));
         let bumped = s.json(
             ApiKey::InitProducerId,
-            &json!({"transactionTimeoutMs": 60000, "producerId": id, "producerEpoch": epoch}),
+            &json!({"transactionalId": null, "transactionTimeoutMs": 60000,
+                    "producerId": id, "producerEpoch": epoch}),
         );
         found.extend(codes(&bumped));
-        found.extend(codes(&produce(s, TOPIC, &batch(id, epoch as i16, 1))));
+        found.extend(codes(&produce(s, TOPIC, &batch(id, epoch, 1))));
         found
     }),
     ("a heartbeat from an unknown member", |s| {
@@ -289,6 +294,24 @@ fn run_cases(address: &str) -> Vec<Vec<i64>> {
                 "timeoutMs": 5000}),
     );
     assert_eq!(codes(&created), [0], "{created}");
+    // Until its partition has a leader, as a client waits.
+    session.json_until(
+        ApiKey::Metadata,
+        &json!({"topics": [{"name": TOPIC, "topicId": NO_ID}], "allowAutoTopicCreation": false}),
+        |answer| {
+            let partition = &answer["topics"][0]["partitions"][0];
+            codes(answer).iter().all(|&code| code == 0) && partition["leaderId"].as_i64() >= Some(0)
+        },
+    );
+    // ... and its leader serves it (Kafka's replica manager follows the
+    // metadata a moment later).
+    session.json_until(
+        ApiKey::ListOffsets,
+        &json!({"replicaId": -1, "topics": [{"name": TOPIC, "partitions": [
+            {"partitionIndex": 0, "currentLeaderEpoch": -1, "timestamp": -1, "maxNumOffsets": 1}
+        ]}]}),
+        |answer| codes(answer).iter().all(|&code| code == 0),
+    );
     CASES.iter().map(|(_, case)| case(&mut session)).collect()
 }
 
