@@ -1,15 +1,13 @@
 //! The capture reader over captures written here, packet by packet: every
 //! test asserts the exact exchanges and events, and none may panic.
 
-use std::borrow::Cow;
-
-use kafka_wire::frame::{RequestFrame, ResponseFrame};
 use kafka_wire::messages::*;
 use kafka_wire::{ApiKey, RequestBody, ResponseBody};
 use kafka_wire_capture::{
     read_capture, CaptureError, Config, EventKind, JsonOptions, Output, Tracker,
 };
 use kafka_wire_records::{Compression, RecordBatchBuilder};
+use kafka_wire_test_support::frames::{request_bytes, response_bytes};
 use kafka_wire_test_support::pcap::{pcap, pcapng, Flags, Flow, Frame, Link, START};
 use serde_json::Value;
 
@@ -17,33 +15,11 @@ use serde_json::Value;
 static ALLOCATOR: kafka_wire_test_support::heap::Tracking = kafka_wire_test_support::heap::Tracking;
 
 fn request(body: RequestBody<'static>, version: i16, correlation_id: i32) -> Vec<u8> {
-    let frame = RequestFrame {
-        header: RequestHeader {
-            request_api_key: body.api_key().key(),
-            request_api_version: version,
-            correlation_id,
-            client_id: Some(Cow::Borrowed("capture-test")),
-            ..Default::default()
-        },
-        body,
-    };
-    let mut bytes = Vec::new();
-    frame.encode_with_size(&mut bytes).expect("encodes");
-    bytes
+    request_bytes(version, correlation_id, "capture-test", body)
 }
 
 fn response(body: ResponseBody<'static>, version: i16, correlation_id: i32) -> Vec<u8> {
-    let frame = ResponseFrame {
-        header: ResponseHeader {
-            correlation_id,
-            ..Default::default()
-        },
-        body,
-        version,
-    };
-    let mut bytes = Vec::new();
-    frame.encode_with_size(&mut bytes).expect("encodes");
-    bytes
+    response_bytes(version, correlation_id, body)
 }
 
 fn api_versions(correlation_id: i32) -> (Vec<u8>, Vec<u8>) {

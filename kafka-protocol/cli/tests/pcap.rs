@@ -2,15 +2,14 @@
 //! test-support's pcap module: the exact lines, the filters, the summary,
 //! standard input, and what is not a capture.
 
-use std::borrow::Cow;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use kafka_wire::frame::{RequestFrame, ResponseFrame};
 use kafka_wire::messages::*;
 use kafka_wire::{RequestBody, ResponseBody};
 use kafka_wire_records::{Compression, RecordBatchBuilder};
+use kafka_wire_test_support::frames::{request_bytes, response_bytes};
 use kafka_wire_test_support::pcap::{pcap, Flow, Frame, Link};
 use kafka_wire_test_support::process::run_with_input;
 use serde_json::Value;
@@ -66,33 +65,11 @@ fn temp_file(contents: &[u8]) -> String {
 }
 
 fn request(body: RequestBody<'static>, version: i16, correlation_id: i32) -> Vec<u8> {
-    let frame = RequestFrame {
-        header: RequestHeader {
-            request_api_key: body.api_key().key(),
-            request_api_version: version,
-            correlation_id,
-            client_id: Some(Cow::Borrowed("pcap-test")),
-            ..Default::default()
-        },
-        body,
-    };
-    let mut bytes = Vec::new();
-    frame.encode_with_size(&mut bytes).expect("encodes");
-    bytes
+    request_bytes(version, correlation_id, "pcap-test", body)
 }
 
 fn response(body: ResponseBody<'static>, version: i16, correlation_id: i32) -> Vec<u8> {
-    let frame = ResponseFrame {
-        header: ResponseHeader {
-            correlation_id,
-            ..Default::default()
-        },
-        body,
-        version,
-    };
-    let mut bytes = Vec::new();
-    frame.encode_with_size(&mut bytes).expect("encodes");
-    bytes
+    response_bytes(version, correlation_id, body)
 }
 
 fn records() -> Vec<u8> {

@@ -7,7 +7,6 @@ use kafka_wire::frame::{RequestFrame, ResponseFrame};
 use kafka_wire::messages::{
     api_versions_response, metadata_response, produce_request, ApiVersionsRequest,
     ApiVersionsResponse, MetadataRequest, MetadataResponse, ProduceRequest, RequestHeader,
-    ResponseHeader,
 };
 use kafka_wire::runtime::DecodeError;
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
@@ -31,19 +30,7 @@ fn request(api: ApiKey, version: i16, correlation_id: i32, body: RequestBody<'_>
 }
 
 fn response(version: i16, correlation_id: i32, body: ResponseBody<'_>) -> Vec<u8> {
-    let frame = ResponseFrame {
-        header: ResponseHeader {
-            correlation_id,
-            ..Default::default()
-        },
-        body,
-        version,
-    };
-    let mut out = Vec::new();
-    frame
-        .encode_with_size(&mut out)
-        .unwrap_or_else(|e| panic!("{e}"));
-    out
+    kafka_wire_test_support::frames::response_bytes(version, correlation_id, body)
 }
 
 fn metadata_request(correlation_id: i32) -> Vec<u8> {

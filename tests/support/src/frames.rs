@@ -6,9 +6,11 @@
 
 use std::io::{Read, Write};
 
-use kafka_wire::frame::{read_frame, ReadFrameError, RequestFrame, DEFAULT_MAX_FRAME_SIZE};
-use kafka_wire::messages::RequestHeader;
-use kafka_wire::RequestBody;
+use kafka_wire::frame::{
+    read_frame, ReadFrameError, RequestFrame, ResponseFrame, DEFAULT_MAX_FRAME_SIZE,
+};
+use kafka_wire::messages::{RequestHeader, ResponseHeader};
+use kafka_wire::{RequestBody, ResponseBody};
 
 /// The next frame from `stream`, without its size prefix, read with
 /// kafka-wire's [`read_frame`] and its default maximum.
@@ -49,6 +51,29 @@ pub fn request_bytes(
     frame
         .encode_with_size(&mut bytes)
         .unwrap_or_else(|e| panic!("{} v{version} does not encode: {e}", frame.api_key().name()));
+    bytes
+}
+
+/// `body` as a response frame at `version` (the version its body is
+/// written at), answering `correlation_id`, with its size prefix.
+///
+/// Panics when the body does not encode at `version`.
+pub fn response_bytes(version: i16, correlation_id: i32, body: ResponseBody<'_>) -> Vec<u8> {
+    let frame = ResponseFrame {
+        header: ResponseHeader {
+            correlation_id,
+            ..Default::default()
+        },
+        body,
+        version,
+    };
+    let mut bytes = Vec::new();
+    frame.encode_with_size(&mut bytes).unwrap_or_else(|e| {
+        panic!(
+            "{} v{version} does not encode: {e}",
+            frame.body.api_key().name()
+        )
+    });
     bytes
 }
 
