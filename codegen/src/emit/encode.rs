@@ -6,7 +6,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::common::{
-    choose, cond_tokens, differs_from_default, field_ident, negate, paren, struct_type, when,
+    bind_flexible, choose, compact_arg, cond_tokens, differs_from_default, field_ident,
+    flexible_cond, negate, paren, struct_type, when,
 };
 use super::decode::version_param;
 use super::runs::{pieces, run_method, run_width, Piece};
@@ -30,13 +31,23 @@ pub fn encode_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
         Piece::Run { cond, fields } => when(cond, write_run(&fields)),
     });
     let tagged_write = tagged_section_write(s);
-    let sizes = s
-        .fields
-        .iter()
-        .filter(|f| f.untagged.is_possible())
-        .map(|field| {
-            let size = field_len(field, false);
-            paren(field.untagged, choose(field.untagged, size, quote!(0)))
+    // One term per piece, as the reader takes them: a run of fixed-width
+    // fields adds its width once.
+    let sizes = pieces(&s.fields)
+        .into_iter()
+        .filter_map(|piece| match piece {
+            Piece::Single(field) if field.untagged.is_possible() => {
+                let size = field_len(field, false);
+                Some(paren(
+                    field.untagged,
+                    choose(field.untagged, size, quote!(0)),
+                ))
+            }
+            Piece::Single(_) => None,
+            Piece::Run { cond, fields } => {
+                let width = run_width(&fields);
+                Some(paren(cond, choose(cond, quote!(#width), quote!(0))))
+            }
         });
     let (tagged_len, tagged_term) = tagged_section_len(s);
 
@@ -56,6 +67,8 @@ pub fn encode_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
         #tagged_len
         #sum
     };
+    let encode_body = bind_flexible(s.flexible, encode_body);
+    let len_body = bind_flexible(s.flexible, len_body);
     let encode_version = version_param(&encode_body);
     let len_version = version_param(&len_body);
     quote! {
@@ -112,7 +125,7 @@ fn tagged_section_write(s: &StructIr) -> TokenStream {
     match s.flexible {
         Cond::Always => section,
         cond => {
-            let c = cond_tokens(cond);
+            let c = flexible_cond(cond);
             quote! {
                 if #c {
                     #section
@@ -166,7 +179,7 @@ fn tagged_section_len(s: &StructIr) -> (TokenStream, Option<TokenStream>) {
         let term = match s.flexible {
             Cond::Always => len,
             cond => {
-                let c = cond_tokens(cond);
+                let c = flexible_cond(cond);
                 quote!((if #c { #len } else { 0 }))
             }
         };
@@ -191,7 +204,7 @@ fn tagged_section_len(s: &StructIr) -> (TokenStream, Option<TokenStream>) {
     match s.flexible {
         Cond::Always => (body, Some(total)),
         cond => {
-            let c = cond_tokens(cond);
+            let c = flexible_cond(cond);
             let term = quote! {
                 (if #c {
                     #body
@@ -249,7 +262,7 @@ fn tagged_presence(field: &FieldIr, flexible: Cond) -> TokenStream {
 /// A `Result` expression writing the field, naming it in any error.
 fn write_field(field: &FieldIr, tagged: bool) -> TokenStream {
     let name = field_ident(field);
-    let k = cond_tokens(field.compact);
+    let k = compact_arg(field, tagged);
     let path = &field.rust_name;
     let located = |write: TokenStream| quote!(#write.in_field(#path)?);
     let (nullable, plain): (TokenStream, Box<dyn Fn(TokenStream) -> TokenStream>) = match &field
@@ -330,7 +343,7 @@ fn write_scalar(scalar: Scalar, value: TokenStream) -> TokenStream {
 /// The exact encoded size of the field's value.
 fn field_len(field: &FieldIr, tagged: bool) -> TokenStream {
     let name = field_ident(field);
-    let k = cond_tokens(field.compact);
+    let k = compact_arg(field, tagged);
     if let FieldKind::Scalar(s) = field.kind {
         let width = proc_macro2::Literal::usize_unsuffixed(s.width());
         return quote!(#width);

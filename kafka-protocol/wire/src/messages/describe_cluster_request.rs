@@ -169,12 +169,3 @@ impl<'a> rt::IntoOwned for DescribeClusterRequest<'a> {
         }
     }
 }
-
-impl DescribeClusterRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeClusterRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}

@@ -60,7 +60,7 @@ impl<'a> rt::Encode for KRaftVersionRecord<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        2 + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -96,14 +96,5 @@ impl<'a> rt::IntoOwned for KRaftVersionRecord<'a> {
             k_raft_version: self.k_raft_version,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl KRaftVersionRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> KRaftVersionRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

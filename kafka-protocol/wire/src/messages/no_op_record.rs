@@ -78,12 +78,3 @@ impl<'a> rt::IntoOwned for NoOpRecord<'a> {
         }
     }
 }
-
-impl NoOpRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> NoOpRecord<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}

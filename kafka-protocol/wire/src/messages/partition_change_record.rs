@@ -135,7 +135,7 @@ impl<'a> rt::Decode<'a> for PartitionChangeRecord<'a> {
                     match tag {
                         0u32 => {
                             isr = r
-                                .read_nullable_scalar_array::<i32>(true)
+                                .read_nullable_scalar_array::<i32>(rt::COMPACT)
                                 .in_field("isr")?;
                         }
                         1u32 => {
@@ -143,17 +143,17 @@ impl<'a> rt::Decode<'a> for PartitionChangeRecord<'a> {
                         }
                         2u32 => {
                             replicas = r
-                                .read_nullable_scalar_array::<i32>(true)
+                                .read_nullable_scalar_array::<i32>(rt::COMPACT)
                                 .in_field("replicas")?;
                         }
                         3u32 => {
                             removing_replicas = r
-                                .read_nullable_scalar_array::<i32>(true)
+                                .read_nullable_scalar_array::<i32>(rt::COMPACT)
                                 .in_field("removing_replicas")?;
                         }
                         4u32 => {
                             adding_replicas = r
-                                .read_nullable_scalar_array::<i32>(true)
+                                .read_nullable_scalar_array::<i32>(rt::COMPACT)
                                 .in_field("adding_replicas")?;
                         }
                         5u32 => {
@@ -168,7 +168,7 @@ impl<'a> rt::Decode<'a> for PartitionChangeRecord<'a> {
                                 );
                             }
                             directories = r
-                                .read_nullable_scalar_array::<rt::Uuid>(true)
+                                .read_nullable_scalar_array::<rt::Uuid>(rt::COMPACT)
                                 .in_field("directories")?;
                         }
                         6u32 => {
@@ -178,7 +178,7 @@ impl<'a> rt::Decode<'a> for PartitionChangeRecord<'a> {
                                 );
                             }
                             eligible_leader_replicas = r
-                                .read_nullable_scalar_array::<i32>(true)
+                                .read_nullable_scalar_array::<i32>(rt::COMPACT)
                                 .in_field("eligible_leader_replicas")?;
                         }
                         7u32 => {
@@ -188,7 +188,7 @@ impl<'a> rt::Decode<'a> for PartitionChangeRecord<'a> {
                                 );
                             }
                             last_known_elr = r
-                                .read_nullable_scalar_array::<i32>(true)
+                                .read_nullable_scalar_array::<i32>(rt::COMPACT)
                                 .in_field("last_known_elr")?;
                         }
                         _ => return Ok(false),
@@ -290,9 +290,10 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
             rt::put_tag_header(
                 buf,
                 0u32,
-                rt::nullable_scalar_array_len(self.isr.as_ref(), true),
+                rt::nullable_scalar_array_len(self.isr.as_ref(), rt::COMPACT),
             );
-            rt::put_nullable_scalar_array(buf, self.isr.as_ref(), true).in_field("isr")?;
+            rt::put_nullable_scalar_array(buf, self.isr.as_ref(), rt::COMPACT)
+                .in_field("isr")?;
         }
         tagged.write_before(buf, 1u32, write_leader)?;
         if write_leader {
@@ -304,9 +305,9 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
             rt::put_tag_header(
                 buf,
                 2u32,
-                rt::nullable_scalar_array_len(self.replicas.as_ref(), true),
+                rt::nullable_scalar_array_len(self.replicas.as_ref(), rt::COMPACT),
             );
-            rt::put_nullable_scalar_array(buf, self.replicas.as_ref(), true)
+            rt::put_nullable_scalar_array(buf, self.replicas.as_ref(), rt::COMPACT)
                 .in_field("replicas")?;
         }
         tagged.write_before(buf, 3u32, write_removing_replicas)?;
@@ -314,9 +315,16 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
             rt::put_tag_header(
                 buf,
                 3u32,
-                rt::nullable_scalar_array_len(self.removing_replicas.as_ref(), true),
+                rt::nullable_scalar_array_len(
+                    self.removing_replicas.as_ref(),
+                    rt::COMPACT,
+                ),
             );
-            rt::put_nullable_scalar_array(buf, self.removing_replicas.as_ref(), true)
+            rt::put_nullable_scalar_array(
+                    buf,
+                    self.removing_replicas.as_ref(),
+                    rt::COMPACT,
+                )
                 .in_field("removing_replicas")?;
         }
         tagged.write_before(buf, 4u32, write_adding_replicas)?;
@@ -324,9 +332,13 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
             rt::put_tag_header(
                 buf,
                 4u32,
-                rt::nullable_scalar_array_len(self.adding_replicas.as_ref(), true),
+                rt::nullable_scalar_array_len(self.adding_replicas.as_ref(), rt::COMPACT),
             );
-            rt::put_nullable_scalar_array(buf, self.adding_replicas.as_ref(), true)
+            rt::put_nullable_scalar_array(
+                    buf,
+                    self.adding_replicas.as_ref(),
+                    rt::COMPACT,
+                )
                 .in_field("adding_replicas")?;
         }
         tagged.write_before(buf, 5u32, write_leader_recovery_state)?;
@@ -341,13 +353,13 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
                 6u32,
                 rt::nullable_scalar_array_len(
                     self.eligible_leader_replicas.as_ref(),
-                    true,
+                    rt::COMPACT,
                 ),
             );
             rt::put_nullable_scalar_array(
                     buf,
                     self.eligible_leader_replicas.as_ref(),
-                    true,
+                    rt::COMPACT,
                 )
                 .in_field("eligible_leader_replicas")?;
         }
@@ -356,9 +368,9 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
             rt::put_tag_header(
                 buf,
                 7u32,
-                rt::nullable_scalar_array_len(self.last_known_elr.as_ref(), true),
+                rt::nullable_scalar_array_len(self.last_known_elr.as_ref(), rt::COMPACT),
             );
-            rt::put_nullable_scalar_array(buf, self.last_known_elr.as_ref(), true)
+            rt::put_nullable_scalar_array(buf, self.last_known_elr.as_ref(), rt::COMPACT)
                 .in_field("last_known_elr")?;
         }
         tagged.write_before(buf, 8u32, write_directories)?;
@@ -366,9 +378,9 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
             rt::put_tag_header(
                 buf,
                 8u32,
-                rt::nullable_scalar_array_len(self.directories.as_ref(), true),
+                rt::nullable_scalar_array_len(self.directories.as_ref(), rt::COMPACT),
             );
-            rt::put_nullable_scalar_array(buf, self.directories.as_ref(), true)
+            rt::put_nullable_scalar_array(buf, self.directories.as_ref(), rt::COMPACT)
                 .in_field("directories")?;
         }
         tagged.finish(buf);
@@ -392,12 +404,12 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
             + usize::from(write_leader_recovery_state)
             + usize::from(write_eligible_leader_replicas)
             + usize::from(write_last_known_elr) + usize::from(write_directories);
-        4 + 16 + rt::varint::uvarint_len(count as u32)
+        20 + rt::varint::uvarint_len(count as u32)
             + rt::unknown_tagged_fields_len(&self.unknown_tagged_fields)
             + if write_isr {
                 rt::tagged_field_len(
                     0u32,
-                    rt::nullable_scalar_array_len(self.isr.as_ref(), true),
+                    rt::nullable_scalar_array_len(self.isr.as_ref(), rt::COMPACT),
                 )
             } else {
                 0
@@ -405,7 +417,7 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
             + if write_replicas {
                 rt::tagged_field_len(
                     2u32,
-                    rt::nullable_scalar_array_len(self.replicas.as_ref(), true),
+                    rt::nullable_scalar_array_len(self.replicas.as_ref(), rt::COMPACT),
                 )
             } else {
                 0
@@ -413,7 +425,10 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
             + if write_removing_replicas {
                 rt::tagged_field_len(
                     3u32,
-                    rt::nullable_scalar_array_len(self.removing_replicas.as_ref(), true),
+                    rt::nullable_scalar_array_len(
+                        self.removing_replicas.as_ref(),
+                        rt::COMPACT,
+                    ),
                 )
             } else {
                 0
@@ -421,7 +436,10 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
             + if write_adding_replicas {
                 rt::tagged_field_len(
                     4u32,
-                    rt::nullable_scalar_array_len(self.adding_replicas.as_ref(), true),
+                    rt::nullable_scalar_array_len(
+                        self.adding_replicas.as_ref(),
+                        rt::COMPACT,
+                    ),
                 )
             } else {
                 0
@@ -432,7 +450,7 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
                     6u32,
                     rt::nullable_scalar_array_len(
                         self.eligible_leader_replicas.as_ref(),
-                        true,
+                        rt::COMPACT,
                     ),
                 )
             } else {
@@ -441,7 +459,10 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
             + if write_last_known_elr {
                 rt::tagged_field_len(
                     7u32,
-                    rt::nullable_scalar_array_len(self.last_known_elr.as_ref(), true),
+                    rt::nullable_scalar_array_len(
+                        self.last_known_elr.as_ref(),
+                        rt::COMPACT,
+                    ),
                 )
             } else {
                 0
@@ -449,7 +470,7 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
             + if write_directories {
                 rt::tagged_field_len(
                     8u32,
-                    rt::nullable_scalar_array_len(self.directories.as_ref(), true),
+                    rt::nullable_scalar_array_len(self.directories.as_ref(), rt::COMPACT),
                 )
             } else {
                 0
@@ -545,14 +566,5 @@ impl<'a> rt::IntoOwned for PartitionChangeRecord<'a> {
             last_known_elr: rt::IntoOwned::into_owned(self.last_known_elr),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl PartitionChangeRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionChangeRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -88,12 +88,3 @@ impl<'a> rt::IntoOwned for RemoveAccessControlEntryRecord<'a> {
         }
     }
 }
-
-impl RemoveAccessControlEntryRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> RemoveAccessControlEntryRecord<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}

@@ -86,12 +86,3 @@ impl<'a> rt::IntoOwned for SnapshotFooterRecord<'a> {
         }
     }
 }
-
-impl SnapshotFooterRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> SnapshotFooterRecord<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}

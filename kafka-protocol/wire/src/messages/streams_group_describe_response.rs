@@ -42,7 +42,7 @@ impl<'a> rt::Decode<'a> for StreamsGroupDescribeResponse<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let groups = r
-            .read_struct_array::<DescribedGroup>(true, version)
+            .read_struct_array::<DescribedGroup>(rt::COMPACT, version)
             .in_field("groups")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -61,13 +61,14 @@ impl<'a> rt::Encode for StreamsGroupDescribeResponse<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.groups, true, version).in_field("groups")?;
+        rt::put_struct_array(buf, &self.groups, rt::COMPACT, version)
+            .in_field("groups")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.groups, true, version)
+        4 + rt::struct_array_len(&self.groups, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -104,15 +105,6 @@ impl<'a> rt::IntoOwned for StreamsGroupDescribeResponse<'a> {
             groups: rt::IntoOwned::into_owned(self.groups),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl StreamsGroupDescribeResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> StreamsGroupDescribeResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -153,18 +145,18 @@ impl<'a> rt::Decode<'a> for Subtopology<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let subtopology_id = r.read_string(true).in_field("subtopology_id")?;
+        let subtopology_id = r.read_string(rt::COMPACT).in_field("subtopology_id")?;
         let source_topics = r
-            .read_array(true, |r| r.read_string(true))
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("source_topics")?;
         let repartition_sink_topics = r
-            .read_array(true, |r| r.read_string(true))
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("repartition_sink_topics")?;
         let state_changelog_topics = r
-            .read_struct_array::<TopicInfo>(true, version)
+            .read_struct_array::<TopicInfo>(rt::COMPACT, version)
             .in_field("state_changelog_topics")?;
         let repartition_source_topics = r
-            .read_struct_array::<TopicInfo>(true, version)
+            .read_struct_array::<TopicInfo>(rt::COMPACT, version)
             .in_field("repartition_source_topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -181,13 +173,14 @@ impl<'a> rt::Decode<'a> for Subtopology<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("subtopology_id")?;
-        r.read_array(true, |r| r.read_string(true).map(drop)).in_field("source_topics")?;
-        r.read_array(true, |r| r.read_string(true).map(drop))
+        r.read_string(rt::COMPACT).in_field("subtopology_id")?;
+        r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT).map(drop))
+            .in_field("source_topics")?;
+        r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT).map(drop))
             .in_field("repartition_sink_topics")?;
-        r.skip_struct_array::<TopicInfo>(true, false, version)
+        r.skip_struct_array::<TopicInfo>(rt::COMPACT, version)
             .in_field("state_changelog_topics")?;
-        r.skip_struct_array::<TopicInfo>(true, false, version)
+        r.skip_struct_array::<TopicInfo>(rt::COMPACT, version)
             .in_field("repartition_source_topics")?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
@@ -201,38 +194,43 @@ impl<'a> rt::Encode for Subtopology<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, true).in_field("subtopology_id")?;
+        rt::put_string(buf, &self.subtopology_id, rt::COMPACT)
+            .in_field("subtopology_id")?;
         rt::put_array(
                 buf,
                 &self.source_topics,
-                true,
-                |buf, v| rt::put_string(buf, v, true),
+                rt::COMPACT,
+                |buf, v| rt::put_string(buf, v, rt::COMPACT),
             )
             .in_field("source_topics")?;
         rt::put_array(
                 buf,
                 &self.repartition_sink_topics,
-                true,
-                |buf, v| rt::put_string(buf, v, true),
+                rt::COMPACT,
+                |buf, v| rt::put_string(buf, v, rt::COMPACT),
             )
             .in_field("repartition_sink_topics")?;
-        rt::put_struct_array(buf, &self.state_changelog_topics, true, version)
+        rt::put_struct_array(buf, &self.state_changelog_topics, rt::COMPACT, version)
             .in_field("state_changelog_topics")?;
-        rt::put_struct_array(buf, &self.repartition_source_topics, true, version)
+        rt::put_struct_array(buf, &self.repartition_source_topics, rt::COMPACT, version)
             .in_field("repartition_source_topics")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.subtopology_id, true)
-            + rt::array_len(&self.source_topics, true, |v| rt::string_len(v, true))
+        rt::string_len(&self.subtopology_id, rt::COMPACT)
+            + rt::array_len(
+                &self.source_topics,
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            )
             + rt::array_len(
                 &self.repartition_sink_topics,
-                true,
-                |v| rt::string_len(v, true),
-            ) + rt::struct_array_len(&self.state_changelog_topics, true, version)
-            + rt::struct_array_len(&self.repartition_source_topics, true, version)
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            ) + rt::struct_array_len(&self.state_changelog_topics, rt::COMPACT, version)
+            + rt::struct_array_len(&self.repartition_source_topics, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -289,15 +287,6 @@ impl<'a> rt::IntoOwned for Subtopology<'a> {
     }
 }
 
-impl Subtopology<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Subtopology<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topology of the streams application as the coordinator has set it up; null if the group could not be described.
 ///
 /// The `Topology` struct of `StreamsGroupDescribeResponse`, used in versions 0-1.
@@ -324,7 +313,7 @@ impl<'a> rt::Decode<'a> for Topology<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let epoch = r.read_i32().in_field("epoch")?;
         let subtopologies = r
-            .read_nullable_struct_array::<Subtopology>(true, version)
+            .read_nullable_struct_array::<Subtopology>(rt::COMPACT, version)
             .in_field("subtopologies")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -339,7 +328,7 @@ impl<'a> rt::Decode<'a> for Topology<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i32().in_field("epoch")?;
-        r.skip_struct_array::<Subtopology>(true, true, version)
+        r.skip_nullable_struct_array::<Subtopology>(rt::COMPACT, version)
             .in_field("subtopologies")?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
@@ -354,15 +343,24 @@ impl<'a> rt::Encode for Topology<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.epoch);
-        rt::put_nullable_struct_array(buf, self.subtopologies.as_ref(), true, version)
+        rt::put_nullable_struct_array(
+                buf,
+                self.subtopologies.as_ref(),
+                rt::COMPACT,
+                version,
+            )
             .in_field("subtopologies")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::nullable_struct_array_len(self.subtopologies.as_ref(), true, version)
-            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        4
+            + rt::nullable_struct_array_len(
+                self.subtopologies.as_ref(),
+                rt::COMPACT,
+                version,
+            ) + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -398,15 +396,6 @@ impl<'a> rt::IntoOwned for Topology<'a> {
             subtopologies: rt::IntoOwned::into_owned(self.subtopologies),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl Topology<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Topology<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -487,25 +476,25 @@ impl<'a> rt::Decode<'a> for Member<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let member_id = r.read_string(true).in_field("member_id")?;
+        let member_id = r.read_string(rt::COMPACT).in_field("member_id")?;
         let member_epoch = r.read_i32().in_field("member_epoch")?;
-        let instance_id = r.read_nullable_string(true).in_field("instance_id")?;
-        let rack_id = r.read_nullable_string(true).in_field("rack_id")?;
-        let client_id = r.read_string(true).in_field("client_id")?;
-        let client_host = r.read_string(true).in_field("client_host")?;
+        let instance_id = r.read_nullable_string(rt::COMPACT).in_field("instance_id")?;
+        let rack_id = r.read_nullable_string(rt::COMPACT).in_field("rack_id")?;
+        let client_id = r.read_string(rt::COMPACT).in_field("client_id")?;
+        let client_host = r.read_string(rt::COMPACT).in_field("client_host")?;
         let topology_epoch = r.read_i32().in_field("topology_epoch")?;
-        let process_id = r.read_string(true).in_field("process_id")?;
+        let process_id = r.read_string(rt::COMPACT).in_field("process_id")?;
         let user_endpoint = r
             .read_nullable_struct(|r| Endpoint::decode_from(r, version))
             .in_field("user_endpoint")?;
         let client_tags = r
-            .read_struct_array::<KeyValue>(true, version)
+            .read_struct_array::<KeyValue>(rt::COMPACT, version)
             .in_field("client_tags")?;
         let task_offsets = r
-            .read_struct_array::<TaskOffset>(true, version)
+            .read_struct_array::<TaskOffset>(rt::COMPACT, version)
             .in_field("task_offsets")?;
         let task_end_offsets = r
-            .read_struct_array::<TaskOffset>(true, version)
+            .read_struct_array::<TaskOffset>(rt::COMPACT, version)
             .in_field("task_end_offsets")?;
         let assignment = Assignment::decode_from(r, version).in_field("assignment")?;
         let target_assignment = Assignment::decode_from(r, version)
@@ -536,20 +525,20 @@ impl<'a> rt::Decode<'a> for Member<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("member_id")?;
+        r.read_string(rt::COMPACT).in_field("member_id")?;
         r.read_i32().in_field("member_epoch")?;
-        r.read_nullable_string(true).in_field("instance_id")?;
-        r.read_nullable_string(true).in_field("rack_id")?;
-        r.read_string(true).in_field("client_id")?;
-        r.read_string(true).in_field("client_host")?;
+        r.read_nullable_string(rt::COMPACT).in_field("instance_id")?;
+        r.read_nullable_string(rt::COMPACT).in_field("rack_id")?;
+        r.read_string(rt::COMPACT).in_field("client_id")?;
+        r.read_string(rt::COMPACT).in_field("client_host")?;
         r.read_i32().in_field("topology_epoch")?;
-        r.read_string(true).in_field("process_id")?;
+        r.read_string(rt::COMPACT).in_field("process_id")?;
         r.read_nullable_struct(|r| Endpoint::validate_from(r, version))
             .in_field("user_endpoint")?;
-        r.skip_struct_array::<KeyValue>(true, false, version).in_field("client_tags")?;
-        r.skip_struct_array::<TaskOffset>(true, false, version)
+        r.skip_struct_array::<KeyValue>(rt::COMPACT, version).in_field("client_tags")?;
+        r.skip_struct_array::<TaskOffset>(rt::COMPACT, version)
             .in_field("task_offsets")?;
-        r.skip_struct_array::<TaskOffset>(true, false, version)
+        r.skip_struct_array::<TaskOffset>(rt::COMPACT, version)
             .in_field("task_end_offsets")?;
         Assignment::validate_from(r, version).in_field("assignment")?;
         Assignment::validate_from(r, version).in_field("target_assignment")?;
@@ -566,26 +555,27 @@ impl<'a> rt::Encode for Member<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.member_id, true).in_field("member_id")?;
+        rt::put_string(buf, &self.member_id, rt::COMPACT).in_field("member_id")?;
         buf.put_i32(self.member_epoch);
-        rt::put_nullable_string(buf, self.instance_id.as_deref(), true)
+        rt::put_nullable_string(buf, self.instance_id.as_deref(), rt::COMPACT)
             .in_field("instance_id")?;
-        rt::put_nullable_string(buf, self.rack_id.as_deref(), true).in_field("rack_id")?;
-        rt::put_string(buf, &self.client_id, true).in_field("client_id")?;
-        rt::put_string(buf, &self.client_host, true).in_field("client_host")?;
+        rt::put_nullable_string(buf, self.rack_id.as_deref(), rt::COMPACT)
+            .in_field("rack_id")?;
+        rt::put_string(buf, &self.client_id, rt::COMPACT).in_field("client_id")?;
+        rt::put_string(buf, &self.client_host, rt::COMPACT).in_field("client_host")?;
         buf.put_i32(self.topology_epoch);
-        rt::put_string(buf, &self.process_id, true).in_field("process_id")?;
+        rt::put_string(buf, &self.process_id, rt::COMPACT).in_field("process_id")?;
         rt::put_nullable_struct(
                 buf,
                 self.user_endpoint.as_ref(),
                 |buf, v| v.encode_to(buf, version),
             )
             .in_field("user_endpoint")?;
-        rt::put_struct_array(buf, &self.client_tags, true, version)
+        rt::put_struct_array(buf, &self.client_tags, rt::COMPACT, version)
             .in_field("client_tags")?;
-        rt::put_struct_array(buf, &self.task_offsets, true, version)
+        rt::put_struct_array(buf, &self.task_offsets, rt::COMPACT, version)
             .in_field("task_offsets")?;
-        rt::put_struct_array(buf, &self.task_end_offsets, true, version)
+        rt::put_struct_array(buf, &self.task_end_offsets, rt::COMPACT, version)
             .in_field("task_end_offsets")?;
         self.assignment.encode_to(buf, version).in_field("assignment")?;
         self.target_assignment.encode_to(buf, version).in_field("target_assignment")?;
@@ -595,16 +585,16 @@ impl<'a> rt::Encode for Member<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.member_id, true) + 4
-            + rt::nullable_string_len(self.instance_id.as_deref(), true)
-            + rt::nullable_string_len(self.rack_id.as_deref(), true)
-            + rt::string_len(&self.client_id, true)
-            + rt::string_len(&self.client_host, true) + 4
-            + rt::string_len(&self.process_id, true) + 1
+        rt::string_len(&self.member_id, rt::COMPACT) + 4
+            + rt::nullable_string_len(self.instance_id.as_deref(), rt::COMPACT)
+            + rt::nullable_string_len(self.rack_id.as_deref(), rt::COMPACT)
+            + rt::string_len(&self.client_id, rt::COMPACT)
+            + rt::string_len(&self.client_host, rt::COMPACT) + 4
+            + rt::string_len(&self.process_id, rt::COMPACT) + 1
             + self.user_endpoint.as_ref().map_or(0, |v| v.encoded_len(version))
-            + rt::struct_array_len(&self.client_tags, true, version)
-            + rt::struct_array_len(&self.task_offsets, true, version)
-            + rt::struct_array_len(&self.task_end_offsets, true, version)
+            + rt::struct_array_len(&self.client_tags, rt::COMPACT, version)
+            + rt::struct_array_len(&self.task_offsets, rt::COMPACT, version)
+            + rt::struct_array_len(&self.task_end_offsets, rt::COMPACT, version)
             + self.assignment.encoded_len(version)
             + self.target_assignment.encoded_len(version) + 1
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -685,15 +675,6 @@ impl<'a> rt::IntoOwned for Member<'a> {
     }
 }
 
-impl Member<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Member<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Descriptions, one for each requested group.
 ///
 /// The `DescribedGroup` struct of `StreamsGroupDescribeResponse`, used in versions 0-1.
@@ -764,7 +745,7 @@ impl Default for DescribedGroup<'_> {
             assignment_epoch: 0,
             topology: None,
             members: rt::StructArray::new(),
-            authorized_operations: -2147483648,
+            authorized_operations: i32::MIN,
             topology_description: None,
             topology_description_status: 0,
             assignor_name: None,
@@ -781,9 +762,11 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let error_code = r.read_i16().in_field("error_code")?;
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
-        let group_id = r.read_string(true).in_field("group_id")?;
-        let group_state = r.read_string(true).in_field("group_state")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
+        let group_id = r.read_string(rt::COMPACT).in_field("group_id")?;
+        let group_state = r.read_string(rt::COMPACT).in_field("group_state")?;
         let mut fixed: rt::FixedFields<8> = r
             .read_fixed(&[("group_epoch", 4), ("assignment_epoch", 4)])?;
         let group_epoch = fixed.i32();
@@ -791,7 +774,9 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
         let topology = r
             .read_nullable_struct(|r| Topology::decode_from(r, version))
             .in_field("topology")?;
-        let members = r.read_struct_array::<Member>(true, version).in_field("members")?;
+        let members = r
+            .read_struct_array::<Member>(rt::COMPACT, version)
+            .in_field("members")?;
         let authorized_operations = r.read_i32().in_field("authorized_operations")?;
         let topology_description = if version >= 1 {
             r.read_nullable_struct(|r| TopologyDescription::decode_from(r, version))
@@ -805,7 +790,7 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
             0
         };
         let assignor_name = if version >= 1 {
-            r.read_nullable_string(true).in_field("assignor_name")?
+            r.read_nullable_string(rt::COMPACT).in_field("assignor_name")?
         } else {
             None
         };
@@ -832,13 +817,13 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(true).in_field("error_message")?;
-        r.read_string(true).in_field("group_id")?;
-        r.read_string(true).in_field("group_state")?;
+        r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
+        r.read_string(rt::COMPACT).in_field("group_id")?;
+        r.read_string(rt::COMPACT).in_field("group_state")?;
         r.skip_fixed(8, &[("group_epoch", 4), ("assignment_epoch", 4)])?;
         r.read_nullable_struct(|r| Topology::validate_from(r, version))
             .in_field("topology")?;
-        r.skip_struct_array::<Member>(true, false, version).in_field("members")?;
+        r.skip_struct_array::<Member>(rt::COMPACT, version).in_field("members")?;
         r.read_i32().in_field("authorized_operations")?;
         if version >= 1 {
             r.read_nullable_struct(|r| TopologyDescription::validate_from(r, version))
@@ -848,7 +833,7 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
             r.read_i8().in_field("topology_description_status")?;
         }
         if version >= 1 {
-            r.read_nullable_string(true).in_field("assignor_name")?;
+            r.read_nullable_string(rt::COMPACT).in_field("assignor_name")?;
         }
         r.skip_unknown_tagged_fields()?;
         Ok(())
@@ -875,10 +860,10 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
             );
         }
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_string(buf, &self.group_id, true).in_field("group_id")?;
-        rt::put_string(buf, &self.group_state, true).in_field("group_state")?;
+        rt::put_string(buf, &self.group_id, rt::COMPACT).in_field("group_id")?;
+        rt::put_string(buf, &self.group_state, rt::COMPACT).in_field("group_state")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new()
                 .i32(self.group_epoch)
@@ -890,7 +875,8 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
                 |buf, v| v.encode_to(buf, version),
             )
             .in_field("topology")?;
-        rt::put_struct_array(buf, &self.members, true, version).in_field("members")?;
+        rt::put_struct_array(buf, &self.members, rt::COMPACT, version)
+            .in_field("members")?;
         buf.put_i32(self.authorized_operations);
         if version >= 1 {
             rt::put_nullable_struct(
@@ -904,7 +890,7 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
             buf.put_i8(self.topology_description_status);
         }
         if version >= 1 {
-            rt::put_nullable_string(buf, self.assignor_name.as_deref(), true)
+            rt::put_nullable_string(buf, self.assignor_name.as_deref(), rt::COMPACT)
                 .in_field("assignor_name")?;
         }
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
@@ -912,11 +898,11 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + rt::nullable_string_len(self.error_message.as_deref(), true)
-            + rt::string_len(&self.group_id, true)
-            + rt::string_len(&self.group_state, true) + 4 + 4 + 1
+        2 + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
+            + rt::string_len(&self.group_id, rt::COMPACT)
+            + rt::string_len(&self.group_state, rt::COMPACT) + 8 + 1
             + self.topology.as_ref().map_or(0, |v| v.encoded_len(version))
-            + rt::struct_array_len(&self.members, true, version) + 4
+            + rt::struct_array_len(&self.members, rt::COMPACT, version) + 4
             + (if version >= 1 {
                 1
                     + self
@@ -927,7 +913,7 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
                 0
             }) + (if version >= 1 { 1 } else { 0 })
             + (if version >= 1 {
-                rt::nullable_string_len(self.assignor_name.as_deref(), true)
+                rt::nullable_string_len(self.assignor_name.as_deref(), rt::COMPACT)
             } else {
                 0
             }) + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -1022,15 +1008,6 @@ impl<'a> rt::IntoOwned for DescribedGroup<'a> {
     }
 }
 
-impl DescribedGroup<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribedGroup<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// A host and port at which a streams instance serves Interactive Queries.
 ///
 /// The `Endpoint` struct of `StreamsGroupDescribeResponse`, used in versions 0-1.
@@ -1055,7 +1032,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let host = r.read_string(true).in_field("host")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -1069,7 +1046,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
@@ -1083,14 +1060,14 @@ impl<'a> rt::Encode for Endpoint<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.host, true) + 2
+        rt::string_len(&self.host, rt::COMPACT) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1130,15 +1107,6 @@ impl<'a> rt::IntoOwned for Endpoint<'a> {
     }
 }
 
-impl Endpoint<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Endpoint<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Offset reported for one task.
 ///
 /// The `TaskOffset` struct of `StreamsGroupDescribeResponse`, used in versions 0-1.
@@ -1167,7 +1135,7 @@ impl<'a> rt::Decode<'a> for TaskOffset<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let subtopology_id = r.read_string(true).in_field("subtopology_id")?;
+        let subtopology_id = r.read_string(rt::COMPACT).in_field("subtopology_id")?;
         let mut fixed: rt::FixedFields<12> = r
             .read_fixed(&[("partition", 4), ("offset", 8)])?;
         let partition = fixed.i32();
@@ -1185,7 +1153,7 @@ impl<'a> rt::Decode<'a> for TaskOffset<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("subtopology_id")?;
+        r.read_string(rt::COMPACT).in_field("subtopology_id")?;
         r.skip_fixed(12, &[("partition", 4), ("offset", 8)])?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
@@ -1199,7 +1167,8 @@ impl<'a> rt::Encode for TaskOffset<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, true).in_field("subtopology_id")?;
+        rt::put_string(buf, &self.subtopology_id, rt::COMPACT)
+            .in_field("subtopology_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new().i32(self.partition).i64(self.offset),
         );
@@ -1208,7 +1177,7 @@ impl<'a> rt::Encode for TaskOffset<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.subtopology_id, true) + 4 + 8
+        rt::string_len(&self.subtopology_id, rt::COMPACT) + 12
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1251,15 +1220,6 @@ impl<'a> rt::IntoOwned for TaskOffset<'a> {
     }
 }
 
-impl TaskOffset<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TaskOffset<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Set of tasks assigned to a streams group member.
 ///
 /// The `Assignment` struct of `StreamsGroupDescribeResponse`, used in versions 0-1.
@@ -1290,13 +1250,13 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let active_tasks = r
-            .read_struct_array::<TaskIds>(true, version)
+            .read_struct_array::<TaskIds>(rt::COMPACT, version)
             .in_field("active_tasks")?;
         let standby_tasks = r
-            .read_struct_array::<TaskIds>(true, version)
+            .read_struct_array::<TaskIds>(rt::COMPACT, version)
             .in_field("standby_tasks")?;
         let warmup_tasks = r
-            .read_struct_array::<TaskIds>(true, version)
+            .read_struct_array::<TaskIds>(rt::COMPACT, version)
             .in_field("warmup_tasks")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -1311,9 +1271,9 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<TaskIds>(true, false, version).in_field("active_tasks")?;
-        r.skip_struct_array::<TaskIds>(true, false, version).in_field("standby_tasks")?;
-        r.skip_struct_array::<TaskIds>(true, false, version).in_field("warmup_tasks")?;
+        r.skip_struct_array::<TaskIds>(rt::COMPACT, version).in_field("active_tasks")?;
+        r.skip_struct_array::<TaskIds>(rt::COMPACT, version).in_field("standby_tasks")?;
+        r.skip_struct_array::<TaskIds>(rt::COMPACT, version).in_field("warmup_tasks")?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -1326,20 +1286,20 @@ impl<'a> rt::Encode for Assignment<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.active_tasks, true, version)
+        rt::put_struct_array(buf, &self.active_tasks, rt::COMPACT, version)
             .in_field("active_tasks")?;
-        rt::put_struct_array(buf, &self.standby_tasks, true, version)
+        rt::put_struct_array(buf, &self.standby_tasks, rt::COMPACT, version)
             .in_field("standby_tasks")?;
-        rt::put_struct_array(buf, &self.warmup_tasks, true, version)
+        rt::put_struct_array(buf, &self.warmup_tasks, rt::COMPACT, version)
             .in_field("warmup_tasks")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.active_tasks, true, version)
-            + rt::struct_array_len(&self.standby_tasks, true, version)
-            + rt::struct_array_len(&self.warmup_tasks, true, version)
+        rt::struct_array_len(&self.active_tasks, rt::COMPACT, version)
+            + rt::struct_array_len(&self.standby_tasks, rt::COMPACT, version)
+            + rt::struct_array_len(&self.warmup_tasks, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1382,15 +1342,6 @@ impl<'a> rt::IntoOwned for Assignment<'a> {
     }
 }
 
-impl Assignment<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Assignment<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Tasks of one subtopology, named by partition number.
 ///
 /// The `TaskIds` struct of `StreamsGroupDescribeResponse`, used in versions 0-1.
@@ -1415,8 +1366,8 @@ impl<'a> rt::Decode<'a> for TaskIds<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let subtopology_id = r.read_string(true).in_field("subtopology_id")?;
-        let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
+        let subtopology_id = r.read_string(rt::COMPACT).in_field("subtopology_id")?;
+        let partitions = r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             subtopology_id,
@@ -1429,8 +1380,8 @@ impl<'a> rt::Decode<'a> for TaskIds<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("subtopology_id")?;
-        r.read_scalar_array::<i32>(true).in_field("partitions")?;
+        r.read_string(rt::COMPACT).in_field("subtopology_id")?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -1443,15 +1394,16 @@ impl<'a> rt::Encode for TaskIds<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, true).in_field("subtopology_id")?;
-        rt::put_scalar_array(buf, &self.partitions, true).in_field("partitions")?;
+        rt::put_string(buf, &self.subtopology_id, rt::COMPACT)
+            .in_field("subtopology_id")?;
+        rt::put_scalar_array(buf, &self.partitions, rt::COMPACT).in_field("partitions")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.subtopology_id, true)
-            + rt::scalar_array_len(&self.partitions, true)
+        rt::string_len(&self.subtopology_id, rt::COMPACT)
+            + rt::scalar_array_len(&self.partitions, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1491,15 +1443,6 @@ impl<'a> rt::IntoOwned for TaskIds<'a> {
     }
 }
 
-impl TaskIds<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TaskIds<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// A key and value pair.
 ///
 /// The `KeyValue` struct of `StreamsGroupDescribeResponse`, used in versions 0-1.
@@ -1524,8 +1467,8 @@ impl<'a> rt::Decode<'a> for KeyValue<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let key = r.read_string(true).in_field("key")?;
-        let value = r.read_string(true).in_field("value")?;
+        let key = r.read_string(rt::COMPACT).in_field("key")?;
+        let value = r.read_string(rt::COMPACT).in_field("value")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             key,
@@ -1538,8 +1481,8 @@ impl<'a> rt::Decode<'a> for KeyValue<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("key")?;
-        r.read_string(true).in_field("value")?;
+        r.read_string(rt::COMPACT).in_field("key")?;
+        r.read_string(rt::COMPACT).in_field("value")?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -1552,14 +1495,14 @@ impl<'a> rt::Encode for KeyValue<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.key, true).in_field("key")?;
-        rt::put_string(buf, &self.value, true).in_field("value")?;
+        rt::put_string(buf, &self.key, rt::COMPACT).in_field("key")?;
+        rt::put_string(buf, &self.value, rt::COMPACT).in_field("value")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.key, true) + rt::string_len(&self.value, true)
+        rt::string_len(&self.key, rt::COMPACT) + rt::string_len(&self.value, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1599,15 +1542,6 @@ impl<'a> rt::IntoOwned for KeyValue<'a> {
     }
 }
 
-impl KeyValue<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> KeyValue<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// An internal topic the streams application needs, with how it should be created.
 ///
 /// The `TopicInfo` struct of `StreamsGroupDescribeResponse`, used in versions 0-1.
@@ -1641,13 +1575,13 @@ impl<'a> rt::Decode<'a> for TopicInfo<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let mut fixed: rt::FixedFields<6> = r
             .read_fixed(&[("partitions", 4), ("replication_factor", 2)])?;
         let partitions = fixed.i32();
         let replication_factor = fixed.i16();
         let topic_configs = r
-            .read_struct_array::<KeyValue>(true, version)
+            .read_struct_array::<KeyValue>(rt::COMPACT, version)
             .in_field("topic_configs")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -1663,9 +1597,9 @@ impl<'a> rt::Decode<'a> for TopicInfo<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_fixed(6, &[("partitions", 4), ("replication_factor", 2)])?;
-        r.skip_struct_array::<KeyValue>(true, false, version).in_field("topic_configs")?;
+        r.skip_struct_array::<KeyValue>(rt::COMPACT, version).in_field("topic_configs")?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -1678,21 +1612,21 @@ impl<'a> rt::Encode for TopicInfo<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
+        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new()
                 .i32(self.partitions)
                 .i16(self.replication_factor),
         );
-        rt::put_struct_array(buf, &self.topic_configs, true, version)
+        rt::put_struct_array(buf, &self.topic_configs, rt::COMPACT, version)
             .in_field("topic_configs")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, true) + 4 + 2
-            + rt::struct_array_len(&self.topic_configs, true, version)
+        rt::string_len(&self.name, rt::COMPACT) + 6
+            + rt::struct_array_len(&self.topic_configs, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1738,15 +1672,6 @@ impl<'a> rt::IntoOwned for TopicInfo<'a> {
     }
 }
 
-impl TopicInfo<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicInfo<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// A streams application's topology, as the application described it: its subtopologies and global stores.
 ///
 /// The `TopologyDescription` struct of `StreamsGroupDescribeResponse`, used in versions 1.
@@ -1773,10 +1698,10 @@ impl<'a> rt::Decode<'a> for TopologyDescription<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let subtopologies = r
-            .read_struct_array::<TopologyDescriptionSubtopology>(true, version)
+            .read_struct_array::<TopologyDescriptionSubtopology>(rt::COMPACT, version)
             .in_field("subtopologies")?;
         let global_stores = r
-            .read_struct_array::<TopologyDescriptionGlobalStore>(true, version)
+            .read_struct_array::<TopologyDescriptionGlobalStore>(rt::COMPACT, version)
             .in_field("global_stores")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -1790,9 +1715,9 @@ impl<'a> rt::Decode<'a> for TopologyDescription<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<TopologyDescriptionSubtopology>(true, false, version)
+        r.skip_struct_array::<TopologyDescriptionSubtopology>(rt::COMPACT, version)
             .in_field("subtopologies")?;
-        r.skip_struct_array::<TopologyDescriptionGlobalStore>(true, false, version)
+        r.skip_struct_array::<TopologyDescriptionGlobalStore>(rt::COMPACT, version)
             .in_field("global_stores")?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
@@ -1806,17 +1731,17 @@ impl<'a> rt::Encode for TopologyDescription<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.subtopologies, true, version)
+        rt::put_struct_array(buf, &self.subtopologies, rt::COMPACT, version)
             .in_field("subtopologies")?;
-        rt::put_struct_array(buf, &self.global_stores, true, version)
+        rt::put_struct_array(buf, &self.global_stores, rt::COMPACT, version)
             .in_field("global_stores")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.subtopologies, true, version)
-            + rt::struct_array_len(&self.global_stores, true, version)
+        rt::struct_array_len(&self.subtopologies, rt::COMPACT, version)
+            + rt::struct_array_len(&self.global_stores, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1856,15 +1781,6 @@ impl<'a> rt::IntoOwned for TopologyDescription<'a> {
     }
 }
 
-impl TopologyDescription<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopologyDescription<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// One subtopology: an id and the processing nodes it is made of.
 ///
 /// The `TopologyDescriptionSubtopology` struct of `StreamsGroupDescribeResponse`, used in versions 1.
@@ -1890,9 +1806,9 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionSubtopology<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let subtopology_id = r.read_string(true).in_field("subtopology_id")?;
+        let subtopology_id = r.read_string(rt::COMPACT).in_field("subtopology_id")?;
         let nodes = r
-            .read_struct_array::<TopologyDescriptionNode>(true, version)
+            .read_struct_array::<TopologyDescriptionNode>(rt::COMPACT, version)
             .in_field("nodes")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -1906,8 +1822,8 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionSubtopology<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("subtopology_id")?;
-        r.skip_struct_array::<TopologyDescriptionNode>(true, false, version)
+        r.read_string(rt::COMPACT).in_field("subtopology_id")?;
+        r.skip_struct_array::<TopologyDescriptionNode>(rt::COMPACT, version)
             .in_field("nodes")?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
@@ -1921,15 +1837,16 @@ impl<'a> rt::Encode for TopologyDescriptionSubtopology<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, true).in_field("subtopology_id")?;
-        rt::put_struct_array(buf, &self.nodes, true, version).in_field("nodes")?;
+        rt::put_string(buf, &self.subtopology_id, rt::COMPACT)
+            .in_field("subtopology_id")?;
+        rt::put_struct_array(buf, &self.nodes, rt::COMPACT, version).in_field("nodes")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.subtopology_id, true)
-            + rt::struct_array_len(&self.nodes, true, version)
+        rt::string_len(&self.subtopology_id, rt::COMPACT)
+            + rt::struct_array_len(&self.nodes, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1966,15 +1883,6 @@ impl<'a> rt::IntoOwned for TopologyDescriptionSubtopology<'a> {
             nodes: rt::IntoOwned::into_owned(self.nodes),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TopologyDescriptionSubtopology<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopologyDescriptionSubtopology<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -2018,15 +1926,17 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionNode<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let node_type = r.read_i8().in_field("node_type")?;
         let source_topics = r
-            .read_array(true, |r| r.read_string(true))
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("source_topics")?;
-        let sink_topic = r.read_nullable_string(true).in_field("sink_topic")?;
-        let stores = r.read_array(true, |r| r.read_string(true)).in_field("stores")?;
+        let sink_topic = r.read_nullable_string(rt::COMPACT).in_field("sink_topic")?;
+        let stores = r
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
+            .in_field("stores")?;
         let successors = r
-            .read_array(true, |r| r.read_string(true))
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("successors")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -2044,12 +1954,15 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionNode<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
         r.read_i8().in_field("node_type")?;
-        r.read_array(true, |r| r.read_string(true).map(drop)).in_field("source_topics")?;
-        r.read_nullable_string(true).in_field("sink_topic")?;
-        r.read_array(true, |r| r.read_string(true).map(drop)).in_field("stores")?;
-        r.read_array(true, |r| r.read_string(true).map(drop)).in_field("successors")?;
+        r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT).map(drop))
+            .in_field("source_topics")?;
+        r.read_nullable_string(rt::COMPACT).in_field("sink_topic")?;
+        r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT).map(drop))
+            .in_field("stores")?;
+        r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT).map(drop))
+            .in_field("successors")?;
         r.skip_unknown_tagged_fields()?;
         Ok(())
     }
@@ -2062,32 +1975,52 @@ impl<'a> rt::Encode for TopologyDescriptionNode<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
+        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
         buf.put_i8(self.node_type);
         rt::put_array(
                 buf,
                 &self.source_topics,
-                true,
-                |buf, v| rt::put_string(buf, v, true),
+                rt::COMPACT,
+                |buf, v| rt::put_string(buf, v, rt::COMPACT),
             )
             .in_field("source_topics")?;
-        rt::put_nullable_string(buf, self.sink_topic.as_deref(), true)
+        rt::put_nullable_string(buf, self.sink_topic.as_deref(), rt::COMPACT)
             .in_field("sink_topic")?;
-        rt::put_array(buf, &self.stores, true, |buf, v| rt::put_string(buf, v, true))
+        rt::put_array(
+                buf,
+                &self.stores,
+                rt::COMPACT,
+                |buf, v| rt::put_string(buf, v, rt::COMPACT),
+            )
             .in_field("stores")?;
-        rt::put_array(buf, &self.successors, true, |buf, v| rt::put_string(buf, v, true))
+        rt::put_array(
+                buf,
+                &self.successors,
+                rt::COMPACT,
+                |buf, v| rt::put_string(buf, v, rt::COMPACT),
+            )
             .in_field("successors")?;
         rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + 1
-            + rt::array_len(&self.source_topics, true, |v| rt::string_len(v, true))
-            + rt::nullable_string_len(self.sink_topic.as_deref(), true)
-            + rt::array_len(&self.stores, true, |v| rt::string_len(v, true))
-            + rt::array_len(&self.successors, true, |v| rt::string_len(v, true))
-            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        rt::string_len(&self.name, rt::COMPACT) + 1
+            + rt::array_len(
+                &self.source_topics,
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            ) + rt::nullable_string_len(self.sink_topic.as_deref(), rt::COMPACT)
+            + rt::array_len(
+                &self.stores,
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            )
+            + rt::array_len(
+                &self.successors,
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            ) + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -2135,15 +2068,6 @@ impl<'a> rt::IntoOwned for TopologyDescriptionNode<'a> {
             successors: rt::IntoOwned::into_owned(self.successors),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TopologyDescriptionNode<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopologyDescriptionNode<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -2245,14 +2169,5 @@ impl<'a> rt::IntoOwned for TopologyDescriptionGlobalStore<'a> {
             processor: rt::IntoOwned::into_owned(self.processor),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TopologyDescriptionGlobalStore<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopologyDescriptionGlobalStore<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -65,7 +65,7 @@ impl<'a> rt::Encode for UnregisterBrokerRecord<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        12 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -101,14 +101,5 @@ impl<'a> rt::IntoOwned for UnregisterBrokerRecord<'a> {
             broker_epoch: self.broker_epoch,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl UnregisterBrokerRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> UnregisterBrokerRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

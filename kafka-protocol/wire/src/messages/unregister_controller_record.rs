@@ -91,12 +91,3 @@ impl<'a> rt::IntoOwned for UnregisterControllerRecord<'a> {
         }
     }
 }
-
-impl UnregisterControllerRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> UnregisterControllerRecord<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}

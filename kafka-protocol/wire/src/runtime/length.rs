@@ -8,6 +8,15 @@ use super::reader::Reader;
 use super::varint::uvarint_len;
 use super::writer::Writer;
 
+/// The `compact` argument of every length-prefixed read, write and size in
+/// a version where the message is flexible: lengths are compact varints.
+pub const COMPACT: bool = true;
+
+/// The `compact` argument of every length-prefixed read, write and size in
+/// a version before the message is flexible: lengths are classic `int16`
+/// or `int32`.
+pub const CLASSIC: bool = false;
+
 impl<'a> Reader<'a> {
     /// Reads a length prefix: compact (`uvarint(len + 1)`, 0 = null) or
     /// classic (`int16` or `int32`, negative = null). Returns `None` for

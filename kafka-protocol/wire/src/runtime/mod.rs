@@ -45,7 +45,7 @@ pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, InFi
 pub use fixed::{FixedField, FixedFields, FixedFieldsWriter};
 #[cfg(feature = "json")]
 pub use json::{JsonError, JsonErrorKind, JsonForm};
-pub use length::{array_len_len, put_array_len};
+pub use length::{array_len_len, put_array_len, CLASSIC, COMPACT};
 pub use message::{Decode, Encode, Message};
 pub use nullable::{non_null, put_nullable_struct};
 pub use owned::IntoOwned;

@@ -568,23 +568,35 @@ impl<'a> Reader<'a> {
         }))
     }
 
-    /// Checks an array of structs (null allowed when `nullable`) and builds
-    /// nothing, for `validate_from`: it accepts and rejects exactly what
-    /// [`Reader::read_nullable_struct_array`] and [`Reader::read_struct_array`]
-    /// do, with the same errors, without an array to return and drop.
+    /// Checks an array of structs that may not be null and builds nothing,
+    /// for `validate_from`: it accepts and rejects exactly what
+    /// [`Reader::read_struct_array`] does, with the same errors, without an
+    /// array to return and drop.
     #[inline]
     pub fn skip_struct_array<T: Decode<'a>>(
         &mut self,
         compact: bool,
-        nullable: bool,
         version: i16,
     ) -> Result<(), DecodeError> {
         let start = self.offset();
         match self.read_array_len(compact, 1)? {
             Some(0) => Ok(()),
             Some(count) => self.validate_elements::<T>(count, version),
-            None if nullable => Ok(()),
             None => Err(DecodeError::new(start, DecodeErrorKind::UnexpectedNull)),
+        }
+    }
+
+    /// Checks an array of structs that may be null and builds nothing, as
+    /// [`Reader::read_nullable_struct_array`] would accept or reject it.
+    #[inline]
+    pub fn skip_nullable_struct_array<T: Decode<'a>>(
+        &mut self,
+        compact: bool,
+        version: i16,
+    ) -> Result<(), DecodeError> {
+        match self.read_array_len(compact, 1)? {
+            Some(0) | None => Ok(()),
+            Some(count) => self.validate_elements::<T>(count, version),
         }
     }
 
