@@ -245,7 +245,7 @@ fn decode_tagged_section(s: &StructIr) -> TokenStream {
 fn validate_tagged_section(s: &StructIr) -> TokenStream {
     let read = match tag_callback(s, Mode::Validate) {
         Some(callback) => quote!(r.skip_tagged_fields(#callback)?;),
-        None => quote!(r.skip_unknown_tagged_fields()?;),
+        None => quote!(r.skip_unknown_tagged_section()?;),
     };
     when_flexible(s.flexible, read)
 }

@@ -141,7 +141,7 @@ fn tagged_section_write(s: &StructIr) -> TokenStream {
 fn tagged_section_body(s: &StructIr) -> TokenStream {
     let tagged = tagged_fields(s);
     if tagged.is_empty() {
-        return quote!(rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;);
+        return quote!(buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;);
     }
     let (flags, count) = tagged_count(&tagged, s.flexible);
     let writes = tagged.iter().map(|field| {
@@ -152,7 +152,7 @@ fn tagged_section_body(s: &StructIr) -> TokenStream {
         quote! {
             tagged.write_before(buf, #tag, #flag)?;
             if #flag {
-                rt::put_tag_header(buf, #tag, #size);
+                buf.put_tag_header(#tag, #size);
                 #write;
             }
         }
@@ -270,35 +270,33 @@ fn write_field(field: &FieldIr, tagged: bool) -> TokenStream {
     {
         FieldKind::Scalar(s) => return write_scalar(*s, quote!(self.#name)),
         FieldKind::String => (
-            quote!(rt::put_nullable_string(buf, self.#name.as_deref(), #k)),
-            Box::new(move |v| quote!(rt::put_string(buf, #v, #k))),
+            quote!(buf.put_nullable_string(self.#name.as_deref(), #k)),
+            Box::new(move |v| quote!(buf.put_string(#v, #k))),
         ),
         FieldKind::Bytes | FieldKind::Records => (
-            quote!(rt::put_nullable_bytes(buf, self.#name.as_deref(), #k)),
-            Box::new(move |v| quote!(rt::put_bytes(buf, #v, #k))),
+            quote!(buf.put_nullable_bytes(self.#name.as_deref(), #k)),
+            Box::new(move |v| quote!(buf.put_bytes(#v, #k))),
         ),
         FieldKind::ScalarArray(_) => (
-            quote!(rt::put_nullable_scalar_array(buf, self.#name.as_ref(), #k)),
-            Box::new(move |v| quote!(rt::put_scalar_array(buf, #v, #k))),
+            quote!(buf.put_nullable_scalar_array(self.#name.as_ref(), #k)),
+            Box::new(move |v| quote!(buf.put_scalar_array(#v, #k))),
         ),
         FieldKind::StringArray => (
-            quote!(rt::put_nullable_array(buf, self.#name.as_deref(), #k, |buf, v| rt::put_string(buf, v, #k))),
-            Box::new(
-                move |v| quote!(rt::put_array(buf, #v, #k, |buf, v| rt::put_string(buf, v, #k))),
-            ),
+            quote!(buf.put_nullable_array(self.#name.as_deref(), #k, |buf, v| buf.put_string(v, #k))),
+            Box::new(move |v| quote!(buf.put_array(#v, #k, |buf, v| buf.put_string(v, #k)))),
         ),
         FieldKind::StructArray(_) => (
-            quote!(rt::put_nullable_struct_array(buf, self.#name.as_ref(), #k, version)),
-            Box::new(move |v| quote!(rt::put_struct_array(buf, #v, #k, version))),
+            quote!(buf.put_nullable_struct_array(self.#name.as_ref(), #k, version)),
+            Box::new(move |v| quote!(buf.put_struct_array(#v, #k, version))),
         ),
         FieldKind::Struct(_) => {
             let put = if tagged {
-                quote!(rt::put_tagged_nullable_struct)
+                quote!(put_tagged_nullable_struct)
             } else {
-                quote!(rt::put_nullable_struct)
+                quote!(put_nullable_struct)
             };
             (
-                quote!(#put(buf, self.#name.as_ref(), |buf, v| v.encode_to(buf, version))),
+                quote!(buf.#put(self.#name.as_ref(), |buf, v| v.encode_to(buf, version))),
                 Box::new(move |v| quote!(#v.encode_to(buf, version))),
             )
         }
@@ -328,7 +326,7 @@ fn write_field(field: &FieldIr, tagged: bool) -> TokenStream {
 
 fn write_scalar(scalar: Scalar, value: TokenStream) -> TokenStream {
     match scalar {
-        Scalar::Bool => quote!(rt::put_bool(buf, #value)),
+        Scalar::Bool => quote!(buf.put_bool(#value)),
         Scalar::Int8 => quote!(buf.put_i8(#value)),
         Scalar::Int16 => quote!(buf.put_i16(#value)),
         Scalar::Uint16 => quote!(buf.put_u16(#value)),

@@ -77,12 +77,11 @@ impl<'a> rt::Encode for AbortTransactionRecord<'a> {
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_reason)?;
         if write_reason {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 0u32,
                 rt::nullable_string_len(self.reason.as_deref(), rt::COMPACT),
             );
-            rt::put_nullable_string(buf, self.reason.as_deref(), rt::COMPACT)
+            buf.put_nullable_string(self.reason.as_deref(), rt::COMPACT)
                 .in_field("reason")?;
         }
         tagged.finish(buf);

@@ -100,14 +100,14 @@ impl<'a> rt::Encode for AccessControlEntryRecord<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<17>::new().uuid(self.id).i8(self.resource_type),
         );
-        rt::put_string(buf, &self.resource_name, rt::COMPACT).in_field("resource_name")?;
+        buf.put_string(&self.resource_name, rt::COMPACT).in_field("resource_name")?;
         buf.put_i8(self.pattern_type);
-        rt::put_string(buf, &self.principal, rt::COMPACT).in_field("principal")?;
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.principal, rt::COMPACT).in_field("principal")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<2>::new().i8(self.operation).i8(self.permission_type),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

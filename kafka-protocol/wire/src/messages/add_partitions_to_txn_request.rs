@@ -137,11 +137,11 @@ impl<'a> rt::Encode for AddPartitionsToTxnRequest<'a> {
             );
         }
         if version >= 4 {
-            rt::put_struct_array(buf, &self.transactions, rt::COMPACT, version)
+            buf.put_struct_array(&self.transactions, rt::COMPACT, version)
                 .in_field("transactions")?;
         }
         if version <= 3 {
-            rt::put_string(buf, &self.v3_and_below_transactional_id, flexible)
+            buf.put_string(&self.v3_and_below_transactional_id, flexible)
                 .in_field("v3_and_below_transactional_id")?;
         }
         if version <= 3 {
@@ -152,11 +152,11 @@ impl<'a> rt::Encode for AddPartitionsToTxnRequest<'a> {
             );
         }
         if version <= 3 {
-            rt::put_struct_array(buf, &self.v3_and_below_topics, flexible, version)
+            buf.put_struct_array(&self.v3_and_below_topics, flexible, version)
                 .in_field("v3_and_below_topics")?;
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -345,7 +345,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnTransaction<'a> {
         r.read_bool().in_field("verify_only")?;
         r.skip_struct_array::<AddPartitionsToTxnTopic>(rt::COMPACT, version)
             .in_field("topics")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -357,17 +357,16 @@ impl<'a> rt::Encode for AddPartitionsToTxnTransaction<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.transactional_id, rt::COMPACT)
+        buf.put_string(&self.transactional_id, rt::COMPACT)
             .in_field("transactional_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<10>::new()
                 .i64(self.producer_id)
                 .i16(self.producer_epoch),
         );
-        rt::put_bool(buf, self.verify_only);
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.verify_only);
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -469,7 +468,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnTopic<'a> {
         r.read_string(flexible).in_field("name")?;
         r.read_scalar_array::<i32>(flexible).in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -483,10 +482,10 @@ impl<'a> rt::Encode for AddPartitionsToTxnTopic<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 3;
-        rt::put_string(buf, &self.name, flexible).in_field("name")?;
-        rt::put_scalar_array(buf, &self.partitions, flexible).in_field("partitions")?;
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_scalar_array(&self.partitions, flexible).in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

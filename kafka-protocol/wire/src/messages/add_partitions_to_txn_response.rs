@@ -110,20 +110,15 @@ impl<'a> rt::Encode for AddPartitionsToTxnResponse<'a> {
             buf.put_i16(self.error_code);
         }
         if version >= 4 {
-            rt::put_struct_array(buf, &self.results_by_transaction, rt::COMPACT, version)
+            buf.put_struct_array(&self.results_by_transaction, rt::COMPACT, version)
                 .in_field("results_by_transaction")?;
         }
         if version <= 3 {
-            rt::put_struct_array(
-                    buf,
-                    &self.results_by_topic_v3_and_below,
-                    flexible,
-                    version,
-                )
+            buf.put_struct_array(&self.results_by_topic_v3_and_below, flexible, version)
                 .in_field("results_by_topic_v3_and_below")?;
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -271,7 +266,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnResult<'a> {
         r.read_string(rt::COMPACT).in_field("transactional_id")?;
         r.skip_struct_array::<AddPartitionsToTxnTopicResult>(rt::COMPACT, version)
             .in_field("topic_results")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -283,11 +278,11 @@ impl<'a> rt::Encode for AddPartitionsToTxnResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.transactional_id, rt::COMPACT)
+        buf.put_string(&self.transactional_id, rt::COMPACT)
             .in_field("transactional_id")?;
-        rt::put_struct_array(buf, &self.topic_results, rt::COMPACT, version)
+        buf.put_struct_array(&self.topic_results, rt::COMPACT, version)
             .in_field("topic_results")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -384,7 +379,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
         r.skip_struct_array::<AddPartitionsToTxnPartitionResult>(flexible, version)
             .in_field("results_by_partition")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -398,11 +393,11 @@ impl<'a> rt::Encode for AddPartitionsToTxnTopicResult<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 3;
-        rt::put_string(buf, &self.name, flexible).in_field("name")?;
-        rt::put_struct_array(buf, &self.results_by_partition, flexible, version)
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_struct_array(&self.results_by_partition, flexible, version)
             .in_field("results_by_partition")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -508,7 +503,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
         let flexible = version >= 3;
         r.skip_fixed(6, &[("partition_index", 4), ("partition_error_code", 2)])?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -528,7 +523,7 @@ impl<'a> rt::Encode for AddPartitionsToTxnPartitionResult<'a> {
                 .i16(self.partition_error_code),
         );
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -113,7 +113,7 @@ impl<'a> rt::Encode for AddRaftVoterRequest<'a> {
                     .in_field("ack_when_committed"),
             );
         }
-        rt::put_nullable_string(buf, self.cluster_id.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.cluster_id.as_deref(), rt::COMPACT)
             .in_field("cluster_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<24>::new()
@@ -121,12 +121,12 @@ impl<'a> rt::Encode for AddRaftVoterRequest<'a> {
                 .i32(self.voter_id)
                 .uuid(self.voter_directory_id),
         );
-        rt::put_struct_array(buf, &self.listeners, rt::COMPACT, version)
+        buf.put_struct_array(&self.listeners, rt::COMPACT, version)
             .in_field("listeners")?;
         if version >= 1 {
-            rt::put_bool(buf, self.ack_when_committed);
+            buf.put_bool(self.ack_when_committed);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -238,7 +238,7 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -250,10 +250,10 @@ impl<'a> rt::Encode for Listener<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -83,7 +83,7 @@ impl<'a> rt::Encode for AllocateProducerIdsResponse<'a> {
                 .i64(self.producer_id_start)
                 .i32(self.producer_id_len),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -66,10 +66,10 @@ impl<'a> rt::Encode for AlterClientQuotasRequest<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 1;
-        rt::put_struct_array(buf, &self.entries, flexible, version).in_field("entries")?;
-        rt::put_bool(buf, self.validate_only);
+        buf.put_struct_array(&self.entries, flexible, version).in_field("entries")?;
+        buf.put_bool(self.validate_only);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -184,7 +184,7 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
         r.read_string(flexible).in_field("entity_type")?;
         r.read_nullable_string(flexible).in_field("entity_name")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -198,11 +198,11 @@ impl<'a> rt::Encode for EntityData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 1;
-        rt::put_string(buf, &self.entity_type, flexible).in_field("entity_type")?;
-        rt::put_nullable_string(buf, self.entity_name.as_deref(), flexible)
+        buf.put_string(&self.entity_type, flexible).in_field("entity_type")?;
+        buf.put_nullable_string(self.entity_name.as_deref(), flexible)
             .in_field("entity_name")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -314,7 +314,7 @@ impl<'a> rt::Decode<'a> for OpData<'a> {
         r.read_f64().in_field("value")?;
         r.read_bool().in_field("remove")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -328,11 +328,11 @@ impl<'a> rt::Encode for OpData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 1;
-        rt::put_string(buf, &self.key, flexible).in_field("key")?;
+        buf.put_string(&self.key, flexible).in_field("key")?;
         buf.put_f64(self.value);
-        rt::put_bool(buf, self.remove);
+        buf.put_bool(self.remove);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -442,7 +442,7 @@ impl<'a> rt::Decode<'a> for EntryData<'a> {
         r.skip_struct_array::<EntityData>(flexible, version).in_field("entity")?;
         r.skip_struct_array::<OpData>(flexible, version).in_field("ops")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -456,10 +456,10 @@ impl<'a> rt::Encode for EntryData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 1;
-        rt::put_struct_array(buf, &self.entity, flexible, version).in_field("entity")?;
-        rt::put_struct_array(buf, &self.ops, flexible, version).in_field("ops")?;
+        buf.put_struct_array(&self.entity, flexible, version).in_field("entity")?;
+        buf.put_struct_array(&self.ops, flexible, version).in_field("ops")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -67,9 +67,9 @@ impl<'a> rt::Encode for AlterClientQuotasResponse<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 1;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.entries, flexible, version).in_field("entries")?;
+        buf.put_struct_array(&self.entries, flexible, version).in_field("entries")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -184,7 +184,7 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
         r.read_string(flexible).in_field("entity_type")?;
         r.read_nullable_string(flexible).in_field("entity_name")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -198,11 +198,11 @@ impl<'a> rt::Encode for EntityData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 1;
-        rt::put_string(buf, &self.entity_type, flexible).in_field("entity_type")?;
-        rt::put_nullable_string(buf, self.entity_name.as_deref(), flexible)
+        buf.put_string(&self.entity_type, flexible).in_field("entity_type")?;
+        buf.put_nullable_string(self.entity_name.as_deref(), flexible)
             .in_field("entity_name")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -329,7 +329,7 @@ impl<'a> rt::Decode<'a> for EntryData<'a> {
         r.read_nullable_string(flexible).in_field("error_message")?;
         r.skip_struct_array::<EntityData>(flexible, version).in_field("entity")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -344,11 +344,11 @@ impl<'a> rt::Encode for EntryData<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 1;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), flexible)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
-        rt::put_struct_array(buf, &self.entity, flexible, version).in_field("entity")?;
+        buf.put_struct_array(&self.entity, flexible, version).in_field("entity")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

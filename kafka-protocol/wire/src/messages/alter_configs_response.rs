@@ -67,10 +67,9 @@ impl<'a> rt::Encode for AlterConfigsResponse<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.responses, flexible, version)
-            .in_field("responses")?;
+        buf.put_struct_array(&self.responses, flexible, version).in_field("responses")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -201,7 +200,7 @@ impl<'a> rt::Decode<'a> for AlterConfigsResourceResponse<'a> {
         r.read_i8().in_field("resource_type")?;
         r.read_string(flexible).in_field("resource_name")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -216,12 +215,12 @@ impl<'a> rt::Encode for AlterConfigsResourceResponse<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), flexible)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
         buf.put_i8(self.resource_type);
-        rt::put_string(buf, &self.resource_name, flexible).in_field("resource_name")?;
+        buf.put_string(&self.resource_name, flexible).in_field("resource_name")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -90,11 +90,10 @@ impl<'a> rt::Encode for AlterPartitionReassignmentsRequest<'a> {
         }
         buf.put_i32(self.timeout_ms);
         if version >= 1 {
-            rt::put_bool(buf, self.allow_replication_factor_change);
+            buf.put_bool(self.allow_replication_factor_change);
         }
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -196,7 +195,7 @@ impl<'a> rt::Decode<'a> for ReassignablePartition<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_i32().in_field("partition_index")?;
         r.read_nullable_scalar_array::<i32>(rt::COMPACT).in_field("replicas")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -209,9 +208,9 @@ impl<'a> rt::Encode for ReassignablePartition<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.partition_index);
-        rt::put_nullable_scalar_array(buf, self.replicas.as_ref(), rt::COMPACT)
+        buf.put_nullable_scalar_array(self.replicas.as_ref(), rt::COMPACT)
             .in_field("replicas")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -300,7 +299,7 @@ impl<'a> rt::Decode<'a> for ReassignableTopic<'a> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_struct_array::<ReassignablePartition>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -312,10 +311,10 @@ impl<'a> rt::Encode for ReassignableTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

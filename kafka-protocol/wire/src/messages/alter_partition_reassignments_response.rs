@@ -100,14 +100,14 @@ impl<'a> rt::Encode for AlterPartitionReassignmentsResponse<'a> {
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.throttle_time_ms);
         if version >= 1 {
-            rt::put_bool(buf, self.allow_replication_factor_change);
+            buf.put_bool(self.allow_replication_factor_change);
         }
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_struct_array(buf, &self.responses, rt::COMPACT, version)
+        buf.put_struct_array(&self.responses, rt::COMPACT, version)
             .in_field("responses")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -236,7 +236,7 @@ impl<'a> rt::Decode<'a> for ReassignablePartitionResponse<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
         r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -253,9 +253,9 @@ impl<'a> rt::Encode for ReassignablePartitionResponse<'a> {
                 .i32(self.partition_index)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -347,7 +347,7 @@ impl<'a> rt::Decode<'a> for ReassignableTopicResponse<'a> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_struct_array::<ReassignablePartitionResponse>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -359,10 +359,10 @@ impl<'a> rt::Encode for ReassignableTopicResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -82,9 +82,8 @@ impl<'a> rt::Encode for AlterPartitionRequest<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new().i32(self.broker_id).i64(self.broker_epoch),
         );
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -184,7 +183,7 @@ impl<'a> rt::Decode<'a> for BrokerState<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(12, &[("broker_id", 4), ("broker_epoch", 8)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -199,7 +198,7 @@ impl<'a> rt::Encode for BrokerState<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new().i32(self.broker_id).i64(self.broker_epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -328,7 +327,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
                 .in_field("new_isr_with_epochs")?;
         }
         r.skip_fixed(5, &[("leader_recovery_state", 1), ("partition_epoch", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -358,10 +357,10 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i32(self.leader_epoch),
         );
         if version <= 2 {
-            rt::put_scalar_array(buf, &self.new_isr, rt::COMPACT).in_field("new_isr")?;
+            buf.put_scalar_array(&self.new_isr, rt::COMPACT).in_field("new_isr")?;
         }
         if version >= 3 {
-            rt::put_struct_array(buf, &self.new_isr_with_epochs, rt::COMPACT, version)
+            buf.put_struct_array(&self.new_isr_with_epochs, rt::COMPACT, version)
                 .in_field("new_isr_with_epochs")?;
         }
         buf.put_fixed(
@@ -369,7 +368,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i8(self.leader_recovery_state)
                 .i32(self.partition_epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -491,7 +490,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r.read_uuid().in_field("topic_id")?;
         r.skip_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -504,9 +503,9 @@ impl<'a> rt::Encode for TopicData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

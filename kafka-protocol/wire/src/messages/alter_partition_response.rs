@@ -72,9 +72,8 @@ impl<'a> rt::Encode for AlterPartitionResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -212,7 +211,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         )?;
         r.read_scalar_array::<i32>(rt::COMPACT).in_field("isr")?;
         r.skip_fixed(5, &[("leader_recovery_state", 1), ("partition_epoch", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -231,13 +230,13 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i32(self.leader_id)
                 .i32(self.leader_epoch),
         );
-        rt::put_scalar_array(buf, &self.isr, rt::COMPACT).in_field("isr")?;
+        buf.put_scalar_array(&self.isr, rt::COMPACT).in_field("isr")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<5>::new()
                 .i8(self.leader_recovery_state)
                 .i32(self.partition_epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -341,7 +340,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r.read_uuid().in_field("topic_id")?;
         r.skip_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -354,9 +353,9 @@ impl<'a> rt::Encode for TopicData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

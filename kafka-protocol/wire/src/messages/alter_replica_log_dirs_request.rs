@@ -60,9 +60,9 @@ impl<'a> rt::Encode for AlterReplicaLogDirsRequest<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_struct_array(buf, &self.dirs, flexible, version).in_field("dirs")?;
+        buf.put_struct_array(&self.dirs, flexible, version).in_field("dirs")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -163,7 +163,7 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirTopic<'a> {
         r.read_string(flexible).in_field("name")?;
         r.read_scalar_array::<i32>(flexible).in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -177,10 +177,10 @@ impl<'a> rt::Encode for AlterReplicaLogDirTopic<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_string(buf, &self.name, flexible).in_field("name")?;
-        rt::put_scalar_array(buf, &self.partitions, flexible).in_field("partitions")?;
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_scalar_array(&self.partitions, flexible).in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -289,7 +289,7 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDir<'a> {
         r.skip_struct_array::<AlterReplicaLogDirTopic>(flexible, version)
             .in_field("topics")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -303,10 +303,10 @@ impl<'a> rt::Encode for AlterReplicaLogDir<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_string(buf, &self.path, flexible).in_field("path")?;
-        rt::put_struct_array(buf, &self.topics, flexible, version).in_field("topics")?;
+        buf.put_string(&self.path, flexible).in_field("path")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

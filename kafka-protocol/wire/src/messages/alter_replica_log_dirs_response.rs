@@ -67,9 +67,9 @@ impl<'a> rt::Encode for AlterReplicaLogDirsResponse<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.results, flexible, version).in_field("results")?;
+        buf.put_struct_array(&self.results, flexible, version).in_field("results")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -174,7 +174,7 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirPartitionResult<'a> {
         let flexible = version >= 2;
         r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -194,7 +194,7 @@ impl<'a> rt::Encode for AlterReplicaLogDirPartitionResult<'a> {
                 .i16(self.error_code),
         );
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -302,7 +302,7 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirTopicResult<'a> {
         r.skip_struct_array::<AlterReplicaLogDirPartitionResult>(flexible, version)
             .in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -316,11 +316,11 @@ impl<'a> rt::Encode for AlterReplicaLogDirTopicResult<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_string(buf, &self.topic_name, flexible).in_field("topic_name")?;
-        rt::put_struct_array(buf, &self.partitions, flexible, version)
+        buf.put_string(&self.topic_name, flexible).in_field("topic_name")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

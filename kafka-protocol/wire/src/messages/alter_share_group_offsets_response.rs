@@ -83,11 +83,11 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_struct_array(buf, &self.responses, rt::COMPACT, version)
+        buf.put_struct_array(&self.responses, rt::COMPACT, version)
             .in_field("responses")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -189,7 +189,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponsePartition<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
         r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -206,9 +206,9 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsResponsePartition<'a> {
                 .i32(self.partition_index)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -311,7 +311,7 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponseTopic<'a> {
                 AlterShareGroupOffsetsResponsePartition,
             >(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -323,11 +323,11 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsResponseTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, rt::COMPACT).in_field("topic_name")?;
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

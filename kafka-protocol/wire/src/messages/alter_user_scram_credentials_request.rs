@@ -62,11 +62,11 @@ impl<'a> rt::Encode for AlterUserScramCredentialsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.deletions, rt::COMPACT, version)
+        buf.put_struct_array(&self.deletions, rt::COMPACT, version)
             .in_field("deletions")?;
-        rt::put_struct_array(buf, &self.upsertions, rt::COMPACT, version)
+        buf.put_struct_array(&self.upsertions, rt::COMPACT, version)
             .in_field("upsertions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -152,7 +152,7 @@ impl<'a> rt::Decode<'a> for ScramCredentialDeletion<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.read_i8().in_field("mechanism")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -164,9 +164,9 @@ impl<'a> rt::Encode for ScramCredentialDeletion<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_i8(self.mechanism);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -275,7 +275,7 @@ impl<'a> rt::Decode<'a> for ScramCredentialUpsertion<'a> {
         r.skip_fixed(5, &[("mechanism", 1), ("iterations", 4)])?;
         r.read_bytes(rt::COMPACT).in_field("salt")?;
         r.read_bytes(rt::COMPACT).in_field("salted_password")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -287,14 +287,13 @@ impl<'a> rt::Encode for ScramCredentialUpsertion<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<5>::new().i8(self.mechanism).i32(self.iterations),
         );
-        rt::put_bytes(buf, &self.salt, rt::COMPACT).in_field("salt")?;
-        rt::put_bytes(buf, &self.salted_password, rt::COMPACT)
-            .in_field("salted_password")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bytes(&self.salt, rt::COMPACT).in_field("salt")?;
+        buf.put_bytes(&self.salted_password, rt::COMPACT).in_field("salted_password")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -61,9 +61,8 @@ impl<'a> rt::Encode for AlterUserScramCredentialsResponse<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.results, rt::COMPACT, version)
-            .in_field("results")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.results, rt::COMPACT, version).in_field("results")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -169,7 +168,7 @@ impl<'a> rt::Decode<'a> for AlterUserScramCredentialsResult<'a> {
         r.read_string(rt::COMPACT).in_field("user")?;
         r.read_i16().in_field("error_code")?;
         r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -181,11 +180,11 @@ impl<'a> rt::Encode for AlterUserScramCredentialsResult<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.user, rt::COMPACT).in_field("user")?;
+        buf.put_string(&self.user, rt::COMPACT).in_field("user")?;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

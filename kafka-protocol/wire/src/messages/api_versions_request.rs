@@ -101,22 +101,22 @@ impl<'a> rt::Encode for ApiVersionsRequest<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 3;
         if version >= 3 {
-            rt::put_string(buf, &self.client_software_name, rt::COMPACT)
+            buf.put_string(&self.client_software_name, rt::COMPACT)
                 .in_field("client_software_name")?;
         }
         if version >= 3 {
-            rt::put_string(buf, &self.client_software_version, rt::COMPACT)
+            buf.put_string(&self.client_software_version, rt::COMPACT)
                 .in_field("client_software_version")?;
         }
         if version >= 5 {
-            rt::put_nullable_string(buf, self.cluster_id.as_deref(), rt::COMPACT)
+            buf.put_nullable_string(self.cluster_id.as_deref(), rt::COMPACT)
                 .in_field("cluster_id")?;
         }
         if version >= 5 {
             buf.put_i32(self.node_id);
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

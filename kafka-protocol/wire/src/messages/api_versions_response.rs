@@ -173,8 +173,7 @@ impl<'a> rt::Encode for ApiVersionsResponse<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 3;
         buf.put_i16(self.error_code);
-        rt::put_struct_array(buf, &self.api_keys, flexible, version)
-            .in_field("api_keys")?;
+        buf.put_struct_array(&self.api_keys, flexible, version).in_field("api_keys")?;
         if version >= 1 {
             buf.put_i32(self.throttle_time_ms);
         }
@@ -192,33 +191,31 @@ impl<'a> rt::Encode for ApiVersionsResponse<'a> {
             buf.put_uvarint(count as u32);
             tagged.write_before(buf, 0u32, write_supported_features)?;
             if write_supported_features {
-                rt::put_tag_header(
-                    buf,
+                buf.put_tag_header(
                     0u32,
                     rt::struct_array_len(&self.supported_features, rt::COMPACT, version),
                 );
-                rt::put_struct_array(buf, &self.supported_features, rt::COMPACT, version)
+                buf.put_struct_array(&self.supported_features, rt::COMPACT, version)
                     .in_field("supported_features")?;
             }
             tagged.write_before(buf, 1u32, write_finalized_features_epoch)?;
             if write_finalized_features_epoch {
-                rt::put_tag_header(buf, 1u32, 8);
+                buf.put_tag_header(1u32, 8);
                 buf.put_i64(self.finalized_features_epoch);
             }
             tagged.write_before(buf, 2u32, write_finalized_features)?;
             if write_finalized_features {
-                rt::put_tag_header(
-                    buf,
+                buf.put_tag_header(
                     2u32,
                     rt::struct_array_len(&self.finalized_features, rt::COMPACT, version),
                 );
-                rt::put_struct_array(buf, &self.finalized_features, rt::COMPACT, version)
+                buf.put_struct_array(&self.finalized_features, rt::COMPACT, version)
                     .in_field("finalized_features")?;
             }
             tagged.write_before(buf, 3u32, write_zk_migration_ready)?;
             if write_zk_migration_ready {
-                rt::put_tag_header(buf, 3u32, 1);
-                rt::put_bool(buf, self.zk_migration_ready);
+                buf.put_tag_header(3u32, 1);
+                buf.put_bool(self.zk_migration_ready);
             }
             tagged.finish(buf);
         } else {
@@ -430,7 +427,7 @@ impl<'a> rt::Decode<'a> for ApiVersion<'a> {
         let flexible = version >= 3;
         r.skip_fixed(6, &[("api_key", 2), ("min_version", 2), ("max_version", 2)])?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -451,7 +448,7 @@ impl<'a> rt::Encode for ApiVersion<'a> {
                 .i16(self.max_version),
         );
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -559,7 +556,7 @@ impl<'a> rt::Decode<'a> for SupportedFeatureKey<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_fixed(4, &[("min_version", 2), ("max_version", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -571,11 +568,11 @@ impl<'a> rt::Encode for SupportedFeatureKey<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<4>::new().i16(self.min_version).i16(self.max_version),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -671,7 +668,7 @@ impl<'a> rt::Decode<'a> for FinalizedFeatureKey<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_fixed(4, &[("max_version_level", 2), ("min_version_level", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -683,13 +680,13 @@ impl<'a> rt::Encode for FinalizedFeatureKey<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<4>::new()
                 .i16(self.max_version_level)
                 .i16(self.min_version_level),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -72,9 +72,9 @@ impl<'a> rt::Encode for AssignReplicasToDirsResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_struct_array(buf, &self.directories, rt::COMPACT, version)
+        buf.put_struct_array(&self.directories, rt::COMPACT, version)
             .in_field("directories")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -163,7 +163,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -180,7 +180,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i32(self.partition_index)
                 .i16(self.error_code),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -268,7 +268,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r.read_uuid().in_field("topic_id")?;
         r.skip_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -281,9 +281,9 @@ impl<'a> rt::Encode for TopicData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -371,7 +371,7 @@ impl<'a> rt::Decode<'a> for DirectoryData<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("id")?;
         r.skip_struct_array::<TopicData>(rt::COMPACT, version).in_field("topics")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -384,9 +384,8 @@ impl<'a> rt::Encode for DirectoryData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.id.as_bytes());
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

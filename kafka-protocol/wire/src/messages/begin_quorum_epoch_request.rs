@@ -100,18 +100,18 @@ impl<'a> rt::Encode for BeginQuorumEpochRequest<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 1;
-        rt::put_nullable_string(buf, self.cluster_id.as_deref(), flexible)
+        buf.put_nullable_string(self.cluster_id.as_deref(), flexible)
             .in_field("cluster_id")?;
         if version >= 1 {
             buf.put_i32(self.voter_id);
         }
-        rt::put_struct_array(buf, &self.topics, flexible, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if version >= 1 {
-            rt::put_struct_array(buf, &self.leader_endpoints, rt::COMPACT, version)
+            buf.put_struct_array(&self.leader_endpoints, rt::COMPACT, version)
                 .in_field("leader_endpoints")?;
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -261,7 +261,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         }
         r.skip_fixed(8, &[("leader_id", 4), ("leader_epoch", 4)])?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -283,7 +283,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
             rt::FixedFieldsWriter::<8>::new().i32(self.leader_id).i32(self.leader_epoch),
         );
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -402,7 +402,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r.read_string(flexible).in_field("topic_name")?;
         r.skip_struct_array::<PartitionData>(flexible, version).in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -416,11 +416,11 @@ impl<'a> rt::Encode for TopicData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 1;
-        rt::put_string(buf, &self.topic_name, flexible).in_field("topic_name")?;
-        rt::put_struct_array(buf, &self.partitions, flexible, version)
+        buf.put_string(&self.topic_name, flexible).in_field("topic_name")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -525,7 +525,7 @@ impl<'a> rt::Decode<'a> for LeaderEndpoint<'a> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -537,10 +537,10 @@ impl<'a> rt::Encode for LeaderEndpoint<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

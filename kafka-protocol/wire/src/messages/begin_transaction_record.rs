@@ -75,13 +75,11 @@ impl<'a> rt::Encode for BeginTransactionRecord<'a> {
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_name)?;
         if write_name {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 0u32,
                 rt::nullable_string_len(self.name.as_deref(), rt::COMPACT),
             );
-            rt::put_nullable_string(buf, self.name.as_deref(), rt::COMPACT)
-                .in_field("name")?;
+            buf.put_nullable_string(self.name.as_deref(), rt::COMPACT).in_field("name")?;
         }
         tagged.finish(buf);
         Ok(())

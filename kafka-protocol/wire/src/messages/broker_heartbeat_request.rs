@@ -162,8 +162,8 @@ impl<'a> rt::Encode for BrokerHeartbeatRequest<'a> {
                 .i64(self.broker_epoch)
                 .i64(self.current_metadata_offset),
         );
-        rt::put_bool(buf, self.want_fence);
-        rt::put_bool(buf, self.want_shut_down);
+        buf.put_bool(self.want_fence);
+        buf.put_bool(self.want_shut_down);
         let write_offline_log_dirs = version >= 1 && !self.offline_log_dirs.is_empty();
         let write_cordoned_log_dirs = version >= 2 && self.cordoned_log_dirs.is_some();
         let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
@@ -172,29 +172,23 @@ impl<'a> rt::Encode for BrokerHeartbeatRequest<'a> {
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_offline_log_dirs)?;
         if write_offline_log_dirs {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 0u32,
                 rt::scalar_array_len(&self.offline_log_dirs, rt::COMPACT),
             );
-            rt::put_scalar_array(buf, &self.offline_log_dirs, rt::COMPACT)
+            buf.put_scalar_array(&self.offline_log_dirs, rt::COMPACT)
                 .in_field("offline_log_dirs")?;
         }
         tagged.write_before(buf, 1u32, write_cordoned_log_dirs)?;
         if write_cordoned_log_dirs {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 1u32,
                 rt::nullable_scalar_array_len(
                     self.cordoned_log_dirs.as_ref(),
                     rt::COMPACT,
                 ),
             );
-            rt::put_nullable_scalar_array(
-                    buf,
-                    self.cordoned_log_dirs.as_ref(),
-                    rt::COMPACT,
-                )
+            buf.put_nullable_scalar_array(self.cordoned_log_dirs.as_ref(), rt::COMPACT)
                 .in_field("cordoned_log_dirs")?;
         }
         tagged.finish(buf);

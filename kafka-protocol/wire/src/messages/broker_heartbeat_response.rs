@@ -95,10 +95,10 @@ impl<'a> rt::Encode for BrokerHeartbeatResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_bool(buf, self.is_caught_up);
-        rt::put_bool(buf, self.is_fenced);
-        rt::put_bool(buf, self.should_shut_down);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.is_caught_up);
+        buf.put_bool(self.is_fenced);
+        buf.put_bool(self.should_shut_down);
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

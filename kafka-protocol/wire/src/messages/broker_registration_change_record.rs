@@ -184,38 +184,29 @@ impl<'a> rt::Encode for BrokerRegistrationChangeRecord<'a> {
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_fenced)?;
         if write_fenced {
-            rt::put_tag_header(buf, 0u32, 1);
+            buf.put_tag_header(0u32, 1);
             buf.put_i8(self.fenced);
         }
         tagged.write_before(buf, 1u32, write_in_controlled_shutdown)?;
         if write_in_controlled_shutdown {
-            rt::put_tag_header(buf, 1u32, 1);
+            buf.put_tag_header(1u32, 1);
             buf.put_i8(self.in_controlled_shutdown);
         }
         tagged.write_before(buf, 2u32, write_log_dirs)?;
         if write_log_dirs {
-            rt::put_tag_header(
-                buf,
-                2u32,
-                rt::scalar_array_len(&self.log_dirs, rt::COMPACT),
-            );
-            rt::put_scalar_array(buf, &self.log_dirs, rt::COMPACT).in_field("log_dirs")?;
+            buf.put_tag_header(2u32, rt::scalar_array_len(&self.log_dirs, rt::COMPACT));
+            buf.put_scalar_array(&self.log_dirs, rt::COMPACT).in_field("log_dirs")?;
         }
         tagged.write_before(buf, 3u32, write_cordoned_log_dirs)?;
         if write_cordoned_log_dirs {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 3u32,
                 rt::nullable_scalar_array_len(
                     self.cordoned_log_dirs.as_ref(),
                     rt::COMPACT,
                 ),
             );
-            rt::put_nullable_scalar_array(
-                    buf,
-                    self.cordoned_log_dirs.as_ref(),
-                    rt::COMPACT,
-                )
+            buf.put_nullable_scalar_array(self.cordoned_log_dirs.as_ref(), rt::COMPACT)
                 .in_field("cordoned_log_dirs")?;
         }
         tagged.finish(buf);

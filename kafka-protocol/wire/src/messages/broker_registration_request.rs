@@ -141,24 +141,22 @@ impl<'a> rt::Encode for BrokerRegistrationRequest<'a> {
             );
         }
         buf.put_i32(self.broker_id);
-        rt::put_string(buf, &self.cluster_id, rt::COMPACT).in_field("cluster_id")?;
+        buf.put_string(&self.cluster_id, rt::COMPACT).in_field("cluster_id")?;
         buf.put_slice(self.incarnation_id.as_bytes());
-        rt::put_struct_array(buf, &self.listeners, rt::COMPACT, version)
+        buf.put_struct_array(&self.listeners, rt::COMPACT, version)
             .in_field("listeners")?;
-        rt::put_struct_array(buf, &self.features, rt::COMPACT, version)
-            .in_field("features")?;
-        rt::put_nullable_string(buf, self.rack.as_deref(), rt::COMPACT)
-            .in_field("rack")?;
+        buf.put_struct_array(&self.features, rt::COMPACT, version).in_field("features")?;
+        buf.put_nullable_string(self.rack.as_deref(), rt::COMPACT).in_field("rack")?;
         if version >= 1 {
-            rt::put_bool(buf, self.is_migrating_zk_broker);
+            buf.put_bool(self.is_migrating_zk_broker);
         }
         if version >= 2 {
-            rt::put_scalar_array(buf, &self.log_dirs, rt::COMPACT).in_field("log_dirs")?;
+            buf.put_scalar_array(&self.log_dirs, rt::COMPACT).in_field("log_dirs")?;
         }
         if version >= 3 {
             buf.put_i64(self.previous_broker_epoch);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -306,7 +304,7 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.read_string(rt::COMPACT).in_field("host")?;
         r.skip_fixed(4, &[("port", 2), ("security_protocol", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -318,12 +316,12 @@ impl<'a> rt::Encode for Listener<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<4>::new().u16(self.port).i16(self.security_protocol),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -422,7 +420,7 @@ impl<'a> rt::Decode<'a> for Feature<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_fixed(4, &[("min_supported_version", 2), ("max_supported_version", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -434,13 +432,13 @@ impl<'a> rt::Encode for Feature<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<4>::new()
                 .i16(self.min_supported_version)
                 .i16(self.max_supported_version),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -83,7 +83,7 @@ impl<'a> rt::Encode for BrokerRegistrationResponse<'a> {
                 .i16(self.error_code)
                 .i64(self.broker_epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -51,8 +51,8 @@ impl<'a> rt::Encode for ClearElrRecord<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, rt::COMPACT).in_field("topic_name")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

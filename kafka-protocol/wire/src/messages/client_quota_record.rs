@@ -72,12 +72,11 @@ impl<'a> rt::Encode for ClientQuotaRecord<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.entity, rt::COMPACT, version)
-            .in_field("entity")?;
-        rt::put_string(buf, &self.key, rt::COMPACT).in_field("key")?;
+        buf.put_struct_array(&self.entity, rt::COMPACT, version).in_field("entity")?;
+        buf.put_string(&self.key, rt::COMPACT).in_field("key")?;
         buf.put_f64(self.value);
-        rt::put_bool(buf, self.remove);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.remove);
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -180,7 +179,7 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("entity_type")?;
         r.read_nullable_string(rt::COMPACT).in_field("entity_name")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -192,10 +191,10 @@ impl<'a> rt::Encode for EntityData<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.entity_type, rt::COMPACT).in_field("entity_type")?;
-        rt::put_nullable_string(buf, self.entity_name.as_deref(), rt::COMPACT)
+        buf.put_string(&self.entity_type, rt::COMPACT).in_field("entity_type")?;
+        buf.put_nullable_string(self.entity_name.as_deref(), rt::COMPACT)
             .in_field("entity_name")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -83,11 +83,10 @@ impl<'a> rt::Encode for ConfigRecord<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i8(self.resource_type);
-        rt::put_string(buf, &self.resource_name, rt::COMPACT).in_field("resource_name")?;
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
-        rt::put_nullable_string(buf, self.value.as_deref(), rt::COMPACT)
-            .in_field("value")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.resource_name, rt::COMPACT).in_field("resource_name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_nullable_string(self.value.as_deref(), rt::COMPACT).in_field("value")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

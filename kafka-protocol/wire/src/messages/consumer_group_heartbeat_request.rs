@@ -140,39 +140,33 @@ impl<'a> rt::Encode for ConsumerGroupHeartbeatRequest<'a> {
                     .in_field("subscribed_topic_regex"),
             );
         }
-        rt::put_string(buf, &self.group_id, rt::COMPACT).in_field("group_id")?;
-        rt::put_string(buf, &self.member_id, rt::COMPACT).in_field("member_id")?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_string(&self.member_id, rt::COMPACT).in_field("member_id")?;
         buf.put_i32(self.member_epoch);
-        rt::put_nullable_string(buf, self.instance_id.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.instance_id.as_deref(), rt::COMPACT)
             .in_field("instance_id")?;
-        rt::put_nullable_string(buf, self.rack_id.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.rack_id.as_deref(), rt::COMPACT)
             .in_field("rack_id")?;
         buf.put_i32(self.rebalance_timeout_ms);
-        rt::put_nullable_array(
-                buf,
+        buf.put_nullable_array(
                 self.subscribed_topic_names.as_deref(),
                 rt::COMPACT,
-                |buf, v| rt::put_string(buf, v, rt::COMPACT),
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("subscribed_topic_names")?;
         if version >= 1 {
-            rt::put_nullable_string(
-                    buf,
-                    self.subscribed_topic_regex.as_deref(),
-                    rt::COMPACT,
-                )
+            buf.put_nullable_string(self.subscribed_topic_regex.as_deref(), rt::COMPACT)
                 .in_field("subscribed_topic_regex")?;
         }
-        rt::put_nullable_string(buf, self.server_assignor.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.server_assignor.as_deref(), rt::COMPACT)
             .in_field("server_assignor")?;
-        rt::put_nullable_struct_array(
-                buf,
+        buf.put_nullable_struct_array(
                 self.topic_partitions.as_ref(),
                 rt::COMPACT,
                 version,
             )
             .in_field("topic_partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -311,7 +305,7 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("topic_id")?;
         r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -324,8 +318,8 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_scalar_array(buf, &self.partitions, rt::COMPACT).in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_scalar_array(&self.partitions, rt::COMPACT).in_field("partitions")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

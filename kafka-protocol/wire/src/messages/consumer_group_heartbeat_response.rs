@@ -101,22 +101,21 @@ impl<'a> rt::Encode for ConsumerGroupHeartbeatResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_nullable_string(buf, self.member_id.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.member_id.as_deref(), rt::COMPACT)
             .in_field("member_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new()
                 .i32(self.member_epoch)
                 .i32(self.heartbeat_interval_ms),
         );
-        rt::put_nullable_struct(
-                buf,
+        buf.put_nullable_struct(
                 self.assignment.as_ref(),
                 |buf, v| v.encode_to(buf, version),
             )
             .in_field("assignment")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -215,7 +214,7 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.skip_struct_array::<TopicPartitions>(rt::COMPACT, version)
             .in_field("topic_partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -227,9 +226,9 @@ impl<'a> rt::Encode for Assignment<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.topic_partitions, rt::COMPACT, version)
+        buf.put_struct_array(&self.topic_partitions, rt::COMPACT, version)
             .in_field("topic_partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -311,7 +310,7 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("topic_id")?;
         r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -324,8 +323,8 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_scalar_array(buf, &self.partitions, rt::COMPACT).in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_scalar_array(&self.partitions, rt::COMPACT).in_field("partitions")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

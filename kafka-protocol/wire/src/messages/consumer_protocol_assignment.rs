@@ -52,9 +52,9 @@ impl<'a> rt::Encode for ConsumerProtocolAssignment<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.assigned_partitions, rt::CLASSIC, version)
+        buf.put_struct_array(&self.assigned_partitions, rt::CLASSIC, version)
             .in_field("assigned_partitions")?;
-        rt::put_nullable_bytes(buf, self.user_data.as_deref(), rt::CLASSIC)
+        buf.put_nullable_bytes(self.user_data.as_deref(), rt::CLASSIC)
             .in_field("user_data")?;
         Ok(())
     }
@@ -140,8 +140,8 @@ impl<'a> rt::Encode for TopicPartition<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic, rt::CLASSIC).in_field("topic")?;
-        rt::put_scalar_array(buf, &self.partitions, rt::CLASSIC).in_field("partitions")?;
+        buf.put_string(&self.topic, rt::CLASSIC).in_field("topic")?;
+        buf.put_scalar_array(&self.partitions, rt::CLASSIC).in_field("partitions")?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

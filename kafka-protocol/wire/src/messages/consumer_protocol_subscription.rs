@@ -96,24 +96,19 @@ impl<'a> rt::Encode for ConsumerProtocolSubscription<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_array(
-                buf,
-                &self.topics,
-                rt::CLASSIC,
-                |buf, v| rt::put_string(buf, v, rt::CLASSIC),
-            )
+        buf.put_array(&self.topics, rt::CLASSIC, |buf, v| buf.put_string(v, rt::CLASSIC))
             .in_field("topics")?;
-        rt::put_nullable_bytes(buf, self.user_data.as_deref(), rt::CLASSIC)
+        buf.put_nullable_bytes(self.user_data.as_deref(), rt::CLASSIC)
             .in_field("user_data")?;
         if version >= 1 {
-            rt::put_struct_array(buf, &self.owned_partitions, rt::CLASSIC, version)
+            buf.put_struct_array(&self.owned_partitions, rt::CLASSIC, version)
                 .in_field("owned_partitions")?;
         }
         if version >= 2 {
             buf.put_i32(self.generation_id);
         }
         if version >= 3 {
-            rt::put_nullable_string(buf, self.rack_id.as_deref(), rt::CLASSIC)
+            buf.put_nullable_string(self.rack_id.as_deref(), rt::CLASSIC)
                 .in_field("rack_id")?;
         }
         Ok(())
@@ -237,8 +232,8 @@ impl<'a> rt::Encode for TopicPartition<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic, rt::CLASSIC).in_field("topic")?;
-        rt::put_scalar_array(buf, &self.partitions, rt::CLASSIC).in_field("partitions")?;
+        buf.put_string(&self.topic, rt::CLASSIC).in_field("topic")?;
+        buf.put_scalar_array(&self.partitions, rt::CLASSIC).in_field("partitions")?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

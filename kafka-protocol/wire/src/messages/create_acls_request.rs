@@ -60,10 +60,9 @@ impl<'a> rt::Encode for CreateAclsRequest<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_struct_array(buf, &self.creations, flexible, version)
-            .in_field("creations")?;
+        buf.put_struct_array(&self.creations, flexible, version).in_field("creations")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -216,7 +215,7 @@ impl<'a> rt::Decode<'a> for AclCreation<'a> {
         r.read_string(flexible).in_field("host")?;
         r.skip_fixed(2, &[("operation", 1), ("permission_type", 1)])?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -231,15 +230,15 @@ impl<'a> rt::Encode for AclCreation<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
         buf.put_i8(self.resource_type);
-        rt::put_string(buf, &self.resource_name, flexible).in_field("resource_name")?;
+        buf.put_string(&self.resource_name, flexible).in_field("resource_name")?;
         buf.put_i8(self.resource_pattern_type);
-        rt::put_string(buf, &self.principal, flexible).in_field("principal")?;
-        rt::put_string(buf, &self.host, flexible).in_field("host")?;
+        buf.put_string(&self.principal, flexible).in_field("principal")?;
+        buf.put_string(&self.host, flexible).in_field("host")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<2>::new().i8(self.operation).i8(self.permission_type),
         );
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -67,9 +67,9 @@ impl<'a> rt::Encode for CreateAclsResponse<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.results, flexible, version).in_field("results")?;
+        buf.put_struct_array(&self.results, flexible, version).in_field("results")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -184,7 +184,7 @@ impl<'a> rt::Decode<'a> for AclCreationResult<'a> {
         r.read_i16().in_field("error_code")?;
         r.read_nullable_string(flexible).in_field("error_message")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -199,10 +199,10 @@ impl<'a> rt::Encode for AclCreationResult<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), flexible)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -112,26 +112,17 @@ impl<'a> rt::Encode for CreateDelegationTokenRequest<'a> {
             );
         }
         if version >= 3 {
-            rt::put_nullable_string(
-                    buf,
-                    self.owner_principal_type.as_deref(),
-                    rt::COMPACT,
-                )
+            buf.put_nullable_string(self.owner_principal_type.as_deref(), rt::COMPACT)
                 .in_field("owner_principal_type")?;
         }
         if version >= 3 {
-            rt::put_nullable_string(
-                    buf,
-                    self.owner_principal_name.as_deref(),
-                    rt::COMPACT,
-                )
+            buf.put_nullable_string(self.owner_principal_name.as_deref(), rt::COMPACT)
                 .in_field("owner_principal_name")?;
         }
-        rt::put_struct_array(buf, &self.renewers, flexible, version)
-            .in_field("renewers")?;
+        buf.put_struct_array(&self.renewers, flexible, version).in_field("renewers")?;
         buf.put_i64(self.max_lifetime_ms);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -265,7 +256,7 @@ impl<'a> rt::Decode<'a> for CreatableRenewers<'a> {
         r.read_string(flexible).in_field("principal_type")?;
         r.read_string(flexible).in_field("principal_name")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -279,10 +270,10 @@ impl<'a> rt::Encode for CreatableRenewers<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_string(buf, &self.principal_type, flexible).in_field("principal_type")?;
-        rt::put_string(buf, &self.principal_name, flexible).in_field("principal_name")?;
+        buf.put_string(&self.principal_type, flexible).in_field("principal_type")?;
+        buf.put_string(&self.principal_name, flexible).in_field("principal_name")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -146,14 +146,14 @@ impl<'a> rt::Encode for CreateDelegationTokenResponse<'a> {
             );
         }
         buf.put_i16(self.error_code);
-        rt::put_string(buf, &self.principal_type, flexible).in_field("principal_type")?;
-        rt::put_string(buf, &self.principal_name, flexible).in_field("principal_name")?;
+        buf.put_string(&self.principal_type, flexible).in_field("principal_type")?;
+        buf.put_string(&self.principal_name, flexible).in_field("principal_name")?;
         if version >= 3 {
-            rt::put_string(buf, &self.token_requester_principal_type, rt::COMPACT)
+            buf.put_string(&self.token_requester_principal_type, rt::COMPACT)
                 .in_field("token_requester_principal_type")?;
         }
         if version >= 3 {
-            rt::put_string(buf, &self.token_requester_principal_name, rt::COMPACT)
+            buf.put_string(&self.token_requester_principal_name, rt::COMPACT)
                 .in_field("token_requester_principal_name")?;
         }
         buf.put_fixed(
@@ -162,11 +162,11 @@ impl<'a> rt::Encode for CreateDelegationTokenResponse<'a> {
                 .i64(self.expiry_timestamp_ms)
                 .i64(self.max_timestamp_ms),
         );
-        rt::put_string(buf, &self.token_id, flexible).in_field("token_id")?;
-        rt::put_bytes(buf, &self.hmac, flexible).in_field("hmac")?;
+        buf.put_string(&self.token_id, flexible).in_field("token_id")?;
+        buf.put_bytes(&self.hmac, flexible).in_field("hmac")?;
         buf.put_i32(self.throttle_time_ms);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

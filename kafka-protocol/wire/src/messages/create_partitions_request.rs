@@ -72,11 +72,11 @@ impl<'a> rt::Encode for CreatePartitionsRequest<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_struct_array(buf, &self.topics, flexible, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         buf.put_i32(self.timeout_ms);
-        rt::put_bool(buf, self.validate_only);
+        buf.put_bool(self.validate_only);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -176,7 +176,7 @@ impl<'a> rt::Decode<'a> for CreatePartitionsAssignment<'a> {
         let flexible = version >= 2;
         r.read_scalar_array::<i32>(flexible).in_field("broker_ids")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -190,9 +190,9 @@ impl<'a> rt::Encode for CreatePartitionsAssignment<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_scalar_array(buf, &self.broker_ids, flexible).in_field("broker_ids")?;
+        buf.put_scalar_array(&self.broker_ids, flexible).in_field("broker_ids")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -315,7 +315,7 @@ impl<'a> rt::Decode<'a> for CreatePartitionsTopic<'a> {
         r.skip_nullable_struct_array::<CreatePartitionsAssignment>(flexible, version)
             .in_field("assignments")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -329,12 +329,12 @@ impl<'a> rt::Encode for CreatePartitionsTopic<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_string(buf, &self.name, flexible).in_field("name")?;
+        buf.put_string(&self.name, flexible).in_field("name")?;
         buf.put_i32(self.count);
-        rt::put_nullable_struct_array(buf, self.assignments.as_ref(), flexible, version)
+        buf.put_nullable_struct_array(self.assignments.as_ref(), flexible, version)
             .in_field("assignments")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

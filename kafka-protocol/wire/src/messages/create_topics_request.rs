@@ -84,11 +84,11 @@ impl<'a> rt::Encode for CreateTopicsRequest<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 5;
-        rt::put_struct_array(buf, &self.topics, flexible, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         buf.put_i32(self.timeout_ms);
-        rt::put_bool(buf, self.validate_only);
+        buf.put_bool(self.validate_only);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -195,7 +195,7 @@ impl<'a> rt::Decode<'a> for CreatableReplicaAssignment<'a> {
         r.read_i32().in_field("partition_index")?;
         r.read_scalar_array::<i32>(flexible).in_field("broker_ids")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -210,9 +210,9 @@ impl<'a> rt::Encode for CreatableReplicaAssignment<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 5;
         buf.put_i32(self.partition_index);
-        rt::put_scalar_array(buf, &self.broker_ids, flexible).in_field("broker_ids")?;
+        buf.put_scalar_array(&self.broker_ids, flexible).in_field("broker_ids")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -327,7 +327,7 @@ impl<'a> rt::Decode<'a> for CreatableTopicConfig<'a> {
         r.read_string(flexible).in_field("name")?;
         r.read_nullable_string(flexible).in_field("value")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -341,10 +341,10 @@ impl<'a> rt::Encode for CreatableTopicConfig<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 5;
-        rt::put_string(buf, &self.name, flexible).in_field("name")?;
-        rt::put_nullable_string(buf, self.value.as_deref(), flexible).in_field("value")?;
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_nullable_string(self.value.as_deref(), flexible).in_field("value")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -478,7 +478,7 @@ impl<'a> rt::Decode<'a> for CreatableTopic<'a> {
         r.skip_struct_array::<CreatableTopicConfig>(flexible, version)
             .in_field("configs")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -492,17 +492,17 @@ impl<'a> rt::Encode for CreatableTopic<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 5;
-        rt::put_string(buf, &self.name, flexible).in_field("name")?;
+        buf.put_string(&self.name, flexible).in_field("name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new()
                 .i32(self.num_partitions)
                 .i16(self.replication_factor),
         );
-        rt::put_struct_array(buf, &self.assignments, flexible, version)
+        buf.put_struct_array(&self.assignments, flexible, version)
             .in_field("assignments")?;
-        rt::put_struct_array(buf, &self.configs, flexible, version).in_field("configs")?;
+        buf.put_struct_array(&self.configs, flexible, version).in_field("configs")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -67,9 +67,9 @@ impl<'a> rt::Encode for CreateTopicsResponse<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 5;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.topics, flexible, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -201,7 +201,7 @@ impl<'a> rt::Decode<'a> for CreatableTopicConfigs<'a> {
         r.read_bool().in_field("read_only")?;
         r.read_i8().in_field("config_source")?;
         r.read_bool().in_field("is_sensitive")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -213,13 +213,12 @@ impl<'a> rt::Encode for CreatableTopicConfigs<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
-        rt::put_nullable_string(buf, self.value.as_deref(), rt::COMPACT)
-            .in_field("value")?;
-        rt::put_bool(buf, self.read_only);
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_nullable_string(self.value.as_deref(), rt::COMPACT).in_field("value")?;
+        buf.put_bool(self.read_only);
         buf.put_i8(self.config_source);
-        rt::put_bool(buf, self.is_sensitive);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.is_sensitive);
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -439,12 +438,12 @@ impl<'a> rt::Encode for CreatableTopicResult<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 5;
-        rt::put_string(buf, &self.name, flexible).in_field("name")?;
+        buf.put_string(&self.name, flexible).in_field("name")?;
         if version >= 7 {
             buf.put_slice(self.topic_id.as_bytes());
         }
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), flexible)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
         if version >= 5 {
             buf.put_fixed(
@@ -454,12 +453,7 @@ impl<'a> rt::Encode for CreatableTopicResult<'a> {
             );
         }
         if version >= 5 {
-            rt::put_nullable_struct_array(
-                    buf,
-                    self.configs.as_ref(),
-                    rt::COMPACT,
-                    version,
-                )
+            buf.put_nullable_struct_array(self.configs.as_ref(), rt::COMPACT, version)
                 .in_field("configs")?;
         }
         if flexible {
@@ -470,7 +464,7 @@ impl<'a> rt::Encode for CreatableTopicResult<'a> {
             buf.put_uvarint(count as u32);
             tagged.write_before(buf, 0u32, write_topic_config_error_code)?;
             if write_topic_config_error_code {
-                rt::put_tag_header(buf, 0u32, 2);
+                buf.put_tag_header(0u32, 2);
                 buf.put_i16(self.topic_config_error_code);
             }
             tagged.finish(buf);

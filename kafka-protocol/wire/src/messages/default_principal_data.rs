@@ -58,10 +58,10 @@ impl<'a> rt::Encode for DefaultPrincipalData<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.r#type, rt::COMPACT).in_field("type")?;
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
-        rt::put_bool(buf, self.token_authenticated);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.r#type, rt::COMPACT).in_field("type")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_bool(self.token_authenticated);
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

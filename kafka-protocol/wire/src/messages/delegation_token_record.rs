@@ -97,13 +97,12 @@ impl<'a> rt::Encode for DelegationTokenRecord<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.owner, rt::COMPACT).in_field("owner")?;
-        rt::put_string(buf, &self.requester, rt::COMPACT).in_field("requester")?;
-        rt::put_array(
-                buf,
+        buf.put_string(&self.owner, rt::COMPACT).in_field("owner")?;
+        buf.put_string(&self.requester, rt::COMPACT).in_field("requester")?;
+        buf.put_array(
                 &self.renewers,
                 rt::COMPACT,
-                |buf, v| rt::put_string(buf, v, rt::COMPACT),
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("renewers")?;
         buf.put_fixed(
@@ -112,8 +111,8 @@ impl<'a> rt::Encode for DelegationTokenRecord<'a> {
                 .i64(self.max_timestamp)
                 .i64(self.expiration_timestamp),
         );
-        rt::put_string(buf, &self.token_id, rt::COMPACT).in_field("token_id")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.token_id, rt::COMPACT).in_field("token_id")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

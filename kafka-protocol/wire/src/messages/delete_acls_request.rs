@@ -60,9 +60,9 @@ impl<'a> rt::Encode for DeleteAclsRequest<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_struct_array(buf, &self.filters, flexible, version).in_field("filters")?;
+        buf.put_struct_array(&self.filters, flexible, version).in_field("filters")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -219,7 +219,7 @@ impl<'a> rt::Decode<'a> for DeleteAclsFilter<'a> {
         r.read_nullable_string(flexible).in_field("host_filter")?;
         r.skip_fixed(2, &[("operation", 1), ("permission_type", 1)])?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -234,18 +234,18 @@ impl<'a> rt::Encode for DeleteAclsFilter<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
         buf.put_i8(self.resource_type_filter);
-        rt::put_nullable_string(buf, self.resource_name_filter.as_deref(), flexible)
+        buf.put_nullable_string(self.resource_name_filter.as_deref(), flexible)
             .in_field("resource_name_filter")?;
         buf.put_i8(self.pattern_type_filter);
-        rt::put_nullable_string(buf, self.principal_filter.as_deref(), flexible)
+        buf.put_nullable_string(self.principal_filter.as_deref(), flexible)
             .in_field("principal_filter")?;
-        rt::put_nullable_string(buf, self.host_filter.as_deref(), flexible)
+        buf.put_nullable_string(self.host_filter.as_deref(), flexible)
             .in_field("host_filter")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<2>::new().i8(self.operation).i8(self.permission_type),
         );
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -67,10 +67,10 @@ impl<'a> rt::Encode for DeleteAclsResponse<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.filter_results, flexible, version)
+        buf.put_struct_array(&self.filter_results, flexible, version)
             .in_field("filter_results")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -242,7 +242,7 @@ impl<'a> rt::Decode<'a> for DeleteAclsMatchingAcl<'a> {
         r.read_string(flexible).in_field("host")?;
         r.skip_fixed(2, &[("operation", 1), ("permission_type", 1)])?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -257,18 +257,18 @@ impl<'a> rt::Encode for DeleteAclsMatchingAcl<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), flexible)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
         buf.put_i8(self.resource_type);
-        rt::put_string(buf, &self.resource_name, flexible).in_field("resource_name")?;
+        buf.put_string(&self.resource_name, flexible).in_field("resource_name")?;
         buf.put_i8(self.pattern_type);
-        rt::put_string(buf, &self.principal, flexible).in_field("principal")?;
-        rt::put_string(buf, &self.host, flexible).in_field("host")?;
+        buf.put_string(&self.principal, flexible).in_field("principal")?;
+        buf.put_string(&self.host, flexible).in_field("host")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<2>::new().i8(self.operation).i8(self.permission_type),
         );
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -419,7 +419,7 @@ impl<'a> rt::Decode<'a> for DeleteAclsFilterResult<'a> {
         r.skip_struct_array::<DeleteAclsMatchingAcl>(flexible, version)
             .in_field("matching_acls")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -434,12 +434,12 @@ impl<'a> rt::Encode for DeleteAclsFilterResult<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), flexible)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
-        rt::put_struct_array(buf, &self.matching_acls, flexible, version)
+        buf.put_struct_array(&self.matching_acls, flexible, version)
             .in_field("matching_acls")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -59,15 +59,10 @@ impl<'a> rt::Encode for DeleteGroupsRequest<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_array(
-                buf,
-                &self.groups_names,
-                flexible,
-                |buf, v| rt::put_string(buf, v, flexible),
-            )
+        buf.put_array(&self.groups_names, flexible, |buf, v| buf.put_string(v, flexible))
             .in_field("groups_names")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -67,9 +67,9 @@ impl<'a> rt::Encode for DeleteGroupsResponse<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.results, flexible, version).in_field("results")?;
+        buf.put_struct_array(&self.results, flexible, version).in_field("results")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -186,7 +186,7 @@ impl<'a> rt::Decode<'a> for DeletableGroupResult<'a> {
             r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
         }
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -200,14 +200,14 @@ impl<'a> rt::Encode for DeletableGroupResult<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_string(buf, &self.group_id, flexible).in_field("group_id")?;
+        buf.put_string(&self.group_id, flexible).in_field("group_id")?;
         buf.put_i16(self.error_code);
         if version >= 3 {
-            rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+            buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
                 .in_field("error_message")?;
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

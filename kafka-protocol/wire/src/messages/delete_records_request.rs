@@ -66,10 +66,10 @@ impl<'a> rt::Encode for DeleteRecordsRequest<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_struct_array(buf, &self.topics, flexible, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         buf.put_i32(self.timeout_ms);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -174,7 +174,7 @@ impl<'a> rt::Decode<'a> for DeleteRecordsPartition<'a> {
         let flexible = version >= 2;
         r.skip_fixed(12, &[("partition_index", 4), ("offset", 8)])?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -192,7 +192,7 @@ impl<'a> rt::Encode for DeleteRecordsPartition<'a> {
             rt::FixedFieldsWriter::<12>::new().i32(self.partition_index).i64(self.offset),
         );
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -300,7 +300,7 @@ impl<'a> rt::Decode<'a> for DeleteRecordsTopic<'a> {
         r.skip_struct_array::<DeleteRecordsPartition>(flexible, version)
             .in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -314,11 +314,11 @@ impl<'a> rt::Encode for DeleteRecordsTopic<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_string(buf, &self.name, flexible).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, flexible, version)
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

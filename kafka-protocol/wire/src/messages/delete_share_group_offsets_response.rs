@@ -83,11 +83,11 @@ impl<'a> rt::Encode for DeleteShareGroupOffsetsResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_struct_array(buf, &self.responses, rt::COMPACT, version)
+        buf.put_struct_array(&self.responses, rt::COMPACT, version)
             .in_field("responses")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -196,7 +196,7 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsResponseTopic<'a> {
         r.read_string(rt::COMPACT).in_field("topic_name")?;
         r.skip_fixed(18, &[("topic_id", 16), ("error_code", 2)])?;
         r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -208,13 +208,13 @@ impl<'a> rt::Encode for DeleteShareGroupOffsetsResponseTopic<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, rt::COMPACT).in_field("topic_name")?;
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<18>::new().uuid(self.topic_id).i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

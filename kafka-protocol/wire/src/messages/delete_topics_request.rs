@@ -86,21 +86,19 @@ impl<'a> rt::Encode for DeleteTopicsRequest<'a> {
             );
         }
         if version >= 6 {
-            rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-                .in_field("topics")?;
+            buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
         }
         if version <= 5 {
-            rt::put_array(
-                    buf,
+            buf.put_array(
                     &self.topic_names,
                     flexible,
-                    |buf, v| rt::put_string(buf, v, flexible),
+                    |buf, v| buf.put_string(v, flexible),
                 )
                 .in_field("topic_names")?;
         }
         buf.put_i32(self.timeout_ms);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -225,7 +223,7 @@ impl<'a> rt::Decode<'a> for DeleteTopicState<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_nullable_string(rt::COMPACT).in_field("name")?;
         r.read_uuid().in_field("topic_id")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -237,10 +235,9 @@ impl<'a> rt::Encode for DeleteTopicState<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_nullable_string(buf, self.name.as_deref(), rt::COMPACT)
-            .in_field("name")?;
+        buf.put_nullable_string(self.name.as_deref(), rt::COMPACT).in_field("name")?;
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -67,10 +67,9 @@ impl<'a> rt::Encode for DeleteTopicsResponse<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 4;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.responses, flexible, version)
-            .in_field("responses")?;
+        buf.put_struct_array(&self.responses, flexible, version).in_field("responses")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -223,7 +222,7 @@ impl<'a> rt::Decode<'a> for DeletableTopicResult<'a> {
             r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
         }
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -238,10 +237,10 @@ impl<'a> rt::Encode for DeletableTopicResult<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 4;
         (if version >= 6 {
-            rt::put_nullable_string(buf, self.name.as_deref(), flexible)
+            buf.put_nullable_string(self.name.as_deref(), flexible)
         } else {
             rt::non_null(self.name.as_ref(), version)
-                .and_then(|v| rt::put_string(buf, v, flexible))
+                .and_then(|v| buf.put_string(v, flexible))
         })
             .in_field("name")?;
         if version >= 6 {
@@ -249,11 +248,11 @@ impl<'a> rt::Encode for DeletableTopicResult<'a> {
         }
         buf.put_i16(self.error_code);
         if version >= 5 {
-            rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+            buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
                 .in_field("error_message")?;
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -116,18 +116,18 @@ impl<'a> rt::Encode for DescribeAclsRequest<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
         buf.put_i8(self.resource_type_filter);
-        rt::put_nullable_string(buf, self.resource_name_filter.as_deref(), flexible)
+        buf.put_nullable_string(self.resource_name_filter.as_deref(), flexible)
             .in_field("resource_name_filter")?;
         buf.put_i8(self.pattern_type_filter);
-        rt::put_nullable_string(buf, self.principal_filter.as_deref(), flexible)
+        buf.put_nullable_string(self.principal_filter.as_deref(), flexible)
             .in_field("principal_filter")?;
-        rt::put_nullable_string(buf, self.host_filter.as_deref(), flexible)
+        buf.put_nullable_string(self.host_filter.as_deref(), flexible)
             .in_field("host_filter")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<2>::new().i8(self.operation).i8(self.permission_type),
         );
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

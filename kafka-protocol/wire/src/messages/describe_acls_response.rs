@@ -98,12 +98,11 @@ impl<'a> rt::Encode for DescribeAclsResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), flexible)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
-        rt::put_struct_array(buf, &self.resources, flexible, version)
-            .in_field("resources")?;
+        buf.put_struct_array(&self.resources, flexible, version).in_field("resources")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -229,7 +228,7 @@ impl<'a> rt::Decode<'a> for AclDescription<'a> {
         r.read_string(flexible).in_field("host")?;
         r.skip_fixed(2, &[("operation", 1), ("permission_type", 1)])?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -243,13 +242,13 @@ impl<'a> rt::Encode for AclDescription<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_string(buf, &self.principal, flexible).in_field("principal")?;
-        rt::put_string(buf, &self.host, flexible).in_field("host")?;
+        buf.put_string(&self.principal, flexible).in_field("principal")?;
+        buf.put_string(&self.host, flexible).in_field("host")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<2>::new().i8(self.operation).i8(self.permission_type),
         );
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -390,7 +389,7 @@ impl<'a> rt::Decode<'a> for DescribeAclsResource<'a> {
         r.read_i8().in_field("pattern_type")?;
         r.skip_struct_array::<AclDescription>(flexible, version).in_field("acls")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -405,11 +404,11 @@ impl<'a> rt::Encode for DescribeAclsResource<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
         buf.put_i8(self.resource_type);
-        rt::put_string(buf, &self.resource_name, flexible).in_field("resource_name")?;
+        buf.put_string(&self.resource_name, flexible).in_field("resource_name")?;
         buf.put_i8(self.pattern_type);
-        rt::put_struct_array(buf, &self.acls, flexible, version).in_field("acls")?;
+        buf.put_struct_array(&self.acls, flexible, version).in_field("acls")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

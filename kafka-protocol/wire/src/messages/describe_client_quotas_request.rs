@@ -66,11 +66,11 @@ impl<'a> rt::Encode for DescribeClientQuotasRequest<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 1;
-        rt::put_struct_array(buf, &self.components, flexible, version)
+        buf.put_struct_array(&self.components, flexible, version)
             .in_field("components")?;
-        rt::put_bool(buf, self.strict);
+        buf.put_bool(self.strict);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -193,7 +193,7 @@ impl<'a> rt::Decode<'a> for ComponentData<'a> {
         r.read_i8().in_field("match_type")?;
         r.read_nullable_string(flexible).in_field("match")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -207,12 +207,11 @@ impl<'a> rt::Encode for ComponentData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 1;
-        rt::put_string(buf, &self.entity_type, flexible).in_field("entity_type")?;
+        buf.put_string(&self.entity_type, flexible).in_field("entity_type")?;
         buf.put_i8(self.match_type);
-        rt::put_nullable_string(buf, self.r#match.as_deref(), flexible)
-            .in_field("match")?;
+        buf.put_nullable_string(self.r#match.as_deref(), flexible).in_field("match")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

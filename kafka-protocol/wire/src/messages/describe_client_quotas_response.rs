@@ -97,12 +97,12 @@ impl<'a> rt::Encode for DescribeClientQuotasResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), flexible)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
-        rt::put_nullable_struct_array(buf, self.entries.as_ref(), flexible, version)
+        buf.put_nullable_struct_array(self.entries.as_ref(), flexible, version)
             .in_field("entries")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -224,7 +224,7 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
         r.read_string(flexible).in_field("entity_type")?;
         r.read_nullable_string(flexible).in_field("entity_name")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -238,11 +238,11 @@ impl<'a> rt::Encode for EntityData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 1;
-        rt::put_string(buf, &self.entity_type, flexible).in_field("entity_type")?;
-        rt::put_nullable_string(buf, self.entity_name.as_deref(), flexible)
+        buf.put_string(&self.entity_type, flexible).in_field("entity_type")?;
+        buf.put_nullable_string(self.entity_name.as_deref(), flexible)
             .in_field("entity_name")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -347,7 +347,7 @@ impl<'a> rt::Decode<'a> for ValueData<'a> {
         r.read_string(flexible).in_field("key")?;
         r.read_f64().in_field("value")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -361,10 +361,10 @@ impl<'a> rt::Encode for ValueData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 1;
-        rt::put_string(buf, &self.key, flexible).in_field("key")?;
+        buf.put_string(&self.key, flexible).in_field("key")?;
         buf.put_f64(self.value);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -473,7 +473,7 @@ impl<'a> rt::Decode<'a> for EntryData<'a> {
         r.skip_struct_array::<EntityData>(flexible, version).in_field("entity")?;
         r.skip_struct_array::<ValueData>(flexible, version).in_field("values")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -487,10 +487,10 @@ impl<'a> rt::Encode for EntryData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 1;
-        rt::put_struct_array(buf, &self.entity, flexible, version).in_field("entity")?;
-        rt::put_struct_array(buf, &self.values, flexible, version).in_field("values")?;
+        buf.put_struct_array(&self.entity, flexible, version).in_field("entity")?;
+        buf.put_struct_array(&self.values, flexible, version).in_field("values")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

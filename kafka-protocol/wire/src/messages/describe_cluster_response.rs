@@ -134,17 +134,16 @@ impl<'a> rt::Encode for DescribeClusterResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
         if version >= 1 {
             buf.put_i8(self.endpoint_type);
         }
-        rt::put_string(buf, &self.cluster_id, rt::COMPACT).in_field("cluster_id")?;
+        buf.put_string(&self.cluster_id, rt::COMPACT).in_field("cluster_id")?;
         buf.put_i32(self.controller_id);
-        rt::put_struct_array(buf, &self.brokers, rt::COMPACT, version)
-            .in_field("brokers")?;
+        buf.put_struct_array(&self.brokers, rt::COMPACT, version).in_field("brokers")?;
         buf.put_i32(self.cluster_authorized_operations);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -289,7 +288,7 @@ impl<'a> rt::Decode<'a> for DescribeClusterBroker<'a> {
         if version >= 2 {
             r.read_bool().in_field("is_fenced")?;
         }
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -308,14 +307,13 @@ impl<'a> rt::Encode for DescribeClusterBroker<'a> {
             );
         }
         buf.put_i32(self.broker_id);
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_i32(self.port);
-        rt::put_nullable_string(buf, self.rack.as_deref(), rt::COMPACT)
-            .in_field("rack")?;
+        buf.put_nullable_string(self.rack.as_deref(), rt::COMPACT).in_field("rack")?;
         if version >= 2 {
-            rt::put_bool(buf, self.is_fenced);
+            buf.put_bool(self.is_fenced);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

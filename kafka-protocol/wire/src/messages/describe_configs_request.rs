@@ -82,14 +82,13 @@ impl<'a> rt::Encode for DescribeConfigsRequest<'a> {
                     .in_field("include_documentation"),
             );
         }
-        rt::put_struct_array(buf, &self.resources, flexible, version)
-            .in_field("resources")?;
-        rt::put_bool(buf, self.include_synonyms);
+        buf.put_struct_array(&self.resources, flexible, version).in_field("resources")?;
+        buf.put_bool(self.include_synonyms);
         if version >= 3 {
-            rt::put_bool(buf, self.include_documentation);
+            buf.put_bool(self.include_documentation);
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -225,7 +224,7 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResource<'a> {
         r.read_nullable_array(flexible, |r| r.read_string(flexible).map(drop))
             .in_field("configuration_keys")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -240,16 +239,15 @@ impl<'a> rt::Encode for DescribeConfigsResource<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 4;
         buf.put_i8(self.resource_type);
-        rt::put_string(buf, &self.resource_name, flexible).in_field("resource_name")?;
-        rt::put_nullable_array(
-                buf,
+        buf.put_string(&self.resource_name, flexible).in_field("resource_name")?;
+        buf.put_nullable_array(
                 self.configuration_keys.as_deref(),
                 flexible,
-                |buf, v| rt::put_string(buf, v, flexible),
+                |buf, v| buf.put_string(v, flexible),
             )
             .in_field("configuration_keys")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

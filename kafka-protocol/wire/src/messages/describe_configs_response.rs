@@ -67,9 +67,9 @@ impl<'a> rt::Encode for DescribeConfigsResponse<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 4;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.results, flexible, version).in_field("results")?;
+        buf.put_struct_array(&self.results, flexible, version).in_field("results")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -192,7 +192,7 @@ impl<'a> rt::Decode<'a> for DescribeConfigsSynonym<'a> {
         r.read_nullable_string(flexible).in_field("value")?;
         r.read_i8().in_field("source")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -206,11 +206,11 @@ impl<'a> rt::Encode for DescribeConfigsSynonym<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 4;
-        rt::put_string(buf, &self.name, flexible).in_field("name")?;
-        rt::put_nullable_string(buf, self.value.as_deref(), flexible).in_field("value")?;
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_nullable_string(self.value.as_deref(), flexible).in_field("value")?;
         buf.put_i8(self.source);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -393,7 +393,7 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResourceResult<'a> {
             r.read_nullable_string(flexible).in_field("documentation")?;
         }
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -407,22 +407,21 @@ impl<'a> rt::Encode for DescribeConfigsResourceResult<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 4;
-        rt::put_string(buf, &self.name, flexible).in_field("name")?;
-        rt::put_nullable_string(buf, self.value.as_deref(), flexible).in_field("value")?;
-        rt::put_bool(buf, self.read_only);
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_nullable_string(self.value.as_deref(), flexible).in_field("value")?;
+        buf.put_bool(self.read_only);
         buf.put_i8(self.config_source);
-        rt::put_bool(buf, self.is_sensitive);
-        rt::put_struct_array(buf, &self.synonyms, flexible, version)
-            .in_field("synonyms")?;
+        buf.put_bool(self.is_sensitive);
+        buf.put_struct_array(&self.synonyms, flexible, version).in_field("synonyms")?;
         if version >= 3 {
             buf.put_i8(self.config_type);
         }
         if version >= 3 {
-            rt::put_nullable_string(buf, self.documentation.as_deref(), flexible)
+            buf.put_nullable_string(self.documentation.as_deref(), flexible)
                 .in_field("documentation")?;
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -603,7 +602,7 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResult<'a> {
         r.skip_struct_array::<DescribeConfigsResourceResult>(flexible, version)
             .in_field("configs")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -618,13 +617,13 @@ impl<'a> rt::Encode for DescribeConfigsResult<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 4;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), flexible)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
         buf.put_i8(self.resource_type);
-        rt::put_string(buf, &self.resource_name, flexible).in_field("resource_name")?;
-        rt::put_struct_array(buf, &self.configs, flexible, version).in_field("configs")?;
+        buf.put_string(&self.resource_name, flexible).in_field("resource_name")?;
+        buf.put_struct_array(&self.configs, flexible, version).in_field("configs")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

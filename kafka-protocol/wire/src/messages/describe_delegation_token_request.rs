@@ -71,10 +71,10 @@ impl<'a> rt::Encode for DescribeDelegationTokenRequest<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_nullable_struct_array(buf, self.owners.as_ref(), flexible, version)
+        buf.put_nullable_struct_array(self.owners.as_ref(), flexible, version)
             .in_field("owners")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -175,7 +175,7 @@ impl<'a> rt::Decode<'a> for DescribeDelegationTokenOwner<'a> {
         r.read_string(flexible).in_field("principal_type")?;
         r.read_string(flexible).in_field("principal_name")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -189,10 +189,10 @@ impl<'a> rt::Encode for DescribeDelegationTokenOwner<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_string(buf, &self.principal_type, flexible).in_field("principal_type")?;
-        rt::put_string(buf, &self.principal_name, flexible).in_field("principal_name")?;
+        buf.put_string(&self.principal_type, flexible).in_field("principal_type")?;
+        buf.put_string(&self.principal_name, flexible).in_field("principal_name")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

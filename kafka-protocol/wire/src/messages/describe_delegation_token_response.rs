@@ -73,10 +73,10 @@ impl<'a> rt::Encode for DescribeDelegationTokenResponse<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
         buf.put_i16(self.error_code);
-        rt::put_struct_array(buf, &self.tokens, flexible, version).in_field("tokens")?;
+        buf.put_struct_array(&self.tokens, flexible, version).in_field("tokens")?;
         buf.put_i32(self.throttle_time_ms);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -183,7 +183,7 @@ impl<'a> rt::Decode<'a> for DescribedDelegationTokenRenewer<'a> {
         r.read_string(flexible).in_field("principal_type")?;
         r.read_string(flexible).in_field("principal_name")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -197,10 +197,10 @@ impl<'a> rt::Encode for DescribedDelegationTokenRenewer<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_string(buf, &self.principal_type, flexible).in_field("principal_type")?;
-        rt::put_string(buf, &self.principal_name, flexible).in_field("principal_name")?;
+        buf.put_string(&self.principal_type, flexible).in_field("principal_type")?;
+        buf.put_string(&self.principal_name, flexible).in_field("principal_name")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -382,7 +382,7 @@ impl<'a> rt::Decode<'a> for DescribedDelegationToken<'a> {
         r.skip_struct_array::<DescribedDelegationTokenRenewer>(flexible, version)
             .in_field("renewers")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -408,14 +408,14 @@ impl<'a> rt::Encode for DescribedDelegationToken<'a> {
                     .in_field("token_requester_principal_name"),
             );
         }
-        rt::put_string(buf, &self.principal_type, flexible).in_field("principal_type")?;
-        rt::put_string(buf, &self.principal_name, flexible).in_field("principal_name")?;
+        buf.put_string(&self.principal_type, flexible).in_field("principal_type")?;
+        buf.put_string(&self.principal_name, flexible).in_field("principal_name")?;
         if version >= 3 {
-            rt::put_string(buf, &self.token_requester_principal_type, rt::COMPACT)
+            buf.put_string(&self.token_requester_principal_type, rt::COMPACT)
                 .in_field("token_requester_principal_type")?;
         }
         if version >= 3 {
-            rt::put_string(buf, &self.token_requester_principal_name, rt::COMPACT)
+            buf.put_string(&self.token_requester_principal_name, rt::COMPACT)
                 .in_field("token_requester_principal_name")?;
         }
         buf.put_fixed(
@@ -424,12 +424,11 @@ impl<'a> rt::Encode for DescribedDelegationToken<'a> {
                 .i64(self.expiry_timestamp)
                 .i64(self.max_timestamp),
         );
-        rt::put_string(buf, &self.token_id, flexible).in_field("token_id")?;
-        rt::put_bytes(buf, &self.hmac, flexible).in_field("hmac")?;
-        rt::put_struct_array(buf, &self.renewers, flexible, version)
-            .in_field("renewers")?;
+        buf.put_string(&self.token_id, flexible).in_field("token_id")?;
+        buf.put_bytes(&self.hmac, flexible).in_field("hmac")?;
+        buf.put_struct_array(&self.renewers, flexible, version).in_field("renewers")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -75,18 +75,13 @@ impl<'a> rt::Encode for DescribeGroupsRequest<'a> {
                     .in_field("include_authorized_operations"),
             );
         }
-        rt::put_array(
-                buf,
-                &self.groups,
-                flexible,
-                |buf, v| rt::put_string(buf, v, flexible),
-            )
+        buf.put_array(&self.groups, flexible, |buf, v| buf.put_string(v, flexible))
             .in_field("groups")?;
         if version >= 3 {
-            rt::put_bool(buf, self.include_authorized_operations);
+            buf.put_bool(self.include_authorized_operations);
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -73,9 +73,9 @@ impl<'a> rt::Encode for DescribeGroupsResponse<'a> {
         if version >= 1 {
             buf.put_i32(self.throttle_time_ms);
         }
-        rt::put_struct_array(buf, &self.groups, flexible, version).in_field("groups")?;
+        buf.put_struct_array(&self.groups, flexible, version).in_field("groups")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -224,7 +224,7 @@ impl<'a> rt::Decode<'a> for DescribedGroupMember<'a> {
         r.read_bytes(flexible).in_field("member_metadata")?;
         r.read_bytes(flexible).in_field("member_assignment")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -238,18 +238,17 @@ impl<'a> rt::Encode for DescribedGroupMember<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 5;
-        rt::put_string(buf, &self.member_id, flexible).in_field("member_id")?;
+        buf.put_string(&self.member_id, flexible).in_field("member_id")?;
         if version >= 4 {
-            rt::put_nullable_string(buf, self.group_instance_id.as_deref(), flexible)
+            buf.put_nullable_string(self.group_instance_id.as_deref(), flexible)
                 .in_field("group_instance_id")?;
         }
-        rt::put_string(buf, &self.client_id, flexible).in_field("client_id")?;
-        rt::put_string(buf, &self.client_host, flexible).in_field("client_host")?;
-        rt::put_bytes(buf, &self.member_metadata, flexible).in_field("member_metadata")?;
-        rt::put_bytes(buf, &self.member_assignment, flexible)
-            .in_field("member_assignment")?;
+        buf.put_string(&self.client_id, flexible).in_field("client_id")?;
+        buf.put_string(&self.client_host, flexible).in_field("client_host")?;
+        buf.put_bytes(&self.member_metadata, flexible).in_field("member_metadata")?;
+        buf.put_bytes(&self.member_assignment, flexible).in_field("member_assignment")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -454,7 +453,7 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
             r.read_i32().in_field("authorized_operations")?;
         }
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -482,19 +481,19 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
         }
         buf.put_i16(self.error_code);
         if version >= 6 {
-            rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+            buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
                 .in_field("error_message")?;
         }
-        rt::put_string(buf, &self.group_id, flexible).in_field("group_id")?;
-        rt::put_string(buf, &self.group_state, flexible).in_field("group_state")?;
-        rt::put_string(buf, &self.protocol_type, flexible).in_field("protocol_type")?;
-        rt::put_string(buf, &self.protocol_data, flexible).in_field("protocol_data")?;
-        rt::put_struct_array(buf, &self.members, flexible, version).in_field("members")?;
+        buf.put_string(&self.group_id, flexible).in_field("group_id")?;
+        buf.put_string(&self.group_state, flexible).in_field("group_state")?;
+        buf.put_string(&self.protocol_type, flexible).in_field("protocol_type")?;
+        buf.put_string(&self.protocol_data, flexible).in_field("protocol_data")?;
+        buf.put_struct_array(&self.members, flexible, version).in_field("members")?;
         if version >= 3 {
             buf.put_i32(self.authorized_operations);
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -69,10 +69,10 @@ impl<'a> rt::Encode for DescribeLogDirsRequest<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_nullable_struct_array(buf, self.topics.as_ref(), flexible, version)
+        buf.put_nullable_struct_array(self.topics.as_ref(), flexible, version)
             .in_field("topics")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -173,7 +173,7 @@ impl<'a> rt::Decode<'a> for DescribableLogDirTopic<'a> {
         r.read_string(flexible).in_field("topic")?;
         r.read_scalar_array::<i32>(flexible).in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -187,10 +187,10 @@ impl<'a> rt::Encode for DescribableLogDirTopic<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_string(buf, &self.topic, flexible).in_field("topic")?;
-        rt::put_scalar_array(buf, &self.partitions, flexible).in_field("partitions")?;
+        buf.put_string(&self.topic, flexible).in_field("topic")?;
+        buf.put_scalar_array(&self.partitions, flexible).in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -80,9 +80,9 @@ impl<'a> rt::Encode for DescribeLogDirsResponse<'a> {
         if version >= 3 {
             buf.put_i16(self.error_code);
         }
-        rt::put_struct_array(buf, &self.results, flexible, version).in_field("results")?;
+        buf.put_struct_array(&self.results, flexible, version).in_field("results")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -215,7 +215,7 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsPartition<'a> {
         )?;
         r.read_bool().in_field("is_future_key")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -235,9 +235,9 @@ impl<'a> rt::Encode for DescribeLogDirsPartition<'a> {
                 .i64(self.partition_size)
                 .i64(self.offset_lag),
         );
-        rt::put_bool(buf, self.is_future_key);
+        buf.put_bool(self.is_future_key);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -351,7 +351,7 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsTopic<'a> {
         r.skip_struct_array::<DescribeLogDirsPartition>(flexible, version)
             .in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -365,11 +365,11 @@ impl<'a> rt::Encode for DescribeLogDirsTopic<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_string(buf, &self.name, flexible).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, flexible, version)
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -533,7 +533,7 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsResult<'a> {
             r.read_bool().in_field("is_cordoned")?;
         }
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -548,8 +548,8 @@ impl<'a> rt::Encode for DescribeLogDirsResult<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
         buf.put_i16(self.error_code);
-        rt::put_string(buf, &self.log_dir, flexible).in_field("log_dir")?;
-        rt::put_struct_array(buf, &self.topics, flexible, version).in_field("topics")?;
+        buf.put_string(&self.log_dir, flexible).in_field("log_dir")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if version >= 4 {
             buf.put_fixed(
                 rt::FixedFieldsWriter::<16>::new()
@@ -558,10 +558,10 @@ impl<'a> rt::Encode for DescribeLogDirsResult<'a> {
             );
         }
         if version >= 5 {
-            rt::put_bool(buf, self.is_cordoned);
+            buf.put_bool(self.is_cordoned);
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -61,9 +61,8 @@ impl<'a> rt::Encode for DescribeProducersResponse<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -207,7 +206,7 @@ impl<'a> rt::Decode<'a> for ProducerState<'a> {
                 ("current_txn_start_offset", 8),
             ],
         )?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -228,7 +227,7 @@ impl<'a> rt::Encode for ProducerState<'a> {
                 .i32(self.coordinator_epoch)
                 .i64(self.current_txn_start_offset),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -345,7 +344,7 @@ impl<'a> rt::Decode<'a> for PartitionResponse<'a> {
         r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
         r.skip_struct_array::<ProducerState>(rt::COMPACT, version)
             .in_field("active_producers")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -362,11 +361,11 @@ impl<'a> rt::Encode for PartitionResponse<'a> {
                 .i32(self.partition_index)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_struct_array(buf, &self.active_producers, rt::COMPACT, version)
+        buf.put_struct_array(&self.active_producers, rt::COMPACT, version)
             .in_field("active_producers")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -462,7 +461,7 @@ impl<'a> rt::Decode<'a> for TopicResponse<'a> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_struct_array::<PartitionResponse>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -474,10 +473,10 @@ impl<'a> rt::Encode for TopicResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

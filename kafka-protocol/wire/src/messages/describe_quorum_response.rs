@@ -101,16 +101,14 @@ impl<'a> rt::Encode for DescribeQuorumResponse<'a> {
         }
         buf.put_i16(self.error_code);
         if version >= 2 {
-            rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+            buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
                 .in_field("error_message")?;
         }
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
         if version >= 2 {
-            rt::put_struct_array(buf, &self.nodes, rt::COMPACT, version)
-                .in_field("nodes")?;
+            buf.put_struct_array(&self.nodes, rt::COMPACT, version).in_field("nodes")?;
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -299,7 +297,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r.skip_struct_array::<ReplicaState>(rt::COMPACT, version)
             .in_field("current_voters")?;
         r.skip_struct_array::<ReplicaState>(rt::COMPACT, version).in_field("observers")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -317,7 +315,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i16(self.error_code),
         );
         if version >= 2 {
-            rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+            buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
                 .in_field("error_message")?;
         }
         buf.put_fixed(
@@ -326,11 +324,11 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i32(self.leader_epoch)
                 .i64(self.high_watermark),
         );
-        rt::put_struct_array(buf, &self.current_voters, rt::COMPACT, version)
+        buf.put_struct_array(&self.current_voters, rt::COMPACT, version)
             .in_field("current_voters")?;
-        rt::put_struct_array(buf, &self.observers, rt::COMPACT, version)
+        buf.put_struct_array(&self.observers, rt::COMPACT, version)
             .in_field("observers")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -449,7 +447,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r.read_string(rt::COMPACT).in_field("topic_name")?;
         r.skip_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -461,10 +459,10 @@ impl<'a> rt::Encode for TopicData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, rt::COMPACT).in_field("topic_name")?;
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -557,7 +555,7 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -569,10 +567,10 @@ impl<'a> rt::Encode for Listener<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -663,7 +661,7 @@ impl<'a> rt::Decode<'a> for Node<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_i32().in_field("node_id")?;
         r.skip_struct_array::<Listener>(rt::COMPACT, version).in_field("listeners")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -676,9 +674,9 @@ impl<'a> rt::Encode for Node<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.node_id);
-        rt::put_struct_array(buf, &self.listeners, rt::COMPACT, version)
+        buf.put_struct_array(&self.listeners, rt::COMPACT, version)
             .in_field("listeners")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -815,7 +813,7 @@ impl<'a> rt::Decode<'a> for ReplicaState<'a> {
                 &[("last_fetch_timestamp", 8), ("last_caught_up_timestamp", 8)],
             )?;
         }
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -845,7 +843,7 @@ impl<'a> rt::Encode for ReplicaState<'a> {
                     .i64(self.last_caught_up_timestamp),
             );
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

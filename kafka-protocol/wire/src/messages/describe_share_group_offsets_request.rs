@@ -56,9 +56,8 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.groups, rt::COMPACT, version)
-            .in_field("groups")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.groups, rt::COMPACT, version).in_field("groups")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -140,7 +139,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsRequestTopic<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("topic_name")?;
         r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -152,9 +151,9 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsRequestTopic<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, rt::COMPACT).in_field("topic_name")?;
-        rt::put_scalar_array(buf, &self.partitions, rt::COMPACT).in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
+        buf.put_scalar_array(&self.partitions, rt::COMPACT).in_field("partitions")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -258,7 +257,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsRequestGroup<'a> {
                 DescribeShareGroupOffsetsRequestTopic,
             >(rt::COMPACT, version)
             .in_field("topics")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -270,10 +269,10 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsRequestGroup<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, rt::COMPACT).in_field("group_id")?;
-        rt::put_nullable_struct_array(buf, self.topics.as_ref(), rt::COMPACT, version)
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_nullable_struct_array(self.topics.as_ref(), rt::COMPACT, version)
             .in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -63,9 +63,8 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsResponse<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.groups, rt::COMPACT, version)
-            .in_field("groups")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.groups, rt::COMPACT, version).in_field("groups")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -202,7 +201,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
         }
         r.read_i16().in_field("error_code")?;
         r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -224,9 +223,9 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsResponsePartition<'a> {
             buf.put_i64(self.lag);
         }
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -341,7 +340,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponseTopic<'a> {
                 DescribeShareGroupOffsetsResponsePartition,
             >(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -353,11 +352,11 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsResponseTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, rt::COMPACT).in_field("topic_name")?;
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -470,7 +469,7 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponseGroup<'a> {
             .in_field("topics")?;
         r.read_i16().in_field("error_code")?;
         r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -482,13 +481,12 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsResponseGroup<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, rt::COMPACT).in_field("group_id")?;
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

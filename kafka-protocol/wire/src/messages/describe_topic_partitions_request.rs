@@ -82,16 +82,11 @@ impl<'a> rt::Encode for DescribeTopicPartitionsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
         buf.put_i32(self.response_partition_limit);
-        rt::put_nullable_struct(
-                buf,
-                self.cursor.as_ref(),
-                |buf, v| v.encode_to(buf, version),
-            )
+        buf.put_nullable_struct(self.cursor.as_ref(), |buf, v| v.encode_to(buf, version))
             .in_field("cursor")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -174,7 +169,7 @@ impl<'a> rt::Decode<'a> for TopicRequest<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("name")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -186,8 +181,8 @@ impl<'a> rt::Encode for TopicRequest<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -269,7 +264,7 @@ impl<'a> rt::Decode<'a> for Cursor<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("topic_name")?;
         r.read_i32().in_field("partition_index")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -281,9 +276,9 @@ impl<'a> rt::Encode for Cursor<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, rt::COMPACT).in_field("topic_name")?;
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
         buf.put_i32(self.partition_index);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -71,15 +71,13 @@ impl<'a> rt::Encode for DescribeTopicPartitionsResponse<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
-        rt::put_nullable_struct(
-                buf,
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_nullable_struct(
                 self.next_cursor.as_ref(),
                 |buf, v| v.encode_to(buf, version),
             )
             .in_field("next_cursor")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -258,7 +256,7 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponsePartition<'a> {
             .in_field("eligible_leader_replicas")?;
         r.read_nullable_scalar_array::<i32>(rt::COMPACT).in_field("last_known_elr")?;
         r.read_scalar_array::<i32>(rt::COMPACT).in_field("offline_replicas")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -277,20 +275,19 @@ impl<'a> rt::Encode for DescribeTopicPartitionsResponsePartition<'a> {
                 .i32(self.leader_id)
                 .i32(self.leader_epoch),
         );
-        rt::put_scalar_array(buf, &self.replica_nodes, rt::COMPACT)
+        buf.put_scalar_array(&self.replica_nodes, rt::COMPACT)
             .in_field("replica_nodes")?;
-        rt::put_scalar_array(buf, &self.isr_nodes, rt::COMPACT).in_field("isr_nodes")?;
-        rt::put_nullable_scalar_array(
-                buf,
+        buf.put_scalar_array(&self.isr_nodes, rt::COMPACT).in_field("isr_nodes")?;
+        buf.put_nullable_scalar_array(
                 self.eligible_leader_replicas.as_ref(),
                 rt::COMPACT,
             )
             .in_field("eligible_leader_replicas")?;
-        rt::put_nullable_scalar_array(buf, self.last_known_elr.as_ref(), rt::COMPACT)
+        buf.put_nullable_scalar_array(self.last_known_elr.as_ref(), rt::COMPACT)
             .in_field("last_known_elr")?;
-        rt::put_scalar_array(buf, &self.offline_replicas, rt::COMPACT)
+        buf.put_scalar_array(&self.offline_replicas, rt::COMPACT)
             .in_field("offline_replicas")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -458,7 +455,7 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponseTopic<'a> {
             >(rt::COMPACT, version)
             .in_field("partitions")?;
         r.read_i32().in_field("topic_authorized_operations")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -471,14 +468,13 @@ impl<'a> rt::Encode for DescribeTopicPartitionsResponseTopic<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.name.as_deref(), rt::COMPACT)
-            .in_field("name")?;
+        buf.put_nullable_string(self.name.as_deref(), rt::COMPACT).in_field("name")?;
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_bool(buf, self.is_internal);
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_bool(self.is_internal);
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
         buf.put_i32(self.topic_authorized_operations);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -582,7 +578,7 @@ impl<'a> rt::Decode<'a> for Cursor<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("topic_name")?;
         r.read_i32().in_field("partition_index")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -594,9 +590,9 @@ impl<'a> rt::Encode for Cursor<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, rt::COMPACT).in_field("topic_name")?;
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
         buf.put_i32(self.partition_index);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

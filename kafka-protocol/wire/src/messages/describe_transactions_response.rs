@@ -61,9 +61,9 @@ impl<'a> rt::Encode for DescribeTransactionsResponse<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.transaction_states, rt::COMPACT, version)
+        buf.put_struct_array(&self.transaction_states, rt::COMPACT, version)
             .in_field("transaction_states")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -148,7 +148,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("topic")?;
         r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -160,9 +160,9 @@ impl<'a> rt::Encode for TopicData<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic, rt::COMPACT).in_field("topic")?;
-        rt::put_scalar_array(buf, &self.partitions, rt::COMPACT).in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.topic, rt::COMPACT).in_field("topic")?;
+        buf.put_scalar_array(&self.partitions, rt::COMPACT).in_field("partitions")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -309,7 +309,7 @@ impl<'a> rt::Decode<'a> for TransactionState<'a> {
             ],
         )?;
         r.skip_struct_array::<TopicData>(rt::COMPACT, version).in_field("topics")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -322,9 +322,9 @@ impl<'a> rt::Encode for TransactionState<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i16(self.error_code);
-        rt::put_string(buf, &self.transactional_id, rt::COMPACT)
+        buf.put_string(&self.transactional_id, rt::COMPACT)
             .in_field("transactional_id")?;
-        rt::put_string(buf, &self.transaction_state, rt::COMPACT)
+        buf.put_string(&self.transaction_state, rt::COMPACT)
             .in_field("transaction_state")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<22>::new()
@@ -333,9 +333,8 @@ impl<'a> rt::Encode for TransactionState<'a> {
                 .i64(self.producer_id)
                 .i16(self.producer_epoch),
         );
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

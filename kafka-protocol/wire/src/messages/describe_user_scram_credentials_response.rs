@@ -96,11 +96,10 @@ impl<'a> rt::Encode for DescribeUserScramCredentialsResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_struct_array(buf, &self.results, rt::COMPACT, version)
-            .in_field("results")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.results, rt::COMPACT, version).in_field("results")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -193,7 +192,7 @@ impl<'a> rt::Decode<'a> for CredentialInfo<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(5, &[("mechanism", 1), ("iterations", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -208,7 +207,7 @@ impl<'a> rt::Encode for CredentialInfo<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<5>::new().i8(self.mechanism).i32(self.iterations),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -325,7 +324,7 @@ impl<'a> rt::Decode<'a> for DescribeUserScramCredentialsResult<'a> {
         r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
         r.skip_struct_array::<CredentialInfo>(rt::COMPACT, version)
             .in_field("credential_infos")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -337,13 +336,13 @@ impl<'a> rt::Encode for DescribeUserScramCredentialsResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.user, rt::COMPACT).in_field("user")?;
+        buf.put_string(&self.user, rt::COMPACT).in_field("user")?;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_struct_array(buf, &self.credential_infos, rt::COMPACT, version)
+        buf.put_struct_array(&self.credential_infos, rt::COMPACT, version)
             .in_field("credential_infos")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -96,16 +96,11 @@ impl<'a> rt::Encode for ElectLeadersRequest<'a> {
         if version >= 1 {
             buf.put_i8(self.election_type);
         }
-        rt::put_nullable_struct_array(
-                buf,
-                self.topic_partitions.as_ref(),
-                flexible,
-                version,
-            )
+        buf.put_nullable_struct_array(self.topic_partitions.as_ref(), flexible, version)
             .in_field("topic_partitions")?;
         buf.put_i32(self.timeout_ms);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -223,7 +218,7 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
         r.read_string(flexible).in_field("topic")?;
         r.read_scalar_array::<i32>(flexible).in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -237,10 +232,10 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_string(buf, &self.topic, flexible).in_field("topic")?;
-        rt::put_scalar_array(buf, &self.partitions, flexible).in_field("partitions")?;
+        buf.put_string(&self.topic, flexible).in_field("topic")?;
+        buf.put_scalar_array(&self.partitions, flexible).in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

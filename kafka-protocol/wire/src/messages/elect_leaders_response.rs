@@ -86,10 +86,10 @@ impl<'a> rt::Encode for ElectLeadersResponse<'a> {
         if version >= 1 {
             buf.put_i16(self.error_code);
         }
-        rt::put_struct_array(buf, &self.replica_election_results, flexible, version)
+        buf.put_struct_array(&self.replica_election_results, flexible, version)
             .in_field("replica_election_results")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -226,7 +226,7 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
         r.skip_fixed(6, &[("partition_id", 4), ("error_code", 2)])?;
         r.read_nullable_string(flexible).in_field("error_message")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -243,10 +243,10 @@ impl<'a> rt::Encode for PartitionResult<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new().i32(self.partition_id).i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), flexible)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -357,7 +357,7 @@ impl<'a> rt::Decode<'a> for ReplicaElectionResult<'a> {
         r.skip_struct_array::<PartitionResult>(flexible, version)
             .in_field("partition_result")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -371,11 +371,11 @@ impl<'a> rt::Encode for ReplicaElectionResult<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_string(buf, &self.topic, flexible).in_field("topic")?;
-        rt::put_struct_array(buf, &self.partition_result, flexible, version)
+        buf.put_string(&self.topic, flexible).in_field("topic")?;
+        buf.put_struct_array(&self.partition_result, flexible, version)
             .in_field("partition_result")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -77,15 +77,15 @@ impl<'a> rt::Encode for EndQuorumEpochRequest<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 1;
-        rt::put_nullable_string(buf, self.cluster_id.as_deref(), flexible)
+        buf.put_nullable_string(self.cluster_id.as_deref(), flexible)
             .in_field("cluster_id")?;
-        rt::put_struct_array(buf, &self.topics, flexible, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if version >= 1 {
-            rt::put_struct_array(buf, &self.leader_endpoints, rt::COMPACT, version)
+            buf.put_struct_array(&self.leader_endpoints, rt::COMPACT, version)
                 .in_field("leader_endpoints")?;
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -198,7 +198,7 @@ impl<'a> rt::Decode<'a> for ReplicaInfo<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(20, &[("candidate_id", 4), ("candidate_directory_id", 16)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -215,7 +215,7 @@ impl<'a> rt::Encode for ReplicaInfo<'a> {
                 .i32(self.candidate_id)
                 .uuid(self.candidate_directory_id),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -347,7 +347,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
                 .in_field("preferred_candidates")?;
         }
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -368,15 +368,15 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i32(self.leader_epoch),
         );
         if version <= 0 {
-            rt::put_scalar_array(buf, &self.preferred_successors, rt::CLASSIC)
+            buf.put_scalar_array(&self.preferred_successors, rt::CLASSIC)
                 .in_field("preferred_successors")?;
         }
         if version >= 1 {
-            rt::put_struct_array(buf, &self.preferred_candidates, rt::COMPACT, version)
+            buf.put_struct_array(&self.preferred_candidates, rt::COMPACT, version)
                 .in_field("preferred_candidates")?;
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -514,7 +514,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r.read_string(flexible).in_field("topic_name")?;
         r.skip_struct_array::<PartitionData>(flexible, version).in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -528,11 +528,11 @@ impl<'a> rt::Encode for TopicData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 1;
-        rt::put_string(buf, &self.topic_name, flexible).in_field("topic_name")?;
-        rt::put_struct_array(buf, &self.partitions, flexible, version)
+        buf.put_string(&self.topic_name, flexible).in_field("topic_name")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -637,7 +637,7 @@ impl<'a> rt::Decode<'a> for LeaderEndpoint<'a> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -649,10 +649,10 @@ impl<'a> rt::Encode for LeaderEndpoint<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

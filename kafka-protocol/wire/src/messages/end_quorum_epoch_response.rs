@@ -97,7 +97,7 @@ impl<'a> rt::Encode for EndQuorumEpochResponse<'a> {
             );
         }
         buf.put_i16(self.error_code);
-        rt::put_struct_array(buf, &self.topics, flexible, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if flexible {
             let write_node_endpoints = !self.node_endpoints.is_empty();
             let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
@@ -106,12 +106,11 @@ impl<'a> rt::Encode for EndQuorumEpochResponse<'a> {
             buf.put_uvarint(count as u32);
             tagged.write_before(buf, 0u32, write_node_endpoints)?;
             if write_node_endpoints {
-                rt::put_tag_header(
-                    buf,
+                buf.put_tag_header(
                     0u32,
                     rt::struct_array_len(&self.node_endpoints, rt::COMPACT, version),
                 );
-                rt::put_struct_array(buf, &self.node_endpoints, rt::COMPACT, version)
+                buf.put_struct_array(&self.node_endpoints, rt::COMPACT, version)
                     .in_field("node_endpoints")?;
             }
             tagged.finish(buf);
@@ -273,7 +272,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             ],
         )?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -295,7 +294,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i32(self.leader_epoch),
         );
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -408,7 +407,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r.read_string(flexible).in_field("topic_name")?;
         r.skip_struct_array::<PartitionData>(flexible, version).in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -422,11 +421,11 @@ impl<'a> rt::Encode for TopicData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 1;
-        rt::put_string(buf, &self.topic_name, flexible).in_field("topic_name")?;
-        rt::put_struct_array(buf, &self.partitions, flexible, version)
+        buf.put_string(&self.topic_name, flexible).in_field("topic_name")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -531,7 +530,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         r.read_i32().in_field("node_id")?;
         r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -544,9 +543,9 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.node_id);
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

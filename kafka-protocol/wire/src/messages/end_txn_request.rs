@@ -77,16 +77,15 @@ impl<'a> rt::Encode for EndTxnRequest<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 3;
-        rt::put_string(buf, &self.transactional_id, flexible)
-            .in_field("transactional_id")?;
+        buf.put_string(&self.transactional_id, flexible).in_field("transactional_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<10>::new()
                 .i64(self.producer_id)
                 .i16(self.producer_epoch),
         );
-        rt::put_bool(buf, self.committed);
+        buf.put_bool(self.committed);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -81,12 +81,12 @@ impl<'a> rt::Encode for EnvelopeRequest<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_bytes(buf, &self.request_data, rt::COMPACT).in_field("request_data")?;
-        rt::put_nullable_bytes(buf, self.request_principal.as_deref(), rt::COMPACT)
+        buf.put_bytes(&self.request_data, rt::COMPACT).in_field("request_data")?;
+        buf.put_nullable_bytes(self.request_principal.as_deref(), rt::COMPACT)
             .in_field("request_principal")?;
-        rt::put_bytes(buf, &self.client_host_address, rt::COMPACT)
+        buf.put_bytes(&self.client_host_address, rt::COMPACT)
             .in_field("client_host_address")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -59,10 +59,10 @@ impl<'a> rt::Encode for EnvelopeResponse<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_nullable_bytes(buf, self.response_data.as_deref(), rt::COMPACT)
+        buf.put_nullable_bytes(self.response_data.as_deref(), rt::COMPACT)
             .in_field("response_data")?;
         buf.put_i16(self.error_code);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -63,10 +63,10 @@ impl<'a> rt::Encode for ExpireDelegationTokenRequest<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_bytes(buf, &self.hmac, flexible).in_field("hmac")?;
+        buf.put_bytes(&self.hmac, flexible).in_field("hmac")?;
         buf.put_i64(self.expiry_time_period_ms);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -57,7 +57,7 @@ impl<'a> rt::Encode for FenceBrokerRecord<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_fixed(rt::FixedFieldsWriter::<12>::new().i32(self.id).i64(self.epoch));
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -237,13 +237,13 @@ impl<'a> rt::Encode for FetchRequest<'a> {
                     .i32(self.session_epoch),
             );
         }
-        rt::put_struct_array(buf, &self.topics, flexible, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if version >= 7 {
-            rt::put_struct_array(buf, &self.forgotten_topics_data, flexible, version)
+            buf.put_struct_array(&self.forgotten_topics_data, flexible, version)
                 .in_field("forgotten_topics_data")?;
         }
         if version >= 11 {
-            rt::put_string(buf, &self.rack_id, flexible).in_field("rack_id")?;
+            buf.put_string(&self.rack_id, flexible).in_field("rack_id")?;
         }
         if flexible {
             let write_cluster_id = self.cluster_id.is_some();
@@ -255,17 +255,16 @@ impl<'a> rt::Encode for FetchRequest<'a> {
             buf.put_uvarint(count as u32);
             tagged.write_before(buf, 0u32, write_cluster_id)?;
             if write_cluster_id {
-                rt::put_tag_header(
-                    buf,
+                buf.put_tag_header(
                     0u32,
                     rt::nullable_string_len(self.cluster_id.as_deref(), rt::COMPACT),
                 );
-                rt::put_nullable_string(buf, self.cluster_id.as_deref(), rt::COMPACT)
+                buf.put_nullable_string(self.cluster_id.as_deref(), rt::COMPACT)
                     .in_field("cluster_id")?;
             }
             tagged.write_before(buf, 1u32, write_replica_state)?;
             if write_replica_state {
-                rt::put_tag_header(buf, 1u32, self.replica_state.encoded_len(version));
+                buf.put_tag_header(1u32, self.replica_state.encoded_len(version));
                 self.replica_state.encode_to(buf, version).in_field("replica_state")?;
             }
             tagged.finish(buf);
@@ -483,7 +482,7 @@ impl<'a> rt::Decode<'a> for ReplicaState<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(12, &[("replica_id", 4), ("replica_epoch", 8)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -500,7 +499,7 @@ impl<'a> rt::Encode for ReplicaState<'a> {
                 .i32(self.replica_id)
                 .i64(self.replica_epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -762,12 +761,12 @@ impl<'a> rt::Encode for FetchPartition<'a> {
             buf.put_uvarint(count as u32);
             tagged.write_before(buf, 0u32, write_replica_directory_id)?;
             if write_replica_directory_id {
-                rt::put_tag_header(buf, 0u32, 16);
+                buf.put_tag_header(0u32, 16);
                 buf.put_slice(self.replica_directory_id.as_bytes());
             }
             tagged.write_before(buf, 1u32, write_high_watermark)?;
             if write_high_watermark {
-                rt::put_tag_header(buf, 1u32, 8);
+                buf.put_tag_header(1u32, 8);
                 buf.put_i64(self.high_watermark);
             }
             tagged.finish(buf);
@@ -963,7 +962,7 @@ impl<'a> rt::Decode<'a> for FetchTopic<'a> {
         }
         r.skip_struct_array::<FetchPartition>(flexible, version).in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -978,15 +977,15 @@ impl<'a> rt::Encode for FetchTopic<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 12;
         if version <= 12 {
-            rt::put_string(buf, &self.topic, flexible).in_field("topic")?;
+            buf.put_string(&self.topic, flexible).in_field("topic")?;
         }
         if version >= 13 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_struct_array(buf, &self.partitions, flexible, version)
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -1126,7 +1125,7 @@ impl<'a> rt::Decode<'a> for ForgottenTopic<'a> {
         }
         r.read_scalar_array::<i32>(flexible).in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -1141,14 +1140,14 @@ impl<'a> rt::Encode for ForgottenTopic<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 12;
         if version <= 12 {
-            rt::put_string(buf, &self.topic, flexible).in_field("topic")?;
+            buf.put_string(&self.topic, flexible).in_field("topic")?;
         }
         if version >= 13 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_scalar_array(buf, &self.partitions, flexible).in_field("partitions")?;
+        buf.put_scalar_array(&self.partitions, flexible).in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

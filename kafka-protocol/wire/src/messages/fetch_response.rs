@@ -132,8 +132,7 @@ impl<'a> rt::Encode for FetchResponse<'a> {
                     .i32(self.session_id),
             );
         }
-        rt::put_struct_array(buf, &self.responses, flexible, version)
-            .in_field("responses")?;
+        buf.put_struct_array(&self.responses, flexible, version).in_field("responses")?;
         if flexible {
             let write_node_endpoints = version >= 16 && !self.node_endpoints.is_empty();
             let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
@@ -142,12 +141,11 @@ impl<'a> rt::Encode for FetchResponse<'a> {
             buf.put_uvarint(count as u32);
             tagged.write_before(buf, 0u32, write_node_endpoints)?;
             if write_node_endpoints {
-                rt::put_tag_header(
-                    buf,
+                buf.put_tag_header(
                     0u32,
                     rt::struct_array_len(&self.node_endpoints, rt::COMPACT, version),
                 );
-                rt::put_struct_array(buf, &self.node_endpoints, rt::COMPACT, version)
+                buf.put_struct_array(&self.node_endpoints, rt::COMPACT, version)
                     .in_field("node_endpoints")?;
             }
             tagged.finish(buf);
@@ -306,7 +304,7 @@ impl<'a> rt::Decode<'a> for EpochEndOffset<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(12, &[("epoch", 4), ("end_offset", 8)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -321,7 +319,7 @@ impl<'a> rt::Encode for EpochEndOffset<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new().i32(self.epoch).i64(self.end_offset),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -417,7 +415,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(8, &[("leader_id", 4), ("leader_epoch", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -432,7 +430,7 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new().i32(self.leader_id).i32(self.leader_epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -528,7 +526,7 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(12, &[("end_offset", 8), ("epoch", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -543,7 +541,7 @@ impl<'a> rt::Encode for SnapshotId<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new().i64(self.end_offset).i32(self.epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -635,7 +633,7 @@ impl<'a> rt::Decode<'a> for AbortedTransaction<'a> {
         let flexible = version >= 12;
         r.skip_fixed(16, &[("producer_id", 8), ("first_offset", 8)])?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -655,7 +653,7 @@ impl<'a> rt::Encode for AbortedTransaction<'a> {
                 .i64(self.first_offset),
         );
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -966,8 +964,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
         if version >= 5 {
             buf.put_i64(self.log_start_offset);
         }
-        rt::put_nullable_struct_array(
-                buf,
+        buf.put_nullable_struct_array(
                 self.aborted_transactions.as_ref(),
                 flexible,
                 version,
@@ -976,8 +973,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
         if version >= 11 {
             buf.put_i32(self.preferred_read_replica);
         }
-        rt::put_nullable_bytes(buf, self.records.as_deref(), flexible)
-            .in_field("records")?;
+        buf.put_nullable_bytes(self.records.as_deref(), flexible).in_field("records")?;
         if flexible {
             let write_diverging_epoch = self.diverging_epoch
                 != EpochEndOffset::default();
@@ -991,19 +987,19 @@ impl<'a> rt::Encode for PartitionData<'a> {
             buf.put_uvarint(count as u32);
             tagged.write_before(buf, 0u32, write_diverging_epoch)?;
             if write_diverging_epoch {
-                rt::put_tag_header(buf, 0u32, self.diverging_epoch.encoded_len(version));
+                buf.put_tag_header(0u32, self.diverging_epoch.encoded_len(version));
                 self.diverging_epoch
                     .encode_to(buf, version)
                     .in_field("diverging_epoch")?;
             }
             tagged.write_before(buf, 1u32, write_current_leader)?;
             if write_current_leader {
-                rt::put_tag_header(buf, 1u32, self.current_leader.encoded_len(version));
+                buf.put_tag_header(1u32, self.current_leader.encoded_len(version));
                 self.current_leader.encode_to(buf, version).in_field("current_leader")?;
             }
             tagged.write_before(buf, 2u32, write_snapshot_id)?;
             if write_snapshot_id {
-                rt::put_tag_header(buf, 2u32, self.snapshot_id.encoded_len(version));
+                buf.put_tag_header(2u32, self.snapshot_id.encoded_len(version));
                 self.snapshot_id.encode_to(buf, version).in_field("snapshot_id")?;
             }
             tagged.finish(buf);
@@ -1229,7 +1225,7 @@ impl<'a> rt::Decode<'a> for FetchableTopicResponse<'a> {
         }
         r.skip_struct_array::<PartitionData>(flexible, version).in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -1244,15 +1240,15 @@ impl<'a> rt::Encode for FetchableTopicResponse<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 12;
         if version <= 12 {
-            rt::put_string(buf, &self.topic, flexible).in_field("topic")?;
+            buf.put_string(&self.topic, flexible).in_field("topic")?;
         }
         if version >= 13 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_struct_array(buf, &self.partitions, flexible, version)
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -1380,7 +1376,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         r.read_string(rt::COMPACT).in_field("host")?;
         r.read_i32().in_field("port")?;
         r.read_nullable_string(rt::COMPACT).in_field("rack")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1393,11 +1389,10 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.node_id);
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_i32(self.port);
-        rt::put_nullable_string(buf, self.rack.as_deref(), rt::COMPACT)
-            .in_field("rack")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_nullable_string(self.rack.as_deref(), rt::COMPACT).in_field("rack")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -110,20 +110,18 @@ impl<'a> rt::Encode for FetchSnapshotRequest<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new().i32(self.replica_id).i32(self.max_bytes),
         );
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
         let write_cluster_id = self.cluster_id.is_some();
         let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
         let count = self.unknown_tagged_fields.len() + usize::from(write_cluster_id);
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_cluster_id)?;
         if write_cluster_id {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 0u32,
                 rt::nullable_string_len(self.cluster_id.as_deref(), rt::COMPACT),
             );
-            rt::put_nullable_string(buf, self.cluster_id.as_deref(), rt::COMPACT)
+            buf.put_nullable_string(self.cluster_id.as_deref(), rt::COMPACT)
                 .in_field("cluster_id")?;
         }
         tagged.finish(buf);
@@ -229,7 +227,7 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(12, &[("end_offset", 8), ("epoch", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -244,7 +242,7 @@ impl<'a> rt::Encode for SnapshotId<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new().i64(self.end_offset).i32(self.epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -414,7 +412,7 @@ impl<'a> rt::Encode for PartitionSnapshot<'a> {
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_replica_directory_id)?;
         if write_replica_directory_id {
-            rt::put_tag_header(buf, 0u32, 16);
+            buf.put_tag_header(0u32, 16);
             buf.put_slice(self.replica_directory_id.as_bytes());
         }
         tagged.finish(buf);
@@ -527,7 +525,7 @@ impl<'a> rt::Decode<'a> for TopicSnapshot<'a> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_struct_array::<PartitionSnapshot>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -539,10 +537,10 @@ impl<'a> rt::Encode for TopicSnapshot<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -110,20 +110,18 @@ impl<'a> rt::Encode for FetchSnapshotResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
         let write_node_endpoints = version >= 1 && !self.node_endpoints.is_empty();
         let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
         let count = self.unknown_tagged_fields.len() + usize::from(write_node_endpoints);
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_node_endpoints)?;
         if write_node_endpoints {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 0u32,
                 rt::struct_array_len(&self.node_endpoints, rt::COMPACT, version),
             );
-            rt::put_struct_array(buf, &self.node_endpoints, rt::COMPACT, version)
+            buf.put_struct_array(&self.node_endpoints, rt::COMPACT, version)
                 .in_field("node_endpoints")?;
         }
         tagged.finish(buf);
@@ -237,7 +235,7 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(12, &[("end_offset", 8), ("epoch", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -252,7 +250,7 @@ impl<'a> rt::Encode for SnapshotId<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new().i64(self.end_offset).i32(self.epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -337,7 +335,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(8, &[("leader_id", 4), ("leader_epoch", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -352,7 +350,7 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new().i32(self.leader_id).i32(self.leader_epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -522,11 +520,7 @@ impl<'a> rt::Encode for PartitionSnapshot<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<16>::new().i64(self.size).i64(self.position),
         );
-        rt::put_bytes(
-                buf,
-                self.unaligned_records.as_deref().unwrap_or_default(),
-                rt::COMPACT,
-            )
+        buf.put_bytes(self.unaligned_records.as_deref().unwrap_or_default(), rt::COMPACT)
             .in_field("unaligned_records")?;
         let write_current_leader = self.current_leader != LeaderIdAndEpoch::default();
         let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
@@ -534,7 +528,7 @@ impl<'a> rt::Encode for PartitionSnapshot<'a> {
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_current_leader)?;
         if write_current_leader {
-            rt::put_tag_header(buf, 0u32, self.current_leader.encoded_len(version));
+            buf.put_tag_header(0u32, self.current_leader.encoded_len(version));
             self.current_leader.encode_to(buf, version).in_field("current_leader")?;
         }
         tagged.finish(buf);
@@ -652,7 +646,7 @@ impl<'a> rt::Decode<'a> for TopicSnapshot<'a> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_struct_array::<PartitionSnapshot>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -664,10 +658,10 @@ impl<'a> rt::Encode for TopicSnapshot<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -760,7 +754,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         r.read_i32().in_field("node_id")?;
         r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -773,9 +767,9 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.node_id);
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -97,22 +97,21 @@ impl<'a> rt::Encode for FindCoordinatorRequest<'a> {
             );
         }
         if version <= 3 {
-            rt::put_string(buf, &self.key, flexible).in_field("key")?;
+            buf.put_string(&self.key, flexible).in_field("key")?;
         }
         if version >= 1 {
             buf.put_i8(self.key_type);
         }
         if version >= 4 {
-            rt::put_array(
-                    buf,
+            buf.put_array(
                     &self.coordinator_keys,
                     rt::COMPACT,
-                    |buf, v| rt::put_string(buf, v, rt::COMPACT),
+                    |buf, v| buf.put_string(v, rt::COMPACT),
                 )
                 .in_field("coordinator_keys")?;
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

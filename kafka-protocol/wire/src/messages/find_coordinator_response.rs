@@ -168,24 +168,24 @@ impl<'a> rt::Encode for FindCoordinatorResponse<'a> {
             buf.put_i16(self.error_code);
         }
         if (1..=3).contains(&version) {
-            rt::put_nullable_string(buf, self.error_message.as_deref(), flexible)
+            buf.put_nullable_string(self.error_message.as_deref(), flexible)
                 .in_field("error_message")?;
         }
         if version <= 3 {
             buf.put_i32(self.node_id);
         }
         if version <= 3 {
-            rt::put_string(buf, &self.host, flexible).in_field("host")?;
+            buf.put_string(&self.host, flexible).in_field("host")?;
         }
         if version <= 3 {
             buf.put_i32(self.port);
         }
         if version >= 4 {
-            rt::put_struct_array(buf, &self.coordinators, rt::COMPACT, version)
+            buf.put_struct_array(&self.coordinators, rt::COMPACT, version)
                 .in_field("coordinators")?;
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -389,7 +389,7 @@ impl<'a> rt::Decode<'a> for Coordinator<'a> {
         r.read_string(rt::COMPACT).in_field("host")?;
         r.skip_fixed(6, &[("port", 4), ("error_code", 2)])?;
         r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -401,15 +401,15 @@ impl<'a> rt::Encode for Coordinator<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.key, rt::COMPACT).in_field("key")?;
+        buf.put_string(&self.key, rt::COMPACT).in_field("key")?;
         buf.put_i32(self.node_id);
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new().i32(self.port).i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -121,22 +121,21 @@ impl<'a> rt::Encode for GetTelemetrySubscriptionsResponse<'a> {
                 .uuid(self.client_instance_id)
                 .i32(self.subscription_id),
         );
-        rt::put_scalar_array(buf, &self.accepted_compression_types, rt::COMPACT)
+        buf.put_scalar_array(&self.accepted_compression_types, rt::COMPACT)
             .in_field("accepted_compression_types")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new()
                 .i32(self.push_interval_ms)
                 .i32(self.telemetry_max_bytes),
         );
-        rt::put_bool(buf, self.delta_temporality);
-        rt::put_array(
-                buf,
+        buf.put_bool(self.delta_temporality);
+        buf.put_array(
                 &self.requested_metrics,
                 rt::COMPACT,
-                |buf, v| rt::put_string(buf, v, rt::COMPACT),
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("requested_metrics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

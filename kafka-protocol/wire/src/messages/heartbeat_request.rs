@@ -85,15 +85,15 @@ impl<'a> rt::Encode for HeartbeatRequest<'a> {
                     .in_field("group_instance_id"),
             );
         }
-        rt::put_string(buf, &self.group_id, flexible).in_field("group_id")?;
+        buf.put_string(&self.group_id, flexible).in_field("group_id")?;
         buf.put_i32(self.generation_id);
-        rt::put_string(buf, &self.member_id, flexible).in_field("member_id")?;
+        buf.put_string(&self.member_id, flexible).in_field("member_id")?;
         if version >= 3 {
-            rt::put_nullable_string(buf, self.group_instance_id.as_deref(), flexible)
+            buf.put_nullable_string(self.group_instance_id.as_deref(), flexible)
                 .in_field("group_instance_id")?;
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -71,7 +71,7 @@ impl<'a> rt::Encode for HeartbeatResponse<'a> {
         }
         buf.put_i16(self.error_code);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

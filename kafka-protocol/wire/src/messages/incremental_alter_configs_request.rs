@@ -66,11 +66,10 @@ impl<'a> rt::Encode for IncrementalAlterConfigsRequest<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 1;
-        rt::put_struct_array(buf, &self.resources, flexible, version)
-            .in_field("resources")?;
-        rt::put_bool(buf, self.validate_only);
+        buf.put_struct_array(&self.resources, flexible, version).in_field("resources")?;
+        buf.put_bool(self.validate_only);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -193,7 +192,7 @@ impl<'a> rt::Decode<'a> for AlterableConfig<'a> {
         r.read_i8().in_field("config_operation")?;
         r.read_nullable_string(flexible).in_field("value")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -207,11 +206,11 @@ impl<'a> rt::Encode for AlterableConfig<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 1;
-        rt::put_string(buf, &self.name, flexible).in_field("name")?;
+        buf.put_string(&self.name, flexible).in_field("name")?;
         buf.put_i8(self.config_operation);
-        rt::put_nullable_string(buf, self.value.as_deref(), flexible).in_field("value")?;
+        buf.put_nullable_string(self.value.as_deref(), flexible).in_field("value")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -329,7 +328,7 @@ impl<'a> rt::Decode<'a> for AlterConfigsResource<'a> {
         r.read_string(flexible).in_field("resource_name")?;
         r.skip_struct_array::<AlterableConfig>(flexible, version).in_field("configs")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -344,10 +343,10 @@ impl<'a> rt::Encode for AlterConfigsResource<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 1;
         buf.put_i8(self.resource_type);
-        rt::put_string(buf, &self.resource_name, flexible).in_field("resource_name")?;
-        rt::put_struct_array(buf, &self.configs, flexible, version).in_field("configs")?;
+        buf.put_string(&self.resource_name, flexible).in_field("resource_name")?;
+        buf.put_struct_array(&self.configs, flexible, version).in_field("configs")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -141,7 +141,7 @@ impl<'a> rt::Encode for InitProducerIdRequest<'a> {
                     .in_field("keep_prepared_txn"),
             );
         }
-        rt::put_nullable_string(buf, self.transactional_id.as_deref(), flexible)
+        buf.put_nullable_string(self.transactional_id.as_deref(), flexible)
             .in_field("transactional_id")?;
         buf.put_i32(self.transaction_timeout_ms);
         if version >= 3 {
@@ -152,13 +152,13 @@ impl<'a> rt::Encode for InitProducerIdRequest<'a> {
             );
         }
         if version >= 6 {
-            rt::put_bool(buf, self.enable2_pc);
+            buf.put_bool(self.enable2_pc);
         }
         if version >= 6 {
-            rt::put_bool(buf, self.keep_prepared_txn);
+            buf.put_bool(self.keep_prepared_txn);
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -137,25 +137,24 @@ impl<'a> rt::Encode for JoinGroupRequest<'a> {
                     .in_field("group_instance_id"),
             );
         }
-        rt::put_string(buf, &self.group_id, flexible).in_field("group_id")?;
+        buf.put_string(&self.group_id, flexible).in_field("group_id")?;
         buf.put_i32(self.session_timeout_ms);
         if version >= 1 {
             buf.put_i32(self.rebalance_timeout_ms);
         }
-        rt::put_string(buf, &self.member_id, flexible).in_field("member_id")?;
+        buf.put_string(&self.member_id, flexible).in_field("member_id")?;
         if version >= 5 {
-            rt::put_nullable_string(buf, self.group_instance_id.as_deref(), flexible)
+            buf.put_nullable_string(self.group_instance_id.as_deref(), flexible)
                 .in_field("group_instance_id")?;
         }
-        rt::put_string(buf, &self.protocol_type, flexible).in_field("protocol_type")?;
-        rt::put_struct_array(buf, &self.protocols, flexible, version)
-            .in_field("protocols")?;
+        buf.put_string(&self.protocol_type, flexible).in_field("protocol_type")?;
+        buf.put_struct_array(&self.protocols, flexible, version).in_field("protocols")?;
         if version >= 8 {
-            rt::put_nullable_string(buf, self.reason.as_deref(), rt::COMPACT)
+            buf.put_nullable_string(self.reason.as_deref(), rt::COMPACT)
                 .in_field("reason")?;
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -307,7 +306,7 @@ impl<'a> rt::Decode<'a> for JoinGroupRequestProtocol<'a> {
         r.read_string(flexible).in_field("name")?;
         r.read_bytes(flexible).in_field("metadata")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -321,10 +320,10 @@ impl<'a> rt::Encode for JoinGroupRequestProtocol<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 6;
-        rt::put_string(buf, &self.name, flexible).in_field("name")?;
-        rt::put_bytes(buf, &self.metadata, flexible).in_field("metadata")?;
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_bytes(&self.metadata, flexible).in_field("metadata")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

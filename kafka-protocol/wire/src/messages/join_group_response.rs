@@ -160,24 +160,24 @@ impl<'a> rt::Encode for JoinGroupResponse<'a> {
                 .i32(self.generation_id),
         );
         if version >= 7 {
-            rt::put_nullable_string(buf, self.protocol_type.as_deref(), rt::COMPACT)
+            buf.put_nullable_string(self.protocol_type.as_deref(), rt::COMPACT)
                 .in_field("protocol_type")?;
         }
         (if version >= 7 {
-            rt::put_nullable_string(buf, self.protocol_name.as_deref(), flexible)
+            buf.put_nullable_string(self.protocol_name.as_deref(), flexible)
         } else {
             rt::non_null(self.protocol_name.as_ref(), version)
-                .and_then(|v| rt::put_string(buf, v, flexible))
+                .and_then(|v| buf.put_string(v, flexible))
         })
             .in_field("protocol_name")?;
-        rt::put_string(buf, &self.leader, flexible).in_field("leader")?;
+        buf.put_string(&self.leader, flexible).in_field("leader")?;
         if version >= 9 {
-            rt::put_bool(buf, self.skip_assignment);
+            buf.put_bool(self.skip_assignment);
         }
-        rt::put_string(buf, &self.member_id, flexible).in_field("member_id")?;
-        rt::put_struct_array(buf, &self.members, flexible, version).in_field("members")?;
+        buf.put_string(&self.member_id, flexible).in_field("member_id")?;
+        buf.put_struct_array(&self.members, flexible, version).in_field("members")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -341,7 +341,7 @@ impl<'a> rt::Decode<'a> for JoinGroupResponseMember<'a> {
         }
         r.read_bytes(flexible).in_field("metadata")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -355,14 +355,14 @@ impl<'a> rt::Encode for JoinGroupResponseMember<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 6;
-        rt::put_string(buf, &self.member_id, flexible).in_field("member_id")?;
+        buf.put_string(&self.member_id, flexible).in_field("member_id")?;
         if version >= 5 {
-            rt::put_nullable_string(buf, self.group_instance_id.as_deref(), flexible)
+            buf.put_nullable_string(self.group_instance_id.as_deref(), flexible)
                 .in_field("group_instance_id")?;
         }
-        rt::put_bytes(buf, &self.metadata, flexible).in_field("metadata")?;
+        buf.put_bytes(&self.metadata, flexible).in_field("metadata")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -55,7 +55,7 @@ impl<'a> rt::Encode for KRaftVersionRecord<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<4>::new().i16(self.version).i16(self.k_raft_version),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

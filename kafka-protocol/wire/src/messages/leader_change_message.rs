@@ -73,11 +73,10 @@ impl<'a> rt::Encode for LeaderChangeMessage<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new().i16(self.version).i32(self.leader_id),
         );
-        rt::put_struct_array(buf, &self.voters, rt::COMPACT, version)
-            .in_field("voters")?;
-        rt::put_struct_array(buf, &self.granting_voters, rt::COMPACT, version)
+        buf.put_struct_array(&self.voters, rt::COMPACT, version).in_field("voters")?;
+        buf.put_struct_array(&self.granting_voters, rt::COMPACT, version)
             .in_field("granting_voters")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -175,7 +174,7 @@ impl<'a> rt::Decode<'a> for Voter<'a> {
         if version >= 1 {
             r.read_uuid().in_field("voter_directory_id")?;
         }
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -197,7 +196,7 @@ impl<'a> rt::Encode for Voter<'a> {
         if version >= 1 {
             buf.put_slice(self.voter_directory_id.as_bytes());
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -90,16 +90,15 @@ impl<'a> rt::Encode for LeaveGroupRequest<'a> {
                     .in_field("members"),
             );
         }
-        rt::put_string(buf, &self.group_id, flexible).in_field("group_id")?;
+        buf.put_string(&self.group_id, flexible).in_field("group_id")?;
         if version <= 2 {
-            rt::put_string(buf, &self.member_id, rt::CLASSIC).in_field("member_id")?;
+            buf.put_string(&self.member_id, rt::CLASSIC).in_field("member_id")?;
         }
         if version >= 3 {
-            rt::put_struct_array(buf, &self.members, flexible, version)
-                .in_field("members")?;
+            buf.put_struct_array(&self.members, flexible, version).in_field("members")?;
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -243,7 +242,7 @@ impl<'a> rt::Decode<'a> for MemberIdentity<'a> {
             r.read_nullable_string(rt::COMPACT).in_field("reason")?;
         }
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -257,15 +256,15 @@ impl<'a> rt::Encode for MemberIdentity<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 4;
-        rt::put_string(buf, &self.member_id, flexible).in_field("member_id")?;
-        rt::put_nullable_string(buf, self.group_instance_id.as_deref(), flexible)
+        buf.put_string(&self.member_id, flexible).in_field("member_id")?;
+        buf.put_nullable_string(self.group_instance_id.as_deref(), flexible)
             .in_field("group_instance_id")?;
         if version >= 5 {
-            rt::put_nullable_string(buf, self.reason.as_deref(), rt::COMPACT)
+            buf.put_nullable_string(self.reason.as_deref(), rt::COMPACT)
                 .in_field("reason")?;
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -89,11 +89,10 @@ impl<'a> rt::Encode for LeaveGroupResponse<'a> {
         }
         buf.put_i16(self.error_code);
         if version >= 3 {
-            rt::put_struct_array(buf, &self.members, flexible, version)
-                .in_field("members")?;
+            buf.put_struct_array(&self.members, flexible, version).in_field("members")?;
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -238,7 +237,7 @@ impl<'a> rt::Decode<'a> for MemberResponse<'a> {
         r.read_nullable_string(flexible).in_field("group_instance_id")?;
         r.read_i16().in_field("error_code")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -252,12 +251,12 @@ impl<'a> rt::Encode for MemberResponse<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 4;
-        rt::put_string(buf, &self.member_id, flexible).in_field("member_id")?;
-        rt::put_nullable_string(buf, self.group_instance_id.as_deref(), flexible)
+        buf.put_string(&self.member_id, flexible).in_field("member_id")?;
+        buf.put_nullable_string(self.group_instance_id.as_deref(), flexible)
             .in_field("group_instance_id")?;
         buf.put_i16(self.error_code);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -61,10 +61,10 @@ impl<'a> rt::Encode for ListConfigResourcesRequest<'a> {
             );
         }
         if version >= 1 {
-            rt::put_scalar_array(buf, &self.resource_types, rt::COMPACT)
+            buf.put_scalar_array(&self.resource_types, rt::COMPACT)
                 .in_field("resource_types")?;
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -73,9 +73,9 @@ impl<'a> rt::Encode for ListConfigResourcesResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_struct_array(buf, &self.config_resources, rt::COMPACT, version)
+        buf.put_struct_array(&self.config_resources, rt::COMPACT, version)
             .in_field("config_resources")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -180,7 +180,7 @@ impl<'a> rt::Decode<'a> for ConfigResource<'a> {
         if version >= 1 {
             r.read_i8().in_field("resource_type")?;
         }
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -192,11 +192,11 @@ impl<'a> rt::Encode for ConfigResource<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.resource_name, rt::COMPACT).in_field("resource_name")?;
+        buf.put_string(&self.resource_name, rt::COMPACT).in_field("resource_name")?;
         if version >= 1 {
             buf.put_i8(self.resource_type);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

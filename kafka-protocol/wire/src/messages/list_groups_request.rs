@@ -86,25 +86,23 @@ impl<'a> rt::Encode for ListGroupsRequest<'a> {
             );
         }
         if version >= 4 {
-            rt::put_array(
-                    buf,
+            buf.put_array(
                     &self.states_filter,
                     rt::COMPACT,
-                    |buf, v| rt::put_string(buf, v, rt::COMPACT),
+                    |buf, v| buf.put_string(v, rt::COMPACT),
                 )
                 .in_field("states_filter")?;
         }
         if version >= 5 {
-            rt::put_array(
-                    buf,
+            buf.put_array(
                     &self.types_filter,
                     rt::COMPACT,
-                    |buf, v| rt::put_string(buf, v, rt::COMPACT),
+                    |buf, v| buf.put_string(v, rt::COMPACT),
                 )
                 .in_field("types_filter")?;
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -80,9 +80,9 @@ impl<'a> rt::Encode for ListGroupsResponse<'a> {
             buf.put_i32(self.throttle_time_ms);
         }
         buf.put_i16(self.error_code);
-        rt::put_struct_array(buf, &self.groups, flexible, version).in_field("groups")?;
+        buf.put_struct_array(&self.groups, flexible, version).in_field("groups")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -222,7 +222,7 @@ impl<'a> rt::Decode<'a> for ListedGroup<'a> {
             r.read_string(rt::COMPACT).in_field("group_type")?;
         }
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -236,16 +236,16 @@ impl<'a> rt::Encode for ListedGroup<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 3;
-        rt::put_string(buf, &self.group_id, flexible).in_field("group_id")?;
-        rt::put_string(buf, &self.protocol_type, flexible).in_field("protocol_type")?;
+        buf.put_string(&self.group_id, flexible).in_field("group_id")?;
+        buf.put_string(&self.protocol_type, flexible).in_field("protocol_type")?;
         if version >= 4 {
-            rt::put_string(buf, &self.group_state, rt::COMPACT).in_field("group_state")?;
+            buf.put_string(&self.group_state, rt::COMPACT).in_field("group_state")?;
         }
         if version >= 5 {
-            rt::put_string(buf, &self.group_type, rt::COMPACT).in_field("group_type")?;
+            buf.put_string(&self.group_type, rt::COMPACT).in_field("group_type")?;
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -96,12 +96,12 @@ impl<'a> rt::Encode for ListOffsetsRequest<'a> {
         if version >= 2 {
             buf.put_i8(self.isolation_level);
         }
-        rt::put_struct_array(buf, &self.topics, flexible, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if version >= 10 {
             buf.put_i32(self.timeout_ms);
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -250,7 +250,7 @@ impl<'a> rt::Decode<'a> for ListOffsetsPartition<'a> {
         }
         r.read_i64().in_field("timestamp")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -270,7 +270,7 @@ impl<'a> rt::Encode for ListOffsetsPartition<'a> {
         }
         buf.put_i64(self.timestamp);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -387,7 +387,7 @@ impl<'a> rt::Decode<'a> for ListOffsetsTopic<'a> {
         r.skip_struct_array::<ListOffsetsPartition>(flexible, version)
             .in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -401,11 +401,11 @@ impl<'a> rt::Encode for ListOffsetsTopic<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 6;
-        rt::put_string(buf, &self.name, flexible).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, flexible, version)
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

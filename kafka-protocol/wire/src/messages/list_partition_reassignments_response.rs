@@ -94,11 +94,10 @@ impl<'a> rt::Encode for ListPartitionReassignmentsResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -208,7 +207,7 @@ impl<'a> rt::Decode<'a> for OngoingPartitionReassignment<'a> {
         r.read_scalar_array::<i32>(rt::COMPACT).in_field("replicas")?;
         r.read_scalar_array::<i32>(rt::COMPACT).in_field("adding_replicas")?;
         r.read_scalar_array::<i32>(rt::COMPACT).in_field("removing_replicas")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -221,12 +220,12 @@ impl<'a> rt::Encode for OngoingPartitionReassignment<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.partition_index);
-        rt::put_scalar_array(buf, &self.replicas, rt::COMPACT).in_field("replicas")?;
-        rt::put_scalar_array(buf, &self.adding_replicas, rt::COMPACT)
+        buf.put_scalar_array(&self.replicas, rt::COMPACT).in_field("replicas")?;
+        buf.put_scalar_array(&self.adding_replicas, rt::COMPACT)
             .in_field("adding_replicas")?;
-        rt::put_scalar_array(buf, &self.removing_replicas, rt::COMPACT)
+        buf.put_scalar_array(&self.removing_replicas, rt::COMPACT)
             .in_field("removing_replicas")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -323,7 +322,7 @@ impl<'a> rt::Decode<'a> for OngoingTopicReassignment<'a> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_struct_array::<OngoingPartitionReassignment>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -335,10 +334,10 @@ impl<'a> rt::Encode for OngoingTopicReassignment<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -106,27 +106,25 @@ impl<'a> rt::Encode for ListTransactionsRequest<'a> {
                     .in_field("transactional_id_pattern"),
             );
         }
-        rt::put_array(
-                buf,
+        buf.put_array(
                 &self.state_filters,
                 rt::COMPACT,
-                |buf, v| rt::put_string(buf, v, rt::COMPACT),
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("state_filters")?;
-        rt::put_scalar_array(buf, &self.producer_id_filters, rt::COMPACT)
+        buf.put_scalar_array(&self.producer_id_filters, rt::COMPACT)
             .in_field("producer_id_filters")?;
         if version >= 1 {
             buf.put_i64(self.duration_filter);
         }
         if version >= 2 {
-            rt::put_nullable_string(
-                    buf,
+            buf.put_nullable_string(
                     self.transactional_id_pattern.as_deref(),
                     rt::COMPACT,
                 )
                 .in_field("transactional_id_pattern")?;
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

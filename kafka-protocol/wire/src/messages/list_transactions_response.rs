@@ -81,16 +81,15 @@ impl<'a> rt::Encode for ListTransactionsResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_array(
-                buf,
+        buf.put_array(
                 &self.unknown_state_filters,
                 rt::COMPACT,
-                |buf, v| rt::put_string(buf, v, rt::COMPACT),
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("unknown_state_filters")?;
-        rt::put_struct_array(buf, &self.transaction_states, rt::COMPACT, version)
+        buf.put_struct_array(&self.transaction_states, rt::COMPACT, version)
             .in_field("transaction_states")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -195,7 +194,7 @@ impl<'a> rt::Decode<'a> for TransactionState<'a> {
         r.read_string(rt::COMPACT).in_field("transactional_id")?;
         r.read_i64().in_field("producer_id")?;
         r.read_string(rt::COMPACT).in_field("transaction_state")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -207,12 +206,12 @@ impl<'a> rt::Encode for TransactionState<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.transactional_id, rt::COMPACT)
+        buf.put_string(&self.transactional_id, rt::COMPACT)
             .in_field("transactional_id")?;
         buf.put_i64(self.producer_id);
-        rt::put_string(buf, &self.transaction_state, rt::COMPACT)
+        buf.put_string(&self.transaction_state, rt::COMPACT)
             .in_field("transaction_state")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -124,23 +124,23 @@ impl<'a> rt::Encode for MetadataRequest<'a> {
             );
         }
         (if version >= 1 {
-            rt::put_nullable_struct_array(buf, self.topics.as_ref(), flexible, version)
+            buf.put_nullable_struct_array(self.topics.as_ref(), flexible, version)
         } else {
             rt::non_null(self.topics.as_ref(), version)
-                .and_then(|v| rt::put_struct_array(buf, v, flexible, version))
+                .and_then(|v| buf.put_struct_array(v, flexible, version))
         })
             .in_field("topics")?;
         if version >= 4 {
-            rt::put_bool(buf, self.allow_auto_topic_creation);
+            buf.put_bool(self.allow_auto_topic_creation);
         }
         if (8..=10).contains(&version) {
-            rt::put_bool(buf, self.include_cluster_authorized_operations);
+            buf.put_bool(self.include_cluster_authorized_operations);
         }
         if version >= 8 {
-            rt::put_bool(buf, self.include_topic_authorized_operations);
+            buf.put_bool(self.include_topic_authorized_operations);
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -315,7 +315,7 @@ impl<'a> rt::Decode<'a> for MetadataRequestTopic<'a> {
         })
             .in_field("name")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -333,14 +333,14 @@ impl<'a> rt::Encode for MetadataRequestTopic<'a> {
             buf.put_slice(self.topic_id.as_bytes());
         }
         (if version >= 10 {
-            rt::put_nullable_string(buf, self.name.as_deref(), flexible)
+            buf.put_nullable_string(self.name.as_deref(), flexible)
         } else {
             rt::non_null(self.name.as_ref(), version)
-                .and_then(|v| rt::put_string(buf, v, flexible))
+                .and_then(|v| buf.put_string(v, flexible))
         })
             .in_field("name")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

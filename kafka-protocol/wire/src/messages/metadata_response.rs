@@ -144,15 +144,15 @@ impl<'a> rt::Encode for MetadataResponse<'a> {
         if version >= 3 {
             buf.put_i32(self.throttle_time_ms);
         }
-        rt::put_struct_array(buf, &self.brokers, flexible, version).in_field("brokers")?;
+        buf.put_struct_array(&self.brokers, flexible, version).in_field("brokers")?;
         if version >= 2 {
-            rt::put_nullable_string(buf, self.cluster_id.as_deref(), flexible)
+            buf.put_nullable_string(self.cluster_id.as_deref(), flexible)
                 .in_field("cluster_id")?;
         }
         if version >= 1 {
             buf.put_i32(self.controller_id);
         }
-        rt::put_struct_array(buf, &self.topics, flexible, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if (8..=10).contains(&version) {
             buf.put_i32(self.cluster_authorized_operations);
         }
@@ -160,7 +160,7 @@ impl<'a> rt::Encode for MetadataResponse<'a> {
             buf.put_i16(self.error_code);
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -343,7 +343,7 @@ impl<'a> rt::Decode<'a> for MetadataResponseBroker<'a> {
             r.read_nullable_string(flexible).in_field("rack")?;
         }
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -358,14 +358,13 @@ impl<'a> rt::Encode for MetadataResponseBroker<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 9;
         buf.put_i32(self.node_id);
-        rt::put_string(buf, &self.host, flexible).in_field("host")?;
+        buf.put_string(&self.host, flexible).in_field("host")?;
         buf.put_i32(self.port);
         if version >= 1 {
-            rt::put_nullable_string(buf, self.rack.as_deref(), flexible)
-                .in_field("rack")?;
+            buf.put_nullable_string(self.rack.as_deref(), flexible).in_field("rack")?;
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -550,7 +549,7 @@ impl<'a> rt::Decode<'a> for MetadataResponsePartition<'a> {
             r.read_scalar_array::<i32>(flexible).in_field("offline_replicas")?;
         }
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -573,15 +572,14 @@ impl<'a> rt::Encode for MetadataResponsePartition<'a> {
         if version >= 7 {
             buf.put_i32(self.leader_epoch);
         }
-        rt::put_scalar_array(buf, &self.replica_nodes, flexible)
-            .in_field("replica_nodes")?;
-        rt::put_scalar_array(buf, &self.isr_nodes, flexible).in_field("isr_nodes")?;
+        buf.put_scalar_array(&self.replica_nodes, flexible).in_field("replica_nodes")?;
+        buf.put_scalar_array(&self.isr_nodes, flexible).in_field("isr_nodes")?;
         if version >= 5 {
-            rt::put_scalar_array(buf, &self.offline_replicas, flexible)
+            buf.put_scalar_array(&self.offline_replicas, flexible)
                 .in_field("offline_replicas")?;
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -794,7 +792,7 @@ impl<'a> rt::Decode<'a> for MetadataResponseTopic<'a> {
             r.read_i32().in_field("topic_authorized_operations")?;
         }
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -816,25 +814,25 @@ impl<'a> rt::Encode for MetadataResponseTopic<'a> {
         }
         buf.put_i16(self.error_code);
         (if version >= 12 {
-            rt::put_nullable_string(buf, self.name.as_deref(), flexible)
+            buf.put_nullable_string(self.name.as_deref(), flexible)
         } else {
             rt::non_null(self.name.as_ref(), version)
-                .and_then(|v| rt::put_string(buf, v, flexible))
+                .and_then(|v| buf.put_string(v, flexible))
         })
             .in_field("name")?;
         if version >= 10 {
             buf.put_slice(self.topic_id.as_bytes());
         }
         if version >= 1 {
-            rt::put_bool(buf, self.is_internal);
+            buf.put_bool(self.is_internal);
         }
-        rt::put_struct_array(buf, &self.partitions, flexible, version)
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
         if version >= 8 {
             buf.put_i32(self.topic_authorized_operations);
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

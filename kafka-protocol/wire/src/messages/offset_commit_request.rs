@@ -121,19 +121,19 @@ impl<'a> rt::Encode for OffsetCommitRequest<'a> {
                     .in_field("group_instance_id"),
             );
         }
-        rt::put_string(buf, &self.group_id, flexible).in_field("group_id")?;
+        buf.put_string(&self.group_id, flexible).in_field("group_id")?;
         buf.put_i32(self.generation_id_or_member_epoch);
-        rt::put_string(buf, &self.member_id, flexible).in_field("member_id")?;
+        buf.put_string(&self.member_id, flexible).in_field("member_id")?;
         if version >= 7 {
-            rt::put_nullable_string(buf, self.group_instance_id.as_deref(), flexible)
+            buf.put_nullable_string(self.group_instance_id.as_deref(), flexible)
                 .in_field("group_instance_id")?;
         }
         if version <= 4 {
             buf.put_i64(self.retention_time_ms);
         }
-        rt::put_struct_array(buf, &self.topics, flexible, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -310,7 +310,7 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequestPartition<'a> {
         }
         r.read_nullable_string(flexible).in_field("committed_metadata")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -332,10 +332,10 @@ impl<'a> rt::Encode for OffsetCommitRequestPartition<'a> {
         if version >= 6 {
             buf.put_i32(self.committed_leader_epoch);
         }
-        rt::put_nullable_string(buf, self.committed_metadata.as_deref(), flexible)
+        buf.put_nullable_string(self.committed_metadata.as_deref(), flexible)
             .in_field("committed_metadata")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -475,7 +475,7 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequestTopic<'a> {
         r.skip_struct_array::<OffsetCommitRequestPartition>(flexible, version)
             .in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -490,15 +490,15 @@ impl<'a> rt::Encode for OffsetCommitRequestTopic<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 8;
         if version <= 9 {
-            rt::put_string(buf, &self.name, flexible).in_field("name")?;
+            buf.put_string(&self.name, flexible).in_field("name")?;
         }
         if version >= 10 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_struct_array(buf, &self.partitions, flexible, version)
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

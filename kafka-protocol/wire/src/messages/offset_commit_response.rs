@@ -73,9 +73,9 @@ impl<'a> rt::Encode for OffsetCommitResponse<'a> {
         if version >= 3 {
             buf.put_i32(self.throttle_time_ms);
         }
-        rt::put_struct_array(buf, &self.topics, flexible, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -187,7 +187,7 @@ impl<'a> rt::Decode<'a> for OffsetCommitResponsePartition<'a> {
         let flexible = version >= 8;
         r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -207,7 +207,7 @@ impl<'a> rt::Encode for OffsetCommitResponsePartition<'a> {
                 .i16(self.error_code),
         );
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -334,7 +334,7 @@ impl<'a> rt::Decode<'a> for OffsetCommitResponseTopic<'a> {
         r.skip_struct_array::<OffsetCommitResponsePartition>(flexible, version)
             .in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -349,15 +349,15 @@ impl<'a> rt::Encode for OffsetCommitResponseTopic<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 8;
         if version <= 9 {
-            rt::put_string(buf, &self.name, flexible).in_field("name")?;
+            buf.put_string(&self.name, flexible).in_field("name")?;
         }
         if version >= 10 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_struct_array(buf, &self.partitions, flexible, version)
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

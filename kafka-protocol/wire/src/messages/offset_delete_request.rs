@@ -52,9 +52,8 @@ impl<'a> rt::Encode for OffsetDeleteRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, rt::CLASSIC).in_field("group_id")?;
-        rt::put_struct_array(buf, &self.topics, rt::CLASSIC, version)
-            .in_field("topics")?;
+        buf.put_string(&self.group_id, rt::CLASSIC).in_field("group_id")?;
+        buf.put_struct_array(&self.topics, rt::CLASSIC, version).in_field("topics")?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -216,8 +215,8 @@ impl<'a> rt::Encode for OffsetDeleteRequestTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::CLASSIC).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, rt::CLASSIC, version)
+        buf.put_string(&self.name, rt::CLASSIC).in_field("name")?;
+        buf.put_struct_array(&self.partitions, rt::CLASSIC, version)
             .in_field("partitions")?;
         Ok(())
     }

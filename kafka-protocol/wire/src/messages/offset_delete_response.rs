@@ -68,8 +68,7 @@ impl<'a> rt::Encode for OffsetDeleteResponse<'a> {
                 .i16(self.error_code)
                 .i32(self.throttle_time_ms),
         );
-        rt::put_struct_array(buf, &self.topics, rt::CLASSIC, version)
-            .in_field("topics")?;
+        buf.put_struct_array(&self.topics, rt::CLASSIC, version).in_field("topics")?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -249,8 +248,8 @@ impl<'a> rt::Encode for OffsetDeleteResponseTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::CLASSIC).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, rt::CLASSIC, version)
+        buf.put_string(&self.name, rt::CLASSIC).in_field("name")?;
+        buf.put_struct_array(&self.partitions, rt::CLASSIC, version)
             .in_field("partitions")?;
         Ok(())
     }

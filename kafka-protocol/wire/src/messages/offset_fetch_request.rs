@@ -139,31 +139,25 @@ impl<'a> rt::Encode for OffsetFetchRequest<'a> {
             );
         }
         if version <= 7 {
-            rt::put_string(buf, &self.group_id, flexible).in_field("group_id")?;
+            buf.put_string(&self.group_id, flexible).in_field("group_id")?;
         }
         if version <= 7 {
             (if version >= 2 {
-                rt::put_nullable_struct_array(
-                    buf,
-                    self.topics.as_ref(),
-                    flexible,
-                    version,
-                )
+                buf.put_nullable_struct_array(self.topics.as_ref(), flexible, version)
             } else {
                 rt::non_null(self.topics.as_ref(), version)
-                    .and_then(|v| rt::put_struct_array(buf, v, flexible, version))
+                    .and_then(|v| buf.put_struct_array(v, flexible, version))
             })
                 .in_field("topics")?;
         }
         if version >= 8 {
-            rt::put_struct_array(buf, &self.groups, rt::COMPACT, version)
-                .in_field("groups")?;
+            buf.put_struct_array(&self.groups, rt::COMPACT, version).in_field("groups")?;
         }
         if version >= 7 {
-            rt::put_bool(buf, self.require_stable);
+            buf.put_bool(self.require_stable);
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -309,7 +303,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequestTopic<'a> {
         r.read_string(flexible).in_field("name")?;
         r.read_scalar_array::<i32>(flexible).in_field("partition_indexes")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -323,11 +317,11 @@ impl<'a> rt::Encode for OffsetFetchRequestTopic<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 6;
-        rt::put_string(buf, &self.name, flexible).in_field("name")?;
-        rt::put_scalar_array(buf, &self.partition_indexes, flexible)
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_scalar_array(&self.partition_indexes, flexible)
             .in_field("partition_indexes")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -446,7 +440,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequestTopics<'a> {
             r.read_uuid().in_field("topic_id")?;
         }
         r.read_scalar_array::<i32>(rt::COMPACT).in_field("partition_indexes")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -459,14 +453,14 @@ impl<'a> rt::Encode for OffsetFetchRequestTopics<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         if version <= 9 {
-            rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
+            buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         }
         if version >= 10 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_scalar_array(buf, &self.partition_indexes, rt::COMPACT)
+        buf.put_scalar_array(&self.partition_indexes, rt::COMPACT)
             .in_field("partition_indexes")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -610,7 +604,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequestGroup<'a> {
         }
         r.skip_nullable_struct_array::<OffsetFetchRequestTopics>(rt::COMPACT, version)
             .in_field("topics")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -622,17 +616,17 @@ impl<'a> rt::Encode for OffsetFetchRequestGroup<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
         if version >= 9 {
-            rt::put_nullable_string(buf, self.member_id.as_deref(), rt::COMPACT)
+            buf.put_nullable_string(self.member_id.as_deref(), rt::COMPACT)
                 .in_field("member_id")?;
         }
         if version >= 9 {
             buf.put_i32(self.member_epoch);
         }
-        rt::put_nullable_struct_array(buf, self.topics.as_ref(), rt::COMPACT, version)
+        buf.put_nullable_struct_array(self.topics.as_ref(), rt::COMPACT, version)
             .in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

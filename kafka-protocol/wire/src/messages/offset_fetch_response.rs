@@ -110,18 +110,16 @@ impl<'a> rt::Encode for OffsetFetchResponse<'a> {
             buf.put_i32(self.throttle_time_ms);
         }
         if version <= 7 {
-            rt::put_struct_array(buf, &self.topics, flexible, version)
-                .in_field("topics")?;
+            buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         }
         if (2..=7).contains(&version) {
             buf.put_i16(self.error_code);
         }
         if version >= 8 {
-            rt::put_struct_array(buf, &self.groups, rt::COMPACT, version)
-                .in_field("groups")?;
+            buf.put_struct_array(&self.groups, rt::COMPACT, version).in_field("groups")?;
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -307,7 +305,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponsePartition<'a> {
         r.read_nullable_string(flexible).in_field("metadata")?;
         r.read_i16().in_field("error_code")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -329,11 +327,11 @@ impl<'a> rt::Encode for OffsetFetchResponsePartition<'a> {
         if version >= 5 {
             buf.put_i32(self.committed_leader_epoch);
         }
-        rt::put_nullable_string(buf, self.metadata.as_deref(), flexible)
+        buf.put_nullable_string(self.metadata.as_deref(), flexible)
             .in_field("metadata")?;
         buf.put_i16(self.error_code);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -457,7 +455,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponseTopic<'a> {
         r.skip_struct_array::<OffsetFetchResponsePartition>(flexible, version)
             .in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -471,11 +469,11 @@ impl<'a> rt::Encode for OffsetFetchResponseTopic<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 6;
-        rt::put_string(buf, &self.name, flexible).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, flexible, version)
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -621,7 +619,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponsePartitions<'a> {
         )?;
         r.read_nullable_string(rt::COMPACT).in_field("metadata")?;
         r.read_i16().in_field("error_code")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -639,10 +637,10 @@ impl<'a> rt::Encode for OffsetFetchResponsePartitions<'a> {
                 .i64(self.committed_offset)
                 .i32(self.committed_leader_epoch),
         );
-        rt::put_nullable_string(buf, self.metadata.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.metadata.as_deref(), rt::COMPACT)
             .in_field("metadata")?;
         buf.put_i16(self.error_code);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -759,7 +757,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponseTopics<'a> {
         }
         r.skip_struct_array::<OffsetFetchResponsePartitions>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -772,14 +770,14 @@ impl<'a> rt::Encode for OffsetFetchResponseTopics<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         if version <= 9 {
-            rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
+            buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         }
         if version >= 10 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -892,7 +890,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponseGroup<'a> {
         r.skip_struct_array::<OffsetFetchResponseTopics>(rt::COMPACT, version)
             .in_field("topics")?;
         r.read_i16().in_field("error_code")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -904,11 +902,10 @@ impl<'a> rt::Encode for OffsetFetchResponseGroup<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, rt::COMPACT).in_field("group_id")?;
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
         buf.put_i16(self.error_code);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -84,9 +84,9 @@ impl<'a> rt::Encode for OffsetForLeaderEpochRequest<'a> {
         if version >= 3 {
             buf.put_i32(self.replica_id);
         }
-        rt::put_struct_array(buf, &self.topics, flexible, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -221,7 +221,7 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderPartition<'a> {
             &[("partition", 4), ("current_leader_epoch", 4), ("leader_epoch", 4)],
         )?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -242,7 +242,7 @@ impl<'a> rt::Encode for OffsetForLeaderPartition<'a> {
                 .i32(self.leader_epoch),
         );
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -353,7 +353,7 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderTopic<'a> {
         r.skip_struct_array::<OffsetForLeaderPartition>(flexible, version)
             .in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -367,11 +367,11 @@ impl<'a> rt::Encode for OffsetForLeaderTopic<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 4;
-        rt::put_string(buf, &self.topic, flexible).in_field("topic")?;
-        rt::put_struct_array(buf, &self.partitions, flexible, version)
+        buf.put_string(&self.topic, flexible).in_field("topic")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

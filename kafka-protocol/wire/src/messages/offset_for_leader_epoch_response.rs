@@ -67,9 +67,9 @@ impl<'a> rt::Encode for OffsetForLeaderEpochResponse<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 4;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.topics, flexible, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -214,7 +214,7 @@ impl<'a> rt::Decode<'a> for EpochEndOffset<'a> {
             ],
         )?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -236,7 +236,7 @@ impl<'a> rt::Encode for EpochEndOffset<'a> {
                 .i64(self.end_offset),
         );
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -349,7 +349,7 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderTopicResult<'a> {
         r.read_string(flexible).in_field("topic")?;
         r.skip_struct_array::<EpochEndOffset>(flexible, version).in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -363,11 +363,11 @@ impl<'a> rt::Encode for OffsetForLeaderTopicResult<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 4;
-        rt::put_string(buf, &self.topic, flexible).in_field("topic")?;
-        rt::put_struct_array(buf, &self.partitions, flexible, version)
+        buf.put_string(&self.topic, flexible).in_field("topic")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

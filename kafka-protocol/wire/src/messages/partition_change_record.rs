@@ -287,77 +287,63 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_isr)?;
         if write_isr {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 0u32,
                 rt::nullable_scalar_array_len(self.isr.as_ref(), rt::COMPACT),
             );
-            rt::put_nullable_scalar_array(buf, self.isr.as_ref(), rt::COMPACT)
+            buf.put_nullable_scalar_array(self.isr.as_ref(), rt::COMPACT)
                 .in_field("isr")?;
         }
         tagged.write_before(buf, 1u32, write_leader)?;
         if write_leader {
-            rt::put_tag_header(buf, 1u32, 4);
+            buf.put_tag_header(1u32, 4);
             buf.put_i32(self.leader);
         }
         tagged.write_before(buf, 2u32, write_replicas)?;
         if write_replicas {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 2u32,
                 rt::nullable_scalar_array_len(self.replicas.as_ref(), rt::COMPACT),
             );
-            rt::put_nullable_scalar_array(buf, self.replicas.as_ref(), rt::COMPACT)
+            buf.put_nullable_scalar_array(self.replicas.as_ref(), rt::COMPACT)
                 .in_field("replicas")?;
         }
         tagged.write_before(buf, 3u32, write_removing_replicas)?;
         if write_removing_replicas {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 3u32,
                 rt::nullable_scalar_array_len(
                     self.removing_replicas.as_ref(),
                     rt::COMPACT,
                 ),
             );
-            rt::put_nullable_scalar_array(
-                    buf,
-                    self.removing_replicas.as_ref(),
-                    rt::COMPACT,
-                )
+            buf.put_nullable_scalar_array(self.removing_replicas.as_ref(), rt::COMPACT)
                 .in_field("removing_replicas")?;
         }
         tagged.write_before(buf, 4u32, write_adding_replicas)?;
         if write_adding_replicas {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 4u32,
                 rt::nullable_scalar_array_len(self.adding_replicas.as_ref(), rt::COMPACT),
             );
-            rt::put_nullable_scalar_array(
-                    buf,
-                    self.adding_replicas.as_ref(),
-                    rt::COMPACT,
-                )
+            buf.put_nullable_scalar_array(self.adding_replicas.as_ref(), rt::COMPACT)
                 .in_field("adding_replicas")?;
         }
         tagged.write_before(buf, 5u32, write_leader_recovery_state)?;
         if write_leader_recovery_state {
-            rt::put_tag_header(buf, 5u32, 1);
+            buf.put_tag_header(5u32, 1);
             buf.put_i8(self.leader_recovery_state);
         }
         tagged.write_before(buf, 6u32, write_eligible_leader_replicas)?;
         if write_eligible_leader_replicas {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 6u32,
                 rt::nullable_scalar_array_len(
                     self.eligible_leader_replicas.as_ref(),
                     rt::COMPACT,
                 ),
             );
-            rt::put_nullable_scalar_array(
-                    buf,
+            buf.put_nullable_scalar_array(
                     self.eligible_leader_replicas.as_ref(),
                     rt::COMPACT,
                 )
@@ -365,22 +351,20 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
         }
         tagged.write_before(buf, 7u32, write_last_known_elr)?;
         if write_last_known_elr {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 7u32,
                 rt::nullable_scalar_array_len(self.last_known_elr.as_ref(), rt::COMPACT),
             );
-            rt::put_nullable_scalar_array(buf, self.last_known_elr.as_ref(), rt::COMPACT)
+            buf.put_nullable_scalar_array(self.last_known_elr.as_ref(), rt::COMPACT)
                 .in_field("last_known_elr")?;
         }
         tagged.write_before(buf, 8u32, write_directories)?;
         if write_directories {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 8u32,
                 rt::nullable_scalar_array_len(self.directories.as_ref(), rt::COMPACT),
             );
-            rt::put_nullable_scalar_array(buf, self.directories.as_ref(), rt::COMPACT)
+            buf.put_nullable_scalar_array(self.directories.as_ref(), rt::COMPACT)
                 .in_field("directories")?;
         }
         tagged.finish(buf);

@@ -234,11 +234,11 @@ impl<'a> rt::Encode for PartitionRecord<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<20>::new().i32(self.partition_id).uuid(self.topic_id),
         );
-        rt::put_scalar_array(buf, &self.replicas, rt::COMPACT).in_field("replicas")?;
-        rt::put_scalar_array(buf, &self.isr, rt::COMPACT).in_field("isr")?;
-        rt::put_scalar_array(buf, &self.removing_replicas, rt::COMPACT)
+        buf.put_scalar_array(&self.replicas, rt::COMPACT).in_field("replicas")?;
+        buf.put_scalar_array(&self.isr, rt::COMPACT).in_field("isr")?;
+        buf.put_scalar_array(&self.removing_replicas, rt::COMPACT)
             .in_field("removing_replicas")?;
-        rt::put_scalar_array(buf, &self.adding_replicas, rt::COMPACT)
+        buf.put_scalar_array(&self.adding_replicas, rt::COMPACT)
             .in_field("adding_replicas")?;
         buf.put_i32(self.leader);
         buf.put_fixed(
@@ -247,7 +247,7 @@ impl<'a> rt::Encode for PartitionRecord<'a> {
                 .i32(self.partition_epoch),
         );
         if version >= 1 {
-            rt::put_scalar_array(buf, &self.directories, rt::COMPACT)
+            buf.put_scalar_array(&self.directories, rt::COMPACT)
                 .in_field("directories")?;
         }
         let write_leader_recovery_state = self.leader_recovery_state != 0;
@@ -262,21 +262,19 @@ impl<'a> rt::Encode for PartitionRecord<'a> {
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_leader_recovery_state)?;
         if write_leader_recovery_state {
-            rt::put_tag_header(buf, 0u32, 1);
+            buf.put_tag_header(0u32, 1);
             buf.put_i8(self.leader_recovery_state);
         }
         tagged.write_before(buf, 1u32, write_eligible_leader_replicas)?;
         if write_eligible_leader_replicas {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 1u32,
                 rt::nullable_scalar_array_len(
                     self.eligible_leader_replicas.as_ref(),
                     rt::COMPACT,
                 ),
             );
-            rt::put_nullable_scalar_array(
-                    buf,
+            buf.put_nullable_scalar_array(
                     self.eligible_leader_replicas.as_ref(),
                     rt::COMPACT,
                 )
@@ -284,12 +282,11 @@ impl<'a> rt::Encode for PartitionRecord<'a> {
         }
         tagged.write_before(buf, 2u32, write_last_known_elr)?;
         if write_last_known_elr {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 2u32,
                 rt::nullable_scalar_array_len(self.last_known_elr.as_ref(), rt::COMPACT),
             );
-            rt::put_nullable_scalar_array(buf, self.last_known_elr.as_ref(), rt::COMPACT)
+            buf.put_nullable_scalar_array(self.last_known_elr.as_ref(), rt::COMPACT)
                 .in_field("last_known_elr")?;
         }
         tagged.finish(buf);

@@ -82,15 +82,15 @@ impl<'a> rt::Encode for ProduceRequest<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 9;
-        rt::put_nullable_string(buf, self.transactional_id.as_deref(), flexible)
+        buf.put_nullable_string(self.transactional_id.as_deref(), flexible)
             .in_field("transactional_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new().i16(self.acks).i32(self.timeout_ms),
         );
-        rt::put_struct_array(buf, &self.topic_data, flexible, version)
+        buf.put_struct_array(&self.topic_data, flexible, version)
             .in_field("topic_data")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -203,7 +203,7 @@ impl<'a> rt::Decode<'a> for PartitionProduceData<'a> {
         r.read_i32().in_field("index")?;
         r.read_nullable_bytes(flexible).in_field("records")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -218,10 +218,9 @@ impl<'a> rt::Encode for PartitionProduceData<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 9;
         buf.put_i32(self.index);
-        rt::put_nullable_bytes(buf, self.records.as_deref(), flexible)
-            .in_field("records")?;
+        buf.put_nullable_bytes(self.records.as_deref(), flexible).in_field("records")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -348,7 +347,7 @@ impl<'a> rt::Decode<'a> for TopicProduceData<'a> {
         r.skip_struct_array::<PartitionProduceData>(flexible, version)
             .in_field("partition_data")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -363,15 +362,15 @@ impl<'a> rt::Encode for TopicProduceData<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 9;
         if version <= 12 {
-            rt::put_string(buf, &self.name, flexible).in_field("name")?;
+            buf.put_string(&self.name, flexible).in_field("name")?;
         }
         if version >= 13 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_struct_array(buf, &self.partition_data, flexible, version)
+        buf.put_struct_array(&self.partition_data, flexible, version)
             .in_field("partition_data")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

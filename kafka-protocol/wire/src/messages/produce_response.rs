@@ -101,8 +101,7 @@ impl<'a> rt::Encode for ProduceResponse<'a> {
                     .in_field("node_endpoints"),
             );
         }
-        rt::put_struct_array(buf, &self.responses, flexible, version)
-            .in_field("responses")?;
+        buf.put_struct_array(&self.responses, flexible, version).in_field("responses")?;
         buf.put_i32(self.throttle_time_ms);
         if flexible {
             let write_node_endpoints = version >= 10 && !self.node_endpoints.is_empty();
@@ -112,12 +111,11 @@ impl<'a> rt::Encode for ProduceResponse<'a> {
             buf.put_uvarint(count as u32);
             tagged.write_before(buf, 0u32, write_node_endpoints)?;
             if write_node_endpoints {
-                rt::put_tag_header(
-                    buf,
+                buf.put_tag_header(
                     0u32,
                     rt::struct_array_len(&self.node_endpoints, rt::COMPACT, version),
                 );
-                rt::put_struct_array(buf, &self.node_endpoints, rt::COMPACT, version)
+                buf.put_struct_array(&self.node_endpoints, rt::COMPACT, version)
                     .in_field("node_endpoints")?;
             }
             tagged.finish(buf);
@@ -254,7 +252,7 @@ impl<'a> rt::Decode<'a> for BatchIndexAndErrorMessage<'a> {
         r.read_i32().in_field("batch_index")?;
         r.read_nullable_string(flexible).in_field("batch_index_error_message")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -269,10 +267,10 @@ impl<'a> rt::Encode for BatchIndexAndErrorMessage<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 9;
         buf.put_i32(self.batch_index);
-        rt::put_nullable_string(buf, self.batch_index_error_message.as_deref(), flexible)
+        buf.put_nullable_string(self.batch_index_error_message.as_deref(), flexible)
             .in_field("batch_index_error_message")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -384,7 +382,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(8, &[("leader_id", 4), ("leader_epoch", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -399,7 +397,7 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new().i32(self.leader_id).i32(self.leader_epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -650,11 +648,11 @@ impl<'a> rt::Encode for PartitionProduceResponse<'a> {
             buf.put_i64(self.log_start_offset);
         }
         if version >= 8 {
-            rt::put_struct_array(buf, &self.record_errors, flexible, version)
+            buf.put_struct_array(&self.record_errors, flexible, version)
                 .in_field("record_errors")?;
         }
         if version >= 8 {
-            rt::put_nullable_string(buf, self.error_message.as_deref(), flexible)
+            buf.put_nullable_string(self.error_message.as_deref(), flexible)
                 .in_field("error_message")?;
         }
         if flexible {
@@ -666,7 +664,7 @@ impl<'a> rt::Encode for PartitionProduceResponse<'a> {
             buf.put_uvarint(count as u32);
             tagged.write_before(buf, 0u32, write_current_leader)?;
             if write_current_leader {
-                rt::put_tag_header(buf, 0u32, self.current_leader.encoded_len(version));
+                buf.put_tag_header(0u32, self.current_leader.encoded_len(version));
                 self.current_leader.encode_to(buf, version).in_field("current_leader")?;
             }
             tagged.finish(buf);
@@ -863,7 +861,7 @@ impl<'a> rt::Decode<'a> for TopicProduceResponse<'a> {
         r.skip_struct_array::<PartitionProduceResponse>(flexible, version)
             .in_field("partition_responses")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -878,15 +876,15 @@ impl<'a> rt::Encode for TopicProduceResponse<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 9;
         if version <= 12 {
-            rt::put_string(buf, &self.name, flexible).in_field("name")?;
+            buf.put_string(&self.name, flexible).in_field("name")?;
         }
         if version >= 13 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_struct_array(buf, &self.partition_responses, flexible, version)
+        buf.put_struct_array(&self.partition_responses, flexible, version)
             .in_field("partition_responses")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -1014,7 +1012,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         r.read_string(rt::COMPACT).in_field("host")?;
         r.read_i32().in_field("port")?;
         r.read_nullable_string(rt::COMPACT).in_field("rack")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1027,11 +1025,10 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.node_id);
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_i32(self.port);
-        rt::put_nullable_string(buf, self.rack.as_deref(), rt::COMPACT)
-            .in_field("rack")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_nullable_string(self.rack.as_deref(), rt::COMPACT).in_field("rack")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

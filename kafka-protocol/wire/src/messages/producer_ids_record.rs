@@ -83,7 +83,7 @@ impl<'a> rt::Encode for ProducerIdsRecord<'a> {
                 .i64(self.broker_epoch)
                 .i64(self.next_producer_id),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

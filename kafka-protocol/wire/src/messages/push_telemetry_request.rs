@@ -82,10 +82,10 @@ impl<'a> rt::Encode for PushTelemetryRequest<'a> {
                 .uuid(self.client_instance_id)
                 .i32(self.subscription_id),
         );
-        rt::put_bool(buf, self.terminating);
+        buf.put_bool(self.terminating);
         buf.put_i8(self.compression_type);
-        rt::put_bytes(buf, &self.metrics, rt::COMPACT).in_field("metrics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bytes(&self.metrics, rt::COMPACT).in_field("metrics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -54,9 +54,8 @@ impl<'a> rt::Encode for ReadShareGroupStateResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.results, rt::COMPACT, version)
-            .in_field("results")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.results, rt::COMPACT, version).in_field("results")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -166,7 +165,7 @@ impl<'a> rt::Decode<'a> for StateBatch<'a> {
                 ("delivery_count", 2),
             ],
         )?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -185,7 +184,7 @@ impl<'a> rt::Encode for StateBatch<'a> {
                 .i8(self.delivery_state)
                 .i16(self.delivery_count),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -311,7 +310,7 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
         r.skip_fixed(12, &[("state_epoch", 4), ("start_offset", 8)])?;
         r.skip_struct_array::<StateBatch>(rt::COMPACT, version)
             .in_field("state_batches")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -326,16 +325,16 @@ impl<'a> rt::Encode for PartitionResult<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new().i32(self.partition).i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new()
                 .i32(self.state_epoch)
                 .i64(self.start_offset),
         );
-        rt::put_struct_array(buf, &self.state_batches, rt::COMPACT, version)
+        buf.put_struct_array(&self.state_batches, rt::COMPACT, version)
             .in_field("state_batches")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -437,7 +436,7 @@ impl<'a> rt::Decode<'a> for ReadStateResult<'a> {
         r.read_uuid().in_field("topic_id")?;
         r.skip_struct_array::<PartitionResult>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -450,9 +449,9 @@ impl<'a> rt::Encode for ReadStateResult<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -54,9 +54,8 @@ impl<'a> rt::Encode for ReadShareGroupStateSummaryResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.results, rt::COMPACT, version)
-            .in_field("results")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.results, rt::COMPACT, version).in_field("results")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -203,7 +202,7 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
         if version >= 1 {
             r.read_i32().in_field("delivery_complete_count")?;
         }
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -218,7 +217,7 @@ impl<'a> rt::Encode for PartitionResult<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new().i32(self.partition).i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<16>::new()
@@ -229,7 +228,7 @@ impl<'a> rt::Encode for PartitionResult<'a> {
         if version >= 1 {
             buf.put_i32(self.delivery_complete_count);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -341,7 +340,7 @@ impl<'a> rt::Decode<'a> for ReadStateSummaryResult<'a> {
         r.read_uuid().in_field("topic_id")?;
         r.skip_struct_array::<PartitionResult>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -354,9 +353,9 @@ impl<'a> rt::Encode for ReadStateSummaryResult<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -210,22 +210,20 @@ impl<'a> rt::Encode for RegisterBrokerRecord<'a> {
         }
         buf.put_i32(self.broker_id);
         if version >= 2 {
-            rt::put_bool(buf, self.is_migrating_zk_broker);
+            buf.put_bool(self.is_migrating_zk_broker);
         }
         buf.put_fixed(
             rt::FixedFieldsWriter::<24>::new()
                 .uuid(self.incarnation_id)
                 .i64(self.broker_epoch),
         );
-        rt::put_struct_array(buf, &self.end_points, rt::COMPACT, version)
+        buf.put_struct_array(&self.end_points, rt::COMPACT, version)
             .in_field("end_points")?;
-        rt::put_struct_array(buf, &self.features, rt::COMPACT, version)
-            .in_field("features")?;
-        rt::put_nullable_string(buf, self.rack.as_deref(), rt::COMPACT)
-            .in_field("rack")?;
-        rt::put_bool(buf, self.fenced);
+        buf.put_struct_array(&self.features, rt::COMPACT, version).in_field("features")?;
+        buf.put_nullable_string(self.rack.as_deref(), rt::COMPACT).in_field("rack")?;
+        buf.put_bool(self.fenced);
         if version >= 1 {
-            rt::put_bool(buf, self.in_controlled_shutdown);
+            buf.put_bool(self.in_controlled_shutdown);
         }
         let write_log_dirs = version >= 3 && !self.log_dirs.is_empty();
         let write_cordoned_log_dirs = version >= 4 && self.cordoned_log_dirs.is_some();
@@ -235,28 +233,19 @@ impl<'a> rt::Encode for RegisterBrokerRecord<'a> {
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_log_dirs)?;
         if write_log_dirs {
-            rt::put_tag_header(
-                buf,
-                0u32,
-                rt::scalar_array_len(&self.log_dirs, rt::COMPACT),
-            );
-            rt::put_scalar_array(buf, &self.log_dirs, rt::COMPACT).in_field("log_dirs")?;
+            buf.put_tag_header(0u32, rt::scalar_array_len(&self.log_dirs, rt::COMPACT));
+            buf.put_scalar_array(&self.log_dirs, rt::COMPACT).in_field("log_dirs")?;
         }
         tagged.write_before(buf, 1u32, write_cordoned_log_dirs)?;
         if write_cordoned_log_dirs {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 1u32,
                 rt::nullable_scalar_array_len(
                     self.cordoned_log_dirs.as_ref(),
                     rt::COMPACT,
                 ),
             );
-            rt::put_nullable_scalar_array(
-                    buf,
-                    self.cordoned_log_dirs.as_ref(),
-                    rt::COMPACT,
-                )
+            buf.put_nullable_scalar_array(self.cordoned_log_dirs.as_ref(), rt::COMPACT)
                 .in_field("cordoned_log_dirs")?;
         }
         tagged.finish(buf);
@@ -437,7 +426,7 @@ impl<'a> rt::Decode<'a> for BrokerEndpoint<'a> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.read_string(rt::COMPACT).in_field("host")?;
         r.skip_fixed(4, &[("port", 2), ("security_protocol", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -449,12 +438,12 @@ impl<'a> rt::Encode for BrokerEndpoint<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<4>::new().u16(self.port).i16(self.security_protocol),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -553,7 +542,7 @@ impl<'a> rt::Decode<'a> for BrokerFeature<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_fixed(4, &[("min_supported_version", 2), ("max_supported_version", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -565,13 +554,13 @@ impl<'a> rt::Encode for BrokerFeature<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<4>::new()
                 .i16(self.min_supported_version)
                 .i16(self.max_supported_version),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -87,12 +87,11 @@ impl<'a> rt::Encode for RegisterControllerRecord<'a> {
                 .i32(self.controller_id)
                 .uuid(self.incarnation_id),
         );
-        rt::put_bool(buf, self.zk_migration_ready);
-        rt::put_struct_array(buf, &self.end_points, rt::COMPACT, version)
+        buf.put_bool(self.zk_migration_ready);
+        buf.put_struct_array(&self.end_points, rt::COMPACT, version)
             .in_field("end_points")?;
-        rt::put_struct_array(buf, &self.features, rt::COMPACT, version)
-            .in_field("features")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.features, rt::COMPACT, version).in_field("features")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -202,7 +201,7 @@ impl<'a> rt::Decode<'a> for ControllerEndpoint<'a> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.read_string(rt::COMPACT).in_field("host")?;
         r.skip_fixed(4, &[("port", 2), ("security_protocol", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -214,12 +213,12 @@ impl<'a> rt::Encode for ControllerEndpoint<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<4>::new().u16(self.port).i16(self.security_protocol),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -318,7 +317,7 @@ impl<'a> rt::Decode<'a> for ControllerFeature<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_fixed(4, &[("min_supported_version", 2), ("max_supported_version", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -330,13 +329,13 @@ impl<'a> rt::Encode for ControllerFeature<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<4>::new()
                 .i16(self.min_supported_version)
                 .i16(self.max_supported_version),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -48,7 +48,7 @@ impl<'a> rt::Encode for RemoveAccessControlEntryRecord<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.id.as_bytes());
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -77,14 +77,14 @@ impl<'a> rt::Encode for RemoveRaftVoterRequest<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_nullable_string(buf, self.cluster_id.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.cluster_id.as_deref(), rt::COMPACT)
             .in_field("cluster_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<20>::new()
                 .i32(self.voter_id)
                 .uuid(self.voter_directory_id),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -78,7 +78,7 @@ impl<'a> rt::Encode for RenewDelegationTokenResponse<'a> {
                 .i32(self.throttle_time_ms),
         );
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -97,10 +97,10 @@ impl<'a> rt::Encode for RequestHeader<'a> {
                 .i16(self.request_api_version)
                 .i32(self.correlation_id),
         );
-        rt::put_nullable_string(buf, self.client_id.as_deref(), rt::CLASSIC)
+        buf.put_nullable_string(self.client_id.as_deref(), rt::CLASSIC)
             .in_field("client_id")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

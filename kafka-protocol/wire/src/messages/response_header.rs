@@ -53,7 +53,7 @@ impl<'a> rt::Encode for ResponseHeader<'a> {
         let flexible = version >= 1;
         buf.put_i32(self.correlation_id);
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

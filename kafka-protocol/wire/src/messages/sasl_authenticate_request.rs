@@ -57,9 +57,9 @@ impl<'a> rt::Encode for SaslAuthenticateRequest<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
-        rt::put_bytes(buf, &self.auth_bytes, flexible).in_field("auth_bytes")?;
+        buf.put_bytes(&self.auth_bytes, flexible).in_field("auth_bytes")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

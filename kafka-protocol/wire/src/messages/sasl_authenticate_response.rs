@@ -93,14 +93,14 @@ impl<'a> rt::Encode for SaslAuthenticateResponse<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 2;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), flexible)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
-        rt::put_bytes(buf, &self.auth_bytes, flexible).in_field("auth_bytes")?;
+        buf.put_bytes(&self.auth_bytes, flexible).in_field("auth_bytes")?;
         if version >= 1 {
             buf.put_i64(self.session_lifetime_ms);
         }
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

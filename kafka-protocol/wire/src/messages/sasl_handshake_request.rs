@@ -44,7 +44,7 @@ impl<'a> rt::Encode for SaslHandshakeRequest<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.mechanism, rt::CLASSIC).in_field("mechanism")?;
+        buf.put_string(&self.mechanism, rt::CLASSIC).in_field("mechanism")?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -52,11 +52,10 @@ impl<'a> rt::Encode for SaslHandshakeResponse<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i16(self.error_code);
-        rt::put_array(
-                buf,
+        buf.put_array(
                 &self.mechanisms,
                 rt::CLASSIC,
-                |buf, v| rt::put_string(buf, v, rt::CLASSIC),
+                |buf, v| buf.put_string(v, rt::CLASSIC),
             )
             .in_field("mechanisms")?;
         Ok(())

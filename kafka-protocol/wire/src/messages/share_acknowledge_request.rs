@@ -102,17 +102,16 @@ impl<'a> rt::Encode for ShareAcknowledgeRequest<'a> {
                     .in_field("is_renew_ack"),
             );
         }
-        rt::put_nullable_string(buf, self.group_id.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.group_id.as_deref(), rt::COMPACT)
             .in_field("group_id")?;
-        rt::put_nullable_string(buf, self.member_id.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.member_id.as_deref(), rt::COMPACT)
             .in_field("member_id")?;
         buf.put_i32(self.share_session_epoch);
         if version >= 2 {
-            rt::put_bool(buf, self.is_renew_ack);
+            buf.put_bool(self.is_renew_ack);
         }
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -225,7 +224,7 @@ impl<'a> rt::Decode<'a> for AcknowledgementBatch<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(16, &[("first_offset", 8), ("last_offset", 8)])?;
         r.read_scalar_array::<i8>(rt::COMPACT).in_field("acknowledge_types")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -242,9 +241,9 @@ impl<'a> rt::Encode for AcknowledgementBatch<'a> {
                 .i64(self.first_offset)
                 .i64(self.last_offset),
         );
-        rt::put_scalar_array(buf, &self.acknowledge_types, rt::COMPACT)
+        buf.put_scalar_array(&self.acknowledge_types, rt::COMPACT)
             .in_field("acknowledge_types")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -336,7 +335,7 @@ impl<'a> rt::Decode<'a> for AcknowledgePartition<'a> {
         r.read_i32().in_field("partition_index")?;
         r.skip_struct_array::<AcknowledgementBatch>(rt::COMPACT, version)
             .in_field("acknowledgement_batches")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -349,9 +348,9 @@ impl<'a> rt::Encode for AcknowledgePartition<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.partition_index);
-        rt::put_struct_array(buf, &self.acknowledgement_batches, rt::COMPACT, version)
+        buf.put_struct_array(&self.acknowledgement_batches, rt::COMPACT, version)
             .in_field("acknowledgement_batches")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -442,7 +441,7 @@ impl<'a> rt::Decode<'a> for AcknowledgeTopic<'a> {
         r.read_uuid().in_field("topic_id")?;
         r.skip_struct_array::<AcknowledgePartition>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -455,9 +454,9 @@ impl<'a> rt::Encode for AcknowledgeTopic<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -168,9 +168,9 @@ impl<'a> rt::Encode for ShareFetchRequest<'a> {
                     .in_field("is_renew_ack"),
             );
         }
-        rt::put_nullable_string(buf, self.group_id.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.group_id.as_deref(), rt::COMPACT)
             .in_field("group_id")?;
-        rt::put_nullable_string(buf, self.member_id.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.member_id.as_deref(), rt::COMPACT)
             .in_field("member_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<24>::new()
@@ -185,13 +185,12 @@ impl<'a> rt::Encode for ShareFetchRequest<'a> {
             buf.put_i8(self.share_acquire_mode);
         }
         if version >= 2 {
-            rt::put_bool(buf, self.is_renew_ack);
+            buf.put_bool(self.is_renew_ack);
         }
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
-        rt::put_struct_array(buf, &self.forgotten_topics_data, rt::COMPACT, version)
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_struct_array(&self.forgotten_topics_data, rt::COMPACT, version)
             .in_field("forgotten_topics_data")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -332,7 +331,7 @@ impl<'a> rt::Decode<'a> for AcknowledgementBatch<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(16, &[("first_offset", 8), ("last_offset", 8)])?;
         r.read_scalar_array::<i8>(rt::COMPACT).in_field("acknowledge_types")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -349,9 +348,9 @@ impl<'a> rt::Encode for AcknowledgementBatch<'a> {
                 .i64(self.first_offset)
                 .i64(self.last_offset),
         );
-        rt::put_scalar_array(buf, &self.acknowledge_types, rt::COMPACT)
+        buf.put_scalar_array(&self.acknowledge_types, rt::COMPACT)
             .in_field("acknowledge_types")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -443,7 +442,7 @@ impl<'a> rt::Decode<'a> for FetchPartition<'a> {
         r.read_i32().in_field("partition_index")?;
         r.skip_struct_array::<AcknowledgementBatch>(rt::COMPACT, version)
             .in_field("acknowledgement_batches")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -456,9 +455,9 @@ impl<'a> rt::Encode for FetchPartition<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.partition_index);
-        rt::put_struct_array(buf, &self.acknowledgement_batches, rt::COMPACT, version)
+        buf.put_struct_array(&self.acknowledgement_batches, rt::COMPACT, version)
             .in_field("acknowledgement_batches")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -549,7 +548,7 @@ impl<'a> rt::Decode<'a> for FetchTopic<'a> {
         r.read_uuid().in_field("topic_id")?;
         r.skip_struct_array::<FetchPartition>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -562,9 +561,9 @@ impl<'a> rt::Encode for FetchTopic<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -649,7 +648,7 @@ impl<'a> rt::Decode<'a> for ForgottenTopic<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("topic_id")?;
         r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -662,8 +661,8 @@ impl<'a> rt::Encode for ForgottenTopic<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_scalar_array(buf, &self.partitions, rt::COMPACT).in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_scalar_array(&self.partitions, rt::COMPACT).in_field("partitions")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -97,14 +97,14 @@ impl<'a> rt::Encode for ShareFetchResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
         buf.put_i32(self.acquisition_lock_timeout_ms);
-        rt::put_struct_array(buf, &self.responses, rt::COMPACT, version)
+        buf.put_struct_array(&self.responses, rt::COMPACT, version)
             .in_field("responses")?;
-        rt::put_struct_array(buf, &self.node_endpoints, rt::COMPACT, version)
+        buf.put_struct_array(&self.node_endpoints, rt::COMPACT, version)
             .in_field("node_endpoints")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -210,7 +210,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(8, &[("leader_id", 4), ("leader_epoch", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -225,7 +225,7 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new().i32(self.leader_id).i32(self.leader_epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -321,7 +321,7 @@ impl<'a> rt::Decode<'a> for AcquiredRecords<'a> {
             18,
             &[("first_offset", 8), ("last_offset", 8), ("delivery_count", 2)],
         )?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -339,7 +339,7 @@ impl<'a> rt::Encode for AcquiredRecords<'a> {
                 .i64(self.last_offset)
                 .i16(self.delivery_count),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -481,7 +481,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r.read_bytes(rt::COMPACT).map(Some).in_field("records")?;
         r.skip_struct_array::<AcquiredRecords>(rt::COMPACT, version)
             .in_field("acquired_records")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -498,21 +498,17 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i32(self.partition_index)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
         buf.put_i16(self.acknowledge_error_code);
-        rt::put_nullable_string(
-                buf,
-                self.acknowledge_error_message.as_deref(),
-                rt::COMPACT,
-            )
+        buf.put_nullable_string(self.acknowledge_error_message.as_deref(), rt::COMPACT)
             .in_field("acknowledge_error_message")?;
         self.current_leader.encode_to(buf, version).in_field("current_leader")?;
-        rt::put_bytes(buf, self.records.as_deref().unwrap_or_default(), rt::COMPACT)
+        buf.put_bytes(self.records.as_deref().unwrap_or_default(), rt::COMPACT)
             .in_field("records")?;
-        rt::put_struct_array(buf, &self.acquired_records, rt::COMPACT, version)
+        buf.put_struct_array(&self.acquired_records, rt::COMPACT, version)
             .in_field("acquired_records")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -629,7 +625,7 @@ impl<'a> rt::Decode<'a> for ShareFetchableTopicResponse<'a> {
         r.read_uuid().in_field("topic_id")?;
         r.skip_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -642,9 +638,9 @@ impl<'a> rt::Encode for ShareFetchableTopicResponse<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -743,7 +739,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         r.read_string(rt::COMPACT).in_field("host")?;
         r.read_i32().in_field("port")?;
         r.read_nullable_string(rt::COMPACT).in_field("rack")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -756,11 +752,10 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.node_id);
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_i32(self.port);
-        rt::put_nullable_string(buf, self.rack.as_deref(), rt::COMPACT)
-            .in_field("rack")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_nullable_string(self.rack.as_deref(), rt::COMPACT).in_field("rack")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -61,9 +61,8 @@ impl<'a> rt::Encode for ShareGroupDescribeResponse<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.groups, rt::COMPACT, version)
-            .in_field("groups")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.groups, rt::COMPACT, version).in_field("groups")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -187,7 +186,7 @@ impl<'a> rt::Decode<'a> for Member<'a> {
         r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT).map(drop))
             .in_field("subscribed_topic_names")?;
         Assignment::validate_from(r, version).in_field("assignment")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -199,21 +198,20 @@ impl<'a> rt::Encode for Member<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.member_id, rt::COMPACT).in_field("member_id")?;
-        rt::put_nullable_string(buf, self.rack_id.as_deref(), rt::COMPACT)
+        buf.put_string(&self.member_id, rt::COMPACT).in_field("member_id")?;
+        buf.put_nullable_string(self.rack_id.as_deref(), rt::COMPACT)
             .in_field("rack_id")?;
         buf.put_i32(self.member_epoch);
-        rt::put_string(buf, &self.client_id, rt::COMPACT).in_field("client_id")?;
-        rt::put_string(buf, &self.client_host, rt::COMPACT).in_field("client_host")?;
-        rt::put_array(
-                buf,
+        buf.put_string(&self.client_id, rt::COMPACT).in_field("client_id")?;
+        buf.put_string(&self.client_host, rt::COMPACT).in_field("client_host")?;
+        buf.put_array(
                 &self.subscribed_topic_names,
                 rt::COMPACT,
-                |buf, v| rt::put_string(buf, v, rt::COMPACT),
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("subscribed_topic_names")?;
         self.assignment.encode_to(buf, version).in_field("assignment")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -396,7 +394,7 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
         r.read_string(rt::COMPACT).in_field("assignor_name")?;
         r.skip_struct_array::<Member>(rt::COMPACT, version).in_field("members")?;
         r.read_i32().in_field("authorized_operations")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -409,20 +407,19 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_string(buf, &self.group_id, rt::COMPACT).in_field("group_id")?;
-        rt::put_string(buf, &self.group_state, rt::COMPACT).in_field("group_state")?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_string(&self.group_state, rt::COMPACT).in_field("group_state")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new()
                 .i32(self.group_epoch)
                 .i32(self.assignment_epoch),
         );
-        rt::put_string(buf, &self.assignor_name, rt::COMPACT).in_field("assignor_name")?;
-        rt::put_struct_array(buf, &self.members, rt::COMPACT, version)
-            .in_field("members")?;
+        buf.put_string(&self.assignor_name, rt::COMPACT).in_field("assignor_name")?;
+        buf.put_struct_array(&self.members, rt::COMPACT, version).in_field("members")?;
         buf.put_i32(self.authorized_operations);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -539,7 +536,7 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
         r.read_uuid().in_field("topic_id")?;
         r.read_string(rt::COMPACT).in_field("topic_name")?;
         r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -552,9 +549,9 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_string(buf, &self.topic_name, rt::COMPACT).in_field("topic_name")?;
-        rt::put_scalar_array(buf, &self.partitions, rt::COMPACT).in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
+        buf.put_scalar_array(&self.partitions, rt::COMPACT).in_field("partitions")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -640,7 +637,7 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.skip_struct_array::<TopicPartitions>(rt::COMPACT, version)
             .in_field("topic_partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -652,9 +649,9 @@ impl<'a> rt::Encode for Assignment<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.topic_partitions, rt::COMPACT, version)
+        buf.put_struct_array(&self.topic_partitions, rt::COMPACT, version)
             .in_field("topic_partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

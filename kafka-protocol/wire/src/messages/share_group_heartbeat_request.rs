@@ -77,19 +77,18 @@ impl<'a> rt::Encode for ShareGroupHeartbeatRequest<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, rt::COMPACT).in_field("group_id")?;
-        rt::put_string(buf, &self.member_id, rt::COMPACT).in_field("member_id")?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_string(&self.member_id, rt::COMPACT).in_field("member_id")?;
         buf.put_i32(self.member_epoch);
-        rt::put_nullable_string(buf, self.rack_id.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.rack_id.as_deref(), rt::COMPACT)
             .in_field("rack_id")?;
-        rt::put_nullable_array(
-                buf,
+        buf.put_nullable_array(
                 self.subscribed_topic_names.as_deref(),
                 rt::COMPACT,
-                |buf, v| rt::put_string(buf, v, rt::COMPACT),
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("subscribed_topic_names")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

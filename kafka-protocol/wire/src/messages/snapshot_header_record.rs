@@ -57,7 +57,7 @@ impl<'a> rt::Encode for SnapshotHeaderRecord<'a> {
                 .i16(self.version)
                 .i64(self.last_contained_log_timestamp),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

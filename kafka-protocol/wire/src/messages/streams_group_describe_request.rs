@@ -77,18 +77,17 @@ impl<'a> rt::Encode for StreamsGroupDescribeRequest<'a> {
                     .in_field("include_topology_description"),
             );
         }
-        rt::put_array(
-                buf,
+        buf.put_array(
                 &self.group_ids,
                 rt::COMPACT,
-                |buf, v| rt::put_string(buf, v, rt::COMPACT),
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("group_ids")?;
-        rt::put_bool(buf, self.include_authorized_operations);
+        buf.put_bool(self.include_authorized_operations);
         if version >= 1 {
-            rt::put_bool(buf, self.include_topology_description);
+            buf.put_bool(self.include_topology_description);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

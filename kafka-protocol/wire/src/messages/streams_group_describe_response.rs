@@ -61,9 +61,8 @@ impl<'a> rt::Encode for StreamsGroupDescribeResponse<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.groups, rt::COMPACT, version)
-            .in_field("groups")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.groups, rt::COMPACT, version).in_field("groups")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -182,7 +181,7 @@ impl<'a> rt::Decode<'a> for Subtopology<'a> {
             .in_field("state_changelog_topics")?;
         r.skip_struct_array::<TopicInfo>(rt::COMPACT, version)
             .in_field("repartition_source_topics")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -194,27 +193,24 @@ impl<'a> rt::Encode for Subtopology<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, rt::COMPACT)
-            .in_field("subtopology_id")?;
-        rt::put_array(
-                buf,
+        buf.put_string(&self.subtopology_id, rt::COMPACT).in_field("subtopology_id")?;
+        buf.put_array(
                 &self.source_topics,
                 rt::COMPACT,
-                |buf, v| rt::put_string(buf, v, rt::COMPACT),
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("source_topics")?;
-        rt::put_array(
-                buf,
+        buf.put_array(
                 &self.repartition_sink_topics,
                 rt::COMPACT,
-                |buf, v| rt::put_string(buf, v, rt::COMPACT),
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("repartition_sink_topics")?;
-        rt::put_struct_array(buf, &self.state_changelog_topics, rt::COMPACT, version)
+        buf.put_struct_array(&self.state_changelog_topics, rt::COMPACT, version)
             .in_field("state_changelog_topics")?;
-        rt::put_struct_array(buf, &self.repartition_source_topics, rt::COMPACT, version)
+        buf.put_struct_array(&self.repartition_source_topics, rt::COMPACT, version)
             .in_field("repartition_source_topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -330,7 +326,7 @@ impl<'a> rt::Decode<'a> for Topology<'a> {
         r.read_i32().in_field("epoch")?;
         r.skip_nullable_struct_array::<Subtopology>(rt::COMPACT, version)
             .in_field("subtopologies")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -343,14 +339,9 @@ impl<'a> rt::Encode for Topology<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.epoch);
-        rt::put_nullable_struct_array(
-                buf,
-                self.subtopologies.as_ref(),
-                rt::COMPACT,
-                version,
-            )
+        buf.put_nullable_struct_array(self.subtopologies.as_ref(), rt::COMPACT, version)
             .in_field("subtopologies")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -543,7 +534,7 @@ impl<'a> rt::Decode<'a> for Member<'a> {
         Assignment::validate_from(r, version).in_field("assignment")?;
         Assignment::validate_from(r, version).in_field("target_assignment")?;
         r.read_bool().in_field("is_classic")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -555,32 +546,31 @@ impl<'a> rt::Encode for Member<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.member_id, rt::COMPACT).in_field("member_id")?;
+        buf.put_string(&self.member_id, rt::COMPACT).in_field("member_id")?;
         buf.put_i32(self.member_epoch);
-        rt::put_nullable_string(buf, self.instance_id.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.instance_id.as_deref(), rt::COMPACT)
             .in_field("instance_id")?;
-        rt::put_nullable_string(buf, self.rack_id.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.rack_id.as_deref(), rt::COMPACT)
             .in_field("rack_id")?;
-        rt::put_string(buf, &self.client_id, rt::COMPACT).in_field("client_id")?;
-        rt::put_string(buf, &self.client_host, rt::COMPACT).in_field("client_host")?;
+        buf.put_string(&self.client_id, rt::COMPACT).in_field("client_id")?;
+        buf.put_string(&self.client_host, rt::COMPACT).in_field("client_host")?;
         buf.put_i32(self.topology_epoch);
-        rt::put_string(buf, &self.process_id, rt::COMPACT).in_field("process_id")?;
-        rt::put_nullable_struct(
-                buf,
+        buf.put_string(&self.process_id, rt::COMPACT).in_field("process_id")?;
+        buf.put_nullable_struct(
                 self.user_endpoint.as_ref(),
                 |buf, v| v.encode_to(buf, version),
             )
             .in_field("user_endpoint")?;
-        rt::put_struct_array(buf, &self.client_tags, rt::COMPACT, version)
+        buf.put_struct_array(&self.client_tags, rt::COMPACT, version)
             .in_field("client_tags")?;
-        rt::put_struct_array(buf, &self.task_offsets, rt::COMPACT, version)
+        buf.put_struct_array(&self.task_offsets, rt::COMPACT, version)
             .in_field("task_offsets")?;
-        rt::put_struct_array(buf, &self.task_end_offsets, rt::COMPACT, version)
+        buf.put_struct_array(&self.task_end_offsets, rt::COMPACT, version)
             .in_field("task_end_offsets")?;
         self.assignment.encode_to(buf, version).in_field("assignment")?;
         self.target_assignment.encode_to(buf, version).in_field("target_assignment")?;
-        rt::put_bool(buf, self.is_classic);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.is_classic);
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -835,7 +825,7 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
         if version >= 1 {
             r.read_nullable_string(rt::COMPACT).in_field("assignor_name")?;
         }
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -860,27 +850,24 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
             );
         }
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_string(buf, &self.group_id, rt::COMPACT).in_field("group_id")?;
-        rt::put_string(buf, &self.group_state, rt::COMPACT).in_field("group_state")?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_string(&self.group_state, rt::COMPACT).in_field("group_state")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new()
                 .i32(self.group_epoch)
                 .i32(self.assignment_epoch),
         );
-        rt::put_nullable_struct(
-                buf,
+        buf.put_nullable_struct(
                 self.topology.as_ref(),
                 |buf, v| v.encode_to(buf, version),
             )
             .in_field("topology")?;
-        rt::put_struct_array(buf, &self.members, rt::COMPACT, version)
-            .in_field("members")?;
+        buf.put_struct_array(&self.members, rt::COMPACT, version).in_field("members")?;
         buf.put_i32(self.authorized_operations);
         if version >= 1 {
-            rt::put_nullable_struct(
-                    buf,
+            buf.put_nullable_struct(
                     self.topology_description.as_ref(),
                     |buf, v| v.encode_to(buf, version),
                 )
@@ -890,10 +877,10 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
             buf.put_i8(self.topology_description_status);
         }
         if version >= 1 {
-            rt::put_nullable_string(buf, self.assignor_name.as_deref(), rt::COMPACT)
+            buf.put_nullable_string(self.assignor_name.as_deref(), rt::COMPACT)
                 .in_field("assignor_name")?;
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -1048,7 +1035,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1060,9 +1047,9 @@ impl<'a> rt::Encode for Endpoint<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -1155,7 +1142,7 @@ impl<'a> rt::Decode<'a> for TaskOffset<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("subtopology_id")?;
         r.skip_fixed(12, &[("partition", 4), ("offset", 8)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1167,12 +1154,11 @@ impl<'a> rt::Encode for TaskOffset<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, rt::COMPACT)
-            .in_field("subtopology_id")?;
+        buf.put_string(&self.subtopology_id, rt::COMPACT).in_field("subtopology_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new().i32(self.partition).i64(self.offset),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -1274,7 +1260,7 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
         r.skip_struct_array::<TaskIds>(rt::COMPACT, version).in_field("active_tasks")?;
         r.skip_struct_array::<TaskIds>(rt::COMPACT, version).in_field("standby_tasks")?;
         r.skip_struct_array::<TaskIds>(rt::COMPACT, version).in_field("warmup_tasks")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1286,13 +1272,13 @@ impl<'a> rt::Encode for Assignment<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.active_tasks, rt::COMPACT, version)
+        buf.put_struct_array(&self.active_tasks, rt::COMPACT, version)
             .in_field("active_tasks")?;
-        rt::put_struct_array(buf, &self.standby_tasks, rt::COMPACT, version)
+        buf.put_struct_array(&self.standby_tasks, rt::COMPACT, version)
             .in_field("standby_tasks")?;
-        rt::put_struct_array(buf, &self.warmup_tasks, rt::COMPACT, version)
+        buf.put_struct_array(&self.warmup_tasks, rt::COMPACT, version)
             .in_field("warmup_tasks")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -1382,7 +1368,7 @@ impl<'a> rt::Decode<'a> for TaskIds<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("subtopology_id")?;
         r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1394,10 +1380,9 @@ impl<'a> rt::Encode for TaskIds<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, rt::COMPACT)
-            .in_field("subtopology_id")?;
-        rt::put_scalar_array(buf, &self.partitions, rt::COMPACT).in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.subtopology_id, rt::COMPACT).in_field("subtopology_id")?;
+        buf.put_scalar_array(&self.partitions, rt::COMPACT).in_field("partitions")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -1483,7 +1468,7 @@ impl<'a> rt::Decode<'a> for KeyValue<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("key")?;
         r.read_string(rt::COMPACT).in_field("value")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1495,9 +1480,9 @@ impl<'a> rt::Encode for KeyValue<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.key, rt::COMPACT).in_field("key")?;
-        rt::put_string(buf, &self.value, rt::COMPACT).in_field("value")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.key, rt::COMPACT).in_field("key")?;
+        buf.put_string(&self.value, rt::COMPACT).in_field("value")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -1600,7 +1585,7 @@ impl<'a> rt::Decode<'a> for TopicInfo<'a> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_fixed(6, &[("partitions", 4), ("replication_factor", 2)])?;
         r.skip_struct_array::<KeyValue>(rt::COMPACT, version).in_field("topic_configs")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1612,15 +1597,15 @@ impl<'a> rt::Encode for TopicInfo<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new()
                 .i32(self.partitions)
                 .i16(self.replication_factor),
         );
-        rt::put_struct_array(buf, &self.topic_configs, rt::COMPACT, version)
+        buf.put_struct_array(&self.topic_configs, rt::COMPACT, version)
             .in_field("topic_configs")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -1719,7 +1704,7 @@ impl<'a> rt::Decode<'a> for TopologyDescription<'a> {
             .in_field("subtopologies")?;
         r.skip_struct_array::<TopologyDescriptionGlobalStore>(rt::COMPACT, version)
             .in_field("global_stores")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1731,11 +1716,11 @@ impl<'a> rt::Encode for TopologyDescription<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.subtopologies, rt::COMPACT, version)
+        buf.put_struct_array(&self.subtopologies, rt::COMPACT, version)
             .in_field("subtopologies")?;
-        rt::put_struct_array(buf, &self.global_stores, rt::COMPACT, version)
+        buf.put_struct_array(&self.global_stores, rt::COMPACT, version)
             .in_field("global_stores")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -1825,7 +1810,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionSubtopology<'a> {
         r.read_string(rt::COMPACT).in_field("subtopology_id")?;
         r.skip_struct_array::<TopologyDescriptionNode>(rt::COMPACT, version)
             .in_field("nodes")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1837,10 +1822,9 @@ impl<'a> rt::Encode for TopologyDescriptionSubtopology<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, rt::COMPACT)
-            .in_field("subtopology_id")?;
-        rt::put_struct_array(buf, &self.nodes, rt::COMPACT, version).in_field("nodes")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.subtopology_id, rt::COMPACT).in_field("subtopology_id")?;
+        buf.put_struct_array(&self.nodes, rt::COMPACT, version).in_field("nodes")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -1963,7 +1947,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionNode<'a> {
             .in_field("stores")?;
         r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT).map(drop))
             .in_field("successors")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1975,32 +1959,25 @@ impl<'a> rt::Encode for TopologyDescriptionNode<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_i8(self.node_type);
-        rt::put_array(
-                buf,
+        buf.put_array(
                 &self.source_topics,
                 rt::COMPACT,
-                |buf, v| rt::put_string(buf, v, rt::COMPACT),
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("source_topics")?;
-        rt::put_nullable_string(buf, self.sink_topic.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.sink_topic.as_deref(), rt::COMPACT)
             .in_field("sink_topic")?;
-        rt::put_array(
-                buf,
-                &self.stores,
-                rt::COMPACT,
-                |buf, v| rt::put_string(buf, v, rt::COMPACT),
-            )
+        buf.put_array(&self.stores, rt::COMPACT, |buf, v| buf.put_string(v, rt::COMPACT))
             .in_field("stores")?;
-        rt::put_array(
-                buf,
+        buf.put_array(
                 &self.successors,
                 rt::COMPACT,
-                |buf, v| rt::put_string(buf, v, rt::COMPACT),
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("successors")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -2113,7 +2090,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
     ) -> Result<(), rt::DecodeError> {
         TopologyDescriptionNode::validate_from(r, version).in_field("source")?;
         TopologyDescriptionNode::validate_from(r, version).in_field("processor")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -2127,7 +2104,7 @@ impl<'a> rt::Encode for TopologyDescriptionGlobalStore<'a> {
     ) -> Result<(), rt::EncodeError> {
         self.source.encode_to(buf, version).in_field("source")?;
         self.processor.encode_to(buf, version).in_field("processor")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

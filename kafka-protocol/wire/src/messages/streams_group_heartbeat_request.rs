@@ -192,76 +192,48 @@ impl<'a> rt::Encode for StreamsGroupHeartbeatRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, rt::COMPACT).in_field("group_id")?;
-        rt::put_string(buf, &self.member_id, rt::COMPACT).in_field("member_id")?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_string(&self.member_id, rt::COMPACT).in_field("member_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new()
                 .i32(self.member_epoch)
                 .i32(self.endpoint_information_epoch),
         );
-        rt::put_nullable_string(buf, self.instance_id.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.instance_id.as_deref(), rt::COMPACT)
             .in_field("instance_id")?;
-        rt::put_nullable_string(buf, self.rack_id.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.rack_id.as_deref(), rt::COMPACT)
             .in_field("rack_id")?;
         buf.put_i32(self.rebalance_timeout_ms);
-        rt::put_nullable_struct(
-                buf,
+        buf.put_nullable_struct(
                 self.topology.as_ref(),
                 |buf, v| v.encode_to(buf, version),
             )
             .in_field("topology")?;
-        rt::put_nullable_struct_array(
-                buf,
-                self.active_tasks.as_ref(),
-                rt::COMPACT,
-                version,
-            )
+        buf.put_nullable_struct_array(self.active_tasks.as_ref(), rt::COMPACT, version)
             .in_field("active_tasks")?;
-        rt::put_nullable_struct_array(
-                buf,
-                self.standby_tasks.as_ref(),
-                rt::COMPACT,
-                version,
-            )
+        buf.put_nullable_struct_array(self.standby_tasks.as_ref(), rt::COMPACT, version)
             .in_field("standby_tasks")?;
-        rt::put_nullable_struct_array(
-                buf,
-                self.warmup_tasks.as_ref(),
-                rt::COMPACT,
-                version,
-            )
+        buf.put_nullable_struct_array(self.warmup_tasks.as_ref(), rt::COMPACT, version)
             .in_field("warmup_tasks")?;
-        rt::put_nullable_string(buf, self.process_id.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.process_id.as_deref(), rt::COMPACT)
             .in_field("process_id")?;
-        rt::put_nullable_struct(
-                buf,
+        buf.put_nullable_struct(
                 self.user_endpoint.as_ref(),
                 |buf, v| v.encode_to(buf, version),
             )
             .in_field("user_endpoint")?;
-        rt::put_nullable_struct_array(
-                buf,
-                self.client_tags.as_ref(),
-                rt::COMPACT,
-                version,
-            )
+        buf.put_nullable_struct_array(self.client_tags.as_ref(), rt::COMPACT, version)
             .in_field("client_tags")?;
-        rt::put_nullable_struct_array(
-                buf,
-                self.task_offsets.as_ref(),
-                rt::COMPACT,
-                version,
-            )
+        buf.put_nullable_struct_array(self.task_offsets.as_ref(), rt::COMPACT, version)
             .in_field("task_offsets")?;
-        rt::put_nullable_struct_array(
-                buf,
+        buf.put_nullable_struct_array(
                 self.task_end_offsets.as_ref(),
                 rt::COMPACT,
                 version,
             )
             .in_field("task_end_offsets")?;
-        rt::put_bool(buf, self.shutdown_application);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.shutdown_application);
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -444,7 +416,7 @@ impl<'a> rt::Decode<'a> for CopartitionGroup<'a> {
         r.read_scalar_array::<i16>(rt::COMPACT).in_field("source_topics")?;
         r.read_scalar_array::<i16>(rt::COMPACT).in_field("source_topic_regex")?;
         r.read_scalar_array::<i16>(rt::COMPACT).in_field("repartition_source_topics")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -456,13 +428,13 @@ impl<'a> rt::Encode for CopartitionGroup<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_scalar_array(buf, &self.source_topics, rt::COMPACT)
+        buf.put_scalar_array(&self.source_topics, rt::COMPACT)
             .in_field("source_topics")?;
-        rt::put_scalar_array(buf, &self.source_topic_regex, rt::COMPACT)
+        buf.put_scalar_array(&self.source_topic_regex, rt::COMPACT)
             .in_field("source_topic_regex")?;
-        rt::put_scalar_array(buf, &self.repartition_source_topics, rt::COMPACT)
+        buf.put_scalar_array(&self.repartition_source_topics, rt::COMPACT)
             .in_field("repartition_source_topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -610,7 +582,7 @@ impl<'a> rt::Decode<'a> for Subtopology<'a> {
             .in_field("repartition_source_topics")?;
         r.skip_struct_array::<CopartitionGroup>(rt::COMPACT, version)
             .in_field("copartition_groups")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -622,36 +594,32 @@ impl<'a> rt::Encode for Subtopology<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, rt::COMPACT)
-            .in_field("subtopology_id")?;
-        rt::put_array(
-                buf,
+        buf.put_string(&self.subtopology_id, rt::COMPACT).in_field("subtopology_id")?;
+        buf.put_array(
                 &self.source_topics,
                 rt::COMPACT,
-                |buf, v| rt::put_string(buf, v, rt::COMPACT),
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("source_topics")?;
-        rt::put_array(
-                buf,
+        buf.put_array(
                 &self.source_topic_regex,
                 rt::COMPACT,
-                |buf, v| rt::put_string(buf, v, rt::COMPACT),
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("source_topic_regex")?;
-        rt::put_struct_array(buf, &self.state_changelog_topics, rt::COMPACT, version)
+        buf.put_struct_array(&self.state_changelog_topics, rt::COMPACT, version)
             .in_field("state_changelog_topics")?;
-        rt::put_array(
-                buf,
+        buf.put_array(
                 &self.repartition_sink_topics,
                 rt::COMPACT,
-                |buf, v| rt::put_string(buf, v, rt::COMPACT),
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("repartition_sink_topics")?;
-        rt::put_struct_array(buf, &self.repartition_source_topics, rt::COMPACT, version)
+        buf.put_struct_array(&self.repartition_source_topics, rt::COMPACT, version)
             .in_field("repartition_source_topics")?;
-        rt::put_struct_array(buf, &self.copartition_groups, rt::COMPACT, version)
+        buf.put_struct_array(&self.copartition_groups, rt::COMPACT, version)
             .in_field("copartition_groups")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -780,7 +748,7 @@ impl<'a> rt::Decode<'a> for Topology<'a> {
         r.read_i32().in_field("epoch")?;
         r.skip_struct_array::<Subtopology>(rt::COMPACT, version)
             .in_field("subtopologies")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -793,9 +761,9 @@ impl<'a> rt::Encode for Topology<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.epoch);
-        rt::put_struct_array(buf, &self.subtopologies, rt::COMPACT, version)
+        buf.put_struct_array(&self.subtopologies, rt::COMPACT, version)
             .in_field("subtopologies")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -880,7 +848,7 @@ impl<'a> rt::Decode<'a> for KeyValue<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("key")?;
         r.read_string(rt::COMPACT).in_field("value")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -892,9 +860,9 @@ impl<'a> rt::Encode for KeyValue<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.key, rt::COMPACT).in_field("key")?;
-        rt::put_string(buf, &self.value, rt::COMPACT).in_field("value")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.key, rt::COMPACT).in_field("key")?;
+        buf.put_string(&self.value, rt::COMPACT).in_field("value")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -997,7 +965,7 @@ impl<'a> rt::Decode<'a> for TopicInfo<'a> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_fixed(6, &[("partitions", 4), ("replication_factor", 2)])?;
         r.skip_struct_array::<KeyValue>(rt::COMPACT, version).in_field("topic_configs")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1009,15 +977,15 @@ impl<'a> rt::Encode for TopicInfo<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new()
                 .i32(self.partitions)
                 .i16(self.replication_factor),
         );
-        rt::put_struct_array(buf, &self.topic_configs, rt::COMPACT, version)
+        buf.put_struct_array(&self.topic_configs, rt::COMPACT, version)
             .in_field("topic_configs")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -1109,7 +1077,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1121,9 +1089,9 @@ impl<'a> rt::Encode for Endpoint<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -1216,7 +1184,7 @@ impl<'a> rt::Decode<'a> for TaskOffset<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("subtopology_id")?;
         r.skip_fixed(12, &[("partition", 4), ("offset", 8)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1228,12 +1196,11 @@ impl<'a> rt::Encode for TaskOffset<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, rt::COMPACT)
-            .in_field("subtopology_id")?;
+        buf.put_string(&self.subtopology_id, rt::COMPACT).in_field("subtopology_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new().i32(self.partition).i64(self.offset),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -1321,7 +1288,7 @@ impl<'a> rt::Decode<'a> for TaskIds<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("subtopology_id")?;
         r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1333,10 +1300,9 @@ impl<'a> rt::Encode for TaskIds<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, rt::COMPACT)
-            .in_field("subtopology_id")?;
-        rt::put_scalar_array(buf, &self.partitions, rt::COMPACT).in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.subtopology_id, rt::COMPACT).in_field("subtopology_id")?;
+        buf.put_scalar_array(&self.partitions, rt::COMPACT).in_field("partitions")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

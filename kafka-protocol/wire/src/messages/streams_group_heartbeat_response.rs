@@ -215,9 +215,9 @@ impl<'a> rt::Encode for StreamsGroupHeartbeatResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_string(buf, &self.member_id, rt::COMPACT).in_field("member_id")?;
+        buf.put_string(&self.member_id, rt::COMPACT).in_field("member_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new()
                 .i32(self.member_epoch)
@@ -230,41 +230,25 @@ impl<'a> rt::Encode for StreamsGroupHeartbeatResponse<'a> {
         if version >= 1 {
             buf.put_i64(self.acceptable_recovery_lag);
         }
-        rt::put_nullable_struct_array(buf, self.status.as_ref(), rt::COMPACT, version)
+        buf.put_nullable_struct_array(self.status.as_ref(), rt::COMPACT, version)
             .in_field("status")?;
-        rt::put_nullable_struct_array(
-                buf,
-                self.active_tasks.as_ref(),
-                rt::COMPACT,
-                version,
-            )
+        buf.put_nullable_struct_array(self.active_tasks.as_ref(), rt::COMPACT, version)
             .in_field("active_tasks")?;
-        rt::put_nullable_struct_array(
-                buf,
-                self.standby_tasks.as_ref(),
-                rt::COMPACT,
-                version,
-            )
+        buf.put_nullable_struct_array(self.standby_tasks.as_ref(), rt::COMPACT, version)
             .in_field("standby_tasks")?;
-        rt::put_nullable_struct_array(
-                buf,
-                self.warmup_tasks.as_ref(),
-                rt::COMPACT,
-                version,
-            )
+        buf.put_nullable_struct_array(self.warmup_tasks.as_ref(), rt::COMPACT, version)
             .in_field("warmup_tasks")?;
         if version >= 1 {
-            rt::put_bool(buf, self.topology_description_required);
+            buf.put_bool(self.topology_description_required);
         }
         buf.put_i32(self.endpoint_information_epoch);
-        rt::put_nullable_struct_array(
-                buf,
+        buf.put_nullable_struct_array(
                 self.partitions_by_user_endpoint.as_ref(),
                 rt::COMPACT,
                 version,
             )
             .in_field("partitions_by_user_endpoint")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -470,7 +454,7 @@ impl<'a> rt::Decode<'a> for EndpointToPartitions<'a> {
             .in_field("active_partitions")?;
         r.skip_struct_array::<TopicPartition>(rt::COMPACT, version)
             .in_field("standby_partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -483,11 +467,11 @@ impl<'a> rt::Encode for EndpointToPartitions<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         self.user_endpoint.encode_to(buf, version).in_field("user_endpoint")?;
-        rt::put_struct_array(buf, &self.active_partitions, rt::COMPACT, version)
+        buf.put_struct_array(&self.active_partitions, rt::COMPACT, version)
             .in_field("active_partitions")?;
-        rt::put_struct_array(buf, &self.standby_partitions, rt::COMPACT, version)
+        buf.put_struct_array(&self.standby_partitions, rt::COMPACT, version)
             .in_field("standby_partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -577,7 +561,7 @@ impl<'a> rt::Decode<'a> for Status<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_i8().in_field("status_code")?;
         r.read_string(rt::COMPACT).in_field("status_detail")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -590,8 +574,8 @@ impl<'a> rt::Encode for Status<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i8(self.status_code);
-        rt::put_string(buf, &self.status_detail, rt::COMPACT).in_field("status_detail")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.status_detail, rt::COMPACT).in_field("status_detail")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -676,7 +660,7 @@ impl<'a> rt::Decode<'a> for TopicPartition<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("topic")?;
         r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -688,9 +672,9 @@ impl<'a> rt::Encode for TopicPartition<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic, rt::COMPACT).in_field("topic")?;
-        rt::put_scalar_array(buf, &self.partitions, rt::COMPACT).in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.topic, rt::COMPACT).in_field("topic")?;
+        buf.put_scalar_array(&self.partitions, rt::COMPACT).in_field("partitions")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -776,7 +760,7 @@ impl<'a> rt::Decode<'a> for TaskIds<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("subtopology_id")?;
         r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -788,10 +772,9 @@ impl<'a> rt::Encode for TaskIds<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, rt::COMPACT)
-            .in_field("subtopology_id")?;
-        rt::put_scalar_array(buf, &self.partitions, rt::COMPACT).in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.subtopology_id, rt::COMPACT).in_field("subtopology_id")?;
+        buf.put_scalar_array(&self.partitions, rt::COMPACT).in_field("partitions")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -877,7 +860,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -889,9 +872,9 @@ impl<'a> rt::Encode for Endpoint<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -71,13 +71,13 @@ impl<'a> rt::Encode for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, rt::COMPACT).in_field("group_id")?;
-        rt::put_string(buf, &self.member_id, rt::COMPACT).in_field("member_id")?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_string(&self.member_id, rt::COMPACT).in_field("member_id")?;
         buf.put_i32(self.topology_epoch);
         self.topology_description
             .encode_to(buf, version)
             .in_field("topology_description")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -177,7 +177,7 @@ impl<'a> rt::Decode<'a> for TopologyDescription<'a> {
             .in_field("subtopologies")?;
         r.skip_struct_array::<TopologyDescriptionGlobalStore>(rt::COMPACT, version)
             .in_field("global_stores")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -189,11 +189,11 @@ impl<'a> rt::Encode for TopologyDescription<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.subtopologies, rt::COMPACT, version)
+        buf.put_struct_array(&self.subtopologies, rt::COMPACT, version)
             .in_field("subtopologies")?;
-        rt::put_struct_array(buf, &self.global_stores, rt::COMPACT, version)
+        buf.put_struct_array(&self.global_stores, rt::COMPACT, version)
             .in_field("global_stores")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -283,7 +283,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionSubtopology<'a> {
         r.read_string(rt::COMPACT).in_field("subtopology_id")?;
         r.skip_struct_array::<TopologyDescriptionNode>(rt::COMPACT, version)
             .in_field("nodes")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -295,10 +295,9 @@ impl<'a> rt::Encode for TopologyDescriptionSubtopology<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, rt::COMPACT)
-            .in_field("subtopology_id")?;
-        rt::put_struct_array(buf, &self.nodes, rt::COMPACT, version).in_field("nodes")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.subtopology_id, rt::COMPACT).in_field("subtopology_id")?;
+        buf.put_struct_array(&self.nodes, rt::COMPACT, version).in_field("nodes")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -421,7 +420,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionNode<'a> {
             .in_field("stores")?;
         r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT).map(drop))
             .in_field("successors")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -433,32 +432,25 @@ impl<'a> rt::Encode for TopologyDescriptionNode<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_i8(self.node_type);
-        rt::put_array(
-                buf,
+        buf.put_array(
                 &self.source_topics,
                 rt::COMPACT,
-                |buf, v| rt::put_string(buf, v, rt::COMPACT),
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("source_topics")?;
-        rt::put_nullable_string(buf, self.sink_topic.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.sink_topic.as_deref(), rt::COMPACT)
             .in_field("sink_topic")?;
-        rt::put_array(
-                buf,
-                &self.stores,
-                rt::COMPACT,
-                |buf, v| rt::put_string(buf, v, rt::COMPACT),
-            )
+        buf.put_array(&self.stores, rt::COMPACT, |buf, v| buf.put_string(v, rt::COMPACT))
             .in_field("stores")?;
-        rt::put_array(
-                buf,
+        buf.put_array(
                 &self.successors,
                 rt::COMPACT,
-                |buf, v| rt::put_string(buf, v, rt::COMPACT),
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("successors")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -571,7 +563,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
     ) -> Result<(), rt::DecodeError> {
         TopologyDescriptionNode::validate_from(r, version).in_field("source")?;
         TopologyDescriptionNode::validate_from(r, version).in_field("processor")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -585,7 +577,7 @@ impl<'a> rt::Encode for TopologyDescriptionGlobalStore<'a> {
     ) -> Result<(), rt::EncodeError> {
         self.source.encode_to(buf, version).in_field("source")?;
         self.processor.encode_to(buf, version).in_field("processor")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

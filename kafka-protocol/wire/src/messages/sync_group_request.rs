@@ -114,25 +114,25 @@ impl<'a> rt::Encode for SyncGroupRequest<'a> {
                     .in_field("group_instance_id"),
             );
         }
-        rt::put_string(buf, &self.group_id, flexible).in_field("group_id")?;
+        buf.put_string(&self.group_id, flexible).in_field("group_id")?;
         buf.put_i32(self.generation_id);
-        rt::put_string(buf, &self.member_id, flexible).in_field("member_id")?;
+        buf.put_string(&self.member_id, flexible).in_field("member_id")?;
         if version >= 3 {
-            rt::put_nullable_string(buf, self.group_instance_id.as_deref(), flexible)
+            buf.put_nullable_string(self.group_instance_id.as_deref(), flexible)
                 .in_field("group_instance_id")?;
         }
         if version >= 5 {
-            rt::put_nullable_string(buf, self.protocol_type.as_deref(), rt::COMPACT)
+            buf.put_nullable_string(self.protocol_type.as_deref(), rt::COMPACT)
                 .in_field("protocol_type")?;
         }
         if version >= 5 {
-            rt::put_nullable_string(buf, self.protocol_name.as_deref(), rt::COMPACT)
+            buf.put_nullable_string(self.protocol_name.as_deref(), rt::COMPACT)
                 .in_field("protocol_name")?;
         }
-        rt::put_struct_array(buf, &self.assignments, flexible, version)
+        buf.put_struct_array(&self.assignments, flexible, version)
             .in_field("assignments")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -285,7 +285,7 @@ impl<'a> rt::Decode<'a> for SyncGroupRequestAssignment<'a> {
         r.read_string(flexible).in_field("member_id")?;
         r.read_bytes(flexible).in_field("assignment")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -299,10 +299,10 @@ impl<'a> rt::Encode for SyncGroupRequestAssignment<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 4;
-        rt::put_string(buf, &self.member_id, flexible).in_field("member_id")?;
-        rt::put_bytes(buf, &self.assignment, flexible).in_field("assignment")?;
+        buf.put_string(&self.member_id, flexible).in_field("member_id")?;
+        buf.put_bytes(&self.assignment, flexible).in_field("assignment")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -98,16 +98,16 @@ impl<'a> rt::Encode for SyncGroupResponse<'a> {
         }
         buf.put_i16(self.error_code);
         if version >= 5 {
-            rt::put_nullable_string(buf, self.protocol_type.as_deref(), rt::COMPACT)
+            buf.put_nullable_string(self.protocol_type.as_deref(), rt::COMPACT)
                 .in_field("protocol_type")?;
         }
         if version >= 5 {
-            rt::put_nullable_string(buf, self.protocol_name.as_deref(), rt::COMPACT)
+            buf.put_nullable_string(self.protocol_name.as_deref(), rt::COMPACT)
                 .in_field("protocol_name")?;
         }
-        rt::put_bytes(buf, &self.assignment, flexible).in_field("assignment")?;
+        buf.put_bytes(&self.assignment, flexible).in_field("assignment")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -151,9 +151,8 @@ impl<'a> rt::Encode for TxnOffsetCommitRequest<'a> {
                     .in_field("group_instance_id"),
             );
         }
-        rt::put_string(buf, &self.transactional_id, flexible)
-            .in_field("transactional_id")?;
-        rt::put_string(buf, &self.group_id, flexible).in_field("group_id")?;
+        buf.put_string(&self.transactional_id, flexible).in_field("transactional_id")?;
+        buf.put_string(&self.group_id, flexible).in_field("group_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<10>::new()
                 .i64(self.producer_id)
@@ -163,15 +162,15 @@ impl<'a> rt::Encode for TxnOffsetCommitRequest<'a> {
             buf.put_i32(self.generation_id_or_member_epoch);
         }
         if version >= 3 {
-            rt::put_string(buf, &self.member_id, rt::COMPACT).in_field("member_id")?;
+            buf.put_string(&self.member_id, rt::COMPACT).in_field("member_id")?;
         }
         if version >= 3 {
-            rt::put_nullable_string(buf, self.group_instance_id.as_deref(), rt::COMPACT)
+            buf.put_nullable_string(self.group_instance_id.as_deref(), rt::COMPACT)
                 .in_field("group_instance_id")?;
         }
-        rt::put_struct_array(buf, &self.topics, flexible, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -364,7 +363,7 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequestPartition<'a> {
         }
         r.read_nullable_string(flexible).in_field("committed_metadata")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -386,10 +385,10 @@ impl<'a> rt::Encode for TxnOffsetCommitRequestPartition<'a> {
         if version >= 2 {
             buf.put_i32(self.committed_leader_epoch);
         }
-        rt::put_nullable_string(buf, self.committed_metadata.as_deref(), flexible)
+        buf.put_nullable_string(self.committed_metadata.as_deref(), flexible)
             .in_field("committed_metadata")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -529,7 +528,7 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequestTopic<'a> {
         r.skip_struct_array::<TxnOffsetCommitRequestPartition>(flexible, version)
             .in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -544,15 +543,15 @@ impl<'a> rt::Encode for TxnOffsetCommitRequestTopic<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 3;
         if version <= 5 {
-            rt::put_string(buf, &self.name, flexible).in_field("name")?;
+            buf.put_string(&self.name, flexible).in_field("name")?;
         }
         if version >= 6 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_struct_array(buf, &self.partitions, flexible, version)
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

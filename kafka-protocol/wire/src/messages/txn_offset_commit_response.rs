@@ -67,9 +67,9 @@ impl<'a> rt::Encode for TxnOffsetCommitResponse<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 3;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.topics, flexible, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -174,7 +174,7 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitResponsePartition<'a> {
         let flexible = version >= 3;
         r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -194,7 +194,7 @@ impl<'a> rt::Encode for TxnOffsetCommitResponsePartition<'a> {
                 .i16(self.error_code),
         );
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -321,7 +321,7 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
         r.skip_struct_array::<TxnOffsetCommitResponsePartition>(flexible, version)
             .in_field("partitions")?;
         if flexible {
-            r.skip_unknown_tagged_fields()?;
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -336,15 +336,15 @@ impl<'a> rt::Encode for TxnOffsetCommitResponseTopic<'a> {
     ) -> Result<(), rt::EncodeError> {
         let flexible = version >= 3;
         if version <= 5 {
-            rt::put_string(buf, &self.name, flexible).in_field("name")?;
+            buf.put_string(&self.name, flexible).in_field("name")?;
         }
         if version >= 6 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_struct_array(buf, &self.partitions, flexible, version)
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
         if flexible {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }

@@ -60,7 +60,7 @@ impl<'a> rt::Encode for UnregisterBrokerRecord<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new().i32(self.broker_id).i64(self.broker_epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -89,12 +89,12 @@ impl<'a> rt::Encode for UpdateFeaturesRequest<'a> {
             );
         }
         buf.put_i32(self.timeout_ms);
-        rt::put_struct_array(buf, &self.feature_updates, rt::COMPACT, version)
+        buf.put_struct_array(&self.feature_updates, rt::COMPACT, version)
             .in_field("feature_updates")?;
         if version >= 1 {
-            rt::put_bool(buf, self.validate_only);
+            buf.put_bool(self.validate_only);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -228,7 +228,7 @@ impl<'a> rt::Decode<'a> for FeatureUpdateKey<'a> {
         if version >= 1 {
             r.read_i8().in_field("upgrade_type")?;
         }
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -252,15 +252,15 @@ impl<'a> rt::Encode for FeatureUpdateKey<'a> {
                     .in_field("upgrade_type"),
             );
         }
-        rt::put_string(buf, &self.feature, rt::COMPACT).in_field("feature")?;
+        buf.put_string(&self.feature, rt::COMPACT).in_field("feature")?;
         buf.put_i16(self.max_version_level);
         if version <= 0 {
-            rt::put_bool(buf, self.allow_downgrade);
+            buf.put_bool(self.allow_downgrade);
         }
         if version >= 1 {
             buf.put_i8(self.upgrade_type);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

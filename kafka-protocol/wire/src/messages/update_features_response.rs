@@ -97,13 +97,13 @@ impl<'a> rt::Encode for UpdateFeaturesResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
         if version <= 1 {
-            rt::put_struct_array(buf, &self.results, rt::COMPACT, version)
+            buf.put_struct_array(&self.results, rt::COMPACT, version)
                 .in_field("results")?;
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -225,7 +225,7 @@ impl<'a> rt::Decode<'a> for UpdatableFeatureResult<'a> {
         r.read_string(rt::COMPACT).in_field("feature")?;
         r.read_i16().in_field("error_code")?;
         r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -237,11 +237,11 @@ impl<'a> rt::Encode for UpdatableFeatureResult<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.feature, rt::COMPACT).in_field("feature")?;
+        buf.put_string(&self.feature, rt::COMPACT).in_field("feature")?;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

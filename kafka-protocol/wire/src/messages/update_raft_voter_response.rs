@@ -95,7 +95,7 @@ impl<'a> rt::Encode for UpdateRaftVoterResponse<'a> {
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_current_leader)?;
         if write_current_leader {
-            rt::put_tag_header(buf, 0u32, self.current_leader.encoded_len(version));
+            buf.put_tag_header(0u32, self.current_leader.encoded_len(version));
             self.current_leader.encode_to(buf, version).in_field("current_leader")?;
         }
         tagged.finish(buf);
@@ -223,7 +223,7 @@ impl<'a> rt::Decode<'a> for CurrentLeader<'a> {
         r.skip_fixed(8, &[("leader_id", 4), ("leader_epoch", 4)])?;
         r.read_string(rt::COMPACT).in_field("host")?;
         r.read_i32().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -238,9 +238,9 @@ impl<'a> rt::Encode for CurrentLeader<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new().i32(self.leader_id).i32(self.leader_epoch),
         );
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_i32(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -85,13 +85,13 @@ impl<'a> rt::Encode for UserScramCredentialRecord<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_i8(self.mechanism);
-        rt::put_bytes(buf, &self.salt, rt::COMPACT).in_field("salt")?;
-        rt::put_bytes(buf, &self.stored_key, rt::COMPACT).in_field("stored_key")?;
-        rt::put_bytes(buf, &self.server_key, rt::COMPACT).in_field("server_key")?;
+        buf.put_bytes(&self.salt, rt::COMPACT).in_field("salt")?;
+        buf.put_bytes(&self.stored_key, rt::COMPACT).in_field("stored_key")?;
+        buf.put_bytes(&self.server_key, rt::COMPACT).in_field("server_key")?;
         buf.put_i32(self.iterations);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -82,14 +82,13 @@ impl<'a> rt::Encode for VoteRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_nullable_string(buf, self.cluster_id.as_deref(), rt::COMPACT)
+        buf.put_nullable_string(self.cluster_id.as_deref(), rt::COMPACT)
             .in_field("cluster_id")?;
         if version >= 1 {
             buf.put_i32(self.voter_id);
         }
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -250,7 +249,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         if version >= 2 {
             r.read_bool().in_field("pre_vote")?;
         }
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -287,9 +286,9 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i64(self.last_offset),
         );
         if version >= 2 {
-            rt::put_bool(buf, self.pre_vote);
+            buf.put_bool(self.pre_vote);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -415,7 +414,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r.read_string(rt::COMPACT).in_field("topic_name")?;
         r.skip_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -427,10 +426,10 @@ impl<'a> rt::Encode for TopicData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, rt::COMPACT).in_field("topic_name")?;
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -98,20 +98,18 @@ impl<'a> rt::Encode for VoteResponse<'a> {
             );
         }
         buf.put_i16(self.error_code);
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
         let write_node_endpoints = version >= 1 && !self.node_endpoints.is_empty();
         let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
         let count = self.unknown_tagged_fields.len() + usize::from(write_node_endpoints);
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_node_endpoints)?;
         if write_node_endpoints {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 0u32,
                 rt::struct_array_len(&self.node_endpoints, rt::COMPACT, version),
             );
-            rt::put_struct_array(buf, &self.node_endpoints, rt::COMPACT, version)
+            buf.put_struct_array(&self.node_endpoints, rt::COMPACT, version)
                 .in_field("node_endpoints")?;
         }
         tagged.finish(buf);
@@ -256,7 +254,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             ],
         )?;
         r.read_bool().in_field("vote_granted")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -275,8 +273,8 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i32(self.leader_id)
                 .i32(self.leader_epoch),
         );
-        rt::put_bool(buf, self.vote_granted);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.vote_granted);
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -373,7 +371,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r.read_string(rt::COMPACT).in_field("topic_name")?;
         r.skip_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -385,10 +383,10 @@ impl<'a> rt::Encode for TopicData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, rt::COMPACT).in_field("topic_name")?;
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -481,7 +479,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         r.read_i32().in_field("node_id")?;
         r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -494,9 +492,9 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.node_id);
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

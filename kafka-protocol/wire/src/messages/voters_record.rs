@@ -56,9 +56,8 @@ impl<'a> rt::Encode for VotersRecord<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i16(self.version);
-        rt::put_struct_array(buf, &self.voters, rt::COMPACT, version)
-            .in_field("voters")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.voters, rt::COMPACT, version).in_field("voters")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -150,7 +149,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -162,10 +161,10 @@ impl<'a> rt::Encode for Endpoint<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
-        rt::put_string(buf, &self.host, rt::COMPACT).in_field("host")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -254,7 +253,7 @@ impl<'a> rt::Decode<'a> for KRaftVersionFeature<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(4, &[("min_supported_version", 2), ("max_supported_version", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -271,7 +270,7 @@ impl<'a> rt::Encode for KRaftVersionFeature<'a> {
                 .i16(self.min_supported_version)
                 .i16(self.max_supported_version),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -375,7 +374,7 @@ impl<'a> rt::Decode<'a> for Voter<'a> {
         r.skip_struct_array::<Endpoint>(rt::COMPACT, version).in_field("endpoints")?;
         KRaftVersionFeature::validate_from(r, version)
             .in_field("k_raft_version_feature")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -392,12 +391,12 @@ impl<'a> rt::Encode for Voter<'a> {
                 .i32(self.voter_id)
                 .uuid(self.voter_directory_id),
         );
-        rt::put_struct_array(buf, &self.endpoints, rt::COMPACT, version)
+        buf.put_struct_array(&self.endpoints, rt::COMPACT, version)
             .in_field("endpoints")?;
         self.k_raft_version_feature
             .encode_to(buf, version)
             .in_field("k_raft_version_feature")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

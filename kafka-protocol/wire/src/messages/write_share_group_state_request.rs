@@ -60,10 +60,9 @@ impl<'a> rt::Encode for WriteShareGroupStateRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, rt::COMPACT).in_field("group_id")?;
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -177,7 +176,7 @@ impl<'a> rt::Decode<'a> for StateBatch<'a> {
                 ("delivery_count", 2),
             ],
         )?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -196,7 +195,7 @@ impl<'a> rt::Encode for StateBatch<'a> {
                 .i8(self.delivery_state)
                 .i16(self.delivery_count),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -353,7 +352,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         }
         r.skip_struct_array::<StateBatch>(rt::COMPACT, version)
             .in_field("state_batches")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -375,9 +374,9 @@ impl<'a> rt::Encode for PartitionData<'a> {
         if version >= 1 {
             buf.put_i32(self.delivery_complete_count);
         }
-        rt::put_struct_array(buf, &self.state_batches, rt::COMPACT, version)
+        buf.put_struct_array(&self.state_batches, rt::COMPACT, version)
             .in_field("state_batches")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -486,7 +485,7 @@ impl<'a> rt::Decode<'a> for WriteStateData<'a> {
         r.read_uuid().in_field("topic_id")?;
         r.skip_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -499,9 +498,9 @@ impl<'a> rt::Encode for WriteStateData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -54,9 +54,8 @@ impl<'a> rt::Encode for WriteTxnMarkersRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.markers, rt::COMPACT, version)
-            .in_field("markers")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.markers, rt::COMPACT, version).in_field("markers")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -140,7 +139,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerTopic<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.read_scalar_array::<i32>(rt::COMPACT).in_field("partition_indexes")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -152,10 +151,10 @@ impl<'a> rt::Encode for WritableTxnMarkerTopic<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
-        rt::put_scalar_array(buf, &self.partition_indexes, rt::COMPACT)
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_scalar_array(&self.partition_indexes, rt::COMPACT)
             .in_field("partition_indexes")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -280,7 +279,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarker<'a> {
         if version >= 2 {
             r.read_i8().in_field("transaction_version")?;
         }
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -297,14 +296,13 @@ impl<'a> rt::Encode for WritableTxnMarker<'a> {
                 .i64(self.producer_id)
                 .i16(self.producer_epoch),
         );
-        rt::put_bool(buf, self.transaction_result);
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
+        buf.put_bool(self.transaction_result);
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
         buf.put_i32(self.coordinator_epoch);
         if version >= 2 {
             buf.put_i8(self.transaction_version);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]

@@ -54,9 +54,8 @@ impl<'a> rt::Encode for WriteTxnMarkersResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.markers, rt::COMPACT, version)
-            .in_field("markers")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.markers, rt::COMPACT, version).in_field("markers")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -139,7 +138,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -156,7 +155,7 @@ impl<'a> rt::Encode for WritableTxnMarkerPartitionResult<'a> {
                 .i32(self.partition_index)
                 .i16(self.error_code),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -244,7 +243,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
         r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_struct_array::<WritableTxnMarkerPartitionResult>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -256,10 +255,10 @@ impl<'a> rt::Encode for WritableTxnMarkerTopicResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, rt::COMPACT).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, rt::COMPACT, version)
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -349,7 +348,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerResult<'a> {
         r.read_i64().in_field("producer_id")?;
         r.skip_struct_array::<WritableTxnMarkerTopicResult>(rt::COMPACT, version)
             .in_field("topics")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -362,9 +361,8 @@ impl<'a> rt::Encode for WritableTxnMarkerResult<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i64(self.producer_id);
-        rt::put_struct_array(buf, &self.topics, rt::COMPACT, version)
-            .in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
