@@ -10,7 +10,7 @@ use kafka_wire::frame::{read_frame, RequestFrame, ResponseFrame, DEFAULT_MAX_FRA
 use kafka_wire::messages::{ApiVersionsRequest, ApiVersionsResponse, RequestHeader};
 use kafka_wire::negotiate::{negotiate, Negotiated};
 use kafka_wire::runtime::JsonErrorKind;
-use kafka_wire::{ApiKey, ErrorCode, Request, RequestBody, ResponseBody};
+use kafka_wire::{ApiKey, ErrorCode, IntoOwned, Request, RequestBody, ResponseBody};
 use serde_json::Value;
 
 /// How long a test waits for any one answer.

@@ -30,6 +30,7 @@ use kafka_wire::messages::{
     ApiVersionsRequest, ApiVersionsResponse, MetadataRequest, MetadataResponse,
     SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest, SaslHandshakeResponse,
 };
+use kafka_wire::IntoOwned;
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
 use kafka_wire_test_support::kafka::{one_at_a_time, pinned_version, Kafka};
 use kafka_wire_tests::broker::Client;

@@ -530,8 +530,9 @@ fn dispatch_enum(
         &|name| quote!(Self::#name(m) => rt::Message::encode_to_writer(m, writer, version),),
     );
     let len = per_variant(&|name| quote!(Self::#name(m) => rt::Encode::encoded_len(m, version),));
-    let into_owned =
-        per_variant(&|name| quote!(Self::#name(m) => #enum_name::#name(m.into_owned()),));
+    let into_owned = per_variant(
+        &|name| quote!(Self::#name(m) => #enum_name::#name(rt::IntoOwned::into_owned(m)),),
+    );
     // With gated variants, the one compiled may be alone in the enum, and
     // then it holds no other message.
     let maybe_alone = (variants.len() == 1 || variants.iter().any(|v| !v.gate.is_empty()))
@@ -669,26 +670,19 @@ fn dispatch_enum(
             }
 
             #json_methods
-
-            /// Copies what still borrows from the input, so that the value
-            /// can outlive it (be kept, or sent to another thread).
-            // Compiled where it is called, like every `into_owned` (see
-            // emit/owned.rs).
-            #[inline]
-            pub fn into_owned(self) -> #enum_name<'static> {
-                match self {
-                    #(#into_owned)*
-                }
-            }
         }
 
         #section
         impl<'a> rt::IntoOwned for #enum_name #generics {
             type Owned = #enum_name<'static>;
 
+            // Compiled where it is called, like every `into_owned` (see
+            // emit/owned.rs).
             #[inline]
             fn into_owned(self) -> #enum_name<'static> {
-                #enum_name::into_owned(self)
+                match self {
+                    #(#into_owned)*
+                }
             }
         }
 
@@ -718,7 +712,10 @@ fn json_methods(
                 if !<#ty as rt::Message>::supports_version(version) {
                     return Err(rt::JsonError::new(rt::JsonErrorKind::UnsupportedVersion(version)));
                 }
-                rt::JsonForm::from_json(value, version).map(Self::#name)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::#name(message)),
+                    Err(e) => Err(e),
+                }
             }
         }
     });

@@ -88,6 +88,80 @@ pub fn negate(cond: Cond) -> TokenStream {
     }
 }
 
+/// The struct's flexible-versions condition in a function body: the local
+/// `flexible` where it depends on the version (see [`bind_flexible`]),
+/// else `true` or `false`.
+pub fn flexible_cond(flexible: Cond) -> TokenStream {
+    match flexible {
+        Cond::Always | Cond::Never => cond_tokens(flexible),
+        _ => quote!(flexible),
+    }
+}
+
+/// The `compact` argument of a length-prefixed read, write or size: the
+/// local `flexible` where the field's length form depends on the version
+/// (within its versions it is compact exactly where the struct is
+/// flexible), else `rt::COMPACT` or `rt::CLASSIC`, never a bare `true` or
+/// `false`. A tagged field is always compact.
+pub fn compact_arg(field: &FieldIr, tagged: bool) -> TokenStream {
+    match field.compact {
+        _ if tagged => quote!(rt::COMPACT),
+        Cond::Always => quote!(rt::COMPACT),
+        Cond::Never => quote!(rt::CLASSIC),
+        _ => quote!(flexible),
+    }
+}
+
+/// [`when`] for the struct's flexible versions, naming them `flexible`.
+pub fn when_flexible(flexible: Cond, body: TokenStream) -> TokenStream {
+    match flexible {
+        Cond::Always | Cond::Never => when(flexible, body),
+        _ => quote!(if flexible { #body }),
+    }
+}
+
+/// [`choose`] on the struct's flexible versions, naming them `flexible`.
+pub fn choose_flexible(flexible: Cond, then: TokenStream, otherwise: TokenStream) -> TokenStream {
+    match flexible {
+        Cond::Always | Cond::Never => choose(flexible, then, otherwise),
+        _ => quote!(if flexible { #then } else { #otherwise }),
+    }
+}
+
+/// `let flexible = version >= N;` at the top of a function body that uses
+/// the local `flexible`, bound once rather than the condition written out
+/// at every use.
+pub fn bind_flexible(flexible: Cond, body: TokenStream) -> TokenStream {
+    if !mentions_local(body.clone(), "flexible") {
+        return body;
+    }
+    let c = cond_tokens(flexible);
+    quote! {
+        let flexible = #c;
+        #body
+    }
+}
+
+/// True when `tokens` read the local or parameter `name`: not a field
+/// access (`.name`) and not a field name in a struct literal (`name: ..`).
+pub fn mentions_local(tokens: TokenStream, name: &str) -> bool {
+    let tokens: Vec<_> = tokens.into_iter().collect();
+    tokens.iter().enumerate().any(|(i, token)| match token {
+        proc_macro2::TokenTree::Group(g) => mentions_local(g.stream(), name),
+        proc_macro2::TokenTree::Ident(ident) if ident == name => {
+            let after_dot = i > 0
+                && matches!(&tokens[i - 1], proc_macro2::TokenTree::Punct(p) if p.as_char() == '.');
+            let field_name = matches!(
+                tokens.get(i + 1),
+                Some(proc_macro2::TokenTree::Punct(p))
+                    if p.as_char() == ':' && p.spacing() == proc_macro2::Spacing::Alone
+            );
+            !after_dot && !field_name
+        }
+        _ => false,
+    })
+}
+
 /// Wraps `body` in `if cond { .. }`, or emits it bare, or not at all.
 pub fn when(cond: Cond, body: TokenStream) -> TokenStream {
     match cond {
@@ -231,8 +305,13 @@ pub fn default_value(field: &FieldIr) -> TokenStream {
     }
 }
 
+/// An integer default as a person writes it: an extreme of its type by
+/// name (`i32::MIN`), a large `int64` in hex, any other in decimal.
 fn int_literal(n: i128, scalar: Scalar) -> TokenStream {
     let lit = Literal::i128_unsuffixed(n);
+    if let Some(extreme) = int_extreme(n, scalar) {
+        return extreme;
+    }
     match scalar {
         // A hex default such as 0xcafcacafcacafca reads best in hex.
         Scalar::Int64 if n > 0xffff => {
@@ -240,6 +319,28 @@ fn int_literal(n: i128, scalar: Scalar) -> TokenStream {
             hex
         }
         _ => quote!(#lit),
+    }
+}
+
+/// `i32::MIN` and the like, when `n` is the least or greatest value of the
+/// scalar's type.
+fn int_extreme(n: i128, scalar: Scalar) -> Option<TokenStream> {
+    let (ty, min, max) = match scalar {
+        Scalar::Int8 => (quote!(i8), i128::from(i8::MIN), i128::from(i8::MAX)),
+        Scalar::Int16 => (quote!(i16), i128::from(i16::MIN), i128::from(i16::MAX)),
+        Scalar::Uint16 => (quote!(u16), i128::from(u16::MIN), i128::from(u16::MAX)),
+        Scalar::Int32 => (quote!(i32), i128::from(i32::MIN), i128::from(i32::MAX)),
+        Scalar::Uint32 => (quote!(u32), i128::from(u32::MIN), i128::from(u32::MAX)),
+        Scalar::Int64 => (quote!(i64), i128::from(i64::MIN), i128::from(i64::MAX)),
+        _ => return None,
+    };
+    // Zero, the least unsigned value, stays `0`.
+    if n == min && n != 0 {
+        Some(quote!(#ty::MIN))
+    } else if n == max {
+        Some(quote!(#ty::MAX))
+    } else {
+        None
     }
 }
 

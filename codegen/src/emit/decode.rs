@@ -13,8 +13,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::common::{
-    choose, cond_tokens, default_value, field_ident, field_type, negate, paren, scalar_type,
-    struct_type, when,
+    bind_flexible, choose, choose_flexible, compact_arg, cond_tokens, default_value, field_ident,
+    field_type, flexible_cond, mentions_local, negate, paren, scalar_type, struct_type, when,
+    when_flexible,
 };
 use super::runs::{pieces, run_layout, run_method, run_width, Piece};
 use crate::ir::{Cond, FieldIr, FieldKind, StructIr};
@@ -58,6 +59,7 @@ pub fn decode_impl(s: &StructIr, structs: &[StructIr], validator: bool) -> Token
             Ok(Self { #(#fields)* })
         }
     };
+    let body = bind_flexible(s.flexible, body);
     let version = version_param(&body);
     let checks = pieces.iter().map(|piece| match piece {
         Piece::Single(field) => {
@@ -75,6 +77,7 @@ pub fn decode_impl(s: &StructIr, structs: &[StructIr], validator: bool) -> Token
         #skip_tagged
         Ok(())
     };
+    let check_body = bind_flexible(s.flexible, check_body);
     let check_version = version_param(&check_body);
     let validate = validator.then(|| {
         quote! {
@@ -170,7 +173,7 @@ fn holds_struct_arrays(s: &StructIr, structs: &[StructIr]) -> bool {
 /// uses.
 fn local_ident(field: &FieldIr) -> proc_macro2::Ident {
     match field.rust_name.as_str() {
-        "version" | "r" | "tag" | "fixed" | "unknown_tagged_fields" => {
+        "version" | "flexible" | "r" | "tag" | "fixed" | "unknown_tagged_fields" => {
             ident(&format!("{}_value", field.rust_name))
         }
         _ => field_ident(field),
@@ -189,31 +192,11 @@ enum Mode {
 /// `version`, or `_version` when the body never looks at it. A field
 /// named `version` (`self.version`) does not count.
 pub fn version_param(body: &TokenStream) -> TokenStream {
-    if mentions_version(body.clone()) {
+    if mentions_local(body.clone(), "version") {
         quote!(version)
     } else {
         quote!(_version)
     }
-}
-
-/// True when `tokens` read the `version` parameter: not a field access
-/// (`.version`) and not a field name in a struct literal (`version: ..`).
-fn mentions_version(tokens: TokenStream) -> bool {
-    let tokens: Vec<_> = tokens.into_iter().collect();
-    tokens.iter().enumerate().any(|(i, token)| match token {
-        proc_macro2::TokenTree::Group(g) => mentions_version(g.stream()),
-        proc_macro2::TokenTree::Ident(ident) if ident == "version" => {
-            let after_dot = i > 0
-                && matches!(&tokens[i - 1], proc_macro2::TokenTree::Punct(p) if p.as_char() == '.');
-            let field_name = matches!(
-                tokens.get(i + 1),
-                Some(proc_macro2::TokenTree::Punct(p))
-                    if p.as_char() == ':' && p.spacing() == proc_macro2::Spacing::Alone
-            );
-            !after_dot && !field_name
-        }
-        _ => false,
-    })
 }
 
 /// Reads the tagged-field section into the locals of the tagged fields and
@@ -225,7 +208,7 @@ fn mentions_version(tokens: TokenStream) -> bool {
 /// assigns them.
 fn decode_tagged_section(s: &StructIr) -> TokenStream {
     let Some(callback) = tag_callback(s, Mode::Decode) else {
-        let read = choose(
+        let read = choose_flexible(
             s.flexible,
             quote!(r.read_unknown_tagged_section()?),
             quote!(rt::UnknownTaggedFields::new()),
@@ -241,7 +224,7 @@ fn decode_tagged_section(s: &StructIr) -> TokenStream {
     let fields_present = match s.flexible {
         Cond::Always => quote!(!r.skip_empty_tagged_section()),
         flexible => {
-            let c = cond_tokens(flexible);
+            let c = flexible_cond(flexible);
             quote!(#c && !r.skip_empty_tagged_section())
         }
     };
@@ -262,9 +245,9 @@ fn decode_tagged_section(s: &StructIr) -> TokenStream {
 fn validate_tagged_section(s: &StructIr) -> TokenStream {
     let read = match tag_callback(s, Mode::Validate) {
         Some(callback) => quote!(r.skip_tagged_fields(#callback)?;),
-        None => quote!(r.skip_unknown_tagged_fields()?;),
+        None => quote!(r.skip_unknown_tagged_section()?;),
     };
-    when(s.flexible, read)
+    when_flexible(s.flexible, read)
 }
 
 /// The callback that reads the struct's known tagged fields, one match arm
@@ -327,7 +310,7 @@ fn read_field(field: &FieldIr, tagged: bool, mode: Mode) -> TokenStream {
 /// A `Result` expression reading the field's value; in [`Mode::Validate`],
 /// nested structs are only checked.
 fn read_value(field: &FieldIr, tagged: bool, mode: Mode) -> TokenStream {
-    let k = cond_tokens(field.compact);
+    let k = compact_arg(field, tagged);
     let (nullable, plain) = match &field.kind {
         FieldKind::Scalar(s) => return read_scalar(*s),
         FieldKind::String => (
@@ -359,12 +342,12 @@ fn read_value(field: &FieldIr, tagged: bool, mode: Mode) -> TokenStream {
         FieldKind::StructArray(name) if mode == Mode::Validate => {
             // Checked in place: no array to build, return and drop.
             let ty = ident(name);
-            let nullable = if field.optional {
-                cond_tokens(field.nullable)
-            } else {
-                quote!(false)
-            };
-            return quote!(r.skip_struct_array::<#ty>(#k, #nullable, version));
+            let plain = quote!(r.skip_struct_array::<#ty>(#k, version));
+            if !field.optional {
+                return plain;
+            }
+            let nullable = quote!(r.skip_nullable_struct_array::<#ty>(#k, version));
+            return paren(field.nullable, choose(field.nullable, nullable, plain));
         }
         FieldKind::StructArray(name) => {
             let ty = ident(name);

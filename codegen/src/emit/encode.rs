@@ -6,7 +6,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::common::{
-    choose, cond_tokens, differs_from_default, field_ident, negate, paren, struct_type, when,
+    bind_flexible, choose, compact_arg, cond_tokens, differs_from_default, field_ident,
+    flexible_cond, negate, paren, struct_type, when,
 };
 use super::decode::version_param;
 use super::runs::{pieces, run_method, run_width, Piece};
@@ -30,13 +31,23 @@ pub fn encode_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
         Piece::Run { cond, fields } => when(cond, write_run(&fields)),
     });
     let tagged_write = tagged_section_write(s);
-    let sizes = s
-        .fields
-        .iter()
-        .filter(|f| f.untagged.is_possible())
-        .map(|field| {
-            let size = field_len(field, false);
-            paren(field.untagged, choose(field.untagged, size, quote!(0)))
+    // One term per piece, as the reader takes them: a run of fixed-width
+    // fields adds its width once.
+    let sizes = pieces(&s.fields)
+        .into_iter()
+        .filter_map(|piece| match piece {
+            Piece::Single(field) if field.untagged.is_possible() => {
+                let size = field_len(field, false);
+                Some(paren(
+                    field.untagged,
+                    choose(field.untagged, size, quote!(0)),
+                ))
+            }
+            Piece::Single(_) => None,
+            Piece::Run { cond, fields } => {
+                let width = run_width(&fields);
+                Some(paren(cond, choose(cond, quote!(#width), quote!(0))))
+            }
         });
     let (tagged_len, tagged_term) = tagged_section_len(s);
 
@@ -56,6 +67,8 @@ pub fn encode_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
         #tagged_len
         #sum
     };
+    let encode_body = bind_flexible(s.flexible, encode_body);
+    let len_body = bind_flexible(s.flexible, len_body);
     let encode_version = version_param(&encode_body);
     let len_version = version_param(&len_body);
     quote! {
@@ -112,7 +125,7 @@ fn tagged_section_write(s: &StructIr) -> TokenStream {
     match s.flexible {
         Cond::Always => section,
         cond => {
-            let c = cond_tokens(cond);
+            let c = flexible_cond(cond);
             quote! {
                 if #c {
                     #section
@@ -128,7 +141,7 @@ fn tagged_section_write(s: &StructIr) -> TokenStream {
 fn tagged_section_body(s: &StructIr) -> TokenStream {
     let tagged = tagged_fields(s);
     if tagged.is_empty() {
-        return quote!(rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;);
+        return quote!(buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;);
     }
     let (flags, count) = tagged_count(&tagged, s.flexible);
     let writes = tagged.iter().map(|field| {
@@ -139,7 +152,7 @@ fn tagged_section_body(s: &StructIr) -> TokenStream {
         quote! {
             tagged.write_before(buf, #tag, #flag)?;
             if #flag {
-                rt::put_tag_header(buf, #tag, #size);
+                buf.put_tag_header(#tag, #size);
                 #write;
             }
         }
@@ -166,7 +179,7 @@ fn tagged_section_len(s: &StructIr) -> (TokenStream, Option<TokenStream>) {
         let term = match s.flexible {
             Cond::Always => len,
             cond => {
-                let c = cond_tokens(cond);
+                let c = flexible_cond(cond);
                 quote!((if #c { #len } else { 0 }))
             }
         };
@@ -191,7 +204,7 @@ fn tagged_section_len(s: &StructIr) -> (TokenStream, Option<TokenStream>) {
     match s.flexible {
         Cond::Always => (body, Some(total)),
         cond => {
-            let c = cond_tokens(cond);
+            let c = flexible_cond(cond);
             let term = quote! {
                 (if #c {
                     #body
@@ -249,7 +262,7 @@ fn tagged_presence(field: &FieldIr, flexible: Cond) -> TokenStream {
 /// A `Result` expression writing the field, naming it in any error.
 fn write_field(field: &FieldIr, tagged: bool) -> TokenStream {
     let name = field_ident(field);
-    let k = cond_tokens(field.compact);
+    let k = compact_arg(field, tagged);
     let path = &field.rust_name;
     let located = |write: TokenStream| quote!(#write.in_field(#path)?);
     let (nullable, plain): (TokenStream, Box<dyn Fn(TokenStream) -> TokenStream>) = match &field
@@ -257,35 +270,33 @@ fn write_field(field: &FieldIr, tagged: bool) -> TokenStream {
     {
         FieldKind::Scalar(s) => return write_scalar(*s, quote!(self.#name)),
         FieldKind::String => (
-            quote!(rt::put_nullable_string(buf, self.#name.as_deref(), #k)),
-            Box::new(move |v| quote!(rt::put_string(buf, #v, #k))),
+            quote!(buf.put_nullable_string(self.#name.as_deref(), #k)),
+            Box::new(move |v| quote!(buf.put_string(#v, #k))),
         ),
         FieldKind::Bytes | FieldKind::Records => (
-            quote!(rt::put_nullable_bytes(buf, self.#name.as_deref(), #k)),
-            Box::new(move |v| quote!(rt::put_bytes(buf, #v, #k))),
+            quote!(buf.put_nullable_bytes(self.#name.as_deref(), #k)),
+            Box::new(move |v| quote!(buf.put_bytes(#v, #k))),
         ),
         FieldKind::ScalarArray(_) => (
-            quote!(rt::put_nullable_scalar_array(buf, self.#name.as_ref(), #k)),
-            Box::new(move |v| quote!(rt::put_scalar_array(buf, #v, #k))),
+            quote!(buf.put_nullable_scalar_array(self.#name.as_ref(), #k)),
+            Box::new(move |v| quote!(buf.put_scalar_array(#v, #k))),
         ),
         FieldKind::StringArray => (
-            quote!(rt::put_nullable_array(buf, self.#name.as_deref(), #k, |buf, v| rt::put_string(buf, v, #k))),
-            Box::new(
-                move |v| quote!(rt::put_array(buf, #v, #k, |buf, v| rt::put_string(buf, v, #k))),
-            ),
+            quote!(buf.put_nullable_array(self.#name.as_deref(), #k, |buf, v| buf.put_string(v, #k))),
+            Box::new(move |v| quote!(buf.put_array(#v, #k, |buf, v| buf.put_string(v, #k)))),
         ),
         FieldKind::StructArray(_) => (
-            quote!(rt::put_nullable_struct_array(buf, self.#name.as_ref(), #k, version)),
-            Box::new(move |v| quote!(rt::put_struct_array(buf, #v, #k, version))),
+            quote!(buf.put_nullable_struct_array(self.#name.as_ref(), #k, version)),
+            Box::new(move |v| quote!(buf.put_struct_array(#v, #k, version))),
         ),
         FieldKind::Struct(_) => {
             let put = if tagged {
-                quote!(rt::put_tagged_nullable_struct)
+                quote!(put_tagged_nullable_struct)
             } else {
-                quote!(rt::put_nullable_struct)
+                quote!(put_nullable_struct)
             };
             (
-                quote!(#put(buf, self.#name.as_ref(), |buf, v| v.encode_to(buf, version))),
+                quote!(buf.#put(self.#name.as_ref(), |buf, v| v.encode_to(buf, version))),
                 Box::new(move |v| quote!(#v.encode_to(buf, version))),
             )
         }
@@ -315,7 +326,7 @@ fn write_field(field: &FieldIr, tagged: bool) -> TokenStream {
 
 fn write_scalar(scalar: Scalar, value: TokenStream) -> TokenStream {
     match scalar {
-        Scalar::Bool => quote!(rt::put_bool(buf, #value)),
+        Scalar::Bool => quote!(buf.put_bool(#value)),
         Scalar::Int8 => quote!(buf.put_i8(#value)),
         Scalar::Int16 => quote!(buf.put_i16(#value)),
         Scalar::Uint16 => quote!(buf.put_u16(#value)),
@@ -330,7 +341,7 @@ fn write_scalar(scalar: Scalar, value: TokenStream) -> TokenStream {
 /// The exact encoded size of the field's value.
 fn field_len(field: &FieldIr, tagged: bool) -> TokenStream {
     let name = field_ident(field);
-    let k = cond_tokens(field.compact);
+    let k = compact_arg(field, tagged);
     if let FieldKind::Scalar(s) = field.kind {
         let width = proc_macro2::Literal::usize_unsuffixed(s.width());
         return quote!(#width);

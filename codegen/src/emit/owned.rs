@@ -1,5 +1,6 @@
-//! Emits `IntoOwned` for each struct, and an inherent `into_owned` that
-//! needs no import: borrowed fields are copied, the rest moved.
+//! Emits `IntoOwned` for each struct: borrowed fields are copied, the rest
+//! moved. The trait is the one way in (`use kafka_wire::IntoOwned`), for
+//! a message as for the generic containers that hold one.
 //!
 //! Every `into_owned` is `#[inline]`, even where the crate that includes the
 //! messages compiles them all itself (see `emit/inline.rs`): few programs
@@ -14,7 +15,7 @@ use super::common::{borrows, field_ident, struct_type};
 use crate::ir::{FieldIr, FieldKind, StructIr};
 use crate::rust_source::ident;
 
-/// The `impl IntoOwned` block of one struct, and its inherent method.
+/// The `impl IntoOwned` block of one struct.
 pub fn owned_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
     let name = ident(&s.type_name);
     let ty = struct_type(&s.type_name, structs);
@@ -25,14 +26,6 @@ pub fn owned_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
 
                 #[inline]
                 fn into_owned(self) -> Self {
-                    self
-                }
-            }
-
-            impl #ty {
-                /// Returns the value itself: it borrows nothing.
-                #[inline]
-                pub fn into_owned(self) -> Self {
                     self
                 }
             }
@@ -59,15 +52,6 @@ pub fn owned_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
                     #(#fields)*
                     #unknown
                 }
-            }
-        }
-
-        impl #name<'_> {
-            /// Copies what still borrows from the input, so that the value
-            /// can outlive it (be kept, or sent to another thread).
-            #[inline]
-            pub fn into_owned(self) -> #name<'static> {
-                rt::IntoOwned::into_owned(self)
             }
         }
     }

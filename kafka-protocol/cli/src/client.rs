@@ -9,6 +9,7 @@ use kafka_wire::frame::{
     read_frame, ReadFrameError, RequestFrame, ResponseFrame, DEFAULT_MAX_FRAME_SIZE,
 };
 use kafka_wire::messages::{ApiVersionsRequest, ApiVersionsResponse, RequestHeader};
+use kafka_wire::IntoOwned;
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
 
 use crate::error::CliError;

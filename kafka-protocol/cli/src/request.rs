@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use kafka_wire::negotiate::{negotiate, Unusable};
+use kafka_wire::IntoOwned;
 use kafka_wire::{ApiKey, RequestBody};
 use serde_json::Value;
 

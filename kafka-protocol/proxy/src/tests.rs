@@ -9,6 +9,7 @@ use kafka_wire::messages::{
     ApiVersionsResponse, MetadataRequest, MetadataResponse, ProduceRequest, RequestHeader,
 };
 use kafka_wire::runtime::DecodeError;
+use kafka_wire::IntoOwned;
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
 
 fn request(api: ApiKey, version: i16, correlation_id: i32, body: RequestBody<'_>) -> Vec<u8> {

@@ -9,7 +9,7 @@ mod wire;
 
 use kafka_wire::messages::{metadata_response, MetadataRequest, MetadataResponse};
 use kafka_wire::runtime::Message;
-use kafka_wire::{ApiKey, ErrorCode, Request, ResponseBody};
+use kafka_wire::{ApiKey, ErrorCode, IntoOwned, Request, ResponseBody};
 
 /// The response type of a Metadata request, named through the trait.
 type MetadataAnswer = <MetadataRequest<'static> as Request>::Response;

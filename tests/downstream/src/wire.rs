@@ -11,7 +11,7 @@ use kafka_wire::messages::{
     api_versions_response, metadata_response, ApiVersionsResponse, MetadataRequest,
     MetadataResponse, RequestHeader, ResponseHeader,
 };
-use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
+use kafka_wire::{ApiKey, ErrorCode, IntoOwned, RequestBody, ResponseBody};
 
 /// The largest frame either side accepts.
 const MAX_FRAME: usize = 1 << 20;

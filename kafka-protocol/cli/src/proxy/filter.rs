@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use kafka_wire::runtime::DecodeError;
+use kafka_wire::IntoOwned;
 use kafka_wire::ResponseBody;
 use kafka_wire_proxy::{Filter, ProxiedRequest, ProxiedResponse, ResponseAction, SaslToken};
 

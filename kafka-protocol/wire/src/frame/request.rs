@@ -3,7 +3,8 @@
 
 use crate::messages::RequestHeader;
 use crate::runtime::{
-    DecodeError, Encode, EncodeBuf, EncodeError, EncodeErrorKind, Message, Reader, Writer,
+    DecodeError, Encode, EncodeBuf, EncodeError, EncodeErrorKind, IntoOwned, Message, Reader,
+    Writer,
 };
 use crate::{ApiKey, RequestBody};
 
@@ -147,18 +148,6 @@ impl<'a> RequestFrame<'a> {
         .in_field("request_api_key"))
     }
 
-    /// Copies what still borrows from the input, so that the frame can
-    /// outlive it (be kept, or sent to another thread).
-    // Compiled where it is called, even with `precompile`, like the
-    // messages' `into_owned` it calls.
-    #[inline]
-    pub fn into_owned(self) -> RequestFrame<'static> {
-        RequestFrame {
-            header: self.header.into_owned(),
-            body: self.body.into_owned(),
-        }
-    }
-
     /// Encodes the frame with its int32 size prefix, as it goes on the wire.
     pub fn encode_with_size<B: EncodeBuf + ?Sized>(&self, buf: &mut B) -> Result<(), EncodeError> {
         let header_version = self.checked_header_version()?;
@@ -168,5 +157,21 @@ impl<'a> RequestFrame<'a> {
         writer.reserve(4 + len);
         writer.put_i32(size);
         self.encode_parts(&mut writer, header_version)
+    }
+}
+
+impl<'a> IntoOwned for RequestFrame<'a> {
+    type Owned = RequestFrame<'static>;
+
+    /// Copies what still borrows from the input, so that the frame can
+    /// outlive it (be kept, or sent to another thread).
+    // Compiled where it is called, even with `precompile`, like the
+    // messages' `into_owned` it calls.
+    #[inline]
+    fn into_owned(self) -> RequestFrame<'static> {
+        RequestFrame {
+            header: self.header.into_owned(),
+            body: self.body.into_owned(),
+        }
     }
 }

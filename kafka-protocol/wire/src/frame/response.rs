@@ -3,7 +3,7 @@
 //! decoding takes the request's api and version.
 
 use crate::messages::ResponseHeader;
-use crate::runtime::{DecodeError, Encode, EncodeBuf, EncodeError, Message, Writer};
+use crate::runtime::{DecodeError, Encode, EncodeBuf, EncodeError, IntoOwned, Message, Writer};
 use crate::{ApiKey, ResponseBody};
 
 use super::{size_prefix, ResponseParts};
@@ -77,13 +77,17 @@ impl<'a> ResponseFrame<'a> {
             .encode_to_writer(writer, self.header_version())?;
         self.body.encode_to_writer(writer, self.version)
     }
+}
+
+impl<'a> IntoOwned for ResponseFrame<'a> {
+    type Owned = ResponseFrame<'static>;
 
     /// Copies what still borrows from the input, so that the frame can
     /// outlive it (be kept, or sent to another thread).
     // Compiled where it is called, even with `precompile`, like the
     // messages' `into_owned` it calls.
     #[inline]
-    pub fn into_owned(self) -> ResponseFrame<'static> {
+    fn into_owned(self) -> ResponseFrame<'static> {
         ResponseFrame {
             header: self.header.into_owned(),
             body: self.body.into_owned(),

@@ -44,7 +44,9 @@ impl<'a> rt::Decode<'a> for AbortTransactionRecord<'a> {
                 |tag, r| {
                     match tag {
                         0u32 => {
-                            reason = r.read_nullable_string(true).in_field("reason")?;
+                            reason = r
+                                .read_nullable_string(rt::COMPACT)
+                                .in_field("reason")?;
                         }
                         _ => return Ok(false),
                     }
@@ -75,12 +77,11 @@ impl<'a> rt::Encode for AbortTransactionRecord<'a> {
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_reason)?;
         if write_reason {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 0u32,
-                rt::nullable_string_len(self.reason.as_deref(), true),
+                rt::nullable_string_len(self.reason.as_deref(), rt::COMPACT),
             );
-            rt::put_nullable_string(buf, self.reason.as_deref(), true)
+            buf.put_nullable_string(self.reason.as_deref(), rt::COMPACT)
                 .in_field("reason")?;
         }
         tagged.finish(buf);
@@ -95,7 +96,7 @@ impl<'a> rt::Encode for AbortTransactionRecord<'a> {
             + if write_reason {
                 rt::tagged_field_len(
                     0u32,
-                    rt::nullable_string_len(self.reason.as_deref(), true),
+                    rt::nullable_string_len(self.reason.as_deref(), rt::COMPACT),
                 )
             } else {
                 0
@@ -132,14 +133,5 @@ impl<'a> rt::IntoOwned for AbortTransactionRecord<'a> {
             reason: rt::IntoOwned::into_owned(self.reason),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AbortTransactionRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AbortTransactionRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -77,7 +77,7 @@ impl rt::Encode for AbortedTxn {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        8 + 8 + 8 + 8
+        32
     }
 }
 
@@ -110,14 +110,6 @@ impl rt::IntoOwned for AbortedTxn {
     type Owned = AbortedTxn;
     #[inline]
     fn into_owned(self) -> Self {
-        self
-    }
-}
-
-impl AbortedTxn {
-    /// Returns the value itself: it borrows nothing.
-    #[inline]
-    pub fn into_owned(self) -> Self {
         self
     }
 }

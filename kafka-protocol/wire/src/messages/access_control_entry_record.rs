@@ -67,10 +67,10 @@ impl<'a> rt::Decode<'a> for AccessControlEntryRecord<'a> {
             .read_fixed(&[("id", 16), ("resource_type", 1)])?;
         let id = fixed.uuid();
         let resource_type = fixed.i8();
-        let resource_name = r.read_string(true).in_field("resource_name")?;
+        let resource_name = r.read_string(rt::COMPACT).in_field("resource_name")?;
         let pattern_type = r.read_i8().in_field("pattern_type")?;
-        let principal = r.read_string(true).in_field("principal")?;
-        let host = r.read_string(true).in_field("host")?;
+        let principal = r.read_string(rt::COMPACT).in_field("principal")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let mut fixed: rt::FixedFields<2> = r
             .read_fixed(&[("operation", 1), ("permission_type", 1)])?;
         let operation = fixed.i8();
@@ -100,21 +100,22 @@ impl<'a> rt::Encode for AccessControlEntryRecord<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<17>::new().uuid(self.id).i8(self.resource_type),
         );
-        rt::put_string(buf, &self.resource_name, true).in_field("resource_name")?;
+        buf.put_string(&self.resource_name, rt::COMPACT).in_field("resource_name")?;
         buf.put_i8(self.pattern_type);
-        rt::put_string(buf, &self.principal, true).in_field("principal")?;
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.principal, rt::COMPACT).in_field("principal")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<2>::new().i8(self.operation).i8(self.permission_type),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        16 + 1 + rt::string_len(&self.resource_name, true) + 1
-            + rt::string_len(&self.principal, true) + rt::string_len(&self.host, true)
-            + 1 + 1 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        17 + rt::string_len(&self.resource_name, rt::COMPACT) + 1
+            + rt::string_len(&self.principal, rt::COMPACT)
+            + rt::string_len(&self.host, rt::COMPACT) + 2
+            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -168,14 +169,5 @@ impl<'a> rt::IntoOwned for AccessControlEntryRecord<'a> {
             permission_type: self.permission_type,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AccessControlEntryRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AccessControlEntryRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

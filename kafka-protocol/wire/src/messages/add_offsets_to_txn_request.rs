@@ -47,13 +47,14 @@ impl<'a> rt::Decode<'a> for AddOffsetsToTxnRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let transactional_id = r.read_string(version >= 3).in_field("transactional_id")?;
+        let flexible = version >= 3;
+        let transactional_id = r.read_string(flexible).in_field("transactional_id")?;
         let mut fixed: rt::FixedFields<10> = r
             .read_fixed(&[("producer_id", 8), ("producer_epoch", 2)])?;
         let producer_id = fixed.i64();
         let producer_epoch = fixed.i16();
-        let group_id = r.read_string(version >= 3).in_field("group_id")?;
-        let unknown_tagged_fields = if version >= 3 {
+        let group_id = r.read_string(flexible).in_field("group_id")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -75,16 +76,16 @@ impl<'a> rt::Encode for AddOffsetsToTxnRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.transactional_id, version >= 3)
-            .in_field("transactional_id")?;
+        let flexible = version >= 3;
+        buf.put_string(&self.transactional_id, flexible).in_field("transactional_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<10>::new()
                 .i64(self.producer_id)
                 .i16(self.producer_epoch),
         );
-        rt::put_string(buf, &self.group_id, version >= 3).in_field("group_id")?;
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.group_id, flexible).in_field("group_id")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -92,9 +93,10 @@ impl<'a> rt::Encode for AddOffsetsToTxnRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.transactional_id, version >= 3) + 8 + 2
-            + rt::string_len(&self.group_id, version >= 3)
-            + (if version >= 3 {
+        let flexible = version >= 3;
+        rt::string_len(&self.transactional_id, flexible) + 10
+            + rt::string_len(&self.group_id, flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -144,14 +146,5 @@ impl<'a> rt::IntoOwned for AddOffsetsToTxnRequest<'a> {
             group_id: rt::IntoOwned::into_owned(self.group_id),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AddOffsetsToTxnRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AddOffsetsToTxnRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -37,11 +37,12 @@ impl<'a> rt::Decode<'a> for AddOffsetsToTxnResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 3;
         let mut fixed: rt::FixedFields<6> = r
             .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
-        let unknown_tagged_fields = if version >= 3 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -61,13 +62,14 @@ impl<'a> rt::Encode for AddOffsetsToTxnResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 3;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new()
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -75,8 +77,9 @@ impl<'a> rt::Encode for AddOffsetsToTxnResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2
-            + (if version >= 3 {
+        let flexible = version >= 3;
+        6
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -120,14 +123,5 @@ impl<'a> rt::IntoOwned for AddOffsetsToTxnResponse<'a> {
             error_code: self.error_code,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AddOffsetsToTxnResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AddOffsetsToTxnResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -52,14 +52,15 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 3;
         let transactions = if version >= 4 {
-            r.read_struct_array::<AddPartitionsToTxnTransaction>(true, version)
+            r.read_struct_array::<AddPartitionsToTxnTransaction>(rt::COMPACT, version)
                 .in_field("transactions")?
         } else {
             rt::StructArray::new()
         };
         let v3_and_below_transactional_id = if version <= 3 {
-            r.read_string(version >= 3).in_field("v3_and_below_transactional_id")?
+            r.read_string(flexible).in_field("v3_and_below_transactional_id")?
         } else {
             Cow::Borrowed("")
         };
@@ -76,12 +77,12 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnRequest<'a> {
             (0, 0)
         };
         let v3_and_below_topics = if version <= 3 {
-            r.read_struct_array::<AddPartitionsToTxnTopic>(version >= 3, version)
+            r.read_struct_array::<AddPartitionsToTxnTopic>(flexible, version)
                 .in_field("v3_and_below_topics")?
         } else {
             rt::StructArray::new()
         };
-        let unknown_tagged_fields = if version >= 3 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -104,6 +105,7 @@ impl<'a> rt::Encode for AddPartitionsToTxnRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 3;
         if version < 4 && !self.transactions.is_empty() {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -135,11 +137,11 @@ impl<'a> rt::Encode for AddPartitionsToTxnRequest<'a> {
             );
         }
         if version >= 4 {
-            rt::put_struct_array(buf, &self.transactions, true, version)
+            buf.put_struct_array(&self.transactions, rt::COMPACT, version)
                 .in_field("transactions")?;
         }
         if version <= 3 {
-            rt::put_string(buf, &self.v3_and_below_transactional_id, version >= 3)
+            buf.put_string(&self.v3_and_below_transactional_id, flexible)
                 .in_field("v3_and_below_transactional_id")?;
         }
         if version <= 3 {
@@ -150,11 +152,11 @@ impl<'a> rt::Encode for AddPartitionsToTxnRequest<'a> {
             );
         }
         if version <= 3 {
-            rt::put_struct_array(buf, &self.v3_and_below_topics, version >= 3, version)
+            buf.put_struct_array(&self.v3_and_below_topics, flexible, version)
                 .in_field("v3_and_below_topics")?;
         }
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -162,22 +164,23 @@ impl<'a> rt::Encode for AddPartitionsToTxnRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 3;
         (if version >= 4 {
-            rt::struct_array_len(&self.transactions, true, version)
+            rt::struct_array_len(&self.transactions, rt::COMPACT, version)
         } else {
             0
         })
             + (if version <= 3 {
-                rt::string_len(&self.v3_and_below_transactional_id, version >= 3)
+                rt::string_len(&self.v3_and_below_transactional_id, flexible)
             } else {
                 0
-            }) + (if version <= 3 { 8 } else { 0 }) + (if version <= 3 { 2 } else { 0 })
+            }) + (if version <= 3 { 10 } else { 0 })
             + (if version <= 3 {
-                rt::struct_array_len(&self.v3_and_below_topics, version >= 3, version)
+                rt::struct_array_len(&self.v3_and_below_topics, flexible, version)
             } else {
                 0
             })
-            + (if version >= 3 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -276,15 +279,6 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnRequest<'a> {
     }
 }
 
-impl AddPartitionsToTxnRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AddPartitionsToTxnRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Transactions to add partitions to or to verify, one entry per transactional id; only brokers send this form.
 ///
 /// The `AddPartitionsToTxnTransaction` struct of `AddPartitionsToTxnRequest`, used in versions 4-5.
@@ -322,14 +316,14 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnTransaction<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let transactional_id = r.read_string(true).in_field("transactional_id")?;
+        let transactional_id = r.read_string(rt::COMPACT).in_field("transactional_id")?;
         let mut fixed: rt::FixedFields<10> = r
             .read_fixed(&[("producer_id", 8), ("producer_epoch", 2)])?;
         let producer_id = fixed.i64();
         let producer_epoch = fixed.i16();
         let verify_only = r.read_bool().in_field("verify_only")?;
         let topics = r
-            .read_struct_array::<AddPartitionsToTxnTopic>(true, version)
+            .read_struct_array::<AddPartitionsToTxnTopic>(rt::COMPACT, version)
             .in_field("topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -346,12 +340,12 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnTransaction<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("transactional_id")?;
+        r.read_string(rt::COMPACT).in_field("transactional_id")?;
         r.skip_fixed(10, &[("producer_id", 8), ("producer_epoch", 2)])?;
         r.read_bool().in_field("verify_only")?;
-        r.skip_struct_array::<AddPartitionsToTxnTopic>(true, false, version)
+        r.skip_struct_array::<AddPartitionsToTxnTopic>(rt::COMPACT, version)
             .in_field("topics")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -363,21 +357,22 @@ impl<'a> rt::Encode for AddPartitionsToTxnTransaction<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.transactional_id, true).in_field("transactional_id")?;
+        buf.put_string(&self.transactional_id, rt::COMPACT)
+            .in_field("transactional_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<10>::new()
                 .i64(self.producer_id)
                 .i16(self.producer_epoch),
         );
-        rt::put_bool(buf, self.verify_only);
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.verify_only);
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.transactional_id, true) + 8 + 2 + 1
-            + rt::struct_array_len(&self.topics, true, version)
+        rt::string_len(&self.transactional_id, rt::COMPACT) + 10 + 1
+            + rt::struct_array_len(&self.topics, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -426,15 +421,6 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnTransaction<'a> {
     }
 }
 
-impl AddPartitionsToTxnTransaction<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AddPartitionsToTxnTransaction<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// One topic and the partitions of it that take part in the transaction.
 ///
 /// The `AddPartitionsToTxnTopic` struct of `AddPartitionsToTxnRequest`, used in versions 0-5.
@@ -459,11 +445,10 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(version >= 3).in_field("name")?;
-        let partitions = r
-            .read_scalar_array::<i32>(version >= 3)
-            .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 3 {
+        let flexible = version >= 3;
+        let name = r.read_string(flexible).in_field("name")?;
+        let partitions = r.read_scalar_array::<i32>(flexible).in_field("partitions")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -479,10 +464,11 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 3).in_field("name")?;
-        r.read_scalar_array::<i32>(version >= 3).in_field("partitions")?;
-        if version >= 3 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 3;
+        r.read_string(flexible).in_field("name")?;
+        r.read_scalar_array::<i32>(flexible).in_field("partitions")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -495,11 +481,11 @@ impl<'a> rt::Encode for AddPartitionsToTxnTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, version >= 3).in_field("name")?;
-        rt::put_scalar_array(buf, &self.partitions, version >= 3)
-            .in_field("partitions")?;
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 3;
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_scalar_array(&self.partitions, flexible).in_field("partitions")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -507,9 +493,10 @@ impl<'a> rt::Encode for AddPartitionsToTxnTopic<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, version >= 3)
-            + rt::scalar_array_len(&self.partitions, version >= 3)
-            + (if version >= 3 {
+        let flexible = version >= 3;
+        rt::string_len(&self.name, flexible)
+            + rt::scalar_array_len(&self.partitions, flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -553,14 +540,5 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnTopic<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AddPartitionsToTxnTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AddPartitionsToTxnTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

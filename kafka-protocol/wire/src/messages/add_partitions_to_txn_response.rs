@@ -51,6 +51,7 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 3;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let error_code = if version >= 4 {
             r.read_i16().in_field("error_code")?
@@ -58,18 +59,18 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnResponse<'a> {
             0
         };
         let results_by_transaction = if version >= 4 {
-            r.read_struct_array::<AddPartitionsToTxnResult>(true, version)
+            r.read_struct_array::<AddPartitionsToTxnResult>(rt::COMPACT, version)
                 .in_field("results_by_transaction")?
         } else {
             rt::StructArray::new()
         };
         let results_by_topic_v3_and_below = if version <= 3 {
-            r.read_struct_array::<AddPartitionsToTxnTopicResult>(version >= 3, version)
+            r.read_struct_array::<AddPartitionsToTxnTopicResult>(flexible, version)
                 .in_field("results_by_topic_v3_and_below")?
         } else {
             rt::StructArray::new()
         };
-        let unknown_tagged_fields = if version >= 3 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -91,6 +92,7 @@ impl<'a> rt::Encode for AddPartitionsToTxnResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 3;
         if version < 4 && !self.results_by_transaction.is_empty() {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -108,20 +110,15 @@ impl<'a> rt::Encode for AddPartitionsToTxnResponse<'a> {
             buf.put_i16(self.error_code);
         }
         if version >= 4 {
-            rt::put_struct_array(buf, &self.results_by_transaction, true, version)
+            buf.put_struct_array(&self.results_by_transaction, rt::COMPACT, version)
                 .in_field("results_by_transaction")?;
         }
         if version <= 3 {
-            rt::put_struct_array(
-                    buf,
-                    &self.results_by_topic_v3_and_below,
-                    version >= 3,
-                    version,
-                )
+            buf.put_struct_array(&self.results_by_topic_v3_and_below, flexible, version)
                 .in_field("results_by_topic_v3_and_below")?;
         }
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -129,22 +126,23 @@ impl<'a> rt::Encode for AddPartitionsToTxnResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 3;
         4 + (if version >= 4 { 2 } else { 0 })
             + (if version >= 4 {
-                rt::struct_array_len(&self.results_by_transaction, true, version)
+                rt::struct_array_len(&self.results_by_transaction, rt::COMPACT, version)
             } else {
                 0
             })
             + (if version <= 3 {
                 rt::struct_array_len(
                     &self.results_by_topic_v3_and_below,
-                    version >= 3,
+                    flexible,
                     version,
                 )
             } else {
                 0
             })
-            + (if version >= 3 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -224,15 +222,6 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnResponse<'a> {
     }
 }
 
-impl AddPartitionsToTxnResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AddPartitionsToTxnResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcome for each transaction in the request.
 ///
 /// The `AddPartitionsToTxnResult` struct of `AddPartitionsToTxnResponse`, used in versions 4-5.
@@ -258,9 +247,9 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let transactional_id = r.read_string(true).in_field("transactional_id")?;
+        let transactional_id = r.read_string(rt::COMPACT).in_field("transactional_id")?;
         let topic_results = r
-            .read_struct_array::<AddPartitionsToTxnTopicResult>(true, version)
+            .read_struct_array::<AddPartitionsToTxnTopicResult>(rt::COMPACT, version)
             .in_field("topic_results")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -274,10 +263,10 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("transactional_id")?;
-        r.skip_struct_array::<AddPartitionsToTxnTopicResult>(true, false, version)
+        r.read_string(rt::COMPACT).in_field("transactional_id")?;
+        r.skip_struct_array::<AddPartitionsToTxnTopicResult>(rt::COMPACT, version)
             .in_field("topic_results")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -289,16 +278,17 @@ impl<'a> rt::Encode for AddPartitionsToTxnResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.transactional_id, true).in_field("transactional_id")?;
-        rt::put_struct_array(buf, &self.topic_results, true, version)
+        buf.put_string(&self.transactional_id, rt::COMPACT)
+            .in_field("transactional_id")?;
+        buf.put_struct_array(&self.topic_results, rt::COMPACT, version)
             .in_field("topic_results")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.transactional_id, true)
-            + rt::struct_array_len(&self.topic_results, true, version)
+        rt::string_len(&self.transactional_id, rt::COMPACT)
+            + rt::struct_array_len(&self.topic_results, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -338,15 +328,6 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnResult<'a> {
     }
 }
 
-impl AddPartitionsToTxnResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AddPartitionsToTxnResult<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcomes for the requested partitions of one topic.
 ///
 /// The `AddPartitionsToTxnTopicResult` struct of `AddPartitionsToTxnResponse`, used in versions 0-5.
@@ -372,13 +353,12 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(version >= 3).in_field("name")?;
+        let flexible = version >= 3;
+        let name = r.read_string(flexible).in_field("name")?;
         let results_by_partition = r
-            .read_struct_array::<
-                AddPartitionsToTxnPartitionResult,
-            >(version >= 3, version)
+            .read_struct_array::<AddPartitionsToTxnPartitionResult>(flexible, version)
             .in_field("results_by_partition")?;
-        let unknown_tagged_fields = if version >= 3 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -394,13 +374,12 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 3).in_field("name")?;
-        r.skip_struct_array::<
-                AddPartitionsToTxnPartitionResult,
-            >(version >= 3, false, version)
+        let flexible = version >= 3;
+        r.read_string(flexible).in_field("name")?;
+        r.skip_struct_array::<AddPartitionsToTxnPartitionResult>(flexible, version)
             .in_field("results_by_partition")?;
-        if version >= 3 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -413,11 +392,12 @@ impl<'a> rt::Encode for AddPartitionsToTxnTopicResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, version >= 3).in_field("name")?;
-        rt::put_struct_array(buf, &self.results_by_partition, version >= 3, version)
+        let flexible = version >= 3;
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_struct_array(&self.results_by_partition, flexible, version)
             .in_field("results_by_partition")?;
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -425,9 +405,10 @@ impl<'a> rt::Encode for AddPartitionsToTxnTopicResult<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, version >= 3)
-            + rt::struct_array_len(&self.results_by_partition, version >= 3, version)
-            + (if version >= 3 {
+        let flexible = version >= 3;
+        rt::string_len(&self.name, flexible)
+            + rt::struct_array_len(&self.results_by_partition, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -474,15 +455,6 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnTopicResult<'a> {
     }
 }
 
-impl AddPartitionsToTxnTopicResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AddPartitionsToTxnTopicResult<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcome for one partition.
 ///
 /// The `AddPartitionsToTxnPartitionResult` struct of `AddPartitionsToTxnResponse`, used in versions 0-5.
@@ -507,11 +479,12 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 3;
         let mut fixed: rt::FixedFields<6> = r
             .read_fixed(&[("partition_index", 4), ("partition_error_code", 2)])?;
         let partition_index = fixed.i32();
         let partition_error_code = fixed.i16();
-        let unknown_tagged_fields = if version >= 3 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -527,9 +500,10 @@ impl<'a> rt::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 3;
         r.skip_fixed(6, &[("partition_index", 4), ("partition_error_code", 2)])?;
-        if version >= 3 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -542,13 +516,14 @@ impl<'a> rt::Encode for AddPartitionsToTxnPartitionResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 3;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new()
                 .i32(self.partition_index)
                 .i16(self.partition_error_code),
         );
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -556,8 +531,9 @@ impl<'a> rt::Encode for AddPartitionsToTxnPartitionResult<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2
-            + (if version >= 3 {
+        let flexible = version >= 3;
+        6
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -601,14 +577,5 @@ impl<'a> rt::IntoOwned for AddPartitionsToTxnPartitionResult<'a> {
             partition_error_code: self.partition_error_code,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AddPartitionsToTxnPartitionResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AddPartitionsToTxnPartitionResult<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -71,7 +71,7 @@ impl<'a> rt::Decode<'a> for AddRaftVoterRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let cluster_id = r.read_nullable_string(true).in_field("cluster_id")?;
+        let cluster_id = r.read_nullable_string(rt::COMPACT).in_field("cluster_id")?;
         let mut fixed: rt::FixedFields<24> = r
             .read_fixed(
                 &[("timeout_ms", 4), ("voter_id", 4), ("voter_directory_id", 16)],
@@ -80,7 +80,7 @@ impl<'a> rt::Decode<'a> for AddRaftVoterRequest<'a> {
         let voter_id = fixed.i32();
         let voter_directory_id = fixed.uuid();
         let listeners = r
-            .read_struct_array::<Listener>(true, version)
+            .read_struct_array::<Listener>(rt::COMPACT, version)
             .in_field("listeners")?;
         let ack_when_committed = if version >= 1 {
             r.read_bool().in_field("ack_when_committed")?
@@ -113,7 +113,7 @@ impl<'a> rt::Encode for AddRaftVoterRequest<'a> {
                     .in_field("ack_when_committed"),
             );
         }
-        rt::put_nullable_string(buf, self.cluster_id.as_deref(), true)
+        buf.put_nullable_string(self.cluster_id.as_deref(), rt::COMPACT)
             .in_field("cluster_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<24>::new()
@@ -121,17 +121,18 @@ impl<'a> rt::Encode for AddRaftVoterRequest<'a> {
                 .i32(self.voter_id)
                 .uuid(self.voter_directory_id),
         );
-        rt::put_struct_array(buf, &self.listeners, true, version).in_field("listeners")?;
+        buf.put_struct_array(&self.listeners, rt::COMPACT, version)
+            .in_field("listeners")?;
         if version >= 1 {
-            rt::put_bool(buf, self.ack_when_committed);
+            buf.put_bool(self.ack_when_committed);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::nullable_string_len(self.cluster_id.as_deref(), true) + 4 + 4 + 16
-            + rt::struct_array_len(&self.listeners, true, version)
+        rt::nullable_string_len(self.cluster_id.as_deref(), rt::COMPACT) + 24
+            + rt::struct_array_len(&self.listeners, rt::COMPACT, version)
             + (if version >= 1 { 1 } else { 0 })
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -190,15 +191,6 @@ impl<'a> rt::IntoOwned for AddRaftVoterRequest<'a> {
     }
 }
 
-impl AddRaftVoterRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AddRaftVoterRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Endpoints on which the new voter accepts connections from the other voters.
 ///
 /// The `Listener` struct of `AddRaftVoterRequest`, used in versions 0-1.
@@ -227,8 +219,8 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
-        let host = r.read_string(true).in_field("host")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -243,10 +235,10 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -258,16 +250,16 @@ impl<'a> rt::Encode for Listener<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + rt::string_len(&self.host, true) + 2
-            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        rt::string_len(&self.name, rt::COMPACT) + rt::string_len(&self.host, rt::COMPACT)
+            + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -306,14 +298,5 @@ impl<'a> rt::IntoOwned for Listener<'a> {
             port: self.port,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl Listener<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Listener<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

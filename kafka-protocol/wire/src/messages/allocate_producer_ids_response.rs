@@ -83,12 +83,12 @@ impl<'a> rt::Encode for AllocateProducerIdsResponse<'a> {
                 .i64(self.producer_id_start)
                 .i32(self.producer_id_len),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 2 + 8 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        18 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -130,14 +130,5 @@ impl<'a> rt::IntoOwned for AllocateProducerIdsResponse<'a> {
             producer_id_len: self.producer_id_len,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AllocateProducerIdsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AllocateProducerIdsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -40,11 +40,12 @@ impl<'a> rt::Decode<'a> for AlterClientQuotasRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 1;
         let entries = r
-            .read_struct_array::<EntryData>(version >= 1, version)
+            .read_struct_array::<EntryData>(flexible, version)
             .in_field("entries")?;
         let validate_only = r.read_bool().in_field("validate_only")?;
-        let unknown_tagged_fields = if version >= 1 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -64,11 +65,11 @@ impl<'a> rt::Encode for AlterClientQuotasRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.entries, version >= 1, version)
-            .in_field("entries")?;
-        rt::put_bool(buf, self.validate_only);
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 1;
+        buf.put_struct_array(&self.entries, flexible, version).in_field("entries")?;
+        buf.put_bool(self.validate_only);
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -76,8 +77,9 @@ impl<'a> rt::Encode for AlterClientQuotasRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.entries, version >= 1, version) + 1
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        rt::struct_array_len(&self.entries, flexible, version) + 1
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -124,15 +126,6 @@ impl<'a> rt::IntoOwned for AlterClientQuotasRequest<'a> {
     }
 }
 
-impl AlterClientQuotasRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterClientQuotasRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Components that together name the entity the quotas apply to, such as a user plus a client id.
 ///
 /// The `EntityData` struct of `AlterClientQuotasRequest`, used in versions 0-1.
@@ -168,9 +161,10 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let entity_type = r.read_string(version >= 1).in_field("entity_type")?;
-        let entity_name = r.read_nullable_string(version >= 1).in_field("entity_name")?;
-        let unknown_tagged_fields = if version >= 1 {
+        let flexible = version >= 1;
+        let entity_type = r.read_string(flexible).in_field("entity_type")?;
+        let entity_name = r.read_nullable_string(flexible).in_field("entity_name")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -186,10 +180,11 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 1).in_field("entity_type")?;
-        r.read_nullable_string(version >= 1).in_field("entity_name")?;
-        if version >= 1 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 1;
+        r.read_string(flexible).in_field("entity_type")?;
+        r.read_nullable_string(flexible).in_field("entity_name")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -202,11 +197,12 @@ impl<'a> rt::Encode for EntityData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.entity_type, version >= 1).in_field("entity_type")?;
-        rt::put_nullable_string(buf, self.entity_name.as_deref(), version >= 1)
+        let flexible = version >= 1;
+        buf.put_string(&self.entity_type, flexible).in_field("entity_type")?;
+        buf.put_nullable_string(self.entity_name.as_deref(), flexible)
             .in_field("entity_name")?;
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -214,9 +210,10 @@ impl<'a> rt::Encode for EntityData<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.entity_type, version >= 1)
-            + rt::nullable_string_len(self.entity_name.as_deref(), version >= 1)
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        rt::string_len(&self.entity_type, flexible)
+            + rt::nullable_string_len(self.entity_name.as_deref(), flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -263,15 +260,6 @@ impl<'a> rt::IntoOwned for EntityData<'a> {
     }
 }
 
-impl EntityData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> EntityData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Changes to make to the quotas of this entity.
 ///
 /// The `OpData` struct of `AlterClientQuotasRequest`, used in versions 0-1.
@@ -300,10 +288,11 @@ impl<'a> rt::Decode<'a> for OpData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let key = r.read_string(version >= 1).in_field("key")?;
+        let flexible = version >= 1;
+        let key = r.read_string(flexible).in_field("key")?;
         let value = r.read_f64().in_field("value")?;
         let remove = r.read_bool().in_field("remove")?;
-        let unknown_tagged_fields = if version >= 1 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -320,11 +309,12 @@ impl<'a> rt::Decode<'a> for OpData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 1).in_field("key")?;
+        let flexible = version >= 1;
+        r.read_string(flexible).in_field("key")?;
         r.read_f64().in_field("value")?;
         r.read_bool().in_field("remove")?;
-        if version >= 1 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -337,11 +327,12 @@ impl<'a> rt::Encode for OpData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.key, version >= 1).in_field("key")?;
+        let flexible = version >= 1;
+        buf.put_string(&self.key, flexible).in_field("key")?;
         buf.put_f64(self.value);
-        rt::put_bool(buf, self.remove);
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.remove);
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -349,8 +340,9 @@ impl<'a> rt::Encode for OpData<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.key, version >= 1) + 8 + 1
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        rt::string_len(&self.key, flexible) + 8 + 1
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -400,15 +392,6 @@ impl<'a> rt::IntoOwned for OpData<'a> {
     }
 }
 
-impl OpData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OpData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Quota changes to make, one entry per entity.
 ///
 /// The `EntryData` struct of `AlterClientQuotasRequest`, used in versions 0-1.
@@ -434,11 +417,12 @@ impl<'a> rt::Decode<'a> for EntryData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 1;
         let entity = r
-            .read_struct_array::<EntityData>(version >= 1, version)
+            .read_struct_array::<EntityData>(flexible, version)
             .in_field("entity")?;
-        let ops = r.read_struct_array::<OpData>(version >= 1, version).in_field("ops")?;
-        let unknown_tagged_fields = if version >= 1 {
+        let ops = r.read_struct_array::<OpData>(flexible, version).in_field("ops")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -454,11 +438,11 @@ impl<'a> rt::Decode<'a> for EntryData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<EntityData>(version >= 1, false, version)
-            .in_field("entity")?;
-        r.skip_struct_array::<OpData>(version >= 1, false, version).in_field("ops")?;
-        if version >= 1 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 1;
+        r.skip_struct_array::<EntityData>(flexible, version).in_field("entity")?;
+        r.skip_struct_array::<OpData>(flexible, version).in_field("ops")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -471,11 +455,11 @@ impl<'a> rt::Encode for EntryData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.entity, version >= 1, version)
-            .in_field("entity")?;
-        rt::put_struct_array(buf, &self.ops, version >= 1, version).in_field("ops")?;
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 1;
+        buf.put_struct_array(&self.entity, flexible, version).in_field("entity")?;
+        buf.put_struct_array(&self.ops, flexible, version).in_field("ops")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -483,9 +467,10 @@ impl<'a> rt::Encode for EntryData<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.entity, version >= 1, version)
-            + rt::struct_array_len(&self.ops, version >= 1, version)
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        rt::struct_array_len(&self.entity, flexible, version)
+            + rt::struct_array_len(&self.ops, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -529,14 +514,5 @@ impl<'a> rt::IntoOwned for EntryData<'a> {
             ops: rt::IntoOwned::into_owned(self.ops),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl EntryData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> EntryData<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -40,11 +40,12 @@ impl<'a> rt::Decode<'a> for AlterClientQuotasResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 1;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let entries = r
-            .read_struct_array::<EntryData>(version >= 1, version)
+            .read_struct_array::<EntryData>(flexible, version)
             .in_field("entries")?;
-        let unknown_tagged_fields = if version >= 1 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -64,11 +65,11 @@ impl<'a> rt::Encode for AlterClientQuotasResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 1;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.entries, version >= 1, version)
-            .in_field("entries")?;
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.entries, flexible, version).in_field("entries")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -76,8 +77,9 @@ impl<'a> rt::Encode for AlterClientQuotasResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.entries, version >= 1, version)
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        4 + rt::struct_array_len(&self.entries, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -124,15 +126,6 @@ impl<'a> rt::IntoOwned for AlterClientQuotasResponse<'a> {
     }
 }
 
-impl AlterClientQuotasResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterClientQuotasResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Components that together name the entity, as given in the request.
 ///
 /// The `EntityData` struct of `AlterClientQuotasResponse`, used in versions 0-1.
@@ -168,9 +161,10 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let entity_type = r.read_string(version >= 1).in_field("entity_type")?;
-        let entity_name = r.read_nullable_string(version >= 1).in_field("entity_name")?;
-        let unknown_tagged_fields = if version >= 1 {
+        let flexible = version >= 1;
+        let entity_type = r.read_string(flexible).in_field("entity_type")?;
+        let entity_name = r.read_nullable_string(flexible).in_field("entity_name")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -186,10 +180,11 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 1).in_field("entity_type")?;
-        r.read_nullable_string(version >= 1).in_field("entity_name")?;
-        if version >= 1 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 1;
+        r.read_string(flexible).in_field("entity_type")?;
+        r.read_nullable_string(flexible).in_field("entity_name")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -202,11 +197,12 @@ impl<'a> rt::Encode for EntityData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.entity_type, version >= 1).in_field("entity_type")?;
-        rt::put_nullable_string(buf, self.entity_name.as_deref(), version >= 1)
+        let flexible = version >= 1;
+        buf.put_string(&self.entity_type, flexible).in_field("entity_type")?;
+        buf.put_nullable_string(self.entity_name.as_deref(), flexible)
             .in_field("entity_name")?;
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -214,9 +210,10 @@ impl<'a> rt::Encode for EntityData<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.entity_type, version >= 1)
-            + rt::nullable_string_len(self.entity_name.as_deref(), version >= 1)
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        rt::string_len(&self.entity_type, flexible)
+            + rt::nullable_string_len(self.entity_name.as_deref(), flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -263,15 +260,6 @@ impl<'a> rt::IntoOwned for EntityData<'a> {
     }
 }
 
-impl EntityData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> EntityData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcome for each entity in the request.
 ///
 /// The `EntryData` struct of `AlterClientQuotasResponse`, used in versions 0-1.
@@ -313,14 +301,13 @@ impl<'a> rt::Decode<'a> for EntryData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 1;
         let error_code = r.read_i16().in_field("error_code")?;
-        let error_message = r
-            .read_nullable_string(version >= 1)
-            .in_field("error_message")?;
+        let error_message = r.read_nullable_string(flexible).in_field("error_message")?;
         let entity = r
-            .read_struct_array::<EntityData>(version >= 1, version)
+            .read_struct_array::<EntityData>(flexible, version)
             .in_field("entity")?;
-        let unknown_tagged_fields = if version >= 1 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -337,12 +324,12 @@ impl<'a> rt::Decode<'a> for EntryData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 1;
         r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(version >= 1).in_field("error_message")?;
-        r.skip_struct_array::<EntityData>(version >= 1, false, version)
-            .in_field("entity")?;
-        if version >= 1 {
-            r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(flexible).in_field("error_message")?;
+        r.skip_struct_array::<EntityData>(flexible, version).in_field("entity")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -355,13 +342,13 @@ impl<'a> rt::Encode for EntryData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 1;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), version >= 1)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
-        rt::put_struct_array(buf, &self.entity, version >= 1, version)
-            .in_field("entity")?;
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.entity, flexible, version).in_field("entity")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -369,9 +356,10 @@ impl<'a> rt::Encode for EntryData<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 1)
-            + rt::struct_array_len(&self.entity, version >= 1, version)
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        2 + rt::nullable_string_len(self.error_message.as_deref(), flexible)
+            + rt::struct_array_len(&self.entity, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -418,14 +406,5 @@ impl<'a> rt::IntoOwned for EntryData<'a> {
             entity: rt::IntoOwned::into_owned(self.entity),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl EntryData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> EntryData<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -40,11 +40,12 @@ impl<'a> rt::Decode<'a> for AlterConfigsRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let resources = r
-            .read_struct_array::<AlterConfigsResource>(version >= 2, version)
+            .read_struct_array::<AlterConfigsResource>(flexible, version)
             .in_field("resources")?;
         let validate_only = r.read_bool().in_field("validate_only")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -64,11 +65,11 @@ impl<'a> rt::Encode for AlterConfigsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.resources, version >= 2, version)
-            .in_field("resources")?;
-        rt::put_bool(buf, self.validate_only);
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 2;
+        buf.put_struct_array(&self.resources, flexible, version).in_field("resources")?;
+        buf.put_bool(self.validate_only);
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -76,8 +77,9 @@ impl<'a> rt::Encode for AlterConfigsRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.resources, version >= 2, version) + 1
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::struct_array_len(&self.resources, flexible, version) + 1
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -124,15 +126,6 @@ impl<'a> rt::IntoOwned for AlterConfigsRequest<'a> {
     }
 }
 
-impl AlterConfigsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterConfigsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Complete new set of configuration entries for the resource.
 ///
 /// The `AlterableConfig` struct of `AlterConfigsRequest`, used in versions 0-2.
@@ -168,9 +161,10 @@ impl<'a> rt::Decode<'a> for AlterableConfig<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(version >= 2).in_field("name")?;
-        let value = r.read_nullable_string(version >= 2).in_field("value")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let flexible = version >= 2;
+        let name = r.read_string(flexible).in_field("name")?;
+        let value = r.read_nullable_string(flexible).in_field("value")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -186,10 +180,11 @@ impl<'a> rt::Decode<'a> for AlterableConfig<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 2).in_field("name")?;
-        r.read_nullable_string(version >= 2).in_field("value")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 2;
+        r.read_string(flexible).in_field("name")?;
+        r.read_nullable_string(flexible).in_field("value")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -202,11 +197,11 @@ impl<'a> rt::Encode for AlterableConfig<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, version >= 2).in_field("name")?;
-        rt::put_nullable_string(buf, self.value.as_deref(), version >= 2)
-            .in_field("value")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 2;
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_nullable_string(self.value.as_deref(), flexible).in_field("value")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -214,9 +209,10 @@ impl<'a> rt::Encode for AlterableConfig<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, version >= 2)
-            + rt::nullable_string_len(self.value.as_deref(), version >= 2)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::string_len(&self.name, flexible)
+            + rt::nullable_string_len(self.value.as_deref(), flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -263,15 +259,6 @@ impl<'a> rt::IntoOwned for AlterableConfig<'a> {
     }
 }
 
-impl AlterableConfig<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterableConfig<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Resources whose configuration should be replaced.
 ///
 /// The `AlterConfigsResource` struct of `AlterConfigsRequest`, used in versions 0-2.
@@ -301,12 +288,13 @@ impl<'a> rt::Decode<'a> for AlterConfigsResource<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let resource_type = r.read_i8().in_field("resource_type")?;
-        let resource_name = r.read_string(version >= 2).in_field("resource_name")?;
+        let resource_name = r.read_string(flexible).in_field("resource_name")?;
         let configs = r
-            .read_struct_array::<AlterableConfig>(version >= 2, version)
+            .read_struct_array::<AlterableConfig>(flexible, version)
             .in_field("configs")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -323,12 +311,12 @@ impl<'a> rt::Decode<'a> for AlterConfigsResource<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 2;
         r.read_i8().in_field("resource_type")?;
-        r.read_string(version >= 2).in_field("resource_name")?;
-        r.skip_struct_array::<AlterableConfig>(version >= 2, false, version)
-            .in_field("configs")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        r.read_string(flexible).in_field("resource_name")?;
+        r.skip_struct_array::<AlterableConfig>(flexible, version).in_field("configs")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -341,13 +329,12 @@ impl<'a> rt::Encode for AlterConfigsResource<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_i8(self.resource_type);
-        rt::put_string(buf, &self.resource_name, version >= 2)
-            .in_field("resource_name")?;
-        rt::put_struct_array(buf, &self.configs, version >= 2, version)
-            .in_field("configs")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.resource_name, flexible).in_field("resource_name")?;
+        buf.put_struct_array(&self.configs, flexible, version).in_field("configs")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -355,9 +342,10 @@ impl<'a> rt::Encode for AlterConfigsResource<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        1 + rt::string_len(&self.resource_name, version >= 2)
-            + rt::struct_array_len(&self.configs, version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        1 + rt::string_len(&self.resource_name, flexible)
+            + rt::struct_array_len(&self.configs, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -404,14 +392,5 @@ impl<'a> rt::IntoOwned for AlterConfigsResource<'a> {
             configs: rt::IntoOwned::into_owned(self.configs),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AlterConfigsResource<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterConfigsResource<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

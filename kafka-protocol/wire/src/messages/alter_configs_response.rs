@@ -40,11 +40,12 @@ impl<'a> rt::Decode<'a> for AlterConfigsResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let responses = r
-            .read_struct_array::<AlterConfigsResourceResponse>(version >= 2, version)
+            .read_struct_array::<AlterConfigsResourceResponse>(flexible, version)
             .in_field("responses")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -64,11 +65,11 @@ impl<'a> rt::Encode for AlterConfigsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.responses, version >= 2, version)
-            .in_field("responses")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.responses, flexible, version).in_field("responses")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -76,8 +77,9 @@ impl<'a> rt::Encode for AlterConfigsResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.responses, version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        4 + rt::struct_array_len(&self.responses, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -121,15 +123,6 @@ impl<'a> rt::IntoOwned for AlterConfigsResponse<'a> {
             responses: rt::IntoOwned::into_owned(self.responses),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AlterConfigsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterConfigsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -178,13 +171,12 @@ impl<'a> rt::Decode<'a> for AlterConfigsResourceResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let error_code = r.read_i16().in_field("error_code")?;
-        let error_message = r
-            .read_nullable_string(version >= 2)
-            .in_field("error_message")?;
+        let error_message = r.read_nullable_string(flexible).in_field("error_message")?;
         let resource_type = r.read_i8().in_field("resource_type")?;
-        let resource_name = r.read_string(version >= 2).in_field("resource_name")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let resource_name = r.read_string(flexible).in_field("resource_name")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -202,12 +194,13 @@ impl<'a> rt::Decode<'a> for AlterConfigsResourceResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 2;
         r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(version >= 2).in_field("error_message")?;
+        r.read_nullable_string(flexible).in_field("error_message")?;
         r.read_i8().in_field("resource_type")?;
-        r.read_string(version >= 2).in_field("resource_name")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        r.read_string(flexible).in_field("resource_name")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -220,14 +213,14 @@ impl<'a> rt::Encode for AlterConfigsResourceResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), version >= 2)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
         buf.put_i8(self.resource_type);
-        rt::put_string(buf, &self.resource_name, version >= 2)
-            .in_field("resource_name")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.resource_name, flexible).in_field("resource_name")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -235,9 +228,10 @@ impl<'a> rt::Encode for AlterConfigsResourceResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 2) + 1
-            + rt::string_len(&self.resource_name, version >= 2)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        2 + rt::nullable_string_len(self.error_message.as_deref(), flexible) + 1
+            + rt::string_len(&self.resource_name, flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -287,14 +281,5 @@ impl<'a> rt::IntoOwned for AlterConfigsResourceResponse<'a> {
             resource_name: rt::IntoOwned::into_owned(self.resource_name),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AlterConfigsResourceResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterConfigsResourceResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

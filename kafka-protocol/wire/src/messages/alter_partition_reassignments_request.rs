@@ -63,7 +63,7 @@ impl<'a> rt::Decode<'a> for AlterPartitionReassignmentsRequest<'a> {
             true
         };
         let topics = r
-            .read_struct_array::<ReassignableTopic>(true, version)
+            .read_struct_array::<ReassignableTopic>(rt::COMPACT, version)
             .in_field("topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -90,16 +90,16 @@ impl<'a> rt::Encode for AlterPartitionReassignmentsRequest<'a> {
         }
         buf.put_i32(self.timeout_ms);
         if version >= 1 {
-            rt::put_bool(buf, self.allow_replication_factor_change);
+            buf.put_bool(self.allow_replication_factor_change);
         }
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + (if version >= 1 { 1 } else { 0 })
-            + rt::struct_array_len(&self.topics, true, version)
+            + rt::struct_array_len(&self.topics, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -153,15 +153,6 @@ impl<'a> rt::IntoOwned for AlterPartitionReassignmentsRequest<'a> {
     }
 }
 
-impl AlterPartitionReassignmentsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterPartitionReassignmentsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions of this topic to reassign or whose reassignment to cancel.
 ///
 /// The `ReassignablePartition` struct of `AlterPartitionReassignmentsRequest`, used in versions 0-1.
@@ -187,7 +178,9 @@ impl<'a> rt::Decode<'a> for ReassignablePartition<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let partition_index = r.read_i32().in_field("partition_index")?;
-        let replicas = r.read_nullable_scalar_array::<i32>(true).in_field("replicas")?;
+        let replicas = r
+            .read_nullable_scalar_array::<i32>(rt::COMPACT)
+            .in_field("replicas")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
@@ -201,8 +194,8 @@ impl<'a> rt::Decode<'a> for ReassignablePartition<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i32().in_field("partition_index")?;
-        r.read_nullable_scalar_array::<i32>(true).in_field("replicas")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_nullable_scalar_array::<i32>(rt::COMPACT).in_field("replicas")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -215,14 +208,14 @@ impl<'a> rt::Encode for ReassignablePartition<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.partition_index);
-        rt::put_nullable_scalar_array(buf, self.replicas.as_ref(), true)
+        buf.put_nullable_scalar_array(self.replicas.as_ref(), rt::COMPACT)
             .in_field("replicas")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + rt::nullable_scalar_array_len(self.replicas.as_ref(), true)
+        4 + rt::nullable_scalar_array_len(self.replicas.as_ref(), rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -262,15 +255,6 @@ impl<'a> rt::IntoOwned for ReassignablePartition<'a> {
     }
 }
 
-impl ReassignablePartition<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ReassignablePartition<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics with partitions to reassign.
 ///
 /// The `ReassignableTopic` struct of `AlterPartitionReassignmentsRequest`, used in versions 0-1.
@@ -296,9 +280,9 @@ impl<'a> rt::Decode<'a> for ReassignableTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let partitions = r
-            .read_struct_array::<ReassignablePartition>(true, version)
+            .read_struct_array::<ReassignablePartition>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -312,10 +296,10 @@ impl<'a> rt::Decode<'a> for ReassignableTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.skip_struct_array::<ReassignablePartition>(true, false, version)
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.skip_struct_array::<ReassignablePartition>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -327,16 +311,16 @@ impl<'a> rt::Encode for ReassignableTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, true)
-            + rt::struct_array_len(&self.partitions, true, version)
+        rt::string_len(&self.name, rt::COMPACT)
+            + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -373,14 +357,5 @@ impl<'a> rt::IntoOwned for ReassignableTopic<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ReassignableTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ReassignableTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -73,9 +73,11 @@ impl<'a> rt::Decode<'a> for AlterPartitionReassignmentsResponse<'a> {
             true
         };
         let error_code = r.read_i16().in_field("error_code")?;
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let responses = r
-            .read_struct_array::<ReassignableTopicResponse>(true, version)
+            .read_struct_array::<ReassignableTopicResponse>(rt::COMPACT, version)
             .in_field("responses")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -98,20 +100,21 @@ impl<'a> rt::Encode for AlterPartitionReassignmentsResponse<'a> {
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.throttle_time_ms);
         if version >= 1 {
-            rt::put_bool(buf, self.allow_replication_factor_change);
+            buf.put_bool(self.allow_replication_factor_change);
         }
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_struct_array(buf, &self.responses, true, version).in_field("responses")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.responses, rt::COMPACT, version)
+            .in_field("responses")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         4 + (if version >= 1 { 1 } else { 0 }) + 2
-            + rt::nullable_string_len(self.error_message.as_deref(), true)
-            + rt::struct_array_len(&self.responses, true, version)
+            + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
+            + rt::struct_array_len(&self.responses, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -171,15 +174,6 @@ impl<'a> rt::IntoOwned for AlterPartitionReassignmentsResponse<'a> {
     }
 }
 
-impl AlterPartitionReassignmentsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterPartitionReassignmentsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcome for each requested partition of this topic.
 ///
 /// The `ReassignablePartitionResponse` struct of `AlterPartitionReassignmentsResponse`, used in versions 0-1.
@@ -224,7 +218,9 @@ impl<'a> rt::Decode<'a> for ReassignablePartitionResponse<'a> {
             .read_fixed(&[("partition_index", 4), ("error_code", 2)])?;
         let partition_index = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
@@ -239,8 +235,8 @@ impl<'a> rt::Decode<'a> for ReassignablePartitionResponse<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
-        r.read_nullable_string(true).in_field("error_message")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -257,14 +253,14 @@ impl<'a> rt::Encode for ReassignablePartitionResponse<'a> {
                 .i32(self.partition_index)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
+        6 + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -307,15 +303,6 @@ impl<'a> rt::IntoOwned for ReassignablePartitionResponse<'a> {
     }
 }
 
-impl ReassignablePartitionResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ReassignablePartitionResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcome for each topic in the request.
 ///
 /// The `ReassignableTopicResponse` struct of `AlterPartitionReassignmentsResponse`, used in versions 0-1.
@@ -341,9 +328,9 @@ impl<'a> rt::Decode<'a> for ReassignableTopicResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let partitions = r
-            .read_struct_array::<ReassignablePartitionResponse>(true, version)
+            .read_struct_array::<ReassignablePartitionResponse>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -357,10 +344,10 @@ impl<'a> rt::Decode<'a> for ReassignableTopicResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.skip_struct_array::<ReassignablePartitionResponse>(true, false, version)
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.skip_struct_array::<ReassignablePartitionResponse>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -372,16 +359,16 @@ impl<'a> rt::Encode for ReassignableTopicResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, true)
-            + rt::struct_array_len(&self.partitions, true, version)
+        rt::string_len(&self.name, rt::COMPACT)
+            + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -418,14 +405,5 @@ impl<'a> rt::IntoOwned for ReassignableTopicResponse<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ReassignableTopicResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ReassignableTopicResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -59,7 +59,9 @@ impl<'a> rt::Decode<'a> for AlterPartitionRequest<'a> {
             .read_fixed(&[("broker_id", 4), ("broker_epoch", 8)])?;
         let broker_id = fixed.i32();
         let broker_epoch = fixed.i64();
-        let topics = r.read_struct_array::<TopicData>(true, version).in_field("topics")?;
+        let topics = r
+            .read_struct_array::<TopicData>(rt::COMPACT, version)
+            .in_field("topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             broker_id,
@@ -80,13 +82,13 @@ impl<'a> rt::Encode for AlterPartitionRequest<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new().i32(self.broker_id).i64(self.broker_epoch),
         );
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 8 + rt::struct_array_len(&self.topics, true, version)
+        12 + rt::struct_array_len(&self.topics, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -126,15 +128,6 @@ impl<'a> rt::IntoOwned for AlterPartitionRequest<'a> {
             topics: rt::IntoOwned::into_owned(self.topics),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AlterPartitionRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterPartitionRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -190,7 +183,7 @@ impl<'a> rt::Decode<'a> for BrokerState<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(12, &[("broker_id", 4), ("broker_epoch", 8)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -205,12 +198,12 @@ impl<'a> rt::Encode for BrokerState<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new().i32(self.broker_id).i64(self.broker_epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        12 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -246,15 +239,6 @@ impl<'a> rt::IntoOwned for BrokerState<'a> {
             broker_epoch: self.broker_epoch,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl BrokerState<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> BrokerState<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -304,12 +288,12 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         let partition_index = fixed.i32();
         let leader_epoch = fixed.i32();
         let new_isr = if version <= 2 {
-            r.read_scalar_array::<i32>(true).in_field("new_isr")?
+            r.read_scalar_array::<i32>(rt::COMPACT).in_field("new_isr")?
         } else {
             rt::ScalarArray::new()
         };
         let new_isr_with_epochs = if version >= 3 {
-            r.read_struct_array::<BrokerState>(true, version)
+            r.read_struct_array::<BrokerState>(rt::COMPACT, version)
                 .in_field("new_isr_with_epochs")?
         } else {
             rt::StructArray::new()
@@ -336,14 +320,14 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(8, &[("partition_index", 4), ("leader_epoch", 4)])?;
         if version <= 2 {
-            r.read_scalar_array::<i32>(true).in_field("new_isr")?;
+            r.read_scalar_array::<i32>(rt::COMPACT).in_field("new_isr")?;
         }
         if version >= 3 {
-            r.skip_struct_array::<BrokerState>(true, false, version)
+            r.skip_struct_array::<BrokerState>(rt::COMPACT, version)
                 .in_field("new_isr_with_epochs")?;
         }
         r.skip_fixed(5, &[("leader_recovery_state", 1), ("partition_epoch", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -373,10 +357,10 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i32(self.leader_epoch),
         );
         if version <= 2 {
-            rt::put_scalar_array(buf, &self.new_isr, true).in_field("new_isr")?;
+            buf.put_scalar_array(&self.new_isr, rt::COMPACT).in_field("new_isr")?;
         }
         if version >= 3 {
-            rt::put_struct_array(buf, &self.new_isr_with_epochs, true, version)
+            buf.put_struct_array(&self.new_isr_with_epochs, rt::COMPACT, version)
                 .in_field("new_isr_with_epochs")?;
         }
         buf.put_fixed(
@@ -384,18 +368,22 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i8(self.leader_recovery_state)
                 .i32(self.partition_epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 4
-            + (if version <= 2 { rt::scalar_array_len(&self.new_isr, true) } else { 0 })
-            + (if version >= 3 {
-                rt::struct_array_len(&self.new_isr_with_epochs, true, version)
+        8
+            + (if version <= 2 {
+                rt::scalar_array_len(&self.new_isr, rt::COMPACT)
             } else {
                 0
-            }) + 1 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+            })
+            + (if version >= 3 {
+                rt::struct_array_len(&self.new_isr_with_epochs, rt::COMPACT, version)
+            } else {
+                0
+            }) + 5 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -458,15 +446,6 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
     }
 }
 
-impl PartitionData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions whose state should change, grouped by topic.
 ///
 /// The `TopicData` struct of `AlterPartitionRequest`, used in versions 2-3.
@@ -494,7 +473,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
         let partitions = r
-            .read_struct_array::<PartitionData>(true, version)
+            .read_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -509,9 +488,9 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("topic_id")?;
-        r.skip_struct_array::<PartitionData>(true, false, version)
+        r.skip_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -524,14 +503,14 @@ impl<'a> rt::Encode for TopicData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        16 + rt::struct_array_len(&self.partitions, true, version)
+        16 + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -568,14 +547,5 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TopicData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicData<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

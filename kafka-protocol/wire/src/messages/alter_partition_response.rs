@@ -47,7 +47,9 @@ impl<'a> rt::Decode<'a> for AlterPartitionResponse<'a> {
             .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
-        let topics = r.read_struct_array::<TopicData>(true, version).in_field("topics")?;
+        let topics = r
+            .read_struct_array::<TopicData>(rt::COMPACT, version)
+            .in_field("topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             throttle_time_ms,
@@ -70,13 +72,13 @@ impl<'a> rt::Encode for AlterPartitionResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::struct_array_len(&self.topics, true, version)
+        6 + rt::struct_array_len(&self.topics, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -116,15 +118,6 @@ impl<'a> rt::IntoOwned for AlterPartitionResponse<'a> {
             topics: rt::IntoOwned::into_owned(self.topics),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AlterPartitionResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterPartitionResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -185,7 +178,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         let error_code = fixed.i16();
         let leader_id = fixed.i32();
         let leader_epoch = fixed.i32();
-        let isr = r.read_scalar_array::<i32>(true).in_field("isr")?;
+        let isr = r.read_scalar_array::<i32>(rt::COMPACT).in_field("isr")?;
         let mut fixed: rt::FixedFields<5> = r
             .read_fixed(&[("leader_recovery_state", 1), ("partition_epoch", 4)])?;
         let leader_recovery_state = fixed.i8();
@@ -216,9 +209,9 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
                 ("leader_epoch", 4),
             ],
         )?;
-        r.read_scalar_array::<i32>(true).in_field("isr")?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("isr")?;
         r.skip_fixed(5, &[("leader_recovery_state", 1), ("partition_epoch", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -237,18 +230,18 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i32(self.leader_id)
                 .i32(self.leader_epoch),
         );
-        rt::put_scalar_array(buf, &self.isr, true).in_field("isr")?;
+        buf.put_scalar_array(&self.isr, rt::COMPACT).in_field("isr")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<5>::new()
                 .i8(self.leader_recovery_state)
                 .i32(self.partition_epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 2 + 4 + 4 + rt::scalar_array_len(&self.isr, true) + 1 + 4
+        14 + rt::scalar_array_len(&self.isr, rt::COMPACT) + 5
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -303,15 +296,6 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
     }
 }
 
-impl PartitionData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcome for each partition, grouped by topic.
 ///
 /// The `TopicData` struct of `AlterPartitionResponse`, used in versions 2-3.
@@ -339,7 +323,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
         let partitions = r
-            .read_struct_array::<PartitionData>(true, version)
+            .read_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -354,9 +338,9 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("topic_id")?;
-        r.skip_struct_array::<PartitionData>(true, false, version)
+        r.skip_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -369,14 +353,14 @@ impl<'a> rt::Encode for TopicData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        16 + rt::struct_array_len(&self.partitions, true, version)
+        16 + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -413,14 +397,5 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TopicData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicData<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

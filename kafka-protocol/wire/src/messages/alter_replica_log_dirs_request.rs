@@ -36,10 +36,11 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirsRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let dirs = r
-            .read_struct_array::<AlterReplicaLogDir>(version >= 2, version)
+            .read_struct_array::<AlterReplicaLogDir>(flexible, version)
             .in_field("dirs")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -58,9 +59,10 @@ impl<'a> rt::Encode for AlterReplicaLogDirsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.dirs, version >= 2, version).in_field("dirs")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 2;
+        buf.put_struct_array(&self.dirs, flexible, version).in_field("dirs")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -68,8 +70,9 @@ impl<'a> rt::Encode for AlterReplicaLogDirsRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.dirs, version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::struct_array_len(&self.dirs, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -113,15 +116,6 @@ impl<'a> rt::IntoOwned for AlterReplicaLogDirsRequest<'a> {
     }
 }
 
-impl AlterReplicaLogDirsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterReplicaLogDirsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics with replicas to move into this directory.
 ///
 /// The `AlterReplicaLogDirTopic` struct of `AlterReplicaLogDirsRequest`, used in versions 1-2.
@@ -146,11 +140,10 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(version >= 2).in_field("name")?;
-        let partitions = r
-            .read_scalar_array::<i32>(version >= 2)
-            .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let flexible = version >= 2;
+        let name = r.read_string(flexible).in_field("name")?;
+        let partitions = r.read_scalar_array::<i32>(flexible).in_field("partitions")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -166,10 +159,11 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 2).in_field("name")?;
-        r.read_scalar_array::<i32>(version >= 2).in_field("partitions")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 2;
+        r.read_string(flexible).in_field("name")?;
+        r.read_scalar_array::<i32>(flexible).in_field("partitions")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -182,11 +176,11 @@ impl<'a> rt::Encode for AlterReplicaLogDirTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, version >= 2).in_field("name")?;
-        rt::put_scalar_array(buf, &self.partitions, version >= 2)
-            .in_field("partitions")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 2;
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_scalar_array(&self.partitions, flexible).in_field("partitions")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -194,9 +188,10 @@ impl<'a> rt::Encode for AlterReplicaLogDirTopic<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, version >= 2)
-            + rt::scalar_array_len(&self.partitions, version >= 2)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::string_len(&self.name, flexible)
+            + rt::scalar_array_len(&self.partitions, flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -243,15 +238,6 @@ impl<'a> rt::IntoOwned for AlterReplicaLogDirTopic<'a> {
     }
 }
 
-impl AlterReplicaLogDirTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterReplicaLogDirTopic<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Destination log directories, each with the replicas to move there.
 ///
 /// The `AlterReplicaLogDir` struct of `AlterReplicaLogDirsRequest`, used in versions 1-2.
@@ -277,11 +263,12 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDir<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let path = r.read_string(version >= 2).in_field("path")?;
+        let flexible = version >= 2;
+        let path = r.read_string(flexible).in_field("path")?;
         let topics = r
-            .read_struct_array::<AlterReplicaLogDirTopic>(version >= 2, version)
+            .read_struct_array::<AlterReplicaLogDirTopic>(flexible, version)
             .in_field("topics")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -297,11 +284,12 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDir<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 2).in_field("path")?;
-        r.skip_struct_array::<AlterReplicaLogDirTopic>(version >= 2, false, version)
+        let flexible = version >= 2;
+        r.read_string(flexible).in_field("path")?;
+        r.skip_struct_array::<AlterReplicaLogDirTopic>(flexible, version)
             .in_field("topics")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -314,11 +302,11 @@ impl<'a> rt::Encode for AlterReplicaLogDir<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.path, version >= 2).in_field("path")?;
-        rt::put_struct_array(buf, &self.topics, version >= 2, version)
-            .in_field("topics")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 2;
+        buf.put_string(&self.path, flexible).in_field("path")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -326,9 +314,10 @@ impl<'a> rt::Encode for AlterReplicaLogDir<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.path, version >= 2)
-            + rt::struct_array_len(&self.topics, version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::string_len(&self.path, flexible)
+            + rt::struct_array_len(&self.topics, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -372,14 +361,5 @@ impl<'a> rt::IntoOwned for AlterReplicaLogDir<'a> {
             topics: rt::IntoOwned::into_owned(self.topics),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AlterReplicaLogDir<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterReplicaLogDir<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -40,11 +40,12 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirsResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let results = r
-            .read_struct_array::<AlterReplicaLogDirTopicResult>(version >= 2, version)
+            .read_struct_array::<AlterReplicaLogDirTopicResult>(flexible, version)
             .in_field("results")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -64,11 +65,11 @@ impl<'a> rt::Encode for AlterReplicaLogDirsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.results, version >= 2, version)
-            .in_field("results")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.results, flexible, version).in_field("results")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -76,8 +77,9 @@ impl<'a> rt::Encode for AlterReplicaLogDirsResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.results, version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        4 + rt::struct_array_len(&self.results, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -124,15 +126,6 @@ impl<'a> rt::IntoOwned for AlterReplicaLogDirsResponse<'a> {
     }
 }
 
-impl AlterReplicaLogDirsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterReplicaLogDirsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcome for each requested partition of this topic.
 ///
 /// The `AlterReplicaLogDirPartitionResult` struct of `AlterReplicaLogDirsResponse`, used in versions 1-2.
@@ -157,11 +150,12 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirPartitionResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let mut fixed: rt::FixedFields<6> = r
             .read_fixed(&[("partition_index", 4), ("error_code", 2)])?;
         let partition_index = fixed.i32();
         let error_code = fixed.i16();
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -177,9 +171,10 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirPartitionResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 2;
         r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -192,13 +187,14 @@ impl<'a> rt::Encode for AlterReplicaLogDirPartitionResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new()
                 .i32(self.partition_index)
                 .i16(self.error_code),
         );
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -206,8 +202,9 @@ impl<'a> rt::Encode for AlterReplicaLogDirPartitionResult<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        6
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -254,15 +251,6 @@ impl<'a> rt::IntoOwned for AlterReplicaLogDirPartitionResult<'a> {
     }
 }
 
-impl AlterReplicaLogDirPartitionResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterReplicaLogDirPartitionResult<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcome for each topic in the request.
 ///
 /// The `AlterReplicaLogDirTopicResult` struct of `AlterReplicaLogDirsResponse`, used in versions 1-2.
@@ -288,13 +276,12 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirTopicResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic_name = r.read_string(version >= 2).in_field("topic_name")?;
+        let flexible = version >= 2;
+        let topic_name = r.read_string(flexible).in_field("topic_name")?;
         let partitions = r
-            .read_struct_array::<
-                AlterReplicaLogDirPartitionResult,
-            >(version >= 2, version)
+            .read_struct_array::<AlterReplicaLogDirPartitionResult>(flexible, version)
             .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -310,13 +297,12 @@ impl<'a> rt::Decode<'a> for AlterReplicaLogDirTopicResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 2).in_field("topic_name")?;
-        r.skip_struct_array::<
-                AlterReplicaLogDirPartitionResult,
-            >(version >= 2, false, version)
+        let flexible = version >= 2;
+        r.read_string(flexible).in_field("topic_name")?;
+        r.skip_struct_array::<AlterReplicaLogDirPartitionResult>(flexible, version)
             .in_field("partitions")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -329,11 +315,12 @@ impl<'a> rt::Encode for AlterReplicaLogDirTopicResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, version >= 2).in_field("topic_name")?;
-        rt::put_struct_array(buf, &self.partitions, version >= 2, version)
+        let flexible = version >= 2;
+        buf.put_string(&self.topic_name, flexible).in_field("topic_name")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -341,9 +328,10 @@ impl<'a> rt::Encode for AlterReplicaLogDirTopicResult<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.topic_name, version >= 2)
-            + rt::struct_array_len(&self.partitions, version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::string_len(&self.topic_name, flexible)
+            + rt::struct_array_len(&self.partitions, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -387,14 +375,5 @@ impl<'a> rt::IntoOwned for AlterReplicaLogDirTopicResult<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AlterReplicaLogDirTopicResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterReplicaLogDirTopicResult<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

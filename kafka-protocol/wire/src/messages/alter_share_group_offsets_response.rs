@@ -52,9 +52,13 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponse<'a> {
             .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let responses = r
-            .read_struct_array::<AlterShareGroupOffsetsResponseTopic>(true, version)
+            .read_struct_array::<
+                AlterShareGroupOffsetsResponseTopic,
+            >(rt::COMPACT, version)
             .in_field("responses")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -79,16 +83,17 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_struct_array(buf, &self.responses, true, version).in_field("responses")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.responses, rt::COMPACT, version)
+            .in_field("responses")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
-            + rt::struct_array_len(&self.responses, true, version)
+        6 + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
+            + rt::struct_array_len(&self.responses, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -134,15 +139,6 @@ impl<'a> rt::IntoOwned for AlterShareGroupOffsetsResponse<'a> {
     }
 }
 
-impl AlterShareGroupOffsetsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterShareGroupOffsetsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcome for each requested partition of this topic.
 ///
 /// The `AlterShareGroupOffsetsResponsePartition` struct of `AlterShareGroupOffsetsResponse`, used in versions 0.
@@ -175,7 +171,9 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponsePartition<'a> {
             .read_fixed(&[("partition_index", 4), ("error_code", 2)])?;
         let partition_index = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
@@ -190,8 +188,8 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponsePartition<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
-        r.read_nullable_string(true).in_field("error_message")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -208,14 +206,14 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsResponsePartition<'a> {
                 .i32(self.partition_index)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
+        6 + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -258,15 +256,6 @@ impl<'a> rt::IntoOwned for AlterShareGroupOffsetsResponsePartition<'a> {
     }
 }
 
-impl AlterShareGroupOffsetsResponsePartition<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterShareGroupOffsetsResponsePartition<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcome for each topic in the request.
 ///
 /// The `AlterShareGroupOffsetsResponseTopic` struct of `AlterShareGroupOffsetsResponse`, used in versions 0.
@@ -296,10 +285,12 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponseTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic_name = r.read_string(true).in_field("topic_name")?;
+        let topic_name = r.read_string(rt::COMPACT).in_field("topic_name")?;
         let topic_id = r.read_uuid().in_field("topic_id")?;
         let partitions = r
-            .read_struct_array::<AlterShareGroupOffsetsResponsePartition>(true, version)
+            .read_struct_array::<
+                AlterShareGroupOffsetsResponsePartition,
+            >(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -314,13 +305,13 @@ impl<'a> rt::Decode<'a> for AlterShareGroupOffsetsResponseTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("topic_name")?;
+        r.read_string(rt::COMPACT).in_field("topic_name")?;
         r.read_uuid().in_field("topic_id")?;
         r.skip_struct_array::<
                 AlterShareGroupOffsetsResponsePartition,
-            >(true, false, version)
+            >(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -332,17 +323,17 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsResponseTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, true).in_field("topic_name")?;
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.topic_name, true) + 16
-            + rt::struct_array_len(&self.partitions, true, version)
+        rt::string_len(&self.topic_name, rt::COMPACT) + 16
+            + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -382,14 +373,5 @@ impl<'a> rt::IntoOwned for AlterShareGroupOffsetsResponseTopic<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AlterShareGroupOffsetsResponseTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterShareGroupOffsetsResponseTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

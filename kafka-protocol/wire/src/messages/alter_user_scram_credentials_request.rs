@@ -41,10 +41,10 @@ impl<'a> rt::Decode<'a> for AlterUserScramCredentialsRequest<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let deletions = r
-            .read_struct_array::<ScramCredentialDeletion>(true, version)
+            .read_struct_array::<ScramCredentialDeletion>(rt::COMPACT, version)
             .in_field("deletions")?;
         let upsertions = r
-            .read_struct_array::<ScramCredentialUpsertion>(true, version)
+            .read_struct_array::<ScramCredentialUpsertion>(rt::COMPACT, version)
             .in_field("upsertions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -62,16 +62,17 @@ impl<'a> rt::Encode for AlterUserScramCredentialsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.deletions, true, version).in_field("deletions")?;
-        rt::put_struct_array(buf, &self.upsertions, true, version)
+        buf.put_struct_array(&self.deletions, rt::COMPACT, version)
+            .in_field("deletions")?;
+        buf.put_struct_array(&self.upsertions, rt::COMPACT, version)
             .in_field("upsertions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.deletions, true, version)
-            + rt::struct_array_len(&self.upsertions, true, version)
+        rt::struct_array_len(&self.deletions, rt::COMPACT, version)
+            + rt::struct_array_len(&self.upsertions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -111,15 +112,6 @@ impl<'a> rt::IntoOwned for AlterUserScramCredentialsRequest<'a> {
     }
 }
 
-impl AlterUserScramCredentialsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterUserScramCredentialsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Credentials to delete.
 ///
 /// The `ScramCredentialDeletion` struct of `AlterUserScramCredentialsRequest`, used in versions 0.
@@ -144,7 +136,7 @@ impl<'a> rt::Decode<'a> for ScramCredentialDeletion<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let mechanism = r.read_i8().in_field("mechanism")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -158,9 +150,9 @@ impl<'a> rt::Decode<'a> for ScramCredentialDeletion<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
         r.read_i8().in_field("mechanism")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -172,14 +164,14 @@ impl<'a> rt::Encode for ScramCredentialDeletion<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_i8(self.mechanism);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + 1
+        rt::string_len(&self.name, rt::COMPACT) + 1
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -219,15 +211,6 @@ impl<'a> rt::IntoOwned for ScramCredentialDeletion<'a> {
     }
 }
 
-impl ScramCredentialDeletion<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ScramCredentialDeletion<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Credentials to create or replace.
 ///
 /// The `ScramCredentialUpsertion` struct of `AlterUserScramCredentialsRequest`, used in versions 0.
@@ -264,14 +247,14 @@ impl<'a> rt::Decode<'a> for ScramCredentialUpsertion<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let mut fixed: rt::FixedFields<5> = r
             .read_fixed(&[("mechanism", 1), ("iterations", 4)])?;
         let mechanism = fixed.i8();
         let iterations = fixed.i32();
-        let salt: Cow<'a, [u8]> = r.read_bytes(true).in_field("salt")?;
+        let salt: Cow<'a, [u8]> = r.read_bytes(rt::COMPACT).in_field("salt")?;
         let salted_password: Cow<'a, [u8]> = r
-            .read_bytes(true)
+            .read_bytes(rt::COMPACT)
             .in_field("salted_password")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -288,11 +271,11 @@ impl<'a> rt::Decode<'a> for ScramCredentialUpsertion<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_fixed(5, &[("mechanism", 1), ("iterations", 4)])?;
-        r.read_bytes(true).in_field("salt")?;
-        r.read_bytes(true).in_field("salted_password")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_bytes(rt::COMPACT).in_field("salt")?;
+        r.read_bytes(rt::COMPACT).in_field("salted_password")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -304,19 +287,20 @@ impl<'a> rt::Encode for ScramCredentialUpsertion<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<5>::new().i8(self.mechanism).i32(self.iterations),
         );
-        rt::put_bytes(buf, &self.salt, true).in_field("salt")?;
-        rt::put_bytes(buf, &self.salted_password, true).in_field("salted_password")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bytes(&self.salt, rt::COMPACT).in_field("salt")?;
+        buf.put_bytes(&self.salted_password, rt::COMPACT).in_field("salted_password")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + 1 + 4 + rt::bytes_len(&self.salt, true)
-            + rt::bytes_len(&self.salted_password, true)
+        rt::string_len(&self.name, rt::COMPACT) + 5
+            + rt::bytes_len(&self.salt, rt::COMPACT)
+            + rt::bytes_len(&self.salted_password, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -362,14 +346,5 @@ impl<'a> rt::IntoOwned for ScramCredentialUpsertion<'a> {
             salted_password: rt::IntoOwned::into_owned(self.salted_password),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ScramCredentialUpsertion<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ScramCredentialUpsertion<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

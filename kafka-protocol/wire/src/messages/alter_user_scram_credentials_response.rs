@@ -42,7 +42,7 @@ impl<'a> rt::Decode<'a> for AlterUserScramCredentialsResponse<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let results = r
-            .read_struct_array::<AlterUserScramCredentialsResult>(true, version)
+            .read_struct_array::<AlterUserScramCredentialsResult>(rt::COMPACT, version)
             .in_field("results")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -61,13 +61,13 @@ impl<'a> rt::Encode for AlterUserScramCredentialsResponse<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.results, true, version).in_field("results")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.results, rt::COMPACT, version).in_field("results")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.results, true, version)
+        4 + rt::struct_array_len(&self.results, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -104,15 +104,6 @@ impl<'a> rt::IntoOwned for AlterUserScramCredentialsResponse<'a> {
             results: rt::IntoOwned::into_owned(self.results),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AlterUserScramCredentialsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterUserScramCredentialsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -156,9 +147,11 @@ impl<'a> rt::Decode<'a> for AlterUserScramCredentialsResult<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let user = r.read_string(true).in_field("user")?;
+        let user = r.read_string(rt::COMPACT).in_field("user")?;
         let error_code = r.read_i16().in_field("error_code")?;
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             user,
@@ -172,10 +165,10 @@ impl<'a> rt::Decode<'a> for AlterUserScramCredentialsResult<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("user")?;
+        r.read_string(rt::COMPACT).in_field("user")?;
         r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(true).in_field("error_message")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -187,17 +180,17 @@ impl<'a> rt::Encode for AlterUserScramCredentialsResult<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.user, true).in_field("user")?;
+        buf.put_string(&self.user, rt::COMPACT).in_field("user")?;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.user, true) + 2
-            + rt::nullable_string_len(self.error_message.as_deref(), true)
+        rt::string_len(&self.user, rt::COMPACT) + 2
+            + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -237,14 +230,5 @@ impl<'a> rt::IntoOwned for AlterUserScramCredentialsResult<'a> {
             error_message: rt::IntoOwned::into_owned(self.error_message),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AlterUserScramCredentialsResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterUserScramCredentialsResult<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

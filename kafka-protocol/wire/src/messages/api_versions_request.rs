@@ -60,23 +60,24 @@ impl<'a> rt::Decode<'a> for ApiVersionsRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 3;
         let client_software_name = if version >= 3 {
-            r.read_string(true).in_field("client_software_name")?
+            r.read_string(rt::COMPACT).in_field("client_software_name")?
         } else {
             Cow::Borrowed("")
         };
         let client_software_version = if version >= 3 {
-            r.read_string(true).in_field("client_software_version")?
+            r.read_string(rt::COMPACT).in_field("client_software_version")?
         } else {
             Cow::Borrowed("")
         };
         let cluster_id = if version >= 5 {
-            r.read_nullable_string(true).in_field("cluster_id")?
+            r.read_nullable_string(rt::COMPACT).in_field("cluster_id")?
         } else {
             None
         };
         let node_id = if version >= 5 { r.read_i32().in_field("node_id")? } else { -1 };
-        let unknown_tagged_fields = if version >= 3 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -98,23 +99,24 @@ impl<'a> rt::Encode for ApiVersionsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 3;
         if version >= 3 {
-            rt::put_string(buf, &self.client_software_name, true)
+            buf.put_string(&self.client_software_name, rt::COMPACT)
                 .in_field("client_software_name")?;
         }
         if version >= 3 {
-            rt::put_string(buf, &self.client_software_version, true)
+            buf.put_string(&self.client_software_version, rt::COMPACT)
                 .in_field("client_software_version")?;
         }
         if version >= 5 {
-            rt::put_nullable_string(buf, self.cluster_id.as_deref(), true)
+            buf.put_nullable_string(self.cluster_id.as_deref(), rt::COMPACT)
                 .in_field("cluster_id")?;
         }
         if version >= 5 {
             buf.put_i32(self.node_id);
         }
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -122,18 +124,23 @@ impl<'a> rt::Encode for ApiVersionsRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        (if version >= 3 { rt::string_len(&self.client_software_name, true) } else { 0 })
+        let flexible = version >= 3;
+        (if version >= 3 {
+            rt::string_len(&self.client_software_name, rt::COMPACT)
+        } else {
+            0
+        })
             + (if version >= 3 {
-                rt::string_len(&self.client_software_version, true)
+                rt::string_len(&self.client_software_version, rt::COMPACT)
             } else {
                 0
             })
             + (if version >= 5 {
-                rt::nullable_string_len(self.cluster_id.as_deref(), true)
+                rt::nullable_string_len(self.cluster_id.as_deref(), rt::COMPACT)
             } else {
                 0
             }) + (if version >= 5 { 4 } else { 0 })
-            + (if version >= 3 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -206,14 +213,5 @@ impl<'a> rt::IntoOwned for ApiVersionsRequest<'a> {
             node_id: self.node_id,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ApiVersionsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ApiVersionsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -76,9 +76,10 @@ impl<'a> rt::Decode<'a> for ApiVersionsResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 3;
         let error_code = r.read_i16().in_field("error_code")?;
         let api_keys = r
-            .read_struct_array::<ApiVersion>(version >= 3, version)
+            .read_struct_array::<ApiVersion>(flexible, version)
             .in_field("api_keys")?;
         let throttle_time_ms = if version >= 1 {
             r.read_i32().in_field("throttle_time_ms")?
@@ -95,7 +96,7 @@ impl<'a> rt::Decode<'a> for ApiVersionsResponse<'a> {
             finalized_features,
             zk_migration_ready,
             unknown_tagged_fields,
-        ) = if version >= 3 && !r.skip_empty_tagged_section() {
+        ) = if flexible && !r.skip_empty_tagged_section() {
             let mut supported_features = supported_features;
             let mut finalized_features_epoch = finalized_features_epoch;
             let mut finalized_features = finalized_features;
@@ -107,7 +108,9 @@ impl<'a> rt::Decode<'a> for ApiVersionsResponse<'a> {
                     match tag {
                         0u32 => {
                             supported_features = r
-                                .read_struct_array::<SupportedFeatureKey>(true, version)
+                                .read_struct_array::<
+                                    SupportedFeatureKey,
+                                >(rt::COMPACT, version)
                                 .in_field("supported_features")?;
                         }
                         1u32 => {
@@ -117,7 +120,9 @@ impl<'a> rt::Decode<'a> for ApiVersionsResponse<'a> {
                         }
                         2u32 => {
                             finalized_features = r
-                                .read_struct_array::<FinalizedFeatureKey>(true, version)
+                                .read_struct_array::<
+                                    FinalizedFeatureKey,
+                                >(rt::COMPACT, version)
                                 .in_field("finalized_features")?;
                         }
                         3u32 => {
@@ -166,13 +171,13 @@ impl<'a> rt::Encode for ApiVersionsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 3;
         buf.put_i16(self.error_code);
-        rt::put_struct_array(buf, &self.api_keys, version >= 3, version)
-            .in_field("api_keys")?;
+        buf.put_struct_array(&self.api_keys, flexible, version).in_field("api_keys")?;
         if version >= 1 {
             buf.put_i32(self.throttle_time_ms);
         }
-        if version >= 3 {
+        if flexible {
             let write_supported_features = !self.supported_features.is_empty();
             let write_finalized_features_epoch = self.finalized_features_epoch != -1;
             let write_finalized_features = !self.finalized_features.is_empty();
@@ -186,33 +191,31 @@ impl<'a> rt::Encode for ApiVersionsResponse<'a> {
             buf.put_uvarint(count as u32);
             tagged.write_before(buf, 0u32, write_supported_features)?;
             if write_supported_features {
-                rt::put_tag_header(
-                    buf,
+                buf.put_tag_header(
                     0u32,
-                    rt::struct_array_len(&self.supported_features, true, version),
+                    rt::struct_array_len(&self.supported_features, rt::COMPACT, version),
                 );
-                rt::put_struct_array(buf, &self.supported_features, true, version)
+                buf.put_struct_array(&self.supported_features, rt::COMPACT, version)
                     .in_field("supported_features")?;
             }
             tagged.write_before(buf, 1u32, write_finalized_features_epoch)?;
             if write_finalized_features_epoch {
-                rt::put_tag_header(buf, 1u32, 8);
+                buf.put_tag_header(1u32, 8);
                 buf.put_i64(self.finalized_features_epoch);
             }
             tagged.write_before(buf, 2u32, write_finalized_features)?;
             if write_finalized_features {
-                rt::put_tag_header(
-                    buf,
+                buf.put_tag_header(
                     2u32,
-                    rt::struct_array_len(&self.finalized_features, true, version),
+                    rt::struct_array_len(&self.finalized_features, rt::COMPACT, version),
                 );
-                rt::put_struct_array(buf, &self.finalized_features, true, version)
+                buf.put_struct_array(&self.finalized_features, rt::COMPACT, version)
                     .in_field("finalized_features")?;
             }
             tagged.write_before(buf, 3u32, write_zk_migration_ready)?;
             if write_zk_migration_ready {
-                rt::put_tag_header(buf, 3u32, 1);
-                rt::put_bool(buf, self.zk_migration_ready);
+                buf.put_tag_header(3u32, 1);
+                buf.put_bool(self.zk_migration_ready);
             }
             tagged.finish(buf);
         } else {
@@ -222,9 +225,10 @@ impl<'a> rt::Encode for ApiVersionsResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + rt::struct_array_len(&self.api_keys, version >= 3, version)
+        let flexible = version >= 3;
+        2 + rt::struct_array_len(&self.api_keys, flexible, version)
             + (if version >= 1 { 4 } else { 0 })
-            + (if version >= 3 {
+            + (if flexible {
                 let write_supported_features = !self.supported_features.is_empty();
                 let write_finalized_features_epoch = self.finalized_features_epoch != -1;
                 let write_finalized_features = !self.finalized_features.is_empty();
@@ -239,7 +243,11 @@ impl<'a> rt::Encode for ApiVersionsResponse<'a> {
                     + if write_supported_features {
                         rt::tagged_field_len(
                             0u32,
-                            rt::struct_array_len(&self.supported_features, true, version),
+                            rt::struct_array_len(
+                                &self.supported_features,
+                                rt::COMPACT,
+                                version,
+                            ),
                         )
                     } else {
                         0
@@ -252,7 +260,11 @@ impl<'a> rt::Encode for ApiVersionsResponse<'a> {
                     + if write_finalized_features {
                         rt::tagged_field_len(
                             2u32,
-                            rt::struct_array_len(&self.finalized_features, true, version),
+                            rt::struct_array_len(
+                                &self.finalized_features,
+                                rt::COMPACT,
+                                version,
+                            ),
                         )
                     } else {
                         0
@@ -361,15 +373,6 @@ impl<'a> rt::IntoOwned for ApiVersionsResponse<'a> {
     }
 }
 
-impl ApiVersionsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ApiVersionsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Request types the broker supports, each with its version range.
 ///
 /// The `ApiVersion` struct of `ApiVersionsResponse`, used in versions 0-5.
@@ -398,12 +401,13 @@ impl<'a> rt::Decode<'a> for ApiVersion<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 3;
         let mut fixed: rt::FixedFields<6> = r
             .read_fixed(&[("api_key", 2), ("min_version", 2), ("max_version", 2)])?;
         let api_key = fixed.i16();
         let min_version = fixed.i16();
         let max_version = fixed.i16();
-        let unknown_tagged_fields = if version >= 3 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -420,9 +424,10 @@ impl<'a> rt::Decode<'a> for ApiVersion<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 3;
         r.skip_fixed(6, &[("api_key", 2), ("min_version", 2), ("max_version", 2)])?;
-        if version >= 3 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -435,14 +440,15 @@ impl<'a> rt::Encode for ApiVersion<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 3;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new()
                 .i16(self.api_key)
                 .i16(self.min_version)
                 .i16(self.max_version),
         );
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -450,8 +456,9 @@ impl<'a> rt::Encode for ApiVersion<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + 2 + 2
-            + (if version >= 3 {
+        let flexible = version >= 3;
+        6
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -501,15 +508,6 @@ impl<'a> rt::IntoOwned for ApiVersion<'a> {
     }
 }
 
-impl ApiVersion<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ApiVersion<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Feature flags this node supports, with the range of levels for each; older response versions leave out features whose lowest level is 0.
 ///
 /// The `SupportedFeatureKey` struct of `ApiVersionsResponse`, used in versions 3-5.
@@ -538,7 +536,7 @@ impl<'a> rt::Decode<'a> for SupportedFeatureKey<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let mut fixed: rt::FixedFields<4> = r
             .read_fixed(&[("min_version", 2), ("max_version", 2)])?;
         let min_version = fixed.i16();
@@ -556,9 +554,9 @@ impl<'a> rt::Decode<'a> for SupportedFeatureKey<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_fixed(4, &[("min_version", 2), ("max_version", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -570,16 +568,16 @@ impl<'a> rt::Encode for SupportedFeatureKey<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<4>::new().i16(self.min_version).i16(self.max_version),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + 2 + 2
+        rt::string_len(&self.name, rt::COMPACT) + 4
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -622,15 +620,6 @@ impl<'a> rt::IntoOwned for SupportedFeatureKey<'a> {
     }
 }
 
-impl SupportedFeatureKey<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> SupportedFeatureKey<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Feature levels finalized for the whole cluster; only meaningful when the epoch is not -1.
 ///
 /// The `FinalizedFeatureKey` struct of `ApiVersionsResponse`, used in versions 3-5.
@@ -659,7 +648,7 @@ impl<'a> rt::Decode<'a> for FinalizedFeatureKey<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let mut fixed: rt::FixedFields<4> = r
             .read_fixed(&[("max_version_level", 2), ("min_version_level", 2)])?;
         let max_version_level = fixed.i16();
@@ -677,9 +666,9 @@ impl<'a> rt::Decode<'a> for FinalizedFeatureKey<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_fixed(4, &[("max_version_level", 2), ("min_version_level", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -691,18 +680,18 @@ impl<'a> rt::Encode for FinalizedFeatureKey<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<4>::new()
                 .i16(self.max_version_level)
                 .i16(self.min_version_level),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + 2 + 2
+        rt::string_len(&self.name, rt::COMPACT) + 4
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -742,14 +731,5 @@ impl<'a> rt::IntoOwned for FinalizedFeatureKey<'a> {
             min_version_level: self.min_version_level,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl FinalizedFeatureKey<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> FinalizedFeatureKey<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -60,7 +60,7 @@ impl<'a> rt::Decode<'a> for AssignReplicasToDirsRequest<'a> {
         let broker_id = fixed.i32();
         let broker_epoch = fixed.i64();
         let directories = r
-            .read_struct_array::<DirectoryData>(true, version)
+            .read_struct_array::<DirectoryData>(rt::COMPACT, version)
             .in_field("directories")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -82,14 +82,14 @@ impl<'a> rt::Encode for AssignReplicasToDirsRequest<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new().i32(self.broker_id).i64(self.broker_epoch),
         );
-        rt::put_struct_array(buf, &self.directories, true, version)
+        buf.put_struct_array(&self.directories, rt::COMPACT, version)
             .in_field("directories")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 8 + rt::struct_array_len(&self.directories, true, version)
+        12 + rt::struct_array_len(&self.directories, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -132,15 +132,6 @@ impl<'a> rt::IntoOwned for AssignReplicasToDirsRequest<'a> {
     }
 }
 
-impl AssignReplicasToDirsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AssignReplicasToDirsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions of this topic whose replica lives in the directory.
 ///
 /// The `PartitionData` struct of `AssignReplicasToDirsRequest`, used in versions 0.
@@ -174,7 +165,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i32().in_field("partition_index")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -187,7 +178,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.partition_index);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -228,15 +219,6 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
     }
 }
 
-impl PartitionData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Replicas placed in this directory, grouped by topic.
 ///
 /// The `TopicData` struct of `AssignReplicasToDirsRequest`, used in versions 0.
@@ -264,7 +246,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
         let partitions = r
-            .read_struct_array::<PartitionData>(true, version)
+            .read_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -279,9 +261,9 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("topic_id")?;
-        r.skip_struct_array::<PartitionData>(true, false, version)
+        r.skip_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -294,14 +276,14 @@ impl<'a> rt::Encode for TopicData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        16 + rt::struct_array_len(&self.partitions, true, version)
+        16 + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -341,15 +323,6 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
     }
 }
 
-impl TopicData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Log directories, each with the replicas now placed in it.
 ///
 /// The `DirectoryData` struct of `AssignReplicasToDirsRequest`, used in versions 0.
@@ -376,7 +349,9 @@ impl<'a> rt::Decode<'a> for DirectoryData<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let id = r.read_uuid().in_field("id")?;
-        let topics = r.read_struct_array::<TopicData>(true, version).in_field("topics")?;
+        let topics = r
+            .read_struct_array::<TopicData>(rt::COMPACT, version)
+            .in_field("topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             id,
@@ -390,8 +365,8 @@ impl<'a> rt::Decode<'a> for DirectoryData<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("id")?;
-        r.skip_struct_array::<TopicData>(true, false, version).in_field("topics")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_struct_array::<TopicData>(rt::COMPACT, version).in_field("topics")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -404,13 +379,13 @@ impl<'a> rt::Encode for DirectoryData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.id.as_bytes());
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        16 + rt::struct_array_len(&self.topics, true, version)
+        16 + rt::struct_array_len(&self.topics, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -447,14 +422,5 @@ impl<'a> rt::IntoOwned for DirectoryData<'a> {
             topics: rt::IntoOwned::into_owned(self.topics),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DirectoryData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DirectoryData<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -48,7 +48,7 @@ impl<'a> rt::Decode<'a> for AssignReplicasToDirsResponse<'a> {
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
         let directories = r
-            .read_struct_array::<DirectoryData>(true, version)
+            .read_struct_array::<DirectoryData>(rt::COMPACT, version)
             .in_field("directories")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -72,14 +72,14 @@ impl<'a> rt::Encode for AssignReplicasToDirsResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_struct_array(buf, &self.directories, true, version)
+        buf.put_struct_array(&self.directories, rt::COMPACT, version)
             .in_field("directories")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::struct_array_len(&self.directories, true, version)
+        6 + rt::struct_array_len(&self.directories, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -119,15 +119,6 @@ impl<'a> rt::IntoOwned for AssignReplicasToDirsResponse<'a> {
             directories: rt::IntoOwned::into_owned(self.directories),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AssignReplicasToDirsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AssignReplicasToDirsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -172,7 +163,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -189,12 +180,12 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i32(self.partition_index)
                 .i16(self.error_code),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        6 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -233,15 +224,6 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
     }
 }
 
-impl PartitionData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcomes for this directory, grouped by topic.
 ///
 /// The `TopicData` struct of `AssignReplicasToDirsResponse`, used in versions 0.
@@ -269,7 +251,7 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
         let partitions = r
-            .read_struct_array::<PartitionData>(true, version)
+            .read_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -284,9 +266,9 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("topic_id")?;
-        r.skip_struct_array::<PartitionData>(true, false, version)
+        r.skip_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -299,14 +281,14 @@ impl<'a> rt::Encode for TopicData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        16 + rt::struct_array_len(&self.partitions, true, version)
+        16 + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -346,15 +328,6 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
     }
 }
 
-impl TopicData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcomes grouped by log directory, as in the request.
 ///
 /// The `DirectoryData` struct of `AssignReplicasToDirsResponse`, used in versions 0.
@@ -381,7 +354,9 @@ impl<'a> rt::Decode<'a> for DirectoryData<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let id = r.read_uuid().in_field("id")?;
-        let topics = r.read_struct_array::<TopicData>(true, version).in_field("topics")?;
+        let topics = r
+            .read_struct_array::<TopicData>(rt::COMPACT, version)
+            .in_field("topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             id,
@@ -395,8 +370,8 @@ impl<'a> rt::Decode<'a> for DirectoryData<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("id")?;
-        r.skip_struct_array::<TopicData>(true, false, version).in_field("topics")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_struct_array::<TopicData>(rt::COMPACT, version).in_field("topics")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -409,13 +384,13 @@ impl<'a> rt::Encode for DirectoryData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.id.as_bytes());
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        16 + rt::struct_array_len(&self.topics, true, version)
+        16 + rt::struct_array_len(&self.topics, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -452,14 +427,5 @@ impl<'a> rt::IntoOwned for DirectoryData<'a> {
             topics: rt::IntoOwned::into_owned(self.topics),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DirectoryData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DirectoryData<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

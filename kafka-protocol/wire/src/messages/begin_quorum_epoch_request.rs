@@ -61,22 +61,23 @@ impl<'a> rt::Decode<'a> for BeginQuorumEpochRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let cluster_id = r.read_nullable_string(version >= 1).in_field("cluster_id")?;
+        let flexible = version >= 1;
+        let cluster_id = r.read_nullable_string(flexible).in_field("cluster_id")?;
         let voter_id = if version >= 1 {
             r.read_i32().in_field("voter_id")?
         } else {
             -1
         };
         let topics = r
-            .read_struct_array::<TopicData>(version >= 1, version)
+            .read_struct_array::<TopicData>(flexible, version)
             .in_field("topics")?;
         let leader_endpoints = if version >= 1 {
-            r.read_struct_array::<LeaderEndpoint>(true, version)
+            r.read_struct_array::<LeaderEndpoint>(rt::COMPACT, version)
                 .in_field("leader_endpoints")?
         } else {
             rt::StructArray::new()
         };
-        let unknown_tagged_fields = if version >= 1 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -98,19 +99,19 @@ impl<'a> rt::Encode for BeginQuorumEpochRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_nullable_string(buf, self.cluster_id.as_deref(), version >= 1)
+        let flexible = version >= 1;
+        buf.put_nullable_string(self.cluster_id.as_deref(), flexible)
             .in_field("cluster_id")?;
         if version >= 1 {
             buf.put_i32(self.voter_id);
         }
-        rt::put_struct_array(buf, &self.topics, version >= 1, version)
-            .in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if version >= 1 {
-            rt::put_struct_array(buf, &self.leader_endpoints, true, version)
+            buf.put_struct_array(&self.leader_endpoints, rt::COMPACT, version)
                 .in_field("leader_endpoints")?;
         }
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -118,15 +119,16 @@ impl<'a> rt::Encode for BeginQuorumEpochRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::nullable_string_len(self.cluster_id.as_deref(), version >= 1)
+        let flexible = version >= 1;
+        rt::nullable_string_len(self.cluster_id.as_deref(), flexible)
             + (if version >= 1 { 4 } else { 0 })
-            + rt::struct_array_len(&self.topics, version >= 1, version)
+            + rt::struct_array_len(&self.topics, flexible, version)
             + (if version >= 1 {
-                rt::struct_array_len(&self.leader_endpoints, true, version)
+                rt::struct_array_len(&self.leader_endpoints, rt::COMPACT, version)
             } else {
                 0
             })
-            + (if version >= 1 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -191,15 +193,6 @@ impl<'a> rt::IntoOwned for BeginQuorumEpochRequest<'a> {
     }
 }
 
-impl BeginQuorumEpochRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> BeginQuorumEpochRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Leadership details for each partition.
 ///
 /// The `PartitionData` struct of `BeginQuorumEpochRequest`, used in versions 0-1.
@@ -232,6 +225,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 1;
         let partition_index = r.read_i32().in_field("partition_index")?;
         let voter_directory_id = if version >= 1 {
             r.read_uuid().in_field("voter_directory_id")?
@@ -242,7 +236,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             .read_fixed(&[("leader_id", 4), ("leader_epoch", 4)])?;
         let leader_id = fixed.i32();
         let leader_epoch = fixed.i32();
-        let unknown_tagged_fields = if version >= 1 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -260,13 +254,14 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 1;
         r.read_i32().in_field("partition_index")?;
         if version >= 1 {
             r.read_uuid().in_field("voter_directory_id")?;
         }
         r.skip_fixed(8, &[("leader_id", 4), ("leader_epoch", 4)])?;
-        if version >= 1 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -279,6 +274,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 1;
         buf.put_i32(self.partition_index);
         if version >= 1 {
             buf.put_slice(self.voter_directory_id.as_bytes());
@@ -286,8 +282,8 @@ impl<'a> rt::Encode for PartitionData<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new().i32(self.leader_id).i32(self.leader_epoch),
         );
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -295,8 +291,9 @@ impl<'a> rt::Encode for PartitionData<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + (if version >= 1 { 16 } else { 0 }) + 4 + 4
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        4 + (if version >= 1 { 16 } else { 0 }) + 8
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -355,15 +352,6 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
     }
 }
 
-impl PartitionData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions whose new leader is announced, grouped by topic.
 ///
 /// The `TopicData` struct of `BeginQuorumEpochRequest`, used in versions 0-1.
@@ -389,11 +377,12 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic_name = r.read_string(version >= 1).in_field("topic_name")?;
+        let flexible = version >= 1;
+        let topic_name = r.read_string(flexible).in_field("topic_name")?;
         let partitions = r
-            .read_struct_array::<PartitionData>(version >= 1, version)
+            .read_struct_array::<PartitionData>(flexible, version)
             .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 1 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -409,11 +398,11 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 1).in_field("topic_name")?;
-        r.skip_struct_array::<PartitionData>(version >= 1, false, version)
-            .in_field("partitions")?;
-        if version >= 1 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 1;
+        r.read_string(flexible).in_field("topic_name")?;
+        r.skip_struct_array::<PartitionData>(flexible, version).in_field("partitions")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -426,11 +415,12 @@ impl<'a> rt::Encode for TopicData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, version >= 1).in_field("topic_name")?;
-        rt::put_struct_array(buf, &self.partitions, version >= 1, version)
+        let flexible = version >= 1;
+        buf.put_string(&self.topic_name, flexible).in_field("topic_name")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -438,9 +428,10 @@ impl<'a> rt::Encode for TopicData<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.topic_name, version >= 1)
-            + rt::struct_array_len(&self.partitions, version >= 1, version)
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        rt::string_len(&self.topic_name, flexible)
+            + rt::struct_array_len(&self.partitions, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -487,15 +478,6 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
     }
 }
 
-impl TopicData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Endpoints on which the new leader can be reached.
 ///
 /// The `LeaderEndpoint` struct of `BeginQuorumEpochRequest`, used in versions 1.
@@ -524,8 +506,8 @@ impl<'a> rt::Decode<'a> for LeaderEndpoint<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
-        let host = r.read_string(true).in_field("host")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -540,10 +522,10 @@ impl<'a> rt::Decode<'a> for LeaderEndpoint<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -555,16 +537,16 @@ impl<'a> rt::Encode for LeaderEndpoint<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + rt::string_len(&self.host, true) + 2
-            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        rt::string_len(&self.name, rt::COMPACT) + rt::string_len(&self.host, rt::COMPACT)
+            + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -603,14 +585,5 @@ impl<'a> rt::IntoOwned for LeaderEndpoint<'a> {
             port: self.port,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl LeaderEndpoint<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> LeaderEndpoint<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -44,7 +44,7 @@ impl<'a> rt::Decode<'a> for BeginTransactionRecord<'a> {
                 |tag, r| {
                     match tag {
                         0u32 => {
-                            name = r.read_nullable_string(true).in_field("name")?;
+                            name = r.read_nullable_string(rt::COMPACT).in_field("name")?;
                         }
                         _ => return Ok(false),
                     }
@@ -75,12 +75,11 @@ impl<'a> rt::Encode for BeginTransactionRecord<'a> {
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_name)?;
         if write_name {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 0u32,
-                rt::nullable_string_len(self.name.as_deref(), true),
+                rt::nullable_string_len(self.name.as_deref(), rt::COMPACT),
             );
-            rt::put_nullable_string(buf, self.name.as_deref(), true).in_field("name")?;
+            buf.put_nullable_string(self.name.as_deref(), rt::COMPACT).in_field("name")?;
         }
         tagged.finish(buf);
         Ok(())
@@ -94,7 +93,7 @@ impl<'a> rt::Encode for BeginTransactionRecord<'a> {
             + if write_name {
                 rt::tagged_field_len(
                     0u32,
-                    rt::nullable_string_len(self.name.as_deref(), true),
+                    rt::nullable_string_len(self.name.as_deref(), rt::COMPACT),
                 )
             } else {
                 0
@@ -131,14 +130,5 @@ impl<'a> rt::IntoOwned for BeginTransactionRecord<'a> {
             name: rt::IntoOwned::into_owned(self.name),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl BeginTransactionRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> BeginTransactionRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -102,7 +102,7 @@ impl<'a> rt::Decode<'a> for BrokerHeartbeatRequest<'a> {
                                 );
                             }
                             offline_log_dirs = r
-                                .read_scalar_array::<rt::Uuid>(true)
+                                .read_scalar_array::<rt::Uuid>(rt::COMPACT)
                                 .in_field("offline_log_dirs")?;
                         }
                         1u32 => {
@@ -112,7 +112,7 @@ impl<'a> rt::Decode<'a> for BrokerHeartbeatRequest<'a> {
                                 );
                             }
                             cordoned_log_dirs = r
-                                .read_nullable_scalar_array::<rt::Uuid>(true)
+                                .read_nullable_scalar_array::<rt::Uuid>(rt::COMPACT)
                                 .in_field("cordoned_log_dirs")?;
                         }
                         _ => return Ok(false),
@@ -162,8 +162,8 @@ impl<'a> rt::Encode for BrokerHeartbeatRequest<'a> {
                 .i64(self.broker_epoch)
                 .i64(self.current_metadata_offset),
         );
-        rt::put_bool(buf, self.want_fence);
-        rt::put_bool(buf, self.want_shut_down);
+        buf.put_bool(self.want_fence);
+        buf.put_bool(self.want_shut_down);
         let write_offline_log_dirs = version >= 1 && !self.offline_log_dirs.is_empty();
         let write_cordoned_log_dirs = version >= 2 && self.cordoned_log_dirs.is_some();
         let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
@@ -172,22 +172,23 @@ impl<'a> rt::Encode for BrokerHeartbeatRequest<'a> {
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_offline_log_dirs)?;
         if write_offline_log_dirs {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 0u32,
-                rt::scalar_array_len(&self.offline_log_dirs, true),
+                rt::scalar_array_len(&self.offline_log_dirs, rt::COMPACT),
             );
-            rt::put_scalar_array(buf, &self.offline_log_dirs, true)
+            buf.put_scalar_array(&self.offline_log_dirs, rt::COMPACT)
                 .in_field("offline_log_dirs")?;
         }
         tagged.write_before(buf, 1u32, write_cordoned_log_dirs)?;
         if write_cordoned_log_dirs {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 1u32,
-                rt::nullable_scalar_array_len(self.cordoned_log_dirs.as_ref(), true),
+                rt::nullable_scalar_array_len(
+                    self.cordoned_log_dirs.as_ref(),
+                    rt::COMPACT,
+                ),
             );
-            rt::put_nullable_scalar_array(buf, self.cordoned_log_dirs.as_ref(), true)
+            buf.put_nullable_scalar_array(self.cordoned_log_dirs.as_ref(), rt::COMPACT)
                 .in_field("cordoned_log_dirs")?;
         }
         tagged.finish(buf);
@@ -199,12 +200,12 @@ impl<'a> rt::Encode for BrokerHeartbeatRequest<'a> {
         let write_cordoned_log_dirs = version >= 2 && self.cordoned_log_dirs.is_some();
         let count = self.unknown_tagged_fields.len()
             + usize::from(write_offline_log_dirs) + usize::from(write_cordoned_log_dirs);
-        4 + 8 + 8 + 1 + 1 + rt::varint::uvarint_len(count as u32)
+        20 + 1 + 1 + rt::varint::uvarint_len(count as u32)
             + rt::unknown_tagged_fields_len(&self.unknown_tagged_fields)
             + if write_offline_log_dirs {
                 rt::tagged_field_len(
                     0u32,
-                    rt::scalar_array_len(&self.offline_log_dirs, true),
+                    rt::scalar_array_len(&self.offline_log_dirs, rt::COMPACT),
                 )
             } else {
                 0
@@ -212,7 +213,10 @@ impl<'a> rt::Encode for BrokerHeartbeatRequest<'a> {
             + if write_cordoned_log_dirs {
                 rt::tagged_field_len(
                     1u32,
-                    rt::nullable_scalar_array_len(self.cordoned_log_dirs.as_ref(), true),
+                    rt::nullable_scalar_array_len(
+                        self.cordoned_log_dirs.as_ref(),
+                        rt::COMPACT,
+                    ),
                 )
             } else {
                 0
@@ -281,14 +285,5 @@ impl<'a> rt::IntoOwned for BrokerHeartbeatRequest<'a> {
             cordoned_log_dirs: rt::IntoOwned::into_owned(self.cordoned_log_dirs),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl BrokerHeartbeatRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> BrokerHeartbeatRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

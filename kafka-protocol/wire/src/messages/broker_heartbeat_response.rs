@@ -95,15 +95,15 @@ impl<'a> rt::Encode for BrokerHeartbeatResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_bool(buf, self.is_caught_up);
-        rt::put_bool(buf, self.is_fenced);
-        rt::put_bool(buf, self.should_shut_down);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.is_caught_up);
+        buf.put_bool(self.is_fenced);
+        buf.put_bool(self.should_shut_down);
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 2 + 1 + 1 + 1 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        6 + 1 + 1 + 1 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -148,14 +148,5 @@ impl<'a> rt::IntoOwned for BrokerHeartbeatResponse<'a> {
             should_shut_down: self.should_shut_down,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl BrokerHeartbeatResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> BrokerHeartbeatResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

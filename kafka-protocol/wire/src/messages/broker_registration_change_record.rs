@@ -98,7 +98,7 @@ impl<'a> rt::Decode<'a> for BrokerRegistrationChangeRecord<'a> {
                                 );
                             }
                             log_dirs = r
-                                .read_scalar_array::<rt::Uuid>(true)
+                                .read_scalar_array::<rt::Uuid>(rt::COMPACT)
                                 .in_field("log_dirs")?;
                         }
                         3u32 => {
@@ -108,7 +108,7 @@ impl<'a> rt::Decode<'a> for BrokerRegistrationChangeRecord<'a> {
                                 );
                             }
                             cordoned_log_dirs = r
-                                .read_nullable_scalar_array::<rt::Uuid>(true)
+                                .read_nullable_scalar_array::<rt::Uuid>(rt::COMPACT)
                                 .in_field("cordoned_log_dirs")?;
                         }
                         _ => return Ok(false),
@@ -184,27 +184,29 @@ impl<'a> rt::Encode for BrokerRegistrationChangeRecord<'a> {
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_fenced)?;
         if write_fenced {
-            rt::put_tag_header(buf, 0u32, 1);
+            buf.put_tag_header(0u32, 1);
             buf.put_i8(self.fenced);
         }
         tagged.write_before(buf, 1u32, write_in_controlled_shutdown)?;
         if write_in_controlled_shutdown {
-            rt::put_tag_header(buf, 1u32, 1);
+            buf.put_tag_header(1u32, 1);
             buf.put_i8(self.in_controlled_shutdown);
         }
         tagged.write_before(buf, 2u32, write_log_dirs)?;
         if write_log_dirs {
-            rt::put_tag_header(buf, 2u32, rt::scalar_array_len(&self.log_dirs, true));
-            rt::put_scalar_array(buf, &self.log_dirs, true).in_field("log_dirs")?;
+            buf.put_tag_header(2u32, rt::scalar_array_len(&self.log_dirs, rt::COMPACT));
+            buf.put_scalar_array(&self.log_dirs, rt::COMPACT).in_field("log_dirs")?;
         }
         tagged.write_before(buf, 3u32, write_cordoned_log_dirs)?;
         if write_cordoned_log_dirs {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 3u32,
-                rt::nullable_scalar_array_len(self.cordoned_log_dirs.as_ref(), true),
+                rt::nullable_scalar_array_len(
+                    self.cordoned_log_dirs.as_ref(),
+                    rt::COMPACT,
+                ),
             );
-            rt::put_nullable_scalar_array(buf, self.cordoned_log_dirs.as_ref(), true)
+            buf.put_nullable_scalar_array(self.cordoned_log_dirs.as_ref(), rt::COMPACT)
                 .in_field("cordoned_log_dirs")?;
         }
         tagged.finish(buf);
@@ -220,7 +222,7 @@ impl<'a> rt::Encode for BrokerRegistrationChangeRecord<'a> {
         let count = self.unknown_tagged_fields.len() + usize::from(write_fenced)
             + usize::from(write_in_controlled_shutdown) + usize::from(write_log_dirs)
             + usize::from(write_cordoned_log_dirs);
-        4 + 8 + rt::varint::uvarint_len(count as u32)
+        12 + rt::varint::uvarint_len(count as u32)
             + rt::unknown_tagged_fields_len(&self.unknown_tagged_fields)
             + if write_fenced { rt::tagged_field_len(0u32, 1) } else { 0 }
             + if write_in_controlled_shutdown {
@@ -229,14 +231,20 @@ impl<'a> rt::Encode for BrokerRegistrationChangeRecord<'a> {
                 0
             }
             + if write_log_dirs {
-                rt::tagged_field_len(2u32, rt::scalar_array_len(&self.log_dirs, true))
+                rt::tagged_field_len(
+                    2u32,
+                    rt::scalar_array_len(&self.log_dirs, rt::COMPACT),
+                )
             } else {
                 0
             }
             + if write_cordoned_log_dirs {
                 rt::tagged_field_len(
                     3u32,
-                    rt::nullable_scalar_array_len(self.cordoned_log_dirs.as_ref(), true),
+                    rt::nullable_scalar_array_len(
+                        self.cordoned_log_dirs.as_ref(),
+                        rt::COMPACT,
+                    ),
                 )
             } else {
                 0
@@ -306,14 +314,5 @@ impl<'a> rt::IntoOwned for BrokerRegistrationChangeRecord<'a> {
             cordoned_log_dirs: rt::IntoOwned::into_owned(self.cordoned_log_dirs),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl BrokerRegistrationChangeRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> BrokerRegistrationChangeRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -87,22 +87,22 @@ impl<'a> rt::Decode<'a> for BrokerRegistrationRequest<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let broker_id = r.read_i32().in_field("broker_id")?;
-        let cluster_id = r.read_string(true).in_field("cluster_id")?;
+        let cluster_id = r.read_string(rt::COMPACT).in_field("cluster_id")?;
         let incarnation_id = r.read_uuid().in_field("incarnation_id")?;
         let listeners = r
-            .read_struct_array::<Listener>(true, version)
+            .read_struct_array::<Listener>(rt::COMPACT, version)
             .in_field("listeners")?;
         let features = r
-            .read_struct_array::<Feature>(true, version)
+            .read_struct_array::<Feature>(rt::COMPACT, version)
             .in_field("features")?;
-        let rack = r.read_nullable_string(true).in_field("rack")?;
+        let rack = r.read_nullable_string(rt::COMPACT).in_field("rack")?;
         let is_migrating_zk_broker = if version >= 1 {
             r.read_bool().in_field("is_migrating_zk_broker")?
         } else {
             false
         };
         let log_dirs = if version >= 2 {
-            r.read_scalar_array::<rt::Uuid>(true).in_field("log_dirs")?
+            r.read_scalar_array::<rt::Uuid>(rt::COMPACT).in_field("log_dirs")?
         } else {
             rt::ScalarArray::new()
         };
@@ -141,32 +141,36 @@ impl<'a> rt::Encode for BrokerRegistrationRequest<'a> {
             );
         }
         buf.put_i32(self.broker_id);
-        rt::put_string(buf, &self.cluster_id, true).in_field("cluster_id")?;
+        buf.put_string(&self.cluster_id, rt::COMPACT).in_field("cluster_id")?;
         buf.put_slice(self.incarnation_id.as_bytes());
-        rt::put_struct_array(buf, &self.listeners, true, version).in_field("listeners")?;
-        rt::put_struct_array(buf, &self.features, true, version).in_field("features")?;
-        rt::put_nullable_string(buf, self.rack.as_deref(), true).in_field("rack")?;
+        buf.put_struct_array(&self.listeners, rt::COMPACT, version)
+            .in_field("listeners")?;
+        buf.put_struct_array(&self.features, rt::COMPACT, version).in_field("features")?;
+        buf.put_nullable_string(self.rack.as_deref(), rt::COMPACT).in_field("rack")?;
         if version >= 1 {
-            rt::put_bool(buf, self.is_migrating_zk_broker);
+            buf.put_bool(self.is_migrating_zk_broker);
         }
         if version >= 2 {
-            rt::put_scalar_array(buf, &self.log_dirs, true).in_field("log_dirs")?;
+            buf.put_scalar_array(&self.log_dirs, rt::COMPACT).in_field("log_dirs")?;
         }
         if version >= 3 {
             buf.put_i64(self.previous_broker_epoch);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::string_len(&self.cluster_id, true) + 16
-            + rt::struct_array_len(&self.listeners, true, version)
-            + rt::struct_array_len(&self.features, true, version)
-            + rt::nullable_string_len(self.rack.as_deref(), true)
+        4 + rt::string_len(&self.cluster_id, rt::COMPACT) + 16
+            + rt::struct_array_len(&self.listeners, rt::COMPACT, version)
+            + rt::struct_array_len(&self.features, rt::COMPACT, version)
+            + rt::nullable_string_len(self.rack.as_deref(), rt::COMPACT)
             + (if version >= 1 { 1 } else { 0 })
-            + (if version >= 2 { rt::scalar_array_len(&self.log_dirs, true) } else { 0 })
-            + (if version >= 3 { 8 } else { 0 })
+            + (if version >= 2 {
+                rt::scalar_array_len(&self.log_dirs, rt::COMPACT)
+            } else {
+                0
+            }) + (if version >= 3 { 8 } else { 0 })
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -245,15 +249,6 @@ impl<'a> rt::IntoOwned for BrokerRegistrationRequest<'a> {
     }
 }
 
-impl BrokerRegistrationRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> BrokerRegistrationRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Endpoints on which the broker accepts connections.
 ///
 /// The `Listener` struct of `BrokerRegistrationRequest`, used in versions 0-4.
@@ -286,8 +281,8 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
-        let host = r.read_string(true).in_field("host")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let mut fixed: rt::FixedFields<4> = r
             .read_fixed(&[("port", 2), ("security_protocol", 2)])?;
         let port = fixed.u16();
@@ -306,10 +301,10 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.skip_fixed(4, &[("port", 2), ("security_protocol", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -321,18 +316,18 @@ impl<'a> rt::Encode for Listener<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<4>::new().u16(self.port).i16(self.security_protocol),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + rt::string_len(&self.host, true) + 2 + 2
-            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        rt::string_len(&self.name, rt::COMPACT) + rt::string_len(&self.host, rt::COMPACT)
+            + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -377,15 +372,6 @@ impl<'a> rt::IntoOwned for Listener<'a> {
     }
 }
 
-impl Listener<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Listener<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Feature flags the broker supports, with the range of levels for each; older request versions leave out features whose lowest level is 0.
 ///
 /// The `Feature` struct of `BrokerRegistrationRequest`, used in versions 0-4.
@@ -414,7 +400,7 @@ impl<'a> rt::Decode<'a> for Feature<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let mut fixed: rt::FixedFields<4> = r
             .read_fixed(&[("min_supported_version", 2), ("max_supported_version", 2)])?;
         let min_supported_version = fixed.i16();
@@ -432,9 +418,9 @@ impl<'a> rt::Decode<'a> for Feature<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_fixed(4, &[("min_supported_version", 2), ("max_supported_version", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -446,18 +432,18 @@ impl<'a> rt::Encode for Feature<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<4>::new()
                 .i16(self.min_supported_version)
                 .i16(self.max_supported_version),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + 2 + 2
+        rt::string_len(&self.name, rt::COMPACT) + 4
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -497,14 +483,5 @@ impl<'a> rt::IntoOwned for Feature<'a> {
             max_supported_version: self.max_supported_version,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl Feature<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Feature<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -83,12 +83,12 @@ impl<'a> rt::Encode for BrokerRegistrationResponse<'a> {
                 .i16(self.error_code)
                 .i64(self.broker_epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 2 + 8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        14 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -127,14 +127,5 @@ impl<'a> rt::IntoOwned for BrokerRegistrationResponse<'a> {
             broker_epoch: self.broker_epoch,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl BrokerRegistrationResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> BrokerRegistrationResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -49,9 +49,9 @@ impl<'a> rt::Decode<'a> for ClientQuotaRecord<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let entity = r
-            .read_struct_array::<EntityData>(true, version)
+            .read_struct_array::<EntityData>(rt::COMPACT, version)
             .in_field("entity")?;
-        let key = r.read_string(true).in_field("key")?;
+        let key = r.read_string(rt::COMPACT).in_field("key")?;
         let value = r.read_f64().in_field("value")?;
         let remove = r.read_bool().in_field("remove")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
@@ -72,17 +72,17 @@ impl<'a> rt::Encode for ClientQuotaRecord<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.entity, true, version).in_field("entity")?;
-        rt::put_string(buf, &self.key, true).in_field("key")?;
+        buf.put_struct_array(&self.entity, rt::COMPACT, version).in_field("entity")?;
+        buf.put_string(&self.key, rt::COMPACT).in_field("key")?;
         buf.put_f64(self.value);
-        rt::put_bool(buf, self.remove);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.remove);
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.entity, true, version)
-            + rt::string_len(&self.key, true) + 8 + 1
+        rt::struct_array_len(&self.entity, rt::COMPACT, version)
+            + rt::string_len(&self.key, rt::COMPACT) + 8 + 1
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -128,15 +128,6 @@ impl<'a> rt::IntoOwned for ClientQuotaRecord<'a> {
     }
 }
 
-impl ClientQuotaRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ClientQuotaRecord<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Parts that together identify the quota entity, for example a user plus a client id.
 ///
 /// The `EntityData` struct of `ClientQuotaRecord`, used in versions 0.
@@ -172,8 +163,8 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let entity_type = r.read_string(true).in_field("entity_type")?;
-        let entity_name = r.read_nullable_string(true).in_field("entity_name")?;
+        let entity_type = r.read_string(rt::COMPACT).in_field("entity_type")?;
+        let entity_name = r.read_nullable_string(rt::COMPACT).in_field("entity_name")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             entity_type,
@@ -186,9 +177,9 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("entity_type")?;
-        r.read_nullable_string(true).in_field("entity_name")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_string(rt::COMPACT).in_field("entity_type")?;
+        r.read_nullable_string(rt::COMPACT).in_field("entity_name")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -200,16 +191,16 @@ impl<'a> rt::Encode for EntityData<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.entity_type, true).in_field("entity_type")?;
-        rt::put_nullable_string(buf, self.entity_name.as_deref(), true)
+        buf.put_string(&self.entity_type, rt::COMPACT).in_field("entity_type")?;
+        buf.put_nullable_string(self.entity_name.as_deref(), rt::COMPACT)
             .in_field("entity_name")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.entity_type, true)
-            + rt::nullable_string_len(self.entity_name.as_deref(), true)
+        rt::string_len(&self.entity_type, rt::COMPACT)
+            + rt::nullable_string_len(self.entity_name.as_deref(), rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -246,14 +237,5 @@ impl<'a> rt::IntoOwned for EntityData<'a> {
             entity_name: rt::IntoOwned::into_owned(self.entity_name),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl EntityData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> EntityData<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

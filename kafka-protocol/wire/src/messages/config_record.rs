@@ -61,9 +61,9 @@ impl<'a> rt::Decode<'a> for ConfigRecord<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let resource_type = r.read_i8().in_field("resource_type")?;
-        let resource_name = r.read_string(true).in_field("resource_name")?;
-        let name = r.read_string(true).in_field("name")?;
-        let value = r.read_nullable_string(true).in_field("value")?;
+        let resource_name = r.read_string(rt::COMPACT).in_field("resource_name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
+        let value = r.read_nullable_string(rt::COMPACT).in_field("value")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             resource_type,
@@ -83,16 +83,17 @@ impl<'a> rt::Encode for ConfigRecord<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i8(self.resource_type);
-        rt::put_string(buf, &self.resource_name, true).in_field("resource_name")?;
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_nullable_string(buf, self.value.as_deref(), true).in_field("value")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.resource_name, rt::COMPACT).in_field("resource_name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_nullable_string(self.value.as_deref(), rt::COMPACT).in_field("value")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        1 + rt::string_len(&self.resource_name, true) + rt::string_len(&self.name, true)
-            + rt::nullable_string_len(self.value.as_deref(), true)
+        1 + rt::string_len(&self.resource_name, rt::COMPACT)
+            + rt::string_len(&self.name, rt::COMPACT)
+            + rt::nullable_string_len(self.value.as_deref(), rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -135,14 +136,5 @@ impl<'a> rt::IntoOwned for ConfigRecord<'a> {
             value: rt::IntoOwned::into_owned(self.value),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ConfigRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ConfigRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

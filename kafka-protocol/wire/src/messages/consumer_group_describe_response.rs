@@ -42,7 +42,7 @@ impl<'a> rt::Decode<'a> for ConsumerGroupDescribeResponse<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let groups = r
-            .read_struct_array::<DescribedGroup>(true, version)
+            .read_struct_array::<DescribedGroup>(rt::COMPACT, version)
             .in_field("groups")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -61,13 +61,13 @@ impl<'a> rt::Encode for ConsumerGroupDescribeResponse<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.groups, true, version).in_field("groups")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.groups, rt::COMPACT, version).in_field("groups")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.groups, true, version)
+        4 + rt::struct_array_len(&self.groups, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -104,15 +104,6 @@ impl<'a> rt::IntoOwned for ConsumerGroupDescribeResponse<'a> {
             groups: rt::IntoOwned::into_owned(self.groups),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ConsumerGroupDescribeResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ConsumerGroupDescribeResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -197,17 +188,17 @@ impl<'a> rt::Decode<'a> for Member<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let member_id = r.read_string(true).in_field("member_id")?;
-        let instance_id = r.read_nullable_string(true).in_field("instance_id")?;
-        let rack_id = r.read_nullable_string(true).in_field("rack_id")?;
+        let member_id = r.read_string(rt::COMPACT).in_field("member_id")?;
+        let instance_id = r.read_nullable_string(rt::COMPACT).in_field("instance_id")?;
+        let rack_id = r.read_nullable_string(rt::COMPACT).in_field("rack_id")?;
         let member_epoch = r.read_i32().in_field("member_epoch")?;
-        let client_id = r.read_string(true).in_field("client_id")?;
-        let client_host = r.read_string(true).in_field("client_host")?;
+        let client_id = r.read_string(rt::COMPACT).in_field("client_id")?;
+        let client_host = r.read_string(rt::COMPACT).in_field("client_host")?;
         let subscribed_topic_names = r
-            .read_array(true, |r| r.read_string(true))
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("subscribed_topic_names")?;
         let subscribed_topic_regex = r
-            .read_nullable_string(true)
+            .read_nullable_string(rt::COMPACT)
             .in_field("subscribed_topic_regex")?;
         let assignment = Assignment::decode_from(r, version).in_field("assignment")?;
         let target_assignment = Assignment::decode_from(r, version)
@@ -238,21 +229,21 @@ impl<'a> rt::Decode<'a> for Member<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("member_id")?;
-        r.read_nullable_string(true).in_field("instance_id")?;
-        r.read_nullable_string(true).in_field("rack_id")?;
+        r.read_string(rt::COMPACT).in_field("member_id")?;
+        r.read_nullable_string(rt::COMPACT).in_field("instance_id")?;
+        r.read_nullable_string(rt::COMPACT).in_field("rack_id")?;
         r.read_i32().in_field("member_epoch")?;
-        r.read_string(true).in_field("client_id")?;
-        r.read_string(true).in_field("client_host")?;
-        r.read_array(true, |r| r.read_string(true).map(drop))
+        r.read_string(rt::COMPACT).in_field("client_id")?;
+        r.read_string(rt::COMPACT).in_field("client_host")?;
+        r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT).map(drop))
             .in_field("subscribed_topic_names")?;
-        r.read_nullable_string(true).in_field("subscribed_topic_regex")?;
+        r.read_nullable_string(rt::COMPACT).in_field("subscribed_topic_regex")?;
         Assignment::validate_from(r, version).in_field("assignment")?;
         Assignment::validate_from(r, version).in_field("target_assignment")?;
         if version >= 1 {
             r.read_i8().in_field("member_type")?;
         }
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -264,43 +255,46 @@ impl<'a> rt::Encode for Member<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.member_id, true).in_field("member_id")?;
-        rt::put_nullable_string(buf, self.instance_id.as_deref(), true)
+        buf.put_string(&self.member_id, rt::COMPACT).in_field("member_id")?;
+        buf.put_nullable_string(self.instance_id.as_deref(), rt::COMPACT)
             .in_field("instance_id")?;
-        rt::put_nullable_string(buf, self.rack_id.as_deref(), true).in_field("rack_id")?;
+        buf.put_nullable_string(self.rack_id.as_deref(), rt::COMPACT)
+            .in_field("rack_id")?;
         buf.put_i32(self.member_epoch);
-        rt::put_string(buf, &self.client_id, true).in_field("client_id")?;
-        rt::put_string(buf, &self.client_host, true).in_field("client_host")?;
-        rt::put_array(
-                buf,
+        buf.put_string(&self.client_id, rt::COMPACT).in_field("client_id")?;
+        buf.put_string(&self.client_host, rt::COMPACT).in_field("client_host")?;
+        buf.put_array(
                 &self.subscribed_topic_names,
-                true,
-                |buf, v| rt::put_string(buf, v, true),
+                rt::COMPACT,
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("subscribed_topic_names")?;
-        rt::put_nullable_string(buf, self.subscribed_topic_regex.as_deref(), true)
+        buf.put_nullable_string(self.subscribed_topic_regex.as_deref(), rt::COMPACT)
             .in_field("subscribed_topic_regex")?;
         self.assignment.encode_to(buf, version).in_field("assignment")?;
         self.target_assignment.encode_to(buf, version).in_field("target_assignment")?;
         if version >= 1 {
             buf.put_i8(self.member_type);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.member_id, true)
-            + rt::nullable_string_len(self.instance_id.as_deref(), true)
-            + rt::nullable_string_len(self.rack_id.as_deref(), true) + 4
-            + rt::string_len(&self.client_id, true)
-            + rt::string_len(&self.client_host, true)
+        rt::string_len(&self.member_id, rt::COMPACT)
+            + rt::nullable_string_len(self.instance_id.as_deref(), rt::COMPACT)
+            + rt::nullable_string_len(self.rack_id.as_deref(), rt::COMPACT) + 4
+            + rt::string_len(&self.client_id, rt::COMPACT)
+            + rt::string_len(&self.client_host, rt::COMPACT)
             + rt::array_len(
                 &self.subscribed_topic_names,
-                true,
-                |v| rt::string_len(v, true),
-            ) + rt::nullable_string_len(self.subscribed_topic_regex.as_deref(), true)
-            + self.assignment.encoded_len(version)
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            )
+            + rt::nullable_string_len(
+                self.subscribed_topic_regex.as_deref(),
+                rt::COMPACT,
+            ) + self.assignment.encoded_len(version)
             + self.target_assignment.encoded_len(version)
             + (if version >= 1 { 1 } else { 0 })
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -379,15 +373,6 @@ impl<'a> rt::IntoOwned for Member<'a> {
     }
 }
 
-impl Member<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Member<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Description of each requested group.
 ///
 /// The `DescribedGroup` struct of `ConsumerGroupDescribeResponse`, used in versions 0-1.
@@ -446,7 +431,7 @@ impl Default for DescribedGroup<'_> {
             assignment_epoch: 0,
             assignor_name: Cow::Borrowed(""),
             members: rt::StructArray::new(),
-            authorized_operations: -2147483648,
+            authorized_operations: i32::MIN,
             unknown_tagged_fields: rt::UnknownTaggedFields::new(),
         }
     }
@@ -460,15 +445,19 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let error_code = r.read_i16().in_field("error_code")?;
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
-        let group_id = r.read_string(true).in_field("group_id")?;
-        let group_state = r.read_string(true).in_field("group_state")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
+        let group_id = r.read_string(rt::COMPACT).in_field("group_id")?;
+        let group_state = r.read_string(rt::COMPACT).in_field("group_state")?;
         let mut fixed: rt::FixedFields<8> = r
             .read_fixed(&[("group_epoch", 4), ("assignment_epoch", 4)])?;
         let group_epoch = fixed.i32();
         let assignment_epoch = fixed.i32();
-        let assignor_name = r.read_string(true).in_field("assignor_name")?;
-        let members = r.read_struct_array::<Member>(true, version).in_field("members")?;
+        let assignor_name = r.read_string(rt::COMPACT).in_field("assignor_name")?;
+        let members = r
+            .read_struct_array::<Member>(rt::COMPACT, version)
+            .in_field("members")?;
         let authorized_operations = r.read_i32().in_field("authorized_operations")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -490,14 +479,14 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(true).in_field("error_message")?;
-        r.read_string(true).in_field("group_id")?;
-        r.read_string(true).in_field("group_state")?;
+        r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
+        r.read_string(rt::COMPACT).in_field("group_id")?;
+        r.read_string(rt::COMPACT).in_field("group_state")?;
         r.skip_fixed(8, &[("group_epoch", 4), ("assignment_epoch", 4)])?;
-        r.read_string(true).in_field("assignor_name")?;
-        r.skip_struct_array::<Member>(true, false, version).in_field("members")?;
+        r.read_string(rt::COMPACT).in_field("assignor_name")?;
+        r.skip_struct_array::<Member>(rt::COMPACT, version).in_field("members")?;
         r.read_i32().in_field("authorized_operations")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -510,28 +499,28 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_string(buf, &self.group_id, true).in_field("group_id")?;
-        rt::put_string(buf, &self.group_state, true).in_field("group_state")?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_string(&self.group_state, rt::COMPACT).in_field("group_state")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new()
                 .i32(self.group_epoch)
                 .i32(self.assignment_epoch),
         );
-        rt::put_string(buf, &self.assignor_name, true).in_field("assignor_name")?;
-        rt::put_struct_array(buf, &self.members, true, version).in_field("members")?;
+        buf.put_string(&self.assignor_name, rt::COMPACT).in_field("assignor_name")?;
+        buf.put_struct_array(&self.members, rt::COMPACT, version).in_field("members")?;
         buf.put_i32(self.authorized_operations);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + rt::nullable_string_len(self.error_message.as_deref(), true)
-            + rt::string_len(&self.group_id, true)
-            + rt::string_len(&self.group_state, true) + 4 + 4
-            + rt::string_len(&self.assignor_name, true)
-            + rt::struct_array_len(&self.members, true, version) + 4
+        2 + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
+            + rt::string_len(&self.group_id, rt::COMPACT)
+            + rt::string_len(&self.group_state, rt::COMPACT) + 8
+            + rt::string_len(&self.assignor_name, rt::COMPACT)
+            + rt::struct_array_len(&self.members, rt::COMPACT, version) + 4
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -592,15 +581,6 @@ impl<'a> rt::IntoOwned for DescribedGroup<'a> {
     }
 }
 
-impl DescribedGroup<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribedGroup<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// One topic and some of its partitions.
 ///
 /// The `TopicPartitions` struct of `ConsumerGroupDescribeResponse`, used in versions 0-1.
@@ -630,8 +610,8 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
-        let topic_name = r.read_string(true).in_field("topic_name")?;
-        let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
+        let topic_name = r.read_string(rt::COMPACT).in_field("topic_name")?;
+        let partitions = r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
@@ -646,9 +626,9 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("topic_id")?;
-        r.read_string(true).in_field("topic_name")?;
-        r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_string(rt::COMPACT).in_field("topic_name")?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -661,15 +641,15 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_string(buf, &self.topic_name, true).in_field("topic_name")?;
-        rt::put_scalar_array(buf, &self.partitions, true).in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
+        buf.put_scalar_array(&self.partitions, rt::COMPACT).in_field("partitions")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        16 + rt::string_len(&self.topic_name, true)
-            + rt::scalar_array_len(&self.partitions, true)
+        16 + rt::string_len(&self.topic_name, rt::COMPACT)
+            + rt::scalar_array_len(&self.partitions, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -712,15 +692,6 @@ impl<'a> rt::IntoOwned for TopicPartitions<'a> {
     }
 }
 
-impl TopicPartitions<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicPartitions<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Set of partitions assigned to a member.
 ///
 /// The `Assignment` struct of `ConsumerGroupDescribeResponse`, used in versions 0-1.
@@ -743,7 +714,7 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let topic_partitions = r
-            .read_struct_array::<TopicPartitions>(true, version)
+            .read_struct_array::<TopicPartitions>(rt::COMPACT, version)
             .in_field("topic_partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -756,9 +727,9 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<TopicPartitions>(true, false, version)
+        r.skip_struct_array::<TopicPartitions>(rt::COMPACT, version)
             .in_field("topic_partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -770,14 +741,14 @@ impl<'a> rt::Encode for Assignment<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.topic_partitions, true, version)
+        buf.put_struct_array(&self.topic_partitions, rt::COMPACT, version)
             .in_field("topic_partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.topic_partitions, true, version)
+        rt::struct_array_len(&self.topic_partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -811,14 +782,5 @@ impl<'a> rt::IntoOwned for Assignment<'a> {
             topic_partitions: rt::IntoOwned::into_owned(self.topic_partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl Assignment<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Assignment<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

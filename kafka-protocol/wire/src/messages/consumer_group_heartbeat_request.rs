@@ -90,23 +90,25 @@ impl<'a> rt::Decode<'a> for ConsumerGroupHeartbeatRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let group_id = r.read_string(true).in_field("group_id")?;
-        let member_id = r.read_string(true).in_field("member_id")?;
+        let group_id = r.read_string(rt::COMPACT).in_field("group_id")?;
+        let member_id = r.read_string(rt::COMPACT).in_field("member_id")?;
         let member_epoch = r.read_i32().in_field("member_epoch")?;
-        let instance_id = r.read_nullable_string(true).in_field("instance_id")?;
-        let rack_id = r.read_nullable_string(true).in_field("rack_id")?;
+        let instance_id = r.read_nullable_string(rt::COMPACT).in_field("instance_id")?;
+        let rack_id = r.read_nullable_string(rt::COMPACT).in_field("rack_id")?;
         let rebalance_timeout_ms = r.read_i32().in_field("rebalance_timeout_ms")?;
         let subscribed_topic_names = r
-            .read_nullable_array(true, |r| r.read_string(true))
+            .read_nullable_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("subscribed_topic_names")?;
         let subscribed_topic_regex = if version >= 1 {
-            r.read_nullable_string(true).in_field("subscribed_topic_regex")?
+            r.read_nullable_string(rt::COMPACT).in_field("subscribed_topic_regex")?
         } else {
             None
         };
-        let server_assignor = r.read_nullable_string(true).in_field("server_assignor")?;
+        let server_assignor = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("server_assignor")?;
         let topic_partitions = r
-            .read_nullable_struct_array::<TopicPartitions>(true, version)
+            .read_nullable_struct_array::<TopicPartitions>(rt::COMPACT, version)
             .in_field("topic_partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -138,49 +140,57 @@ impl<'a> rt::Encode for ConsumerGroupHeartbeatRequest<'a> {
                     .in_field("subscribed_topic_regex"),
             );
         }
-        rt::put_string(buf, &self.group_id, true).in_field("group_id")?;
-        rt::put_string(buf, &self.member_id, true).in_field("member_id")?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_string(&self.member_id, rt::COMPACT).in_field("member_id")?;
         buf.put_i32(self.member_epoch);
-        rt::put_nullable_string(buf, self.instance_id.as_deref(), true)
+        buf.put_nullable_string(self.instance_id.as_deref(), rt::COMPACT)
             .in_field("instance_id")?;
-        rt::put_nullable_string(buf, self.rack_id.as_deref(), true).in_field("rack_id")?;
+        buf.put_nullable_string(self.rack_id.as_deref(), rt::COMPACT)
+            .in_field("rack_id")?;
         buf.put_i32(self.rebalance_timeout_ms);
-        rt::put_nullable_array(
-                buf,
+        buf.put_nullable_array(
                 self.subscribed_topic_names.as_deref(),
-                true,
-                |buf, v| rt::put_string(buf, v, true),
+                rt::COMPACT,
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("subscribed_topic_names")?;
         if version >= 1 {
-            rt::put_nullable_string(buf, self.subscribed_topic_regex.as_deref(), true)
+            buf.put_nullable_string(self.subscribed_topic_regex.as_deref(), rt::COMPACT)
                 .in_field("subscribed_topic_regex")?;
         }
-        rt::put_nullable_string(buf, self.server_assignor.as_deref(), true)
+        buf.put_nullable_string(self.server_assignor.as_deref(), rt::COMPACT)
             .in_field("server_assignor")?;
-        rt::put_nullable_struct_array(buf, self.topic_partitions.as_ref(), true, version)
+        buf.put_nullable_struct_array(
+                self.topic_partitions.as_ref(),
+                rt::COMPACT,
+                version,
+            )
             .in_field("topic_partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.group_id, true) + rt::string_len(&self.member_id, true) + 4
-            + rt::nullable_string_len(self.instance_id.as_deref(), true)
-            + rt::nullable_string_len(self.rack_id.as_deref(), true) + 4
+        rt::string_len(&self.group_id, rt::COMPACT)
+            + rt::string_len(&self.member_id, rt::COMPACT) + 4
+            + rt::nullable_string_len(self.instance_id.as_deref(), rt::COMPACT)
+            + rt::nullable_string_len(self.rack_id.as_deref(), rt::COMPACT) + 4
             + rt::nullable_array_len(
                 self.subscribed_topic_names.as_deref(),
-                true,
-                |v| rt::string_len(v, true),
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
             )
             + (if version >= 1 {
-                rt::nullable_string_len(self.subscribed_topic_regex.as_deref(), true)
+                rt::nullable_string_len(
+                    self.subscribed_topic_regex.as_deref(),
+                    rt::COMPACT,
+                )
             } else {
                 0
-            }) + rt::nullable_string_len(self.server_assignor.as_deref(), true)
+            }) + rt::nullable_string_len(self.server_assignor.as_deref(), rt::COMPACT)
             + rt::nullable_struct_array_len(
                 self.topic_partitions.as_ref(),
-                true,
+                rt::COMPACT,
                 version,
             ) + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -255,15 +265,6 @@ impl<'a> rt::IntoOwned for ConsumerGroupHeartbeatRequest<'a> {
     }
 }
 
-impl ConsumerGroupHeartbeatRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ConsumerGroupHeartbeatRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions the member owns right now; null if unchanged since the previous heartbeat.
 ///
 /// The `TopicPartitions` struct of `ConsumerGroupHeartbeatRequest`, used in versions 0-1.
@@ -289,7 +290,7 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
-        let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
+        let partitions = r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
@@ -303,8 +304,8 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("topic_id")?;
-        r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -317,13 +318,13 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_scalar_array(buf, &self.partitions, true).in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_scalar_array(&self.partitions, rt::COMPACT).in_field("partitions")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        16 + rt::scalar_array_len(&self.partitions, true)
+        16 + rt::scalar_array_len(&self.partitions, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -360,14 +361,5 @@ impl<'a> rt::IntoOwned for TopicPartitions<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TopicPartitions<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicPartitions<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

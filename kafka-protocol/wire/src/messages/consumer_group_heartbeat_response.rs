@@ -64,8 +64,10 @@ impl<'a> rt::Decode<'a> for ConsumerGroupHeartbeatResponse<'a> {
             .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
-        let member_id = r.read_nullable_string(true).in_field("member_id")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
+        let member_id = r.read_nullable_string(rt::COMPACT).in_field("member_id")?;
         let mut fixed: rt::FixedFields<8> = r
             .read_fixed(&[("member_epoch", 4), ("heartbeat_interval_ms", 4)])?;
         let member_epoch = fixed.i32();
@@ -99,28 +101,27 @@ impl<'a> rt::Encode for ConsumerGroupHeartbeatResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_nullable_string(buf, self.member_id.as_deref(), true)
+        buf.put_nullable_string(self.member_id.as_deref(), rt::COMPACT)
             .in_field("member_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new()
                 .i32(self.member_epoch)
                 .i32(self.heartbeat_interval_ms),
         );
-        rt::put_nullable_struct(
-                buf,
+        buf.put_nullable_struct(
                 self.assignment.as_ref(),
                 |buf, v| v.encode_to(buf, version),
             )
             .in_field("assignment")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
-            + rt::nullable_string_len(self.member_id.as_deref(), true) + 4 + 4 + 1
+        6 + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
+            + rt::nullable_string_len(self.member_id.as_deref(), rt::COMPACT) + 8 + 1
             + self.assignment.as_ref().map_or(0, |v| v.encoded_len(version))
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -176,15 +177,6 @@ impl<'a> rt::IntoOwned for ConsumerGroupHeartbeatResponse<'a> {
     }
 }
 
-impl ConsumerGroupHeartbeatResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ConsumerGroupHeartbeatResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions the member should now own; null if the assignment did not change.
 ///
 /// The `Assignment` struct of `ConsumerGroupHeartbeatResponse`, used in versions 0-1.
@@ -207,7 +199,7 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let topic_partitions = r
-            .read_struct_array::<TopicPartitions>(true, version)
+            .read_struct_array::<TopicPartitions>(rt::COMPACT, version)
             .in_field("topic_partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -220,9 +212,9 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<TopicPartitions>(true, false, version)
+        r.skip_struct_array::<TopicPartitions>(rt::COMPACT, version)
             .in_field("topic_partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -234,14 +226,14 @@ impl<'a> rt::Encode for Assignment<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.topic_partitions, true, version)
+        buf.put_struct_array(&self.topic_partitions, rt::COMPACT, version)
             .in_field("topic_partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.topic_partitions, true, version)
+        rt::struct_array_len(&self.topic_partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -278,15 +270,6 @@ impl<'a> rt::IntoOwned for Assignment<'a> {
     }
 }
 
-impl Assignment<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Assignment<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// One topic and some of its partitions.
 ///
 /// The `TopicPartitions` struct of `ConsumerGroupHeartbeatResponse`, used in versions 0-1.
@@ -312,7 +295,7 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
-        let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
+        let partitions = r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
@@ -326,8 +309,8 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("topic_id")?;
-        r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -340,13 +323,13 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_scalar_array(buf, &self.partitions, true).in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_scalar_array(&self.partitions, rt::COMPACT).in_field("partitions")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        16 + rt::scalar_array_len(&self.partitions, true)
+        16 + rt::scalar_array_len(&self.partitions, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -383,14 +366,5 @@ impl<'a> rt::IntoOwned for TopicPartitions<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TopicPartitions<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicPartitions<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

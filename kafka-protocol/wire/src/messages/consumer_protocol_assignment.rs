@@ -33,10 +33,10 @@ impl<'a> rt::Decode<'a> for ConsumerProtocolAssignment<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let assigned_partitions = r
-            .read_struct_array::<TopicPartition>(false, version)
+            .read_struct_array::<TopicPartition>(rt::CLASSIC, version)
             .in_field("assigned_partitions")?;
         let user_data: Option<Cow<'a, [u8]>> = r
-            .read_nullable_bytes(false)
+            .read_nullable_bytes(rt::CLASSIC)
             .in_field("user_data")?;
         Ok(Self {
             assigned_partitions,
@@ -52,16 +52,16 @@ impl<'a> rt::Encode for ConsumerProtocolAssignment<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.assigned_partitions, false, version)
+        buf.put_struct_array(&self.assigned_partitions, rt::CLASSIC, version)
             .in_field("assigned_partitions")?;
-        rt::put_nullable_bytes(buf, self.user_data.as_deref(), false)
+        buf.put_nullable_bytes(self.user_data.as_deref(), rt::CLASSIC)
             .in_field("user_data")?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.assigned_partitions, false, version)
-            + rt::nullable_bytes_len(self.user_data.as_deref(), false)
+        rt::struct_array_len(&self.assigned_partitions, rt::CLASSIC, version)
+            + rt::nullable_bytes_len(self.user_data.as_deref(), rt::CLASSIC)
     }
 }
 
@@ -97,15 +97,6 @@ impl<'a> rt::IntoOwned for ConsumerProtocolAssignment<'a> {
     }
 }
 
-impl ConsumerProtocolAssignment<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ConsumerProtocolAssignment<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions given to the member, grouped by topic.
 ///
 /// The `TopicPartition` struct of `ConsumerProtocolAssignment`, used in versions 0-3.
@@ -127,8 +118,8 @@ impl<'a> rt::Decode<'a> for TopicPartition<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic = r.read_string(false).in_field("topic")?;
-        let partitions = r.read_scalar_array::<i32>(false).in_field("partitions")?;
+        let topic = r.read_string(rt::CLASSIC).in_field("topic")?;
+        let partitions = r.read_scalar_array::<i32>(rt::CLASSIC).in_field("partitions")?;
         Ok(Self { topic, partitions })
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -136,8 +127,8 @@ impl<'a> rt::Decode<'a> for TopicPartition<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(false).in_field("topic")?;
-        r.read_scalar_array::<i32>(false).in_field("partitions")?;
+        r.read_string(rt::CLASSIC).in_field("topic")?;
+        r.read_scalar_array::<i32>(rt::CLASSIC).in_field("partitions")?;
         Ok(())
     }
 }
@@ -149,14 +140,14 @@ impl<'a> rt::Encode for TopicPartition<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic, false).in_field("topic")?;
-        rt::put_scalar_array(buf, &self.partitions, false).in_field("partitions")?;
+        buf.put_string(&self.topic, rt::CLASSIC).in_field("topic")?;
+        buf.put_scalar_array(&self.partitions, rt::CLASSIC).in_field("partitions")?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.topic, false)
-            + rt::scalar_array_len(&self.partitions, false)
+        rt::string_len(&self.topic, rt::CLASSIC)
+            + rt::scalar_array_len(&self.partitions, rt::CLASSIC)
     }
 }
 
@@ -189,14 +180,5 @@ impl<'a> rt::IntoOwned for TopicPartition<'a> {
             topic: rt::IntoOwned::into_owned(self.topic),
             partitions: rt::IntoOwned::into_owned(self.partitions),
         }
-    }
-}
-
-impl TopicPartition<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicPartition<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

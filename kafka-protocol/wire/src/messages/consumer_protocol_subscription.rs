@@ -57,12 +57,14 @@ impl<'a> rt::Decode<'a> for ConsumerProtocolSubscription<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topics = r.read_array(false, |r| r.read_string(false)).in_field("topics")?;
+        let topics = r
+            .read_array(rt::CLASSIC, |r| r.read_string(rt::CLASSIC))
+            .in_field("topics")?;
         let user_data: Option<Cow<'a, [u8]>> = r
-            .read_nullable_bytes(false)
+            .read_nullable_bytes(rt::CLASSIC)
             .in_field("user_data")?;
         let owned_partitions = if version >= 1 {
-            r.read_struct_array::<TopicPartition>(false, version)
+            r.read_struct_array::<TopicPartition>(rt::CLASSIC, version)
                 .in_field("owned_partitions")?
         } else {
             rt::StructArray::new()
@@ -73,7 +75,7 @@ impl<'a> rt::Decode<'a> for ConsumerProtocolSubscription<'a> {
             -1
         };
         let rack_id = if version >= 3 {
-            r.read_nullable_string(false).in_field("rack_id")?
+            r.read_nullable_string(rt::CLASSIC).in_field("rack_id")?
         } else {
             None
         };
@@ -94,34 +96,34 @@ impl<'a> rt::Encode for ConsumerProtocolSubscription<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_array(buf, &self.topics, false, |buf, v| rt::put_string(buf, v, false))
+        buf.put_array(&self.topics, rt::CLASSIC, |buf, v| buf.put_string(v, rt::CLASSIC))
             .in_field("topics")?;
-        rt::put_nullable_bytes(buf, self.user_data.as_deref(), false)
+        buf.put_nullable_bytes(self.user_data.as_deref(), rt::CLASSIC)
             .in_field("user_data")?;
         if version >= 1 {
-            rt::put_struct_array(buf, &self.owned_partitions, false, version)
+            buf.put_struct_array(&self.owned_partitions, rt::CLASSIC, version)
                 .in_field("owned_partitions")?;
         }
         if version >= 2 {
             buf.put_i32(self.generation_id);
         }
         if version >= 3 {
-            rt::put_nullable_string(buf, self.rack_id.as_deref(), false)
+            buf.put_nullable_string(self.rack_id.as_deref(), rt::CLASSIC)
                 .in_field("rack_id")?;
         }
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::array_len(&self.topics, false, |v| rt::string_len(v, false))
-            + rt::nullable_bytes_len(self.user_data.as_deref(), false)
+        rt::array_len(&self.topics, rt::CLASSIC, |v| rt::string_len(v, rt::CLASSIC))
+            + rt::nullable_bytes_len(self.user_data.as_deref(), rt::CLASSIC)
             + (if version >= 1 {
-                rt::struct_array_len(&self.owned_partitions, false, version)
+                rt::struct_array_len(&self.owned_partitions, rt::CLASSIC, version)
             } else {
                 0
             }) + (if version >= 2 { 4 } else { 0 })
             + (if version >= 3 {
-                rt::nullable_string_len(self.rack_id.as_deref(), false)
+                rt::nullable_string_len(self.rack_id.as_deref(), rt::CLASSIC)
             } else {
                 0
             })
@@ -187,15 +189,6 @@ impl<'a> rt::IntoOwned for ConsumerProtocolSubscription<'a> {
     }
 }
 
-impl ConsumerProtocolSubscription<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ConsumerProtocolSubscription<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions the member currently owns, grouped by topic; used by cooperative assignors.
 ///
 /// The `TopicPartition` struct of `ConsumerProtocolSubscription`, used in versions 1-3.
@@ -217,8 +210,8 @@ impl<'a> rt::Decode<'a> for TopicPartition<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic = r.read_string(false).in_field("topic")?;
-        let partitions = r.read_scalar_array::<i32>(false).in_field("partitions")?;
+        let topic = r.read_string(rt::CLASSIC).in_field("topic")?;
+        let partitions = r.read_scalar_array::<i32>(rt::CLASSIC).in_field("partitions")?;
         Ok(Self { topic, partitions })
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -226,8 +219,8 @@ impl<'a> rt::Decode<'a> for TopicPartition<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(false).in_field("topic")?;
-        r.read_scalar_array::<i32>(false).in_field("partitions")?;
+        r.read_string(rt::CLASSIC).in_field("topic")?;
+        r.read_scalar_array::<i32>(rt::CLASSIC).in_field("partitions")?;
         Ok(())
     }
 }
@@ -239,14 +232,14 @@ impl<'a> rt::Encode for TopicPartition<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic, false).in_field("topic")?;
-        rt::put_scalar_array(buf, &self.partitions, false).in_field("partitions")?;
+        buf.put_string(&self.topic, rt::CLASSIC).in_field("topic")?;
+        buf.put_scalar_array(&self.partitions, rt::CLASSIC).in_field("partitions")?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.topic, false)
-            + rt::scalar_array_len(&self.partitions, false)
+        rt::string_len(&self.topic, rt::CLASSIC)
+            + rt::scalar_array_len(&self.partitions, rt::CLASSIC)
     }
 }
 
@@ -279,14 +272,5 @@ impl<'a> rt::IntoOwned for TopicPartition<'a> {
             topic: rt::IntoOwned::into_owned(self.topic),
             partitions: rt::IntoOwned::into_owned(self.partitions),
         }
-    }
-}
-
-impl TopicPartition<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicPartition<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

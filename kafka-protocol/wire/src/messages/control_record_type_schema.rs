@@ -73,11 +73,3 @@ impl rt::IntoOwned for ControlRecordTypeSchema {
         self
     }
 }
-
-impl ControlRecordTypeSchema {
-    /// Returns the value itself: it borrows nothing.
-    #[inline]
-    pub fn into_owned(self) -> Self {
-        self
-    }
-}

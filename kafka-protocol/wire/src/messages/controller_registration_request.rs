@@ -58,10 +58,10 @@ impl<'a> rt::Decode<'a> for ControllerRegistrationRequest<'a> {
         let incarnation_id = fixed.uuid();
         let zk_migration_ready = r.read_bool().in_field("zk_migration_ready")?;
         let listeners = r
-            .read_struct_array::<Listener>(true, version)
+            .read_struct_array::<Listener>(rt::COMPACT, version)
             .in_field("listeners")?;
         let features = r
-            .read_struct_array::<Feature>(true, version)
+            .read_struct_array::<Feature>(rt::COMPACT, version)
             .in_field("features")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -87,16 +87,17 @@ impl<'a> rt::Encode for ControllerRegistrationRequest<'a> {
                 .i32(self.controller_id)
                 .uuid(self.incarnation_id),
         );
-        rt::put_bool(buf, self.zk_migration_ready);
-        rt::put_struct_array(buf, &self.listeners, true, version).in_field("listeners")?;
-        rt::put_struct_array(buf, &self.features, true, version).in_field("features")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.zk_migration_ready);
+        buf.put_struct_array(&self.listeners, rt::COMPACT, version)
+            .in_field("listeners")?;
+        buf.put_struct_array(&self.features, rt::COMPACT, version).in_field("features")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 16 + 1 + rt::struct_array_len(&self.listeners, true, version)
-            + rt::struct_array_len(&self.features, true, version)
+        20 + 1 + rt::struct_array_len(&self.listeners, rt::COMPACT, version)
+            + rt::struct_array_len(&self.features, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -145,15 +146,6 @@ impl<'a> rt::IntoOwned for ControllerRegistrationRequest<'a> {
     }
 }
 
-impl ControllerRegistrationRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ControllerRegistrationRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Endpoints on which the controller accepts connections.
 ///
 /// The `Listener` struct of `ControllerRegistrationRequest`, used in versions 0.
@@ -186,8 +178,8 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
-        let host = r.read_string(true).in_field("host")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let mut fixed: rt::FixedFields<4> = r
             .read_fixed(&[("port", 2), ("security_protocol", 2)])?;
         let port = fixed.u16();
@@ -206,10 +198,10 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.skip_fixed(4, &[("port", 2), ("security_protocol", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -221,18 +213,18 @@ impl<'a> rt::Encode for Listener<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<4>::new().u16(self.port).i16(self.security_protocol),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + rt::string_len(&self.host, true) + 2 + 2
-            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        rt::string_len(&self.name, rt::COMPACT) + rt::string_len(&self.host, rt::COMPACT)
+            + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -277,15 +269,6 @@ impl<'a> rt::IntoOwned for Listener<'a> {
     }
 }
 
-impl Listener<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Listener<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Feature flags the controller supports, with the range of levels for each.
 ///
 /// The `Feature` struct of `ControllerRegistrationRequest`, used in versions 0.
@@ -314,7 +297,7 @@ impl<'a> rt::Decode<'a> for Feature<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let mut fixed: rt::FixedFields<4> = r
             .read_fixed(&[("min_supported_version", 2), ("max_supported_version", 2)])?;
         let min_supported_version = fixed.i16();
@@ -332,9 +315,9 @@ impl<'a> rt::Decode<'a> for Feature<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_fixed(4, &[("min_supported_version", 2), ("max_supported_version", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -346,18 +329,18 @@ impl<'a> rt::Encode for Feature<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<4>::new()
                 .i16(self.min_supported_version)
                 .i16(self.max_supported_version),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + 2 + 2
+        rt::string_len(&self.name, rt::COMPACT) + 4
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -397,14 +380,5 @@ impl<'a> rt::IntoOwned for Feature<'a> {
             max_supported_version: self.max_supported_version,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl Feature<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Feature<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -36,10 +36,11 @@ impl<'a> rt::Decode<'a> for CreateAclsRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let creations = r
-            .read_struct_array::<AclCreation>(version >= 2, version)
+            .read_struct_array::<AclCreation>(flexible, version)
             .in_field("creations")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -58,10 +59,10 @@ impl<'a> rt::Encode for CreateAclsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.creations, version >= 2, version)
-            .in_field("creations")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 2;
+        buf.put_struct_array(&self.creations, flexible, version).in_field("creations")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -69,8 +70,9 @@ impl<'a> rt::Encode for CreateAclsRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.creations, version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::struct_array_len(&self.creations, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -111,15 +113,6 @@ impl<'a> rt::IntoOwned for CreateAclsRequest<'a> {
             creations: rt::IntoOwned::into_owned(self.creations),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl CreateAclsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> CreateAclsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -183,16 +176,17 @@ impl<'a> rt::Decode<'a> for AclCreation<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let resource_type = r.read_i8().in_field("resource_type")?;
-        let resource_name = r.read_string(version >= 2).in_field("resource_name")?;
+        let resource_name = r.read_string(flexible).in_field("resource_name")?;
         let resource_pattern_type = r.read_i8().in_field("resource_pattern_type")?;
-        let principal = r.read_string(version >= 2).in_field("principal")?;
-        let host = r.read_string(version >= 2).in_field("host")?;
+        let principal = r.read_string(flexible).in_field("principal")?;
+        let host = r.read_string(flexible).in_field("host")?;
         let mut fixed: rt::FixedFields<2> = r
             .read_fixed(&[("operation", 1), ("permission_type", 1)])?;
         let operation = fixed.i8();
         let permission_type = fixed.i8();
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -213,14 +207,15 @@ impl<'a> rt::Decode<'a> for AclCreation<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 2;
         r.read_i8().in_field("resource_type")?;
-        r.read_string(version >= 2).in_field("resource_name")?;
+        r.read_string(flexible).in_field("resource_name")?;
         r.read_i8().in_field("resource_pattern_type")?;
-        r.read_string(version >= 2).in_field("principal")?;
-        r.read_string(version >= 2).in_field("host")?;
+        r.read_string(flexible).in_field("principal")?;
+        r.read_string(flexible).in_field("host")?;
         r.skip_fixed(2, &[("operation", 1), ("permission_type", 1)])?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -233,17 +228,17 @@ impl<'a> rt::Encode for AclCreation<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_i8(self.resource_type);
-        rt::put_string(buf, &self.resource_name, version >= 2)
-            .in_field("resource_name")?;
+        buf.put_string(&self.resource_name, flexible).in_field("resource_name")?;
         buf.put_i8(self.resource_pattern_type);
-        rt::put_string(buf, &self.principal, version >= 2).in_field("principal")?;
-        rt::put_string(buf, &self.host, version >= 2).in_field("host")?;
+        buf.put_string(&self.principal, flexible).in_field("principal")?;
+        buf.put_string(&self.host, flexible).in_field("host")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<2>::new().i8(self.operation).i8(self.permission_type),
         );
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -251,10 +246,11 @@ impl<'a> rt::Encode for AclCreation<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        1 + rt::string_len(&self.resource_name, version >= 2) + 1
-            + rt::string_len(&self.principal, version >= 2)
-            + rt::string_len(&self.host, version >= 2) + 1 + 1
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        1 + rt::string_len(&self.resource_name, flexible) + 1
+            + rt::string_len(&self.principal, flexible)
+            + rt::string_len(&self.host, flexible) + 2
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -313,14 +309,5 @@ impl<'a> rt::IntoOwned for AclCreation<'a> {
             permission_type: self.permission_type,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AclCreation<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AclCreation<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -40,11 +40,12 @@ impl<'a> rt::Decode<'a> for CreateAclsResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let results = r
-            .read_struct_array::<AclCreationResult>(version >= 2, version)
+            .read_struct_array::<AclCreationResult>(flexible, version)
             .in_field("results")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -64,11 +65,11 @@ impl<'a> rt::Encode for CreateAclsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.results, version >= 2, version)
-            .in_field("results")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.results, flexible, version).in_field("results")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -76,8 +77,9 @@ impl<'a> rt::Encode for CreateAclsResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.results, version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        4 + rt::struct_array_len(&self.results, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -124,15 +126,6 @@ impl<'a> rt::IntoOwned for CreateAclsResponse<'a> {
     }
 }
 
-impl CreateAclsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> CreateAclsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcome for each entry, in the order of the request.
 ///
 /// The `AclCreationResult` struct of `CreateAclsResponse`, used in versions 1-3.
@@ -168,11 +161,10 @@ impl<'a> rt::Decode<'a> for AclCreationResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let error_code = r.read_i16().in_field("error_code")?;
-        let error_message = r
-            .read_nullable_string(version >= 2)
-            .in_field("error_message")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let error_message = r.read_nullable_string(flexible).in_field("error_message")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -188,10 +180,11 @@ impl<'a> rt::Decode<'a> for AclCreationResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 2;
         r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(version >= 2).in_field("error_message")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(flexible).in_field("error_message")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -204,11 +197,12 @@ impl<'a> rt::Encode for AclCreationResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), version >= 2)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -216,8 +210,9 @@ impl<'a> rt::Encode for AclCreationResult<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 2)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        2 + rt::nullable_string_len(self.error_message.as_deref(), flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -261,14 +256,5 @@ impl<'a> rt::IntoOwned for AclCreationResult<'a> {
             error_message: rt::IntoOwned::into_owned(self.error_message),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AclCreationResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AclCreationResult<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

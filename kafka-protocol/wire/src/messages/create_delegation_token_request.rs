@@ -61,21 +61,22 @@ impl<'a> rt::Decode<'a> for CreateDelegationTokenRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let owner_principal_type = if version >= 3 {
-            r.read_nullable_string(true).in_field("owner_principal_type")?
+            r.read_nullable_string(rt::COMPACT).in_field("owner_principal_type")?
         } else {
             Some(Cow::Borrowed(""))
         };
         let owner_principal_name = if version >= 3 {
-            r.read_nullable_string(true).in_field("owner_principal_name")?
+            r.read_nullable_string(rt::COMPACT).in_field("owner_principal_name")?
         } else {
             Some(Cow::Borrowed(""))
         };
         let renewers = r
-            .read_struct_array::<CreatableRenewers>(version >= 2, version)
+            .read_struct_array::<CreatableRenewers>(flexible, version)
             .in_field("renewers")?;
         let max_lifetime_ms = r.read_i64().in_field("max_lifetime_ms")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -97,6 +98,7 @@ impl<'a> rt::Encode for CreateDelegationTokenRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         if version < 3 && self.owner_principal_type != Some(Cow::Borrowed("")) {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -110,18 +112,17 @@ impl<'a> rt::Encode for CreateDelegationTokenRequest<'a> {
             );
         }
         if version >= 3 {
-            rt::put_nullable_string(buf, self.owner_principal_type.as_deref(), true)
+            buf.put_nullable_string(self.owner_principal_type.as_deref(), rt::COMPACT)
                 .in_field("owner_principal_type")?;
         }
         if version >= 3 {
-            rt::put_nullable_string(buf, self.owner_principal_name.as_deref(), true)
+            buf.put_nullable_string(self.owner_principal_name.as_deref(), rt::COMPACT)
                 .in_field("owner_principal_name")?;
         }
-        rt::put_struct_array(buf, &self.renewers, version >= 2, version)
-            .in_field("renewers")?;
+        buf.put_struct_array(&self.renewers, flexible, version).in_field("renewers")?;
         buf.put_i64(self.max_lifetime_ms);
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -129,17 +130,21 @@ impl<'a> rt::Encode for CreateDelegationTokenRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 2;
         (if version >= 3 {
-            rt::nullable_string_len(self.owner_principal_type.as_deref(), true)
+            rt::nullable_string_len(self.owner_principal_type.as_deref(), rt::COMPACT)
         } else {
             0
         })
             + (if version >= 3 {
-                rt::nullable_string_len(self.owner_principal_name.as_deref(), true)
+                rt::nullable_string_len(
+                    self.owner_principal_name.as_deref(),
+                    rt::COMPACT,
+                )
             } else {
                 0
-            }) + rt::struct_array_len(&self.renewers, version >= 2, version) + 8
-            + (if version >= 2 {
+            }) + rt::struct_array_len(&self.renewers, flexible, version) + 8
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -204,15 +209,6 @@ impl<'a> rt::IntoOwned for CreateDelegationTokenRequest<'a> {
     }
 }
 
-impl CreateDelegationTokenRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> CreateDelegationTokenRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Principals, besides the owner, allowed to renew the token.
 ///
 /// The `CreatableRenewers` struct of `CreateDelegationTokenRequest`, used in versions 1-3.
@@ -237,9 +233,10 @@ impl<'a> rt::Decode<'a> for CreatableRenewers<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let principal_type = r.read_string(version >= 2).in_field("principal_type")?;
-        let principal_name = r.read_string(version >= 2).in_field("principal_name")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let flexible = version >= 2;
+        let principal_type = r.read_string(flexible).in_field("principal_type")?;
+        let principal_name = r.read_string(flexible).in_field("principal_name")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -255,10 +252,11 @@ impl<'a> rt::Decode<'a> for CreatableRenewers<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 2).in_field("principal_type")?;
-        r.read_string(version >= 2).in_field("principal_name")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 2;
+        r.read_string(flexible).in_field("principal_type")?;
+        r.read_string(flexible).in_field("principal_name")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -271,12 +269,11 @@ impl<'a> rt::Encode for CreatableRenewers<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.principal_type, version >= 2)
-            .in_field("principal_type")?;
-        rt::put_string(buf, &self.principal_name, version >= 2)
-            .in_field("principal_name")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 2;
+        buf.put_string(&self.principal_type, flexible).in_field("principal_type")?;
+        buf.put_string(&self.principal_name, flexible).in_field("principal_name")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -284,9 +281,10 @@ impl<'a> rt::Encode for CreatableRenewers<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.principal_type, version >= 2)
-            + rt::string_len(&self.principal_name, version >= 2)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::string_len(&self.principal_type, flexible)
+            + rt::string_len(&self.principal_name, flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -330,14 +328,5 @@ impl<'a> rt::IntoOwned for CreatableRenewers<'a> {
             principal_name: rt::IntoOwned::into_owned(self.principal_name),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl CreatableRenewers<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> CreatableRenewers<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

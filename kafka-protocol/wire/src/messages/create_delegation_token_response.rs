@@ -75,16 +75,17 @@ impl<'a> rt::Decode<'a> for CreateDelegationTokenResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let error_code = r.read_i16().in_field("error_code")?;
-        let principal_type = r.read_string(version >= 2).in_field("principal_type")?;
-        let principal_name = r.read_string(version >= 2).in_field("principal_name")?;
+        let principal_type = r.read_string(flexible).in_field("principal_type")?;
+        let principal_name = r.read_string(flexible).in_field("principal_name")?;
         let token_requester_principal_type = if version >= 3 {
-            r.read_string(true).in_field("token_requester_principal_type")?
+            r.read_string(rt::COMPACT).in_field("token_requester_principal_type")?
         } else {
             Cow::Borrowed("")
         };
         let token_requester_principal_name = if version >= 3 {
-            r.read_string(true).in_field("token_requester_principal_name")?
+            r.read_string(rt::COMPACT).in_field("token_requester_principal_name")?
         } else {
             Cow::Borrowed("")
         };
@@ -99,10 +100,10 @@ impl<'a> rt::Decode<'a> for CreateDelegationTokenResponse<'a> {
         let issue_timestamp_ms = fixed.i64();
         let expiry_timestamp_ms = fixed.i64();
         let max_timestamp_ms = fixed.i64();
-        let token_id = r.read_string(version >= 2).in_field("token_id")?;
-        let hmac: Cow<'a, [u8]> = r.read_bytes(version >= 2).in_field("hmac")?;
+        let token_id = r.read_string(flexible).in_field("token_id")?;
+        let hmac: Cow<'a, [u8]> = r.read_bytes(flexible).in_field("hmac")?;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -131,6 +132,7 @@ impl<'a> rt::Encode for CreateDelegationTokenResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         if version < 3 && !self.token_requester_principal_type.is_empty() {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -144,16 +146,14 @@ impl<'a> rt::Encode for CreateDelegationTokenResponse<'a> {
             );
         }
         buf.put_i16(self.error_code);
-        rt::put_string(buf, &self.principal_type, version >= 2)
-            .in_field("principal_type")?;
-        rt::put_string(buf, &self.principal_name, version >= 2)
-            .in_field("principal_name")?;
+        buf.put_string(&self.principal_type, flexible).in_field("principal_type")?;
+        buf.put_string(&self.principal_name, flexible).in_field("principal_name")?;
         if version >= 3 {
-            rt::put_string(buf, &self.token_requester_principal_type, true)
+            buf.put_string(&self.token_requester_principal_type, rt::COMPACT)
                 .in_field("token_requester_principal_type")?;
         }
         if version >= 3 {
-            rt::put_string(buf, &self.token_requester_principal_name, true)
+            buf.put_string(&self.token_requester_principal_name, rt::COMPACT)
                 .in_field("token_requester_principal_name")?;
         }
         buf.put_fixed(
@@ -162,11 +162,11 @@ impl<'a> rt::Encode for CreateDelegationTokenResponse<'a> {
                 .i64(self.expiry_timestamp_ms)
                 .i64(self.max_timestamp_ms),
         );
-        rt::put_string(buf, &self.token_id, version >= 2).in_field("token_id")?;
-        rt::put_bytes(buf, &self.hmac, version >= 2).in_field("hmac")?;
+        buf.put_string(&self.token_id, flexible).in_field("token_id")?;
+        buf.put_bytes(&self.hmac, flexible).in_field("hmac")?;
         buf.put_i32(self.throttle_time_ms);
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -174,20 +174,21 @@ impl<'a> rt::Encode for CreateDelegationTokenResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + rt::string_len(&self.principal_type, version >= 2)
-            + rt::string_len(&self.principal_name, version >= 2)
+        let flexible = version >= 2;
+        2 + rt::string_len(&self.principal_type, flexible)
+            + rt::string_len(&self.principal_name, flexible)
             + (if version >= 3 {
-                rt::string_len(&self.token_requester_principal_type, true)
+                rt::string_len(&self.token_requester_principal_type, rt::COMPACT)
             } else {
                 0
             })
             + (if version >= 3 {
-                rt::string_len(&self.token_requester_principal_name, true)
+                rt::string_len(&self.token_requester_principal_name, rt::COMPACT)
             } else {
                 0
-            }) + 8 + 8 + 8 + rt::string_len(&self.token_id, version >= 2)
-            + rt::bytes_len(&self.hmac, version >= 2) + 4
-            + (if version >= 2 {
+            }) + 24 + rt::string_len(&self.token_id, flexible)
+            + rt::bytes_len(&self.hmac, flexible) + 4
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -284,14 +285,5 @@ impl<'a> rt::IntoOwned for CreateDelegationTokenResponse<'a> {
             throttle_time_ms: self.throttle_time_ms,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl CreateDelegationTokenResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> CreateDelegationTokenResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -44,12 +44,13 @@ impl<'a> rt::Decode<'a> for CreatePartitionsRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let topics = r
-            .read_struct_array::<CreatePartitionsTopic>(version >= 2, version)
+            .read_struct_array::<CreatePartitionsTopic>(flexible, version)
             .in_field("topics")?;
         let timeout_ms = r.read_i32().in_field("timeout_ms")?;
         let validate_only = r.read_bool().in_field("validate_only")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -70,12 +71,12 @@ impl<'a> rt::Encode for CreatePartitionsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.topics, version >= 2, version)
-            .in_field("topics")?;
+        let flexible = version >= 2;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         buf.put_i32(self.timeout_ms);
-        rt::put_bool(buf, self.validate_only);
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.validate_only);
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -83,8 +84,9 @@ impl<'a> rt::Encode for CreatePartitionsRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.topics, version >= 2, version) + 4 + 1
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::struct_array_len(&self.topics, flexible, version) + 4 + 1
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -134,15 +136,6 @@ impl<'a> rt::IntoOwned for CreatePartitionsRequest<'a> {
     }
 }
 
-impl CreatePartitionsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> CreatePartitionsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Replica placement for each partition being added, in partition order; null lets the controller choose the brokers.
 ///
 /// The `CreatePartitionsAssignment` struct of `CreatePartitionsRequest`, used in versions 0-3.
@@ -163,10 +156,9 @@ impl<'a> rt::Decode<'a> for CreatePartitionsAssignment<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let broker_ids = r
-            .read_scalar_array::<i32>(version >= 2)
-            .in_field("broker_ids")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let flexible = version >= 2;
+        let broker_ids = r.read_scalar_array::<i32>(flexible).in_field("broker_ids")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -181,9 +173,10 @@ impl<'a> rt::Decode<'a> for CreatePartitionsAssignment<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_scalar_array::<i32>(version >= 2).in_field("broker_ids")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 2;
+        r.read_scalar_array::<i32>(flexible).in_field("broker_ids")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -196,10 +189,10 @@ impl<'a> rt::Encode for CreatePartitionsAssignment<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_scalar_array(buf, &self.broker_ids, version >= 2)
-            .in_field("broker_ids")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 2;
+        buf.put_scalar_array(&self.broker_ids, flexible).in_field("broker_ids")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -207,8 +200,9 @@ impl<'a> rt::Encode for CreatePartitionsAssignment<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::scalar_array_len(&self.broker_ids, version >= 2)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::scalar_array_len(&self.broker_ids, flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -252,15 +246,6 @@ impl<'a> rt::IntoOwned for CreatePartitionsAssignment<'a> {
     }
 }
 
-impl CreatePartitionsAssignment<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> CreatePartitionsAssignment<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics to add partitions to, each with its new partition count and optional replica placement.
 ///
 /// The `CreatePartitionsTopic` struct of `CreatePartitionsRequest`, used in versions 0-3.
@@ -301,14 +286,13 @@ impl<'a> rt::Decode<'a> for CreatePartitionsTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(version >= 2).in_field("name")?;
+        let flexible = version >= 2;
+        let name = r.read_string(flexible).in_field("name")?;
         let count = r.read_i32().in_field("count")?;
         let assignments = r
-            .read_nullable_struct_array::<
-                CreatePartitionsAssignment,
-            >(version >= 2, version)
+            .read_nullable_struct_array::<CreatePartitionsAssignment>(flexible, version)
             .in_field("assignments")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -325,12 +309,13 @@ impl<'a> rt::Decode<'a> for CreatePartitionsTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 2).in_field("name")?;
+        let flexible = version >= 2;
+        r.read_string(flexible).in_field("name")?;
         r.read_i32().in_field("count")?;
-        r.skip_struct_array::<CreatePartitionsAssignment>(version >= 2, true, version)
+        r.skip_nullable_struct_array::<CreatePartitionsAssignment>(flexible, version)
             .in_field("assignments")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -343,17 +328,13 @@ impl<'a> rt::Encode for CreatePartitionsTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, version >= 2).in_field("name")?;
+        let flexible = version >= 2;
+        buf.put_string(&self.name, flexible).in_field("name")?;
         buf.put_i32(self.count);
-        rt::put_nullable_struct_array(
-                buf,
-                self.assignments.as_ref(),
-                version >= 2,
-                version,
-            )
+        buf.put_nullable_struct_array(self.assignments.as_ref(), flexible, version)
             .in_field("assignments")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -361,13 +342,10 @@ impl<'a> rt::Encode for CreatePartitionsTopic<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, version >= 2) + 4
-            + rt::nullable_struct_array_len(
-                self.assignments.as_ref(),
-                version >= 2,
-                version,
-            )
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::string_len(&self.name, flexible) + 4
+            + rt::nullable_struct_array_len(self.assignments.as_ref(), flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -414,14 +392,5 @@ impl<'a> rt::IntoOwned for CreatePartitionsTopic<'a> {
             assignments: rt::IntoOwned::into_owned(self.assignments),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl CreatePartitionsTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> CreatePartitionsTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -40,11 +40,12 @@ impl<'a> rt::Decode<'a> for CreatePartitionsResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let results = r
-            .read_struct_array::<CreatePartitionsTopicResult>(version >= 2, version)
+            .read_struct_array::<CreatePartitionsTopicResult>(flexible, version)
             .in_field("results")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -64,11 +65,11 @@ impl<'a> rt::Encode for CreatePartitionsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.results, version >= 2, version)
-            .in_field("results")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.results, flexible, version).in_field("results")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -76,8 +77,9 @@ impl<'a> rt::Encode for CreatePartitionsResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.results, version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        4 + rt::struct_array_len(&self.results, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -124,15 +126,6 @@ impl<'a> rt::IntoOwned for CreatePartitionsResponse<'a> {
     }
 }
 
-impl CreatePartitionsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> CreatePartitionsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcome for each topic named in the request.
 ///
 /// The `CreatePartitionsTopicResult` struct of `CreatePartitionsResponse`, used in versions 0-3.
@@ -161,12 +154,11 @@ impl<'a> rt::Decode<'a> for CreatePartitionsTopicResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(version >= 2).in_field("name")?;
+        let flexible = version >= 2;
+        let name = r.read_string(flexible).in_field("name")?;
         let error_code = r.read_i16().in_field("error_code")?;
-        let error_message = r
-            .read_nullable_string(version >= 2)
-            .in_field("error_message")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let error_message = r.read_nullable_string(flexible).in_field("error_message")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -183,11 +175,12 @@ impl<'a> rt::Decode<'a> for CreatePartitionsTopicResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 2).in_field("name")?;
+        let flexible = version >= 2;
+        r.read_string(flexible).in_field("name")?;
         r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(version >= 2).in_field("error_message")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(flexible).in_field("error_message")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -200,12 +193,13 @@ impl<'a> rt::Encode for CreatePartitionsTopicResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, version >= 2).in_field("name")?;
+        let flexible = version >= 2;
+        buf.put_string(&self.name, flexible).in_field("name")?;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), version >= 2)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -213,9 +207,10 @@ impl<'a> rt::Encode for CreatePartitionsTopicResult<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, version >= 2) + 2
-            + rt::nullable_string_len(self.error_message.as_deref(), version >= 2)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::string_len(&self.name, flexible) + 2
+            + rt::nullable_string_len(self.error_message.as_deref(), flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -262,14 +257,5 @@ impl<'a> rt::IntoOwned for CreatePartitionsTopicResult<'a> {
             error_message: rt::IntoOwned::into_owned(self.error_message),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl CreatePartitionsTopicResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> CreatePartitionsTopicResult<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -56,12 +56,13 @@ impl<'a> rt::Decode<'a> for CreateTopicsRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 5;
         let topics = r
-            .read_struct_array::<CreatableTopic>(version >= 5, version)
+            .read_struct_array::<CreatableTopic>(flexible, version)
             .in_field("topics")?;
         let timeout_ms = r.read_i32().in_field("timeout_ms")?;
         let validate_only = r.read_bool().in_field("validate_only")?;
-        let unknown_tagged_fields = if version >= 5 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -82,12 +83,12 @@ impl<'a> rt::Encode for CreateTopicsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.topics, version >= 5, version)
-            .in_field("topics")?;
+        let flexible = version >= 5;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         buf.put_i32(self.timeout_ms);
-        rt::put_bool(buf, self.validate_only);
-        if version >= 5 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.validate_only);
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -95,8 +96,9 @@ impl<'a> rt::Encode for CreateTopicsRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.topics, version >= 5, version) + 4 + 1
-            + (if version >= 5 {
+        let flexible = version >= 5;
+        rt::struct_array_len(&self.topics, flexible, version) + 4 + 1
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -146,15 +148,6 @@ impl<'a> rt::IntoOwned for CreateTopicsRequest<'a> {
     }
 }
 
-impl CreateTopicsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> CreateTopicsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Explicit replica placement for each partition; empty to let the controller place the replicas.
 ///
 /// The `CreatableReplicaAssignment` struct of `CreateTopicsRequest`, used in versions 2-7.
@@ -179,11 +172,10 @@ impl<'a> rt::Decode<'a> for CreatableReplicaAssignment<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 5;
         let partition_index = r.read_i32().in_field("partition_index")?;
-        let broker_ids = r
-            .read_scalar_array::<i32>(version >= 5)
-            .in_field("broker_ids")?;
-        let unknown_tagged_fields = if version >= 5 {
+        let broker_ids = r.read_scalar_array::<i32>(flexible).in_field("broker_ids")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -199,10 +191,11 @@ impl<'a> rt::Decode<'a> for CreatableReplicaAssignment<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 5;
         r.read_i32().in_field("partition_index")?;
-        r.read_scalar_array::<i32>(version >= 5).in_field("broker_ids")?;
-        if version >= 5 {
-            r.skip_unknown_tagged_fields()?;
+        r.read_scalar_array::<i32>(flexible).in_field("broker_ids")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -215,11 +208,11 @@ impl<'a> rt::Encode for CreatableReplicaAssignment<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 5;
         buf.put_i32(self.partition_index);
-        rt::put_scalar_array(buf, &self.broker_ids, version >= 5)
-            .in_field("broker_ids")?;
-        if version >= 5 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_scalar_array(&self.broker_ids, flexible).in_field("broker_ids")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -227,8 +220,9 @@ impl<'a> rt::Encode for CreatableReplicaAssignment<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::scalar_array_len(&self.broker_ids, version >= 5)
-            + (if version >= 5 {
+        let flexible = version >= 5;
+        4 + rt::scalar_array_len(&self.broker_ids, flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -275,15 +269,6 @@ impl<'a> rt::IntoOwned for CreatableReplicaAssignment<'a> {
     }
 }
 
-impl CreatableReplicaAssignment<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> CreatableReplicaAssignment<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topic config overrides to set at creation; any config left out falls back to the broker defaults.
 ///
 /// The `CreatableTopicConfig` struct of `CreateTopicsRequest`, used in versions 2-7.
@@ -319,9 +304,10 @@ impl<'a> rt::Decode<'a> for CreatableTopicConfig<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(version >= 5).in_field("name")?;
-        let value = r.read_nullable_string(version >= 5).in_field("value")?;
-        let unknown_tagged_fields = if version >= 5 {
+        let flexible = version >= 5;
+        let name = r.read_string(flexible).in_field("name")?;
+        let value = r.read_nullable_string(flexible).in_field("value")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -337,10 +323,11 @@ impl<'a> rt::Decode<'a> for CreatableTopicConfig<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 5).in_field("name")?;
-        r.read_nullable_string(version >= 5).in_field("value")?;
-        if version >= 5 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 5;
+        r.read_string(flexible).in_field("name")?;
+        r.read_nullable_string(flexible).in_field("value")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -353,11 +340,11 @@ impl<'a> rt::Encode for CreatableTopicConfig<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, version >= 5).in_field("name")?;
-        rt::put_nullable_string(buf, self.value.as_deref(), version >= 5)
-            .in_field("value")?;
-        if version >= 5 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 5;
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_nullable_string(self.value.as_deref(), flexible).in_field("value")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -365,9 +352,10 @@ impl<'a> rt::Encode for CreatableTopicConfig<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, version >= 5)
-            + rt::nullable_string_len(self.value.as_deref(), version >= 5)
-            + (if version >= 5 {
+        let flexible = version >= 5;
+        rt::string_len(&self.name, flexible)
+            + rt::nullable_string_len(self.value.as_deref(), flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -414,15 +402,6 @@ impl<'a> rt::IntoOwned for CreatableTopicConfig<'a> {
     }
 }
 
-impl CreatableTopicConfig<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> CreatableTopicConfig<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics to create, each with its partitioning, replication and configuration.
 ///
 /// The `CreatableTopic` struct of `CreateTopicsRequest`, used in versions 2-7.
@@ -460,18 +439,19 @@ impl<'a> rt::Decode<'a> for CreatableTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(version >= 5).in_field("name")?;
+        let flexible = version >= 5;
+        let name = r.read_string(flexible).in_field("name")?;
         let mut fixed: rt::FixedFields<6> = r
             .read_fixed(&[("num_partitions", 4), ("replication_factor", 2)])?;
         let num_partitions = fixed.i32();
         let replication_factor = fixed.i16();
         let assignments = r
-            .read_struct_array::<CreatableReplicaAssignment>(version >= 5, version)
+            .read_struct_array::<CreatableReplicaAssignment>(flexible, version)
             .in_field("assignments")?;
         let configs = r
-            .read_struct_array::<CreatableTopicConfig>(version >= 5, version)
+            .read_struct_array::<CreatableTopicConfig>(flexible, version)
             .in_field("configs")?;
-        let unknown_tagged_fields = if version >= 5 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -490,14 +470,15 @@ impl<'a> rt::Decode<'a> for CreatableTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 5).in_field("name")?;
+        let flexible = version >= 5;
+        r.read_string(flexible).in_field("name")?;
         r.skip_fixed(6, &[("num_partitions", 4), ("replication_factor", 2)])?;
-        r.skip_struct_array::<CreatableReplicaAssignment>(version >= 5, false, version)
+        r.skip_struct_array::<CreatableReplicaAssignment>(flexible, version)
             .in_field("assignments")?;
-        r.skip_struct_array::<CreatableTopicConfig>(version >= 5, false, version)
+        r.skip_struct_array::<CreatableTopicConfig>(flexible, version)
             .in_field("configs")?;
-        if version >= 5 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -510,18 +491,18 @@ impl<'a> rt::Encode for CreatableTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, version >= 5).in_field("name")?;
+        let flexible = version >= 5;
+        buf.put_string(&self.name, flexible).in_field("name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new()
                 .i32(self.num_partitions)
                 .i16(self.replication_factor),
         );
-        rt::put_struct_array(buf, &self.assignments, version >= 5, version)
+        buf.put_struct_array(&self.assignments, flexible, version)
             .in_field("assignments")?;
-        rt::put_struct_array(buf, &self.configs, version >= 5, version)
-            .in_field("configs")?;
-        if version >= 5 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.configs, flexible, version).in_field("configs")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -529,10 +510,11 @@ impl<'a> rt::Encode for CreatableTopic<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, version >= 5) + 4 + 2
-            + rt::struct_array_len(&self.assignments, version >= 5, version)
-            + rt::struct_array_len(&self.configs, version >= 5, version)
-            + (if version >= 5 {
+        let flexible = version >= 5;
+        rt::string_len(&self.name, flexible) + 6
+            + rt::struct_array_len(&self.assignments, flexible, version)
+            + rt::struct_array_len(&self.configs, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -585,14 +567,5 @@ impl<'a> rt::IntoOwned for CreatableTopic<'a> {
             configs: rt::IntoOwned::into_owned(self.configs),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl CreatableTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> CreatableTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

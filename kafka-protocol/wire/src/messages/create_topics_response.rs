@@ -40,11 +40,12 @@ impl<'a> rt::Decode<'a> for CreateTopicsResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 5;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let topics = r
-            .read_struct_array::<CreatableTopicResult>(version >= 5, version)
+            .read_struct_array::<CreatableTopicResult>(flexible, version)
             .in_field("topics")?;
-        let unknown_tagged_fields = if version >= 5 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -64,11 +65,11 @@ impl<'a> rt::Encode for CreateTopicsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 5;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.topics, version >= 5, version)
-            .in_field("topics")?;
-        if version >= 5 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -76,8 +77,9 @@ impl<'a> rt::Encode for CreateTopicsResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.topics, version >= 5, version)
-            + (if version >= 5 {
+        let flexible = version >= 5;
+        4 + rt::struct_array_len(&self.topics, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -121,15 +123,6 @@ impl<'a> rt::IntoOwned for CreateTopicsResponse<'a> {
             topics: rt::IntoOwned::into_owned(self.topics),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl CreateTopicsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> CreateTopicsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -183,8 +176,8 @@ impl<'a> rt::Decode<'a> for CreatableTopicConfigs<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
-        let value = r.read_nullable_string(true).in_field("value")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
+        let value = r.read_nullable_string(rt::COMPACT).in_field("value")?;
         let read_only = r.read_bool().in_field("read_only")?;
         let config_source = r.read_i8().in_field("config_source")?;
         let is_sensitive = r.read_bool().in_field("is_sensitive")?;
@@ -203,12 +196,12 @@ impl<'a> rt::Decode<'a> for CreatableTopicConfigs<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.read_nullable_string(true).in_field("value")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.read_nullable_string(rt::COMPACT).in_field("value")?;
         r.read_bool().in_field("read_only")?;
         r.read_i8().in_field("config_source")?;
         r.read_bool().in_field("is_sensitive")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -220,18 +213,18 @@ impl<'a> rt::Encode for CreatableTopicConfigs<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_nullable_string(buf, self.value.as_deref(), true).in_field("value")?;
-        rt::put_bool(buf, self.read_only);
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_nullable_string(self.value.as_deref(), rt::COMPACT).in_field("value")?;
+        buf.put_bool(self.read_only);
         buf.put_i8(self.config_source);
-        rt::put_bool(buf, self.is_sensitive);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.is_sensitive);
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true)
-            + rt::nullable_string_len(self.value.as_deref(), true) + 1 + 1 + 1
+        rt::string_len(&self.name, rt::COMPACT)
+            + rt::nullable_string_len(self.value.as_deref(), rt::COMPACT) + 1 + 1 + 1
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -277,15 +270,6 @@ impl<'a> rt::IntoOwned for CreatableTopicConfigs<'a> {
             is_sensitive: self.is_sensitive,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl CreatableTopicConfigs<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> CreatableTopicConfigs<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -354,16 +338,15 @@ impl<'a> rt::Decode<'a> for CreatableTopicResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(version >= 5).in_field("name")?;
+        let flexible = version >= 5;
+        let name = r.read_string(flexible).in_field("name")?;
         let topic_id = if version >= 7 {
             r.read_uuid().in_field("topic_id")?
         } else {
             rt::Uuid::ZERO
         };
         let error_code = r.read_i16().in_field("error_code")?;
-        let error_message = r
-            .read_nullable_string(version >= 5)
-            .in_field("error_message")?;
+        let error_message = r.read_nullable_string(flexible).in_field("error_message")?;
         let topic_config_error_code = 0;
         let (num_partitions, replication_factor) = if version >= 5 {
             let mut fixed: rt::FixedFields<6> = r
@@ -373,12 +356,12 @@ impl<'a> rt::Decode<'a> for CreatableTopicResult<'a> {
             (-1, -1)
         };
         let configs = if version >= 5 {
-            r.read_nullable_struct_array::<CreatableTopicConfigs>(true, version)
+            r.read_nullable_struct_array::<CreatableTopicConfigs>(rt::COMPACT, version)
                 .in_field("configs")?
         } else {
             Some(rt::StructArray::new())
         };
-        let (topic_config_error_code, unknown_tagged_fields) = if version >= 5
+        let (topic_config_error_code, unknown_tagged_fields) = if flexible
             && !r.skip_empty_tagged_section()
         {
             let mut topic_config_error_code = topic_config_error_code;
@@ -418,20 +401,21 @@ impl<'a> rt::Decode<'a> for CreatableTopicResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 5).in_field("name")?;
+        let flexible = version >= 5;
+        r.read_string(flexible).in_field("name")?;
         if version >= 7 {
             r.read_uuid().in_field("topic_id")?;
         }
         r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(version >= 5).in_field("error_message")?;
+        r.read_nullable_string(flexible).in_field("error_message")?;
         if version >= 5 {
             r.skip_fixed(6, &[("num_partitions", 4), ("replication_factor", 2)])?;
         }
         if version >= 5 {
-            r.skip_struct_array::<CreatableTopicConfigs>(true, true, version)
+            r.skip_nullable_struct_array::<CreatableTopicConfigs>(rt::COMPACT, version)
                 .in_field("configs")?;
         }
-        if version >= 5 {
+        if flexible {
             r.skip_tagged_fields(|tag, r| {
                 match tag {
                     0u32 => {
@@ -453,12 +437,13 @@ impl<'a> rt::Encode for CreatableTopicResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, version >= 5).in_field("name")?;
+        let flexible = version >= 5;
+        buf.put_string(&self.name, flexible).in_field("name")?;
         if version >= 7 {
             buf.put_slice(self.topic_id.as_bytes());
         }
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), version >= 5)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
         if version >= 5 {
             buf.put_fixed(
@@ -468,10 +453,10 @@ impl<'a> rt::Encode for CreatableTopicResult<'a> {
             );
         }
         if version >= 5 {
-            rt::put_nullable_struct_array(buf, self.configs.as_ref(), true, version)
+            buf.put_nullable_struct_array(self.configs.as_ref(), rt::COMPACT, version)
                 .in_field("configs")?;
         }
-        if version >= 5 {
+        if flexible {
             let write_topic_config_error_code = self.topic_config_error_code != 0;
             let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
             let count = self.unknown_tagged_fields.len()
@@ -479,7 +464,7 @@ impl<'a> rt::Encode for CreatableTopicResult<'a> {
             buf.put_uvarint(count as u32);
             tagged.write_before(buf, 0u32, write_topic_config_error_code)?;
             if write_topic_config_error_code {
-                rt::put_tag_header(buf, 0u32, 2);
+                buf.put_tag_header(0u32, 2);
                 buf.put_i16(self.topic_config_error_code);
             }
             tagged.finish(buf);
@@ -490,15 +475,20 @@ impl<'a> rt::Encode for CreatableTopicResult<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, version >= 5) + (if version >= 7 { 16 } else { 0 })
-            + 2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 5)
-            + (if version >= 5 { 4 } else { 0 }) + (if version >= 5 { 2 } else { 0 })
+        let flexible = version >= 5;
+        rt::string_len(&self.name, flexible) + (if version >= 7 { 16 } else { 0 }) + 2
+            + rt::nullable_string_len(self.error_message.as_deref(), flexible)
+            + (if version >= 5 { 6 } else { 0 })
             + (if version >= 5 {
-                rt::nullable_struct_array_len(self.configs.as_ref(), true, version)
+                rt::nullable_struct_array_len(
+                    self.configs.as_ref(),
+                    rt::COMPACT,
+                    version,
+                )
             } else {
                 0
             })
-            + (if version >= 5 {
+            + (if flexible {
                 let write_topic_config_error_code = self.topic_config_error_code != 0;
                 let count = self.unknown_tagged_fields.len()
                     + usize::from(write_topic_config_error_code);
@@ -599,14 +589,5 @@ impl<'a> rt::IntoOwned for CreatableTopicResult<'a> {
             configs: rt::IntoOwned::into_owned(self.configs),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl CreatableTopicResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> CreatableTopicResult<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

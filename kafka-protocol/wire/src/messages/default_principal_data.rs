@@ -38,8 +38,8 @@ impl<'a> rt::Decode<'a> for DefaultPrincipalData<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let r#type = r.read_string(true).in_field("type")?;
-        let name = r.read_string(true).in_field("name")?;
+        let r#type = r.read_string(rt::COMPACT).in_field("type")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let token_authenticated = r.read_bool().in_field("token_authenticated")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -58,15 +58,16 @@ impl<'a> rt::Encode for DefaultPrincipalData<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.r#type, true).in_field("type")?;
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_bool(buf, self.token_authenticated);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.r#type, rt::COMPACT).in_field("type")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_bool(self.token_authenticated);
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.r#type, true) + rt::string_len(&self.name, true) + 1
+        rt::string_len(&self.r#type, rt::COMPACT)
+            + rt::string_len(&self.name, rt::COMPACT) + 1
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -106,14 +107,5 @@ impl<'a> rt::IntoOwned for DefaultPrincipalData<'a> {
             token_authenticated: self.token_authenticated,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DefaultPrincipalData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DefaultPrincipalData<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -59,9 +59,11 @@ impl<'a> rt::Decode<'a> for DelegationTokenRecord<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let owner = r.read_string(true).in_field("owner")?;
-        let requester = r.read_string(true).in_field("requester")?;
-        let renewers = r.read_array(true, |r| r.read_string(true)).in_field("renewers")?;
+        let owner = r.read_string(rt::COMPACT).in_field("owner")?;
+        let requester = r.read_string(rt::COMPACT).in_field("requester")?;
+        let renewers = r
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
+            .in_field("renewers")?;
         let mut fixed: rt::FixedFields<24> = r
             .read_fixed(
                 &[
@@ -73,7 +75,7 @@ impl<'a> rt::Decode<'a> for DelegationTokenRecord<'a> {
         let issue_timestamp = fixed.i64();
         let max_timestamp = fixed.i64();
         let expiration_timestamp = fixed.i64();
-        let token_id = r.read_string(true).in_field("token_id")?;
+        let token_id = r.read_string(rt::COMPACT).in_field("token_id")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             owner,
@@ -95,9 +97,13 @@ impl<'a> rt::Encode for DelegationTokenRecord<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.owner, true).in_field("owner")?;
-        rt::put_string(buf, &self.requester, true).in_field("requester")?;
-        rt::put_array(buf, &self.renewers, true, |buf, v| rt::put_string(buf, v, true))
+        buf.put_string(&self.owner, rt::COMPACT).in_field("owner")?;
+        buf.put_string(&self.requester, rt::COMPACT).in_field("requester")?;
+        buf.put_array(
+                &self.renewers,
+                rt::COMPACT,
+                |buf, v| buf.put_string(v, rt::COMPACT),
+            )
             .in_field("renewers")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<24>::new()
@@ -105,15 +111,19 @@ impl<'a> rt::Encode for DelegationTokenRecord<'a> {
                 .i64(self.max_timestamp)
                 .i64(self.expiration_timestamp),
         );
-        rt::put_string(buf, &self.token_id, true).in_field("token_id")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.token_id, rt::COMPACT).in_field("token_id")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.owner, true) + rt::string_len(&self.requester, true)
-            + rt::array_len(&self.renewers, true, |v| rt::string_len(v, true)) + 8 + 8
-            + 8 + rt::string_len(&self.token_id, true)
+        rt::string_len(&self.owner, rt::COMPACT)
+            + rt::string_len(&self.requester, rt::COMPACT)
+            + rt::array_len(
+                &self.renewers,
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            ) + 24 + rt::string_len(&self.token_id, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -165,14 +175,5 @@ impl<'a> rt::IntoOwned for DelegationTokenRecord<'a> {
             token_id: rt::IntoOwned::into_owned(self.token_id),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DelegationTokenRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DelegationTokenRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -36,10 +36,11 @@ impl<'a> rt::Decode<'a> for DeleteAclsRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let filters = r
-            .read_struct_array::<DeleteAclsFilter>(version >= 2, version)
+            .read_struct_array::<DeleteAclsFilter>(flexible, version)
             .in_field("filters")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -58,10 +59,10 @@ impl<'a> rt::Encode for DeleteAclsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.filters, version >= 2, version)
-            .in_field("filters")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 2;
+        buf.put_struct_array(&self.filters, flexible, version).in_field("filters")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -69,8 +70,9 @@ impl<'a> rt::Encode for DeleteAclsRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.filters, version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::struct_array_len(&self.filters, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -111,15 +113,6 @@ impl<'a> rt::IntoOwned for DeleteAclsRequest<'a> {
             filters: rt::IntoOwned::into_owned(self.filters),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DeleteAclsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeleteAclsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -183,20 +176,21 @@ impl<'a> rt::Decode<'a> for DeleteAclsFilter<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let resource_type_filter = r.read_i8().in_field("resource_type_filter")?;
         let resource_name_filter = r
-            .read_nullable_string(version >= 2)
+            .read_nullable_string(flexible)
             .in_field("resource_name_filter")?;
         let pattern_type_filter = r.read_i8().in_field("pattern_type_filter")?;
         let principal_filter = r
-            .read_nullable_string(version >= 2)
+            .read_nullable_string(flexible)
             .in_field("principal_filter")?;
-        let host_filter = r.read_nullable_string(version >= 2).in_field("host_filter")?;
+        let host_filter = r.read_nullable_string(flexible).in_field("host_filter")?;
         let mut fixed: rt::FixedFields<2> = r
             .read_fixed(&[("operation", 1), ("permission_type", 1)])?;
         let operation = fixed.i8();
         let permission_type = fixed.i8();
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -217,14 +211,15 @@ impl<'a> rt::Decode<'a> for DeleteAclsFilter<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 2;
         r.read_i8().in_field("resource_type_filter")?;
-        r.read_nullable_string(version >= 2).in_field("resource_name_filter")?;
+        r.read_nullable_string(flexible).in_field("resource_name_filter")?;
         r.read_i8().in_field("pattern_type_filter")?;
-        r.read_nullable_string(version >= 2).in_field("principal_filter")?;
-        r.read_nullable_string(version >= 2).in_field("host_filter")?;
+        r.read_nullable_string(flexible).in_field("principal_filter")?;
+        r.read_nullable_string(flexible).in_field("host_filter")?;
         r.skip_fixed(2, &[("operation", 1), ("permission_type", 1)])?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -237,19 +232,20 @@ impl<'a> rt::Encode for DeleteAclsFilter<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_i8(self.resource_type_filter);
-        rt::put_nullable_string(buf, self.resource_name_filter.as_deref(), version >= 2)
+        buf.put_nullable_string(self.resource_name_filter.as_deref(), flexible)
             .in_field("resource_name_filter")?;
         buf.put_i8(self.pattern_type_filter);
-        rt::put_nullable_string(buf, self.principal_filter.as_deref(), version >= 2)
+        buf.put_nullable_string(self.principal_filter.as_deref(), flexible)
             .in_field("principal_filter")?;
-        rt::put_nullable_string(buf, self.host_filter.as_deref(), version >= 2)
+        buf.put_nullable_string(self.host_filter.as_deref(), flexible)
             .in_field("host_filter")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<2>::new().i8(self.operation).i8(self.permission_type),
         );
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -257,10 +253,11 @@ impl<'a> rt::Encode for DeleteAclsFilter<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        1 + rt::nullable_string_len(self.resource_name_filter.as_deref(), version >= 2)
-            + 1 + rt::nullable_string_len(self.principal_filter.as_deref(), version >= 2)
-            + rt::nullable_string_len(self.host_filter.as_deref(), version >= 2) + 1 + 1
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        1 + rt::nullable_string_len(self.resource_name_filter.as_deref(), flexible) + 1
+            + rt::nullable_string_len(self.principal_filter.as_deref(), flexible)
+            + rt::nullable_string_len(self.host_filter.as_deref(), flexible) + 2
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -319,14 +316,5 @@ impl<'a> rt::IntoOwned for DeleteAclsFilter<'a> {
             permission_type: self.permission_type,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DeleteAclsFilter<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeleteAclsFilter<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -40,11 +40,12 @@ impl<'a> rt::Decode<'a> for DeleteAclsResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let filter_results = r
-            .read_struct_array::<DeleteAclsFilterResult>(version >= 2, version)
+            .read_struct_array::<DeleteAclsFilterResult>(flexible, version)
             .in_field("filter_results")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -64,11 +65,12 @@ impl<'a> rt::Encode for DeleteAclsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.filter_results, version >= 2, version)
+        buf.put_struct_array(&self.filter_results, flexible, version)
             .in_field("filter_results")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -76,8 +78,9 @@ impl<'a> rt::Encode for DeleteAclsResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.filter_results, version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        4 + rt::struct_array_len(&self.filter_results, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -121,15 +124,6 @@ impl<'a> rt::IntoOwned for DeleteAclsResponse<'a> {
             filter_results: rt::IntoOwned::into_owned(self.filter_results),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DeleteAclsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeleteAclsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -203,20 +197,19 @@ impl<'a> rt::Decode<'a> for DeleteAclsMatchingAcl<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let error_code = r.read_i16().in_field("error_code")?;
-        let error_message = r
-            .read_nullable_string(version >= 2)
-            .in_field("error_message")?;
+        let error_message = r.read_nullable_string(flexible).in_field("error_message")?;
         let resource_type = r.read_i8().in_field("resource_type")?;
-        let resource_name = r.read_string(version >= 2).in_field("resource_name")?;
+        let resource_name = r.read_string(flexible).in_field("resource_name")?;
         let pattern_type = r.read_i8().in_field("pattern_type")?;
-        let principal = r.read_string(version >= 2).in_field("principal")?;
-        let host = r.read_string(version >= 2).in_field("host")?;
+        let principal = r.read_string(flexible).in_field("principal")?;
+        let host = r.read_string(flexible).in_field("host")?;
         let mut fixed: rt::FixedFields<2> = r
             .read_fixed(&[("operation", 1), ("permission_type", 1)])?;
         let operation = fixed.i8();
         let permission_type = fixed.i8();
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -239,16 +232,17 @@ impl<'a> rt::Decode<'a> for DeleteAclsMatchingAcl<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 2;
         r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(version >= 2).in_field("error_message")?;
+        r.read_nullable_string(flexible).in_field("error_message")?;
         r.read_i8().in_field("resource_type")?;
-        r.read_string(version >= 2).in_field("resource_name")?;
+        r.read_string(flexible).in_field("resource_name")?;
         r.read_i8().in_field("pattern_type")?;
-        r.read_string(version >= 2).in_field("principal")?;
-        r.read_string(version >= 2).in_field("host")?;
+        r.read_string(flexible).in_field("principal")?;
+        r.read_string(flexible).in_field("host")?;
         r.skip_fixed(2, &[("operation", 1), ("permission_type", 1)])?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -261,20 +255,20 @@ impl<'a> rt::Encode for DeleteAclsMatchingAcl<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), version >= 2)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
         buf.put_i8(self.resource_type);
-        rt::put_string(buf, &self.resource_name, version >= 2)
-            .in_field("resource_name")?;
+        buf.put_string(&self.resource_name, flexible).in_field("resource_name")?;
         buf.put_i8(self.pattern_type);
-        rt::put_string(buf, &self.principal, version >= 2).in_field("principal")?;
-        rt::put_string(buf, &self.host, version >= 2).in_field("host")?;
+        buf.put_string(&self.principal, flexible).in_field("principal")?;
+        buf.put_string(&self.host, flexible).in_field("host")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<2>::new().i8(self.operation).i8(self.permission_type),
         );
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -282,11 +276,12 @@ impl<'a> rt::Encode for DeleteAclsMatchingAcl<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 2) + 1
-            + rt::string_len(&self.resource_name, version >= 2) + 1
-            + rt::string_len(&self.principal, version >= 2)
-            + rt::string_len(&self.host, version >= 2) + 1 + 1
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        2 + rt::nullable_string_len(self.error_message.as_deref(), flexible) + 1
+            + rt::string_len(&self.resource_name, flexible) + 1
+            + rt::string_len(&self.principal, flexible)
+            + rt::string_len(&self.host, flexible) + 2
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -354,15 +349,6 @@ impl<'a> rt::IntoOwned for DeleteAclsMatchingAcl<'a> {
     }
 }
 
-impl DeleteAclsMatchingAcl<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeleteAclsMatchingAcl<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcome of each filter, in the order the request gave them.
 ///
 /// The `DeleteAclsFilterResult` struct of `DeleteAclsResponse`, used in versions 1-3.
@@ -404,14 +390,13 @@ impl<'a> rt::Decode<'a> for DeleteAclsFilterResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let error_code = r.read_i16().in_field("error_code")?;
-        let error_message = r
-            .read_nullable_string(version >= 2)
-            .in_field("error_message")?;
+        let error_message = r.read_nullable_string(flexible).in_field("error_message")?;
         let matching_acls = r
-            .read_struct_array::<DeleteAclsMatchingAcl>(version >= 2, version)
+            .read_struct_array::<DeleteAclsMatchingAcl>(flexible, version)
             .in_field("matching_acls")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -428,12 +413,13 @@ impl<'a> rt::Decode<'a> for DeleteAclsFilterResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 2;
         r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(version >= 2).in_field("error_message")?;
-        r.skip_struct_array::<DeleteAclsMatchingAcl>(version >= 2, false, version)
+        r.read_nullable_string(flexible).in_field("error_message")?;
+        r.skip_struct_array::<DeleteAclsMatchingAcl>(flexible, version)
             .in_field("matching_acls")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -446,13 +432,14 @@ impl<'a> rt::Encode for DeleteAclsFilterResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), version >= 2)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
-        rt::put_struct_array(buf, &self.matching_acls, version >= 2, version)
+        buf.put_struct_array(&self.matching_acls, flexible, version)
             .in_field("matching_acls")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -460,9 +447,10 @@ impl<'a> rt::Encode for DeleteAclsFilterResult<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 2)
-            + rt::struct_array_len(&self.matching_acls, version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        2 + rt::nullable_string_len(self.error_message.as_deref(), flexible)
+            + rt::struct_array_len(&self.matching_acls, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -509,14 +497,5 @@ impl<'a> rt::IntoOwned for DeleteAclsFilterResult<'a> {
             matching_acls: rt::IntoOwned::into_owned(self.matching_acls),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DeleteAclsFilterResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeleteAclsFilterResult<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

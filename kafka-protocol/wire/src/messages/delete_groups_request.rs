@@ -35,10 +35,11 @@ impl<'a> rt::Decode<'a> for DeleteGroupsRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let groups_names = r
-            .read_array(version >= 2, |r| r.read_string(version >= 2))
+            .read_array(flexible, |r| r.read_string(flexible))
             .in_field("groups_names")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -57,15 +58,11 @@ impl<'a> rt::Encode for DeleteGroupsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_array(
-                buf,
-                &self.groups_names,
-                version >= 2,
-                |buf, v| rt::put_string(buf, v, version >= 2),
-            )
+        let flexible = version >= 2;
+        buf.put_array(&self.groups_names, flexible, |buf, v| buf.put_string(v, flexible))
             .in_field("groups_names")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -73,12 +70,9 @@ impl<'a> rt::Encode for DeleteGroupsRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::array_len(
-            &self.groups_names,
-            version >= 2,
-            |v| rt::string_len(v, version >= 2),
-        )
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::array_len(&self.groups_names, flexible, |v| rt::string_len(v, flexible))
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -119,14 +113,5 @@ impl<'a> rt::IntoOwned for DeleteGroupsRequest<'a> {
             groups_names: rt::IntoOwned::into_owned(self.groups_names),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DeleteGroupsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeleteGroupsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

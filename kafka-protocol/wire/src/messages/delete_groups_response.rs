@@ -40,11 +40,12 @@ impl<'a> rt::Decode<'a> for DeleteGroupsResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let results = r
-            .read_struct_array::<DeletableGroupResult>(version >= 2, version)
+            .read_struct_array::<DeletableGroupResult>(flexible, version)
             .in_field("results")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -64,11 +65,11 @@ impl<'a> rt::Encode for DeleteGroupsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.results, version >= 2, version)
-            .in_field("results")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.results, flexible, version).in_field("results")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -76,8 +77,9 @@ impl<'a> rt::Encode for DeleteGroupsResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.results, version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        4 + rt::struct_array_len(&self.results, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -124,15 +126,6 @@ impl<'a> rt::IntoOwned for DeleteGroupsResponse<'a> {
     }
 }
 
-impl DeleteGroupsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeleteGroupsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcome for each group named in the request.
 ///
 /// The `DeletableGroupResult` struct of `DeleteGroupsResponse`, used in versions 0-3.
@@ -161,14 +154,15 @@ impl<'a> rt::Decode<'a> for DeletableGroupResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let group_id = r.read_string(version >= 2).in_field("group_id")?;
+        let flexible = version >= 2;
+        let group_id = r.read_string(flexible).in_field("group_id")?;
         let error_code = r.read_i16().in_field("error_code")?;
         let error_message = if version >= 3 {
-            r.read_nullable_string(true).in_field("error_message")?
+            r.read_nullable_string(rt::COMPACT).in_field("error_message")?
         } else {
             None
         };
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -185,13 +179,14 @@ impl<'a> rt::Decode<'a> for DeletableGroupResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 2).in_field("group_id")?;
+        let flexible = version >= 2;
+        r.read_string(flexible).in_field("group_id")?;
         r.read_i16().in_field("error_code")?;
         if version >= 3 {
-            r.read_nullable_string(true).in_field("error_message")?;
+            r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
         }
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -204,14 +199,15 @@ impl<'a> rt::Encode for DeletableGroupResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, version >= 2).in_field("group_id")?;
+        let flexible = version >= 2;
+        buf.put_string(&self.group_id, flexible).in_field("group_id")?;
         buf.put_i16(self.error_code);
         if version >= 3 {
-            rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+            buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
                 .in_field("error_message")?;
         }
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -219,13 +215,14 @@ impl<'a> rt::Encode for DeletableGroupResult<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.group_id, version >= 2) + 2
+        let flexible = version >= 2;
+        rt::string_len(&self.group_id, flexible) + 2
             + (if version >= 3 {
-                rt::nullable_string_len(self.error_message.as_deref(), true)
+                rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
             } else {
                 0
             })
-            + (if version >= 2 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -278,14 +275,5 @@ impl<'a> rt::IntoOwned for DeletableGroupResult<'a> {
             error_message: rt::IntoOwned::into_owned(self.error_message),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DeletableGroupResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeletableGroupResult<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -40,11 +40,12 @@ impl<'a> rt::Decode<'a> for DeleteRecordsRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let topics = r
-            .read_struct_array::<DeleteRecordsTopic>(version >= 2, version)
+            .read_struct_array::<DeleteRecordsTopic>(flexible, version)
             .in_field("topics")?;
         let timeout_ms = r.read_i32().in_field("timeout_ms")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -64,11 +65,11 @@ impl<'a> rt::Encode for DeleteRecordsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.topics, version >= 2, version)
-            .in_field("topics")?;
+        let flexible = version >= 2;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         buf.put_i32(self.timeout_ms);
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -76,8 +77,9 @@ impl<'a> rt::Encode for DeleteRecordsRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.topics, version >= 2, version) + 4
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::struct_array_len(&self.topics, flexible, version) + 4
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -124,15 +126,6 @@ impl<'a> rt::IntoOwned for DeleteRecordsRequest<'a> {
     }
 }
 
-impl DeleteRecordsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeleteRecordsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions of this topic to delete records from.
 ///
 /// The `DeleteRecordsPartition` struct of `DeleteRecordsRequest`, used in versions 0-2.
@@ -157,11 +150,12 @@ impl<'a> rt::Decode<'a> for DeleteRecordsPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let mut fixed: rt::FixedFields<12> = r
             .read_fixed(&[("partition_index", 4), ("offset", 8)])?;
         let partition_index = fixed.i32();
         let offset = fixed.i64();
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -177,9 +171,10 @@ impl<'a> rt::Decode<'a> for DeleteRecordsPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 2;
         r.skip_fixed(12, &[("partition_index", 4), ("offset", 8)])?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -192,11 +187,12 @@ impl<'a> rt::Encode for DeleteRecordsPartition<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new().i32(self.partition_index).i64(self.offset),
         );
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -204,8 +200,9 @@ impl<'a> rt::Encode for DeleteRecordsPartition<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 8
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        12
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -252,15 +249,6 @@ impl<'a> rt::IntoOwned for DeleteRecordsPartition<'a> {
     }
 }
 
-impl DeleteRecordsPartition<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeleteRecordsPartition<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics to delete records from.
 ///
 /// The `DeleteRecordsTopic` struct of `DeleteRecordsRequest`, used in versions 0-2.
@@ -286,11 +274,12 @@ impl<'a> rt::Decode<'a> for DeleteRecordsTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(version >= 2).in_field("name")?;
+        let flexible = version >= 2;
+        let name = r.read_string(flexible).in_field("name")?;
         let partitions = r
-            .read_struct_array::<DeleteRecordsPartition>(version >= 2, version)
+            .read_struct_array::<DeleteRecordsPartition>(flexible, version)
             .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -306,11 +295,12 @@ impl<'a> rt::Decode<'a> for DeleteRecordsTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 2).in_field("name")?;
-        r.skip_struct_array::<DeleteRecordsPartition>(version >= 2, false, version)
+        let flexible = version >= 2;
+        r.read_string(flexible).in_field("name")?;
+        r.skip_struct_array::<DeleteRecordsPartition>(flexible, version)
             .in_field("partitions")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -323,11 +313,12 @@ impl<'a> rt::Encode for DeleteRecordsTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, version >= 2).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, version >= 2, version)
+        let flexible = version >= 2;
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -335,9 +326,10 @@ impl<'a> rt::Encode for DeleteRecordsTopic<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, version >= 2)
-            + rt::struct_array_len(&self.partitions, version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::string_len(&self.name, flexible)
+            + rt::struct_array_len(&self.partitions, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -381,14 +373,5 @@ impl<'a> rt::IntoOwned for DeleteRecordsTopic<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DeleteRecordsTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeleteRecordsTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -40,11 +40,12 @@ impl<'a> rt::Decode<'a> for DeleteRecordsResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let topics = r
-            .read_struct_array::<DeleteRecordsTopicResult>(version >= 2, version)
+            .read_struct_array::<DeleteRecordsTopicResult>(flexible, version)
             .in_field("topics")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -64,11 +65,11 @@ impl<'a> rt::Encode for DeleteRecordsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.topics, version >= 2, version)
-            .in_field("topics")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -76,8 +77,9 @@ impl<'a> rt::Encode for DeleteRecordsResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.topics, version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        4 + rt::struct_array_len(&self.topics, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -124,15 +126,6 @@ impl<'a> rt::IntoOwned for DeleteRecordsResponse<'a> {
     }
 }
 
-impl DeleteRecordsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeleteRecordsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Results for each partition of this topic.
 ///
 /// The `DeleteRecordsPartitionResult` struct of `DeleteRecordsResponse`, used in versions 0-2.
@@ -161,6 +154,7 @@ impl<'a> rt::Decode<'a> for DeleteRecordsPartitionResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let mut fixed: rt::FixedFields<14> = r
             .read_fixed(
                 &[("partition_index", 4), ("low_watermark", 8), ("error_code", 2)],
@@ -168,7 +162,7 @@ impl<'a> rt::Decode<'a> for DeleteRecordsPartitionResult<'a> {
         let partition_index = fixed.i32();
         let low_watermark = fixed.i64();
         let error_code = fixed.i16();
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -185,12 +179,13 @@ impl<'a> rt::Decode<'a> for DeleteRecordsPartitionResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 2;
         r.skip_fixed(
             14,
             &[("partition_index", 4), ("low_watermark", 8), ("error_code", 2)],
         )?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -203,14 +198,15 @@ impl<'a> rt::Encode for DeleteRecordsPartitionResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_fixed(
             rt::FixedFieldsWriter::<14>::new()
                 .i32(self.partition_index)
                 .i64(self.low_watermark)
                 .i16(self.error_code),
         );
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -218,8 +214,9 @@ impl<'a> rt::Encode for DeleteRecordsPartitionResult<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 8 + 2
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        14
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -269,15 +266,6 @@ impl<'a> rt::IntoOwned for DeleteRecordsPartitionResult<'a> {
     }
 }
 
-impl DeleteRecordsPartitionResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeleteRecordsPartitionResult<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Results for each topic named in the request.
 ///
 /// The `DeleteRecordsTopicResult` struct of `DeleteRecordsResponse`, used in versions 0-2.
@@ -303,11 +291,12 @@ impl<'a> rt::Decode<'a> for DeleteRecordsTopicResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(version >= 2).in_field("name")?;
+        let flexible = version >= 2;
+        let name = r.read_string(flexible).in_field("name")?;
         let partitions = r
-            .read_struct_array::<DeleteRecordsPartitionResult>(version >= 2, version)
+            .read_struct_array::<DeleteRecordsPartitionResult>(flexible, version)
             .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -323,11 +312,12 @@ impl<'a> rt::Decode<'a> for DeleteRecordsTopicResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 2).in_field("name")?;
-        r.skip_struct_array::<DeleteRecordsPartitionResult>(version >= 2, false, version)
+        let flexible = version >= 2;
+        r.read_string(flexible).in_field("name")?;
+        r.skip_struct_array::<DeleteRecordsPartitionResult>(flexible, version)
             .in_field("partitions")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -340,11 +330,12 @@ impl<'a> rt::Encode for DeleteRecordsTopicResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, version >= 2).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, version >= 2, version)
+        let flexible = version >= 2;
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -352,9 +343,10 @@ impl<'a> rt::Encode for DeleteRecordsTopicResult<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, version >= 2)
-            + rt::struct_array_len(&self.partitions, version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::string_len(&self.name, flexible)
+            + rt::struct_array_len(&self.partitions, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -398,14 +390,5 @@ impl<'a> rt::IntoOwned for DeleteRecordsTopicResult<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DeleteRecordsTopicResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeleteRecordsTopicResult<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -40,9 +40,11 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let group_id = r.read_string(true).in_field("group_id")?;
+        let group_id = r.read_string(rt::COMPACT).in_field("group_id")?;
         let topics = r
-            .read_struct_array::<DeleteShareGroupOffsetsRequestTopic>(true, version)
+            .read_struct_array::<
+                DeleteShareGroupOffsetsRequestTopic,
+            >(rt::COMPACT, version)
             .in_field("topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -60,15 +62,15 @@ impl<'a> rt::Encode for DeleteShareGroupOffsetsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, true).in_field("group_id")?;
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.group_id, true)
-            + rt::struct_array_len(&self.topics, true, version)
+        rt::string_len(&self.group_id, rt::COMPACT)
+            + rt::struct_array_len(&self.topics, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -108,15 +110,6 @@ impl<'a> rt::IntoOwned for DeleteShareGroupOffsetsRequest<'a> {
     }
 }
 
-impl DeleteShareGroupOffsetsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeleteShareGroupOffsetsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics whose share-group offsets should be deleted, for all of their partitions.
 ///
 /// The `DeleteShareGroupOffsetsRequestTopic` struct of `DeleteShareGroupOffsetsRequest`, used in versions 0.
@@ -137,7 +130,7 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsRequestTopic<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic_name = r.read_string(true).in_field("topic_name")?;
+        let topic_name = r.read_string(rt::COMPACT).in_field("topic_name")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_name,
@@ -149,8 +142,8 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsRequestTopic<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("topic_name")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_string(rt::COMPACT).in_field("topic_name")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -162,13 +155,13 @@ impl<'a> rt::Encode for DeleteShareGroupOffsetsRequestTopic<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, true).in_field("topic_name")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.topic_name, true)
+        rt::string_len(&self.topic_name, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -202,14 +195,5 @@ impl<'a> rt::IntoOwned for DeleteShareGroupOffsetsRequestTopic<'a> {
             topic_name: rt::IntoOwned::into_owned(self.topic_name),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DeleteShareGroupOffsetsRequestTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeleteShareGroupOffsetsRequestTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

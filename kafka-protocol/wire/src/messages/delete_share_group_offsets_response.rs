@@ -52,9 +52,13 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsResponse<'a> {
             .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let responses = r
-            .read_struct_array::<DeleteShareGroupOffsetsResponseTopic>(true, version)
+            .read_struct_array::<
+                DeleteShareGroupOffsetsResponseTopic,
+            >(rt::COMPACT, version)
             .in_field("responses")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -79,16 +83,17 @@ impl<'a> rt::Encode for DeleteShareGroupOffsetsResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_struct_array(buf, &self.responses, true, version).in_field("responses")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.responses, rt::COMPACT, version)
+            .in_field("responses")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
-            + rt::struct_array_len(&self.responses, true, version)
+        6 + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
+            + rt::struct_array_len(&self.responses, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -134,15 +139,6 @@ impl<'a> rt::IntoOwned for DeleteShareGroupOffsetsResponse<'a> {
     }
 }
 
-impl DeleteShareGroupOffsetsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeleteShareGroupOffsetsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcome for each topic named in the request.
 ///
 /// The `DeleteShareGroupOffsetsResponseTopic` struct of `DeleteShareGroupOffsetsResponse`, used in versions 0.
@@ -175,12 +171,14 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsResponseTopic<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic_name = r.read_string(true).in_field("topic_name")?;
+        let topic_name = r.read_string(rt::COMPACT).in_field("topic_name")?;
         let mut fixed: rt::FixedFields<18> = r
             .read_fixed(&[("topic_id", 16), ("error_code", 2)])?;
         let topic_id = fixed.uuid();
         let error_code = fixed.i16();
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_name,
@@ -195,10 +193,10 @@ impl<'a> rt::Decode<'a> for DeleteShareGroupOffsetsResponseTopic<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("topic_name")?;
+        r.read_string(rt::COMPACT).in_field("topic_name")?;
         r.skip_fixed(18, &[("topic_id", 16), ("error_code", 2)])?;
-        r.read_nullable_string(true).in_field("error_message")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -210,19 +208,19 @@ impl<'a> rt::Encode for DeleteShareGroupOffsetsResponseTopic<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, true).in_field("topic_name")?;
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<18>::new().uuid(self.topic_id).i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.topic_name, true) + 16 + 2
-            + rt::nullable_string_len(self.error_message.as_deref(), true)
+        rt::string_len(&self.topic_name, rt::COMPACT) + 18
+            + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -265,14 +263,5 @@ impl<'a> rt::IntoOwned for DeleteShareGroupOffsetsResponseTopic<'a> {
             error_message: rt::IntoOwned::into_owned(self.error_message),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DeleteShareGroupOffsetsResponseTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeleteShareGroupOffsetsResponseTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

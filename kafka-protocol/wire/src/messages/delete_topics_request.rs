@@ -44,19 +44,20 @@ impl<'a> rt::Decode<'a> for DeleteTopicsRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 4;
         let topics = if version >= 6 {
-            r.read_struct_array::<DeleteTopicState>(true, version).in_field("topics")?
+            r.read_struct_array::<DeleteTopicState>(rt::COMPACT, version)
+                .in_field("topics")?
         } else {
             rt::StructArray::new()
         };
         let topic_names = if version <= 5 {
-            r.read_array(version >= 4, |r| r.read_string(version >= 4))
-                .in_field("topic_names")?
+            r.read_array(flexible, |r| r.read_string(flexible)).in_field("topic_names")?
         } else {
             Vec::new()
         };
         let timeout_ms = r.read_i32().in_field("timeout_ms")?;
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -77,6 +78,7 @@ impl<'a> rt::Encode for DeleteTopicsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 4;
         if version < 6 && !self.topics.is_empty() {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -84,20 +86,19 @@ impl<'a> rt::Encode for DeleteTopicsRequest<'a> {
             );
         }
         if version >= 6 {
-            rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
+            buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
         }
         if version <= 5 {
-            rt::put_array(
-                    buf,
+            buf.put_array(
                     &self.topic_names,
-                    version >= 4,
-                    |buf, v| rt::put_string(buf, v, version >= 4),
+                    flexible,
+                    |buf, v| buf.put_string(v, flexible),
                 )
                 .in_field("topic_names")?;
         }
         buf.put_i32(self.timeout_ms);
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -105,21 +106,22 @@ impl<'a> rt::Encode for DeleteTopicsRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 4;
         (if version >= 6 {
-            rt::struct_array_len(&self.topics, true, version)
+            rt::struct_array_len(&self.topics, rt::COMPACT, version)
         } else {
             0
         })
             + (if version <= 5 {
                 rt::array_len(
                     &self.topic_names,
-                    version >= 4,
-                    |v| rt::string_len(v, version >= 4),
+                    flexible,
+                    |v| rt::string_len(v, flexible),
                 )
             } else {
                 0
             }) + 4
-            + (if version >= 4 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -181,15 +183,6 @@ impl<'a> rt::IntoOwned for DeleteTopicsRequest<'a> {
     }
 }
 
-impl DeleteTopicsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeleteTopicsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics to delete, each identified either by name or by id.
 ///
 /// The `DeleteTopicState` struct of `DeleteTopicsRequest`, used in versions 6.
@@ -214,7 +207,7 @@ impl<'a> rt::Decode<'a> for DeleteTopicState<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_nullable_string(true).in_field("name")?;
+        let name = r.read_nullable_string(rt::COMPACT).in_field("name")?;
         let topic_id = r.read_uuid().in_field("topic_id")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -228,9 +221,9 @@ impl<'a> rt::Decode<'a> for DeleteTopicState<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_nullable_string(true).in_field("name")?;
+        r.read_nullable_string(rt::COMPACT).in_field("name")?;
         r.read_uuid().in_field("topic_id")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -242,14 +235,14 @@ impl<'a> rt::Encode for DeleteTopicState<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_nullable_string(buf, self.name.as_deref(), true).in_field("name")?;
+        buf.put_nullable_string(self.name.as_deref(), rt::COMPACT).in_field("name")?;
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::nullable_string_len(self.name.as_deref(), true) + 16
+        rt::nullable_string_len(self.name.as_deref(), rt::COMPACT) + 16
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -286,14 +279,5 @@ impl<'a> rt::IntoOwned for DeleteTopicState<'a> {
             topic_id: self.topic_id,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DeleteTopicState<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeleteTopicState<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -40,11 +40,12 @@ impl<'a> rt::Decode<'a> for DeleteTopicsResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 4;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let responses = r
-            .read_struct_array::<DeletableTopicResult>(version >= 4, version)
+            .read_struct_array::<DeletableTopicResult>(flexible, version)
             .in_field("responses")?;
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -64,11 +65,11 @@ impl<'a> rt::Encode for DeleteTopicsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 4;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.responses, version >= 4, version)
-            .in_field("responses")?;
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.responses, flexible, version).in_field("responses")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -76,8 +77,9 @@ impl<'a> rt::Encode for DeleteTopicsResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.responses, version >= 4, version)
-            + (if version >= 4 {
+        let flexible = version >= 4;
+        4 + rt::struct_array_len(&self.responses, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -121,15 +123,6 @@ impl<'a> rt::IntoOwned for DeleteTopicsResponse<'a> {
             responses: rt::IntoOwned::into_owned(self.responses),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DeleteTopicsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeleteTopicsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -178,10 +171,11 @@ impl<'a> rt::Decode<'a> for DeletableTopicResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 4;
         let name = (if version >= 6 {
-            r.read_nullable_string(version >= 4)
+            r.read_nullable_string(flexible)
         } else {
-            r.read_string(version >= 4).map(Some)
+            r.read_string(flexible).map(Some)
         })
             .in_field("name")?;
         let topic_id = if version >= 6 {
@@ -191,11 +185,11 @@ impl<'a> rt::Decode<'a> for DeletableTopicResult<'a> {
         };
         let error_code = r.read_i16().in_field("error_code")?;
         let error_message = if version >= 5 {
-            r.read_nullable_string(true).in_field("error_message")?
+            r.read_nullable_string(rt::COMPACT).in_field("error_message")?
         } else {
             None
         };
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -213,10 +207,11 @@ impl<'a> rt::Decode<'a> for DeletableTopicResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 4;
         (if version >= 6 {
-            r.read_nullable_string(version >= 4)
+            r.read_nullable_string(flexible)
         } else {
-            r.read_string(version >= 4).map(Some)
+            r.read_string(flexible).map(Some)
         })
             .in_field("name")?;
         if version >= 6 {
@@ -224,10 +219,10 @@ impl<'a> rt::Decode<'a> for DeletableTopicResult<'a> {
         }
         r.read_i16().in_field("error_code")?;
         if version >= 5 {
-            r.read_nullable_string(true).in_field("error_message")?;
+            r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
         }
-        if version >= 4 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -240,11 +235,12 @@ impl<'a> rt::Encode for DeletableTopicResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 4;
         (if version >= 6 {
-            rt::put_nullable_string(buf, self.name.as_deref(), version >= 4)
+            buf.put_nullable_string(self.name.as_deref(), flexible)
         } else {
             rt::non_null(self.name.as_ref(), version)
-                .and_then(|v| rt::put_string(buf, v, version >= 4))
+                .and_then(|v| buf.put_string(v, flexible))
         })
             .in_field("name")?;
         if version >= 6 {
@@ -252,11 +248,11 @@ impl<'a> rt::Encode for DeletableTopicResult<'a> {
         }
         buf.put_i16(self.error_code);
         if version >= 5 {
-            rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+            buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
                 .in_field("error_message")?;
         }
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -264,14 +260,15 @@ impl<'a> rt::Encode for DeletableTopicResult<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::nullable_string_len(self.name.as_deref(), version >= 4)
+        let flexible = version >= 4;
+        rt::nullable_string_len(self.name.as_deref(), flexible)
             + (if version >= 6 { 16 } else { 0 }) + 2
             + (if version >= 5 {
-                rt::nullable_string_len(self.error_message.as_deref(), true)
+                rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
             } else {
                 0
             })
-            + (if version >= 4 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -333,14 +330,5 @@ impl<'a> rt::IntoOwned for DeletableTopicResult<'a> {
             error_message: rt::IntoOwned::into_owned(self.error_message),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DeletableTopicResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DeletableTopicResult<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -75,20 +75,21 @@ impl<'a> rt::Decode<'a> for DescribeAclsRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let resource_type_filter = r.read_i8().in_field("resource_type_filter")?;
         let resource_name_filter = r
-            .read_nullable_string(version >= 2)
+            .read_nullable_string(flexible)
             .in_field("resource_name_filter")?;
         let pattern_type_filter = r.read_i8().in_field("pattern_type_filter")?;
         let principal_filter = r
-            .read_nullable_string(version >= 2)
+            .read_nullable_string(flexible)
             .in_field("principal_filter")?;
-        let host_filter = r.read_nullable_string(version >= 2).in_field("host_filter")?;
+        let host_filter = r.read_nullable_string(flexible).in_field("host_filter")?;
         let mut fixed: rt::FixedFields<2> = r
             .read_fixed(&[("operation", 1), ("permission_type", 1)])?;
         let operation = fixed.i8();
         let permission_type = fixed.i8();
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -113,19 +114,20 @@ impl<'a> rt::Encode for DescribeAclsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_i8(self.resource_type_filter);
-        rt::put_nullable_string(buf, self.resource_name_filter.as_deref(), version >= 2)
+        buf.put_nullable_string(self.resource_name_filter.as_deref(), flexible)
             .in_field("resource_name_filter")?;
         buf.put_i8(self.pattern_type_filter);
-        rt::put_nullable_string(buf, self.principal_filter.as_deref(), version >= 2)
+        buf.put_nullable_string(self.principal_filter.as_deref(), flexible)
             .in_field("principal_filter")?;
-        rt::put_nullable_string(buf, self.host_filter.as_deref(), version >= 2)
+        buf.put_nullable_string(self.host_filter.as_deref(), flexible)
             .in_field("host_filter")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<2>::new().i8(self.operation).i8(self.permission_type),
         );
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -133,10 +135,11 @@ impl<'a> rt::Encode for DescribeAclsRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        1 + rt::nullable_string_len(self.resource_name_filter.as_deref(), version >= 2)
-            + 1 + rt::nullable_string_len(self.principal_filter.as_deref(), version >= 2)
-            + rt::nullable_string_len(self.host_filter.as_deref(), version >= 2) + 1 + 1
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        1 + rt::nullable_string_len(self.resource_name_filter.as_deref(), flexible) + 1
+            + rt::nullable_string_len(self.principal_filter.as_deref(), flexible)
+            + rt::nullable_string_len(self.host_filter.as_deref(), flexible) + 2
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -195,14 +198,5 @@ impl<'a> rt::IntoOwned for DescribeAclsRequest<'a> {
             permission_type: self.permission_type,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribeAclsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeAclsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -61,17 +61,16 @@ impl<'a> rt::Decode<'a> for DescribeAclsResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let mut fixed: rt::FixedFields<6> = r
             .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r
-            .read_nullable_string(version >= 2)
-            .in_field("error_message")?;
+        let error_message = r.read_nullable_string(flexible).in_field("error_message")?;
         let resources = r
-            .read_struct_array::<DescribeAclsResource>(version >= 2, version)
+            .read_struct_array::<DescribeAclsResource>(flexible, version)
             .in_field("resources")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -93,17 +92,17 @@ impl<'a> rt::Encode for DescribeAclsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new()
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), version >= 2)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
-        rt::put_struct_array(buf, &self.resources, version >= 2, version)
-            .in_field("resources")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.resources, flexible, version).in_field("resources")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -111,9 +110,10 @@ impl<'a> rt::Encode for DescribeAclsResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 2)
-            + rt::struct_array_len(&self.resources, version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        6 + rt::nullable_string_len(self.error_message.as_deref(), flexible)
+            + rt::struct_array_len(&self.resources, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -166,15 +166,6 @@ impl<'a> rt::IntoOwned for DescribeAclsResponse<'a> {
     }
 }
 
-impl DescribeAclsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeAclsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Matching ACLs that apply to this resource.
 ///
 /// The `AclDescription` struct of `DescribeAclsResponse`, used in versions 1-3.
@@ -207,13 +198,14 @@ impl<'a> rt::Decode<'a> for AclDescription<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let principal = r.read_string(version >= 2).in_field("principal")?;
-        let host = r.read_string(version >= 2).in_field("host")?;
+        let flexible = version >= 2;
+        let principal = r.read_string(flexible).in_field("principal")?;
+        let host = r.read_string(flexible).in_field("host")?;
         let mut fixed: rt::FixedFields<2> = r
             .read_fixed(&[("operation", 1), ("permission_type", 1)])?;
         let operation = fixed.i8();
         let permission_type = fixed.i8();
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -231,11 +223,12 @@ impl<'a> rt::Decode<'a> for AclDescription<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 2).in_field("principal")?;
-        r.read_string(version >= 2).in_field("host")?;
+        let flexible = version >= 2;
+        r.read_string(flexible).in_field("principal")?;
+        r.read_string(flexible).in_field("host")?;
         r.skip_fixed(2, &[("operation", 1), ("permission_type", 1)])?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -248,13 +241,14 @@ impl<'a> rt::Encode for AclDescription<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.principal, version >= 2).in_field("principal")?;
-        rt::put_string(buf, &self.host, version >= 2).in_field("host")?;
+        let flexible = version >= 2;
+        buf.put_string(&self.principal, flexible).in_field("principal")?;
+        buf.put_string(&self.host, flexible).in_field("host")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<2>::new().i8(self.operation).i8(self.permission_type),
         );
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -262,9 +256,10 @@ impl<'a> rt::Encode for AclDescription<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.principal, version >= 2)
-            + rt::string_len(&self.host, version >= 2) + 1 + 1
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::string_len(&self.principal, flexible) + rt::string_len(&self.host, flexible)
+            + 2
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -317,15 +312,6 @@ impl<'a> rt::IntoOwned for AclDescription<'a> {
     }
 }
 
-impl AclDescription<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AclDescription<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Resources that have at least one matching ACL, each with those ACLs.
 ///
 /// The `DescribeAclsResource` struct of `DescribeAclsResponse`, used in versions 1-3.
@@ -372,13 +358,14 @@ impl<'a> rt::Decode<'a> for DescribeAclsResource<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let resource_type = r.read_i8().in_field("resource_type")?;
-        let resource_name = r.read_string(version >= 2).in_field("resource_name")?;
+        let resource_name = r.read_string(flexible).in_field("resource_name")?;
         let pattern_type = r.read_i8().in_field("pattern_type")?;
         let acls = r
-            .read_struct_array::<AclDescription>(version >= 2, version)
+            .read_struct_array::<AclDescription>(flexible, version)
             .in_field("acls")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -396,13 +383,13 @@ impl<'a> rt::Decode<'a> for DescribeAclsResource<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 2;
         r.read_i8().in_field("resource_type")?;
-        r.read_string(version >= 2).in_field("resource_name")?;
+        r.read_string(flexible).in_field("resource_name")?;
         r.read_i8().in_field("pattern_type")?;
-        r.skip_struct_array::<AclDescription>(version >= 2, false, version)
-            .in_field("acls")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        r.skip_struct_array::<AclDescription>(flexible, version).in_field("acls")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -415,13 +402,13 @@ impl<'a> rt::Encode for DescribeAclsResource<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_i8(self.resource_type);
-        rt::put_string(buf, &self.resource_name, version >= 2)
-            .in_field("resource_name")?;
+        buf.put_string(&self.resource_name, flexible).in_field("resource_name")?;
         buf.put_i8(self.pattern_type);
-        rt::put_struct_array(buf, &self.acls, version >= 2, version).in_field("acls")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.acls, flexible, version).in_field("acls")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -429,9 +416,10 @@ impl<'a> rt::Encode for DescribeAclsResource<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        1 + rt::string_len(&self.resource_name, version >= 2) + 1
-            + rt::struct_array_len(&self.acls, version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        1 + rt::string_len(&self.resource_name, flexible) + 1
+            + rt::struct_array_len(&self.acls, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -481,14 +469,5 @@ impl<'a> rt::IntoOwned for DescribeAclsResource<'a> {
             acls: rt::IntoOwned::into_owned(self.acls),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribeAclsResource<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeAclsResource<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -40,11 +40,12 @@ impl<'a> rt::Decode<'a> for DescribeClientQuotasRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 1;
         let components = r
-            .read_struct_array::<ComponentData>(version >= 1, version)
+            .read_struct_array::<ComponentData>(flexible, version)
             .in_field("components")?;
         let strict = r.read_bool().in_field("strict")?;
-        let unknown_tagged_fields = if version >= 1 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -64,11 +65,12 @@ impl<'a> rt::Encode for DescribeClientQuotasRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.components, version >= 1, version)
+        let flexible = version >= 1;
+        buf.put_struct_array(&self.components, flexible, version)
             .in_field("components")?;
-        rt::put_bool(buf, self.strict);
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.strict);
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -76,8 +78,9 @@ impl<'a> rt::Encode for DescribeClientQuotasRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.components, version >= 1, version) + 1
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        rt::struct_array_len(&self.components, flexible, version) + 1
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -124,15 +127,6 @@ impl<'a> rt::IntoOwned for DescribeClientQuotasRequest<'a> {
     }
 }
 
-impl DescribeClientQuotasRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeClientQuotasRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Filter parts, each constraining one entity type; an entity must satisfy all of them to be returned.
 ///
 /// The `ComponentData` struct of `DescribeClientQuotasRequest`, used in versions 0-1.
@@ -173,10 +167,11 @@ impl<'a> rt::Decode<'a> for ComponentData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let entity_type = r.read_string(version >= 1).in_field("entity_type")?;
+        let flexible = version >= 1;
+        let entity_type = r.read_string(flexible).in_field("entity_type")?;
         let match_type = r.read_i8().in_field("match_type")?;
-        let r#match = r.read_nullable_string(version >= 1).in_field("match")?;
-        let unknown_tagged_fields = if version >= 1 {
+        let r#match = r.read_nullable_string(flexible).in_field("match")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -193,11 +188,12 @@ impl<'a> rt::Decode<'a> for ComponentData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 1).in_field("entity_type")?;
+        let flexible = version >= 1;
+        r.read_string(flexible).in_field("entity_type")?;
         r.read_i8().in_field("match_type")?;
-        r.read_nullable_string(version >= 1).in_field("match")?;
-        if version >= 1 {
-            r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(flexible).in_field("match")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -210,12 +206,12 @@ impl<'a> rt::Encode for ComponentData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.entity_type, version >= 1).in_field("entity_type")?;
+        let flexible = version >= 1;
+        buf.put_string(&self.entity_type, flexible).in_field("entity_type")?;
         buf.put_i8(self.match_type);
-        rt::put_nullable_string(buf, self.r#match.as_deref(), version >= 1)
-            .in_field("match")?;
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_nullable_string(self.r#match.as_deref(), flexible).in_field("match")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -223,9 +219,10 @@ impl<'a> rt::Encode for ComponentData<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.entity_type, version >= 1) + 1
-            + rt::nullable_string_len(self.r#match.as_deref(), version >= 1)
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        rt::string_len(&self.entity_type, flexible) + 1
+            + rt::nullable_string_len(self.r#match.as_deref(), flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -272,14 +269,5 @@ impl<'a> rt::IntoOwned for ComponentData<'a> {
             r#match: rt::IntoOwned::into_owned(self.r#match),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ComponentData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ComponentData<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

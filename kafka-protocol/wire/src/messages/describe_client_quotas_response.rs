@@ -60,17 +60,16 @@ impl<'a> rt::Decode<'a> for DescribeClientQuotasResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 1;
         let mut fixed: rt::FixedFields<6> = r
             .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r
-            .read_nullable_string(version >= 1)
-            .in_field("error_message")?;
+        let error_message = r.read_nullable_string(flexible).in_field("error_message")?;
         let entries = r
-            .read_nullable_struct_array::<EntryData>(version >= 1, version)
+            .read_nullable_struct_array::<EntryData>(flexible, version)
             .in_field("entries")?;
-        let unknown_tagged_fields = if version >= 1 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -92,17 +91,18 @@ impl<'a> rt::Encode for DescribeClientQuotasResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 1;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new()
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), version >= 1)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
-        rt::put_nullable_struct_array(buf, self.entries.as_ref(), version >= 1, version)
+        buf.put_nullable_struct_array(self.entries.as_ref(), flexible, version)
             .in_field("entries")?;
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -110,9 +110,10 @@ impl<'a> rt::Encode for DescribeClientQuotasResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 1)
-            + rt::nullable_struct_array_len(self.entries.as_ref(), version >= 1, version)
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        6 + rt::nullable_string_len(self.error_message.as_deref(), flexible)
+            + rt::nullable_struct_array_len(self.entries.as_ref(), flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -165,15 +166,6 @@ impl<'a> rt::IntoOwned for DescribeClientQuotasResponse<'a> {
     }
 }
 
-impl DescribeClientQuotasResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeClientQuotasResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Parts that together identify the entity, one per entity type, e.g. a user plus a client id.
 ///
 /// The `EntityData` struct of `DescribeClientQuotasResponse`, used in versions 0-1.
@@ -209,9 +201,10 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let entity_type = r.read_string(version >= 1).in_field("entity_type")?;
-        let entity_name = r.read_nullable_string(version >= 1).in_field("entity_name")?;
-        let unknown_tagged_fields = if version >= 1 {
+        let flexible = version >= 1;
+        let entity_type = r.read_string(flexible).in_field("entity_type")?;
+        let entity_name = r.read_nullable_string(flexible).in_field("entity_name")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -227,10 +220,11 @@ impl<'a> rt::Decode<'a> for EntityData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 1).in_field("entity_type")?;
-        r.read_nullable_string(version >= 1).in_field("entity_name")?;
-        if version >= 1 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 1;
+        r.read_string(flexible).in_field("entity_type")?;
+        r.read_nullable_string(flexible).in_field("entity_name")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -243,11 +237,12 @@ impl<'a> rt::Encode for EntityData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.entity_type, version >= 1).in_field("entity_type")?;
-        rt::put_nullable_string(buf, self.entity_name.as_deref(), version >= 1)
+        let flexible = version >= 1;
+        buf.put_string(&self.entity_type, flexible).in_field("entity_type")?;
+        buf.put_nullable_string(self.entity_name.as_deref(), flexible)
             .in_field("entity_name")?;
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -255,9 +250,10 @@ impl<'a> rt::Encode for EntityData<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.entity_type, version >= 1)
-            + rt::nullable_string_len(self.entity_name.as_deref(), version >= 1)
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        rt::string_len(&self.entity_type, flexible)
+            + rt::nullable_string_len(self.entity_name.as_deref(), flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -304,15 +300,6 @@ impl<'a> rt::IntoOwned for EntityData<'a> {
     }
 }
 
-impl EntityData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> EntityData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Quotas set for this entity.
 ///
 /// The `ValueData` struct of `DescribeClientQuotasResponse`, used in versions 0-1.
@@ -337,9 +324,10 @@ impl<'a> rt::Decode<'a> for ValueData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let key = r.read_string(version >= 1).in_field("key")?;
+        let flexible = version >= 1;
+        let key = r.read_string(flexible).in_field("key")?;
         let value = r.read_f64().in_field("value")?;
-        let unknown_tagged_fields = if version >= 1 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -355,10 +343,11 @@ impl<'a> rt::Decode<'a> for ValueData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 1).in_field("key")?;
+        let flexible = version >= 1;
+        r.read_string(flexible).in_field("key")?;
         r.read_f64().in_field("value")?;
-        if version >= 1 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -371,10 +360,11 @@ impl<'a> rt::Encode for ValueData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.key, version >= 1).in_field("key")?;
+        let flexible = version >= 1;
+        buf.put_string(&self.key, flexible).in_field("key")?;
         buf.put_f64(self.value);
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -382,8 +372,9 @@ impl<'a> rt::Encode for ValueData<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.key, version >= 1) + 8
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        rt::string_len(&self.key, flexible) + 8
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -430,15 +421,6 @@ impl<'a> rt::IntoOwned for ValueData<'a> {
     }
 }
 
-impl ValueData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ValueData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Matching entities with their quotas; null on error.
 ///
 /// The `EntryData` struct of `DescribeClientQuotasResponse`, used in versions 0-1.
@@ -464,13 +446,14 @@ impl<'a> rt::Decode<'a> for EntryData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 1;
         let entity = r
-            .read_struct_array::<EntityData>(version >= 1, version)
+            .read_struct_array::<EntityData>(flexible, version)
             .in_field("entity")?;
         let values = r
-            .read_struct_array::<ValueData>(version >= 1, version)
+            .read_struct_array::<ValueData>(flexible, version)
             .in_field("values")?;
-        let unknown_tagged_fields = if version >= 1 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -486,12 +469,11 @@ impl<'a> rt::Decode<'a> for EntryData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<EntityData>(version >= 1, false, version)
-            .in_field("entity")?;
-        r.skip_struct_array::<ValueData>(version >= 1, false, version)
-            .in_field("values")?;
-        if version >= 1 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 1;
+        r.skip_struct_array::<EntityData>(flexible, version).in_field("entity")?;
+        r.skip_struct_array::<ValueData>(flexible, version).in_field("values")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -504,12 +486,11 @@ impl<'a> rt::Encode for EntryData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.entity, version >= 1, version)
-            .in_field("entity")?;
-        rt::put_struct_array(buf, &self.values, version >= 1, version)
-            .in_field("values")?;
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 1;
+        buf.put_struct_array(&self.entity, flexible, version).in_field("entity")?;
+        buf.put_struct_array(&self.values, flexible, version).in_field("values")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -517,9 +498,10 @@ impl<'a> rt::Encode for EntryData<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.entity, version >= 1, version)
-            + rt::struct_array_len(&self.values, version >= 1, version)
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        rt::struct_array_len(&self.entity, flexible, version)
+            + rt::struct_array_len(&self.values, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -563,14 +545,5 @@ impl<'a> rt::IntoOwned for EntryData<'a> {
             values: rt::IntoOwned::into_owned(self.values),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl EntryData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> EntryData<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

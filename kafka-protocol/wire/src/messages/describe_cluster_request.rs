@@ -96,14 +96,14 @@ impl<'a> rt::Encode for DescribeClusterRequest<'a> {
                     .in_field("include_fenced_brokers"),
             );
         }
-        rt::put_bool(buf, self.include_cluster_authorized_operations);
+        buf.put_bool(self.include_cluster_authorized_operations);
         if version >= 1 {
             buf.put_i8(self.endpoint_type);
         }
         if version >= 2 {
-            rt::put_bool(buf, self.include_fenced_brokers);
+            buf.put_bool(self.include_fenced_brokers);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -167,14 +167,5 @@ impl<'a> rt::IntoOwned for DescribeClusterRequest<'a> {
             include_fenced_brokers: self.include_fenced_brokers,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribeClusterRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeClusterRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

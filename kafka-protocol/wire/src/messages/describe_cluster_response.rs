@@ -57,7 +57,7 @@ impl Default for DescribeClusterResponse<'_> {
             cluster_id: Cow::Borrowed(""),
             controller_id: -1,
             brokers: rt::StructArray::new(),
-            cluster_authorized_operations: -2147483648,
+            cluster_authorized_operations: i32::MIN,
             unknown_tagged_fields: rt::UnknownTaggedFields::new(),
         }
     }
@@ -85,16 +85,18 @@ impl<'a> rt::Decode<'a> for DescribeClusterResponse<'a> {
             .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let endpoint_type = if version >= 1 {
             r.read_i8().in_field("endpoint_type")?
         } else {
             1
         };
-        let cluster_id = r.read_string(true).in_field("cluster_id")?;
+        let cluster_id = r.read_string(rt::COMPACT).in_field("cluster_id")?;
         let controller_id = r.read_i32().in_field("controller_id")?;
         let brokers = r
-            .read_struct_array::<DescribeClusterBroker>(true, version)
+            .read_struct_array::<DescribeClusterBroker>(rt::COMPACT, version)
             .in_field("brokers")?;
         let cluster_authorized_operations = r
             .read_i32()
@@ -132,23 +134,24 @@ impl<'a> rt::Encode for DescribeClusterResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
         if version >= 1 {
             buf.put_i8(self.endpoint_type);
         }
-        rt::put_string(buf, &self.cluster_id, true).in_field("cluster_id")?;
+        buf.put_string(&self.cluster_id, rt::COMPACT).in_field("cluster_id")?;
         buf.put_i32(self.controller_id);
-        rt::put_struct_array(buf, &self.brokers, true, version).in_field("brokers")?;
+        buf.put_struct_array(&self.brokers, rt::COMPACT, version).in_field("brokers")?;
         buf.put_i32(self.cluster_authorized_operations);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
-            + (if version >= 1 { 1 } else { 0 }) + rt::string_len(&self.cluster_id, true)
-            + 4 + rt::struct_array_len(&self.brokers, true, version) + 4
+        6 + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
+            + (if version >= 1 { 1 } else { 0 })
+            + rt::string_len(&self.cluster_id, rt::COMPACT) + 4
+            + rt::struct_array_len(&self.brokers, rt::COMPACT, version) + 4
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -218,15 +221,6 @@ impl<'a> rt::IntoOwned for DescribeClusterResponse<'a> {
     }
 }
 
-impl DescribeClusterResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeClusterResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Nodes of the requested kind, with their endpoints for the listener the request came in on.
 ///
 /// The `DescribeClusterBroker` struct of `DescribeClusterResponse`, used in versions 0-2.
@@ -264,9 +258,9 @@ impl<'a> rt::Decode<'a> for DescribeClusterBroker<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let broker_id = r.read_i32().in_field("broker_id")?;
-        let host = r.read_string(true).in_field("host")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let port = r.read_i32().in_field("port")?;
-        let rack = r.read_nullable_string(true).in_field("rack")?;
+        let rack = r.read_nullable_string(rt::COMPACT).in_field("rack")?;
         let is_fenced = if version >= 2 {
             r.read_bool().in_field("is_fenced")?
         } else {
@@ -288,13 +282,13 @@ impl<'a> rt::Decode<'a> for DescribeClusterBroker<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i32().in_field("broker_id")?;
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.read_i32().in_field("port")?;
-        r.read_nullable_string(true).in_field("rack")?;
+        r.read_nullable_string(rt::COMPACT).in_field("rack")?;
         if version >= 2 {
             r.read_bool().in_field("is_fenced")?;
         }
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -313,19 +307,19 @@ impl<'a> rt::Encode for DescribeClusterBroker<'a> {
             );
         }
         buf.put_i32(self.broker_id);
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_i32(self.port);
-        rt::put_nullable_string(buf, self.rack.as_deref(), true).in_field("rack")?;
+        buf.put_nullable_string(self.rack.as_deref(), rt::COMPACT).in_field("rack")?;
         if version >= 2 {
-            rt::put_bool(buf, self.is_fenced);
+            buf.put_bool(self.is_fenced);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::string_len(&self.host, true) + 4
-            + rt::nullable_string_len(self.rack.as_deref(), true)
+        4 + rt::string_len(&self.host, rt::COMPACT) + 4
+            + rt::nullable_string_len(self.rack.as_deref(), rt::COMPACT)
             + (if version >= 2 { 1 } else { 0 })
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -378,14 +372,5 @@ impl<'a> rt::IntoOwned for DescribeClusterBroker<'a> {
             is_fenced: self.is_fenced,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribeClusterBroker<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeClusterBroker<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -44,8 +44,9 @@ impl<'a> rt::Decode<'a> for DescribeConfigsRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 4;
         let resources = r
-            .read_struct_array::<DescribeConfigsResource>(version >= 4, version)
+            .read_struct_array::<DescribeConfigsResource>(flexible, version)
             .in_field("resources")?;
         let include_synonyms = r.read_bool().in_field("include_synonyms")?;
         let include_documentation = if version >= 3 {
@@ -53,7 +54,7 @@ impl<'a> rt::Decode<'a> for DescribeConfigsRequest<'a> {
         } else {
             false
         };
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -74,20 +75,20 @@ impl<'a> rt::Encode for DescribeConfigsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 4;
         if version < 3 && self.include_documentation {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
                     .in_field("include_documentation"),
             );
         }
-        rt::put_struct_array(buf, &self.resources, version >= 4, version)
-            .in_field("resources")?;
-        rt::put_bool(buf, self.include_synonyms);
+        buf.put_struct_array(&self.resources, flexible, version).in_field("resources")?;
+        buf.put_bool(self.include_synonyms);
         if version >= 3 {
-            rt::put_bool(buf, self.include_documentation);
+            buf.put_bool(self.include_documentation);
         }
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -95,9 +96,10 @@ impl<'a> rt::Encode for DescribeConfigsRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.resources, version >= 4, version) + 1
+        let flexible = version >= 4;
+        rt::struct_array_len(&self.resources, flexible, version) + 1
             + (if version >= 3 { 1 } else { 0 })
-            + (if version >= 4 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -153,15 +155,6 @@ impl<'a> rt::IntoOwned for DescribeConfigsRequest<'a> {
     }
 }
 
-impl DescribeConfigsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeConfigsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Resources whose configuration to describe.
 ///
 /// The `DescribeConfigsResource` struct of `DescribeConfigsRequest`, used in versions 1-4.
@@ -202,12 +195,13 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResource<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 4;
         let resource_type = r.read_i8().in_field("resource_type")?;
-        let resource_name = r.read_string(version >= 4).in_field("resource_name")?;
+        let resource_name = r.read_string(flexible).in_field("resource_name")?;
         let configuration_keys = r
-            .read_nullable_array(version >= 4, |r| r.read_string(version >= 4))
+            .read_nullable_array(flexible, |r| r.read_string(flexible))
             .in_field("configuration_keys")?;
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -224,12 +218,13 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResource<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 4;
         r.read_i8().in_field("resource_type")?;
-        r.read_string(version >= 4).in_field("resource_name")?;
-        r.read_nullable_array(version >= 4, |r| r.read_string(version >= 4).map(drop))
+        r.read_string(flexible).in_field("resource_name")?;
+        r.read_nullable_array(flexible, |r| r.read_string(flexible).map(drop))
             .in_field("configuration_keys")?;
-        if version >= 4 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -242,18 +237,17 @@ impl<'a> rt::Encode for DescribeConfigsResource<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 4;
         buf.put_i8(self.resource_type);
-        rt::put_string(buf, &self.resource_name, version >= 4)
-            .in_field("resource_name")?;
-        rt::put_nullable_array(
-                buf,
+        buf.put_string(&self.resource_name, flexible).in_field("resource_name")?;
+        buf.put_nullable_array(
                 self.configuration_keys.as_deref(),
-                version >= 4,
-                |buf, v| rt::put_string(buf, v, version >= 4),
+                flexible,
+                |buf, v| buf.put_string(v, flexible),
             )
             .in_field("configuration_keys")?;
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -261,13 +255,14 @@ impl<'a> rt::Encode for DescribeConfigsResource<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        1 + rt::string_len(&self.resource_name, version >= 4)
+        let flexible = version >= 4;
+        1 + rt::string_len(&self.resource_name, flexible)
             + rt::nullable_array_len(
                 self.configuration_keys.as_deref(),
-                version >= 4,
-                |v| rt::string_len(v, version >= 4),
+                flexible,
+                |v| rt::string_len(v, flexible),
             )
-            + (if version >= 4 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -314,14 +309,5 @@ impl<'a> rt::IntoOwned for DescribeConfigsResource<'a> {
             configuration_keys: rt::IntoOwned::into_owned(self.configuration_keys),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribeConfigsResource<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeConfigsResource<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -40,11 +40,12 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 4;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let results = r
-            .read_struct_array::<DescribeConfigsResult>(version >= 4, version)
+            .read_struct_array::<DescribeConfigsResult>(flexible, version)
             .in_field("results")?;
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -64,11 +65,11 @@ impl<'a> rt::Encode for DescribeConfigsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 4;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.results, version >= 4, version)
-            .in_field("results")?;
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.results, flexible, version).in_field("results")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -76,8 +77,9 @@ impl<'a> rt::Encode for DescribeConfigsResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.results, version >= 4, version)
-            + (if version >= 4 {
+        let flexible = version >= 4;
+        4 + rt::struct_array_len(&self.results, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -124,15 +126,6 @@ impl<'a> rt::IntoOwned for DescribeConfigsResponse<'a> {
     }
 }
 
-impl DescribeConfigsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeConfigsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Values of this config at each level that can set it, highest precedence first; empty unless synonyms were requested.
 ///
 /// The `DescribeConfigsSynonym` struct of `DescribeConfigsResponse`, used in versions 1-4.
@@ -173,10 +166,11 @@ impl<'a> rt::Decode<'a> for DescribeConfigsSynonym<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(version >= 4).in_field("name")?;
-        let value = r.read_nullable_string(version >= 4).in_field("value")?;
+        let flexible = version >= 4;
+        let name = r.read_string(flexible).in_field("name")?;
+        let value = r.read_nullable_string(flexible).in_field("value")?;
         let source = r.read_i8().in_field("source")?;
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -193,11 +187,12 @@ impl<'a> rt::Decode<'a> for DescribeConfigsSynonym<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 4).in_field("name")?;
-        r.read_nullable_string(version >= 4).in_field("value")?;
+        let flexible = version >= 4;
+        r.read_string(flexible).in_field("name")?;
+        r.read_nullable_string(flexible).in_field("value")?;
         r.read_i8().in_field("source")?;
-        if version >= 4 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -210,12 +205,12 @@ impl<'a> rt::Encode for DescribeConfigsSynonym<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, version >= 4).in_field("name")?;
-        rt::put_nullable_string(buf, self.value.as_deref(), version >= 4)
-            .in_field("value")?;
+        let flexible = version >= 4;
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_nullable_string(self.value.as_deref(), flexible).in_field("value")?;
         buf.put_i8(self.source);
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -223,9 +218,10 @@ impl<'a> rt::Encode for DescribeConfigsSynonym<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, version >= 4)
-            + rt::nullable_string_len(self.value.as_deref(), version >= 4) + 1
-            + (if version >= 4 {
+        let flexible = version >= 4;
+        rt::string_len(&self.name, flexible)
+            + rt::nullable_string_len(self.value.as_deref(), flexible) + 1
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -272,15 +268,6 @@ impl<'a> rt::IntoOwned for DescribeConfigsSynonym<'a> {
             source: self.source,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribeConfigsSynonym<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeConfigsSynonym<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -350,13 +337,14 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResourceResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(version >= 4).in_field("name")?;
-        let value = r.read_nullable_string(version >= 4).in_field("value")?;
+        let flexible = version >= 4;
+        let name = r.read_string(flexible).in_field("name")?;
+        let value = r.read_nullable_string(flexible).in_field("value")?;
         let read_only = r.read_bool().in_field("read_only")?;
         let config_source = r.read_i8().in_field("config_source")?;
         let is_sensitive = r.read_bool().in_field("is_sensitive")?;
         let synonyms = r
-            .read_struct_array::<DescribeConfigsSynonym>(version >= 4, version)
+            .read_struct_array::<DescribeConfigsSynonym>(flexible, version)
             .in_field("synonyms")?;
         let config_type = if version >= 3 {
             r.read_i8().in_field("config_type")?
@@ -364,11 +352,11 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResourceResult<'a> {
             0
         };
         let documentation = if version >= 3 {
-            r.read_nullable_string(version >= 4).in_field("documentation")?
+            r.read_nullable_string(flexible).in_field("documentation")?
         } else {
             Some(Cow::Borrowed(""))
         };
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -390,21 +378,22 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResourceResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 4).in_field("name")?;
-        r.read_nullable_string(version >= 4).in_field("value")?;
+        let flexible = version >= 4;
+        r.read_string(flexible).in_field("name")?;
+        r.read_nullable_string(flexible).in_field("value")?;
         r.read_bool().in_field("read_only")?;
         r.read_i8().in_field("config_source")?;
         r.read_bool().in_field("is_sensitive")?;
-        r.skip_struct_array::<DescribeConfigsSynonym>(version >= 4, false, version)
+        r.skip_struct_array::<DescribeConfigsSynonym>(flexible, version)
             .in_field("synonyms")?;
         if version >= 3 {
             r.read_i8().in_field("config_type")?;
         }
         if version >= 3 {
-            r.read_nullable_string(version >= 4).in_field("documentation")?;
+            r.read_nullable_string(flexible).in_field("documentation")?;
         }
-        if version >= 4 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -417,23 +406,22 @@ impl<'a> rt::Encode for DescribeConfigsResourceResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, version >= 4).in_field("name")?;
-        rt::put_nullable_string(buf, self.value.as_deref(), version >= 4)
-            .in_field("value")?;
-        rt::put_bool(buf, self.read_only);
+        let flexible = version >= 4;
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_nullable_string(self.value.as_deref(), flexible).in_field("value")?;
+        buf.put_bool(self.read_only);
         buf.put_i8(self.config_source);
-        rt::put_bool(buf, self.is_sensitive);
-        rt::put_struct_array(buf, &self.synonyms, version >= 4, version)
-            .in_field("synonyms")?;
+        buf.put_bool(self.is_sensitive);
+        buf.put_struct_array(&self.synonyms, flexible, version).in_field("synonyms")?;
         if version >= 3 {
             buf.put_i8(self.config_type);
         }
         if version >= 3 {
-            rt::put_nullable_string(buf, self.documentation.as_deref(), version >= 4)
+            buf.put_nullable_string(self.documentation.as_deref(), flexible)
                 .in_field("documentation")?;
         }
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -441,16 +429,17 @@ impl<'a> rt::Encode for DescribeConfigsResourceResult<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, version >= 4)
-            + rt::nullable_string_len(self.value.as_deref(), version >= 4) + 1 + 1 + 1
-            + rt::struct_array_len(&self.synonyms, version >= 4, version)
+        let flexible = version >= 4;
+        rt::string_len(&self.name, flexible)
+            + rt::nullable_string_len(self.value.as_deref(), flexible) + 1 + 1 + 1
+            + rt::struct_array_len(&self.synonyms, flexible, version)
             + (if version >= 3 { 1 } else { 0 })
             + (if version >= 3 {
-                rt::nullable_string_len(self.documentation.as_deref(), version >= 4)
+                rt::nullable_string_len(self.documentation.as_deref(), flexible)
             } else {
                 0
             })
-            + (if version >= 4 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -527,15 +516,6 @@ impl<'a> rt::IntoOwned for DescribeConfigsResourceResult<'a> {
     }
 }
 
-impl DescribeConfigsResourceResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeConfigsResourceResult<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcome for each resource named in the request.
 ///
 /// The `DescribeConfigsResult` struct of `DescribeConfigsResponse`, used in versions 1-4.
@@ -587,16 +567,15 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 4;
         let error_code = r.read_i16().in_field("error_code")?;
-        let error_message = r
-            .read_nullable_string(version >= 4)
-            .in_field("error_message")?;
+        let error_message = r.read_nullable_string(flexible).in_field("error_message")?;
         let resource_type = r.read_i8().in_field("resource_type")?;
-        let resource_name = r.read_string(version >= 4).in_field("resource_name")?;
+        let resource_name = r.read_string(flexible).in_field("resource_name")?;
         let configs = r
-            .read_struct_array::<DescribeConfigsResourceResult>(version >= 4, version)
+            .read_struct_array::<DescribeConfigsResourceResult>(flexible, version)
             .in_field("configs")?;
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -615,16 +594,15 @@ impl<'a> rt::Decode<'a> for DescribeConfigsResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 4;
         r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(version >= 4).in_field("error_message")?;
+        r.read_nullable_string(flexible).in_field("error_message")?;
         r.read_i8().in_field("resource_type")?;
-        r.read_string(version >= 4).in_field("resource_name")?;
-        r.skip_struct_array::<
-                DescribeConfigsResourceResult,
-            >(version >= 4, false, version)
+        r.read_string(flexible).in_field("resource_name")?;
+        r.skip_struct_array::<DescribeConfigsResourceResult>(flexible, version)
             .in_field("configs")?;
-        if version >= 4 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -637,16 +615,15 @@ impl<'a> rt::Encode for DescribeConfigsResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 4;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), version >= 4)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
         buf.put_i8(self.resource_type);
-        rt::put_string(buf, &self.resource_name, version >= 4)
-            .in_field("resource_name")?;
-        rt::put_struct_array(buf, &self.configs, version >= 4, version)
-            .in_field("configs")?;
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.resource_name, flexible).in_field("resource_name")?;
+        buf.put_struct_array(&self.configs, flexible, version).in_field("configs")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -654,10 +631,11 @@ impl<'a> rt::Encode for DescribeConfigsResult<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 4) + 1
-            + rt::string_len(&self.resource_name, version >= 4)
-            + rt::struct_array_len(&self.configs, version >= 4, version)
-            + (if version >= 4 {
+        let flexible = version >= 4;
+        2 + rt::nullable_string_len(self.error_message.as_deref(), flexible) + 1
+            + rt::string_len(&self.resource_name, flexible)
+            + rt::struct_array_len(&self.configs, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -710,14 +688,5 @@ impl<'a> rt::IntoOwned for DescribeConfigsResult<'a> {
             configs: rt::IntoOwned::into_owned(self.configs),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribeConfigsResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeConfigsResult<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -45,12 +45,13 @@ impl<'a> rt::Decode<'a> for DescribeDelegationTokenRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let owners = r
             .read_nullable_struct_array::<
                 DescribeDelegationTokenOwner,
-            >(version >= 2, version)
+            >(flexible, version)
             .in_field("owners")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -69,10 +70,11 @@ impl<'a> rt::Encode for DescribeDelegationTokenRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_nullable_struct_array(buf, self.owners.as_ref(), version >= 2, version)
+        let flexible = version >= 2;
+        buf.put_nullable_struct_array(self.owners.as_ref(), flexible, version)
             .in_field("owners")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -80,8 +82,9 @@ impl<'a> rt::Encode for DescribeDelegationTokenRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::nullable_struct_array_len(self.owners.as_ref(), version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::nullable_struct_array_len(self.owners.as_ref(), flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -125,15 +128,6 @@ impl<'a> rt::IntoOwned for DescribeDelegationTokenRequest<'a> {
     }
 }
 
-impl DescribeDelegationTokenRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeDelegationTokenRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Principals whose tokens to return; null returns every token the caller may see, and an empty list returns none.
 ///
 /// The `DescribeDelegationTokenOwner` struct of `DescribeDelegationTokenRequest`, used in versions 1-3.
@@ -158,9 +152,10 @@ impl<'a> rt::Decode<'a> for DescribeDelegationTokenOwner<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let principal_type = r.read_string(version >= 2).in_field("principal_type")?;
-        let principal_name = r.read_string(version >= 2).in_field("principal_name")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let flexible = version >= 2;
+        let principal_type = r.read_string(flexible).in_field("principal_type")?;
+        let principal_name = r.read_string(flexible).in_field("principal_name")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -176,10 +171,11 @@ impl<'a> rt::Decode<'a> for DescribeDelegationTokenOwner<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 2).in_field("principal_type")?;
-        r.read_string(version >= 2).in_field("principal_name")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 2;
+        r.read_string(flexible).in_field("principal_type")?;
+        r.read_string(flexible).in_field("principal_name")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -192,12 +188,11 @@ impl<'a> rt::Encode for DescribeDelegationTokenOwner<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.principal_type, version >= 2)
-            .in_field("principal_type")?;
-        rt::put_string(buf, &self.principal_name, version >= 2)
-            .in_field("principal_name")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 2;
+        buf.put_string(&self.principal_type, flexible).in_field("principal_type")?;
+        buf.put_string(&self.principal_name, flexible).in_field("principal_name")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -205,9 +200,10 @@ impl<'a> rt::Encode for DescribeDelegationTokenOwner<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.principal_type, version >= 2)
-            + rt::string_len(&self.principal_name, version >= 2)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::string_len(&self.principal_type, flexible)
+            + rt::string_len(&self.principal_name, flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -251,14 +247,5 @@ impl<'a> rt::IntoOwned for DescribeDelegationTokenOwner<'a> {
             principal_name: rt::IntoOwned::into_owned(self.principal_name),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribeDelegationTokenOwner<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeDelegationTokenOwner<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

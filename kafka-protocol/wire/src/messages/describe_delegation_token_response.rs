@@ -44,12 +44,13 @@ impl<'a> rt::Decode<'a> for DescribeDelegationTokenResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let error_code = r.read_i16().in_field("error_code")?;
         let tokens = r
-            .read_struct_array::<DescribedDelegationToken>(version >= 2, version)
+            .read_struct_array::<DescribedDelegationToken>(flexible, version)
             .in_field("tokens")?;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -70,12 +71,12 @@ impl<'a> rt::Encode for DescribeDelegationTokenResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_i16(self.error_code);
-        rt::put_struct_array(buf, &self.tokens, version >= 2, version)
-            .in_field("tokens")?;
+        buf.put_struct_array(&self.tokens, flexible, version).in_field("tokens")?;
         buf.put_i32(self.throttle_time_ms);
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -83,8 +84,9 @@ impl<'a> rt::Encode for DescribeDelegationTokenResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + rt::struct_array_len(&self.tokens, version >= 2, version) + 4
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        2 + rt::struct_array_len(&self.tokens, flexible, version) + 4
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -134,15 +136,6 @@ impl<'a> rt::IntoOwned for DescribeDelegationTokenResponse<'a> {
     }
 }
 
-impl DescribeDelegationTokenResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeDelegationTokenResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Principals allowed to renew the token, besides its owner.
 ///
 /// The `DescribedDelegationTokenRenewer` struct of `DescribeDelegationTokenResponse`, used in versions 1-3.
@@ -167,9 +160,10 @@ impl<'a> rt::Decode<'a> for DescribedDelegationTokenRenewer<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let principal_type = r.read_string(version >= 2).in_field("principal_type")?;
-        let principal_name = r.read_string(version >= 2).in_field("principal_name")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let flexible = version >= 2;
+        let principal_type = r.read_string(flexible).in_field("principal_type")?;
+        let principal_name = r.read_string(flexible).in_field("principal_name")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -185,10 +179,11 @@ impl<'a> rt::Decode<'a> for DescribedDelegationTokenRenewer<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 2).in_field("principal_type")?;
-        r.read_string(version >= 2).in_field("principal_name")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 2;
+        r.read_string(flexible).in_field("principal_type")?;
+        r.read_string(flexible).in_field("principal_name")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -201,12 +196,11 @@ impl<'a> rt::Encode for DescribedDelegationTokenRenewer<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.principal_type, version >= 2)
-            .in_field("principal_type")?;
-        rt::put_string(buf, &self.principal_name, version >= 2)
-            .in_field("principal_name")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 2;
+        buf.put_string(&self.principal_type, flexible).in_field("principal_type")?;
+        buf.put_string(&self.principal_name, flexible).in_field("principal_name")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -214,9 +208,10 @@ impl<'a> rt::Encode for DescribedDelegationTokenRenewer<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.principal_type, version >= 2)
-            + rt::string_len(&self.principal_name, version >= 2)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::string_len(&self.principal_type, flexible)
+            + rt::string_len(&self.principal_name, flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -260,15 +255,6 @@ impl<'a> rt::IntoOwned for DescribedDelegationTokenRenewer<'a> {
             principal_name: rt::IntoOwned::into_owned(self.principal_name),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribedDelegationTokenRenewer<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribedDelegationTokenRenewer<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -329,15 +315,16 @@ impl<'a> rt::Decode<'a> for DescribedDelegationToken<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let principal_type = r.read_string(version >= 2).in_field("principal_type")?;
-        let principal_name = r.read_string(version >= 2).in_field("principal_name")?;
+        let flexible = version >= 2;
+        let principal_type = r.read_string(flexible).in_field("principal_type")?;
+        let principal_name = r.read_string(flexible).in_field("principal_name")?;
         let token_requester_principal_type = if version >= 3 {
-            r.read_string(true).in_field("token_requester_principal_type")?
+            r.read_string(rt::COMPACT).in_field("token_requester_principal_type")?
         } else {
             Cow::Borrowed("")
         };
         let token_requester_principal_name = if version >= 3 {
-            r.read_string(true).in_field("token_requester_principal_name")?
+            r.read_string(rt::COMPACT).in_field("token_requester_principal_name")?
         } else {
             Cow::Borrowed("")
         };
@@ -348,12 +335,12 @@ impl<'a> rt::Decode<'a> for DescribedDelegationToken<'a> {
         let issue_timestamp = fixed.i64();
         let expiry_timestamp = fixed.i64();
         let max_timestamp = fixed.i64();
-        let token_id = r.read_string(version >= 2).in_field("token_id")?;
-        let hmac: Cow<'a, [u8]> = r.read_bytes(version >= 2).in_field("hmac")?;
+        let token_id = r.read_string(flexible).in_field("token_id")?;
+        let hmac: Cow<'a, [u8]> = r.read_bytes(flexible).in_field("hmac")?;
         let renewers = r
-            .read_struct_array::<DescribedDelegationTokenRenewer>(version >= 2, version)
+            .read_struct_array::<DescribedDelegationTokenRenewer>(flexible, version)
             .in_field("renewers")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -377,26 +364,25 @@ impl<'a> rt::Decode<'a> for DescribedDelegationToken<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 2).in_field("principal_type")?;
-        r.read_string(version >= 2).in_field("principal_name")?;
+        let flexible = version >= 2;
+        r.read_string(flexible).in_field("principal_type")?;
+        r.read_string(flexible).in_field("principal_name")?;
         if version >= 3 {
-            r.read_string(true).in_field("token_requester_principal_type")?;
+            r.read_string(rt::COMPACT).in_field("token_requester_principal_type")?;
         }
         if version >= 3 {
-            r.read_string(true).in_field("token_requester_principal_name")?;
+            r.read_string(rt::COMPACT).in_field("token_requester_principal_name")?;
         }
         r.skip_fixed(
             24,
             &[("issue_timestamp", 8), ("expiry_timestamp", 8), ("max_timestamp", 8)],
         )?;
-        r.read_string(version >= 2).in_field("token_id")?;
-        r.read_bytes(version >= 2).in_field("hmac")?;
-        r.skip_struct_array::<
-                DescribedDelegationTokenRenewer,
-            >(version >= 2, false, version)
+        r.read_string(flexible).in_field("token_id")?;
+        r.read_bytes(flexible).in_field("hmac")?;
+        r.skip_struct_array::<DescribedDelegationTokenRenewer>(flexible, version)
             .in_field("renewers")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -409,6 +395,7 @@ impl<'a> rt::Encode for DescribedDelegationToken<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         if version < 3 && !self.token_requester_principal_type.is_empty() {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -421,16 +408,14 @@ impl<'a> rt::Encode for DescribedDelegationToken<'a> {
                     .in_field("token_requester_principal_name"),
             );
         }
-        rt::put_string(buf, &self.principal_type, version >= 2)
-            .in_field("principal_type")?;
-        rt::put_string(buf, &self.principal_name, version >= 2)
-            .in_field("principal_name")?;
+        buf.put_string(&self.principal_type, flexible).in_field("principal_type")?;
+        buf.put_string(&self.principal_name, flexible).in_field("principal_name")?;
         if version >= 3 {
-            rt::put_string(buf, &self.token_requester_principal_type, true)
+            buf.put_string(&self.token_requester_principal_type, rt::COMPACT)
                 .in_field("token_requester_principal_type")?;
         }
         if version >= 3 {
-            rt::put_string(buf, &self.token_requester_principal_name, true)
+            buf.put_string(&self.token_requester_principal_name, rt::COMPACT)
                 .in_field("token_requester_principal_name")?;
         }
         buf.put_fixed(
@@ -439,12 +424,11 @@ impl<'a> rt::Encode for DescribedDelegationToken<'a> {
                 .i64(self.expiry_timestamp)
                 .i64(self.max_timestamp),
         );
-        rt::put_string(buf, &self.token_id, version >= 2).in_field("token_id")?;
-        rt::put_bytes(buf, &self.hmac, version >= 2).in_field("hmac")?;
-        rt::put_struct_array(buf, &self.renewers, version >= 2, version)
-            .in_field("renewers")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.token_id, flexible).in_field("token_id")?;
+        buf.put_bytes(&self.hmac, flexible).in_field("hmac")?;
+        buf.put_struct_array(&self.renewers, flexible, version).in_field("renewers")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -452,21 +436,22 @@ impl<'a> rt::Encode for DescribedDelegationToken<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.principal_type, version >= 2)
-            + rt::string_len(&self.principal_name, version >= 2)
+        let flexible = version >= 2;
+        rt::string_len(&self.principal_type, flexible)
+            + rt::string_len(&self.principal_name, flexible)
             + (if version >= 3 {
-                rt::string_len(&self.token_requester_principal_type, true)
+                rt::string_len(&self.token_requester_principal_type, rt::COMPACT)
             } else {
                 0
             })
             + (if version >= 3 {
-                rt::string_len(&self.token_requester_principal_name, true)
+                rt::string_len(&self.token_requester_principal_name, rt::COMPACT)
             } else {
                 0
-            }) + 8 + 8 + 8 + rt::string_len(&self.token_id, version >= 2)
-            + rt::bytes_len(&self.hmac, version >= 2)
-            + rt::struct_array_len(&self.renewers, version >= 2, version)
-            + (if version >= 2 {
+            }) + 24 + rt::string_len(&self.token_id, flexible)
+            + rt::bytes_len(&self.hmac, flexible)
+            + rt::struct_array_len(&self.renewers, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -560,14 +545,5 @@ impl<'a> rt::IntoOwned for DescribedDelegationToken<'a> {
             renewers: rt::IntoOwned::into_owned(self.renewers),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribedDelegationToken<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribedDelegationToken<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -39,15 +39,16 @@ impl<'a> rt::Decode<'a> for DescribeGroupsRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 5;
         let groups = r
-            .read_array(version >= 5, |r| r.read_string(version >= 5))
+            .read_array(flexible, |r| r.read_string(flexible))
             .in_field("groups")?;
         let include_authorized_operations = if version >= 3 {
             r.read_bool().in_field("include_authorized_operations")?
         } else {
             false
         };
-        let unknown_tagged_fields = if version >= 5 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -67,24 +68,20 @@ impl<'a> rt::Encode for DescribeGroupsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 5;
         if version < 3 && self.include_authorized_operations {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
                     .in_field("include_authorized_operations"),
             );
         }
-        rt::put_array(
-                buf,
-                &self.groups,
-                version >= 5,
-                |buf, v| rt::put_string(buf, v, version >= 5),
-            )
+        buf.put_array(&self.groups, flexible, |buf, v| buf.put_string(v, flexible))
             .in_field("groups")?;
         if version >= 3 {
-            rt::put_bool(buf, self.include_authorized_operations);
+            buf.put_bool(self.include_authorized_operations);
         }
-        if version >= 5 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -92,9 +89,10 @@ impl<'a> rt::Encode for DescribeGroupsRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::array_len(&self.groups, version >= 5, |v| rt::string_len(v, version >= 5))
+        let flexible = version >= 5;
+        rt::array_len(&self.groups, flexible, |v| rt::string_len(v, flexible))
             + (if version >= 3 { 1 } else { 0 })
-            + (if version >= 5 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -149,14 +147,5 @@ impl<'a> rt::IntoOwned for DescribeGroupsRequest<'a> {
             include_authorized_operations: self.include_authorized_operations,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribeGroupsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeGroupsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

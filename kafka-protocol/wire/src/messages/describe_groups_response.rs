@@ -40,15 +40,16 @@ impl<'a> rt::Decode<'a> for DescribeGroupsResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 5;
         let throttle_time_ms = if version >= 1 {
             r.read_i32().in_field("throttle_time_ms")?
         } else {
             0
         };
         let groups = r
-            .read_struct_array::<DescribedGroup>(version >= 5, version)
+            .read_struct_array::<DescribedGroup>(flexible, version)
             .in_field("groups")?;
-        let unknown_tagged_fields = if version >= 5 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -68,13 +69,13 @@ impl<'a> rt::Encode for DescribeGroupsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 5;
         if version >= 1 {
             buf.put_i32(self.throttle_time_ms);
         }
-        rt::put_struct_array(buf, &self.groups, version >= 5, version)
-            .in_field("groups")?;
-        if version >= 5 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.groups, flexible, version).in_field("groups")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -82,9 +83,10 @@ impl<'a> rt::Encode for DescribeGroupsResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 5;
         (if version >= 1 { 4 } else { 0 })
-            + rt::struct_array_len(&self.groups, version >= 5, version)
-            + (if version >= 5 {
+            + rt::struct_array_len(&self.groups, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -137,15 +139,6 @@ impl<'a> rt::IntoOwned for DescribeGroupsResponse<'a> {
     }
 }
 
-impl DescribeGroupsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeGroupsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Current members of the group.
 ///
 /// The `DescribedGroupMember` struct of `DescribeGroupsResponse`, used in versions 0-6.
@@ -186,21 +179,22 @@ impl<'a> rt::Decode<'a> for DescribedGroupMember<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let member_id = r.read_string(version >= 5).in_field("member_id")?;
+        let flexible = version >= 5;
+        let member_id = r.read_string(flexible).in_field("member_id")?;
         let group_instance_id = if version >= 4 {
-            r.read_nullable_string(version >= 5).in_field("group_instance_id")?
+            r.read_nullable_string(flexible).in_field("group_instance_id")?
         } else {
             None
         };
-        let client_id = r.read_string(version >= 5).in_field("client_id")?;
-        let client_host = r.read_string(version >= 5).in_field("client_host")?;
+        let client_id = r.read_string(flexible).in_field("client_id")?;
+        let client_host = r.read_string(flexible).in_field("client_host")?;
         let member_metadata: Cow<'a, [u8]> = r
-            .read_bytes(version >= 5)
+            .read_bytes(flexible)
             .in_field("member_metadata")?;
         let member_assignment: Cow<'a, [u8]> = r
-            .read_bytes(version >= 5)
+            .read_bytes(flexible)
             .in_field("member_assignment")?;
-        let unknown_tagged_fields = if version >= 5 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -220,16 +214,17 @@ impl<'a> rt::Decode<'a> for DescribedGroupMember<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 5).in_field("member_id")?;
+        let flexible = version >= 5;
+        r.read_string(flexible).in_field("member_id")?;
         if version >= 4 {
-            r.read_nullable_string(version >= 5).in_field("group_instance_id")?;
+            r.read_nullable_string(flexible).in_field("group_instance_id")?;
         }
-        r.read_string(version >= 5).in_field("client_id")?;
-        r.read_string(version >= 5).in_field("client_host")?;
-        r.read_bytes(version >= 5).in_field("member_metadata")?;
-        r.read_bytes(version >= 5).in_field("member_assignment")?;
-        if version >= 5 {
-            r.skip_unknown_tagged_fields()?;
+        r.read_string(flexible).in_field("client_id")?;
+        r.read_string(flexible).in_field("client_host")?;
+        r.read_bytes(flexible).in_field("member_metadata")?;
+        r.read_bytes(flexible).in_field("member_assignment")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -242,19 +237,18 @@ impl<'a> rt::Encode for DescribedGroupMember<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.member_id, version >= 5).in_field("member_id")?;
+        let flexible = version >= 5;
+        buf.put_string(&self.member_id, flexible).in_field("member_id")?;
         if version >= 4 {
-            rt::put_nullable_string(buf, self.group_instance_id.as_deref(), version >= 5)
+            buf.put_nullable_string(self.group_instance_id.as_deref(), flexible)
                 .in_field("group_instance_id")?;
         }
-        rt::put_string(buf, &self.client_id, version >= 5).in_field("client_id")?;
-        rt::put_string(buf, &self.client_host, version >= 5).in_field("client_host")?;
-        rt::put_bytes(buf, &self.member_metadata, version >= 5)
-            .in_field("member_metadata")?;
-        rt::put_bytes(buf, &self.member_assignment, version >= 5)
-            .in_field("member_assignment")?;
-        if version >= 5 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.client_id, flexible).in_field("client_id")?;
+        buf.put_string(&self.client_host, flexible).in_field("client_host")?;
+        buf.put_bytes(&self.member_metadata, flexible).in_field("member_metadata")?;
+        buf.put_bytes(&self.member_assignment, flexible).in_field("member_assignment")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -262,16 +256,17 @@ impl<'a> rt::Encode for DescribedGroupMember<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.member_id, version >= 5)
+        let flexible = version >= 5;
+        rt::string_len(&self.member_id, flexible)
             + (if version >= 4 {
-                rt::nullable_string_len(self.group_instance_id.as_deref(), version >= 5)
+                rt::nullable_string_len(self.group_instance_id.as_deref(), flexible)
             } else {
                 0
-            }) + rt::string_len(&self.client_id, version >= 5)
-            + rt::string_len(&self.client_host, version >= 5)
-            + rt::bytes_len(&self.member_metadata, version >= 5)
-            + rt::bytes_len(&self.member_assignment, version >= 5)
-            + (if version >= 5 {
+            }) + rt::string_len(&self.client_id, flexible)
+            + rt::string_len(&self.client_host, flexible)
+            + rt::bytes_len(&self.member_metadata, flexible)
+            + rt::bytes_len(&self.member_assignment, flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -336,15 +331,6 @@ impl<'a> rt::IntoOwned for DescribedGroupMember<'a> {
     }
 }
 
-impl DescribedGroupMember<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribedGroupMember<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Description of each group named in the request.
 ///
 /// The `DescribedGroup` struct of `DescribeGroupsResponse`, used in versions 0-6.
@@ -398,7 +384,7 @@ impl Default for DescribedGroup<'_> {
             protocol_type: Cow::Borrowed(""),
             protocol_data: Cow::Borrowed(""),
             members: rt::StructArray::new(),
-            authorized_operations: -2147483648,
+            authorized_operations: i32::MIN,
             unknown_tagged_fields: rt::UnknownTaggedFields::new(),
         }
     }
@@ -411,25 +397,26 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 5;
         let error_code = r.read_i16().in_field("error_code")?;
         let error_message = if version >= 6 {
-            r.read_nullable_string(true).in_field("error_message")?
+            r.read_nullable_string(rt::COMPACT).in_field("error_message")?
         } else {
             None
         };
-        let group_id = r.read_string(version >= 5).in_field("group_id")?;
-        let group_state = r.read_string(version >= 5).in_field("group_state")?;
-        let protocol_type = r.read_string(version >= 5).in_field("protocol_type")?;
-        let protocol_data = r.read_string(version >= 5).in_field("protocol_data")?;
+        let group_id = r.read_string(flexible).in_field("group_id")?;
+        let group_state = r.read_string(flexible).in_field("group_state")?;
+        let protocol_type = r.read_string(flexible).in_field("protocol_type")?;
+        let protocol_data = r.read_string(flexible).in_field("protocol_data")?;
         let members = r
-            .read_struct_array::<DescribedGroupMember>(version >= 5, version)
+            .read_struct_array::<DescribedGroupMember>(flexible, version)
             .in_field("members")?;
         let authorized_operations = if version >= 3 {
             r.read_i32().in_field("authorized_operations")?
         } else {
-            -2147483648
+            i32::MIN
         };
-        let unknown_tagged_fields = if version >= 5 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -451,21 +438,22 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 5;
         r.read_i16().in_field("error_code")?;
         if version >= 6 {
-            r.read_nullable_string(true).in_field("error_message")?;
+            r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
         }
-        r.read_string(version >= 5).in_field("group_id")?;
-        r.read_string(version >= 5).in_field("group_state")?;
-        r.read_string(version >= 5).in_field("protocol_type")?;
-        r.read_string(version >= 5).in_field("protocol_data")?;
-        r.skip_struct_array::<DescribedGroupMember>(version >= 5, false, version)
+        r.read_string(flexible).in_field("group_id")?;
+        r.read_string(flexible).in_field("group_state")?;
+        r.read_string(flexible).in_field("protocol_type")?;
+        r.read_string(flexible).in_field("protocol_data")?;
+        r.skip_struct_array::<DescribedGroupMember>(flexible, version)
             .in_field("members")?;
         if version >= 3 {
             r.read_i32().in_field("authorized_operations")?;
         }
-        if version >= 5 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -478,13 +466,14 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 5;
         if version < 6 && self.error_message.is_some() {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
                     .in_field("error_message"),
             );
         }
-        if version < 3 && self.authorized_operations != -2147483648 {
+        if version < 3 && self.authorized_operations != i32::MIN {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
                     .in_field("authorized_operations"),
@@ -492,22 +481,19 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
         }
         buf.put_i16(self.error_code);
         if version >= 6 {
-            rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+            buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
                 .in_field("error_message")?;
         }
-        rt::put_string(buf, &self.group_id, version >= 5).in_field("group_id")?;
-        rt::put_string(buf, &self.group_state, version >= 5).in_field("group_state")?;
-        rt::put_string(buf, &self.protocol_type, version >= 5)
-            .in_field("protocol_type")?;
-        rt::put_string(buf, &self.protocol_data, version >= 5)
-            .in_field("protocol_data")?;
-        rt::put_struct_array(buf, &self.members, version >= 5, version)
-            .in_field("members")?;
+        buf.put_string(&self.group_id, flexible).in_field("group_id")?;
+        buf.put_string(&self.group_state, flexible).in_field("group_state")?;
+        buf.put_string(&self.protocol_type, flexible).in_field("protocol_type")?;
+        buf.put_string(&self.protocol_data, flexible).in_field("protocol_data")?;
+        buf.put_struct_array(&self.members, flexible, version).in_field("members")?;
         if version >= 3 {
             buf.put_i32(self.authorized_operations);
         }
-        if version >= 5 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -515,18 +501,19 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 5;
         2
             + (if version >= 6 {
-                rt::nullable_string_len(self.error_message.as_deref(), true)
+                rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
             } else {
                 0
-            }) + rt::string_len(&self.group_id, version >= 5)
-            + rt::string_len(&self.group_state, version >= 5)
-            + rt::string_len(&self.protocol_type, version >= 5)
-            + rt::string_len(&self.protocol_data, version >= 5)
-            + rt::struct_array_len(&self.members, version >= 5, version)
+            }) + rt::string_len(&self.group_id, flexible)
+            + rt::string_len(&self.group_state, flexible)
+            + rt::string_len(&self.protocol_type, flexible)
+            + rt::string_len(&self.protocol_data, flexible)
+            + rt::struct_array_len(&self.members, flexible, version)
             + (if version >= 3 { 4 } else { 0 })
-            + (if version >= 5 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -572,7 +559,7 @@ impl<'a> rt::JsonForm for DescribedGroup<'a> {
             authorized_operations: if version >= 3 {
                 object.required("authorizedOperations", version)?
             } else {
-                -2147483648
+                i32::MIN
             },
             unknown_tagged_fields: if version >= 5 {
                 object.unknown_tagged_fields()?
@@ -600,14 +587,5 @@ impl<'a> rt::IntoOwned for DescribedGroup<'a> {
             authorized_operations: self.authorized_operations,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribedGroup<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribedGroup<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -45,10 +45,11 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let topics = r
-            .read_nullable_struct_array::<DescribableLogDirTopic>(version >= 2, version)
+            .read_nullable_struct_array::<DescribableLogDirTopic>(flexible, version)
             .in_field("topics")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -67,10 +68,11 @@ impl<'a> rt::Encode for DescribeLogDirsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_nullable_struct_array(buf, self.topics.as_ref(), version >= 2, version)
+        let flexible = version >= 2;
+        buf.put_nullable_struct_array(self.topics.as_ref(), flexible, version)
             .in_field("topics")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -78,8 +80,9 @@ impl<'a> rt::Encode for DescribeLogDirsRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::nullable_struct_array_len(self.topics.as_ref(), version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::nullable_struct_array_len(self.topics.as_ref(), flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -123,15 +126,6 @@ impl<'a> rt::IntoOwned for DescribeLogDirsRequest<'a> {
     }
 }
 
-impl DescribeLogDirsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeLogDirsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics whose replicas to report; null reports every replica on the broker.
 ///
 /// The `DescribableLogDirTopic` struct of `DescribeLogDirsRequest`, used in versions 1-5.
@@ -156,11 +150,10 @@ impl<'a> rt::Decode<'a> for DescribableLogDirTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic = r.read_string(version >= 2).in_field("topic")?;
-        let partitions = r
-            .read_scalar_array::<i32>(version >= 2)
-            .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let flexible = version >= 2;
+        let topic = r.read_string(flexible).in_field("topic")?;
+        let partitions = r.read_scalar_array::<i32>(flexible).in_field("partitions")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -176,10 +169,11 @@ impl<'a> rt::Decode<'a> for DescribableLogDirTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 2).in_field("topic")?;
-        r.read_scalar_array::<i32>(version >= 2).in_field("partitions")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 2;
+        r.read_string(flexible).in_field("topic")?;
+        r.read_scalar_array::<i32>(flexible).in_field("partitions")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -192,11 +186,11 @@ impl<'a> rt::Encode for DescribableLogDirTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic, version >= 2).in_field("topic")?;
-        rt::put_scalar_array(buf, &self.partitions, version >= 2)
-            .in_field("partitions")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 2;
+        buf.put_string(&self.topic, flexible).in_field("topic")?;
+        buf.put_scalar_array(&self.partitions, flexible).in_field("partitions")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -204,9 +198,10 @@ impl<'a> rt::Encode for DescribableLogDirTopic<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.topic, version >= 2)
-            + rt::scalar_array_len(&self.partitions, version >= 2)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::string_len(&self.topic, flexible)
+            + rt::scalar_array_len(&self.partitions, flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -250,14 +245,5 @@ impl<'a> rt::IntoOwned for DescribableLogDirTopic<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribableLogDirTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribableLogDirTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -44,6 +44,7 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let error_code = if version >= 3 {
             r.read_i16().in_field("error_code")?
@@ -51,9 +52,9 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsResponse<'a> {
             0
         };
         let results = r
-            .read_struct_array::<DescribeLogDirsResult>(version >= 2, version)
+            .read_struct_array::<DescribeLogDirsResult>(flexible, version)
             .in_field("results")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -74,14 +75,14 @@ impl<'a> rt::Encode for DescribeLogDirsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_i32(self.throttle_time_ms);
         if version >= 3 {
             buf.put_i16(self.error_code);
         }
-        rt::put_struct_array(buf, &self.results, version >= 2, version)
-            .in_field("results")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.results, flexible, version).in_field("results")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -89,9 +90,10 @@ impl<'a> rt::Encode for DescribeLogDirsResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 2;
         4 + (if version >= 3 { 2 } else { 0 })
-            + rt::struct_array_len(&self.results, version >= 2, version)
-            + (if version >= 2 {
+            + rt::struct_array_len(&self.results, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -147,15 +149,6 @@ impl<'a> rt::IntoOwned for DescribeLogDirsResponse<'a> {
     }
 }
 
-impl DescribeLogDirsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeLogDirsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Replicas of this topic's partitions stored in this directory.
 ///
 /// The `DescribeLogDirsPartition` struct of `DescribeLogDirsResponse`, used in versions 1-5.
@@ -188,6 +181,7 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let mut fixed: rt::FixedFields<20> = r
             .read_fixed(
                 &[("partition_index", 4), ("partition_size", 8), ("offset_lag", 8)],
@@ -196,7 +190,7 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsPartition<'a> {
         let partition_size = fixed.i64();
         let offset_lag = fixed.i64();
         let is_future_key = r.read_bool().in_field("is_future_key")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -214,13 +208,14 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 2;
         r.skip_fixed(
             20,
             &[("partition_index", 4), ("partition_size", 8), ("offset_lag", 8)],
         )?;
         r.read_bool().in_field("is_future_key")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -233,15 +228,16 @@ impl<'a> rt::Encode for DescribeLogDirsPartition<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_fixed(
             rt::FixedFieldsWriter::<20>::new()
                 .i32(self.partition_index)
                 .i64(self.partition_size)
                 .i64(self.offset_lag),
         );
-        rt::put_bool(buf, self.is_future_key);
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.is_future_key);
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -249,8 +245,9 @@ impl<'a> rt::Encode for DescribeLogDirsPartition<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 8 + 8 + 1
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        20 + 1
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -303,15 +300,6 @@ impl<'a> rt::IntoOwned for DescribeLogDirsPartition<'a> {
     }
 }
 
-impl DescribeLogDirsPartition<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeLogDirsPartition<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics with requested replicas stored in this directory.
 ///
 /// The `DescribeLogDirsTopic` struct of `DescribeLogDirsResponse`, used in versions 1-5.
@@ -337,11 +325,12 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(version >= 2).in_field("name")?;
+        let flexible = version >= 2;
+        let name = r.read_string(flexible).in_field("name")?;
         let partitions = r
-            .read_struct_array::<DescribeLogDirsPartition>(version >= 2, version)
+            .read_struct_array::<DescribeLogDirsPartition>(flexible, version)
             .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -357,11 +346,12 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 2).in_field("name")?;
-        r.skip_struct_array::<DescribeLogDirsPartition>(version >= 2, false, version)
+        let flexible = version >= 2;
+        r.read_string(flexible).in_field("name")?;
+        r.skip_struct_array::<DescribeLogDirsPartition>(flexible, version)
             .in_field("partitions")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -374,11 +364,12 @@ impl<'a> rt::Encode for DescribeLogDirsTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, version >= 2).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, version >= 2, version)
+        let flexible = version >= 2;
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -386,9 +377,10 @@ impl<'a> rt::Encode for DescribeLogDirsTopic<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, version >= 2)
-            + rt::struct_array_len(&self.partitions, version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::string_len(&self.name, flexible)
+            + rt::struct_array_len(&self.partitions, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -432,15 +424,6 @@ impl<'a> rt::IntoOwned for DescribeLogDirsTopic<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribeLogDirsTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeLogDirsTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -500,10 +483,11 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let error_code = r.read_i16().in_field("error_code")?;
-        let log_dir = r.read_string(version >= 2).in_field("log_dir")?;
+        let log_dir = r.read_string(flexible).in_field("log_dir")?;
         let topics = r
-            .read_struct_array::<DescribeLogDirsTopic>(version >= 2, version)
+            .read_struct_array::<DescribeLogDirsTopic>(flexible, version)
             .in_field("topics")?;
         let (total_bytes, usable_bytes) = if version >= 4 {
             let mut fixed: rt::FixedFields<16> = r
@@ -517,7 +501,7 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsResult<'a> {
         } else {
             false
         };
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -537,9 +521,10 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 2;
         r.read_i16().in_field("error_code")?;
-        r.read_string(version >= 2).in_field("log_dir")?;
-        r.skip_struct_array::<DescribeLogDirsTopic>(version >= 2, false, version)
+        r.read_string(flexible).in_field("log_dir")?;
+        r.skip_struct_array::<DescribeLogDirsTopic>(flexible, version)
             .in_field("topics")?;
         if version >= 4 {
             r.skip_fixed(16, &[("total_bytes", 8), ("usable_bytes", 8)])?;
@@ -547,8 +532,8 @@ impl<'a> rt::Decode<'a> for DescribeLogDirsResult<'a> {
         if version >= 5 {
             r.read_bool().in_field("is_cordoned")?;
         }
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -561,10 +546,10 @@ impl<'a> rt::Encode for DescribeLogDirsResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_i16(self.error_code);
-        rt::put_string(buf, &self.log_dir, version >= 2).in_field("log_dir")?;
-        rt::put_struct_array(buf, &self.topics, version >= 2, version)
-            .in_field("topics")?;
+        buf.put_string(&self.log_dir, flexible).in_field("log_dir")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if version >= 4 {
             buf.put_fixed(
                 rt::FixedFieldsWriter::<16>::new()
@@ -573,10 +558,10 @@ impl<'a> rt::Encode for DescribeLogDirsResult<'a> {
             );
         }
         if version >= 5 {
-            rt::put_bool(buf, self.is_cordoned);
+            buf.put_bool(self.is_cordoned);
         }
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -584,11 +569,11 @@ impl<'a> rt::Encode for DescribeLogDirsResult<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + rt::string_len(&self.log_dir, version >= 2)
-            + rt::struct_array_len(&self.topics, version >= 2, version)
-            + (if version >= 4 { 8 } else { 0 }) + (if version >= 4 { 8 } else { 0 })
-            + (if version >= 5 { 1 } else { 0 })
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        2 + rt::string_len(&self.log_dir, flexible)
+            + rt::struct_array_len(&self.topics, flexible, version)
+            + (if version >= 4 { 16 } else { 0 }) + (if version >= 5 { 1 } else { 0 })
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -662,14 +647,5 @@ impl<'a> rt::IntoOwned for DescribeLogDirsResult<'a> {
             is_cordoned: self.is_cordoned,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribeLogDirsResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeLogDirsResult<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -37,7 +37,7 @@ impl<'a> rt::Decode<'a> for DescribeProducersRequest<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let topics = r
-            .read_struct_array::<TopicRequest>(true, version)
+            .read_struct_array::<TopicRequest>(rt::COMPACT, version)
             .in_field("topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -54,13 +54,13 @@ impl<'a> rt::Encode for DescribeProducersRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.topics, true, version)
+        rt::struct_array_len(&self.topics, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -97,15 +97,6 @@ impl<'a> rt::IntoOwned for DescribeProducersRequest<'a> {
     }
 }
 
-impl DescribeProducersRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeProducersRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics whose partitions to inspect.
 ///
 /// The `TopicRequest` struct of `DescribeProducersRequest`, used in versions 0.
@@ -130,9 +121,9 @@ impl<'a> rt::Decode<'a> for TopicRequest<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let partition_indexes = r
-            .read_scalar_array::<i32>(true)
+            .read_scalar_array::<i32>(rt::COMPACT)
             .in_field("partition_indexes")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -146,9 +137,9 @@ impl<'a> rt::Decode<'a> for TopicRequest<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.read_scalar_array::<i32>(true).in_field("partition_indexes")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("partition_indexes")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -160,16 +151,16 @@ impl<'a> rt::Encode for TopicRequest<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_scalar_array(buf, &self.partition_indexes, true)
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_scalar_array(&self.partition_indexes, rt::COMPACT)
             .in_field("partition_indexes")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true)
-            + rt::scalar_array_len(&self.partition_indexes, true)
+        rt::string_len(&self.name, rt::COMPACT)
+            + rt::scalar_array_len(&self.partition_indexes, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -206,14 +197,5 @@ impl<'a> rt::IntoOwned for TopicRequest<'a> {
             partition_indexes: rt::IntoOwned::into_owned(self.partition_indexes),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TopicRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -42,7 +42,7 @@ impl<'a> rt::Decode<'a> for DescribeProducersResponse<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let topics = r
-            .read_struct_array::<TopicResponse>(true, version)
+            .read_struct_array::<TopicResponse>(rt::COMPACT, version)
             .in_field("topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -61,13 +61,13 @@ impl<'a> rt::Encode for DescribeProducersResponse<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.topics, true, version)
+        4 + rt::struct_array_len(&self.topics, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -104,15 +104,6 @@ impl<'a> rt::IntoOwned for DescribeProducersResponse<'a> {
             topics: rt::IntoOwned::into_owned(self.topics),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribeProducersResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeProducersResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -215,7 +206,7 @@ impl<'a> rt::Decode<'a> for ProducerState<'a> {
                 ("current_txn_start_offset", 8),
             ],
         )?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -236,13 +227,12 @@ impl<'a> rt::Encode for ProducerState<'a> {
                 .i32(self.coordinator_epoch)
                 .i64(self.current_txn_start_offset),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        8 + 4 + 4 + 8 + 4 + 8
-            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        36 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -293,15 +283,6 @@ impl<'a> rt::IntoOwned for ProducerState<'a> {
     }
 }
 
-impl ProducerState<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ProducerState<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Results for each requested partition of this topic.
 ///
 /// The `PartitionResponse` struct of `DescribeProducersResponse`, used in versions 0.
@@ -339,9 +320,11 @@ impl<'a> rt::Decode<'a> for PartitionResponse<'a> {
             .read_fixed(&[("partition_index", 4), ("error_code", 2)])?;
         let partition_index = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let active_producers = r
-            .read_struct_array::<ProducerState>(true, version)
+            .read_struct_array::<ProducerState>(rt::COMPACT, version)
             .in_field("active_producers")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -358,10 +341,10 @@ impl<'a> rt::Decode<'a> for PartitionResponse<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
-        r.read_nullable_string(true).in_field("error_message")?;
-        r.skip_struct_array::<ProducerState>(true, false, version)
+        r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
+        r.skip_struct_array::<ProducerState>(rt::COMPACT, version)
             .in_field("active_producers")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -378,17 +361,17 @@ impl<'a> rt::Encode for PartitionResponse<'a> {
                 .i32(self.partition_index)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_struct_array(buf, &self.active_producers, true, version)
+        buf.put_struct_array(&self.active_producers, rt::COMPACT, version)
             .in_field("active_producers")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
-            + rt::struct_array_len(&self.active_producers, true, version)
+        6 + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
+            + rt::struct_array_len(&self.active_producers, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -434,15 +417,6 @@ impl<'a> rt::IntoOwned for PartitionResponse<'a> {
     }
 }
 
-impl PartitionResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Results for each topic named in the request.
 ///
 /// The `TopicResponse` struct of `DescribeProducersResponse`, used in versions 0.
@@ -468,9 +442,9 @@ impl<'a> rt::Decode<'a> for TopicResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let partitions = r
-            .read_struct_array::<PartitionResponse>(true, version)
+            .read_struct_array::<PartitionResponse>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -484,10 +458,10 @@ impl<'a> rt::Decode<'a> for TopicResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.skip_struct_array::<PartitionResponse>(true, false, version)
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.skip_struct_array::<PartitionResponse>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -499,16 +473,16 @@ impl<'a> rt::Encode for TopicResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, true)
-            + rt::struct_array_len(&self.partitions, true, version)
+        rt::string_len(&self.name, rt::COMPACT)
+            + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -545,14 +519,5 @@ impl<'a> rt::IntoOwned for TopicResponse<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TopicResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -36,7 +36,9 @@ impl<'a> rt::Decode<'a> for DescribeQuorumRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topics = r.read_struct_array::<TopicData>(true, version).in_field("topics")?;
+        let topics = r
+            .read_struct_array::<TopicData>(rt::COMPACT, version)
+            .in_field("topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topics,
@@ -52,13 +54,13 @@ impl<'a> rt::Encode for DescribeQuorumRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.topics, true, version)
+        rt::struct_array_len(&self.topics, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -95,15 +97,6 @@ impl<'a> rt::IntoOwned for DescribeQuorumRequest<'a> {
     }
 }
 
-impl DescribeQuorumRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeQuorumRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions of this topic to describe; in practice only partition 0.
 ///
 /// The `PartitionData` struct of `DescribeQuorumRequest`, used in versions 0-2.
@@ -137,7 +130,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i32().in_field("partition_index")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -150,7 +143,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.partition_index);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -191,15 +184,6 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
     }
 }
 
-impl PartitionData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics to describe; in practice only the metadata topic `__cluster_metadata`.
 ///
 /// The `TopicData` struct of `DescribeQuorumRequest`, used in versions 0-2.
@@ -225,9 +209,9 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic_name = r.read_string(true).in_field("topic_name")?;
+        let topic_name = r.read_string(rt::COMPACT).in_field("topic_name")?;
         let partitions = r
-            .read_struct_array::<PartitionData>(true, version)
+            .read_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -241,10 +225,10 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("topic_name")?;
-        r.skip_struct_array::<PartitionData>(true, false, version)
+        r.read_string(rt::COMPACT).in_field("topic_name")?;
+        r.skip_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -256,16 +240,16 @@ impl<'a> rt::Encode for TopicData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, true).in_field("topic_name")?;
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.topic_name, true)
-            + rt::struct_array_len(&self.partitions, true, version)
+        rt::string_len(&self.topic_name, rt::COMPACT)
+            + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -302,14 +286,5 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TopicData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicData<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

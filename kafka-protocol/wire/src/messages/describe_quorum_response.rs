@@ -63,13 +63,15 @@ impl<'a> rt::Decode<'a> for DescribeQuorumResponse<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let error_code = r.read_i16().in_field("error_code")?;
         let error_message = if version >= 2 {
-            r.read_nullable_string(true).in_field("error_message")?
+            r.read_nullable_string(rt::COMPACT).in_field("error_message")?
         } else {
             Some(Cow::Borrowed(""))
         };
-        let topics = r.read_struct_array::<TopicData>(true, version).in_field("topics")?;
+        let topics = r
+            .read_struct_array::<TopicData>(rt::COMPACT, version)
+            .in_field("topics")?;
         let nodes = if version >= 2 {
-            r.read_struct_array::<Node>(true, version).in_field("nodes")?
+            r.read_struct_array::<Node>(rt::COMPACT, version).in_field("nodes")?
         } else {
             rt::StructArray::new()
         };
@@ -99,26 +101,26 @@ impl<'a> rt::Encode for DescribeQuorumResponse<'a> {
         }
         buf.put_i16(self.error_code);
         if version >= 2 {
-            rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+            buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
                 .in_field("error_message")?;
         }
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
         if version >= 2 {
-            rt::put_struct_array(buf, &self.nodes, true, version).in_field("nodes")?;
+            buf.put_struct_array(&self.nodes, rt::COMPACT, version).in_field("nodes")?;
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         2
             + (if version >= 2 {
-                rt::nullable_string_len(self.error_message.as_deref(), true)
+                rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
             } else {
                 0
-            }) + rt::struct_array_len(&self.topics, true, version)
+            }) + rt::struct_array_len(&self.topics, rt::COMPACT, version)
             + (if version >= 2 {
-                rt::struct_array_len(&self.nodes, true, version)
+                rt::struct_array_len(&self.nodes, rt::COMPACT, version)
             } else {
                 0
             }) + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -175,15 +177,6 @@ impl<'a> rt::IntoOwned for DescribeQuorumResponse<'a> {
             nodes: rt::IntoOwned::into_owned(self.nodes),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribeQuorumResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeQuorumResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -258,7 +251,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         let partition_index = fixed.i32();
         let error_code = fixed.i16();
         let error_message = if version >= 2 {
-            r.read_nullable_string(true).in_field("error_message")?
+            r.read_nullable_string(rt::COMPACT).in_field("error_message")?
         } else {
             Some(Cow::Borrowed(""))
         };
@@ -270,10 +263,10 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         let leader_epoch = fixed.i32();
         let high_watermark = fixed.i64();
         let current_voters = r
-            .read_struct_array::<ReplicaState>(true, version)
+            .read_struct_array::<ReplicaState>(rt::COMPACT, version)
             .in_field("current_voters")?;
         let observers = r
-            .read_struct_array::<ReplicaState>(true, version)
+            .read_struct_array::<ReplicaState>(rt::COMPACT, version)
             .in_field("observers")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -295,16 +288,16 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
         if version >= 2 {
-            r.read_nullable_string(true).in_field("error_message")?;
+            r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
         }
         r.skip_fixed(
             16,
             &[("leader_id", 4), ("leader_epoch", 4), ("high_watermark", 8)],
         )?;
-        r.skip_struct_array::<ReplicaState>(true, false, version)
+        r.skip_struct_array::<ReplicaState>(rt::COMPACT, version)
             .in_field("current_voters")?;
-        r.skip_struct_array::<ReplicaState>(true, false, version).in_field("observers")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_struct_array::<ReplicaState>(rt::COMPACT, version).in_field("observers")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -322,7 +315,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i16(self.error_code),
         );
         if version >= 2 {
-            rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+            buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
                 .in_field("error_message")?;
         }
         buf.put_fixed(
@@ -331,21 +324,22 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i32(self.leader_epoch)
                 .i64(self.high_watermark),
         );
-        rt::put_struct_array(buf, &self.current_voters, true, version)
+        buf.put_struct_array(&self.current_voters, rt::COMPACT, version)
             .in_field("current_voters")?;
-        rt::put_struct_array(buf, &self.observers, true, version).in_field("observers")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.observers, rt::COMPACT, version)
+            .in_field("observers")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2
+        6
             + (if version >= 2 {
-                rt::nullable_string_len(self.error_message.as_deref(), true)
+                rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
             } else {
                 0
-            }) + 4 + 4 + 8 + rt::struct_array_len(&self.current_voters, true, version)
-            + rt::struct_array_len(&self.observers, true, version)
+            }) + 16 + rt::struct_array_len(&self.current_voters, rt::COMPACT, version)
+            + rt::struct_array_len(&self.observers, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -409,15 +403,6 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
     }
 }
 
-impl PartitionData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Quorum state for each topic named in the request.
 ///
 /// The `TopicData` struct of `DescribeQuorumResponse`, used in versions 0-2.
@@ -443,9 +428,9 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic_name = r.read_string(true).in_field("topic_name")?;
+        let topic_name = r.read_string(rt::COMPACT).in_field("topic_name")?;
         let partitions = r
-            .read_struct_array::<PartitionData>(true, version)
+            .read_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -459,10 +444,10 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("topic_name")?;
-        r.skip_struct_array::<PartitionData>(true, false, version)
+        r.read_string(rt::COMPACT).in_field("topic_name")?;
+        r.skip_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -474,16 +459,16 @@ impl<'a> rt::Encode for TopicData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, true).in_field("topic_name")?;
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.topic_name, true)
-            + rt::struct_array_len(&self.partitions, true, version)
+        rt::string_len(&self.topic_name, rt::COMPACT)
+            + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -523,15 +508,6 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
     }
 }
 
-impl TopicData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Listeners the voter accepts connections on.
 ///
 /// The `Listener` struct of `DescribeQuorumResponse`, used in versions 2.
@@ -560,8 +536,8 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
-        let host = r.read_string(true).in_field("host")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -576,10 +552,10 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -591,16 +567,16 @@ impl<'a> rt::Encode for Listener<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + rt::string_len(&self.host, true) + 2
-            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        rt::string_len(&self.name, rt::COMPACT) + rt::string_len(&self.host, rt::COMPACT)
+            + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -642,15 +618,6 @@ impl<'a> rt::IntoOwned for Listener<'a> {
     }
 }
 
-impl Listener<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Listener<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Endpoints of the quorum's voters.
 ///
 /// The `Node` struct of `DescribeQuorumResponse`, used in versions 2.
@@ -678,7 +645,7 @@ impl<'a> rt::Decode<'a> for Node<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let node_id = r.read_i32().in_field("node_id")?;
         let listeners = r
-            .read_struct_array::<Listener>(true, version)
+            .read_struct_array::<Listener>(rt::COMPACT, version)
             .in_field("listeners")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -693,8 +660,8 @@ impl<'a> rt::Decode<'a> for Node<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i32().in_field("node_id")?;
-        r.skip_struct_array::<Listener>(true, false, version).in_field("listeners")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_struct_array::<Listener>(rt::COMPACT, version).in_field("listeners")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -707,13 +674,14 @@ impl<'a> rt::Encode for Node<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.node_id);
-        rt::put_struct_array(buf, &self.listeners, true, version).in_field("listeners")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.listeners, rt::COMPACT, version)
+            .in_field("listeners")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.listeners, true, version)
+        4 + rt::struct_array_len(&self.listeners, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -750,15 +718,6 @@ impl<'a> rt::IntoOwned for Node<'a> {
             listeners: rt::IntoOwned::into_owned(self.listeners),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl Node<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Node<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -854,7 +813,7 @@ impl<'a> rt::Decode<'a> for ReplicaState<'a> {
                 &[("last_fetch_timestamp", 8), ("last_caught_up_timestamp", 8)],
             )?;
         }
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -884,13 +843,12 @@ impl<'a> rt::Encode for ReplicaState<'a> {
                     .i64(self.last_caught_up_timestamp),
             );
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + (if version >= 2 { 16 } else { 0 }) + 8 + (if version >= 1 { 8 } else { 0 })
-            + (if version >= 1 { 8 } else { 0 })
+        4 + (if version >= 2 { 16 } else { 0 }) + 8 + (if version >= 1 { 16 } else { 0 })
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -955,14 +913,5 @@ impl<'a> rt::IntoOwned for ReplicaState<'a> {
             last_caught_up_timestamp: self.last_caught_up_timestamp,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ReplicaState<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ReplicaState<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -37,7 +37,9 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsRequest<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let groups = r
-            .read_struct_array::<DescribeShareGroupOffsetsRequestGroup>(true, version)
+            .read_struct_array::<
+                DescribeShareGroupOffsetsRequestGroup,
+            >(rt::COMPACT, version)
             .in_field("groups")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -54,13 +56,13 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.groups, true, version).in_field("groups")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.groups, rt::COMPACT, version).in_field("groups")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.groups, true, version)
+        rt::struct_array_len(&self.groups, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -97,15 +99,6 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsRequest<'a> {
     }
 }
 
-impl DescribeShareGroupOffsetsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeShareGroupOffsetsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics whose offsets to describe; null describes every partition the group has state for.
 ///
 /// The `DescribeShareGroupOffsetsRequestTopic` struct of `DescribeShareGroupOffsetsRequest`, used in versions 0-1.
@@ -130,8 +123,8 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsRequestTopic<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic_name = r.read_string(true).in_field("topic_name")?;
-        let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
+        let topic_name = r.read_string(rt::COMPACT).in_field("topic_name")?;
+        let partitions = r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_name,
@@ -144,9 +137,9 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsRequestTopic<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("topic_name")?;
-        r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_string(rt::COMPACT).in_field("topic_name")?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -158,15 +151,15 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsRequestTopic<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, true).in_field("topic_name")?;
-        rt::put_scalar_array(buf, &self.partitions, true).in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
+        buf.put_scalar_array(&self.partitions, rt::COMPACT).in_field("partitions")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.topic_name, true)
-            + rt::scalar_array_len(&self.partitions, true)
+        rt::string_len(&self.topic_name, rt::COMPACT)
+            + rt::scalar_array_len(&self.partitions, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -206,15 +199,6 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsRequestTopic<'a> {
     }
 }
 
-impl DescribeShareGroupOffsetsRequestTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeShareGroupOffsetsRequestTopic<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Share groups whose offsets to describe.
 ///
 /// The `DescribeShareGroupOffsetsRequestGroup` struct of `DescribeShareGroupOffsetsRequest`, used in versions 0-1.
@@ -250,11 +234,11 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsRequestGroup<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let group_id = r.read_string(true).in_field("group_id")?;
+        let group_id = r.read_string(rt::COMPACT).in_field("group_id")?;
         let topics = r
             .read_nullable_struct_array::<
                 DescribeShareGroupOffsetsRequestTopic,
-            >(true, version)
+            >(rt::COMPACT, version)
             .in_field("topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -268,10 +252,12 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsRequestGroup<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("group_id")?;
-        r.skip_struct_array::<DescribeShareGroupOffsetsRequestTopic>(true, true, version)
+        r.read_string(rt::COMPACT).in_field("group_id")?;
+        r.skip_nullable_struct_array::<
+                DescribeShareGroupOffsetsRequestTopic,
+            >(rt::COMPACT, version)
             .in_field("topics")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -283,16 +269,16 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsRequestGroup<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, true).in_field("group_id")?;
-        rt::put_nullable_struct_array(buf, self.topics.as_ref(), true, version)
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_nullable_struct_array(self.topics.as_ref(), rt::COMPACT, version)
             .in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.group_id, true)
-            + rt::nullable_struct_array_len(self.topics.as_ref(), true, version)
+        rt::string_len(&self.group_id, rt::COMPACT)
+            + rt::nullable_struct_array_len(self.topics.as_ref(), rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -329,14 +315,5 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsRequestGroup<'a> {
             topics: rt::IntoOwned::into_owned(self.topics),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribeShareGroupOffsetsRequestGroup<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeShareGroupOffsetsRequestGroup<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

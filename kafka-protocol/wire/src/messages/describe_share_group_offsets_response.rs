@@ -42,7 +42,9 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponse<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let groups = r
-            .read_struct_array::<DescribeShareGroupOffsetsResponseGroup>(true, version)
+            .read_struct_array::<
+                DescribeShareGroupOffsetsResponseGroup,
+            >(rt::COMPACT, version)
             .in_field("groups")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -61,13 +63,13 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsResponse<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.groups, true, version).in_field("groups")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.groups, rt::COMPACT, version).in_field("groups")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.groups, true, version)
+        4 + rt::struct_array_len(&self.groups, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -104,15 +106,6 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsResponse<'a> {
             groups: rt::IntoOwned::into_owned(self.groups),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribeShareGroupOffsetsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeShareGroupOffsetsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -180,7 +173,9 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
         let leader_epoch = fixed.i32();
         let lag = if version >= 1 { r.read_i64().in_field("lag")? } else { -1 };
         let error_code = r.read_i16().in_field("error_code")?;
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             partition_index,
@@ -205,8 +200,8 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
             r.read_i64().in_field("lag")?;
         }
         r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(true).in_field("error_message")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -228,15 +223,15 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsResponsePartition<'a> {
             buf.put_i64(self.lag);
         }
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 8 + 4 + (if version >= 1 { 8 } else { 0 }) + 2
-            + rt::nullable_string_len(self.error_message.as_deref(), true)
+        16 + (if version >= 1 { 8 } else { 0 }) + 2
+            + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -290,15 +285,6 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsResponsePartition<'a> {
     }
 }
 
-impl DescribeShareGroupOffsetsResponsePartition<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeShareGroupOffsetsResponsePartition<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Results for each topic described for this group.
 ///
 /// The `DescribeShareGroupOffsetsResponseTopic` struct of `DescribeShareGroupOffsetsResponse`, used in versions 0-1.
@@ -328,12 +314,12 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponseTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic_name = r.read_string(true).in_field("topic_name")?;
+        let topic_name = r.read_string(rt::COMPACT).in_field("topic_name")?;
         let topic_id = r.read_uuid().in_field("topic_id")?;
         let partitions = r
             .read_struct_array::<
                 DescribeShareGroupOffsetsResponsePartition,
-            >(true, version)
+            >(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -348,13 +334,13 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponseTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("topic_name")?;
+        r.read_string(rt::COMPACT).in_field("topic_name")?;
         r.read_uuid().in_field("topic_id")?;
         r.skip_struct_array::<
                 DescribeShareGroupOffsetsResponsePartition,
-            >(true, false, version)
+            >(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -366,17 +352,17 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsResponseTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, true).in_field("topic_name")?;
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.topic_name, true) + 16
-            + rt::struct_array_len(&self.partitions, true, version)
+        rt::string_len(&self.topic_name, rt::COMPACT) + 16
+            + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -419,15 +405,6 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsResponseTopic<'a> {
     }
 }
 
-impl DescribeShareGroupOffsetsResponseTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeShareGroupOffsetsResponseTopic<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Results for each group named in the request.
 ///
 /// The `DescribeShareGroupOffsetsResponseGroup` struct of `DescribeShareGroupOffsetsResponse`, used in versions 0-1.
@@ -461,12 +438,16 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponseGroup<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let group_id = r.read_string(true).in_field("group_id")?;
+        let group_id = r.read_string(rt::COMPACT).in_field("group_id")?;
         let topics = r
-            .read_struct_array::<DescribeShareGroupOffsetsResponseTopic>(true, version)
+            .read_struct_array::<
+                DescribeShareGroupOffsetsResponseTopic,
+            >(rt::COMPACT, version)
             .in_field("topics")?;
         let error_code = r.read_i16().in_field("error_code")?;
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             group_id,
@@ -481,14 +462,14 @@ impl<'a> rt::Decode<'a> for DescribeShareGroupOffsetsResponseGroup<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("group_id")?;
+        r.read_string(rt::COMPACT).in_field("group_id")?;
         r.skip_struct_array::<
                 DescribeShareGroupOffsetsResponseTopic,
-            >(true, false, version)
+            >(rt::COMPACT, version)
             .in_field("topics")?;
         r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(true).in_field("error_message")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -500,19 +481,19 @@ impl<'a> rt::Encode for DescribeShareGroupOffsetsResponseGroup<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, true).in_field("group_id")?;
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.group_id, true)
-            + rt::struct_array_len(&self.topics, true, version) + 2
-            + rt::nullable_string_len(self.error_message.as_deref(), true)
+        rt::string_len(&self.group_id, rt::COMPACT)
+            + rt::struct_array_len(&self.topics, rt::COMPACT, version) + 2
+            + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -555,14 +536,5 @@ impl<'a> rt::IntoOwned for DescribeShareGroupOffsetsResponseGroup<'a> {
             error_message: rt::IntoOwned::into_owned(self.error_message),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribeShareGroupOffsetsResponseGroup<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeShareGroupOffsetsResponseGroup<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -57,7 +57,7 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsRequest<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let topics = r
-            .read_struct_array::<TopicRequest>(true, version)
+            .read_struct_array::<TopicRequest>(rt::COMPACT, version)
             .in_field("topics")?;
         let response_partition_limit = r
             .read_i32()
@@ -82,20 +82,16 @@ impl<'a> rt::Encode for DescribeTopicPartitionsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
         buf.put_i32(self.response_partition_limit);
-        rt::put_nullable_struct(
-                buf,
-                self.cursor.as_ref(),
-                |buf, v| v.encode_to(buf, version),
-            )
+        buf.put_nullable_struct(self.cursor.as_ref(), |buf, v| v.encode_to(buf, version))
             .in_field("cursor")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.topics, true, version) + 4 + 1
+        rt::struct_array_len(&self.topics, rt::COMPACT, version) + 4 + 1
             + self.cursor.as_ref().map_or(0, |v| v.encoded_len(version))
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -140,15 +136,6 @@ impl<'a> rt::IntoOwned for DescribeTopicPartitionsRequest<'a> {
     }
 }
 
-impl DescribeTopicPartitionsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeTopicPartitionsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics to describe; empty describes every topic the caller may see.
 ///
 /// The `TopicRequest` struct of `DescribeTopicPartitionsRequest`, used in versions 0.
@@ -169,7 +156,7 @@ impl<'a> rt::Decode<'a> for TopicRequest<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
@@ -181,8 +168,8 @@ impl<'a> rt::Decode<'a> for TopicRequest<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -194,13 +181,13 @@ impl<'a> rt::Encode for TopicRequest<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true)
+        rt::string_len(&self.name, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -237,15 +224,6 @@ impl<'a> rt::IntoOwned for TopicRequest<'a> {
     }
 }
 
-impl TopicRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Position to resume from, taken from a previous response's NextCursor; null starts at the first topic.
 ///
 /// The `Cursor` struct of `DescribeTopicPartitionsRequest`, used in versions 0.
@@ -270,7 +248,7 @@ impl<'a> rt::Decode<'a> for Cursor<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic_name = r.read_string(true).in_field("topic_name")?;
+        let topic_name = r.read_string(rt::COMPACT).in_field("topic_name")?;
         let partition_index = r.read_i32().in_field("partition_index")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -284,9 +262,9 @@ impl<'a> rt::Decode<'a> for Cursor<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("topic_name")?;
+        r.read_string(rt::COMPACT).in_field("topic_name")?;
         r.read_i32().in_field("partition_index")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -298,14 +276,14 @@ impl<'a> rt::Encode for Cursor<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, true).in_field("topic_name")?;
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
         buf.put_i32(self.partition_index);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.topic_name, true) + 4
+        rt::string_len(&self.topic_name, rt::COMPACT) + 4
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -342,14 +320,5 @@ impl<'a> rt::IntoOwned for Cursor<'a> {
             partition_index: self.partition_index,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl Cursor<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Cursor<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -46,7 +46,9 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponse<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let topics = r
-            .read_struct_array::<DescribeTopicPartitionsResponseTopic>(true, version)
+            .read_struct_array::<
+                DescribeTopicPartitionsResponseTopic,
+            >(rt::COMPACT, version)
             .in_field("topics")?;
         let next_cursor = r
             .read_nullable_struct(|r| Cursor::decode_from(r, version))
@@ -69,19 +71,18 @@ impl<'a> rt::Encode for DescribeTopicPartitionsResponse<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
-        rt::put_nullable_struct(
-                buf,
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_nullable_struct(
                 self.next_cursor.as_ref(),
                 |buf, v| v.encode_to(buf, version),
             )
             .in_field("next_cursor")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.topics, true, version) + 1
+        4 + rt::struct_array_len(&self.topics, rt::COMPACT, version) + 1
             + self.next_cursor.as_ref().map_or(0, |v| v.encoded_len(version))
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -122,15 +123,6 @@ impl<'a> rt::IntoOwned for DescribeTopicPartitionsResponse<'a> {
             next_cursor: rt::IntoOwned::into_owned(self.next_cursor),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribeTopicPartitionsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeTopicPartitionsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -217,16 +209,18 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponsePartition<'a> {
         let partition_index = fixed.i32();
         let leader_id = fixed.i32();
         let leader_epoch = fixed.i32();
-        let replica_nodes = r.read_scalar_array::<i32>(true).in_field("replica_nodes")?;
-        let isr_nodes = r.read_scalar_array::<i32>(true).in_field("isr_nodes")?;
+        let replica_nodes = r
+            .read_scalar_array::<i32>(rt::COMPACT)
+            .in_field("replica_nodes")?;
+        let isr_nodes = r.read_scalar_array::<i32>(rt::COMPACT).in_field("isr_nodes")?;
         let eligible_leader_replicas = r
-            .read_nullable_scalar_array::<i32>(true)
+            .read_nullable_scalar_array::<i32>(rt::COMPACT)
             .in_field("eligible_leader_replicas")?;
         let last_known_elr = r
-            .read_nullable_scalar_array::<i32>(true)
+            .read_nullable_scalar_array::<i32>(rt::COMPACT)
             .in_field("last_known_elr")?;
         let offline_replicas = r
-            .read_scalar_array::<i32>(true)
+            .read_scalar_array::<i32>(rt::COMPACT)
             .in_field("offline_replicas")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -256,12 +250,13 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponsePartition<'a> {
                 ("leader_epoch", 4),
             ],
         )?;
-        r.read_scalar_array::<i32>(true).in_field("replica_nodes")?;
-        r.read_scalar_array::<i32>(true).in_field("isr_nodes")?;
-        r.read_nullable_scalar_array::<i32>(true).in_field("eligible_leader_replicas")?;
-        r.read_nullable_scalar_array::<i32>(true).in_field("last_known_elr")?;
-        r.read_scalar_array::<i32>(true).in_field("offline_replicas")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("replica_nodes")?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("isr_nodes")?;
+        r.read_nullable_scalar_array::<i32>(rt::COMPACT)
+            .in_field("eligible_leader_replicas")?;
+        r.read_nullable_scalar_array::<i32>(rt::COMPACT).in_field("last_known_elr")?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("offline_replicas")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -280,24 +275,30 @@ impl<'a> rt::Encode for DescribeTopicPartitionsResponsePartition<'a> {
                 .i32(self.leader_id)
                 .i32(self.leader_epoch),
         );
-        rt::put_scalar_array(buf, &self.replica_nodes, true).in_field("replica_nodes")?;
-        rt::put_scalar_array(buf, &self.isr_nodes, true).in_field("isr_nodes")?;
-        rt::put_nullable_scalar_array(buf, self.eligible_leader_replicas.as_ref(), true)
+        buf.put_scalar_array(&self.replica_nodes, rt::COMPACT)
+            .in_field("replica_nodes")?;
+        buf.put_scalar_array(&self.isr_nodes, rt::COMPACT).in_field("isr_nodes")?;
+        buf.put_nullable_scalar_array(
+                self.eligible_leader_replicas.as_ref(),
+                rt::COMPACT,
+            )
             .in_field("eligible_leader_replicas")?;
-        rt::put_nullable_scalar_array(buf, self.last_known_elr.as_ref(), true)
+        buf.put_nullable_scalar_array(self.last_known_elr.as_ref(), rt::COMPACT)
             .in_field("last_known_elr")?;
-        rt::put_scalar_array(buf, &self.offline_replicas, true)
+        buf.put_scalar_array(&self.offline_replicas, rt::COMPACT)
             .in_field("offline_replicas")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        2 + 4 + 4 + 4 + rt::scalar_array_len(&self.replica_nodes, true)
-            + rt::scalar_array_len(&self.isr_nodes, true)
-            + rt::nullable_scalar_array_len(self.eligible_leader_replicas.as_ref(), true)
-            + rt::nullable_scalar_array_len(self.last_known_elr.as_ref(), true)
-            + rt::scalar_array_len(&self.offline_replicas, true)
+        14 + rt::scalar_array_len(&self.replica_nodes, rt::COMPACT)
+            + rt::scalar_array_len(&self.isr_nodes, rt::COMPACT)
+            + rt::nullable_scalar_array_len(
+                self.eligible_leader_replicas.as_ref(),
+                rt::COMPACT,
+            ) + rt::nullable_scalar_array_len(self.last_known_elr.as_ref(), rt::COMPACT)
+            + rt::scalar_array_len(&self.offline_replicas, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -361,15 +362,6 @@ impl<'a> rt::IntoOwned for DescribeTopicPartitionsResponsePartition<'a> {
     }
 }
 
-impl DescribeTopicPartitionsResponsePartition<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeTopicPartitionsResponsePartition<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics on this page, sorted by name.
 ///
 /// The `DescribeTopicPartitionsResponseTopic` struct of `DescribeTopicPartitionsResponse`, used in versions 0.
@@ -413,7 +405,7 @@ impl Default for DescribeTopicPartitionsResponseTopic<'_> {
             topic_id: rt::Uuid::ZERO,
             is_internal: false,
             partitions: rt::StructArray::new(),
-            topic_authorized_operations: -2147483648,
+            topic_authorized_operations: i32::MIN,
             unknown_tagged_fields: rt::UnknownTaggedFields::new(),
         }
     }
@@ -427,11 +419,13 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponseTopic<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let error_code = r.read_i16().in_field("error_code")?;
-        let name = r.read_nullable_string(true).in_field("name")?;
+        let name = r.read_nullable_string(rt::COMPACT).in_field("name")?;
         let topic_id = r.read_uuid().in_field("topic_id")?;
         let is_internal = r.read_bool().in_field("is_internal")?;
         let partitions = r
-            .read_struct_array::<DescribeTopicPartitionsResponsePartition>(true, version)
+            .read_struct_array::<
+                DescribeTopicPartitionsResponsePartition,
+            >(rt::COMPACT, version)
             .in_field("partitions")?;
         let topic_authorized_operations = r
             .read_i32()
@@ -453,15 +447,15 @@ impl<'a> rt::Decode<'a> for DescribeTopicPartitionsResponseTopic<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(true).in_field("name")?;
+        r.read_nullable_string(rt::COMPACT).in_field("name")?;
         r.read_uuid().in_field("topic_id")?;
         r.read_bool().in_field("is_internal")?;
         r.skip_struct_array::<
                 DescribeTopicPartitionsResponsePartition,
-            >(true, false, version)
+            >(rt::COMPACT, version)
             .in_field("partitions")?;
         r.read_i32().in_field("topic_authorized_operations")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -474,19 +468,19 @@ impl<'a> rt::Encode for DescribeTopicPartitionsResponseTopic<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.name.as_deref(), true).in_field("name")?;
+        buf.put_nullable_string(self.name.as_deref(), rt::COMPACT).in_field("name")?;
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_bool(buf, self.is_internal);
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_bool(self.is_internal);
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
         buf.put_i32(self.topic_authorized_operations);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + rt::nullable_string_len(self.name.as_deref(), true) + 16 + 1
-            + rt::struct_array_len(&self.partitions, true, version) + 4
+        2 + rt::nullable_string_len(self.name.as_deref(), rt::COMPACT) + 16 + 1
+            + rt::struct_array_len(&self.partitions, rt::COMPACT, version) + 4
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -544,15 +538,6 @@ impl<'a> rt::IntoOwned for DescribeTopicPartitionsResponseTopic<'a> {
     }
 }
 
-impl DescribeTopicPartitionsResponseTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeTopicPartitionsResponseTopic<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Where the next page starts, to be sent back as Cursor; null when this page is the last.
 ///
 /// The `Cursor` struct of `DescribeTopicPartitionsResponse`, used in versions 0.
@@ -577,7 +562,7 @@ impl<'a> rt::Decode<'a> for Cursor<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic_name = r.read_string(true).in_field("topic_name")?;
+        let topic_name = r.read_string(rt::COMPACT).in_field("topic_name")?;
         let partition_index = r.read_i32().in_field("partition_index")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -591,9 +576,9 @@ impl<'a> rt::Decode<'a> for Cursor<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("topic_name")?;
+        r.read_string(rt::COMPACT).in_field("topic_name")?;
         r.read_i32().in_field("partition_index")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -605,14 +590,14 @@ impl<'a> rt::Encode for Cursor<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, true).in_field("topic_name")?;
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
         buf.put_i32(self.partition_index);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.topic_name, true) + 4
+        rt::string_len(&self.topic_name, rt::COMPACT) + 4
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -649,14 +634,5 @@ impl<'a> rt::IntoOwned for Cursor<'a> {
             partition_index: self.partition_index,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl Cursor<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Cursor<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

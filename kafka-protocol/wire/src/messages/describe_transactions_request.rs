@@ -36,7 +36,7 @@ impl<'a> rt::Decode<'a> for DescribeTransactionsRequest<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let transactional_ids = r
-            .read_array(true, |r| r.read_string(true))
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("transactional_ids")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -53,20 +53,22 @@ impl<'a> rt::Encode for DescribeTransactionsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_array(
-                buf,
+        buf.put_array(
                 &self.transactional_ids,
-                true,
-                |buf, v| rt::put_string(buf, v, true),
+                rt::COMPACT,
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("transactional_ids")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::array_len(&self.transactional_ids, true, |v| rt::string_len(v, true))
-            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        rt::array_len(
+            &self.transactional_ids,
+            rt::COMPACT,
+            |v| rt::string_len(v, rt::COMPACT),
+        ) + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -99,14 +101,5 @@ impl<'a> rt::IntoOwned for DescribeTransactionsRequest<'a> {
             transactional_ids: rt::IntoOwned::into_owned(self.transactional_ids),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribeTransactionsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeTransactionsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -42,7 +42,7 @@ impl<'a> rt::Decode<'a> for DescribeTransactionsResponse<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let transaction_states = r
-            .read_struct_array::<TransactionState>(true, version)
+            .read_struct_array::<TransactionState>(rt::COMPACT, version)
             .in_field("transaction_states")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -61,14 +61,14 @@ impl<'a> rt::Encode for DescribeTransactionsResponse<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.transaction_states, true, version)
+        buf.put_struct_array(&self.transaction_states, rt::COMPACT, version)
             .in_field("transaction_states")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.transaction_states, true, version)
+        4 + rt::struct_array_len(&self.transaction_states, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -108,15 +108,6 @@ impl<'a> rt::IntoOwned for DescribeTransactionsResponse<'a> {
     }
 }
 
-impl DescribeTransactionsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeTransactionsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions taking part in the current transaction; while it is being committed or aborted, only those still awaiting their marker.
 ///
 /// The `TopicData` struct of `DescribeTransactionsResponse`, used in versions 0.
@@ -141,8 +132,8 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic = r.read_string(true).in_field("topic")?;
-        let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
+        let topic = r.read_string(rt::COMPACT).in_field("topic")?;
+        let partitions = r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic,
@@ -155,9 +146,9 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("topic")?;
-        r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_string(rt::COMPACT).in_field("topic")?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -169,14 +160,15 @@ impl<'a> rt::Encode for TopicData<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic, true).in_field("topic")?;
-        rt::put_scalar_array(buf, &self.partitions, true).in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.topic, rt::COMPACT).in_field("topic")?;
+        buf.put_scalar_array(&self.partitions, rt::COMPACT).in_field("partitions")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.topic, true) + rt::scalar_array_len(&self.partitions, true)
+        rt::string_len(&self.topic, rt::COMPACT)
+            + rt::scalar_array_len(&self.partitions, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -213,15 +205,6 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TopicData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicData<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -275,8 +258,10 @@ impl<'a> rt::Decode<'a> for TransactionState<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let error_code = r.read_i16().in_field("error_code")?;
-        let transactional_id = r.read_string(true).in_field("transactional_id")?;
-        let transaction_state = r.read_string(true).in_field("transaction_state")?;
+        let transactional_id = r.read_string(rt::COMPACT).in_field("transactional_id")?;
+        let transaction_state = r
+            .read_string(rt::COMPACT)
+            .in_field("transaction_state")?;
         let mut fixed: rt::FixedFields<22> = r
             .read_fixed(
                 &[
@@ -290,7 +275,9 @@ impl<'a> rt::Decode<'a> for TransactionState<'a> {
         let transaction_start_time_ms = fixed.i64();
         let producer_id = fixed.i64();
         let producer_epoch = fixed.i16();
-        let topics = r.read_struct_array::<TopicData>(true, version).in_field("topics")?;
+        let topics = r
+            .read_struct_array::<TopicData>(rt::COMPACT, version)
+            .in_field("topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             error_code,
@@ -310,8 +297,8 @@ impl<'a> rt::Decode<'a> for TransactionState<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i16().in_field("error_code")?;
-        r.read_string(true).in_field("transactional_id")?;
-        r.read_string(true).in_field("transaction_state")?;
+        r.read_string(rt::COMPACT).in_field("transactional_id")?;
+        r.read_string(rt::COMPACT).in_field("transaction_state")?;
         r.skip_fixed(
             22,
             &[
@@ -321,8 +308,8 @@ impl<'a> rt::Decode<'a> for TransactionState<'a> {
                 ("producer_epoch", 2),
             ],
         )?;
-        r.skip_struct_array::<TopicData>(true, false, version).in_field("topics")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_struct_array::<TopicData>(rt::COMPACT, version).in_field("topics")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -335,8 +322,9 @@ impl<'a> rt::Encode for TransactionState<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i16(self.error_code);
-        rt::put_string(buf, &self.transactional_id, true).in_field("transactional_id")?;
-        rt::put_string(buf, &self.transaction_state, true)
+        buf.put_string(&self.transactional_id, rt::COMPACT)
+            .in_field("transactional_id")?;
+        buf.put_string(&self.transaction_state, rt::COMPACT)
             .in_field("transaction_state")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<22>::new()
@@ -345,15 +333,15 @@ impl<'a> rt::Encode for TransactionState<'a> {
                 .i64(self.producer_id)
                 .i16(self.producer_epoch),
         );
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + rt::string_len(&self.transactional_id, true)
-            + rt::string_len(&self.transaction_state, true) + 4 + 8 + 8 + 2
-            + rt::struct_array_len(&self.topics, true, version)
+        2 + rt::string_len(&self.transactional_id, rt::COMPACT)
+            + rt::string_len(&self.transaction_state, rt::COMPACT) + 22
+            + rt::struct_array_len(&self.topics, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -409,14 +397,5 @@ impl<'a> rt::IntoOwned for TransactionState<'a> {
             topics: rt::IntoOwned::into_owned(self.topics),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TransactionState<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TransactionState<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

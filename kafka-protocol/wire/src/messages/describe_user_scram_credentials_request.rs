@@ -46,7 +46,7 @@ impl<'a> rt::Decode<'a> for DescribeUserScramCredentialsRequest<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let users = r
-            .read_nullable_struct_array::<UserName>(true, version)
+            .read_nullable_struct_array::<UserName>(rt::COMPACT, version)
             .in_field("users")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -63,14 +63,14 @@ impl<'a> rt::Encode for DescribeUserScramCredentialsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_nullable_struct_array(buf, self.users.as_ref(), true, version)
+        buf.put_nullable_struct_array(self.users.as_ref(), rt::COMPACT, version)
             .in_field("users")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::nullable_struct_array_len(self.users.as_ref(), true, version)
+        rt::nullable_struct_array_len(self.users.as_ref(), rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -107,15 +107,6 @@ impl<'a> rt::IntoOwned for DescribeUserScramCredentialsRequest<'a> {
     }
 }
 
-impl DescribeUserScramCredentialsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeUserScramCredentialsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Users whose credentials to list; null or empty lists every user that has a SCRAM credential.
 ///
 /// The `UserName` struct of `DescribeUserScramCredentialsRequest`, used in versions 0.
@@ -136,7 +127,7 @@ impl<'a> rt::Decode<'a> for UserName<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             name,
@@ -148,8 +139,8 @@ impl<'a> rt::Decode<'a> for UserName<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -161,13 +152,13 @@ impl<'a> rt::Encode for UserName<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true)
+        rt::string_len(&self.name, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -201,14 +192,5 @@ impl<'a> rt::IntoOwned for UserName<'a> {
             name: rt::IntoOwned::into_owned(self.name),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl UserName<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> UserName<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

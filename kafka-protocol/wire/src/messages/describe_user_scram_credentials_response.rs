@@ -65,9 +65,13 @@ impl<'a> rt::Decode<'a> for DescribeUserScramCredentialsResponse<'a> {
             .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let results = r
-            .read_struct_array::<DescribeUserScramCredentialsResult>(true, version)
+            .read_struct_array::<
+                DescribeUserScramCredentialsResult,
+            >(rt::COMPACT, version)
             .in_field("results")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -92,16 +96,16 @@ impl<'a> rt::Encode for DescribeUserScramCredentialsResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_struct_array(buf, &self.results, true, version).in_field("results")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.results, rt::COMPACT, version).in_field("results")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
-            + rt::struct_array_len(&self.results, true, version)
+        6 + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
+            + rt::struct_array_len(&self.results, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -147,15 +151,6 @@ impl<'a> rt::IntoOwned for DescribeUserScramCredentialsResponse<'a> {
     }
 }
 
-impl DescribeUserScramCredentialsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeUserScramCredentialsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// SCRAM credentials stored for this user, one per mechanism.
 ///
 /// The `CredentialInfo` struct of `DescribeUserScramCredentialsResponse`, used in versions 0.
@@ -197,7 +192,7 @@ impl<'a> rt::Decode<'a> for CredentialInfo<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(5, &[("mechanism", 1), ("iterations", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -212,12 +207,12 @@ impl<'a> rt::Encode for CredentialInfo<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<5>::new().i8(self.mechanism).i32(self.iterations),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        1 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        5 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -253,15 +248,6 @@ impl<'a> rt::IntoOwned for CredentialInfo<'a> {
             iterations: self.iterations,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl CredentialInfo<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> CredentialInfo<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -311,11 +297,13 @@ impl<'a> rt::Decode<'a> for DescribeUserScramCredentialsResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let user = r.read_string(true).in_field("user")?;
+        let user = r.read_string(rt::COMPACT).in_field("user")?;
         let error_code = r.read_i16().in_field("error_code")?;
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let credential_infos = r
-            .read_struct_array::<CredentialInfo>(true, version)
+            .read_struct_array::<CredentialInfo>(rt::COMPACT, version)
             .in_field("credential_infos")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -331,12 +319,12 @@ impl<'a> rt::Decode<'a> for DescribeUserScramCredentialsResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("user")?;
+        r.read_string(rt::COMPACT).in_field("user")?;
         r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(true).in_field("error_message")?;
-        r.skip_struct_array::<CredentialInfo>(true, false, version)
+        r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
+        r.skip_struct_array::<CredentialInfo>(rt::COMPACT, version)
             .in_field("credential_infos")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -348,20 +336,20 @@ impl<'a> rt::Encode for DescribeUserScramCredentialsResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.user, true).in_field("user")?;
+        buf.put_string(&self.user, rt::COMPACT).in_field("user")?;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_struct_array(buf, &self.credential_infos, true, version)
+        buf.put_struct_array(&self.credential_infos, rt::COMPACT, version)
             .in_field("credential_infos")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.user, true) + 2
-            + rt::nullable_string_len(self.error_message.as_deref(), true)
-            + rt::struct_array_len(&self.credential_infos, true, version)
+        rt::string_len(&self.user, rt::COMPACT) + 2
+            + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
+            + rt::struct_array_len(&self.credential_infos, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -404,14 +392,5 @@ impl<'a> rt::IntoOwned for DescribeUserScramCredentialsResult<'a> {
             credential_infos: rt::IntoOwned::into_owned(self.credential_infos),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl DescribeUserScramCredentialsResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribeUserScramCredentialsResult<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -55,16 +55,17 @@ impl<'a> rt::Decode<'a> for ElectLeadersRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let election_type = if version >= 1 {
             r.read_i8().in_field("election_type")?
         } else {
             0
         };
         let topic_partitions = r
-            .read_nullable_struct_array::<TopicPartitions>(version >= 2, version)
+            .read_nullable_struct_array::<TopicPartitions>(flexible, version)
             .in_field("topic_partitions")?;
         let timeout_ms = r.read_i32().in_field("timeout_ms")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -85,6 +86,7 @@ impl<'a> rt::Encode for ElectLeadersRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         if version < 1 && self.election_type != 0 {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -94,16 +96,11 @@ impl<'a> rt::Encode for ElectLeadersRequest<'a> {
         if version >= 1 {
             buf.put_i8(self.election_type);
         }
-        rt::put_nullable_struct_array(
-                buf,
-                self.topic_partitions.as_ref(),
-                version >= 2,
-                version,
-            )
+        buf.put_nullable_struct_array(self.topic_partitions.as_ref(), flexible, version)
             .in_field("topic_partitions")?;
         buf.put_i32(self.timeout_ms);
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -111,13 +108,14 @@ impl<'a> rt::Encode for ElectLeadersRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 2;
         (if version >= 1 { 1 } else { 0 })
             + rt::nullable_struct_array_len(
                 self.topic_partitions.as_ref(),
-                version >= 2,
+                flexible,
                 version,
             ) + 4
-            + (if version >= 2 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -173,15 +171,6 @@ impl<'a> rt::IntoOwned for ElectLeadersRequest<'a> {
     }
 }
 
-impl ElectLeadersRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ElectLeadersRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions to run the election for, grouped by topic; null means every partition in the cluster.
 ///
 /// The `TopicPartitions` struct of `ElectLeadersRequest`, used in versions 0-2.
@@ -206,11 +195,10 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic = r.read_string(version >= 2).in_field("topic")?;
-        let partitions = r
-            .read_scalar_array::<i32>(version >= 2)
-            .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let flexible = version >= 2;
+        let topic = r.read_string(flexible).in_field("topic")?;
+        let partitions = r.read_scalar_array::<i32>(flexible).in_field("partitions")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -226,10 +214,11 @@ impl<'a> rt::Decode<'a> for TopicPartitions<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 2).in_field("topic")?;
-        r.read_scalar_array::<i32>(version >= 2).in_field("partitions")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 2;
+        r.read_string(flexible).in_field("topic")?;
+        r.read_scalar_array::<i32>(flexible).in_field("partitions")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -242,11 +231,11 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic, version >= 2).in_field("topic")?;
-        rt::put_scalar_array(buf, &self.partitions, version >= 2)
-            .in_field("partitions")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 2;
+        buf.put_string(&self.topic, flexible).in_field("topic")?;
+        buf.put_scalar_array(&self.partitions, flexible).in_field("partitions")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -254,9 +243,10 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.topic, version >= 2)
-            + rt::scalar_array_len(&self.partitions, version >= 2)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::string_len(&self.topic, flexible)
+            + rt::scalar_array_len(&self.partitions, flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -300,14 +290,5 @@ impl<'a> rt::IntoOwned for TopicPartitions<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TopicPartitions<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicPartitions<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -44,6 +44,7 @@ impl<'a> rt::Decode<'a> for ElectLeadersResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let error_code = if version >= 1 {
             r.read_i16().in_field("error_code")?
@@ -51,9 +52,9 @@ impl<'a> rt::Decode<'a> for ElectLeadersResponse<'a> {
             0
         };
         let replica_election_results = r
-            .read_struct_array::<ReplicaElectionResult>(version >= 2, version)
+            .read_struct_array::<ReplicaElectionResult>(flexible, version)
             .in_field("replica_election_results")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -74,6 +75,7 @@ impl<'a> rt::Encode for ElectLeadersResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         if version < 1 && self.error_code != 0 {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -84,10 +86,10 @@ impl<'a> rt::Encode for ElectLeadersResponse<'a> {
         if version >= 1 {
             buf.put_i16(self.error_code);
         }
-        rt::put_struct_array(buf, &self.replica_election_results, version >= 2, version)
+        buf.put_struct_array(&self.replica_election_results, flexible, version)
             .in_field("replica_election_results")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -95,9 +97,10 @@ impl<'a> rt::Encode for ElectLeadersResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 2;
         4 + (if version >= 1 { 2 } else { 0 })
-            + rt::struct_array_len(&self.replica_election_results, version >= 2, version)
-            + (if version >= 2 {
+            + rt::struct_array_len(&self.replica_election_results, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -156,15 +159,6 @@ impl<'a> rt::IntoOwned for ElectLeadersResponse<'a> {
     }
 }
 
-impl ElectLeadersResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ElectLeadersResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcome for each requested partition of this topic.
 ///
 /// The `PartitionResult` struct of `ElectLeadersResponse`, used in versions 0-2.
@@ -205,14 +199,13 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let mut fixed: rt::FixedFields<6> = r
             .read_fixed(&[("partition_id", 4), ("error_code", 2)])?;
         let partition_id = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r
-            .read_nullable_string(version >= 2)
-            .in_field("error_message")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let error_message = r.read_nullable_string(flexible).in_field("error_message")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -229,10 +222,11 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 2;
         r.skip_fixed(6, &[("partition_id", 4), ("error_code", 2)])?;
-        r.read_nullable_string(version >= 2).in_field("error_message")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(flexible).in_field("error_message")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -245,13 +239,14 @@ impl<'a> rt::Encode for PartitionResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new().i32(self.partition_id).i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), version >= 2)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -259,8 +254,9 @@ impl<'a> rt::Encode for PartitionResult<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 2)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        6 + rt::nullable_string_len(self.error_message.as_deref(), flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -310,15 +306,6 @@ impl<'a> rt::IntoOwned for PartitionResult<'a> {
     }
 }
 
-impl PartitionResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionResult<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcome per topic. Empty when the request covered all partitions and the caller lacked permission.
 ///
 /// The `ReplicaElectionResult` struct of `ElectLeadersResponse`, used in versions 0-2.
@@ -344,11 +331,12 @@ impl<'a> rt::Decode<'a> for ReplicaElectionResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic = r.read_string(version >= 2).in_field("topic")?;
+        let flexible = version >= 2;
+        let topic = r.read_string(flexible).in_field("topic")?;
         let partition_result = r
-            .read_struct_array::<PartitionResult>(version >= 2, version)
+            .read_struct_array::<PartitionResult>(flexible, version)
             .in_field("partition_result")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -364,11 +352,12 @@ impl<'a> rt::Decode<'a> for ReplicaElectionResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 2).in_field("topic")?;
-        r.skip_struct_array::<PartitionResult>(version >= 2, false, version)
+        let flexible = version >= 2;
+        r.read_string(flexible).in_field("topic")?;
+        r.skip_struct_array::<PartitionResult>(flexible, version)
             .in_field("partition_result")?;
-        if version >= 2 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -381,11 +370,12 @@ impl<'a> rt::Encode for ReplicaElectionResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic, version >= 2).in_field("topic")?;
-        rt::put_struct_array(buf, &self.partition_result, version >= 2, version)
+        let flexible = version >= 2;
+        buf.put_string(&self.topic, flexible).in_field("topic")?;
+        buf.put_struct_array(&self.partition_result, flexible, version)
             .in_field("partition_result")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -393,9 +383,10 @@ impl<'a> rt::Encode for ReplicaElectionResult<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.topic, version >= 2)
-            + rt::struct_array_len(&self.partition_result, version >= 2, version)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::string_len(&self.topic, flexible)
+            + rt::struct_array_len(&self.partition_result, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -439,14 +430,5 @@ impl<'a> rt::IntoOwned for ReplicaElectionResult<'a> {
             partition_result: rt::IntoOwned::into_owned(self.partition_result),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ReplicaElectionResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ReplicaElectionResult<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

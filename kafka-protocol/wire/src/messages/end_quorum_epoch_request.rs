@@ -44,17 +44,18 @@ impl<'a> rt::Decode<'a> for EndQuorumEpochRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let cluster_id = r.read_nullable_string(version >= 1).in_field("cluster_id")?;
+        let flexible = version >= 1;
+        let cluster_id = r.read_nullable_string(flexible).in_field("cluster_id")?;
         let topics = r
-            .read_struct_array::<TopicData>(version >= 1, version)
+            .read_struct_array::<TopicData>(flexible, version)
             .in_field("topics")?;
         let leader_endpoints = if version >= 1 {
-            r.read_struct_array::<LeaderEndpoint>(true, version)
+            r.read_struct_array::<LeaderEndpoint>(rt::COMPACT, version)
                 .in_field("leader_endpoints")?
         } else {
             rt::StructArray::new()
         };
-        let unknown_tagged_fields = if version >= 1 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -75,16 +76,16 @@ impl<'a> rt::Encode for EndQuorumEpochRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_nullable_string(buf, self.cluster_id.as_deref(), version >= 1)
+        let flexible = version >= 1;
+        buf.put_nullable_string(self.cluster_id.as_deref(), flexible)
             .in_field("cluster_id")?;
-        rt::put_struct_array(buf, &self.topics, version >= 1, version)
-            .in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if version >= 1 {
-            rt::put_struct_array(buf, &self.leader_endpoints, true, version)
+            buf.put_struct_array(&self.leader_endpoints, rt::COMPACT, version)
                 .in_field("leader_endpoints")?;
         }
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -92,14 +93,15 @@ impl<'a> rt::Encode for EndQuorumEpochRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::nullable_string_len(self.cluster_id.as_deref(), version >= 1)
-            + rt::struct_array_len(&self.topics, version >= 1, version)
+        let flexible = version >= 1;
+        rt::nullable_string_len(self.cluster_id.as_deref(), flexible)
+            + rt::struct_array_len(&self.topics, flexible, version)
             + (if version >= 1 {
-                rt::struct_array_len(&self.leader_endpoints, true, version)
+                rt::struct_array_len(&self.leader_endpoints, rt::COMPACT, version)
             } else {
                 0
             })
-            + (if version >= 1 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -155,15 +157,6 @@ impl<'a> rt::IntoOwned for EndQuorumEpochRequest<'a> {
     }
 }
 
-impl EndQuorumEpochRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> EndQuorumEpochRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Voters ranked best first for taking over, typically the most caught-up; a voter lower in the list backs off longer before becoming a candidate.
 ///
 /// The `ReplicaInfo` struct of `EndQuorumEpochRequest`, used in versions 1.
@@ -205,7 +198,7 @@ impl<'a> rt::Decode<'a> for ReplicaInfo<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(20, &[("candidate_id", 4), ("candidate_directory_id", 16)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -222,12 +215,12 @@ impl<'a> rt::Encode for ReplicaInfo<'a> {
                 .i32(self.candidate_id)
                 .uuid(self.candidate_directory_id),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 16 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        20 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -263,15 +256,6 @@ impl<'a> rt::IntoOwned for ReplicaInfo<'a> {
             candidate_directory_id: self.candidate_directory_id,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ReplicaInfo<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ReplicaInfo<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -312,6 +296,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 1;
         let mut fixed: rt::FixedFields<12> = r
             .read_fixed(
                 &[("partition_index", 4), ("leader_id", 4), ("leader_epoch", 4)],
@@ -320,17 +305,17 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         let leader_id = fixed.i32();
         let leader_epoch = fixed.i32();
         let preferred_successors = if version <= 0 {
-            r.read_scalar_array::<i32>(false).in_field("preferred_successors")?
+            r.read_scalar_array::<i32>(rt::CLASSIC).in_field("preferred_successors")?
         } else {
             rt::ScalarArray::new()
         };
         let preferred_candidates = if version >= 1 {
-            r.read_struct_array::<ReplicaInfo>(true, version)
+            r.read_struct_array::<ReplicaInfo>(rt::COMPACT, version)
                 .in_field("preferred_candidates")?
         } else {
             rt::StructArray::new()
         };
-        let unknown_tagged_fields = if version >= 1 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -349,19 +334,20 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 1;
         r.skip_fixed(
             12,
             &[("partition_index", 4), ("leader_id", 4), ("leader_epoch", 4)],
         )?;
         if version <= 0 {
-            r.read_scalar_array::<i32>(false).in_field("preferred_successors")?;
+            r.read_scalar_array::<i32>(rt::CLASSIC).in_field("preferred_successors")?;
         }
         if version >= 1 {
-            r.skip_struct_array::<ReplicaInfo>(true, false, version)
+            r.skip_struct_array::<ReplicaInfo>(rt::COMPACT, version)
                 .in_field("preferred_candidates")?;
         }
-        if version >= 1 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -374,6 +360,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 1;
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new()
                 .i32(self.partition_index)
@@ -381,15 +368,15 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i32(self.leader_epoch),
         );
         if version <= 0 {
-            rt::put_scalar_array(buf, &self.preferred_successors, false)
+            buf.put_scalar_array(&self.preferred_successors, rt::CLASSIC)
                 .in_field("preferred_successors")?;
         }
         if version >= 1 {
-            rt::put_struct_array(buf, &self.preferred_candidates, true, version)
+            buf.put_struct_array(&self.preferred_candidates, rt::COMPACT, version)
                 .in_field("preferred_candidates")?;
         }
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -397,18 +384,19 @@ impl<'a> rt::Encode for PartitionData<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 4 + 4
+        let flexible = version >= 1;
+        12
             + (if version <= 0 {
-                rt::scalar_array_len(&self.preferred_successors, false)
+                rt::scalar_array_len(&self.preferred_successors, rt::CLASSIC)
             } else {
                 0
             })
             + (if version >= 1 {
-                rt::struct_array_len(&self.preferred_candidates, true, version)
+                rt::struct_array_len(&self.preferred_candidates, rt::COMPACT, version)
             } else {
                 0
             })
-            + (if version >= 1 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -476,15 +464,6 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
     }
 }
 
-impl PartitionData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions whose leadership is being given up, grouped by topic.
 ///
 /// The `TopicData` struct of `EndQuorumEpochRequest`, used in versions 0-1.
@@ -510,11 +489,12 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic_name = r.read_string(version >= 1).in_field("topic_name")?;
+        let flexible = version >= 1;
+        let topic_name = r.read_string(flexible).in_field("topic_name")?;
         let partitions = r
-            .read_struct_array::<PartitionData>(version >= 1, version)
+            .read_struct_array::<PartitionData>(flexible, version)
             .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 1 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -530,11 +510,11 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 1).in_field("topic_name")?;
-        r.skip_struct_array::<PartitionData>(version >= 1, false, version)
-            .in_field("partitions")?;
-        if version >= 1 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 1;
+        r.read_string(flexible).in_field("topic_name")?;
+        r.skip_struct_array::<PartitionData>(flexible, version).in_field("partitions")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -547,11 +527,12 @@ impl<'a> rt::Encode for TopicData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, version >= 1).in_field("topic_name")?;
-        rt::put_struct_array(buf, &self.partitions, version >= 1, version)
+        let flexible = version >= 1;
+        buf.put_string(&self.topic_name, flexible).in_field("topic_name")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -559,9 +540,10 @@ impl<'a> rt::Encode for TopicData<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.topic_name, version >= 1)
-            + rt::struct_array_len(&self.partitions, version >= 1, version)
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        rt::string_len(&self.topic_name, flexible)
+            + rt::struct_array_len(&self.partitions, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -608,15 +590,6 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
     }
 }
 
-impl TopicData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Listeners on which the resigning leader can be reached.
 ///
 /// The `LeaderEndpoint` struct of `EndQuorumEpochRequest`, used in versions 1.
@@ -645,8 +618,8 @@ impl<'a> rt::Decode<'a> for LeaderEndpoint<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
-        let host = r.read_string(true).in_field("host")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -661,10 +634,10 @@ impl<'a> rt::Decode<'a> for LeaderEndpoint<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -676,16 +649,16 @@ impl<'a> rt::Encode for LeaderEndpoint<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + rt::string_len(&self.host, true) + 2
-            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        rt::string_len(&self.name, rt::COMPACT) + rt::string_len(&self.host, rt::COMPACT)
+            + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -724,14 +697,5 @@ impl<'a> rt::IntoOwned for LeaderEndpoint<'a> {
             port: self.port,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl LeaderEndpoint<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> LeaderEndpoint<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

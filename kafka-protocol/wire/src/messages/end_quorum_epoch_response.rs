@@ -44,12 +44,13 @@ impl<'a> rt::Decode<'a> for EndQuorumEpochResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 1;
         let error_code = r.read_i16().in_field("error_code")?;
         let topics = r
-            .read_struct_array::<TopicData>(version >= 1, version)
+            .read_struct_array::<TopicData>(flexible, version)
             .in_field("topics")?;
         let node_endpoints = rt::StructArray::new();
-        let (node_endpoints, unknown_tagged_fields) = if version >= 1
+        let (node_endpoints, unknown_tagged_fields) = if flexible
             && !r.skip_empty_tagged_section()
         {
             let mut node_endpoints = node_endpoints;
@@ -60,7 +61,7 @@ impl<'a> rt::Decode<'a> for EndQuorumEpochResponse<'a> {
                     match tag {
                         0u32 => {
                             node_endpoints = r
-                                .read_struct_array::<NodeEndpoint>(true, version)
+                                .read_struct_array::<NodeEndpoint>(rt::COMPACT, version)
                                 .in_field("node_endpoints")?;
                         }
                         _ => return Ok(false),
@@ -88,6 +89,7 @@ impl<'a> rt::Encode for EndQuorumEpochResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 1;
         if version < 1 && !self.node_endpoints.is_empty() {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -95,9 +97,8 @@ impl<'a> rt::Encode for EndQuorumEpochResponse<'a> {
             );
         }
         buf.put_i16(self.error_code);
-        rt::put_struct_array(buf, &self.topics, version >= 1, version)
-            .in_field("topics")?;
-        if version >= 1 {
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
+        if flexible {
             let write_node_endpoints = !self.node_endpoints.is_empty();
             let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
             let count = self.unknown_tagged_fields.len()
@@ -105,12 +106,11 @@ impl<'a> rt::Encode for EndQuorumEpochResponse<'a> {
             buf.put_uvarint(count as u32);
             tagged.write_before(buf, 0u32, write_node_endpoints)?;
             if write_node_endpoints {
-                rt::put_tag_header(
-                    buf,
+                buf.put_tag_header(
                     0u32,
-                    rt::struct_array_len(&self.node_endpoints, true, version),
+                    rt::struct_array_len(&self.node_endpoints, rt::COMPACT, version),
                 );
-                rt::put_struct_array(buf, &self.node_endpoints, true, version)
+                buf.put_struct_array(&self.node_endpoints, rt::COMPACT, version)
                     .in_field("node_endpoints")?;
             }
             tagged.finish(buf);
@@ -121,8 +121,9 @@ impl<'a> rt::Encode for EndQuorumEpochResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + rt::struct_array_len(&self.topics, version >= 1, version)
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        2 + rt::struct_array_len(&self.topics, flexible, version)
+            + (if flexible {
                 let write_node_endpoints = !self.node_endpoints.is_empty();
                 let count = self.unknown_tagged_fields.len()
                     + usize::from(write_node_endpoints);
@@ -131,7 +132,11 @@ impl<'a> rt::Encode for EndQuorumEpochResponse<'a> {
                     + if write_node_endpoints {
                         rt::tagged_field_len(
                             0u32,
-                            rt::struct_array_len(&self.node_endpoints, true, version),
+                            rt::struct_array_len(
+                                &self.node_endpoints,
+                                rt::COMPACT,
+                                version,
+                            ),
                         )
                     } else {
                         0
@@ -192,15 +197,6 @@ impl<'a> rt::IntoOwned for EndQuorumEpochResponse<'a> {
     }
 }
 
-impl EndQuorumEpochResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> EndQuorumEpochResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Answer for each partition of this topic.
 ///
 /// The `PartitionData` struct of `EndQuorumEpochResponse`, used in versions 0-1.
@@ -233,6 +229,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 1;
         let mut fixed: rt::FixedFields<14> = r
             .read_fixed(
                 &[
@@ -246,7 +243,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         let error_code = fixed.i16();
         let leader_id = fixed.i32();
         let leader_epoch = fixed.i32();
-        let unknown_tagged_fields = if version >= 1 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -264,6 +261,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 1;
         r.skip_fixed(
             14,
             &[
@@ -273,8 +271,8 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
                 ("leader_epoch", 4),
             ],
         )?;
-        if version >= 1 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -287,6 +285,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 1;
         buf.put_fixed(
             rt::FixedFieldsWriter::<14>::new()
                 .i32(self.partition_index)
@@ -294,8 +293,8 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i32(self.leader_id)
                 .i32(self.leader_epoch),
         );
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -303,8 +302,9 @@ impl<'a> rt::Encode for PartitionData<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + 4 + 4
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        14
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -357,15 +357,6 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
     }
 }
 
-impl PartitionData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Per-partition answers, grouped by topic.
 ///
 /// The `TopicData` struct of `EndQuorumEpochResponse`, used in versions 0-1.
@@ -391,11 +382,12 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic_name = r.read_string(version >= 1).in_field("topic_name")?;
+        let flexible = version >= 1;
+        let topic_name = r.read_string(flexible).in_field("topic_name")?;
         let partitions = r
-            .read_struct_array::<PartitionData>(version >= 1, version)
+            .read_struct_array::<PartitionData>(flexible, version)
             .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 1 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -411,11 +403,11 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 1).in_field("topic_name")?;
-        r.skip_struct_array::<PartitionData>(version >= 1, false, version)
-            .in_field("partitions")?;
-        if version >= 1 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 1;
+        r.read_string(flexible).in_field("topic_name")?;
+        r.skip_struct_array::<PartitionData>(flexible, version).in_field("partitions")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -428,11 +420,12 @@ impl<'a> rt::Encode for TopicData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, version >= 1).in_field("topic_name")?;
-        rt::put_struct_array(buf, &self.partitions, version >= 1, version)
+        let flexible = version >= 1;
+        buf.put_string(&self.topic_name, flexible).in_field("topic_name")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -440,9 +433,10 @@ impl<'a> rt::Encode for TopicData<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.topic_name, version >= 1)
-            + rt::struct_array_len(&self.partitions, version >= 1, version)
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        rt::string_len(&self.topic_name, flexible)
+            + rt::struct_array_len(&self.partitions, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -489,15 +483,6 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
     }
 }
 
-impl TopicData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// How to reach each leader named in the partition answers.
 ///
 /// The `NodeEndpoint` struct of `EndQuorumEpochResponse`, used in versions 1.
@@ -527,7 +512,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let node_id = r.read_i32().in_field("node_id")?;
-        let host = r.read_string(true).in_field("host")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -543,9 +528,9 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i32().in_field("node_id")?;
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -558,14 +543,14 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.node_id);
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + rt::string_len(&self.host, true) + 2
+        4 + rt::string_len(&self.host, rt::COMPACT) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -605,14 +590,5 @@ impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
             port: self.port,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl NodeEndpoint<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> NodeEndpoint<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -73,11 +73,3 @@ impl rt::IntoOwned for EndTxnMarker {
         self
     }
 }
-
-impl EndTxnMarker {
-    /// Returns the value itself: it borrows nothing.
-    #[inline]
-    pub fn into_owned(self) -> Self {
-        self
-    }
-}

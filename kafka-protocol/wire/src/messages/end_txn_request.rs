@@ -47,13 +47,14 @@ impl<'a> rt::Decode<'a> for EndTxnRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let transactional_id = r.read_string(version >= 3).in_field("transactional_id")?;
+        let flexible = version >= 3;
+        let transactional_id = r.read_string(flexible).in_field("transactional_id")?;
         let mut fixed: rt::FixedFields<10> = r
             .read_fixed(&[("producer_id", 8), ("producer_epoch", 2)])?;
         let producer_id = fixed.i64();
         let producer_epoch = fixed.i16();
         let committed = r.read_bool().in_field("committed")?;
-        let unknown_tagged_fields = if version >= 3 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -75,16 +76,16 @@ impl<'a> rt::Encode for EndTxnRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.transactional_id, version >= 3)
-            .in_field("transactional_id")?;
+        let flexible = version >= 3;
+        buf.put_string(&self.transactional_id, flexible).in_field("transactional_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<10>::new()
                 .i64(self.producer_id)
                 .i16(self.producer_epoch),
         );
-        rt::put_bool(buf, self.committed);
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.committed);
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -92,8 +93,9 @@ impl<'a> rt::Encode for EndTxnRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.transactional_id, version >= 3) + 8 + 2 + 1
-            + (if version >= 3 {
+        let flexible = version >= 3;
+        rt::string_len(&self.transactional_id, flexible) + 10 + 1
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -143,14 +145,5 @@ impl<'a> rt::IntoOwned for EndTxnRequest<'a> {
             committed: self.committed,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl EndTxnRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> EndTxnRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

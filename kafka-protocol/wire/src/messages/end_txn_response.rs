@@ -58,6 +58,7 @@ impl<'a> rt::Decode<'a> for EndTxnResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 3;
         let mut fixed: rt::FixedFields<6> = r
             .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
         let throttle_time_ms = fixed.i32();
@@ -69,7 +70,7 @@ impl<'a> rt::Decode<'a> for EndTxnResponse<'a> {
         } else {
             (-1, -1)
         };
-        let unknown_tagged_fields = if version >= 3 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -91,6 +92,7 @@ impl<'a> rt::Encode for EndTxnResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 3;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new()
                 .i32(self.throttle_time_ms)
@@ -103,8 +105,8 @@ impl<'a> rt::Encode for EndTxnResponse<'a> {
                     .i16(self.producer_epoch),
             );
         }
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -112,8 +114,9 @@ impl<'a> rt::Encode for EndTxnResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + (if version >= 5 { 8 } else { 0 }) + (if version >= 5 { 2 } else { 0 })
-            + (if version >= 3 {
+        let flexible = version >= 3;
+        6 + (if version >= 5 { 10 } else { 0 })
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -175,14 +178,5 @@ impl<'a> rt::IntoOwned for EndTxnResponse<'a> {
             producer_epoch: self.producer_epoch,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl EndTxnResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> EndTxnResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -55,12 +55,14 @@ impl<'a> rt::Decode<'a> for EnvelopeRequest<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let request_data: Cow<'a, [u8]> = r.read_bytes(true).in_field("request_data")?;
+        let request_data: Cow<'a, [u8]> = r
+            .read_bytes(rt::COMPACT)
+            .in_field("request_data")?;
         let request_principal: Option<Cow<'a, [u8]>> = r
-            .read_nullable_bytes(true)
+            .read_nullable_bytes(rt::COMPACT)
             .in_field("request_principal")?;
         let client_host_address: Cow<'a, [u8]> = r
-            .read_bytes(true)
+            .read_bytes(rt::COMPACT)
             .in_field("client_host_address")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -79,19 +81,19 @@ impl<'a> rt::Encode for EnvelopeRequest<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_bytes(buf, &self.request_data, true).in_field("request_data")?;
-        rt::put_nullable_bytes(buf, self.request_principal.as_deref(), true)
+        buf.put_bytes(&self.request_data, rt::COMPACT).in_field("request_data")?;
+        buf.put_nullable_bytes(self.request_principal.as_deref(), rt::COMPACT)
             .in_field("request_principal")?;
-        rt::put_bytes(buf, &self.client_host_address, true)
+        buf.put_bytes(&self.client_host_address, rt::COMPACT)
             .in_field("client_host_address")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::bytes_len(&self.request_data, true)
-            + rt::nullable_bytes_len(self.request_principal.as_deref(), true)
-            + rt::bytes_len(&self.client_host_address, true)
+        rt::bytes_len(&self.request_data, rt::COMPACT)
+            + rt::nullable_bytes_len(self.request_principal.as_deref(), rt::COMPACT)
+            + rt::bytes_len(&self.client_host_address, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -131,14 +133,5 @@ impl<'a> rt::IntoOwned for EnvelopeRequest<'a> {
             client_host_address: rt::IntoOwned::into_owned(self.client_host_address),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl EnvelopeRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> EnvelopeRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -40,7 +40,7 @@ impl<'a> rt::Decode<'a> for EnvelopeResponse<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let response_data: Option<Cow<'a, [u8]>> = r
-            .read_nullable_bytes(true)
+            .read_nullable_bytes(rt::COMPACT)
             .in_field("response_data")?;
         let error_code = r.read_i16().in_field("error_code")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
@@ -59,15 +59,15 @@ impl<'a> rt::Encode for EnvelopeResponse<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_nullable_bytes(buf, self.response_data.as_deref(), true)
+        buf.put_nullable_bytes(self.response_data.as_deref(), rt::COMPACT)
             .in_field("response_data")?;
         buf.put_i16(self.error_code);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::nullable_bytes_len(self.response_data.as_deref(), true) + 2
+        rt::nullable_bytes_len(self.response_data.as_deref(), rt::COMPACT) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -104,14 +104,5 @@ impl<'a> rt::IntoOwned for EnvelopeResponse<'a> {
             error_code: self.error_code,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl EnvelopeResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> EnvelopeResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -39,9 +39,10 @@ impl<'a> rt::Decode<'a> for ExpireDelegationTokenRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let hmac: Cow<'a, [u8]> = r.read_bytes(version >= 2).in_field("hmac")?;
+        let flexible = version >= 2;
+        let hmac: Cow<'a, [u8]> = r.read_bytes(flexible).in_field("hmac")?;
         let expiry_time_period_ms = r.read_i64().in_field("expiry_time_period_ms")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -61,10 +62,11 @@ impl<'a> rt::Encode for ExpireDelegationTokenRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_bytes(buf, &self.hmac, version >= 2).in_field("hmac")?;
+        let flexible = version >= 2;
+        buf.put_bytes(&self.hmac, flexible).in_field("hmac")?;
         buf.put_i64(self.expiry_time_period_ms);
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -72,8 +74,9 @@ impl<'a> rt::Encode for ExpireDelegationTokenRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::bytes_len(&self.hmac, version >= 2) + 8
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::bytes_len(&self.hmac, flexible) + 8
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -117,14 +120,5 @@ impl<'a> rt::IntoOwned for ExpireDelegationTokenRequest<'a> {
             expiry_time_period_ms: self.expiry_time_period_ms,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ExpireDelegationTokenRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ExpireDelegationTokenRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

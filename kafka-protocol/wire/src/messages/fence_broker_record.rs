@@ -57,12 +57,12 @@ impl<'a> rt::Encode for FenceBrokerRecord<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_fixed(rt::FixedFieldsWriter::<12>::new().i32(self.id).i64(self.epoch));
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        12 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -98,14 +98,5 @@ impl<'a> rt::IntoOwned for FenceBrokerRecord<'a> {
             epoch: self.epoch,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl FenceBrokerRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> FenceBrokerRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -71,7 +71,7 @@ impl Default for FetchRequest<'_> {
             replica_state: ReplicaState::default(),
             max_wait_ms: 0,
             min_bytes: 0,
-            max_bytes: 2147483647,
+            max_bytes: i32::MAX,
             isolation_level: 0,
             session_id: 0,
             session_epoch: -1,
@@ -101,6 +101,7 @@ impl<'a> rt::Decode<'a> for FetchRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 12;
         let cluster_id = None;
         let replica_id = if version <= 14 {
             r.read_i32().in_field("replica_id")?
@@ -129,20 +130,20 @@ impl<'a> rt::Decode<'a> for FetchRequest<'a> {
             (0, -1)
         };
         let topics = r
-            .read_struct_array::<FetchTopic>(version >= 12, version)
+            .read_struct_array::<FetchTopic>(flexible, version)
             .in_field("topics")?;
         let forgotten_topics_data = if version >= 7 {
-            r.read_struct_array::<ForgottenTopic>(version >= 12, version)
+            r.read_struct_array::<ForgottenTopic>(flexible, version)
                 .in_field("forgotten_topics_data")?
         } else {
             rt::StructArray::new()
         };
         let rack_id = if version >= 11 {
-            r.read_string(version >= 12).in_field("rack_id")?
+            r.read_string(flexible).in_field("rack_id")?
         } else {
             Cow::Borrowed("")
         };
-        let (cluster_id, replica_state, unknown_tagged_fields) = if version >= 12
+        let (cluster_id, replica_state, unknown_tagged_fields) = if flexible
             && !r.skip_empty_tagged_section()
         {
             let mut cluster_id = cluster_id;
@@ -154,7 +155,7 @@ impl<'a> rt::Decode<'a> for FetchRequest<'a> {
                     match tag {
                         0u32 => {
                             cluster_id = r
-                                .read_nullable_string(true)
+                                .read_nullable_string(rt::COMPACT)
                                 .in_field("cluster_id")?;
                         }
                         1u32 => {
@@ -200,6 +201,7 @@ impl<'a> rt::Encode for FetchRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 12;
         if version > 14 && self.replica_id != -1 {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -235,21 +237,15 @@ impl<'a> rt::Encode for FetchRequest<'a> {
                     .i32(self.session_epoch),
             );
         }
-        rt::put_struct_array(buf, &self.topics, version >= 12, version)
-            .in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if version >= 7 {
-            rt::put_struct_array(
-                    buf,
-                    &self.forgotten_topics_data,
-                    version >= 12,
-                    version,
-                )
+            buf.put_struct_array(&self.forgotten_topics_data, flexible, version)
                 .in_field("forgotten_topics_data")?;
         }
         if version >= 11 {
-            rt::put_string(buf, &self.rack_id, version >= 12).in_field("rack_id")?;
+            buf.put_string(&self.rack_id, flexible).in_field("rack_id")?;
         }
-        if version >= 12 {
+        if flexible {
             let write_cluster_id = self.cluster_id.is_some();
             let write_replica_state = version >= 15
                 && self.replica_state != ReplicaState::default();
@@ -259,17 +255,16 @@ impl<'a> rt::Encode for FetchRequest<'a> {
             buf.put_uvarint(count as u32);
             tagged.write_before(buf, 0u32, write_cluster_id)?;
             if write_cluster_id {
-                rt::put_tag_header(
-                    buf,
+                buf.put_tag_header(
                     0u32,
-                    rt::nullable_string_len(self.cluster_id.as_deref(), true),
+                    rt::nullable_string_len(self.cluster_id.as_deref(), rt::COMPACT),
                 );
-                rt::put_nullable_string(buf, self.cluster_id.as_deref(), true)
+                buf.put_nullable_string(self.cluster_id.as_deref(), rt::COMPACT)
                     .in_field("cluster_id")?;
             }
             tagged.write_before(buf, 1u32, write_replica_state)?;
             if write_replica_state {
-                rt::put_tag_header(buf, 1u32, self.replica_state.encoded_len(version));
+                buf.put_tag_header(1u32, self.replica_state.encoded_len(version));
                 self.replica_state.encode_to(buf, version).in_field("replica_state")?;
             }
             tagged.finish(buf);
@@ -280,20 +275,16 @@ impl<'a> rt::Encode for FetchRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        (if version <= 14 { 4 } else { 0 }) + 4 + 4 + 4 + 1
-            + (if version >= 7 { 4 } else { 0 }) + (if version >= 7 { 4 } else { 0 })
-            + rt::struct_array_len(&self.topics, version >= 12, version)
+        let flexible = version >= 12;
+        (if version <= 14 { 4 } else { 0 }) + 13 + (if version >= 7 { 8 } else { 0 })
+            + rt::struct_array_len(&self.topics, flexible, version)
             + (if version >= 7 {
-                rt::struct_array_len(&self.forgotten_topics_data, version >= 12, version)
+                rt::struct_array_len(&self.forgotten_topics_data, flexible, version)
             } else {
                 0
             })
-            + (if version >= 11 {
-                rt::string_len(&self.rack_id, version >= 12)
-            } else {
-                0
-            })
-            + (if version >= 12 {
+            + (if version >= 11 { rt::string_len(&self.rack_id, flexible) } else { 0 })
+            + (if flexible {
                 let write_cluster_id = self.cluster_id.is_some();
                 let write_replica_state = version >= 15
                     && self.replica_state != ReplicaState::default();
@@ -304,7 +295,10 @@ impl<'a> rt::Encode for FetchRequest<'a> {
                     + if write_cluster_id {
                         rt::tagged_field_len(
                             0u32,
-                            rt::nullable_string_len(self.cluster_id.as_deref(), true),
+                            rt::nullable_string_len(
+                                self.cluster_id.as_deref(),
+                                rt::COMPACT,
+                            ),
                         )
                     } else {
                         0
@@ -436,15 +430,6 @@ impl<'a> rt::IntoOwned for FetchRequest<'a> {
     }
 }
 
-impl FetchRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> FetchRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Identity of the follower broker sending the fetch; left at its defaults by consumers.
 ///
 /// The `ReplicaState` struct of `FetchRequest`, used in versions 15-18.
@@ -497,7 +482,7 @@ impl<'a> rt::Decode<'a> for ReplicaState<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(12, &[("replica_id", 4), ("replica_epoch", 8)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -514,12 +499,12 @@ impl<'a> rt::Encode for ReplicaState<'a> {
                 .i32(self.replica_id)
                 .i64(self.replica_epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        12 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -555,15 +540,6 @@ impl<'a> rt::IntoOwned for ReplicaState<'a> {
             replica_epoch: self.replica_epoch,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ReplicaState<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ReplicaState<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -620,7 +596,7 @@ impl Default for FetchPartition<'_> {
             log_start_offset: -1,
             partition_max_bytes: 0,
             replica_directory_id: rt::Uuid::ZERO,
-            high_watermark: 0x7fffffffffffffff,
+            high_watermark: i64::MAX,
             unknown_tagged_fields: rt::UnknownTaggedFields::new(),
         }
     }
@@ -632,6 +608,7 @@ impl<'a> rt::Decode<'a> for FetchPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 12;
         let partition = r.read_i32().in_field("partition")?;
         let current_leader_epoch = if version >= 9 {
             r.read_i32().in_field("current_leader_epoch")?
@@ -651,9 +628,9 @@ impl<'a> rt::Decode<'a> for FetchPartition<'a> {
         };
         let partition_max_bytes = r.read_i32().in_field("partition_max_bytes")?;
         let replica_directory_id = rt::Uuid::ZERO;
-        let high_watermark = 0x7fffffffffffffff;
-        let (replica_directory_id, high_watermark, unknown_tagged_fields) = if version
-            >= 12 && !r.skip_empty_tagged_section()
+        let high_watermark = i64::MAX;
+        let (replica_directory_id, high_watermark, unknown_tagged_fields) = if flexible
+            && !r.skip_empty_tagged_section()
         {
             let mut replica_directory_id = replica_directory_id;
             let mut high_watermark = high_watermark;
@@ -706,6 +683,7 @@ impl<'a> rt::Decode<'a> for FetchPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 12;
         r.read_i32().in_field("partition")?;
         if version >= 9 {
             r.read_i32().in_field("current_leader_epoch")?;
@@ -718,7 +696,7 @@ impl<'a> rt::Decode<'a> for FetchPartition<'a> {
             r.read_i64().in_field("log_start_offset")?;
         }
         r.read_i32().in_field("partition_max_bytes")?;
-        if version >= 12 {
+        if flexible {
             r.skip_tagged_fields(|tag, r| {
                 match tag {
                     0u32 => {
@@ -753,6 +731,7 @@ impl<'a> rt::Encode for FetchPartition<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 12;
         if version < 12 && self.last_fetched_epoch != -1 {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -771,11 +750,10 @@ impl<'a> rt::Encode for FetchPartition<'a> {
             buf.put_i64(self.log_start_offset);
         }
         buf.put_i32(self.partition_max_bytes);
-        if version >= 12 {
+        if flexible {
             let write_replica_directory_id = version >= 17
                 && self.replica_directory_id != rt::Uuid::ZERO;
-            let write_high_watermark = version >= 18
-                && self.high_watermark != 0x7fffffffffffffff;
+            let write_high_watermark = version >= 18 && self.high_watermark != i64::MAX;
             let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
             let count = self.unknown_tagged_fields.len()
                 + usize::from(write_replica_directory_id)
@@ -783,12 +761,12 @@ impl<'a> rt::Encode for FetchPartition<'a> {
             buf.put_uvarint(count as u32);
             tagged.write_before(buf, 0u32, write_replica_directory_id)?;
             if write_replica_directory_id {
-                rt::put_tag_header(buf, 0u32, 16);
+                buf.put_tag_header(0u32, 16);
                 buf.put_slice(self.replica_directory_id.as_bytes());
             }
             tagged.write_before(buf, 1u32, write_high_watermark)?;
             if write_high_watermark {
-                rt::put_tag_header(buf, 1u32, 8);
+                buf.put_tag_header(1u32, 8);
                 buf.put_i64(self.high_watermark);
             }
             tagged.finish(buf);
@@ -799,13 +777,14 @@ impl<'a> rt::Encode for FetchPartition<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 12;
         4 + (if version >= 9 { 4 } else { 0 }) + 8 + (if version >= 12 { 4 } else { 0 })
             + (if version >= 5 { 8 } else { 0 }) + 4
-            + (if version >= 12 {
+            + (if flexible {
                 let write_replica_directory_id = version >= 17
                     && self.replica_directory_id != rt::Uuid::ZERO;
                 let write_high_watermark = version >= 18
-                    && self.high_watermark != 0x7fffffffffffffff;
+                    && self.high_watermark != i64::MAX;
                 let count = self.unknown_tagged_fields.len()
                     + usize::from(write_replica_directory_id)
                     + usize::from(write_high_watermark);
@@ -881,9 +860,9 @@ impl<'a> rt::JsonForm for FetchPartition<'a> {
                 rt::Uuid::ZERO
             },
             high_watermark: if version >= 18 {
-                object.optional("highWatermark", version)?.unwrap_or(0x7fffffffffffffff)
+                object.optional("highWatermark", version)?.unwrap_or(i64::MAX)
             } else {
-                0x7fffffffffffffff
+                i64::MAX
             },
             unknown_tagged_fields: if version >= 12 {
                 object.unknown_tagged_fields()?
@@ -911,15 +890,6 @@ impl<'a> rt::IntoOwned for FetchPartition<'a> {
             high_watermark: self.high_watermark,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl FetchPartition<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> FetchPartition<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -952,8 +922,9 @@ impl<'a> rt::Decode<'a> for FetchTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 12;
         let topic = if version <= 12 {
-            r.read_string(version >= 12).in_field("topic")?
+            r.read_string(flexible).in_field("topic")?
         } else {
             Cow::Borrowed("")
         };
@@ -963,9 +934,9 @@ impl<'a> rt::Decode<'a> for FetchTopic<'a> {
             rt::Uuid::ZERO
         };
         let partitions = r
-            .read_struct_array::<FetchPartition>(version >= 12, version)
+            .read_struct_array::<FetchPartition>(flexible, version)
             .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 12 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -982,16 +953,16 @@ impl<'a> rt::Decode<'a> for FetchTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 12;
         if version <= 12 {
-            r.read_string(version >= 12).in_field("topic")?;
+            r.read_string(flexible).in_field("topic")?;
         }
         if version >= 13 {
             r.read_uuid().in_field("topic_id")?;
         }
-        r.skip_struct_array::<FetchPartition>(version >= 12, false, version)
-            .in_field("partitions")?;
-        if version >= 12 {
-            r.skip_unknown_tagged_fields()?;
+        r.skip_struct_array::<FetchPartition>(flexible, version).in_field("partitions")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -1004,16 +975,17 @@ impl<'a> rt::Encode for FetchTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 12;
         if version <= 12 {
-            rt::put_string(buf, &self.topic, version >= 12).in_field("topic")?;
+            buf.put_string(&self.topic, flexible).in_field("topic")?;
         }
         if version >= 13 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_struct_array(buf, &self.partitions, version >= 12, version)
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
-        if version >= 12 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -1021,10 +993,11 @@ impl<'a> rt::Encode for FetchTopic<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        (if version <= 12 { rt::string_len(&self.topic, version >= 12) } else { 0 })
+        let flexible = version >= 12;
+        (if version <= 12 { rt::string_len(&self.topic, flexible) } else { 0 })
             + (if version >= 13 { 16 } else { 0 })
-            + rt::struct_array_len(&self.partitions, version >= 12, version)
-            + (if version >= 12 {
+            + rt::struct_array_len(&self.partitions, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -1086,15 +1059,6 @@ impl<'a> rt::IntoOwned for FetchTopic<'a> {
     }
 }
 
-impl FetchTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> FetchTopic<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// In an incremental fetch, partitions to drop from the fetch session.
 ///
 /// The `ForgottenTopic` struct of `FetchRequest`, used in versions 7-18.
@@ -1123,8 +1087,9 @@ impl<'a> rt::Decode<'a> for ForgottenTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 12;
         let topic = if version <= 12 {
-            r.read_string(version >= 12).in_field("topic")?
+            r.read_string(flexible).in_field("topic")?
         } else {
             Cow::Borrowed("")
         };
@@ -1133,10 +1098,8 @@ impl<'a> rt::Decode<'a> for ForgottenTopic<'a> {
         } else {
             rt::Uuid::ZERO
         };
-        let partitions = r
-            .read_scalar_array::<i32>(version >= 12)
-            .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 12 {
+        let partitions = r.read_scalar_array::<i32>(flexible).in_field("partitions")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -1153,15 +1116,16 @@ impl<'a> rt::Decode<'a> for ForgottenTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 12;
         if version <= 12 {
-            r.read_string(version >= 12).in_field("topic")?;
+            r.read_string(flexible).in_field("topic")?;
         }
         if version >= 13 {
             r.read_uuid().in_field("topic_id")?;
         }
-        r.read_scalar_array::<i32>(version >= 12).in_field("partitions")?;
-        if version >= 12 {
-            r.skip_unknown_tagged_fields()?;
+        r.read_scalar_array::<i32>(flexible).in_field("partitions")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -1174,16 +1138,16 @@ impl<'a> rt::Encode for ForgottenTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 12;
         if version <= 12 {
-            rt::put_string(buf, &self.topic, version >= 12).in_field("topic")?;
+            buf.put_string(&self.topic, flexible).in_field("topic")?;
         }
         if version >= 13 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_scalar_array(buf, &self.partitions, version >= 12)
-            .in_field("partitions")?;
-        if version >= 12 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_scalar_array(&self.partitions, flexible).in_field("partitions")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -1191,10 +1155,11 @@ impl<'a> rt::Encode for ForgottenTopic<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        (if version <= 12 { rt::string_len(&self.topic, version >= 12) } else { 0 })
+        let flexible = version >= 12;
+        (if version <= 12 { rt::string_len(&self.topic, flexible) } else { 0 })
             + (if version >= 13 { 16 } else { 0 })
-            + rt::scalar_array_len(&self.partitions, version >= 12)
-            + (if version >= 12 {
+            + rt::scalar_array_len(&self.partitions, flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -1253,14 +1218,5 @@ impl<'a> rt::IntoOwned for ForgottenTopic<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ForgottenTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ForgottenTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -52,6 +52,7 @@ impl<'a> rt::Decode<'a> for FetchResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 12;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let (error_code, session_id) = if version >= 7 {
             let mut fixed: rt::FixedFields<6> = r
@@ -61,10 +62,10 @@ impl<'a> rt::Decode<'a> for FetchResponse<'a> {
             (0, 0)
         };
         let responses = r
-            .read_struct_array::<FetchableTopicResponse>(version >= 12, version)
+            .read_struct_array::<FetchableTopicResponse>(flexible, version)
             .in_field("responses")?;
         let node_endpoints = rt::StructArray::new();
-        let (node_endpoints, unknown_tagged_fields) = if version >= 12
+        let (node_endpoints, unknown_tagged_fields) = if flexible
             && !r.skip_empty_tagged_section()
         {
             let mut node_endpoints = node_endpoints;
@@ -80,7 +81,7 @@ impl<'a> rt::Decode<'a> for FetchResponse<'a> {
                                 );
                             }
                             node_endpoints = r
-                                .read_struct_array::<NodeEndpoint>(true, version)
+                                .read_struct_array::<NodeEndpoint>(rt::COMPACT, version)
                                 .in_field("node_endpoints")?;
                         }
                         _ => return Ok(false),
@@ -110,6 +111,7 @@ impl<'a> rt::Encode for FetchResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 12;
         if version < 7 && self.session_id != 0 {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -130,9 +132,8 @@ impl<'a> rt::Encode for FetchResponse<'a> {
                     .i32(self.session_id),
             );
         }
-        rt::put_struct_array(buf, &self.responses, version >= 12, version)
-            .in_field("responses")?;
-        if version >= 12 {
+        buf.put_struct_array(&self.responses, flexible, version).in_field("responses")?;
+        if flexible {
             let write_node_endpoints = version >= 16 && !self.node_endpoints.is_empty();
             let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
             let count = self.unknown_tagged_fields.len()
@@ -140,12 +141,11 @@ impl<'a> rt::Encode for FetchResponse<'a> {
             buf.put_uvarint(count as u32);
             tagged.write_before(buf, 0u32, write_node_endpoints)?;
             if write_node_endpoints {
-                rt::put_tag_header(
-                    buf,
+                buf.put_tag_header(
                     0u32,
-                    rt::struct_array_len(&self.node_endpoints, true, version),
+                    rt::struct_array_len(&self.node_endpoints, rt::COMPACT, version),
                 );
-                rt::put_struct_array(buf, &self.node_endpoints, true, version)
+                buf.put_struct_array(&self.node_endpoints, rt::COMPACT, version)
                     .in_field("node_endpoints")?;
             }
             tagged.finish(buf);
@@ -156,9 +156,10 @@ impl<'a> rt::Encode for FetchResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + (if version >= 7 { 2 } else { 0 }) + (if version >= 7 { 4 } else { 0 })
-            + rt::struct_array_len(&self.responses, version >= 12, version)
-            + (if version >= 12 {
+        let flexible = version >= 12;
+        4 + (if version >= 7 { 6 } else { 0 })
+            + rt::struct_array_len(&self.responses, flexible, version)
+            + (if flexible {
                 let write_node_endpoints = version >= 16
                     && !self.node_endpoints.is_empty();
                 let count = self.unknown_tagged_fields.len()
@@ -168,7 +169,11 @@ impl<'a> rt::Encode for FetchResponse<'a> {
                     + if write_node_endpoints {
                         rt::tagged_field_len(
                             0u32,
-                            rt::struct_array_len(&self.node_endpoints, true, version),
+                            rt::struct_array_len(
+                                &self.node_endpoints,
+                                rt::COMPACT,
+                                version,
+                            ),
                         )
                     } else {
                         0
@@ -247,15 +252,6 @@ impl<'a> rt::IntoOwned for FetchResponse<'a> {
     }
 }
 
-impl FetchResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> FetchResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Set when the fetcher's log is found to diverge from the leader's: the largest epoch the two still share and the offset where it ends, to which the fetcher should truncate.
 ///
 /// The `EpochEndOffset` struct of `FetchResponse`, used in versions 12-18.
@@ -308,7 +304,7 @@ impl<'a> rt::Decode<'a> for EpochEndOffset<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(12, &[("epoch", 4), ("end_offset", 8)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -323,12 +319,12 @@ impl<'a> rt::Encode for EpochEndOffset<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new().i32(self.epoch).i64(self.end_offset),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        12 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -364,15 +360,6 @@ impl<'a> rt::IntoOwned for EpochEndOffset<'a> {
             end_offset: self.end_offset,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl EpochEndOffset<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> EpochEndOffset<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -428,7 +415,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(8, &[("leader_id", 4), ("leader_epoch", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -443,12 +430,12 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new().i32(self.leader_id).i32(self.leader_epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -484,15 +471,6 @@ impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
             leader_epoch: self.leader_epoch,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl LeaderIdAndEpoch<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> LeaderIdAndEpoch<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -548,7 +526,7 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(12, &[("end_offset", 8), ("epoch", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -563,12 +541,12 @@ impl<'a> rt::Encode for SnapshotId<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new().i64(self.end_offset).i32(self.epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        8 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        12 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -607,15 +585,6 @@ impl<'a> rt::IntoOwned for SnapshotId<'a> {
     }
 }
 
-impl SnapshotId<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> SnapshotId<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// For read_committed fetches, transactions aborted within the returned range, so the consumer can skip their records; null or empty if none.
 ///
 /// The `AbortedTransaction` struct of `FetchResponse`, used in versions 4-18.
@@ -640,11 +609,12 @@ impl<'a> rt::Decode<'a> for AbortedTransaction<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 12;
         let mut fixed: rt::FixedFields<16> = r
             .read_fixed(&[("producer_id", 8), ("first_offset", 8)])?;
         let producer_id = fixed.i64();
         let first_offset = fixed.i64();
-        let unknown_tagged_fields = if version >= 12 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -660,9 +630,10 @@ impl<'a> rt::Decode<'a> for AbortedTransaction<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 12;
         r.skip_fixed(16, &[("producer_id", 8), ("first_offset", 8)])?;
-        if version >= 12 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -675,13 +646,14 @@ impl<'a> rt::Encode for AbortedTransaction<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 12;
         buf.put_fixed(
             rt::FixedFieldsWriter::<16>::new()
                 .i64(self.producer_id)
                 .i64(self.first_offset),
         );
-        if version >= 12 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -689,8 +661,9 @@ impl<'a> rt::Encode for AbortedTransaction<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        8 + 8
-            + (if version >= 12 {
+        let flexible = version >= 12;
+        16
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -734,15 +707,6 @@ impl<'a> rt::IntoOwned for AbortedTransaction<'a> {
             first_offset: self.first_offset,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AbortedTransaction<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AbortedTransaction<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -826,6 +790,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 12;
         let mut fixed: rt::FixedFields<22> = r
             .read_fixed(
                 &[
@@ -848,7 +813,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         let current_leader = LeaderIdAndEpoch::default();
         let snapshot_id = SnapshotId::default();
         let aborted_transactions = r
-            .read_nullable_struct_array::<AbortedTransaction>(version >= 12, version)
+            .read_nullable_struct_array::<AbortedTransaction>(flexible, version)
             .in_field("aborted_transactions")?;
         let preferred_read_replica = if version >= 11 {
             r.read_i32().in_field("preferred_read_replica")?
@@ -856,10 +821,10 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             -1
         };
         let records: Option<Cow<'a, [u8]>> = r
-            .read_nullable_bytes(version >= 12)
+            .read_nullable_bytes(flexible)
             .in_field("records")?;
-        let (diverging_epoch, current_leader, snapshot_id, unknown_tagged_fields) = if version
-            >= 12 && !r.skip_empty_tagged_section()
+        let (diverging_epoch, current_leader, snapshot_id, unknown_tagged_fields) = if flexible
+            && !r.skip_empty_tagged_section()
         {
             let mut diverging_epoch = diverging_epoch;
             let mut current_leader = current_leader;
@@ -915,6 +880,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 12;
         r.skip_fixed(
             22,
             &[
@@ -927,13 +893,13 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         if version >= 5 {
             r.read_i64().in_field("log_start_offset")?;
         }
-        r.skip_struct_array::<AbortedTransaction>(version >= 12, true, version)
+        r.skip_nullable_struct_array::<AbortedTransaction>(flexible, version)
             .in_field("aborted_transactions")?;
         if version >= 11 {
             r.read_i32().in_field("preferred_read_replica")?;
         }
-        r.read_nullable_bytes(version >= 12).in_field("records")?;
-        if version >= 12 {
+        r.read_nullable_bytes(flexible).in_field("records")?;
+        if flexible {
             r.skip_tagged_fields(|tag, r| {
                 match tag {
                     0u32 => {
@@ -963,6 +929,7 @@ impl<'a> rt::Encode for PartitionData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 12;
         if version < 12 && self.diverging_epoch != EpochEndOffset::default() {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -997,19 +964,17 @@ impl<'a> rt::Encode for PartitionData<'a> {
         if version >= 5 {
             buf.put_i64(self.log_start_offset);
         }
-        rt::put_nullable_struct_array(
-                buf,
+        buf.put_nullable_struct_array(
                 self.aborted_transactions.as_ref(),
-                version >= 12,
+                flexible,
                 version,
             )
             .in_field("aborted_transactions")?;
         if version >= 11 {
             buf.put_i32(self.preferred_read_replica);
         }
-        rt::put_nullable_bytes(buf, self.records.as_deref(), version >= 12)
-            .in_field("records")?;
-        if version >= 12 {
+        buf.put_nullable_bytes(self.records.as_deref(), flexible).in_field("records")?;
+        if flexible {
             let write_diverging_epoch = self.diverging_epoch
                 != EpochEndOffset::default();
             let write_current_leader = self.current_leader
@@ -1022,19 +987,19 @@ impl<'a> rt::Encode for PartitionData<'a> {
             buf.put_uvarint(count as u32);
             tagged.write_before(buf, 0u32, write_diverging_epoch)?;
             if write_diverging_epoch {
-                rt::put_tag_header(buf, 0u32, self.diverging_epoch.encoded_len(version));
+                buf.put_tag_header(0u32, self.diverging_epoch.encoded_len(version));
                 self.diverging_epoch
                     .encode_to(buf, version)
                     .in_field("diverging_epoch")?;
             }
             tagged.write_before(buf, 1u32, write_current_leader)?;
             if write_current_leader {
-                rt::put_tag_header(buf, 1u32, self.current_leader.encoded_len(version));
+                buf.put_tag_header(1u32, self.current_leader.encoded_len(version));
                 self.current_leader.encode_to(buf, version).in_field("current_leader")?;
             }
             tagged.write_before(buf, 2u32, write_snapshot_id)?;
             if write_snapshot_id {
-                rt::put_tag_header(buf, 2u32, self.snapshot_id.encoded_len(version));
+                buf.put_tag_header(2u32, self.snapshot_id.encoded_len(version));
                 self.snapshot_id.encode_to(buf, version).in_field("snapshot_id")?;
             }
             tagged.finish(buf);
@@ -1045,14 +1010,15 @@ impl<'a> rt::Encode for PartitionData<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + 8 + 8 + (if version >= 5 { 8 } else { 0 })
+        let flexible = version >= 12;
+        22 + (if version >= 5 { 8 } else { 0 })
             + rt::nullable_struct_array_len(
                 self.aborted_transactions.as_ref(),
-                version >= 12,
+                flexible,
                 version,
             ) + (if version >= 11 { 4 } else { 0 })
-            + rt::nullable_bytes_len(self.records.as_deref(), version >= 12)
-            + (if version >= 12 {
+            + rt::nullable_bytes_len(self.records.as_deref(), flexible)
+            + (if flexible {
                 let write_diverging_epoch = self.diverging_epoch
                     != EpochEndOffset::default();
                 let write_current_leader = self.current_leader
@@ -1190,15 +1156,6 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
     }
 }
 
-impl PartitionData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Results grouped by topic. In an incremental fetch, only partitions with new data or a changed state appear.
 ///
 /// The `FetchableTopicResponse` struct of `FetchResponse`, used in versions 4-18.
@@ -1228,8 +1185,9 @@ impl<'a> rt::Decode<'a> for FetchableTopicResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 12;
         let topic = if version <= 12 {
-            r.read_string(version >= 12).in_field("topic")?
+            r.read_string(flexible).in_field("topic")?
         } else {
             Cow::Borrowed("")
         };
@@ -1239,9 +1197,9 @@ impl<'a> rt::Decode<'a> for FetchableTopicResponse<'a> {
             rt::Uuid::ZERO
         };
         let partitions = r
-            .read_struct_array::<PartitionData>(version >= 12, version)
+            .read_struct_array::<PartitionData>(flexible, version)
             .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 12 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -1258,16 +1216,16 @@ impl<'a> rt::Decode<'a> for FetchableTopicResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 12;
         if version <= 12 {
-            r.read_string(version >= 12).in_field("topic")?;
+            r.read_string(flexible).in_field("topic")?;
         }
         if version >= 13 {
             r.read_uuid().in_field("topic_id")?;
         }
-        r.skip_struct_array::<PartitionData>(version >= 12, false, version)
-            .in_field("partitions")?;
-        if version >= 12 {
-            r.skip_unknown_tagged_fields()?;
+        r.skip_struct_array::<PartitionData>(flexible, version).in_field("partitions")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -1280,16 +1238,17 @@ impl<'a> rt::Encode for FetchableTopicResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 12;
         if version <= 12 {
-            rt::put_string(buf, &self.topic, version >= 12).in_field("topic")?;
+            buf.put_string(&self.topic, flexible).in_field("topic")?;
         }
         if version >= 13 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_struct_array(buf, &self.partitions, version >= 12, version)
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
-        if version >= 12 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -1297,10 +1256,11 @@ impl<'a> rt::Encode for FetchableTopicResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        (if version <= 12 { rt::string_len(&self.topic, version >= 12) } else { 0 })
+        let flexible = version >= 12;
+        (if version <= 12 { rt::string_len(&self.topic, flexible) } else { 0 })
             + (if version >= 13 { 16 } else { 0 })
-            + rt::struct_array_len(&self.partitions, version >= 12, version)
-            + (if version >= 12 {
+            + rt::struct_array_len(&self.partitions, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -1362,15 +1322,6 @@ impl<'a> rt::IntoOwned for FetchableTopicResponse<'a> {
     }
 }
 
-impl FetchableTopicResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> FetchableTopicResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// How to reach each leader named in CurrentLeader, sent with NOT_LEADER_OR_FOLLOWER and FENCED_LEADER_EPOCH errors.
 ///
 /// The `NodeEndpoint` struct of `FetchResponse`, used in versions 16-18.
@@ -1404,9 +1355,9 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let node_id = r.read_i32().in_field("node_id")?;
-        let host = r.read_string(true).in_field("host")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let port = r.read_i32().in_field("port")?;
-        let rack = r.read_nullable_string(true).in_field("rack")?;
+        let rack = r.read_nullable_string(rt::COMPACT).in_field("rack")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             node_id,
@@ -1422,10 +1373,10 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i32().in_field("node_id")?;
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.read_i32().in_field("port")?;
-        r.read_nullable_string(true).in_field("rack")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(rt::COMPACT).in_field("rack")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1438,16 +1389,16 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.node_id);
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_i32(self.port);
-        rt::put_nullable_string(buf, self.rack.as_deref(), true).in_field("rack")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_nullable_string(self.rack.as_deref(), rt::COMPACT).in_field("rack")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + rt::string_len(&self.host, true) + 4
-            + rt::nullable_string_len(self.rack.as_deref(), true)
+        4 + rt::string_len(&self.host, rt::COMPACT) + 4
+            + rt::nullable_string_len(self.rack.as_deref(), rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1490,14 +1441,5 @@ impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
             rack: rt::IntoOwned::into_owned(self.rack),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl NodeEndpoint<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> NodeEndpoint<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -36,7 +36,7 @@ impl Default for FetchSnapshotRequest<'_> {
         Self {
             cluster_id: None,
             replica_id: -1,
-            max_bytes: 2147483647,
+            max_bytes: i32::MAX,
             topics: rt::StructArray::new(),
             unknown_tagged_fields: rt::UnknownTaggedFields::new(),
         }
@@ -67,7 +67,7 @@ impl<'a> rt::Decode<'a> for FetchSnapshotRequest<'a> {
         let replica_id = fixed.i32();
         let max_bytes = fixed.i32();
         let topics = r
-            .read_struct_array::<TopicSnapshot>(true, version)
+            .read_struct_array::<TopicSnapshot>(rt::COMPACT, version)
             .in_field("topics")?;
         let (cluster_id, unknown_tagged_fields) = if !r.skip_empty_tagged_section() {
             let mut cluster_id = cluster_id;
@@ -78,7 +78,7 @@ impl<'a> rt::Decode<'a> for FetchSnapshotRequest<'a> {
                     match tag {
                         0u32 => {
                             cluster_id = r
-                                .read_nullable_string(true)
+                                .read_nullable_string(rt::COMPACT)
                                 .in_field("cluster_id")?;
                         }
                         _ => return Ok(false),
@@ -110,19 +110,18 @@ impl<'a> rt::Encode for FetchSnapshotRequest<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new().i32(self.replica_id).i32(self.max_bytes),
         );
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
         let write_cluster_id = self.cluster_id.is_some();
         let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
         let count = self.unknown_tagged_fields.len() + usize::from(write_cluster_id);
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_cluster_id)?;
         if write_cluster_id {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 0u32,
-                rt::nullable_string_len(self.cluster_id.as_deref(), true),
+                rt::nullable_string_len(self.cluster_id.as_deref(), rt::COMPACT),
             );
-            rt::put_nullable_string(buf, self.cluster_id.as_deref(), true)
+            buf.put_nullable_string(self.cluster_id.as_deref(), rt::COMPACT)
                 .in_field("cluster_id")?;
         }
         tagged.finish(buf);
@@ -132,13 +131,13 @@ impl<'a> rt::Encode for FetchSnapshotRequest<'a> {
     fn encoded_len(&self, version: i16) -> usize {
         let write_cluster_id = self.cluster_id.is_some();
         let count = self.unknown_tagged_fields.len() + usize::from(write_cluster_id);
-        4 + 4 + rt::struct_array_len(&self.topics, true, version)
+        8 + rt::struct_array_len(&self.topics, rt::COMPACT, version)
             + rt::varint::uvarint_len(count as u32)
             + rt::unknown_tagged_fields_len(&self.unknown_tagged_fields)
             + if write_cluster_id {
                 rt::tagged_field_len(
                     0u32,
-                    rt::nullable_string_len(self.cluster_id.as_deref(), true),
+                    rt::nullable_string_len(self.cluster_id.as_deref(), rt::COMPACT),
                 )
             } else {
                 0
@@ -187,15 +186,6 @@ impl<'a> rt::IntoOwned for FetchSnapshotRequest<'a> {
     }
 }
 
-impl FetchSnapshotRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> FetchSnapshotRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Which snapshot to read, named by its end offset and epoch.
 ///
 /// The `SnapshotId` struct of `FetchSnapshotRequest`, used in versions 0-1.
@@ -237,7 +227,7 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(12, &[("end_offset", 8), ("epoch", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -252,12 +242,12 @@ impl<'a> rt::Encode for SnapshotId<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new().i64(self.end_offset).i32(self.epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        8 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        12 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -293,15 +283,6 @@ impl<'a> rt::IntoOwned for SnapshotId<'a> {
             epoch: self.epoch,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl SnapshotId<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> SnapshotId<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -431,7 +412,7 @@ impl<'a> rt::Encode for PartitionSnapshot<'a> {
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_replica_directory_id)?;
         if write_replica_directory_id {
-            rt::put_tag_header(buf, 0u32, 16);
+            buf.put_tag_header(0u32, 16);
             buf.put_slice(self.replica_directory_id.as_bytes());
         }
         tagged.finish(buf);
@@ -443,7 +424,7 @@ impl<'a> rt::Encode for PartitionSnapshot<'a> {
             && self.replica_directory_id != rt::Uuid::ZERO;
         let count = self.unknown_tagged_fields.len()
             + usize::from(write_replica_directory_id);
-        4 + 4 + self.snapshot_id.encoded_len(version) + 8
+        8 + self.snapshot_id.encoded_len(version) + 8
             + rt::varint::uvarint_len(count as u32)
             + rt::unknown_tagged_fields_len(&self.unknown_tagged_fields)
             + if write_replica_directory_id { rt::tagged_field_len(0u32, 16) } else { 0 }
@@ -500,15 +481,6 @@ impl<'a> rt::IntoOwned for PartitionSnapshot<'a> {
     }
 }
 
-impl PartitionSnapshot<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionSnapshot<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Snapshots to read, grouped by topic.
 ///
 /// The `TopicSnapshot` struct of `FetchSnapshotRequest`, used in versions 0-1.
@@ -534,9 +506,9 @@ impl<'a> rt::Decode<'a> for TopicSnapshot<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let partitions = r
-            .read_struct_array::<PartitionSnapshot>(true, version)
+            .read_struct_array::<PartitionSnapshot>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -550,10 +522,10 @@ impl<'a> rt::Decode<'a> for TopicSnapshot<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.skip_struct_array::<PartitionSnapshot>(true, false, version)
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.skip_struct_array::<PartitionSnapshot>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -565,16 +537,16 @@ impl<'a> rt::Encode for TopicSnapshot<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, true)
-            + rt::struct_array_len(&self.partitions, true, version)
+        rt::string_len(&self.name, rt::COMPACT)
+            + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -611,14 +583,5 @@ impl<'a> rt::IntoOwned for TopicSnapshot<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TopicSnapshot<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicSnapshot<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

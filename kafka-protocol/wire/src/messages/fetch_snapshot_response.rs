@@ -53,7 +53,7 @@ impl<'a> rt::Decode<'a> for FetchSnapshotResponse<'a> {
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
         let topics = r
-            .read_struct_array::<TopicSnapshot>(true, version)
+            .read_struct_array::<TopicSnapshot>(rt::COMPACT, version)
             .in_field("topics")?;
         let node_endpoints = rt::StructArray::new();
         let (node_endpoints, unknown_tagged_fields) = if !r.skip_empty_tagged_section() {
@@ -70,7 +70,7 @@ impl<'a> rt::Decode<'a> for FetchSnapshotResponse<'a> {
                                 );
                             }
                             node_endpoints = r
-                                .read_struct_array::<NodeEndpoint>(true, version)
+                                .read_struct_array::<NodeEndpoint>(rt::COMPACT, version)
                                 .in_field("node_endpoints")?;
                         }
                         _ => return Ok(false),
@@ -110,19 +110,18 @@ impl<'a> rt::Encode for FetchSnapshotResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
         let write_node_endpoints = version >= 1 && !self.node_endpoints.is_empty();
         let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
         let count = self.unknown_tagged_fields.len() + usize::from(write_node_endpoints);
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_node_endpoints)?;
         if write_node_endpoints {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 0u32,
-                rt::struct_array_len(&self.node_endpoints, true, version),
+                rt::struct_array_len(&self.node_endpoints, rt::COMPACT, version),
             );
-            rt::put_struct_array(buf, &self.node_endpoints, true, version)
+            buf.put_struct_array(&self.node_endpoints, rt::COMPACT, version)
                 .in_field("node_endpoints")?;
         }
         tagged.finish(buf);
@@ -132,13 +131,13 @@ impl<'a> rt::Encode for FetchSnapshotResponse<'a> {
     fn encoded_len(&self, version: i16) -> usize {
         let write_node_endpoints = version >= 1 && !self.node_endpoints.is_empty();
         let count = self.unknown_tagged_fields.len() + usize::from(write_node_endpoints);
-        4 + 2 + rt::struct_array_len(&self.topics, true, version)
+        6 + rt::struct_array_len(&self.topics, rt::COMPACT, version)
             + rt::varint::uvarint_len(count as u32)
             + rt::unknown_tagged_fields_len(&self.unknown_tagged_fields)
             + if write_node_endpoints {
                 rt::tagged_field_len(
                     0u32,
-                    rt::struct_array_len(&self.node_endpoints, true, version),
+                    rt::struct_array_len(&self.node_endpoints, rt::COMPACT, version),
                 )
             } else {
                 0
@@ -195,15 +194,6 @@ impl<'a> rt::IntoOwned for FetchSnapshotResponse<'a> {
     }
 }
 
-impl FetchSnapshotResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> FetchSnapshotResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Snapshot the chunk was read from, named by its end offset and epoch.
 ///
 /// The `SnapshotId` struct of `FetchSnapshotResponse`, used in versions 0-1.
@@ -245,7 +235,7 @@ impl<'a> rt::Decode<'a> for SnapshotId<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(12, &[("end_offset", 8), ("epoch", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -260,12 +250,12 @@ impl<'a> rt::Encode for SnapshotId<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new().i64(self.end_offset).i32(self.epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        8 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        12 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -301,15 +291,6 @@ impl<'a> rt::IntoOwned for SnapshotId<'a> {
             epoch: self.epoch,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl SnapshotId<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> SnapshotId<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -354,7 +335,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(8, &[("leader_id", 4), ("leader_epoch", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -369,12 +350,12 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new().i32(self.leader_id).i32(self.leader_epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -410,15 +391,6 @@ impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
             leader_epoch: self.leader_epoch,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl LeaderIdAndEpoch<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> LeaderIdAndEpoch<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -477,7 +449,7 @@ impl<'a> rt::Decode<'a> for PartitionSnapshot<'a> {
         let size = fixed.i64();
         let position = fixed.i64();
         let unaligned_records: Option<Cow<'a, [u8]>> = r
-            .read_bytes(true)
+            .read_bytes(rt::COMPACT)
             .map(Some)
             .in_field("unaligned_records")?;
         let (current_leader, unknown_tagged_fields) = if !r.skip_empty_tagged_section() {
@@ -519,7 +491,7 @@ impl<'a> rt::Decode<'a> for PartitionSnapshot<'a> {
         r.skip_fixed(6, &[("index", 4), ("error_code", 2)])?;
         SnapshotId::validate_from(r, version).in_field("snapshot_id")?;
         r.skip_fixed(16, &[("size", 8), ("position", 8)])?;
-        r.read_bytes(true).map(Some).in_field("unaligned_records")?;
+        r.read_bytes(rt::COMPACT).map(Some).in_field("unaligned_records")?;
         r.skip_tagged_fields(|tag, r| {
             match tag {
                 0u32 => {
@@ -548,7 +520,7 @@ impl<'a> rt::Encode for PartitionSnapshot<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<16>::new().i64(self.size).i64(self.position),
         );
-        rt::put_bytes(buf, self.unaligned_records.as_deref().unwrap_or_default(), true)
+        buf.put_bytes(self.unaligned_records.as_deref().unwrap_or_default(), rt::COMPACT)
             .in_field("unaligned_records")?;
         let write_current_leader = self.current_leader != LeaderIdAndEpoch::default();
         let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
@@ -556,7 +528,7 @@ impl<'a> rt::Encode for PartitionSnapshot<'a> {
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_current_leader)?;
         if write_current_leader {
-            rt::put_tag_header(buf, 0u32, self.current_leader.encoded_len(version));
+            buf.put_tag_header(0u32, self.current_leader.encoded_len(version));
             self.current_leader.encode_to(buf, version).in_field("current_leader")?;
         }
         tagged.finish(buf);
@@ -566,8 +538,8 @@ impl<'a> rt::Encode for PartitionSnapshot<'a> {
     fn encoded_len(&self, version: i16) -> usize {
         let write_current_leader = self.current_leader != LeaderIdAndEpoch::default();
         let count = self.unknown_tagged_fields.len() + usize::from(write_current_leader);
-        4 + 2 + self.snapshot_id.encoded_len(version) + 8 + 8
-            + rt::nullable_bytes_len(self.unaligned_records.as_deref(), true)
+        6 + self.snapshot_id.encoded_len(version) + 16
+            + rt::nullable_bytes_len(self.unaligned_records.as_deref(), rt::COMPACT)
             + rt::varint::uvarint_len(count as u32)
             + rt::unknown_tagged_fields_len(&self.unknown_tagged_fields)
             + if write_current_leader {
@@ -630,15 +602,6 @@ impl<'a> rt::IntoOwned for PartitionSnapshot<'a> {
     }
 }
 
-impl PartitionSnapshot<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionSnapshot<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Snapshot chunks, grouped by topic.
 ///
 /// The `TopicSnapshot` struct of `FetchSnapshotResponse`, used in versions 0-1.
@@ -664,9 +627,9 @@ impl<'a> rt::Decode<'a> for TopicSnapshot<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let partitions = r
-            .read_struct_array::<PartitionSnapshot>(true, version)
+            .read_struct_array::<PartitionSnapshot>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -680,10 +643,10 @@ impl<'a> rt::Decode<'a> for TopicSnapshot<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.skip_struct_array::<PartitionSnapshot>(true, false, version)
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.skip_struct_array::<PartitionSnapshot>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -695,16 +658,16 @@ impl<'a> rt::Encode for TopicSnapshot<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, true)
-            + rt::struct_array_len(&self.partitions, true, version)
+        rt::string_len(&self.name, rt::COMPACT)
+            + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -744,15 +707,6 @@ impl<'a> rt::IntoOwned for TopicSnapshot<'a> {
     }
 }
 
-impl TopicSnapshot<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicSnapshot<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// How to reach each leader named in the partition answers.
 ///
 /// The `NodeEndpoint` struct of `FetchSnapshotResponse`, used in versions 1.
@@ -782,7 +736,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let node_id = r.read_i32().in_field("node_id")?;
-        let host = r.read_string(true).in_field("host")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -798,9 +752,9 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i32().in_field("node_id")?;
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -813,14 +767,14 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.node_id);
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + rt::string_len(&self.host, true) + 2
+        4 + rt::string_len(&self.host, rt::COMPACT) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -860,14 +814,5 @@ impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
             port: self.port,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl NodeEndpoint<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> NodeEndpoint<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

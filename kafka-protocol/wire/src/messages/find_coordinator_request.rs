@@ -43,18 +43,20 @@ impl<'a> rt::Decode<'a> for FindCoordinatorRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 3;
         let key = if version <= 3 {
-            r.read_string(version >= 3).in_field("key")?
+            r.read_string(flexible).in_field("key")?
         } else {
             Cow::Borrowed("")
         };
         let key_type = if version >= 1 { r.read_i8().in_field("key_type")? } else { 0 };
         let coordinator_keys = if version >= 4 {
-            r.read_array(true, |r| r.read_string(true)).in_field("coordinator_keys")?
+            r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
+                .in_field("coordinator_keys")?
         } else {
             Vec::new()
         };
-        let unknown_tagged_fields = if version >= 3 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -75,6 +77,7 @@ impl<'a> rt::Encode for FindCoordinatorRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 3;
         if version > 3 && !self.key.is_empty() {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -94,22 +97,21 @@ impl<'a> rt::Encode for FindCoordinatorRequest<'a> {
             );
         }
         if version <= 3 {
-            rt::put_string(buf, &self.key, version >= 3).in_field("key")?;
+            buf.put_string(&self.key, flexible).in_field("key")?;
         }
         if version >= 1 {
             buf.put_i8(self.key_type);
         }
         if version >= 4 {
-            rt::put_array(
-                    buf,
+            buf.put_array(
                     &self.coordinator_keys,
-                    true,
-                    |buf, v| rt::put_string(buf, v, true),
+                    rt::COMPACT,
+                    |buf, v| buf.put_string(v, rt::COMPACT),
                 )
                 .in_field("coordinator_keys")?;
         }
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -117,14 +119,19 @@ impl<'a> rt::Encode for FindCoordinatorRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        (if version <= 3 { rt::string_len(&self.key, version >= 3) } else { 0 })
+        let flexible = version >= 3;
+        (if version <= 3 { rt::string_len(&self.key, flexible) } else { 0 })
             + (if version >= 1 { 1 } else { 0 })
             + (if version >= 4 {
-                rt::array_len(&self.coordinator_keys, true, |v| rt::string_len(v, true))
+                rt::array_len(
+                    &self.coordinator_keys,
+                    rt::COMPACT,
+                    |v| rt::string_len(v, rt::COMPACT),
+                )
             } else {
                 0
             })
-            + (if version >= 3 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -189,14 +196,5 @@ impl<'a> rt::IntoOwned for FindCoordinatorRequest<'a> {
             coordinator_keys: rt::IntoOwned::into_owned(self.coordinator_keys),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl FindCoordinatorRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> FindCoordinatorRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

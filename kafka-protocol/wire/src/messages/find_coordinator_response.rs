@@ -76,6 +76,7 @@ impl<'a> rt::Decode<'a> for FindCoordinatorResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 3;
         let throttle_time_ms = if version >= 1 {
             r.read_i32().in_field("throttle_time_ms")?
         } else {
@@ -87,23 +88,24 @@ impl<'a> rt::Decode<'a> for FindCoordinatorResponse<'a> {
             0
         };
         let error_message = if (1..=3).contains(&version) {
-            r.read_nullable_string(version >= 3).in_field("error_message")?
+            r.read_nullable_string(flexible).in_field("error_message")?
         } else {
             Some(Cow::Borrowed(""))
         };
         let node_id = if version <= 3 { r.read_i32().in_field("node_id")? } else { 0 };
         let host = if version <= 3 {
-            r.read_string(version >= 3).in_field("host")?
+            r.read_string(flexible).in_field("host")?
         } else {
             Cow::Borrowed("")
         };
         let port = if version <= 3 { r.read_i32().in_field("port")? } else { 0 };
         let coordinators = if version >= 4 {
-            r.read_struct_array::<Coordinator>(true, version).in_field("coordinators")?
+            r.read_struct_array::<Coordinator>(rt::COMPACT, version)
+                .in_field("coordinators")?
         } else {
             rt::StructArray::new()
         };
-        let unknown_tagged_fields = if version >= 3 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -128,6 +130,7 @@ impl<'a> rt::Encode for FindCoordinatorResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 3;
         if version > 3 && self.error_code != 0 {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -165,24 +168,24 @@ impl<'a> rt::Encode for FindCoordinatorResponse<'a> {
             buf.put_i16(self.error_code);
         }
         if (1..=3).contains(&version) {
-            rt::put_nullable_string(buf, self.error_message.as_deref(), version >= 3)
+            buf.put_nullable_string(self.error_message.as_deref(), flexible)
                 .in_field("error_message")?;
         }
         if version <= 3 {
             buf.put_i32(self.node_id);
         }
         if version <= 3 {
-            rt::put_string(buf, &self.host, version >= 3).in_field("host")?;
+            buf.put_string(&self.host, flexible).in_field("host")?;
         }
         if version <= 3 {
             buf.put_i32(self.port);
         }
         if version >= 4 {
-            rt::put_struct_array(buf, &self.coordinators, true, version)
+            buf.put_struct_array(&self.coordinators, rt::COMPACT, version)
                 .in_field("coordinators")?;
         }
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -190,20 +193,21 @@ impl<'a> rt::Encode for FindCoordinatorResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 3;
         (if version >= 1 { 4 } else { 0 }) + (if version <= 3 { 2 } else { 0 })
             + (if (1..=3).contains(&version) {
-                rt::nullable_string_len(self.error_message.as_deref(), version >= 3)
+                rt::nullable_string_len(self.error_message.as_deref(), flexible)
             } else {
                 0
             }) + (if version <= 3 { 4 } else { 0 })
-            + (if version <= 3 { rt::string_len(&self.host, version >= 3) } else { 0 })
+            + (if version <= 3 { rt::string_len(&self.host, flexible) } else { 0 })
             + (if version <= 3 { 4 } else { 0 })
             + (if version >= 4 {
-                rt::struct_array_len(&self.coordinators, true, version)
+                rt::struct_array_len(&self.coordinators, rt::COMPACT, version)
             } else {
                 0
             })
-            + (if version >= 3 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -299,15 +303,6 @@ impl<'a> rt::IntoOwned for FindCoordinatorResponse<'a> {
     }
 }
 
-impl FindCoordinatorResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> FindCoordinatorResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// One lookup result per requested key.
 ///
 /// The `Coordinator` struct of `FindCoordinatorResponse`, used in versions 4-6.
@@ -363,14 +358,16 @@ impl<'a> rt::Decode<'a> for Coordinator<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let key = r.read_string(true).in_field("key")?;
+        let key = r.read_string(rt::COMPACT).in_field("key")?;
         let node_id = r.read_i32().in_field("node_id")?;
-        let host = r.read_string(true).in_field("host")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let mut fixed: rt::FixedFields<6> = r
             .read_fixed(&[("port", 4), ("error_code", 2)])?;
         let port = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             key,
@@ -387,12 +384,12 @@ impl<'a> rt::Decode<'a> for Coordinator<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("key")?;
+        r.read_string(rt::COMPACT).in_field("key")?;
         r.read_i32().in_field("node_id")?;
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.skip_fixed(6, &[("port", 4), ("error_code", 2)])?;
-        r.read_nullable_string(true).in_field("error_message")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -404,21 +401,22 @@ impl<'a> rt::Encode for Coordinator<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.key, true).in_field("key")?;
+        buf.put_string(&self.key, rt::COMPACT).in_field("key")?;
         buf.put_i32(self.node_id);
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new().i32(self.port).i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.key, true) + 4 + rt::string_len(&self.host, true) + 4 + 2
-            + rt::nullable_string_len(self.error_message.as_deref(), true)
+        rt::string_len(&self.key, rt::COMPACT) + 4
+            + rt::string_len(&self.host, rt::COMPACT) + 6
+            + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -467,14 +465,5 @@ impl<'a> rt::IntoOwned for Coordinator<'a> {
             error_message: rt::IntoOwned::into_owned(self.error_message),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl Coordinator<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Coordinator<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

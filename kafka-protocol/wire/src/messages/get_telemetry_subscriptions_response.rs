@@ -81,7 +81,7 @@ impl<'a> rt::Decode<'a> for GetTelemetrySubscriptionsResponse<'a> {
         let client_instance_id = fixed.uuid();
         let subscription_id = fixed.i32();
         let accepted_compression_types = r
-            .read_scalar_array::<i8>(true)
+            .read_scalar_array::<i8>(rt::COMPACT)
             .in_field("accepted_compression_types")?;
         let mut fixed: rt::FixedFields<8> = r
             .read_fixed(&[("push_interval_ms", 4), ("telemetry_max_bytes", 4)])?;
@@ -89,7 +89,7 @@ impl<'a> rt::Decode<'a> for GetTelemetrySubscriptionsResponse<'a> {
         let telemetry_max_bytes = fixed.i32();
         let delta_temporality = r.read_bool().in_field("delta_temporality")?;
         let requested_metrics = r
-            .read_array(true, |r| r.read_string(true))
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("requested_metrics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -121,30 +121,31 @@ impl<'a> rt::Encode for GetTelemetrySubscriptionsResponse<'a> {
                 .uuid(self.client_instance_id)
                 .i32(self.subscription_id),
         );
-        rt::put_scalar_array(buf, &self.accepted_compression_types, true)
+        buf.put_scalar_array(&self.accepted_compression_types, rt::COMPACT)
             .in_field("accepted_compression_types")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new()
                 .i32(self.push_interval_ms)
                 .i32(self.telemetry_max_bytes),
         );
-        rt::put_bool(buf, self.delta_temporality);
-        rt::put_array(
-                buf,
+        buf.put_bool(self.delta_temporality);
+        buf.put_array(
                 &self.requested_metrics,
-                true,
-                |buf, v| rt::put_string(buf, v, true),
+                rt::COMPACT,
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("requested_metrics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 2 + 16 + 4 + rt::scalar_array_len(&self.accepted_compression_types, true) + 4
-            + 4 + 1
-            + rt::array_len(&self.requested_metrics, true, |v| rt::string_len(v, true))
-            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        26 + rt::scalar_array_len(&self.accepted_compression_types, rt::COMPACT) + 8 + 1
+            + rt::array_len(
+                &self.requested_metrics,
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            ) + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -209,14 +210,5 @@ impl<'a> rt::IntoOwned for GetTelemetrySubscriptionsResponse<'a> {
             requested_metrics: rt::IntoOwned::into_owned(self.requested_metrics),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl GetTelemetrySubscriptionsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> GetTelemetrySubscriptionsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

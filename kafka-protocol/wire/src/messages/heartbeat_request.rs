@@ -47,15 +47,16 @@ impl<'a> rt::Decode<'a> for HeartbeatRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let group_id = r.read_string(version >= 4).in_field("group_id")?;
+        let flexible = version >= 4;
+        let group_id = r.read_string(flexible).in_field("group_id")?;
         let generation_id = r.read_i32().in_field("generation_id")?;
-        let member_id = r.read_string(version >= 4).in_field("member_id")?;
+        let member_id = r.read_string(flexible).in_field("member_id")?;
         let group_instance_id = if version >= 3 {
-            r.read_nullable_string(version >= 4).in_field("group_instance_id")?
+            r.read_nullable_string(flexible).in_field("group_instance_id")?
         } else {
             None
         };
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -77,21 +78,22 @@ impl<'a> rt::Encode for HeartbeatRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 4;
         if version < 3 && self.group_instance_id.is_some() {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
                     .in_field("group_instance_id"),
             );
         }
-        rt::put_string(buf, &self.group_id, version >= 4).in_field("group_id")?;
+        buf.put_string(&self.group_id, flexible).in_field("group_id")?;
         buf.put_i32(self.generation_id);
-        rt::put_string(buf, &self.member_id, version >= 4).in_field("member_id")?;
+        buf.put_string(&self.member_id, flexible).in_field("member_id")?;
         if version >= 3 {
-            rt::put_nullable_string(buf, self.group_instance_id.as_deref(), version >= 4)
+            buf.put_nullable_string(self.group_instance_id.as_deref(), flexible)
                 .in_field("group_instance_id")?;
         }
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -99,14 +101,15 @@ impl<'a> rt::Encode for HeartbeatRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.group_id, version >= 4) + 4
-            + rt::string_len(&self.member_id, version >= 4)
+        let flexible = version >= 4;
+        rt::string_len(&self.group_id, flexible) + 4
+            + rt::string_len(&self.member_id, flexible)
             + (if version >= 3 {
-                rt::nullable_string_len(self.group_instance_id.as_deref(), version >= 4)
+                rt::nullable_string_len(self.group_instance_id.as_deref(), flexible)
             } else {
                 0
             })
-            + (if version >= 4 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -162,14 +165,5 @@ impl<'a> rt::IntoOwned for HeartbeatRequest<'a> {
             group_instance_id: rt::IntoOwned::into_owned(self.group_instance_id),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl HeartbeatRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> HeartbeatRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -38,13 +38,14 @@ impl<'a> rt::Decode<'a> for HeartbeatResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 4;
         let throttle_time_ms = if version >= 1 {
             r.read_i32().in_field("throttle_time_ms")?
         } else {
             0
         };
         let error_code = r.read_i16().in_field("error_code")?;
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -64,12 +65,13 @@ impl<'a> rt::Encode for HeartbeatResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 4;
         if version >= 1 {
             buf.put_i32(self.throttle_time_ms);
         }
         buf.put_i16(self.error_code);
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -77,8 +79,9 @@ impl<'a> rt::Encode for HeartbeatResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 4;
         (if version >= 1 { 4 } else { 0 }) + 2
-            + (if version >= 4 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -128,14 +131,5 @@ impl<'a> rt::IntoOwned for HeartbeatResponse<'a> {
             error_code: self.error_code,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl HeartbeatResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> HeartbeatResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

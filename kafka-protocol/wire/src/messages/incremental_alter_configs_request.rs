@@ -40,11 +40,12 @@ impl<'a> rt::Decode<'a> for IncrementalAlterConfigsRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 1;
         let resources = r
-            .read_struct_array::<AlterConfigsResource>(version >= 1, version)
+            .read_struct_array::<AlterConfigsResource>(flexible, version)
             .in_field("resources")?;
         let validate_only = r.read_bool().in_field("validate_only")?;
-        let unknown_tagged_fields = if version >= 1 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -64,11 +65,11 @@ impl<'a> rt::Encode for IncrementalAlterConfigsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.resources, version >= 1, version)
-            .in_field("resources")?;
-        rt::put_bool(buf, self.validate_only);
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 1;
+        buf.put_struct_array(&self.resources, flexible, version).in_field("resources")?;
+        buf.put_bool(self.validate_only);
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -76,8 +77,9 @@ impl<'a> rt::Encode for IncrementalAlterConfigsRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.resources, version >= 1, version) + 1
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        rt::struct_array_len(&self.resources, flexible, version) + 1
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -124,15 +126,6 @@ impl<'a> rt::IntoOwned for IncrementalAlterConfigsRequest<'a> {
     }
 }
 
-impl IncrementalAlterConfigsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> IncrementalAlterConfigsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Changes to apply to this resource's configuration.
 ///
 /// The `AlterableConfig` struct of `IncrementalAlterConfigsRequest`, used in versions 0-1.
@@ -173,10 +166,11 @@ impl<'a> rt::Decode<'a> for AlterableConfig<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(version >= 1).in_field("name")?;
+        let flexible = version >= 1;
+        let name = r.read_string(flexible).in_field("name")?;
         let config_operation = r.read_i8().in_field("config_operation")?;
-        let value = r.read_nullable_string(version >= 1).in_field("value")?;
-        let unknown_tagged_fields = if version >= 1 {
+        let value = r.read_nullable_string(flexible).in_field("value")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -193,11 +187,12 @@ impl<'a> rt::Decode<'a> for AlterableConfig<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 1).in_field("name")?;
+        let flexible = version >= 1;
+        r.read_string(flexible).in_field("name")?;
         r.read_i8().in_field("config_operation")?;
-        r.read_nullable_string(version >= 1).in_field("value")?;
-        if version >= 1 {
-            r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(flexible).in_field("value")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -210,12 +205,12 @@ impl<'a> rt::Encode for AlterableConfig<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, version >= 1).in_field("name")?;
+        let flexible = version >= 1;
+        buf.put_string(&self.name, flexible).in_field("name")?;
         buf.put_i8(self.config_operation);
-        rt::put_nullable_string(buf, self.value.as_deref(), version >= 1)
-            .in_field("value")?;
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_nullable_string(self.value.as_deref(), flexible).in_field("value")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -223,9 +218,10 @@ impl<'a> rt::Encode for AlterableConfig<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, version >= 1) + 1
-            + rt::nullable_string_len(self.value.as_deref(), version >= 1)
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        rt::string_len(&self.name, flexible) + 1
+            + rt::nullable_string_len(self.value.as_deref(), flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -275,15 +271,6 @@ impl<'a> rt::IntoOwned for AlterableConfig<'a> {
     }
 }
 
-impl AlterableConfig<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterableConfig<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Resources to change, each with its list of changes.
 ///
 /// The `AlterConfigsResource` struct of `IncrementalAlterConfigsRequest`, used in versions 0-1.
@@ -313,12 +300,13 @@ impl<'a> rt::Decode<'a> for AlterConfigsResource<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 1;
         let resource_type = r.read_i8().in_field("resource_type")?;
-        let resource_name = r.read_string(version >= 1).in_field("resource_name")?;
+        let resource_name = r.read_string(flexible).in_field("resource_name")?;
         let configs = r
-            .read_struct_array::<AlterableConfig>(version >= 1, version)
+            .read_struct_array::<AlterableConfig>(flexible, version)
             .in_field("configs")?;
-        let unknown_tagged_fields = if version >= 1 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -335,12 +323,12 @@ impl<'a> rt::Decode<'a> for AlterConfigsResource<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 1;
         r.read_i8().in_field("resource_type")?;
-        r.read_string(version >= 1).in_field("resource_name")?;
-        r.skip_struct_array::<AlterableConfig>(version >= 1, false, version)
-            .in_field("configs")?;
-        if version >= 1 {
-            r.skip_unknown_tagged_fields()?;
+        r.read_string(flexible).in_field("resource_name")?;
+        r.skip_struct_array::<AlterableConfig>(flexible, version).in_field("configs")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -353,13 +341,12 @@ impl<'a> rt::Encode for AlterConfigsResource<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 1;
         buf.put_i8(self.resource_type);
-        rt::put_string(buf, &self.resource_name, version >= 1)
-            .in_field("resource_name")?;
-        rt::put_struct_array(buf, &self.configs, version >= 1, version)
-            .in_field("configs")?;
-        if version >= 1 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.resource_name, flexible).in_field("resource_name")?;
+        buf.put_struct_array(&self.configs, flexible, version).in_field("configs")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -367,9 +354,10 @@ impl<'a> rt::Encode for AlterConfigsResource<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        1 + rt::string_len(&self.resource_name, version >= 1)
-            + rt::struct_array_len(&self.configs, version >= 1, version)
-            + (if version >= 1 {
+        let flexible = version >= 1;
+        1 + rt::string_len(&self.resource_name, flexible)
+            + rt::struct_array_len(&self.configs, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -416,14 +404,5 @@ impl<'a> rt::IntoOwned for AlterConfigsResource<'a> {
             configs: rt::IntoOwned::into_owned(self.configs),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AlterConfigsResource<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AlterConfigsResource<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -70,8 +70,9 @@ impl<'a> rt::Decode<'a> for InitProducerIdRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let transactional_id = r
-            .read_nullable_string(version >= 2)
+            .read_nullable_string(flexible)
             .in_field("transactional_id")?;
         let transaction_timeout_ms = r.read_i32().in_field("transaction_timeout_ms")?;
         let (producer_id, producer_epoch) = if version >= 3 {
@@ -91,7 +92,7 @@ impl<'a> rt::Decode<'a> for InitProducerIdRequest<'a> {
         } else {
             false
         };
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -115,6 +116,7 @@ impl<'a> rt::Encode for InitProducerIdRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         if version < 3 && self.producer_id != -1 {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -139,7 +141,7 @@ impl<'a> rt::Encode for InitProducerIdRequest<'a> {
                     .in_field("keep_prepared_txn"),
             );
         }
-        rt::put_nullable_string(buf, self.transactional_id.as_deref(), version >= 2)
+        buf.put_nullable_string(self.transactional_id.as_deref(), flexible)
             .in_field("transactional_id")?;
         buf.put_i32(self.transaction_timeout_ms);
         if version >= 3 {
@@ -150,13 +152,13 @@ impl<'a> rt::Encode for InitProducerIdRequest<'a> {
             );
         }
         if version >= 6 {
-            rt::put_bool(buf, self.enable2_pc);
+            buf.put_bool(self.enable2_pc);
         }
         if version >= 6 {
-            rt::put_bool(buf, self.keep_prepared_txn);
+            buf.put_bool(self.keep_prepared_txn);
         }
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -164,10 +166,11 @@ impl<'a> rt::Encode for InitProducerIdRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::nullable_string_len(self.transactional_id.as_deref(), version >= 2) + 4
-            + (if version >= 3 { 8 } else { 0 }) + (if version >= 3 { 2 } else { 0 })
-            + (if version >= 6 { 1 } else { 0 }) + (if version >= 6 { 1 } else { 0 })
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::nullable_string_len(self.transactional_id.as_deref(), flexible) + 4
+            + (if version >= 3 { 10 } else { 0 }) + (if version >= 6 { 1 } else { 0 })
+            + (if version >= 6 { 1 } else { 0 })
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -247,14 +250,5 @@ impl<'a> rt::IntoOwned for InitProducerIdRequest<'a> {
             keep_prepared_txn: self.keep_prepared_txn,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl InitProducerIdRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> InitProducerIdRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

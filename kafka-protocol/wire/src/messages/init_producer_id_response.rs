@@ -68,6 +68,7 @@ impl<'a> rt::Decode<'a> for InitProducerIdResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let mut fixed: rt::FixedFields<16> = r
             .read_fixed(
                 &[
@@ -90,7 +91,7 @@ impl<'a> rt::Decode<'a> for InitProducerIdResponse<'a> {
         } else {
             (-1, -1)
         };
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -114,6 +115,7 @@ impl<'a> rt::Encode for InitProducerIdResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         if version < 6 && self.ongoing_txn_producer_id != -1 {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -140,8 +142,8 @@ impl<'a> rt::Encode for InitProducerIdResponse<'a> {
                     .i16(self.ongoing_txn_producer_epoch),
             );
         }
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -149,9 +151,9 @@ impl<'a> rt::Encode for InitProducerIdResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + 8 + 2 + (if version >= 6 { 8 } else { 0 })
-            + (if version >= 6 { 2 } else { 0 })
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        16 + (if version >= 6 { 10 } else { 0 })
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -224,14 +226,5 @@ impl<'a> rt::IntoOwned for InitProducerIdResponse<'a> {
             ongoing_txn_producer_epoch: self.ongoing_txn_producer_epoch,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl InitProducerIdResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> InitProducerIdResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

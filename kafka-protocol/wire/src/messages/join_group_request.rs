@@ -81,29 +81,30 @@ impl<'a> rt::Decode<'a> for JoinGroupRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let group_id = r.read_string(version >= 6).in_field("group_id")?;
+        let flexible = version >= 6;
+        let group_id = r.read_string(flexible).in_field("group_id")?;
         let session_timeout_ms = r.read_i32().in_field("session_timeout_ms")?;
         let rebalance_timeout_ms = if version >= 1 {
             r.read_i32().in_field("rebalance_timeout_ms")?
         } else {
             -1
         };
-        let member_id = r.read_string(version >= 6).in_field("member_id")?;
+        let member_id = r.read_string(flexible).in_field("member_id")?;
         let group_instance_id = if version >= 5 {
-            r.read_nullable_string(version >= 6).in_field("group_instance_id")?
+            r.read_nullable_string(flexible).in_field("group_instance_id")?
         } else {
             None
         };
-        let protocol_type = r.read_string(version >= 6).in_field("protocol_type")?;
+        let protocol_type = r.read_string(flexible).in_field("protocol_type")?;
         let protocols = r
-            .read_struct_array::<JoinGroupRequestProtocol>(version >= 6, version)
+            .read_struct_array::<JoinGroupRequestProtocol>(flexible, version)
             .in_field("protocols")?;
         let reason = if version >= 8 {
-            r.read_nullable_string(true).in_field("reason")?
+            r.read_nullable_string(rt::COMPACT).in_field("reason")?
         } else {
             None
         };
-        let unknown_tagged_fields = if version >= 6 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -129,32 +130,31 @@ impl<'a> rt::Encode for JoinGroupRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 6;
         if version < 5 && self.group_instance_id.is_some() {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
                     .in_field("group_instance_id"),
             );
         }
-        rt::put_string(buf, &self.group_id, version >= 6).in_field("group_id")?;
+        buf.put_string(&self.group_id, flexible).in_field("group_id")?;
         buf.put_i32(self.session_timeout_ms);
         if version >= 1 {
             buf.put_i32(self.rebalance_timeout_ms);
         }
-        rt::put_string(buf, &self.member_id, version >= 6).in_field("member_id")?;
+        buf.put_string(&self.member_id, flexible).in_field("member_id")?;
         if version >= 5 {
-            rt::put_nullable_string(buf, self.group_instance_id.as_deref(), version >= 6)
+            buf.put_nullable_string(self.group_instance_id.as_deref(), flexible)
                 .in_field("group_instance_id")?;
         }
-        rt::put_string(buf, &self.protocol_type, version >= 6)
-            .in_field("protocol_type")?;
-        rt::put_struct_array(buf, &self.protocols, version >= 6, version)
-            .in_field("protocols")?;
+        buf.put_string(&self.protocol_type, flexible).in_field("protocol_type")?;
+        buf.put_struct_array(&self.protocols, flexible, version).in_field("protocols")?;
         if version >= 8 {
-            rt::put_nullable_string(buf, self.reason.as_deref(), true)
+            buf.put_nullable_string(self.reason.as_deref(), rt::COMPACT)
                 .in_field("reason")?;
         }
-        if version >= 6 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -162,21 +162,21 @@ impl<'a> rt::Encode for JoinGroupRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.group_id, version >= 6) + 4
-            + (if version >= 1 { 4 } else { 0 })
-            + rt::string_len(&self.member_id, version >= 6)
+        let flexible = version >= 6;
+        rt::string_len(&self.group_id, flexible) + 4 + (if version >= 1 { 4 } else { 0 })
+            + rt::string_len(&self.member_id, flexible)
             + (if version >= 5 {
-                rt::nullable_string_len(self.group_instance_id.as_deref(), version >= 6)
+                rt::nullable_string_len(self.group_instance_id.as_deref(), flexible)
             } else {
                 0
-            }) + rt::string_len(&self.protocol_type, version >= 6)
-            + rt::struct_array_len(&self.protocols, version >= 6, version)
+            }) + rt::string_len(&self.protocol_type, flexible)
+            + rt::struct_array_len(&self.protocols, flexible, version)
             + (if version >= 8 {
-                rt::nullable_string_len(self.reason.as_deref(), true)
+                rt::nullable_string_len(self.reason.as_deref(), rt::COMPACT)
             } else {
                 0
             })
-            + (if version >= 6 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -259,15 +259,6 @@ impl<'a> rt::IntoOwned for JoinGroupRequest<'a> {
     }
 }
 
-impl JoinGroupRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> JoinGroupRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Assignment protocols this member supports, most preferred first, each with its own metadata.
 ///
 /// The `JoinGroupRequestProtocol` struct of `JoinGroupRequest`, used in versions 0-9.
@@ -292,9 +283,10 @@ impl<'a> rt::Decode<'a> for JoinGroupRequestProtocol<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(version >= 6).in_field("name")?;
-        let metadata: Cow<'a, [u8]> = r.read_bytes(version >= 6).in_field("metadata")?;
-        let unknown_tagged_fields = if version >= 6 {
+        let flexible = version >= 6;
+        let name = r.read_string(flexible).in_field("name")?;
+        let metadata: Cow<'a, [u8]> = r.read_bytes(flexible).in_field("metadata")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -310,10 +302,11 @@ impl<'a> rt::Decode<'a> for JoinGroupRequestProtocol<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 6).in_field("name")?;
-        r.read_bytes(version >= 6).in_field("metadata")?;
-        if version >= 6 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 6;
+        r.read_string(flexible).in_field("name")?;
+        r.read_bytes(flexible).in_field("metadata")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -326,10 +319,11 @@ impl<'a> rt::Encode for JoinGroupRequestProtocol<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, version >= 6).in_field("name")?;
-        rt::put_bytes(buf, &self.metadata, version >= 6).in_field("metadata")?;
-        if version >= 6 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 6;
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_bytes(&self.metadata, flexible).in_field("metadata")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -337,9 +331,9 @@ impl<'a> rt::Encode for JoinGroupRequestProtocol<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, version >= 6)
-            + rt::bytes_len(&self.metadata, version >= 6)
-            + (if version >= 6 {
+        let flexible = version >= 6;
+        rt::string_len(&self.name, flexible) + rt::bytes_len(&self.metadata, flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -383,14 +377,5 @@ impl<'a> rt::IntoOwned for JoinGroupRequestProtocol<'a> {
             metadata: rt::IntoOwned::into_owned(self.metadata),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl JoinGroupRequestProtocol<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> JoinGroupRequestProtocol<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

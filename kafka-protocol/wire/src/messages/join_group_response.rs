@@ -86,6 +86,7 @@ impl<'a> rt::Decode<'a> for JoinGroupResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 6;
         let throttle_time_ms = if version >= 2 {
             r.read_i32().in_field("throttle_time_ms")?
         } else {
@@ -96,27 +97,27 @@ impl<'a> rt::Decode<'a> for JoinGroupResponse<'a> {
         let error_code = fixed.i16();
         let generation_id = fixed.i32();
         let protocol_type = if version >= 7 {
-            r.read_nullable_string(true).in_field("protocol_type")?
+            r.read_nullable_string(rt::COMPACT).in_field("protocol_type")?
         } else {
             None
         };
         let protocol_name = (if version >= 7 {
-            r.read_nullable_string(version >= 6)
+            r.read_nullable_string(flexible)
         } else {
-            r.read_string(version >= 6).map(Some)
+            r.read_string(flexible).map(Some)
         })
             .in_field("protocol_name")?;
-        let leader = r.read_string(version >= 6).in_field("leader")?;
+        let leader = r.read_string(flexible).in_field("leader")?;
         let skip_assignment = if version >= 9 {
             r.read_bool().in_field("skip_assignment")?
         } else {
             false
         };
-        let member_id = r.read_string(version >= 6).in_field("member_id")?;
+        let member_id = r.read_string(flexible).in_field("member_id")?;
         let members = r
-            .read_struct_array::<JoinGroupResponseMember>(version >= 6, version)
+            .read_struct_array::<JoinGroupResponseMember>(flexible, version)
             .in_field("members")?;
-        let unknown_tagged_fields = if version >= 6 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -143,6 +144,7 @@ impl<'a> rt::Encode for JoinGroupResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 6;
         if version < 9 && self.skip_assignment {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -158,25 +160,24 @@ impl<'a> rt::Encode for JoinGroupResponse<'a> {
                 .i32(self.generation_id),
         );
         if version >= 7 {
-            rt::put_nullable_string(buf, self.protocol_type.as_deref(), true)
+            buf.put_nullable_string(self.protocol_type.as_deref(), rt::COMPACT)
                 .in_field("protocol_type")?;
         }
         (if version >= 7 {
-            rt::put_nullable_string(buf, self.protocol_name.as_deref(), version >= 6)
+            buf.put_nullable_string(self.protocol_name.as_deref(), flexible)
         } else {
             rt::non_null(self.protocol_name.as_ref(), version)
-                .and_then(|v| rt::put_string(buf, v, version >= 6))
+                .and_then(|v| buf.put_string(v, flexible))
         })
             .in_field("protocol_name")?;
-        rt::put_string(buf, &self.leader, version >= 6).in_field("leader")?;
+        buf.put_string(&self.leader, flexible).in_field("leader")?;
         if version >= 9 {
-            rt::put_bool(buf, self.skip_assignment);
+            buf.put_bool(self.skip_assignment);
         }
-        rt::put_string(buf, &self.member_id, version >= 6).in_field("member_id")?;
-        rt::put_struct_array(buf, &self.members, version >= 6, version)
-            .in_field("members")?;
-        if version >= 6 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.member_id, flexible).in_field("member_id")?;
+        buf.put_struct_array(&self.members, flexible, version).in_field("members")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -184,17 +185,17 @@ impl<'a> rt::Encode for JoinGroupResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        (if version >= 2 { 4 } else { 0 }) + 2 + 4
+        let flexible = version >= 6;
+        (if version >= 2 { 4 } else { 0 }) + 6
             + (if version >= 7 {
-                rt::nullable_string_len(self.protocol_type.as_deref(), true)
+                rt::nullable_string_len(self.protocol_type.as_deref(), rt::COMPACT)
             } else {
                 0
-            }) + rt::nullable_string_len(self.protocol_name.as_deref(), version >= 6)
-            + rt::string_len(&self.leader, version >= 6)
-            + (if version >= 9 { 1 } else { 0 })
-            + rt::string_len(&self.member_id, version >= 6)
-            + rt::struct_array_len(&self.members, version >= 6, version)
-            + (if version >= 6 {
+            }) + rt::nullable_string_len(self.protocol_name.as_deref(), flexible)
+            + rt::string_len(&self.leader, flexible) + (if version >= 9 { 1 } else { 0 })
+            + rt::string_len(&self.member_id, flexible)
+            + rt::struct_array_len(&self.members, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -280,15 +281,6 @@ impl<'a> rt::IntoOwned for JoinGroupResponse<'a> {
     }
 }
 
-impl JoinGroupResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> JoinGroupResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Every member and its protocol metadata; filled only in the leader's response, empty for the others.
 ///
 /// The `JoinGroupResponseMember` struct of `JoinGroupResponse`, used in versions 0-9.
@@ -317,14 +309,15 @@ impl<'a> rt::Decode<'a> for JoinGroupResponseMember<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let member_id = r.read_string(version >= 6).in_field("member_id")?;
+        let flexible = version >= 6;
+        let member_id = r.read_string(flexible).in_field("member_id")?;
         let group_instance_id = if version >= 5 {
-            r.read_nullable_string(version >= 6).in_field("group_instance_id")?
+            r.read_nullable_string(flexible).in_field("group_instance_id")?
         } else {
             None
         };
-        let metadata: Cow<'a, [u8]> = r.read_bytes(version >= 6).in_field("metadata")?;
-        let unknown_tagged_fields = if version >= 6 {
+        let metadata: Cow<'a, [u8]> = r.read_bytes(flexible).in_field("metadata")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -341,13 +334,14 @@ impl<'a> rt::Decode<'a> for JoinGroupResponseMember<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 6).in_field("member_id")?;
+        let flexible = version >= 6;
+        r.read_string(flexible).in_field("member_id")?;
         if version >= 5 {
-            r.read_nullable_string(version >= 6).in_field("group_instance_id")?;
+            r.read_nullable_string(flexible).in_field("group_instance_id")?;
         }
-        r.read_bytes(version >= 6).in_field("metadata")?;
-        if version >= 6 {
-            r.skip_unknown_tagged_fields()?;
+        r.read_bytes(flexible).in_field("metadata")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -360,14 +354,15 @@ impl<'a> rt::Encode for JoinGroupResponseMember<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.member_id, version >= 6).in_field("member_id")?;
+        let flexible = version >= 6;
+        buf.put_string(&self.member_id, flexible).in_field("member_id")?;
         if version >= 5 {
-            rt::put_nullable_string(buf, self.group_instance_id.as_deref(), version >= 6)
+            buf.put_nullable_string(self.group_instance_id.as_deref(), flexible)
                 .in_field("group_instance_id")?;
         }
-        rt::put_bytes(buf, &self.metadata, version >= 6).in_field("metadata")?;
-        if version >= 6 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bytes(&self.metadata, flexible).in_field("metadata")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -375,13 +370,14 @@ impl<'a> rt::Encode for JoinGroupResponseMember<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.member_id, version >= 6)
+        let flexible = version >= 6;
+        rt::string_len(&self.member_id, flexible)
             + (if version >= 5 {
-                rt::nullable_string_len(self.group_instance_id.as_deref(), version >= 6)
+                rt::nullable_string_len(self.group_instance_id.as_deref(), flexible)
             } else {
                 0
-            }) + rt::bytes_len(&self.metadata, version >= 6)
-            + (if version >= 6 {
+            }) + rt::bytes_len(&self.metadata, flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -434,14 +430,5 @@ impl<'a> rt::IntoOwned for JoinGroupResponseMember<'a> {
             metadata: rt::IntoOwned::into_owned(self.metadata),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl JoinGroupResponseMember<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> JoinGroupResponseMember<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -55,12 +55,12 @@ impl<'a> rt::Encode for KRaftVersionRecord<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<4>::new().i16(self.version).i16(self.k_raft_version),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        2 + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -96,14 +96,5 @@ impl<'a> rt::IntoOwned for KRaftVersionRecord<'a> {
             k_raft_version: self.k_raft_version,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl KRaftVersionRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> KRaftVersionRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -46,9 +46,11 @@ impl<'a> rt::Decode<'a> for LeaderChangeMessage<'a> {
             .read_fixed(&[("version", 2), ("leader_id", 4)])?;
         let version_value = fixed.i16();
         let leader_id = fixed.i32();
-        let voters = r.read_struct_array::<Voter>(true, version).in_field("voters")?;
+        let voters = r
+            .read_struct_array::<Voter>(rt::COMPACT, version)
+            .in_field("voters")?;
         let granting_voters = r
-            .read_struct_array::<Voter>(true, version)
+            .read_struct_array::<Voter>(rt::COMPACT, version)
             .in_field("granting_voters")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -71,16 +73,16 @@ impl<'a> rt::Encode for LeaderChangeMessage<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new().i16(self.version).i32(self.leader_id),
         );
-        rt::put_struct_array(buf, &self.voters, true, version).in_field("voters")?;
-        rt::put_struct_array(buf, &self.granting_voters, true, version)
+        buf.put_struct_array(&self.voters, rt::COMPACT, version).in_field("voters")?;
+        buf.put_struct_array(&self.granting_voters, rt::COMPACT, version)
             .in_field("granting_voters")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + 4 + rt::struct_array_len(&self.voters, true, version)
-            + rt::struct_array_len(&self.granting_voters, true, version)
+        6 + rt::struct_array_len(&self.voters, rt::COMPACT, version)
+            + rt::struct_array_len(&self.granting_voters, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -123,15 +125,6 @@ impl<'a> rt::IntoOwned for LeaderChangeMessage<'a> {
             granting_voters: rt::IntoOwned::into_owned(self.granting_voters),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl LeaderChangeMessage<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> LeaderChangeMessage<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -181,7 +174,7 @@ impl<'a> rt::Decode<'a> for Voter<'a> {
         if version >= 1 {
             r.read_uuid().in_field("voter_directory_id")?;
         }
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -203,7 +196,7 @@ impl<'a> rt::Encode for Voter<'a> {
         if version >= 1 {
             buf.put_slice(self.voter_directory_id.as_bytes());
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -251,14 +244,5 @@ impl<'a> rt::IntoOwned for Voter<'a> {
             voter_directory_id: self.voter_directory_id,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl Voter<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Voter<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -44,19 +44,19 @@ impl<'a> rt::Decode<'a> for LeaveGroupRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let group_id = r.read_string(version >= 4).in_field("group_id")?;
+        let flexible = version >= 4;
+        let group_id = r.read_string(flexible).in_field("group_id")?;
         let member_id = if version <= 2 {
-            r.read_string(false).in_field("member_id")?
+            r.read_string(rt::CLASSIC).in_field("member_id")?
         } else {
             Cow::Borrowed("")
         };
         let members = if version >= 3 {
-            r.read_struct_array::<MemberIdentity>(version >= 4, version)
-                .in_field("members")?
+            r.read_struct_array::<MemberIdentity>(flexible, version).in_field("members")?
         } else {
             rt::StructArray::new()
         };
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -77,6 +77,7 @@ impl<'a> rt::Encode for LeaveGroupRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 4;
         if version > 2 && !self.member_id.is_empty() {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -89,16 +90,15 @@ impl<'a> rt::Encode for LeaveGroupRequest<'a> {
                     .in_field("members"),
             );
         }
-        rt::put_string(buf, &self.group_id, version >= 4).in_field("group_id")?;
+        buf.put_string(&self.group_id, flexible).in_field("group_id")?;
         if version <= 2 {
-            rt::put_string(buf, &self.member_id, false).in_field("member_id")?;
+            buf.put_string(&self.member_id, rt::CLASSIC).in_field("member_id")?;
         }
         if version >= 3 {
-            rt::put_struct_array(buf, &self.members, version >= 4, version)
-                .in_field("members")?;
+            buf.put_struct_array(&self.members, flexible, version).in_field("members")?;
         }
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -106,14 +106,19 @@ impl<'a> rt::Encode for LeaveGroupRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.group_id, version >= 4)
-            + (if version <= 2 { rt::string_len(&self.member_id, false) } else { 0 })
-            + (if version >= 3 {
-                rt::struct_array_len(&self.members, version >= 4, version)
+        let flexible = version >= 4;
+        rt::string_len(&self.group_id, flexible)
+            + (if version <= 2 {
+                rt::string_len(&self.member_id, rt::CLASSIC)
             } else {
                 0
             })
-            + (if version >= 4 {
+            + (if version >= 3 {
+                rt::struct_array_len(&self.members, flexible, version)
+            } else {
+                0
+            })
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -175,15 +180,6 @@ impl<'a> rt::IntoOwned for LeaveGroupRequest<'a> {
     }
 }
 
-impl LeaveGroupRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> LeaveGroupRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Members to take out of the group.
 ///
 /// The `MemberIdentity` struct of `LeaveGroupRequest`, used in versions 3-5.
@@ -212,16 +208,17 @@ impl<'a> rt::Decode<'a> for MemberIdentity<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let member_id = r.read_string(version >= 4).in_field("member_id")?;
+        let flexible = version >= 4;
+        let member_id = r.read_string(flexible).in_field("member_id")?;
         let group_instance_id = r
-            .read_nullable_string(version >= 4)
+            .read_nullable_string(flexible)
             .in_field("group_instance_id")?;
         let reason = if version >= 5 {
-            r.read_nullable_string(true).in_field("reason")?
+            r.read_nullable_string(rt::COMPACT).in_field("reason")?
         } else {
             None
         };
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -238,13 +235,14 @@ impl<'a> rt::Decode<'a> for MemberIdentity<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 4).in_field("member_id")?;
-        r.read_nullable_string(version >= 4).in_field("group_instance_id")?;
+        let flexible = version >= 4;
+        r.read_string(flexible).in_field("member_id")?;
+        r.read_nullable_string(flexible).in_field("group_instance_id")?;
         if version >= 5 {
-            r.read_nullable_string(true).in_field("reason")?;
+            r.read_nullable_string(rt::COMPACT).in_field("reason")?;
         }
-        if version >= 4 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -257,15 +255,16 @@ impl<'a> rt::Encode for MemberIdentity<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.member_id, version >= 4).in_field("member_id")?;
-        rt::put_nullable_string(buf, self.group_instance_id.as_deref(), version >= 4)
+        let flexible = version >= 4;
+        buf.put_string(&self.member_id, flexible).in_field("member_id")?;
+        buf.put_nullable_string(self.group_instance_id.as_deref(), flexible)
             .in_field("group_instance_id")?;
         if version >= 5 {
-            rt::put_nullable_string(buf, self.reason.as_deref(), true)
+            buf.put_nullable_string(self.reason.as_deref(), rt::COMPACT)
                 .in_field("reason")?;
         }
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -273,14 +272,15 @@ impl<'a> rt::Encode for MemberIdentity<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.member_id, version >= 4)
-            + rt::nullable_string_len(self.group_instance_id.as_deref(), version >= 4)
+        let flexible = version >= 4;
+        rt::string_len(&self.member_id, flexible)
+            + rt::nullable_string_len(self.group_instance_id.as_deref(), flexible)
             + (if version >= 5 {
-                rt::nullable_string_len(self.reason.as_deref(), true)
+                rt::nullable_string_len(self.reason.as_deref(), rt::COMPACT)
             } else {
                 0
             })
-            + (if version >= 4 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -333,14 +333,5 @@ impl<'a> rt::IntoOwned for MemberIdentity<'a> {
             reason: rt::IntoOwned::into_owned(self.reason),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl MemberIdentity<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> MemberIdentity<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

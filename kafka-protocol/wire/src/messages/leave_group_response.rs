@@ -44,6 +44,7 @@ impl<'a> rt::Decode<'a> for LeaveGroupResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 4;
         let throttle_time_ms = if version >= 1 {
             r.read_i32().in_field("throttle_time_ms")?
         } else {
@@ -51,12 +52,11 @@ impl<'a> rt::Decode<'a> for LeaveGroupResponse<'a> {
         };
         let error_code = r.read_i16().in_field("error_code")?;
         let members = if version >= 3 {
-            r.read_struct_array::<MemberResponse>(version >= 4, version)
-                .in_field("members")?
+            r.read_struct_array::<MemberResponse>(flexible, version).in_field("members")?
         } else {
             rt::StructArray::new()
         };
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -77,6 +77,7 @@ impl<'a> rt::Encode for LeaveGroupResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 4;
         if version < 3 && !self.members.is_empty() {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -88,11 +89,10 @@ impl<'a> rt::Encode for LeaveGroupResponse<'a> {
         }
         buf.put_i16(self.error_code);
         if version >= 3 {
-            rt::put_struct_array(buf, &self.members, version >= 4, version)
-                .in_field("members")?;
+            buf.put_struct_array(&self.members, flexible, version).in_field("members")?;
         }
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -100,13 +100,14 @@ impl<'a> rt::Encode for LeaveGroupResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 4;
         (if version >= 1 { 4 } else { 0 }) + 2
             + (if version >= 3 {
-                rt::struct_array_len(&self.members, version >= 4, version)
+                rt::struct_array_len(&self.members, flexible, version)
             } else {
                 0
             })
-            + (if version >= 4 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -168,15 +169,6 @@ impl<'a> rt::IntoOwned for LeaveGroupResponse<'a> {
     }
 }
 
-impl LeaveGroupResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> LeaveGroupResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcome for each member in the request.
 ///
 /// The `MemberResponse` struct of `LeaveGroupResponse`, used in versions 3-5.
@@ -217,12 +209,13 @@ impl<'a> rt::Decode<'a> for MemberResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let member_id = r.read_string(version >= 4).in_field("member_id")?;
+        let flexible = version >= 4;
+        let member_id = r.read_string(flexible).in_field("member_id")?;
         let group_instance_id = r
-            .read_nullable_string(version >= 4)
+            .read_nullable_string(flexible)
             .in_field("group_instance_id")?;
         let error_code = r.read_i16().in_field("error_code")?;
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -239,11 +232,12 @@ impl<'a> rt::Decode<'a> for MemberResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 4).in_field("member_id")?;
-        r.read_nullable_string(version >= 4).in_field("group_instance_id")?;
+        let flexible = version >= 4;
+        r.read_string(flexible).in_field("member_id")?;
+        r.read_nullable_string(flexible).in_field("group_instance_id")?;
         r.read_i16().in_field("error_code")?;
-        if version >= 4 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -256,12 +250,13 @@ impl<'a> rt::Encode for MemberResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.member_id, version >= 4).in_field("member_id")?;
-        rt::put_nullable_string(buf, self.group_instance_id.as_deref(), version >= 4)
+        let flexible = version >= 4;
+        buf.put_string(&self.member_id, flexible).in_field("member_id")?;
+        buf.put_nullable_string(self.group_instance_id.as_deref(), flexible)
             .in_field("group_instance_id")?;
         buf.put_i16(self.error_code);
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -269,10 +264,10 @@ impl<'a> rt::Encode for MemberResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.member_id, version >= 4)
-            + rt::nullable_string_len(self.group_instance_id.as_deref(), version >= 4)
-            + 2
-            + (if version >= 4 {
+        let flexible = version >= 4;
+        rt::string_len(&self.member_id, flexible)
+            + rt::nullable_string_len(self.group_instance_id.as_deref(), flexible) + 2
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -319,14 +314,5 @@ impl<'a> rt::IntoOwned for MemberResponse<'a> {
             error_code: self.error_code,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl MemberResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> MemberResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -35,7 +35,7 @@ impl<'a> rt::Decode<'a> for ListConfigResourcesRequest<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let resource_types = if version >= 1 {
-            r.read_scalar_array::<i8>(true).in_field("resource_types")?
+            r.read_scalar_array::<i8>(rt::COMPACT).in_field("resource_types")?
         } else {
             rt::ScalarArray::new()
         };
@@ -61,16 +61,19 @@ impl<'a> rt::Encode for ListConfigResourcesRequest<'a> {
             );
         }
         if version >= 1 {
-            rt::put_scalar_array(buf, &self.resource_types, true)
+            buf.put_scalar_array(&self.resource_types, rt::COMPACT)
                 .in_field("resource_types")?;
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        (if version >= 1 { rt::scalar_array_len(&self.resource_types, true) } else { 0 })
-            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        (if version >= 1 {
+            rt::scalar_array_len(&self.resource_types, rt::COMPACT)
+        } else {
+            0
+        }) + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -109,14 +112,5 @@ impl<'a> rt::IntoOwned for ListConfigResourcesRequest<'a> {
             resource_types: rt::IntoOwned::into_owned(self.resource_types),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ListConfigResourcesRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ListConfigResourcesRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -49,7 +49,7 @@ impl<'a> rt::Decode<'a> for ListConfigResourcesResponse<'a> {
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
         let config_resources = r
-            .read_struct_array::<ConfigResource>(true, version)
+            .read_struct_array::<ConfigResource>(rt::COMPACT, version)
             .in_field("config_resources")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -73,14 +73,14 @@ impl<'a> rt::Encode for ListConfigResourcesResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_struct_array(buf, &self.config_resources, true, version)
+        buf.put_struct_array(&self.config_resources, rt::COMPACT, version)
             .in_field("config_resources")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::struct_array_len(&self.config_resources, true, version)
+        6 + rt::struct_array_len(&self.config_resources, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -123,15 +123,6 @@ impl<'a> rt::IntoOwned for ListConfigResourcesResponse<'a> {
     }
 }
 
-impl ListConfigResourcesResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ListConfigResourcesResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// One entry per resource found.
 ///
 /// The `ConfigResource` struct of `ListConfigResourcesResponse`, used in versions 0-1.
@@ -167,7 +158,7 @@ impl<'a> rt::Decode<'a> for ConfigResource<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let resource_name = r.read_string(true).in_field("resource_name")?;
+        let resource_name = r.read_string(rt::COMPACT).in_field("resource_name")?;
         let resource_type = if version >= 1 {
             r.read_i8().in_field("resource_type")?
         } else {
@@ -185,11 +176,11 @@ impl<'a> rt::Decode<'a> for ConfigResource<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("resource_name")?;
+        r.read_string(rt::COMPACT).in_field("resource_name")?;
         if version >= 1 {
             r.read_i8().in_field("resource_type")?;
         }
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -201,16 +192,17 @@ impl<'a> rt::Encode for ConfigResource<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.resource_name, true).in_field("resource_name")?;
+        buf.put_string(&self.resource_name, rt::COMPACT).in_field("resource_name")?;
         if version >= 1 {
             buf.put_i8(self.resource_type);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.resource_name, true) + (if version >= 1 { 1 } else { 0 })
+        rt::string_len(&self.resource_name, rt::COMPACT)
+            + (if version >= 1 { 1 } else { 0 })
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -253,14 +245,5 @@ impl<'a> rt::IntoOwned for ConfigResource<'a> {
             resource_type: self.resource_type,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ConfigResource<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ConfigResource<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -39,17 +39,20 @@ impl<'a> rt::Decode<'a> for ListGroupsRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 3;
         let states_filter = if version >= 4 {
-            r.read_array(true, |r| r.read_string(true)).in_field("states_filter")?
+            r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
+                .in_field("states_filter")?
         } else {
             Vec::new()
         };
         let types_filter = if version >= 5 {
-            r.read_array(true, |r| r.read_string(true)).in_field("types_filter")?
+            r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
+                .in_field("types_filter")?
         } else {
             Vec::new()
         };
-        let unknown_tagged_fields = if version >= 3 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -69,6 +72,7 @@ impl<'a> rt::Encode for ListGroupsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 3;
         if version < 4 && !self.states_filter.is_empty() {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -82,25 +86,23 @@ impl<'a> rt::Encode for ListGroupsRequest<'a> {
             );
         }
         if version >= 4 {
-            rt::put_array(
-                    buf,
+            buf.put_array(
                     &self.states_filter,
-                    true,
-                    |buf, v| rt::put_string(buf, v, true),
+                    rt::COMPACT,
+                    |buf, v| buf.put_string(v, rt::COMPACT),
                 )
                 .in_field("states_filter")?;
         }
         if version >= 5 {
-            rt::put_array(
-                    buf,
+            buf.put_array(
                     &self.types_filter,
-                    true,
-                    |buf, v| rt::put_string(buf, v, true),
+                    rt::COMPACT,
+                    |buf, v| buf.put_string(v, rt::COMPACT),
                 )
                 .in_field("types_filter")?;
         }
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -108,17 +110,26 @@ impl<'a> rt::Encode for ListGroupsRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 3;
         (if version >= 4 {
-            rt::array_len(&self.states_filter, true, |v| rt::string_len(v, true))
+            rt::array_len(
+                &self.states_filter,
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            )
         } else {
             0
         })
             + (if version >= 5 {
-                rt::array_len(&self.types_filter, true, |v| rt::string_len(v, true))
+                rt::array_len(
+                    &self.types_filter,
+                    rt::COMPACT,
+                    |v| rt::string_len(v, rt::COMPACT),
+                )
             } else {
                 0
             })
-            + (if version >= 3 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -174,14 +185,5 @@ impl<'a> rt::IntoOwned for ListGroupsRequest<'a> {
             types_filter: rt::IntoOwned::into_owned(self.types_filter),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ListGroupsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ListGroupsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -44,6 +44,7 @@ impl<'a> rt::Decode<'a> for ListGroupsResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 3;
         let throttle_time_ms = if version >= 1 {
             r.read_i32().in_field("throttle_time_ms")?
         } else {
@@ -51,9 +52,9 @@ impl<'a> rt::Decode<'a> for ListGroupsResponse<'a> {
         };
         let error_code = r.read_i16().in_field("error_code")?;
         let groups = r
-            .read_struct_array::<ListedGroup>(version >= 3, version)
+            .read_struct_array::<ListedGroup>(flexible, version)
             .in_field("groups")?;
-        let unknown_tagged_fields = if version >= 3 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -74,14 +75,14 @@ impl<'a> rt::Encode for ListGroupsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 3;
         if version >= 1 {
             buf.put_i32(self.throttle_time_ms);
         }
         buf.put_i16(self.error_code);
-        rt::put_struct_array(buf, &self.groups, version >= 3, version)
-            .in_field("groups")?;
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.groups, flexible, version).in_field("groups")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -89,9 +90,10 @@ impl<'a> rt::Encode for ListGroupsResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 3;
         (if version >= 1 { 4 } else { 0 }) + 2
-            + rt::struct_array_len(&self.groups, version >= 3, version)
-            + (if version >= 3 {
+            + rt::struct_array_len(&self.groups, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -147,15 +149,6 @@ impl<'a> rt::IntoOwned for ListGroupsResponse<'a> {
     }
 }
 
-impl ListGroupsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ListGroupsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// One entry per listed group.
 ///
 /// The `ListedGroup` struct of `ListGroupsResponse`, used in versions 0-5.
@@ -188,19 +181,20 @@ impl<'a> rt::Decode<'a> for ListedGroup<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let group_id = r.read_string(version >= 3).in_field("group_id")?;
-        let protocol_type = r.read_string(version >= 3).in_field("protocol_type")?;
+        let flexible = version >= 3;
+        let group_id = r.read_string(flexible).in_field("group_id")?;
+        let protocol_type = r.read_string(flexible).in_field("protocol_type")?;
         let group_state = if version >= 4 {
-            r.read_string(true).in_field("group_state")?
+            r.read_string(rt::COMPACT).in_field("group_state")?
         } else {
             Cow::Borrowed("")
         };
         let group_type = if version >= 5 {
-            r.read_string(true).in_field("group_type")?
+            r.read_string(rt::COMPACT).in_field("group_type")?
         } else {
             Cow::Borrowed("")
         };
-        let unknown_tagged_fields = if version >= 3 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -218,16 +212,17 @@ impl<'a> rt::Decode<'a> for ListedGroup<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 3).in_field("group_id")?;
-        r.read_string(version >= 3).in_field("protocol_type")?;
+        let flexible = version >= 3;
+        r.read_string(flexible).in_field("group_id")?;
+        r.read_string(flexible).in_field("protocol_type")?;
         if version >= 4 {
-            r.read_string(true).in_field("group_state")?;
+            r.read_string(rt::COMPACT).in_field("group_state")?;
         }
         if version >= 5 {
-            r.read_string(true).in_field("group_type")?;
+            r.read_string(rt::COMPACT).in_field("group_type")?;
         }
-        if version >= 3 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -240,17 +235,17 @@ impl<'a> rt::Encode for ListedGroup<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, version >= 3).in_field("group_id")?;
-        rt::put_string(buf, &self.protocol_type, version >= 3)
-            .in_field("protocol_type")?;
+        let flexible = version >= 3;
+        buf.put_string(&self.group_id, flexible).in_field("group_id")?;
+        buf.put_string(&self.protocol_type, flexible).in_field("protocol_type")?;
         if version >= 4 {
-            rt::put_string(buf, &self.group_state, true).in_field("group_state")?;
+            buf.put_string(&self.group_state, rt::COMPACT).in_field("group_state")?;
         }
         if version >= 5 {
-            rt::put_string(buf, &self.group_type, true).in_field("group_type")?;
+            buf.put_string(&self.group_type, rt::COMPACT).in_field("group_type")?;
         }
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -258,11 +253,20 @@ impl<'a> rt::Encode for ListedGroup<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.group_id, version >= 3)
-            + rt::string_len(&self.protocol_type, version >= 3)
-            + (if version >= 4 { rt::string_len(&self.group_state, true) } else { 0 })
-            + (if version >= 5 { rt::string_len(&self.group_type, true) } else { 0 })
-            + (if version >= 3 {
+        let flexible = version >= 3;
+        rt::string_len(&self.group_id, flexible)
+            + rt::string_len(&self.protocol_type, flexible)
+            + (if version >= 4 {
+                rt::string_len(&self.group_state, rt::COMPACT)
+            } else {
+                0
+            })
+            + (if version >= 5 {
+                rt::string_len(&self.group_type, rt::COMPACT)
+            } else {
+                0
+            })
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -324,14 +328,5 @@ impl<'a> rt::IntoOwned for ListedGroup<'a> {
             group_type: rt::IntoOwned::into_owned(self.group_type),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ListedGroup<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ListedGroup<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

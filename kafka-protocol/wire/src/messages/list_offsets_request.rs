@@ -48,6 +48,7 @@ impl<'a> rt::Decode<'a> for ListOffsetsRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 6;
         let replica_id = r.read_i32().in_field("replica_id")?;
         let isolation_level = if version >= 2 {
             r.read_i8().in_field("isolation_level")?
@@ -55,14 +56,14 @@ impl<'a> rt::Decode<'a> for ListOffsetsRequest<'a> {
             0
         };
         let topics = r
-            .read_struct_array::<ListOffsetsTopic>(version >= 6, version)
+            .read_struct_array::<ListOffsetsTopic>(flexible, version)
             .in_field("topics")?;
         let timeout_ms = if version >= 10 {
             r.read_i32().in_field("timeout_ms")?
         } else {
             0
         };
-        let unknown_tagged_fields = if version >= 6 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -84,6 +85,7 @@ impl<'a> rt::Encode for ListOffsetsRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 6;
         if version < 2 && self.isolation_level != 0 {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -94,13 +96,12 @@ impl<'a> rt::Encode for ListOffsetsRequest<'a> {
         if version >= 2 {
             buf.put_i8(self.isolation_level);
         }
-        rt::put_struct_array(buf, &self.topics, version >= 6, version)
-            .in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if version >= 10 {
             buf.put_i32(self.timeout_ms);
         }
-        if version >= 6 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -108,10 +109,11 @@ impl<'a> rt::Encode for ListOffsetsRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 6;
         4 + (if version >= 2 { 1 } else { 0 })
-            + rt::struct_array_len(&self.topics, version >= 6, version)
+            + rt::struct_array_len(&self.topics, flexible, version)
             + (if version >= 10 { 4 } else { 0 })
-            + (if version >= 6 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -176,15 +178,6 @@ impl<'a> rt::IntoOwned for ListOffsetsRequest<'a> {
     }
 }
 
-impl ListOffsetsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ListOffsetsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions of this topic to look up, each with its target timestamp.
 ///
 /// The `ListOffsetsPartition` struct of `ListOffsetsRequest`, used in versions 1-11.
@@ -225,6 +218,7 @@ impl<'a> rt::Decode<'a> for ListOffsetsPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 6;
         let partition_index = r.read_i32().in_field("partition_index")?;
         let current_leader_epoch = if version >= 4 {
             r.read_i32().in_field("current_leader_epoch")?
@@ -232,7 +226,7 @@ impl<'a> rt::Decode<'a> for ListOffsetsPartition<'a> {
             -1
         };
         let timestamp = r.read_i64().in_field("timestamp")?;
-        let unknown_tagged_fields = if version >= 6 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -249,13 +243,14 @@ impl<'a> rt::Decode<'a> for ListOffsetsPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 6;
         r.read_i32().in_field("partition_index")?;
         if version >= 4 {
             r.read_i32().in_field("current_leader_epoch")?;
         }
         r.read_i64().in_field("timestamp")?;
-        if version >= 6 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -268,13 +263,14 @@ impl<'a> rt::Encode for ListOffsetsPartition<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 6;
         buf.put_i32(self.partition_index);
         if version >= 4 {
             buf.put_i32(self.current_leader_epoch);
         }
         buf.put_i64(self.timestamp);
-        if version >= 6 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -282,8 +278,9 @@ impl<'a> rt::Encode for ListOffsetsPartition<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 6;
         4 + (if version >= 4 { 4 } else { 0 }) + 8
-            + (if version >= 6 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -339,15 +336,6 @@ impl<'a> rt::IntoOwned for ListOffsetsPartition<'a> {
     }
 }
 
-impl ListOffsetsPartition<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ListOffsetsPartition<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions to look up, grouped by topic.
 ///
 /// The `ListOffsetsTopic` struct of `ListOffsetsRequest`, used in versions 1-11.
@@ -373,11 +361,12 @@ impl<'a> rt::Decode<'a> for ListOffsetsTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(version >= 6).in_field("name")?;
+        let flexible = version >= 6;
+        let name = r.read_string(flexible).in_field("name")?;
         let partitions = r
-            .read_struct_array::<ListOffsetsPartition>(version >= 6, version)
+            .read_struct_array::<ListOffsetsPartition>(flexible, version)
             .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 6 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -393,11 +382,12 @@ impl<'a> rt::Decode<'a> for ListOffsetsTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 6).in_field("name")?;
-        r.skip_struct_array::<ListOffsetsPartition>(version >= 6, false, version)
+        let flexible = version >= 6;
+        r.read_string(flexible).in_field("name")?;
+        r.skip_struct_array::<ListOffsetsPartition>(flexible, version)
             .in_field("partitions")?;
-        if version >= 6 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -410,11 +400,12 @@ impl<'a> rt::Encode for ListOffsetsTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, version >= 6).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, version >= 6, version)
+        let flexible = version >= 6;
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
-        if version >= 6 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -422,9 +413,10 @@ impl<'a> rt::Encode for ListOffsetsTopic<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, version >= 6)
-            + rt::struct_array_len(&self.partitions, version >= 6, version)
-            + (if version >= 6 {
+        let flexible = version >= 6;
+        rt::string_len(&self.name, flexible)
+            + rt::struct_array_len(&self.partitions, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -468,14 +460,5 @@ impl<'a> rt::IntoOwned for ListOffsetsTopic<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ListOffsetsTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ListOffsetsTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

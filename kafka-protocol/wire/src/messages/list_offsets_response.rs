@@ -40,15 +40,16 @@ impl<'a> rt::Decode<'a> for ListOffsetsResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 6;
         let throttle_time_ms = if version >= 2 {
             r.read_i32().in_field("throttle_time_ms")?
         } else {
             0
         };
         let topics = r
-            .read_struct_array::<ListOffsetsTopicResponse>(version >= 6, version)
+            .read_struct_array::<ListOffsetsTopicResponse>(flexible, version)
             .in_field("topics")?;
-        let unknown_tagged_fields = if version >= 6 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -68,13 +69,13 @@ impl<'a> rt::Encode for ListOffsetsResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 6;
         if version >= 2 {
             buf.put_i32(self.throttle_time_ms);
         }
-        rt::put_struct_array(buf, &self.topics, version >= 6, version)
-            .in_field("topics")?;
-        if version >= 6 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -82,9 +83,10 @@ impl<'a> rt::Encode for ListOffsetsResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 6;
         (if version >= 2 { 4 } else { 0 })
-            + rt::struct_array_len(&self.topics, version >= 6, version)
-            + (if version >= 6 {
+            + rt::struct_array_len(&self.topics, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -134,15 +136,6 @@ impl<'a> rt::IntoOwned for ListOffsetsResponse<'a> {
             topics: rt::IntoOwned::into_owned(self.topics),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ListOffsetsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ListOffsetsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -196,6 +189,7 @@ impl<'a> rt::Decode<'a> for ListOffsetsPartitionResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 6;
         let mut fixed: rt::FixedFields<22> = r
             .read_fixed(
                 &[
@@ -214,7 +208,7 @@ impl<'a> rt::Decode<'a> for ListOffsetsPartitionResponse<'a> {
         } else {
             -1
         };
-        let unknown_tagged_fields = if version >= 6 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -233,6 +227,7 @@ impl<'a> rt::Decode<'a> for ListOffsetsPartitionResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 6;
         r.skip_fixed(
             22,
             &[("partition_index", 4), ("error_code", 2), ("timestamp", 8), ("offset", 8)],
@@ -240,8 +235,8 @@ impl<'a> rt::Decode<'a> for ListOffsetsPartitionResponse<'a> {
         if version >= 4 {
             r.read_i32().in_field("leader_epoch")?;
         }
-        if version >= 6 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -254,6 +249,7 @@ impl<'a> rt::Encode for ListOffsetsPartitionResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 6;
         if version < 4 && self.leader_epoch != -1 {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -270,8 +266,8 @@ impl<'a> rt::Encode for ListOffsetsPartitionResponse<'a> {
         if version >= 4 {
             buf.put_i32(self.leader_epoch);
         }
-        if version >= 6 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -279,8 +275,9 @@ impl<'a> rt::Encode for ListOffsetsPartitionResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + 8 + 8 + (if version >= 4 { 4 } else { 0 })
-            + (if version >= 6 {
+        let flexible = version >= 6;
+        22 + (if version >= 4 { 4 } else { 0 })
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -342,15 +339,6 @@ impl<'a> rt::IntoOwned for ListOffsetsPartitionResponse<'a> {
     }
 }
 
-impl ListOffsetsPartitionResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ListOffsetsPartitionResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Results grouped by topic.
 ///
 /// The `ListOffsetsTopicResponse` struct of `ListOffsetsResponse`, used in versions 1-11.
@@ -376,11 +364,12 @@ impl<'a> rt::Decode<'a> for ListOffsetsTopicResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(version >= 6).in_field("name")?;
+        let flexible = version >= 6;
+        let name = r.read_string(flexible).in_field("name")?;
         let partitions = r
-            .read_struct_array::<ListOffsetsPartitionResponse>(version >= 6, version)
+            .read_struct_array::<ListOffsetsPartitionResponse>(flexible, version)
             .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 6 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -396,11 +385,12 @@ impl<'a> rt::Decode<'a> for ListOffsetsTopicResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 6).in_field("name")?;
-        r.skip_struct_array::<ListOffsetsPartitionResponse>(version >= 6, false, version)
+        let flexible = version >= 6;
+        r.read_string(flexible).in_field("name")?;
+        r.skip_struct_array::<ListOffsetsPartitionResponse>(flexible, version)
             .in_field("partitions")?;
-        if version >= 6 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -413,11 +403,12 @@ impl<'a> rt::Encode for ListOffsetsTopicResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, version >= 6).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, version >= 6, version)
+        let flexible = version >= 6;
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
-        if version >= 6 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -425,9 +416,10 @@ impl<'a> rt::Encode for ListOffsetsTopicResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, version >= 6)
-            + rt::struct_array_len(&self.partitions, version >= 6, version)
-            + (if version >= 6 {
+        let flexible = version >= 6;
+        rt::string_len(&self.name, flexible)
+            + rt::struct_array_len(&self.partitions, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -471,14 +463,5 @@ impl<'a> rt::IntoOwned for ListOffsetsTopicResponse<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ListOffsetsTopicResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ListOffsetsTopicResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -54,7 +54,7 @@ impl<'a> rt::Decode<'a> for ListPartitionReassignmentsRequest<'a> {
         let topics = r
             .read_nullable_struct_array::<
                 ListPartitionReassignmentsTopics,
-            >(true, version)
+            >(rt::COMPACT, version)
             .in_field("topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -73,14 +73,14 @@ impl<'a> rt::Encode for ListPartitionReassignmentsRequest<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.timeout_ms);
-        rt::put_nullable_struct_array(buf, self.topics.as_ref(), true, version)
+        buf.put_nullable_struct_array(self.topics.as_ref(), rt::COMPACT, version)
             .in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::nullable_struct_array_len(self.topics.as_ref(), true, version)
+        4 + rt::nullable_struct_array_len(self.topics.as_ref(), rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -120,15 +120,6 @@ impl<'a> rt::IntoOwned for ListPartitionReassignmentsRequest<'a> {
     }
 }
 
-impl ListPartitionReassignmentsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ListPartitionReassignmentsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions to report on, grouped by topic; null lists every ongoing reassignment.
 ///
 /// The `ListPartitionReassignmentsTopics` struct of `ListPartitionReassignmentsRequest`, used in versions 0.
@@ -153,9 +144,9 @@ impl<'a> rt::Decode<'a> for ListPartitionReassignmentsTopics<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let partition_indexes = r
-            .read_scalar_array::<i32>(true)
+            .read_scalar_array::<i32>(rt::COMPACT)
             .in_field("partition_indexes")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -169,9 +160,9 @@ impl<'a> rt::Decode<'a> for ListPartitionReassignmentsTopics<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.read_scalar_array::<i32>(true).in_field("partition_indexes")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("partition_indexes")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -183,16 +174,16 @@ impl<'a> rt::Encode for ListPartitionReassignmentsTopics<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_scalar_array(buf, &self.partition_indexes, true)
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_scalar_array(&self.partition_indexes, rt::COMPACT)
             .in_field("partition_indexes")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true)
-            + rt::scalar_array_len(&self.partition_indexes, true)
+        rt::string_len(&self.name, rt::COMPACT)
+            + rt::scalar_array_len(&self.partition_indexes, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -229,14 +220,5 @@ impl<'a> rt::IntoOwned for ListPartitionReassignmentsTopics<'a> {
             partition_indexes: rt::IntoOwned::into_owned(self.partition_indexes),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ListPartitionReassignmentsTopics<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ListPartitionReassignmentsTopics<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

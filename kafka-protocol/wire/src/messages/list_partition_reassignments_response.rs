@@ -65,9 +65,11 @@ impl<'a> rt::Decode<'a> for ListPartitionReassignmentsResponse<'a> {
             .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let topics = r
-            .read_struct_array::<OngoingTopicReassignment>(true, version)
+            .read_struct_array::<OngoingTopicReassignment>(rt::COMPACT, version)
             .in_field("topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -92,16 +94,16 @@ impl<'a> rt::Encode for ListPartitionReassignmentsResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
-            + rt::struct_array_len(&self.topics, true, version)
+        6 + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
+            + rt::struct_array_len(&self.topics, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -147,15 +149,6 @@ impl<'a> rt::IntoOwned for ListPartitionReassignmentsResponse<'a> {
     }
 }
 
-impl ListPartitionReassignmentsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ListPartitionReassignmentsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions of this topic being reassigned.
 ///
 /// The `OngoingPartitionReassignment` struct of `ListPartitionReassignmentsResponse`, used in versions 0.
@@ -189,12 +182,12 @@ impl<'a> rt::Decode<'a> for OngoingPartitionReassignment<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let partition_index = r.read_i32().in_field("partition_index")?;
-        let replicas = r.read_scalar_array::<i32>(true).in_field("replicas")?;
+        let replicas = r.read_scalar_array::<i32>(rt::COMPACT).in_field("replicas")?;
         let adding_replicas = r
-            .read_scalar_array::<i32>(true)
+            .read_scalar_array::<i32>(rt::COMPACT)
             .in_field("adding_replicas")?;
         let removing_replicas = r
-            .read_scalar_array::<i32>(true)
+            .read_scalar_array::<i32>(rt::COMPACT)
             .in_field("removing_replicas")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -211,10 +204,10 @@ impl<'a> rt::Decode<'a> for OngoingPartitionReassignment<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i32().in_field("partition_index")?;
-        r.read_scalar_array::<i32>(true).in_field("replicas")?;
-        r.read_scalar_array::<i32>(true).in_field("adding_replicas")?;
-        r.read_scalar_array::<i32>(true).in_field("removing_replicas")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("replicas")?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("adding_replicas")?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("removing_replicas")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -227,19 +220,19 @@ impl<'a> rt::Encode for OngoingPartitionReassignment<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.partition_index);
-        rt::put_scalar_array(buf, &self.replicas, true).in_field("replicas")?;
-        rt::put_scalar_array(buf, &self.adding_replicas, true)
+        buf.put_scalar_array(&self.replicas, rt::COMPACT).in_field("replicas")?;
+        buf.put_scalar_array(&self.adding_replicas, rt::COMPACT)
             .in_field("adding_replicas")?;
-        rt::put_scalar_array(buf, &self.removing_replicas, true)
+        buf.put_scalar_array(&self.removing_replicas, rt::COMPACT)
             .in_field("removing_replicas")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + rt::scalar_array_len(&self.replicas, true)
-            + rt::scalar_array_len(&self.adding_replicas, true)
-            + rt::scalar_array_len(&self.removing_replicas, true)
+        4 + rt::scalar_array_len(&self.replicas, rt::COMPACT)
+            + rt::scalar_array_len(&self.adding_replicas, rt::COMPACT)
+            + rt::scalar_array_len(&self.removing_replicas, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -285,15 +278,6 @@ impl<'a> rt::IntoOwned for OngoingPartitionReassignment<'a> {
     }
 }
 
-impl OngoingPartitionReassignment<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OngoingPartitionReassignment<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Ongoing reassignments, grouped by topic; partitions not being reassigned are left out.
 ///
 /// The `OngoingTopicReassignment` struct of `ListPartitionReassignmentsResponse`, used in versions 0.
@@ -319,9 +303,9 @@ impl<'a> rt::Decode<'a> for OngoingTopicReassignment<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let partitions = r
-            .read_struct_array::<OngoingPartitionReassignment>(true, version)
+            .read_struct_array::<OngoingPartitionReassignment>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -335,10 +319,10 @@ impl<'a> rt::Decode<'a> for OngoingTopicReassignment<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.skip_struct_array::<OngoingPartitionReassignment>(true, false, version)
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.skip_struct_array::<OngoingPartitionReassignment>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -350,16 +334,16 @@ impl<'a> rt::Encode for OngoingTopicReassignment<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, true)
-            + rt::struct_array_len(&self.partitions, true, version)
+        rt::string_len(&self.name, rt::COMPACT)
+            + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -396,14 +380,5 @@ impl<'a> rt::IntoOwned for OngoingTopicReassignment<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl OngoingTopicReassignment<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OngoingTopicReassignment<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -61,10 +61,10 @@ impl<'a> rt::Decode<'a> for ListTransactionsRequest<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let state_filters = r
-            .read_array(true, |r| r.read_string(true))
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("state_filters")?;
         let producer_id_filters = r
-            .read_scalar_array::<i64>(true)
+            .read_scalar_array::<i64>(rt::COMPACT)
             .in_field("producer_id_filters")?;
         let duration_filter = if version >= 1 {
             r.read_i64().in_field("duration_filter")?
@@ -72,7 +72,7 @@ impl<'a> rt::Decode<'a> for ListTransactionsRequest<'a> {
             -1
         };
         let transactional_id_pattern = if version >= 2 {
-            r.read_nullable_string(true).in_field("transactional_id_pattern")?
+            r.read_nullable_string(rt::COMPACT).in_field("transactional_id_pattern")?
         } else {
             None
         };
@@ -106,32 +106,40 @@ impl<'a> rt::Encode for ListTransactionsRequest<'a> {
                     .in_field("transactional_id_pattern"),
             );
         }
-        rt::put_array(
-                buf,
+        buf.put_array(
                 &self.state_filters,
-                true,
-                |buf, v| rt::put_string(buf, v, true),
+                rt::COMPACT,
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("state_filters")?;
-        rt::put_scalar_array(buf, &self.producer_id_filters, true)
+        buf.put_scalar_array(&self.producer_id_filters, rt::COMPACT)
             .in_field("producer_id_filters")?;
         if version >= 1 {
             buf.put_i64(self.duration_filter);
         }
         if version >= 2 {
-            rt::put_nullable_string(buf, self.transactional_id_pattern.as_deref(), true)
+            buf.put_nullable_string(
+                    self.transactional_id_pattern.as_deref(),
+                    rt::COMPACT,
+                )
                 .in_field("transactional_id_pattern")?;
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::array_len(&self.state_filters, true, |v| rt::string_len(v, true))
-            + rt::scalar_array_len(&self.producer_id_filters, true)
+        rt::array_len(
+            &self.state_filters,
+            rt::COMPACT,
+            |v| rt::string_len(v, rt::COMPACT),
+        ) + rt::scalar_array_len(&self.producer_id_filters, rt::COMPACT)
             + (if version >= 1 { 8 } else { 0 })
             + (if version >= 2 {
-                rt::nullable_string_len(self.transactional_id_pattern.as_deref(), true)
+                rt::nullable_string_len(
+                    self.transactional_id_pattern.as_deref(),
+                    rt::COMPACT,
+                )
             } else {
                 0
             }) + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -195,14 +203,5 @@ impl<'a> rt::IntoOwned for ListTransactionsRequest<'a> {
             ),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ListTransactionsRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ListTransactionsRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -53,10 +53,10 @@ impl<'a> rt::Decode<'a> for ListTransactionsResponse<'a> {
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
         let unknown_state_filters = r
-            .read_array(true, |r| r.read_string(true))
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("unknown_state_filters")?;
         let transaction_states = r
-            .read_struct_array::<TransactionState>(true, version)
+            .read_struct_array::<TransactionState>(rt::COMPACT, version)
             .in_field("transaction_states")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -81,26 +81,25 @@ impl<'a> rt::Encode for ListTransactionsResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_array(
-                buf,
+        buf.put_array(
                 &self.unknown_state_filters,
-                true,
-                |buf, v| rt::put_string(buf, v, true),
+                rt::COMPACT,
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("unknown_state_filters")?;
-        rt::put_struct_array(buf, &self.transaction_states, true, version)
+        buf.put_struct_array(&self.transaction_states, rt::COMPACT, version)
             .in_field("transaction_states")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2
+        6
             + rt::array_len(
                 &self.unknown_state_filters,
-                true,
-                |v| rt::string_len(v, true),
-            ) + rt::struct_array_len(&self.transaction_states, true, version)
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            ) + rt::struct_array_len(&self.transaction_states, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -146,15 +145,6 @@ impl<'a> rt::IntoOwned for ListTransactionsResponse<'a> {
     }
 }
 
-impl ListTransactionsResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ListTransactionsResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// One entry per matching transactional id.
 ///
 /// The `TransactionState` struct of `ListTransactionsResponse`, used in versions 0-2.
@@ -183,9 +173,11 @@ impl<'a> rt::Decode<'a> for TransactionState<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let transactional_id = r.read_string(true).in_field("transactional_id")?;
+        let transactional_id = r.read_string(rt::COMPACT).in_field("transactional_id")?;
         let producer_id = r.read_i64().in_field("producer_id")?;
-        let transaction_state = r.read_string(true).in_field("transaction_state")?;
+        let transaction_state = r
+            .read_string(rt::COMPACT)
+            .in_field("transaction_state")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             transactional_id,
@@ -199,10 +191,10 @@ impl<'a> rt::Decode<'a> for TransactionState<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("transactional_id")?;
+        r.read_string(rt::COMPACT).in_field("transactional_id")?;
         r.read_i64().in_field("producer_id")?;
-        r.read_string(true).in_field("transaction_state")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_string(rt::COMPACT).in_field("transaction_state")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -214,17 +206,18 @@ impl<'a> rt::Encode for TransactionState<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.transactional_id, true).in_field("transactional_id")?;
+        buf.put_string(&self.transactional_id, rt::COMPACT)
+            .in_field("transactional_id")?;
         buf.put_i64(self.producer_id);
-        rt::put_string(buf, &self.transaction_state, true)
+        buf.put_string(&self.transaction_state, rt::COMPACT)
             .in_field("transaction_state")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.transactional_id, true) + 8
-            + rt::string_len(&self.transaction_state, true)
+        rt::string_len(&self.transactional_id, rt::COMPACT) + 8
+            + rt::string_len(&self.transaction_state, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -264,14 +257,5 @@ impl<'a> rt::IntoOwned for TransactionState<'a> {
             transaction_state: rt::IntoOwned::into_owned(self.transaction_state),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TransactionState<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TransactionState<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -60,10 +60,11 @@ impl<'a> rt::Decode<'a> for MetadataRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 9;
         let topics = (if version >= 1 {
-            r.read_nullable_struct_array::<MetadataRequestTopic>(version >= 9, version)
+            r.read_nullable_struct_array::<MetadataRequestTopic>(flexible, version)
         } else {
-            r.read_struct_array::<MetadataRequestTopic>(version >= 9, version).map(Some)
+            r.read_struct_array::<MetadataRequestTopic>(flexible, version).map(Some)
         })
             .in_field("topics")?;
         let allow_auto_topic_creation = if version >= 4 {
@@ -81,7 +82,7 @@ impl<'a> rt::Decode<'a> for MetadataRequest<'a> {
         } else {
             false
         };
-        let unknown_tagged_fields = if version >= 9 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -103,6 +104,7 @@ impl<'a> rt::Encode for MetadataRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 9;
         if version < 4 && !self.allow_auto_topic_creation {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -122,28 +124,23 @@ impl<'a> rt::Encode for MetadataRequest<'a> {
             );
         }
         (if version >= 1 {
-            rt::put_nullable_struct_array(
-                buf,
-                self.topics.as_ref(),
-                version >= 9,
-                version,
-            )
+            buf.put_nullable_struct_array(self.topics.as_ref(), flexible, version)
         } else {
             rt::non_null(self.topics.as_ref(), version)
-                .and_then(|v| rt::put_struct_array(buf, v, version >= 9, version))
+                .and_then(|v| buf.put_struct_array(v, flexible, version))
         })
             .in_field("topics")?;
         if version >= 4 {
-            rt::put_bool(buf, self.allow_auto_topic_creation);
+            buf.put_bool(self.allow_auto_topic_creation);
         }
         if (8..=10).contains(&version) {
-            rt::put_bool(buf, self.include_cluster_authorized_operations);
+            buf.put_bool(self.include_cluster_authorized_operations);
         }
         if version >= 8 {
-            rt::put_bool(buf, self.include_topic_authorized_operations);
+            buf.put_bool(self.include_topic_authorized_operations);
         }
-        if version >= 9 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -151,11 +148,12 @@ impl<'a> rt::Encode for MetadataRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::nullable_struct_array_len(self.topics.as_ref(), version >= 9, version)
+        let flexible = version >= 9;
+        rt::nullable_struct_array_len(self.topics.as_ref(), flexible, version)
             + (if version >= 4 { 1 } else { 0 })
             + (if (8..=10).contains(&version) { 1 } else { 0 })
             + (if version >= 8 { 1 } else { 0 })
-            + (if version >= 9 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -243,15 +241,6 @@ impl<'a> rt::IntoOwned for MetadataRequest<'a> {
     }
 }
 
-impl MetadataRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> MetadataRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics to describe; null asks for every topic, an empty array for none.
 ///
 /// The `MetadataRequestTopic` struct of `MetadataRequest`, used in versions 0-13.
@@ -287,18 +276,19 @@ impl<'a> rt::Decode<'a> for MetadataRequestTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 9;
         let topic_id = if version >= 10 {
             r.read_uuid().in_field("topic_id")?
         } else {
             rt::Uuid::ZERO
         };
         let name = (if version >= 10 {
-            r.read_nullable_string(version >= 9)
+            r.read_nullable_string(flexible)
         } else {
-            r.read_string(version >= 9).map(Some)
+            r.read_string(flexible).map(Some)
         })
             .in_field("name")?;
-        let unknown_tagged_fields = if version >= 9 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -314,17 +304,18 @@ impl<'a> rt::Decode<'a> for MetadataRequestTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 9;
         if version >= 10 {
             r.read_uuid().in_field("topic_id")?;
         }
         (if version >= 10 {
-            r.read_nullable_string(version >= 9)
+            r.read_nullable_string(flexible)
         } else {
-            r.read_string(version >= 9).map(Some)
+            r.read_string(flexible).map(Some)
         })
             .in_field("name")?;
-        if version >= 9 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -337,18 +328,19 @@ impl<'a> rt::Encode for MetadataRequestTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 9;
         if version >= 10 {
             buf.put_slice(self.topic_id.as_bytes());
         }
         (if version >= 10 {
-            rt::put_nullable_string(buf, self.name.as_deref(), version >= 9)
+            buf.put_nullable_string(self.name.as_deref(), flexible)
         } else {
             rt::non_null(self.name.as_ref(), version)
-                .and_then(|v| rt::put_string(buf, v, version >= 9))
+                .and_then(|v| buf.put_string(v, flexible))
         })
             .in_field("name")?;
-        if version >= 9 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -356,9 +348,10 @@ impl<'a> rt::Encode for MetadataRequestTopic<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 9;
         (if version >= 10 { 16 } else { 0 })
-            + rt::nullable_string_len(self.name.as_deref(), version >= 9)
-            + (if version >= 9 {
+            + rt::nullable_string_len(self.name.as_deref(), flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -408,14 +401,5 @@ impl<'a> rt::IntoOwned for MetadataRequestTopic<'a> {
             name: rt::IntoOwned::into_owned(self.name),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl MetadataRequestTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> MetadataRequestTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -51,7 +51,7 @@ impl Default for MetadataResponse<'_> {
             cluster_id: None,
             controller_id: -1,
             topics: rt::StructArray::new(),
-            cluster_authorized_operations: -2147483648,
+            cluster_authorized_operations: i32::MIN,
             error_code: 0,
             unknown_tagged_fields: rt::UnknownTaggedFields::new(),
         }
@@ -76,16 +76,17 @@ impl<'a> rt::Decode<'a> for MetadataResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 9;
         let throttle_time_ms = if version >= 3 {
             r.read_i32().in_field("throttle_time_ms")?
         } else {
             0
         };
         let brokers = r
-            .read_struct_array::<MetadataResponseBroker>(version >= 9, version)
+            .read_struct_array::<MetadataResponseBroker>(flexible, version)
             .in_field("brokers")?;
         let cluster_id = if version >= 2 {
-            r.read_nullable_string(version >= 9).in_field("cluster_id")?
+            r.read_nullable_string(flexible).in_field("cluster_id")?
         } else {
             None
         };
@@ -95,19 +96,19 @@ impl<'a> rt::Decode<'a> for MetadataResponse<'a> {
             -1
         };
         let topics = r
-            .read_struct_array::<MetadataResponseTopic>(version >= 9, version)
+            .read_struct_array::<MetadataResponseTopic>(flexible, version)
             .in_field("topics")?;
         let cluster_authorized_operations = if (8..=10).contains(&version) {
             r.read_i32().in_field("cluster_authorized_operations")?
         } else {
-            -2147483648
+            i32::MIN
         };
         let error_code = if version >= 13 {
             r.read_i16().in_field("error_code")?
         } else {
             0
         };
-        let unknown_tagged_fields = if version >= 9 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -132,8 +133,8 @@ impl<'a> rt::Encode for MetadataResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        if !(8..=10).contains(&version)
-            && self.cluster_authorized_operations != -2147483648
+        let flexible = version >= 9;
+        if !(8..=10).contains(&version) && self.cluster_authorized_operations != i32::MIN
         {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -143,25 +144,23 @@ impl<'a> rt::Encode for MetadataResponse<'a> {
         if version >= 3 {
             buf.put_i32(self.throttle_time_ms);
         }
-        rt::put_struct_array(buf, &self.brokers, version >= 9, version)
-            .in_field("brokers")?;
+        buf.put_struct_array(&self.brokers, flexible, version).in_field("brokers")?;
         if version >= 2 {
-            rt::put_nullable_string(buf, self.cluster_id.as_deref(), version >= 9)
+            buf.put_nullable_string(self.cluster_id.as_deref(), flexible)
                 .in_field("cluster_id")?;
         }
         if version >= 1 {
             buf.put_i32(self.controller_id);
         }
-        rt::put_struct_array(buf, &self.topics, version >= 9, version)
-            .in_field("topics")?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         if (8..=10).contains(&version) {
             buf.put_i32(self.cluster_authorized_operations);
         }
         if version >= 13 {
             buf.put_i16(self.error_code);
         }
-        if version >= 9 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -169,17 +168,18 @@ impl<'a> rt::Encode for MetadataResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 9;
         (if version >= 3 { 4 } else { 0 })
-            + rt::struct_array_len(&self.brokers, version >= 9, version)
+            + rt::struct_array_len(&self.brokers, flexible, version)
             + (if version >= 2 {
-                rt::nullable_string_len(self.cluster_id.as_deref(), version >= 9)
+                rt::nullable_string_len(self.cluster_id.as_deref(), flexible)
             } else {
                 0
             }) + (if version >= 1 { 4 } else { 0 })
-            + rt::struct_array_len(&self.topics, version >= 9, version)
+            + rt::struct_array_len(&self.topics, flexible, version)
             + (if (8..=10).contains(&version) { 4 } else { 0 })
             + (if version >= 13 { 2 } else { 0 })
-            + (if version >= 9 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -241,7 +241,7 @@ impl<'a> rt::JsonForm for MetadataResponse<'a> {
             cluster_authorized_operations: if (8..=10).contains(&version) {
                 object.required("clusterAuthorizedOperations", version)?
             } else {
-                -2147483648
+                i32::MIN
             },
             error_code: if version >= 13 {
                 object.required("errorCode", version)?
@@ -273,15 +273,6 @@ impl<'a> rt::IntoOwned for MetadataResponse<'a> {
             error_code: self.error_code,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl MetadataResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> MetadataResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -317,15 +308,16 @@ impl<'a> rt::Decode<'a> for MetadataResponseBroker<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 9;
         let node_id = r.read_i32().in_field("node_id")?;
-        let host = r.read_string(version >= 9).in_field("host")?;
+        let host = r.read_string(flexible).in_field("host")?;
         let port = r.read_i32().in_field("port")?;
         let rack = if version >= 1 {
-            r.read_nullable_string(version >= 9).in_field("rack")?
+            r.read_nullable_string(flexible).in_field("rack")?
         } else {
             None
         };
-        let unknown_tagged_fields = if version >= 9 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -343,14 +335,15 @@ impl<'a> rt::Decode<'a> for MetadataResponseBroker<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 9;
         r.read_i32().in_field("node_id")?;
-        r.read_string(version >= 9).in_field("host")?;
+        r.read_string(flexible).in_field("host")?;
         r.read_i32().in_field("port")?;
         if version >= 1 {
-            r.read_nullable_string(version >= 9).in_field("rack")?;
+            r.read_nullable_string(flexible).in_field("rack")?;
         }
-        if version >= 9 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -363,15 +356,15 @@ impl<'a> rt::Encode for MetadataResponseBroker<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 9;
         buf.put_i32(self.node_id);
-        rt::put_string(buf, &self.host, version >= 9).in_field("host")?;
+        buf.put_string(&self.host, flexible).in_field("host")?;
         buf.put_i32(self.port);
         if version >= 1 {
-            rt::put_nullable_string(buf, self.rack.as_deref(), version >= 9)
-                .in_field("rack")?;
+            buf.put_nullable_string(self.rack.as_deref(), flexible).in_field("rack")?;
         }
-        if version >= 9 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -379,13 +372,14 @@ impl<'a> rt::Encode for MetadataResponseBroker<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::string_len(&self.host, version >= 9) + 4
+        let flexible = version >= 9;
+        4 + rt::string_len(&self.host, flexible) + 4
             + (if version >= 1 {
-                rt::nullable_string_len(self.rack.as_deref(), version >= 9)
+                rt::nullable_string_len(self.rack.as_deref(), flexible)
             } else {
                 0
             })
-            + (if version >= 9 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -437,15 +431,6 @@ impl<'a> rt::IntoOwned for MetadataResponseBroker<'a> {
             rack: rt::IntoOwned::into_owned(self.rack),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl MetadataResponseBroker<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> MetadataResponseBroker<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -509,6 +494,7 @@ impl<'a> rt::Decode<'a> for MetadataResponsePartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 9;
         let mut fixed: rt::FixedFields<10> = r
             .read_fixed(&[("error_code", 2), ("partition_index", 4), ("leader_id", 4)])?;
         let error_code = fixed.i16();
@@ -520,15 +506,15 @@ impl<'a> rt::Decode<'a> for MetadataResponsePartition<'a> {
             -1
         };
         let replica_nodes = r
-            .read_scalar_array::<i32>(version >= 9)
+            .read_scalar_array::<i32>(flexible)
             .in_field("replica_nodes")?;
-        let isr_nodes = r.read_scalar_array::<i32>(version >= 9).in_field("isr_nodes")?;
+        let isr_nodes = r.read_scalar_array::<i32>(flexible).in_field("isr_nodes")?;
         let offline_replicas = if version >= 5 {
-            r.read_scalar_array::<i32>(version >= 9).in_field("offline_replicas")?
+            r.read_scalar_array::<i32>(flexible).in_field("offline_replicas")?
         } else {
             rt::ScalarArray::new()
         };
-        let unknown_tagged_fields = if version >= 9 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -549,6 +535,7 @@ impl<'a> rt::Decode<'a> for MetadataResponsePartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 9;
         r.skip_fixed(
             10,
             &[("error_code", 2), ("partition_index", 4), ("leader_id", 4)],
@@ -556,13 +543,13 @@ impl<'a> rt::Decode<'a> for MetadataResponsePartition<'a> {
         if version >= 7 {
             r.read_i32().in_field("leader_epoch")?;
         }
-        r.read_scalar_array::<i32>(version >= 9).in_field("replica_nodes")?;
-        r.read_scalar_array::<i32>(version >= 9).in_field("isr_nodes")?;
+        r.read_scalar_array::<i32>(flexible).in_field("replica_nodes")?;
+        r.read_scalar_array::<i32>(flexible).in_field("isr_nodes")?;
         if version >= 5 {
-            r.read_scalar_array::<i32>(version >= 9).in_field("offline_replicas")?;
+            r.read_scalar_array::<i32>(flexible).in_field("offline_replicas")?;
         }
-        if version >= 9 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -575,6 +562,7 @@ impl<'a> rt::Encode for MetadataResponsePartition<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 9;
         buf.put_fixed(
             rt::FixedFieldsWriter::<10>::new()
                 .i16(self.error_code)
@@ -584,15 +572,14 @@ impl<'a> rt::Encode for MetadataResponsePartition<'a> {
         if version >= 7 {
             buf.put_i32(self.leader_epoch);
         }
-        rt::put_scalar_array(buf, &self.replica_nodes, version >= 9)
-            .in_field("replica_nodes")?;
-        rt::put_scalar_array(buf, &self.isr_nodes, version >= 9).in_field("isr_nodes")?;
+        buf.put_scalar_array(&self.replica_nodes, flexible).in_field("replica_nodes")?;
+        buf.put_scalar_array(&self.isr_nodes, flexible).in_field("isr_nodes")?;
         if version >= 5 {
-            rt::put_scalar_array(buf, &self.offline_replicas, version >= 9)
+            buf.put_scalar_array(&self.offline_replicas, flexible)
                 .in_field("offline_replicas")?;
         }
-        if version >= 9 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -600,15 +587,16 @@ impl<'a> rt::Encode for MetadataResponsePartition<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + 4 + 4 + (if version >= 7 { 4 } else { 0 })
-            + rt::scalar_array_len(&self.replica_nodes, version >= 9)
-            + rt::scalar_array_len(&self.isr_nodes, version >= 9)
+        let flexible = version >= 9;
+        10 + (if version >= 7 { 4 } else { 0 })
+            + rt::scalar_array_len(&self.replica_nodes, flexible)
+            + rt::scalar_array_len(&self.isr_nodes, flexible)
             + (if version >= 5 {
-                rt::scalar_array_len(&self.offline_replicas, version >= 9)
+                rt::scalar_array_len(&self.offline_replicas, flexible)
             } else {
                 0
             })
-            + (if version >= 9 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -682,15 +670,6 @@ impl<'a> rt::IntoOwned for MetadataResponsePartition<'a> {
     }
 }
 
-impl MetadataResponsePartition<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> MetadataResponsePartition<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// One entry per requested topic, or per topic in the cluster when all were asked for.
 ///
 /// The `MetadataResponseTopic` struct of `MetadataResponse`, used in versions 0-13.
@@ -734,7 +713,7 @@ impl Default for MetadataResponseTopic<'_> {
             topic_id: rt::Uuid::ZERO,
             is_internal: false,
             partitions: rt::StructArray::new(),
-            topic_authorized_operations: -2147483648,
+            topic_authorized_operations: i32::MIN,
             unknown_tagged_fields: rt::UnknownTaggedFields::new(),
         }
     }
@@ -747,11 +726,12 @@ impl<'a> rt::Decode<'a> for MetadataResponseTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 9;
         let error_code = r.read_i16().in_field("error_code")?;
         let name = (if version >= 12 {
-            r.read_nullable_string(version >= 9)
+            r.read_nullable_string(flexible)
         } else {
-            r.read_string(version >= 9).map(Some)
+            r.read_string(flexible).map(Some)
         })
             .in_field("name")?;
         let topic_id = if version >= 10 {
@@ -765,14 +745,14 @@ impl<'a> rt::Decode<'a> for MetadataResponseTopic<'a> {
             false
         };
         let partitions = r
-            .read_struct_array::<MetadataResponsePartition>(version >= 9, version)
+            .read_struct_array::<MetadataResponsePartition>(flexible, version)
             .in_field("partitions")?;
         let topic_authorized_operations = if version >= 8 {
             r.read_i32().in_field("topic_authorized_operations")?
         } else {
-            -2147483648
+            i32::MIN
         };
-        let unknown_tagged_fields = if version >= 9 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -792,11 +772,12 @@ impl<'a> rt::Decode<'a> for MetadataResponseTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 9;
         r.read_i16().in_field("error_code")?;
         (if version >= 12 {
-            r.read_nullable_string(version >= 9)
+            r.read_nullable_string(flexible)
         } else {
-            r.read_string(version >= 9).map(Some)
+            r.read_string(flexible).map(Some)
         })
             .in_field("name")?;
         if version >= 10 {
@@ -805,13 +786,13 @@ impl<'a> rt::Decode<'a> for MetadataResponseTopic<'a> {
         if version >= 1 {
             r.read_bool().in_field("is_internal")?;
         }
-        r.skip_struct_array::<MetadataResponsePartition>(version >= 9, false, version)
+        r.skip_struct_array::<MetadataResponsePartition>(flexible, version)
             .in_field("partitions")?;
         if version >= 8 {
             r.read_i32().in_field("topic_authorized_operations")?;
         }
-        if version >= 9 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -824,7 +805,8 @@ impl<'a> rt::Encode for MetadataResponseTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        if version < 8 && self.topic_authorized_operations != -2147483648 {
+        let flexible = version >= 9;
+        if version < 8 && self.topic_authorized_operations != i32::MIN {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
                     .in_field("topic_authorized_operations"),
@@ -832,25 +814,25 @@ impl<'a> rt::Encode for MetadataResponseTopic<'a> {
         }
         buf.put_i16(self.error_code);
         (if version >= 12 {
-            rt::put_nullable_string(buf, self.name.as_deref(), version >= 9)
+            buf.put_nullable_string(self.name.as_deref(), flexible)
         } else {
             rt::non_null(self.name.as_ref(), version)
-                .and_then(|v| rt::put_string(buf, v, version >= 9))
+                .and_then(|v| buf.put_string(v, flexible))
         })
             .in_field("name")?;
         if version >= 10 {
             buf.put_slice(self.topic_id.as_bytes());
         }
         if version >= 1 {
-            rt::put_bool(buf, self.is_internal);
+            buf.put_bool(self.is_internal);
         }
-        rt::put_struct_array(buf, &self.partitions, version >= 9, version)
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
         if version >= 8 {
             buf.put_i32(self.topic_authorized_operations);
         }
-        if version >= 9 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -858,11 +840,12 @@ impl<'a> rt::Encode for MetadataResponseTopic<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + rt::nullable_string_len(self.name.as_deref(), version >= 9)
+        let flexible = version >= 9;
+        2 + rt::nullable_string_len(self.name.as_deref(), flexible)
             + (if version >= 10 { 16 } else { 0 }) + (if version >= 1 { 1 } else { 0 })
-            + rt::struct_array_len(&self.partitions, version >= 9, version)
+            + rt::struct_array_len(&self.partitions, flexible, version)
             + (if version >= 8 { 4 } else { 0 })
-            + (if version >= 9 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -915,7 +898,7 @@ impl<'a> rt::JsonForm for MetadataResponseTopic<'a> {
             topic_authorized_operations: if version >= 8 {
                 object.required("topicAuthorizedOperations", version)?
             } else {
-                -2147483648
+                i32::MIN
             },
             unknown_tagged_fields: if version >= 9 {
                 object.unknown_tagged_fields()?
@@ -941,14 +924,5 @@ impl<'a> rt::IntoOwned for MetadataResponseTopic<'a> {
             topic_authorized_operations: self.topic_authorized_operations,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl MetadataResponseTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> MetadataResponseTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

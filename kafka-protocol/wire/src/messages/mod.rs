@@ -5604,7 +5604,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::Produce)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::Produce(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "fetch")]
             ApiKey::Fetch => {
@@ -5617,7 +5620,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::Fetch)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::Fetch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "list-offsets")]
             ApiKey::ListOffsets => {
@@ -5630,7 +5636,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ListOffsets)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ListOffsets(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "metadata")]
             ApiKey::Metadata => {
@@ -5643,7 +5652,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::Metadata)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::Metadata(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "offset-commit")]
             ApiKey::OffsetCommit => {
@@ -5656,7 +5668,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::OffsetCommit)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::OffsetCommit(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "offset-fetch")]
             ApiKey::OffsetFetch => {
@@ -5669,7 +5684,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::OffsetFetch)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::OffsetFetch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "find-coordinator")]
             ApiKey::FindCoordinator => {
@@ -5682,7 +5700,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::FindCoordinator)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::FindCoordinator(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "join-group")]
             ApiKey::JoinGroup => {
@@ -5695,7 +5716,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::JoinGroup)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::JoinGroup(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "heartbeat")]
             ApiKey::Heartbeat => {
@@ -5708,7 +5732,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::Heartbeat)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::Heartbeat(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "leave-group")]
             ApiKey::LeaveGroup => {
@@ -5721,7 +5748,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::LeaveGroup)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::LeaveGroup(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "sync-group")]
             ApiKey::SyncGroup => {
@@ -5734,7 +5764,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::SyncGroup)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::SyncGroup(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-groups")]
             ApiKey::DescribeGroups => {
@@ -5747,7 +5780,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DescribeGroups)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeGroups(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "list-groups")]
             ApiKey::ListGroups => {
@@ -5760,7 +5796,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ListGroups)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ListGroups(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "sasl-handshake")]
             ApiKey::SaslHandshake => {
@@ -5773,7 +5812,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::SaslHandshake)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::SaslHandshake(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "api-versions")]
             ApiKey::ApiVersions => {
@@ -5786,7 +5828,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ApiVersions)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ApiVersions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "create-topics")]
             ApiKey::CreateTopics => {
@@ -5799,7 +5844,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::CreateTopics)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::CreateTopics(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-topics")]
             ApiKey::DeleteTopics => {
@@ -5812,7 +5860,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DeleteTopics)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DeleteTopics(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-records")]
             ApiKey::DeleteRecords => {
@@ -5825,7 +5876,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DeleteRecords)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DeleteRecords(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "init-producer-id")]
             ApiKey::InitProducerId => {
@@ -5838,7 +5892,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::InitProducerId)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::InitProducerId(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "offset-for-leader-epoch")]
             ApiKey::OffsetForLeaderEpoch => {
@@ -5851,7 +5908,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::OffsetForLeaderEpoch)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::OffsetForLeaderEpoch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "add-partitions-to-txn")]
             ApiKey::AddPartitionsToTxn => {
@@ -5864,7 +5924,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AddPartitionsToTxn)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AddPartitionsToTxn(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "add-offsets-to-txn")]
             ApiKey::AddOffsetsToTxn => {
@@ -5877,7 +5940,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AddOffsetsToTxn)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AddOffsetsToTxn(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "end-txn")]
             ApiKey::EndTxn => {
@@ -5890,7 +5956,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::EndTxn)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::EndTxn(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "write-txn-markers")]
             ApiKey::WriteTxnMarkers => {
@@ -5903,7 +5972,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::WriteTxnMarkers)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::WriteTxnMarkers(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "txn-offset-commit")]
             ApiKey::TxnOffsetCommit => {
@@ -5916,7 +5988,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::TxnOffsetCommit)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::TxnOffsetCommit(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-acls")]
             ApiKey::DescribeAcls => {
@@ -5929,7 +6004,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DescribeAcls)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeAcls(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "create-acls")]
             ApiKey::CreateAcls => {
@@ -5942,7 +6020,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::CreateAcls)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::CreateAcls(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-acls")]
             ApiKey::DeleteAcls => {
@@ -5955,7 +6036,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DeleteAcls)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DeleteAcls(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-configs")]
             ApiKey::DescribeConfigs => {
@@ -5968,7 +6052,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DescribeConfigs)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeConfigs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-configs")]
             ApiKey::AlterConfigs => {
@@ -5981,7 +6068,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AlterConfigs)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AlterConfigs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-replica-log-dirs")]
             ApiKey::AlterReplicaLogDirs => {
@@ -5994,7 +6084,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AlterReplicaLogDirs)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AlterReplicaLogDirs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-log-dirs")]
             ApiKey::DescribeLogDirs => {
@@ -6007,7 +6100,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DescribeLogDirs)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeLogDirs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "sasl-authenticate")]
             ApiKey::SaslAuthenticate => {
@@ -6020,7 +6116,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::SaslAuthenticate)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::SaslAuthenticate(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "create-partitions")]
             ApiKey::CreatePartitions => {
@@ -6033,7 +6132,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::CreatePartitions)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::CreatePartitions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "create-delegation-token")]
             ApiKey::CreateDelegationToken => {
@@ -6046,7 +6148,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::CreateDelegationToken)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::CreateDelegationToken(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "renew-delegation-token")]
             ApiKey::RenewDelegationToken => {
@@ -6059,7 +6164,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::RenewDelegationToken)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::RenewDelegationToken(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "expire-delegation-token")]
             ApiKey::ExpireDelegationToken => {
@@ -6072,7 +6180,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ExpireDelegationToken)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ExpireDelegationToken(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-delegation-token")]
             ApiKey::DescribeDelegationToken => {
@@ -6085,8 +6196,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::DescribeDelegationToken)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeDelegationToken(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-groups")]
             ApiKey::DeleteGroups => {
@@ -6099,7 +6212,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DeleteGroups)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DeleteGroups(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "elect-leaders")]
             ApiKey::ElectLeaders => {
@@ -6112,7 +6228,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ElectLeaders)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ElectLeaders(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "incremental-alter-configs")]
             ApiKey::IncrementalAlterConfigs => {
@@ -6125,8 +6244,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::IncrementalAlterConfigs)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::IncrementalAlterConfigs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-partition-reassignments")]
             ApiKey::AlterPartitionReassignments => {
@@ -6139,8 +6260,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::AlterPartitionReassignments)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AlterPartitionReassignments(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "list-partition-reassignments")]
             ApiKey::ListPartitionReassignments => {
@@ -6153,8 +6276,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::ListPartitionReassignments)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ListPartitionReassignments(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "offset-delete")]
             ApiKey::OffsetDelete => {
@@ -6167,7 +6292,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::OffsetDelete)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::OffsetDelete(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-client-quotas")]
             ApiKey::DescribeClientQuotas => {
@@ -6180,7 +6308,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DescribeClientQuotas)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeClientQuotas(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-client-quotas")]
             ApiKey::AlterClientQuotas => {
@@ -6193,7 +6324,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AlterClientQuotas)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AlterClientQuotas(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-user-scram-credentials")]
             ApiKey::DescribeUserScramCredentials => {
@@ -6206,8 +6340,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::DescribeUserScramCredentials)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeUserScramCredentials(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-user-scram-credentials")]
             ApiKey::AlterUserScramCredentials => {
@@ -6220,8 +6356,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::AlterUserScramCredentials)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AlterUserScramCredentials(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "vote")]
             ApiKey::Vote => {
@@ -6234,7 +6372,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::Vote)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::Vote(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "begin-quorum-epoch")]
             ApiKey::BeginQuorumEpoch => {
@@ -6247,7 +6388,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::BeginQuorumEpoch)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::BeginQuorumEpoch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "end-quorum-epoch")]
             ApiKey::EndQuorumEpoch => {
@@ -6260,7 +6404,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::EndQuorumEpoch)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::EndQuorumEpoch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-quorum")]
             ApiKey::DescribeQuorum => {
@@ -6273,7 +6420,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DescribeQuorum)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeQuorum(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-partition")]
             ApiKey::AlterPartition => {
@@ -6286,7 +6436,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AlterPartition)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AlterPartition(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "update-features")]
             ApiKey::UpdateFeatures => {
@@ -6299,7 +6452,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::UpdateFeatures)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::UpdateFeatures(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "envelope")]
             ApiKey::Envelope => {
@@ -6312,7 +6468,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::Envelope)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::Envelope(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "fetch-snapshot")]
             ApiKey::FetchSnapshot => {
@@ -6325,7 +6484,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::FetchSnapshot)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::FetchSnapshot(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-cluster")]
             ApiKey::DescribeCluster => {
@@ -6338,7 +6500,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DescribeCluster)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeCluster(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-producers")]
             ApiKey::DescribeProducers => {
@@ -6351,7 +6516,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DescribeProducers)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeProducers(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "broker-registration")]
             ApiKey::BrokerRegistration => {
@@ -6364,7 +6532,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::BrokerRegistration)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::BrokerRegistration(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "broker-heartbeat")]
             ApiKey::BrokerHeartbeat => {
@@ -6377,7 +6548,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::BrokerHeartbeat)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::BrokerHeartbeat(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "unregister-broker")]
             ApiKey::UnregisterBroker => {
@@ -6390,7 +6564,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::UnregisterBroker)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::UnregisterBroker(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-transactions")]
             ApiKey::DescribeTransactions => {
@@ -6403,7 +6580,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DescribeTransactions)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeTransactions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "list-transactions")]
             ApiKey::ListTransactions => {
@@ -6416,7 +6596,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ListTransactions)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ListTransactions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "allocate-producer-ids")]
             ApiKey::AllocateProducerIds => {
@@ -6429,7 +6612,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AllocateProducerIds)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AllocateProducerIds(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "consumer-group-heartbeat")]
             ApiKey::ConsumerGroupHeartbeat => {
@@ -6442,7 +6628,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ConsumerGroupHeartbeat)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ConsumerGroupHeartbeat(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "consumer-group-describe")]
             ApiKey::ConsumerGroupDescribe => {
@@ -6455,7 +6644,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ConsumerGroupDescribe)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ConsumerGroupDescribe(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "controller-registration")]
             ApiKey::ControllerRegistration => {
@@ -6468,7 +6660,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ControllerRegistration)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ControllerRegistration(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "get-telemetry-subscriptions")]
             ApiKey::GetTelemetrySubscriptions => {
@@ -6481,8 +6676,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::GetTelemetrySubscriptions)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::GetTelemetrySubscriptions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "push-telemetry")]
             ApiKey::PushTelemetry => {
@@ -6495,7 +6692,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::PushTelemetry)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::PushTelemetry(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "assign-replicas-to-dirs")]
             ApiKey::AssignReplicasToDirs => {
@@ -6508,7 +6708,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AssignReplicasToDirs)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AssignReplicasToDirs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "list-config-resources")]
             ApiKey::ListConfigResources => {
@@ -6521,7 +6724,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ListConfigResources)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ListConfigResources(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-topic-partitions")]
             ApiKey::DescribeTopicPartitions => {
@@ -6534,8 +6740,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::DescribeTopicPartitions)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeTopicPartitions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "share-group-heartbeat")]
             ApiKey::ShareGroupHeartbeat => {
@@ -6548,7 +6756,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ShareGroupHeartbeat)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ShareGroupHeartbeat(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "share-group-describe")]
             ApiKey::ShareGroupDescribe => {
@@ -6561,7 +6772,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ShareGroupDescribe)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ShareGroupDescribe(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "share-fetch")]
             ApiKey::ShareFetch => {
@@ -6574,7 +6788,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ShareFetch)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ShareFetch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "share-acknowledge")]
             ApiKey::ShareAcknowledge => {
@@ -6587,7 +6804,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ShareAcknowledge)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ShareAcknowledge(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "add-raft-voter")]
             ApiKey::AddRaftVoter => {
@@ -6600,7 +6820,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AddRaftVoter)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AddRaftVoter(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "remove-raft-voter")]
             ApiKey::RemoveRaftVoter => {
@@ -6613,7 +6836,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::RemoveRaftVoter)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::RemoveRaftVoter(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "update-raft-voter")]
             ApiKey::UpdateRaftVoter => {
@@ -6626,7 +6852,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::UpdateRaftVoter)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::UpdateRaftVoter(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "initialize-share-group-state")]
             ApiKey::InitializeShareGroupState => {
@@ -6639,8 +6868,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::InitializeShareGroupState)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::InitializeShareGroupState(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "read-share-group-state")]
             ApiKey::ReadShareGroupState => {
@@ -6653,7 +6884,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ReadShareGroupState)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ReadShareGroupState(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "write-share-group-state")]
             ApiKey::WriteShareGroupState => {
@@ -6666,7 +6900,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::WriteShareGroupState)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::WriteShareGroupState(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-share-group-state")]
             ApiKey::DeleteShareGroupState => {
@@ -6679,7 +6916,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DeleteShareGroupState)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DeleteShareGroupState(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "read-share-group-state-summary")]
             ApiKey::ReadShareGroupStateSummary => {
@@ -6692,8 +6932,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::ReadShareGroupStateSummary)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ReadShareGroupStateSummary(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "streams-group-heartbeat")]
             ApiKey::StreamsGroupHeartbeat => {
@@ -6706,7 +6948,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::StreamsGroupHeartbeat)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::StreamsGroupHeartbeat(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "streams-group-describe")]
             ApiKey::StreamsGroupDescribe => {
@@ -6719,7 +6964,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::StreamsGroupDescribe)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::StreamsGroupDescribe(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-share-group-offsets")]
             ApiKey::DescribeShareGroupOffsets => {
@@ -6732,8 +6980,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::DescribeShareGroupOffsets)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeShareGroupOffsets(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-share-group-offsets")]
             ApiKey::AlterShareGroupOffsets => {
@@ -6746,7 +6996,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AlterShareGroupOffsets)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AlterShareGroupOffsets(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-share-group-offsets")]
             ApiKey::DeleteShareGroupOffsets => {
@@ -6759,8 +7012,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::DeleteShareGroupOffsets)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DeleteShareGroupOffsets(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "streams-group-topology-description-update")]
             ApiKey::StreamsGroupTopologyDescriptionUpdate => {
@@ -6773,8 +7028,12 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::StreamsGroupTopologyDescriptionUpdate)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => {
+                        Ok(Self::StreamsGroupTopologyDescriptionUpdate(message))
+                    }
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "unregister-controller")]
             ApiKey::UnregisterController => {
@@ -6787,270 +7046,10 @@ impl<'a> RequestBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::UnregisterController)
-            }
-        }
-    }
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> RequestBody<'static> {
-        match self {
-            #[cfg(feature = "produce")]
-            Self::Produce(m) => RequestBody::Produce(m.into_owned()),
-            #[cfg(feature = "fetch")]
-            Self::Fetch(m) => RequestBody::Fetch(m.into_owned()),
-            #[cfg(feature = "list-offsets")]
-            Self::ListOffsets(m) => RequestBody::ListOffsets(m.into_owned()),
-            #[cfg(feature = "metadata")]
-            Self::Metadata(m) => RequestBody::Metadata(m.into_owned()),
-            #[cfg(feature = "offset-commit")]
-            Self::OffsetCommit(m) => RequestBody::OffsetCommit(m.into_owned()),
-            #[cfg(feature = "offset-fetch")]
-            Self::OffsetFetch(m) => RequestBody::OffsetFetch(m.into_owned()),
-            #[cfg(feature = "find-coordinator")]
-            Self::FindCoordinator(m) => RequestBody::FindCoordinator(m.into_owned()),
-            #[cfg(feature = "join-group")]
-            Self::JoinGroup(m) => RequestBody::JoinGroup(m.into_owned()),
-            #[cfg(feature = "heartbeat")]
-            Self::Heartbeat(m) => RequestBody::Heartbeat(m.into_owned()),
-            #[cfg(feature = "leave-group")]
-            Self::LeaveGroup(m) => RequestBody::LeaveGroup(m.into_owned()),
-            #[cfg(feature = "sync-group")]
-            Self::SyncGroup(m) => RequestBody::SyncGroup(m.into_owned()),
-            #[cfg(feature = "describe-groups")]
-            Self::DescribeGroups(m) => RequestBody::DescribeGroups(m.into_owned()),
-            #[cfg(feature = "list-groups")]
-            Self::ListGroups(m) => RequestBody::ListGroups(m.into_owned()),
-            #[cfg(feature = "sasl-handshake")]
-            Self::SaslHandshake(m) => RequestBody::SaslHandshake(m.into_owned()),
-            #[cfg(feature = "api-versions")]
-            Self::ApiVersions(m) => RequestBody::ApiVersions(m.into_owned()),
-            #[cfg(feature = "create-topics")]
-            Self::CreateTopics(m) => RequestBody::CreateTopics(m.into_owned()),
-            #[cfg(feature = "delete-topics")]
-            Self::DeleteTopics(m) => RequestBody::DeleteTopics(m.into_owned()),
-            #[cfg(feature = "delete-records")]
-            Self::DeleteRecords(m) => RequestBody::DeleteRecords(m.into_owned()),
-            #[cfg(feature = "init-producer-id")]
-            Self::InitProducerId(m) => RequestBody::InitProducerId(m.into_owned()),
-            #[cfg(feature = "offset-for-leader-epoch")]
-            Self::OffsetForLeaderEpoch(m) => {
-                RequestBody::OffsetForLeaderEpoch(m.into_owned())
-            }
-            #[cfg(feature = "add-partitions-to-txn")]
-            Self::AddPartitionsToTxn(m) => {
-                RequestBody::AddPartitionsToTxn(m.into_owned())
-            }
-            #[cfg(feature = "add-offsets-to-txn")]
-            Self::AddOffsetsToTxn(m) => RequestBody::AddOffsetsToTxn(m.into_owned()),
-            #[cfg(feature = "end-txn")]
-            Self::EndTxn(m) => RequestBody::EndTxn(m.into_owned()),
-            #[cfg(feature = "write-txn-markers")]
-            Self::WriteTxnMarkers(m) => RequestBody::WriteTxnMarkers(m.into_owned()),
-            #[cfg(feature = "txn-offset-commit")]
-            Self::TxnOffsetCommit(m) => RequestBody::TxnOffsetCommit(m.into_owned()),
-            #[cfg(feature = "describe-acls")]
-            Self::DescribeAcls(m) => RequestBody::DescribeAcls(m.into_owned()),
-            #[cfg(feature = "create-acls")]
-            Self::CreateAcls(m) => RequestBody::CreateAcls(m.into_owned()),
-            #[cfg(feature = "delete-acls")]
-            Self::DeleteAcls(m) => RequestBody::DeleteAcls(m.into_owned()),
-            #[cfg(feature = "describe-configs")]
-            Self::DescribeConfigs(m) => RequestBody::DescribeConfigs(m.into_owned()),
-            #[cfg(feature = "alter-configs")]
-            Self::AlterConfigs(m) => RequestBody::AlterConfigs(m.into_owned()),
-            #[cfg(feature = "alter-replica-log-dirs")]
-            Self::AlterReplicaLogDirs(m) => {
-                RequestBody::AlterReplicaLogDirs(m.into_owned())
-            }
-            #[cfg(feature = "describe-log-dirs")]
-            Self::DescribeLogDirs(m) => RequestBody::DescribeLogDirs(m.into_owned()),
-            #[cfg(feature = "sasl-authenticate")]
-            Self::SaslAuthenticate(m) => RequestBody::SaslAuthenticate(m.into_owned()),
-            #[cfg(feature = "create-partitions")]
-            Self::CreatePartitions(m) => RequestBody::CreatePartitions(m.into_owned()),
-            #[cfg(feature = "create-delegation-token")]
-            Self::CreateDelegationToken(m) => {
-                RequestBody::CreateDelegationToken(m.into_owned())
-            }
-            #[cfg(feature = "renew-delegation-token")]
-            Self::RenewDelegationToken(m) => {
-                RequestBody::RenewDelegationToken(m.into_owned())
-            }
-            #[cfg(feature = "expire-delegation-token")]
-            Self::ExpireDelegationToken(m) => {
-                RequestBody::ExpireDelegationToken(m.into_owned())
-            }
-            #[cfg(feature = "describe-delegation-token")]
-            Self::DescribeDelegationToken(m) => {
-                RequestBody::DescribeDelegationToken(m.into_owned())
-            }
-            #[cfg(feature = "delete-groups")]
-            Self::DeleteGroups(m) => RequestBody::DeleteGroups(m.into_owned()),
-            #[cfg(feature = "elect-leaders")]
-            Self::ElectLeaders(m) => RequestBody::ElectLeaders(m.into_owned()),
-            #[cfg(feature = "incremental-alter-configs")]
-            Self::IncrementalAlterConfigs(m) => {
-                RequestBody::IncrementalAlterConfigs(m.into_owned())
-            }
-            #[cfg(feature = "alter-partition-reassignments")]
-            Self::AlterPartitionReassignments(m) => {
-                RequestBody::AlterPartitionReassignments(m.into_owned())
-            }
-            #[cfg(feature = "list-partition-reassignments")]
-            Self::ListPartitionReassignments(m) => {
-                RequestBody::ListPartitionReassignments(m.into_owned())
-            }
-            #[cfg(feature = "offset-delete")]
-            Self::OffsetDelete(m) => RequestBody::OffsetDelete(m.into_owned()),
-            #[cfg(feature = "describe-client-quotas")]
-            Self::DescribeClientQuotas(m) => {
-                RequestBody::DescribeClientQuotas(m.into_owned())
-            }
-            #[cfg(feature = "alter-client-quotas")]
-            Self::AlterClientQuotas(m) => RequestBody::AlterClientQuotas(m.into_owned()),
-            #[cfg(feature = "describe-user-scram-credentials")]
-            Self::DescribeUserScramCredentials(m) => {
-                RequestBody::DescribeUserScramCredentials(m.into_owned())
-            }
-            #[cfg(feature = "alter-user-scram-credentials")]
-            Self::AlterUserScramCredentials(m) => {
-                RequestBody::AlterUserScramCredentials(m.into_owned())
-            }
-            #[cfg(feature = "vote")]
-            Self::Vote(m) => RequestBody::Vote(m.into_owned()),
-            #[cfg(feature = "begin-quorum-epoch")]
-            Self::BeginQuorumEpoch(m) => RequestBody::BeginQuorumEpoch(m.into_owned()),
-            #[cfg(feature = "end-quorum-epoch")]
-            Self::EndQuorumEpoch(m) => RequestBody::EndQuorumEpoch(m.into_owned()),
-            #[cfg(feature = "describe-quorum")]
-            Self::DescribeQuorum(m) => RequestBody::DescribeQuorum(m.into_owned()),
-            #[cfg(feature = "alter-partition")]
-            Self::AlterPartition(m) => RequestBody::AlterPartition(m.into_owned()),
-            #[cfg(feature = "update-features")]
-            Self::UpdateFeatures(m) => RequestBody::UpdateFeatures(m.into_owned()),
-            #[cfg(feature = "envelope")]
-            Self::Envelope(m) => RequestBody::Envelope(m.into_owned()),
-            #[cfg(feature = "fetch-snapshot")]
-            Self::FetchSnapshot(m) => RequestBody::FetchSnapshot(m.into_owned()),
-            #[cfg(feature = "describe-cluster")]
-            Self::DescribeCluster(m) => RequestBody::DescribeCluster(m.into_owned()),
-            #[cfg(feature = "describe-producers")]
-            Self::DescribeProducers(m) => RequestBody::DescribeProducers(m.into_owned()),
-            #[cfg(feature = "broker-registration")]
-            Self::BrokerRegistration(m) => {
-                RequestBody::BrokerRegistration(m.into_owned())
-            }
-            #[cfg(feature = "broker-heartbeat")]
-            Self::BrokerHeartbeat(m) => RequestBody::BrokerHeartbeat(m.into_owned()),
-            #[cfg(feature = "unregister-broker")]
-            Self::UnregisterBroker(m) => RequestBody::UnregisterBroker(m.into_owned()),
-            #[cfg(feature = "describe-transactions")]
-            Self::DescribeTransactions(m) => {
-                RequestBody::DescribeTransactions(m.into_owned())
-            }
-            #[cfg(feature = "list-transactions")]
-            Self::ListTransactions(m) => RequestBody::ListTransactions(m.into_owned()),
-            #[cfg(feature = "allocate-producer-ids")]
-            Self::AllocateProducerIds(m) => {
-                RequestBody::AllocateProducerIds(m.into_owned())
-            }
-            #[cfg(feature = "consumer-group-heartbeat")]
-            Self::ConsumerGroupHeartbeat(m) => {
-                RequestBody::ConsumerGroupHeartbeat(m.into_owned())
-            }
-            #[cfg(feature = "consumer-group-describe")]
-            Self::ConsumerGroupDescribe(m) => {
-                RequestBody::ConsumerGroupDescribe(m.into_owned())
-            }
-            #[cfg(feature = "controller-registration")]
-            Self::ControllerRegistration(m) => {
-                RequestBody::ControllerRegistration(m.into_owned())
-            }
-            #[cfg(feature = "get-telemetry-subscriptions")]
-            Self::GetTelemetrySubscriptions(m) => {
-                RequestBody::GetTelemetrySubscriptions(m.into_owned())
-            }
-            #[cfg(feature = "push-telemetry")]
-            Self::PushTelemetry(m) => RequestBody::PushTelemetry(m.into_owned()),
-            #[cfg(feature = "assign-replicas-to-dirs")]
-            Self::AssignReplicasToDirs(m) => {
-                RequestBody::AssignReplicasToDirs(m.into_owned())
-            }
-            #[cfg(feature = "list-config-resources")]
-            Self::ListConfigResources(m) => {
-                RequestBody::ListConfigResources(m.into_owned())
-            }
-            #[cfg(feature = "describe-topic-partitions")]
-            Self::DescribeTopicPartitions(m) => {
-                RequestBody::DescribeTopicPartitions(m.into_owned())
-            }
-            #[cfg(feature = "share-group-heartbeat")]
-            Self::ShareGroupHeartbeat(m) => {
-                RequestBody::ShareGroupHeartbeat(m.into_owned())
-            }
-            #[cfg(feature = "share-group-describe")]
-            Self::ShareGroupDescribe(m) => {
-                RequestBody::ShareGroupDescribe(m.into_owned())
-            }
-            #[cfg(feature = "share-fetch")]
-            Self::ShareFetch(m) => RequestBody::ShareFetch(m.into_owned()),
-            #[cfg(feature = "share-acknowledge")]
-            Self::ShareAcknowledge(m) => RequestBody::ShareAcknowledge(m.into_owned()),
-            #[cfg(feature = "add-raft-voter")]
-            Self::AddRaftVoter(m) => RequestBody::AddRaftVoter(m.into_owned()),
-            #[cfg(feature = "remove-raft-voter")]
-            Self::RemoveRaftVoter(m) => RequestBody::RemoveRaftVoter(m.into_owned()),
-            #[cfg(feature = "update-raft-voter")]
-            Self::UpdateRaftVoter(m) => RequestBody::UpdateRaftVoter(m.into_owned()),
-            #[cfg(feature = "initialize-share-group-state")]
-            Self::InitializeShareGroupState(m) => {
-                RequestBody::InitializeShareGroupState(m.into_owned())
-            }
-            #[cfg(feature = "read-share-group-state")]
-            Self::ReadShareGroupState(m) => {
-                RequestBody::ReadShareGroupState(m.into_owned())
-            }
-            #[cfg(feature = "write-share-group-state")]
-            Self::WriteShareGroupState(m) => {
-                RequestBody::WriteShareGroupState(m.into_owned())
-            }
-            #[cfg(feature = "delete-share-group-state")]
-            Self::DeleteShareGroupState(m) => {
-                RequestBody::DeleteShareGroupState(m.into_owned())
-            }
-            #[cfg(feature = "read-share-group-state-summary")]
-            Self::ReadShareGroupStateSummary(m) => {
-                RequestBody::ReadShareGroupStateSummary(m.into_owned())
-            }
-            #[cfg(feature = "streams-group-heartbeat")]
-            Self::StreamsGroupHeartbeat(m) => {
-                RequestBody::StreamsGroupHeartbeat(m.into_owned())
-            }
-            #[cfg(feature = "streams-group-describe")]
-            Self::StreamsGroupDescribe(m) => {
-                RequestBody::StreamsGroupDescribe(m.into_owned())
-            }
-            #[cfg(feature = "describe-share-group-offsets")]
-            Self::DescribeShareGroupOffsets(m) => {
-                RequestBody::DescribeShareGroupOffsets(m.into_owned())
-            }
-            #[cfg(feature = "alter-share-group-offsets")]
-            Self::AlterShareGroupOffsets(m) => {
-                RequestBody::AlterShareGroupOffsets(m.into_owned())
-            }
-            #[cfg(feature = "delete-share-group-offsets")]
-            Self::DeleteShareGroupOffsets(m) => {
-                RequestBody::DeleteShareGroupOffsets(m.into_owned())
-            }
-            #[cfg(feature = "streams-group-topology-description-update")]
-            Self::StreamsGroupTopologyDescriptionUpdate(m) => {
-                RequestBody::StreamsGroupTopologyDescriptionUpdate(m.into_owned())
-            }
-            #[cfg(feature = "unregister-controller")]
-            Self::UnregisterController(m) => {
-                RequestBody::UnregisterController(m.into_owned())
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::UnregisterController(message)),
+                    Err(e) => Err(e),
+                }
             }
         }
     }
@@ -7061,7 +7060,346 @@ impl<'a> rt::IntoOwned for RequestBody<'a> {
     type Owned = RequestBody<'static>;
     #[inline]
     fn into_owned(self) -> RequestBody<'static> {
-        RequestBody::into_owned(self)
+        match self {
+            #[cfg(feature = "produce")]
+            Self::Produce(m) => RequestBody::Produce(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "fetch")]
+            Self::Fetch(m) => RequestBody::Fetch(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "list-offsets")]
+            Self::ListOffsets(m) => {
+                RequestBody::ListOffsets(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "metadata")]
+            Self::Metadata(m) => RequestBody::Metadata(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "offset-commit")]
+            Self::OffsetCommit(m) => {
+                RequestBody::OffsetCommit(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "offset-fetch")]
+            Self::OffsetFetch(m) => {
+                RequestBody::OffsetFetch(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "find-coordinator")]
+            Self::FindCoordinator(m) => {
+                RequestBody::FindCoordinator(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "join-group")]
+            Self::JoinGroup(m) => RequestBody::JoinGroup(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "heartbeat")]
+            Self::Heartbeat(m) => RequestBody::Heartbeat(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "leave-group")]
+            Self::LeaveGroup(m) => RequestBody::LeaveGroup(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "sync-group")]
+            Self::SyncGroup(m) => RequestBody::SyncGroup(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "describe-groups")]
+            Self::DescribeGroups(m) => {
+                RequestBody::DescribeGroups(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "list-groups")]
+            Self::ListGroups(m) => RequestBody::ListGroups(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "sasl-handshake")]
+            Self::SaslHandshake(m) => {
+                RequestBody::SaslHandshake(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "api-versions")]
+            Self::ApiVersions(m) => {
+                RequestBody::ApiVersions(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "create-topics")]
+            Self::CreateTopics(m) => {
+                RequestBody::CreateTopics(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "delete-topics")]
+            Self::DeleteTopics(m) => {
+                RequestBody::DeleteTopics(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "delete-records")]
+            Self::DeleteRecords(m) => {
+                RequestBody::DeleteRecords(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "init-producer-id")]
+            Self::InitProducerId(m) => {
+                RequestBody::InitProducerId(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "offset-for-leader-epoch")]
+            Self::OffsetForLeaderEpoch(m) => {
+                RequestBody::OffsetForLeaderEpoch(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "add-partitions-to-txn")]
+            Self::AddPartitionsToTxn(m) => {
+                RequestBody::AddPartitionsToTxn(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "add-offsets-to-txn")]
+            Self::AddOffsetsToTxn(m) => {
+                RequestBody::AddOffsetsToTxn(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "end-txn")]
+            Self::EndTxn(m) => RequestBody::EndTxn(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "write-txn-markers")]
+            Self::WriteTxnMarkers(m) => {
+                RequestBody::WriteTxnMarkers(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "txn-offset-commit")]
+            Self::TxnOffsetCommit(m) => {
+                RequestBody::TxnOffsetCommit(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-acls")]
+            Self::DescribeAcls(m) => {
+                RequestBody::DescribeAcls(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "create-acls")]
+            Self::CreateAcls(m) => RequestBody::CreateAcls(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "delete-acls")]
+            Self::DeleteAcls(m) => RequestBody::DeleteAcls(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "describe-configs")]
+            Self::DescribeConfigs(m) => {
+                RequestBody::DescribeConfigs(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "alter-configs")]
+            Self::AlterConfigs(m) => {
+                RequestBody::AlterConfigs(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "alter-replica-log-dirs")]
+            Self::AlterReplicaLogDirs(m) => {
+                RequestBody::AlterReplicaLogDirs(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-log-dirs")]
+            Self::DescribeLogDirs(m) => {
+                RequestBody::DescribeLogDirs(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "sasl-authenticate")]
+            Self::SaslAuthenticate(m) => {
+                RequestBody::SaslAuthenticate(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "create-partitions")]
+            Self::CreatePartitions(m) => {
+                RequestBody::CreatePartitions(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "create-delegation-token")]
+            Self::CreateDelegationToken(m) => {
+                RequestBody::CreateDelegationToken(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "renew-delegation-token")]
+            Self::RenewDelegationToken(m) => {
+                RequestBody::RenewDelegationToken(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "expire-delegation-token")]
+            Self::ExpireDelegationToken(m) => {
+                RequestBody::ExpireDelegationToken(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-delegation-token")]
+            Self::DescribeDelegationToken(m) => {
+                RequestBody::DescribeDelegationToken(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "delete-groups")]
+            Self::DeleteGroups(m) => {
+                RequestBody::DeleteGroups(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "elect-leaders")]
+            Self::ElectLeaders(m) => {
+                RequestBody::ElectLeaders(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "incremental-alter-configs")]
+            Self::IncrementalAlterConfigs(m) => {
+                RequestBody::IncrementalAlterConfigs(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "alter-partition-reassignments")]
+            Self::AlterPartitionReassignments(m) => {
+                RequestBody::AlterPartitionReassignments(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "list-partition-reassignments")]
+            Self::ListPartitionReassignments(m) => {
+                RequestBody::ListPartitionReassignments(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "offset-delete")]
+            Self::OffsetDelete(m) => {
+                RequestBody::OffsetDelete(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-client-quotas")]
+            Self::DescribeClientQuotas(m) => {
+                RequestBody::DescribeClientQuotas(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "alter-client-quotas")]
+            Self::AlterClientQuotas(m) => {
+                RequestBody::AlterClientQuotas(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-user-scram-credentials")]
+            Self::DescribeUserScramCredentials(m) => {
+                RequestBody::DescribeUserScramCredentials(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "alter-user-scram-credentials")]
+            Self::AlterUserScramCredentials(m) => {
+                RequestBody::AlterUserScramCredentials(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "vote")]
+            Self::Vote(m) => RequestBody::Vote(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "begin-quorum-epoch")]
+            Self::BeginQuorumEpoch(m) => {
+                RequestBody::BeginQuorumEpoch(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "end-quorum-epoch")]
+            Self::EndQuorumEpoch(m) => {
+                RequestBody::EndQuorumEpoch(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-quorum")]
+            Self::DescribeQuorum(m) => {
+                RequestBody::DescribeQuorum(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "alter-partition")]
+            Self::AlterPartition(m) => {
+                RequestBody::AlterPartition(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "update-features")]
+            Self::UpdateFeatures(m) => {
+                RequestBody::UpdateFeatures(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "envelope")]
+            Self::Envelope(m) => RequestBody::Envelope(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "fetch-snapshot")]
+            Self::FetchSnapshot(m) => {
+                RequestBody::FetchSnapshot(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-cluster")]
+            Self::DescribeCluster(m) => {
+                RequestBody::DescribeCluster(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-producers")]
+            Self::DescribeProducers(m) => {
+                RequestBody::DescribeProducers(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "broker-registration")]
+            Self::BrokerRegistration(m) => {
+                RequestBody::BrokerRegistration(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "broker-heartbeat")]
+            Self::BrokerHeartbeat(m) => {
+                RequestBody::BrokerHeartbeat(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "unregister-broker")]
+            Self::UnregisterBroker(m) => {
+                RequestBody::UnregisterBroker(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-transactions")]
+            Self::DescribeTransactions(m) => {
+                RequestBody::DescribeTransactions(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "list-transactions")]
+            Self::ListTransactions(m) => {
+                RequestBody::ListTransactions(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "allocate-producer-ids")]
+            Self::AllocateProducerIds(m) => {
+                RequestBody::AllocateProducerIds(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "consumer-group-heartbeat")]
+            Self::ConsumerGroupHeartbeat(m) => {
+                RequestBody::ConsumerGroupHeartbeat(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "consumer-group-describe")]
+            Self::ConsumerGroupDescribe(m) => {
+                RequestBody::ConsumerGroupDescribe(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "controller-registration")]
+            Self::ControllerRegistration(m) => {
+                RequestBody::ControllerRegistration(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "get-telemetry-subscriptions")]
+            Self::GetTelemetrySubscriptions(m) => {
+                RequestBody::GetTelemetrySubscriptions(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "push-telemetry")]
+            Self::PushTelemetry(m) => {
+                RequestBody::PushTelemetry(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "assign-replicas-to-dirs")]
+            Self::AssignReplicasToDirs(m) => {
+                RequestBody::AssignReplicasToDirs(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "list-config-resources")]
+            Self::ListConfigResources(m) => {
+                RequestBody::ListConfigResources(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-topic-partitions")]
+            Self::DescribeTopicPartitions(m) => {
+                RequestBody::DescribeTopicPartitions(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "share-group-heartbeat")]
+            Self::ShareGroupHeartbeat(m) => {
+                RequestBody::ShareGroupHeartbeat(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "share-group-describe")]
+            Self::ShareGroupDescribe(m) => {
+                RequestBody::ShareGroupDescribe(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "share-fetch")]
+            Self::ShareFetch(m) => RequestBody::ShareFetch(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "share-acknowledge")]
+            Self::ShareAcknowledge(m) => {
+                RequestBody::ShareAcknowledge(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "add-raft-voter")]
+            Self::AddRaftVoter(m) => {
+                RequestBody::AddRaftVoter(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "remove-raft-voter")]
+            Self::RemoveRaftVoter(m) => {
+                RequestBody::RemoveRaftVoter(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "update-raft-voter")]
+            Self::UpdateRaftVoter(m) => {
+                RequestBody::UpdateRaftVoter(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "initialize-share-group-state")]
+            Self::InitializeShareGroupState(m) => {
+                RequestBody::InitializeShareGroupState(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "read-share-group-state")]
+            Self::ReadShareGroupState(m) => {
+                RequestBody::ReadShareGroupState(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "write-share-group-state")]
+            Self::WriteShareGroupState(m) => {
+                RequestBody::WriteShareGroupState(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "delete-share-group-state")]
+            Self::DeleteShareGroupState(m) => {
+                RequestBody::DeleteShareGroupState(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "read-share-group-state-summary")]
+            Self::ReadShareGroupStateSummary(m) => {
+                RequestBody::ReadShareGroupStateSummary(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "streams-group-heartbeat")]
+            Self::StreamsGroupHeartbeat(m) => {
+                RequestBody::StreamsGroupHeartbeat(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "streams-group-describe")]
+            Self::StreamsGroupDescribe(m) => {
+                RequestBody::StreamsGroupDescribe(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-share-group-offsets")]
+            Self::DescribeShareGroupOffsets(m) => {
+                RequestBody::DescribeShareGroupOffsets(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "alter-share-group-offsets")]
+            Self::AlterShareGroupOffsets(m) => {
+                RequestBody::AlterShareGroupOffsets(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "delete-share-group-offsets")]
+            Self::DeleteShareGroupOffsets(m) => {
+                RequestBody::DeleteShareGroupOffsets(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "streams-group-topology-description-update")]
+            Self::StreamsGroupTopologyDescriptionUpdate(m) => {
+                RequestBody::StreamsGroupTopologyDescriptionUpdate(
+                    rt::IntoOwned::into_owned(m),
+                )
+            }
+            #[cfg(feature = "unregister-controller")]
+            Self::UnregisterController(m) => {
+                RequestBody::UnregisterController(rt::IntoOwned::into_owned(m))
+            }
+        }
     }
 }
 
@@ -12064,7 +12402,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::Produce)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::Produce(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "fetch")]
             ApiKey::Fetch => {
@@ -12077,7 +12418,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::Fetch)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::Fetch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "list-offsets")]
             ApiKey::ListOffsets => {
@@ -12090,7 +12434,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ListOffsets)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ListOffsets(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "metadata")]
             ApiKey::Metadata => {
@@ -12103,7 +12450,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::Metadata)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::Metadata(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "offset-commit")]
             ApiKey::OffsetCommit => {
@@ -12116,7 +12466,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::OffsetCommit)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::OffsetCommit(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "offset-fetch")]
             ApiKey::OffsetFetch => {
@@ -12129,7 +12482,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::OffsetFetch)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::OffsetFetch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "find-coordinator")]
             ApiKey::FindCoordinator => {
@@ -12142,7 +12498,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::FindCoordinator)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::FindCoordinator(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "join-group")]
             ApiKey::JoinGroup => {
@@ -12155,7 +12514,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::JoinGroup)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::JoinGroup(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "heartbeat")]
             ApiKey::Heartbeat => {
@@ -12168,7 +12530,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::Heartbeat)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::Heartbeat(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "leave-group")]
             ApiKey::LeaveGroup => {
@@ -12181,7 +12546,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::LeaveGroup)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::LeaveGroup(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "sync-group")]
             ApiKey::SyncGroup => {
@@ -12194,7 +12562,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::SyncGroup)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::SyncGroup(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-groups")]
             ApiKey::DescribeGroups => {
@@ -12207,7 +12578,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DescribeGroups)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeGroups(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "list-groups")]
             ApiKey::ListGroups => {
@@ -12220,7 +12594,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ListGroups)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ListGroups(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "sasl-handshake")]
             ApiKey::SaslHandshake => {
@@ -12233,7 +12610,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::SaslHandshake)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::SaslHandshake(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "api-versions")]
             ApiKey::ApiVersions => {
@@ -12246,7 +12626,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ApiVersions)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ApiVersions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "create-topics")]
             ApiKey::CreateTopics => {
@@ -12259,7 +12642,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::CreateTopics)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::CreateTopics(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-topics")]
             ApiKey::DeleteTopics => {
@@ -12272,7 +12658,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DeleteTopics)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DeleteTopics(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-records")]
             ApiKey::DeleteRecords => {
@@ -12285,7 +12674,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DeleteRecords)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DeleteRecords(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "init-producer-id")]
             ApiKey::InitProducerId => {
@@ -12298,7 +12690,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::InitProducerId)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::InitProducerId(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "offset-for-leader-epoch")]
             ApiKey::OffsetForLeaderEpoch => {
@@ -12311,7 +12706,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::OffsetForLeaderEpoch)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::OffsetForLeaderEpoch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "add-partitions-to-txn")]
             ApiKey::AddPartitionsToTxn => {
@@ -12324,7 +12722,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AddPartitionsToTxn)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AddPartitionsToTxn(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "add-offsets-to-txn")]
             ApiKey::AddOffsetsToTxn => {
@@ -12337,7 +12738,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AddOffsetsToTxn)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AddOffsetsToTxn(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "end-txn")]
             ApiKey::EndTxn => {
@@ -12350,7 +12754,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::EndTxn)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::EndTxn(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "write-txn-markers")]
             ApiKey::WriteTxnMarkers => {
@@ -12363,7 +12770,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::WriteTxnMarkers)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::WriteTxnMarkers(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "txn-offset-commit")]
             ApiKey::TxnOffsetCommit => {
@@ -12376,7 +12786,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::TxnOffsetCommit)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::TxnOffsetCommit(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-acls")]
             ApiKey::DescribeAcls => {
@@ -12389,7 +12802,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DescribeAcls)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeAcls(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "create-acls")]
             ApiKey::CreateAcls => {
@@ -12402,7 +12818,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::CreateAcls)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::CreateAcls(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-acls")]
             ApiKey::DeleteAcls => {
@@ -12415,7 +12834,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DeleteAcls)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DeleteAcls(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-configs")]
             ApiKey::DescribeConfigs => {
@@ -12428,7 +12850,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DescribeConfigs)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeConfigs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-configs")]
             ApiKey::AlterConfigs => {
@@ -12441,7 +12866,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AlterConfigs)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AlterConfigs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-replica-log-dirs")]
             ApiKey::AlterReplicaLogDirs => {
@@ -12454,7 +12882,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AlterReplicaLogDirs)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AlterReplicaLogDirs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-log-dirs")]
             ApiKey::DescribeLogDirs => {
@@ -12467,7 +12898,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DescribeLogDirs)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeLogDirs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "sasl-authenticate")]
             ApiKey::SaslAuthenticate => {
@@ -12480,7 +12914,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::SaslAuthenticate)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::SaslAuthenticate(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "create-partitions")]
             ApiKey::CreatePartitions => {
@@ -12493,7 +12930,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::CreatePartitions)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::CreatePartitions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "create-delegation-token")]
             ApiKey::CreateDelegationToken => {
@@ -12506,7 +12946,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::CreateDelegationToken)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::CreateDelegationToken(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "renew-delegation-token")]
             ApiKey::RenewDelegationToken => {
@@ -12519,7 +12962,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::RenewDelegationToken)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::RenewDelegationToken(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "expire-delegation-token")]
             ApiKey::ExpireDelegationToken => {
@@ -12532,7 +12978,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ExpireDelegationToken)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ExpireDelegationToken(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-delegation-token")]
             ApiKey::DescribeDelegationToken => {
@@ -12545,8 +12994,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::DescribeDelegationToken)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeDelegationToken(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-groups")]
             ApiKey::DeleteGroups => {
@@ -12559,7 +13010,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DeleteGroups)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DeleteGroups(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "elect-leaders")]
             ApiKey::ElectLeaders => {
@@ -12572,7 +13026,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ElectLeaders)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ElectLeaders(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "incremental-alter-configs")]
             ApiKey::IncrementalAlterConfigs => {
@@ -12585,8 +13042,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::IncrementalAlterConfigs)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::IncrementalAlterConfigs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-partition-reassignments")]
             ApiKey::AlterPartitionReassignments => {
@@ -12599,8 +13058,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::AlterPartitionReassignments)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AlterPartitionReassignments(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "list-partition-reassignments")]
             ApiKey::ListPartitionReassignments => {
@@ -12613,8 +13074,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::ListPartitionReassignments)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ListPartitionReassignments(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "offset-delete")]
             ApiKey::OffsetDelete => {
@@ -12627,7 +13090,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::OffsetDelete)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::OffsetDelete(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-client-quotas")]
             ApiKey::DescribeClientQuotas => {
@@ -12640,7 +13106,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DescribeClientQuotas)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeClientQuotas(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-client-quotas")]
             ApiKey::AlterClientQuotas => {
@@ -12653,7 +13122,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AlterClientQuotas)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AlterClientQuotas(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-user-scram-credentials")]
             ApiKey::DescribeUserScramCredentials => {
@@ -12666,8 +13138,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::DescribeUserScramCredentials)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeUserScramCredentials(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-user-scram-credentials")]
             ApiKey::AlterUserScramCredentials => {
@@ -12680,8 +13154,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::AlterUserScramCredentials)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AlterUserScramCredentials(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "vote")]
             ApiKey::Vote => {
@@ -12694,7 +13170,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::Vote)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::Vote(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "begin-quorum-epoch")]
             ApiKey::BeginQuorumEpoch => {
@@ -12707,7 +13186,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::BeginQuorumEpoch)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::BeginQuorumEpoch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "end-quorum-epoch")]
             ApiKey::EndQuorumEpoch => {
@@ -12720,7 +13202,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::EndQuorumEpoch)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::EndQuorumEpoch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-quorum")]
             ApiKey::DescribeQuorum => {
@@ -12733,7 +13218,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DescribeQuorum)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeQuorum(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-partition")]
             ApiKey::AlterPartition => {
@@ -12746,7 +13234,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AlterPartition)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AlterPartition(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "update-features")]
             ApiKey::UpdateFeatures => {
@@ -12759,7 +13250,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::UpdateFeatures)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::UpdateFeatures(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "envelope")]
             ApiKey::Envelope => {
@@ -12772,7 +13266,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::Envelope)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::Envelope(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "fetch-snapshot")]
             ApiKey::FetchSnapshot => {
@@ -12785,7 +13282,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::FetchSnapshot)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::FetchSnapshot(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-cluster")]
             ApiKey::DescribeCluster => {
@@ -12798,7 +13298,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DescribeCluster)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeCluster(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-producers")]
             ApiKey::DescribeProducers => {
@@ -12811,7 +13314,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DescribeProducers)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeProducers(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "broker-registration")]
             ApiKey::BrokerRegistration => {
@@ -12824,7 +13330,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::BrokerRegistration)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::BrokerRegistration(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "broker-heartbeat")]
             ApiKey::BrokerHeartbeat => {
@@ -12837,7 +13346,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::BrokerHeartbeat)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::BrokerHeartbeat(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "unregister-broker")]
             ApiKey::UnregisterBroker => {
@@ -12850,7 +13362,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::UnregisterBroker)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::UnregisterBroker(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-transactions")]
             ApiKey::DescribeTransactions => {
@@ -12863,7 +13378,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DescribeTransactions)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeTransactions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "list-transactions")]
             ApiKey::ListTransactions => {
@@ -12876,7 +13394,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ListTransactions)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ListTransactions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "allocate-producer-ids")]
             ApiKey::AllocateProducerIds => {
@@ -12889,7 +13410,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AllocateProducerIds)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AllocateProducerIds(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "consumer-group-heartbeat")]
             ApiKey::ConsumerGroupHeartbeat => {
@@ -12902,7 +13426,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ConsumerGroupHeartbeat)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ConsumerGroupHeartbeat(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "consumer-group-describe")]
             ApiKey::ConsumerGroupDescribe => {
@@ -12915,7 +13442,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ConsumerGroupDescribe)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ConsumerGroupDescribe(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "controller-registration")]
             ApiKey::ControllerRegistration => {
@@ -12928,7 +13458,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ControllerRegistration)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ControllerRegistration(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "get-telemetry-subscriptions")]
             ApiKey::GetTelemetrySubscriptions => {
@@ -12941,8 +13474,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::GetTelemetrySubscriptions)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::GetTelemetrySubscriptions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "push-telemetry")]
             ApiKey::PushTelemetry => {
@@ -12955,7 +13490,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::PushTelemetry)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::PushTelemetry(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "assign-replicas-to-dirs")]
             ApiKey::AssignReplicasToDirs => {
@@ -12968,7 +13506,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AssignReplicasToDirs)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AssignReplicasToDirs(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "list-config-resources")]
             ApiKey::ListConfigResources => {
@@ -12981,7 +13522,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ListConfigResources)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ListConfigResources(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-topic-partitions")]
             ApiKey::DescribeTopicPartitions => {
@@ -12994,8 +13538,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::DescribeTopicPartitions)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeTopicPartitions(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "share-group-heartbeat")]
             ApiKey::ShareGroupHeartbeat => {
@@ -13008,7 +13554,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ShareGroupHeartbeat)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ShareGroupHeartbeat(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "share-group-describe")]
             ApiKey::ShareGroupDescribe => {
@@ -13021,7 +13570,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ShareGroupDescribe)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ShareGroupDescribe(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "share-fetch")]
             ApiKey::ShareFetch => {
@@ -13034,7 +13586,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ShareFetch)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ShareFetch(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "share-acknowledge")]
             ApiKey::ShareAcknowledge => {
@@ -13047,7 +13602,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ShareAcknowledge)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ShareAcknowledge(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "add-raft-voter")]
             ApiKey::AddRaftVoter => {
@@ -13060,7 +13618,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AddRaftVoter)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AddRaftVoter(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "remove-raft-voter")]
             ApiKey::RemoveRaftVoter => {
@@ -13073,7 +13634,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::RemoveRaftVoter)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::RemoveRaftVoter(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "update-raft-voter")]
             ApiKey::UpdateRaftVoter => {
@@ -13086,7 +13650,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::UpdateRaftVoter)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::UpdateRaftVoter(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "initialize-share-group-state")]
             ApiKey::InitializeShareGroupState => {
@@ -13099,8 +13666,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::InitializeShareGroupState)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::InitializeShareGroupState(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "read-share-group-state")]
             ApiKey::ReadShareGroupState => {
@@ -13113,7 +13682,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ReadShareGroupState)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ReadShareGroupState(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "write-share-group-state")]
             ApiKey::WriteShareGroupState => {
@@ -13126,7 +13698,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::WriteShareGroupState)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::WriteShareGroupState(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-share-group-state")]
             ApiKey::DeleteShareGroupState => {
@@ -13139,7 +13714,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DeleteShareGroupState)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DeleteShareGroupState(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "read-share-group-state-summary")]
             ApiKey::ReadShareGroupStateSummary => {
@@ -13152,8 +13730,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::ReadShareGroupStateSummary)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ReadShareGroupStateSummary(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "streams-group-heartbeat")]
             ApiKey::StreamsGroupHeartbeat => {
@@ -13166,7 +13746,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::StreamsGroupHeartbeat)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::StreamsGroupHeartbeat(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "streams-group-describe")]
             ApiKey::StreamsGroupDescribe => {
@@ -13179,7 +13762,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::StreamsGroupDescribe)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::StreamsGroupDescribe(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "describe-share-group-offsets")]
             ApiKey::DescribeShareGroupOffsets => {
@@ -13192,8 +13778,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::DescribeShareGroupOffsets)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DescribeShareGroupOffsets(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "alter-share-group-offsets")]
             ApiKey::AlterShareGroupOffsets => {
@@ -13206,7 +13794,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AlterShareGroupOffsets)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AlterShareGroupOffsets(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "delete-share-group-offsets")]
             ApiKey::DeleteShareGroupOffsets => {
@@ -13219,8 +13810,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::DeleteShareGroupOffsets)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DeleteShareGroupOffsets(message)),
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "streams-group-topology-description-update")]
             ApiKey::StreamsGroupTopologyDescriptionUpdate => {
@@ -13233,8 +13826,12 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::StreamsGroupTopologyDescriptionUpdate)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => {
+                        Ok(Self::StreamsGroupTopologyDescriptionUpdate(message))
+                    }
+                    Err(e) => Err(e),
+                }
             }
             #[cfg(feature = "unregister-controller")]
             ApiKey::UnregisterController => {
@@ -13247,270 +13844,10 @@ impl<'a> ResponseBody<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::UnregisterController)
-            }
-        }
-    }
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ResponseBody<'static> {
-        match self {
-            #[cfg(feature = "produce")]
-            Self::Produce(m) => ResponseBody::Produce(m.into_owned()),
-            #[cfg(feature = "fetch")]
-            Self::Fetch(m) => ResponseBody::Fetch(m.into_owned()),
-            #[cfg(feature = "list-offsets")]
-            Self::ListOffsets(m) => ResponseBody::ListOffsets(m.into_owned()),
-            #[cfg(feature = "metadata")]
-            Self::Metadata(m) => ResponseBody::Metadata(m.into_owned()),
-            #[cfg(feature = "offset-commit")]
-            Self::OffsetCommit(m) => ResponseBody::OffsetCommit(m.into_owned()),
-            #[cfg(feature = "offset-fetch")]
-            Self::OffsetFetch(m) => ResponseBody::OffsetFetch(m.into_owned()),
-            #[cfg(feature = "find-coordinator")]
-            Self::FindCoordinator(m) => ResponseBody::FindCoordinator(m.into_owned()),
-            #[cfg(feature = "join-group")]
-            Self::JoinGroup(m) => ResponseBody::JoinGroup(m.into_owned()),
-            #[cfg(feature = "heartbeat")]
-            Self::Heartbeat(m) => ResponseBody::Heartbeat(m.into_owned()),
-            #[cfg(feature = "leave-group")]
-            Self::LeaveGroup(m) => ResponseBody::LeaveGroup(m.into_owned()),
-            #[cfg(feature = "sync-group")]
-            Self::SyncGroup(m) => ResponseBody::SyncGroup(m.into_owned()),
-            #[cfg(feature = "describe-groups")]
-            Self::DescribeGroups(m) => ResponseBody::DescribeGroups(m.into_owned()),
-            #[cfg(feature = "list-groups")]
-            Self::ListGroups(m) => ResponseBody::ListGroups(m.into_owned()),
-            #[cfg(feature = "sasl-handshake")]
-            Self::SaslHandshake(m) => ResponseBody::SaslHandshake(m.into_owned()),
-            #[cfg(feature = "api-versions")]
-            Self::ApiVersions(m) => ResponseBody::ApiVersions(m.into_owned()),
-            #[cfg(feature = "create-topics")]
-            Self::CreateTopics(m) => ResponseBody::CreateTopics(m.into_owned()),
-            #[cfg(feature = "delete-topics")]
-            Self::DeleteTopics(m) => ResponseBody::DeleteTopics(m.into_owned()),
-            #[cfg(feature = "delete-records")]
-            Self::DeleteRecords(m) => ResponseBody::DeleteRecords(m.into_owned()),
-            #[cfg(feature = "init-producer-id")]
-            Self::InitProducerId(m) => ResponseBody::InitProducerId(m.into_owned()),
-            #[cfg(feature = "offset-for-leader-epoch")]
-            Self::OffsetForLeaderEpoch(m) => {
-                ResponseBody::OffsetForLeaderEpoch(m.into_owned())
-            }
-            #[cfg(feature = "add-partitions-to-txn")]
-            Self::AddPartitionsToTxn(m) => {
-                ResponseBody::AddPartitionsToTxn(m.into_owned())
-            }
-            #[cfg(feature = "add-offsets-to-txn")]
-            Self::AddOffsetsToTxn(m) => ResponseBody::AddOffsetsToTxn(m.into_owned()),
-            #[cfg(feature = "end-txn")]
-            Self::EndTxn(m) => ResponseBody::EndTxn(m.into_owned()),
-            #[cfg(feature = "write-txn-markers")]
-            Self::WriteTxnMarkers(m) => ResponseBody::WriteTxnMarkers(m.into_owned()),
-            #[cfg(feature = "txn-offset-commit")]
-            Self::TxnOffsetCommit(m) => ResponseBody::TxnOffsetCommit(m.into_owned()),
-            #[cfg(feature = "describe-acls")]
-            Self::DescribeAcls(m) => ResponseBody::DescribeAcls(m.into_owned()),
-            #[cfg(feature = "create-acls")]
-            Self::CreateAcls(m) => ResponseBody::CreateAcls(m.into_owned()),
-            #[cfg(feature = "delete-acls")]
-            Self::DeleteAcls(m) => ResponseBody::DeleteAcls(m.into_owned()),
-            #[cfg(feature = "describe-configs")]
-            Self::DescribeConfigs(m) => ResponseBody::DescribeConfigs(m.into_owned()),
-            #[cfg(feature = "alter-configs")]
-            Self::AlterConfigs(m) => ResponseBody::AlterConfigs(m.into_owned()),
-            #[cfg(feature = "alter-replica-log-dirs")]
-            Self::AlterReplicaLogDirs(m) => {
-                ResponseBody::AlterReplicaLogDirs(m.into_owned())
-            }
-            #[cfg(feature = "describe-log-dirs")]
-            Self::DescribeLogDirs(m) => ResponseBody::DescribeLogDirs(m.into_owned()),
-            #[cfg(feature = "sasl-authenticate")]
-            Self::SaslAuthenticate(m) => ResponseBody::SaslAuthenticate(m.into_owned()),
-            #[cfg(feature = "create-partitions")]
-            Self::CreatePartitions(m) => ResponseBody::CreatePartitions(m.into_owned()),
-            #[cfg(feature = "create-delegation-token")]
-            Self::CreateDelegationToken(m) => {
-                ResponseBody::CreateDelegationToken(m.into_owned())
-            }
-            #[cfg(feature = "renew-delegation-token")]
-            Self::RenewDelegationToken(m) => {
-                ResponseBody::RenewDelegationToken(m.into_owned())
-            }
-            #[cfg(feature = "expire-delegation-token")]
-            Self::ExpireDelegationToken(m) => {
-                ResponseBody::ExpireDelegationToken(m.into_owned())
-            }
-            #[cfg(feature = "describe-delegation-token")]
-            Self::DescribeDelegationToken(m) => {
-                ResponseBody::DescribeDelegationToken(m.into_owned())
-            }
-            #[cfg(feature = "delete-groups")]
-            Self::DeleteGroups(m) => ResponseBody::DeleteGroups(m.into_owned()),
-            #[cfg(feature = "elect-leaders")]
-            Self::ElectLeaders(m) => ResponseBody::ElectLeaders(m.into_owned()),
-            #[cfg(feature = "incremental-alter-configs")]
-            Self::IncrementalAlterConfigs(m) => {
-                ResponseBody::IncrementalAlterConfigs(m.into_owned())
-            }
-            #[cfg(feature = "alter-partition-reassignments")]
-            Self::AlterPartitionReassignments(m) => {
-                ResponseBody::AlterPartitionReassignments(m.into_owned())
-            }
-            #[cfg(feature = "list-partition-reassignments")]
-            Self::ListPartitionReassignments(m) => {
-                ResponseBody::ListPartitionReassignments(m.into_owned())
-            }
-            #[cfg(feature = "offset-delete")]
-            Self::OffsetDelete(m) => ResponseBody::OffsetDelete(m.into_owned()),
-            #[cfg(feature = "describe-client-quotas")]
-            Self::DescribeClientQuotas(m) => {
-                ResponseBody::DescribeClientQuotas(m.into_owned())
-            }
-            #[cfg(feature = "alter-client-quotas")]
-            Self::AlterClientQuotas(m) => ResponseBody::AlterClientQuotas(m.into_owned()),
-            #[cfg(feature = "describe-user-scram-credentials")]
-            Self::DescribeUserScramCredentials(m) => {
-                ResponseBody::DescribeUserScramCredentials(m.into_owned())
-            }
-            #[cfg(feature = "alter-user-scram-credentials")]
-            Self::AlterUserScramCredentials(m) => {
-                ResponseBody::AlterUserScramCredentials(m.into_owned())
-            }
-            #[cfg(feature = "vote")]
-            Self::Vote(m) => ResponseBody::Vote(m.into_owned()),
-            #[cfg(feature = "begin-quorum-epoch")]
-            Self::BeginQuorumEpoch(m) => ResponseBody::BeginQuorumEpoch(m.into_owned()),
-            #[cfg(feature = "end-quorum-epoch")]
-            Self::EndQuorumEpoch(m) => ResponseBody::EndQuorumEpoch(m.into_owned()),
-            #[cfg(feature = "describe-quorum")]
-            Self::DescribeQuorum(m) => ResponseBody::DescribeQuorum(m.into_owned()),
-            #[cfg(feature = "alter-partition")]
-            Self::AlterPartition(m) => ResponseBody::AlterPartition(m.into_owned()),
-            #[cfg(feature = "update-features")]
-            Self::UpdateFeatures(m) => ResponseBody::UpdateFeatures(m.into_owned()),
-            #[cfg(feature = "envelope")]
-            Self::Envelope(m) => ResponseBody::Envelope(m.into_owned()),
-            #[cfg(feature = "fetch-snapshot")]
-            Self::FetchSnapshot(m) => ResponseBody::FetchSnapshot(m.into_owned()),
-            #[cfg(feature = "describe-cluster")]
-            Self::DescribeCluster(m) => ResponseBody::DescribeCluster(m.into_owned()),
-            #[cfg(feature = "describe-producers")]
-            Self::DescribeProducers(m) => ResponseBody::DescribeProducers(m.into_owned()),
-            #[cfg(feature = "broker-registration")]
-            Self::BrokerRegistration(m) => {
-                ResponseBody::BrokerRegistration(m.into_owned())
-            }
-            #[cfg(feature = "broker-heartbeat")]
-            Self::BrokerHeartbeat(m) => ResponseBody::BrokerHeartbeat(m.into_owned()),
-            #[cfg(feature = "unregister-broker")]
-            Self::UnregisterBroker(m) => ResponseBody::UnregisterBroker(m.into_owned()),
-            #[cfg(feature = "describe-transactions")]
-            Self::DescribeTransactions(m) => {
-                ResponseBody::DescribeTransactions(m.into_owned())
-            }
-            #[cfg(feature = "list-transactions")]
-            Self::ListTransactions(m) => ResponseBody::ListTransactions(m.into_owned()),
-            #[cfg(feature = "allocate-producer-ids")]
-            Self::AllocateProducerIds(m) => {
-                ResponseBody::AllocateProducerIds(m.into_owned())
-            }
-            #[cfg(feature = "consumer-group-heartbeat")]
-            Self::ConsumerGroupHeartbeat(m) => {
-                ResponseBody::ConsumerGroupHeartbeat(m.into_owned())
-            }
-            #[cfg(feature = "consumer-group-describe")]
-            Self::ConsumerGroupDescribe(m) => {
-                ResponseBody::ConsumerGroupDescribe(m.into_owned())
-            }
-            #[cfg(feature = "controller-registration")]
-            Self::ControllerRegistration(m) => {
-                ResponseBody::ControllerRegistration(m.into_owned())
-            }
-            #[cfg(feature = "get-telemetry-subscriptions")]
-            Self::GetTelemetrySubscriptions(m) => {
-                ResponseBody::GetTelemetrySubscriptions(m.into_owned())
-            }
-            #[cfg(feature = "push-telemetry")]
-            Self::PushTelemetry(m) => ResponseBody::PushTelemetry(m.into_owned()),
-            #[cfg(feature = "assign-replicas-to-dirs")]
-            Self::AssignReplicasToDirs(m) => {
-                ResponseBody::AssignReplicasToDirs(m.into_owned())
-            }
-            #[cfg(feature = "list-config-resources")]
-            Self::ListConfigResources(m) => {
-                ResponseBody::ListConfigResources(m.into_owned())
-            }
-            #[cfg(feature = "describe-topic-partitions")]
-            Self::DescribeTopicPartitions(m) => {
-                ResponseBody::DescribeTopicPartitions(m.into_owned())
-            }
-            #[cfg(feature = "share-group-heartbeat")]
-            Self::ShareGroupHeartbeat(m) => {
-                ResponseBody::ShareGroupHeartbeat(m.into_owned())
-            }
-            #[cfg(feature = "share-group-describe")]
-            Self::ShareGroupDescribe(m) => {
-                ResponseBody::ShareGroupDescribe(m.into_owned())
-            }
-            #[cfg(feature = "share-fetch")]
-            Self::ShareFetch(m) => ResponseBody::ShareFetch(m.into_owned()),
-            #[cfg(feature = "share-acknowledge")]
-            Self::ShareAcknowledge(m) => ResponseBody::ShareAcknowledge(m.into_owned()),
-            #[cfg(feature = "add-raft-voter")]
-            Self::AddRaftVoter(m) => ResponseBody::AddRaftVoter(m.into_owned()),
-            #[cfg(feature = "remove-raft-voter")]
-            Self::RemoveRaftVoter(m) => ResponseBody::RemoveRaftVoter(m.into_owned()),
-            #[cfg(feature = "update-raft-voter")]
-            Self::UpdateRaftVoter(m) => ResponseBody::UpdateRaftVoter(m.into_owned()),
-            #[cfg(feature = "initialize-share-group-state")]
-            Self::InitializeShareGroupState(m) => {
-                ResponseBody::InitializeShareGroupState(m.into_owned())
-            }
-            #[cfg(feature = "read-share-group-state")]
-            Self::ReadShareGroupState(m) => {
-                ResponseBody::ReadShareGroupState(m.into_owned())
-            }
-            #[cfg(feature = "write-share-group-state")]
-            Self::WriteShareGroupState(m) => {
-                ResponseBody::WriteShareGroupState(m.into_owned())
-            }
-            #[cfg(feature = "delete-share-group-state")]
-            Self::DeleteShareGroupState(m) => {
-                ResponseBody::DeleteShareGroupState(m.into_owned())
-            }
-            #[cfg(feature = "read-share-group-state-summary")]
-            Self::ReadShareGroupStateSummary(m) => {
-                ResponseBody::ReadShareGroupStateSummary(m.into_owned())
-            }
-            #[cfg(feature = "streams-group-heartbeat")]
-            Self::StreamsGroupHeartbeat(m) => {
-                ResponseBody::StreamsGroupHeartbeat(m.into_owned())
-            }
-            #[cfg(feature = "streams-group-describe")]
-            Self::StreamsGroupDescribe(m) => {
-                ResponseBody::StreamsGroupDescribe(m.into_owned())
-            }
-            #[cfg(feature = "describe-share-group-offsets")]
-            Self::DescribeShareGroupOffsets(m) => {
-                ResponseBody::DescribeShareGroupOffsets(m.into_owned())
-            }
-            #[cfg(feature = "alter-share-group-offsets")]
-            Self::AlterShareGroupOffsets(m) => {
-                ResponseBody::AlterShareGroupOffsets(m.into_owned())
-            }
-            #[cfg(feature = "delete-share-group-offsets")]
-            Self::DeleteShareGroupOffsets(m) => {
-                ResponseBody::DeleteShareGroupOffsets(m.into_owned())
-            }
-            #[cfg(feature = "streams-group-topology-description-update")]
-            Self::StreamsGroupTopologyDescriptionUpdate(m) => {
-                ResponseBody::StreamsGroupTopologyDescriptionUpdate(m.into_owned())
-            }
-            #[cfg(feature = "unregister-controller")]
-            Self::UnregisterController(m) => {
-                ResponseBody::UnregisterController(m.into_owned())
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::UnregisterController(message)),
+                    Err(e) => Err(e),
+                }
             }
         }
     }
@@ -13521,7 +13858,346 @@ impl<'a> rt::IntoOwned for ResponseBody<'a> {
     type Owned = ResponseBody<'static>;
     #[inline]
     fn into_owned(self) -> ResponseBody<'static> {
-        ResponseBody::into_owned(self)
+        match self {
+            #[cfg(feature = "produce")]
+            Self::Produce(m) => ResponseBody::Produce(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "fetch")]
+            Self::Fetch(m) => ResponseBody::Fetch(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "list-offsets")]
+            Self::ListOffsets(m) => {
+                ResponseBody::ListOffsets(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "metadata")]
+            Self::Metadata(m) => ResponseBody::Metadata(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "offset-commit")]
+            Self::OffsetCommit(m) => {
+                ResponseBody::OffsetCommit(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "offset-fetch")]
+            Self::OffsetFetch(m) => {
+                ResponseBody::OffsetFetch(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "find-coordinator")]
+            Self::FindCoordinator(m) => {
+                ResponseBody::FindCoordinator(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "join-group")]
+            Self::JoinGroup(m) => ResponseBody::JoinGroup(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "heartbeat")]
+            Self::Heartbeat(m) => ResponseBody::Heartbeat(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "leave-group")]
+            Self::LeaveGroup(m) => ResponseBody::LeaveGroup(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "sync-group")]
+            Self::SyncGroup(m) => ResponseBody::SyncGroup(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "describe-groups")]
+            Self::DescribeGroups(m) => {
+                ResponseBody::DescribeGroups(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "list-groups")]
+            Self::ListGroups(m) => ResponseBody::ListGroups(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "sasl-handshake")]
+            Self::SaslHandshake(m) => {
+                ResponseBody::SaslHandshake(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "api-versions")]
+            Self::ApiVersions(m) => {
+                ResponseBody::ApiVersions(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "create-topics")]
+            Self::CreateTopics(m) => {
+                ResponseBody::CreateTopics(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "delete-topics")]
+            Self::DeleteTopics(m) => {
+                ResponseBody::DeleteTopics(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "delete-records")]
+            Self::DeleteRecords(m) => {
+                ResponseBody::DeleteRecords(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "init-producer-id")]
+            Self::InitProducerId(m) => {
+                ResponseBody::InitProducerId(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "offset-for-leader-epoch")]
+            Self::OffsetForLeaderEpoch(m) => {
+                ResponseBody::OffsetForLeaderEpoch(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "add-partitions-to-txn")]
+            Self::AddPartitionsToTxn(m) => {
+                ResponseBody::AddPartitionsToTxn(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "add-offsets-to-txn")]
+            Self::AddOffsetsToTxn(m) => {
+                ResponseBody::AddOffsetsToTxn(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "end-txn")]
+            Self::EndTxn(m) => ResponseBody::EndTxn(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "write-txn-markers")]
+            Self::WriteTxnMarkers(m) => {
+                ResponseBody::WriteTxnMarkers(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "txn-offset-commit")]
+            Self::TxnOffsetCommit(m) => {
+                ResponseBody::TxnOffsetCommit(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-acls")]
+            Self::DescribeAcls(m) => {
+                ResponseBody::DescribeAcls(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "create-acls")]
+            Self::CreateAcls(m) => ResponseBody::CreateAcls(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "delete-acls")]
+            Self::DeleteAcls(m) => ResponseBody::DeleteAcls(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "describe-configs")]
+            Self::DescribeConfigs(m) => {
+                ResponseBody::DescribeConfigs(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "alter-configs")]
+            Self::AlterConfigs(m) => {
+                ResponseBody::AlterConfigs(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "alter-replica-log-dirs")]
+            Self::AlterReplicaLogDirs(m) => {
+                ResponseBody::AlterReplicaLogDirs(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-log-dirs")]
+            Self::DescribeLogDirs(m) => {
+                ResponseBody::DescribeLogDirs(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "sasl-authenticate")]
+            Self::SaslAuthenticate(m) => {
+                ResponseBody::SaslAuthenticate(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "create-partitions")]
+            Self::CreatePartitions(m) => {
+                ResponseBody::CreatePartitions(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "create-delegation-token")]
+            Self::CreateDelegationToken(m) => {
+                ResponseBody::CreateDelegationToken(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "renew-delegation-token")]
+            Self::RenewDelegationToken(m) => {
+                ResponseBody::RenewDelegationToken(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "expire-delegation-token")]
+            Self::ExpireDelegationToken(m) => {
+                ResponseBody::ExpireDelegationToken(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-delegation-token")]
+            Self::DescribeDelegationToken(m) => {
+                ResponseBody::DescribeDelegationToken(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "delete-groups")]
+            Self::DeleteGroups(m) => {
+                ResponseBody::DeleteGroups(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "elect-leaders")]
+            Self::ElectLeaders(m) => {
+                ResponseBody::ElectLeaders(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "incremental-alter-configs")]
+            Self::IncrementalAlterConfigs(m) => {
+                ResponseBody::IncrementalAlterConfigs(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "alter-partition-reassignments")]
+            Self::AlterPartitionReassignments(m) => {
+                ResponseBody::AlterPartitionReassignments(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "list-partition-reassignments")]
+            Self::ListPartitionReassignments(m) => {
+                ResponseBody::ListPartitionReassignments(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "offset-delete")]
+            Self::OffsetDelete(m) => {
+                ResponseBody::OffsetDelete(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-client-quotas")]
+            Self::DescribeClientQuotas(m) => {
+                ResponseBody::DescribeClientQuotas(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "alter-client-quotas")]
+            Self::AlterClientQuotas(m) => {
+                ResponseBody::AlterClientQuotas(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-user-scram-credentials")]
+            Self::DescribeUserScramCredentials(m) => {
+                ResponseBody::DescribeUserScramCredentials(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "alter-user-scram-credentials")]
+            Self::AlterUserScramCredentials(m) => {
+                ResponseBody::AlterUserScramCredentials(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "vote")]
+            Self::Vote(m) => ResponseBody::Vote(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "begin-quorum-epoch")]
+            Self::BeginQuorumEpoch(m) => {
+                ResponseBody::BeginQuorumEpoch(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "end-quorum-epoch")]
+            Self::EndQuorumEpoch(m) => {
+                ResponseBody::EndQuorumEpoch(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-quorum")]
+            Self::DescribeQuorum(m) => {
+                ResponseBody::DescribeQuorum(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "alter-partition")]
+            Self::AlterPartition(m) => {
+                ResponseBody::AlterPartition(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "update-features")]
+            Self::UpdateFeatures(m) => {
+                ResponseBody::UpdateFeatures(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "envelope")]
+            Self::Envelope(m) => ResponseBody::Envelope(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "fetch-snapshot")]
+            Self::FetchSnapshot(m) => {
+                ResponseBody::FetchSnapshot(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-cluster")]
+            Self::DescribeCluster(m) => {
+                ResponseBody::DescribeCluster(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-producers")]
+            Self::DescribeProducers(m) => {
+                ResponseBody::DescribeProducers(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "broker-registration")]
+            Self::BrokerRegistration(m) => {
+                ResponseBody::BrokerRegistration(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "broker-heartbeat")]
+            Self::BrokerHeartbeat(m) => {
+                ResponseBody::BrokerHeartbeat(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "unregister-broker")]
+            Self::UnregisterBroker(m) => {
+                ResponseBody::UnregisterBroker(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-transactions")]
+            Self::DescribeTransactions(m) => {
+                ResponseBody::DescribeTransactions(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "list-transactions")]
+            Self::ListTransactions(m) => {
+                ResponseBody::ListTransactions(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "allocate-producer-ids")]
+            Self::AllocateProducerIds(m) => {
+                ResponseBody::AllocateProducerIds(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "consumer-group-heartbeat")]
+            Self::ConsumerGroupHeartbeat(m) => {
+                ResponseBody::ConsumerGroupHeartbeat(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "consumer-group-describe")]
+            Self::ConsumerGroupDescribe(m) => {
+                ResponseBody::ConsumerGroupDescribe(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "controller-registration")]
+            Self::ControllerRegistration(m) => {
+                ResponseBody::ControllerRegistration(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "get-telemetry-subscriptions")]
+            Self::GetTelemetrySubscriptions(m) => {
+                ResponseBody::GetTelemetrySubscriptions(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "push-telemetry")]
+            Self::PushTelemetry(m) => {
+                ResponseBody::PushTelemetry(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "assign-replicas-to-dirs")]
+            Self::AssignReplicasToDirs(m) => {
+                ResponseBody::AssignReplicasToDirs(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "list-config-resources")]
+            Self::ListConfigResources(m) => {
+                ResponseBody::ListConfigResources(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-topic-partitions")]
+            Self::DescribeTopicPartitions(m) => {
+                ResponseBody::DescribeTopicPartitions(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "share-group-heartbeat")]
+            Self::ShareGroupHeartbeat(m) => {
+                ResponseBody::ShareGroupHeartbeat(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "share-group-describe")]
+            Self::ShareGroupDescribe(m) => {
+                ResponseBody::ShareGroupDescribe(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "share-fetch")]
+            Self::ShareFetch(m) => ResponseBody::ShareFetch(rt::IntoOwned::into_owned(m)),
+            #[cfg(feature = "share-acknowledge")]
+            Self::ShareAcknowledge(m) => {
+                ResponseBody::ShareAcknowledge(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "add-raft-voter")]
+            Self::AddRaftVoter(m) => {
+                ResponseBody::AddRaftVoter(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "remove-raft-voter")]
+            Self::RemoveRaftVoter(m) => {
+                ResponseBody::RemoveRaftVoter(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "update-raft-voter")]
+            Self::UpdateRaftVoter(m) => {
+                ResponseBody::UpdateRaftVoter(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "initialize-share-group-state")]
+            Self::InitializeShareGroupState(m) => {
+                ResponseBody::InitializeShareGroupState(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "read-share-group-state")]
+            Self::ReadShareGroupState(m) => {
+                ResponseBody::ReadShareGroupState(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "write-share-group-state")]
+            Self::WriteShareGroupState(m) => {
+                ResponseBody::WriteShareGroupState(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "delete-share-group-state")]
+            Self::DeleteShareGroupState(m) => {
+                ResponseBody::DeleteShareGroupState(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "read-share-group-state-summary")]
+            Self::ReadShareGroupStateSummary(m) => {
+                ResponseBody::ReadShareGroupStateSummary(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "streams-group-heartbeat")]
+            Self::StreamsGroupHeartbeat(m) => {
+                ResponseBody::StreamsGroupHeartbeat(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "streams-group-describe")]
+            Self::StreamsGroupDescribe(m) => {
+                ResponseBody::StreamsGroupDescribe(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "describe-share-group-offsets")]
+            Self::DescribeShareGroupOffsets(m) => {
+                ResponseBody::DescribeShareGroupOffsets(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "alter-share-group-offsets")]
+            Self::AlterShareGroupOffsets(m) => {
+                ResponseBody::AlterShareGroupOffsets(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "delete-share-group-offsets")]
+            Self::DeleteShareGroupOffsets(m) => {
+                ResponseBody::DeleteShareGroupOffsets(rt::IntoOwned::into_owned(m))
+            }
+            #[cfg(feature = "streams-group-topology-description-update")]
+            Self::StreamsGroupTopologyDescriptionUpdate(m) => {
+                ResponseBody::StreamsGroupTopologyDescriptionUpdate(
+                    rt::IntoOwned::into_owned(m),
+                )
+            }
+            #[cfg(feature = "unregister-controller")]
+            Self::UnregisterController(m) => {
+                ResponseBody::UnregisterController(rt::IntoOwned::into_owned(m))
+            }
+        }
     }
 }
 
@@ -17096,7 +17772,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::RegisterBroker)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::RegisterBroker(message)),
+                    Err(e) => Err(e),
+                }
             }
             1 => {
                 if !<unregister_broker_record::UnregisterBrokerRecord<
@@ -17108,7 +17787,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::UnregisterBroker)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::UnregisterBroker(message)),
+                    Err(e) => Err(e),
+                }
             }
             2 => {
                 if !<topic_record::TopicRecord<
@@ -17120,7 +17802,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::Topic)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::Topic(message)),
+                    Err(e) => Err(e),
+                }
             }
             3 => {
                 if !<partition_record::PartitionRecord<
@@ -17132,7 +17817,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::Partition)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::Partition(message)),
+                    Err(e) => Err(e),
+                }
             }
             4 => {
                 if !<config_record::ConfigRecord<
@@ -17144,7 +17832,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::Config)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::Config(message)),
+                    Err(e) => Err(e),
+                }
             }
             5 => {
                 if !<partition_change_record::PartitionChangeRecord<
@@ -17156,7 +17847,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::PartitionChange)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::PartitionChange(message)),
+                    Err(e) => Err(e),
+                }
             }
             7 => {
                 if !<fence_broker_record::FenceBrokerRecord<
@@ -17168,7 +17862,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::FenceBroker)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::FenceBroker(message)),
+                    Err(e) => Err(e),
+                }
             }
             8 => {
                 if !<unfence_broker_record::UnfenceBrokerRecord<
@@ -17180,7 +17877,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::UnfenceBroker)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::UnfenceBroker(message)),
+                    Err(e) => Err(e),
+                }
             }
             9 => {
                 if !<remove_topic_record::RemoveTopicRecord<
@@ -17192,7 +17892,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::RemoveTopic)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::RemoveTopic(message)),
+                    Err(e) => Err(e),
+                }
             }
             10 => {
                 if !<delegation_token_record::DelegationTokenRecord<
@@ -17204,7 +17907,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::DelegationToken)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::DelegationToken(message)),
+                    Err(e) => Err(e),
+                }
             }
             11 => {
                 if !<user_scram_credential_record::UserScramCredentialRecord<
@@ -17216,7 +17922,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::UserScramCredential)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::UserScramCredential(message)),
+                    Err(e) => Err(e),
+                }
             }
             12 => {
                 if !<feature_level_record::FeatureLevelRecord<
@@ -17228,7 +17937,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::FeatureLevel)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::FeatureLevel(message)),
+                    Err(e) => Err(e),
+                }
             }
             14 => {
                 if !<client_quota_record::ClientQuotaRecord<
@@ -17240,7 +17952,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ClientQuota)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ClientQuota(message)),
+                    Err(e) => Err(e),
+                }
             }
             15 => {
                 if !<producer_ids_record::ProducerIdsRecord<
@@ -17252,7 +17967,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ProducerIds)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ProducerIds(message)),
+                    Err(e) => Err(e),
+                }
             }
             17 => {
                 if !<broker_registration_change_record::BrokerRegistrationChangeRecord<
@@ -17264,8 +17982,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::BrokerRegistrationChange)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::BrokerRegistrationChange(message)),
+                    Err(e) => Err(e),
+                }
             }
             18 => {
                 if !<access_control_entry_record::AccessControlEntryRecord<
@@ -17277,7 +17997,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AccessControlEntry)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AccessControlEntry(message)),
+                    Err(e) => Err(e),
+                }
             }
             19 => {
                 if !<remove_access_control_entry_record::RemoveAccessControlEntryRecord<
@@ -17289,8 +18012,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::RemoveAccessControlEntry)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::RemoveAccessControlEntry(message)),
+                    Err(e) => Err(e),
+                }
             }
             20 => {
                 if !<no_op_record::NoOpRecord<
@@ -17302,7 +18027,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::NoOp)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::NoOp(message)),
+                    Err(e) => Err(e),
+                }
             }
             21 => {
                 if !<zk_migration_state_record::ZkMigrationStateRecord<
@@ -17314,7 +18042,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ZkMigrationState)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ZkMigrationState(message)),
+                    Err(e) => Err(e),
+                }
             }
             22 => {
                 if !<remove_user_scram_credential_record::RemoveUserScramCredentialRecord<
@@ -17326,8 +18057,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version)
-                    .map(Self::RemoveUserScramCredential)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::RemoveUserScramCredential(message)),
+                    Err(e) => Err(e),
+                }
             }
             23 => {
                 if !<begin_transaction_record::BeginTransactionRecord<
@@ -17339,7 +18072,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::BeginTransaction)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::BeginTransaction(message)),
+                    Err(e) => Err(e),
+                }
             }
             24 => {
                 if !<end_transaction_record::EndTransactionRecord<
@@ -17351,7 +18087,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::EndTransaction)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::EndTransaction(message)),
+                    Err(e) => Err(e),
+                }
             }
             25 => {
                 if !<abort_transaction_record::AbortTransactionRecord<
@@ -17363,7 +18102,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::AbortTransaction)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::AbortTransaction(message)),
+                    Err(e) => Err(e),
+                }
             }
             26 => {
                 if !<remove_delegation_token_record::RemoveDelegationTokenRecord<
@@ -17375,7 +18117,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::RemoveDelegationToken)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::RemoveDelegationToken(message)),
+                    Err(e) => Err(e),
+                }
             }
             27 => {
                 if !<register_controller_record::RegisterControllerRecord<
@@ -17387,7 +18132,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::RegisterController)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::RegisterController(message)),
+                    Err(e) => Err(e),
+                }
             }
             28 => {
                 if !<clear_elr_record::ClearElrRecord<
@@ -17399,7 +18147,10 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::ClearElr)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::ClearElr(message)),
+                    Err(e) => Err(e),
+                }
             }
             29 => {
                 if !<unregister_controller_record::UnregisterControllerRecord<
@@ -17411,59 +18162,12 @@ impl<'a> MetadataRecord<'a> {
                         ),
                     );
                 }
-                rt::JsonForm::from_json(value, version).map(Self::UnregisterController)
+                match rt::JsonForm::from_json(value, version) {
+                    Ok(message) => Ok(Self::UnregisterController(message)),
+                    Err(e) => Err(e),
+                }
             }
             _ => Err(rt::JsonError::new(rt::JsonErrorKind::UnknownKey(record_type))),
-        }
-    }
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> MetadataRecord<'static> {
-        match self {
-            Self::RegisterBroker(m) => MetadataRecord::RegisterBroker(m.into_owned()),
-            Self::UnregisterBroker(m) => MetadataRecord::UnregisterBroker(m.into_owned()),
-            Self::Topic(m) => MetadataRecord::Topic(m.into_owned()),
-            Self::Partition(m) => MetadataRecord::Partition(m.into_owned()),
-            Self::Config(m) => MetadataRecord::Config(m.into_owned()),
-            Self::PartitionChange(m) => MetadataRecord::PartitionChange(m.into_owned()),
-            Self::FenceBroker(m) => MetadataRecord::FenceBroker(m.into_owned()),
-            Self::UnfenceBroker(m) => MetadataRecord::UnfenceBroker(m.into_owned()),
-            Self::RemoveTopic(m) => MetadataRecord::RemoveTopic(m.into_owned()),
-            Self::DelegationToken(m) => MetadataRecord::DelegationToken(m.into_owned()),
-            Self::UserScramCredential(m) => {
-                MetadataRecord::UserScramCredential(m.into_owned())
-            }
-            Self::FeatureLevel(m) => MetadataRecord::FeatureLevel(m.into_owned()),
-            Self::ClientQuota(m) => MetadataRecord::ClientQuota(m.into_owned()),
-            Self::ProducerIds(m) => MetadataRecord::ProducerIds(m.into_owned()),
-            Self::BrokerRegistrationChange(m) => {
-                MetadataRecord::BrokerRegistrationChange(m.into_owned())
-            }
-            Self::AccessControlEntry(m) => {
-                MetadataRecord::AccessControlEntry(m.into_owned())
-            }
-            Self::RemoveAccessControlEntry(m) => {
-                MetadataRecord::RemoveAccessControlEntry(m.into_owned())
-            }
-            Self::NoOp(m) => MetadataRecord::NoOp(m.into_owned()),
-            Self::ZkMigrationState(m) => MetadataRecord::ZkMigrationState(m.into_owned()),
-            Self::RemoveUserScramCredential(m) => {
-                MetadataRecord::RemoveUserScramCredential(m.into_owned())
-            }
-            Self::BeginTransaction(m) => MetadataRecord::BeginTransaction(m.into_owned()),
-            Self::EndTransaction(m) => MetadataRecord::EndTransaction(m.into_owned()),
-            Self::AbortTransaction(m) => MetadataRecord::AbortTransaction(m.into_owned()),
-            Self::RemoveDelegationToken(m) => {
-                MetadataRecord::RemoveDelegationToken(m.into_owned())
-            }
-            Self::RegisterController(m) => {
-                MetadataRecord::RegisterController(m.into_owned())
-            }
-            Self::ClearElr(m) => MetadataRecord::ClearElr(m.into_owned()),
-            Self::UnregisterController(m) => {
-                MetadataRecord::UnregisterController(m.into_owned())
-            }
         }
     }
 }
@@ -17473,7 +18177,79 @@ impl<'a> rt::IntoOwned for MetadataRecord<'a> {
     type Owned = MetadataRecord<'static>;
     #[inline]
     fn into_owned(self) -> MetadataRecord<'static> {
-        MetadataRecord::into_owned(self)
+        match self {
+            Self::RegisterBroker(m) => {
+                MetadataRecord::RegisterBroker(rt::IntoOwned::into_owned(m))
+            }
+            Self::UnregisterBroker(m) => {
+                MetadataRecord::UnregisterBroker(rt::IntoOwned::into_owned(m))
+            }
+            Self::Topic(m) => MetadataRecord::Topic(rt::IntoOwned::into_owned(m)),
+            Self::Partition(m) => MetadataRecord::Partition(rt::IntoOwned::into_owned(m)),
+            Self::Config(m) => MetadataRecord::Config(rt::IntoOwned::into_owned(m)),
+            Self::PartitionChange(m) => {
+                MetadataRecord::PartitionChange(rt::IntoOwned::into_owned(m))
+            }
+            Self::FenceBroker(m) => {
+                MetadataRecord::FenceBroker(rt::IntoOwned::into_owned(m))
+            }
+            Self::UnfenceBroker(m) => {
+                MetadataRecord::UnfenceBroker(rt::IntoOwned::into_owned(m))
+            }
+            Self::RemoveTopic(m) => {
+                MetadataRecord::RemoveTopic(rt::IntoOwned::into_owned(m))
+            }
+            Self::DelegationToken(m) => {
+                MetadataRecord::DelegationToken(rt::IntoOwned::into_owned(m))
+            }
+            Self::UserScramCredential(m) => {
+                MetadataRecord::UserScramCredential(rt::IntoOwned::into_owned(m))
+            }
+            Self::FeatureLevel(m) => {
+                MetadataRecord::FeatureLevel(rt::IntoOwned::into_owned(m))
+            }
+            Self::ClientQuota(m) => {
+                MetadataRecord::ClientQuota(rt::IntoOwned::into_owned(m))
+            }
+            Self::ProducerIds(m) => {
+                MetadataRecord::ProducerIds(rt::IntoOwned::into_owned(m))
+            }
+            Self::BrokerRegistrationChange(m) => {
+                MetadataRecord::BrokerRegistrationChange(rt::IntoOwned::into_owned(m))
+            }
+            Self::AccessControlEntry(m) => {
+                MetadataRecord::AccessControlEntry(rt::IntoOwned::into_owned(m))
+            }
+            Self::RemoveAccessControlEntry(m) => {
+                MetadataRecord::RemoveAccessControlEntry(rt::IntoOwned::into_owned(m))
+            }
+            Self::NoOp(m) => MetadataRecord::NoOp(rt::IntoOwned::into_owned(m)),
+            Self::ZkMigrationState(m) => {
+                MetadataRecord::ZkMigrationState(rt::IntoOwned::into_owned(m))
+            }
+            Self::RemoveUserScramCredential(m) => {
+                MetadataRecord::RemoveUserScramCredential(rt::IntoOwned::into_owned(m))
+            }
+            Self::BeginTransaction(m) => {
+                MetadataRecord::BeginTransaction(rt::IntoOwned::into_owned(m))
+            }
+            Self::EndTransaction(m) => {
+                MetadataRecord::EndTransaction(rt::IntoOwned::into_owned(m))
+            }
+            Self::AbortTransaction(m) => {
+                MetadataRecord::AbortTransaction(rt::IntoOwned::into_owned(m))
+            }
+            Self::RemoveDelegationToken(m) => {
+                MetadataRecord::RemoveDelegationToken(rt::IntoOwned::into_owned(m))
+            }
+            Self::RegisterController(m) => {
+                MetadataRecord::RegisterController(rt::IntoOwned::into_owned(m))
+            }
+            Self::ClearElr(m) => MetadataRecord::ClearElr(rt::IntoOwned::into_owned(m)),
+            Self::UnregisterController(m) => {
+                MetadataRecord::UnregisterController(rt::IntoOwned::into_owned(m))
+            }
+        }
     }
 }
 

@@ -71,13 +71,14 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let group_id = r.read_string(version >= 8).in_field("group_id")?;
+        let flexible = version >= 8;
+        let group_id = r.read_string(flexible).in_field("group_id")?;
         let generation_id_or_member_epoch = r
             .read_i32()
             .in_field("generation_id_or_member_epoch")?;
-        let member_id = r.read_string(version >= 8).in_field("member_id")?;
+        let member_id = r.read_string(flexible).in_field("member_id")?;
         let group_instance_id = if version >= 7 {
-            r.read_nullable_string(version >= 8).in_field("group_instance_id")?
+            r.read_nullable_string(flexible).in_field("group_instance_id")?
         } else {
             None
         };
@@ -87,9 +88,9 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequest<'a> {
             -1
         };
         let topics = r
-            .read_struct_array::<OffsetCommitRequestTopic>(version >= 8, version)
+            .read_struct_array::<OffsetCommitRequestTopic>(flexible, version)
             .in_field("topics")?;
-        let unknown_tagged_fields = if version >= 8 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -113,26 +114,26 @@ impl<'a> rt::Encode for OffsetCommitRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 8;
         if version < 7 && self.group_instance_id.is_some() {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
                     .in_field("group_instance_id"),
             );
         }
-        rt::put_string(buf, &self.group_id, version >= 8).in_field("group_id")?;
+        buf.put_string(&self.group_id, flexible).in_field("group_id")?;
         buf.put_i32(self.generation_id_or_member_epoch);
-        rt::put_string(buf, &self.member_id, version >= 8).in_field("member_id")?;
+        buf.put_string(&self.member_id, flexible).in_field("member_id")?;
         if version >= 7 {
-            rt::put_nullable_string(buf, self.group_instance_id.as_deref(), version >= 8)
+            buf.put_nullable_string(self.group_instance_id.as_deref(), flexible)
                 .in_field("group_instance_id")?;
         }
         if version <= 4 {
             buf.put_i64(self.retention_time_ms);
         }
-        rt::put_struct_array(buf, &self.topics, version >= 8, version)
-            .in_field("topics")?;
-        if version >= 8 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -140,15 +141,16 @@ impl<'a> rt::Encode for OffsetCommitRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.group_id, version >= 8) + 4
-            + rt::string_len(&self.member_id, version >= 8)
+        let flexible = version >= 8;
+        rt::string_len(&self.group_id, flexible) + 4
+            + rt::string_len(&self.member_id, flexible)
             + (if version >= 7 {
-                rt::nullable_string_len(self.group_instance_id.as_deref(), version >= 8)
+                rt::nullable_string_len(self.group_instance_id.as_deref(), flexible)
             } else {
                 0
             }) + (if version <= 4 { 8 } else { 0 })
-            + rt::struct_array_len(&self.topics, version >= 8, version)
-            + (if version >= 8 {
+            + rt::struct_array_len(&self.topics, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -225,15 +227,6 @@ impl<'a> rt::IntoOwned for OffsetCommitRequest<'a> {
     }
 }
 
-impl OffsetCommitRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetCommitRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions of this topic to commit an offset for.
 ///
 /// The `OffsetCommitRequestPartition` struct of `OffsetCommitRequest`, used in versions 2-10.
@@ -279,6 +272,7 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequestPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 8;
         let mut fixed: rt::FixedFields<12> = r
             .read_fixed(&[("partition_index", 4), ("committed_offset", 8)])?;
         let partition_index = fixed.i32();
@@ -289,9 +283,9 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequestPartition<'a> {
             -1
         };
         let committed_metadata = r
-            .read_nullable_string(version >= 8)
+            .read_nullable_string(flexible)
             .in_field("committed_metadata")?;
-        let unknown_tagged_fields = if version >= 8 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -309,13 +303,14 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequestPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 8;
         r.skip_fixed(12, &[("partition_index", 4), ("committed_offset", 8)])?;
         if version >= 6 {
             r.read_i32().in_field("committed_leader_epoch")?;
         }
-        r.read_nullable_string(version >= 8).in_field("committed_metadata")?;
-        if version >= 8 {
-            r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(flexible).in_field("committed_metadata")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -328,6 +323,7 @@ impl<'a> rt::Encode for OffsetCommitRequestPartition<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 8;
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new()
                 .i32(self.partition_index)
@@ -336,10 +332,10 @@ impl<'a> rt::Encode for OffsetCommitRequestPartition<'a> {
         if version >= 6 {
             buf.put_i32(self.committed_leader_epoch);
         }
-        rt::put_nullable_string(buf, self.committed_metadata.as_deref(), version >= 8)
+        buf.put_nullable_string(self.committed_metadata.as_deref(), flexible)
             .in_field("committed_metadata")?;
-        if version >= 8 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -347,9 +343,10 @@ impl<'a> rt::Encode for OffsetCommitRequestPartition<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 8 + (if version >= 6 { 4 } else { 0 })
-            + rt::nullable_string_len(self.committed_metadata.as_deref(), version >= 8)
-            + (if version >= 8 {
+        let flexible = version >= 8;
+        12 + (if version >= 6 { 4 } else { 0 })
+            + rt::nullable_string_len(self.committed_metadata.as_deref(), flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -408,15 +405,6 @@ impl<'a> rt::IntoOwned for OffsetCommitRequestPartition<'a> {
     }
 }
 
-impl OffsetCommitRequestPartition<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetCommitRequestPartition<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics whose partitions get new committed offsets.
 ///
 /// The `OffsetCommitRequestTopic` struct of `OffsetCommitRequest`, used in versions 2-10.
@@ -446,8 +434,9 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequestTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 8;
         let name = if version <= 9 {
-            r.read_string(version >= 8).in_field("name")?
+            r.read_string(flexible).in_field("name")?
         } else {
             Cow::Borrowed("")
         };
@@ -457,9 +446,9 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequestTopic<'a> {
             rt::Uuid::ZERO
         };
         let partitions = r
-            .read_struct_array::<OffsetCommitRequestPartition>(version >= 8, version)
+            .read_struct_array::<OffsetCommitRequestPartition>(flexible, version)
             .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 8 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -476,16 +465,17 @@ impl<'a> rt::Decode<'a> for OffsetCommitRequestTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 8;
         if version <= 9 {
-            r.read_string(version >= 8).in_field("name")?;
+            r.read_string(flexible).in_field("name")?;
         }
         if version >= 10 {
             r.read_uuid().in_field("topic_id")?;
         }
-        r.skip_struct_array::<OffsetCommitRequestPartition>(version >= 8, false, version)
+        r.skip_struct_array::<OffsetCommitRequestPartition>(flexible, version)
             .in_field("partitions")?;
-        if version >= 8 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -498,16 +488,17 @@ impl<'a> rt::Encode for OffsetCommitRequestTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 8;
         if version <= 9 {
-            rt::put_string(buf, &self.name, version >= 8).in_field("name")?;
+            buf.put_string(&self.name, flexible).in_field("name")?;
         }
         if version >= 10 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_struct_array(buf, &self.partitions, version >= 8, version)
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
-        if version >= 8 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -515,10 +506,11 @@ impl<'a> rt::Encode for OffsetCommitRequestTopic<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        (if version <= 9 { rt::string_len(&self.name, version >= 8) } else { 0 })
+        let flexible = version >= 8;
+        (if version <= 9 { rt::string_len(&self.name, flexible) } else { 0 })
             + (if version >= 10 { 16 } else { 0 })
-            + rt::struct_array_len(&self.partitions, version >= 8, version)
-            + (if version >= 8 {
+            + rt::struct_array_len(&self.partitions, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -577,14 +569,5 @@ impl<'a> rt::IntoOwned for OffsetCommitRequestTopic<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl OffsetCommitRequestTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetCommitRequestTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -40,15 +40,16 @@ impl<'a> rt::Decode<'a> for OffsetCommitResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 8;
         let throttle_time_ms = if version >= 3 {
             r.read_i32().in_field("throttle_time_ms")?
         } else {
             0
         };
         let topics = r
-            .read_struct_array::<OffsetCommitResponseTopic>(version >= 8, version)
+            .read_struct_array::<OffsetCommitResponseTopic>(flexible, version)
             .in_field("topics")?;
-        let unknown_tagged_fields = if version >= 8 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -68,13 +69,13 @@ impl<'a> rt::Encode for OffsetCommitResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 8;
         if version >= 3 {
             buf.put_i32(self.throttle_time_ms);
         }
-        rt::put_struct_array(buf, &self.topics, version >= 8, version)
-            .in_field("topics")?;
-        if version >= 8 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -82,9 +83,10 @@ impl<'a> rt::Encode for OffsetCommitResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 8;
         (if version >= 3 { 4 } else { 0 })
-            + rt::struct_array_len(&self.topics, version >= 8, version)
-            + (if version >= 8 {
+            + rt::struct_array_len(&self.topics, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -137,15 +139,6 @@ impl<'a> rt::IntoOwned for OffsetCommitResponse<'a> {
     }
 }
 
-impl OffsetCommitResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetCommitResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Commit result for each partition of this topic.
 ///
 /// The `OffsetCommitResponsePartition` struct of `OffsetCommitResponse`, used in versions 2-10.
@@ -170,11 +163,12 @@ impl<'a> rt::Decode<'a> for OffsetCommitResponsePartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 8;
         let mut fixed: rt::FixedFields<6> = r
             .read_fixed(&[("partition_index", 4), ("error_code", 2)])?;
         let partition_index = fixed.i32();
         let error_code = fixed.i16();
-        let unknown_tagged_fields = if version >= 8 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -190,9 +184,10 @@ impl<'a> rt::Decode<'a> for OffsetCommitResponsePartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 8;
         r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
-        if version >= 8 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -205,13 +200,14 @@ impl<'a> rt::Encode for OffsetCommitResponsePartition<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 8;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new()
                 .i32(self.partition_index)
                 .i16(self.error_code),
         );
-        if version >= 8 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -219,8 +215,9 @@ impl<'a> rt::Encode for OffsetCommitResponsePartition<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2
-            + (if version >= 8 {
+        let flexible = version >= 8;
+        6
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -267,15 +264,6 @@ impl<'a> rt::IntoOwned for OffsetCommitResponsePartition<'a> {
     }
 }
 
-impl OffsetCommitResponsePartition<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetCommitResponsePartition<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Commit results, grouped by topic.
 ///
 /// The `OffsetCommitResponseTopic` struct of `OffsetCommitResponse`, used in versions 2-10.
@@ -305,8 +293,9 @@ impl<'a> rt::Decode<'a> for OffsetCommitResponseTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 8;
         let name = if version <= 9 {
-            r.read_string(version >= 8).in_field("name")?
+            r.read_string(flexible).in_field("name")?
         } else {
             Cow::Borrowed("")
         };
@@ -316,9 +305,9 @@ impl<'a> rt::Decode<'a> for OffsetCommitResponseTopic<'a> {
             rt::Uuid::ZERO
         };
         let partitions = r
-            .read_struct_array::<OffsetCommitResponsePartition>(version >= 8, version)
+            .read_struct_array::<OffsetCommitResponsePartition>(flexible, version)
             .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 8 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -335,18 +324,17 @@ impl<'a> rt::Decode<'a> for OffsetCommitResponseTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 8;
         if version <= 9 {
-            r.read_string(version >= 8).in_field("name")?;
+            r.read_string(flexible).in_field("name")?;
         }
         if version >= 10 {
             r.read_uuid().in_field("topic_id")?;
         }
-        r.skip_struct_array::<
-                OffsetCommitResponsePartition,
-            >(version >= 8, false, version)
+        r.skip_struct_array::<OffsetCommitResponsePartition>(flexible, version)
             .in_field("partitions")?;
-        if version >= 8 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -359,16 +347,17 @@ impl<'a> rt::Encode for OffsetCommitResponseTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 8;
         if version <= 9 {
-            rt::put_string(buf, &self.name, version >= 8).in_field("name")?;
+            buf.put_string(&self.name, flexible).in_field("name")?;
         }
         if version >= 10 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_struct_array(buf, &self.partitions, version >= 8, version)
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
-        if version >= 8 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -376,10 +365,11 @@ impl<'a> rt::Encode for OffsetCommitResponseTopic<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        (if version <= 9 { rt::string_len(&self.name, version >= 8) } else { 0 })
+        let flexible = version >= 8;
+        (if version <= 9 { rt::string_len(&self.name, flexible) } else { 0 })
             + (if version >= 10 { 16 } else { 0 })
-            + rt::struct_array_len(&self.partitions, version >= 8, version)
-            + (if version >= 8 {
+            + rt::struct_array_len(&self.partitions, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -438,14 +428,5 @@ impl<'a> rt::IntoOwned for OffsetCommitResponseTopic<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl OffsetCommitResponseTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetCommitResponseTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -37,9 +37,9 @@ impl<'a> rt::Decode<'a> for OffsetDeleteRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let group_id = r.read_string(false).in_field("group_id")?;
+        let group_id = r.read_string(rt::CLASSIC).in_field("group_id")?;
         let topics = r
-            .read_struct_array::<OffsetDeleteRequestTopic>(false, version)
+            .read_struct_array::<OffsetDeleteRequestTopic>(rt::CLASSIC, version)
             .in_field("topics")?;
         Ok(Self { group_id, topics })
     }
@@ -52,14 +52,14 @@ impl<'a> rt::Encode for OffsetDeleteRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, false).in_field("group_id")?;
-        rt::put_struct_array(buf, &self.topics, false, version).in_field("topics")?;
+        buf.put_string(&self.group_id, rt::CLASSIC).in_field("group_id")?;
+        buf.put_struct_array(&self.topics, rt::CLASSIC, version).in_field("topics")?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.group_id, false)
-            + rt::struct_array_len(&self.topics, false, version)
+        rt::string_len(&self.group_id, rt::CLASSIC)
+            + rt::struct_array_len(&self.topics, rt::CLASSIC, version)
     }
 }
 
@@ -92,15 +92,6 @@ impl<'a> rt::IntoOwned for OffsetDeleteRequest<'a> {
             group_id: rt::IntoOwned::into_owned(self.group_id),
             topics: rt::IntoOwned::into_owned(self.topics),
         }
-    }
-}
-
-impl OffsetDeleteRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetDeleteRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -177,14 +168,6 @@ impl rt::IntoOwned for OffsetDeleteRequestPartition {
     }
 }
 
-impl OffsetDeleteRequestPartition {
-    /// Returns the value itself: it borrows nothing.
-    #[inline]
-    pub fn into_owned(self) -> Self {
-        self
-    }
-}
-
 /// Topics whose committed offsets should be removed.
 ///
 /// The `OffsetDeleteRequestTopic` struct of `OffsetDeleteRequest`, used in versions 0.
@@ -207,9 +190,9 @@ impl<'a> rt::Decode<'a> for OffsetDeleteRequestTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(false).in_field("name")?;
+        let name = r.read_string(rt::CLASSIC).in_field("name")?;
         let partitions = r
-            .read_struct_array::<OffsetDeleteRequestPartition>(false, version)
+            .read_struct_array::<OffsetDeleteRequestPartition>(rt::CLASSIC, version)
             .in_field("partitions")?;
         Ok(Self { name, partitions })
     }
@@ -218,8 +201,8 @@ impl<'a> rt::Decode<'a> for OffsetDeleteRequestTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(false).in_field("name")?;
-        r.skip_struct_array::<OffsetDeleteRequestPartition>(false, false, version)
+        r.read_string(rt::CLASSIC).in_field("name")?;
+        r.skip_struct_array::<OffsetDeleteRequestPartition>(rt::CLASSIC, version)
             .in_field("partitions")?;
         Ok(())
     }
@@ -232,15 +215,15 @@ impl<'a> rt::Encode for OffsetDeleteRequestTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, false).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, false, version)
+        buf.put_string(&self.name, rt::CLASSIC).in_field("name")?;
+        buf.put_struct_array(&self.partitions, rt::CLASSIC, version)
             .in_field("partitions")?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, false)
-            + rt::struct_array_len(&self.partitions, false, version)
+        rt::string_len(&self.name, rt::CLASSIC)
+            + rt::struct_array_len(&self.partitions, rt::CLASSIC, version)
     }
 }
 
@@ -273,14 +256,5 @@ impl<'a> rt::IntoOwned for OffsetDeleteRequestTopic<'a> {
             name: rt::IntoOwned::into_owned(self.name),
             partitions: rt::IntoOwned::into_owned(self.partitions),
         }
-    }
-}
-
-impl OffsetDeleteRequestTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetDeleteRequestTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

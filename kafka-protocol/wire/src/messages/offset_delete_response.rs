@@ -46,7 +46,7 @@ impl<'a> rt::Decode<'a> for OffsetDeleteResponse<'a> {
         let error_code = fixed.i16();
         let throttle_time_ms = fixed.i32();
         let topics = r
-            .read_struct_array::<OffsetDeleteResponseTopic>(false, version)
+            .read_struct_array::<OffsetDeleteResponseTopic>(rt::CLASSIC, version)
             .in_field("topics")?;
         Ok(Self {
             error_code,
@@ -68,12 +68,12 @@ impl<'a> rt::Encode for OffsetDeleteResponse<'a> {
                 .i16(self.error_code)
                 .i32(self.throttle_time_ms),
         );
-        rt::put_struct_array(buf, &self.topics, false, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, rt::CLASSIC, version).in_field("topics")?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + 4 + rt::struct_array_len(&self.topics, false, version)
+        6 + rt::struct_array_len(&self.topics, rt::CLASSIC, version)
     }
 }
 
@@ -109,15 +109,6 @@ impl<'a> rt::IntoOwned for OffsetDeleteResponse<'a> {
             throttle_time_ms: self.throttle_time_ms,
             topics: rt::IntoOwned::into_owned(self.topics),
         }
-    }
-}
-
-impl OffsetDeleteResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetDeleteResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -177,7 +168,7 @@ impl rt::Encode for OffsetDeleteResponsePartition {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 2
+        6
     }
 }
 
@@ -210,14 +201,6 @@ impl rt::IntoOwned for OffsetDeleteResponsePartition {
     }
 }
 
-impl OffsetDeleteResponsePartition {
-    /// Returns the value itself: it borrows nothing.
-    #[inline]
-    pub fn into_owned(self) -> Self {
-        self
-    }
-}
-
 /// Deletion results, grouped by topic.
 ///
 /// The `OffsetDeleteResponseTopic` struct of `OffsetDeleteResponse`, used in versions 0.
@@ -240,9 +223,9 @@ impl<'a> rt::Decode<'a> for OffsetDeleteResponseTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(false).in_field("name")?;
+        let name = r.read_string(rt::CLASSIC).in_field("name")?;
         let partitions = r
-            .read_struct_array::<OffsetDeleteResponsePartition>(false, version)
+            .read_struct_array::<OffsetDeleteResponsePartition>(rt::CLASSIC, version)
             .in_field("partitions")?;
         Ok(Self { name, partitions })
     }
@@ -251,8 +234,8 @@ impl<'a> rt::Decode<'a> for OffsetDeleteResponseTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(false).in_field("name")?;
-        r.skip_struct_array::<OffsetDeleteResponsePartition>(false, false, version)
+        r.read_string(rt::CLASSIC).in_field("name")?;
+        r.skip_struct_array::<OffsetDeleteResponsePartition>(rt::CLASSIC, version)
             .in_field("partitions")?;
         Ok(())
     }
@@ -265,15 +248,15 @@ impl<'a> rt::Encode for OffsetDeleteResponseTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, false).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, false, version)
+        buf.put_string(&self.name, rt::CLASSIC).in_field("name")?;
+        buf.put_struct_array(&self.partitions, rt::CLASSIC, version)
             .in_field("partitions")?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, false)
-            + rt::struct_array_len(&self.partitions, false, version)
+        rt::string_len(&self.name, rt::CLASSIC)
+            + rt::struct_array_len(&self.partitions, rt::CLASSIC, version)
     }
 }
 
@@ -306,14 +289,5 @@ impl<'a> rt::IntoOwned for OffsetDeleteResponseTopic<'a> {
             name: rt::IntoOwned::into_owned(self.name),
             partitions: rt::IntoOwned::into_owned(self.partitions),
         }
-    }
-}
-
-impl OffsetDeleteResponseTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetDeleteResponseTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -61,8 +61,9 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 6;
         let group_id = if version <= 7 {
-            r.read_string(version >= 6).in_field("group_id")?
+            r.read_string(flexible).in_field("group_id")?
         } else {
             Cow::Borrowed("")
         };
@@ -70,9 +71,9 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequest<'a> {
             (if version >= 2 {
                 r.read_nullable_struct_array::<
                         OffsetFetchRequestTopic,
-                    >(version >= 6, version)
+                    >(flexible, version)
             } else {
-                r.read_struct_array::<OffsetFetchRequestTopic>(version >= 6, version)
+                r.read_struct_array::<OffsetFetchRequestTopic>(flexible, version)
                     .map(Some)
             })
                 .in_field("topics")?
@@ -80,7 +81,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequest<'a> {
             Some(rt::StructArray::new())
         };
         let groups = if version >= 8 {
-            r.read_struct_array::<OffsetFetchRequestGroup>(true, version)
+            r.read_struct_array::<OffsetFetchRequestGroup>(rt::COMPACT, version)
                 .in_field("groups")?
         } else {
             rt::StructArray::new()
@@ -90,7 +91,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequest<'a> {
         } else {
             false
         };
-        let unknown_tagged_fields = if version >= 6 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -112,6 +113,7 @@ impl<'a> rt::Encode for OffsetFetchRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 6;
         if version > 7 && !self.group_id.is_empty() {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -137,30 +139,25 @@ impl<'a> rt::Encode for OffsetFetchRequest<'a> {
             );
         }
         if version <= 7 {
-            rt::put_string(buf, &self.group_id, version >= 6).in_field("group_id")?;
+            buf.put_string(&self.group_id, flexible).in_field("group_id")?;
         }
         if version <= 7 {
             (if version >= 2 {
-                rt::put_nullable_struct_array(
-                    buf,
-                    self.topics.as_ref(),
-                    version >= 6,
-                    version,
-                )
+                buf.put_nullable_struct_array(self.topics.as_ref(), flexible, version)
             } else {
                 rt::non_null(self.topics.as_ref(), version)
-                    .and_then(|v| rt::put_struct_array(buf, v, version >= 6, version))
+                    .and_then(|v| buf.put_struct_array(v, flexible, version))
             })
                 .in_field("topics")?;
         }
         if version >= 8 {
-            rt::put_struct_array(buf, &self.groups, true, version).in_field("groups")?;
+            buf.put_struct_array(&self.groups, rt::COMPACT, version).in_field("groups")?;
         }
         if version >= 7 {
-            rt::put_bool(buf, self.require_stable);
+            buf.put_bool(self.require_stable);
         }
-        if version >= 6 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -168,22 +165,19 @@ impl<'a> rt::Encode for OffsetFetchRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        (if version <= 7 { rt::string_len(&self.group_id, version >= 6) } else { 0 })
+        let flexible = version >= 6;
+        (if version <= 7 { rt::string_len(&self.group_id, flexible) } else { 0 })
             + (if version <= 7 {
-                rt::nullable_struct_array_len(
-                    self.topics.as_ref(),
-                    version >= 6,
-                    version,
-                )
+                rt::nullable_struct_array_len(self.topics.as_ref(), flexible, version)
             } else {
                 0
             })
             + (if version >= 8 {
-                rt::struct_array_len(&self.groups, true, version)
+                rt::struct_array_len(&self.groups, rt::COMPACT, version)
             } else {
                 0
             }) + (if version >= 7 { 1 } else { 0 })
-            + (if version >= 6 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -260,15 +254,6 @@ impl<'a> rt::IntoOwned for OffsetFetchRequest<'a> {
     }
 }
 
-impl OffsetFetchRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetFetchRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics to look up committed offsets for; null returns every topic the group has offsets for.
 ///
 /// The `OffsetFetchRequestTopic` struct of `OffsetFetchRequest`, used in versions 1-7.
@@ -293,11 +278,12 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequestTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(version >= 6).in_field("name")?;
+        let flexible = version >= 6;
+        let name = r.read_string(flexible).in_field("name")?;
         let partition_indexes = r
-            .read_scalar_array::<i32>(version >= 6)
+            .read_scalar_array::<i32>(flexible)
             .in_field("partition_indexes")?;
-        let unknown_tagged_fields = if version >= 6 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -313,10 +299,11 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequestTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 6).in_field("name")?;
-        r.read_scalar_array::<i32>(version >= 6).in_field("partition_indexes")?;
-        if version >= 6 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 6;
+        r.read_string(flexible).in_field("name")?;
+        r.read_scalar_array::<i32>(flexible).in_field("partition_indexes")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -329,11 +316,12 @@ impl<'a> rt::Encode for OffsetFetchRequestTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, version >= 6).in_field("name")?;
-        rt::put_scalar_array(buf, &self.partition_indexes, version >= 6)
+        let flexible = version >= 6;
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_scalar_array(&self.partition_indexes, flexible)
             .in_field("partition_indexes")?;
-        if version >= 6 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -341,9 +329,10 @@ impl<'a> rt::Encode for OffsetFetchRequestTopic<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, version >= 6)
-            + rt::scalar_array_len(&self.partition_indexes, version >= 6)
-            + (if version >= 6 {
+        let flexible = version >= 6;
+        rt::string_len(&self.name, flexible)
+            + rt::scalar_array_len(&self.partition_indexes, flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -390,15 +379,6 @@ impl<'a> rt::IntoOwned for OffsetFetchRequestTopic<'a> {
     }
 }
 
-impl OffsetFetchRequestTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetFetchRequestTopic<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics to look up for this group; null returns every topic the group has offsets for.
 ///
 /// The `OffsetFetchRequestTopics` struct of `OffsetFetchRequest`, used in versions 8-10.
@@ -428,7 +408,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequestTopics<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let name = if version <= 9 {
-            r.read_string(true).in_field("name")?
+            r.read_string(rt::COMPACT).in_field("name")?
         } else {
             Cow::Borrowed("")
         };
@@ -438,7 +418,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequestTopics<'a> {
             rt::Uuid::ZERO
         };
         let partition_indexes = r
-            .read_scalar_array::<i32>(true)
+            .read_scalar_array::<i32>(rt::COMPACT)
             .in_field("partition_indexes")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -454,13 +434,13 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequestTopics<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         if version <= 9 {
-            r.read_string(true).in_field("name")?;
+            r.read_string(rt::COMPACT).in_field("name")?;
         }
         if version >= 10 {
             r.read_uuid().in_field("topic_id")?;
         }
-        r.read_scalar_array::<i32>(true).in_field("partition_indexes")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("partition_indexes")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -473,21 +453,21 @@ impl<'a> rt::Encode for OffsetFetchRequestTopics<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         if version <= 9 {
-            rt::put_string(buf, &self.name, true).in_field("name")?;
+            buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         }
         if version >= 10 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_scalar_array(buf, &self.partition_indexes, true)
+        buf.put_scalar_array(&self.partition_indexes, rt::COMPACT)
             .in_field("partition_indexes")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        (if version <= 9 { rt::string_len(&self.name, true) } else { 0 })
+        (if version <= 9 { rt::string_len(&self.name, rt::COMPACT) } else { 0 })
             + (if version >= 10 { 16 } else { 0 })
-            + rt::scalar_array_len(&self.partition_indexes, true)
+            + rt::scalar_array_len(&self.partition_indexes, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -542,15 +522,6 @@ impl<'a> rt::IntoOwned for OffsetFetchRequestTopics<'a> {
     }
 }
 
-impl OffsetFetchRequestTopics<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetFetchRequestTopics<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Groups to look up committed offsets for, each with its own topic list.
 ///
 /// The `OffsetFetchRequestGroup` struct of `OffsetFetchRequest`, used in versions 8-10.
@@ -596,9 +567,9 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequestGroup<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let group_id = r.read_string(true).in_field("group_id")?;
+        let group_id = r.read_string(rt::COMPACT).in_field("group_id")?;
         let member_id = if version >= 9 {
-            r.read_nullable_string(true).in_field("member_id")?
+            r.read_nullable_string(rt::COMPACT).in_field("member_id")?
         } else {
             None
         };
@@ -608,7 +579,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequestGroup<'a> {
             -1
         };
         let topics = r
-            .read_nullable_struct_array::<OffsetFetchRequestTopics>(true, version)
+            .read_nullable_struct_array::<OffsetFetchRequestTopics>(rt::COMPACT, version)
             .in_field("topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -624,16 +595,16 @@ impl<'a> rt::Decode<'a> for OffsetFetchRequestGroup<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("group_id")?;
+        r.read_string(rt::COMPACT).in_field("group_id")?;
         if version >= 9 {
-            r.read_nullable_string(true).in_field("member_id")?;
+            r.read_nullable_string(rt::COMPACT).in_field("member_id")?;
         }
         if version >= 9 {
             r.read_i32().in_field("member_epoch")?;
         }
-        r.skip_struct_array::<OffsetFetchRequestTopics>(true, true, version)
+        r.skip_nullable_struct_array::<OffsetFetchRequestTopics>(rt::COMPACT, version)
             .in_field("topics")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -645,28 +616,28 @@ impl<'a> rt::Encode for OffsetFetchRequestGroup<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, true).in_field("group_id")?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
         if version >= 9 {
-            rt::put_nullable_string(buf, self.member_id.as_deref(), true)
+            buf.put_nullable_string(self.member_id.as_deref(), rt::COMPACT)
                 .in_field("member_id")?;
         }
         if version >= 9 {
             buf.put_i32(self.member_epoch);
         }
-        rt::put_nullable_struct_array(buf, self.topics.as_ref(), true, version)
+        buf.put_nullable_struct_array(self.topics.as_ref(), rt::COMPACT, version)
             .in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.group_id, true)
+        rt::string_len(&self.group_id, rt::COMPACT)
             + (if version >= 9 {
-                rt::nullable_string_len(self.member_id.as_deref(), true)
+                rt::nullable_string_len(self.member_id.as_deref(), rt::COMPACT)
             } else {
                 0
             }) + (if version >= 9 { 4 } else { 0 })
-            + rt::nullable_struct_array_len(self.topics.as_ref(), true, version)
+            + rt::nullable_struct_array_len(self.topics.as_ref(), rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -721,14 +692,5 @@ impl<'a> rt::IntoOwned for OffsetFetchRequestGroup<'a> {
             topics: rt::IntoOwned::into_owned(self.topics),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl OffsetFetchRequestGroup<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetFetchRequestGroup<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -48,13 +48,14 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 6;
         let throttle_time_ms = if version >= 3 {
             r.read_i32().in_field("throttle_time_ms")?
         } else {
             0
         };
         let topics = if version <= 7 {
-            r.read_struct_array::<OffsetFetchResponseTopic>(version >= 6, version)
+            r.read_struct_array::<OffsetFetchResponseTopic>(flexible, version)
                 .in_field("topics")?
         } else {
             rt::StructArray::new()
@@ -65,12 +66,12 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponse<'a> {
             0
         };
         let groups = if version >= 8 {
-            r.read_struct_array::<OffsetFetchResponseGroup>(true, version)
+            r.read_struct_array::<OffsetFetchResponseGroup>(rt::COMPACT, version)
                 .in_field("groups")?
         } else {
             rt::StructArray::new()
         };
-        let unknown_tagged_fields = if version >= 6 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -92,6 +93,7 @@ impl<'a> rt::Encode for OffsetFetchResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 6;
         if version > 7 && !self.topics.is_empty() {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -108,17 +110,16 @@ impl<'a> rt::Encode for OffsetFetchResponse<'a> {
             buf.put_i32(self.throttle_time_ms);
         }
         if version <= 7 {
-            rt::put_struct_array(buf, &self.topics, version >= 6, version)
-                .in_field("topics")?;
+            buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
         }
         if (2..=7).contains(&version) {
             buf.put_i16(self.error_code);
         }
         if version >= 8 {
-            rt::put_struct_array(buf, &self.groups, true, version).in_field("groups")?;
+            buf.put_struct_array(&self.groups, rt::COMPACT, version).in_field("groups")?;
         }
-        if version >= 6 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -126,18 +127,19 @@ impl<'a> rt::Encode for OffsetFetchResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 6;
         (if version >= 3 { 4 } else { 0 })
             + (if version <= 7 {
-                rt::struct_array_len(&self.topics, version >= 6, version)
+                rt::struct_array_len(&self.topics, flexible, version)
             } else {
                 0
             }) + (if (2..=7).contains(&version) { 2 } else { 0 })
             + (if version >= 8 {
-                rt::struct_array_len(&self.groups, true, version)
+                rt::struct_array_len(&self.groups, rt::COMPACT, version)
             } else {
                 0
             })
-            + (if version >= 6 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -214,15 +216,6 @@ impl<'a> rt::IntoOwned for OffsetFetchResponse<'a> {
     }
 }
 
-impl OffsetFetchResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetFetchResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Committed offset of each requested partition of this topic.
 ///
 /// The `OffsetFetchResponsePartition` struct of `OffsetFetchResponse`, used in versions 1-7.
@@ -273,6 +266,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponsePartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 6;
         let mut fixed: rt::FixedFields<12> = r
             .read_fixed(&[("partition_index", 4), ("committed_offset", 8)])?;
         let partition_index = fixed.i32();
@@ -282,9 +276,9 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponsePartition<'a> {
         } else {
             -1
         };
-        let metadata = r.read_nullable_string(version >= 6).in_field("metadata")?;
+        let metadata = r.read_nullable_string(flexible).in_field("metadata")?;
         let error_code = r.read_i16().in_field("error_code")?;
-        let unknown_tagged_fields = if version >= 6 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -303,14 +297,15 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponsePartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 6;
         r.skip_fixed(12, &[("partition_index", 4), ("committed_offset", 8)])?;
         if version >= 5 {
             r.read_i32().in_field("committed_leader_epoch")?;
         }
-        r.read_nullable_string(version >= 6).in_field("metadata")?;
+        r.read_nullable_string(flexible).in_field("metadata")?;
         r.read_i16().in_field("error_code")?;
-        if version >= 6 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -323,6 +318,7 @@ impl<'a> rt::Encode for OffsetFetchResponsePartition<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 6;
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new()
                 .i32(self.partition_index)
@@ -331,11 +327,11 @@ impl<'a> rt::Encode for OffsetFetchResponsePartition<'a> {
         if version >= 5 {
             buf.put_i32(self.committed_leader_epoch);
         }
-        rt::put_nullable_string(buf, self.metadata.as_deref(), version >= 6)
+        buf.put_nullable_string(self.metadata.as_deref(), flexible)
             .in_field("metadata")?;
         buf.put_i16(self.error_code);
-        if version >= 6 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -343,9 +339,10 @@ impl<'a> rt::Encode for OffsetFetchResponsePartition<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 8 + (if version >= 5 { 4 } else { 0 })
-            + rt::nullable_string_len(self.metadata.as_deref(), version >= 6) + 2
-            + (if version >= 6 {
+        let flexible = version >= 6;
+        12 + (if version >= 5 { 4 } else { 0 })
+            + rt::nullable_string_len(self.metadata.as_deref(), flexible) + 2
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -407,15 +404,6 @@ impl<'a> rt::IntoOwned for OffsetFetchResponsePartition<'a> {
     }
 }
 
-impl OffsetFetchResponsePartition<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetFetchResponsePartition<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Committed offsets, grouped by topic.
 ///
 /// The `OffsetFetchResponseTopic` struct of `OffsetFetchResponse`, used in versions 1-7.
@@ -441,11 +429,12 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponseTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(version >= 6).in_field("name")?;
+        let flexible = version >= 6;
+        let name = r.read_string(flexible).in_field("name")?;
         let partitions = r
-            .read_struct_array::<OffsetFetchResponsePartition>(version >= 6, version)
+            .read_struct_array::<OffsetFetchResponsePartition>(flexible, version)
             .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 6 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -461,11 +450,12 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponseTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 6).in_field("name")?;
-        r.skip_struct_array::<OffsetFetchResponsePartition>(version >= 6, false, version)
+        let flexible = version >= 6;
+        r.read_string(flexible).in_field("name")?;
+        r.skip_struct_array::<OffsetFetchResponsePartition>(flexible, version)
             .in_field("partitions")?;
-        if version >= 6 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -478,11 +468,12 @@ impl<'a> rt::Encode for OffsetFetchResponseTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, version >= 6).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, version >= 6, version)
+        let flexible = version >= 6;
+        buf.put_string(&self.name, flexible).in_field("name")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
-        if version >= 6 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -490,9 +481,10 @@ impl<'a> rt::Encode for OffsetFetchResponseTopic<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, version >= 6)
-            + rt::struct_array_len(&self.partitions, version >= 6, version)
-            + (if version >= 6 {
+        let flexible = version >= 6;
+        rt::string_len(&self.name, flexible)
+            + rt::struct_array_len(&self.partitions, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -536,15 +528,6 @@ impl<'a> rt::IntoOwned for OffsetFetchResponseTopic<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl OffsetFetchResponseTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetFetchResponseTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -609,7 +592,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponsePartitions<'a> {
         let partition_index = fixed.i32();
         let committed_offset = fixed.i64();
         let committed_leader_epoch = fixed.i32();
-        let metadata = r.read_nullable_string(true).in_field("metadata")?;
+        let metadata = r.read_nullable_string(rt::COMPACT).in_field("metadata")?;
         let error_code = r.read_i16().in_field("error_code")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -634,9 +617,9 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponsePartitions<'a> {
                 ("committed_leader_epoch", 4),
             ],
         )?;
-        r.read_nullable_string(true).in_field("metadata")?;
+        r.read_nullable_string(rt::COMPACT).in_field("metadata")?;
         r.read_i16().in_field("error_code")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -654,15 +637,15 @@ impl<'a> rt::Encode for OffsetFetchResponsePartitions<'a> {
                 .i64(self.committed_offset)
                 .i32(self.committed_leader_epoch),
         );
-        rt::put_nullable_string(buf, self.metadata.as_deref(), true)
+        buf.put_nullable_string(self.metadata.as_deref(), rt::COMPACT)
             .in_field("metadata")?;
         buf.put_i16(self.error_code);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 8 + 4 + rt::nullable_string_len(self.metadata.as_deref(), true) + 2
+        16 + rt::nullable_string_len(self.metadata.as_deref(), rt::COMPACT) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -711,15 +694,6 @@ impl<'a> rt::IntoOwned for OffsetFetchResponsePartitions<'a> {
     }
 }
 
-impl OffsetFetchResponsePartitions<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetFetchResponsePartitions<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Committed offsets of this group, grouped by topic.
 ///
 /// The `OffsetFetchResponseTopics` struct of `OffsetFetchResponse`, used in versions 8-10.
@@ -750,7 +724,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponseTopics<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let name = if version <= 9 {
-            r.read_string(true).in_field("name")?
+            r.read_string(rt::COMPACT).in_field("name")?
         } else {
             Cow::Borrowed("")
         };
@@ -760,7 +734,7 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponseTopics<'a> {
             rt::Uuid::ZERO
         };
         let partitions = r
-            .read_struct_array::<OffsetFetchResponsePartitions>(true, version)
+            .read_struct_array::<OffsetFetchResponsePartitions>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -776,14 +750,14 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponseTopics<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         if version <= 9 {
-            r.read_string(true).in_field("name")?;
+            r.read_string(rt::COMPACT).in_field("name")?;
         }
         if version >= 10 {
             r.read_uuid().in_field("topic_id")?;
         }
-        r.skip_struct_array::<OffsetFetchResponsePartitions>(true, false, version)
+        r.skip_struct_array::<OffsetFetchResponsePartitions>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -796,21 +770,21 @@ impl<'a> rt::Encode for OffsetFetchResponseTopics<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         if version <= 9 {
-            rt::put_string(buf, &self.name, true).in_field("name")?;
+            buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         }
         if version >= 10 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        (if version <= 9 { rt::string_len(&self.name, true) } else { 0 })
+        (if version <= 9 { rt::string_len(&self.name, rt::COMPACT) } else { 0 })
             + (if version >= 10 { 16 } else { 0 })
-            + rt::struct_array_len(&self.partitions, true, version)
+            + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -865,15 +839,6 @@ impl<'a> rt::IntoOwned for OffsetFetchResponseTopics<'a> {
     }
 }
 
-impl OffsetFetchResponseTopics<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetFetchResponseTopics<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Committed offsets, one entry for each requested group.
 ///
 /// The `OffsetFetchResponseGroup` struct of `OffsetFetchResponse`, used in versions 8-10.
@@ -903,9 +868,9 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponseGroup<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let group_id = r.read_string(true).in_field("group_id")?;
+        let group_id = r.read_string(rt::COMPACT).in_field("group_id")?;
         let topics = r
-            .read_struct_array::<OffsetFetchResponseTopics>(true, version)
+            .read_struct_array::<OffsetFetchResponseTopics>(rt::COMPACT, version)
             .in_field("topics")?;
         let error_code = r.read_i16().in_field("error_code")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
@@ -921,11 +886,11 @@ impl<'a> rt::Decode<'a> for OffsetFetchResponseGroup<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("group_id")?;
-        r.skip_struct_array::<OffsetFetchResponseTopics>(true, false, version)
+        r.read_string(rt::COMPACT).in_field("group_id")?;
+        r.skip_struct_array::<OffsetFetchResponseTopics>(rt::COMPACT, version)
             .in_field("topics")?;
         r.read_i16().in_field("error_code")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -937,16 +902,16 @@ impl<'a> rt::Encode for OffsetFetchResponseGroup<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, true).in_field("group_id")?;
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
         buf.put_i16(self.error_code);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.group_id, true)
-            + rt::struct_array_len(&self.topics, true, version) + 2
+        rt::string_len(&self.group_id, rt::COMPACT)
+            + rt::struct_array_len(&self.topics, rt::COMPACT, version) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -986,14 +951,5 @@ impl<'a> rt::IntoOwned for OffsetFetchResponseGroup<'a> {
             error_code: self.error_code,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl OffsetFetchResponseGroup<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetFetchResponseGroup<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -51,15 +51,16 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderEpochRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 4;
         let replica_id = if version >= 3 {
             r.read_i32().in_field("replica_id")?
         } else {
             -2
         };
         let topics = r
-            .read_struct_array::<OffsetForLeaderTopic>(version >= 4, version)
+            .read_struct_array::<OffsetForLeaderTopic>(flexible, version)
             .in_field("topics")?;
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -79,13 +80,13 @@ impl<'a> rt::Encode for OffsetForLeaderEpochRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 4;
         if version >= 3 {
             buf.put_i32(self.replica_id);
         }
-        rt::put_struct_array(buf, &self.topics, version >= 4, version)
-            .in_field("topics")?;
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -93,9 +94,10 @@ impl<'a> rt::Encode for OffsetForLeaderEpochRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 4;
         (if version >= 3 { 4 } else { 0 })
-            + rt::struct_array_len(&self.topics, version >= 4, version)
-            + (if version >= 4 {
+            + rt::struct_array_len(&self.topics, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -148,15 +150,6 @@ impl<'a> rt::IntoOwned for OffsetForLeaderEpochRequest<'a> {
     }
 }
 
-impl OffsetForLeaderEpochRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetForLeaderEpochRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions of this topic to look up.
 ///
 /// The `OffsetForLeaderPartition` struct of `OffsetForLeaderEpochRequest`, used in versions 2-4.
@@ -197,6 +190,7 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 4;
         let mut fixed: rt::FixedFields<12> = r
             .read_fixed(
                 &[("partition", 4), ("current_leader_epoch", 4), ("leader_epoch", 4)],
@@ -204,7 +198,7 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderPartition<'a> {
         let partition = fixed.i32();
         let current_leader_epoch = fixed.i32();
         let leader_epoch = fixed.i32();
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -221,12 +215,13 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 4;
         r.skip_fixed(
             12,
             &[("partition", 4), ("current_leader_epoch", 4), ("leader_epoch", 4)],
         )?;
-        if version >= 4 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -239,14 +234,15 @@ impl<'a> rt::Encode for OffsetForLeaderPartition<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 4;
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new()
                 .i32(self.partition)
                 .i32(self.current_leader_epoch)
                 .i32(self.leader_epoch),
         );
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -254,8 +250,9 @@ impl<'a> rt::Encode for OffsetForLeaderPartition<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 4 + 4
-            + (if version >= 4 {
+        let flexible = version >= 4;
+        12
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -305,15 +302,6 @@ impl<'a> rt::IntoOwned for OffsetForLeaderPartition<'a> {
     }
 }
 
-impl OffsetForLeaderPartition<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetForLeaderPartition<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics to look up epoch end offsets in.
 ///
 /// The `OffsetForLeaderTopic` struct of `OffsetForLeaderEpochRequest`, used in versions 2-4.
@@ -339,11 +327,12 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic = r.read_string(version >= 4).in_field("topic")?;
+        let flexible = version >= 4;
+        let topic = r.read_string(flexible).in_field("topic")?;
         let partitions = r
-            .read_struct_array::<OffsetForLeaderPartition>(version >= 4, version)
+            .read_struct_array::<OffsetForLeaderPartition>(flexible, version)
             .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -359,11 +348,12 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 4).in_field("topic")?;
-        r.skip_struct_array::<OffsetForLeaderPartition>(version >= 4, false, version)
+        let flexible = version >= 4;
+        r.read_string(flexible).in_field("topic")?;
+        r.skip_struct_array::<OffsetForLeaderPartition>(flexible, version)
             .in_field("partitions")?;
-        if version >= 4 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -376,11 +366,12 @@ impl<'a> rt::Encode for OffsetForLeaderTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic, version >= 4).in_field("topic")?;
-        rt::put_struct_array(buf, &self.partitions, version >= 4, version)
+        let flexible = version >= 4;
+        buf.put_string(&self.topic, flexible).in_field("topic")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -388,9 +379,10 @@ impl<'a> rt::Encode for OffsetForLeaderTopic<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.topic, version >= 4)
-            + rt::struct_array_len(&self.partitions, version >= 4, version)
-            + (if version >= 4 {
+        let flexible = version >= 4;
+        rt::string_len(&self.topic, flexible)
+            + rt::struct_array_len(&self.partitions, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -434,14 +426,5 @@ impl<'a> rt::IntoOwned for OffsetForLeaderTopic<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl OffsetForLeaderTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetForLeaderTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -40,11 +40,12 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderEpochResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 4;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let topics = r
-            .read_struct_array::<OffsetForLeaderTopicResult>(version >= 4, version)
+            .read_struct_array::<OffsetForLeaderTopicResult>(flexible, version)
             .in_field("topics")?;
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -64,11 +65,11 @@ impl<'a> rt::Encode for OffsetForLeaderEpochResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 4;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.topics, version >= 4, version)
-            .in_field("topics")?;
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -76,8 +77,9 @@ impl<'a> rt::Encode for OffsetForLeaderEpochResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.topics, version >= 4, version)
-            + (if version >= 4 {
+        let flexible = version >= 4;
+        4 + rt::struct_array_len(&self.topics, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -121,15 +123,6 @@ impl<'a> rt::IntoOwned for OffsetForLeaderEpochResponse<'a> {
             topics: rt::IntoOwned::into_owned(self.topics),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl OffsetForLeaderEpochResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetForLeaderEpochResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -178,6 +171,7 @@ impl<'a> rt::Decode<'a> for EpochEndOffset<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 4;
         let mut fixed: rt::FixedFields<18> = r
             .read_fixed(
                 &[
@@ -191,7 +185,7 @@ impl<'a> rt::Decode<'a> for EpochEndOffset<'a> {
         let partition = fixed.i32();
         let leader_epoch = fixed.i32();
         let end_offset = fixed.i64();
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -209,6 +203,7 @@ impl<'a> rt::Decode<'a> for EpochEndOffset<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 4;
         r.skip_fixed(
             18,
             &[
@@ -218,8 +213,8 @@ impl<'a> rt::Decode<'a> for EpochEndOffset<'a> {
                 ("end_offset", 8),
             ],
         )?;
-        if version >= 4 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -232,6 +227,7 @@ impl<'a> rt::Encode for EpochEndOffset<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 4;
         buf.put_fixed(
             rt::FixedFieldsWriter::<18>::new()
                 .i16(self.error_code)
@@ -239,8 +235,8 @@ impl<'a> rt::Encode for EpochEndOffset<'a> {
                 .i32(self.leader_epoch)
                 .i64(self.end_offset),
         );
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -248,8 +244,9 @@ impl<'a> rt::Encode for EpochEndOffset<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + 4 + 4 + 8
-            + (if version >= 4 {
+        let flexible = version >= 4;
+        18
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -302,15 +299,6 @@ impl<'a> rt::IntoOwned for EpochEndOffset<'a> {
     }
 }
 
-impl EpochEndOffset<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> EpochEndOffset<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Lookup results, grouped by topic.
 ///
 /// The `OffsetForLeaderTopicResult` struct of `OffsetForLeaderEpochResponse`, used in versions 2-4.
@@ -336,11 +324,12 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderTopicResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic = r.read_string(version >= 4).in_field("topic")?;
+        let flexible = version >= 4;
+        let topic = r.read_string(flexible).in_field("topic")?;
         let partitions = r
-            .read_struct_array::<EpochEndOffset>(version >= 4, version)
+            .read_struct_array::<EpochEndOffset>(flexible, version)
             .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -356,11 +345,11 @@ impl<'a> rt::Decode<'a> for OffsetForLeaderTopicResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 4).in_field("topic")?;
-        r.skip_struct_array::<EpochEndOffset>(version >= 4, false, version)
-            .in_field("partitions")?;
-        if version >= 4 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 4;
+        r.read_string(flexible).in_field("topic")?;
+        r.skip_struct_array::<EpochEndOffset>(flexible, version).in_field("partitions")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -373,11 +362,12 @@ impl<'a> rt::Encode for OffsetForLeaderTopicResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic, version >= 4).in_field("topic")?;
-        rt::put_struct_array(buf, &self.partitions, version >= 4, version)
+        let flexible = version >= 4;
+        buf.put_string(&self.topic, flexible).in_field("topic")?;
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -385,9 +375,10 @@ impl<'a> rt::Encode for OffsetForLeaderTopicResult<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.topic, version >= 4)
-            + rt::struct_array_len(&self.partitions, version >= 4, version)
-            + (if version >= 4 {
+        let flexible = version >= 4;
+        rt::string_len(&self.topic, flexible)
+            + rt::struct_array_len(&self.partitions, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -431,14 +422,5 @@ impl<'a> rt::IntoOwned for OffsetForLeaderTopicResult<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl OffsetForLeaderTopicResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> OffsetForLeaderTopicResult<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

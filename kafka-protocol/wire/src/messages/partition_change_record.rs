@@ -135,7 +135,7 @@ impl<'a> rt::Decode<'a> for PartitionChangeRecord<'a> {
                     match tag {
                         0u32 => {
                             isr = r
-                                .read_nullable_scalar_array::<i32>(true)
+                                .read_nullable_scalar_array::<i32>(rt::COMPACT)
                                 .in_field("isr")?;
                         }
                         1u32 => {
@@ -143,17 +143,17 @@ impl<'a> rt::Decode<'a> for PartitionChangeRecord<'a> {
                         }
                         2u32 => {
                             replicas = r
-                                .read_nullable_scalar_array::<i32>(true)
+                                .read_nullable_scalar_array::<i32>(rt::COMPACT)
                                 .in_field("replicas")?;
                         }
                         3u32 => {
                             removing_replicas = r
-                                .read_nullable_scalar_array::<i32>(true)
+                                .read_nullable_scalar_array::<i32>(rt::COMPACT)
                                 .in_field("removing_replicas")?;
                         }
                         4u32 => {
                             adding_replicas = r
-                                .read_nullable_scalar_array::<i32>(true)
+                                .read_nullable_scalar_array::<i32>(rt::COMPACT)
                                 .in_field("adding_replicas")?;
                         }
                         5u32 => {
@@ -168,7 +168,7 @@ impl<'a> rt::Decode<'a> for PartitionChangeRecord<'a> {
                                 );
                             }
                             directories = r
-                                .read_nullable_scalar_array::<rt::Uuid>(true)
+                                .read_nullable_scalar_array::<rt::Uuid>(rt::COMPACT)
                                 .in_field("directories")?;
                         }
                         6u32 => {
@@ -178,7 +178,7 @@ impl<'a> rt::Decode<'a> for PartitionChangeRecord<'a> {
                                 );
                             }
                             eligible_leader_replicas = r
-                                .read_nullable_scalar_array::<i32>(true)
+                                .read_nullable_scalar_array::<i32>(rt::COMPACT)
                                 .in_field("eligible_leader_replicas")?;
                         }
                         7u32 => {
@@ -188,7 +188,7 @@ impl<'a> rt::Decode<'a> for PartitionChangeRecord<'a> {
                                 );
                             }
                             last_known_elr = r
-                                .read_nullable_scalar_array::<i32>(true)
+                                .read_nullable_scalar_array::<i32>(rt::COMPACT)
                                 .in_field("last_known_elr")?;
                         }
                         _ => return Ok(false),
@@ -287,88 +287,84 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_isr)?;
         if write_isr {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 0u32,
-                rt::nullable_scalar_array_len(self.isr.as_ref(), true),
+                rt::nullable_scalar_array_len(self.isr.as_ref(), rt::COMPACT),
             );
-            rt::put_nullable_scalar_array(buf, self.isr.as_ref(), true).in_field("isr")?;
+            buf.put_nullable_scalar_array(self.isr.as_ref(), rt::COMPACT)
+                .in_field("isr")?;
         }
         tagged.write_before(buf, 1u32, write_leader)?;
         if write_leader {
-            rt::put_tag_header(buf, 1u32, 4);
+            buf.put_tag_header(1u32, 4);
             buf.put_i32(self.leader);
         }
         tagged.write_before(buf, 2u32, write_replicas)?;
         if write_replicas {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 2u32,
-                rt::nullable_scalar_array_len(self.replicas.as_ref(), true),
+                rt::nullable_scalar_array_len(self.replicas.as_ref(), rt::COMPACT),
             );
-            rt::put_nullable_scalar_array(buf, self.replicas.as_ref(), true)
+            buf.put_nullable_scalar_array(self.replicas.as_ref(), rt::COMPACT)
                 .in_field("replicas")?;
         }
         tagged.write_before(buf, 3u32, write_removing_replicas)?;
         if write_removing_replicas {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 3u32,
-                rt::nullable_scalar_array_len(self.removing_replicas.as_ref(), true),
+                rt::nullable_scalar_array_len(
+                    self.removing_replicas.as_ref(),
+                    rt::COMPACT,
+                ),
             );
-            rt::put_nullable_scalar_array(buf, self.removing_replicas.as_ref(), true)
+            buf.put_nullable_scalar_array(self.removing_replicas.as_ref(), rt::COMPACT)
                 .in_field("removing_replicas")?;
         }
         tagged.write_before(buf, 4u32, write_adding_replicas)?;
         if write_adding_replicas {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 4u32,
-                rt::nullable_scalar_array_len(self.adding_replicas.as_ref(), true),
+                rt::nullable_scalar_array_len(self.adding_replicas.as_ref(), rt::COMPACT),
             );
-            rt::put_nullable_scalar_array(buf, self.adding_replicas.as_ref(), true)
+            buf.put_nullable_scalar_array(self.adding_replicas.as_ref(), rt::COMPACT)
                 .in_field("adding_replicas")?;
         }
         tagged.write_before(buf, 5u32, write_leader_recovery_state)?;
         if write_leader_recovery_state {
-            rt::put_tag_header(buf, 5u32, 1);
+            buf.put_tag_header(5u32, 1);
             buf.put_i8(self.leader_recovery_state);
         }
         tagged.write_before(buf, 6u32, write_eligible_leader_replicas)?;
         if write_eligible_leader_replicas {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 6u32,
                 rt::nullable_scalar_array_len(
                     self.eligible_leader_replicas.as_ref(),
-                    true,
+                    rt::COMPACT,
                 ),
             );
-            rt::put_nullable_scalar_array(
-                    buf,
+            buf.put_nullable_scalar_array(
                     self.eligible_leader_replicas.as_ref(),
-                    true,
+                    rt::COMPACT,
                 )
                 .in_field("eligible_leader_replicas")?;
         }
         tagged.write_before(buf, 7u32, write_last_known_elr)?;
         if write_last_known_elr {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 7u32,
-                rt::nullable_scalar_array_len(self.last_known_elr.as_ref(), true),
+                rt::nullable_scalar_array_len(self.last_known_elr.as_ref(), rt::COMPACT),
             );
-            rt::put_nullable_scalar_array(buf, self.last_known_elr.as_ref(), true)
+            buf.put_nullable_scalar_array(self.last_known_elr.as_ref(), rt::COMPACT)
                 .in_field("last_known_elr")?;
         }
         tagged.write_before(buf, 8u32, write_directories)?;
         if write_directories {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 8u32,
-                rt::nullable_scalar_array_len(self.directories.as_ref(), true),
+                rt::nullable_scalar_array_len(self.directories.as_ref(), rt::COMPACT),
             );
-            rt::put_nullable_scalar_array(buf, self.directories.as_ref(), true)
+            buf.put_nullable_scalar_array(self.directories.as_ref(), rt::COMPACT)
                 .in_field("directories")?;
         }
         tagged.finish(buf);
@@ -392,12 +388,12 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
             + usize::from(write_leader_recovery_state)
             + usize::from(write_eligible_leader_replicas)
             + usize::from(write_last_known_elr) + usize::from(write_directories);
-        4 + 16 + rt::varint::uvarint_len(count as u32)
+        20 + rt::varint::uvarint_len(count as u32)
             + rt::unknown_tagged_fields_len(&self.unknown_tagged_fields)
             + if write_isr {
                 rt::tagged_field_len(
                     0u32,
-                    rt::nullable_scalar_array_len(self.isr.as_ref(), true),
+                    rt::nullable_scalar_array_len(self.isr.as_ref(), rt::COMPACT),
                 )
             } else {
                 0
@@ -405,7 +401,7 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
             + if write_replicas {
                 rt::tagged_field_len(
                     2u32,
-                    rt::nullable_scalar_array_len(self.replicas.as_ref(), true),
+                    rt::nullable_scalar_array_len(self.replicas.as_ref(), rt::COMPACT),
                 )
             } else {
                 0
@@ -413,7 +409,10 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
             + if write_removing_replicas {
                 rt::tagged_field_len(
                     3u32,
-                    rt::nullable_scalar_array_len(self.removing_replicas.as_ref(), true),
+                    rt::nullable_scalar_array_len(
+                        self.removing_replicas.as_ref(),
+                        rt::COMPACT,
+                    ),
                 )
             } else {
                 0
@@ -421,7 +420,10 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
             + if write_adding_replicas {
                 rt::tagged_field_len(
                     4u32,
-                    rt::nullable_scalar_array_len(self.adding_replicas.as_ref(), true),
+                    rt::nullable_scalar_array_len(
+                        self.adding_replicas.as_ref(),
+                        rt::COMPACT,
+                    ),
                 )
             } else {
                 0
@@ -432,7 +434,7 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
                     6u32,
                     rt::nullable_scalar_array_len(
                         self.eligible_leader_replicas.as_ref(),
-                        true,
+                        rt::COMPACT,
                     ),
                 )
             } else {
@@ -441,7 +443,10 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
             + if write_last_known_elr {
                 rt::tagged_field_len(
                     7u32,
-                    rt::nullable_scalar_array_len(self.last_known_elr.as_ref(), true),
+                    rt::nullable_scalar_array_len(
+                        self.last_known_elr.as_ref(),
+                        rt::COMPACT,
+                    ),
                 )
             } else {
                 0
@@ -449,7 +454,7 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
             + if write_directories {
                 rt::tagged_field_len(
                     8u32,
-                    rt::nullable_scalar_array_len(self.directories.as_ref(), true),
+                    rt::nullable_scalar_array_len(self.directories.as_ref(), rt::COMPACT),
                 )
             } else {
                 0
@@ -545,14 +550,5 @@ impl<'a> rt::IntoOwned for PartitionChangeRecord<'a> {
             last_known_elr: rt::IntoOwned::into_owned(self.last_known_elr),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl PartitionChangeRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionChangeRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -108,13 +108,13 @@ impl<'a> rt::Decode<'a> for PartitionRecord<'a> {
             .read_fixed(&[("partition_id", 4), ("topic_id", 16)])?;
         let partition_id = fixed.i32();
         let topic_id = fixed.uuid();
-        let replicas = r.read_scalar_array::<i32>(true).in_field("replicas")?;
-        let isr = r.read_scalar_array::<i32>(true).in_field("isr")?;
+        let replicas = r.read_scalar_array::<i32>(rt::COMPACT).in_field("replicas")?;
+        let isr = r.read_scalar_array::<i32>(rt::COMPACT).in_field("isr")?;
         let removing_replicas = r
-            .read_scalar_array::<i32>(true)
+            .read_scalar_array::<i32>(rt::COMPACT)
             .in_field("removing_replicas")?;
         let adding_replicas = r
-            .read_scalar_array::<i32>(true)
+            .read_scalar_array::<i32>(rt::COMPACT)
             .in_field("adding_replicas")?;
         let leader = r.read_i32().in_field("leader")?;
         let leader_recovery_state = 0;
@@ -123,7 +123,7 @@ impl<'a> rt::Decode<'a> for PartitionRecord<'a> {
         let leader_epoch = fixed.i32();
         let partition_epoch = fixed.i32();
         let directories = if version >= 1 {
-            r.read_scalar_array::<rt::Uuid>(true).in_field("directories")?
+            r.read_scalar_array::<rt::Uuid>(rt::COMPACT).in_field("directories")?
         } else {
             rt::ScalarArray::new()
         };
@@ -155,7 +155,7 @@ impl<'a> rt::Decode<'a> for PartitionRecord<'a> {
                                 );
                             }
                             eligible_leader_replicas = r
-                                .read_nullable_scalar_array::<i32>(true)
+                                .read_nullable_scalar_array::<i32>(rt::COMPACT)
                                 .in_field("eligible_leader_replicas")?;
                         }
                         2u32 => {
@@ -165,7 +165,7 @@ impl<'a> rt::Decode<'a> for PartitionRecord<'a> {
                                 );
                             }
                             last_known_elr = r
-                                .read_nullable_scalar_array::<i32>(true)
+                                .read_nullable_scalar_array::<i32>(rt::COMPACT)
                                 .in_field("last_known_elr")?;
                         }
                         _ => return Ok(false),
@@ -234,11 +234,11 @@ impl<'a> rt::Encode for PartitionRecord<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<20>::new().i32(self.partition_id).uuid(self.topic_id),
         );
-        rt::put_scalar_array(buf, &self.replicas, true).in_field("replicas")?;
-        rt::put_scalar_array(buf, &self.isr, true).in_field("isr")?;
-        rt::put_scalar_array(buf, &self.removing_replicas, true)
+        buf.put_scalar_array(&self.replicas, rt::COMPACT).in_field("replicas")?;
+        buf.put_scalar_array(&self.isr, rt::COMPACT).in_field("isr")?;
+        buf.put_scalar_array(&self.removing_replicas, rt::COMPACT)
             .in_field("removing_replicas")?;
-        rt::put_scalar_array(buf, &self.adding_replicas, true)
+        buf.put_scalar_array(&self.adding_replicas, rt::COMPACT)
             .in_field("adding_replicas")?;
         buf.put_i32(self.leader);
         buf.put_fixed(
@@ -247,7 +247,8 @@ impl<'a> rt::Encode for PartitionRecord<'a> {
                 .i32(self.partition_epoch),
         );
         if version >= 1 {
-            rt::put_scalar_array(buf, &self.directories, true).in_field("directories")?;
+            buf.put_scalar_array(&self.directories, rt::COMPACT)
+                .in_field("directories")?;
         }
         let write_leader_recovery_state = self.leader_recovery_state != 0;
         let write_eligible_leader_replicas = version >= 2
@@ -261,34 +262,31 @@ impl<'a> rt::Encode for PartitionRecord<'a> {
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_leader_recovery_state)?;
         if write_leader_recovery_state {
-            rt::put_tag_header(buf, 0u32, 1);
+            buf.put_tag_header(0u32, 1);
             buf.put_i8(self.leader_recovery_state);
         }
         tagged.write_before(buf, 1u32, write_eligible_leader_replicas)?;
         if write_eligible_leader_replicas {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 1u32,
                 rt::nullable_scalar_array_len(
                     self.eligible_leader_replicas.as_ref(),
-                    true,
+                    rt::COMPACT,
                 ),
             );
-            rt::put_nullable_scalar_array(
-                    buf,
+            buf.put_nullable_scalar_array(
                     self.eligible_leader_replicas.as_ref(),
-                    true,
+                    rt::COMPACT,
                 )
                 .in_field("eligible_leader_replicas")?;
         }
         tagged.write_before(buf, 2u32, write_last_known_elr)?;
         if write_last_known_elr {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 2u32,
-                rt::nullable_scalar_array_len(self.last_known_elr.as_ref(), true),
+                rt::nullable_scalar_array_len(self.last_known_elr.as_ref(), rt::COMPACT),
             );
-            rt::put_nullable_scalar_array(buf, self.last_known_elr.as_ref(), true)
+            buf.put_nullable_scalar_array(self.last_known_elr.as_ref(), rt::COMPACT)
                 .in_field("last_known_elr")?;
         }
         tagged.finish(buf);
@@ -304,12 +302,12 @@ impl<'a> rt::Encode for PartitionRecord<'a> {
             + usize::from(write_leader_recovery_state)
             + usize::from(write_eligible_leader_replicas)
             + usize::from(write_last_known_elr);
-        4 + 16 + rt::scalar_array_len(&self.replicas, true)
-            + rt::scalar_array_len(&self.isr, true)
-            + rt::scalar_array_len(&self.removing_replicas, true)
-            + rt::scalar_array_len(&self.adding_replicas, true) + 4 + 4 + 4
+        20 + rt::scalar_array_len(&self.replicas, rt::COMPACT)
+            + rt::scalar_array_len(&self.isr, rt::COMPACT)
+            + rt::scalar_array_len(&self.removing_replicas, rt::COMPACT)
+            + rt::scalar_array_len(&self.adding_replicas, rt::COMPACT) + 4 + 8
             + (if version >= 1 {
-                rt::scalar_array_len(&self.directories, true)
+                rt::scalar_array_len(&self.directories, rt::COMPACT)
             } else {
                 0
             }) + rt::varint::uvarint_len(count as u32)
@@ -320,7 +318,7 @@ impl<'a> rt::Encode for PartitionRecord<'a> {
                     1u32,
                     rt::nullable_scalar_array_len(
                         self.eligible_leader_replicas.as_ref(),
-                        true,
+                        rt::COMPACT,
                     ),
                 )
             } else {
@@ -329,7 +327,10 @@ impl<'a> rt::Encode for PartitionRecord<'a> {
             + if write_last_known_elr {
                 rt::tagged_field_len(
                     2u32,
-                    rt::nullable_scalar_array_len(self.last_known_elr.as_ref(), true),
+                    rt::nullable_scalar_array_len(
+                        self.last_known_elr.as_ref(),
+                        rt::COMPACT,
+                    ),
                 )
             } else {
                 0
@@ -429,14 +430,5 @@ impl<'a> rt::IntoOwned for PartitionRecord<'a> {
             last_known_elr: rt::IntoOwned::into_owned(self.last_known_elr),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl PartitionRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -48,17 +48,18 @@ impl<'a> rt::Decode<'a> for ProduceRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 9;
         let transactional_id = r
-            .read_nullable_string(version >= 9)
+            .read_nullable_string(flexible)
             .in_field("transactional_id")?;
         let mut fixed: rt::FixedFields<6> = r
             .read_fixed(&[("acks", 2), ("timeout_ms", 4)])?;
         let acks = fixed.i16();
         let timeout_ms = fixed.i32();
         let topic_data = r
-            .read_struct_array::<TopicProduceData>(version >= 9, version)
+            .read_struct_array::<TopicProduceData>(flexible, version)
             .in_field("topic_data")?;
-        let unknown_tagged_fields = if version >= 9 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -80,15 +81,16 @@ impl<'a> rt::Encode for ProduceRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_nullable_string(buf, self.transactional_id.as_deref(), version >= 9)
+        let flexible = version >= 9;
+        buf.put_nullable_string(self.transactional_id.as_deref(), flexible)
             .in_field("transactional_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new().i16(self.acks).i32(self.timeout_ms),
         );
-        rt::put_struct_array(buf, &self.topic_data, version >= 9, version)
+        buf.put_struct_array(&self.topic_data, flexible, version)
             .in_field("topic_data")?;
-        if version >= 9 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -96,9 +98,10 @@ impl<'a> rt::Encode for ProduceRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::nullable_string_len(self.transactional_id.as_deref(), version >= 9) + 2 + 4
-            + rt::struct_array_len(&self.topic_data, version >= 9, version)
-            + (if version >= 9 {
+        let flexible = version >= 9;
+        rt::nullable_string_len(self.transactional_id.as_deref(), flexible) + 6
+            + rt::struct_array_len(&self.topic_data, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -151,15 +154,6 @@ impl<'a> rt::IntoOwned for ProduceRequest<'a> {
     }
 }
 
-impl ProduceRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ProduceRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Data to append to each partition of this topic.
 ///
 /// The `PartitionProduceData` struct of `ProduceRequest`, used in versions 3-13.
@@ -184,11 +178,12 @@ impl<'a> rt::Decode<'a> for PartitionProduceData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 9;
         let index = r.read_i32().in_field("index")?;
         let records: Option<Cow<'a, [u8]>> = r
-            .read_nullable_bytes(version >= 9)
+            .read_nullable_bytes(flexible)
             .in_field("records")?;
-        let unknown_tagged_fields = if version >= 9 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -204,10 +199,11 @@ impl<'a> rt::Decode<'a> for PartitionProduceData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 9;
         r.read_i32().in_field("index")?;
-        r.read_nullable_bytes(version >= 9).in_field("records")?;
-        if version >= 9 {
-            r.skip_unknown_tagged_fields()?;
+        r.read_nullable_bytes(flexible).in_field("records")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -220,11 +216,11 @@ impl<'a> rt::Encode for PartitionProduceData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 9;
         buf.put_i32(self.index);
-        rt::put_nullable_bytes(buf, self.records.as_deref(), version >= 9)
-            .in_field("records")?;
-        if version >= 9 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_nullable_bytes(self.records.as_deref(), flexible).in_field("records")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -232,8 +228,9 @@ impl<'a> rt::Encode for PartitionProduceData<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::nullable_bytes_len(self.records.as_deref(), version >= 9)
-            + (if version >= 9 {
+        let flexible = version >= 9;
+        4 + rt::nullable_bytes_len(self.records.as_deref(), flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -280,15 +277,6 @@ impl<'a> rt::IntoOwned for PartitionProduceData<'a> {
     }
 }
 
-impl PartitionProduceData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionProduceData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Data to append, grouped by topic.
 ///
 /// The `TopicProduceData` struct of `ProduceRequest`, used in versions 3-13.
@@ -318,8 +306,9 @@ impl<'a> rt::Decode<'a> for TopicProduceData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 9;
         let name = if version <= 12 {
-            r.read_string(version >= 9).in_field("name")?
+            r.read_string(flexible).in_field("name")?
         } else {
             Cow::Borrowed("")
         };
@@ -329,9 +318,9 @@ impl<'a> rt::Decode<'a> for TopicProduceData<'a> {
             rt::Uuid::ZERO
         };
         let partition_data = r
-            .read_struct_array::<PartitionProduceData>(version >= 9, version)
+            .read_struct_array::<PartitionProduceData>(flexible, version)
             .in_field("partition_data")?;
-        let unknown_tagged_fields = if version >= 9 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -348,16 +337,17 @@ impl<'a> rt::Decode<'a> for TopicProduceData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 9;
         if version <= 12 {
-            r.read_string(version >= 9).in_field("name")?;
+            r.read_string(flexible).in_field("name")?;
         }
         if version >= 13 {
             r.read_uuid().in_field("topic_id")?;
         }
-        r.skip_struct_array::<PartitionProduceData>(version >= 9, false, version)
+        r.skip_struct_array::<PartitionProduceData>(flexible, version)
             .in_field("partition_data")?;
-        if version >= 9 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -370,16 +360,17 @@ impl<'a> rt::Encode for TopicProduceData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 9;
         if version <= 12 {
-            rt::put_string(buf, &self.name, version >= 9).in_field("name")?;
+            buf.put_string(&self.name, flexible).in_field("name")?;
         }
         if version >= 13 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_struct_array(buf, &self.partition_data, version >= 9, version)
+        buf.put_struct_array(&self.partition_data, flexible, version)
             .in_field("partition_data")?;
-        if version >= 9 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -387,10 +378,11 @@ impl<'a> rt::Encode for TopicProduceData<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        (if version <= 12 { rt::string_len(&self.name, version >= 9) } else { 0 })
+        let flexible = version >= 9;
+        (if version <= 12 { rt::string_len(&self.name, flexible) } else { 0 })
             + (if version >= 13 { 16 } else { 0 })
-            + rt::struct_array_len(&self.partition_data, version >= 9, version)
-            + (if version >= 9 {
+            + rt::struct_array_len(&self.partition_data, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -449,14 +441,5 @@ impl<'a> rt::IntoOwned for TopicProduceData<'a> {
             partition_data: rt::IntoOwned::into_owned(self.partition_data),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TopicProduceData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicProduceData<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -44,12 +44,13 @@ impl<'a> rt::Decode<'a> for ProduceResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 9;
         let responses = r
-            .read_struct_array::<TopicProduceResponse>(version >= 9, version)
+            .read_struct_array::<TopicProduceResponse>(flexible, version)
             .in_field("responses")?;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let node_endpoints = rt::StructArray::new();
-        let (node_endpoints, unknown_tagged_fields) = if version >= 9
+        let (node_endpoints, unknown_tagged_fields) = if flexible
             && !r.skip_empty_tagged_section()
         {
             let mut node_endpoints = node_endpoints;
@@ -65,7 +66,7 @@ impl<'a> rt::Decode<'a> for ProduceResponse<'a> {
                                 );
                             }
                             node_endpoints = r
-                                .read_struct_array::<NodeEndpoint>(true, version)
+                                .read_struct_array::<NodeEndpoint>(rt::COMPACT, version)
                                 .in_field("node_endpoints")?;
                         }
                         _ => return Ok(false),
@@ -93,16 +94,16 @@ impl<'a> rt::Encode for ProduceResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 9;
         if version < 10 && !self.node_endpoints.is_empty() {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
                     .in_field("node_endpoints"),
             );
         }
-        rt::put_struct_array(buf, &self.responses, version >= 9, version)
-            .in_field("responses")?;
+        buf.put_struct_array(&self.responses, flexible, version).in_field("responses")?;
         buf.put_i32(self.throttle_time_ms);
-        if version >= 9 {
+        if flexible {
             let write_node_endpoints = version >= 10 && !self.node_endpoints.is_empty();
             let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
             let count = self.unknown_tagged_fields.len()
@@ -110,12 +111,11 @@ impl<'a> rt::Encode for ProduceResponse<'a> {
             buf.put_uvarint(count as u32);
             tagged.write_before(buf, 0u32, write_node_endpoints)?;
             if write_node_endpoints {
-                rt::put_tag_header(
-                    buf,
+                buf.put_tag_header(
                     0u32,
-                    rt::struct_array_len(&self.node_endpoints, true, version),
+                    rt::struct_array_len(&self.node_endpoints, rt::COMPACT, version),
                 );
-                rt::put_struct_array(buf, &self.node_endpoints, true, version)
+                buf.put_struct_array(&self.node_endpoints, rt::COMPACT, version)
                     .in_field("node_endpoints")?;
             }
             tagged.finish(buf);
@@ -126,8 +126,9 @@ impl<'a> rt::Encode for ProduceResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.responses, version >= 9, version) + 4
-            + (if version >= 9 {
+        let flexible = version >= 9;
+        rt::struct_array_len(&self.responses, flexible, version) + 4
+            + (if flexible {
                 let write_node_endpoints = version >= 10
                     && !self.node_endpoints.is_empty();
                 let count = self.unknown_tagged_fields.len()
@@ -137,7 +138,11 @@ impl<'a> rt::Encode for ProduceResponse<'a> {
                     + if write_node_endpoints {
                         rt::tagged_field_len(
                             0u32,
-                            rt::struct_array_len(&self.node_endpoints, true, version),
+                            rt::struct_array_len(
+                                &self.node_endpoints,
+                                rt::COMPACT,
+                                version,
+                            ),
                         )
                     } else {
                         0
@@ -198,15 +203,6 @@ impl<'a> rt::IntoOwned for ProduceResponse<'a> {
     }
 }
 
-impl ProduceResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ProduceResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Records that made the broker reject the whole batch, each by its position in the batch; empty if none were singled out.
 ///
 /// The `BatchIndexAndErrorMessage` struct of `ProduceResponse`, used in versions 8-13.
@@ -231,11 +227,12 @@ impl<'a> rt::Decode<'a> for BatchIndexAndErrorMessage<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 9;
         let batch_index = r.read_i32().in_field("batch_index")?;
         let batch_index_error_message = r
-            .read_nullable_string(version >= 9)
+            .read_nullable_string(flexible)
             .in_field("batch_index_error_message")?;
-        let unknown_tagged_fields = if version >= 9 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -251,10 +248,11 @@ impl<'a> rt::Decode<'a> for BatchIndexAndErrorMessage<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 9;
         r.read_i32().in_field("batch_index")?;
-        r.read_nullable_string(version >= 9).in_field("batch_index_error_message")?;
-        if version >= 9 {
-            r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(flexible).in_field("batch_index_error_message")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -267,15 +265,12 @@ impl<'a> rt::Encode for BatchIndexAndErrorMessage<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 9;
         buf.put_i32(self.batch_index);
-        rt::put_nullable_string(
-                buf,
-                self.batch_index_error_message.as_deref(),
-                version >= 9,
-            )
+        buf.put_nullable_string(self.batch_index_error_message.as_deref(), flexible)
             .in_field("batch_index_error_message")?;
-        if version >= 9 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -283,12 +278,9 @@ impl<'a> rt::Encode for BatchIndexAndErrorMessage<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4
-            + rt::nullable_string_len(
-                self.batch_index_error_message.as_deref(),
-                version >= 9,
-            )
-            + (if version >= 9 {
+        let flexible = version >= 9;
+        4 + rt::nullable_string_len(self.batch_index_error_message.as_deref(), flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -335,15 +327,6 @@ impl<'a> rt::IntoOwned for BatchIndexAndErrorMessage<'a> {
             ),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl BatchIndexAndErrorMessage<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> BatchIndexAndErrorMessage<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -399,7 +382,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(8, &[("leader_id", 4), ("leader_epoch", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -414,12 +397,12 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new().i32(self.leader_id).i32(self.leader_epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -455,15 +438,6 @@ impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
             leader_epoch: self.leader_epoch,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl LeaderIdAndEpoch<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> LeaderIdAndEpoch<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -533,6 +507,7 @@ impl<'a> rt::Decode<'a> for PartitionProduceResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 9;
         let mut fixed: rt::FixedFields<22> = r
             .read_fixed(
                 &[
@@ -552,18 +527,18 @@ impl<'a> rt::Decode<'a> for PartitionProduceResponse<'a> {
             -1
         };
         let record_errors = if version >= 8 {
-            r.read_struct_array::<BatchIndexAndErrorMessage>(version >= 9, version)
+            r.read_struct_array::<BatchIndexAndErrorMessage>(flexible, version)
                 .in_field("record_errors")?
         } else {
             rt::StructArray::new()
         };
         let error_message = if version >= 8 {
-            r.read_nullable_string(version >= 9).in_field("error_message")?
+            r.read_nullable_string(flexible).in_field("error_message")?
         } else {
             None
         };
         let current_leader = LeaderIdAndEpoch::default();
-        let (current_leader, unknown_tagged_fields) = if version >= 9
+        let (current_leader, unknown_tagged_fields) = if flexible
             && !r.skip_empty_tagged_section()
         {
             let mut current_leader = current_leader;
@@ -607,6 +582,7 @@ impl<'a> rt::Decode<'a> for PartitionProduceResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 9;
         r.skip_fixed(
             22,
             &[
@@ -620,15 +596,13 @@ impl<'a> rt::Decode<'a> for PartitionProduceResponse<'a> {
             r.read_i64().in_field("log_start_offset")?;
         }
         if version >= 8 {
-            r.skip_struct_array::<
-                    BatchIndexAndErrorMessage,
-                >(version >= 9, false, version)
+            r.skip_struct_array::<BatchIndexAndErrorMessage>(flexible, version)
                 .in_field("record_errors")?;
         }
         if version >= 8 {
-            r.read_nullable_string(version >= 9).in_field("error_message")?;
+            r.read_nullable_string(flexible).in_field("error_message")?;
         }
-        if version >= 9 {
+        if flexible {
             r.skip_tagged_fields(|tag, r| {
                 match tag {
                     0u32 => {
@@ -656,6 +630,7 @@ impl<'a> rt::Encode for PartitionProduceResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 9;
         if version < 10 && self.current_leader != LeaderIdAndEpoch::default() {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -673,14 +648,14 @@ impl<'a> rt::Encode for PartitionProduceResponse<'a> {
             buf.put_i64(self.log_start_offset);
         }
         if version >= 8 {
-            rt::put_struct_array(buf, &self.record_errors, version >= 9, version)
+            buf.put_struct_array(&self.record_errors, flexible, version)
                 .in_field("record_errors")?;
         }
         if version >= 8 {
-            rt::put_nullable_string(buf, self.error_message.as_deref(), version >= 9)
+            buf.put_nullable_string(self.error_message.as_deref(), flexible)
                 .in_field("error_message")?;
         }
-        if version >= 9 {
+        if flexible {
             let write_current_leader = version >= 10
                 && self.current_leader != LeaderIdAndEpoch::default();
             let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
@@ -689,7 +664,7 @@ impl<'a> rt::Encode for PartitionProduceResponse<'a> {
             buf.put_uvarint(count as u32);
             tagged.write_before(buf, 0u32, write_current_leader)?;
             if write_current_leader {
-                rt::put_tag_header(buf, 0u32, self.current_leader.encoded_len(version));
+                buf.put_tag_header(0u32, self.current_leader.encoded_len(version));
                 self.current_leader.encode_to(buf, version).in_field("current_leader")?;
             }
             tagged.finish(buf);
@@ -700,18 +675,19 @@ impl<'a> rt::Encode for PartitionProduceResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + 8 + 8 + (if version >= 5 { 8 } else { 0 })
+        let flexible = version >= 9;
+        22 + (if version >= 5 { 8 } else { 0 })
             + (if version >= 8 {
-                rt::struct_array_len(&self.record_errors, version >= 9, version)
+                rt::struct_array_len(&self.record_errors, flexible, version)
             } else {
                 0
             })
             + (if version >= 8 {
-                rt::nullable_string_len(self.error_message.as_deref(), version >= 9)
+                rt::nullable_string_len(self.error_message.as_deref(), flexible)
             } else {
                 0
             })
-            + (if version >= 9 {
+            + (if flexible {
                 let write_current_leader = version >= 10
                     && self.current_leader != LeaderIdAndEpoch::default();
                 let count = self.unknown_tagged_fields.len()
@@ -815,15 +791,6 @@ impl<'a> rt::IntoOwned for PartitionProduceResponse<'a> {
     }
 }
 
-impl PartitionProduceResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionProduceResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Append results, grouped by topic.
 ///
 /// The `TopicProduceResponse` struct of `ProduceResponse`, used in versions 3-13.
@@ -853,8 +820,9 @@ impl<'a> rt::Decode<'a> for TopicProduceResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 9;
         let name = if version <= 12 {
-            r.read_string(version >= 9).in_field("name")?
+            r.read_string(flexible).in_field("name")?
         } else {
             Cow::Borrowed("")
         };
@@ -864,9 +832,9 @@ impl<'a> rt::Decode<'a> for TopicProduceResponse<'a> {
             rt::Uuid::ZERO
         };
         let partition_responses = r
-            .read_struct_array::<PartitionProduceResponse>(version >= 9, version)
+            .read_struct_array::<PartitionProduceResponse>(flexible, version)
             .in_field("partition_responses")?;
-        let unknown_tagged_fields = if version >= 9 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -883,16 +851,17 @@ impl<'a> rt::Decode<'a> for TopicProduceResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 9;
         if version <= 12 {
-            r.read_string(version >= 9).in_field("name")?;
+            r.read_string(flexible).in_field("name")?;
         }
         if version >= 13 {
             r.read_uuid().in_field("topic_id")?;
         }
-        r.skip_struct_array::<PartitionProduceResponse>(version >= 9, false, version)
+        r.skip_struct_array::<PartitionProduceResponse>(flexible, version)
             .in_field("partition_responses")?;
-        if version >= 9 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -905,16 +874,17 @@ impl<'a> rt::Encode for TopicProduceResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 9;
         if version <= 12 {
-            rt::put_string(buf, &self.name, version >= 9).in_field("name")?;
+            buf.put_string(&self.name, flexible).in_field("name")?;
         }
         if version >= 13 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_struct_array(buf, &self.partition_responses, version >= 9, version)
+        buf.put_struct_array(&self.partition_responses, flexible, version)
             .in_field("partition_responses")?;
-        if version >= 9 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -922,10 +892,11 @@ impl<'a> rt::Encode for TopicProduceResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        (if version <= 12 { rt::string_len(&self.name, version >= 9) } else { 0 })
+        let flexible = version >= 9;
+        (if version <= 12 { rt::string_len(&self.name, flexible) } else { 0 })
             + (if version >= 13 { 16 } else { 0 })
-            + rt::struct_array_len(&self.partition_responses, version >= 9, version)
-            + (if version >= 9 {
+            + rt::struct_array_len(&self.partition_responses, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -987,15 +958,6 @@ impl<'a> rt::IntoOwned for TopicProduceResponse<'a> {
     }
 }
 
-impl TopicProduceResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicProduceResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Connection details of the new leaders named in `CurrentLeader` for partitions that failed with NOT_LEADER_OR_FOLLOWER.
 ///
 /// The `NodeEndpoint` struct of `ProduceResponse`, used in versions 10-13.
@@ -1029,9 +991,9 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let node_id = r.read_i32().in_field("node_id")?;
-        let host = r.read_string(true).in_field("host")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let port = r.read_i32().in_field("port")?;
-        let rack = r.read_nullable_string(true).in_field("rack")?;
+        let rack = r.read_nullable_string(rt::COMPACT).in_field("rack")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             node_id,
@@ -1047,10 +1009,10 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i32().in_field("node_id")?;
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.read_i32().in_field("port")?;
-        r.read_nullable_string(true).in_field("rack")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(rt::COMPACT).in_field("rack")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1063,16 +1025,16 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.node_id);
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_i32(self.port);
-        rt::put_nullable_string(buf, self.rack.as_deref(), true).in_field("rack")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_nullable_string(self.rack.as_deref(), rt::COMPACT).in_field("rack")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + rt::string_len(&self.host, true) + 4
-            + rt::nullable_string_len(self.rack.as_deref(), true)
+        4 + rt::string_len(&self.host, rt::COMPACT) + 4
+            + rt::nullable_string_len(self.rack.as_deref(), rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1115,14 +1077,5 @@ impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
             rack: rt::IntoOwned::into_owned(self.rack),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl NodeEndpoint<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> NodeEndpoint<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

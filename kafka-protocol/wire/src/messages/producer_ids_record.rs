@@ -83,12 +83,12 @@ impl<'a> rt::Encode for ProducerIdsRecord<'a> {
                 .i64(self.broker_epoch)
                 .i64(self.next_producer_id),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 8 + 8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        20 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -127,14 +127,5 @@ impl<'a> rt::IntoOwned for ProducerIdsRecord<'a> {
             next_producer_id: self.next_producer_id,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ProducerIdsRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ProducerIdsRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

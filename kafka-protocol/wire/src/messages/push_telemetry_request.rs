@@ -57,7 +57,7 @@ impl<'a> rt::Decode<'a> for PushTelemetryRequest<'a> {
         let subscription_id = fixed.i32();
         let terminating = r.read_bool().in_field("terminating")?;
         let compression_type = r.read_i8().in_field("compression_type")?;
-        let metrics: Cow<'a, [u8]> = r.read_bytes(true).in_field("metrics")?;
+        let metrics: Cow<'a, [u8]> = r.read_bytes(rt::COMPACT).in_field("metrics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             client_instance_id,
@@ -82,15 +82,15 @@ impl<'a> rt::Encode for PushTelemetryRequest<'a> {
                 .uuid(self.client_instance_id)
                 .i32(self.subscription_id),
         );
-        rt::put_bool(buf, self.terminating);
+        buf.put_bool(self.terminating);
         buf.put_i8(self.compression_type);
-        rt::put_bytes(buf, &self.metrics, true).in_field("metrics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bytes(&self.metrics, rt::COMPACT).in_field("metrics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        16 + 4 + 1 + 1 + rt::bytes_len(&self.metrics, true)
+        20 + 1 + 1 + rt::bytes_len(&self.metrics, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -136,14 +136,5 @@ impl<'a> rt::IntoOwned for PushTelemetryRequest<'a> {
             metrics: rt::IntoOwned::into_owned(self.metrics),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl PushTelemetryRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PushTelemetryRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

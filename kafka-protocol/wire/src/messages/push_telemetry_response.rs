@@ -62,12 +62,12 @@ impl<'a> rt::Encode for PushTelemetryResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        6 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -103,14 +103,5 @@ impl<'a> rt::IntoOwned for PushTelemetryResponse<'a> {
             error_code: self.error_code,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl PushTelemetryResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PushTelemetryResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

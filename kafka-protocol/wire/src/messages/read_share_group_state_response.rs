@@ -37,7 +37,7 @@ impl<'a> rt::Decode<'a> for ReadShareGroupStateResponse<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let results = r
-            .read_struct_array::<ReadStateResult>(true, version)
+            .read_struct_array::<ReadStateResult>(rt::COMPACT, version)
             .in_field("results")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -54,13 +54,13 @@ impl<'a> rt::Encode for ReadShareGroupStateResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.results, true, version).in_field("results")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.results, rt::COMPACT, version).in_field("results")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.results, true, version)
+        rt::struct_array_len(&self.results, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -94,15 +94,6 @@ impl<'a> rt::IntoOwned for ReadShareGroupStateResponse<'a> {
             results: rt::IntoOwned::into_owned(self.results),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ReadShareGroupStateResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ReadShareGroupStateResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -174,7 +165,7 @@ impl<'a> rt::Decode<'a> for StateBatch<'a> {
                 ("delivery_count", 2),
             ],
         )?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -193,12 +184,12 @@ impl<'a> rt::Encode for StateBatch<'a> {
                 .i8(self.delivery_state)
                 .i16(self.delivery_count),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        8 + 8 + 1 + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        19 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -240,15 +231,6 @@ impl<'a> rt::IntoOwned for StateBatch<'a> {
             delivery_count: self.delivery_count,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl StateBatch<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> StateBatch<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -297,13 +279,15 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
             .read_fixed(&[("partition", 4), ("error_code", 2)])?;
         let partition = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let mut fixed: rt::FixedFields<12> = r
             .read_fixed(&[("state_epoch", 4), ("start_offset", 8)])?;
         let state_epoch = fixed.i32();
         let start_offset = fixed.i64();
         let state_batches = r
-            .read_struct_array::<StateBatch>(true, version)
+            .read_struct_array::<StateBatch>(rt::COMPACT, version)
             .in_field("state_batches")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -322,11 +306,11 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(6, &[("partition", 4), ("error_code", 2)])?;
-        r.read_nullable_string(true).in_field("error_message")?;
+        r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
         r.skip_fixed(12, &[("state_epoch", 4), ("start_offset", 8)])?;
-        r.skip_struct_array::<StateBatch>(true, false, version)
+        r.skip_struct_array::<StateBatch>(rt::COMPACT, version)
             .in_field("state_batches")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -341,22 +325,22 @@ impl<'a> rt::Encode for PartitionResult<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new().i32(self.partition).i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new()
                 .i32(self.state_epoch)
                 .i64(self.start_offset),
         );
-        rt::put_struct_array(buf, &self.state_batches, true, version)
+        buf.put_struct_array(&self.state_batches, rt::COMPACT, version)
             .in_field("state_batches")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true) + 4 + 8
-            + rt::struct_array_len(&self.state_batches, true, version)
+        6 + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT) + 12
+            + rt::struct_array_len(&self.state_batches, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -408,15 +392,6 @@ impl<'a> rt::IntoOwned for PartitionResult<'a> {
     }
 }
 
-impl PartitionResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionResult<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Stored state, grouped by topic.
 ///
 /// The `ReadStateResult` struct of `ReadShareGroupStateResponse`, used in versions 0.
@@ -444,7 +419,7 @@ impl<'a> rt::Decode<'a> for ReadStateResult<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
         let partitions = r
-            .read_struct_array::<PartitionResult>(true, version)
+            .read_struct_array::<PartitionResult>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -459,9 +434,9 @@ impl<'a> rt::Decode<'a> for ReadStateResult<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("topic_id")?;
-        r.skip_struct_array::<PartitionResult>(true, false, version)
+        r.skip_struct_array::<PartitionResult>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -474,14 +449,14 @@ impl<'a> rt::Encode for ReadStateResult<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        16 + rt::struct_array_len(&self.partitions, true, version)
+        16 + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -518,14 +493,5 @@ impl<'a> rt::IntoOwned for ReadStateResult<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ReadStateResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ReadStateResult<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

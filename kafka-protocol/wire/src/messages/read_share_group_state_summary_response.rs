@@ -37,7 +37,7 @@ impl<'a> rt::Decode<'a> for ReadShareGroupStateSummaryResponse<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let results = r
-            .read_struct_array::<ReadStateSummaryResult>(true, version)
+            .read_struct_array::<ReadStateSummaryResult>(rt::COMPACT, version)
             .in_field("results")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -54,13 +54,13 @@ impl<'a> rt::Encode for ReadShareGroupStateSummaryResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.results, true, version).in_field("results")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.results, rt::COMPACT, version).in_field("results")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.results, true, version)
+        rt::struct_array_len(&self.results, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -94,15 +94,6 @@ impl<'a> rt::IntoOwned for ReadShareGroupStateSummaryResponse<'a> {
             results: rt::IntoOwned::into_owned(self.results),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ReadShareGroupStateSummaryResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ReadShareGroupStateSummaryResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -170,7 +161,9 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
             .read_fixed(&[("partition", 4), ("error_code", 2)])?;
         let partition = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let mut fixed: rt::FixedFields<16> = r
             .read_fixed(
                 &[("state_epoch", 4), ("leader_epoch", 4), ("start_offset", 8)],
@@ -201,7 +194,7 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(6, &[("partition", 4), ("error_code", 2)])?;
-        r.read_nullable_string(true).in_field("error_message")?;
+        r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
         r.skip_fixed(
             16,
             &[("state_epoch", 4), ("leader_epoch", 4), ("start_offset", 8)],
@@ -209,7 +202,7 @@ impl<'a> rt::Decode<'a> for PartitionResult<'a> {
         if version >= 1 {
             r.read_i32().in_field("delivery_complete_count")?;
         }
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -224,7 +217,7 @@ impl<'a> rt::Encode for PartitionResult<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new().i32(self.partition).i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<16>::new()
@@ -235,12 +228,12 @@ impl<'a> rt::Encode for PartitionResult<'a> {
         if version >= 1 {
             buf.put_i32(self.delivery_complete_count);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true) + 4 + 4 + 8
+        6 + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT) + 16
             + (if version >= 1 { 4 } else { 0 })
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -303,15 +296,6 @@ impl<'a> rt::IntoOwned for PartitionResult<'a> {
     }
 }
 
-impl PartitionResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionResult<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// State summaries, grouped by topic.
 ///
 /// The `ReadStateSummaryResult` struct of `ReadShareGroupStateSummaryResponse`, used in versions 0-1.
@@ -339,7 +323,7 @@ impl<'a> rt::Decode<'a> for ReadStateSummaryResult<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
         let partitions = r
-            .read_struct_array::<PartitionResult>(true, version)
+            .read_struct_array::<PartitionResult>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -354,9 +338,9 @@ impl<'a> rt::Decode<'a> for ReadStateSummaryResult<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("topic_id")?;
-        r.skip_struct_array::<PartitionResult>(true, false, version)
+        r.skip_struct_array::<PartitionResult>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -369,14 +353,14 @@ impl<'a> rt::Encode for ReadStateSummaryResult<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        16 + rt::struct_array_len(&self.partitions, true, version)
+        16 + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -413,14 +397,5 @@ impl<'a> rt::IntoOwned for ReadStateSummaryResult<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ReadStateSummaryResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ReadStateSummaryResult<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

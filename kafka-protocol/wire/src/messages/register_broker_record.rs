@@ -107,12 +107,12 @@ impl<'a> rt::Decode<'a> for RegisterBrokerRecord<'a> {
         let incarnation_id = fixed.uuid();
         let broker_epoch = fixed.i64();
         let end_points = r
-            .read_struct_array::<BrokerEndpoint>(true, version)
+            .read_struct_array::<BrokerEndpoint>(rt::COMPACT, version)
             .in_field("end_points")?;
         let features = r
-            .read_struct_array::<BrokerFeature>(true, version)
+            .read_struct_array::<BrokerFeature>(rt::COMPACT, version)
             .in_field("features")?;
-        let rack = r.read_nullable_string(true).in_field("rack")?;
+        let rack = r.read_nullable_string(rt::COMPACT).in_field("rack")?;
         let fenced = r.read_bool().in_field("fenced")?;
         let in_controlled_shutdown = if version >= 1 {
             r.read_bool().in_field("in_controlled_shutdown")?
@@ -138,7 +138,7 @@ impl<'a> rt::Decode<'a> for RegisterBrokerRecord<'a> {
                                 );
                             }
                             log_dirs = r
-                                .read_scalar_array::<rt::Uuid>(true)
+                                .read_scalar_array::<rt::Uuid>(rt::COMPACT)
                                 .in_field("log_dirs")?;
                         }
                         1u32 => {
@@ -148,7 +148,7 @@ impl<'a> rt::Decode<'a> for RegisterBrokerRecord<'a> {
                                 );
                             }
                             cordoned_log_dirs = r
-                                .read_nullable_scalar_array::<rt::Uuid>(true)
+                                .read_nullable_scalar_array::<rt::Uuid>(rt::COMPACT)
                                 .in_field("cordoned_log_dirs")?;
                         }
                         _ => return Ok(false),
@@ -210,20 +210,20 @@ impl<'a> rt::Encode for RegisterBrokerRecord<'a> {
         }
         buf.put_i32(self.broker_id);
         if version >= 2 {
-            rt::put_bool(buf, self.is_migrating_zk_broker);
+            buf.put_bool(self.is_migrating_zk_broker);
         }
         buf.put_fixed(
             rt::FixedFieldsWriter::<24>::new()
                 .uuid(self.incarnation_id)
                 .i64(self.broker_epoch),
         );
-        rt::put_struct_array(buf, &self.end_points, true, version)
+        buf.put_struct_array(&self.end_points, rt::COMPACT, version)
             .in_field("end_points")?;
-        rt::put_struct_array(buf, &self.features, true, version).in_field("features")?;
-        rt::put_nullable_string(buf, self.rack.as_deref(), true).in_field("rack")?;
-        rt::put_bool(buf, self.fenced);
+        buf.put_struct_array(&self.features, rt::COMPACT, version).in_field("features")?;
+        buf.put_nullable_string(self.rack.as_deref(), rt::COMPACT).in_field("rack")?;
+        buf.put_bool(self.fenced);
         if version >= 1 {
-            rt::put_bool(buf, self.in_controlled_shutdown);
+            buf.put_bool(self.in_controlled_shutdown);
         }
         let write_log_dirs = version >= 3 && !self.log_dirs.is_empty();
         let write_cordoned_log_dirs = version >= 4 && self.cordoned_log_dirs.is_some();
@@ -233,17 +233,19 @@ impl<'a> rt::Encode for RegisterBrokerRecord<'a> {
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_log_dirs)?;
         if write_log_dirs {
-            rt::put_tag_header(buf, 0u32, rt::scalar_array_len(&self.log_dirs, true));
-            rt::put_scalar_array(buf, &self.log_dirs, true).in_field("log_dirs")?;
+            buf.put_tag_header(0u32, rt::scalar_array_len(&self.log_dirs, rt::COMPACT));
+            buf.put_scalar_array(&self.log_dirs, rt::COMPACT).in_field("log_dirs")?;
         }
         tagged.write_before(buf, 1u32, write_cordoned_log_dirs)?;
         if write_cordoned_log_dirs {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 1u32,
-                rt::nullable_scalar_array_len(self.cordoned_log_dirs.as_ref(), true),
+                rt::nullable_scalar_array_len(
+                    self.cordoned_log_dirs.as_ref(),
+                    rt::COMPACT,
+                ),
             );
-            rt::put_nullable_scalar_array(buf, self.cordoned_log_dirs.as_ref(), true)
+            buf.put_nullable_scalar_array(self.cordoned_log_dirs.as_ref(), rt::COMPACT)
                 .in_field("cordoned_log_dirs")?;
         }
         tagged.finish(buf);
@@ -255,21 +257,27 @@ impl<'a> rt::Encode for RegisterBrokerRecord<'a> {
         let write_cordoned_log_dirs = version >= 4 && self.cordoned_log_dirs.is_some();
         let count = self.unknown_tagged_fields.len() + usize::from(write_log_dirs)
             + usize::from(write_cordoned_log_dirs);
-        4 + (if version >= 2 { 1 } else { 0 }) + 16 + 8
-            + rt::struct_array_len(&self.end_points, true, version)
-            + rt::struct_array_len(&self.features, true, version)
-            + rt::nullable_string_len(self.rack.as_deref(), true) + 1
+        4 + (if version >= 2 { 1 } else { 0 }) + 24
+            + rt::struct_array_len(&self.end_points, rt::COMPACT, version)
+            + rt::struct_array_len(&self.features, rt::COMPACT, version)
+            + rt::nullable_string_len(self.rack.as_deref(), rt::COMPACT) + 1
             + (if version >= 1 { 1 } else { 0 }) + rt::varint::uvarint_len(count as u32)
             + rt::unknown_tagged_fields_len(&self.unknown_tagged_fields)
             + if write_log_dirs {
-                rt::tagged_field_len(0u32, rt::scalar_array_len(&self.log_dirs, true))
+                rt::tagged_field_len(
+                    0u32,
+                    rt::scalar_array_len(&self.log_dirs, rt::COMPACT),
+                )
             } else {
                 0
             }
             + if write_cordoned_log_dirs {
                 rt::tagged_field_len(
                     1u32,
-                    rt::nullable_scalar_array_len(self.cordoned_log_dirs.as_ref(), true),
+                    rt::nullable_scalar_array_len(
+                        self.cordoned_log_dirs.as_ref(),
+                        rt::COMPACT,
+                    ),
                 )
             } else {
                 0
@@ -363,15 +371,6 @@ impl<'a> rt::IntoOwned for RegisterBrokerRecord<'a> {
     }
 }
 
-impl RegisterBrokerRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> RegisterBrokerRecord<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Listeners on which the broker accepts connections.
 ///
 /// The `BrokerEndpoint` struct of `RegisterBrokerRecord`, used in versions 0-4.
@@ -404,8 +403,8 @@ impl<'a> rt::Decode<'a> for BrokerEndpoint<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
-        let host = r.read_string(true).in_field("host")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let mut fixed: rt::FixedFields<4> = r
             .read_fixed(&[("port", 2), ("security_protocol", 2)])?;
         let port = fixed.u16();
@@ -424,10 +423,10 @@ impl<'a> rt::Decode<'a> for BrokerEndpoint<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.skip_fixed(4, &[("port", 2), ("security_protocol", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -439,18 +438,18 @@ impl<'a> rt::Encode for BrokerEndpoint<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<4>::new().u16(self.port).i16(self.security_protocol),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + rt::string_len(&self.host, true) + 2 + 2
-            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        rt::string_len(&self.name, rt::COMPACT) + rt::string_len(&self.host, rt::COMPACT)
+            + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -495,15 +494,6 @@ impl<'a> rt::IntoOwned for BrokerEndpoint<'a> {
     }
 }
 
-impl BrokerEndpoint<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> BrokerEndpoint<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Features the broker supports, each with the range of levels it can run.
 ///
 /// The `BrokerFeature` struct of `RegisterBrokerRecord`, used in versions 0-4.
@@ -532,7 +522,7 @@ impl<'a> rt::Decode<'a> for BrokerFeature<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let mut fixed: rt::FixedFields<4> = r
             .read_fixed(&[("min_supported_version", 2), ("max_supported_version", 2)])?;
         let min_supported_version = fixed.i16();
@@ -550,9 +540,9 @@ impl<'a> rt::Decode<'a> for BrokerFeature<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_fixed(4, &[("min_supported_version", 2), ("max_supported_version", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -564,18 +554,18 @@ impl<'a> rt::Encode for BrokerFeature<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<4>::new()
                 .i16(self.min_supported_version)
                 .i16(self.max_supported_version),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + 2 + 2
+        rt::string_len(&self.name, rt::COMPACT) + 4
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -615,14 +605,5 @@ impl<'a> rt::IntoOwned for BrokerFeature<'a> {
             max_supported_version: self.max_supported_version,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl BrokerFeature<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> BrokerFeature<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -58,10 +58,10 @@ impl<'a> rt::Decode<'a> for RegisterControllerRecord<'a> {
         let incarnation_id = fixed.uuid();
         let zk_migration_ready = r.read_bool().in_field("zk_migration_ready")?;
         let end_points = r
-            .read_struct_array::<ControllerEndpoint>(true, version)
+            .read_struct_array::<ControllerEndpoint>(rt::COMPACT, version)
             .in_field("end_points")?;
         let features = r
-            .read_struct_array::<ControllerFeature>(true, version)
+            .read_struct_array::<ControllerFeature>(rt::COMPACT, version)
             .in_field("features")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -87,17 +87,17 @@ impl<'a> rt::Encode for RegisterControllerRecord<'a> {
                 .i32(self.controller_id)
                 .uuid(self.incarnation_id),
         );
-        rt::put_bool(buf, self.zk_migration_ready);
-        rt::put_struct_array(buf, &self.end_points, true, version)
+        buf.put_bool(self.zk_migration_ready);
+        buf.put_struct_array(&self.end_points, rt::COMPACT, version)
             .in_field("end_points")?;
-        rt::put_struct_array(buf, &self.features, true, version).in_field("features")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.features, rt::COMPACT, version).in_field("features")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 16 + 1 + rt::struct_array_len(&self.end_points, true, version)
-            + rt::struct_array_len(&self.features, true, version)
+        20 + 1 + rt::struct_array_len(&self.end_points, rt::COMPACT, version)
+            + rt::struct_array_len(&self.features, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -146,15 +146,6 @@ impl<'a> rt::IntoOwned for RegisterControllerRecord<'a> {
     }
 }
 
-impl RegisterControllerRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> RegisterControllerRecord<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Listeners on which the controller accepts connections.
 ///
 /// The `ControllerEndpoint` struct of `RegisterControllerRecord`, used in versions 0.
@@ -187,8 +178,8 @@ impl<'a> rt::Decode<'a> for ControllerEndpoint<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
-        let host = r.read_string(true).in_field("host")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let mut fixed: rt::FixedFields<4> = r
             .read_fixed(&[("port", 2), ("security_protocol", 2)])?;
         let port = fixed.u16();
@@ -207,10 +198,10 @@ impl<'a> rt::Decode<'a> for ControllerEndpoint<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.skip_fixed(4, &[("port", 2), ("security_protocol", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -222,18 +213,18 @@ impl<'a> rt::Encode for ControllerEndpoint<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<4>::new().u16(self.port).i16(self.security_protocol),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + rt::string_len(&self.host, true) + 2 + 2
-            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        rt::string_len(&self.name, rt::COMPACT) + rt::string_len(&self.host, rt::COMPACT)
+            + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -278,15 +269,6 @@ impl<'a> rt::IntoOwned for ControllerEndpoint<'a> {
     }
 }
 
-impl ControllerEndpoint<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ControllerEndpoint<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Features the controller supports, each with the range of levels it can run.
 ///
 /// The `ControllerFeature` struct of `RegisterControllerRecord`, used in versions 0.
@@ -315,7 +297,7 @@ impl<'a> rt::Decode<'a> for ControllerFeature<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let mut fixed: rt::FixedFields<4> = r
             .read_fixed(&[("min_supported_version", 2), ("max_supported_version", 2)])?;
         let min_supported_version = fixed.i16();
@@ -333,9 +315,9 @@ impl<'a> rt::Decode<'a> for ControllerFeature<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_fixed(4, &[("min_supported_version", 2), ("max_supported_version", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -347,18 +329,18 @@ impl<'a> rt::Encode for ControllerFeature<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<4>::new()
                 .i16(self.min_supported_version)
                 .i16(self.max_supported_version),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + 2 + 2
+        rt::string_len(&self.name, rt::COMPACT) + 4
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -398,14 +380,5 @@ impl<'a> rt::IntoOwned for ControllerFeature<'a> {
             max_supported_version: self.max_supported_version,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ControllerFeature<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ControllerFeature<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

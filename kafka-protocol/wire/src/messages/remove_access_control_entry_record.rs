@@ -48,7 +48,7 @@ impl<'a> rt::Encode for RemoveAccessControlEntryRecord<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.id.as_bytes());
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -86,14 +86,5 @@ impl<'a> rt::IntoOwned for RemoveAccessControlEntryRecord<'a> {
             id: self.id,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl RemoveAccessControlEntryRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> RemoveAccessControlEntryRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

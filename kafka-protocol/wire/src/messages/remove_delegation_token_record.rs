@@ -35,7 +35,7 @@ impl<'a> rt::Decode<'a> for RemoveDelegationTokenRecord<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let token_id = r.read_string(true).in_field("token_id")?;
+        let token_id = r.read_string(rt::COMPACT).in_field("token_id")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             token_id,
@@ -51,13 +51,13 @@ impl<'a> rt::Encode for RemoveDelegationTokenRecord<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.token_id, true).in_field("token_id")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.token_id, rt::COMPACT).in_field("token_id")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.token_id, true)
+        rt::string_len(&self.token_id, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -91,14 +91,5 @@ impl<'a> rt::IntoOwned for RemoveDelegationTokenRecord<'a> {
             token_id: rt::IntoOwned::into_owned(self.token_id),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl RemoveDelegationTokenRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> RemoveDelegationTokenRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

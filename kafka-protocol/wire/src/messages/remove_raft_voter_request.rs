@@ -55,7 +55,7 @@ impl<'a> rt::Decode<'a> for RemoveRaftVoterRequest<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let cluster_id = r.read_nullable_string(true).in_field("cluster_id")?;
+        let cluster_id = r.read_nullable_string(rt::COMPACT).in_field("cluster_id")?;
         let mut fixed: rt::FixedFields<20> = r
             .read_fixed(&[("voter_id", 4), ("voter_directory_id", 16)])?;
         let voter_id = fixed.i32();
@@ -77,19 +77,19 @@ impl<'a> rt::Encode for RemoveRaftVoterRequest<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_nullable_string(buf, self.cluster_id.as_deref(), true)
+        buf.put_nullable_string(self.cluster_id.as_deref(), rt::COMPACT)
             .in_field("cluster_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<20>::new()
                 .i32(self.voter_id)
                 .uuid(self.voter_directory_id),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::nullable_string_len(self.cluster_id.as_deref(), true) + 4 + 16
+        rt::nullable_string_len(self.cluster_id.as_deref(), rt::COMPACT) + 20
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -129,14 +129,5 @@ impl<'a> rt::IntoOwned for RemoveRaftVoterRequest<'a> {
             voter_directory_id: self.voter_directory_id,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl RemoveRaftVoterRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> RemoveRaftVoterRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -51,7 +51,7 @@ impl<'a> rt::Encode for RemoveTopicRecord<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -89,14 +89,5 @@ impl<'a> rt::IntoOwned for RemoveTopicRecord<'a> {
             topic_id: self.topic_id,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl RemoveTopicRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> RemoveTopicRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

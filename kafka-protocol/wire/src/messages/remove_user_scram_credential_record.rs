@@ -39,7 +39,7 @@ impl<'a> rt::Decode<'a> for RemoveUserScramCredentialRecord<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let mechanism = r.read_i8().in_field("mechanism")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -57,14 +57,14 @@ impl<'a> rt::Encode for RemoveUserScramCredentialRecord<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_i8(self.mechanism);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + 1
+        rt::string_len(&self.name, rt::COMPACT) + 1
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -101,14 +101,5 @@ impl<'a> rt::IntoOwned for RemoveUserScramCredentialRecord<'a> {
             mechanism: self.mechanism,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl RemoveUserScramCredentialRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> RemoveUserScramCredentialRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -41,6 +41,7 @@ impl<'a> rt::Decode<'a> for RenewDelegationTokenResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let mut fixed: rt::FixedFields<14> = r
             .read_fixed(
                 &[("error_code", 2), ("expiry_timestamp_ms", 8), ("throttle_time_ms", 4)],
@@ -48,7 +49,7 @@ impl<'a> rt::Decode<'a> for RenewDelegationTokenResponse<'a> {
         let error_code = fixed.i16();
         let expiry_timestamp_ms = fixed.i64();
         let throttle_time_ms = fixed.i32();
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -69,14 +70,15 @@ impl<'a> rt::Encode for RenewDelegationTokenResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_fixed(
             rt::FixedFieldsWriter::<14>::new()
                 .i16(self.error_code)
                 .i64(self.expiry_timestamp_ms)
                 .i32(self.throttle_time_ms),
         );
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -84,8 +86,9 @@ impl<'a> rt::Encode for RenewDelegationTokenResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + 8 + 4
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        14
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -132,14 +135,5 @@ impl<'a> rt::IntoOwned for RenewDelegationTokenResponse<'a> {
             throttle_time_ms: self.throttle_time_ms,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl RenewDelegationTokenResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> RenewDelegationTokenResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -55,6 +55,7 @@ impl<'a> rt::Decode<'a> for RequestHeader<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let mut fixed: rt::FixedFields<8> = r
             .read_fixed(
                 &[
@@ -66,8 +67,8 @@ impl<'a> rt::Decode<'a> for RequestHeader<'a> {
         let request_api_key = fixed.i16();
         let request_api_version = fixed.i16();
         let correlation_id = fixed.i32();
-        let client_id = r.read_nullable_string(false).in_field("client_id")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let client_id = r.read_nullable_string(rt::CLASSIC).in_field("client_id")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -89,16 +90,17 @@ impl<'a> rt::Encode for RequestHeader<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new()
                 .i16(self.request_api_key)
                 .i16(self.request_api_version)
                 .i32(self.correlation_id),
         );
-        rt::put_nullable_string(buf, self.client_id.as_deref(), false)
+        buf.put_nullable_string(self.client_id.as_deref(), rt::CLASSIC)
             .in_field("client_id")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -106,8 +108,9 @@ impl<'a> rt::Encode for RequestHeader<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + 2 + 4 + rt::nullable_string_len(self.client_id.as_deref(), false)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        8 + rt::nullable_string_len(self.client_id.as_deref(), rt::CLASSIC)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -157,14 +160,5 @@ impl<'a> rt::IntoOwned for RequestHeader<'a> {
             client_id: rt::IntoOwned::into_owned(self.client_id),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl RequestHeader<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> RequestHeader<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -35,10 +35,9 @@ impl<'a> rt::Decode<'a> for SaslAuthenticateRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let auth_bytes: Cow<'a, [u8]> = r
-            .read_bytes(version >= 2)
-            .in_field("auth_bytes")?;
-        let unknown_tagged_fields = if version >= 2 {
+        let flexible = version >= 2;
+        let auth_bytes: Cow<'a, [u8]> = r.read_bytes(flexible).in_field("auth_bytes")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -57,9 +56,10 @@ impl<'a> rt::Encode for SaslAuthenticateRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_bytes(buf, &self.auth_bytes, version >= 2).in_field("auth_bytes")?;
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 2;
+        buf.put_bytes(&self.auth_bytes, flexible).in_field("auth_bytes")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -67,8 +67,9 @@ impl<'a> rt::Encode for SaslAuthenticateRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::bytes_len(&self.auth_bytes, version >= 2)
-            + (if version >= 2 {
+        let flexible = version >= 2;
+        rt::bytes_len(&self.auth_bytes, flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -109,14 +110,5 @@ impl<'a> rt::IntoOwned for SaslAuthenticateRequest<'a> {
             auth_bytes: rt::IntoOwned::into_owned(self.auth_bytes),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl SaslAuthenticateRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> SaslAuthenticateRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -60,19 +60,16 @@ impl<'a> rt::Decode<'a> for SaslAuthenticateResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 2;
         let error_code = r.read_i16().in_field("error_code")?;
-        let error_message = r
-            .read_nullable_string(version >= 2)
-            .in_field("error_message")?;
-        let auth_bytes: Cow<'a, [u8]> = r
-            .read_bytes(version >= 2)
-            .in_field("auth_bytes")?;
+        let error_message = r.read_nullable_string(flexible).in_field("error_message")?;
+        let auth_bytes: Cow<'a, [u8]> = r.read_bytes(flexible).in_field("auth_bytes")?;
         let session_lifetime_ms = if version >= 1 {
             r.read_i64().in_field("session_lifetime_ms")?
         } else {
             0
         };
-        let unknown_tagged_fields = if version >= 2 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -94,15 +91,16 @@ impl<'a> rt::Encode for SaslAuthenticateResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 2;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), version >= 2)
+        buf.put_nullable_string(self.error_message.as_deref(), flexible)
             .in_field("error_message")?;
-        rt::put_bytes(buf, &self.auth_bytes, version >= 2).in_field("auth_bytes")?;
+        buf.put_bytes(&self.auth_bytes, flexible).in_field("auth_bytes")?;
         if version >= 1 {
             buf.put_i64(self.session_lifetime_ms);
         }
-        if version >= 2 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -110,10 +108,11 @@ impl<'a> rt::Encode for SaslAuthenticateResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + rt::nullable_string_len(self.error_message.as_deref(), version >= 2)
-            + rt::bytes_len(&self.auth_bytes, version >= 2)
+        let flexible = version >= 2;
+        2 + rt::nullable_string_len(self.error_message.as_deref(), flexible)
+            + rt::bytes_len(&self.auth_bytes, flexible)
             + (if version >= 1 { 8 } else { 0 })
-            + (if version >= 2 {
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -169,14 +168,5 @@ impl<'a> rt::IntoOwned for SaslAuthenticateResponse<'a> {
             session_lifetime_ms: self.session_lifetime_ms,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl SaslAuthenticateResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> SaslAuthenticateResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -32,7 +32,7 @@ impl<'a> rt::Decode<'a> for SaslHandshakeRequest<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let mechanism = r.read_string(false).in_field("mechanism")?;
+        let mechanism = r.read_string(rt::CLASSIC).in_field("mechanism")?;
         Ok(Self { mechanism })
     }
 }
@@ -44,12 +44,12 @@ impl<'a> rt::Encode for SaslHandshakeRequest<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.mechanism, false).in_field("mechanism")?;
+        buf.put_string(&self.mechanism, rt::CLASSIC).in_field("mechanism")?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.mechanism, false)
+        rt::string_len(&self.mechanism, rt::CLASSIC)
     }
 }
 
@@ -79,14 +79,5 @@ impl<'a> rt::IntoOwned for SaslHandshakeRequest<'a> {
         SaslHandshakeRequest {
             mechanism: rt::IntoOwned::into_owned(self.mechanism),
         }
-    }
-}
-
-impl SaslHandshakeRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> SaslHandshakeRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -38,7 +38,7 @@ impl<'a> rt::Decode<'a> for SaslHandshakeResponse<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let error_code = r.read_i16().in_field("error_code")?;
         let mechanisms = r
-            .read_array(false, |r| r.read_string(false))
+            .read_array(rt::CLASSIC, |r| r.read_string(rt::CLASSIC))
             .in_field("mechanisms")?;
         Ok(Self { error_code, mechanisms })
     }
@@ -52,18 +52,22 @@ impl<'a> rt::Encode for SaslHandshakeResponse<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i16(self.error_code);
-        rt::put_array(
-                buf,
+        buf.put_array(
                 &self.mechanisms,
-                false,
-                |buf, v| rt::put_string(buf, v, false),
+                rt::CLASSIC,
+                |buf, v| buf.put_string(v, rt::CLASSIC),
             )
             .in_field("mechanisms")?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        2 + rt::array_len(&self.mechanisms, false, |v| rt::string_len(v, false))
+        2
+            + rt::array_len(
+                &self.mechanisms,
+                rt::CLASSIC,
+                |v| rt::string_len(v, rt::CLASSIC),
+            )
     }
 }
 
@@ -96,14 +100,5 @@ impl<'a> rt::IntoOwned for SaslHandshakeResponse<'a> {
             error_code: self.error_code,
             mechanisms: rt::IntoOwned::into_owned(self.mechanisms),
         }
-    }
-}
-
-impl SaslHandshakeResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> SaslHandshakeResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -66,8 +66,8 @@ impl<'a> rt::Decode<'a> for ShareAcknowledgeRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let group_id = r.read_nullable_string(true).in_field("group_id")?;
-        let member_id = r.read_nullable_string(true).in_field("member_id")?;
+        let group_id = r.read_nullable_string(rt::COMPACT).in_field("group_id")?;
+        let member_id = r.read_nullable_string(rt::COMPACT).in_field("member_id")?;
         let share_session_epoch = r.read_i32().in_field("share_session_epoch")?;
         let is_renew_ack = if version >= 2 {
             r.read_bool().in_field("is_renew_ack")?
@@ -75,7 +75,7 @@ impl<'a> rt::Decode<'a> for ShareAcknowledgeRequest<'a> {
             false
         };
         let topics = r
-            .read_struct_array::<AcknowledgeTopic>(true, version)
+            .read_struct_array::<AcknowledgeTopic>(rt::COMPACT, version)
             .in_field("topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -102,24 +102,24 @@ impl<'a> rt::Encode for ShareAcknowledgeRequest<'a> {
                     .in_field("is_renew_ack"),
             );
         }
-        rt::put_nullable_string(buf, self.group_id.as_deref(), true)
+        buf.put_nullable_string(self.group_id.as_deref(), rt::COMPACT)
             .in_field("group_id")?;
-        rt::put_nullable_string(buf, self.member_id.as_deref(), true)
+        buf.put_nullable_string(self.member_id.as_deref(), rt::COMPACT)
             .in_field("member_id")?;
         buf.put_i32(self.share_session_epoch);
         if version >= 2 {
-            rt::put_bool(buf, self.is_renew_ack);
+            buf.put_bool(self.is_renew_ack);
         }
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::nullable_string_len(self.group_id.as_deref(), true)
-            + rt::nullable_string_len(self.member_id.as_deref(), true) + 4
+        rt::nullable_string_len(self.group_id.as_deref(), rt::COMPACT)
+            + rt::nullable_string_len(self.member_id.as_deref(), rt::COMPACT) + 4
             + (if version >= 2 { 1 } else { 0 })
-            + rt::struct_array_len(&self.topics, true, version)
+            + rt::struct_array_len(&self.topics, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -174,15 +174,6 @@ impl<'a> rt::IntoOwned for ShareAcknowledgeRequest<'a> {
     }
 }
 
-impl ShareAcknowledgeRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ShareAcknowledgeRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Ranges of offsets to acknowledge in this partition.
 ///
 /// The `AcknowledgementBatch` struct of `ShareAcknowledgeRequest`, used in versions 1-2.
@@ -216,7 +207,7 @@ impl<'a> rt::Decode<'a> for AcknowledgementBatch<'a> {
         let first_offset = fixed.i64();
         let last_offset = fixed.i64();
         let acknowledge_types = r
-            .read_scalar_array::<i8>(true)
+            .read_scalar_array::<i8>(rt::COMPACT)
             .in_field("acknowledge_types")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -232,8 +223,8 @@ impl<'a> rt::Decode<'a> for AcknowledgementBatch<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(16, &[("first_offset", 8), ("last_offset", 8)])?;
-        r.read_scalar_array::<i8>(true).in_field("acknowledge_types")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_scalar_array::<i8>(rt::COMPACT).in_field("acknowledge_types")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -250,14 +241,14 @@ impl<'a> rt::Encode for AcknowledgementBatch<'a> {
                 .i64(self.first_offset)
                 .i64(self.last_offset),
         );
-        rt::put_scalar_array(buf, &self.acknowledge_types, true)
+        buf.put_scalar_array(&self.acknowledge_types, rt::COMPACT)
             .in_field("acknowledge_types")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        8 + 8 + rt::scalar_array_len(&self.acknowledge_types, true)
+        16 + rt::scalar_array_len(&self.acknowledge_types, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -300,15 +291,6 @@ impl<'a> rt::IntoOwned for AcknowledgementBatch<'a> {
     }
 }
 
-impl AcknowledgementBatch<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AcknowledgementBatch<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions of this topic with records to acknowledge.
 ///
 /// The `AcknowledgePartition` struct of `ShareAcknowledgeRequest`, used in versions 1-2.
@@ -336,7 +318,7 @@ impl<'a> rt::Decode<'a> for AcknowledgePartition<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let partition_index = r.read_i32().in_field("partition_index")?;
         let acknowledgement_batches = r
-            .read_struct_array::<AcknowledgementBatch>(true, version)
+            .read_struct_array::<AcknowledgementBatch>(rt::COMPACT, version)
             .in_field("acknowledgement_batches")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -351,9 +333,9 @@ impl<'a> rt::Decode<'a> for AcknowledgePartition<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i32().in_field("partition_index")?;
-        r.skip_struct_array::<AcknowledgementBatch>(true, false, version)
+        r.skip_struct_array::<AcknowledgementBatch>(rt::COMPACT, version)
             .in_field("acknowledgement_batches")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -366,14 +348,14 @@ impl<'a> rt::Encode for AcknowledgePartition<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.partition_index);
-        rt::put_struct_array(buf, &self.acknowledgement_batches, true, version)
+        buf.put_struct_array(&self.acknowledgement_batches, rt::COMPACT, version)
             .in_field("acknowledgement_batches")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.acknowledgement_batches, true, version)
+        4 + rt::struct_array_len(&self.acknowledgement_batches, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -415,15 +397,6 @@ impl<'a> rt::IntoOwned for AcknowledgePartition<'a> {
     }
 }
 
-impl AcknowledgePartition<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AcknowledgePartition<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Records to acknowledge, grouped by topic.
 ///
 /// The `AcknowledgeTopic` struct of `ShareAcknowledgeRequest`, used in versions 1-2.
@@ -451,7 +424,7 @@ impl<'a> rt::Decode<'a> for AcknowledgeTopic<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
         let partitions = r
-            .read_struct_array::<AcknowledgePartition>(true, version)
+            .read_struct_array::<AcknowledgePartition>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -466,9 +439,9 @@ impl<'a> rt::Decode<'a> for AcknowledgeTopic<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("topic_id")?;
-        r.skip_struct_array::<AcknowledgePartition>(true, false, version)
+        r.skip_struct_array::<AcknowledgePartition>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -481,14 +454,14 @@ impl<'a> rt::Encode for AcknowledgeTopic<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        16 + rt::struct_array_len(&self.partitions, true, version)
+        16 + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -525,14 +498,5 @@ impl<'a> rt::IntoOwned for AcknowledgeTopic<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AcknowledgeTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AcknowledgeTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

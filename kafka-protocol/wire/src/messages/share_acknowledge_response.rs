@@ -60,17 +60,19 @@ impl<'a> rt::Decode<'a> for ShareAcknowledgeResponse<'a> {
             .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let acquisition_lock_timeout_ms = if version >= 2 {
             r.read_i32().in_field("acquisition_lock_timeout_ms")?
         } else {
             0
         };
         let responses = r
-            .read_struct_array::<ShareAcknowledgeTopicResponse>(true, version)
+            .read_struct_array::<ShareAcknowledgeTopicResponse>(rt::COMPACT, version)
             .in_field("responses")?;
         let node_endpoints = r
-            .read_struct_array::<NodeEndpoint>(true, version)
+            .read_struct_array::<NodeEndpoint>(rt::COMPACT, version)
             .in_field("node_endpoints")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -97,23 +99,24 @@ impl<'a> rt::Encode for ShareAcknowledgeResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
         if version >= 2 {
             buf.put_i32(self.acquisition_lock_timeout_ms);
         }
-        rt::put_struct_array(buf, &self.responses, true, version).in_field("responses")?;
-        rt::put_struct_array(buf, &self.node_endpoints, true, version)
+        buf.put_struct_array(&self.responses, rt::COMPACT, version)
+            .in_field("responses")?;
+        buf.put_struct_array(&self.node_endpoints, rt::COMPACT, version)
             .in_field("node_endpoints")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
+        6 + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
             + (if version >= 2 { 4 } else { 0 })
-            + rt::struct_array_len(&self.responses, true, version)
-            + rt::struct_array_len(&self.node_endpoints, true, version)
+            + rt::struct_array_len(&self.responses, rt::COMPACT, version)
+            + rt::struct_array_len(&self.node_endpoints, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -176,15 +179,6 @@ impl<'a> rt::IntoOwned for ShareAcknowledgeResponse<'a> {
     }
 }
 
-impl ShareAcknowledgeResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ShareAcknowledgeResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Leader of the partition as this broker knows it, so the consumer can redirect after a not-leader error.
 ///
 /// The `LeaderIdAndEpoch` struct of `ShareAcknowledgeResponse`, used in versions 1-2.
@@ -226,7 +220,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(8, &[("leader_id", 4), ("leader_epoch", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -241,12 +235,12 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new().i32(self.leader_id).i32(self.leader_epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -282,15 +276,6 @@ impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
             leader_epoch: self.leader_epoch,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl LeaderIdAndEpoch<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> LeaderIdAndEpoch<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -330,7 +315,9 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             .read_fixed(&[("partition_index", 4), ("error_code", 2)])?;
         let partition_index = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let current_leader = LeaderIdAndEpoch::decode_from(r, version)
             .in_field("current_leader")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
@@ -348,9 +335,9 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
-        r.read_nullable_string(true).in_field("error_message")?;
+        r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
         LeaderIdAndEpoch::validate_from(r, version).in_field("current_leader")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -367,15 +354,15 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i32(self.partition_index)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
         self.current_leader.encode_to(buf, version).in_field("current_leader")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
+        6 + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
             + self.current_leader.encoded_len(version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -422,15 +409,6 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
     }
 }
 
-impl PartitionData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Acknowledgement results, grouped by topic.
 ///
 /// The `ShareAcknowledgeTopicResponse` struct of `ShareAcknowledgeResponse`, used in versions 1-2.
@@ -458,7 +436,7 @@ impl<'a> rt::Decode<'a> for ShareAcknowledgeTopicResponse<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
         let partitions = r
-            .read_struct_array::<PartitionData>(true, version)
+            .read_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -473,9 +451,9 @@ impl<'a> rt::Decode<'a> for ShareAcknowledgeTopicResponse<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("topic_id")?;
-        r.skip_struct_array::<PartitionData>(true, false, version)
+        r.skip_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -488,14 +466,14 @@ impl<'a> rt::Encode for ShareAcknowledgeTopicResponse<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        16 + rt::struct_array_len(&self.partitions, true, version)
+        16 + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -535,15 +513,6 @@ impl<'a> rt::IntoOwned for ShareAcknowledgeTopicResponse<'a> {
     }
 }
 
-impl ShareAcknowledgeTopicResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ShareAcknowledgeTopicResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Connection details of the leaders named in `CurrentLeader` for partitions that failed with NOT_LEADER_OR_FOLLOWER.
 ///
 /// The `NodeEndpoint` struct of `ShareAcknowledgeResponse`, used in versions 1-2.
@@ -577,9 +546,9 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let node_id = r.read_i32().in_field("node_id")?;
-        let host = r.read_string(true).in_field("host")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let port = r.read_i32().in_field("port")?;
-        let rack = r.read_nullable_string(true).in_field("rack")?;
+        let rack = r.read_nullable_string(rt::COMPACT).in_field("rack")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             node_id,
@@ -595,10 +564,10 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i32().in_field("node_id")?;
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.read_i32().in_field("port")?;
-        r.read_nullable_string(true).in_field("rack")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(rt::COMPACT).in_field("rack")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -611,16 +580,16 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.node_id);
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_i32(self.port);
-        rt::put_nullable_string(buf, self.rack.as_deref(), true).in_field("rack")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_nullable_string(self.rack.as_deref(), rt::COMPACT).in_field("rack")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + rt::string_len(&self.host, true) + 4
-            + rt::nullable_string_len(self.rack.as_deref(), true)
+        4 + rt::string_len(&self.host, rt::COMPACT) + 4
+            + rt::nullable_string_len(self.rack.as_deref(), rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -663,14 +632,5 @@ impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
             rack: rt::IntoOwned::into_owned(self.rack),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl NodeEndpoint<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> NodeEndpoint<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

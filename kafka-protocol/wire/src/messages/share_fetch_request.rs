@@ -71,7 +71,7 @@ impl Default for ShareFetchRequest<'_> {
             share_session_epoch: 0,
             max_wait_ms: 0,
             min_bytes: 0,
-            max_bytes: 2147483647,
+            max_bytes: i32::MAX,
             max_records: 0,
             batch_size: 0,
             share_acquire_mode: 0,
@@ -101,8 +101,8 @@ impl<'a> rt::Decode<'a> for ShareFetchRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let group_id = r.read_nullable_string(true).in_field("group_id")?;
-        let member_id = r.read_nullable_string(true).in_field("member_id")?;
+        let group_id = r.read_nullable_string(rt::COMPACT).in_field("group_id")?;
+        let member_id = r.read_nullable_string(rt::COMPACT).in_field("member_id")?;
         let mut fixed: rt::FixedFields<24> = r
             .read_fixed(
                 &[
@@ -131,10 +131,10 @@ impl<'a> rt::Decode<'a> for ShareFetchRequest<'a> {
             false
         };
         let topics = r
-            .read_struct_array::<FetchTopic>(true, version)
+            .read_struct_array::<FetchTopic>(rt::COMPACT, version)
             .in_field("topics")?;
         let forgotten_topics_data = r
-            .read_struct_array::<ForgottenTopic>(true, version)
+            .read_struct_array::<ForgottenTopic>(rt::COMPACT, version)
             .in_field("forgotten_topics_data")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -168,9 +168,9 @@ impl<'a> rt::Encode for ShareFetchRequest<'a> {
                     .in_field("is_renew_ack"),
             );
         }
-        rt::put_nullable_string(buf, self.group_id.as_deref(), true)
+        buf.put_nullable_string(self.group_id.as_deref(), rt::COMPACT)
             .in_field("group_id")?;
-        rt::put_nullable_string(buf, self.member_id.as_deref(), true)
+        buf.put_nullable_string(self.member_id.as_deref(), rt::COMPACT)
             .in_field("member_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<24>::new()
@@ -185,22 +185,21 @@ impl<'a> rt::Encode for ShareFetchRequest<'a> {
             buf.put_i8(self.share_acquire_mode);
         }
         if version >= 2 {
-            rt::put_bool(buf, self.is_renew_ack);
+            buf.put_bool(self.is_renew_ack);
         }
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
-        rt::put_struct_array(buf, &self.forgotten_topics_data, true, version)
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_struct_array(&self.forgotten_topics_data, rt::COMPACT, version)
             .in_field("forgotten_topics_data")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::nullable_string_len(self.group_id.as_deref(), true)
-            + rt::nullable_string_len(self.member_id.as_deref(), true) + 4 + 4 + 4 + 4
-            + 4 + 4 + (if version >= 2 { 1 } else { 0 })
-            + (if version >= 2 { 1 } else { 0 })
-            + rt::struct_array_len(&self.topics, true, version)
-            + rt::struct_array_len(&self.forgotten_topics_data, true, version)
+        rt::nullable_string_len(self.group_id.as_deref(), rt::COMPACT)
+            + rt::nullable_string_len(self.member_id.as_deref(), rt::COMPACT) + 24
+            + (if version >= 2 { 1 } else { 0 }) + (if version >= 2 { 1 } else { 0 })
+            + rt::struct_array_len(&self.topics, rt::COMPACT, version)
+            + rt::struct_array_len(&self.forgotten_topics_data, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -282,15 +281,6 @@ impl<'a> rt::IntoOwned for ShareFetchRequest<'a> {
     }
 }
 
-impl ShareFetchRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ShareFetchRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Ranges of offsets acquired earlier that this request acknowledges.
 ///
 /// The `AcknowledgementBatch` struct of `ShareFetchRequest`, used in versions 1-2.
@@ -324,7 +314,7 @@ impl<'a> rt::Decode<'a> for AcknowledgementBatch<'a> {
         let first_offset = fixed.i64();
         let last_offset = fixed.i64();
         let acknowledge_types = r
-            .read_scalar_array::<i8>(true)
+            .read_scalar_array::<i8>(rt::COMPACT)
             .in_field("acknowledge_types")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -340,8 +330,8 @@ impl<'a> rt::Decode<'a> for AcknowledgementBatch<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(16, &[("first_offset", 8), ("last_offset", 8)])?;
-        r.read_scalar_array::<i8>(true).in_field("acknowledge_types")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_scalar_array::<i8>(rt::COMPACT).in_field("acknowledge_types")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -358,14 +348,14 @@ impl<'a> rt::Encode for AcknowledgementBatch<'a> {
                 .i64(self.first_offset)
                 .i64(self.last_offset),
         );
-        rt::put_scalar_array(buf, &self.acknowledge_types, true)
+        buf.put_scalar_array(&self.acknowledge_types, rt::COMPACT)
             .in_field("acknowledge_types")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        8 + 8 + rt::scalar_array_len(&self.acknowledge_types, true)
+        16 + rt::scalar_array_len(&self.acknowledge_types, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -408,15 +398,6 @@ impl<'a> rt::IntoOwned for AcknowledgementBatch<'a> {
     }
 }
 
-impl AcknowledgementBatch<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AcknowledgementBatch<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions of this topic to fetch from or acknowledge in.
 ///
 /// The `FetchPartition` struct of `ShareFetchRequest`, used in versions 1-2.
@@ -444,7 +425,7 @@ impl<'a> rt::Decode<'a> for FetchPartition<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let partition_index = r.read_i32().in_field("partition_index")?;
         let acknowledgement_batches = r
-            .read_struct_array::<AcknowledgementBatch>(true, version)
+            .read_struct_array::<AcknowledgementBatch>(rt::COMPACT, version)
             .in_field("acknowledgement_batches")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -459,9 +440,9 @@ impl<'a> rt::Decode<'a> for FetchPartition<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i32().in_field("partition_index")?;
-        r.skip_struct_array::<AcknowledgementBatch>(true, false, version)
+        r.skip_struct_array::<AcknowledgementBatch>(rt::COMPACT, version)
             .in_field("acknowledgement_batches")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -474,14 +455,14 @@ impl<'a> rt::Encode for FetchPartition<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.partition_index);
-        rt::put_struct_array(buf, &self.acknowledgement_batches, true, version)
+        buf.put_struct_array(&self.acknowledgement_batches, rt::COMPACT, version)
             .in_field("acknowledgement_batches")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.acknowledgement_batches, true, version)
+        4 + rt::struct_array_len(&self.acknowledgement_batches, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -523,15 +504,6 @@ impl<'a> rt::IntoOwned for FetchPartition<'a> {
     }
 }
 
-impl FetchPartition<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> FetchPartition<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions to fetch from or acknowledge in, grouped by topic.
 ///
 /// The `FetchTopic` struct of `ShareFetchRequest`, used in versions 1-2.
@@ -559,7 +531,7 @@ impl<'a> rt::Decode<'a> for FetchTopic<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
         let partitions = r
-            .read_struct_array::<FetchPartition>(true, version)
+            .read_struct_array::<FetchPartition>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -574,9 +546,9 @@ impl<'a> rt::Decode<'a> for FetchTopic<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("topic_id")?;
-        r.skip_struct_array::<FetchPartition>(true, false, version)
+        r.skip_struct_array::<FetchPartition>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -589,14 +561,14 @@ impl<'a> rt::Encode for FetchTopic<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        16 + rt::struct_array_len(&self.partitions, true, version)
+        16 + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -636,15 +608,6 @@ impl<'a> rt::IntoOwned for FetchTopic<'a> {
     }
 }
 
-impl FetchTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> FetchTopic<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions to drop from the share session, grouped by topic.
 ///
 /// The `ForgottenTopic` struct of `ShareFetchRequest`, used in versions 1-2.
@@ -670,7 +633,7 @@ impl<'a> rt::Decode<'a> for ForgottenTopic<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
-        let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
+        let partitions = r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic_id,
@@ -684,8 +647,8 @@ impl<'a> rt::Decode<'a> for ForgottenTopic<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("topic_id")?;
-        r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -698,13 +661,13 @@ impl<'a> rt::Encode for ForgottenTopic<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_scalar_array(buf, &self.partitions, true).in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_scalar_array(&self.partitions, rt::COMPACT).in_field("partitions")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        16 + rt::scalar_array_len(&self.partitions, true)
+        16 + rt::scalar_array_len(&self.partitions, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -741,14 +704,5 @@ impl<'a> rt::IntoOwned for ForgottenTopic<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ForgottenTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ForgottenTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -60,15 +60,17 @@ impl<'a> rt::Decode<'a> for ShareFetchResponse<'a> {
             .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let acquisition_lock_timeout_ms = r
             .read_i32()
             .in_field("acquisition_lock_timeout_ms")?;
         let responses = r
-            .read_struct_array::<ShareFetchableTopicResponse>(true, version)
+            .read_struct_array::<ShareFetchableTopicResponse>(rt::COMPACT, version)
             .in_field("responses")?;
         let node_endpoints = r
-            .read_struct_array::<NodeEndpoint>(true, version)
+            .read_struct_array::<NodeEndpoint>(rt::COMPACT, version)
             .in_field("node_endpoints")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -95,20 +97,21 @@ impl<'a> rt::Encode for ShareFetchResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
         buf.put_i32(self.acquisition_lock_timeout_ms);
-        rt::put_struct_array(buf, &self.responses, true, version).in_field("responses")?;
-        rt::put_struct_array(buf, &self.node_endpoints, true, version)
+        buf.put_struct_array(&self.responses, rt::COMPACT, version)
+            .in_field("responses")?;
+        buf.put_struct_array(&self.node_endpoints, rt::COMPACT, version)
             .in_field("node_endpoints")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true) + 4
-            + rt::struct_array_len(&self.responses, true, version)
-            + rt::struct_array_len(&self.node_endpoints, true, version)
+        6 + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT) + 4
+            + rt::struct_array_len(&self.responses, rt::COMPACT, version)
+            + rt::struct_array_len(&self.node_endpoints, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -166,15 +169,6 @@ impl<'a> rt::IntoOwned for ShareFetchResponse<'a> {
     }
 }
 
-impl ShareFetchResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ShareFetchResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Leader of the partition as this broker knows it, so the consumer can redirect after a not-leader error.
 ///
 /// The `LeaderIdAndEpoch` struct of `ShareFetchResponse`, used in versions 1-2.
@@ -216,7 +210,7 @@ impl<'a> rt::Decode<'a> for LeaderIdAndEpoch<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(8, &[("leader_id", 4), ("leader_epoch", 4)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -231,12 +225,12 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new().i32(self.leader_id).i32(self.leader_epoch),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -272,15 +266,6 @@ impl<'a> rt::IntoOwned for LeaderIdAndEpoch<'a> {
             leader_epoch: self.leader_epoch,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl LeaderIdAndEpoch<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> LeaderIdAndEpoch<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -336,7 +321,7 @@ impl<'a> rt::Decode<'a> for AcquiredRecords<'a> {
             18,
             &[("first_offset", 8), ("last_offset", 8), ("delivery_count", 2)],
         )?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -354,12 +339,12 @@ impl<'a> rt::Encode for AcquiredRecords<'a> {
                 .i64(self.last_offset)
                 .i16(self.delivery_count),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        8 + 8 + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        18 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -398,15 +383,6 @@ impl<'a> rt::IntoOwned for AcquiredRecords<'a> {
             delivery_count: self.delivery_count,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl AcquiredRecords<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> AcquiredRecords<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -463,19 +439,21 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             .read_fixed(&[("partition_index", 4), ("error_code", 2)])?;
         let partition_index = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let acknowledge_error_code = r.read_i16().in_field("acknowledge_error_code")?;
         let acknowledge_error_message = r
-            .read_nullable_string(true)
+            .read_nullable_string(rt::COMPACT)
             .in_field("acknowledge_error_message")?;
         let current_leader = LeaderIdAndEpoch::decode_from(r, version)
             .in_field("current_leader")?;
         let records: Option<Cow<'a, [u8]>> = r
-            .read_bytes(true)
+            .read_bytes(rt::COMPACT)
             .map(Some)
             .in_field("records")?;
         let acquired_records = r
-            .read_struct_array::<AcquiredRecords>(true, version)
+            .read_struct_array::<AcquiredRecords>(rt::COMPACT, version)
             .in_field("acquired_records")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -496,14 +474,14 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
-        r.read_nullable_string(true).in_field("error_message")?;
+        r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
         r.read_i16().in_field("acknowledge_error_code")?;
-        r.read_nullable_string(true).in_field("acknowledge_error_message")?;
+        r.read_nullable_string(rt::COMPACT).in_field("acknowledge_error_message")?;
         LeaderIdAndEpoch::validate_from(r, version).in_field("current_leader")?;
-        r.read_bytes(true).map(Some).in_field("records")?;
-        r.skip_struct_array::<AcquiredRecords>(true, false, version)
+        r.read_bytes(rt::COMPACT).map(Some).in_field("records")?;
+        r.skip_struct_array::<AcquiredRecords>(rt::COMPACT, version)
             .in_field("acquired_records")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -520,26 +498,28 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i32(self.partition_index)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
         buf.put_i16(self.acknowledge_error_code);
-        rt::put_nullable_string(buf, self.acknowledge_error_message.as_deref(), true)
+        buf.put_nullable_string(self.acknowledge_error_message.as_deref(), rt::COMPACT)
             .in_field("acknowledge_error_message")?;
         self.current_leader.encode_to(buf, version).in_field("current_leader")?;
-        rt::put_bytes(buf, self.records.as_deref().unwrap_or_default(), true)
+        buf.put_bytes(self.records.as_deref().unwrap_or_default(), rt::COMPACT)
             .in_field("records")?;
-        rt::put_struct_array(buf, &self.acquired_records, true, version)
+        buf.put_struct_array(&self.acquired_records, rt::COMPACT, version)
             .in_field("acquired_records")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true) + 2
-            + rt::nullable_string_len(self.acknowledge_error_message.as_deref(), true)
-            + self.current_leader.encoded_len(version)
-            + rt::nullable_bytes_len(self.records.as_deref(), true)
-            + rt::struct_array_len(&self.acquired_records, true, version)
+        6 + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT) + 2
+            + rt::nullable_string_len(
+                self.acknowledge_error_message.as_deref(),
+                rt::COMPACT,
+            ) + self.current_leader.encoded_len(version)
+            + rt::nullable_bytes_len(self.records.as_deref(), rt::COMPACT)
+            + rt::struct_array_len(&self.acquired_records, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -601,15 +581,6 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
     }
 }
 
-impl PartitionData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Fetch results, grouped by topic.
 ///
 /// The `ShareFetchableTopicResponse` struct of `ShareFetchResponse`, used in versions 1-2.
@@ -637,7 +608,7 @@ impl<'a> rt::Decode<'a> for ShareFetchableTopicResponse<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
         let partitions = r
-            .read_struct_array::<PartitionData>(true, version)
+            .read_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -652,9 +623,9 @@ impl<'a> rt::Decode<'a> for ShareFetchableTopicResponse<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("topic_id")?;
-        r.skip_struct_array::<PartitionData>(true, false, version)
+        r.skip_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -667,14 +638,14 @@ impl<'a> rt::Encode for ShareFetchableTopicResponse<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        16 + rt::struct_array_len(&self.partitions, true, version)
+        16 + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -714,15 +685,6 @@ impl<'a> rt::IntoOwned for ShareFetchableTopicResponse<'a> {
     }
 }
 
-impl ShareFetchableTopicResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ShareFetchableTopicResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Connection details of the leaders named in `CurrentLeader` for partitions that failed with NOT_LEADER_OR_FOLLOWER.
 ///
 /// The `NodeEndpoint` struct of `ShareFetchResponse`, used in versions 1-2.
@@ -756,9 +718,9 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let node_id = r.read_i32().in_field("node_id")?;
-        let host = r.read_string(true).in_field("host")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let port = r.read_i32().in_field("port")?;
-        let rack = r.read_nullable_string(true).in_field("rack")?;
+        let rack = r.read_nullable_string(rt::COMPACT).in_field("rack")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             node_id,
@@ -774,10 +736,10 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i32().in_field("node_id")?;
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.read_i32().in_field("port")?;
-        r.read_nullable_string(true).in_field("rack")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(rt::COMPACT).in_field("rack")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -790,16 +752,16 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.node_id);
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_i32(self.port);
-        rt::put_nullable_string(buf, self.rack.as_deref(), true).in_field("rack")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_nullable_string(self.rack.as_deref(), rt::COMPACT).in_field("rack")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + rt::string_len(&self.host, true) + 4
-            + rt::nullable_string_len(self.rack.as_deref(), true)
+        4 + rt::string_len(&self.host, rt::COMPACT) + 4
+            + rt::nullable_string_len(self.rack.as_deref(), rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -842,14 +804,5 @@ impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
             rack: rt::IntoOwned::into_owned(self.rack),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl NodeEndpoint<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> NodeEndpoint<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

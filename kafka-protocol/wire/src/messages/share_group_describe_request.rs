@@ -40,7 +40,7 @@ impl<'a> rt::Decode<'a> for ShareGroupDescribeRequest<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let group_ids = r
-            .read_array(true, |r| r.read_string(true))
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("group_ids")?;
         let include_authorized_operations = r
             .read_bool()
@@ -61,16 +61,20 @@ impl<'a> rt::Encode for ShareGroupDescribeRequest<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_array(buf, &self.group_ids, true, |buf, v| rt::put_string(buf, v, true))
+        buf.put_array(
+                &self.group_ids,
+                rt::COMPACT,
+                |buf, v| buf.put_string(v, rt::COMPACT),
+            )
             .in_field("group_ids")?;
-        rt::put_bool(buf, self.include_authorized_operations);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.include_authorized_operations);
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::array_len(&self.group_ids, true, |v| rt::string_len(v, true)) + 1
-            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        rt::array_len(&self.group_ids, rt::COMPACT, |v| rt::string_len(v, rt::COMPACT))
+            + 1 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -112,14 +116,5 @@ impl<'a> rt::IntoOwned for ShareGroupDescribeRequest<'a> {
             include_authorized_operations: self.include_authorized_operations,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ShareGroupDescribeRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ShareGroupDescribeRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -51,12 +51,12 @@ impl<'a> rt::Decode<'a> for ShareGroupHeartbeatRequest<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let group_id = r.read_string(true).in_field("group_id")?;
-        let member_id = r.read_string(true).in_field("member_id")?;
+        let group_id = r.read_string(rt::COMPACT).in_field("group_id")?;
+        let member_id = r.read_string(rt::COMPACT).in_field("member_id")?;
         let member_epoch = r.read_i32().in_field("member_epoch")?;
-        let rack_id = r.read_nullable_string(true).in_field("rack_id")?;
+        let rack_id = r.read_nullable_string(rt::COMPACT).in_field("rack_id")?;
         let subscribed_topic_names = r
-            .read_nullable_array(true, |r| r.read_string(true))
+            .read_nullable_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("subscribed_topic_names")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -77,28 +77,29 @@ impl<'a> rt::Encode for ShareGroupHeartbeatRequest<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, true).in_field("group_id")?;
-        rt::put_string(buf, &self.member_id, true).in_field("member_id")?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_string(&self.member_id, rt::COMPACT).in_field("member_id")?;
         buf.put_i32(self.member_epoch);
-        rt::put_nullable_string(buf, self.rack_id.as_deref(), true).in_field("rack_id")?;
-        rt::put_nullable_array(
-                buf,
+        buf.put_nullable_string(self.rack_id.as_deref(), rt::COMPACT)
+            .in_field("rack_id")?;
+        buf.put_nullable_array(
                 self.subscribed_topic_names.as_deref(),
-                true,
-                |buf, v| rt::put_string(buf, v, true),
+                rt::COMPACT,
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("subscribed_topic_names")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.group_id, true) + rt::string_len(&self.member_id, true) + 4
-            + rt::nullable_string_len(self.rack_id.as_deref(), true)
+        rt::string_len(&self.group_id, rt::COMPACT)
+            + rt::string_len(&self.member_id, rt::COMPACT) + 4
+            + rt::nullable_string_len(self.rack_id.as_deref(), rt::COMPACT)
             + rt::nullable_array_len(
                 self.subscribed_topic_names.as_deref(),
-                true,
-                |v| rt::string_len(v, true),
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
             ) + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -146,14 +147,5 @@ impl<'a> rt::IntoOwned for ShareGroupHeartbeatRequest<'a> {
             ),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ShareGroupHeartbeatRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ShareGroupHeartbeatRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -46,7 +46,7 @@ impl<'a> rt::Encode for SnapshotFooterRecord<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i16(self.version);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -84,14 +84,5 @@ impl<'a> rt::IntoOwned for SnapshotFooterRecord<'a> {
             version: self.version,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl SnapshotFooterRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> SnapshotFooterRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

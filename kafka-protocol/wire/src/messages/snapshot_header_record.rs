@@ -57,12 +57,12 @@ impl<'a> rt::Encode for SnapshotHeaderRecord<'a> {
                 .i16(self.version)
                 .i64(self.last_contained_log_timestamp),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        2 + 8 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        10 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -104,14 +104,5 @@ impl<'a> rt::IntoOwned for SnapshotHeaderRecord<'a> {
             last_contained_log_timestamp: self.last_contained_log_timestamp,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl SnapshotHeaderRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> SnapshotHeaderRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -42,7 +42,7 @@ impl<'a> rt::Decode<'a> for StreamsGroupDescribeResponse<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let groups = r
-            .read_struct_array::<DescribedGroup>(true, version)
+            .read_struct_array::<DescribedGroup>(rt::COMPACT, version)
             .in_field("groups")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -61,13 +61,13 @@ impl<'a> rt::Encode for StreamsGroupDescribeResponse<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.groups, true, version).in_field("groups")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.groups, rt::COMPACT, version).in_field("groups")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.groups, true, version)
+        4 + rt::struct_array_len(&self.groups, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -104,15 +104,6 @@ impl<'a> rt::IntoOwned for StreamsGroupDescribeResponse<'a> {
             groups: rt::IntoOwned::into_owned(self.groups),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl StreamsGroupDescribeResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> StreamsGroupDescribeResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -153,18 +144,18 @@ impl<'a> rt::Decode<'a> for Subtopology<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let subtopology_id = r.read_string(true).in_field("subtopology_id")?;
+        let subtopology_id = r.read_string(rt::COMPACT).in_field("subtopology_id")?;
         let source_topics = r
-            .read_array(true, |r| r.read_string(true))
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("source_topics")?;
         let repartition_sink_topics = r
-            .read_array(true, |r| r.read_string(true))
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("repartition_sink_topics")?;
         let state_changelog_topics = r
-            .read_struct_array::<TopicInfo>(true, version)
+            .read_struct_array::<TopicInfo>(rt::COMPACT, version)
             .in_field("state_changelog_topics")?;
         let repartition_source_topics = r
-            .read_struct_array::<TopicInfo>(true, version)
+            .read_struct_array::<TopicInfo>(rt::COMPACT, version)
             .in_field("repartition_source_topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -181,15 +172,16 @@ impl<'a> rt::Decode<'a> for Subtopology<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("subtopology_id")?;
-        r.read_array(true, |r| r.read_string(true).map(drop)).in_field("source_topics")?;
-        r.read_array(true, |r| r.read_string(true).map(drop))
+        r.read_string(rt::COMPACT).in_field("subtopology_id")?;
+        r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT).map(drop))
+            .in_field("source_topics")?;
+        r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT).map(drop))
             .in_field("repartition_sink_topics")?;
-        r.skip_struct_array::<TopicInfo>(true, false, version)
+        r.skip_struct_array::<TopicInfo>(rt::COMPACT, version)
             .in_field("state_changelog_topics")?;
-        r.skip_struct_array::<TopicInfo>(true, false, version)
+        r.skip_struct_array::<TopicInfo>(rt::COMPACT, version)
             .in_field("repartition_source_topics")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -201,38 +193,40 @@ impl<'a> rt::Encode for Subtopology<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, true).in_field("subtopology_id")?;
-        rt::put_array(
-                buf,
+        buf.put_string(&self.subtopology_id, rt::COMPACT).in_field("subtopology_id")?;
+        buf.put_array(
                 &self.source_topics,
-                true,
-                |buf, v| rt::put_string(buf, v, true),
+                rt::COMPACT,
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("source_topics")?;
-        rt::put_array(
-                buf,
+        buf.put_array(
                 &self.repartition_sink_topics,
-                true,
-                |buf, v| rt::put_string(buf, v, true),
+                rt::COMPACT,
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("repartition_sink_topics")?;
-        rt::put_struct_array(buf, &self.state_changelog_topics, true, version)
+        buf.put_struct_array(&self.state_changelog_topics, rt::COMPACT, version)
             .in_field("state_changelog_topics")?;
-        rt::put_struct_array(buf, &self.repartition_source_topics, true, version)
+        buf.put_struct_array(&self.repartition_source_topics, rt::COMPACT, version)
             .in_field("repartition_source_topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.subtopology_id, true)
-            + rt::array_len(&self.source_topics, true, |v| rt::string_len(v, true))
+        rt::string_len(&self.subtopology_id, rt::COMPACT)
+            + rt::array_len(
+                &self.source_topics,
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            )
             + rt::array_len(
                 &self.repartition_sink_topics,
-                true,
-                |v| rt::string_len(v, true),
-            ) + rt::struct_array_len(&self.state_changelog_topics, true, version)
-            + rt::struct_array_len(&self.repartition_source_topics, true, version)
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            ) + rt::struct_array_len(&self.state_changelog_topics, rt::COMPACT, version)
+            + rt::struct_array_len(&self.repartition_source_topics, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -289,15 +283,6 @@ impl<'a> rt::IntoOwned for Subtopology<'a> {
     }
 }
 
-impl Subtopology<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Subtopology<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topology of the streams application as the coordinator has set it up; null if the group could not be described.
 ///
 /// The `Topology` struct of `StreamsGroupDescribeResponse`, used in versions 0-1.
@@ -324,7 +309,7 @@ impl<'a> rt::Decode<'a> for Topology<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let epoch = r.read_i32().in_field("epoch")?;
         let subtopologies = r
-            .read_nullable_struct_array::<Subtopology>(true, version)
+            .read_nullable_struct_array::<Subtopology>(rt::COMPACT, version)
             .in_field("subtopologies")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -339,9 +324,9 @@ impl<'a> rt::Decode<'a> for Topology<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i32().in_field("epoch")?;
-        r.skip_struct_array::<Subtopology>(true, true, version)
+        r.skip_nullable_struct_array::<Subtopology>(rt::COMPACT, version)
             .in_field("subtopologies")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -354,15 +339,19 @@ impl<'a> rt::Encode for Topology<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.epoch);
-        rt::put_nullable_struct_array(buf, self.subtopologies.as_ref(), true, version)
+        buf.put_nullable_struct_array(self.subtopologies.as_ref(), rt::COMPACT, version)
             .in_field("subtopologies")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::nullable_struct_array_len(self.subtopologies.as_ref(), true, version)
-            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        4
+            + rt::nullable_struct_array_len(
+                self.subtopologies.as_ref(),
+                rt::COMPACT,
+                version,
+            ) + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -398,15 +387,6 @@ impl<'a> rt::IntoOwned for Topology<'a> {
             subtopologies: rt::IntoOwned::into_owned(self.subtopologies),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl Topology<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Topology<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -487,25 +467,25 @@ impl<'a> rt::Decode<'a> for Member<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let member_id = r.read_string(true).in_field("member_id")?;
+        let member_id = r.read_string(rt::COMPACT).in_field("member_id")?;
         let member_epoch = r.read_i32().in_field("member_epoch")?;
-        let instance_id = r.read_nullable_string(true).in_field("instance_id")?;
-        let rack_id = r.read_nullable_string(true).in_field("rack_id")?;
-        let client_id = r.read_string(true).in_field("client_id")?;
-        let client_host = r.read_string(true).in_field("client_host")?;
+        let instance_id = r.read_nullable_string(rt::COMPACT).in_field("instance_id")?;
+        let rack_id = r.read_nullable_string(rt::COMPACT).in_field("rack_id")?;
+        let client_id = r.read_string(rt::COMPACT).in_field("client_id")?;
+        let client_host = r.read_string(rt::COMPACT).in_field("client_host")?;
         let topology_epoch = r.read_i32().in_field("topology_epoch")?;
-        let process_id = r.read_string(true).in_field("process_id")?;
+        let process_id = r.read_string(rt::COMPACT).in_field("process_id")?;
         let user_endpoint = r
             .read_nullable_struct(|r| Endpoint::decode_from(r, version))
             .in_field("user_endpoint")?;
         let client_tags = r
-            .read_struct_array::<KeyValue>(true, version)
+            .read_struct_array::<KeyValue>(rt::COMPACT, version)
             .in_field("client_tags")?;
         let task_offsets = r
-            .read_struct_array::<TaskOffset>(true, version)
+            .read_struct_array::<TaskOffset>(rt::COMPACT, version)
             .in_field("task_offsets")?;
         let task_end_offsets = r
-            .read_struct_array::<TaskOffset>(true, version)
+            .read_struct_array::<TaskOffset>(rt::COMPACT, version)
             .in_field("task_end_offsets")?;
         let assignment = Assignment::decode_from(r, version).in_field("assignment")?;
         let target_assignment = Assignment::decode_from(r, version)
@@ -536,25 +516,25 @@ impl<'a> rt::Decode<'a> for Member<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("member_id")?;
+        r.read_string(rt::COMPACT).in_field("member_id")?;
         r.read_i32().in_field("member_epoch")?;
-        r.read_nullable_string(true).in_field("instance_id")?;
-        r.read_nullable_string(true).in_field("rack_id")?;
-        r.read_string(true).in_field("client_id")?;
-        r.read_string(true).in_field("client_host")?;
+        r.read_nullable_string(rt::COMPACT).in_field("instance_id")?;
+        r.read_nullable_string(rt::COMPACT).in_field("rack_id")?;
+        r.read_string(rt::COMPACT).in_field("client_id")?;
+        r.read_string(rt::COMPACT).in_field("client_host")?;
         r.read_i32().in_field("topology_epoch")?;
-        r.read_string(true).in_field("process_id")?;
+        r.read_string(rt::COMPACT).in_field("process_id")?;
         r.read_nullable_struct(|r| Endpoint::validate_from(r, version))
             .in_field("user_endpoint")?;
-        r.skip_struct_array::<KeyValue>(true, false, version).in_field("client_tags")?;
-        r.skip_struct_array::<TaskOffset>(true, false, version)
+        r.skip_struct_array::<KeyValue>(rt::COMPACT, version).in_field("client_tags")?;
+        r.skip_struct_array::<TaskOffset>(rt::COMPACT, version)
             .in_field("task_offsets")?;
-        r.skip_struct_array::<TaskOffset>(true, false, version)
+        r.skip_struct_array::<TaskOffset>(rt::COMPACT, version)
             .in_field("task_end_offsets")?;
         Assignment::validate_from(r, version).in_field("assignment")?;
         Assignment::validate_from(r, version).in_field("target_assignment")?;
         r.read_bool().in_field("is_classic")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -566,45 +546,45 @@ impl<'a> rt::Encode for Member<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.member_id, true).in_field("member_id")?;
+        buf.put_string(&self.member_id, rt::COMPACT).in_field("member_id")?;
         buf.put_i32(self.member_epoch);
-        rt::put_nullable_string(buf, self.instance_id.as_deref(), true)
+        buf.put_nullable_string(self.instance_id.as_deref(), rt::COMPACT)
             .in_field("instance_id")?;
-        rt::put_nullable_string(buf, self.rack_id.as_deref(), true).in_field("rack_id")?;
-        rt::put_string(buf, &self.client_id, true).in_field("client_id")?;
-        rt::put_string(buf, &self.client_host, true).in_field("client_host")?;
+        buf.put_nullable_string(self.rack_id.as_deref(), rt::COMPACT)
+            .in_field("rack_id")?;
+        buf.put_string(&self.client_id, rt::COMPACT).in_field("client_id")?;
+        buf.put_string(&self.client_host, rt::COMPACT).in_field("client_host")?;
         buf.put_i32(self.topology_epoch);
-        rt::put_string(buf, &self.process_id, true).in_field("process_id")?;
-        rt::put_nullable_struct(
-                buf,
+        buf.put_string(&self.process_id, rt::COMPACT).in_field("process_id")?;
+        buf.put_nullable_struct(
                 self.user_endpoint.as_ref(),
                 |buf, v| v.encode_to(buf, version),
             )
             .in_field("user_endpoint")?;
-        rt::put_struct_array(buf, &self.client_tags, true, version)
+        buf.put_struct_array(&self.client_tags, rt::COMPACT, version)
             .in_field("client_tags")?;
-        rt::put_struct_array(buf, &self.task_offsets, true, version)
+        buf.put_struct_array(&self.task_offsets, rt::COMPACT, version)
             .in_field("task_offsets")?;
-        rt::put_struct_array(buf, &self.task_end_offsets, true, version)
+        buf.put_struct_array(&self.task_end_offsets, rt::COMPACT, version)
             .in_field("task_end_offsets")?;
         self.assignment.encode_to(buf, version).in_field("assignment")?;
         self.target_assignment.encode_to(buf, version).in_field("target_assignment")?;
-        rt::put_bool(buf, self.is_classic);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.is_classic);
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.member_id, true) + 4
-            + rt::nullable_string_len(self.instance_id.as_deref(), true)
-            + rt::nullable_string_len(self.rack_id.as_deref(), true)
-            + rt::string_len(&self.client_id, true)
-            + rt::string_len(&self.client_host, true) + 4
-            + rt::string_len(&self.process_id, true) + 1
+        rt::string_len(&self.member_id, rt::COMPACT) + 4
+            + rt::nullable_string_len(self.instance_id.as_deref(), rt::COMPACT)
+            + rt::nullable_string_len(self.rack_id.as_deref(), rt::COMPACT)
+            + rt::string_len(&self.client_id, rt::COMPACT)
+            + rt::string_len(&self.client_host, rt::COMPACT) + 4
+            + rt::string_len(&self.process_id, rt::COMPACT) + 1
             + self.user_endpoint.as_ref().map_or(0, |v| v.encoded_len(version))
-            + rt::struct_array_len(&self.client_tags, true, version)
-            + rt::struct_array_len(&self.task_offsets, true, version)
-            + rt::struct_array_len(&self.task_end_offsets, true, version)
+            + rt::struct_array_len(&self.client_tags, rt::COMPACT, version)
+            + rt::struct_array_len(&self.task_offsets, rt::COMPACT, version)
+            + rt::struct_array_len(&self.task_end_offsets, rt::COMPACT, version)
             + self.assignment.encoded_len(version)
             + self.target_assignment.encoded_len(version) + 1
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -685,15 +665,6 @@ impl<'a> rt::IntoOwned for Member<'a> {
     }
 }
 
-impl Member<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Member<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Descriptions, one for each requested group.
 ///
 /// The `DescribedGroup` struct of `StreamsGroupDescribeResponse`, used in versions 0-1.
@@ -764,7 +735,7 @@ impl Default for DescribedGroup<'_> {
             assignment_epoch: 0,
             topology: None,
             members: rt::StructArray::new(),
-            authorized_operations: -2147483648,
+            authorized_operations: i32::MIN,
             topology_description: None,
             topology_description_status: 0,
             assignor_name: None,
@@ -781,9 +752,11 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let error_code = r.read_i16().in_field("error_code")?;
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
-        let group_id = r.read_string(true).in_field("group_id")?;
-        let group_state = r.read_string(true).in_field("group_state")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
+        let group_id = r.read_string(rt::COMPACT).in_field("group_id")?;
+        let group_state = r.read_string(rt::COMPACT).in_field("group_state")?;
         let mut fixed: rt::FixedFields<8> = r
             .read_fixed(&[("group_epoch", 4), ("assignment_epoch", 4)])?;
         let group_epoch = fixed.i32();
@@ -791,7 +764,9 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
         let topology = r
             .read_nullable_struct(|r| Topology::decode_from(r, version))
             .in_field("topology")?;
-        let members = r.read_struct_array::<Member>(true, version).in_field("members")?;
+        let members = r
+            .read_struct_array::<Member>(rt::COMPACT, version)
+            .in_field("members")?;
         let authorized_operations = r.read_i32().in_field("authorized_operations")?;
         let topology_description = if version >= 1 {
             r.read_nullable_struct(|r| TopologyDescription::decode_from(r, version))
@@ -805,7 +780,7 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
             0
         };
         let assignor_name = if version >= 1 {
-            r.read_nullable_string(true).in_field("assignor_name")?
+            r.read_nullable_string(rt::COMPACT).in_field("assignor_name")?
         } else {
             None
         };
@@ -832,13 +807,13 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(true).in_field("error_message")?;
-        r.read_string(true).in_field("group_id")?;
-        r.read_string(true).in_field("group_state")?;
+        r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
+        r.read_string(rt::COMPACT).in_field("group_id")?;
+        r.read_string(rt::COMPACT).in_field("group_state")?;
         r.skip_fixed(8, &[("group_epoch", 4), ("assignment_epoch", 4)])?;
         r.read_nullable_struct(|r| Topology::validate_from(r, version))
             .in_field("topology")?;
-        r.skip_struct_array::<Member>(true, false, version).in_field("members")?;
+        r.skip_struct_array::<Member>(rt::COMPACT, version).in_field("members")?;
         r.read_i32().in_field("authorized_operations")?;
         if version >= 1 {
             r.read_nullable_struct(|r| TopologyDescription::validate_from(r, version))
@@ -848,9 +823,9 @@ impl<'a> rt::Decode<'a> for DescribedGroup<'a> {
             r.read_i8().in_field("topology_description_status")?;
         }
         if version >= 1 {
-            r.read_nullable_string(true).in_field("assignor_name")?;
+            r.read_nullable_string(rt::COMPACT).in_field("assignor_name")?;
         }
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -875,26 +850,24 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
             );
         }
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_string(buf, &self.group_id, true).in_field("group_id")?;
-        rt::put_string(buf, &self.group_state, true).in_field("group_state")?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_string(&self.group_state, rt::COMPACT).in_field("group_state")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new()
                 .i32(self.group_epoch)
                 .i32(self.assignment_epoch),
         );
-        rt::put_nullable_struct(
-                buf,
+        buf.put_nullable_struct(
                 self.topology.as_ref(),
                 |buf, v| v.encode_to(buf, version),
             )
             .in_field("topology")?;
-        rt::put_struct_array(buf, &self.members, true, version).in_field("members")?;
+        buf.put_struct_array(&self.members, rt::COMPACT, version).in_field("members")?;
         buf.put_i32(self.authorized_operations);
         if version >= 1 {
-            rt::put_nullable_struct(
-                    buf,
+            buf.put_nullable_struct(
                     self.topology_description.as_ref(),
                     |buf, v| v.encode_to(buf, version),
                 )
@@ -904,19 +877,19 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
             buf.put_i8(self.topology_description_status);
         }
         if version >= 1 {
-            rt::put_nullable_string(buf, self.assignor_name.as_deref(), true)
+            buf.put_nullable_string(self.assignor_name.as_deref(), rt::COMPACT)
                 .in_field("assignor_name")?;
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + rt::nullable_string_len(self.error_message.as_deref(), true)
-            + rt::string_len(&self.group_id, true)
-            + rt::string_len(&self.group_state, true) + 4 + 4 + 1
+        2 + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
+            + rt::string_len(&self.group_id, rt::COMPACT)
+            + rt::string_len(&self.group_state, rt::COMPACT) + 8 + 1
             + self.topology.as_ref().map_or(0, |v| v.encoded_len(version))
-            + rt::struct_array_len(&self.members, true, version) + 4
+            + rt::struct_array_len(&self.members, rt::COMPACT, version) + 4
             + (if version >= 1 {
                 1
                     + self
@@ -927,7 +900,7 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
                 0
             }) + (if version >= 1 { 1 } else { 0 })
             + (if version >= 1 {
-                rt::nullable_string_len(self.assignor_name.as_deref(), true)
+                rt::nullable_string_len(self.assignor_name.as_deref(), rt::COMPACT)
             } else {
                 0
             }) + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -1022,15 +995,6 @@ impl<'a> rt::IntoOwned for DescribedGroup<'a> {
     }
 }
 
-impl DescribedGroup<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> DescribedGroup<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// A host and port at which a streams instance serves Interactive Queries.
 ///
 /// The `Endpoint` struct of `StreamsGroupDescribeResponse`, used in versions 0-1.
@@ -1055,7 +1019,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let host = r.read_string(true).in_field("host")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -1069,9 +1033,9 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1083,14 +1047,14 @@ impl<'a> rt::Encode for Endpoint<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.host, true) + 2
+        rt::string_len(&self.host, rt::COMPACT) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1130,15 +1094,6 @@ impl<'a> rt::IntoOwned for Endpoint<'a> {
     }
 }
 
-impl Endpoint<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Endpoint<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Offset reported for one task.
 ///
 /// The `TaskOffset` struct of `StreamsGroupDescribeResponse`, used in versions 0-1.
@@ -1167,7 +1122,7 @@ impl<'a> rt::Decode<'a> for TaskOffset<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let subtopology_id = r.read_string(true).in_field("subtopology_id")?;
+        let subtopology_id = r.read_string(rt::COMPACT).in_field("subtopology_id")?;
         let mut fixed: rt::FixedFields<12> = r
             .read_fixed(&[("partition", 4), ("offset", 8)])?;
         let partition = fixed.i32();
@@ -1185,9 +1140,9 @@ impl<'a> rt::Decode<'a> for TaskOffset<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("subtopology_id")?;
+        r.read_string(rt::COMPACT).in_field("subtopology_id")?;
         r.skip_fixed(12, &[("partition", 4), ("offset", 8)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1199,16 +1154,16 @@ impl<'a> rt::Encode for TaskOffset<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, true).in_field("subtopology_id")?;
+        buf.put_string(&self.subtopology_id, rt::COMPACT).in_field("subtopology_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new().i32(self.partition).i64(self.offset),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.subtopology_id, true) + 4 + 8
+        rt::string_len(&self.subtopology_id, rt::COMPACT) + 12
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1251,15 +1206,6 @@ impl<'a> rt::IntoOwned for TaskOffset<'a> {
     }
 }
 
-impl TaskOffset<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TaskOffset<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Set of tasks assigned to a streams group member.
 ///
 /// The `Assignment` struct of `StreamsGroupDescribeResponse`, used in versions 0-1.
@@ -1290,13 +1236,13 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let active_tasks = r
-            .read_struct_array::<TaskIds>(true, version)
+            .read_struct_array::<TaskIds>(rt::COMPACT, version)
             .in_field("active_tasks")?;
         let standby_tasks = r
-            .read_struct_array::<TaskIds>(true, version)
+            .read_struct_array::<TaskIds>(rt::COMPACT, version)
             .in_field("standby_tasks")?;
         let warmup_tasks = r
-            .read_struct_array::<TaskIds>(true, version)
+            .read_struct_array::<TaskIds>(rt::COMPACT, version)
             .in_field("warmup_tasks")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -1311,10 +1257,10 @@ impl<'a> rt::Decode<'a> for Assignment<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<TaskIds>(true, false, version).in_field("active_tasks")?;
-        r.skip_struct_array::<TaskIds>(true, false, version).in_field("standby_tasks")?;
-        r.skip_struct_array::<TaskIds>(true, false, version).in_field("warmup_tasks")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_struct_array::<TaskIds>(rt::COMPACT, version).in_field("active_tasks")?;
+        r.skip_struct_array::<TaskIds>(rt::COMPACT, version).in_field("standby_tasks")?;
+        r.skip_struct_array::<TaskIds>(rt::COMPACT, version).in_field("warmup_tasks")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1326,20 +1272,20 @@ impl<'a> rt::Encode for Assignment<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.active_tasks, true, version)
+        buf.put_struct_array(&self.active_tasks, rt::COMPACT, version)
             .in_field("active_tasks")?;
-        rt::put_struct_array(buf, &self.standby_tasks, true, version)
+        buf.put_struct_array(&self.standby_tasks, rt::COMPACT, version)
             .in_field("standby_tasks")?;
-        rt::put_struct_array(buf, &self.warmup_tasks, true, version)
+        buf.put_struct_array(&self.warmup_tasks, rt::COMPACT, version)
             .in_field("warmup_tasks")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.active_tasks, true, version)
-            + rt::struct_array_len(&self.standby_tasks, true, version)
-            + rt::struct_array_len(&self.warmup_tasks, true, version)
+        rt::struct_array_len(&self.active_tasks, rt::COMPACT, version)
+            + rt::struct_array_len(&self.standby_tasks, rt::COMPACT, version)
+            + rt::struct_array_len(&self.warmup_tasks, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1382,15 +1328,6 @@ impl<'a> rt::IntoOwned for Assignment<'a> {
     }
 }
 
-impl Assignment<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Assignment<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Tasks of one subtopology, named by partition number.
 ///
 /// The `TaskIds` struct of `StreamsGroupDescribeResponse`, used in versions 0-1.
@@ -1415,8 +1352,8 @@ impl<'a> rt::Decode<'a> for TaskIds<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let subtopology_id = r.read_string(true).in_field("subtopology_id")?;
-        let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
+        let subtopology_id = r.read_string(rt::COMPACT).in_field("subtopology_id")?;
+        let partitions = r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             subtopology_id,
@@ -1429,9 +1366,9 @@ impl<'a> rt::Decode<'a> for TaskIds<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("subtopology_id")?;
-        r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_string(rt::COMPACT).in_field("subtopology_id")?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1443,15 +1380,15 @@ impl<'a> rt::Encode for TaskIds<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, true).in_field("subtopology_id")?;
-        rt::put_scalar_array(buf, &self.partitions, true).in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.subtopology_id, rt::COMPACT).in_field("subtopology_id")?;
+        buf.put_scalar_array(&self.partitions, rt::COMPACT).in_field("partitions")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.subtopology_id, true)
-            + rt::scalar_array_len(&self.partitions, true)
+        rt::string_len(&self.subtopology_id, rt::COMPACT)
+            + rt::scalar_array_len(&self.partitions, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1491,15 +1428,6 @@ impl<'a> rt::IntoOwned for TaskIds<'a> {
     }
 }
 
-impl TaskIds<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TaskIds<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// A key and value pair.
 ///
 /// The `KeyValue` struct of `StreamsGroupDescribeResponse`, used in versions 0-1.
@@ -1524,8 +1452,8 @@ impl<'a> rt::Decode<'a> for KeyValue<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let key = r.read_string(true).in_field("key")?;
-        let value = r.read_string(true).in_field("value")?;
+        let key = r.read_string(rt::COMPACT).in_field("key")?;
+        let value = r.read_string(rt::COMPACT).in_field("value")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             key,
@@ -1538,9 +1466,9 @@ impl<'a> rt::Decode<'a> for KeyValue<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("key")?;
-        r.read_string(true).in_field("value")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_string(rt::COMPACT).in_field("key")?;
+        r.read_string(rt::COMPACT).in_field("value")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1552,14 +1480,14 @@ impl<'a> rt::Encode for KeyValue<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.key, true).in_field("key")?;
-        rt::put_string(buf, &self.value, true).in_field("value")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.key, rt::COMPACT).in_field("key")?;
+        buf.put_string(&self.value, rt::COMPACT).in_field("value")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.key, true) + rt::string_len(&self.value, true)
+        rt::string_len(&self.key, rt::COMPACT) + rt::string_len(&self.value, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1599,15 +1527,6 @@ impl<'a> rt::IntoOwned for KeyValue<'a> {
     }
 }
 
-impl KeyValue<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> KeyValue<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// An internal topic the streams application needs, with how it should be created.
 ///
 /// The `TopicInfo` struct of `StreamsGroupDescribeResponse`, used in versions 0-1.
@@ -1641,13 +1560,13 @@ impl<'a> rt::Decode<'a> for TopicInfo<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let mut fixed: rt::FixedFields<6> = r
             .read_fixed(&[("partitions", 4), ("replication_factor", 2)])?;
         let partitions = fixed.i32();
         let replication_factor = fixed.i16();
         let topic_configs = r
-            .read_struct_array::<KeyValue>(true, version)
+            .read_struct_array::<KeyValue>(rt::COMPACT, version)
             .in_field("topic_configs")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -1663,10 +1582,10 @@ impl<'a> rt::Decode<'a> for TopicInfo<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_fixed(6, &[("partitions", 4), ("replication_factor", 2)])?;
-        r.skip_struct_array::<KeyValue>(true, false, version).in_field("topic_configs")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_struct_array::<KeyValue>(rt::COMPACT, version).in_field("topic_configs")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1678,21 +1597,21 @@ impl<'a> rt::Encode for TopicInfo<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new()
                 .i32(self.partitions)
                 .i16(self.replication_factor),
         );
-        rt::put_struct_array(buf, &self.topic_configs, true, version)
+        buf.put_struct_array(&self.topic_configs, rt::COMPACT, version)
             .in_field("topic_configs")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, true) + 4 + 2
-            + rt::struct_array_len(&self.topic_configs, true, version)
+        rt::string_len(&self.name, rt::COMPACT) + 6
+            + rt::struct_array_len(&self.topic_configs, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1738,15 +1657,6 @@ impl<'a> rt::IntoOwned for TopicInfo<'a> {
     }
 }
 
-impl TopicInfo<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicInfo<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// A streams application's topology, as the application described it: its subtopologies and global stores.
 ///
 /// The `TopologyDescription` struct of `StreamsGroupDescribeResponse`, used in versions 1.
@@ -1773,10 +1683,10 @@ impl<'a> rt::Decode<'a> for TopologyDescription<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let subtopologies = r
-            .read_struct_array::<TopologyDescriptionSubtopology>(true, version)
+            .read_struct_array::<TopologyDescriptionSubtopology>(rt::COMPACT, version)
             .in_field("subtopologies")?;
         let global_stores = r
-            .read_struct_array::<TopologyDescriptionGlobalStore>(true, version)
+            .read_struct_array::<TopologyDescriptionGlobalStore>(rt::COMPACT, version)
             .in_field("global_stores")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -1790,11 +1700,11 @@ impl<'a> rt::Decode<'a> for TopologyDescription<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<TopologyDescriptionSubtopology>(true, false, version)
+        r.skip_struct_array::<TopologyDescriptionSubtopology>(rt::COMPACT, version)
             .in_field("subtopologies")?;
-        r.skip_struct_array::<TopologyDescriptionGlobalStore>(true, false, version)
+        r.skip_struct_array::<TopologyDescriptionGlobalStore>(rt::COMPACT, version)
             .in_field("global_stores")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1806,17 +1716,17 @@ impl<'a> rt::Encode for TopologyDescription<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.subtopologies, true, version)
+        buf.put_struct_array(&self.subtopologies, rt::COMPACT, version)
             .in_field("subtopologies")?;
-        rt::put_struct_array(buf, &self.global_stores, true, version)
+        buf.put_struct_array(&self.global_stores, rt::COMPACT, version)
             .in_field("global_stores")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.subtopologies, true, version)
-            + rt::struct_array_len(&self.global_stores, true, version)
+        rt::struct_array_len(&self.subtopologies, rt::COMPACT, version)
+            + rt::struct_array_len(&self.global_stores, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1856,15 +1766,6 @@ impl<'a> rt::IntoOwned for TopologyDescription<'a> {
     }
 }
 
-impl TopologyDescription<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopologyDescription<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// One subtopology: an id and the processing nodes it is made of.
 ///
 /// The `TopologyDescriptionSubtopology` struct of `StreamsGroupDescribeResponse`, used in versions 1.
@@ -1890,9 +1791,9 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionSubtopology<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let subtopology_id = r.read_string(true).in_field("subtopology_id")?;
+        let subtopology_id = r.read_string(rt::COMPACT).in_field("subtopology_id")?;
         let nodes = r
-            .read_struct_array::<TopologyDescriptionNode>(true, version)
+            .read_struct_array::<TopologyDescriptionNode>(rt::COMPACT, version)
             .in_field("nodes")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -1906,10 +1807,10 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionSubtopology<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("subtopology_id")?;
-        r.skip_struct_array::<TopologyDescriptionNode>(true, false, version)
+        r.read_string(rt::COMPACT).in_field("subtopology_id")?;
+        r.skip_struct_array::<TopologyDescriptionNode>(rt::COMPACT, version)
             .in_field("nodes")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1921,15 +1822,15 @@ impl<'a> rt::Encode for TopologyDescriptionSubtopology<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, true).in_field("subtopology_id")?;
-        rt::put_struct_array(buf, &self.nodes, true, version).in_field("nodes")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.subtopology_id, rt::COMPACT).in_field("subtopology_id")?;
+        buf.put_struct_array(&self.nodes, rt::COMPACT, version).in_field("nodes")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.subtopology_id, true)
-            + rt::struct_array_len(&self.nodes, true, version)
+        rt::string_len(&self.subtopology_id, rt::COMPACT)
+            + rt::struct_array_len(&self.nodes, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1966,15 +1867,6 @@ impl<'a> rt::IntoOwned for TopologyDescriptionSubtopology<'a> {
             nodes: rt::IntoOwned::into_owned(self.nodes),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TopologyDescriptionSubtopology<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopologyDescriptionSubtopology<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -2018,15 +1910,17 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionNode<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let node_type = r.read_i8().in_field("node_type")?;
         let source_topics = r
-            .read_array(true, |r| r.read_string(true))
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("source_topics")?;
-        let sink_topic = r.read_nullable_string(true).in_field("sink_topic")?;
-        let stores = r.read_array(true, |r| r.read_string(true)).in_field("stores")?;
+        let sink_topic = r.read_nullable_string(rt::COMPACT).in_field("sink_topic")?;
+        let stores = r
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
+            .in_field("stores")?;
         let successors = r
-            .read_array(true, |r| r.read_string(true))
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("successors")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -2044,13 +1938,16 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionNode<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
         r.read_i8().in_field("node_type")?;
-        r.read_array(true, |r| r.read_string(true).map(drop)).in_field("source_topics")?;
-        r.read_nullable_string(true).in_field("sink_topic")?;
-        r.read_array(true, |r| r.read_string(true).map(drop)).in_field("stores")?;
-        r.read_array(true, |r| r.read_string(true).map(drop)).in_field("successors")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT).map(drop))
+            .in_field("source_topics")?;
+        r.read_nullable_string(rt::COMPACT).in_field("sink_topic")?;
+        r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT).map(drop))
+            .in_field("stores")?;
+        r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT).map(drop))
+            .in_field("successors")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -2062,32 +1959,45 @@ impl<'a> rt::Encode for TopologyDescriptionNode<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_i8(self.node_type);
-        rt::put_array(
-                buf,
+        buf.put_array(
                 &self.source_topics,
-                true,
-                |buf, v| rt::put_string(buf, v, true),
+                rt::COMPACT,
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("source_topics")?;
-        rt::put_nullable_string(buf, self.sink_topic.as_deref(), true)
+        buf.put_nullable_string(self.sink_topic.as_deref(), rt::COMPACT)
             .in_field("sink_topic")?;
-        rt::put_array(buf, &self.stores, true, |buf, v| rt::put_string(buf, v, true))
+        buf.put_array(&self.stores, rt::COMPACT, |buf, v| buf.put_string(v, rt::COMPACT))
             .in_field("stores")?;
-        rt::put_array(buf, &self.successors, true, |buf, v| rt::put_string(buf, v, true))
+        buf.put_array(
+                &self.successors,
+                rt::COMPACT,
+                |buf, v| buf.put_string(v, rt::COMPACT),
+            )
             .in_field("successors")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + 1
-            + rt::array_len(&self.source_topics, true, |v| rt::string_len(v, true))
-            + rt::nullable_string_len(self.sink_topic.as_deref(), true)
-            + rt::array_len(&self.stores, true, |v| rt::string_len(v, true))
-            + rt::array_len(&self.successors, true, |v| rt::string_len(v, true))
-            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        rt::string_len(&self.name, rt::COMPACT) + 1
+            + rt::array_len(
+                &self.source_topics,
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            ) + rt::nullable_string_len(self.sink_topic.as_deref(), rt::COMPACT)
+            + rt::array_len(
+                &self.stores,
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            )
+            + rt::array_len(
+                &self.successors,
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            ) + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -2138,15 +2048,6 @@ impl<'a> rt::IntoOwned for TopologyDescriptionNode<'a> {
     }
 }
 
-impl TopologyDescriptionNode<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopologyDescriptionNode<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// A global state store: the source node that reads its topic and the processor that fills it.
 ///
 /// The `TopologyDescriptionGlobalStore` struct of `StreamsGroupDescribeResponse`, used in versions 1.
@@ -2189,7 +2090,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
     ) -> Result<(), rt::DecodeError> {
         TopologyDescriptionNode::validate_from(r, version).in_field("source")?;
         TopologyDescriptionNode::validate_from(r, version).in_field("processor")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -2203,7 +2104,7 @@ impl<'a> rt::Encode for TopologyDescriptionGlobalStore<'a> {
     ) -> Result<(), rt::EncodeError> {
         self.source.encode_to(buf, version).in_field("source")?;
         self.processor.encode_to(buf, version).in_field("processor")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -2245,14 +2146,5 @@ impl<'a> rt::IntoOwned for TopologyDescriptionGlobalStore<'a> {
             processor: rt::IntoOwned::into_owned(self.processor),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TopologyDescriptionGlobalStore<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopologyDescriptionGlobalStore<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

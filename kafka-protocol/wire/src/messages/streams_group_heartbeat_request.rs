@@ -126,39 +126,39 @@ impl<'a> rt::Decode<'a> for StreamsGroupHeartbeatRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let group_id = r.read_string(true).in_field("group_id")?;
-        let member_id = r.read_string(true).in_field("member_id")?;
+        let group_id = r.read_string(rt::COMPACT).in_field("group_id")?;
+        let member_id = r.read_string(rt::COMPACT).in_field("member_id")?;
         let mut fixed: rt::FixedFields<8> = r
             .read_fixed(&[("member_epoch", 4), ("endpoint_information_epoch", 4)])?;
         let member_epoch = fixed.i32();
         let endpoint_information_epoch = fixed.i32();
-        let instance_id = r.read_nullable_string(true).in_field("instance_id")?;
-        let rack_id = r.read_nullable_string(true).in_field("rack_id")?;
+        let instance_id = r.read_nullable_string(rt::COMPACT).in_field("instance_id")?;
+        let rack_id = r.read_nullable_string(rt::COMPACT).in_field("rack_id")?;
         let rebalance_timeout_ms = r.read_i32().in_field("rebalance_timeout_ms")?;
         let topology = r
             .read_nullable_struct(|r| Topology::decode_from(r, version))
             .in_field("topology")?;
         let active_tasks = r
-            .read_nullable_struct_array::<TaskIds>(true, version)
+            .read_nullable_struct_array::<TaskIds>(rt::COMPACT, version)
             .in_field("active_tasks")?;
         let standby_tasks = r
-            .read_nullable_struct_array::<TaskIds>(true, version)
+            .read_nullable_struct_array::<TaskIds>(rt::COMPACT, version)
             .in_field("standby_tasks")?;
         let warmup_tasks = r
-            .read_nullable_struct_array::<TaskIds>(true, version)
+            .read_nullable_struct_array::<TaskIds>(rt::COMPACT, version)
             .in_field("warmup_tasks")?;
-        let process_id = r.read_nullable_string(true).in_field("process_id")?;
+        let process_id = r.read_nullable_string(rt::COMPACT).in_field("process_id")?;
         let user_endpoint = r
             .read_nullable_struct(|r| Endpoint::decode_from(r, version))
             .in_field("user_endpoint")?;
         let client_tags = r
-            .read_nullable_struct_array::<KeyValue>(true, version)
+            .read_nullable_struct_array::<KeyValue>(rt::COMPACT, version)
             .in_field("client_tags")?;
         let task_offsets = r
-            .read_nullable_struct_array::<TaskOffset>(true, version)
+            .read_nullable_struct_array::<TaskOffset>(rt::COMPACT, version)
             .in_field("task_offsets")?;
         let task_end_offsets = r
-            .read_nullable_struct_array::<TaskOffset>(true, version)
+            .read_nullable_struct_array::<TaskOffset>(rt::COMPACT, version)
             .in_field("task_end_offsets")?;
         let shutdown_application = r.read_bool().in_field("shutdown_application")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
@@ -192,63 +192,86 @@ impl<'a> rt::Encode for StreamsGroupHeartbeatRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, true).in_field("group_id")?;
-        rt::put_string(buf, &self.member_id, true).in_field("member_id")?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_string(&self.member_id, rt::COMPACT).in_field("member_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new()
                 .i32(self.member_epoch)
                 .i32(self.endpoint_information_epoch),
         );
-        rt::put_nullable_string(buf, self.instance_id.as_deref(), true)
+        buf.put_nullable_string(self.instance_id.as_deref(), rt::COMPACT)
             .in_field("instance_id")?;
-        rt::put_nullable_string(buf, self.rack_id.as_deref(), true).in_field("rack_id")?;
+        buf.put_nullable_string(self.rack_id.as_deref(), rt::COMPACT)
+            .in_field("rack_id")?;
         buf.put_i32(self.rebalance_timeout_ms);
-        rt::put_nullable_struct(
-                buf,
+        buf.put_nullable_struct(
                 self.topology.as_ref(),
                 |buf, v| v.encode_to(buf, version),
             )
             .in_field("topology")?;
-        rt::put_nullable_struct_array(buf, self.active_tasks.as_ref(), true, version)
+        buf.put_nullable_struct_array(self.active_tasks.as_ref(), rt::COMPACT, version)
             .in_field("active_tasks")?;
-        rt::put_nullable_struct_array(buf, self.standby_tasks.as_ref(), true, version)
+        buf.put_nullable_struct_array(self.standby_tasks.as_ref(), rt::COMPACT, version)
             .in_field("standby_tasks")?;
-        rt::put_nullable_struct_array(buf, self.warmup_tasks.as_ref(), true, version)
+        buf.put_nullable_struct_array(self.warmup_tasks.as_ref(), rt::COMPACT, version)
             .in_field("warmup_tasks")?;
-        rt::put_nullable_string(buf, self.process_id.as_deref(), true)
+        buf.put_nullable_string(self.process_id.as_deref(), rt::COMPACT)
             .in_field("process_id")?;
-        rt::put_nullable_struct(
-                buf,
+        buf.put_nullable_struct(
                 self.user_endpoint.as_ref(),
                 |buf, v| v.encode_to(buf, version),
             )
             .in_field("user_endpoint")?;
-        rt::put_nullable_struct_array(buf, self.client_tags.as_ref(), true, version)
+        buf.put_nullable_struct_array(self.client_tags.as_ref(), rt::COMPACT, version)
             .in_field("client_tags")?;
-        rt::put_nullable_struct_array(buf, self.task_offsets.as_ref(), true, version)
+        buf.put_nullable_struct_array(self.task_offsets.as_ref(), rt::COMPACT, version)
             .in_field("task_offsets")?;
-        rt::put_nullable_struct_array(buf, self.task_end_offsets.as_ref(), true, version)
+        buf.put_nullable_struct_array(
+                self.task_end_offsets.as_ref(),
+                rt::COMPACT,
+                version,
+            )
             .in_field("task_end_offsets")?;
-        rt::put_bool(buf, self.shutdown_application);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.shutdown_application);
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.group_id, true) + rt::string_len(&self.member_id, true) + 4
-            + 4 + rt::nullable_string_len(self.instance_id.as_deref(), true)
-            + rt::nullable_string_len(self.rack_id.as_deref(), true) + 4 + 1
+        rt::string_len(&self.group_id, rt::COMPACT)
+            + rt::string_len(&self.member_id, rt::COMPACT) + 8
+            + rt::nullable_string_len(self.instance_id.as_deref(), rt::COMPACT)
+            + rt::nullable_string_len(self.rack_id.as_deref(), rt::COMPACT) + 4 + 1
             + self.topology.as_ref().map_or(0, |v| v.encoded_len(version))
-            + rt::nullable_struct_array_len(self.active_tasks.as_ref(), true, version)
-            + rt::nullable_struct_array_len(self.standby_tasks.as_ref(), true, version)
-            + rt::nullable_struct_array_len(self.warmup_tasks.as_ref(), true, version)
-            + rt::nullable_string_len(self.process_id.as_deref(), true) + 1
+            + rt::nullable_struct_array_len(
+                self.active_tasks.as_ref(),
+                rt::COMPACT,
+                version,
+            )
+            + rt::nullable_struct_array_len(
+                self.standby_tasks.as_ref(),
+                rt::COMPACT,
+                version,
+            )
+            + rt::nullable_struct_array_len(
+                self.warmup_tasks.as_ref(),
+                rt::COMPACT,
+                version,
+            ) + rt::nullable_string_len(self.process_id.as_deref(), rt::COMPACT) + 1
             + self.user_endpoint.as_ref().map_or(0, |v| v.encoded_len(version))
-            + rt::nullable_struct_array_len(self.client_tags.as_ref(), true, version)
-            + rt::nullable_struct_array_len(self.task_offsets.as_ref(), true, version)
+            + rt::nullable_struct_array_len(
+                self.client_tags.as_ref(),
+                rt::COMPACT,
+                version,
+            )
+            + rt::nullable_struct_array_len(
+                self.task_offsets.as_ref(),
+                rt::COMPACT,
+                version,
+            )
             + rt::nullable_struct_array_len(
                 self.task_end_offsets.as_ref(),
-                true,
+                rt::COMPACT,
                 version,
             ) + 1 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -340,15 +363,6 @@ impl<'a> rt::IntoOwned for StreamsGroupHeartbeatRequest<'a> {
     }
 }
 
-impl StreamsGroupHeartbeatRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> StreamsGroupHeartbeatRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Sets of this subtopology's input topics that must be co-partitioned, that is, have the same number of partitions.
 ///
 /// The `CopartitionGroup` struct of `StreamsGroupHeartbeatRequest`, used in versions 0-1.
@@ -377,12 +391,14 @@ impl<'a> rt::Decode<'a> for CopartitionGroup<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let source_topics = r.read_scalar_array::<i16>(true).in_field("source_topics")?;
+        let source_topics = r
+            .read_scalar_array::<i16>(rt::COMPACT)
+            .in_field("source_topics")?;
         let source_topic_regex = r
-            .read_scalar_array::<i16>(true)
+            .read_scalar_array::<i16>(rt::COMPACT)
             .in_field("source_topic_regex")?;
         let repartition_source_topics = r
-            .read_scalar_array::<i16>(true)
+            .read_scalar_array::<i16>(rt::COMPACT)
             .in_field("repartition_source_topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -397,10 +413,10 @@ impl<'a> rt::Decode<'a> for CopartitionGroup<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_scalar_array::<i16>(true).in_field("source_topics")?;
-        r.read_scalar_array::<i16>(true).in_field("source_topic_regex")?;
-        r.read_scalar_array::<i16>(true).in_field("repartition_source_topics")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_scalar_array::<i16>(rt::COMPACT).in_field("source_topics")?;
+        r.read_scalar_array::<i16>(rt::COMPACT).in_field("source_topic_regex")?;
+        r.read_scalar_array::<i16>(rt::COMPACT).in_field("repartition_source_topics")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -412,19 +428,20 @@ impl<'a> rt::Encode for CopartitionGroup<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_scalar_array(buf, &self.source_topics, true).in_field("source_topics")?;
-        rt::put_scalar_array(buf, &self.source_topic_regex, true)
+        buf.put_scalar_array(&self.source_topics, rt::COMPACT)
+            .in_field("source_topics")?;
+        buf.put_scalar_array(&self.source_topic_regex, rt::COMPACT)
             .in_field("source_topic_regex")?;
-        rt::put_scalar_array(buf, &self.repartition_source_topics, true)
+        buf.put_scalar_array(&self.repartition_source_topics, rt::COMPACT)
             .in_field("repartition_source_topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::scalar_array_len(&self.source_topics, true)
-            + rt::scalar_array_len(&self.source_topic_regex, true)
-            + rt::scalar_array_len(&self.repartition_source_topics, true)
+        rt::scalar_array_len(&self.source_topics, rt::COMPACT)
+            + rt::scalar_array_len(&self.source_topic_regex, rt::COMPACT)
+            + rt::scalar_array_len(&self.repartition_source_topics, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -468,15 +485,6 @@ impl<'a> rt::IntoOwned for CopartitionGroup<'a> {
             ),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl CopartitionGroup<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> CopartitionGroup<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -525,24 +533,24 @@ impl<'a> rt::Decode<'a> for Subtopology<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let subtopology_id = r.read_string(true).in_field("subtopology_id")?;
+        let subtopology_id = r.read_string(rt::COMPACT).in_field("subtopology_id")?;
         let source_topics = r
-            .read_array(true, |r| r.read_string(true))
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("source_topics")?;
         let source_topic_regex = r
-            .read_array(true, |r| r.read_string(true))
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("source_topic_regex")?;
         let state_changelog_topics = r
-            .read_struct_array::<TopicInfo>(true, version)
+            .read_struct_array::<TopicInfo>(rt::COMPACT, version)
             .in_field("state_changelog_topics")?;
         let repartition_sink_topics = r
-            .read_array(true, |r| r.read_string(true))
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("repartition_sink_topics")?;
         let repartition_source_topics = r
-            .read_struct_array::<TopicInfo>(true, version)
+            .read_struct_array::<TopicInfo>(rt::COMPACT, version)
             .in_field("repartition_source_topics")?;
         let copartition_groups = r
-            .read_struct_array::<CopartitionGroup>(true, version)
+            .read_struct_array::<CopartitionGroup>(rt::COMPACT, version)
             .in_field("copartition_groups")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -561,19 +569,20 @@ impl<'a> rt::Decode<'a> for Subtopology<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("subtopology_id")?;
-        r.read_array(true, |r| r.read_string(true).map(drop)).in_field("source_topics")?;
-        r.read_array(true, |r| r.read_string(true).map(drop))
+        r.read_string(rt::COMPACT).in_field("subtopology_id")?;
+        r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT).map(drop))
+            .in_field("source_topics")?;
+        r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT).map(drop))
             .in_field("source_topic_regex")?;
-        r.skip_struct_array::<TopicInfo>(true, false, version)
+        r.skip_struct_array::<TopicInfo>(rt::COMPACT, version)
             .in_field("state_changelog_topics")?;
-        r.read_array(true, |r| r.read_string(true).map(drop))
+        r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT).map(drop))
             .in_field("repartition_sink_topics")?;
-        r.skip_struct_array::<TopicInfo>(true, false, version)
+        r.skip_struct_array::<TopicInfo>(rt::COMPACT, version)
             .in_field("repartition_source_topics")?;
-        r.skip_struct_array::<CopartitionGroup>(true, false, version)
+        r.skip_struct_array::<CopartitionGroup>(rt::COMPACT, version)
             .in_field("copartition_groups")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -585,49 +594,54 @@ impl<'a> rt::Encode for Subtopology<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, true).in_field("subtopology_id")?;
-        rt::put_array(
-                buf,
+        buf.put_string(&self.subtopology_id, rt::COMPACT).in_field("subtopology_id")?;
+        buf.put_array(
                 &self.source_topics,
-                true,
-                |buf, v| rt::put_string(buf, v, true),
+                rt::COMPACT,
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("source_topics")?;
-        rt::put_array(
-                buf,
+        buf.put_array(
                 &self.source_topic_regex,
-                true,
-                |buf, v| rt::put_string(buf, v, true),
+                rt::COMPACT,
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("source_topic_regex")?;
-        rt::put_struct_array(buf, &self.state_changelog_topics, true, version)
+        buf.put_struct_array(&self.state_changelog_topics, rt::COMPACT, version)
             .in_field("state_changelog_topics")?;
-        rt::put_array(
-                buf,
+        buf.put_array(
                 &self.repartition_sink_topics,
-                true,
-                |buf, v| rt::put_string(buf, v, true),
+                rt::COMPACT,
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("repartition_sink_topics")?;
-        rt::put_struct_array(buf, &self.repartition_source_topics, true, version)
+        buf.put_struct_array(&self.repartition_source_topics, rt::COMPACT, version)
             .in_field("repartition_source_topics")?;
-        rt::put_struct_array(buf, &self.copartition_groups, true, version)
+        buf.put_struct_array(&self.copartition_groups, rt::COMPACT, version)
             .in_field("copartition_groups")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.subtopology_id, true)
-            + rt::array_len(&self.source_topics, true, |v| rt::string_len(v, true))
-            + rt::array_len(&self.source_topic_regex, true, |v| rt::string_len(v, true))
-            + rt::struct_array_len(&self.state_changelog_topics, true, version)
+        rt::string_len(&self.subtopology_id, rt::COMPACT)
+            + rt::array_len(
+                &self.source_topics,
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            )
+            + rt::array_len(
+                &self.source_topic_regex,
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            ) + rt::struct_array_len(&self.state_changelog_topics, rt::COMPACT, version)
             + rt::array_len(
                 &self.repartition_sink_topics,
-                true,
-                |v| rt::string_len(v, true),
-            ) + rt::struct_array_len(&self.repartition_source_topics, true, version)
-            + rt::struct_array_len(&self.copartition_groups, true, version)
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            )
+            + rt::struct_array_len(&self.repartition_source_topics, rt::COMPACT, version)
+            + rt::struct_array_len(&self.copartition_groups, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -690,15 +704,6 @@ impl<'a> rt::IntoOwned for Subtopology<'a> {
     }
 }
 
-impl Subtopology<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Subtopology<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Description of the application's processing topology, which the coordinator uses to set up the group's topology or to check the member agrees with it. Required and non-empty when joining with member epoch 0, null on every other heartbeat.
 ///
 /// The `Topology` struct of `StreamsGroupHeartbeatRequest`, used in versions 0-1.
@@ -726,7 +731,7 @@ impl<'a> rt::Decode<'a> for Topology<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let epoch = r.read_i32().in_field("epoch")?;
         let subtopologies = r
-            .read_struct_array::<Subtopology>(true, version)
+            .read_struct_array::<Subtopology>(rt::COMPACT, version)
             .in_field("subtopologies")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -741,9 +746,9 @@ impl<'a> rt::Decode<'a> for Topology<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i32().in_field("epoch")?;
-        r.skip_struct_array::<Subtopology>(true, false, version)
+        r.skip_struct_array::<Subtopology>(rt::COMPACT, version)
             .in_field("subtopologies")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -756,14 +761,14 @@ impl<'a> rt::Encode for Topology<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.epoch);
-        rt::put_struct_array(buf, &self.subtopologies, true, version)
+        buf.put_struct_array(&self.subtopologies, rt::COMPACT, version)
             .in_field("subtopologies")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.subtopologies, true, version)
+        4 + rt::struct_array_len(&self.subtopologies, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -803,15 +808,6 @@ impl<'a> rt::IntoOwned for Topology<'a> {
     }
 }
 
-impl Topology<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Topology<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// A key paired with a value.
 ///
 /// The `KeyValue` struct of `StreamsGroupHeartbeatRequest`, used in versions 0-1.
@@ -836,8 +832,8 @@ impl<'a> rt::Decode<'a> for KeyValue<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let key = r.read_string(true).in_field("key")?;
-        let value = r.read_string(true).in_field("value")?;
+        let key = r.read_string(rt::COMPACT).in_field("key")?;
+        let value = r.read_string(rt::COMPACT).in_field("value")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             key,
@@ -850,9 +846,9 @@ impl<'a> rt::Decode<'a> for KeyValue<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("key")?;
-        r.read_string(true).in_field("value")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_string(rt::COMPACT).in_field("key")?;
+        r.read_string(rt::COMPACT).in_field("value")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -864,14 +860,14 @@ impl<'a> rt::Encode for KeyValue<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.key, true).in_field("key")?;
-        rt::put_string(buf, &self.value, true).in_field("value")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.key, rt::COMPACT).in_field("key")?;
+        buf.put_string(&self.value, rt::COMPACT).in_field("value")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.key, true) + rt::string_len(&self.value, true)
+        rt::string_len(&self.key, rt::COMPACT) + rt::string_len(&self.value, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -911,15 +907,6 @@ impl<'a> rt::IntoOwned for KeyValue<'a> {
     }
 }
 
-impl KeyValue<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> KeyValue<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// An internal topic a subtopology needs, with the settings to create it with.
 ///
 /// The `TopicInfo` struct of `StreamsGroupHeartbeatRequest`, used in versions 0-1.
@@ -953,13 +940,13 @@ impl<'a> rt::Decode<'a> for TopicInfo<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let mut fixed: rt::FixedFields<6> = r
             .read_fixed(&[("partitions", 4), ("replication_factor", 2)])?;
         let partitions = fixed.i32();
         let replication_factor = fixed.i16();
         let topic_configs = r
-            .read_struct_array::<KeyValue>(true, version)
+            .read_struct_array::<KeyValue>(rt::COMPACT, version)
             .in_field("topic_configs")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -975,10 +962,10 @@ impl<'a> rt::Decode<'a> for TopicInfo<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
         r.skip_fixed(6, &[("partitions", 4), ("replication_factor", 2)])?;
-        r.skip_struct_array::<KeyValue>(true, false, version).in_field("topic_configs")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_struct_array::<KeyValue>(rt::COMPACT, version).in_field("topic_configs")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -990,21 +977,21 @@ impl<'a> rt::Encode for TopicInfo<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new()
                 .i32(self.partitions)
                 .i16(self.replication_factor),
         );
-        rt::put_struct_array(buf, &self.topic_configs, true, version)
+        buf.put_struct_array(&self.topic_configs, rt::COMPACT, version)
             .in_field("topic_configs")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, true) + 4 + 2
-            + rt::struct_array_len(&self.topic_configs, true, version)
+        rt::string_len(&self.name, rt::COMPACT) + 6
+            + rt::struct_array_len(&self.topic_configs, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1050,15 +1037,6 @@ impl<'a> rt::IntoOwned for TopicInfo<'a> {
     }
 }
 
-impl TopicInfo<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicInfo<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// A host and port at which a streams client serves Interactive Queries.
 ///
 /// The `Endpoint` struct of `StreamsGroupHeartbeatRequest`, used in versions 0-1.
@@ -1083,7 +1061,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let host = r.read_string(true).in_field("host")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -1097,9 +1075,9 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1111,14 +1089,14 @@ impl<'a> rt::Encode for Endpoint<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.host, true) + 2
+        rt::string_len(&self.host, rt::COMPACT) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1158,15 +1136,6 @@ impl<'a> rt::IntoOwned for Endpoint<'a> {
     }
 }
 
-impl Endpoint<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Endpoint<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Summed changelog offset for one task.
 ///
 /// The `TaskOffset` struct of `StreamsGroupHeartbeatRequest`, used in versions 0-1.
@@ -1195,7 +1164,7 @@ impl<'a> rt::Decode<'a> for TaskOffset<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let subtopology_id = r.read_string(true).in_field("subtopology_id")?;
+        let subtopology_id = r.read_string(rt::COMPACT).in_field("subtopology_id")?;
         let mut fixed: rt::FixedFields<12> = r
             .read_fixed(&[("partition", 4), ("offset", 8)])?;
         let partition = fixed.i32();
@@ -1213,9 +1182,9 @@ impl<'a> rt::Decode<'a> for TaskOffset<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("subtopology_id")?;
+        r.read_string(rt::COMPACT).in_field("subtopology_id")?;
         r.skip_fixed(12, &[("partition", 4), ("offset", 8)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1227,16 +1196,16 @@ impl<'a> rt::Encode for TaskOffset<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, true).in_field("subtopology_id")?;
+        buf.put_string(&self.subtopology_id, rt::COMPACT).in_field("subtopology_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new().i32(self.partition).i64(self.offset),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.subtopology_id, true) + 4 + 8
+        rt::string_len(&self.subtopology_id, rt::COMPACT) + 12
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1279,15 +1248,6 @@ impl<'a> rt::IntoOwned for TaskOffset<'a> {
     }
 }
 
-impl TaskOffset<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TaskOffset<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Tasks of one subtopology, identified by partition number.
 ///
 /// The `TaskIds` struct of `StreamsGroupHeartbeatRequest`, used in versions 0-1.
@@ -1312,8 +1272,8 @@ impl<'a> rt::Decode<'a> for TaskIds<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let subtopology_id = r.read_string(true).in_field("subtopology_id")?;
-        let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
+        let subtopology_id = r.read_string(rt::COMPACT).in_field("subtopology_id")?;
+        let partitions = r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             subtopology_id,
@@ -1326,9 +1286,9 @@ impl<'a> rt::Decode<'a> for TaskIds<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("subtopology_id")?;
-        r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_string(rt::COMPACT).in_field("subtopology_id")?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -1340,15 +1300,15 @@ impl<'a> rt::Encode for TaskIds<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, true).in_field("subtopology_id")?;
-        rt::put_scalar_array(buf, &self.partitions, true).in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.subtopology_id, rt::COMPACT).in_field("subtopology_id")?;
+        buf.put_scalar_array(&self.partitions, rt::COMPACT).in_field("partitions")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.subtopology_id, true)
-            + rt::scalar_array_len(&self.partitions, true)
+        rt::string_len(&self.subtopology_id, rt::COMPACT)
+            + rt::scalar_array_len(&self.partitions, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -1385,14 +1345,5 @@ impl<'a> rt::IntoOwned for TaskIds<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TaskIds<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TaskIds<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

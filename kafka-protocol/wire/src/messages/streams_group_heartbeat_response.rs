@@ -126,8 +126,10 @@ impl<'a> rt::Decode<'a> for StreamsGroupHeartbeatResponse<'a> {
             .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
-        let member_id = r.read_string(true).in_field("member_id")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
+        let member_id = r.read_string(rt::COMPACT).in_field("member_id")?;
         let mut fixed: rt::FixedFields<8> = r
             .read_fixed(&[("member_epoch", 4), ("heartbeat_interval_ms", 4)])?;
         let member_epoch = fixed.i32();
@@ -144,16 +146,16 @@ impl<'a> rt::Decode<'a> for StreamsGroupHeartbeatResponse<'a> {
             -1
         };
         let status = r
-            .read_nullable_struct_array::<Status>(true, version)
+            .read_nullable_struct_array::<Status>(rt::COMPACT, version)
             .in_field("status")?;
         let active_tasks = r
-            .read_nullable_struct_array::<TaskIds>(true, version)
+            .read_nullable_struct_array::<TaskIds>(rt::COMPACT, version)
             .in_field("active_tasks")?;
         let standby_tasks = r
-            .read_nullable_struct_array::<TaskIds>(true, version)
+            .read_nullable_struct_array::<TaskIds>(rt::COMPACT, version)
             .in_field("standby_tasks")?;
         let warmup_tasks = r
-            .read_nullable_struct_array::<TaskIds>(true, version)
+            .read_nullable_struct_array::<TaskIds>(rt::COMPACT, version)
             .in_field("warmup_tasks")?;
         let topology_description_required = if version >= 1 {
             r.read_bool().in_field("topology_description_required")?
@@ -164,7 +166,7 @@ impl<'a> rt::Decode<'a> for StreamsGroupHeartbeatResponse<'a> {
             .read_i32()
             .in_field("endpoint_information_epoch")?;
         let partitions_by_user_endpoint = r
-            .read_nullable_struct_array::<EndpointToPartitions>(true, version)
+            .read_nullable_struct_array::<EndpointToPartitions>(rt::COMPACT, version)
             .in_field("partitions_by_user_endpoint")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -213,9 +215,9 @@ impl<'a> rt::Encode for StreamsGroupHeartbeatResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_string(buf, &self.member_id, true).in_field("member_id")?;
+        buf.put_string(&self.member_id, rt::COMPACT).in_field("member_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new()
                 .i32(self.member_epoch)
@@ -228,41 +230,51 @@ impl<'a> rt::Encode for StreamsGroupHeartbeatResponse<'a> {
         if version >= 1 {
             buf.put_i64(self.acceptable_recovery_lag);
         }
-        rt::put_nullable_struct_array(buf, self.status.as_ref(), true, version)
+        buf.put_nullable_struct_array(self.status.as_ref(), rt::COMPACT, version)
             .in_field("status")?;
-        rt::put_nullable_struct_array(buf, self.active_tasks.as_ref(), true, version)
+        buf.put_nullable_struct_array(self.active_tasks.as_ref(), rt::COMPACT, version)
             .in_field("active_tasks")?;
-        rt::put_nullable_struct_array(buf, self.standby_tasks.as_ref(), true, version)
+        buf.put_nullable_struct_array(self.standby_tasks.as_ref(), rt::COMPACT, version)
             .in_field("standby_tasks")?;
-        rt::put_nullable_struct_array(buf, self.warmup_tasks.as_ref(), true, version)
+        buf.put_nullable_struct_array(self.warmup_tasks.as_ref(), rt::COMPACT, version)
             .in_field("warmup_tasks")?;
         if version >= 1 {
-            rt::put_bool(buf, self.topology_description_required);
+            buf.put_bool(self.topology_description_required);
         }
         buf.put_i32(self.endpoint_information_epoch);
-        rt::put_nullable_struct_array(
-                buf,
+        buf.put_nullable_struct_array(
                 self.partitions_by_user_endpoint.as_ref(),
-                true,
+                rt::COMPACT,
                 version,
             )
             .in_field("partitions_by_user_endpoint")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
-            + rt::string_len(&self.member_id, true) + 4 + 4
+        6 + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
+            + rt::string_len(&self.member_id, rt::COMPACT) + 8
             + (if version <= 0 { 4 } else { 0 }) + 4 + (if version >= 1 { 8 } else { 0 })
-            + rt::nullable_struct_array_len(self.status.as_ref(), true, version)
-            + rt::nullable_struct_array_len(self.active_tasks.as_ref(), true, version)
-            + rt::nullable_struct_array_len(self.standby_tasks.as_ref(), true, version)
-            + rt::nullable_struct_array_len(self.warmup_tasks.as_ref(), true, version)
-            + (if version >= 1 { 1 } else { 0 }) + 4
+            + rt::nullable_struct_array_len(self.status.as_ref(), rt::COMPACT, version)
+            + rt::nullable_struct_array_len(
+                self.active_tasks.as_ref(),
+                rt::COMPACT,
+                version,
+            )
+            + rt::nullable_struct_array_len(
+                self.standby_tasks.as_ref(),
+                rt::COMPACT,
+                version,
+            )
+            + rt::nullable_struct_array_len(
+                self.warmup_tasks.as_ref(),
+                rt::COMPACT,
+                version,
+            ) + (if version >= 1 { 1 } else { 0 }) + 4
             + rt::nullable_struct_array_len(
                 self.partitions_by_user_endpoint.as_ref(),
-                true,
+                rt::COMPACT,
                 version,
             ) + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -388,15 +400,6 @@ impl<'a> rt::IntoOwned for StreamsGroupHeartbeatResponse<'a> {
     }
 }
 
-impl StreamsGroupHeartbeatResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> StreamsGroupHeartbeatResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// For each Interactive Queries endpoint in the group, the partitions whose state that client holds; null if the member already has the current information.
 ///
 /// The `EndpointToPartitions` struct of `StreamsGroupHeartbeatResponse`, used in versions 0-1.
@@ -428,10 +431,10 @@ impl<'a> rt::Decode<'a> for EndpointToPartitions<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let user_endpoint = Endpoint::decode_from(r, version).in_field("user_endpoint")?;
         let active_partitions = r
-            .read_struct_array::<TopicPartition>(true, version)
+            .read_struct_array::<TopicPartition>(rt::COMPACT, version)
             .in_field("active_partitions")?;
         let standby_partitions = r
-            .read_struct_array::<TopicPartition>(true, version)
+            .read_struct_array::<TopicPartition>(rt::COMPACT, version)
             .in_field("standby_partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -447,11 +450,11 @@ impl<'a> rt::Decode<'a> for EndpointToPartitions<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         Endpoint::validate_from(r, version).in_field("user_endpoint")?;
-        r.skip_struct_array::<TopicPartition>(true, false, version)
+        r.skip_struct_array::<TopicPartition>(rt::COMPACT, version)
             .in_field("active_partitions")?;
-        r.skip_struct_array::<TopicPartition>(true, false, version)
+        r.skip_struct_array::<TopicPartition>(rt::COMPACT, version)
             .in_field("standby_partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -464,18 +467,18 @@ impl<'a> rt::Encode for EndpointToPartitions<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         self.user_endpoint.encode_to(buf, version).in_field("user_endpoint")?;
-        rt::put_struct_array(buf, &self.active_partitions, true, version)
+        buf.put_struct_array(&self.active_partitions, rt::COMPACT, version)
             .in_field("active_partitions")?;
-        rt::put_struct_array(buf, &self.standby_partitions, true, version)
+        buf.put_struct_array(&self.standby_partitions, rt::COMPACT, version)
             .in_field("standby_partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
         self.user_endpoint.encoded_len(version)
-            + rt::struct_array_len(&self.active_partitions, true, version)
-            + rt::struct_array_len(&self.standby_partitions, true, version)
+            + rt::struct_array_len(&self.active_partitions, rt::COMPACT, version)
+            + rt::struct_array_len(&self.standby_partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -518,15 +521,6 @@ impl<'a> rt::IntoOwned for EndpointToPartitions<'a> {
     }
 }
 
-impl EndpointToPartitions<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> EndpointToPartitions<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// A condition that currently affects the group.
 ///
 /// The `Status` struct of `StreamsGroupHeartbeatResponse`, used in versions 0-1.
@@ -552,7 +546,7 @@ impl<'a> rt::Decode<'a> for Status<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let status_code = r.read_i8().in_field("status_code")?;
-        let status_detail = r.read_string(true).in_field("status_detail")?;
+        let status_detail = r.read_string(rt::COMPACT).in_field("status_detail")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             status_code,
@@ -566,8 +560,8 @@ impl<'a> rt::Decode<'a> for Status<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i8().in_field("status_code")?;
-        r.read_string(true).in_field("status_detail")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_string(rt::COMPACT).in_field("status_detail")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -580,13 +574,13 @@ impl<'a> rt::Encode for Status<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i8(self.status_code);
-        rt::put_string(buf, &self.status_detail, true).in_field("status_detail")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.status_detail, rt::COMPACT).in_field("status_detail")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        1 + rt::string_len(&self.status_detail, true)
+        1 + rt::string_len(&self.status_detail, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -626,15 +620,6 @@ impl<'a> rt::IntoOwned for Status<'a> {
     }
 }
 
-impl Status<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Status<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// A topic and a set of its partitions.
 ///
 /// The `TopicPartition` struct of `StreamsGroupHeartbeatResponse`, used in versions 0-1.
@@ -659,8 +644,8 @@ impl<'a> rt::Decode<'a> for TopicPartition<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic = r.read_string(true).in_field("topic")?;
-        let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
+        let topic = r.read_string(rt::COMPACT).in_field("topic")?;
+        let partitions = r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             topic,
@@ -673,9 +658,9 @@ impl<'a> rt::Decode<'a> for TopicPartition<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("topic")?;
-        r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_string(rt::COMPACT).in_field("topic")?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -687,14 +672,15 @@ impl<'a> rt::Encode for TopicPartition<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic, true).in_field("topic")?;
-        rt::put_scalar_array(buf, &self.partitions, true).in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.topic, rt::COMPACT).in_field("topic")?;
+        buf.put_scalar_array(&self.partitions, rt::COMPACT).in_field("partitions")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.topic, true) + rt::scalar_array_len(&self.partitions, true)
+        rt::string_len(&self.topic, rt::COMPACT)
+            + rt::scalar_array_len(&self.partitions, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -734,15 +720,6 @@ impl<'a> rt::IntoOwned for TopicPartition<'a> {
     }
 }
 
-impl TopicPartition<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicPartition<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Tasks of one subtopology, identified by partition number.
 ///
 /// The `TaskIds` struct of `StreamsGroupHeartbeatResponse`, used in versions 0-1.
@@ -767,8 +744,8 @@ impl<'a> rt::Decode<'a> for TaskIds<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let subtopology_id = r.read_string(true).in_field("subtopology_id")?;
-        let partitions = r.read_scalar_array::<i32>(true).in_field("partitions")?;
+        let subtopology_id = r.read_string(rt::COMPACT).in_field("subtopology_id")?;
+        let partitions = r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             subtopology_id,
@@ -781,9 +758,9 @@ impl<'a> rt::Decode<'a> for TaskIds<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("subtopology_id")?;
-        r.read_scalar_array::<i32>(true).in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_string(rt::COMPACT).in_field("subtopology_id")?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("partitions")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -795,15 +772,15 @@ impl<'a> rt::Encode for TaskIds<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, true).in_field("subtopology_id")?;
-        rt::put_scalar_array(buf, &self.partitions, true).in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.subtopology_id, rt::COMPACT).in_field("subtopology_id")?;
+        buf.put_scalar_array(&self.partitions, rt::COMPACT).in_field("partitions")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.subtopology_id, true)
-            + rt::scalar_array_len(&self.partitions, true)
+        rt::string_len(&self.subtopology_id, rt::COMPACT)
+            + rt::scalar_array_len(&self.partitions, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -843,15 +820,6 @@ impl<'a> rt::IntoOwned for TaskIds<'a> {
     }
 }
 
-impl TaskIds<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TaskIds<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// A host and port at which a streams client serves Interactive Queries.
 ///
 /// The `Endpoint` struct of `StreamsGroupHeartbeatResponse`, used in versions 0-1.
@@ -876,7 +844,7 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let host = r.read_string(true).in_field("host")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -890,9 +858,9 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -904,14 +872,14 @@ impl<'a> rt::Encode for Endpoint<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.host, true) + 2
+        rt::string_len(&self.host, rt::COMPACT) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -948,14 +916,5 @@ impl<'a> rt::IntoOwned for Endpoint<'a> {
             port: self.port,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl Endpoint<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Endpoint<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

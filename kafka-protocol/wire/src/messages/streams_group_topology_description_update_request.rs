@@ -48,8 +48,8 @@ impl<'a> rt::Decode<'a> for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let group_id = r.read_string(true).in_field("group_id")?;
-        let member_id = r.read_string(true).in_field("member_id")?;
+        let group_id = r.read_string(rt::COMPACT).in_field("group_id")?;
+        let member_id = r.read_string(rt::COMPACT).in_field("member_id")?;
         let topology_epoch = r.read_i32().in_field("topology_epoch")?;
         let topology_description = TopologyDescription::decode_from(r, version)
             .in_field("topology_description")?;
@@ -71,18 +71,19 @@ impl<'a> rt::Encode for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, true).in_field("group_id")?;
-        rt::put_string(buf, &self.member_id, true).in_field("member_id")?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_string(&self.member_id, rt::COMPACT).in_field("member_id")?;
         buf.put_i32(self.topology_epoch);
         self.topology_description
             .encode_to(buf, version)
             .in_field("topology_description")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.group_id, true) + rt::string_len(&self.member_id, true) + 4
+        rt::string_len(&self.group_id, rt::COMPACT)
+            + rt::string_len(&self.member_id, rt::COMPACT) + 4
             + self.topology_description.encoded_len(version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -129,15 +130,6 @@ impl<'a> rt::IntoOwned for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
     }
 }
 
-impl StreamsGroupTopologyDescriptionUpdateRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> StreamsGroupTopologyDescriptionUpdateRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// A streams application's topology: its subtopologies and global stores.
 ///
 /// The `TopologyDescription` struct of `StreamsGroupTopologyDescriptionUpdateRequest`, used in versions 0.
@@ -164,10 +156,10 @@ impl<'a> rt::Decode<'a> for TopologyDescription<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let subtopologies = r
-            .read_struct_array::<TopologyDescriptionSubtopology>(true, version)
+            .read_struct_array::<TopologyDescriptionSubtopology>(rt::COMPACT, version)
             .in_field("subtopologies")?;
         let global_stores = r
-            .read_struct_array::<TopologyDescriptionGlobalStore>(true, version)
+            .read_struct_array::<TopologyDescriptionGlobalStore>(rt::COMPACT, version)
             .in_field("global_stores")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -181,11 +173,11 @@ impl<'a> rt::Decode<'a> for TopologyDescription<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.skip_struct_array::<TopologyDescriptionSubtopology>(true, false, version)
+        r.skip_struct_array::<TopologyDescriptionSubtopology>(rt::COMPACT, version)
             .in_field("subtopologies")?;
-        r.skip_struct_array::<TopologyDescriptionGlobalStore>(true, false, version)
+        r.skip_struct_array::<TopologyDescriptionGlobalStore>(rt::COMPACT, version)
             .in_field("global_stores")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -197,17 +189,17 @@ impl<'a> rt::Encode for TopologyDescription<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.subtopologies, true, version)
+        buf.put_struct_array(&self.subtopologies, rt::COMPACT, version)
             .in_field("subtopologies")?;
-        rt::put_struct_array(buf, &self.global_stores, true, version)
+        buf.put_struct_array(&self.global_stores, rt::COMPACT, version)
             .in_field("global_stores")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.subtopologies, true, version)
-            + rt::struct_array_len(&self.global_stores, true, version)
+        rt::struct_array_len(&self.subtopologies, rt::COMPACT, version)
+            + rt::struct_array_len(&self.global_stores, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -247,15 +239,6 @@ impl<'a> rt::IntoOwned for TopologyDescription<'a> {
     }
 }
 
-impl TopologyDescription<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopologyDescription<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// One subtopology: an id and the processing nodes it is made of.
 ///
 /// The `TopologyDescriptionSubtopology` struct of `StreamsGroupTopologyDescriptionUpdateRequest`, used in versions 0.
@@ -281,9 +264,9 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionSubtopology<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let subtopology_id = r.read_string(true).in_field("subtopology_id")?;
+        let subtopology_id = r.read_string(rt::COMPACT).in_field("subtopology_id")?;
         let nodes = r
-            .read_struct_array::<TopologyDescriptionNode>(true, version)
+            .read_struct_array::<TopologyDescriptionNode>(rt::COMPACT, version)
             .in_field("nodes")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -297,10 +280,10 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionSubtopology<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("subtopology_id")?;
-        r.skip_struct_array::<TopologyDescriptionNode>(true, false, version)
+        r.read_string(rt::COMPACT).in_field("subtopology_id")?;
+        r.skip_struct_array::<TopologyDescriptionNode>(rt::COMPACT, version)
             .in_field("nodes")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -312,15 +295,15 @@ impl<'a> rt::Encode for TopologyDescriptionSubtopology<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.subtopology_id, true).in_field("subtopology_id")?;
-        rt::put_struct_array(buf, &self.nodes, true, version).in_field("nodes")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.subtopology_id, rt::COMPACT).in_field("subtopology_id")?;
+        buf.put_struct_array(&self.nodes, rt::COMPACT, version).in_field("nodes")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.subtopology_id, true)
-            + rt::struct_array_len(&self.nodes, true, version)
+        rt::string_len(&self.subtopology_id, rt::COMPACT)
+            + rt::struct_array_len(&self.nodes, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -357,15 +340,6 @@ impl<'a> rt::IntoOwned for TopologyDescriptionSubtopology<'a> {
             nodes: rt::IntoOwned::into_owned(self.nodes),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TopologyDescriptionSubtopology<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopologyDescriptionSubtopology<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -409,15 +383,17 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionNode<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let node_type = r.read_i8().in_field("node_type")?;
         let source_topics = r
-            .read_array(true, |r| r.read_string(true))
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("source_topics")?;
-        let sink_topic = r.read_nullable_string(true).in_field("sink_topic")?;
-        let stores = r.read_array(true, |r| r.read_string(true)).in_field("stores")?;
+        let sink_topic = r.read_nullable_string(rt::COMPACT).in_field("sink_topic")?;
+        let stores = r
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
+            .in_field("stores")?;
         let successors = r
-            .read_array(true, |r| r.read_string(true))
+            .read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT))
             .in_field("successors")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -435,13 +411,16 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionNode<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
         r.read_i8().in_field("node_type")?;
-        r.read_array(true, |r| r.read_string(true).map(drop)).in_field("source_topics")?;
-        r.read_nullable_string(true).in_field("sink_topic")?;
-        r.read_array(true, |r| r.read_string(true).map(drop)).in_field("stores")?;
-        r.read_array(true, |r| r.read_string(true).map(drop)).in_field("successors")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT).map(drop))
+            .in_field("source_topics")?;
+        r.read_nullable_string(rt::COMPACT).in_field("sink_topic")?;
+        r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT).map(drop))
+            .in_field("stores")?;
+        r.read_array(rt::COMPACT, |r| r.read_string(rt::COMPACT).map(drop))
+            .in_field("successors")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -453,32 +432,45 @@ impl<'a> rt::Encode for TopologyDescriptionNode<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_i8(self.node_type);
-        rt::put_array(
-                buf,
+        buf.put_array(
                 &self.source_topics,
-                true,
-                |buf, v| rt::put_string(buf, v, true),
+                rt::COMPACT,
+                |buf, v| buf.put_string(v, rt::COMPACT),
             )
             .in_field("source_topics")?;
-        rt::put_nullable_string(buf, self.sink_topic.as_deref(), true)
+        buf.put_nullable_string(self.sink_topic.as_deref(), rt::COMPACT)
             .in_field("sink_topic")?;
-        rt::put_array(buf, &self.stores, true, |buf, v| rt::put_string(buf, v, true))
+        buf.put_array(&self.stores, rt::COMPACT, |buf, v| buf.put_string(v, rt::COMPACT))
             .in_field("stores")?;
-        rt::put_array(buf, &self.successors, true, |buf, v| rt::put_string(buf, v, true))
+        buf.put_array(
+                &self.successors,
+                rt::COMPACT,
+                |buf, v| buf.put_string(v, rt::COMPACT),
+            )
             .in_field("successors")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + 1
-            + rt::array_len(&self.source_topics, true, |v| rt::string_len(v, true))
-            + rt::nullable_string_len(self.sink_topic.as_deref(), true)
-            + rt::array_len(&self.stores, true, |v| rt::string_len(v, true))
-            + rt::array_len(&self.successors, true, |v| rt::string_len(v, true))
-            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        rt::string_len(&self.name, rt::COMPACT) + 1
+            + rt::array_len(
+                &self.source_topics,
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            ) + rt::nullable_string_len(self.sink_topic.as_deref(), rt::COMPACT)
+            + rt::array_len(
+                &self.stores,
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            )
+            + rt::array_len(
+                &self.successors,
+                rt::COMPACT,
+                |v| rt::string_len(v, rt::COMPACT),
+            ) + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -529,15 +521,6 @@ impl<'a> rt::IntoOwned for TopologyDescriptionNode<'a> {
     }
 }
 
-impl TopologyDescriptionNode<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopologyDescriptionNode<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// A global state store: the source node that reads its topic and the processor that fills it.
 ///
 /// The `TopologyDescriptionGlobalStore` struct of `StreamsGroupTopologyDescriptionUpdateRequest`, used in versions 0.
@@ -580,7 +563,7 @@ impl<'a> rt::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
     ) -> Result<(), rt::DecodeError> {
         TopologyDescriptionNode::validate_from(r, version).in_field("source")?;
         TopologyDescriptionNode::validate_from(r, version).in_field("processor")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -594,7 +577,7 @@ impl<'a> rt::Encode for TopologyDescriptionGlobalStore<'a> {
     ) -> Result<(), rt::EncodeError> {
         self.source.encode_to(buf, version).in_field("source")?;
         self.processor.encode_to(buf, version).in_field("processor")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -636,14 +619,5 @@ impl<'a> rt::IntoOwned for TopologyDescriptionGlobalStore<'a> {
             processor: rt::IntoOwned::into_owned(self.processor),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TopologyDescriptionGlobalStore<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopologyDescriptionGlobalStore<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

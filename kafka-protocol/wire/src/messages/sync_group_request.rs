@@ -60,28 +60,29 @@ impl<'a> rt::Decode<'a> for SyncGroupRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let group_id = r.read_string(version >= 4).in_field("group_id")?;
+        let flexible = version >= 4;
+        let group_id = r.read_string(flexible).in_field("group_id")?;
         let generation_id = r.read_i32().in_field("generation_id")?;
-        let member_id = r.read_string(version >= 4).in_field("member_id")?;
+        let member_id = r.read_string(flexible).in_field("member_id")?;
         let group_instance_id = if version >= 3 {
-            r.read_nullable_string(version >= 4).in_field("group_instance_id")?
+            r.read_nullable_string(flexible).in_field("group_instance_id")?
         } else {
             None
         };
         let protocol_type = if version >= 5 {
-            r.read_nullable_string(true).in_field("protocol_type")?
+            r.read_nullable_string(rt::COMPACT).in_field("protocol_type")?
         } else {
             None
         };
         let protocol_name = if version >= 5 {
-            r.read_nullable_string(true).in_field("protocol_name")?
+            r.read_nullable_string(rt::COMPACT).in_field("protocol_name")?
         } else {
             None
         };
         let assignments = r
-            .read_struct_array::<SyncGroupRequestAssignment>(version >= 4, version)
+            .read_struct_array::<SyncGroupRequestAssignment>(flexible, version)
             .in_field("assignments")?;
-        let unknown_tagged_fields = if version >= 4 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -106,31 +107,32 @@ impl<'a> rt::Encode for SyncGroupRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 4;
         if version < 3 && self.group_instance_id.is_some() {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
                     .in_field("group_instance_id"),
             );
         }
-        rt::put_string(buf, &self.group_id, version >= 4).in_field("group_id")?;
+        buf.put_string(&self.group_id, flexible).in_field("group_id")?;
         buf.put_i32(self.generation_id);
-        rt::put_string(buf, &self.member_id, version >= 4).in_field("member_id")?;
+        buf.put_string(&self.member_id, flexible).in_field("member_id")?;
         if version >= 3 {
-            rt::put_nullable_string(buf, self.group_instance_id.as_deref(), version >= 4)
+            buf.put_nullable_string(self.group_instance_id.as_deref(), flexible)
                 .in_field("group_instance_id")?;
         }
         if version >= 5 {
-            rt::put_nullable_string(buf, self.protocol_type.as_deref(), true)
+            buf.put_nullable_string(self.protocol_type.as_deref(), rt::COMPACT)
                 .in_field("protocol_type")?;
         }
         if version >= 5 {
-            rt::put_nullable_string(buf, self.protocol_name.as_deref(), true)
+            buf.put_nullable_string(self.protocol_name.as_deref(), rt::COMPACT)
                 .in_field("protocol_name")?;
         }
-        rt::put_struct_array(buf, &self.assignments, version >= 4, version)
+        buf.put_struct_array(&self.assignments, flexible, version)
             .in_field("assignments")?;
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -138,24 +140,25 @@ impl<'a> rt::Encode for SyncGroupRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.group_id, version >= 4) + 4
-            + rt::string_len(&self.member_id, version >= 4)
+        let flexible = version >= 4;
+        rt::string_len(&self.group_id, flexible) + 4
+            + rt::string_len(&self.member_id, flexible)
             + (if version >= 3 {
-                rt::nullable_string_len(self.group_instance_id.as_deref(), version >= 4)
+                rt::nullable_string_len(self.group_instance_id.as_deref(), flexible)
             } else {
                 0
             })
             + (if version >= 5 {
-                rt::nullable_string_len(self.protocol_type.as_deref(), true)
+                rt::nullable_string_len(self.protocol_type.as_deref(), rt::COMPACT)
             } else {
                 0
             })
             + (if version >= 5 {
-                rt::nullable_string_len(self.protocol_name.as_deref(), true)
+                rt::nullable_string_len(self.protocol_name.as_deref(), rt::COMPACT)
             } else {
                 0
-            }) + rt::struct_array_len(&self.assignments, version >= 4, version)
-            + (if version >= 4 {
+            }) + rt::struct_array_len(&self.assignments, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -235,15 +238,6 @@ impl<'a> rt::IntoOwned for SyncGroupRequest<'a> {
     }
 }
 
-impl SyncGroupRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> SyncGroupRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Assignment for each member of the group; only the leader fills this in, the others send it empty.
 ///
 /// The `SyncGroupRequestAssignment` struct of `SyncGroupRequest`, used in versions 0-5.
@@ -268,11 +262,10 @@ impl<'a> rt::Decode<'a> for SyncGroupRequestAssignment<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let member_id = r.read_string(version >= 4).in_field("member_id")?;
-        let assignment: Cow<'a, [u8]> = r
-            .read_bytes(version >= 4)
-            .in_field("assignment")?;
-        let unknown_tagged_fields = if version >= 4 {
+        let flexible = version >= 4;
+        let member_id = r.read_string(flexible).in_field("member_id")?;
+        let assignment: Cow<'a, [u8]> = r.read_bytes(flexible).in_field("assignment")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -288,10 +281,11 @@ impl<'a> rt::Decode<'a> for SyncGroupRequestAssignment<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(version >= 4).in_field("member_id")?;
-        r.read_bytes(version >= 4).in_field("assignment")?;
-        if version >= 4 {
-            r.skip_unknown_tagged_fields()?;
+        let flexible = version >= 4;
+        r.read_string(flexible).in_field("member_id")?;
+        r.read_bytes(flexible).in_field("assignment")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -304,10 +298,11 @@ impl<'a> rt::Encode for SyncGroupRequestAssignment<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.member_id, version >= 4).in_field("member_id")?;
-        rt::put_bytes(buf, &self.assignment, version >= 4).in_field("assignment")?;
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        let flexible = version >= 4;
+        buf.put_string(&self.member_id, flexible).in_field("member_id")?;
+        buf.put_bytes(&self.assignment, flexible).in_field("assignment")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -315,9 +310,10 @@ impl<'a> rt::Encode for SyncGroupRequestAssignment<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.member_id, version >= 4)
-            + rt::bytes_len(&self.assignment, version >= 4)
-            + (if version >= 4 {
+        let flexible = version >= 4;
+        rt::string_len(&self.member_id, flexible)
+            + rt::bytes_len(&self.assignment, flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -361,14 +357,5 @@ impl<'a> rt::IntoOwned for SyncGroupRequestAssignment<'a> {
             assignment: rt::IntoOwned::into_owned(self.assignment),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl SyncGroupRequestAssignment<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> SyncGroupRequestAssignment<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -51,6 +51,7 @@ impl<'a> rt::Decode<'a> for SyncGroupResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 4;
         let throttle_time_ms = if version >= 1 {
             r.read_i32().in_field("throttle_time_ms")?
         } else {
@@ -58,19 +59,17 @@ impl<'a> rt::Decode<'a> for SyncGroupResponse<'a> {
         };
         let error_code = r.read_i16().in_field("error_code")?;
         let protocol_type = if version >= 5 {
-            r.read_nullable_string(true).in_field("protocol_type")?
+            r.read_nullable_string(rt::COMPACT).in_field("protocol_type")?
         } else {
             None
         };
         let protocol_name = if version >= 5 {
-            r.read_nullable_string(true).in_field("protocol_name")?
+            r.read_nullable_string(rt::COMPACT).in_field("protocol_name")?
         } else {
             None
         };
-        let assignment: Cow<'a, [u8]> = r
-            .read_bytes(version >= 4)
-            .in_field("assignment")?;
-        let unknown_tagged_fields = if version >= 4 {
+        let assignment: Cow<'a, [u8]> = r.read_bytes(flexible).in_field("assignment")?;
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -93,21 +92,22 @@ impl<'a> rt::Encode for SyncGroupResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 4;
         if version >= 1 {
             buf.put_i32(self.throttle_time_ms);
         }
         buf.put_i16(self.error_code);
         if version >= 5 {
-            rt::put_nullable_string(buf, self.protocol_type.as_deref(), true)
+            buf.put_nullable_string(self.protocol_type.as_deref(), rt::COMPACT)
                 .in_field("protocol_type")?;
         }
         if version >= 5 {
-            rt::put_nullable_string(buf, self.protocol_name.as_deref(), true)
+            buf.put_nullable_string(self.protocol_name.as_deref(), rt::COMPACT)
                 .in_field("protocol_name")?;
         }
-        rt::put_bytes(buf, &self.assignment, version >= 4).in_field("assignment")?;
-        if version >= 4 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bytes(&self.assignment, flexible).in_field("assignment")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -115,18 +115,19 @@ impl<'a> rt::Encode for SyncGroupResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
+        let flexible = version >= 4;
         (if version >= 1 { 4 } else { 0 }) + 2
             + (if version >= 5 {
-                rt::nullable_string_len(self.protocol_type.as_deref(), true)
+                rt::nullable_string_len(self.protocol_type.as_deref(), rt::COMPACT)
             } else {
                 0
             })
             + (if version >= 5 {
-                rt::nullable_string_len(self.protocol_name.as_deref(), true)
+                rt::nullable_string_len(self.protocol_name.as_deref(), rt::COMPACT)
             } else {
                 0
-            }) + rt::bytes_len(&self.assignment, version >= 4)
-            + (if version >= 4 {
+            }) + rt::bytes_len(&self.assignment, flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -197,14 +198,5 @@ impl<'a> rt::IntoOwned for SyncGroupResponse<'a> {
             assignment: rt::IntoOwned::into_owned(self.assignment),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl SyncGroupResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> SyncGroupResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -81,8 +81,9 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let transactional_id = r.read_string(version >= 3).in_field("transactional_id")?;
-        let group_id = r.read_string(version >= 3).in_field("group_id")?;
+        let flexible = version >= 3;
+        let transactional_id = r.read_string(flexible).in_field("transactional_id")?;
+        let group_id = r.read_string(flexible).in_field("group_id")?;
         let mut fixed: rt::FixedFields<10> = r
             .read_fixed(&[("producer_id", 8), ("producer_epoch", 2)])?;
         let producer_id = fixed.i64();
@@ -93,19 +94,19 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequest<'a> {
             -1
         };
         let member_id = if version >= 3 {
-            r.read_string(true).in_field("member_id")?
+            r.read_string(rt::COMPACT).in_field("member_id")?
         } else {
             Cow::Borrowed("")
         };
         let group_instance_id = if version >= 3 {
-            r.read_nullable_string(true).in_field("group_instance_id")?
+            r.read_nullable_string(rt::COMPACT).in_field("group_instance_id")?
         } else {
             None
         };
         let topics = r
-            .read_struct_array::<TxnOffsetCommitRequestTopic>(version >= 3, version)
+            .read_struct_array::<TxnOffsetCommitRequestTopic>(flexible, version)
             .in_field("topics")?;
-        let unknown_tagged_fields = if version >= 3 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -131,6 +132,7 @@ impl<'a> rt::Encode for TxnOffsetCommitRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 3;
         if version < 3 && self.generation_id_or_member_epoch != -1 {
             return Err(
                 rt::EncodeError::new(rt::EncodeErrorKind::FieldNotInVersion(version))
@@ -149,9 +151,8 @@ impl<'a> rt::Encode for TxnOffsetCommitRequest<'a> {
                     .in_field("group_instance_id"),
             );
         }
-        rt::put_string(buf, &self.transactional_id, version >= 3)
-            .in_field("transactional_id")?;
-        rt::put_string(buf, &self.group_id, version >= 3).in_field("group_id")?;
+        buf.put_string(&self.transactional_id, flexible).in_field("transactional_id")?;
+        buf.put_string(&self.group_id, flexible).in_field("group_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<10>::new()
                 .i64(self.producer_id)
@@ -161,16 +162,15 @@ impl<'a> rt::Encode for TxnOffsetCommitRequest<'a> {
             buf.put_i32(self.generation_id_or_member_epoch);
         }
         if version >= 3 {
-            rt::put_string(buf, &self.member_id, true).in_field("member_id")?;
+            buf.put_string(&self.member_id, rt::COMPACT).in_field("member_id")?;
         }
         if version >= 3 {
-            rt::put_nullable_string(buf, self.group_instance_id.as_deref(), true)
+            buf.put_nullable_string(self.group_instance_id.as_deref(), rt::COMPACT)
                 .in_field("group_instance_id")?;
         }
-        rt::put_struct_array(buf, &self.topics, version >= 3, version)
-            .in_field("topics")?;
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -178,16 +178,21 @@ impl<'a> rt::Encode for TxnOffsetCommitRequest<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.transactional_id, version >= 3)
-            + rt::string_len(&self.group_id, version >= 3) + 8 + 2
+        let flexible = version >= 3;
+        rt::string_len(&self.transactional_id, flexible)
+            + rt::string_len(&self.group_id, flexible) + 10
             + (if version >= 3 { 4 } else { 0 })
-            + (if version >= 3 { rt::string_len(&self.member_id, true) } else { 0 })
             + (if version >= 3 {
-                rt::nullable_string_len(self.group_instance_id.as_deref(), true)
+                rt::string_len(&self.member_id, rt::COMPACT)
             } else {
                 0
-            }) + rt::struct_array_len(&self.topics, version >= 3, version)
+            })
             + (if version >= 3 {
+                rt::nullable_string_len(self.group_instance_id.as_deref(), rt::COMPACT)
+            } else {
+                0
+            }) + rt::struct_array_len(&self.topics, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -275,15 +280,6 @@ impl<'a> rt::IntoOwned for TxnOffsetCommitRequest<'a> {
     }
 }
 
-impl TxnOffsetCommitRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TxnOffsetCommitRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions of this topic with offsets to commit.
 ///
 /// The `TxnOffsetCommitRequestPartition` struct of `TxnOffsetCommitRequest`, used in versions 0-6.
@@ -329,6 +325,7 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequestPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 3;
         let mut fixed: rt::FixedFields<12> = r
             .read_fixed(&[("partition_index", 4), ("committed_offset", 8)])?;
         let partition_index = fixed.i32();
@@ -339,9 +336,9 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequestPartition<'a> {
             -1
         };
         let committed_metadata = r
-            .read_nullable_string(version >= 3)
+            .read_nullable_string(flexible)
             .in_field("committed_metadata")?;
-        let unknown_tagged_fields = if version >= 3 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -359,13 +356,14 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequestPartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 3;
         r.skip_fixed(12, &[("partition_index", 4), ("committed_offset", 8)])?;
         if version >= 2 {
             r.read_i32().in_field("committed_leader_epoch")?;
         }
-        r.read_nullable_string(version >= 3).in_field("committed_metadata")?;
-        if version >= 3 {
-            r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(flexible).in_field("committed_metadata")?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -378,6 +376,7 @@ impl<'a> rt::Encode for TxnOffsetCommitRequestPartition<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 3;
         buf.put_fixed(
             rt::FixedFieldsWriter::<12>::new()
                 .i32(self.partition_index)
@@ -386,10 +385,10 @@ impl<'a> rt::Encode for TxnOffsetCommitRequestPartition<'a> {
         if version >= 2 {
             buf.put_i32(self.committed_leader_epoch);
         }
-        rt::put_nullable_string(buf, self.committed_metadata.as_deref(), version >= 3)
+        buf.put_nullable_string(self.committed_metadata.as_deref(), flexible)
             .in_field("committed_metadata")?;
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -397,9 +396,10 @@ impl<'a> rt::Encode for TxnOffsetCommitRequestPartition<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 8 + (if version >= 2 { 4 } else { 0 })
-            + rt::nullable_string_len(self.committed_metadata.as_deref(), version >= 3)
-            + (if version >= 3 {
+        let flexible = version >= 3;
+        12 + (if version >= 2 { 4 } else { 0 })
+            + rt::nullable_string_len(self.committed_metadata.as_deref(), flexible)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -458,15 +458,6 @@ impl<'a> rt::IntoOwned for TxnOffsetCommitRequestPartition<'a> {
     }
 }
 
-impl TxnOffsetCommitRequestPartition<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TxnOffsetCommitRequestPartition<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics with offsets to commit.
 ///
 /// The `TxnOffsetCommitRequestTopic` struct of `TxnOffsetCommitRequest`, used in versions 0-6.
@@ -496,8 +487,9 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequestTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 3;
         let name = if version <= 5 {
-            r.read_string(version >= 3).in_field("name")?
+            r.read_string(flexible).in_field("name")?
         } else {
             Cow::Borrowed("")
         };
@@ -507,9 +499,9 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequestTopic<'a> {
             rt::Uuid::ZERO
         };
         let partitions = r
-            .read_struct_array::<TxnOffsetCommitRequestPartition>(version >= 3, version)
+            .read_struct_array::<TxnOffsetCommitRequestPartition>(flexible, version)
             .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 3 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -526,18 +518,17 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitRequestTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 3;
         if version <= 5 {
-            r.read_string(version >= 3).in_field("name")?;
+            r.read_string(flexible).in_field("name")?;
         }
         if version >= 6 {
             r.read_uuid().in_field("topic_id")?;
         }
-        r.skip_struct_array::<
-                TxnOffsetCommitRequestPartition,
-            >(version >= 3, false, version)
+        r.skip_struct_array::<TxnOffsetCommitRequestPartition>(flexible, version)
             .in_field("partitions")?;
-        if version >= 3 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -550,16 +541,17 @@ impl<'a> rt::Encode for TxnOffsetCommitRequestTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 3;
         if version <= 5 {
-            rt::put_string(buf, &self.name, version >= 3).in_field("name")?;
+            buf.put_string(&self.name, flexible).in_field("name")?;
         }
         if version >= 6 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_struct_array(buf, &self.partitions, version >= 3, version)
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -567,10 +559,11 @@ impl<'a> rt::Encode for TxnOffsetCommitRequestTopic<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        (if version <= 5 { rt::string_len(&self.name, version >= 3) } else { 0 })
+        let flexible = version >= 3;
+        (if version <= 5 { rt::string_len(&self.name, flexible) } else { 0 })
             + (if version >= 6 { 16 } else { 0 })
-            + rt::struct_array_len(&self.partitions, version >= 3, version)
-            + (if version >= 3 {
+            + rt::struct_array_len(&self.partitions, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -629,14 +622,5 @@ impl<'a> rt::IntoOwned for TxnOffsetCommitRequestTopic<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TxnOffsetCommitRequestTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TxnOffsetCommitRequestTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -40,11 +40,12 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitResponse<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 3;
         let throttle_time_ms = r.read_i32().in_field("throttle_time_ms")?;
         let topics = r
-            .read_struct_array::<TxnOffsetCommitResponseTopic>(version >= 3, version)
+            .read_struct_array::<TxnOffsetCommitResponseTopic>(flexible, version)
             .in_field("topics")?;
-        let unknown_tagged_fields = if version >= 3 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -64,11 +65,11 @@ impl<'a> rt::Encode for TxnOffsetCommitResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 3;
         buf.put_i32(self.throttle_time_ms);
-        rt::put_struct_array(buf, &self.topics, version >= 3, version)
-            .in_field("topics")?;
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, flexible, version).in_field("topics")?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -76,8 +77,9 @@ impl<'a> rt::Encode for TxnOffsetCommitResponse<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.topics, version >= 3, version)
-            + (if version >= 3 {
+        let flexible = version >= 3;
+        4 + rt::struct_array_len(&self.topics, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -124,15 +126,6 @@ impl<'a> rt::IntoOwned for TxnOffsetCommitResponse<'a> {
     }
 }
 
-impl TxnOffsetCommitResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TxnOffsetCommitResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Result for each partition of this topic.
 ///
 /// The `TxnOffsetCommitResponsePartition` struct of `TxnOffsetCommitResponse`, used in versions 0-6.
@@ -157,11 +150,12 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitResponsePartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 3;
         let mut fixed: rt::FixedFields<6> = r
             .read_fixed(&[("partition_index", 4), ("error_code", 2)])?;
         let partition_index = fixed.i32();
         let error_code = fixed.i16();
-        let unknown_tagged_fields = if version >= 3 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -177,9 +171,10 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitResponsePartition<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 3;
         r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
-        if version >= 3 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -192,13 +187,14 @@ impl<'a> rt::Encode for TxnOffsetCommitResponsePartition<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 3;
         buf.put_fixed(
             rt::FixedFieldsWriter::<6>::new()
                 .i32(self.partition_index)
                 .i16(self.error_code),
         );
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -206,8 +202,9 @@ impl<'a> rt::Encode for TxnOffsetCommitResponsePartition<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2
-            + (if version >= 3 {
+        let flexible = version >= 3;
+        6
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -254,15 +251,6 @@ impl<'a> rt::IntoOwned for TxnOffsetCommitResponsePartition<'a> {
     }
 }
 
-impl TxnOffsetCommitResponsePartition<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TxnOffsetCommitResponsePartition<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Results grouped by topic.
 ///
 /// The `TxnOffsetCommitResponseTopic` struct of `TxnOffsetCommitResponse`, used in versions 0-6.
@@ -292,8 +280,9 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
+        let flexible = version >= 3;
         let name = if version <= 5 {
-            r.read_string(version >= 3).in_field("name")?
+            r.read_string(flexible).in_field("name")?
         } else {
             Cow::Borrowed("")
         };
@@ -303,9 +292,9 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
             rt::Uuid::ZERO
         };
         let partitions = r
-            .read_struct_array::<TxnOffsetCommitResponsePartition>(version >= 3, version)
+            .read_struct_array::<TxnOffsetCommitResponsePartition>(flexible, version)
             .in_field("partitions")?;
-        let unknown_tagged_fields = if version >= 3 {
+        let unknown_tagged_fields = if flexible {
             r.read_unknown_tagged_section()?
         } else {
             rt::UnknownTaggedFields::new()
@@ -322,18 +311,17 @@ impl<'a> rt::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
+        let flexible = version >= 3;
         if version <= 5 {
-            r.read_string(version >= 3).in_field("name")?;
+            r.read_string(flexible).in_field("name")?;
         }
         if version >= 6 {
             r.read_uuid().in_field("topic_id")?;
         }
-        r.skip_struct_array::<
-                TxnOffsetCommitResponsePartition,
-            >(version >= 3, false, version)
+        r.skip_struct_array::<TxnOffsetCommitResponsePartition>(flexible, version)
             .in_field("partitions")?;
-        if version >= 3 {
-            r.skip_unknown_tagged_fields()?;
+        if flexible {
+            r.skip_unknown_tagged_section()?;
         }
         Ok(())
     }
@@ -346,16 +334,17 @@ impl<'a> rt::Encode for TxnOffsetCommitResponseTopic<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        let flexible = version >= 3;
         if version <= 5 {
-            rt::put_string(buf, &self.name, version >= 3).in_field("name")?;
+            buf.put_string(&self.name, flexible).in_field("name")?;
         }
         if version >= 6 {
             buf.put_slice(self.topic_id.as_bytes());
         }
-        rt::put_struct_array(buf, &self.partitions, version >= 3, version)
+        buf.put_struct_array(&self.partitions, flexible, version)
             .in_field("partitions")?;
-        if version >= 3 {
-            rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        if flexible {
+            buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         } else {
             rt::refuse_unknown_tagged_fields(&self.unknown_tagged_fields, version)?;
         }
@@ -363,10 +352,11 @@ impl<'a> rt::Encode for TxnOffsetCommitResponseTopic<'a> {
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        (if version <= 5 { rt::string_len(&self.name, version >= 3) } else { 0 })
+        let flexible = version >= 3;
+        (if version <= 5 { rt::string_len(&self.name, flexible) } else { 0 })
             + (if version >= 6 { 16 } else { 0 })
-            + rt::struct_array_len(&self.partitions, version >= 3, version)
-            + (if version >= 3 {
+            + rt::struct_array_len(&self.partitions, flexible, version)
+            + (if flexible {
                 rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
             } else {
                 0
@@ -425,14 +415,5 @@ impl<'a> rt::IntoOwned for TxnOffsetCommitResponseTopic<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TxnOffsetCommitResponseTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TxnOffsetCommitResponseTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

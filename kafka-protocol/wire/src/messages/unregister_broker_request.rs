@@ -51,7 +51,7 @@ impl<'a> rt::Encode for UnregisterBrokerRequest<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.broker_id);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -89,14 +89,5 @@ impl<'a> rt::IntoOwned for UnregisterBrokerRequest<'a> {
             broker_id: self.broker_id,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl UnregisterBrokerRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> UnregisterBrokerRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -51,7 +51,7 @@ impl<'a> rt::Encode for UnregisterControllerRecord<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.controller_id);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -89,14 +89,5 @@ impl<'a> rt::IntoOwned for UnregisterControllerRecord<'a> {
             controller_id: self.controller_id,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl UnregisterControllerRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> UnregisterControllerRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -58,7 +58,7 @@ impl<'a> rt::Decode<'a> for UpdateFeaturesRequest<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let timeout_ms = r.read_i32().in_field("timeout_ms")?;
         let feature_updates = r
-            .read_struct_array::<FeatureUpdateKey>(true, version)
+            .read_struct_array::<FeatureUpdateKey>(rt::COMPACT, version)
             .in_field("feature_updates")?;
         let validate_only = if version >= 1 {
             r.read_bool().in_field("validate_only")?
@@ -89,17 +89,17 @@ impl<'a> rt::Encode for UpdateFeaturesRequest<'a> {
             );
         }
         buf.put_i32(self.timeout_ms);
-        rt::put_struct_array(buf, &self.feature_updates, true, version)
+        buf.put_struct_array(&self.feature_updates, rt::COMPACT, version)
             .in_field("feature_updates")?;
         if version >= 1 {
-            rt::put_bool(buf, self.validate_only);
+            buf.put_bool(self.validate_only);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + rt::struct_array_len(&self.feature_updates, true, version)
+        4 + rt::struct_array_len(&self.feature_updates, rt::COMPACT, version)
             + (if version >= 1 { 1 } else { 0 })
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -149,15 +149,6 @@ impl<'a> rt::IntoOwned for UpdateFeaturesRequest<'a> {
     }
 }
 
-impl UpdateFeaturesRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> UpdateFeaturesRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Feature level changes to make, one entry per feature.
 ///
 /// The `FeatureUpdateKey` struct of `UpdateFeaturesRequest`, used in versions 0-2.
@@ -203,7 +194,7 @@ impl<'a> rt::Decode<'a> for FeatureUpdateKey<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let feature = r.read_string(true).in_field("feature")?;
+        let feature = r.read_string(rt::COMPACT).in_field("feature")?;
         let max_version_level = r.read_i16().in_field("max_version_level")?;
         let allow_downgrade = if version <= 0 {
             r.read_bool().in_field("allow_downgrade")?
@@ -229,7 +220,7 @@ impl<'a> rt::Decode<'a> for FeatureUpdateKey<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("feature")?;
+        r.read_string(rt::COMPACT).in_field("feature")?;
         r.read_i16().in_field("max_version_level")?;
         if version <= 0 {
             r.read_bool().in_field("allow_downgrade")?;
@@ -237,7 +228,7 @@ impl<'a> rt::Decode<'a> for FeatureUpdateKey<'a> {
         if version >= 1 {
             r.read_i8().in_field("upgrade_type")?;
         }
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -261,21 +252,21 @@ impl<'a> rt::Encode for FeatureUpdateKey<'a> {
                     .in_field("upgrade_type"),
             );
         }
-        rt::put_string(buf, &self.feature, true).in_field("feature")?;
+        buf.put_string(&self.feature, rt::COMPACT).in_field("feature")?;
         buf.put_i16(self.max_version_level);
         if version <= 0 {
-            rt::put_bool(buf, self.allow_downgrade);
+            buf.put_bool(self.allow_downgrade);
         }
         if version >= 1 {
             buf.put_i8(self.upgrade_type);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.feature, true) + 2 + (if version <= 0 { 1 } else { 0 })
-            + (if version >= 1 { 1 } else { 0 })
+        rt::string_len(&self.feature, rt::COMPACT) + 2
+            + (if version <= 0 { 1 } else { 0 }) + (if version >= 1 { 1 } else { 0 })
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -330,14 +321,5 @@ impl<'a> rt::IntoOwned for FeatureUpdateKey<'a> {
             upgrade_type: self.upgrade_type,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl FeatureUpdateKey<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> FeatureUpdateKey<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -65,9 +65,11 @@ impl<'a> rt::Decode<'a> for UpdateFeaturesResponse<'a> {
             .read_fixed(&[("throttle_time_ms", 4), ("error_code", 2)])?;
         let throttle_time_ms = fixed.i32();
         let error_code = fixed.i16();
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let results = if version <= 1 {
-            r.read_struct_array::<UpdatableFeatureResult>(true, version)
+            r.read_struct_array::<UpdatableFeatureResult>(rt::COMPACT, version)
                 .in_field("results")?
         } else {
             rt::StructArray::new()
@@ -95,19 +97,20 @@ impl<'a> rt::Encode for UpdateFeaturesResponse<'a> {
                 .i32(self.throttle_time_ms)
                 .i16(self.error_code),
         );
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
         if version <= 1 {
-            rt::put_struct_array(buf, &self.results, true, version).in_field("results")?;
+            buf.put_struct_array(&self.results, rt::COMPACT, version)
+                .in_field("results")?;
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 2 + rt::nullable_string_len(self.error_message.as_deref(), true)
+        6 + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
             + (if version <= 1 {
-                rt::struct_array_len(&self.results, true, version)
+                rt::struct_array_len(&self.results, rt::COMPACT, version)
             } else {
                 0
             }) + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
@@ -161,15 +164,6 @@ impl<'a> rt::IntoOwned for UpdateFeaturesResponse<'a> {
     }
 }
 
-impl UpdateFeaturesResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> UpdateFeaturesResponse<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Outcome of each requested feature change.
 ///
 /// The `UpdatableFeatureResult` struct of `UpdateFeaturesResponse`, used in versions 0-1.
@@ -210,9 +204,11 @@ impl<'a> rt::Decode<'a> for UpdatableFeatureResult<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let feature = r.read_string(true).in_field("feature")?;
+        let feature = r.read_string(rt::COMPACT).in_field("feature")?;
         let error_code = r.read_i16().in_field("error_code")?;
-        let error_message = r.read_nullable_string(true).in_field("error_message")?;
+        let error_message = r
+            .read_nullable_string(rt::COMPACT)
+            .in_field("error_message")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             feature,
@@ -226,10 +222,10 @@ impl<'a> rt::Decode<'a> for UpdatableFeatureResult<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("feature")?;
+        r.read_string(rt::COMPACT).in_field("feature")?;
         r.read_i16().in_field("error_code")?;
-        r.read_nullable_string(true).in_field("error_message")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_nullable_string(rt::COMPACT).in_field("error_message")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -241,17 +237,17 @@ impl<'a> rt::Encode for UpdatableFeatureResult<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.feature, true).in_field("feature")?;
+        buf.put_string(&self.feature, rt::COMPACT).in_field("feature")?;
         buf.put_i16(self.error_code);
-        rt::put_nullable_string(buf, self.error_message.as_deref(), true)
+        buf.put_nullable_string(self.error_message.as_deref(), rt::COMPACT)
             .in_field("error_message")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.feature, true) + 2
-            + rt::nullable_string_len(self.error_message.as_deref(), true)
+        rt::string_len(&self.feature, rt::COMPACT) + 2
+            + rt::nullable_string_len(self.error_message.as_deref(), rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -291,14 +287,5 @@ impl<'a> rt::IntoOwned for UpdatableFeatureResult<'a> {
             error_message: rt::IntoOwned::into_owned(self.error_message),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl UpdatableFeatureResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> UpdatableFeatureResult<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -71,7 +71,7 @@ impl<'a> rt::Decode<'a> for UpdateRaftVoterRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let cluster_id = r.read_nullable_string(true).in_field("cluster_id")?;
+        let cluster_id = r.read_nullable_string(rt::COMPACT).in_field("cluster_id")?;
         let mut fixed: rt::FixedFields<24> = r
             .read_fixed(
                 &[
@@ -84,7 +84,7 @@ impl<'a> rt::Decode<'a> for UpdateRaftVoterRequest<'a> {
         let voter_id = fixed.i32();
         let voter_directory_id = fixed.uuid();
         let listeners = r
-            .read_struct_array::<Listener>(true, version)
+            .read_struct_array::<Listener>(rt::COMPACT, version)
             .in_field("listeners")?;
         let k_raft_version_feature = KRaftVersionFeature::decode_from(r, version)
             .in_field("k_raft_version_feature")?;
@@ -108,7 +108,7 @@ impl<'a> rt::Encode for UpdateRaftVoterRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_nullable_string(buf, self.cluster_id.as_deref(), true)
+        buf.put_nullable_string(self.cluster_id.as_deref(), rt::COMPACT)
             .in_field("cluster_id")?;
         buf.put_fixed(
             rt::FixedFieldsWriter::<24>::new()
@@ -116,17 +116,18 @@ impl<'a> rt::Encode for UpdateRaftVoterRequest<'a> {
                 .i32(self.voter_id)
                 .uuid(self.voter_directory_id),
         );
-        rt::put_struct_array(buf, &self.listeners, true, version).in_field("listeners")?;
+        buf.put_struct_array(&self.listeners, rt::COMPACT, version)
+            .in_field("listeners")?;
         self.k_raft_version_feature
             .encode_to(buf, version)
             .in_field("k_raft_version_feature")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::nullable_string_len(self.cluster_id.as_deref(), true) + 4 + 4 + 16
-            + rt::struct_array_len(&self.listeners, true, version)
+        rt::nullable_string_len(self.cluster_id.as_deref(), rt::COMPACT) + 24
+            + rt::struct_array_len(&self.listeners, rt::COMPACT, version)
             + self.k_raft_version_feature.encoded_len(version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -181,15 +182,6 @@ impl<'a> rt::IntoOwned for UpdateRaftVoterRequest<'a> {
     }
 }
 
-impl UpdateRaftVoterRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> UpdateRaftVoterRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Listener endpoints at which the voter can be reached.
 ///
 /// The `Listener` struct of `UpdateRaftVoterRequest`, used in versions 0.
@@ -218,8 +210,8 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
-        let host = r.read_string(true).in_field("host")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -234,10 +226,10 @@ impl<'a> rt::Decode<'a> for Listener<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -249,16 +241,16 @@ impl<'a> rt::Encode for Listener<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + rt::string_len(&self.host, true) + 2
-            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        rt::string_len(&self.name, rt::COMPACT) + rt::string_len(&self.host, rt::COMPACT)
+            + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -297,15 +289,6 @@ impl<'a> rt::IntoOwned for Listener<'a> {
             port: self.port,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl Listener<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Listener<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -350,7 +333,7 @@ impl<'a> rt::Decode<'a> for KRaftVersionFeature<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(4, &[("min_supported_version", 2), ("max_supported_version", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -367,12 +350,12 @@ impl<'a> rt::Encode for KRaftVersionFeature<'a> {
                 .i16(self.min_supported_version)
                 .i16(self.max_supported_version),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        2 + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -408,14 +391,5 @@ impl<'a> rt::IntoOwned for KRaftVersionFeature<'a> {
             max_supported_version: self.max_supported_version,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl KRaftVersionFeature<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> KRaftVersionFeature<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

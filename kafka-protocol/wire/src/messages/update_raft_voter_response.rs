@@ -95,7 +95,7 @@ impl<'a> rt::Encode for UpdateRaftVoterResponse<'a> {
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_current_leader)?;
         if write_current_leader {
-            rt::put_tag_header(buf, 0u32, self.current_leader.encoded_len(version));
+            buf.put_tag_header(0u32, self.current_leader.encoded_len(version));
             self.current_leader.encode_to(buf, version).in_field("current_leader")?;
         }
         tagged.finish(buf);
@@ -105,7 +105,7 @@ impl<'a> rt::Encode for UpdateRaftVoterResponse<'a> {
     fn encoded_len(&self, version: i16) -> usize {
         let write_current_leader = self.current_leader != CurrentLeader::default();
         let count = self.unknown_tagged_fields.len() + usize::from(write_current_leader);
-        4 + 2 + rt::varint::uvarint_len(count as u32)
+        6 + rt::varint::uvarint_len(count as u32)
             + rt::unknown_tagged_fields_len(&self.unknown_tagged_fields)
             + if write_current_leader {
                 rt::tagged_field_len(0u32, self.current_leader.encoded_len(version))
@@ -152,15 +152,6 @@ impl<'a> rt::IntoOwned for UpdateRaftVoterResponse<'a> {
             current_leader: rt::IntoOwned::into_owned(self.current_leader),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl UpdateRaftVoterResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> UpdateRaftVoterResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -213,7 +204,7 @@ impl<'a> rt::Decode<'a> for CurrentLeader<'a> {
             .read_fixed(&[("leader_id", 4), ("leader_epoch", 4)])?;
         let leader_id = fixed.i32();
         let leader_epoch = fixed.i32();
-        let host = r.read_string(true).in_field("host")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let port = r.read_i32().in_field("port")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -230,9 +221,9 @@ impl<'a> rt::Decode<'a> for CurrentLeader<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(8, &[("leader_id", 4), ("leader_epoch", 4)])?;
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.read_i32().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -247,14 +238,14 @@ impl<'a> rt::Encode for CurrentLeader<'a> {
         buf.put_fixed(
             rt::FixedFieldsWriter::<8>::new().i32(self.leader_id).i32(self.leader_epoch),
         );
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_i32(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 4 + rt::string_len(&self.host, true) + 4
+        8 + rt::string_len(&self.host, rt::COMPACT) + 4
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -297,14 +288,5 @@ impl<'a> rt::IntoOwned for CurrentLeader<'a> {
             port: self.port,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl CurrentLeader<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> CurrentLeader<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -55,11 +55,15 @@ impl<'a> rt::Decode<'a> for UserScramCredentialRecord<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let mechanism = r.read_i8().in_field("mechanism")?;
-        let salt: Cow<'a, [u8]> = r.read_bytes(true).in_field("salt")?;
-        let stored_key: Cow<'a, [u8]> = r.read_bytes(true).in_field("stored_key")?;
-        let server_key: Cow<'a, [u8]> = r.read_bytes(true).in_field("server_key")?;
+        let salt: Cow<'a, [u8]> = r.read_bytes(rt::COMPACT).in_field("salt")?;
+        let stored_key: Cow<'a, [u8]> = r
+            .read_bytes(rt::COMPACT)
+            .in_field("stored_key")?;
+        let server_key: Cow<'a, [u8]> = r
+            .read_bytes(rt::COMPACT)
+            .in_field("server_key")?;
         let iterations = r.read_i32().in_field("iterations")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -81,20 +85,21 @@ impl<'a> rt::Encode for UserScramCredentialRecord<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
         buf.put_i8(self.mechanism);
-        rt::put_bytes(buf, &self.salt, true).in_field("salt")?;
-        rt::put_bytes(buf, &self.stored_key, true).in_field("stored_key")?;
-        rt::put_bytes(buf, &self.server_key, true).in_field("server_key")?;
+        buf.put_bytes(&self.salt, rt::COMPACT).in_field("salt")?;
+        buf.put_bytes(&self.stored_key, rt::COMPACT).in_field("stored_key")?;
+        buf.put_bytes(&self.server_key, rt::COMPACT).in_field("server_key")?;
         buf.put_i32(self.iterations);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + 1 + rt::bytes_len(&self.salt, true)
-            + rt::bytes_len(&self.stored_key, true)
-            + rt::bytes_len(&self.server_key, true) + 4
+        rt::string_len(&self.name, rt::COMPACT) + 1
+            + rt::bytes_len(&self.salt, rt::COMPACT)
+            + rt::bytes_len(&self.stored_key, rt::COMPACT)
+            + rt::bytes_len(&self.server_key, rt::COMPACT) + 4
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -143,14 +148,5 @@ impl<'a> rt::IntoOwned for UserScramCredentialRecord<'a> {
             iterations: self.iterations,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl UserScramCredentialRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> UserScramCredentialRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -56,13 +56,15 @@ impl<'a> rt::Decode<'a> for VoteRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let cluster_id = r.read_nullable_string(true).in_field("cluster_id")?;
+        let cluster_id = r.read_nullable_string(rt::COMPACT).in_field("cluster_id")?;
         let voter_id = if version >= 1 {
             r.read_i32().in_field("voter_id")?
         } else {
             -1
         };
-        let topics = r.read_struct_array::<TopicData>(true, version).in_field("topics")?;
+        let topics = r
+            .read_struct_array::<TopicData>(rt::COMPACT, version)
+            .in_field("topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             cluster_id,
@@ -80,20 +82,20 @@ impl<'a> rt::Encode for VoteRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_nullable_string(buf, self.cluster_id.as_deref(), true)
+        buf.put_nullable_string(self.cluster_id.as_deref(), rt::COMPACT)
             .in_field("cluster_id")?;
         if version >= 1 {
             buf.put_i32(self.voter_id);
         }
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::nullable_string_len(self.cluster_id.as_deref(), true)
+        rt::nullable_string_len(self.cluster_id.as_deref(), rt::COMPACT)
             + (if version >= 1 { 4 } else { 0 })
-            + rt::struct_array_len(&self.topics, true, version)
+            + rt::struct_array_len(&self.topics, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -139,15 +141,6 @@ impl<'a> rt::IntoOwned for VoteRequest<'a> {
             topics: rt::IntoOwned::into_owned(self.topics),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl VoteRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> VoteRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -256,7 +249,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         if version >= 2 {
             r.read_bool().in_field("pre_vote")?;
         }
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -293,15 +286,14 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i64(self.last_offset),
         );
         if version >= 2 {
-            rt::put_bool(buf, self.pre_vote);
+            buf.put_bool(self.pre_vote);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 4 + 4 + (if version >= 1 { 16 } else { 0 })
-            + (if version >= 1 { 16 } else { 0 }) + 4 + 8
+        12 + (if version >= 1 { 32 } else { 0 }) + 12
             + (if version >= 2 { 1 } else { 0 })
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -378,15 +370,6 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
     }
 }
 
-impl PartitionData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Partitions the sender wants votes for, grouped by topic.
 ///
 /// The `TopicData` struct of `VoteRequest`, used in versions 0-2.
@@ -412,9 +395,9 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic_name = r.read_string(true).in_field("topic_name")?;
+        let topic_name = r.read_string(rt::COMPACT).in_field("topic_name")?;
         let partitions = r
-            .read_struct_array::<PartitionData>(true, version)
+            .read_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -428,10 +411,10 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("topic_name")?;
-        r.skip_struct_array::<PartitionData>(true, false, version)
+        r.read_string(rt::COMPACT).in_field("topic_name")?;
+        r.skip_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -443,16 +426,16 @@ impl<'a> rt::Encode for TopicData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, true).in_field("topic_name")?;
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.topic_name, true)
-            + rt::struct_array_len(&self.partitions, true, version)
+        rt::string_len(&self.topic_name, rt::COMPACT)
+            + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -489,14 +472,5 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl TopicData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicData<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

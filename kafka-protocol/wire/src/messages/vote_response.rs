@@ -45,7 +45,9 @@ impl<'a> rt::Decode<'a> for VoteResponse<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let error_code = r.read_i16().in_field("error_code")?;
-        let topics = r.read_struct_array::<TopicData>(true, version).in_field("topics")?;
+        let topics = r
+            .read_struct_array::<TopicData>(rt::COMPACT, version)
+            .in_field("topics")?;
         let node_endpoints = rt::StructArray::new();
         let (node_endpoints, unknown_tagged_fields) = if !r.skip_empty_tagged_section() {
             let mut node_endpoints = node_endpoints;
@@ -61,7 +63,7 @@ impl<'a> rt::Decode<'a> for VoteResponse<'a> {
                                 );
                             }
                             node_endpoints = r
-                                .read_struct_array::<NodeEndpoint>(true, version)
+                                .read_struct_array::<NodeEndpoint>(rt::COMPACT, version)
                                 .in_field("node_endpoints")?;
                         }
                         _ => return Ok(false),
@@ -96,19 +98,18 @@ impl<'a> rt::Encode for VoteResponse<'a> {
             );
         }
         buf.put_i16(self.error_code);
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
         let write_node_endpoints = version >= 1 && !self.node_endpoints.is_empty();
         let mut tagged = rt::TaggedFieldWriter::new(&self.unknown_tagged_fields)?;
         let count = self.unknown_tagged_fields.len() + usize::from(write_node_endpoints);
         buf.put_uvarint(count as u32);
         tagged.write_before(buf, 0u32, write_node_endpoints)?;
         if write_node_endpoints {
-            rt::put_tag_header(
-                buf,
+            buf.put_tag_header(
                 0u32,
-                rt::struct_array_len(&self.node_endpoints, true, version),
+                rt::struct_array_len(&self.node_endpoints, rt::COMPACT, version),
             );
-            rt::put_struct_array(buf, &self.node_endpoints, true, version)
+            buf.put_struct_array(&self.node_endpoints, rt::COMPACT, version)
                 .in_field("node_endpoints")?;
         }
         tagged.finish(buf);
@@ -118,13 +119,13 @@ impl<'a> rt::Encode for VoteResponse<'a> {
     fn encoded_len(&self, version: i16) -> usize {
         let write_node_endpoints = version >= 1 && !self.node_endpoints.is_empty();
         let count = self.unknown_tagged_fields.len() + usize::from(write_node_endpoints);
-        2 + rt::struct_array_len(&self.topics, true, version)
+        2 + rt::struct_array_len(&self.topics, rt::COMPACT, version)
             + rt::varint::uvarint_len(count as u32)
             + rt::unknown_tagged_fields_len(&self.unknown_tagged_fields)
             + if write_node_endpoints {
                 rt::tagged_field_len(
                     0u32,
-                    rt::struct_array_len(&self.node_endpoints, true, version),
+                    rt::struct_array_len(&self.node_endpoints, rt::COMPACT, version),
                 )
             } else {
                 0
@@ -175,15 +176,6 @@ impl<'a> rt::IntoOwned for VoteResponse<'a> {
             node_endpoints: rt::IntoOwned::into_owned(self.node_endpoints),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl VoteResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> VoteResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -262,7 +254,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             ],
         )?;
         r.read_bool().in_field("vote_granted")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -281,13 +273,13 @@ impl<'a> rt::Encode for PartitionData<'a> {
                 .i32(self.leader_id)
                 .i32(self.leader_epoch),
         );
-        rt::put_bool(buf, self.vote_granted);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_bool(self.vote_granted);
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 2 + 4 + 4 + 1 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        14 + 1 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -335,15 +327,6 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
     }
 }
 
-impl PartitionData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Vote results grouped by topic.
 ///
 /// The `TopicData` struct of `VoteResponse`, used in versions 0-2.
@@ -369,9 +352,9 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let topic_name = r.read_string(true).in_field("topic_name")?;
+        let topic_name = r.read_string(rt::COMPACT).in_field("topic_name")?;
         let partitions = r
-            .read_struct_array::<PartitionData>(true, version)
+            .read_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -385,10 +368,10 @@ impl<'a> rt::Decode<'a> for TopicData<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("topic_name")?;
-        r.skip_struct_array::<PartitionData>(true, false, version)
+        r.read_string(rt::COMPACT).in_field("topic_name")?;
+        r.skip_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -400,16 +383,16 @@ impl<'a> rt::Encode for TopicData<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.topic_name, true).in_field("topic_name")?;
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_string(&self.topic_name, rt::COMPACT).in_field("topic_name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.topic_name, true)
-            + rt::struct_array_len(&self.partitions, true, version)
+        rt::string_len(&self.topic_name, rt::COMPACT)
+            + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -449,15 +432,6 @@ impl<'a> rt::IntoOwned for TopicData<'a> {
     }
 }
 
-impl TopicData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> TopicData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Endpoints of the leaders named in the partition results, so the sender can contact them.
 ///
 /// The `NodeEndpoint` struct of `VoteResponse`, used in versions 1-2.
@@ -487,7 +461,7 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let node_id = r.read_i32().in_field("node_id")?;
-        let host = r.read_string(true).in_field("host")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -503,9 +477,9 @@ impl<'a> rt::Decode<'a> for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i32().in_field("node_id")?;
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -518,14 +492,14 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i32(self.node_id);
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + rt::string_len(&self.host, true) + 2
+        4 + rt::string_len(&self.host, rt::COMPACT) + 2
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -565,14 +539,5 @@ impl<'a> rt::IntoOwned for NodeEndpoint<'a> {
             port: self.port,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl NodeEndpoint<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> NodeEndpoint<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

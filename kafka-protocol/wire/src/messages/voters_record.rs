@@ -36,7 +36,9 @@ impl<'a> rt::Decode<'a> for VotersRecord<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let version_value = r.read_i16().in_field("version")?;
-        let voters = r.read_struct_array::<Voter>(true, version).in_field("voters")?;
+        let voters = r
+            .read_struct_array::<Voter>(rt::COMPACT, version)
+            .in_field("voters")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
             version: version_value,
@@ -54,13 +56,13 @@ impl<'a> rt::Encode for VotersRecord<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i16(self.version);
-        rt::put_struct_array(buf, &self.voters, true, version).in_field("voters")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.voters, rt::COMPACT, version).in_field("voters")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        2 + rt::struct_array_len(&self.voters, true, version)
+        2 + rt::struct_array_len(&self.voters, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -100,15 +102,6 @@ impl<'a> rt::IntoOwned for VotersRecord<'a> {
     }
 }
 
-impl VotersRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> VotersRecord<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Listener endpoints at which the voter can be reached.
 ///
 /// The `Endpoint` struct of `VotersRecord`, used in versions 0.
@@ -137,8 +130,8 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
-        let host = r.read_string(true).in_field("host")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
+        let host = r.read_string(rt::COMPACT).in_field("host")?;
         let port = r.read_u16().in_field("port")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -153,10 +146,10 @@ impl<'a> rt::Decode<'a> for Endpoint<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.read_string(true).in_field("host")?;
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.read_string(rt::COMPACT).in_field("host")?;
         r.read_u16().in_field("port")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -168,16 +161,16 @@ impl<'a> rt::Encode for Endpoint<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_string(buf, &self.host, true).in_field("host")?;
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_string(&self.host, rt::COMPACT).in_field("host")?;
         buf.put_u16(self.port);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true) + rt::string_len(&self.host, true) + 2
-            + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        rt::string_len(&self.name, rt::COMPACT) + rt::string_len(&self.host, rt::COMPACT)
+            + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -216,15 +209,6 @@ impl<'a> rt::IntoOwned for Endpoint<'a> {
             port: self.port,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl Endpoint<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Endpoint<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -269,7 +253,7 @@ impl<'a> rt::Decode<'a> for KRaftVersionFeature<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(4, &[("min_supported_version", 2), ("max_supported_version", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -286,12 +270,12 @@ impl<'a> rt::Encode for KRaftVersionFeature<'a> {
                 .i16(self.min_supported_version)
                 .i16(self.max_supported_version),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        2 + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        4 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -327,15 +311,6 @@ impl<'a> rt::IntoOwned for KRaftVersionFeature<'a> {
             max_supported_version: self.max_supported_version,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl KRaftVersionFeature<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> KRaftVersionFeature<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -377,7 +352,7 @@ impl<'a> rt::Decode<'a> for Voter<'a> {
         let voter_id = fixed.i32();
         let voter_directory_id = fixed.uuid();
         let endpoints = r
-            .read_struct_array::<Endpoint>(true, version)
+            .read_struct_array::<Endpoint>(rt::COMPACT, version)
             .in_field("endpoints")?;
         let k_raft_version_feature = KRaftVersionFeature::decode_from(r, version)
             .in_field("k_raft_version_feature")?;
@@ -396,10 +371,10 @@ impl<'a> rt::Decode<'a> for Voter<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(20, &[("voter_id", 4), ("voter_directory_id", 16)])?;
-        r.skip_struct_array::<Endpoint>(true, false, version).in_field("endpoints")?;
+        r.skip_struct_array::<Endpoint>(rt::COMPACT, version).in_field("endpoints")?;
         KRaftVersionFeature::validate_from(r, version)
             .in_field("k_raft_version_feature")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -416,16 +391,17 @@ impl<'a> rt::Encode for Voter<'a> {
                 .i32(self.voter_id)
                 .uuid(self.voter_directory_id),
         );
-        rt::put_struct_array(buf, &self.endpoints, true, version).in_field("endpoints")?;
+        buf.put_struct_array(&self.endpoints, rt::COMPACT, version)
+            .in_field("endpoints")?;
         self.k_raft_version_feature
             .encode_to(buf, version)
             .in_field("k_raft_version_feature")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 16 + rt::struct_array_len(&self.endpoints, true, version)
+        20 + rt::struct_array_len(&self.endpoints, rt::COMPACT, version)
             + self.k_raft_version_feature.encoded_len(version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -471,14 +447,5 @@ impl<'a> rt::IntoOwned for Voter<'a> {
             ),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl Voter<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> Voter<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -40,9 +40,9 @@ impl<'a> rt::Decode<'a> for WriteShareGroupStateRequest<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let group_id = r.read_string(true).in_field("group_id")?;
+        let group_id = r.read_string(rt::COMPACT).in_field("group_id")?;
         let topics = r
-            .read_struct_array::<WriteStateData>(true, version)
+            .read_struct_array::<WriteStateData>(rt::COMPACT, version)
             .in_field("topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -60,15 +60,15 @@ impl<'a> rt::Encode for WriteShareGroupStateRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.group_id, true).in_field("group_id")?;
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_string(&self.group_id, rt::COMPACT).in_field("group_id")?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.group_id, true)
-            + rt::struct_array_len(&self.topics, true, version)
+        rt::string_len(&self.group_id, rt::COMPACT)
+            + rt::struct_array_len(&self.topics, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -105,15 +105,6 @@ impl<'a> rt::IntoOwned for WriteShareGroupStateRequest<'a> {
             topics: rt::IntoOwned::into_owned(self.topics),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl WriteShareGroupStateRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> WriteShareGroupStateRequest<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -185,7 +176,7 @@ impl<'a> rt::Decode<'a> for StateBatch<'a> {
                 ("delivery_count", 2),
             ],
         )?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -204,12 +195,12 @@ impl<'a> rt::Encode for StateBatch<'a> {
                 .i8(self.delivery_state)
                 .i16(self.delivery_count),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        8 + 8 + 1 + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        19 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -251,15 +242,6 @@ impl<'a> rt::IntoOwned for StateBatch<'a> {
             delivery_count: self.delivery_count,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl StateBatch<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> StateBatch<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -338,7 +320,7 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
             -1
         };
         let state_batches = r
-            .read_struct_array::<StateBatch>(true, version)
+            .read_struct_array::<StateBatch>(rt::COMPACT, version)
             .in_field("state_batches")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -368,9 +350,9 @@ impl<'a> rt::Decode<'a> for PartitionData<'a> {
         if version >= 1 {
             r.read_i32().in_field("delivery_complete_count")?;
         }
-        r.skip_struct_array::<StateBatch>(true, false, version)
+        r.skip_struct_array::<StateBatch>(rt::COMPACT, version)
             .in_field("state_batches")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -392,15 +374,15 @@ impl<'a> rt::Encode for PartitionData<'a> {
         if version >= 1 {
             buf.put_i32(self.delivery_complete_count);
         }
-        rt::put_struct_array(buf, &self.state_batches, true, version)
+        buf.put_struct_array(&self.state_batches, rt::COMPACT, version)
             .in_field("state_batches")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        4 + 4 + 4 + 8 + (if version >= 1 { 4 } else { 0 })
-            + rt::struct_array_len(&self.state_batches, true, version)
+        20 + (if version >= 1 { 4 } else { 0 })
+            + rt::struct_array_len(&self.state_batches, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -459,15 +441,6 @@ impl<'a> rt::IntoOwned for PartitionData<'a> {
     }
 }
 
-impl PartitionData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> PartitionData<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics whose share-partition state is written.
 ///
 /// The `WriteStateData` struct of `WriteShareGroupStateRequest`, used in versions 0-1.
@@ -495,7 +468,7 @@ impl<'a> rt::Decode<'a> for WriteStateData<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let topic_id = r.read_uuid().in_field("topic_id")?;
         let partitions = r
-            .read_struct_array::<PartitionData>(true, version)
+            .read_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -510,9 +483,9 @@ impl<'a> rt::Decode<'a> for WriteStateData<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_uuid().in_field("topic_id")?;
-        r.skip_struct_array::<PartitionData>(true, false, version)
+        r.skip_struct_array::<PartitionData>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -525,14 +498,14 @@ impl<'a> rt::Encode for WriteStateData<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_slice(self.topic_id.as_bytes());
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        16 + rt::struct_array_len(&self.partitions, true, version)
+        16 + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -569,14 +542,5 @@ impl<'a> rt::IntoOwned for WriteStateData<'a> {
             partitions: rt::IntoOwned::into_owned(self.partitions),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl WriteStateData<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> WriteStateData<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -37,7 +37,7 @@ impl<'a> rt::Decode<'a> for WriteTxnMarkersRequest<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let markers = r
-            .read_struct_array::<WritableTxnMarker>(true, version)
+            .read_struct_array::<WritableTxnMarker>(rt::COMPACT, version)
             .in_field("markers")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -54,13 +54,13 @@ impl<'a> rt::Encode for WriteTxnMarkersRequest<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.markers, true, version).in_field("markers")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.markers, rt::COMPACT, version).in_field("markers")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.markers, true, version)
+        rt::struct_array_len(&self.markers, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -97,15 +97,6 @@ impl<'a> rt::IntoOwned for WriteTxnMarkersRequest<'a> {
     }
 }
 
-impl WriteTxnMarkersRequest<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> WriteTxnMarkersRequest<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Topics whose partitions receive the marker.
 ///
 /// The `WritableTxnMarkerTopic` struct of `WriteTxnMarkersRequest`, used in versions 1-2.
@@ -130,9 +121,9 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerTopic<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let partition_indexes = r
-            .read_scalar_array::<i32>(true)
+            .read_scalar_array::<i32>(rt::COMPACT)
             .in_field("partition_indexes")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -146,9 +137,9 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerTopic<'a> {
         r: &mut rt::Reader<'a>,
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.read_scalar_array::<i32>(true).in_field("partition_indexes")?;
-        r.skip_unknown_tagged_fields()?;
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.read_scalar_array::<i32>(rt::COMPACT).in_field("partition_indexes")?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -160,16 +151,16 @@ impl<'a> rt::Encode for WritableTxnMarkerTopic<'a> {
         buf: &mut rt::Writer<'_>,
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_scalar_array(buf, &self.partition_indexes, true)
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_scalar_array(&self.partition_indexes, rt::COMPACT)
             .in_field("partition_indexes")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        rt::string_len(&self.name, true)
-            + rt::scalar_array_len(&self.partition_indexes, true)
+        rt::string_len(&self.name, rt::COMPACT)
+            + rt::scalar_array_len(&self.partition_indexes, rt::COMPACT)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -206,15 +197,6 @@ impl<'a> rt::IntoOwned for WritableTxnMarkerTopic<'a> {
             partition_indexes: rt::IntoOwned::into_owned(self.partition_indexes),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl WritableTxnMarkerTopic<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> WritableTxnMarkerTopic<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -265,7 +247,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarker<'a> {
         let producer_epoch = fixed.i16();
         let transaction_result = r.read_bool().in_field("transaction_result")?;
         let topics = r
-            .read_struct_array::<WritableTxnMarkerTopic>(true, version)
+            .read_struct_array::<WritableTxnMarkerTopic>(rt::COMPACT, version)
             .in_field("topics")?;
         let coordinator_epoch = r.read_i32().in_field("coordinator_epoch")?;
         let transaction_version = if version >= 2 {
@@ -291,13 +273,13 @@ impl<'a> rt::Decode<'a> for WritableTxnMarker<'a> {
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(10, &[("producer_id", 8), ("producer_epoch", 2)])?;
         r.read_bool().in_field("transaction_result")?;
-        r.skip_struct_array::<WritableTxnMarkerTopic>(true, false, version)
+        r.skip_struct_array::<WritableTxnMarkerTopic>(rt::COMPACT, version)
             .in_field("topics")?;
         r.read_i32().in_field("coordinator_epoch")?;
         if version >= 2 {
             r.read_i8().in_field("transaction_version")?;
         }
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -314,18 +296,18 @@ impl<'a> rt::Encode for WritableTxnMarker<'a> {
                 .i64(self.producer_id)
                 .i16(self.producer_epoch),
         );
-        rt::put_bool(buf, self.transaction_result);
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
+        buf.put_bool(self.transaction_result);
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
         buf.put_i32(self.coordinator_epoch);
         if version >= 2 {
             buf.put_i8(self.transaction_version);
         }
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        8 + 2 + 1 + rt::struct_array_len(&self.topics, true, version) + 4
+        10 + 1 + rt::struct_array_len(&self.topics, rt::COMPACT, version) + 4
             + (if version >= 2 { 1 } else { 0 })
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
@@ -381,14 +363,5 @@ impl<'a> rt::IntoOwned for WritableTxnMarker<'a> {
             transaction_version: self.transaction_version,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl WritableTxnMarker<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> WritableTxnMarker<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -37,7 +37,7 @@ impl<'a> rt::Decode<'a> for WriteTxnMarkersResponse<'a> {
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
         let markers = r
-            .read_struct_array::<WritableTxnMarkerResult>(true, version)
+            .read_struct_array::<WritableTxnMarkerResult>(rt::COMPACT, version)
             .in_field("markers")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -54,13 +54,13 @@ impl<'a> rt::Encode for WriteTxnMarkersResponse<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_struct_array(buf, &self.markers, true, version).in_field("markers")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.markers, rt::COMPACT, version).in_field("markers")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::struct_array_len(&self.markers, true, version)
+        rt::struct_array_len(&self.markers, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -94,15 +94,6 @@ impl<'a> rt::IntoOwned for WriteTxnMarkersResponse<'a> {
             markers: rt::IntoOwned::into_owned(self.markers),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl WriteTxnMarkersResponse<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> WriteTxnMarkersResponse<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }
 
@@ -147,7 +138,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
         _version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.skip_fixed(6, &[("partition_index", 4), ("error_code", 2)])?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -164,12 +155,12 @@ impl<'a> rt::Encode for WritableTxnMarkerPartitionResult<'a> {
                 .i32(self.partition_index)
                 .i16(self.error_code),
         );
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, _version: i16) -> usize {
-        4 + 2 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
+        6 + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
 
@@ -208,15 +199,6 @@ impl<'a> rt::IntoOwned for WritableTxnMarkerPartitionResult<'a> {
     }
 }
 
-impl WritableTxnMarkerPartitionResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> WritableTxnMarkerPartitionResult<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Per-topic results for this producer's marker.
 ///
 /// The `WritableTxnMarkerTopicResult` struct of `WriteTxnMarkersResponse`, used in versions 1-2.
@@ -242,9 +224,9 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        let name = r.read_string(true).in_field("name")?;
+        let name = r.read_string(rt::COMPACT).in_field("name")?;
         let partitions = r
-            .read_struct_array::<WritableTxnMarkerPartitionResult>(true, version)
+            .read_struct_array::<WritableTxnMarkerPartitionResult>(rt::COMPACT, version)
             .in_field("partitions")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -258,10 +240,10 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
         r: &mut rt::Reader<'a>,
         version: i16,
     ) -> Result<(), rt::DecodeError> {
-        r.read_string(true).in_field("name")?;
-        r.skip_struct_array::<WritableTxnMarkerPartitionResult>(true, false, version)
+        r.read_string(rt::COMPACT).in_field("name")?;
+        r.skip_struct_array::<WritableTxnMarkerPartitionResult>(rt::COMPACT, version)
             .in_field("partitions")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -273,16 +255,16 @@ impl<'a> rt::Encode for WritableTxnMarkerTopicResult<'a> {
         buf: &mut rt::Writer<'_>,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).in_field("name")?;
-        rt::put_struct_array(buf, &self.partitions, true, version)
+        buf.put_string(&self.name, rt::COMPACT).in_field("name")?;
+        buf.put_struct_array(&self.partitions, rt::COMPACT, version)
             .in_field("partitions")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        rt::string_len(&self.name, true)
-            + rt::struct_array_len(&self.partitions, true, version)
+        rt::string_len(&self.name, rt::COMPACT)
+            + rt::struct_array_len(&self.partitions, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -322,15 +304,6 @@ impl<'a> rt::IntoOwned for WritableTxnMarkerTopicResult<'a> {
     }
 }
 
-impl WritableTxnMarkerTopicResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> WritableTxnMarkerTopicResult<'static> {
-        rt::IntoOwned::into_owned(self)
-    }
-}
-
 /// Results for each marker, keyed by producer id.
 ///
 /// The `WritableTxnMarkerResult` struct of `WriteTxnMarkersResponse`, used in versions 1-2.
@@ -358,7 +331,7 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerResult<'a> {
     ) -> Result<Self, rt::DecodeError> {
         let producer_id = r.read_i64().in_field("producer_id")?;
         let topics = r
-            .read_struct_array::<WritableTxnMarkerTopicResult>(true, version)
+            .read_struct_array::<WritableTxnMarkerTopicResult>(rt::COMPACT, version)
             .in_field("topics")?;
         let unknown_tagged_fields = r.read_unknown_tagged_section()?;
         Ok(Self {
@@ -373,9 +346,9 @@ impl<'a> rt::Decode<'a> for WritableTxnMarkerResult<'a> {
         version: i16,
     ) -> Result<(), rt::DecodeError> {
         r.read_i64().in_field("producer_id")?;
-        r.skip_struct_array::<WritableTxnMarkerTopicResult>(true, false, version)
+        r.skip_struct_array::<WritableTxnMarkerTopicResult>(rt::COMPACT, version)
             .in_field("topics")?;
-        r.skip_unknown_tagged_fields()?;
+        r.skip_unknown_tagged_section()?;
         Ok(())
     }
 }
@@ -388,13 +361,13 @@ impl<'a> rt::Encode for WritableTxnMarkerResult<'a> {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i64(self.producer_id);
-        rt::put_struct_array(buf, &self.topics, true, version).in_field("topics")?;
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_struct_array(&self.topics, rt::COMPACT, version).in_field("topics")?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn encoded_len(&self, version: i16) -> usize {
-        8 + rt::struct_array_len(&self.topics, true, version)
+        8 + rt::struct_array_len(&self.topics, rt::COMPACT, version)
             + rt::unknown_tagged_section_len(&self.unknown_tagged_fields)
     }
 }
@@ -431,14 +404,5 @@ impl<'a> rt::IntoOwned for WritableTxnMarkerResult<'a> {
             topics: rt::IntoOwned::into_owned(self.topics),
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl WritableTxnMarkerResult<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> WritableTxnMarkerResult<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

@@ -51,7 +51,7 @@ impl<'a> rt::Encode for ZkMigrationStateRecord<'a> {
         _version: i16,
     ) -> Result<(), rt::EncodeError> {
         buf.put_i8(self.zk_migration_state);
-        rt::put_unknown_tagged_fields(buf, &self.unknown_tagged_fields)?;
+        buf.put_unknown_tagged_section(&self.unknown_tagged_fields)?;
         Ok(())
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -89,14 +89,5 @@ impl<'a> rt::IntoOwned for ZkMigrationStateRecord<'a> {
             zk_migration_state: self.zk_migration_state,
             unknown_tagged_fields: rt::IntoOwned::into_owned(self.unknown_tagged_fields),
         }
-    }
-}
-
-impl ZkMigrationStateRecord<'_> {
-    /// Copies what still borrows from the input, so that the value
-    /// can outlive it (be kept, or sent to another thread).
-    #[inline]
-    pub fn into_owned(self) -> ZkMigrationStateRecord<'static> {
-        rt::IntoOwned::into_owned(self)
     }
 }

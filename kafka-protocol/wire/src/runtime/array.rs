@@ -10,7 +10,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use super::error::{DecodeError, DecodeErrorKind, EncodeError};
-use super::length::{array_len_len, put_array_len};
+use super::length::array_len_len;
 use super::reader::Reader;
 use super::uuid::Uuid;
 use super::writer::Writer;
@@ -263,30 +263,56 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Writes an array, which may be null, encoding each element with `element`.
-#[inline]
-pub fn put_nullable_array<T>(
-    buf: &mut Writer<'_>,
-    items: Option<&[T]>,
-    compact: bool,
-    mut element: impl FnMut(&mut Writer<'_>, &T) -> Result<(), EncodeError>,
-) -> Result<(), EncodeError> {
-    put_array_len(buf, items.map(<[T]>::len), compact)?;
-    for (index, item) in items.unwrap_or_default().iter().enumerate() {
-        element(buf, item).map_err(|e| e.at_index(index))?;
+impl Writer<'_> {
+    /// Writes an array, which may be null, encoding each element with `element`.
+    #[inline]
+    pub fn put_nullable_array<T>(
+        &mut self,
+        items: Option<&[T]>,
+        compact: bool,
+        mut element: impl FnMut(&mut Writer<'_>, &T) -> Result<(), EncodeError>,
+    ) -> Result<(), EncodeError> {
+        self.put_array_len(items.map(<[T]>::len), compact)?;
+        for (index, item) in items.unwrap_or_default().iter().enumerate() {
+            element(self, item).map_err(|e| e.at_index(index))?;
+        }
+        Ok(())
     }
-    Ok(())
-}
 
-/// Writes an array.
-#[inline]
-pub fn put_array<T>(
-    buf: &mut Writer<'_>,
-    items: &[T],
-    compact: bool,
-    element: impl FnMut(&mut Writer<'_>, &T) -> Result<(), EncodeError>,
-) -> Result<(), EncodeError> {
-    put_nullable_array(buf, Some(items), compact, element)
+    /// Writes an array.
+    #[inline]
+    pub fn put_array<T>(
+        &mut self,
+        items: &[T],
+        compact: bool,
+        element: impl FnMut(&mut Writer<'_>, &T) -> Result<(), EncodeError>,
+    ) -> Result<(), EncodeError> {
+        self.put_nullable_array(Some(items), compact, element)
+    }
+
+    /// Writes an array of scalars, which may be null.
+    #[inline]
+    pub fn put_nullable_scalar_array<T: FixedWidth>(
+        &mut self,
+        items: Option<&ScalarArray<'_, T>>,
+        compact: bool,
+    ) -> Result<(), EncodeError> {
+        self.put_array_len(items.map(ScalarArray::len), compact)?;
+        if let Some(items) = items {
+            self.put_slice(items.wire_bytes());
+        }
+        Ok(())
+    }
+
+    /// Writes an array of scalars.
+    #[inline]
+    pub fn put_scalar_array<T: FixedWidth>(
+        &mut self,
+        items: &ScalarArray<'_, T>,
+        compact: bool,
+    ) -> Result<(), EncodeError> {
+        self.put_nullable_scalar_array(Some(items), compact)
+    }
 }
 
 /// The encoded size of an array, which may be null.
@@ -304,30 +330,6 @@ pub fn nullable_array_len<T>(
 #[inline]
 pub fn array_len<T>(items: &[T], compact: bool, element: impl FnMut(&T) -> usize) -> usize {
     nullable_array_len(Some(items), compact, element)
-}
-
-/// Writes an array of scalars, which may be null.
-#[inline]
-pub fn put_nullable_scalar_array<T: FixedWidth>(
-    buf: &mut Writer<'_>,
-    items: Option<&ScalarArray<'_, T>>,
-    compact: bool,
-) -> Result<(), EncodeError> {
-    put_array_len(buf, items.map(ScalarArray::len), compact)?;
-    if let Some(items) = items {
-        buf.put_slice(items.wire_bytes());
-    }
-    Ok(())
-}
-
-/// Writes an array of scalars.
-#[inline]
-pub fn put_scalar_array<T: FixedWidth>(
-    buf: &mut Writer<'_>,
-    items: &ScalarArray<'_, T>,
-    compact: bool,
-) -> Result<(), EncodeError> {
-    put_nullable_scalar_array(buf, Some(items), compact)
 }
 
 /// The encoded size of an array of scalars, which may be null.

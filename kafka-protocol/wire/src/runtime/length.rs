@@ -8,6 +8,15 @@ use super::reader::Reader;
 use super::varint::uvarint_len;
 use super::writer::Writer;
 
+/// The `compact` argument of every length-prefixed read, write and size in
+/// a version where the message is flexible: lengths are compact varints.
+pub const COMPACT: bool = true;
+
+/// The `compact` argument of every length-prefixed read, write and size in
+/// a version before the message is flexible: lengths are classic `int16`
+/// or `int32`.
+pub const CLASSIC: bool = false;
+
 impl<'a> Reader<'a> {
     /// Reads a length prefix: compact (`uvarint(len + 1)`, 0 = null) or
     /// classic (`int16` or `int32`, negative = null). Returns `None` for
@@ -79,75 +88,87 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Writes a length prefix: compact `uvarint(len + 1)`, or classic int16/int32.
-/// `None` writes null.
-#[cfg_attr(not(debug_assertions), inline(always))]
-#[cfg_attr(debug_assertions, inline)]
-pub(super) fn put_length(
-    buf: &mut Writer<'_>,
-    length: Option<usize>,
-    compact: bool,
-    wide: bool,
-) -> Result<(), EncodeError> {
-    // Most lengths are short or null, and compact: one byte.
-    if compact {
+impl Writer<'_> {
+    /// Writes a length prefix: compact `uvarint(len + 1)`, or classic int16/int32.
+    /// `None` writes null.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    pub(super) fn put_length(
+        &mut self,
+        length: Option<usize>,
+        compact: bool,
+        wide: bool,
+    ) -> Result<(), EncodeError> {
+        // Most lengths are short or null, and compact: one byte.
+        if compact {
+            match length {
+                Some(len) if len < 0x7f => {
+                    self.put_u8(len as u8 + 1);
+                    return Ok(());
+                }
+                None => {
+                    self.put_u8(0);
+                    return Ok(());
+                }
+                Some(_) => {}
+            }
+        }
+        self.put_length_slow(length, compact, wide)
+    }
+
+    #[inline(never)]
+    fn put_length_slow(
+        &mut self,
+        length: Option<usize>,
+        compact: bool,
+        wide: bool,
+    ) -> Result<(), EncodeError> {
+        let limit = if wide {
+            i32::MAX as usize
+        } else {
+            i16::MAX as usize
+        };
         match length {
-            Some(len) if len < 0x7f => {
-                buf.put_u8(len as u8 + 1);
-                return Ok(());
+            Some(len) if len > limit => Err(EncodeError::new(if wide {
+                EncodeErrorKind::LengthOverflow(len)
+            } else {
+                EncodeErrorKind::StringTooLong(len)
+            })),
+            Some(len) if compact => {
+                self.put_uvarint(len as u32 + 1);
+                Ok(())
+            }
+            None if compact => {
+                self.put_uvarint(0);
+                Ok(())
+            }
+            Some(len) if wide => {
+                self.put_i32(len as i32);
+                Ok(())
+            }
+            Some(len) => {
+                self.put_i16(len as i16);
+                Ok(())
+            }
+            None if wide => {
+                self.put_i32(-1);
+                Ok(())
             }
             None => {
-                buf.put_u8(0);
-                return Ok(());
+                self.put_i16(-1);
+                Ok(())
             }
-            Some(_) => {}
         }
     }
-    put_length_slow(buf, length, compact, wide)
-}
 
-#[inline(never)]
-fn put_length_slow(
-    buf: &mut Writer<'_>,
-    length: Option<usize>,
-    compact: bool,
-    wide: bool,
-) -> Result<(), EncodeError> {
-    let limit = if wide {
-        i32::MAX as usize
-    } else {
-        i16::MAX as usize
-    };
-    match length {
-        Some(len) if len > limit => Err(EncodeError::new(if wide {
-            EncodeErrorKind::LengthOverflow(len)
-        } else {
-            EncodeErrorKind::StringTooLong(len)
-        })),
-        Some(len) if compact => {
-            buf.put_uvarint(len as u32 + 1);
-            Ok(())
-        }
-        None if compact => {
-            buf.put_uvarint(0);
-            Ok(())
-        }
-        Some(len) if wide => {
-            buf.put_i32(len as i32);
-            Ok(())
-        }
-        Some(len) => {
-            buf.put_i16(len as i16);
-            Ok(())
-        }
-        None if wide => {
-            buf.put_i32(-1);
-            Ok(())
-        }
-        None => {
-            buf.put_i16(-1);
-            Ok(())
-        }
+    /// Writes an array's element count, `None` for null.
+    #[inline]
+    pub fn put_array_len(
+        &mut self,
+        count: Option<usize>,
+        compact: bool,
+    ) -> Result<(), EncodeError> {
+        self.put_length(count, compact, true)
     }
 }
 
@@ -159,16 +180,6 @@ pub(super) fn length_len(length: Option<usize>, compact: bool, wide: bool) -> us
         (false, true) => 4,
         (false, false) => 2,
     }
-}
-
-/// Writes an array's element count, `None` for null.
-#[inline]
-pub fn put_array_len(
-    buf: &mut Writer<'_>,
-    count: Option<usize>,
-    compact: bool,
-) -> Result<(), EncodeError> {
-    put_length(buf, count, compact, true)
 }
 
 /// The size of an array's count prefix.

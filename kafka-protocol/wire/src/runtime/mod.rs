@@ -38,31 +38,27 @@ pub mod varint;
 mod writer;
 
 pub use array::{
-    array_len, nullable_array_len, nullable_scalar_array_len, put_array, put_nullable_array,
-    put_nullable_scalar_array, put_scalar_array, scalar_array_len, FixedWidth, ScalarArray,
+    array_len, nullable_array_len, nullable_scalar_array_len, scalar_array_len, FixedWidth,
+    ScalarArray,
 };
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, InField};
 pub use fixed::{FixedField, FixedFields, FixedFieldsWriter};
 #[cfg(feature = "json")]
 pub use json::{JsonError, JsonErrorKind, JsonForm};
-pub use length::{array_len_len, put_array_len};
+pub use length::{array_len_len, CLASSIC, COMPACT};
 pub use message::{Decode, Encode, Message};
-pub use nullable::{non_null, put_nullable_struct};
+pub use nullable::non_null;
 pub use owned::IntoOwned;
 pub use path::{FieldPath, PathSegment};
 pub use reader::Reader;
-pub use strings::{
-    bytes_len, nullable_bytes_len, nullable_string_len, put_bytes, put_nullable_bytes,
-    put_nullable_string, put_string, string_len,
-};
+pub use strings::{bytes_len, nullable_bytes_len, nullable_string_len, string_len};
 pub use struct_array::{
-    nullable_struct_array_len, put_nullable_struct_array, put_struct_array, struct_array_len,
-    IntoIter as StructArrayIntoIter, Iter as StructArrayIter, StructArray,
+    nullable_struct_array_len, struct_array_len, IntoIter as StructArrayIntoIter,
+    Iter as StructArrayIter, StructArray,
 };
 pub use tagged::{
-    put_tag_header, put_tagged_nullable_struct, put_unknown_tagged_fields,
     refuse_unknown_tagged_fields, tagged_field_len, unknown_tagged_fields_len,
     unknown_tagged_section_len, RawTaggedField, TaggedFieldWriter, UnknownTaggedFields,
 };
 pub use uuid::{ParseUuidError, Uuid};
-pub use writer::{put_bool, EncodeBuf, Writer};
+pub use writer::{EncodeBuf, Writer};

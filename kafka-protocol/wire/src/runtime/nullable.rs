@@ -35,22 +35,24 @@ pub fn non_null<T>(value: Option<&T>, version: i16) -> Result<&T, EncodeError> {
     value.ok_or_else(|| EncodeError::new(EncodeErrorKind::NullNotAllowed(version)))
 }
 
-/// Writes a nullable struct outside the tagged section: an int8 marker, -1
-/// for null and 1 for present, then the struct.
-#[inline]
-pub fn put_nullable_struct<T>(
-    buf: &mut Writer<'_>,
-    value: Option<&T>,
-    write: impl FnOnce(&mut Writer<'_>, &T) -> Result<(), EncodeError>,
-) -> Result<(), EncodeError> {
-    match value {
-        None => {
-            buf.put_i8(-1);
-            Ok(())
-        }
-        Some(v) => {
-            buf.put_i8(1);
-            write(buf, v)
+impl Writer<'_> {
+    /// Writes a nullable struct outside the tagged section: an int8 marker, -1
+    /// for null and 1 for present, then the struct.
+    #[inline]
+    pub fn put_nullable_struct<T>(
+        &mut self,
+        value: Option<&T>,
+        write: impl FnOnce(&mut Writer<'_>, &T) -> Result<(), EncodeError>,
+    ) -> Result<(), EncodeError> {
+        match value {
+            None => {
+                self.put_i8(-1);
+                Ok(())
+            }
+            Some(v) => {
+                self.put_i8(1);
+                write(self, v)
+            }
         }
     }
 }

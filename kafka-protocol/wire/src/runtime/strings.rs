@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use super::error::{DecodeError, DecodeErrorKind, EncodeError};
-use super::length::{length_len, put_length};
+use super::length::length_len;
 use super::reader::Reader;
 use super::writer::Writer;
 
@@ -68,24 +68,46 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Writes a string, which may be null.
-#[inline]
-pub fn put_nullable_string(
-    buf: &mut Writer<'_>,
-    value: Option<&str>,
-    compact: bool,
-) -> Result<(), EncodeError> {
-    put_length(buf, value.map(str::len), compact, false)?;
-    if let Some(text) = value {
-        buf.put_slice(text.as_bytes());
+impl Writer<'_> {
+    /// Writes a string, which may be null.
+    #[inline]
+    pub fn put_nullable_string(
+        &mut self,
+        value: Option<&str>,
+        compact: bool,
+    ) -> Result<(), EncodeError> {
+        self.put_length(value.map(str::len), compact, false)?;
+        if let Some(text) = value {
+            self.put_slice(text.as_bytes());
+        }
+        Ok(())
     }
-    Ok(())
-}
 
-/// Writes a string.
-#[inline]
-pub fn put_string(buf: &mut Writer<'_>, value: &str, compact: bool) -> Result<(), EncodeError> {
-    put_nullable_string(buf, Some(value), compact)
+    /// Writes a string.
+    #[inline]
+    pub fn put_string(&mut self, value: &str, compact: bool) -> Result<(), EncodeError> {
+        self.put_nullable_string(Some(value), compact)
+    }
+
+    /// Writes bytes or records, which may be null.
+    #[inline]
+    pub fn put_nullable_bytes(
+        &mut self,
+        value: Option<&[u8]>,
+        compact: bool,
+    ) -> Result<(), EncodeError> {
+        self.put_length(value.map(<[u8]>::len), compact, true)?;
+        if let Some(bytes) = value {
+            self.put_slice(bytes);
+        }
+        Ok(())
+    }
+
+    /// Writes bytes or records.
+    #[inline]
+    pub fn put_bytes(&mut self, value: &[u8], compact: bool) -> Result<(), EncodeError> {
+        self.put_nullable_bytes(Some(value), compact)
+    }
 }
 
 /// The encoded size of a string, which may be null.
@@ -98,26 +120,6 @@ pub fn nullable_string_len(value: Option<&str>, compact: bool) -> usize {
 #[inline]
 pub fn string_len(value: &str, compact: bool) -> usize {
     nullable_string_len(Some(value), compact)
-}
-
-/// Writes bytes or records, which may be null.
-#[inline]
-pub fn put_nullable_bytes(
-    buf: &mut Writer<'_>,
-    value: Option<&[u8]>,
-    compact: bool,
-) -> Result<(), EncodeError> {
-    put_length(buf, value.map(<[u8]>::len), compact, true)?;
-    if let Some(bytes) = value {
-        buf.put_slice(bytes);
-    }
-    Ok(())
-}
-
-/// Writes bytes or records.
-#[inline]
-pub fn put_bytes(buf: &mut Writer<'_>, value: &[u8], compact: bool) -> Result<(), EncodeError> {
-    put_nullable_bytes(buf, Some(value), compact)
 }
 
 /// The encoded size of bytes, which may be null.
@@ -156,22 +158,24 @@ mod tests {
         ];
         for (value, compact) in cases {
             let mut buf = Vec::new();
-            assert!(put_nullable_string(&mut Writer::new(&mut buf), value, compact).is_ok());
+            assert!(Writer::new(&mut buf)
+                .put_nullable_string(value, compact)
+                .is_ok());
             assert_eq!(buf.len(), nullable_string_len(value, compact));
         }
         let long = "x".repeat(0x8000);
         let mut buf = Vec::new();
-        assert!(put_string(&mut Writer::new(&mut buf), &long, false).is_err());
-        assert!(put_string(&mut Writer::new(&mut buf), &long, true).is_err());
+        assert!(Writer::new(&mut buf).put_string(&long, false).is_err());
+        assert!(Writer::new(&mut buf).put_string(&long, true).is_err());
     }
 
     #[test]
     fn null_markers() {
         let mut buf = Vec::new();
         let mut writer = Writer::new(&mut buf);
-        assert!(put_nullable_bytes(&mut writer, None, false).is_ok());
-        assert!(put_nullable_bytes(&mut writer, None, true).is_ok());
-        assert!(put_nullable_string(&mut writer, None, false).is_ok());
+        assert!(writer.put_nullable_bytes(None, false).is_ok());
+        assert!(writer.put_nullable_bytes(None, true).is_ok());
+        assert!(writer.put_nullable_string(None, false).is_ok());
         drop(writer);
         assert_eq!(buf, [0xff, 0xff, 0xff, 0xff, 0, 0xff, 0xff]);
     }

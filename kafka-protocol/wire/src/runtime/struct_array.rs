@@ -33,7 +33,7 @@ use std::fmt;
 
 use super::element_vec::ElementVec;
 use super::error::{DecodeError, DecodeErrorKind, EncodeError};
-use super::length::{array_len_len, put_array_len};
+use super::length::array_len_len;
 use super::message::{Decode, Encode};
 use super::reader::Reader;
 use super::writer::Writer;
@@ -568,23 +568,35 @@ impl<'a> Reader<'a> {
         }))
     }
 
-    /// Checks an array of structs (null allowed when `nullable`) and builds
-    /// nothing, for `validate_from`: it accepts and rejects exactly what
-    /// [`Reader::read_nullable_struct_array`] and [`Reader::read_struct_array`]
-    /// do, with the same errors, without an array to return and drop.
+    /// Checks an array of structs that may not be null and builds nothing,
+    /// for `validate_from`: it accepts and rejects exactly what
+    /// [`Reader::read_struct_array`] does, with the same errors, without an
+    /// array to return and drop.
     #[inline]
     pub fn skip_struct_array<T: Decode<'a>>(
         &mut self,
         compact: bool,
-        nullable: bool,
         version: i16,
     ) -> Result<(), DecodeError> {
         let start = self.offset();
         match self.read_array_len(compact, 1)? {
             Some(0) => Ok(()),
             Some(count) => self.validate_elements::<T>(count, version),
-            None if nullable => Ok(()),
             None => Err(DecodeError::new(start, DecodeErrorKind::UnexpectedNull)),
+        }
+    }
+
+    /// Checks an array of structs that may be null and builds nothing, as
+    /// [`Reader::read_nullable_struct_array`] would accept or reject it.
+    #[inline]
+    pub fn skip_nullable_struct_array<T: Decode<'a>>(
+        &mut self,
+        compact: bool,
+        version: i16,
+    ) -> Result<(), DecodeError> {
+        match self.read_array_len(compact, 1)? {
+            Some(0) | None => Ok(()),
+            Some(count) => self.validate_elements::<T>(count, version),
         }
     }
 
@@ -785,34 +797,87 @@ impl<'a> Reader<'a> {
 // ---------------------------------------------------------------------------
 // Writing and sizing.
 
-/// Writes an array of structs, which may be null. A decoded array whose
-/// bytes are what its elements encode to at `version` is copied (see
-/// [`StructArray::encodes_by_copy`]); otherwise each element is encoded.
-///
-/// An array that code built is its `Vec`, encoded in line. For one that
-/// came from the wire, everything but the loop over a `Vec`'s elements is
-/// `put_array_head`, compiled once for every element type.
-#[inline]
-pub fn put_nullable_struct_array<'a, T: Encode + Decode<'a> + Clone>(
-    buf: &mut Writer<'_>,
-    items: Option<&StructArray<'a, T>>,
-    compact: bool,
-    version: i16,
-) -> Result<(), EncodeError> {
-    let Some(items) = items else {
-        return put_array_len(buf, None, compact);
-    };
-    let encode_vec = match items.origin {
-        None => {
-            put_array_len(buf, Some(items.items.len()), compact)?;
-            true
+impl Writer<'_> {
+    /// Writes an array of structs, which may be null. A decoded array whose
+    /// bytes are what its elements encode to at `version` is copied (see
+    /// [`StructArray::encodes_by_copy`]); otherwise each element is encoded.
+    ///
+    /// An array that code built is its `Vec`, encoded in line. For one that
+    /// came from the wire, everything but the loop over a `Vec`'s elements is
+    /// `put_array_head`, compiled once for every element type.
+    #[inline]
+    pub fn put_nullable_struct_array<'a, T: Encode + Decode<'a> + Clone>(
+        &mut self,
+        items: Option<&StructArray<'a, T>>,
+        compact: bool,
+        version: i16,
+    ) -> Result<(), EncodeError> {
+        let Some(items) = items else {
+            return self.put_array_len(None, compact);
+        };
+        let encode_vec = match items.origin {
+            None => {
+                self.put_array_len(Some(items.items.len()), compact)?;
+                true
+            }
+            Some(_) => self.put_array_head(items.head(), compact, version)?,
+        };
+        if encode_vec {
+            self.put_elements(items.items.as_slice(), version)
+        } else {
+            Ok(())
         }
-        Some(_) => put_array_head(buf, items.head(), compact, version)?,
-    };
-    if encode_vec {
-        put_elements(buf, items.items.as_slice(), version)
-    } else {
+    }
+
+    /// Writes the count of an array of structs and, unless they are to be
+    /// encoded from its `Vec`, its elements: copied from its wire bytes, or
+    /// each checked element re-encoded. True when the caller is still to encode
+    /// the `Vec`, the one part that depends on the element type.
+    fn put_array_head(
+        &mut self,
+        head: ArrayHead<'_>,
+        compact: bool,
+        version: i16,
+    ) -> Result<bool, EncodeError> {
+        self.put_array_len(Some(head.count), compact)?;
+        match element_source(head.origin, version) {
+            ElementSource::Copy(bytes) => {
+                self.put_slice(bytes);
+                Ok(false)
+            }
+            ElementSource::Vec => Ok(true),
+            ElementSource::Checked(origin) => {
+                reencode_checked(Some(self), origin, version, head.reencode).map(|_| false)
+            }
+        }
+    }
+
+    /// Encodes each element, naming the index of a failing one.
+    #[inline]
+    #[allow(clippy::explicit_counter_loop)]
+    fn put_elements<T: Encode>(&mut self, items: &[T], version: i16) -> Result<(), EncodeError> {
+        // A counter of its own rather than `enumerate()`: the loop then compiles
+        // to fewer instructions per element (`benches/instructions`: 2-5% of
+        // Metadata's and ApiVersions' encode).
+        let mut index = 0;
+        for item in items {
+            if let Err(e) = item.encode_to(self, version) {
+                return Err(e.at_index(index));
+            }
+            index += 1;
+        }
         Ok(())
+    }
+
+    /// Writes an array of structs.
+    #[inline]
+    pub fn put_struct_array<'a, T: Encode + Decode<'a> + Clone>(
+        &mut self,
+        items: &StructArray<'a, T>,
+        compact: bool,
+        version: i16,
+    ) -> Result<(), EncodeError> {
+        self.put_nullable_struct_array(Some(items), compact, version)
     }
 }
 
@@ -827,29 +892,6 @@ struct ArrayHead<'a> {
     origin: Option<WireOrigin<'a>>,
     /// Re-encodes one element kept as checked wire bytes.
     reencode: ReencodeElement<'a>,
-}
-
-/// Writes the count of an array of structs and, unless they are to be
-/// encoded from its `Vec`, its elements: copied from its wire bytes, or
-/// each checked element re-encoded. True when the caller is still to encode
-/// the `Vec`, the one part that depends on the element type.
-fn put_array_head(
-    buf: &mut Writer<'_>,
-    head: ArrayHead<'_>,
-    compact: bool,
-    version: i16,
-) -> Result<bool, EncodeError> {
-    put_array_len(buf, Some(head.count), compact)?;
-    match element_source(head.origin, version) {
-        ElementSource::Copy(bytes) => {
-            buf.put_slice(bytes);
-            Ok(false)
-        }
-        ElementSource::Vec => Ok(true),
-        ElementSource::Checked(origin) => {
-            reencode_checked(Some(buf), origin, version, head.reencode).map(|_| false)
-        }
-    }
 }
 
 /// Where encoding an array at some version takes its elements from.
@@ -940,40 +982,8 @@ fn reencode_checked<'a>(
     Ok(len)
 }
 
-/// Encodes each element, naming the index of a failing one.
-#[inline]
-#[allow(clippy::explicit_counter_loop)]
-fn put_elements<T: Encode>(
-    buf: &mut Writer<'_>,
-    items: &[T],
-    version: i16,
-) -> Result<(), EncodeError> {
-    // A counter of its own rather than `enumerate()`: the loop then compiles
-    // to fewer instructions per element (`benches/instructions`: 2-5% of
-    // Metadata's and ApiVersions' encode).
-    let mut index = 0;
-    for item in items {
-        if let Err(e) = item.encode_to(buf, version) {
-            return Err(e.at_index(index));
-        }
-        index += 1;
-    }
-    Ok(())
-}
-
-/// Writes an array of structs.
-#[inline]
-pub fn put_struct_array<'a, T: Encode + Decode<'a> + Clone>(
-    buf: &mut Writer<'_>,
-    items: &StructArray<'a, T>,
-    compact: bool,
-    version: i16,
-) -> Result<(), EncodeError> {
-    put_nullable_struct_array(buf, Some(items), compact, version)
-}
-
 /// The encoded size of an array of structs, which may be null. As with
-/// [`put_nullable_struct_array`], a built array is summed in line, and
+/// [`Writer::put_nullable_struct_array`], a built array is summed in line, and
 /// only the sum over a `Vec`'s elements depends on the element type.
 #[inline]
 pub fn nullable_struct_array_len<'a, T: Encode + Decode<'a> + Clone>(

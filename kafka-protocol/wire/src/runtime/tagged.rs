@@ -1,4 +1,10 @@
-//! Tagged fields the schema does not know, kept so they survive a round trip.
+//! The tagged-field section of a flexible struct, read, written and sized
+//! here: the fields the schema does not know, kept so that they survive a
+//! round trip ([`UnknownTaggedFields`], [`RawTaggedField`]); the section's
+//! count and the merge of known fields (which generated code reads and
+//! writes through [`Reader::read_tagged_fields`] and [`TaggedFieldWriter`])
+//! with the unknown ones in tag order; and the tagged forms of the known
+//! fields' values (a tag header, a nullable struct's uvarint marker).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -269,32 +275,61 @@ impl<'a> From<Vec<RawTaggedField<'a>>> for UnknownTaggedFields<'a> {
     }
 }
 
-/// Writes the tagged-field section of a struct with no known tagged fields:
-/// the count, then the unknown fields. Fails when two share a tag.
-#[cfg_attr(not(debug_assertions), inline(always))]
-#[cfg_attr(debug_assertions, inline)]
-pub fn put_unknown_tagged_fields(
-    buf: &mut Writer<'_>,
-    unknown: &UnknownTaggedFields<'_>,
-) -> Result<(), EncodeError> {
-    // Almost every section is empty: a single zero count.
-    if unknown.is_empty() {
-        buf.put_u8(0);
-        return Ok(());
+impl Writer<'_> {
+    /// Writes the tagged-field section of a struct with no known tagged fields:
+    /// the count, then the unknown fields. Fails when two share a tag.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    pub fn put_unknown_tagged_section(
+        &mut self,
+        unknown: &UnknownTaggedFields<'_>,
+    ) -> Result<(), EncodeError> {
+        // Almost every section is empty: a single zero count.
+        if unknown.is_empty() {
+            self.put_u8(0);
+            return Ok(());
+        }
+        self.put_unknown_tagged_field_list(unknown)
     }
-    put_unknown_tagged_field_list(buf, unknown)
-}
 
-#[cold]
-#[inline(never)]
-fn put_unknown_tagged_field_list(
-    buf: &mut Writer<'_>,
-    unknown: &UnknownTaggedFields<'_>,
-) -> Result<(), EncodeError> {
-    let writer = TaggedFieldWriter::new(unknown)?;
-    buf.put_uvarint(unknown.len() as u32);
-    writer.finish(buf);
-    Ok(())
+    #[cold]
+    #[inline(never)]
+    fn put_unknown_tagged_field_list(
+        &mut self,
+        unknown: &UnknownTaggedFields<'_>,
+    ) -> Result<(), EncodeError> {
+        let writer = TaggedFieldWriter::new(unknown)?;
+        self.put_uvarint(unknown.len() as u32);
+        writer.finish(self);
+        Ok(())
+    }
+
+    /// Writes a tagged field's header: its tag and its size.
+    #[inline]
+    pub fn put_tag_header(&mut self, tag: u32, size: usize) {
+        self.put_uvarint(tag);
+        self.put_uvarint(size as u32);
+    }
+
+    /// Writes a nullable struct inside a tagged field: a uvarint marker, 0 for
+    /// null and 1 for present, then the struct.
+    #[inline]
+    pub fn put_tagged_nullable_struct<T>(
+        &mut self,
+        value: Option<&T>,
+        write: impl FnOnce(&mut Writer<'_>, &T) -> Result<(), EncodeError>,
+    ) -> Result<(), EncodeError> {
+        match value {
+            None => {
+                self.put_u8(0);
+                Ok(())
+            }
+            Some(v) => {
+                self.put_u8(1);
+                write(self, v)
+            }
+        }
+    }
 }
 
 /// The size of the tagged-field section of a struct with no known tagged
@@ -560,7 +595,7 @@ impl<'a> Reader<'a> {
     /// [`Reader::read_unknown_tagged_section`].
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    pub fn skip_unknown_tagged_fields(&mut self) -> Result<(), DecodeError> {
+    pub fn skip_unknown_tagged_section(&mut self) -> Result<(), DecodeError> {
         self.skip_tagged_fields(no_known_tags)
     }
 
@@ -781,37 +816,10 @@ fn no_known_tags(_tag: u32, _field: &mut Reader<'_>) -> Result<bool, DecodeError
 // ---------------------------------------------------------------------------
 // Writing and sizing.
 
-/// Writes a tagged field's header: its tag and its size.
-#[inline]
-pub fn put_tag_header(buf: &mut Writer<'_>, tag: u32, size: usize) {
-    buf.put_uvarint(tag);
-    buf.put_uvarint(size as u32);
-}
-
 /// The size of a tagged field with a value of `size` bytes, header included.
 #[inline]
 pub fn tagged_field_len(tag: u32, size: usize) -> usize {
     uvarint_len(tag) + uvarint_len(size as u32) + size
-}
-
-/// Writes a nullable struct inside a tagged field: a uvarint marker, 0 for
-/// null and 1 for present, then the struct.
-#[inline]
-pub fn put_tagged_nullable_struct<T>(
-    buf: &mut Writer<'_>,
-    value: Option<&T>,
-    write: impl FnOnce(&mut Writer<'_>, &T) -> Result<(), EncodeError>,
-) -> Result<(), EncodeError> {
-    match value {
-        None => {
-            buf.put_u8(0);
-            Ok(())
-        }
-        Some(v) => {
-            buf.put_u8(1);
-            write(buf, v)
-        }
-    }
 }
 
 #[cfg(test)]

@@ -110,6 +110,12 @@ impl<'b> Writer<'b> {
         self.put_slice(&[value]);
     }
 
+    /// Writes a bool as 0 or 1.
+    #[inline]
+    pub fn put_bool(&mut self, value: bool) {
+        self.put_u8(u8::from(value));
+    }
+
     /// Writes an int8.
     #[inline]
     pub fn put_i8(&mut self, value: i8) {
@@ -170,12 +176,6 @@ impl<'b> Writer<'b> {
         let len = super::varint::uvarint_to_bytes(value, &mut bytes);
         self.put_slice(&bytes[..len]);
     }
-}
-
-/// Writes a bool as 0 or 1.
-#[inline]
-pub fn put_bool(buf: &mut Writer<'_>, value: bool) {
-    buf.put_u8(u8::from(value));
 }
 
 #[cfg(test)]
