@@ -2,6 +2,7 @@
 //! in size-prefixed frames (`kafka_wire::frame::FrameCodec`), typed
 //! responses. Not a Kafka client: no retries, no metadata cache.
 
+use kafka_wire::IntoOwned;
 use std::borrow::Cow;
 
 use futures::{SinkExt, StreamExt};

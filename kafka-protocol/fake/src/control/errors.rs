@@ -8,6 +8,7 @@
 //! the JSON form), which covers the APIs whose only error is top-level
 //! (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, InitProducerId, ...).
 
+use kafka_wire::IntoOwned;
 use std::borrow::Cow;
 
 use kafka_wire::messages::{
