@@ -297,7 +297,8 @@ impl FakeClusterBuilder {
     }
 }
 
-/// Removes group members whose session timed out, until stopped.
+/// Removes group members whose session timed out and aborts transactions
+/// past their timeout, until stopped.
 async fn expire_members(shared: std::sync::Weak<Shared>, mut stop: watch::Receiver<bool>) {
     let mut tick = tokio::time::interval(EXPIRY_TICK);
     loop {
@@ -305,6 +306,7 @@ async fn expire_members(shared: std::sync::Weak<Shared>, mut stop: watch::Receiv
             _ = tick.tick() => {
                 let Some(shared) = shared.upgrade() else { break };
                 shared.state().groups.expire(Instant::now());
+                crate::handlers::transactions::expire(&shared);
             }
             changed = stop.changed() => {
                 if changed.is_err() || *stop.borrow() {

@@ -53,7 +53,17 @@ async fn route(cx: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
     let response = match body {
         RequestBody::ApiVersions(r) => api_versions::api_versions(cx, r),
         RequestBody::Produce(r) => return produce::produce(cx, r).await,
-        RequestBody::InitProducerId(r) => produce::init_producer_id(cx, r),
+        RequestBody::InitProducerId(r) => match r.transactional_id.as_deref() {
+            Some(tid) => transactions::init_producer_id(cx, r, tid),
+            None => produce::init_producer_id(cx, r),
+        },
+        RequestBody::AddPartitionsToTxn(r) => transactions::add_partitions_to_txn(cx, r),
+        RequestBody::AddOffsetsToTxn(r) => transactions::add_offsets_to_txn(cx, r),
+        RequestBody::TxnOffsetCommit(r) => transactions::txn_offset_commit(cx, r),
+        RequestBody::EndTxn(r) => transactions::end_txn(cx, r),
+        RequestBody::DescribeProducers(r) => transactions::describe_producers(cx, r),
+        RequestBody::DescribeTransactions(r) => transactions::describe_transactions(cx, r),
+        RequestBody::ListTransactions(r) => transactions::list_transactions(cx, r),
         RequestBody::Fetch(r) => fetch::fetch(cx, r).await,
         RequestBody::ListOffsets(r) => offsets::list_offsets(cx, r),
         RequestBody::OffsetForLeaderEpoch(r) => offsets::offset_for_leader_epoch(cx, r),

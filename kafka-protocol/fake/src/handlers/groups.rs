@@ -22,8 +22,10 @@ use crate::dispatch::Context;
 use crate::state::groups::{GroupState, JoinRequest, Pending};
 use crate::state::Shared;
 
-/// Key types of FindCoordinator.
+/// Key types of FindCoordinator: groups and transactional ids (share
+/// keys come with share groups).
 const GROUP_KEY: i8 = 0;
+const TRANSACTION_KEY: i8 = 1;
 
 /// Whether this broker coordinates `group_id`; NOT_COORDINATOR otherwise.
 pub fn check_coordinator(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
@@ -34,14 +36,14 @@ pub fn check_coordinator(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
     }
 }
 
-/// The coordinator of each key: one (v0-3) or many (v4+). Transaction
-/// coordinators come in a later stage.
+/// The coordinator of each key, a group or a transactional id: one (v0-3)
+/// or many (v4+).
 pub fn find_coordinator(
     cx: &Context<'_>,
     request: &FindCoordinatorRequest<'_>,
 ) -> ResponseBody<'static> {
     let locate = |key: &str| -> Result<(i32, String, i32), i16> {
-        if request.key_type != GROUP_KEY {
+        if request.key_type != GROUP_KEY && request.key_type != TRANSACTION_KEY {
             return Err(ErrorCode::CoordinatorNotAvailable.code());
         }
         if key.is_empty() {

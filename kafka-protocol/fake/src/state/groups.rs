@@ -462,6 +462,33 @@ impl Groups {
         0
     }
 
+    /// Checks a TxnOffsetCommit's member and generation, when it names
+    /// them (a generation of -1 and no member skip the check, as Kafka
+    /// skips it for a producer outside any group): 0 or the error code.
+    pub fn check_txn_member(&self, group_id: &str, member_id: &str, generation: i32) -> i16 {
+        if generation < 0 && member_id.is_empty() {
+            return 0;
+        }
+        match self.groups.get(group_id) {
+            None => code(ErrorCode::UnknownMemberId),
+            Some(group) => match group.check_member(member_id, generation) {
+                Ok(()) => 0,
+                Err(error) => code(error),
+            },
+        }
+    }
+
+    /// Stores offsets a transaction committed, whatever the group's state.
+    pub fn store(&mut self, group_id: &str, topic: &str, partition: i32, committed: Committed) {
+        self.groups
+            .entry(group_id.to_owned())
+            .or_default()
+            .offsets
+            .entry(topic.to_owned())
+            .or_default()
+            .insert(partition, committed);
+    }
+
     /// The committed offsets of a group, if any.
     pub fn offsets(&self, group_id: &str) -> Option<&HashMap<String, HashMap<i32, Committed>>> {
         self.groups.get(group_id).map(|g| &g.offsets)

@@ -8,6 +8,7 @@ pub mod log;
 pub mod producers;
 pub mod sessions;
 pub mod topics;
+pub mod transactions;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -20,6 +21,7 @@ use crate::config::Config;
 use groups::Groups;
 use sessions::Sessions;
 use topics::{Placement, Topics};
+use transactions::Transactions;
 
 /// A broker's address as clients are told it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +43,8 @@ pub struct State {
     pub groups: Groups,
     /// Fetch sessions, by node id.
     pub sessions: BTreeMap<i32, Sessions>,
+    /// Transactional ids and their transactions.
+    pub transactions: Transactions,
     /// Broker configs changed by AlterConfigs, by node id.
     pub broker_configs: BTreeMap<i32, BTreeMap<String, String>>,
 }
