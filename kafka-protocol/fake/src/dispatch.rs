@@ -85,6 +85,8 @@ async fn route(cx: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
         RequestBody::ListGroups(r) => groups::list_groups(cx, r),
         RequestBody::DescribeGroups(r) => groups::describe_groups(cx, r),
         RequestBody::DeleteGroups(r) => groups::delete_groups(cx, r),
+        RequestBody::ConsumerGroupHeartbeat(r) => consumer_groups::heartbeat(cx, r),
+        RequestBody::ConsumerGroupDescribe(r) => consumer_groups::describe(cx, r),
         RequestBody::OffsetCommit(r) => commits::offset_commit(cx, r),
         RequestBody::OffsetFetch(r) => commits::offset_fetch(cx, r),
         RequestBody::OffsetDelete(r) => commits::offset_delete(cx, r),

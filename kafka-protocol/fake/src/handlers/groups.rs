@@ -322,25 +322,34 @@ pub fn list_groups(cx: &Context<'_>, request: &ListGroupsRequest<'_>) -> Respons
         .groups
         .iter()
         .filter(|(id, _)| cx.shared.coordinator(id) == cx.node_id)
-        .filter(|(_, g)| {
+        .map(|(id, g)| {
+            // KIP-848 consumer groups are of type "consumer", with their
+            // own states.
+            let (state, kind) = match &g.consumer {
+                Some(c) => (c.state_name(), "consumer"),
+                None => (g.state.name(), "classic"),
+            };
+            (id, g, state, kind)
+        })
+        .filter(|(_, _, state, _)| {
             request.states_filter.is_empty()
                 || request
                     .states_filter
                     .iter()
-                    .any(|s| s.eq_ignore_ascii_case(g.state.name()))
+                    .any(|s| s.eq_ignore_ascii_case(state))
         })
-        .filter(|_| {
+        .filter(|(_, _, _, kind)| {
             request.types_filter.is_empty()
                 || request
                     .types_filter
                     .iter()
-                    .any(|t| t.eq_ignore_ascii_case("classic"))
+                    .any(|t| t.eq_ignore_ascii_case(kind))
         })
-        .map(|(id, g)| list_groups_response::ListedGroup {
+        .map(|(id, g, state, kind)| list_groups_response::ListedGroup {
             group_id: owned(id),
             protocol_type: owned(&g.protocol_type),
-            group_state: g.state.name().into(),
-            group_type: "classic".into(),
+            group_state: state.into(),
+            group_type: kind.into(),
             ..Default::default()
         })
         .collect();

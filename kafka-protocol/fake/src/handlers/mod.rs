@@ -5,6 +5,7 @@
 pub mod api_versions;
 pub mod commits;
 pub mod configs;
+pub mod consumer_groups;
 pub mod fetch;
 pub mod groups;
 pub mod offsets;
