@@ -148,8 +148,9 @@ impl FakeClusterBuilder {
         self
     }
 
-    /// A SASL user. With any, every listener will require SASL (the
-    /// mechanisms come in a later stage: for now `start` refuses them).
+    /// A SASL user (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512). With any,
+    /// every listener requires SASL: before authenticating, a connection
+    /// may only ask ApiVersions and SaslHandshake.
     pub fn sasl_user(
         mut self,
         mechanism: SaslMechanism,
@@ -233,9 +234,6 @@ impl FakeClusterBuilder {
         }
         if c.min_session_timeout > c.max_session_timeout {
             return bad("the least session timeout is above the greatest");
-        }
-        if !c.sasl_users.is_empty() {
-            return bad("SASL is not served yet (a later stage)");
         }
         Ok(())
     }

@@ -59,6 +59,8 @@ pub struct Shared {
     pub brokers: Vec<BrokerAddress>,
     /// The frame recorder, when capturing.
     pub capture: Option<Capture>,
+    /// The SASL users' secrets (none: no listener requires SASL).
+    pub credentials: crate::sasl::Credentials,
     state: Mutex<State>,
     /// Woken on every append, so that waiting fetches look again.
     pub appended: Notify,
@@ -82,6 +84,7 @@ impl Shared {
             );
         }
         Shared {
+            credentials: crate::sasl::Credentials::new(&config.sasl_users),
             config,
             brokers,
             capture,
