@@ -303,7 +303,11 @@ async fn expire_members(shared: std::sync::Weak<Shared>, mut stop: watch::Receiv
         tokio::select! {
             _ = tick.tick() => {
                 let Some(shared) = shared.upgrade() else { break };
-                shared.state().groups.expire(Instant::now());
+                {
+                    let mut state = shared.state();
+                    state.groups.expire(Instant::now());
+                    state.share_groups.expire(Instant::now());
+                }
                 crate::handlers::transactions::expire(&shared);
             }
             changed = stop.changed() => {

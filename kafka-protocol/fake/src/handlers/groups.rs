@@ -318,19 +318,23 @@ pub fn leave_group(cx: &Context<'_>, request: &LeaveGroupRequest<'_>) -> Respons
 /// (v5+: only "classic" groups exist here).
 pub fn list_groups(cx: &Context<'_>, request: &ListGroupsRequest<'_>) -> ResponseBody<'static> {
     let state = cx.shared.state();
-    let mut groups: Vec<_> = state
-        .groups
-        .iter()
-        .filter(|(id, _)| cx.shared.coordinator(id) == cx.node_id)
-        .map(|(id, g)| {
-            // KIP-848 consumer groups are of type "consumer", with their
-            // own states.
-            let (state, kind) = match &g.consumer {
-                Some(c) => (c.state_name(), "consumer"),
-                None => (g.state.name(), "classic"),
-            };
-            (id, g, state, kind)
-        })
+    // KIP-848 consumer groups are of type "consumer", share groups of
+    // type "share", each with their own states.
+    let classic = state.groups.iter().map(|(id, g)| match &g.consumer {
+        Some(c) => (id, g.protocol_type.as_str(), c.state_name(), "consumer"),
+        None => (id, g.protocol_type.as_str(), g.state.name(), "classic"),
+    });
+    let share = state.share_groups.iter().map(|(id, g)| {
+        let name = if g.members.is_empty() {
+            "Empty"
+        } else {
+            "Stable"
+        };
+        (id, "share", name, "share")
+    });
+    let mut groups: Vec<_> = classic
+        .chain(share)
+        .filter(|(id, _, _, _)| cx.shared.coordinator(id) == cx.node_id)
         .filter(|(_, _, state, _)| {
             request.states_filter.is_empty()
                 || request
@@ -345,13 +349,15 @@ pub fn list_groups(cx: &Context<'_>, request: &ListGroupsRequest<'_>) -> Respons
                     .iter()
                     .any(|t| t.eq_ignore_ascii_case(kind))
         })
-        .map(|(id, g, state, kind)| list_groups_response::ListedGroup {
-            group_id: owned(id),
-            protocol_type: owned(&g.protocol_type),
-            group_state: state.into(),
-            group_type: kind.into(),
-            ..Default::default()
-        })
+        .map(
+            |(id, protocol, state, kind)| list_groups_response::ListedGroup {
+                group_id: owned(id),
+                protocol_type: owned(protocol),
+                group_state: state.into(),
+                group_type: kind.into(),
+                ..Default::default()
+            },
+        )
         .collect();
     groups.sort_by(|a, b| a.group_id.cmp(&b.group_id));
     ResponseBody::ListGroups(ListGroupsResponse {

@@ -10,6 +10,7 @@ pub mod fetch;
 pub mod groups;
 pub mod offsets;
 pub mod produce;
+pub mod share;
 pub mod topics;
 pub mod transactions;
 pub mod unsupported;

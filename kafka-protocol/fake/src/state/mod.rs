@@ -8,6 +8,7 @@ pub mod groups;
 pub mod log;
 pub mod producers;
 pub mod sessions;
+pub mod share_groups;
 pub mod topics;
 pub mod transactions;
 
@@ -44,6 +45,8 @@ pub struct State {
     pub groups: Groups,
     /// Fetch sessions, by node id.
     pub sessions: BTreeMap<i32, Sessions>,
+    /// Share groups, their partitions and sessions.
+    pub share_groups: share_groups::ShareGroups,
     /// Transactional ids and their transactions.
     pub transactions: Transactions,
     /// Broker configs changed by AlterConfigs, by node id.
