@@ -12,6 +12,15 @@
 //!   KIP-848's (`-group-protocol consumer`); the transactional session in
 //!   a KIP-848 group (`-mode txn`, `txn.go`).
 //!
+//! - The Java admin client (`--mode admin`, `AdminFlow.java`): topics
+//!   created, described and deleted, configs described and altered,
+//!   a group's offsets altered, listed and deleted, the group listed,
+//!   described and deleted, records deleted; what it saw must be the same
+//!   against every target.
+//! - The Java share consumer (`--mode share`, `ShareFlow.java`): the
+//!   group's `share.auto.offset.reset` set on the GROUP resource, every
+//!   record delivered once in order per partition, except one released and
+//!   delivered again with a delivery count of 2.
 //! - Over SASL (the fake with users, every listener requiring it; Kafka's
 //!   SASL_PLAINTEXT listener of `broker.sh --sasl`): the Java basic flow
 //!   with SCRAM-SHA-256, kgo's with PLAIN.
@@ -141,11 +150,24 @@ fn kgo(binary: &std::path::Path, brokers: &str, prefix: &str, more: &[&str]) -> 
     serde_json::from_str(last).unwrap_or_else(|e| panic!("kgo flow {prefix} printed {last:?}: {e}"))
 }
 
-/// Runs every flow against one target; returns (flow, records checked).
-fn flows(target: &str, bootstrap: &str, advertised: &[String]) -> Vec<(String, u64)> {
+/// Runs every flow against one target; returns (flow, records checked),
+/// and what the admin and share flows saw.
+fn flows(target: &str, bootstrap: &str, advertised: &[String]) -> (Vec<(String, u64)>, Value) {
     let mut checked = Vec::new();
+    let mut seen = Value::Null;
     let tag = target.replace(' ', "-");
     if let Some(jvm) = jvm() {
+        let prefix = format!("java-admin-{tag}");
+        let admin = java(jvm, bootstrap, &prefix, &["--mode", "admin"]);
+        let prefix = format!("java-share-{tag}");
+        let share = java(jvm, bootstrap, &prefix, &["--mode", "share"]);
+        for key in ["produced", "consumed"] {
+            assert_eq!(count(&share, key), RECORDS, "{key}: {share}");
+        }
+        assert_eq!(count(&share, "redelivered"), 1, "{share}");
+        assert_eq!(count(&share, "redeliveryCount"), 2, "{share}");
+        checked.push(("java share consumer".into(), count(&share, "consumed")));
+        seen = serde_json::json!({"admin": admin, "share": share});
         let prefix = format!("java-{tag}");
         let outcome = java(jvm, bootstrap, &prefix, &[]);
         checked.push((
@@ -183,7 +205,7 @@ fn flows(target: &str, bootstrap: &str, advertised: &[String]) -> Vec<(String, u
         checked.push(("kgo transactions".into(), check_transactions(&outcome)));
     }
     say(&format!("{target}: records checked per flow: {checked:?}"));
-    checked
+    (checked, seen)
 }
 
 /// The basic flows over SASL: Java with SCRAM-SHA-256, kgo with PLAIN.
@@ -230,11 +252,13 @@ fn addresses(fake: &Fake) -> Vec<String> {
 fn the_client_flows_pass_against_kafka_and_against_the_fake() {
     let _one = one_at_a_time();
     let mut results = Vec::new();
+    let mut admin = Vec::new();
     for brokers in [1, 3] {
         let fake = fake(brokers, false);
         let target = format!("fake {brokers}");
-        let checked = flows(&target, &fake.cluster.bootstrap(), &addresses(&fake));
-        results.push((target, checked));
+        let (checked, seen) = flows(&target, &fake.cluster.bootstrap(), &addresses(&fake));
+        results.push((target.clone(), checked));
+        admin.push((target, seen));
     }
     let fake = fake(1, true);
     let checked = sasl_flows("fake 1", &fake.cluster.bootstrap(), &addresses(&fake));
@@ -243,11 +267,21 @@ fn the_client_flows_pass_against_kafka_and_against_the_fake() {
     let credentials = format!("{USER}:{PASSWORD}");
     if let Some(kafka) = Kafka::start("fake-parity", &pinned_version(), &["--sasl", &credentials]) {
         let bootstrap = kafka.get("bootstrap").to_owned();
-        let checked = flows("kafka", &bootstrap, std::slice::from_ref(&bootstrap));
+        let (checked, seen) = flows("kafka", &bootstrap, std::slice::from_ref(&bootstrap));
         results.push(("kafka".into(), checked));
+        admin.push(("kafka".into(), seen));
         let sasl = kafka.get("sasl_bootstrap").to_owned();
         let checked = sasl_flows("kafka", &sasl, std::slice::from_ref(&sasl));
         results.push(("kafka SASL".into(), checked));
+    }
+    // The admin client saw the same everywhere: configs and their
+    // sources, offsets, groups, low watermarks.
+    for (target, seen) in &admin {
+        assert_eq!(
+            *seen, admin[0].1,
+            "the admin flow against {target} and {}",
+            admin[0].0
+        );
     }
     // The same flows ran everywhere they could.
     let names = |i: usize| -> Vec<&String> { results[i].1.iter().map(|(f, _)| f).collect() };

@@ -46,8 +46,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *
  * <p>Arguments: {@code --bootstrap HOST:PORT [--topic T] [--group G]
  * [--records N] [--client-prefix P] [--group-protocol classic|consumer]
- * [--sasl-mechanism M --sasl-user U --sasl-password PW] [--mode basic|transactions]};
- * {@code --mode transactions} runs {@link Transactions} instead; {@code consumer}
+ * [--sasl-mechanism M --sasl-user U --sasl-password PW] [--mode basic|transactions|admin|share]};
+ * {@code --mode transactions} runs {@link Transactions} instead, {@code --mode admin}
+ * {@link AdminFlow}, {@code --mode share} {@link ShareFlow}; {@code consumer}
  * is KIP-848's protocol (ConsumerGroupHeartbeat), classic the default. It prints one JSON object: what it produced,
  * consumed and found committed, the nodes DescribeCluster and Metadata
  * advertised, and per client id the responses it received (the clients'
@@ -78,6 +79,8 @@ public final class Flow {
             String mode = options.getOrDefault("--mode", "basic");
             String out = switch (mode) {
                 case "transactions" -> Transactions.run(options);
+                case "admin" -> AdminFlow.run(options);
+                case "share" -> ShareFlow.run(options);
                 default -> run(options);
             };
             System.out.println(out);
