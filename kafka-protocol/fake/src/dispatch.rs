@@ -5,7 +5,7 @@
 //! version, client) and decoded body, and leaves it as an [`Outcome`]: a
 //! response body, no response (Produce with acks=0), or a closed
 //! connection. Fault injection (a later stage) hooks in here, before
-//! [`route`]: answering with an error, delaying, dropping or hanging any
+//! `route`: answering with an error, delaying, dropping or hanging any
 //! request, on any broker, without touching a handler.
 
 use std::sync::Arc;
