@@ -191,9 +191,14 @@ async fn answer(
                         None,
                     );
                 }
-                (RequestBody::SaslAuthenticate(r), _) => {
+                (RequestBody::SaslAuthenticate(r), Auth::Tokens(_)) => {
                     let (body, failed) = authenticate(shared, &r.auth_bytes, auth);
                     return finish(shared, &info, body, version, failed);
+                }
+                // Kafka closes a connection that authenticates before its
+                // handshake, without an answer.
+                (RequestBody::SaslAuthenticate(_), _) => {
+                    return Reply::Close("SaslAuthenticate before SaslHandshake".into())
                 }
                 (RequestBody::ApiVersions(_), _) | (_, Auth::Open) => {}
                 _ => {

@@ -2,7 +2,8 @@
 //! SaslAuthenticate, PLAIN in the legacy form (SaslHandshake v0, bare
 //! tokens), a wrong password refused and the connection closed, and a
 //! request before authentication closing the connection, as Kafka 4.4.0
-//! does (tests/tests/real_kafka_clients.rs holds Kafka to the same).
+//! does (tests/tests/real_kafka_clients.rs holds Kafka to the same; the
+//! answers before authentication were compared with Kafka's by hand).
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
@@ -197,6 +198,25 @@ async fn the_legacy_form_and_requests_before_authentication() {
         .await;
     assert!(matches!(versions, Ok(ResponseBody::ApiVersions(_))));
     assert!(metadata(&mut probe).await.is_err());
+    // So does SaslAuthenticate before SaslHandshake, unanswered.
+    let mut probe = Probe::connect(&bootstrap).await.expect("connect");
+    let plain = format!("\0{USER}\0{PASSWORD}");
+    let request = RequestBody::SaslAuthenticate(SaslAuthenticateRequest {
+        auth_bytes: plain.into_bytes().into(),
+        ..Default::default()
+    });
+    assert!(probe.request(request, 2).await.is_err());
+    // Without users, SaslHandshake is ILLEGAL_SASL_STATE, no mechanism.
+    let open = FakeCluster::builder()
+        .brokers(1)
+        .start()
+        .await
+        .expect("start");
+    let mut probe = Probe::connect(&open.bootstrap()).await.expect("connect");
+    assert_eq!(
+        handshake(&mut probe, "PLAIN", 1).await,
+        (ErrorCode::IllegalSaslState.code(), Vec::new())
+    );
 
     // SaslHandshake v0, then a bare PLAIN token answered by an empty frame.
     let mut probe = Probe::connect(&bootstrap).await.expect("connect");
