@@ -97,7 +97,8 @@ pub fn heartbeat(
         error_message: answer.error_message.map(Cow::Owned),
         member_id: answer.member_id.map(Cow::Owned),
         member_epoch: answer.member_epoch,
-        heartbeat_interval_ms: if answer.error_code == 0 {
+        // A leave (epoch -1 or -2) gets no interval, as in Kafka.
+        heartbeat_interval_ms: if answer.error_code == 0 && answer.member_epoch >= 0 {
             HEARTBEAT_INTERVAL_MS
         } else {
             0

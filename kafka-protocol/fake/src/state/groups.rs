@@ -467,6 +467,20 @@ impl Groups {
                 ..Default::default()
             };
         }
+        if beat.member_epoch != 0
+            && self
+                .groups
+                .get(group_id)
+                .is_none_or(|g| g.consumer.is_none())
+        {
+            // Only a join creates a group, as Kafka answers.
+            return BeatAnswer {
+                error_code: code(ErrorCode::GroupIdNotFound),
+                error_message: Some(format!("Group {group_id} not found.")),
+                member_epoch: -1,
+                ..Default::default()
+            };
+        }
         let fresh = (beat.member_epoch == 0 && beat.member_id.is_empty() && beat.version == 0)
             .then(|| self.new_member_id(beat.client_id));
         let group = self.groups.entry(group_id.to_owned()).or_default();
