@@ -40,7 +40,7 @@ pub fn heartbeat(
     let fail = |code: ErrorCode| {
         ResponseBody::ConsumerGroupHeartbeat(ConsumerGroupHeartbeatResponse {
             error_code: code.code(),
-            member_epoch: -1,
+            member_epoch: 0,
             ..Default::default()
         })
     };

@@ -51,7 +51,7 @@ pub fn heartbeat(
         ResponseBody::ShareGroupHeartbeat(ShareGroupHeartbeatResponse {
             error_code: code,
             error_message: message.map(Cow::Owned),
-            member_epoch: -1,
+            member_epoch: 0,
             ..Default::default()
         })
     };
@@ -104,7 +104,8 @@ pub fn heartbeat(
     ResponseBody::ShareGroupHeartbeat(ShareGroupHeartbeatResponse {
         member_id: Some(owned(&request.member_id)),
         member_epoch: epoch,
-        heartbeat_interval_ms: HEARTBEAT_INTERVAL_MS,
+        // A leave gets no interval, as in Kafka.
+        heartbeat_interval_ms: if epoch >= 0 { HEARTBEAT_INTERVAL_MS } else { 0 },
         assignment,
         ..Default::default()
     })
@@ -210,9 +211,11 @@ fn session(
             return Ok(Vec::new());
         }
         e => {
+            // Kafka 4.4.0 answers a session it does not know with
+            // INVALID_SHARE_SESSION_EPOCH.
             let session = sessions
                 .get_mut(&key)
-                .ok_or(ErrorCode::ShareSessionNotFound.code())?;
+                .ok_or(ErrorCode::InvalidShareSessionEpoch.code())?;
             if session.epoch != e {
                 return Err(ErrorCode::InvalidShareSessionEpoch.code());
             }
@@ -233,13 +236,6 @@ fn session(
 /// member from the session's partitions this broker leads, waiting up to
 /// max_wait_ms for some.
 pub async fn fetch(cx: &Context<'_>, request: &ShareFetchRequest<'_>) -> ResponseBody<'static> {
-    let fail = |code: ErrorCode| {
-        ResponseBody::ShareFetch(ShareFetchResponse {
-            error_code: code.code(),
-            acquisition_lock_timeout_ms: lock_ms(),
-            ..Default::default()
-        })
-    };
     let group = request.group_id.as_deref().unwrap_or_default().to_owned();
     let member = request.member_id.as_deref().unwrap_or_default().to_owned();
     let mut requested = Vec::new();
@@ -275,10 +271,8 @@ pub async fn fetch(cx: &Context<'_>, request: &ShareFetchRequest<'_>) -> Respons
         })
         .collect();
     let (wanted, ack_errors) = {
+        // The partition leader does not check membership, as in Kafka.
         let mut state = cx.shared.state();
-        if !state.share_groups.is_member(&group, &member) {
-            return fail(ErrorCode::UnknownMemberId);
-        }
         let wanted = match session(
             &mut state,
             cx,
@@ -458,9 +452,6 @@ pub fn acknowledge(
             ..Default::default()
         })
     };
-    if !state.share_groups.is_member(group, member) {
-        return fail(ErrorCode::UnknownMemberId);
-    }
     let key = (cx.node_id, group.to_owned(), member.to_owned());
     match request.share_session_epoch {
         FINAL_EPOCH => {
@@ -468,7 +459,7 @@ pub fn acknowledge(
         }
         0 => return fail(ErrorCode::InvalidShareSessionEpoch),
         e => match state.share_groups.sessions.get_mut(&key) {
-            None => return fail(ErrorCode::ShareSessionNotFound),
+            None => return fail(ErrorCode::InvalidShareSessionEpoch),
             Some(s) if s.epoch != e => return fail(ErrorCode::InvalidShareSessionEpoch),
             Some(s) => s.epoch = e.wrapping_add(1).max(1),
         },

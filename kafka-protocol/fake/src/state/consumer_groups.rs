@@ -126,7 +126,8 @@ fn error(code: ErrorCode, message: &str) -> BeatAnswer {
     BeatAnswer {
         error_code: code.code(),
         error_message: Some(message.to_owned()),
-        member_epoch: -1,
+        // Kafka answers an error with member epoch 0.
+        member_epoch: 0,
         ..Default::default()
     }
 }

@@ -463,7 +463,7 @@ impl Groups {
             return BeatAnswer {
                 error_code: code(ErrorCode::InvalidRequest),
                 error_message: Some("GroupId can't be empty.".into()),
-                member_epoch: -1,
+                member_epoch: 0,
                 ..Default::default()
             };
         }
@@ -477,7 +477,7 @@ impl Groups {
             return BeatAnswer {
                 error_code: code(ErrorCode::GroupIdNotFound),
                 error_message: Some(format!("Group {group_id} not found.")),
-                member_epoch: -1,
+                member_epoch: 0,
                 ..Default::default()
             };
         }
@@ -489,7 +489,7 @@ impl Groups {
                 return BeatAnswer {
                     error_code: code(ErrorCode::GroupIdNotFound),
                     error_message: Some(format!("Group {group_id} is not a consumer group.")),
-                    member_epoch: -1,
+                    member_epoch: 0,
                     ..Default::default()
                 };
             }

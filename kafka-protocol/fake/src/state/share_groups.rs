@@ -149,6 +149,15 @@ impl ShareGroups {
                 None,
             );
         }
+        if epoch != 0 && !self.groups.contains_key(group_id) {
+            // Only a join creates a group, as Kafka answers.
+            return (
+                ErrorCode::GroupIdNotFound.code(),
+                Some(format!("Group {group_id} not found.")),
+                0,
+                None,
+            );
+        }
         let group = self.groups.entry(group_id.to_owned()).or_default();
         match epoch {
             0 => {
