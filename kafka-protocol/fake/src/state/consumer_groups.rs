@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use kafka_wire::runtime::Uuid;
 use kafka_wire::ErrorCode;
 
+use super::groups::MAX_GROUP_SIZE;
 use super::topics::Topics;
 
 /// A topic partition, by topic id.
@@ -179,6 +180,12 @@ impl ConsumerGroup {
                 };
                 if id.is_empty() {
                     return error(ErrorCode::InvalidRequest, "MemberId can't be empty.");
+                }
+                if !self.members.contains_key(&id) && self.members.len() >= MAX_GROUP_SIZE {
+                    return error(
+                        ErrorCode::GroupMaxSizeReached,
+                        "The consumer group has reached its maximum capacity.",
+                    );
                 }
                 let subscribed = beat.subscribed.as_ref().is_some_and(|s| !s.is_empty());
                 if !subscribed && beat.regex.is_none() {

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use kafka_wire::runtime::Uuid;
 use kafka_wire::ErrorCode;
 
+use super::groups::MAX_GROUP_SIZE;
 use super::topics::Topics;
 
 /// How long a member holds acquired records (Kafka's
@@ -20,6 +21,11 @@ pub const LOCK_DURATION: Duration = Duration::from_secs(30);
 /// How often a record may be delivered (Kafka's
 /// `group.share.delivery.count.limit` default).
 pub const DELIVERY_LIMIT: i16 = 5;
+
+/// The most records in flight on a share partition (Kafka's
+/// `group.share.partition.max.record.locks` default): past it no new
+/// records are acquired, which also bounds the state kept per partition.
+pub const MAX_RECORD_LOCKS: usize = 2000;
 
 /// The group configs a share group takes, with Kafka 4.4.0's defaults.
 pub const SHARE_GROUP_CONFIG_DEFAULTS: &[(&str, &str)] = &[("share.auto.offset.reset", "latest")];
@@ -170,6 +176,9 @@ impl ShareGroups {
                     );
                 };
                 names.sort();
+                if !group.members.contains_key(member_id) && group.members.len() >= MAX_GROUP_SIZE {
+                    return (ErrorCode::GroupMaxSizeReached.code(), None, 0, None);
+                }
                 group.epoch += 1;
                 group.members.insert(
                     member_id.to_owned(),
@@ -358,7 +367,8 @@ impl ShareGroups {
 
     /// Acquires up to `max_records` records of a partition for a member:
     /// records released or whose lock ran out first, then new ones up to
-    /// `until` (the high watermark). Returns the runs acquired.
+    /// `until` (the high watermark) while fewer than [`MAX_RECORD_LOCKS`]
+    /// are in flight. Returns the runs acquired.
     #[allow(clippy::too_many_arguments)]
     pub fn acquire(
         &mut self,
@@ -401,7 +411,10 @@ impl ShareGroups {
             };
             taken.push((*offset, count + 1));
         }
-        while taken.len() < max_records && partition.next < until {
+        while taken.len() < max_records
+            && partition.next < until
+            && partition.records.len() < MAX_RECORD_LOCKS
+        {
             let offset = partition.next;
             partition.records.insert(
                 offset,
@@ -501,5 +514,9 @@ mod tests {
         assert_eq!(share.acquire("g", "a", tp, 0, 4, 10, later), [(0, 0, 3)]);
         assert_eq!(share.acknowledge("g", "a", tp, &[(0, 0, vec![1])]), 0);
         assert_eq!(share.starts("g"), [(tp, 4)]);
+        // No more than MAX_RECORD_LOCKS in flight, whatever is asked.
+        let runs = share.acquire("g", "a", tp, 0, 10_000, usize::MAX, later);
+        let count: i64 = runs.iter().map(|(f, l, _)| l - f + 1).sum();
+        assert_eq!(count, MAX_RECORD_LOCKS as i64);
     }
 }
