@@ -121,7 +121,23 @@ fn check_transactions(outcome: &Value) -> u64 {
         RECORDS + ABORTED,
         "{outcome}"
     );
-    assert!(count(outcome, "transactions") >= 1, "{outcome}");
+    let transactions = count(outcome, "transactions");
+    assert!(transactions >= 1, "{outcome}");
+    // The Java flow describes the transactional id afterwards: complete,
+    // its epoch bumped by every commit and the abort (KIP-890 part 2),
+    // and the output partition's producer at one of those epochs, with no
+    // transaction open.
+    if outcome.get("txnState").is_some() {
+        assert_eq!(outcome["txnState"], "CompleteCommit", "{outcome}");
+        assert_eq!(outcome["listed"], "CompleteCommit", "{outcome}");
+        assert_eq!(count(outcome, "txnEpoch"), transactions + 1, "{outcome}");
+        let producer_epoch = count(outcome, "producerEpoch");
+        assert!(
+            (1..=transactions + 1).contains(&producer_epoch),
+            "{outcome}"
+        );
+        assert_eq!(outcome["openSince"], -1, "{outcome}");
+    }
     count(outcome, "consumed")
 }
 

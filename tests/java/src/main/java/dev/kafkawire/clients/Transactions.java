@@ -10,6 +10,9 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ProducerState;
+import org.apache.kafka.clients.admin.TransactionDescription;
+import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -41,6 +44,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       values, headers and timestamps, and no poison; a
  *       {@code read_uncommitted} one sees the poison too.</li>
  *   <li>The group's committed offsets are the input's end offsets.</li>
+ *   <li>The admin client describes the transactional id, lists it, and
+ *       describes the producers of an output partition.</li>
  * </ol>
  *
  * <p>It prints one JSON object: the counts of each step. Any mismatch
@@ -75,6 +80,11 @@ final class Transactions {
         int uncommitted = 0;
         int committedRead = 0;
         long committedOffsets = 0;
+        String txnState = "";
+        String listed = "";
+        int txnEpoch = -1;
+        int producerEpoch = -1;
+        long openSince = -2;
 
         try (Admin admin = Admin.create(Flow.common(options, "admin"))) {
             admin.createTopics(List.of(new NewTopic(input, PARTITIONS, (short) 1),
@@ -232,10 +242,31 @@ final class Transactions {
                 }
                 committedOffsets += o.offset();
             }
+            // The transaction as the admin client describes it.
+            String tid = prefix + "-txn";
+            TransactionDescription txn = admin.describeTransactions(List.of(tid)).description(tid)
+                    .get(60, TimeUnit.SECONDS);
+            txnState = txn.state().toString();
+            txnEpoch = txn.producerEpoch();
+            for (TransactionListing listing : admin.listTransactions().all().get(60, TimeUnit.SECONDS)) {
+                if (listing.transactionalId().equals(tid)) {
+                    listed = listing.state().toString();
+                }
+            }
+            TopicPartition out0 = new TopicPartition(output, 0);
+            for (ProducerState producer : admin.describeProducers(List.of(out0)).partitionResult(out0)
+                    .get(60, TimeUnit.SECONDS).activeProducers()) {
+                if (producer.producerId() == txn.producerId()) {
+                    producerEpoch = producer.producerEpoch();
+                    openSince = producer.currentTransactionStartOffset().orElse(-1);
+                }
+            }
             admin.deleteTopics(List.of(input, output)).all().get(60, TimeUnit.SECONDS);
         }
 
-        return "{\"produced\":" + records + ",\"transformed\":" + transformed + ",\"transactions\":"
+        return "{\"txnState\":\"" + txnState + "\",\"txnEpoch\":" + txnEpoch + ",\"listed\":\"" + listed
+                + "\",\"producerEpoch\":" + producerEpoch + ",\"openSince\":" + openSince
+                + ",\"produced\":" + records + ",\"transformed\":" + transformed + ",\"transactions\":"
                 + transactions + ",\"aborted\":" + (PARTITIONS * POISON_PER_PARTITION)
                 + ",\"consumed\":" + committedRead + ",\"uncommitted\":" + uncommitted
                 + ",\"committed\":" + committedOffsets + "}";
