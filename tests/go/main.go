@@ -8,7 +8,8 @@
 // committed, the addresses the brokers advertised in Metadata, and, per
 // client id, how many responses of each api it read (from kgo's hooks), so
 // that the Rust driver can hold a proxy's log against them. Any failure
-// exits 1 with one line on stderr.
+// exits 1 with one line on stderr. With -mode txn it runs the transactional
+// flow of txn.go instead.
 package main
 
 import (
@@ -20,6 +21,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -66,6 +68,18 @@ type options struct {
 	user      string
 	password  string
 	timeout   time.Duration
+	mode      string
+	protocol  string
+}
+
+// groupOpts are the options of the group protocol asked for: classic (the
+// default), or consumer (KIP-848: the broker assigns, with the range
+// assignor).
+func groupOpts(o options) []kgo.Opt {
+	if o.protocol == "consumer" {
+		return []kgo.Opt{kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer())}
+	}
+	return nil
 }
 
 type summary struct {
@@ -78,7 +92,7 @@ type summary struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.brokers, "brokers", "", "bootstrap HOST:PORT")
+	flag.StringVar(&o.brokers, "brokers", "", "bootstrap HOST:PORT, or several separated by commas")
 	flag.StringVar(&o.topic, "topic", "kgo-flow", "topic to create and use")
 	flag.StringVar(&o.group, "group", "kgo-flow-group", "consumer group")
 	flag.IntVar(&o.records, "records", 20, "records to produce and consume")
@@ -87,12 +101,20 @@ func main() {
 	flag.StringVar(&o.user, "sasl-user", "", "SASL user")
 	flag.StringVar(&o.password, "sasl-password", "", "SASL password")
 	flag.DurationVar(&o.timeout, "timeout", 90*time.Second, "the whole flow's time limit")
+	flag.StringVar(&o.mode, "mode", "basic", "basic, or txn (the transactional flow of txn.go)")
+	flag.StringVar(&o.protocol, "group-protocol", "classic", "classic, or consumer (KIP-848)")
 	flag.Parse()
 	if o.brokers == "" {
 		fmt.Fprintln(os.Stderr, "kgo flow: -brokers is required")
 		os.Exit(2)
 	}
-	s, err := run(o)
+	var s any
+	var err error
+	if o.mode == "txn" {
+		s, err = runTxn(o)
+	} else {
+		s, err = run(o)
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "kgo flow: %v\n", err)
 		os.Exit(1)
@@ -124,7 +146,7 @@ func run(o options) (*summary, error) {
 	client := func(role string, extra ...kgo.Opt) (*kgo.Client, error) {
 		id := o.prefix + "-" + role
 		opts := []kgo.Opt{
-			kgo.SeedBrokers(o.brokers),
+			kgo.SeedBrokers(strings.Split(o.brokers, ",")...),
 			kgo.ClientID(id),
 			kgo.WithHooks(hook{into: counts, clientID: id}),
 			kgo.RetryTimeout(30 * time.Second),
@@ -142,7 +164,7 @@ func run(o options) (*summary, error) {
 		return nil, err
 	}
 	defer admin.Close()
-	if err := createTopic(ctx, admin, o.topic); err != nil {
+	if err := createTopic(ctx, admin, o.topic, 1); err != nil {
 		return nil, err
 	}
 	meta := kmsg.NewPtrMetadataRequest()
@@ -157,16 +179,19 @@ func run(o options) (*summary, error) {
 		s.Advertised = append(s.Advertised, fmt.Sprintf("%s:%d", b.Host, b.Port))
 	}
 
-	// Produce: keys, values and a header, acks=all, idempotent (kgo's default).
+	// Produce: keys, values, a header and a timestamp (an hour ago plus i
+	// ms), acks=all, idempotent (kgo's default).
+	start := time.Now().Add(-time.Hour).UnixMilli()
 	producer, err := client("producer", kgo.DefaultProduceTopic(o.topic))
 	if err != nil {
 		return nil, err
 	}
 	for i := 0; i < o.records; i++ {
 		r := &kgo.Record{
-			Key:     []byte(fmt.Sprintf("key-%d", i)),
-			Value:   []byte(fmt.Sprintf("value-%d", i)),
-			Headers: []kgo.RecordHeader{{Key: "index", Value: []byte(fmt.Sprint(i))}},
+			Key:       []byte(fmt.Sprintf("key-%d", i)),
+			Value:     []byte(fmt.Sprintf("value-%d", i)),
+			Headers:   []kgo.RecordHeader{{Key: "index", Value: []byte(fmt.Sprint(i))}},
+			Timestamp: time.UnixMilli(start + int64(i)),
 		}
 		if err := producer.ProduceSync(ctx, r).FirstErr(); err != nil {
 			producer.Close()
@@ -177,12 +202,12 @@ func run(o options) (*summary, error) {
 	producer.Close()
 
 	// Consume in a group from the start, commit, leave.
-	consumer, err := client("consumer",
+	consumer, err := client("consumer", append([]kgo.Opt{
 		kgo.ConsumerGroup(o.group),
 		kgo.ConsumeTopics(o.topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.DisableAutoCommit(),
-	)
+	}, groupOpts(o)...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -204,11 +229,12 @@ func run(o options) (*summary, error) {
 		var bad error
 		fetches.EachRecord(func(r *kgo.Record) {
 			i := int(r.Offset)
-			want := fmt.Sprintf("key-%d/value-%d/index=%d", i, i, i)
+			want := fmt.Sprintf("key-%d/value-%d/index=%d@%d", i, i, i, start+int64(i))
 			got := string(r.Key) + "/" + string(r.Value)
 			if len(r.Headers) == 1 {
 				got += "/" + r.Headers[0].Key + "=" + string(r.Headers[0].Value)
 			}
+			got += fmt.Sprintf("@%d", r.Timestamp.UnixMilli())
 			if got != want && bad == nil {
 				bad = fmt.Errorf("record at offset %d: got %q, want %q", r.Offset, got, want)
 			}
@@ -264,11 +290,11 @@ func run(o options) (*summary, error) {
 	return s, nil
 }
 
-func createTopic(ctx context.Context, cl *kgo.Client, name string) error {
+func createTopic(ctx context.Context, cl *kgo.Client, name string, partitions int32) error {
 	req := kmsg.NewPtrCreateTopicsRequest()
 	t := kmsg.NewCreateTopicsRequestTopic()
 	t.Topic = name
-	t.NumPartitions = 1
+	t.NumPartitions = partitions
 	t.ReplicationFactor = 1
 	req.Topics = append(req.Topics, t)
 	req.TimeoutMillis = 30000

@@ -157,8 +157,9 @@ impl FakeClusterBuilder {
         self
     }
 
-    /// A SASL user. With any, every listener will require SASL (the
-    /// mechanisms come in a later stage: for now `start` refuses them).
+    /// A SASL user (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512). With any,
+    /// every listener requires SASL: before authenticating, a connection
+    /// may only ask ApiVersions and SaslHandshake.
     pub fn sasl_user(
         mut self,
         mechanism: SaslMechanism,
@@ -243,9 +244,6 @@ impl FakeClusterBuilder {
         if c.min_session_timeout > c.max_session_timeout {
             return bad("the least session timeout is above the greatest");
         }
-        if !c.sasl_users.is_empty() {
-            return bad("SASL is not served yet (a later stage)");
-        }
         Ok(())
     }
 
@@ -299,14 +297,20 @@ impl FakeClusterBuilder {
     }
 }
 
-/// Removes group members whose session timed out, until stopped.
+/// Removes group members whose session timed out and aborts transactions
+/// past their timeout, until stopped.
 async fn expire_members(shared: std::sync::Weak<Shared>, mut stop: watch::Receiver<bool>) {
     let mut tick = tokio::time::interval(EXPIRY_TICK);
     loop {
         tokio::select! {
             _ = tick.tick() => {
                 let Some(shared) = shared.upgrade() else { break };
-                shared.state().groups.expire(Instant::now());
+                {
+                    let mut state = shared.state();
+                    state.groups.expire(Instant::now());
+                    state.share_groups.expire(Instant::now());
+                }
+                crate::handlers::transactions::expire(&shared);
             }
             changed = stop.changed() => {
                 if changed.is_err() || *stop.borrow() {

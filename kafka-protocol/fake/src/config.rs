@@ -118,8 +118,7 @@ pub struct Config {
     pub auto_create: bool,
     /// Partitions of a topic created without a count.
     pub default_partitions: i32,
-    /// SASL users; when any is set every listener will require SASL
-    /// (the mechanisms come in a later stage).
+    /// SASL users; when any is set every listener requires SASL.
     pub sasl_users: Vec<SaslUser>,
     /// The highest version advertised per api key, below Kafka's.
     pub version_caps: BTreeMap<i16, i16>,

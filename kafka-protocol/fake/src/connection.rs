@@ -6,6 +6,11 @@
 //! Limits: a frame larger than `max_request_size` closes the connection
 //! before its body is read, and so does a connection that sends no
 //! complete frame within the idle timeout.
+//!
+//! SASL: when the cluster has users, a connection must authenticate
+//! first (SaslHandshake, then SaslAuthenticate or, after SaslHandshake v0,
+//! bare tokens); before that only ApiVersions and SaslHandshake are
+//! served and any other request closes the connection, as Kafka does.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -13,13 +18,14 @@ use std::sync::Arc;
 use futures::{SinkExt, StreamExt};
 use kafka_wire::api_versions::unsupported_api_versions_reply;
 use kafka_wire::frame::{peek_request, FrameCodec, RequestFrame, ResponseFrame};
-use kafka_wire::messages::ResponseHeader;
-use kafka_wire::{ApiKey, ResponseBody};
+use kafka_wire::messages::{ResponseHeader, SaslAuthenticateResponse, SaslHandshakeResponse};
+use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
 use tokio::net::TcpStream;
 use tokio_util::codec::Framed;
 
 use crate::capture::{Direction, FrameInfo};
 use crate::dispatch::{self, Context, Outcome};
+use crate::sasl::{self, Exchange, Step};
 use crate::state::Shared;
 use crate::versions;
 
@@ -35,6 +41,22 @@ enum Reply {
     Nothing,
     /// Close the connection, for this reason.
     Close(String),
+    /// Send this frame, then close the connection (a failed
+    /// authentication).
+    FrameThenClose(Vec<u8>, String),
+}
+
+/// Where a connection stands with SASL.
+#[derive(Debug)]
+enum Auth {
+    /// No SASL needed, or authenticated.
+    Open,
+    /// SaslHandshake expected.
+    Handshake,
+    /// SaslAuthenticate requests carry the tokens.
+    Tokens(Exchange),
+    /// Bare tokens follow (after SaslHandshake v0).
+    Legacy(Exchange),
 }
 
 /// Serves one connection until the client closes it or sends something
@@ -49,6 +71,11 @@ pub async fn serve(
     let _ = stream.set_nodelay(true);
     let mut frames = Framed::new(stream, FrameCodec::new(shared.config.max_request_size));
     let host = peer.ip().to_string();
+    let mut auth = if shared.credentials.required() {
+        Auth::Handshake
+    } else {
+        Auth::Open
+    };
     loop {
         let next = tokio::time::timeout(shared.config.idle_timeout, frames.next()).await;
         let frame = match next {
@@ -63,12 +90,33 @@ pub async fn serve(
                 break;
             }
         };
-        match answer(&shared, node_id, &host, id, &frame).await {
+        let reply = if let Auth::Legacy(exchange) = &auth {
+            // A bare token, answered bare.
+            match sasl::step(&shared.credentials, exchange, &frame) {
+                Step::Continue(challenge, next) => {
+                    auth = Auth::Legacy(next);
+                    Reply::Frame(challenge)
+                }
+                Step::Done(last) => {
+                    auth = Auth::Open;
+                    Reply::Frame(last)
+                }
+                Step::Failed(why) => Reply::Close(why),
+            }
+        } else {
+            answer(&shared, node_id, &host, id, &frame, &mut auth).await
+        };
+        match reply {
             Reply::Frame(response) => {
                 if let Err(e) = frames.send(response).await {
                     eprintln!("broker {node_id}: connection {id} ({peer}): {e}");
                     break;
                 }
+            }
+            Reply::FrameThenClose(response, reason) => {
+                let _ = frames.send(response).await;
+                eprintln!("broker {node_id}: connection {id} ({peer}): closing: {reason}");
+                break;
             }
             Reply::Nothing => {}
             Reply::Close(reason) => {
@@ -87,6 +135,7 @@ async fn answer(
     host: &str,
     connection: u64,
     frame: &[u8],
+    auth: &mut Auth,
 ) -> Reply {
     let peek = match peek_request(frame) {
         Ok(peek) => peek,
@@ -131,6 +180,34 @@ async fn answer(
                 Ok(request) => request,
                 Err(e) => return Reply::Close(format!("undecodable {} request: {e}", api.name())),
             };
+            let version = peek.api_version;
+            match (&request.body, &*auth) {
+                (RequestBody::SaslHandshake(r), _) => {
+                    return finish(
+                        shared,
+                        &info,
+                        handshake(shared, &r.mechanism, version, auth),
+                        version,
+                        None,
+                    );
+                }
+                (RequestBody::SaslAuthenticate(r), Auth::Tokens(_)) => {
+                    let (body, failed) = authenticate(shared, &r.auth_bytes, auth);
+                    return finish(shared, &info, body, version, failed);
+                }
+                // Kafka closes a connection that authenticates before its
+                // handshake, without an answer.
+                (RequestBody::SaslAuthenticate(_), _) => {
+                    return Reply::Close("SaslAuthenticate before SaslHandshake".into())
+                }
+                (RequestBody::ApiVersions(_), _) | (_, Auth::Open) => {}
+                _ => {
+                    return Reply::Close(format!(
+                        "unexpected {} request before authentication",
+                        api.name()
+                    ))
+                }
+            }
             let context = Context {
                 shared,
                 node_id,
@@ -145,9 +222,101 @@ async fn answer(
                 Outcome::Close(reason) => return Reply::Close(reason),
             }
         };
+    finish(shared, &info, body, version, None)
+}
+
+/// SaslHandshake: the mechanism, if enabled, starts an exchange (v0: of
+/// bare tokens); the answer lists the enabled mechanisms.
+fn handshake(
+    shared: &Shared,
+    mechanism: &str,
+    version: i16,
+    auth: &mut Auth,
+) -> ResponseBody<'static> {
+    let mechanisms: Vec<std::borrow::Cow<'static, str>> = shared
+        .credentials
+        .mechanism_names()
+        .into_iter()
+        .map(Into::into)
+        .collect();
+    let error_code = if !matches!(auth, Auth::Handshake) {
+        ErrorCode::IllegalSaslState.code()
+    } else if let Some(m) = shared.credentials.enabled(mechanism) {
+        *auth = if version == 0 {
+            Auth::Legacy(sasl::start(m))
+        } else {
+            Auth::Tokens(sasl::start(m))
+        };
+        0
+    } else {
+        ErrorCode::UnsupportedSaslMechanism.code()
+    };
+    ResponseBody::SaslHandshake(SaslHandshakeResponse {
+        error_code,
+        mechanisms,
+    })
+}
+
+/// SaslAuthenticate: one token of the exchange; a failure is answered,
+/// then the connection closed (the reason given).
+fn authenticate(
+    shared: &Shared,
+    token: &[u8],
+    auth: &mut Auth,
+) -> (ResponseBody<'static>, Option<String>) {
+    let answer = |error_code: i16, message: Option<String>, bytes: Vec<u8>| {
+        ResponseBody::SaslAuthenticate(SaslAuthenticateResponse {
+            error_code,
+            error_message: message.map(Into::into),
+            auth_bytes: bytes.into(),
+            ..Default::default()
+        })
+    };
+    let Auth::Tokens(exchange) = &*auth else {
+        let why = "SaslAuthenticate before SaslHandshake".to_owned();
+        return (
+            answer(
+                ErrorCode::IllegalSaslState.code(),
+                Some(why.clone()),
+                Vec::new(),
+            ),
+            Some(why),
+        );
+    };
+    match sasl::step(&shared.credentials, exchange, token) {
+        Step::Continue(challenge, next) => {
+            *auth = Auth::Tokens(next);
+            (answer(0, None, challenge), None)
+        }
+        Step::Done(last) => {
+            *auth = Auth::Open;
+            (answer(0, None, last), None)
+        }
+        Step::Failed(why) => (
+            answer(
+                ErrorCode::SaslAuthenticationFailed.code(),
+                Some(why.clone()),
+                Vec::new(),
+            ),
+            Some(why),
+        ),
+    }
+}
+
+/// Encodes a response, records it when capturing, and closes after it
+/// when `close_after` gives a reason.
+fn finish(
+    shared: &Shared,
+    info: &FrameInfo<'_>,
+    body: ResponseBody<'static>,
+    version: i16,
+    close_after: Option<String>,
+) -> Reply {
+    let api = body.api_key();
+    let info = *info;
     let response = ResponseFrame {
         header: ResponseHeader {
-            correlation_id: peek.correlation_id,
+            correlation_id: info.correlation_id,
             ..Default::default()
         },
         body,
@@ -171,5 +340,8 @@ async fn answer(
         };
         capture.record(Direction::Response, &info, &bytes);
     }
-    Reply::Frame(bytes)
+    match close_after {
+        Some(reason) => Reply::FrameThenClose(bytes, reason),
+        None => Reply::Frame(bytes),
+    }
 }

@@ -4,7 +4,7 @@
 //! served, comes through [`dispatch`] with its [`Context`] (cluster, broker,
 //! version, client) and decoded body, and leaves it as an [`Outcome`]: a
 //! response body, no response (Produce with acks=0), or a closed
-//! connection. Fault injection hooks in here, before [`route`]
+//! connection. Fault injection hooks in here, before `route`
 //! ([`crate::control`]): answering with an error, delaying, dropping or
 //! hanging any request, on any broker, without touching a handler.
 
@@ -71,7 +71,17 @@ async fn route(cx: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
     let response = match body {
         RequestBody::ApiVersions(r) => api_versions::api_versions(cx, r),
         RequestBody::Produce(r) => return produce::produce(cx, r).await,
-        RequestBody::InitProducerId(r) => produce::init_producer_id(cx, r),
+        RequestBody::InitProducerId(r) => match r.transactional_id.as_deref() {
+            Some(tid) => transactions::init_producer_id(cx, r, tid),
+            None => produce::init_producer_id(cx, r),
+        },
+        RequestBody::AddPartitionsToTxn(r) => transactions::add_partitions_to_txn(cx, r),
+        RequestBody::AddOffsetsToTxn(r) => transactions::add_offsets_to_txn(cx, r),
+        RequestBody::TxnOffsetCommit(r) => transactions::txn_offset_commit(cx, r),
+        RequestBody::EndTxn(r) => transactions::end_txn(cx, r),
+        RequestBody::DescribeProducers(r) => transactions::describe_producers(cx, r),
+        RequestBody::DescribeTransactions(r) => transactions::describe_transactions(cx, r),
+        RequestBody::ListTransactions(r) => transactions::list_transactions(cx, r),
         RequestBody::Fetch(r) => fetch::fetch(cx, r).await,
         RequestBody::ListOffsets(r) => offsets::list_offsets(cx, r),
         RequestBody::OffsetForLeaderEpoch(r) => offsets::offset_for_leader_epoch(cx, r),
@@ -93,6 +103,12 @@ async fn route(cx: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
         RequestBody::ListGroups(r) => groups::list_groups(cx, r),
         RequestBody::DescribeGroups(r) => groups::describe_groups(cx, r),
         RequestBody::DeleteGroups(r) => groups::delete_groups(cx, r),
+        RequestBody::ConsumerGroupHeartbeat(r) => consumer_groups::heartbeat(cx, r),
+        RequestBody::ConsumerGroupDescribe(r) => consumer_groups::describe(cx, r),
+        RequestBody::ShareGroupHeartbeat(r) => share::heartbeat(cx, r),
+        RequestBody::ShareGroupDescribe(r) => share::describe(cx, r),
+        RequestBody::ShareFetch(r) => share::fetch(cx, r).await,
+        RequestBody::ShareAcknowledge(r) => share::acknowledge(cx, r),
         RequestBody::OffsetCommit(r) => commits::offset_commit(cx, r),
         RequestBody::OffsetFetch(r) => commits::offset_fetch(cx, r),
         RequestBody::OffsetDelete(r) => commits::offset_delete(cx, r),

@@ -12,6 +12,7 @@ mod error;
 mod handlers;
 mod listener;
 pub mod probe;
+pub mod sasl;
 pub mod state;
 pub mod versions;
 

@@ -76,6 +76,20 @@ impl Probe {
         Ok(self.correlation_id)
     }
 
+    /// Sends a bare frame (a SASL token after SaslHandshake v0) and reads
+    /// the bare frame that answers it.
+    pub async fn exchange_raw(&mut self, token: &[u8]) -> Result<Vec<u8>, ProbeError> {
+        self.frames
+            .send(token.to_vec())
+            .await
+            .map_err(|e| ProbeError::Connection(e.to_string()))?;
+        match self.frames.next().await {
+            Some(Ok(frame)) => Ok(frame.to_vec()),
+            Some(Err(e)) => Err(ProbeError::Connection(e.to_string())),
+            None => Err(ProbeError::Closed),
+        }
+    }
+
     /// Reads the next response, for a request of `api` at `version`:
     /// (correlation id, body).
     pub async fn receive(

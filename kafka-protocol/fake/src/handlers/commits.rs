@@ -144,8 +144,20 @@ fn committed(state: &State, group_id: &str, wanted: Option<Vec<(String, Vec<i32>
     }
 }
 
+/// UNSTABLE_OFFSET_COMMIT when the request asks for stable offsets
+/// (v7+) and an ongoing transaction holds one for the partition.
+fn unstable(state: &State, require_stable: bool, group: &str, topic: &str, partition: i32) -> i16 {
+    if require_stable && state.transactions.offset_pending(group, topic, partition) {
+        ErrorCode::UnstableOffsetCommit.code()
+    } else {
+        0
+    }
+}
+
 /// Committed offsets (-1 where none) of one group (v1-7) or of several
-/// (v8+); a null topic list means every committed partition.
+/// (v8+); a null topic list means every committed partition. With
+/// require_stable, a partition with an offset pending in a transaction
+/// answers UNSTABLE_OFFSET_COMMIT.
 pub fn offset_fetch(cx: &Context<'_>, request: &OffsetFetchRequest<'_>) -> ResponseBody<'static> {
     let state = cx.shared.state();
     let response =
@@ -166,7 +178,6 @@ pub fn offset_fetch(cx: &Context<'_>, request: &OffsetFetchRequest<'_>) -> Respo
                 .into_iter()
                 .map(
                     |(name, _, partitions)| offset_fetch_response::OffsetFetchResponseTopic {
-                        name: name.into(),
                         partitions: partitions
                             .into_iter()
                             .map(|(index, (offset, epoch, metadata))| {
@@ -175,10 +186,18 @@ pub fn offset_fetch(cx: &Context<'_>, request: &OffsetFetchRequest<'_>) -> Respo
                                     committed_offset: offset,
                                     committed_leader_epoch: epoch,
                                     metadata: metadata.map(Into::into),
+                                    error_code: unstable(
+                                        &state,
+                                        request.require_stable,
+                                        &request.group_id,
+                                        &name,
+                                        index,
+                                    ),
                                     ..Default::default()
                                 }
                             })
                             .collect(),
+                        name: name.into(),
                         ..Default::default()
                     },
                 )
@@ -223,7 +242,6 @@ pub fn offset_fetch(cx: &Context<'_>, request: &OffsetFetchRequest<'_>) -> Respo
                                 .into_iter()
                                 .map(|(name, id, partitions)| {
                                     offset_fetch_response::OffsetFetchResponseTopics {
-                        name: if by_id { Cow::Borrowed("") } else { name.into() },
                         topic_id: if by_id { id } else { Uuid::ZERO },
                         partitions: partitions
                             .into_iter()
@@ -233,10 +251,18 @@ pub fn offset_fetch(cx: &Context<'_>, request: &OffsetFetchRequest<'_>) -> Respo
                                     committed_offset: offset,
                                     committed_leader_epoch: epoch,
                                     metadata: metadata.map(Into::into),
+                                    error_code: unstable(
+                                        &state,
+                                        request.require_stable,
+                                        &g.group_id,
+                                        &name,
+                                        index,
+                                    ),
                                     ..Default::default()
                                 }
                             })
                             .collect(),
+                        name: if by_id { Cow::Borrowed("") } else { name.into() },
                         ..Default::default()
                     }
                                 })

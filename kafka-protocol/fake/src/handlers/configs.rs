@@ -1,5 +1,5 @@
-//! DescribeConfigs, AlterConfigs and IncrementalAlterConfigs, for topics
-//! and brokers.
+//! DescribeConfigs, AlterConfigs and IncrementalAlterConfigs, for topics,
+//! brokers and groups (a share group's `share.auto.offset.reset`).
 
 use std::collections::BTreeMap;
 
@@ -12,12 +12,17 @@ use kafka_wire::{ErrorCode, ResponseBody};
 
 use super::owned;
 use crate::dispatch::Context;
+use crate::state::share_groups::SHARE_GROUP_CONFIG_DEFAULTS;
 use crate::state::topics::{check_config, TOPIC_CONFIG_DEFAULTS};
 use crate::state::State;
 
 /// Resource types.
 const TOPIC: i8 = 2;
 const BROKER: i8 = 4;
+const GROUP: i8 = 32;
+
+/// Config source of a group config set dynamically.
+const DYNAMIC_GROUP_CONFIG: i8 = 8;
 
 /// Config sources.
 const DYNAMIC_TOPIC_CONFIG: i8 = 1;
@@ -69,6 +74,16 @@ fn configs_of(
                         };
                         ((*key).to_owned(), value, DEFAULT_CONFIG)
                     }
+                })
+                .collect())
+        }
+        GROUP => {
+            let set = state.share_groups.configs.get(name);
+            Ok(SHARE_GROUP_CONFIG_DEFAULTS
+                .iter()
+                .map(|(key, default)| match set.and_then(|s| s.get(*key)) {
+                    Some(v) => ((*key).to_owned(), v.clone(), DYNAMIC_GROUP_CONFIG),
+                    None => ((*key).to_owned(), (*default).to_owned(), DEFAULT_CONFIG),
                 })
                 .collect())
         }
@@ -177,6 +192,33 @@ fn apply(
             if !validate_only {
                 update(
                     state.broker_configs.entry(node).or_default(),
+                    changes,
+                    replace,
+                );
+            }
+            Ok(())
+        }
+        GROUP => {
+            // The share group configs: share.auto.offset.reset.
+            for (key, change) in &changes {
+                let known = SHARE_GROUP_CONFIG_DEFAULTS.iter().any(|(k, _)| k == key);
+                let valid = match change {
+                    Change::Set(v) => {
+                        matches!(v.as_str(), "earliest" | "latest") || v.starts_with("by_duration:")
+                    }
+                    Change::Delete => true,
+                };
+                if !known || !valid {
+                    return Err(ErrorCode::InvalidConfig.code());
+                }
+            }
+            if !validate_only {
+                update(
+                    state
+                        .share_groups
+                        .configs
+                        .entry(name.to_owned())
+                        .or_default(),
                     changes,
                     replace,
                 );

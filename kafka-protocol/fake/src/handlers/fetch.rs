@@ -1,7 +1,8 @@
 //! Fetch: long polls (up to max_wait_ms for min_bytes), size limits applied
 //! before anything is copied, topic ids from v13, fetch sessions (KIP-227)
-//! including incremental ones, and the current leader for a partition led
-//! elsewhere (KIP-951).
+//! including incremental ones, the current leader for a partition led
+//! elsewhere (KIP-951), and `read_committed` reads (up to the last stable
+//! offset, with the aborted transactions listed).
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -16,6 +17,9 @@ use crate::config::{MAX_FETCH_BYTES, MAX_FETCH_WAIT};
 use crate::dispatch::Context;
 use crate::state::sessions::{SessionKey, SessionPartition};
 use crate::state::State;
+
+/// The isolation level that reads only committed records.
+const READ_COMMITTED: i8 = 1;
 
 /// The epoch that closes a session, or asks for none.
 const FINAL_EPOCH: i32 = -1;
@@ -61,7 +65,7 @@ pub async fn fetch(cx: &Context<'_>, request: &FetchRequest<'_>) -> ResponseBody
         appended.as_mut().enable();
         let available = {
             let state = cx.shared.state();
-            available(&state, cx, &plan)
+            available(&state, cx, &plan, request.isolation_level == READ_COMMITTED)
         };
         let enough = match available {
             None => true,
@@ -190,7 +194,7 @@ fn topic_name<'s>(state: &'s State, key: &'s SessionKey) -> Option<&'s str> {
 
 /// Record bytes there to read, or `None` when a partition has an error
 /// (which is answered at once).
-fn available(state: &State, cx: &Context<'_>, plan: &Plan) -> Option<usize> {
+fn available(state: &State, cx: &Context<'_>, plan: &Plan, committed: bool) -> Option<usize> {
     let mut total = 0usize;
     for w in &plan.wanted {
         let partition = topic_name(state, &w.key)
@@ -202,7 +206,14 @@ fn available(state: &State, cx: &Context<'_>, plan: &Plan) -> Option<usize> {
         {
             return None;
         }
-        total = total.saturating_add(partition.log.available(w.fetch_offset));
+        let until = if committed {
+            partition
+                .txns
+                .last_stable_offset(partition.log.high_watermark())
+        } else {
+            i64::MAX
+        };
+        total = total.saturating_add(partition.log.available(w.fetch_offset, until));
     }
     Some(total)
 }
@@ -218,6 +229,7 @@ fn read(
     plan: &Plan,
 ) -> FetchResponse<'static> {
     let version = cx.version;
+    let committed = request.isolation_level == READ_COMMITTED;
     let mut budget = usize::try_from(request.max_bytes)
         .unwrap_or(0)
         .min(MAX_FETCH_BYTES);
@@ -258,12 +270,36 @@ fn read(
                 }
             }
             Some(p) => {
+                let stable = p.txns.last_stable_offset(p.log.high_watermark());
                 data.high_watermark = p.log.high_watermark();
-                data.last_stable_offset = p.log.high_watermark();
+                data.last_stable_offset = stable;
                 data.log_start_offset = p.log.log_start_offset();
                 let limit = usize::try_from(w.max_bytes).unwrap_or(0).min(budget);
-                match p.log.read(w.fetch_offset, limit, at_least_one) {
+                // read_committed reads stop at the last stable offset and
+                // list the aborted transactions of what they return; Kafka
+                // sends the list only to them (null otherwise).
+                let until = if committed { stable } else { i64::MAX };
+                data.aborted_transactions = None;
+                match p.log.read(w.fetch_offset, until, limit, at_least_one) {
                     Ok(records) => {
+                        if committed {
+                            let aborted = if records.is_empty() {
+                                Vec::new()
+                            } else {
+                                p.txns.aborted_in(w.fetch_offset, stable)
+                            };
+                            data.aborted_transactions = Some(
+                                aborted
+                                    .into_iter()
+                                    .map(|a| fetch_response::AbortedTransaction {
+                                        producer_id: a.producer_id,
+                                        first_offset: a.first_offset,
+                                        ..Default::default()
+                                    })
+                                    .collect::<Vec<_>>()
+                                    .into(),
+                            );
+                        }
                         if !records.is_empty() {
                             at_least_one = false;
                         }

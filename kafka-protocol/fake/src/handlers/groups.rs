@@ -22,8 +22,10 @@ use crate::dispatch::Context;
 use crate::state::groups::{GroupState, JoinRequest, Pending};
 use crate::state::Shared;
 
-/// Key types of FindCoordinator.
+/// Key types of FindCoordinator: groups and transactional ids (share
+/// keys come with share groups).
 const GROUP_KEY: i8 = 0;
+const TRANSACTION_KEY: i8 = 1;
 
 /// Whether this broker coordinates `group_id`; NOT_COORDINATOR otherwise.
 pub fn check_coordinator(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
@@ -34,14 +36,14 @@ pub fn check_coordinator(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
     }
 }
 
-/// The coordinator of each key: one (v0-3) or many (v4+). Transaction
-/// coordinators come in a later stage.
+/// The coordinator of each key, a group or a transactional id: one (v0-3)
+/// or many (v4+).
 pub fn find_coordinator(
     cx: &Context<'_>,
     request: &FindCoordinatorRequest<'_>,
 ) -> ResponseBody<'static> {
     let locate = |key: &str| -> Result<(i32, String, i32), i16> {
-        if request.key_type != GROUP_KEY {
+        if request.key_type != GROUP_KEY && request.key_type != TRANSACTION_KEY {
             return Err(ErrorCode::CoordinatorNotAvailable.code());
         }
         if key.is_empty() {
@@ -316,31 +318,46 @@ pub fn leave_group(cx: &Context<'_>, request: &LeaveGroupRequest<'_>) -> Respons
 /// (v5+: only "classic" groups exist here).
 pub fn list_groups(cx: &Context<'_>, request: &ListGroupsRequest<'_>) -> ResponseBody<'static> {
     let state = cx.shared.state();
-    let mut groups: Vec<_> = state
-        .groups
-        .iter()
-        .filter(|(id, _)| cx.shared.coordinator(id) == cx.node_id)
-        .filter(|(_, g)| {
+    // KIP-848 consumer groups are of type "consumer", share groups of
+    // type "share", each with their own states.
+    let classic = state.groups.iter().map(|(id, g)| match &g.consumer {
+        Some(c) => (id, g.protocol_type.as_str(), c.state_name(), "consumer"),
+        None => (id, g.protocol_type.as_str(), g.state.name(), "classic"),
+    });
+    let share = state.share_groups.iter().map(|(id, g)| {
+        let name = if g.members.is_empty() {
+            "Empty"
+        } else {
+            "Stable"
+        };
+        (id, "share", name, "share")
+    });
+    let mut groups: Vec<_> = classic
+        .chain(share)
+        .filter(|(id, _, _, _)| cx.shared.coordinator(id) == cx.node_id)
+        .filter(|(_, _, state, _)| {
             request.states_filter.is_empty()
                 || request
                     .states_filter
                     .iter()
-                    .any(|s| s.eq_ignore_ascii_case(g.state.name()))
+                    .any(|s| s.eq_ignore_ascii_case(state))
         })
-        .filter(|_| {
+        .filter(|(_, _, _, kind)| {
             request.types_filter.is_empty()
                 || request
                     .types_filter
                     .iter()
-                    .any(|t| t.eq_ignore_ascii_case("classic"))
+                    .any(|t| t.eq_ignore_ascii_case(kind))
         })
-        .map(|(id, g)| list_groups_response::ListedGroup {
-            group_id: owned(id),
-            protocol_type: owned(&g.protocol_type),
-            group_state: g.state.name().into(),
-            group_type: "classic".into(),
-            ..Default::default()
-        })
+        .map(
+            |(id, protocol, state, kind)| list_groups_response::ListedGroup {
+                group_id: owned(id),
+                protocol_type: owned(protocol),
+                group_state: state.into(),
+                group_type: kind.into(),
+                ..Default::default()
+            },
+        )
         .collect();
     groups.sort_by(|a, b| a.group_id.cmp(&b.group_id));
     ResponseBody::ListGroups(ListGroupsResponse {

@@ -5,11 +5,14 @@
 pub mod api_versions;
 pub mod commits;
 pub mod configs;
+pub mod consumer_groups;
 pub mod fetch;
 pub mod groups;
 pub mod offsets;
 pub mod produce;
+pub mod share;
 pub mod topics;
+pub mod transactions;
 pub mod unsupported;
 pub mod validate;
 

@@ -76,6 +76,10 @@ pub fn list_offsets(cx: &Context<'_>, request: &ListOffsetsRequest<'_>) -> Respo
                             }
                             let log = &partition.log;
                             match p.timestamp {
+                                LATEST if request.isolation_level == 1 => {
+                                    response.offset =
+                                        partition.txns.last_stable_offset(log.high_watermark());
+                                }
                                 LATEST | LATEST_TIERED => response.offset = log.high_watermark(),
                                 EARLIEST | EARLIEST_LOCAL | EARLIEST_PENDING_UPLOAD => {
                                     response.offset = log.log_start_offset()

@@ -15,7 +15,16 @@ use crate::config::PRODUCE_DECOMPRESSION_BUDGET;
 use crate::dispatch::{Context, Outcome};
 use crate::state::log::StoredBatch;
 use crate::state::producers::{BatchIds, Verdict};
+use crate::state::transactions::TxnStatus;
 use crate::state::Shared;
+
+/// The first Produce version whose transactional batches add their
+/// partition to the transaction (KIP-890, transaction.version 2).
+const IMPLICIT_ADD_PRODUCE: i16 = 12;
+
+/// The first Produce version answered TRANSACTION_ABORTABLE for a
+/// transactional batch of a partition outside the transaction.
+const ABORTABLE_PRODUCE: i16 = 11;
 
 /// The batch attribute bit of LogAppendTime.
 const LOG_APPEND_TIME_BIT: i16 = 0x08;
@@ -112,6 +121,7 @@ pub async fn produce(cx: &Context<'_>, request: &ProduceRequest<'_>) -> Outcome 
                 let name = part.name.as_deref().unwrap_or_default();
                 append(
                     cx.shared,
+                    version,
                     &mut state,
                     name,
                     part.index,
@@ -193,8 +203,10 @@ fn node_endpoints(shared: &Shared, nodes: &[i32]) -> Vec<produce_response::NodeE
 
 /// Appends checked batches: (base offset of the first, log append time or
 /// -1, log start offset).
+#[allow(clippy::too_many_arguments)]
 fn append(
     shared: &Shared,
+    version: i16,
     state: &mut crate::state::State,
     name: &str,
     index: i32,
@@ -203,6 +215,44 @@ fn append(
     now: i64,
 ) -> Result<(i64, i64, i64), i16> {
     let budget = shared.config.max_bytes;
+    // Transactional batches: the producer id must hold the transactional
+    // id's current epoch; from Produce v12 (transaction.version 2) the
+    // partition joins the transaction implicitly, below it it must have
+    // been added with AddPartitionsToTxn.
+    let mut joins: Option<String> = None;
+    for batch in batches {
+        let h = &batch.header;
+        if h.is_control() {
+            return Err(ErrorCode::InvalidRecord.code());
+        }
+        if !h.is_transactional() {
+            continue;
+        }
+        let tid = state
+            .transactions
+            .id_of(h.producer_id)
+            .ok_or(ErrorCode::InvalidProducerIdMapping.code())?;
+        let txn = state
+            .transactions
+            .get(tid)
+            .ok_or(ErrorCode::InvalidProducerIdMapping.code())?;
+        if h.producer_epoch != txn.epoch {
+            return Err(ErrorCode::InvalidProducerEpoch.code());
+        }
+        let member =
+            txn.status == TxnStatus::Ongoing && txn.partitions.contains(&(name.to_owned(), index));
+        if !member {
+            if version >= IMPLICIT_ADD_PRODUCE {
+                joins = Some(tid.to_owned());
+            } else if version >= ABORTABLE_PRODUCE {
+                // As Kafka 4.4.0 answers a v11 batch of a partition not in
+                // the transaction.
+                return Err(ErrorCode::TransactionAbortable.code());
+            } else {
+                return Err(ErrorCode::InvalidTxnState.code());
+            }
+        }
+    }
     let topic = state
         .topics
         .get_mut(name)
@@ -213,13 +263,6 @@ fn append(
         .ok_or(ErrorCode::UnknownTopicOrPartition.code())?;
     // Every batch is checked against the producer state before any is
     // appended, so that a refused batch leaves the partition unchanged.
-    for batch in batches {
-        let h = &batch.header;
-        if h.is_transactional() || h.is_control() {
-            // Transactions come in a later stage.
-            return Err(ErrorCode::InvalidTxnState.code());
-        }
-    }
     let mut first = None;
     let mut sizes = Vec::new();
     for batch in batches {
@@ -259,13 +302,19 @@ fn append(
                     max_timestamp,
                     bytes,
                 });
-                partition.producers.record(&ids, base_offset);
+                partition.producers.record(&ids, base_offset, max_timestamp);
+                if h.is_transactional() {
+                    partition.txns.write(h.producer_id, base_offset);
+                }
                 base_offset
             }
         };
         first.get_or_insert(base_offset);
     }
     let base_offset = first.unwrap_or_else(|| partition.log.high_watermark());
+    if let Some(tid) = joins {
+        state.transactions.add_partition(&tid, name, index, now);
+    }
     for (offset, size) in sizes {
         state.topics.appended(name, index, offset, size, budget);
     }
@@ -279,19 +328,13 @@ fn append(
 
 /// A producer id for idempotent producers: new at epoch 0, or the same id
 /// at the next epoch when the producer asks for a bump (KIP-360).
-/// Transactional ids come in a later stage.
+/// Transactional ids are served by
+/// [`transactions::init_producer_id`](super::transactions::init_producer_id).
 pub fn init_producer_id(
     cx: &Context<'_>,
     request: &InitProducerIdRequest<'_>,
 ) -> ResponseBody<'static> {
-    let response = if request.transactional_id.is_some() {
-        InitProducerIdResponse {
-            error_code: ErrorCode::UnsupportedVersion.code(),
-            producer_id: -1,
-            producer_epoch: -1,
-            ..Default::default()
-        }
-    } else if request.producer_id >= 0 && request.producer_epoch >= 0 {
+    let response = if request.producer_id >= 0 && request.producer_epoch >= 0 {
         match request.producer_epoch.checked_add(1) {
             Some(epoch) if epoch < i16::MAX => InitProducerIdResponse {
                 producer_id: request.producer_id,

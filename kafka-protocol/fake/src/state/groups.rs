@@ -14,6 +14,9 @@ use std::time::{Duration, Instant};
 use kafka_wire::ErrorCode;
 use tokio::sync::oneshot;
 
+use super::consumer_groups::{Beat, BeatAnswer, ConsumerGroup};
+use super::topics::Topics;
+
 /// The most members (joined and pending) one group may have.
 pub const MAX_GROUP_SIZE: usize = 10_000;
 
@@ -86,6 +89,9 @@ pub struct Group {
     rebalance: u64,
     /// Committed offsets by topic, then partition.
     pub offsets: HashMap<String, HashMap<i32, Committed>>,
+    /// When the group is a KIP-848 consumer group: its members and
+    /// assignment.
+    pub consumer: Option<ConsumerGroup>,
 }
 
 impl Default for Group {
@@ -100,6 +106,7 @@ impl Default for Group {
             pending: HashMap::new(),
             rebalance: 0,
             offsets: HashMap::new(),
+            consumer: None,
         }
     }
 }
@@ -216,12 +223,22 @@ impl Groups {
         if request.protocols.is_empty() || request.protocol_type.is_empty() {
             return fail(ErrorCode::InconsistentGroupProtocol, &request.member_id);
         }
+        if self
+            .groups
+            .get(&request.group_id)
+            .and_then(|g| g.consumer.as_ref())
+            .is_some_and(|c| !c.members.is_empty())
+        {
+            // A consumer group with members takes no classic member.
+            return fail(ErrorCode::InconsistentGroupProtocol, &request.member_id);
+        }
         let new_id = if request.member_id.is_empty() {
             Some(self.new_member_id(&request.client_id))
         } else {
             None
         };
         let group = self.groups.entry(request.group_id.clone()).or_default();
+        group.consumer = None;
         let now = Instant::now();
         group.pending.retain(|_, expiry| *expiry > now);
         if group.state != GroupState::Empty && group.protocol_type != request.protocol_type {
@@ -427,7 +444,62 @@ impl Groups {
             if group.members.len() != before {
                 let _ = group.after_departure();
             }
+            if let Some(consumer) = &mut group.consumer {
+                consumer.expire(now);
+            }
         }
+    }
+
+    /// Handles a ConsumerGroupHeartbeat (KIP-848). A classic group with
+    /// members is not a consumer group: GROUP_ID_NOT_FOUND, as Kafka.
+    pub fn consumer_heartbeat(
+        &mut self,
+        group_id: &str,
+        beat: Beat<'_>,
+        topics: &Topics,
+        now: Instant,
+    ) -> BeatAnswer {
+        if group_id.is_empty() {
+            return BeatAnswer {
+                error_code: code(ErrorCode::InvalidRequest),
+                error_message: Some("GroupId can't be empty.".into()),
+                member_epoch: 0,
+                ..Default::default()
+            };
+        }
+        if beat.member_epoch != 0
+            && self
+                .groups
+                .get(group_id)
+                .is_none_or(|g| g.consumer.is_none())
+        {
+            // Only a join creates a group, as Kafka answers.
+            return BeatAnswer {
+                error_code: code(ErrorCode::GroupIdNotFound),
+                error_message: Some(format!("Group {group_id} not found.")),
+                member_epoch: 0,
+                ..Default::default()
+            };
+        }
+        let fresh = (beat.member_epoch == 0 && beat.member_id.is_empty() && beat.version == 0)
+            .then(|| self.new_member_id(beat.client_id));
+        let group = self.groups.entry(group_id.to_owned()).or_default();
+        if group.consumer.is_none() {
+            if !group.members.is_empty() {
+                return BeatAnswer {
+                    error_code: code(ErrorCode::GroupIdNotFound),
+                    error_message: Some(format!("Group {group_id} is not a consumer group.")),
+                    member_epoch: 0,
+                    ..Default::default()
+                };
+            }
+            group.consumer = Some(ConsumerGroup::default());
+            group.protocol_type = "consumer".into();
+        }
+        let Some(consumer) = group.consumer.as_mut() else {
+            return BeatAnswer::default();
+        };
+        consumer.heartbeat(beat, topics, now, || fresh.unwrap_or_default())
     }
 
     /// Checks an OffsetCommit's member and generation as Kafka checks a
@@ -443,6 +515,26 @@ impl Groups {
             return code(ErrorCode::InvalidGroupId);
         }
         let group = self.groups.entry(group_id.to_owned()).or_default();
+        if let Some(consumer) = &group.consumer {
+            // A consumer group: the member and its epoch (or, with no
+            // member named, an empty group).
+            let error = if member_id.is_empty() && generation < 0 {
+                if consumer.members.is_empty() {
+                    0
+                } else {
+                    code(ErrorCode::UnknownMemberId)
+                }
+            } else {
+                consumer.check_commit(member_id, generation, ErrorCode::StaleMemberEpoch)
+            };
+            if error != 0 {
+                return error;
+            }
+            for (topic, partitions) in offsets {
+                group.offsets.entry(topic).or_default().extend(partitions);
+            }
+            return 0;
+        }
         let simple = generation < 0 && group.state == GroupState::Empty;
         if !simple {
             if generation >= 0 || !member_id.is_empty() {
@@ -462,6 +554,37 @@ impl Groups {
         0
     }
 
+    /// Checks a TxnOffsetCommit's member and generation, when it names
+    /// them (a generation of -1 and no member skip the check, as Kafka
+    /// skips it for a producer outside any group): 0 or the error code.
+    pub fn check_txn_member(&self, group_id: &str, member_id: &str, generation: i32) -> i16 {
+        if generation < 0 && member_id.is_empty() {
+            return 0;
+        }
+        match self.groups.get(group_id) {
+            None => code(ErrorCode::UnknownMemberId),
+            Some(Group {
+                consumer: Some(consumer),
+                ..
+            }) => consumer.check_commit(member_id, generation, ErrorCode::IllegalGeneration),
+            Some(group) => match group.check_member(member_id, generation) {
+                Ok(()) => 0,
+                Err(error) => code(error),
+            },
+        }
+    }
+
+    /// Stores offsets a transaction committed, whatever the group's state.
+    pub fn store(&mut self, group_id: &str, topic: &str, partition: i32, committed: Committed) {
+        self.groups
+            .entry(group_id.to_owned())
+            .or_default()
+            .offsets
+            .entry(topic.to_owned())
+            .or_default()
+            .insert(partition, committed);
+    }
+
     /// The committed offsets of a group, if any.
     pub fn offsets(&self, group_id: &str) -> Option<&HashMap<String, HashMap<i32, Committed>>> {
         self.groups.get(group_id).map(|g| &g.offsets)
@@ -471,7 +594,15 @@ impl Groups {
     pub fn delete(&mut self, group_id: &str) -> i16 {
         match self.groups.get(group_id) {
             None => code(ErrorCode::GroupIdNotFound),
-            Some(group) if group.state != GroupState::Empty => code(ErrorCode::NonEmptyGroup),
+            Some(group)
+                if group.state != GroupState::Empty
+                    || group
+                        .consumer
+                        .as_ref()
+                        .is_some_and(|c| !c.members.is_empty()) =>
+            {
+                code(ErrorCode::NonEmptyGroup)
+            }
             Some(_) => {
                 self.groups.remove(group_id);
                 0

@@ -92,7 +92,16 @@ impl Log {
     /// the first batch comes even when larger, as Kafka gives it so that a
     /// large batch still gets through. Errors with OFFSET_OUT_OF_RANGE
     /// outside the log.
-    pub fn read(&self, offset: i64, max_bytes: usize, at_least_one: bool) -> Result<Vec<u8>, i16> {
+    ///
+    /// Only batches starting before `until` come (the last stable offset of
+    /// a `read_committed` read, else `i64::MAX`).
+    pub fn read(
+        &self,
+        offset: i64,
+        until: i64,
+        max_bytes: usize,
+        at_least_one: bool,
+    ) -> Result<Vec<u8>, i16> {
         if !self.in_range(offset) {
             return Err(ErrorCode::OffsetOutOfRange.code());
         }
@@ -100,6 +109,9 @@ impl Log {
         let mut size = 0usize;
         let mut end = first;
         for batch in self.batches.range(first..) {
+            if batch.base_offset >= until {
+                break;
+            }
             let next = size.saturating_add(batch.bytes.len());
             if next > max_bytes && !(at_least_one && end == first) {
                 break;
@@ -114,11 +126,16 @@ impl Log {
         Ok(out)
     }
 
-    /// How many record bytes a read from `offset` could return, without
-    /// copying (for a Fetch's min_bytes).
-    pub fn available(&self, offset: i64) -> usize {
+    /// How many record bytes a read from `offset` of batches starting
+    /// before `until` could return, without copying (for a Fetch's
+    /// min_bytes).
+    pub fn available(&self, offset: i64, until: i64) -> usize {
         let first = self.batches.partition_point(|b| b.last_offset < offset);
-        self.batches.range(first..).map(|b| b.bytes.len()).sum()
+        self.batches
+            .range(first..)
+            .take_while(|b| b.base_offset < until)
+            .map(|b| b.bytes.len())
+            .sum()
     }
 
     /// The first batch whose max timestamp is at least `timestamp`:
@@ -160,13 +177,13 @@ mod tests {
         let mut log = Log::default();
         log.push(batch(0, 2, 100));
         log.push(batch(2, 2, 100));
-        assert_eq!(log.read(0, 150, false).map(|v| v.len()), Ok(100));
-        assert_eq!(log.read(0, 50, false).map(|v| v.len()), Ok(0));
-        assert_eq!(log.read(0, 50, true).map(|v| v.len()), Ok(100));
-        assert_eq!(log.read(3, 1000, false).map(|v| v.len()), Ok(100));
-        assert_eq!(log.read(4, 1000, false).map(|v| v.len()), Ok(0));
+        assert_eq!(log.read(0, i64::MAX, 150, false).map(|v| v.len()), Ok(100));
+        assert_eq!(log.read(0, i64::MAX, 50, false).map(|v| v.len()), Ok(0));
+        assert_eq!(log.read(0, i64::MAX, 50, true).map(|v| v.len()), Ok(100));
+        assert_eq!(log.read(3, i64::MAX, 1000, false).map(|v| v.len()), Ok(100));
+        assert_eq!(log.read(4, i64::MAX, 1000, false).map(|v| v.len()), Ok(0));
         assert_eq!(
-            log.read(5, 1000, false),
+            log.read(5, i64::MAX, 1000, false),
             Err(ErrorCode::OffsetOutOfRange.code())
         );
     }
@@ -178,7 +195,7 @@ mod tests {
         log.push(batch(2, 2, 100));
         assert_eq!(log.delete_before(3), Ok(100));
         assert_eq!(log.log_start_offset(), 3);
-        assert!(log.read(1, 1000, true).is_err());
+        assert!(log.read(1, i64::MAX, 1000, true).is_err());
         assert_eq!(log.drop_oldest(0), 0);
         assert_eq!(log.drop_oldest(2), 100);
         assert_eq!(log.log_start_offset(), 4);

@@ -3,11 +3,14 @@
 //! broker's fetch sessions. One lock guards it; no guard is held across an
 //! `.await`.
 
+pub mod consumer_groups;
 pub mod groups;
 pub mod log;
 pub mod producers;
 pub mod sessions;
+pub mod share_groups;
 pub mod topics;
+pub mod transactions;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -21,6 +24,7 @@ use crate::control::Controls;
 use groups::Groups;
 use sessions::Sessions;
 use topics::{Placement, Topics};
+use transactions::Transactions;
 
 /// A broker's address as clients are told it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +46,10 @@ pub struct State {
     pub groups: Groups,
     /// Fetch sessions, by node id.
     pub sessions: BTreeMap<i32, Sessions>,
+    /// Share groups, their partitions and sessions.
+    pub share_groups: share_groups::ShareGroups,
+    /// Transactional ids and their transactions.
+    pub transactions: Transactions,
     /// Broker configs changed by AlterConfigs, by node id.
     pub broker_configs: BTreeMap<i32, BTreeMap<String, String>>,
 }
@@ -56,6 +64,8 @@ pub struct Shared {
     pub control: Controls,
     /// The frame recorder, when capturing.
     pub capture: Option<Capture>,
+    /// The SASL users' secrets (none: no listener requires SASL).
+    pub credentials: crate::sasl::Credentials,
     state: Mutex<State>,
     /// Woken on every append, so that waiting fetches look again.
     pub appended: Notify,
@@ -80,6 +90,7 @@ impl Shared {
         }
         let control = Controls::new(brokers, config.version_caps.clone());
         Shared {
+            credentials: crate::sasl::Credentials::new(&config.sasl_users),
             config,
             control,
             capture,

@@ -21,6 +21,25 @@ struct Written {
 struct Producer {
     epoch: i16,
     recent: VecDeque<Written>,
+    /// The largest timestamp of its last batch or marker.
+    last_timestamp: i64,
+    /// The coordinator epoch of its last marker, -1 before any.
+    coordinator_epoch: i32,
+}
+
+/// A producer as DescribeProducers reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Active {
+    /// The producer id.
+    pub producer_id: i64,
+    /// Its epoch.
+    pub epoch: i16,
+    /// The last sequence it wrote, -1 for none at this epoch.
+    pub last_sequence: i32,
+    /// The timestamp of its last write.
+    pub last_timestamp: i64,
+    /// The coordinator epoch of its last marker, -1 before any.
+    pub coordinator_epoch: i32,
 }
 
 /// What to do with a batch, given its producer's state.
@@ -105,12 +124,17 @@ impl Producers {
         }
     }
 
-    /// Remembers an appended batch.
-    pub fn record(&mut self, ids: &BatchIds, base_offset: i64) {
+    /// Remembers an appended batch whose largest timestamp is
+    /// `timestamp`.
+    pub fn record(&mut self, ids: &BatchIds, base_offset: i64, timestamp: i64) {
         if ids.producer_id < 0 {
             return;
         }
-        let producer = self.by_id.entry(ids.producer_id).or_default();
+        let producer = self.by_id.entry(ids.producer_id).or_insert(Producer {
+            coordinator_epoch: -1,
+            ..Default::default()
+        });
+        producer.last_timestamp = timestamp;
         if producer.epoch != ids.epoch {
             producer.epoch = ids.epoch;
             producer.recent.clear();
@@ -123,6 +147,36 @@ impl Producers {
         if producer.recent.len() > REMEMBERED_BATCHES {
             producer.recent.pop_front();
         }
+    }
+
+    /// Remembers a transaction marker written for the producer at
+    /// `epoch`: its sequences start again, as after an epoch bump.
+    pub fn mark(&mut self, producer_id: i64, epoch: i16, timestamp: i64) {
+        let producer = self.by_id.entry(producer_id).or_default();
+        if producer.epoch != epoch {
+            producer.recent.clear();
+        }
+        producer.epoch = epoch;
+        producer.recent.clear();
+        producer.last_timestamp = timestamp;
+        producer.coordinator_epoch = 0;
+    }
+
+    /// Every producer known on the partition, by producer id.
+    pub fn active(&self) -> Vec<Active> {
+        let mut all: Vec<Active> = self
+            .by_id
+            .iter()
+            .map(|(&producer_id, p)| Active {
+                producer_id,
+                epoch: p.epoch,
+                last_sequence: p.recent.back().map_or(-1, |w| w.last_sequence),
+                last_timestamp: p.last_timestamp,
+                coordinator_epoch: p.coordinator_epoch,
+            })
+            .collect();
+        all.sort_by_key(|a| a.producer_id);
+        all
     }
 }
 
@@ -143,14 +197,14 @@ mod tests {
     fn sequences_as_kafka_checks_them() {
         let mut producers = Producers::default();
         assert_eq!(producers.check(&ids(0, 0, 2)), Verdict::Append);
-        producers.record(&ids(0, 0, 2), 10);
+        producers.record(&ids(0, 0, 2), 10, 0);
         assert_eq!(producers.check(&ids(0, 0, 2)), Verdict::Duplicate(10));
         let out_of_order = Verdict::Reject(ErrorCode::OutOfOrderSequenceNumber.code());
         assert_eq!(producers.check(&ids(0, 5, 1)), out_of_order);
         assert_eq!(producers.check(&ids(0, 2, 1)), Verdict::Append);
         assert_eq!(producers.check(&ids(1, 3, 1)), out_of_order);
         assert_eq!(producers.check(&ids(1, 0, 1)), Verdict::Append);
-        producers.record(&ids(1, 0, 1), 12);
+        producers.record(&ids(1, 0, 1), 12, 0);
         assert_eq!(
             producers.check(&ids(0, 2, 1)),
             Verdict::Reject(ErrorCode::InvalidProducerEpoch.code())

@@ -7,6 +7,7 @@ use kafka_wire::ErrorCode;
 
 use super::log::Log;
 use super::producers::Producers;
+use super::transactions::PartitionTxns;
 use crate::config::{MAX_PARTITIONS_PER_TOPIC, MAX_PARTITIONS_TOTAL};
 
 /// The topic configs the fake knows, with Kafka 4.4.0's defaults; others
@@ -38,6 +39,8 @@ pub struct Partition {
     pub log: Log,
     /// Its idempotent producers.
     pub producers: Producers,
+    /// Its open and aborted transactions.
+    pub txns: PartitionTxns,
 }
 
 /// One topic.
@@ -387,6 +390,7 @@ fn add_partitions(topic: &mut Topic, name: &str, count: i32, placement: Placemen
             replicas: replica_nodes,
             log: Log::default(),
             producers: Producers::default(),
+            txns: PartitionTxns::default(),
         });
     }
 }

@@ -37,7 +37,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * <ol>
  *   <li>The admin client describes the cluster and creates the topic.</li>
  *   <li>An idempotent producer (acks=all, zstd) writes records with keys,
- *       values and a header.</li>
+ *       values, a header and a timestamp.</li>
  *   <li>A consumer in a group reads them back from the start, commits
  *       synchronously, reads its committed offset and closes, which leaves
  *       the group.</li>
@@ -46,7 +46,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *
  * <p>Arguments: {@code --bootstrap HOST:PORT [--topic T] [--group G]
  * [--records N] [--client-prefix P] [--group-protocol classic|consumer]
- * [--sasl-mechanism M --sasl-user U --sasl-password PW]}; {@code consumer}
+ * [--sasl-mechanism M --sasl-user U --sasl-password PW] [--mode basic|transactions|admin|share]};
+ * {@code --mode transactions} runs {@link Transactions} instead, {@code --mode admin}
+ * {@link AdminFlow}, {@code --mode share} {@link ShareFlow}; {@code consumer}
  * is KIP-848's protocol (ConsumerGroupHeartbeat), classic the default. It prints one JSON object: what it produced,
  * consumed and found committed, the nodes DescribeCluster and Metadata
  * advertised, and per client id the responses it received (the clients'
@@ -74,7 +76,14 @@ public final class Flow {
             System.exit(2);
         }
         try {
-            System.out.println(run(options));
+            String mode = options.getOrDefault("--mode", "basic");
+            String out = switch (mode) {
+                case "transactions" -> Transactions.run(options);
+                case "admin" -> AdminFlow.run(options);
+                case "share" -> ShareFlow.run(options);
+                default -> run(options);
+            };
+            System.out.println(out);
             System.exit(0);
         } catch (Exception e) {
             e.printStackTrace();
@@ -83,7 +92,7 @@ public final class Flow {
     }
 
     /** The settings every client shares, for a client id. */
-    private static Properties common(Map<String, String> options, String role) {
+    static Properties common(Map<String, String> options, String role) {
         Properties p = new Properties();
         p.put("bootstrap.servers", options.get("--bootstrap"));
         p.put("client.id", options.get("--client-prefix") + "-" + role);
@@ -103,7 +112,7 @@ public final class Flow {
     }
 
     /** The client's cumulative count of responses received. */
-    private static Metric responses(Map<MetricName, ? extends Metric> metrics) {
+    static Metric responses(Map<MetricName, ? extends Metric> metrics) {
         for (Map.Entry<MetricName, ? extends Metric> e : metrics.entrySet()) {
             MetricName name = e.getKey();
             if (name.name().equals("response-total") && name.group().endsWith("-metrics")
@@ -123,6 +132,8 @@ public final class Flow {
         String group = options.get("--group");
         int records = Integer.parseInt(options.get("--records"));
         String prefix = options.get("--client-prefix");
+        // Record i's timestamp: an hour ago plus i milliseconds.
+        long base = System.currentTimeMillis() - 3_600_000L;
         Map<String, Metric> counters = new LinkedHashMap<>();
         Set<String> advertised = new TreeSet<>();
         Set<String> leaders = new TreeSet<>();
@@ -150,7 +161,7 @@ public final class Flow {
                     new KafkaProducer<>(pp, new ByteArraySerializer(), new ByteArraySerializer())) {
                 counters.put(prefix + "-producer", responses(producer.metrics()));
                 for (int i = 0; i < records; i++) {
-                    ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, 0,
+                    ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, 0, base + i,
                             bytes("key-" + i), bytes("value-" + i));
                     record.headers().add("index", bytes(Integer.toString(i)));
                     RecordMetadata meta = producer.send(record).get(60, TimeUnit.SECONDS);
@@ -188,7 +199,8 @@ public final class Flow {
                         for (Header h : r.headers()) {
                             got += "/" + h.key() + "=" + string(h.value());
                         }
-                        String want = "key-" + i + "/value-" + i + "/index=" + i;
+                        got += "@" + r.timestamp();
+                        String want = "key-" + i + "/value-" + i + "/index=" + i + "@" + (base + i);
                         if (!got.equals(want)) {
                             throw new IllegalStateException("offset " + i + ": got " + got + ", want " + want);
                         }
@@ -222,7 +234,7 @@ public final class Flow {
     }
 
     /** Waits until the topic is listed (or no longer is): a real broker applies metadata asynchronously. */
-    private static void waitForTopic(Admin admin, String topic, boolean present) throws Exception {
+    static void waitForTopic(Admin admin, String topic, boolean present) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (admin.listTopics().names().get(60, TimeUnit.SECONDS).contains(topic) != present) {
             if (System.nanoTime() > deadline) {
@@ -240,11 +252,11 @@ public final class Flow {
         return "[" + String.join(",", quoted) + "]";
     }
 
-    private static byte[] bytes(String s) {
+    static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    private static String string(byte[] b) {
+    static String string(byte[] b) {
         return b == null ? "null" : new String(b, StandardCharsets.UTF_8);
     }
 }

@@ -1,0 +1,192 @@
+//! KIP-848 consumer groups: ConsumerGroupHeartbeat (join, heartbeat,
+//! leave; the assignment computed by the coordinator) and
+//! ConsumerGroupDescribe.
+
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use kafka_wire::messages::{
+    consumer_group_describe_response, consumer_group_heartbeat_response,
+    ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, ConsumerGroupHeartbeatRequest,
+    ConsumerGroupHeartbeatResponse,
+};
+use kafka_wire::runtime::Uuid;
+use kafka_wire::{ErrorCode, ResponseBody};
+
+use super::owned;
+use crate::dispatch::Context;
+use crate::state::consumer_groups::{Beat, Tp, HEARTBEAT_INTERVAL_MS};
+use crate::state::topics::Topics;
+use crate::state::State;
+
+/// Topic partitions grouped by topic, in order.
+fn by_topic(set: &BTreeSet<Tp>) -> Vec<(Uuid, Vec<i32>)> {
+    let mut out: Vec<(Uuid, Vec<i32>)> = Vec::new();
+    for (topic, partition) in set {
+        match out.last_mut() {
+            Some((id, partitions)) if id == topic => partitions.push(*partition),
+            _ => out.push((*topic, vec![*partition])),
+        }
+    }
+    out
+}
+
+/// ConsumerGroupHeartbeat, at the group's coordinator.
+pub fn heartbeat(
+    cx: &Context<'_>,
+    request: &ConsumerGroupHeartbeatRequest<'_>,
+) -> ResponseBody<'static> {
+    let fail = |code: ErrorCode| {
+        ResponseBody::ConsumerGroupHeartbeat(ConsumerGroupHeartbeatResponse {
+            error_code: code.code(),
+            member_epoch: 0,
+            ..Default::default()
+        })
+    };
+    if cx.shared.coordinator(&request.group_id) != cx.node_id {
+        return fail(ErrorCode::NotCoordinator);
+    }
+    let beat = Beat {
+        version: cx.version,
+        member_id: &request.member_id,
+        member_epoch: request.member_epoch,
+        instance_id: request.instance_id.as_deref(),
+        rack_id: request.rack_id.as_deref(),
+        subscribed: request
+            .subscribed_topic_names
+            .as_ref()
+            .map(|names| names.iter().map(|n| n.to_string()).collect()),
+        regex: request.subscribed_topic_regex.as_deref(),
+        assignor: request.server_assignor.as_deref(),
+        owned: request.topic_partitions.as_ref().map(|tps| {
+            tps.iter()
+                .flat_map(|t| {
+                    let id = t.topic_id;
+                    t.partitions
+                        .iter()
+                        .map(move |p| (id, p))
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        }),
+        client_id: cx.client_id,
+        client_host: cx.client_host,
+    };
+    let mut guard = cx.shared.state();
+    let State { groups, topics, .. } = &mut *guard;
+    let answer = groups.consumer_heartbeat(&request.group_id, beat, topics, Instant::now());
+    let assignment = answer
+        .assignment
+        .map(|set| consumer_group_heartbeat_response::Assignment {
+            topic_partitions: by_topic(&set)
+                .into_iter()
+                .map(
+                    |(topic_id, partitions)| consumer_group_heartbeat_response::TopicPartitions {
+                        topic_id,
+                        partitions: partitions.into(),
+                        ..Default::default()
+                    },
+                )
+                .collect::<Vec<_>>()
+                .into(),
+            ..Default::default()
+        });
+    ResponseBody::ConsumerGroupHeartbeat(ConsumerGroupHeartbeatResponse {
+        error_code: answer.error_code,
+        error_message: answer.error_message.map(Cow::Owned),
+        member_id: answer.member_id.map(Cow::Owned),
+        member_epoch: answer.member_epoch,
+        // A leave (epoch -1 or -2) gets no interval, as in Kafka.
+        heartbeat_interval_ms: if answer.error_code == 0 && answer.member_epoch >= 0 {
+            HEARTBEAT_INTERVAL_MS
+        } else {
+            0
+        },
+        assignment,
+        ..Default::default()
+    })
+}
+
+/// An assignment as ConsumerGroupDescribe gives it, with topic names.
+fn described(
+    topics: &Topics,
+    set: Option<&BTreeSet<Tp>>,
+) -> consumer_group_describe_response::Assignment<'static> {
+    let empty = BTreeSet::new();
+    consumer_group_describe_response::Assignment {
+        topic_partitions: by_topic(set.unwrap_or(&empty))
+            .into_iter()
+            .map(
+                |(topic_id, partitions)| consumer_group_describe_response::TopicPartitions {
+                    topic_id,
+                    topic_name: owned(topics.name_of(topic_id).unwrap_or_default()),
+                    partitions: partitions.into(),
+                    ..Default::default()
+                },
+            )
+            .collect::<Vec<_>>()
+            .into(),
+        ..Default::default()
+    }
+}
+
+/// ConsumerGroupDescribe: each group's epochs, assignor and members.
+pub fn describe(
+    cx: &Context<'_>,
+    request: &ConsumerGroupDescribeRequest<'_>,
+) -> ResponseBody<'static> {
+    let state = cx.shared.state();
+    let groups = request
+        .group_ids
+        .iter()
+        .map(|group_id| {
+            let mut out = consumer_group_describe_response::DescribedGroup {
+                group_id: owned(group_id),
+                authorized_operations: i32::MIN,
+                ..Default::default()
+            };
+            if cx.shared.coordinator(group_id) != cx.node_id {
+                out.error_code = ErrorCode::NotCoordinator.code();
+                return out;
+            }
+            let Some(consumer) = state.groups.get(group_id).and_then(|g| g.consumer.as_ref())
+            else {
+                out.error_code = ErrorCode::GroupIdNotFound.code();
+                out.error_message = Some(Cow::Owned(format!(
+                    "Group {group_id} not found or not a consumer group."
+                )));
+                return out;
+            };
+            out.group_state = Cow::Borrowed(consumer.state_name());
+            out.group_epoch = consumer.epoch;
+            out.assignment_epoch = consumer.assignment_epoch;
+            out.assignor_name = owned(&consumer.assignor);
+            out.members = consumer
+                .members
+                .values()
+                .map(|m| consumer_group_describe_response::Member {
+                    member_id: owned(&m.id),
+                    instance_id: m.instance_id.as_deref().map(owned),
+                    rack_id: m.rack_id.as_deref().map(owned),
+                    member_epoch: m.epoch,
+                    client_id: owned(&m.client_id),
+                    client_host: owned(&m.client_host),
+                    subscribed_topic_names: m.subscribed.iter().map(|s| owned(s)).collect(),
+                    subscribed_topic_regex: m.regex.as_deref().map(owned),
+                    assignment: described(&state.topics, Some(&m.assigned)),
+                    target_assignment: described(&state.topics, consumer.target.get(&m.id)),
+                    // 1: a member of the consumer protocol (v1+).
+                    member_type: 1,
+                    ..Default::default()
+                })
+                .collect::<Vec<_>>()
+                .into();
+            out
+        })
+        .collect::<Vec<_>>();
+    ResponseBody::ConsumerGroupDescribe(ConsumerGroupDescribeResponse {
+        groups: groups.into(),
+        ..Default::default()
+    })
+}
