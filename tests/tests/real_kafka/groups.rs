@@ -296,7 +296,18 @@ fn share(kafka: &Kafka, topic: &str, topic_id: &str) -> Counts {
         ]}], "validateOnly": false}),
     );
     assert_eq!(altered["responses"][0]["errorCode"], 0, "{altered}");
-    let mut exchanges = 1 + find_coordinator(&mut session, group);
+    // The change reaches the broker through the metadata log, a moment
+    // later: a share partition that starts before it would start at the
+    // latest offset. Wait until the broker describes it.
+    let described = session.json_until(
+        ApiKey::DescribeConfigs,
+        &json!({"resources": [{"resourceType": 32, "resourceName": group,
+                               "configurationKeys": ["share.auto.offset.reset"]}],
+                "includeSynonyms": false, "includeDocumentation": false}),
+        |answer| answer["results"][0]["configs"][0]["value"] == "earliest",
+    );
+    assert_eq!(described["results"][0]["errorCode"], 0, "{described}");
+    let mut exchanges = 2 + find_coordinator(&mut session, group);
     let mut epoch = 0;
     for beats in 1.. {
         let answer = session.json(
