@@ -180,7 +180,22 @@ pub type Sasl<'a> = Option<(&'a str, &'a str, &'a str)>;
 /// Runs the kgo flow against `brokers`, with client ids `PREFIX-admin`,
 /// `-producer` and `-consumer`.
 pub fn run_kgo(binary: &Path, brokers: &str, prefix: &str, records: usize, sasl: Sasl) -> Value {
+    run_kgo_with(binary, brokers, prefix, records, sasl, &[])
+}
+
+/// [`run_kgo`] with more arguments for the flow, such as
+/// `["-transactions"]` (then client `PREFIX-txn` commits one transaction
+/// and aborts one).
+pub fn run_kgo_with(
+    binary: &Path,
+    brokers: &str,
+    prefix: &str,
+    records: usize,
+    sasl: Sasl,
+    more: &[&str],
+) -> Value {
     let mut command = Command::new(binary);
+    command.args(more);
     command
         .args(["-brokers", brokers, "-client-prefix", prefix])
         .args(["-topic", &format!("{prefix}-topic")])

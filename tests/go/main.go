@@ -70,6 +70,7 @@ type options struct {
 	timeout   time.Duration
 	mode      string
 	protocol  string
+	txn       bool
 }
 
 // groupOpts are the options of the group protocol asked for: classic (the
@@ -88,6 +89,9 @@ type summary struct {
 	Committed  int64                     `json:"committed"`
 	Advertised []string                  `json:"advertised"`
 	Responses  map[string]map[string]int `json:"responses"`
+	// With -transactions: transactions committed and aborted.
+	TxnCommitted int `json:"transactionsCommitted,omitempty"`
+	TxnAborted   int `json:"transactionsAborted,omitempty"`
 }
 
 func main() {
@@ -103,6 +107,7 @@ func main() {
 	flag.DurationVar(&o.timeout, "timeout", 90*time.Second, "the whole flow's time limit")
 	flag.StringVar(&o.mode, "mode", "basic", "basic, or txn (the transactional flow of txn.go)")
 	flag.StringVar(&o.protocol, "group-protocol", "classic", "classic, or consumer (KIP-848)")
+	flag.BoolVar(&o.txn, "transactions", false, "then a transactional producer (client PREFIX-txn) commits one transaction and aborts one")
 	flag.Parse()
 	if o.brokers == "" {
 		fmt.Fprintln(os.Stderr, "kgo flow: -brokers is required")
@@ -283,6 +288,12 @@ func run(o options) (*summary, error) {
 	}
 	admin.Close()
 
+	if o.txn {
+		if err := transactions(ctx, o, s, client); err != nil {
+			return nil, err
+		}
+	}
+
 	counts.mu.Lock()
 	s.Responses = counts.counts
 	counts.mu.Unlock()
@@ -305,6 +316,39 @@ func createTopic(ctx context.Context, cl *kgo.Client, name string, partitions in
 	for _, t := range resp.Topics {
 		if err := kerr.ErrorForCode(t.ErrorCode); err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
 			return fmt.Errorf("create topic %s: %w", t.Topic, err)
+		}
+	}
+	return nil
+}
+
+// transactions: a transactional producer (InitProducerId, AddPartitionsToTxn,
+// Produce, EndTxn) commits one transaction of two records and aborts one.
+func transactions(ctx context.Context, o options, s *summary, client func(string, ...kgo.Opt) (*kgo.Client, error)) error {
+	txn, err := client("txn",
+		kgo.DefaultProduceTopic(o.topic),
+		kgo.TransactionalID(o.prefix+"-txn-id"),
+	)
+	if err != nil {
+		return err
+	}
+	defer txn.Close()
+	for _, commit := range []bool{true, false} {
+		if err := txn.BeginTransaction(); err != nil {
+			return fmt.Errorf("begin transaction: %w", err)
+		}
+		for i := 0; i < 2; i++ {
+			r := &kgo.Record{Key: []byte(fmt.Sprintf("txn-%v-%d", commit, i)), Value: []byte("in a transaction")}
+			if err := txn.ProduceSync(ctx, r).FirstErr(); err != nil {
+				return fmt.Errorf("transactional produce: %w", err)
+			}
+		}
+		if err := txn.EndTransaction(ctx, kgo.TransactionEndTry(commit)); err != nil {
+			return fmt.Errorf("end transaction (commit %v): %w", commit, err)
+		}
+		if commit {
+			s.TxnCommitted++
+		} else {
+			s.TxnAborted++
 		}
 	}
 	return nil
