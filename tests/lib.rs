@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use kafka_wire::messages::{RequestHeader, ResponseHeader};
+use kafka_wire::runtime::json::JsonWriter;
 use kafka_wire::runtime::{DecodeError, EncodeError, JsonError, JsonForm, Message};
 use kafka_wire::{ApiKey, MetadataRecord, RequestBody, ResponseBody};
 use serde_json::Value;
@@ -111,10 +112,42 @@ impl Kind {
     }
 }
 
+/// The text that `write` writes through a [`JsonWriter`]: indented when
+/// `pretty`, else on one line.
+pub fn streamed_json(
+    pretty: bool,
+    write: impl FnOnce(&mut JsonWriter<'_>) -> std::io::Result<()>,
+) -> String {
+    let mut text = Vec::new();
+    write(&mut JsonWriter::new(&mut text, pretty)).unwrap_or_else(|e| panic!("{e}"));
+    String::from_utf8(text).unwrap_or_else(|e| panic!("streamed JSON is not UTF-8: {e}"))
+}
+
+/// Checks that the streamed text of a value, compact and pretty, is byte
+/// for byte what serde_json prints for its JSON form `json`.
+pub fn check_streamed(json: &Value, text: impl Fn(bool) -> String) -> Result<(), String> {
+    let printed = [
+        serde_json::to_string(json).map_err(|e| e.to_string())?,
+        serde_json::to_string_pretty(json).map_err(|e| e.to_string())?,
+    ];
+    for (pretty, printed) in [false, true].into_iter().zip(printed) {
+        let streamed = text(pretty);
+        if streamed != printed {
+            return Err(format!(
+                "streamed JSON (pretty: {pretty}) differs:\n  got      {streamed}\n  expected {printed}"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A message decoded by name, with the operations the tests need.
 pub trait Decoded {
     /// The JSON form.
     fn json(&self, version: i16) -> Value;
+    /// The JSON form written by the streaming writer: indented when
+    /// `pretty`, else on one line.
+    fn json_text(&self, version: i16, pretty: bool) -> String;
     /// The encoded bytes.
     fn bytes(&self, version: i16) -> Result<Vec<u8>, EncodeError>;
     /// The computed size.
@@ -126,6 +159,9 @@ macro_rules! decoded_for_message {
         impl Decoded for $ty {
             fn json(&self, version: i16) -> Value {
                 JsonForm::to_json(self, version)
+            }
+            fn json_text(&self, version: i16, pretty: bool) -> String {
+                streamed_json(pretty, |out| JsonForm::write_json(self, out, version))
             }
             fn bytes(&self, version: i16) -> Result<Vec<u8>, EncodeError> {
                 Message::to_bytes(self, version)
@@ -144,6 +180,9 @@ macro_rules! decoded_for_body {
         impl Decoded for $ty {
             fn json(&self, version: i16) -> Value {
                 self.to_json(version)
+            }
+            fn json_text(&self, version: i16, pretty: bool) -> String {
+                streamed_json(pretty, |out| self.write_json(out, version))
             }
             fn bytes(&self, version: i16) -> Result<Vec<u8>, EncodeError> {
                 let mut buf = Vec::with_capacity(self.encoded_len(version));

@@ -1,7 +1,8 @@
 //! Every golden fixture, written by kio (an independent implementation),
 //! must decode exactly, match its expected JSON, re-encode to the same
 //! bytes, and have a computed size equal to its length. Its JSON form must
-//! also convert back to the same bytes.
+//! also convert back to the same bytes, and the streaming writer must print
+//! it byte for byte as serde_json prints the JSON form, compact and pretty.
 //!
 //! kio wrote the fixtures from Kafka 4.1's schemas; `messages/` states Kafka
 //! 4.4.0's. Where the two disagree the release wins, and the fixture is a
@@ -9,7 +10,7 @@
 
 use std::fs;
 
-use kafka_wire_tests::{decode_by_name, from_json_by_name, workspace_root, Kind};
+use kafka_wire_tests::{check_streamed, decode_by_name, from_json_by_name, workspace_root, Kind};
 use serde_json::Value;
 
 /// A field that Kafka renamed after kio wrote the fixtures, at versions kio
@@ -131,6 +132,7 @@ fn check(case: &Case) -> Result<(), String> {
             "JSON differs:\n  got      {json}\n  expected {expected}"
         ));
     }
+    check_streamed(&json, |pretty| decoded.json_text(case.version, pretty))?;
     let encoded = decoded
         .bytes(case.version)
         .map_err(|e| format!("encode: {e}"))?;

@@ -1,7 +1,9 @@
 //! Property tests over every message and version: an arbitrary value, built
 //! from the schema in its JSON form, converts to the message, encodes,
 //! decodes to an equal value, and its computed size equals its length, so
-//! that a buffer sized from it never reallocates.
+//! that a buffer sized from it never reallocates. The streaming writer
+//! prints the decoded value byte for byte as serde_json prints its JSON
+//! form, compact and pretty.
 //!
 //! Metadata records, which the golden fixtures do not cover, are tested the
 //! same way through `MetadataRecord`.
@@ -11,7 +13,7 @@ use std::path::Path;
 use kafka_codegen::model::{FieldType, MessageKind, Scalar, Schema, SchemaSet};
 use kafka_wire::{MetadataRecord, RequestBody, ResponseBody};
 use kafka_wire_tests::strategies::{bytes, object, string, value};
-use kafka_wire_tests::{api_of, workspace_root};
+use kafka_wire_tests::{api_of, check_streamed, streamed_json, workspace_root};
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::Value;
 
@@ -50,6 +52,9 @@ fn round_trip(schema: &Schema, version: i16, json: &Value) -> Result<(), String>
             if &back != json {
                 return Err(format!("JSON differs:\n got {back}\n want {json}"));
             }
+            check_streamed(&back, |pretty| {
+                streamed_json(pretty, |out| decoded.write_json(out, version))
+            })?;
             Ok(())
         }};
     }

@@ -724,6 +724,10 @@ fn json_methods(
         let gate = &v.gate;
         quote!(#gate Self::#name(m) => rt::JsonForm::to_json(m, version),)
     });
+    let write_json = super::json::body_write_json(
+        variants.iter().map(|v| (ident(&v.name), v.gate.clone())),
+        gate,
+    );
     let unknown_json = match keyed {
         Keyed::Api => TokenStream::new(),
         Keyed::Raw => quote! {
@@ -738,6 +742,8 @@ fn json_methods(
                 #(#to_json)*
             }
         }
+
+        #write_json
 
         /// Reads the JSON form of the message with this key at `version`.
         #json_gate

@@ -1,5 +1,8 @@
 //! Emits `JsonForm` for each struct: camelCase keys, only the fields of the
 //! version, tagged fields always shown, unknown tagged fields kept.
+//!
+//! The shape is written once, as `write_json` calls on the runtime's
+//! `JsonWriter`, which writes text or builds the `Value` of `to_json`.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -21,13 +24,13 @@ pub fn json_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
         let key = &field.json_name;
         when(
             field.present,
-            quote!(object.field(#key, &self.#name, version);),
+            quote!(out.field(#key, &self.#name, version)?;),
         )
     });
     let write_unknown = s
         .flexible
         .is_possible()
-        .then(|| quote!(object.unknown_tagged_fields(&self.unknown_tagged_fields);));
+        .then(|| quote!(out.unknown_tagged_fields(&self.unknown_tagged_fields)?;));
     let reads = s.fields.iter().map(|field| {
         let name = field_ident(field);
         let value = read_field(field);
@@ -42,11 +45,11 @@ pub fn json_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
         quote!(unknown_tagged_fields: #value,)
     });
 
-    let to_body = quote! {
-        let mut object = rt::json::JsonObjectWriter::new();
+    let write_body = quote! {
+        out.begin_object()?;
         #(#writes)*
         #write_unknown
-        object.finish()
+        out.end_object()
     };
     let from_body = quote! {
         let mut object = rt::json::JsonObjectReader::new(value)?;
@@ -57,12 +60,12 @@ pub fn json_impl(s: &StructIr, structs: &[StructIr]) -> TokenStream {
         object.finish()?;
         Ok(decoded)
     };
-    let to_version = version_param(&to_body);
+    let write_version = version_param(&write_body);
     let from_version = version_param(&from_body);
     quote! {
         impl #generics rt::JsonForm for #ty {
-            fn to_json(&self, #to_version: i16) -> rt::json::Value {
-                #to_body
+            fn write_json(&self, out: &mut rt::json::JsonWriter<'_>, #write_version: i16) -> ::std::io::Result<()> {
+                #write_body
             }
 
             fn from_json(value: &rt::json::Value, #from_version: i16) -> Result<Self, rt::JsonError> {
@@ -90,6 +93,27 @@ fn read_field(field: &FieldIr) -> TokenStream {
                     let c = cond_tokens(tagged);
                     quote!(if #c { #optional } else { #untagged })
                 }
+            }
+        }
+    }
+}
+
+/// The body enum's `write_json`, for the runtime's `json` feature: each
+/// variant writes its message.
+pub fn body_write_json(
+    variants: impl Iterator<Item = (proc_macro2::Ident, TokenStream)>,
+    gate: &TokenStream,
+) -> TokenStream {
+    let arms = variants.map(
+        |(name, gate)| quote!(#gate Self::#name(m) => rt::JsonForm::write_json(m, out, version),),
+    );
+    quote! {
+        /// Writes the JSON form at `version` to `out`, straight from the
+        /// message: the text serde_json prints for `to_json`.
+        #gate
+        pub fn write_json(&self, out: &mut rt::json::JsonWriter<'_>, version: i16) -> ::std::io::Result<()> {
+            match self {
+                #(#arms)*
             }
         }
     }

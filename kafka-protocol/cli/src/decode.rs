@@ -1,15 +1,19 @@
-//! `decode`: bytes to the JSON form.
+//! `decode`: bytes to the JSON form, written straight from the decoded
+//! message (no JSON tree is built, so printing a body takes little memory
+//! beyond the input's).
+
+use std::io;
 
 use kafka_wire::frame::{split_frames, RequestFrame, ResponseFrame};
+use kafka_wire::runtime::json::JsonWriter;
 use kafka_wire::runtime::JsonForm;
 use kafka_wire::{ApiKey, RequestBody, ResponseBody};
-use serde_json::Value;
 
 use crate::apis::resolve;
 use crate::args::{DecodeArgs, Direction, Plan};
 use crate::error::CliError;
 use crate::input::read_bytes;
-use crate::output::{FrameJson, Output};
+use crate::output::Output;
 
 /// Runs `decode` with a checked `plan`.
 pub fn run(args: &DecodeArgs, plan: &Plan, out: &mut Output) -> Result<(), CliError> {
@@ -17,8 +21,7 @@ pub fn run(args: &DecodeArgs, plan: &Plan, out: &mut Output) -> Result<(), CliEr
         Plan::Body { direction, api } => {
             let (api, version) = resolve(api)?;
             let input = read_bytes(args.message.input.as_ref(), args.message.hex)?;
-            let json = body_json(*direction, api, version, &input)?;
-            out.json(&json, args.compact)
+            print_body(*direction, api, version, &input, out, args.compact)
         }
         Plan::Frames {
             stream,
@@ -27,56 +30,87 @@ pub fn run(args: &DecodeArgs, plan: &Plan, out: &mut Output) -> Result<(), CliEr
             let response_to = response_to.as_ref().map(resolve).transpose()?;
             let input = read_bytes(args.message.input.as_ref(), args.message.hex)?;
             if !stream {
-                return out.json(&frame_json(response_to, &input)?, args.compact);
+                return print_frame(response_to, &input, out, args.compact);
             }
             for (index, item) in split_frames(&input).enumerate() {
-                let frame = item
-                    .map_err(|error| CliError::Decode(error.in_field("size")))
+                item.map_err(|error| CliError::Decode(error.in_field("size")))
                     .and_then(|(start, frame)| {
-                        frame_json(response_to, frame).map_err(|error| shift(error, start))
+                        print_frame(response_to, frame, out, true)
+                            .map_err(|error| shift(error, start))
                     })
                     .map_err(|error| error.in_frame(index + 1))?;
-                out.json(&frame, true)?;
             }
             Ok(())
         }
     }
 }
 
-/// Decodes a body of exactly `input` and returns its JSON form.
-fn body_json(
+/// Decodes a body of exactly `input`, then prints its JSON form.
+fn print_body(
     direction: Direction,
     api: ApiKey,
     version: i16,
     input: &[u8],
-) -> Result<Value, CliError> {
-    Ok(match direction {
-        Direction::Request => RequestBody::decode(input, api, version)?.to_json(version),
-        Direction::Response => ResponseBody::decode(input, api, version)?.to_json(version),
-    })
+    out: &mut Output,
+    compact: bool,
+) -> Result<(), CliError> {
+    match direction {
+        Direction::Request => {
+            let body = RequestBody::decode(input, api, version)?;
+            out.json_stream(compact, |json| body.write_json(json, version))
+        }
+        Direction::Response => {
+            let body = ResponseBody::decode(input, api, version)?;
+            out.json_stream(compact, |json| body.write_json(json, version))
+        }
+    }
 }
 
-/// Decodes a frame without size prefix and returns `{"header", "body"}`:
+/// Decodes a frame without size prefix, then prints `{"header", "body"}`:
 /// a request frame when `response_to` is `None` (its header names the api
 /// and version), else a response to that api and version. Each part is
-/// printed at the version it was decoded at.
-fn frame_json(response_to: Option<(ApiKey, i16)>, frame: &[u8]) -> Result<FrameJson, CliError> {
-    Ok(match response_to {
+/// printed at the version it was decoded at. Nothing is printed unless the
+/// whole frame decodes.
+fn print_frame(
+    response_to: Option<(ApiKey, i16)>,
+    frame: &[u8],
+    out: &mut Output,
+    compact: bool,
+) -> Result<(), CliError> {
+    match response_to {
         None => {
             let frame = RequestFrame::decode(frame)?;
-            FrameJson {
-                header: frame.header.to_json(frame.header_version()),
-                body: frame.body.to_json(frame.api_version()),
-            }
+            out.json_stream(compact, |json| {
+                frame_json(json, |json| {
+                    frame.header.write_json(json, frame.header_version())?;
+                    json.key("body")?;
+                    frame.body.write_json(json, frame.api_version())
+                })
+            })
         }
         Some((api, version)) => {
             let frame = ResponseFrame::decode(frame, api, version)?;
-            FrameJson {
-                header: frame.header.to_json(frame.header_version()),
-                body: frame.body.to_json(frame.version),
-            }
+            out.json_stream(compact, |json| {
+                frame_json(json, |json| {
+                    frame.header.write_json(json, frame.header_version())?;
+                    json.key("body")?;
+                    frame.body.write_json(json, frame.version)
+                })
+            })
         }
-    })
+    }
+}
+
+/// Writes `{"header": .., "body": ..}`: `parts` writes the header's value,
+/// the `body` key and the body's value.
+fn frame_json(
+    json: &mut JsonWriter<'_>,
+    parts: impl FnOnce(&mut JsonWriter<'_>) -> io::Result<()>,
+) -> io::Result<()> {
+    json.begin_object()?;
+    json.key("header")?;
+    parts(json)?;
+    json.end_object()
 }
 
 /// Shifts the byte offset of a decoding error by `base`, for a frame that

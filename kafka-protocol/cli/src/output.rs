@@ -3,19 +3,10 @@
 
 use std::io::{self, BufWriter, StdoutLock, Write};
 
+use kafka_wire::runtime::json::JsonWriter;
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::error::CliError;
-
-/// A frame as printed: `{"header": ..., "body": ...}`, in that order.
-#[derive(Serialize)]
-pub struct FrameJson {
-    /// The header's JSON form.
-    pub header: Value,
-    /// The body's JSON form.
-    pub body: Value,
-}
 
 /// Buffered standard output.
 pub struct Output {
@@ -54,6 +45,19 @@ impl Output {
             Some(kind) => write_error(io::Error::from(kind)),
             None => CliError::Write(io::Error::other(error)),
         })?;
+        self.bytes(b"\n")
+    }
+
+    /// Writes JSON piece by piece through `write`, followed by a newline:
+    /// on one line when `compact`, else indented by two spaces. The text is
+    /// what [`json`](Self::json) prints for the same value, without
+    /// building the value first.
+    pub fn json_stream(
+        &mut self,
+        compact: bool,
+        write: impl FnOnce(&mut JsonWriter<'_>) -> io::Result<()>,
+    ) -> Result<(), CliError> {
+        write(&mut JsonWriter::new(&mut self.out, !compact)).map_err(write_error)?;
         self.bytes(b"\n")
     }
 

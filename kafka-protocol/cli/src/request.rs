@@ -35,7 +35,9 @@ pub fn run(args: &RequestArgs, out: &mut Output) -> Result<(), CliError> {
         return Ok(());
     };
     let response = answer.decode()?;
-    out.json(&response.body.to_json(response.version), args.compact)
+    out.json_stream(args.compact, |json| {
+        response.body.write_json(json, response.version)
+    })
 }
 
 /// The highest version of `api` that the broker and kafka-wire both

@@ -191,36 +191,37 @@ impl<'a> rt::Encode for AddPartitionsToTxnRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AddPartitionsToTxnRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version >= 4 {
-            object.field("transactions", &self.transactions, version);
+            out.field("transactions", &self.transactions, version)?;
         }
         if version <= 3 {
-            object
-                .field(
-                    "v3AndBelowTransactionalId",
-                    &self.v3_and_below_transactional_id,
-                    version,
-                );
+            out.field(
+                "v3AndBelowTransactionalId",
+                &self.v3_and_below_transactional_id,
+                version,
+            )?;
         }
         if version <= 3 {
-            object
-                .field("v3AndBelowProducerId", &self.v3_and_below_producer_id, version);
+            out.field("v3AndBelowProducerId", &self.v3_and_below_producer_id, version)?;
         }
         if version <= 3 {
-            object
-                .field(
-                    "v3AndBelowProducerEpoch",
-                    &self.v3_and_below_producer_epoch,
-                    version,
-                );
+            out.field(
+                "v3AndBelowProducerEpoch",
+                &self.v3_and_below_producer_epoch,
+                version,
+            )?;
         }
         if version <= 3 {
-            object.field("v3AndBelowTopics", &self.v3_and_below_topics, version);
+            out.field("v3AndBelowTopics", &self.v3_and_below_topics, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -380,15 +381,19 @@ impl<'a> rt::Encode for AddPartitionsToTxnTransaction<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AddPartitionsToTxnTransaction<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("transactionalId", &self.transactional_id, version);
-        object.field("producerId", &self.producer_id, version);
-        object.field("producerEpoch", &self.producer_epoch, version);
-        object.field("verifyOnly", &self.verify_only, version);
-        object.field("topics", &self.topics, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("transactionalId", &self.transactional_id, version)?;
+        out.field("producerId", &self.producer_id, version)?;
+        out.field("producerEpoch", &self.producer_epoch, version)?;
+        out.field("verifyOnly", &self.verify_only, version)?;
+        out.field("topics", &self.topics, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -507,12 +512,16 @@ impl<'a> rt::Encode for AddPartitionsToTxnTopic<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AddPartitionsToTxnTopic<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

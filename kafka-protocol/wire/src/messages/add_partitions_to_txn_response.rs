@@ -153,25 +153,28 @@ impl<'a> rt::Encode for AddPartitionsToTxnResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AddPartitionsToTxnResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
         if version >= 4 {
-            object.field("errorCode", &self.error_code, version);
+            out.field("errorCode", &self.error_code, version)?;
         }
         if version >= 4 {
-            object.field("resultsByTransaction", &self.results_by_transaction, version);
+            out.field("resultsByTransaction", &self.results_by_transaction, version)?;
         }
         if version <= 3 {
-            object
-                .field(
-                    "resultsByTopicV3AndBelow",
-                    &self.results_by_topic_v3_and_below,
-                    version,
-                );
+            out.field(
+                "resultsByTopicV3AndBelow",
+                &self.results_by_topic_v3_and_below,
+                version,
+            )?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -296,12 +299,16 @@ impl<'a> rt::Encode for AddPartitionsToTxnResult<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AddPartitionsToTxnResult<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("transactionalId", &self.transactional_id, version);
-        object.field("topicResults", &self.topic_results, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("transactionalId", &self.transactional_id, version)?;
+        out.field("topicResults", &self.topic_results, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -419,12 +426,16 @@ impl<'a> rt::Encode for AddPartitionsToTxnTopicResult<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AddPartitionsToTxnTopicResult<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("resultsByPartition", &self.results_by_partition, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("resultsByPartition", &self.results_by_partition, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -544,12 +555,16 @@ impl<'a> rt::Encode for AddPartitionsToTxnPartitionResult<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AddPartitionsToTxnPartitionResult<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("partitionIndex", &self.partition_index, version);
-        object.field("partitionErrorCode", &self.partition_error_code, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("partitionIndex", &self.partition_index, version)?;
+        out.field("partitionErrorCode", &self.partition_error_code, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -141,18 +141,22 @@ impl<'a> rt::Encode for AddRaftVoterRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AddRaftVoterRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("clusterId", &self.cluster_id, version);
-        object.field("timeoutMs", &self.timeout_ms, version);
-        object.field("voterId", &self.voter_id, version);
-        object.field("voterDirectoryId", &self.voter_directory_id, version);
-        object.field("listeners", &self.listeners, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("clusterId", &self.cluster_id, version)?;
+        out.field("timeoutMs", &self.timeout_ms, version)?;
+        out.field("voterId", &self.voter_id, version)?;
+        out.field("voterDirectoryId", &self.voter_directory_id, version)?;
+        out.field("listeners", &self.listeners, version)?;
         if version >= 1 {
-            object.field("ackWhenCommitted", &self.ack_when_committed, version);
+            out.field("ackWhenCommitted", &self.ack_when_committed, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -266,13 +270,17 @@ impl<'a> rt::Encode for Listener<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Listener<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("host", &self.host, version);
-        object.field("port", &self.port, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("host", &self.host, version)?;
+        out.field("port", &self.port, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -96,13 +96,17 @@ impl<'a> rt::Encode for AlterPartitionRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterPartitionRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("brokerId", &self.broker_id, version);
-        object.field("brokerEpoch", &self.broker_epoch, version);
-        object.field("topics", &self.topics, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("brokerId", &self.broker_id, version)?;
+        out.field("brokerEpoch", &self.broker_epoch, version)?;
+        out.field("topics", &self.topics, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -210,12 +214,16 @@ impl<'a> rt::Encode for BrokerState<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for BrokerState<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("brokerId", &self.broker_id, version);
-        object.field("brokerEpoch", &self.broker_epoch, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("brokerId", &self.broker_id, version)?;
+        out.field("brokerEpoch", &self.broker_epoch, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -390,20 +398,24 @@ impl<'a> rt::Encode for PartitionData<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionData<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("partitionIndex", &self.partition_index, version);
-        object.field("leaderEpoch", &self.leader_epoch, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("partitionIndex", &self.partition_index, version)?;
+        out.field("leaderEpoch", &self.leader_epoch, version)?;
         if version <= 2 {
-            object.field("newIsr", &self.new_isr, version);
+            out.field("newIsr", &self.new_isr, version)?;
         }
         if version >= 3 {
-            object.field("newIsrWithEpochs", &self.new_isr_with_epochs, version);
+            out.field("newIsrWithEpochs", &self.new_isr_with_epochs, version)?;
         }
-        object.field("leaderRecoveryState", &self.leader_recovery_state, version);
-        object.field("partitionEpoch", &self.partition_epoch, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("leaderRecoveryState", &self.leader_recovery_state, version)?;
+        out.field("partitionEpoch", &self.partition_epoch, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -518,12 +530,16 @@ impl<'a> rt::Encode for TopicData<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicData<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("topicId", &self.topic_id, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("topicId", &self.topic_id, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

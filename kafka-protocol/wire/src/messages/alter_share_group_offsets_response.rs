@@ -101,14 +101,18 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterShareGroupOffsetsResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
-        object.field("errorCode", &self.error_code, version);
-        object.field("errorMessage", &self.error_message, version);
-        object.field("responses", &self.responses, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("errorMessage", &self.error_message, version)?;
+        out.field("responses", &self.responses, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -221,13 +225,17 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsResponsePartition<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterShareGroupOffsetsResponsePartition<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("partitionIndex", &self.partition_index, version);
-        object.field("errorCode", &self.error_code, version);
-        object.field("errorMessage", &self.error_message, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("partitionIndex", &self.partition_index, version)?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("errorMessage", &self.error_message, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -341,13 +349,17 @@ impl<'a> rt::Encode for AlterShareGroupOffsetsResponseTopic<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterShareGroupOffsetsResponseTopic<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("topicName", &self.topic_name, version);
-        object.field("topicId", &self.topic_id, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("topicName", &self.topic_name, version)?;
+        out.field("topicId", &self.topic_id, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

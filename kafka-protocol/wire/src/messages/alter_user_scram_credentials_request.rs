@@ -80,12 +80,16 @@ impl<'a> rt::Encode for AlterUserScramCredentialsRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterUserScramCredentialsRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("deletions", &self.deletions, version);
-        object.field("upsertions", &self.upsertions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("deletions", &self.deletions, version)?;
+        out.field("upsertions", &self.upsertions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -179,12 +183,16 @@ impl<'a> rt::Encode for ScramCredentialDeletion<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ScramCredentialDeletion<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("mechanism", &self.mechanism, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("mechanism", &self.mechanism, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -308,15 +316,19 @@ impl<'a> rt::Encode for ScramCredentialUpsertion<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ScramCredentialUpsertion<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("mechanism", &self.mechanism, version);
-        object.field("iterations", &self.iterations, version);
-        object.field("salt", &self.salt, version);
-        object.field("saltedPassword", &self.salted_password, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("mechanism", &self.mechanism, version)?;
+        out.field("iterations", &self.iterations, version)?;
+        out.field("salt", &self.salt, version)?;
+        out.field("saltedPassword", &self.salted_password, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

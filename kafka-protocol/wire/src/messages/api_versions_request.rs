@@ -151,23 +151,26 @@ impl<'a> rt::Encode for ApiVersionsRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ApiVersionsRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version >= 3 {
-            object.field("clientSoftwareName", &self.client_software_name, version);
+            out.field("clientSoftwareName", &self.client_software_name, version)?;
         }
         if version >= 3 {
-            object
-                .field("clientSoftwareVersion", &self.client_software_version, version);
+            out.field("clientSoftwareVersion", &self.client_software_version, version)?;
         }
         if version >= 5 {
-            object.field("clusterId", &self.cluster_id, version);
+            out.field("clusterId", &self.cluster_id, version)?;
         }
         if version >= 5 {
-            object.field("nodeId", &self.node_id, version);
+            out.field("nodeId", &self.node_id, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -283,32 +283,35 @@ impl<'a> rt::Encode for ApiVersionsResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ApiVersionsResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("errorCode", &self.error_code, version);
-        object.field("apiKeys", &self.api_keys, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("apiKeys", &self.api_keys, version)?;
         if version >= 1 {
-            object.field("throttleTimeMs", &self.throttle_time_ms, version);
+            out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
         }
         if version >= 3 {
-            object.field("supportedFeatures", &self.supported_features, version);
+            out.field("supportedFeatures", &self.supported_features, version)?;
         }
         if version >= 3 {
-            object
-                .field(
-                    "finalizedFeaturesEpoch",
-                    &self.finalized_features_epoch,
-                    version,
-                );
+            out.field(
+                "finalizedFeaturesEpoch",
+                &self.finalized_features_epoch,
+                version,
+            )?;
         }
         if version >= 3 {
-            object.field("finalizedFeatures", &self.finalized_features, version);
+            out.field("finalizedFeatures", &self.finalized_features, version)?;
         }
         if version >= 3 {
-            object.field("zkMigrationReady", &self.zk_migration_ready, version);
+            out.field("zkMigrationReady", &self.zk_migration_ready, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -469,13 +472,17 @@ impl<'a> rt::Encode for ApiVersion<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ApiVersion<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("apiKey", &self.api_key, version);
-        object.field("minVersion", &self.min_version, version);
-        object.field("maxVersion", &self.max_version, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("apiKey", &self.api_key, version)?;
+        out.field("minVersion", &self.min_version, version)?;
+        out.field("maxVersion", &self.max_version, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -585,13 +592,17 @@ impl<'a> rt::Encode for SupportedFeatureKey<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for SupportedFeatureKey<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("minVersion", &self.min_version, version);
-        object.field("maxVersion", &self.max_version, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("minVersion", &self.min_version, version)?;
+        out.field("maxVersion", &self.max_version, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -699,13 +710,17 @@ impl<'a> rt::Encode for FinalizedFeatureKey<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FinalizedFeatureKey<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("maxVersionLevel", &self.max_version_level, version);
-        object.field("minVersionLevel", &self.min_version_level, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("maxVersionLevel", &self.max_version_level, version)?;
+        out.field("minVersionLevel", &self.min_version_level, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

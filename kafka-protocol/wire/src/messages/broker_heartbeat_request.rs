@@ -227,21 +227,25 @@ impl<'a> rt::Encode for BrokerHeartbeatRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for BrokerHeartbeatRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("brokerId", &self.broker_id, version);
-        object.field("brokerEpoch", &self.broker_epoch, version);
-        object.field("currentMetadataOffset", &self.current_metadata_offset, version);
-        object.field("wantFence", &self.want_fence, version);
-        object.field("wantShutDown", &self.want_shut_down, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("brokerId", &self.broker_id, version)?;
+        out.field("brokerEpoch", &self.broker_epoch, version)?;
+        out.field("currentMetadataOffset", &self.current_metadata_offset, version)?;
+        out.field("wantFence", &self.want_fence, version)?;
+        out.field("wantShutDown", &self.want_shut_down, version)?;
         if version >= 1 {
-            object.field("offlineLogDirs", &self.offline_log_dirs, version);
+            out.field("offlineLogDirs", &self.offline_log_dirs, version)?;
         }
         if version >= 2 {
-            object.field("cordonedLogDirs", &self.cordoned_log_dirs, version);
+            out.field("cordonedLogDirs", &self.cordoned_log_dirs, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

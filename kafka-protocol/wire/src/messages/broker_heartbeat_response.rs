@@ -110,15 +110,19 @@ impl<'a> rt::Encode for BrokerHeartbeatResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for BrokerHeartbeatResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
-        object.field("errorCode", &self.error_code, version);
-        object.field("isCaughtUp", &self.is_caught_up, version);
-        object.field("isFenced", &self.is_fenced, version);
-        object.field("shouldShutDown", &self.should_shut_down, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("isCaughtUp", &self.is_caught_up, version)?;
+        out.field("isFenced", &self.is_fenced, version)?;
+        out.field("shouldShutDown", &self.should_shut_down, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

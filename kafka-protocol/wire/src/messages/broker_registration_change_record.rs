@@ -255,22 +255,26 @@ impl<'a> rt::Encode for BrokerRegistrationChangeRecord<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for BrokerRegistrationChangeRecord<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("brokerId", &self.broker_id, version);
-        object.field("brokerEpoch", &self.broker_epoch, version);
-        object.field("fenced", &self.fenced, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("brokerId", &self.broker_id, version)?;
+        out.field("brokerEpoch", &self.broker_epoch, version)?;
+        out.field("fenced", &self.fenced, version)?;
         if version >= 1 {
-            object.field("inControlledShutdown", &self.in_controlled_shutdown, version);
+            out.field("inControlledShutdown", &self.in_controlled_shutdown, version)?;
         }
         if version >= 2 {
-            object.field("logDirs", &self.log_dirs, version);
+            out.field("logDirs", &self.log_dirs, version)?;
         }
         if version >= 3 {
-            object.field("cordonedLogDirs", &self.cordoned_log_dirs, version);
+            out.field("cordonedLogDirs", &self.cordoned_log_dirs, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

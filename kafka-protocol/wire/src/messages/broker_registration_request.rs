@@ -178,25 +178,29 @@ impl<'a> rt::Encode for BrokerRegistrationRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for BrokerRegistrationRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("brokerId", &self.broker_id, version);
-        object.field("clusterId", &self.cluster_id, version);
-        object.field("incarnationId", &self.incarnation_id, version);
-        object.field("listeners", &self.listeners, version);
-        object.field("features", &self.features, version);
-        object.field("rack", &self.rack, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("brokerId", &self.broker_id, version)?;
+        out.field("clusterId", &self.cluster_id, version)?;
+        out.field("incarnationId", &self.incarnation_id, version)?;
+        out.field("listeners", &self.listeners, version)?;
+        out.field("features", &self.features, version)?;
+        out.field("rack", &self.rack, version)?;
         if version >= 1 {
-            object.field("isMigratingZkBroker", &self.is_migrating_zk_broker, version);
+            out.field("isMigratingZkBroker", &self.is_migrating_zk_broker, version)?;
         }
         if version >= 2 {
-            object.field("logDirs", &self.log_dirs, version);
+            out.field("logDirs", &self.log_dirs, version)?;
         }
         if version >= 3 {
-            object.field("previousBrokerEpoch", &self.previous_broker_epoch, version);
+            out.field("previousBrokerEpoch", &self.previous_broker_epoch, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -334,14 +338,18 @@ impl<'a> rt::Encode for Listener<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Listener<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("host", &self.host, version);
-        object.field("port", &self.port, version);
-        object.field("securityProtocol", &self.security_protocol, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("host", &self.host, version)?;
+        out.field("port", &self.port, version)?;
+        out.field("securityProtocol", &self.security_protocol, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -451,13 +459,17 @@ impl<'a> rt::Encode for Feature<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Feature<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("minSupportedVersion", &self.min_supported_version, version);
-        object.field("maxSupportedVersion", &self.max_supported_version, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("minSupportedVersion", &self.min_supported_version, version)?;
+        out.field("maxSupportedVersion", &self.max_supported_version, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -90,14 +90,18 @@ impl<'a> rt::Encode for ClientQuotaRecord<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ClientQuotaRecord<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("entity", &self.entity, version);
-        object.field("key", &self.key, version);
-        object.field("value", &self.value, version);
-        object.field("remove", &self.remove, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("entity", &self.entity, version)?;
+        out.field("key", &self.key, version)?;
+        out.field("value", &self.value, version)?;
+        out.field("remove", &self.remove, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -208,12 +212,16 @@ impl<'a> rt::Encode for EntityData<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EntityData<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("entityType", &self.entity_type, version);
-        object.field("entityName", &self.entity_name, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("entityType", &self.entity_type, version)?;
+        out.field("entityName", &self.entity_name, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

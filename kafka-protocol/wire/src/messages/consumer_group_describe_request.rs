@@ -81,17 +81,20 @@ impl<'a> rt::Encode for ConsumerGroupDescribeRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ConsumerGroupDescribeRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("groupIds", &self.group_ids, version);
-        object
-            .field(
-                "includeAuthorizedOperations",
-                &self.include_authorized_operations,
-                version,
-            );
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("groupIds", &self.group_ids, version)?;
+        out.field(
+            "includeAuthorizedOperations",
+            &self.include_authorized_operations,
+            version,
+        )?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

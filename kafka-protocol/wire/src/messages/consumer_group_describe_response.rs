@@ -75,12 +75,16 @@ impl<'a> rt::Encode for ConsumerGroupDescribeResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ConsumerGroupDescribeResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
-        object.field("groups", &self.groups, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
+        out.field("groups", &self.groups, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -304,23 +308,27 @@ impl<'a> rt::Encode for Member<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Member<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("memberId", &self.member_id, version);
-        object.field("instanceId", &self.instance_id, version);
-        object.field("rackId", &self.rack_id, version);
-        object.field("memberEpoch", &self.member_epoch, version);
-        object.field("clientId", &self.client_id, version);
-        object.field("clientHost", &self.client_host, version);
-        object.field("subscribedTopicNames", &self.subscribed_topic_names, version);
-        object.field("subscribedTopicRegex", &self.subscribed_topic_regex, version);
-        object.field("assignment", &self.assignment, version);
-        object.field("targetAssignment", &self.target_assignment, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("memberId", &self.member_id, version)?;
+        out.field("instanceId", &self.instance_id, version)?;
+        out.field("rackId", &self.rack_id, version)?;
+        out.field("memberEpoch", &self.member_epoch, version)?;
+        out.field("clientId", &self.client_id, version)?;
+        out.field("clientHost", &self.client_host, version)?;
+        out.field("subscribedTopicNames", &self.subscribed_topic_names, version)?;
+        out.field("subscribedTopicRegex", &self.subscribed_topic_regex, version)?;
+        out.field("assignment", &self.assignment, version)?;
+        out.field("targetAssignment", &self.target_assignment, version)?;
         if version >= 1 {
-            object.field("memberType", &self.member_type, version);
+            out.field("memberType", &self.member_type, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -528,19 +536,23 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribedGroup<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("errorCode", &self.error_code, version);
-        object.field("errorMessage", &self.error_message, version);
-        object.field("groupId", &self.group_id, version);
-        object.field("groupState", &self.group_state, version);
-        object.field("groupEpoch", &self.group_epoch, version);
-        object.field("assignmentEpoch", &self.assignment_epoch, version);
-        object.field("assignorName", &self.assignor_name, version);
-        object.field("members", &self.members, version);
-        object.field("authorizedOperations", &self.authorized_operations, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("errorMessage", &self.error_message, version)?;
+        out.field("groupId", &self.group_id, version)?;
+        out.field("groupState", &self.group_state, version)?;
+        out.field("groupEpoch", &self.group_epoch, version)?;
+        out.field("assignmentEpoch", &self.assignment_epoch, version)?;
+        out.field("assignorName", &self.assignor_name, version)?;
+        out.field("members", &self.members, version)?;
+        out.field("authorizedOperations", &self.authorized_operations, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -657,13 +669,17 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicPartitions<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("topicId", &self.topic_id, version);
-        object.field("topicName", &self.topic_name, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("topicId", &self.topic_id, version)?;
+        out.field("topicName", &self.topic_name, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -756,11 +772,15 @@ impl<'a> rt::Encode for Assignment<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Assignment<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("topicPartitions", &self.topic_partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("topicPartitions", &self.topic_partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -199,22 +199,26 @@ impl<'a> rt::Encode for ConsumerGroupHeartbeatRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ConsumerGroupHeartbeatRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("groupId", &self.group_id, version);
-        object.field("memberId", &self.member_id, version);
-        object.field("memberEpoch", &self.member_epoch, version);
-        object.field("instanceId", &self.instance_id, version);
-        object.field("rackId", &self.rack_id, version);
-        object.field("rebalanceTimeoutMs", &self.rebalance_timeout_ms, version);
-        object.field("subscribedTopicNames", &self.subscribed_topic_names, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("groupId", &self.group_id, version)?;
+        out.field("memberId", &self.member_id, version)?;
+        out.field("memberEpoch", &self.member_epoch, version)?;
+        out.field("instanceId", &self.instance_id, version)?;
+        out.field("rackId", &self.rack_id, version)?;
+        out.field("rebalanceTimeoutMs", &self.rebalance_timeout_ms, version)?;
+        out.field("subscribedTopicNames", &self.subscribed_topic_names, version)?;
         if version >= 1 {
-            object.field("subscribedTopicRegex", &self.subscribed_topic_regex, version);
+            out.field("subscribedTopicRegex", &self.subscribed_topic_regex, version)?;
         }
-        object.field("serverAssignor", &self.server_assignor, version);
-        object.field("topicPartitions", &self.topic_partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("serverAssignor", &self.server_assignor, version)?;
+        out.field("topicPartitions", &self.topic_partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -332,12 +336,16 @@ impl<'a> rt::Encode for TopicPartitions<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicPartitions<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("topicId", &self.topic_id, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("topicId", &self.topic_id, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

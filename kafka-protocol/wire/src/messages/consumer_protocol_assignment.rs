@@ -68,11 +68,15 @@ impl<'a> rt::Encode for ConsumerProtocolAssignment<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ConsumerProtocolAssignment<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("assignedPartitions", &self.assigned_partitions, version);
-        object.field("userData", &self.user_data, version);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("assignedPartitions", &self.assigned_partitions, version)?;
+        out.field("userData", &self.user_data, version)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -154,11 +158,15 @@ impl<'a> rt::Encode for TopicPartition<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicPartition<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("topic", &self.topic, version);
-        object.field("partitions", &self.partitions, version);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("topic", &self.topic, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -133,20 +133,24 @@ impl<'a> rt::Encode for ConsumerProtocolSubscription<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ConsumerProtocolSubscription<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("topics", &self.topics, version);
-        object.field("userData", &self.user_data, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("topics", &self.topics, version)?;
+        out.field("userData", &self.user_data, version)?;
         if version >= 1 {
-            object.field("ownedPartitions", &self.owned_partitions, version);
+            out.field("ownedPartitions", &self.owned_partitions, version)?;
         }
         if version >= 2 {
-            object.field("generationId", &self.generation_id, version);
+            out.field("generationId", &self.generation_id, version)?;
         }
         if version >= 3 {
-            object.field("rackId", &self.rack_id, version);
+            out.field("rackId", &self.rack_id, version)?;
         }
-        object.finish()
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -246,11 +250,15 @@ impl<'a> rt::Encode for TopicPartition<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicPartition<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("topic", &self.topic, version);
-        object.field("partitions", &self.partitions, version);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("topic", &self.topic, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -83,11 +83,15 @@ impl<'a> rt::Encode for CreateAclsRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreateAclsRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("creations", &self.creations, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("creations", &self.creations, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -261,17 +265,21 @@ impl<'a> rt::Encode for AclCreation<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AclCreation<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("resourceType", &self.resource_type, version);
-        object.field("resourceName", &self.resource_name, version);
-        object.field("resourcePatternType", &self.resource_pattern_type, version);
-        object.field("principal", &self.principal, version);
-        object.field("host", &self.host, version);
-        object.field("operation", &self.operation, version);
-        object.field("permissionType", &self.permission_type, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("resourceType", &self.resource_type, version)?;
+        out.field("resourceName", &self.resource_name, version)?;
+        out.field("resourcePatternType", &self.resource_pattern_type, version)?;
+        out.field("principal", &self.principal, version)?;
+        out.field("host", &self.host, version)?;
+        out.field("operation", &self.operation, version)?;
+        out.field("permissionType", &self.permission_type, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

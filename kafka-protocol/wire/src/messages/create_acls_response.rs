@@ -90,12 +90,16 @@ impl<'a> rt::Encode for CreateAclsResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreateAclsResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
-        object.field("results", &self.results, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
+        out.field("results", &self.results, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -223,12 +227,16 @@ impl<'a> rt::Encode for AclCreationResult<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AclCreationResult<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("errorCode", &self.error_code, version);
-        object.field("errorMessage", &self.error_message, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("errorMessage", &self.error_message, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -155,18 +155,22 @@ impl<'a> rt::Encode for CreateDelegationTokenRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreateDelegationTokenRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version >= 3 {
-            object.field("ownerPrincipalType", &self.owner_principal_type, version);
+            out.field("ownerPrincipalType", &self.owner_principal_type, version)?;
         }
         if version >= 3 {
-            object.field("ownerPrincipalName", &self.owner_principal_name, version);
+            out.field("ownerPrincipalName", &self.owner_principal_name, version)?;
         }
-        object.field("renewers", &self.renewers, version);
-        object.field("maxLifetimeMs", &self.max_lifetime_ms, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("renewers", &self.renewers, version)?;
+        out.field("maxLifetimeMs", &self.max_lifetime_ms, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -295,12 +299,16 @@ impl<'a> rt::Encode for CreatableRenewers<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreatableRenewers<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("principalType", &self.principal_type, version);
-        object.field("principalName", &self.principal_name, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("principalType", &self.principal_type, version)?;
+        out.field("principalName", &self.principal_name, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

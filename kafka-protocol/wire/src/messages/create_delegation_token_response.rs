@@ -199,35 +199,37 @@ impl<'a> rt::Encode for CreateDelegationTokenResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreateDelegationTokenResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("errorCode", &self.error_code, version);
-        object.field("principalType", &self.principal_type, version);
-        object.field("principalName", &self.principal_name, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("principalType", &self.principal_type, version)?;
+        out.field("principalName", &self.principal_name, version)?;
         if version >= 3 {
-            object
-                .field(
-                    "tokenRequesterPrincipalType",
-                    &self.token_requester_principal_type,
-                    version,
-                );
+            out.field(
+                "tokenRequesterPrincipalType",
+                &self.token_requester_principal_type,
+                version,
+            )?;
         }
         if version >= 3 {
-            object
-                .field(
-                    "tokenRequesterPrincipalName",
-                    &self.token_requester_principal_name,
-                    version,
-                );
+            out.field(
+                "tokenRequesterPrincipalName",
+                &self.token_requester_principal_name,
+                version,
+            )?;
         }
-        object.field("issueTimestampMs", &self.issue_timestamp_ms, version);
-        object.field("expiryTimestampMs", &self.expiry_timestamp_ms, version);
-        object.field("maxTimestampMs", &self.max_timestamp_ms, version);
-        object.field("tokenId", &self.token_id, version);
-        object.field("hmac", &self.hmac, version);
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("issueTimestampMs", &self.issue_timestamp_ms, version)?;
+        out.field("expiryTimestampMs", &self.expiry_timestamp_ms, version)?;
+        out.field("maxTimestampMs", &self.max_timestamp_ms, version)?;
+        out.field("tokenId", &self.token_id, version)?;
+        out.field("hmac", &self.hmac, version)?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

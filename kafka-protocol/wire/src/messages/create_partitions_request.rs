@@ -97,13 +97,17 @@ impl<'a> rt::Encode for CreatePartitionsRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreatePartitionsRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("topics", &self.topics, version);
-        object.field("timeoutMs", &self.timeout_ms, version);
-        object.field("validateOnly", &self.validate_only, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("topics", &self.topics, version)?;
+        out.field("timeoutMs", &self.timeout_ms, version)?;
+        out.field("validateOnly", &self.validate_only, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -213,11 +217,15 @@ impl<'a> rt::Encode for CreatePartitionsAssignment<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreatePartitionsAssignment<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("brokerIds", &self.broker_ids, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("brokerIds", &self.broker_ids, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -356,13 +364,17 @@ impl<'a> rt::Encode for CreatePartitionsTopic<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreatePartitionsTopic<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("count", &self.count, version);
-        object.field("assignments", &self.assignments, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("count", &self.count, version)?;
+        out.field("assignments", &self.assignments, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

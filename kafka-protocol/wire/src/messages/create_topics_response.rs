@@ -90,12 +90,16 @@ impl<'a> rt::Encode for CreateTopicsResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreateTopicsResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
-        object.field("topics", &self.topics, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
+        out.field("topics", &self.topics, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -232,15 +236,19 @@ impl<'a> rt::Encode for CreatableTopicConfigs<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreatableTopicConfigs<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("value", &self.value, version);
-        object.field("readOnly", &self.read_only, version);
-        object.field("configSource", &self.config_source, version);
-        object.field("isSensitive", &self.is_sensitive, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("value", &self.value, version)?;
+        out.field("readOnly", &self.read_only, version)?;
+        out.field("configSource", &self.config_source, version)?;
+        out.field("isSensitive", &self.is_sensitive, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -508,28 +516,32 @@ impl<'a> rt::Encode for CreatableTopicResult<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CreatableTopicResult<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
         if version >= 7 {
-            object.field("topicId", &self.topic_id, version);
+            out.field("topicId", &self.topic_id, version)?;
         }
-        object.field("errorCode", &self.error_code, version);
-        object.field("errorMessage", &self.error_message, version);
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("errorMessage", &self.error_message, version)?;
         if version >= 5 {
-            object.field("topicConfigErrorCode", &self.topic_config_error_code, version);
-        }
-        if version >= 5 {
-            object.field("numPartitions", &self.num_partitions, version);
+            out.field("topicConfigErrorCode", &self.topic_config_error_code, version)?;
         }
         if version >= 5 {
-            object.field("replicationFactor", &self.replication_factor, version);
+            out.field("numPartitions", &self.num_partitions, version)?;
         }
         if version >= 5 {
-            object.field("configs", &self.configs, version);
+            out.field("replicationFactor", &self.replication_factor, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        if version >= 5 {
+            out.field("configs", &self.configs, version)?;
+        }
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

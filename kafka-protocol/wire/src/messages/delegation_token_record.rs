@@ -131,17 +131,21 @@ impl<'a> rt::Encode for DelegationTokenRecord<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DelegationTokenRecord<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("owner", &self.owner, version);
-        object.field("requester", &self.requester, version);
-        object.field("renewers", &self.renewers, version);
-        object.field("issueTimestamp", &self.issue_timestamp, version);
-        object.field("maxTimestamp", &self.max_timestamp, version);
-        object.field("expirationTimestamp", &self.expiration_timestamp, version);
-        object.field("tokenId", &self.token_id, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("owner", &self.owner, version)?;
+        out.field("requester", &self.requester, version)?;
+        out.field("renewers", &self.renewers, version)?;
+        out.field("issueTimestamp", &self.issue_timestamp, version)?;
+        out.field("maxTimestamp", &self.max_timestamp, version)?;
+        out.field("expirationTimestamp", &self.expiration_timestamp, version)?;
+        out.field("tokenId", &self.token_id, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -132,17 +132,21 @@ impl<'a> rt::Encode for DeleteTopicsRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteTopicsRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version >= 6 {
-            object.field("topics", &self.topics, version);
+            out.field("topics", &self.topics, version)?;
         }
         if version <= 5 {
-            object.field("topicNames", &self.topic_names, version);
+            out.field("topicNames", &self.topic_names, version)?;
         }
-        object.field("timeoutMs", &self.timeout_ms, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("timeoutMs", &self.timeout_ms, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -250,12 +254,16 @@ impl<'a> rt::Encode for DeleteTopicState<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DeleteTopicState<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("topicId", &self.topic_id, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("topicId", &self.topic_id, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

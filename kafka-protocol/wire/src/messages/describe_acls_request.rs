@@ -150,17 +150,21 @@ impl<'a> rt::Encode for DescribeAclsRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeAclsRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("resourceTypeFilter", &self.resource_type_filter, version);
-        object.field("resourceNameFilter", &self.resource_name_filter, version);
-        object.field("patternTypeFilter", &self.pattern_type_filter, version);
-        object.field("principalFilter", &self.principal_filter, version);
-        object.field("hostFilter", &self.host_filter, version);
-        object.field("operation", &self.operation, version);
-        object.field("permissionType", &self.permission_type, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("resourceTypeFilter", &self.resource_type_filter, version)?;
+        out.field("resourceNameFilter", &self.resource_name_filter, version)?;
+        out.field("patternTypeFilter", &self.pattern_type_filter, version)?;
+        out.field("principalFilter", &self.principal_filter, version)?;
+        out.field("hostFilter", &self.host_filter, version)?;
+        out.field("operation", &self.operation, version)?;
+        out.field("permissionType", &self.permission_type, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -124,14 +124,18 @@ impl<'a> rt::Encode for DescribeAclsResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeAclsResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
-        object.field("errorCode", &self.error_code, version);
-        object.field("errorMessage", &self.error_message, version);
-        object.field("resources", &self.resources, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("errorMessage", &self.error_message, version)?;
+        out.field("resources", &self.resources, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -270,14 +274,18 @@ impl<'a> rt::Encode for AclDescription<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AclDescription<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("principal", &self.principal, version);
-        object.field("host", &self.host, version);
-        object.field("operation", &self.operation, version);
-        object.field("permissionType", &self.permission_type, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("principal", &self.principal, version)?;
+        out.field("host", &self.host, version)?;
+        out.field("operation", &self.operation, version)?;
+        out.field("permissionType", &self.permission_type, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -430,14 +438,18 @@ impl<'a> rt::Encode for DescribeAclsResource<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeAclsResource<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("resourceType", &self.resource_type, version);
-        object.field("resourceName", &self.resource_name, version);
-        object.field("patternType", &self.pattern_type, version);
-        object.field("acls", &self.acls, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("resourceType", &self.resource_type, version)?;
+        out.field("resourceName", &self.resource_name, version)?;
+        out.field("patternType", &self.pattern_type, version)?;
+        out.field("acls", &self.acls, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -91,12 +91,16 @@ impl<'a> rt::Encode for DescribeClientQuotasRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeClientQuotasRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("components", &self.components, version);
-        object.field("strict", &self.strict, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("components", &self.components, version)?;
+        out.field("strict", &self.strict, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -233,13 +237,17 @@ impl<'a> rt::Encode for ComponentData<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ComponentData<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("entityType", &self.entity_type, version);
-        object.field("matchType", &self.match_type, version);
-        object.field("match", &self.r#match, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("entityType", &self.entity_type, version)?;
+        out.field("matchType", &self.match_type, version)?;
+        out.field("match", &self.r#match, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

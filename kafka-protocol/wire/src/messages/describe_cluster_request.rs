@@ -116,22 +116,25 @@ impl<'a> rt::Encode for DescribeClusterRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeClusterRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object
-            .field(
-                "includeClusterAuthorizedOperations",
-                &self.include_cluster_authorized_operations,
-                version,
-            );
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field(
+            "includeClusterAuthorizedOperations",
+            &self.include_cluster_authorized_operations,
+            version,
+        )?;
         if version >= 1 {
-            object.field("endpointType", &self.endpoint_type, version);
+            out.field("endpointType", &self.endpoint_type, version)?;
         }
         if version >= 2 {
-            object.field("includeFencedBrokers", &self.include_fenced_brokers, version);
+            out.field("includeFencedBrokers", &self.include_fenced_brokers, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

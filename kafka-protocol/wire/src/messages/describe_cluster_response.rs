@@ -159,25 +159,28 @@ impl<'a> rt::Encode for DescribeClusterResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeClusterResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
-        object.field("errorCode", &self.error_code, version);
-        object.field("errorMessage", &self.error_message, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("errorMessage", &self.error_message, version)?;
         if version >= 1 {
-            object.field("endpointType", &self.endpoint_type, version);
+            out.field("endpointType", &self.endpoint_type, version)?;
         }
-        object.field("clusterId", &self.cluster_id, version);
-        object.field("controllerId", &self.controller_id, version);
-        object.field("brokers", &self.brokers, version);
-        object
-            .field(
-                "clusterAuthorizedOperations",
-                &self.cluster_authorized_operations,
-                version,
-            );
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("clusterId", &self.cluster_id, version)?;
+        out.field("controllerId", &self.controller_id, version)?;
+        out.field("brokers", &self.brokers, version)?;
+        out.field(
+            "clusterAuthorizedOperations",
+            &self.cluster_authorized_operations,
+            version,
+        )?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -328,17 +331,21 @@ impl<'a> rt::Encode for DescribeClusterBroker<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeClusterBroker<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("brokerId", &self.broker_id, version);
-        object.field("host", &self.host, version);
-        object.field("port", &self.port, version);
-        object.field("rack", &self.rack, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("brokerId", &self.broker_id, version)?;
+        out.field("host", &self.host, version)?;
+        out.field("port", &self.port, version)?;
+        out.field("rack", &self.rack, version)?;
         if version >= 2 {
-            object.field("isFenced", &self.is_fenced, version);
+            out.field("isFenced", &self.is_fenced, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

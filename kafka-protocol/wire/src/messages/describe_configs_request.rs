@@ -110,15 +110,19 @@ impl<'a> rt::Encode for DescribeConfigsRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeConfigsRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("resources", &self.resources, version);
-        object.field("includeSynonyms", &self.include_synonyms, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("resources", &self.resources, version)?;
+        out.field("includeSynonyms", &self.include_synonyms, version)?;
         if version >= 3 {
-            object.field("includeDocumentation", &self.include_documentation, version);
+            out.field("includeDocumentation", &self.include_documentation, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -273,13 +277,17 @@ impl<'a> rt::Encode for DescribeConfigsResource<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeConfigsResource<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("resourceType", &self.resource_type, version);
-        object.field("resourceName", &self.resource_name, version);
-        object.field("configurationKeys", &self.configuration_keys, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("resourceType", &self.resource_type, version)?;
+        out.field("resourceName", &self.resource_name, version)?;
+        out.field("configurationKeys", &self.configuration_keys, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

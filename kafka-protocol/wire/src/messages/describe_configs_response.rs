@@ -90,12 +90,16 @@ impl<'a> rt::Encode for DescribeConfigsResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeConfigsResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
-        object.field("results", &self.results, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
+        out.field("results", &self.results, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -232,13 +236,17 @@ impl<'a> rt::Encode for DescribeConfigsSynonym<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeConfigsSynonym<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("value", &self.value, version);
-        object.field("source", &self.source, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("value", &self.value, version)?;
+        out.field("source", &self.source, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -450,22 +458,26 @@ impl<'a> rt::Encode for DescribeConfigsResourceResult<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeConfigsResourceResult<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("value", &self.value, version);
-        object.field("readOnly", &self.read_only, version);
-        object.field("configSource", &self.config_source, version);
-        object.field("isSensitive", &self.is_sensitive, version);
-        object.field("synonyms", &self.synonyms, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("value", &self.value, version)?;
+        out.field("readOnly", &self.read_only, version)?;
+        out.field("configSource", &self.config_source, version)?;
+        out.field("isSensitive", &self.is_sensitive, version)?;
+        out.field("synonyms", &self.synonyms, version)?;
         if version >= 3 {
-            object.field("configType", &self.config_type, version);
+            out.field("configType", &self.config_type, version)?;
         }
         if version >= 3 {
-            object.field("documentation", &self.documentation, version);
+            out.field("documentation", &self.documentation, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -646,15 +658,19 @@ impl<'a> rt::Encode for DescribeConfigsResult<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeConfigsResult<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("errorCode", &self.error_code, version);
-        object.field("errorMessage", &self.error_message, version);
-        object.field("resourceType", &self.resource_type, version);
-        object.field("resourceName", &self.resource_name, version);
-        object.field("configs", &self.configs, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("errorMessage", &self.error_message, version)?;
+        out.field("resourceType", &self.resource_type, version)?;
+        out.field("resourceName", &self.resource_name, version)?;
+        out.field("configs", &self.configs, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -97,13 +97,17 @@ impl<'a> rt::Encode for DescribeDelegationTokenResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeDelegationTokenResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("errorCode", &self.error_code, version);
-        object.field("tokens", &self.tokens, version);
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("tokens", &self.tokens, version)?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -222,12 +226,16 @@ impl<'a> rt::Encode for DescribedDelegationTokenRenewer<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribedDelegationTokenRenewer<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("principalType", &self.principal_type, version);
-        object.field("principalName", &self.principal_name, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("principalType", &self.principal_type, version)?;
+        out.field("principalName", &self.principal_name, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -462,34 +470,36 @@ impl<'a> rt::Encode for DescribedDelegationToken<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribedDelegationToken<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("principalType", &self.principal_type, version);
-        object.field("principalName", &self.principal_name, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("principalType", &self.principal_type, version)?;
+        out.field("principalName", &self.principal_name, version)?;
         if version >= 3 {
-            object
-                .field(
-                    "tokenRequesterPrincipalType",
-                    &self.token_requester_principal_type,
-                    version,
-                );
+            out.field(
+                "tokenRequesterPrincipalType",
+                &self.token_requester_principal_type,
+                version,
+            )?;
         }
         if version >= 3 {
-            object
-                .field(
-                    "tokenRequesterPrincipalName",
-                    &self.token_requester_principal_name,
-                    version,
-                );
+            out.field(
+                "tokenRequesterPrincipalName",
+                &self.token_requester_principal_name,
+                version,
+            )?;
         }
-        object.field("issueTimestamp", &self.issue_timestamp, version);
-        object.field("expiryTimestamp", &self.expiry_timestamp, version);
-        object.field("maxTimestamp", &self.max_timestamp, version);
-        object.field("tokenId", &self.token_id, version);
-        object.field("hmac", &self.hmac, version);
-        object.field("renewers", &self.renewers, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("issueTimestamp", &self.issue_timestamp, version)?;
+        out.field("expiryTimestamp", &self.expiry_timestamp, version)?;
+        out.field("maxTimestamp", &self.max_timestamp, version)?;
+        out.field("tokenId", &self.token_id, version)?;
+        out.field("hmac", &self.hmac, version)?;
+        out.field("renewers", &self.renewers, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -97,14 +97,18 @@ impl<'a> rt::Encode for DescribeGroupsResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeGroupsResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version >= 1 {
-            object.field("throttleTimeMs", &self.throttle_time_ms, version);
+            out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
         }
-        object.field("groups", &self.groups, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("groups", &self.groups, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -277,18 +281,22 @@ impl<'a> rt::Encode for DescribedGroupMember<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribedGroupMember<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("memberId", &self.member_id, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("memberId", &self.member_id, version)?;
         if version >= 4 {
-            object.field("groupInstanceId", &self.group_instance_id, version);
+            out.field("groupInstanceId", &self.group_instance_id, version)?;
         }
-        object.field("clientId", &self.client_id, version);
-        object.field("clientHost", &self.client_host, version);
-        object.field("memberMetadata", &self.member_metadata, version);
-        object.field("memberAssignment", &self.member_assignment, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("clientId", &self.client_id, version)?;
+        out.field("clientHost", &self.client_host, version)?;
+        out.field("memberMetadata", &self.member_metadata, version)?;
+        out.field("memberAssignment", &self.member_assignment, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -524,22 +532,26 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribedGroup<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("errorCode", &self.error_code, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("errorCode", &self.error_code, version)?;
         if version >= 6 {
-            object.field("errorMessage", &self.error_message, version);
+            out.field("errorMessage", &self.error_message, version)?;
         }
-        object.field("groupId", &self.group_id, version);
-        object.field("groupState", &self.group_state, version);
-        object.field("protocolType", &self.protocol_type, version);
-        object.field("protocolData", &self.protocol_data, version);
-        object.field("members", &self.members, version);
+        out.field("groupId", &self.group_id, version)?;
+        out.field("groupState", &self.group_state, version)?;
+        out.field("protocolType", &self.protocol_type, version)?;
+        out.field("protocolData", &self.protocol_data, version)?;
+        out.field("members", &self.members, version)?;
         if version >= 3 {
-            object.field("authorizedOperations", &self.authorized_operations, version);
+            out.field("authorizedOperations", &self.authorized_operations, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

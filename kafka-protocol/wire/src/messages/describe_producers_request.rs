@@ -68,11 +68,15 @@ impl<'a> rt::Encode for DescribeProducersRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeProducersRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("topics", &self.topics, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("topics", &self.topics, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -168,12 +172,16 @@ impl<'a> rt::Encode for TopicRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("partitionIndexes", &self.partition_indexes, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("partitionIndexes", &self.partition_indexes, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

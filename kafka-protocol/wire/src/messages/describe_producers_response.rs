@@ -75,12 +75,16 @@ impl<'a> rt::Encode for DescribeProducersResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeProducersResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
-        object.field("topics", &self.topics, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
+        out.field("topics", &self.topics, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -239,16 +243,20 @@ impl<'a> rt::Encode for ProducerState<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ProducerState<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("producerId", &self.producer_id, version);
-        object.field("producerEpoch", &self.producer_epoch, version);
-        object.field("lastSequence", &self.last_sequence, version);
-        object.field("lastTimestamp", &self.last_timestamp, version);
-        object.field("coordinatorEpoch", &self.coordinator_epoch, version);
-        object.field("currentTxnStartOffset", &self.current_txn_start_offset, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("producerId", &self.producer_id, version)?;
+        out.field("producerEpoch", &self.producer_epoch, version)?;
+        out.field("lastSequence", &self.last_sequence, version)?;
+        out.field("lastTimestamp", &self.last_timestamp, version)?;
+        out.field("coordinatorEpoch", &self.coordinator_epoch, version)?;
+        out.field("currentTxnStartOffset", &self.current_txn_start_offset, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -379,14 +387,18 @@ impl<'a> rt::Encode for PartitionResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("partitionIndex", &self.partition_index, version);
-        object.field("errorCode", &self.error_code, version);
-        object.field("errorMessage", &self.error_message, version);
-        object.field("activeProducers", &self.active_producers, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("partitionIndex", &self.partition_index, version)?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("errorMessage", &self.error_message, version)?;
+        out.field("activeProducers", &self.active_producers, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -490,12 +502,16 @@ impl<'a> rt::Encode for TopicResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -130,18 +130,22 @@ impl<'a> rt::Encode for DescribeQuorumResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeQuorumResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("errorCode", &self.error_code, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("errorCode", &self.error_code, version)?;
         if version >= 2 {
-            object.field("errorMessage", &self.error_message, version);
+            out.field("errorMessage", &self.error_message, version)?;
         }
-        object.field("topics", &self.topics, version);
+        out.field("topics", &self.topics, version)?;
         if version >= 2 {
-            object.field("nodes", &self.nodes, version);
+            out.field("nodes", &self.nodes, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -347,20 +351,24 @@ impl<'a> rt::Encode for PartitionData<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionData<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("partitionIndex", &self.partition_index, version);
-        object.field("errorCode", &self.error_code, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("partitionIndex", &self.partition_index, version)?;
+        out.field("errorCode", &self.error_code, version)?;
         if version >= 2 {
-            object.field("errorMessage", &self.error_message, version);
+            out.field("errorMessage", &self.error_message, version)?;
         }
-        object.field("leaderId", &self.leader_id, version);
-        object.field("leaderEpoch", &self.leader_epoch, version);
-        object.field("highWatermark", &self.high_watermark, version);
-        object.field("currentVoters", &self.current_voters, version);
-        object.field("observers", &self.observers, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("leaderId", &self.leader_id, version)?;
+        out.field("leaderEpoch", &self.leader_epoch, version)?;
+        out.field("highWatermark", &self.high_watermark, version)?;
+        out.field("currentVoters", &self.current_voters, version)?;
+        out.field("observers", &self.observers, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -476,12 +484,16 @@ impl<'a> rt::Encode for TopicData<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicData<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("topicName", &self.topic_name, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("topicName", &self.topic_name, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -583,13 +595,17 @@ impl<'a> rt::Encode for Listener<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Listener<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("host", &self.host, version);
-        object.field("port", &self.port, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("host", &self.host, version)?;
+        out.field("port", &self.port, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -689,12 +705,16 @@ impl<'a> rt::Encode for Node<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Node<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("nodeId", &self.node_id, version);
-        object.field("listeners", &self.listeners, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("nodeId", &self.node_id, version)?;
+        out.field("listeners", &self.listeners, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -856,22 +876,25 @@ impl<'a> rt::Encode for ReplicaState<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ReplicaState<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("replicaId", &self.replica_id, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("replicaId", &self.replica_id, version)?;
         if version >= 2 {
-            object.field("replicaDirectoryId", &self.replica_directory_id, version);
+            out.field("replicaDirectoryId", &self.replica_directory_id, version)?;
         }
-        object.field("logEndOffset", &self.log_end_offset, version);
+        out.field("logEndOffset", &self.log_end_offset, version)?;
         if version >= 1 {
-            object.field("lastFetchTimestamp", &self.last_fetch_timestamp, version);
+            out.field("lastFetchTimestamp", &self.last_fetch_timestamp, version)?;
         }
         if version >= 1 {
-            object
-                .field("lastCaughtUpTimestamp", &self.last_caught_up_timestamp, version);
+            out.field("lastCaughtUpTimestamp", &self.last_caught_up_timestamp, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

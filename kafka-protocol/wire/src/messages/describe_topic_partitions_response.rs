@@ -91,13 +91,17 @@ impl<'a> rt::Encode for DescribeTopicPartitionsResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeTopicPartitionsResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
-        object.field("topics", &self.topics, version);
-        object.field("nextCursor", &self.next_cursor, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
+        out.field("topics", &self.topics, version)?;
+        out.field("nextCursor", &self.next_cursor, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -306,19 +310,23 @@ impl<'a> rt::Encode for DescribeTopicPartitionsResponsePartition<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeTopicPartitionsResponsePartition<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("errorCode", &self.error_code, version);
-        object.field("partitionIndex", &self.partition_index, version);
-        object.field("leaderId", &self.leader_id, version);
-        object.field("leaderEpoch", &self.leader_epoch, version);
-        object.field("replicaNodes", &self.replica_nodes, version);
-        object.field("isrNodes", &self.isr_nodes, version);
-        object.field("eligibleLeaderReplicas", &self.eligible_leader_replicas, version);
-        object.field("lastKnownElr", &self.last_known_elr, version);
-        object.field("offlineReplicas", &self.offline_replicas, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("partitionIndex", &self.partition_index, version)?;
+        out.field("leaderId", &self.leader_id, version)?;
+        out.field("leaderEpoch", &self.leader_epoch, version)?;
+        out.field("replicaNodes", &self.replica_nodes, version)?;
+        out.field("isrNodes", &self.isr_nodes, version)?;
+        out.field("eligibleLeaderReplicas", &self.eligible_leader_replicas, version)?;
+        out.field("lastKnownElr", &self.last_known_elr, version)?;
+        out.field("offlineReplicas", &self.offline_replicas, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -488,21 +496,24 @@ impl<'a> rt::Encode for DescribeTopicPartitionsResponseTopic<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribeTopicPartitionsResponseTopic<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("errorCode", &self.error_code, version);
-        object.field("name", &self.name, version);
-        object.field("topicId", &self.topic_id, version);
-        object.field("isInternal", &self.is_internal, version);
-        object.field("partitions", &self.partitions, version);
-        object
-            .field(
-                "topicAuthorizedOperations",
-                &self.topic_authorized_operations,
-                version,
-            );
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("name", &self.name, version)?;
+        out.field("topicId", &self.topic_id, version)?;
+        out.field("isInternal", &self.is_internal, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.field(
+            "topicAuthorizedOperations",
+            &self.topic_authorized_operations,
+            version,
+        )?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -605,12 +616,16 @@ impl<'a> rt::Encode for Cursor<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Cursor<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("topicName", &self.topic_name, version);
-        object.field("partitionIndex", &self.partition_index, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("topicName", &self.topic_name, version)?;
+        out.field("partitionIndex", &self.partition_index, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

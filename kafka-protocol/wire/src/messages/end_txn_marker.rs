@@ -50,10 +50,14 @@ impl rt::Encode for EndTxnMarker {
 #[cfg(feature = "json")]
 impl rt::JsonForm for EndTxnMarker {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("coordinatorEpoch", &self.coordinator_epoch, version);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("coordinatorEpoch", &self.coordinator_epoch, version)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -101,13 +101,17 @@ impl<'a> rt::Encode for EnvelopeRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EnvelopeRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("requestData", &self.request_data, version);
-        object.field("requestPrincipal", &self.request_principal, version);
-        object.field("clientHostAddress", &self.client_host_address, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("requestData", &self.request_data, version)?;
+        out.field("requestPrincipal", &self.request_principal, version)?;
+        out.field("clientHostAddress", &self.client_host_address, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

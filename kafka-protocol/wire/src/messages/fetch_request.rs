@@ -320,36 +320,40 @@ impl<'a> rt::Encode for FetchRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FetchRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version >= 12 {
-            object.field("clusterId", &self.cluster_id, version);
+            out.field("clusterId", &self.cluster_id, version)?;
         }
         if version <= 14 {
-            object.field("replicaId", &self.replica_id, version);
+            out.field("replicaId", &self.replica_id, version)?;
         }
         if version >= 15 {
-            object.field("replicaState", &self.replica_state, version);
+            out.field("replicaState", &self.replica_state, version)?;
         }
-        object.field("maxWaitMs", &self.max_wait_ms, version);
-        object.field("minBytes", &self.min_bytes, version);
-        object.field("maxBytes", &self.max_bytes, version);
-        object.field("isolationLevel", &self.isolation_level, version);
+        out.field("maxWaitMs", &self.max_wait_ms, version)?;
+        out.field("minBytes", &self.min_bytes, version)?;
+        out.field("maxBytes", &self.max_bytes, version)?;
+        out.field("isolationLevel", &self.isolation_level, version)?;
         if version >= 7 {
-            object.field("sessionId", &self.session_id, version);
+            out.field("sessionId", &self.session_id, version)?;
         }
         if version >= 7 {
-            object.field("sessionEpoch", &self.session_epoch, version);
+            out.field("sessionEpoch", &self.session_epoch, version)?;
         }
-        object.field("topics", &self.topics, version);
+        out.field("topics", &self.topics, version)?;
         if version >= 7 {
-            object.field("forgottenTopicsData", &self.forgotten_topics_data, version);
+            out.field("forgottenTopicsData", &self.forgotten_topics_data, version)?;
         }
         if version >= 11 {
-            object.field("rackId", &self.rack_id, version);
+            out.field("rackId", &self.rack_id, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -511,12 +515,16 @@ impl<'a> rt::Encode for ReplicaState<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ReplicaState<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("replicaId", &self.replica_id, version);
-        object.field("replicaEpoch", &self.replica_epoch, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("replicaId", &self.replica_id, version)?;
+        out.field("replicaEpoch", &self.replica_epoch, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -809,28 +817,32 @@ impl<'a> rt::Encode for FetchPartition<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FetchPartition<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("partition", &self.partition, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("partition", &self.partition, version)?;
         if version >= 9 {
-            object.field("currentLeaderEpoch", &self.current_leader_epoch, version);
+            out.field("currentLeaderEpoch", &self.current_leader_epoch, version)?;
         }
-        object.field("fetchOffset", &self.fetch_offset, version);
+        out.field("fetchOffset", &self.fetch_offset, version)?;
         if version >= 12 {
-            object.field("lastFetchedEpoch", &self.last_fetched_epoch, version);
+            out.field("lastFetchedEpoch", &self.last_fetched_epoch, version)?;
         }
         if version >= 5 {
-            object.field("logStartOffset", &self.log_start_offset, version);
+            out.field("logStartOffset", &self.log_start_offset, version)?;
         }
-        object.field("partitionMaxBytes", &self.partition_max_bytes, version);
+        out.field("partitionMaxBytes", &self.partition_max_bytes, version)?;
         if version >= 17 {
-            object.field("replicaDirectoryId", &self.replica_directory_id, version);
+            out.field("replicaDirectoryId", &self.replica_directory_id, version)?;
         }
         if version >= 18 {
-            object.field("highWatermark", &self.high_watermark, version);
+            out.field("highWatermark", &self.high_watermark, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -1008,17 +1020,21 @@ impl<'a> rt::Encode for FetchTopic<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FetchTopic<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version <= 12 {
-            object.field("topic", &self.topic, version);
+            out.field("topic", &self.topic, version)?;
         }
         if version >= 13 {
-            object.field("topicId", &self.topic_id, version);
+            out.field("topicId", &self.topic_id, version)?;
         }
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -1170,17 +1186,21 @@ impl<'a> rt::Encode for ForgottenTopic<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ForgottenTopic<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version <= 12 {
-            object.field("topic", &self.topic, version);
+            out.field("topic", &self.topic, version)?;
         }
         if version >= 13 {
-            object.field("topicId", &self.topic_id, version);
+            out.field("topicId", &self.topic_id, version)?;
         }
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

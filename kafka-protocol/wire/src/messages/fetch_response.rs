@@ -187,21 +187,25 @@ impl<'a> rt::Encode for FetchResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FetchResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
         if version >= 7 {
-            object.field("errorCode", &self.error_code, version);
+            out.field("errorCode", &self.error_code, version)?;
         }
         if version >= 7 {
-            object.field("sessionId", &self.session_id, version);
+            out.field("sessionId", &self.session_id, version)?;
         }
-        object.field("responses", &self.responses, version);
+        out.field("responses", &self.responses, version)?;
         if version >= 16 {
-            object.field("nodeEndpoints", &self.node_endpoints, version);
+            out.field("nodeEndpoints", &self.node_endpoints, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -331,12 +335,16 @@ impl<'a> rt::Encode for EpochEndOffset<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EpochEndOffset<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("epoch", &self.epoch, version);
-        object.field("endOffset", &self.end_offset, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("epoch", &self.epoch, version)?;
+        out.field("endOffset", &self.end_offset, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -442,12 +450,16 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("leaderId", &self.leader_id, version);
-        object.field("leaderEpoch", &self.leader_epoch, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("leaderId", &self.leader_id, version)?;
+        out.field("leaderEpoch", &self.leader_epoch, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -553,12 +565,16 @@ impl<'a> rt::Encode for SnapshotId<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for SnapshotId<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("endOffset", &self.end_offset, version);
-        object.field("epoch", &self.epoch, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("endOffset", &self.end_offset, version)?;
+        out.field("epoch", &self.epoch, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -674,12 +690,16 @@ impl<'a> rt::Encode for AbortedTransaction<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AbortedTransaction<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("producerId", &self.producer_id, version);
-        object.field("firstOffset", &self.first_offset, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("producerId", &self.producer_id, version)?;
+        out.field("firstOffset", &self.first_offset, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -1059,31 +1079,35 @@ impl<'a> rt::Encode for PartitionData<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionData<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("partitionIndex", &self.partition_index, version);
-        object.field("errorCode", &self.error_code, version);
-        object.field("highWatermark", &self.high_watermark, version);
-        object.field("lastStableOffset", &self.last_stable_offset, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("partitionIndex", &self.partition_index, version)?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("highWatermark", &self.high_watermark, version)?;
+        out.field("lastStableOffset", &self.last_stable_offset, version)?;
         if version >= 5 {
-            object.field("logStartOffset", &self.log_start_offset, version);
+            out.field("logStartOffset", &self.log_start_offset, version)?;
         }
         if version >= 12 {
-            object.field("divergingEpoch", &self.diverging_epoch, version);
+            out.field("divergingEpoch", &self.diverging_epoch, version)?;
         }
         if version >= 12 {
-            object.field("currentLeader", &self.current_leader, version);
+            out.field("currentLeader", &self.current_leader, version)?;
         }
         if version >= 12 {
-            object.field("snapshotId", &self.snapshot_id, version);
+            out.field("snapshotId", &self.snapshot_id, version)?;
         }
-        object.field("abortedTransactions", &self.aborted_transactions, version);
+        out.field("abortedTransactions", &self.aborted_transactions, version)?;
         if version >= 11 {
-            object.field("preferredReadReplica", &self.preferred_read_replica, version);
+            out.field("preferredReadReplica", &self.preferred_read_replica, version)?;
         }
-        object.field("records", &self.records, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("records", &self.records, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -1271,17 +1295,21 @@ impl<'a> rt::Encode for FetchableTopicResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FetchableTopicResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version <= 12 {
-            object.field("topic", &self.topic, version);
+            out.field("topic", &self.topic, version)?;
         }
         if version >= 13 {
-            object.field("topicId", &self.topic_id, version);
+            out.field("topicId", &self.topic_id, version)?;
         }
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -1406,14 +1434,18 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for NodeEndpoint<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("nodeId", &self.node_id, version);
-        object.field("host", &self.host, version);
-        object.field("port", &self.port, version);
-        object.field("rack", &self.rack, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("nodeId", &self.node_id, version)?;
+        out.field("host", &self.host, version)?;
+        out.field("port", &self.port, version)?;
+        out.field("rack", &self.rack, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -148,14 +148,18 @@ impl<'a> rt::Encode for FetchSnapshotRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FetchSnapshotRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("clusterId", &self.cluster_id, version);
-        object.field("replicaId", &self.replica_id, version);
-        object.field("maxBytes", &self.max_bytes, version);
-        object.field("topics", &self.topics, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("clusterId", &self.cluster_id, version)?;
+        out.field("replicaId", &self.replica_id, version)?;
+        out.field("maxBytes", &self.max_bytes, version)?;
+        out.field("topics", &self.topics, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -254,12 +258,16 @@ impl<'a> rt::Encode for SnapshotId<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for SnapshotId<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("endOffset", &self.end_offset, version);
-        object.field("epoch", &self.epoch, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("endOffset", &self.end_offset, version)?;
+        out.field("epoch", &self.epoch, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -434,17 +442,21 @@ impl<'a> rt::Encode for PartitionSnapshot<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionSnapshot<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("partition", &self.partition, version);
-        object.field("currentLeaderEpoch", &self.current_leader_epoch, version);
-        object.field("snapshotId", &self.snapshot_id, version);
-        object.field("position", &self.position, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("partition", &self.partition, version)?;
+        out.field("currentLeaderEpoch", &self.current_leader_epoch, version)?;
+        out.field("snapshotId", &self.snapshot_id, version)?;
+        out.field("position", &self.position, version)?;
         if version >= 1 {
-            object.field("replicaDirectoryId", &self.replica_directory_id, version);
+            out.field("replicaDirectoryId", &self.replica_directory_id, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -554,12 +566,16 @@ impl<'a> rt::Encode for TopicSnapshot<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicSnapshot<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -142,19 +142,23 @@ impl<'a> rt::Encode for FindCoordinatorRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FindCoordinatorRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version <= 3 {
-            object.field("key", &self.key, version);
+            out.field("key", &self.key, version)?;
         }
         if version >= 1 {
-            object.field("keyType", &self.key_type, version);
+            out.field("keyType", &self.key_type, version)?;
         }
         if version >= 4 {
-            object.field("coordinatorKeys", &self.coordinator_keys, version);
+            out.field("coordinatorKeys", &self.coordinator_keys, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -218,31 +218,35 @@ impl<'a> rt::Encode for FindCoordinatorResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FindCoordinatorResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version >= 1 {
-            object.field("throttleTimeMs", &self.throttle_time_ms, version);
+            out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
         }
         if version <= 3 {
-            object.field("errorCode", &self.error_code, version);
+            out.field("errorCode", &self.error_code, version)?;
         }
         if (1..=3).contains(&version) {
-            object.field("errorMessage", &self.error_message, version);
+            out.field("errorMessage", &self.error_message, version)?;
         }
         if version <= 3 {
-            object.field("nodeId", &self.node_id, version);
+            out.field("nodeId", &self.node_id, version)?;
         }
         if version <= 3 {
-            object.field("host", &self.host, version);
+            out.field("host", &self.host, version)?;
         }
         if version <= 3 {
-            object.field("port", &self.port, version);
+            out.field("port", &self.port, version)?;
         }
         if version >= 4 {
-            object.field("coordinators", &self.coordinators, version);
+            out.field("coordinators", &self.coordinators, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -424,16 +428,20 @@ impl<'a> rt::Encode for Coordinator<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Coordinator<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("key", &self.key, version);
-        object.field("nodeId", &self.node_id, version);
-        object.field("host", &self.host, version);
-        object.field("port", &self.port, version);
-        object.field("errorCode", &self.error_code, version);
-        object.field("errorMessage", &self.error_message, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("key", &self.key, version)?;
+        out.field("nodeId", &self.node_id, version)?;
+        out.field("host", &self.host, version)?;
+        out.field("port", &self.port, version)?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("errorMessage", &self.error_message, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -152,24 +152,27 @@ impl<'a> rt::Encode for GetTelemetrySubscriptionsResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for GetTelemetrySubscriptionsResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
-        object.field("errorCode", &self.error_code, version);
-        object.field("clientInstanceId", &self.client_instance_id, version);
-        object.field("subscriptionId", &self.subscription_id, version);
-        object
-            .field(
-                "acceptedCompressionTypes",
-                &self.accepted_compression_types,
-                version,
-            );
-        object.field("pushIntervalMs", &self.push_interval_ms, version);
-        object.field("telemetryMaxBytes", &self.telemetry_max_bytes, version);
-        object.field("deltaTemporality", &self.delta_temporality, version);
-        object.field("requestedMetrics", &self.requested_metrics, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("clientInstanceId", &self.client_instance_id, version)?;
+        out.field("subscriptionId", &self.subscription_id, version)?;
+        out.field(
+            "acceptedCompressionTypes",
+            &self.accepted_compression_types,
+            version,
+        )?;
+        out.field("pushIntervalMs", &self.push_interval_ms, version)?;
+        out.field("telemetryMaxBytes", &self.telemetry_max_bytes, version)?;
+        out.field("deltaTemporality", &self.delta_temporality, version)?;
+        out.field("requestedMetrics", &self.requested_metrics, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

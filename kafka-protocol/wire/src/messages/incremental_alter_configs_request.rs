@@ -90,12 +90,16 @@ impl<'a> rt::Encode for IncrementalAlterConfigsRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for IncrementalAlterConfigsRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("resources", &self.resources, version);
-        object.field("validateOnly", &self.validate_only, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("resources", &self.resources, version)?;
+        out.field("validateOnly", &self.validate_only, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -232,13 +236,17 @@ impl<'a> rt::Encode for AlterableConfig<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterableConfig<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("configOperation", &self.config_operation, version);
-        object.field("value", &self.value, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("configOperation", &self.config_operation, version)?;
+        out.field("value", &self.value, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -368,13 +376,17 @@ impl<'a> rt::Encode for AlterConfigsResource<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AlterConfigsResource<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("resourceType", &self.resource_type, version);
-        object.field("resourceName", &self.resource_name, version);
-        object.field("configs", &self.configs, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("resourceType", &self.resource_type, version)?;
+        out.field("resourceName", &self.resource_name, version)?;
+        out.field("configs", &self.configs, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -181,24 +181,28 @@ impl<'a> rt::Encode for InitProducerIdRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for InitProducerIdRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("transactionalId", &self.transactional_id, version);
-        object.field("transactionTimeoutMs", &self.transaction_timeout_ms, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("transactionalId", &self.transactional_id, version)?;
+        out.field("transactionTimeoutMs", &self.transaction_timeout_ms, version)?;
         if version >= 3 {
-            object.field("producerId", &self.producer_id, version);
+            out.field("producerId", &self.producer_id, version)?;
         }
         if version >= 3 {
-            object.field("producerEpoch", &self.producer_epoch, version);
+            out.field("producerEpoch", &self.producer_epoch, version)?;
         }
         if version >= 6 {
-            object.field("enable2Pc", &self.enable2_pc, version);
+            out.field("enable2Pc", &self.enable2_pc, version)?;
         }
         if version >= 6 {
-            object.field("keepPreparedTxn", &self.keep_prepared_txn, version);
+            out.field("keepPreparedTxn", &self.keep_prepared_txn, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -164,25 +164,28 @@ impl<'a> rt::Encode for InitProducerIdResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for InitProducerIdResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
-        object.field("errorCode", &self.error_code, version);
-        object.field("producerId", &self.producer_id, version);
-        object.field("producerEpoch", &self.producer_epoch, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("producerId", &self.producer_id, version)?;
+        out.field("producerEpoch", &self.producer_epoch, version)?;
         if version >= 6 {
-            object.field("ongoingTxnProducerId", &self.ongoing_txn_producer_id, version);
+            out.field("ongoingTxnProducerId", &self.ongoing_txn_producer_id, version)?;
         }
         if version >= 6 {
-            object
-                .field(
-                    "ongoingTxnProducerEpoch",
-                    &self.ongoing_txn_producer_epoch,
-                    version,
-                );
+            out.field(
+                "ongoingTxnProducerEpoch",
+                &self.ongoing_txn_producer_epoch,
+                version,
+            )?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

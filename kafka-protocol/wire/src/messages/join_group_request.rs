@@ -187,24 +187,28 @@ impl<'a> rt::Encode for JoinGroupRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for JoinGroupRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("groupId", &self.group_id, version);
-        object.field("sessionTimeoutMs", &self.session_timeout_ms, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("groupId", &self.group_id, version)?;
+        out.field("sessionTimeoutMs", &self.session_timeout_ms, version)?;
         if version >= 1 {
-            object.field("rebalanceTimeoutMs", &self.rebalance_timeout_ms, version);
+            out.field("rebalanceTimeoutMs", &self.rebalance_timeout_ms, version)?;
         }
-        object.field("memberId", &self.member_id, version);
+        out.field("memberId", &self.member_id, version)?;
         if version >= 5 {
-            object.field("groupInstanceId", &self.group_instance_id, version);
+            out.field("groupInstanceId", &self.group_instance_id, version)?;
         }
-        object.field("protocolType", &self.protocol_type, version);
-        object.field("protocols", &self.protocols, version);
+        out.field("protocolType", &self.protocol_type, version)?;
+        out.field("protocols", &self.protocols, version)?;
         if version >= 8 {
-            object.field("reason", &self.reason, version);
+            out.field("reason", &self.reason, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -344,12 +348,16 @@ impl<'a> rt::Encode for JoinGroupRequestProtocol<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for JoinGroupRequestProtocol<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("metadata", &self.metadata, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("metadata", &self.metadata, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -206,25 +206,29 @@ impl<'a> rt::Encode for JoinGroupResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for JoinGroupResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version >= 2 {
-            object.field("throttleTimeMs", &self.throttle_time_ms, version);
+            out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
         }
-        object.field("errorCode", &self.error_code, version);
-        object.field("generationId", &self.generation_id, version);
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("generationId", &self.generation_id, version)?;
         if version >= 7 {
-            object.field("protocolType", &self.protocol_type, version);
+            out.field("protocolType", &self.protocol_type, version)?;
         }
-        object.field("protocolName", &self.protocol_name, version);
-        object.field("leader", &self.leader, version);
+        out.field("protocolName", &self.protocol_name, version)?;
+        out.field("leader", &self.leader, version)?;
         if version >= 9 {
-            object.field("skipAssignment", &self.skip_assignment, version);
+            out.field("skipAssignment", &self.skip_assignment, version)?;
         }
-        object.field("memberId", &self.member_id, version);
-        object.field("members", &self.members, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("memberId", &self.member_id, version)?;
+        out.field("members", &self.members, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -388,15 +392,19 @@ impl<'a> rt::Encode for JoinGroupResponseMember<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for JoinGroupResponseMember<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("memberId", &self.member_id, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("memberId", &self.member_id, version)?;
         if version >= 5 {
-            object.field("groupInstanceId", &self.group_instance_id, version);
+            out.field("groupInstanceId", &self.group_instance_id, version)?;
         }
-        object.field("metadata", &self.metadata, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("metadata", &self.metadata, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

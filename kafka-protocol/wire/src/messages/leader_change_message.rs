@@ -90,14 +90,18 @@ impl<'a> rt::Encode for LeaderChangeMessage<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for LeaderChangeMessage<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("version", &self.version, version);
-        object.field("leaderId", &self.leader_id, version);
-        object.field("voters", &self.voters, version);
-        object.field("grantingVoters", &self.granting_voters, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("version", &self.version, version)?;
+        out.field("leaderId", &self.leader_id, version)?;
+        out.field("voters", &self.voters, version)?;
+        out.field("grantingVoters", &self.granting_voters, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -209,14 +213,18 @@ impl<'a> rt::Encode for Voter<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Voter<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("voterId", &self.voter_id, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("voterId", &self.voter_id, version)?;
         if version >= 1 {
-            object.field("voterDirectoryId", &self.voter_directory_id, version);
+            out.field("voterDirectoryId", &self.voter_directory_id, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -129,17 +129,21 @@ impl<'a> rt::Encode for LeaveGroupRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for LeaveGroupRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("groupId", &self.group_id, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("groupId", &self.group_id, version)?;
         if version <= 2 {
-            object.field("memberId", &self.member_id, version);
+            out.field("memberId", &self.member_id, version)?;
         }
         if version >= 3 {
-            object.field("members", &self.members, version);
+            out.field("members", &self.members, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -291,15 +295,19 @@ impl<'a> rt::Encode for MemberIdentity<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for MemberIdentity<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("memberId", &self.member_id, version);
-        object.field("groupInstanceId", &self.group_instance_id, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("memberId", &self.member_id, version)?;
+        out.field("groupInstanceId", &self.group_instance_id, version)?;
         if version >= 5 {
-            object.field("reason", &self.reason, version);
+            out.field("reason", &self.reason, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -140,16 +140,20 @@ impl<'a> rt::Encode for ListGroupsRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListGroupsRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version >= 4 {
-            object.field("statesFilter", &self.states_filter, version);
+            out.field("statesFilter", &self.states_filter, version)?;
         }
         if version >= 5 {
-            object.field("typesFilter", &self.types_filter, version);
+            out.field("typesFilter", &self.types_filter, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

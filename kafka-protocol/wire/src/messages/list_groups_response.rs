@@ -104,15 +104,19 @@ impl<'a> rt::Encode for ListGroupsResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListGroupsResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version >= 1 {
-            object.field("throttleTimeMs", &self.throttle_time_ms, version);
+            out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
         }
-        object.field("errorCode", &self.error_code, version);
-        object.field("groups", &self.groups, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("groups", &self.groups, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -277,18 +281,22 @@ impl<'a> rt::Encode for ListedGroup<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListedGroup<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("groupId", &self.group_id, version);
-        object.field("protocolType", &self.protocol_type, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("groupId", &self.group_id, version)?;
+        out.field("protocolType", &self.protocol_type, version)?;
         if version >= 4 {
-            object.field("groupState", &self.group_state, version);
+            out.field("groupState", &self.group_state, version)?;
         }
         if version >= 5 {
-            object.field("groupType", &self.group_type, version);
+            out.field("groupType", &self.group_type, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -124,18 +124,22 @@ impl<'a> rt::Encode for ListOffsetsRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListOffsetsRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("replicaId", &self.replica_id, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("replicaId", &self.replica_id, version)?;
         if version >= 2 {
-            object.field("isolationLevel", &self.isolation_level, version);
+            out.field("isolationLevel", &self.isolation_level, version)?;
         }
-        object.field("topics", &self.topics, version);
+        out.field("topics", &self.topics, version)?;
         if version >= 10 {
-            object.field("timeoutMs", &self.timeout_ms, version);
+            out.field("timeoutMs", &self.timeout_ms, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -291,15 +295,19 @@ impl<'a> rt::Encode for ListOffsetsPartition<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListOffsetsPartition<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("partitionIndex", &self.partition_index, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("partitionIndex", &self.partition_index, version)?;
         if version >= 4 {
-            object.field("currentLeaderEpoch", &self.current_leader_epoch, version);
+            out.field("currentLeaderEpoch", &self.current_leader_epoch, version)?;
         }
-        object.field("timestamp", &self.timestamp, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("timestamp", &self.timestamp, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -427,12 +435,16 @@ impl<'a> rt::Encode for ListOffsetsTopic<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListOffsetsTopic<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

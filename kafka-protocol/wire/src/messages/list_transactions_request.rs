@@ -149,23 +149,26 @@ impl<'a> rt::Encode for ListTransactionsRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListTransactionsRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("stateFilters", &self.state_filters, version);
-        object.field("producerIdFilters", &self.producer_id_filters, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("stateFilters", &self.state_filters, version)?;
+        out.field("producerIdFilters", &self.producer_id_filters, version)?;
         if version >= 1 {
-            object.field("durationFilter", &self.duration_filter, version);
+            out.field("durationFilter", &self.duration_filter, version)?;
         }
         if version >= 2 {
-            object
-                .field(
-                    "transactionalIdPattern",
-                    &self.transactional_id_pattern,
-                    version,
-                );
+            out.field(
+                "transactionalIdPattern",
+                &self.transactional_id_pattern,
+                version,
+            )?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

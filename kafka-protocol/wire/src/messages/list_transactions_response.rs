@@ -107,14 +107,18 @@ impl<'a> rt::Encode for ListTransactionsResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ListTransactionsResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
-        object.field("errorCode", &self.error_code, version);
-        object.field("unknownStateFilters", &self.unknown_state_filters, version);
-        object.field("transactionStates", &self.transaction_states, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("unknownStateFilters", &self.unknown_state_filters, version)?;
+        out.field("transactionStates", &self.transaction_states, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -225,13 +229,17 @@ impl<'a> rt::Encode for TransactionState<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TransactionState<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("transactionalId", &self.transactional_id, version);
-        object.field("producerId", &self.producer_id, version);
-        object.field("transactionState", &self.transaction_state, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("transactionalId", &self.transactional_id, version)?;
+        out.field("producerId", &self.producer_id, version)?;
+        out.field("transactionState", &self.transaction_state, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -164,35 +164,36 @@ impl<'a> rt::Encode for MetadataRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for MetadataRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("topics", &self.topics, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("topics", &self.topics, version)?;
         if version >= 4 {
-            object
-                .field(
-                    "allowAutoTopicCreation",
-                    &self.allow_auto_topic_creation,
-                    version,
-                );
+            out.field(
+                "allowAutoTopicCreation",
+                &self.allow_auto_topic_creation,
+                version,
+            )?;
         }
         if (8..=10).contains(&version) {
-            object
-                .field(
-                    "includeClusterAuthorizedOperations",
-                    &self.include_cluster_authorized_operations,
-                    version,
-                );
+            out.field(
+                "includeClusterAuthorizedOperations",
+                &self.include_cluster_authorized_operations,
+                version,
+            )?;
         }
         if version >= 8 {
-            object
-                .field(
-                    "includeTopicAuthorizedOperations",
-                    &self.include_topic_authorized_operations,
-                    version,
-                );
+            out.field(
+                "includeTopicAuthorizedOperations",
+                &self.include_topic_authorized_operations,
+                version,
+            )?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -362,14 +363,18 @@ impl<'a> rt::Encode for MetadataRequestTopic<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for MetadataRequestTopic<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version >= 10 {
-            object.field("topicId", &self.topic_id, version);
+            out.field("topicId", &self.topic_id, version)?;
         }
-        object.field("name", &self.name, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("name", &self.name, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

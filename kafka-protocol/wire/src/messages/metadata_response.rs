@@ -190,32 +190,35 @@ impl<'a> rt::Encode for MetadataResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for MetadataResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version >= 3 {
-            object.field("throttleTimeMs", &self.throttle_time_ms, version);
+            out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
         }
-        object.field("brokers", &self.brokers, version);
+        out.field("brokers", &self.brokers, version)?;
         if version >= 2 {
-            object.field("clusterId", &self.cluster_id, version);
+            out.field("clusterId", &self.cluster_id, version)?;
         }
         if version >= 1 {
-            object.field("controllerId", &self.controller_id, version);
+            out.field("controllerId", &self.controller_id, version)?;
         }
-        object.field("topics", &self.topics, version);
+        out.field("topics", &self.topics, version)?;
         if (8..=10).contains(&version) {
-            object
-                .field(
-                    "clusterAuthorizedOperations",
-                    &self.cluster_authorized_operations,
-                    version,
-                );
+            out.field(
+                "clusterAuthorizedOperations",
+                &self.cluster_authorized_operations,
+                version,
+            )?;
         }
         if version >= 13 {
-            object.field("errorCode", &self.error_code, version);
+            out.field("errorCode", &self.error_code, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -390,16 +393,20 @@ impl<'a> rt::Encode for MetadataResponseBroker<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for MetadataResponseBroker<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("nodeId", &self.node_id, version);
-        object.field("host", &self.host, version);
-        object.field("port", &self.port, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("nodeId", &self.node_id, version)?;
+        out.field("host", &self.host, version)?;
+        out.field("port", &self.port, version)?;
         if version >= 1 {
-            object.field("rack", &self.rack, version);
+            out.field("rack", &self.rack, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -607,21 +614,25 @@ impl<'a> rt::Encode for MetadataResponsePartition<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for MetadataResponsePartition<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("errorCode", &self.error_code, version);
-        object.field("partitionIndex", &self.partition_index, version);
-        object.field("leaderId", &self.leader_id, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("partitionIndex", &self.partition_index, version)?;
+        out.field("leaderId", &self.leader_id, version)?;
         if version >= 7 {
-            object.field("leaderEpoch", &self.leader_epoch, version);
+            out.field("leaderEpoch", &self.leader_epoch, version)?;
         }
-        object.field("replicaNodes", &self.replica_nodes, version);
-        object.field("isrNodes", &self.isr_nodes, version);
+        out.field("replicaNodes", &self.replica_nodes, version)?;
+        out.field("isrNodes", &self.isr_nodes, version)?;
         if version >= 5 {
-            object.field("offlineReplicas", &self.offline_replicas, version);
+            out.field("offlineReplicas", &self.offline_replicas, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -856,27 +867,30 @@ impl<'a> rt::Encode for MetadataResponseTopic<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for MetadataResponseTopic<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("errorCode", &self.error_code, version);
-        object.field("name", &self.name, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("name", &self.name, version)?;
         if version >= 10 {
-            object.field("topicId", &self.topic_id, version);
+            out.field("topicId", &self.topic_id, version)?;
         }
         if version >= 1 {
-            object.field("isInternal", &self.is_internal, version);
+            out.field("isInternal", &self.is_internal, version)?;
         }
-        object.field("partitions", &self.partitions, version);
+        out.field("partitions", &self.partitions, version)?;
         if version >= 8 {
-            object
-                .field(
-                    "topicAuthorizedOperations",
-                    &self.topic_authorized_operations,
-                    version,
-                );
+            out.field(
+                "topicAuthorizedOperations",
+                &self.topic_authorized_operations,
+                version,
+            )?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

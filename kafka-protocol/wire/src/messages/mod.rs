@@ -5584,6 +5584,218 @@ impl<'a> RequestBody<'a> {
             Self::UnregisterController(m) => rt::JsonForm::to_json(m, version),
         }
     }
+    /// Writes the JSON form at `version` to `out`, straight from the
+    /// message: the text serde_json prints for `to_json`.
+    #[cfg(feature = "json")]
+    #[cfg_attr(not(feature = "precompile"), inline)]
+    pub fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        match self {
+            #[cfg(feature = "produce")]
+            Self::Produce(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "fetch")]
+            Self::Fetch(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "list-offsets")]
+            Self::ListOffsets(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "metadata")]
+            Self::Metadata(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "offset-commit")]
+            Self::OffsetCommit(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "offset-fetch")]
+            Self::OffsetFetch(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "find-coordinator")]
+            Self::FindCoordinator(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "join-group")]
+            Self::JoinGroup(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "heartbeat")]
+            Self::Heartbeat(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "leave-group")]
+            Self::LeaveGroup(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "sync-group")]
+            Self::SyncGroup(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-groups")]
+            Self::DescribeGroups(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "list-groups")]
+            Self::ListGroups(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "sasl-handshake")]
+            Self::SaslHandshake(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "api-versions")]
+            Self::ApiVersions(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "create-topics")]
+            Self::CreateTopics(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "delete-topics")]
+            Self::DeleteTopics(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "delete-records")]
+            Self::DeleteRecords(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "init-producer-id")]
+            Self::InitProducerId(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "offset-for-leader-epoch")]
+            Self::OffsetForLeaderEpoch(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "add-partitions-to-txn")]
+            Self::AddPartitionsToTxn(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "add-offsets-to-txn")]
+            Self::AddOffsetsToTxn(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "end-txn")]
+            Self::EndTxn(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "write-txn-markers")]
+            Self::WriteTxnMarkers(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "txn-offset-commit")]
+            Self::TxnOffsetCommit(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-acls")]
+            Self::DescribeAcls(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "create-acls")]
+            Self::CreateAcls(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "delete-acls")]
+            Self::DeleteAcls(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-configs")]
+            Self::DescribeConfigs(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "alter-configs")]
+            Self::AlterConfigs(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "alter-replica-log-dirs")]
+            Self::AlterReplicaLogDirs(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-log-dirs")]
+            Self::DescribeLogDirs(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "sasl-authenticate")]
+            Self::SaslAuthenticate(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "create-partitions")]
+            Self::CreatePartitions(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "create-delegation-token")]
+            Self::CreateDelegationToken(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "renew-delegation-token")]
+            Self::RenewDelegationToken(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "expire-delegation-token")]
+            Self::ExpireDelegationToken(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-delegation-token")]
+            Self::DescribeDelegationToken(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "delete-groups")]
+            Self::DeleteGroups(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "elect-leaders")]
+            Self::ElectLeaders(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "incremental-alter-configs")]
+            Self::IncrementalAlterConfigs(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "alter-partition-reassignments")]
+            Self::AlterPartitionReassignments(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            #[cfg(feature = "list-partition-reassignments")]
+            Self::ListPartitionReassignments(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            #[cfg(feature = "offset-delete")]
+            Self::OffsetDelete(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-client-quotas")]
+            Self::DescribeClientQuotas(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "alter-client-quotas")]
+            Self::AlterClientQuotas(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-user-scram-credentials")]
+            Self::DescribeUserScramCredentials(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            #[cfg(feature = "alter-user-scram-credentials")]
+            Self::AlterUserScramCredentials(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            #[cfg(feature = "vote")]
+            Self::Vote(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "begin-quorum-epoch")]
+            Self::BeginQuorumEpoch(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "end-quorum-epoch")]
+            Self::EndQuorumEpoch(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-quorum")]
+            Self::DescribeQuorum(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "alter-partition")]
+            Self::AlterPartition(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "update-features")]
+            Self::UpdateFeatures(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "envelope")]
+            Self::Envelope(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "fetch-snapshot")]
+            Self::FetchSnapshot(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-cluster")]
+            Self::DescribeCluster(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-producers")]
+            Self::DescribeProducers(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "broker-registration")]
+            Self::BrokerRegistration(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "broker-heartbeat")]
+            Self::BrokerHeartbeat(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "unregister-broker")]
+            Self::UnregisterBroker(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-transactions")]
+            Self::DescribeTransactions(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "list-transactions")]
+            Self::ListTransactions(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "allocate-producer-ids")]
+            Self::AllocateProducerIds(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "consumer-group-heartbeat")]
+            Self::ConsumerGroupHeartbeat(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "consumer-group-describe")]
+            Self::ConsumerGroupDescribe(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "controller-registration")]
+            Self::ControllerRegistration(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "get-telemetry-subscriptions")]
+            Self::GetTelemetrySubscriptions(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            #[cfg(feature = "push-telemetry")]
+            Self::PushTelemetry(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "assign-replicas-to-dirs")]
+            Self::AssignReplicasToDirs(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "list-config-resources")]
+            Self::ListConfigResources(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-topic-partitions")]
+            Self::DescribeTopicPartitions(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "share-group-heartbeat")]
+            Self::ShareGroupHeartbeat(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "share-group-describe")]
+            Self::ShareGroupDescribe(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "share-fetch")]
+            Self::ShareFetch(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "share-acknowledge")]
+            Self::ShareAcknowledge(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "add-raft-voter")]
+            Self::AddRaftVoter(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "remove-raft-voter")]
+            Self::RemoveRaftVoter(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "update-raft-voter")]
+            Self::UpdateRaftVoter(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "initialize-share-group-state")]
+            Self::InitializeShareGroupState(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            #[cfg(feature = "read-share-group-state")]
+            Self::ReadShareGroupState(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "write-share-group-state")]
+            Self::WriteShareGroupState(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "delete-share-group-state")]
+            Self::DeleteShareGroupState(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "read-share-group-state-summary")]
+            Self::ReadShareGroupStateSummary(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            #[cfg(feature = "streams-group-heartbeat")]
+            Self::StreamsGroupHeartbeat(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "streams-group-describe")]
+            Self::StreamsGroupDescribe(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-share-group-offsets")]
+            Self::DescribeShareGroupOffsets(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            #[cfg(feature = "alter-share-group-offsets")]
+            Self::AlterShareGroupOffsets(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "delete-share-group-offsets")]
+            Self::DeleteShareGroupOffsets(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "streams-group-topology-description-update")]
+            Self::StreamsGroupTopologyDescriptionUpdate(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            #[cfg(feature = "unregister-controller")]
+            Self::UnregisterController(m) => rt::JsonForm::write_json(m, out, version),
+        }
+    }
     /// Reads the JSON form of the message with this key at `version`.
     #[cfg(feature = "json")]
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -12382,6 +12594,218 @@ impl<'a> ResponseBody<'a> {
             Self::UnregisterController(m) => rt::JsonForm::to_json(m, version),
         }
     }
+    /// Writes the JSON form at `version` to `out`, straight from the
+    /// message: the text serde_json prints for `to_json`.
+    #[cfg(feature = "json")]
+    #[cfg_attr(not(feature = "precompile"), inline)]
+    pub fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        match self {
+            #[cfg(feature = "produce")]
+            Self::Produce(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "fetch")]
+            Self::Fetch(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "list-offsets")]
+            Self::ListOffsets(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "metadata")]
+            Self::Metadata(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "offset-commit")]
+            Self::OffsetCommit(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "offset-fetch")]
+            Self::OffsetFetch(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "find-coordinator")]
+            Self::FindCoordinator(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "join-group")]
+            Self::JoinGroup(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "heartbeat")]
+            Self::Heartbeat(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "leave-group")]
+            Self::LeaveGroup(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "sync-group")]
+            Self::SyncGroup(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-groups")]
+            Self::DescribeGroups(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "list-groups")]
+            Self::ListGroups(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "sasl-handshake")]
+            Self::SaslHandshake(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "api-versions")]
+            Self::ApiVersions(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "create-topics")]
+            Self::CreateTopics(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "delete-topics")]
+            Self::DeleteTopics(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "delete-records")]
+            Self::DeleteRecords(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "init-producer-id")]
+            Self::InitProducerId(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "offset-for-leader-epoch")]
+            Self::OffsetForLeaderEpoch(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "add-partitions-to-txn")]
+            Self::AddPartitionsToTxn(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "add-offsets-to-txn")]
+            Self::AddOffsetsToTxn(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "end-txn")]
+            Self::EndTxn(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "write-txn-markers")]
+            Self::WriteTxnMarkers(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "txn-offset-commit")]
+            Self::TxnOffsetCommit(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-acls")]
+            Self::DescribeAcls(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "create-acls")]
+            Self::CreateAcls(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "delete-acls")]
+            Self::DeleteAcls(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-configs")]
+            Self::DescribeConfigs(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "alter-configs")]
+            Self::AlterConfigs(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "alter-replica-log-dirs")]
+            Self::AlterReplicaLogDirs(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-log-dirs")]
+            Self::DescribeLogDirs(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "sasl-authenticate")]
+            Self::SaslAuthenticate(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "create-partitions")]
+            Self::CreatePartitions(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "create-delegation-token")]
+            Self::CreateDelegationToken(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "renew-delegation-token")]
+            Self::RenewDelegationToken(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "expire-delegation-token")]
+            Self::ExpireDelegationToken(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-delegation-token")]
+            Self::DescribeDelegationToken(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "delete-groups")]
+            Self::DeleteGroups(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "elect-leaders")]
+            Self::ElectLeaders(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "incremental-alter-configs")]
+            Self::IncrementalAlterConfigs(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "alter-partition-reassignments")]
+            Self::AlterPartitionReassignments(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            #[cfg(feature = "list-partition-reassignments")]
+            Self::ListPartitionReassignments(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            #[cfg(feature = "offset-delete")]
+            Self::OffsetDelete(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-client-quotas")]
+            Self::DescribeClientQuotas(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "alter-client-quotas")]
+            Self::AlterClientQuotas(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-user-scram-credentials")]
+            Self::DescribeUserScramCredentials(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            #[cfg(feature = "alter-user-scram-credentials")]
+            Self::AlterUserScramCredentials(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            #[cfg(feature = "vote")]
+            Self::Vote(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "begin-quorum-epoch")]
+            Self::BeginQuorumEpoch(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "end-quorum-epoch")]
+            Self::EndQuorumEpoch(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-quorum")]
+            Self::DescribeQuorum(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "alter-partition")]
+            Self::AlterPartition(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "update-features")]
+            Self::UpdateFeatures(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "envelope")]
+            Self::Envelope(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "fetch-snapshot")]
+            Self::FetchSnapshot(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-cluster")]
+            Self::DescribeCluster(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-producers")]
+            Self::DescribeProducers(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "broker-registration")]
+            Self::BrokerRegistration(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "broker-heartbeat")]
+            Self::BrokerHeartbeat(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "unregister-broker")]
+            Self::UnregisterBroker(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-transactions")]
+            Self::DescribeTransactions(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "list-transactions")]
+            Self::ListTransactions(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "allocate-producer-ids")]
+            Self::AllocateProducerIds(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "consumer-group-heartbeat")]
+            Self::ConsumerGroupHeartbeat(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "consumer-group-describe")]
+            Self::ConsumerGroupDescribe(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "controller-registration")]
+            Self::ControllerRegistration(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "get-telemetry-subscriptions")]
+            Self::GetTelemetrySubscriptions(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            #[cfg(feature = "push-telemetry")]
+            Self::PushTelemetry(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "assign-replicas-to-dirs")]
+            Self::AssignReplicasToDirs(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "list-config-resources")]
+            Self::ListConfigResources(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-topic-partitions")]
+            Self::DescribeTopicPartitions(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "share-group-heartbeat")]
+            Self::ShareGroupHeartbeat(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "share-group-describe")]
+            Self::ShareGroupDescribe(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "share-fetch")]
+            Self::ShareFetch(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "share-acknowledge")]
+            Self::ShareAcknowledge(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "add-raft-voter")]
+            Self::AddRaftVoter(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "remove-raft-voter")]
+            Self::RemoveRaftVoter(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "update-raft-voter")]
+            Self::UpdateRaftVoter(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "initialize-share-group-state")]
+            Self::InitializeShareGroupState(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            #[cfg(feature = "read-share-group-state")]
+            Self::ReadShareGroupState(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "write-share-group-state")]
+            Self::WriteShareGroupState(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "delete-share-group-state")]
+            Self::DeleteShareGroupState(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "read-share-group-state-summary")]
+            Self::ReadShareGroupStateSummary(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            #[cfg(feature = "streams-group-heartbeat")]
+            Self::StreamsGroupHeartbeat(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "streams-group-describe")]
+            Self::StreamsGroupDescribe(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "describe-share-group-offsets")]
+            Self::DescribeShareGroupOffsets(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            #[cfg(feature = "alter-share-group-offsets")]
+            Self::AlterShareGroupOffsets(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "delete-share-group-offsets")]
+            Self::DeleteShareGroupOffsets(m) => rt::JsonForm::write_json(m, out, version),
+            #[cfg(feature = "streams-group-topology-description-update")]
+            Self::StreamsGroupTopologyDescriptionUpdate(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            #[cfg(feature = "unregister-controller")]
+            Self::UnregisterController(m) => rt::JsonForm::write_json(m, out, version),
+        }
+    }
     /// Reads the JSON form of the message with this key at `version`.
     #[cfg(feature = "json")]
     #[cfg_attr(not(feature = "precompile"), inline)]
@@ -17751,6 +18175,51 @@ impl<'a> MetadataRecord<'a> {
             Self::RegisterController(m) => rt::JsonForm::to_json(m, version),
             Self::ClearElr(m) => rt::JsonForm::to_json(m, version),
             Self::UnregisterController(m) => rt::JsonForm::to_json(m, version),
+        }
+    }
+    /// Writes the JSON form at `version` to `out`, straight from the
+    /// message: the text serde_json prints for `to_json`.
+    #[cfg(feature = "json")]
+    #[cfg_attr(not(feature = "precompile"), inline)]
+    pub fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        match self {
+            Self::RegisterBroker(m) => rt::JsonForm::write_json(m, out, version),
+            Self::UnregisterBroker(m) => rt::JsonForm::write_json(m, out, version),
+            Self::Topic(m) => rt::JsonForm::write_json(m, out, version),
+            Self::Partition(m) => rt::JsonForm::write_json(m, out, version),
+            Self::Config(m) => rt::JsonForm::write_json(m, out, version),
+            Self::PartitionChange(m) => rt::JsonForm::write_json(m, out, version),
+            Self::FenceBroker(m) => rt::JsonForm::write_json(m, out, version),
+            Self::UnfenceBroker(m) => rt::JsonForm::write_json(m, out, version),
+            Self::RemoveTopic(m) => rt::JsonForm::write_json(m, out, version),
+            Self::DelegationToken(m) => rt::JsonForm::write_json(m, out, version),
+            Self::UserScramCredential(m) => rt::JsonForm::write_json(m, out, version),
+            Self::FeatureLevel(m) => rt::JsonForm::write_json(m, out, version),
+            Self::ClientQuota(m) => rt::JsonForm::write_json(m, out, version),
+            Self::ProducerIds(m) => rt::JsonForm::write_json(m, out, version),
+            Self::BrokerRegistrationChange(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            Self::AccessControlEntry(m) => rt::JsonForm::write_json(m, out, version),
+            Self::RemoveAccessControlEntry(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            Self::NoOp(m) => rt::JsonForm::write_json(m, out, version),
+            Self::ZkMigrationState(m) => rt::JsonForm::write_json(m, out, version),
+            Self::RemoveUserScramCredential(m) => {
+                rt::JsonForm::write_json(m, out, version)
+            }
+            Self::BeginTransaction(m) => rt::JsonForm::write_json(m, out, version),
+            Self::EndTransaction(m) => rt::JsonForm::write_json(m, out, version),
+            Self::AbortTransaction(m) => rt::JsonForm::write_json(m, out, version),
+            Self::RemoveDelegationToken(m) => rt::JsonForm::write_json(m, out, version),
+            Self::RegisterController(m) => rt::JsonForm::write_json(m, out, version),
+            Self::ClearElr(m) => rt::JsonForm::write_json(m, out, version),
+            Self::UnregisterController(m) => rt::JsonForm::write_json(m, out, version),
         }
     }
     /// Reads the JSON form of the message with this key at `version`.

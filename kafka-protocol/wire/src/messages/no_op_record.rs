@@ -53,10 +53,14 @@ impl<'a> rt::Encode for NoOpRecord<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for NoOpRecord<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, _version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        _version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, _version: i16) -> Result<Self, rt::JsonError> {

@@ -161,25 +161,28 @@ impl<'a> rt::Encode for OffsetCommitRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetCommitRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("groupId", &self.group_id, version);
-        object
-            .field(
-                "generationIdOrMemberEpoch",
-                &self.generation_id_or_member_epoch,
-                version,
-            );
-        object.field("memberId", &self.member_id, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("groupId", &self.group_id, version)?;
+        out.field(
+            "generationIdOrMemberEpoch",
+            &self.generation_id_or_member_epoch,
+            version,
+        )?;
+        out.field("memberId", &self.member_id, version)?;
         if version >= 7 {
-            object.field("groupInstanceId", &self.group_instance_id, version);
+            out.field("groupInstanceId", &self.group_instance_id, version)?;
         }
         if version <= 4 {
-            object.field("retentionTimeMs", &self.retention_time_ms, version);
+            out.field("retentionTimeMs", &self.retention_time_ms, version)?;
         }
-        object.field("topics", &self.topics, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("topics", &self.topics, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -357,16 +360,20 @@ impl<'a> rt::Encode for OffsetCommitRequestPartition<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetCommitRequestPartition<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("partitionIndex", &self.partition_index, version);
-        object.field("committedOffset", &self.committed_offset, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("partitionIndex", &self.partition_index, version)?;
+        out.field("committedOffset", &self.committed_offset, version)?;
         if version >= 6 {
-            object.field("committedLeaderEpoch", &self.committed_leader_epoch, version);
+            out.field("committedLeaderEpoch", &self.committed_leader_epoch, version)?;
         }
-        object.field("committedMetadata", &self.committed_metadata, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("committedMetadata", &self.committed_metadata, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -521,17 +528,21 @@ impl<'a> rt::Encode for OffsetCommitRequestTopic<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetCommitRequestTopic<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version <= 9 {
-            object.field("name", &self.name, version);
+            out.field("name", &self.name, version)?;
         }
         if version >= 10 {
-            object.field("topicId", &self.topic_id, version);
+            out.field("topicId", &self.topic_id, version)?;
         }
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -188,22 +188,26 @@ impl<'a> rt::Encode for OffsetFetchRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetFetchRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version <= 7 {
-            object.field("groupId", &self.group_id, version);
+            out.field("groupId", &self.group_id, version)?;
         }
         if version <= 7 {
-            object.field("topics", &self.topics, version);
+            out.field("topics", &self.topics, version)?;
         }
         if version >= 8 {
-            object.field("groups", &self.groups, version);
+            out.field("groups", &self.groups, version)?;
         }
         if version >= 7 {
-            object.field("requireStable", &self.require_stable, version);
+            out.field("requireStable", &self.require_stable, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -343,12 +347,16 @@ impl<'a> rt::Encode for OffsetFetchRequestTopic<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetFetchRequestTopic<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("partitionIndexes", &self.partition_indexes, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("partitionIndexes", &self.partition_indexes, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -475,17 +483,21 @@ impl<'a> rt::Encode for OffsetFetchRequestTopics<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetFetchRequestTopics<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version <= 9 {
-            object.field("name", &self.name, version);
+            out.field("name", &self.name, version)?;
         }
         if version >= 10 {
-            object.field("topicId", &self.topic_id, version);
+            out.field("topicId", &self.topic_id, version)?;
         }
-        object.field("partitionIndexes", &self.partition_indexes, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("partitionIndexes", &self.partition_indexes, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -645,18 +657,22 @@ impl<'a> rt::Encode for OffsetFetchRequestGroup<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetFetchRequestGroup<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("groupId", &self.group_id, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("groupId", &self.group_id, version)?;
         if version >= 9 {
-            object.field("memberId", &self.member_id, version);
+            out.field("memberId", &self.member_id, version)?;
         }
         if version >= 9 {
-            object.field("memberEpoch", &self.member_epoch, version);
+            out.field("memberEpoch", &self.member_epoch, version)?;
         }
-        object.field("topics", &self.topics, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("topics", &self.topics, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -150,22 +150,26 @@ impl<'a> rt::Encode for OffsetFetchResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetFetchResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version >= 3 {
-            object.field("throttleTimeMs", &self.throttle_time_ms, version);
+            out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
         }
         if version <= 7 {
-            object.field("topics", &self.topics, version);
+            out.field("topics", &self.topics, version)?;
         }
         if (2..=7).contains(&version) {
-            object.field("errorCode", &self.error_code, version);
+            out.field("errorCode", &self.error_code, version)?;
         }
         if version >= 8 {
-            object.field("groups", &self.groups, version);
+            out.field("groups", &self.groups, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -353,17 +357,21 @@ impl<'a> rt::Encode for OffsetFetchResponsePartition<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetFetchResponsePartition<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("partitionIndex", &self.partition_index, version);
-        object.field("committedOffset", &self.committed_offset, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("partitionIndex", &self.partition_index, version)?;
+        out.field("committedOffset", &self.committed_offset, version)?;
         if version >= 5 {
-            object.field("committedLeaderEpoch", &self.committed_leader_epoch, version);
+            out.field("committedLeaderEpoch", &self.committed_leader_epoch, version)?;
         }
-        object.field("metadata", &self.metadata, version);
-        object.field("errorCode", &self.error_code, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("metadata", &self.metadata, version)?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -495,12 +503,16 @@ impl<'a> rt::Encode for OffsetFetchResponseTopic<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetFetchResponseTopic<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -653,15 +665,19 @@ impl<'a> rt::Encode for OffsetFetchResponsePartitions<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetFetchResponsePartitions<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("partitionIndex", &self.partition_index, version);
-        object.field("committedOffset", &self.committed_offset, version);
-        object.field("committedLeaderEpoch", &self.committed_leader_epoch, version);
-        object.field("metadata", &self.metadata, version);
-        object.field("errorCode", &self.error_code, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("partitionIndex", &self.partition_index, version)?;
+        out.field("committedOffset", &self.committed_offset, version)?;
+        out.field("committedLeaderEpoch", &self.committed_leader_epoch, version)?;
+        out.field("metadata", &self.metadata, version)?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -792,17 +808,21 @@ impl<'a> rt::Encode for OffsetFetchResponseTopics<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetFetchResponseTopics<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version <= 9 {
-            object.field("name", &self.name, version);
+            out.field("name", &self.name, version)?;
         }
         if version >= 10 {
-            object.field("topicId", &self.topic_id, version);
+            out.field("topicId", &self.topic_id, version)?;
         }
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -919,13 +939,17 @@ impl<'a> rt::Encode for OffsetFetchResponseGroup<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetFetchResponseGroup<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("groupId", &self.group_id, version);
-        object.field("topics", &self.topics, version);
-        object.field("errorCode", &self.error_code, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("groupId", &self.group_id, version)?;
+        out.field("topics", &self.topics, version)?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

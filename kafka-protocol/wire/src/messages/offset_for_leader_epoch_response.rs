@@ -90,12 +90,16 @@ impl<'a> rt::Encode for OffsetForLeaderEpochResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetForLeaderEpochResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
-        object.field("topics", &self.topics, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
+        out.field("topics", &self.topics, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -257,14 +261,18 @@ impl<'a> rt::Encode for EpochEndOffset<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EpochEndOffset<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("errorCode", &self.error_code, version);
-        object.field("partition", &self.partition, version);
-        object.field("leaderEpoch", &self.leader_epoch, version);
-        object.field("endOffset", &self.end_offset, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("partition", &self.partition, version)?;
+        out.field("leaderEpoch", &self.leader_epoch, version)?;
+        out.field("endOffset", &self.end_offset, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -389,12 +397,16 @@ impl<'a> rt::Encode for OffsetForLeaderTopicResult<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for OffsetForLeaderTopicResult<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("topic", &self.topic, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("topic", &self.topic, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -465,32 +465,35 @@ impl<'a> rt::Encode for PartitionChangeRecord<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionChangeRecord<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("partitionId", &self.partition_id, version);
-        object.field("topicId", &self.topic_id, version);
-        object.field("isr", &self.isr, version);
-        object.field("leader", &self.leader, version);
-        object.field("replicas", &self.replicas, version);
-        object.field("removingReplicas", &self.removing_replicas, version);
-        object.field("addingReplicas", &self.adding_replicas, version);
-        object.field("leaderRecoveryState", &self.leader_recovery_state, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("partitionId", &self.partition_id, version)?;
+        out.field("topicId", &self.topic_id, version)?;
+        out.field("isr", &self.isr, version)?;
+        out.field("leader", &self.leader, version)?;
+        out.field("replicas", &self.replicas, version)?;
+        out.field("removingReplicas", &self.removing_replicas, version)?;
+        out.field("addingReplicas", &self.adding_replicas, version)?;
+        out.field("leaderRecoveryState", &self.leader_recovery_state, version)?;
         if version >= 1 {
-            object.field("directories", &self.directories, version);
+            out.field("directories", &self.directories, version)?;
         }
         if version >= 2 {
-            object
-                .field(
-                    "eligibleLeaderReplicas",
-                    &self.eligible_leader_replicas,
-                    version,
-                );
+            out.field(
+                "eligibleLeaderReplicas",
+                &self.eligible_leader_replicas,
+                version,
+            )?;
         }
         if version >= 2 {
-            object.field("lastKnownElr", &self.last_known_elr, version);
+            out.field("lastKnownElr", &self.last_known_elr, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -112,14 +112,18 @@ impl<'a> rt::Encode for ProduceRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ProduceRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("transactionalId", &self.transactional_id, version);
-        object.field("acks", &self.acks, version);
-        object.field("timeoutMs", &self.timeout_ms, version);
-        object.field("topicData", &self.topic_data, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("transactionalId", &self.transactional_id, version)?;
+        out.field("acks", &self.acks, version)?;
+        out.field("timeoutMs", &self.timeout_ms, version)?;
+        out.field("topicData", &self.topic_data, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -241,12 +245,16 @@ impl<'a> rt::Encode for PartitionProduceData<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionProduceData<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("index", &self.index, version);
-        object.field("records", &self.records, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("index", &self.index, version)?;
+        out.field("records", &self.records, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -393,17 +401,21 @@ impl<'a> rt::Encode for TopicProduceData<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicProduceData<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version <= 12 {
-            object.field("name", &self.name, version);
+            out.field("name", &self.name, version)?;
         }
         if version >= 13 {
-            object.field("topicId", &self.topic_id, version);
+            out.field("topicId", &self.topic_id, version)?;
         }
-        object.field("partitionData", &self.partition_data, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("partitionData", &self.partition_data, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

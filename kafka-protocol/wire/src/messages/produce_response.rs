@@ -156,15 +156,19 @@ impl<'a> rt::Encode for ProduceResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ProduceResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("responses", &self.responses, version);
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("responses", &self.responses, version)?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
         if version >= 10 {
-            object.field("nodeEndpoints", &self.node_endpoints, version);
+            out.field("nodeEndpoints", &self.node_endpoints, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -291,12 +295,16 @@ impl<'a> rt::Encode for BatchIndexAndErrorMessage<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for BatchIndexAndErrorMessage<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("batchIndex", &self.batch_index, version);
-        object.field("batchIndexErrorMessage", &self.batch_index_error_message, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("batchIndex", &self.batch_index, version)?;
+        out.field("batchIndexErrorMessage", &self.batch_index_error_message, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -409,12 +417,16 @@ impl<'a> rt::Encode for LeaderIdAndEpoch<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for LeaderIdAndEpoch<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("leaderId", &self.leader_id, version);
-        object.field("leaderEpoch", &self.leader_epoch, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("leaderId", &self.leader_id, version)?;
+        out.field("leaderEpoch", &self.leader_epoch, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -711,26 +723,30 @@ impl<'a> rt::Encode for PartitionProduceResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionProduceResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("index", &self.index, version);
-        object.field("errorCode", &self.error_code, version);
-        object.field("baseOffset", &self.base_offset, version);
-        object.field("logAppendTimeMs", &self.log_append_time_ms, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("index", &self.index, version)?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("baseOffset", &self.base_offset, version)?;
+        out.field("logAppendTimeMs", &self.log_append_time_ms, version)?;
         if version >= 5 {
-            object.field("logStartOffset", &self.log_start_offset, version);
+            out.field("logStartOffset", &self.log_start_offset, version)?;
         }
         if version >= 8 {
-            object.field("recordErrors", &self.record_errors, version);
+            out.field("recordErrors", &self.record_errors, version)?;
         }
         if version >= 8 {
-            object.field("errorMessage", &self.error_message, version);
+            out.field("errorMessage", &self.error_message, version)?;
         }
         if version >= 10 {
-            object.field("currentLeader", &self.current_leader, version);
+            out.field("currentLeader", &self.current_leader, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -907,17 +923,21 @@ impl<'a> rt::Encode for TopicProduceResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicProduceResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version <= 12 {
-            object.field("name", &self.name, version);
+            out.field("name", &self.name, version)?;
         }
         if version >= 13 {
-            object.field("topicId", &self.topic_id, version);
+            out.field("topicId", &self.topic_id, version)?;
         }
-        object.field("partitionResponses", &self.partition_responses, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("partitionResponses", &self.partition_responses, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -1042,14 +1062,18 @@ impl<'a> rt::Encode for NodeEndpoint<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for NodeEndpoint<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("nodeId", &self.node_id, version);
-        object.field("host", &self.host, version);
-        object.field("port", &self.port, version);
-        object.field("rack", &self.rack, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("nodeId", &self.node_id, version)?;
+        out.field("host", &self.host, version)?;
+        out.field("port", &self.port, version)?;
+        out.field("rack", &self.rack, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -98,15 +98,19 @@ impl<'a> rt::Encode for PushTelemetryRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PushTelemetryRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("clientInstanceId", &self.client_instance_id, version);
-        object.field("subscriptionId", &self.subscription_id, version);
-        object.field("terminating", &self.terminating, version);
-        object.field("compressionType", &self.compression_type, version);
-        object.field("metrics", &self.metrics, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("clientInstanceId", &self.client_instance_id, version)?;
+        out.field("subscriptionId", &self.subscription_id, version)?;
+        out.field("terminating", &self.terminating, version)?;
+        out.field("compressionType", &self.compression_type, version)?;
+        out.field("metrics", &self.metrics, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

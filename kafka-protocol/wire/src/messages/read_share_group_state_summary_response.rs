@@ -68,11 +68,15 @@ impl<'a> rt::Encode for ReadShareGroupStateSummaryResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ReadShareGroupStateSummaryResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("results", &self.results, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("results", &self.results, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -242,20 +246,23 @@ impl<'a> rt::Encode for PartitionResult<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionResult<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("partition", &self.partition, version);
-        object.field("errorCode", &self.error_code, version);
-        object.field("errorMessage", &self.error_message, version);
-        object.field("stateEpoch", &self.state_epoch, version);
-        object.field("leaderEpoch", &self.leader_epoch, version);
-        object.field("startOffset", &self.start_offset, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("partition", &self.partition, version)?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("errorMessage", &self.error_message, version)?;
+        out.field("stateEpoch", &self.state_epoch, version)?;
+        out.field("leaderEpoch", &self.leader_epoch, version)?;
+        out.field("startOffset", &self.start_offset, version)?;
         if version >= 1 {
-            object
-                .field("deliveryCompleteCount", &self.delivery_complete_count, version);
+            out.field("deliveryCompleteCount", &self.delivery_complete_count, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -368,12 +375,16 @@ impl<'a> rt::Encode for ReadStateSummaryResult<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ReadStateSummaryResult<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("topicId", &self.topic_id, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("topicId", &self.topic_id, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

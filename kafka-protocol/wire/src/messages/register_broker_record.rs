@@ -288,29 +288,33 @@ impl<'a> rt::Encode for RegisterBrokerRecord<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for RegisterBrokerRecord<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("brokerId", &self.broker_id, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("brokerId", &self.broker_id, version)?;
         if version >= 2 {
-            object.field("isMigratingZkBroker", &self.is_migrating_zk_broker, version);
+            out.field("isMigratingZkBroker", &self.is_migrating_zk_broker, version)?;
         }
-        object.field("incarnationId", &self.incarnation_id, version);
-        object.field("brokerEpoch", &self.broker_epoch, version);
-        object.field("endPoints", &self.end_points, version);
-        object.field("features", &self.features, version);
-        object.field("rack", &self.rack, version);
-        object.field("fenced", &self.fenced, version);
+        out.field("incarnationId", &self.incarnation_id, version)?;
+        out.field("brokerEpoch", &self.broker_epoch, version)?;
+        out.field("endPoints", &self.end_points, version)?;
+        out.field("features", &self.features, version)?;
+        out.field("rack", &self.rack, version)?;
+        out.field("fenced", &self.fenced, version)?;
         if version >= 1 {
-            object.field("inControlledShutdown", &self.in_controlled_shutdown, version);
+            out.field("inControlledShutdown", &self.in_controlled_shutdown, version)?;
         }
         if version >= 3 {
-            object.field("logDirs", &self.log_dirs, version);
+            out.field("logDirs", &self.log_dirs, version)?;
         }
         if version >= 4 {
-            object.field("cordonedLogDirs", &self.cordoned_log_dirs, version);
+            out.field("cordonedLogDirs", &self.cordoned_log_dirs, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -456,14 +460,18 @@ impl<'a> rt::Encode for BrokerEndpoint<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for BrokerEndpoint<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("host", &self.host, version);
-        object.field("port", &self.port, version);
-        object.field("securityProtocol", &self.security_protocol, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("host", &self.host, version)?;
+        out.field("port", &self.port, version)?;
+        out.field("securityProtocol", &self.security_protocol, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -573,13 +581,17 @@ impl<'a> rt::Encode for BrokerFeature<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for BrokerFeature<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("minSupportedVersion", &self.min_supported_version, version);
-        object.field("maxSupportedVersion", &self.max_supported_version, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("minSupportedVersion", &self.min_supported_version, version)?;
+        out.field("maxSupportedVersion", &self.max_supported_version, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

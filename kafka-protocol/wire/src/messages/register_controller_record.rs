@@ -105,15 +105,19 @@ impl<'a> rt::Encode for RegisterControllerRecord<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for RegisterControllerRecord<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("controllerId", &self.controller_id, version);
-        object.field("incarnationId", &self.incarnation_id, version);
-        object.field("zkMigrationReady", &self.zk_migration_ready, version);
-        object.field("endPoints", &self.end_points, version);
-        object.field("features", &self.features, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("controllerId", &self.controller_id, version)?;
+        out.field("incarnationId", &self.incarnation_id, version)?;
+        out.field("zkMigrationReady", &self.zk_migration_ready, version)?;
+        out.field("endPoints", &self.end_points, version)?;
+        out.field("features", &self.features, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -231,14 +235,18 @@ impl<'a> rt::Encode for ControllerEndpoint<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ControllerEndpoint<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("host", &self.host, version);
-        object.field("port", &self.port, version);
-        object.field("securityProtocol", &self.security_protocol, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("host", &self.host, version)?;
+        out.field("port", &self.port, version)?;
+        out.field("securityProtocol", &self.security_protocol, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -348,13 +356,17 @@ impl<'a> rt::Encode for ControllerFeature<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ControllerFeature<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("minSupportedVersion", &self.min_supported_version, version);
-        object.field("maxSupportedVersion", &self.max_supported_version, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("minSupportedVersion", &self.min_supported_version, version)?;
+        out.field("maxSupportedVersion", &self.max_supported_version, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -121,14 +121,18 @@ impl<'a> rt::Encode for RequestHeader<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for RequestHeader<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("requestApiKey", &self.request_api_key, version);
-        object.field("requestApiVersion", &self.request_api_version, version);
-        object.field("correlationId", &self.correlation_id, version);
-        object.field("clientId", &self.client_id, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("requestApiKey", &self.request_api_key, version)?;
+        out.field("requestApiVersion", &self.request_api_version, version)?;
+        out.field("correlationId", &self.correlation_id, version)?;
+        out.field("clientId", &self.client_id, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -123,16 +123,20 @@ impl<'a> rt::Encode for SaslAuthenticateResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for SaslAuthenticateResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("errorCode", &self.error_code, version);
-        object.field("errorMessage", &self.error_message, version);
-        object.field("authBytes", &self.auth_bytes, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("errorMessage", &self.error_message, version)?;
+        out.field("authBytes", &self.auth_bytes, version)?;
         if version >= 1 {
-            object.field("sessionLifetimeMs", &self.session_lifetime_ms, version);
+            out.field("sessionLifetimeMs", &self.session_lifetime_ms, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

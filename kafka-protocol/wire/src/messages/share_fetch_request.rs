@@ -207,26 +207,30 @@ impl<'a> rt::Encode for ShareFetchRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ShareFetchRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("groupId", &self.group_id, version);
-        object.field("memberId", &self.member_id, version);
-        object.field("shareSessionEpoch", &self.share_session_epoch, version);
-        object.field("maxWaitMs", &self.max_wait_ms, version);
-        object.field("minBytes", &self.min_bytes, version);
-        object.field("maxBytes", &self.max_bytes, version);
-        object.field("maxRecords", &self.max_records, version);
-        object.field("batchSize", &self.batch_size, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("groupId", &self.group_id, version)?;
+        out.field("memberId", &self.member_id, version)?;
+        out.field("shareSessionEpoch", &self.share_session_epoch, version)?;
+        out.field("maxWaitMs", &self.max_wait_ms, version)?;
+        out.field("minBytes", &self.min_bytes, version)?;
+        out.field("maxBytes", &self.max_bytes, version)?;
+        out.field("maxRecords", &self.max_records, version)?;
+        out.field("batchSize", &self.batch_size, version)?;
         if version >= 2 {
-            object.field("shareAcquireMode", &self.share_acquire_mode, version);
+            out.field("shareAcquireMode", &self.share_acquire_mode, version)?;
         }
         if version >= 2 {
-            object.field("isRenewAck", &self.is_renew_ack, version);
+            out.field("isRenewAck", &self.is_renew_ack, version)?;
         }
-        object.field("topics", &self.topics, version);
-        object.field("forgottenTopicsData", &self.forgotten_topics_data, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("topics", &self.topics, version)?;
+        out.field("forgottenTopicsData", &self.forgotten_topics_data, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -363,13 +367,17 @@ impl<'a> rt::Encode for AcknowledgementBatch<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for AcknowledgementBatch<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("firstOffset", &self.first_offset, version);
-        object.field("lastOffset", &self.last_offset, version);
-        object.field("acknowledgeTypes", &self.acknowledge_types, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("firstOffset", &self.first_offset, version)?;
+        out.field("lastOffset", &self.last_offset, version)?;
+        out.field("acknowledgeTypes", &self.acknowledge_types, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -470,12 +478,16 @@ impl<'a> rt::Encode for FetchPartition<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FetchPartition<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("partitionIndex", &self.partition_index, version);
-        object.field("acknowledgementBatches", &self.acknowledgement_batches, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("partitionIndex", &self.partition_index, version)?;
+        out.field("acknowledgementBatches", &self.acknowledgement_batches, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -576,12 +588,16 @@ impl<'a> rt::Encode for FetchTopic<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FetchTopic<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("topicId", &self.topic_id, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("topicId", &self.topic_id, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -675,12 +691,16 @@ impl<'a> rt::Encode for ForgottenTopic<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ForgottenTopic<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("topicId", &self.topic_id, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("topicId", &self.topic_id, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

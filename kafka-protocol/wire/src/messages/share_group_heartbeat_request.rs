@@ -107,15 +107,19 @@ impl<'a> rt::Encode for ShareGroupHeartbeatRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for ShareGroupHeartbeatRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("groupId", &self.group_id, version);
-        object.field("memberId", &self.member_id, version);
-        object.field("memberEpoch", &self.member_epoch, version);
-        object.field("rackId", &self.rack_id, version);
-        object.field("subscribedTopicNames", &self.subscribed_topic_names, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("groupId", &self.group_id, version)?;
+        out.field("memberId", &self.member_id, version)?;
+        out.field("memberEpoch", &self.member_epoch, version)?;
+        out.field("rackId", &self.rack_id, version)?;
+        out.field("subscribedTopicNames", &self.subscribed_topic_names, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -75,12 +75,16 @@ impl<'a> rt::Encode for StreamsGroupDescribeResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for StreamsGroupDescribeResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
-        object.field("groups", &self.groups, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
+        out.field("groups", &self.groups, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -234,16 +238,19 @@ impl<'a> rt::Encode for Subtopology<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Subtopology<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("subtopologyId", &self.subtopology_id, version);
-        object.field("sourceTopics", &self.source_topics, version);
-        object.field("repartitionSinkTopics", &self.repartition_sink_topics, version);
-        object.field("stateChangelogTopics", &self.state_changelog_topics, version);
-        object
-            .field("repartitionSourceTopics", &self.repartition_source_topics, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("subtopologyId", &self.subtopology_id, version)?;
+        out.field("sourceTopics", &self.source_topics, version)?;
+        out.field("repartitionSinkTopics", &self.repartition_sink_topics, version)?;
+        out.field("stateChangelogTopics", &self.state_changelog_topics, version)?;
+        out.field("repartitionSourceTopics", &self.repartition_source_topics, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -358,12 +365,16 @@ impl<'a> rt::Encode for Topology<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Topology<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("epoch", &self.epoch, version);
-        object.field("subtopologies", &self.subtopologies, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("epoch", &self.epoch, version)?;
+        out.field("subtopologies", &self.subtopologies, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -594,25 +605,29 @@ impl<'a> rt::Encode for Member<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Member<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("memberId", &self.member_id, version);
-        object.field("memberEpoch", &self.member_epoch, version);
-        object.field("instanceId", &self.instance_id, version);
-        object.field("rackId", &self.rack_id, version);
-        object.field("clientId", &self.client_id, version);
-        object.field("clientHost", &self.client_host, version);
-        object.field("topologyEpoch", &self.topology_epoch, version);
-        object.field("processId", &self.process_id, version);
-        object.field("userEndpoint", &self.user_endpoint, version);
-        object.field("clientTags", &self.client_tags, version);
-        object.field("taskOffsets", &self.task_offsets, version);
-        object.field("taskEndOffsets", &self.task_end_offsets, version);
-        object.field("assignment", &self.assignment, version);
-        object.field("targetAssignment", &self.target_assignment, version);
-        object.field("isClassic", &self.is_classic, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("memberId", &self.member_id, version)?;
+        out.field("memberEpoch", &self.member_epoch, version)?;
+        out.field("instanceId", &self.instance_id, version)?;
+        out.field("rackId", &self.rack_id, version)?;
+        out.field("clientId", &self.client_id, version)?;
+        out.field("clientHost", &self.client_host, version)?;
+        out.field("topologyEpoch", &self.topology_epoch, version)?;
+        out.field("processId", &self.process_id, version)?;
+        out.field("userEndpoint", &self.user_endpoint, version)?;
+        out.field("clientTags", &self.client_tags, version)?;
+        out.field("taskOffsets", &self.task_offsets, version)?;
+        out.field("taskEndOffsets", &self.task_end_offsets, version)?;
+        out.field("assignment", &self.assignment, version)?;
+        out.field("targetAssignment", &self.target_assignment, version)?;
+        out.field("isClassic", &self.is_classic, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -910,33 +925,36 @@ impl<'a> rt::Encode for DescribedGroup<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for DescribedGroup<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("errorCode", &self.error_code, version);
-        object.field("errorMessage", &self.error_message, version);
-        object.field("groupId", &self.group_id, version);
-        object.field("groupState", &self.group_state, version);
-        object.field("groupEpoch", &self.group_epoch, version);
-        object.field("assignmentEpoch", &self.assignment_epoch, version);
-        object.field("topology", &self.topology, version);
-        object.field("members", &self.members, version);
-        object.field("authorizedOperations", &self.authorized_operations, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("errorMessage", &self.error_message, version)?;
+        out.field("groupId", &self.group_id, version)?;
+        out.field("groupState", &self.group_state, version)?;
+        out.field("groupEpoch", &self.group_epoch, version)?;
+        out.field("assignmentEpoch", &self.assignment_epoch, version)?;
+        out.field("topology", &self.topology, version)?;
+        out.field("members", &self.members, version)?;
+        out.field("authorizedOperations", &self.authorized_operations, version)?;
         if version >= 1 {
-            object.field("topologyDescription", &self.topology_description, version);
+            out.field("topologyDescription", &self.topology_description, version)?;
         }
         if version >= 1 {
-            object
-                .field(
-                    "topologyDescriptionStatus",
-                    &self.topology_description_status,
-                    version,
-                );
+            out.field(
+                "topologyDescriptionStatus",
+                &self.topology_description_status,
+                version,
+            )?;
         }
         if version >= 1 {
-            object.field("assignorName", &self.assignor_name, version);
+            out.field("assignorName", &self.assignor_name, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -1062,12 +1080,16 @@ impl<'a> rt::Encode for Endpoint<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Endpoint<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("host", &self.host, version);
-        object.field("port", &self.port, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("host", &self.host, version)?;
+        out.field("port", &self.port, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -1171,13 +1193,17 @@ impl<'a> rt::Encode for TaskOffset<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TaskOffset<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("subtopologyId", &self.subtopology_id, version);
-        object.field("partition", &self.partition, version);
-        object.field("offset", &self.offset, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("subtopologyId", &self.subtopology_id, version)?;
+        out.field("partition", &self.partition, version)?;
+        out.field("offset", &self.offset, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -1293,13 +1319,17 @@ impl<'a> rt::Encode for Assignment<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Assignment<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("activeTasks", &self.active_tasks, version);
-        object.field("standbyTasks", &self.standby_tasks, version);
-        object.field("warmupTasks", &self.warmup_tasks, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("activeTasks", &self.active_tasks, version)?;
+        out.field("standbyTasks", &self.standby_tasks, version)?;
+        out.field("warmupTasks", &self.warmup_tasks, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -1396,12 +1426,16 @@ impl<'a> rt::Encode for TaskIds<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TaskIds<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("subtopologyId", &self.subtopology_id, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("subtopologyId", &self.subtopology_id, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -1495,12 +1529,16 @@ impl<'a> rt::Encode for KeyValue<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for KeyValue<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("key", &self.key, version);
-        object.field("value", &self.value, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("key", &self.key, version)?;
+        out.field("value", &self.value, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -1619,14 +1657,18 @@ impl<'a> rt::Encode for TopicInfo<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicInfo<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("partitions", &self.partitions, version);
-        object.field("replicationFactor", &self.replication_factor, version);
-        object.field("topicConfigs", &self.topic_configs, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.field("replicationFactor", &self.replication_factor, version)?;
+        out.field("topicConfigs", &self.topic_configs, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -1734,12 +1776,16 @@ impl<'a> rt::Encode for TopologyDescription<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopologyDescription<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("subtopologies", &self.subtopologies, version);
-        object.field("globalStores", &self.global_stores, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("subtopologies", &self.subtopologies, version)?;
+        out.field("globalStores", &self.global_stores, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -1838,12 +1884,16 @@ impl<'a> rt::Encode for TopologyDescriptionSubtopology<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopologyDescriptionSubtopology<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("subtopologyId", &self.subtopology_id, version);
-        object.field("nodes", &self.nodes, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("subtopologyId", &self.subtopology_id, version)?;
+        out.field("nodes", &self.nodes, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -2004,16 +2054,20 @@ impl<'a> rt::Encode for TopologyDescriptionNode<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopologyDescriptionNode<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("nodeType", &self.node_type, version);
-        object.field("sourceTopics", &self.source_topics, version);
-        object.field("sinkTopic", &self.sink_topic, version);
-        object.field("stores", &self.stores, version);
-        object.field("successors", &self.successors, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("nodeType", &self.node_type, version)?;
+        out.field("sourceTopics", &self.source_topics, version)?;
+        out.field("sinkTopic", &self.sink_topic, version)?;
+        out.field("stores", &self.stores, version)?;
+        out.field("successors", &self.successors, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -2117,12 +2171,16 @@ impl<'a> rt::Encode for TopologyDescriptionGlobalStore<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopologyDescriptionGlobalStore<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("source", &self.source, version);
-        object.field("processor", &self.processor, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("source", &self.source, version)?;
+        out.field("processor", &self.processor, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -280,32 +280,35 @@ impl<'a> rt::Encode for StreamsGroupHeartbeatRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for StreamsGroupHeartbeatRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("groupId", &self.group_id, version);
-        object.field("memberId", &self.member_id, version);
-        object.field("memberEpoch", &self.member_epoch, version);
-        object
-            .field(
-                "endpointInformationEpoch",
-                &self.endpoint_information_epoch,
-                version,
-            );
-        object.field("instanceId", &self.instance_id, version);
-        object.field("rackId", &self.rack_id, version);
-        object.field("rebalanceTimeoutMs", &self.rebalance_timeout_ms, version);
-        object.field("topology", &self.topology, version);
-        object.field("activeTasks", &self.active_tasks, version);
-        object.field("standbyTasks", &self.standby_tasks, version);
-        object.field("warmupTasks", &self.warmup_tasks, version);
-        object.field("processId", &self.process_id, version);
-        object.field("userEndpoint", &self.user_endpoint, version);
-        object.field("clientTags", &self.client_tags, version);
-        object.field("taskOffsets", &self.task_offsets, version);
-        object.field("taskEndOffsets", &self.task_end_offsets, version);
-        object.field("shutdownApplication", &self.shutdown_application, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("groupId", &self.group_id, version)?;
+        out.field("memberId", &self.member_id, version)?;
+        out.field("memberEpoch", &self.member_epoch, version)?;
+        out.field(
+            "endpointInformationEpoch",
+            &self.endpoint_information_epoch,
+            version,
+        )?;
+        out.field("instanceId", &self.instance_id, version)?;
+        out.field("rackId", &self.rack_id, version)?;
+        out.field("rebalanceTimeoutMs", &self.rebalance_timeout_ms, version)?;
+        out.field("topology", &self.topology, version)?;
+        out.field("activeTasks", &self.active_tasks, version)?;
+        out.field("standbyTasks", &self.standby_tasks, version)?;
+        out.field("warmupTasks", &self.warmup_tasks, version)?;
+        out.field("processId", &self.process_id, version)?;
+        out.field("userEndpoint", &self.user_endpoint, version)?;
+        out.field("clientTags", &self.client_tags, version)?;
+        out.field("taskOffsets", &self.task_offsets, version)?;
+        out.field("taskEndOffsets", &self.task_end_offsets, version)?;
+        out.field("shutdownApplication", &self.shutdown_application, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -449,14 +452,17 @@ impl<'a> rt::Encode for CopartitionGroup<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CopartitionGroup<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("sourceTopics", &self.source_topics, version);
-        object.field("sourceTopicRegex", &self.source_topic_regex, version);
-        object
-            .field("repartitionSourceTopics", &self.repartition_source_topics, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("sourceTopics", &self.source_topics, version)?;
+        out.field("sourceTopicRegex", &self.source_topic_regex, version)?;
+        out.field("repartitionSourceTopics", &self.repartition_source_topics, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -649,18 +655,21 @@ impl<'a> rt::Encode for Subtopology<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Subtopology<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("subtopologyId", &self.subtopology_id, version);
-        object.field("sourceTopics", &self.source_topics, version);
-        object.field("sourceTopicRegex", &self.source_topic_regex, version);
-        object.field("stateChangelogTopics", &self.state_changelog_topics, version);
-        object.field("repartitionSinkTopics", &self.repartition_sink_topics, version);
-        object
-            .field("repartitionSourceTopics", &self.repartition_source_topics, version);
-        object.field("copartitionGroups", &self.copartition_groups, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("subtopologyId", &self.subtopology_id, version)?;
+        out.field("sourceTopics", &self.source_topics, version)?;
+        out.field("sourceTopicRegex", &self.source_topic_regex, version)?;
+        out.field("stateChangelogTopics", &self.state_changelog_topics, version)?;
+        out.field("repartitionSinkTopics", &self.repartition_sink_topics, version)?;
+        out.field("repartitionSourceTopics", &self.repartition_source_topics, version)?;
+        out.field("copartitionGroups", &self.copartition_groups, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -776,12 +785,16 @@ impl<'a> rt::Encode for Topology<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Topology<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("epoch", &self.epoch, version);
-        object.field("subtopologies", &self.subtopologies, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("epoch", &self.epoch, version)?;
+        out.field("subtopologies", &self.subtopologies, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -875,12 +888,16 @@ impl<'a> rt::Encode for KeyValue<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for KeyValue<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("key", &self.key, version);
-        object.field("value", &self.value, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("key", &self.key, version)?;
+        out.field("value", &self.value, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -999,14 +1016,18 @@ impl<'a> rt::Encode for TopicInfo<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicInfo<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("partitions", &self.partitions, version);
-        object.field("replicationFactor", &self.replication_factor, version);
-        object.field("topicConfigs", &self.topic_configs, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.field("replicationFactor", &self.replication_factor, version)?;
+        out.field("topicConfigs", &self.topic_configs, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -1104,12 +1125,16 @@ impl<'a> rt::Encode for Endpoint<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Endpoint<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("host", &self.host, version);
-        object.field("port", &self.port, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("host", &self.host, version)?;
+        out.field("port", &self.port, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -1213,13 +1238,17 @@ impl<'a> rt::Encode for TaskOffset<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TaskOffset<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("subtopologyId", &self.subtopology_id, version);
-        object.field("partition", &self.partition, version);
-        object.field("offset", &self.offset, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("subtopologyId", &self.subtopology_id, version)?;
+        out.field("partition", &self.partition, version)?;
+        out.field("offset", &self.offset, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -1316,12 +1345,16 @@ impl<'a> rt::Encode for TaskIds<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TaskIds<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("subtopologyId", &self.subtopology_id, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("subtopologyId", &self.subtopology_id, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -283,53 +283,52 @@ impl<'a> rt::Encode for StreamsGroupHeartbeatResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for StreamsGroupHeartbeatResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
-        object.field("errorCode", &self.error_code, version);
-        object.field("errorMessage", &self.error_message, version);
-        object.field("memberId", &self.member_id, version);
-        object.field("memberEpoch", &self.member_epoch, version);
-        object.field("heartbeatIntervalMs", &self.heartbeat_interval_ms, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("errorMessage", &self.error_message, version)?;
+        out.field("memberId", &self.member_id, version)?;
+        out.field("memberEpoch", &self.member_epoch, version)?;
+        out.field("heartbeatIntervalMs", &self.heartbeat_interval_ms, version)?;
         if version <= 0 {
-            object
-                .field(
-                    "acceptableRecoveryLagLegacy",
-                    &self.acceptable_recovery_lag_legacy,
-                    version,
-                );
-        }
-        object.field("taskOffsetIntervalMs", &self.task_offset_interval_ms, version);
-        if version >= 1 {
-            object
-                .field("acceptableRecoveryLag", &self.acceptable_recovery_lag, version);
-        }
-        object.field("status", &self.status, version);
-        object.field("activeTasks", &self.active_tasks, version);
-        object.field("standbyTasks", &self.standby_tasks, version);
-        object.field("warmupTasks", &self.warmup_tasks, version);
-        if version >= 1 {
-            object
-                .field(
-                    "topologyDescriptionRequired",
-                    &self.topology_description_required,
-                    version,
-                );
-        }
-        object
-            .field(
-                "endpointInformationEpoch",
-                &self.endpoint_information_epoch,
+            out.field(
+                "acceptableRecoveryLagLegacy",
+                &self.acceptable_recovery_lag_legacy,
                 version,
-            );
-        object
-            .field(
-                "partitionsByUserEndpoint",
-                &self.partitions_by_user_endpoint,
+            )?;
+        }
+        out.field("taskOffsetIntervalMs", &self.task_offset_interval_ms, version)?;
+        if version >= 1 {
+            out.field("acceptableRecoveryLag", &self.acceptable_recovery_lag, version)?;
+        }
+        out.field("status", &self.status, version)?;
+        out.field("activeTasks", &self.active_tasks, version)?;
+        out.field("standbyTasks", &self.standby_tasks, version)?;
+        out.field("warmupTasks", &self.warmup_tasks, version)?;
+        if version >= 1 {
+            out.field(
+                "topologyDescriptionRequired",
+                &self.topology_description_required,
                 version,
-            );
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+            )?;
+        }
+        out.field(
+            "endpointInformationEpoch",
+            &self.endpoint_information_epoch,
+            version,
+        )?;
+        out.field(
+            "partitionsByUserEndpoint",
+            &self.partitions_by_user_endpoint,
+            version,
+        )?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -486,13 +485,17 @@ impl<'a> rt::Encode for EndpointToPartitions<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for EndpointToPartitions<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("userEndpoint", &self.user_endpoint, version);
-        object.field("activePartitions", &self.active_partitions, version);
-        object.field("standbyPartitions", &self.standby_partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("userEndpoint", &self.user_endpoint, version)?;
+        out.field("activePartitions", &self.active_partitions, version)?;
+        out.field("standbyPartitions", &self.standby_partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -588,12 +591,16 @@ impl<'a> rt::Encode for Status<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Status<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("statusCode", &self.status_code, version);
-        object.field("statusDetail", &self.status_detail, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("statusCode", &self.status_code, version)?;
+        out.field("statusDetail", &self.status_detail, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -688,12 +695,16 @@ impl<'a> rt::Encode for TopicPartition<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicPartition<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("topic", &self.topic, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("topic", &self.topic, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -788,12 +799,16 @@ impl<'a> rt::Encode for TaskIds<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TaskIds<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("subtopologyId", &self.subtopology_id, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("subtopologyId", &self.subtopology_id, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -887,12 +902,16 @@ impl<'a> rt::Encode for Endpoint<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Endpoint<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("host", &self.host, version);
-        object.field("port", &self.port, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("host", &self.host, version)?;
+        out.field("port", &self.port, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

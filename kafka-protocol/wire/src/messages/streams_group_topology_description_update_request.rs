@@ -92,14 +92,18 @@ impl<'a> rt::Encode for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("groupId", &self.group_id, version);
-        object.field("memberId", &self.member_id, version);
-        object.field("topologyEpoch", &self.topology_epoch, version);
-        object.field("topologyDescription", &self.topology_description, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("groupId", &self.group_id, version)?;
+        out.field("memberId", &self.member_id, version)?;
+        out.field("topologyEpoch", &self.topology_epoch, version)?;
+        out.field("topologyDescription", &self.topology_description, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -207,12 +211,16 @@ impl<'a> rt::Encode for TopologyDescription<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopologyDescription<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("subtopologies", &self.subtopologies, version);
-        object.field("globalStores", &self.global_stores, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("subtopologies", &self.subtopologies, version)?;
+        out.field("globalStores", &self.global_stores, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -311,12 +319,16 @@ impl<'a> rt::Encode for TopologyDescriptionSubtopology<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopologyDescriptionSubtopology<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("subtopologyId", &self.subtopology_id, version);
-        object.field("nodes", &self.nodes, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("subtopologyId", &self.subtopology_id, version)?;
+        out.field("nodes", &self.nodes, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -477,16 +489,20 @@ impl<'a> rt::Encode for TopologyDescriptionNode<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopologyDescriptionNode<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("nodeType", &self.node_type, version);
-        object.field("sourceTopics", &self.source_topics, version);
-        object.field("sinkTopic", &self.sink_topic, version);
-        object.field("stores", &self.stores, version);
-        object.field("successors", &self.successors, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("nodeType", &self.node_type, version)?;
+        out.field("sourceTopics", &self.source_topics, version)?;
+        out.field("sinkTopic", &self.sink_topic, version)?;
+        out.field("stores", &self.stores, version)?;
+        out.field("successors", &self.successors, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -590,12 +606,16 @@ impl<'a> rt::Encode for TopologyDescriptionGlobalStore<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopologyDescriptionGlobalStore<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("source", &self.source, version);
-        object.field("processor", &self.processor, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("source", &self.source, version)?;
+        out.field("processor", &self.processor, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

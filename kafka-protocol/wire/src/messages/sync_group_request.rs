@@ -169,23 +169,27 @@ impl<'a> rt::Encode for SyncGroupRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for SyncGroupRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("groupId", &self.group_id, version);
-        object.field("generationId", &self.generation_id, version);
-        object.field("memberId", &self.member_id, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("groupId", &self.group_id, version)?;
+        out.field("generationId", &self.generation_id, version)?;
+        out.field("memberId", &self.member_id, version)?;
         if version >= 3 {
-            object.field("groupInstanceId", &self.group_instance_id, version);
+            out.field("groupInstanceId", &self.group_instance_id, version)?;
         }
         if version >= 5 {
-            object.field("protocolType", &self.protocol_type, version);
+            out.field("protocolType", &self.protocol_type, version)?;
         }
         if version >= 5 {
-            object.field("protocolName", &self.protocol_name, version);
+            out.field("protocolName", &self.protocol_name, version)?;
         }
-        object.field("assignments", &self.assignments, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("assignments", &self.assignments, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -324,12 +328,16 @@ impl<'a> rt::Encode for SyncGroupRequestAssignment<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for SyncGroupRequestAssignment<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("memberId", &self.member_id, version);
-        object.field("assignment", &self.assignment, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("memberId", &self.member_id, version)?;
+        out.field("assignment", &self.assignment, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

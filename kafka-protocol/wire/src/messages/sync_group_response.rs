@@ -138,21 +138,25 @@ impl<'a> rt::Encode for SyncGroupResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for SyncGroupResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version >= 1 {
-            object.field("throttleTimeMs", &self.throttle_time_ms, version);
+            out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
         }
-        object.field("errorCode", &self.error_code, version);
+        out.field("errorCode", &self.error_code, version)?;
         if version >= 5 {
-            object.field("protocolType", &self.protocol_type, version);
+            out.field("protocolType", &self.protocol_type, version)?;
         }
         if version >= 5 {
-            object.field("protocolName", &self.protocol_name, version);
+            out.field("protocolName", &self.protocol_name, version)?;
         }
-        object.field("assignment", &self.assignment, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("assignment", &self.assignment, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

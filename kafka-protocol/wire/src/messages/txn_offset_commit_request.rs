@@ -203,29 +203,32 @@ impl<'a> rt::Encode for TxnOffsetCommitRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TxnOffsetCommitRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("transactionalId", &self.transactional_id, version);
-        object.field("groupId", &self.group_id, version);
-        object.field("producerId", &self.producer_id, version);
-        object.field("producerEpoch", &self.producer_epoch, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("transactionalId", &self.transactional_id, version)?;
+        out.field("groupId", &self.group_id, version)?;
+        out.field("producerId", &self.producer_id, version)?;
+        out.field("producerEpoch", &self.producer_epoch, version)?;
         if version >= 3 {
-            object
-                .field(
-                    "generationIdOrMemberEpoch",
-                    &self.generation_id_or_member_epoch,
-                    version,
-                );
+            out.field(
+                "generationIdOrMemberEpoch",
+                &self.generation_id_or_member_epoch,
+                version,
+            )?;
         }
         if version >= 3 {
-            object.field("memberId", &self.member_id, version);
+            out.field("memberId", &self.member_id, version)?;
         }
         if version >= 3 {
-            object.field("groupInstanceId", &self.group_instance_id, version);
+            out.field("groupInstanceId", &self.group_instance_id, version)?;
         }
-        object.field("topics", &self.topics, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("topics", &self.topics, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -410,16 +413,20 @@ impl<'a> rt::Encode for TxnOffsetCommitRequestPartition<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TxnOffsetCommitRequestPartition<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("partitionIndex", &self.partition_index, version);
-        object.field("committedOffset", &self.committed_offset, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("partitionIndex", &self.partition_index, version)?;
+        out.field("committedOffset", &self.committed_offset, version)?;
         if version >= 2 {
-            object.field("committedLeaderEpoch", &self.committed_leader_epoch, version);
+            out.field("committedLeaderEpoch", &self.committed_leader_epoch, version)?;
         }
-        object.field("committedMetadata", &self.committed_metadata, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("committedMetadata", &self.committed_metadata, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -574,17 +581,21 @@ impl<'a> rt::Encode for TxnOffsetCommitRequestTopic<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TxnOffsetCommitRequestTopic<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
         if version <= 5 {
-            object.field("name", &self.name, version);
+            out.field("name", &self.name, version)?;
         }
         if version >= 6 {
-            object.field("topicId", &self.topic_id, version);
+            out.field("topicId", &self.topic_id, version)?;
         }
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -108,15 +108,19 @@ impl<'a> rt::Encode for UpdateFeaturesRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for UpdateFeaturesRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("timeoutMs", &self.timeout_ms, version);
-        object.field("featureUpdates", &self.feature_updates, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("timeoutMs", &self.timeout_ms, version)?;
+        out.field("featureUpdates", &self.feature_updates, version)?;
         if version >= 1 {
-            object.field("validateOnly", &self.validate_only, version);
+            out.field("validateOnly", &self.validate_only, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -274,18 +278,22 @@ impl<'a> rt::Encode for FeatureUpdateKey<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for FeatureUpdateKey<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("feature", &self.feature, version);
-        object.field("maxVersionLevel", &self.max_version_level, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("feature", &self.feature, version)?;
+        out.field("maxVersionLevel", &self.max_version_level, version)?;
         if version <= 0 {
-            object.field("allowDowngrade", &self.allow_downgrade, version);
+            out.field("allowDowngrade", &self.allow_downgrade, version)?;
         }
         if version >= 1 {
-            object.field("upgradeType", &self.upgrade_type, version);
+            out.field("upgradeType", &self.upgrade_type, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -136,16 +136,20 @@ impl<'a> rt::Encode for UpdateRaftVoterRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for UpdateRaftVoterRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("clusterId", &self.cluster_id, version);
-        object.field("currentLeaderEpoch", &self.current_leader_epoch, version);
-        object.field("voterId", &self.voter_id, version);
-        object.field("voterDirectoryId", &self.voter_directory_id, version);
-        object.field("listeners", &self.listeners, version);
-        object.field("kRaftVersionFeature", &self.k_raft_version_feature, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("clusterId", &self.cluster_id, version)?;
+        out.field("currentLeaderEpoch", &self.current_leader_epoch, version)?;
+        out.field("voterId", &self.voter_id, version)?;
+        out.field("voterDirectoryId", &self.voter_directory_id, version)?;
+        out.field("listeners", &self.listeners, version)?;
+        out.field("kRaftVersionFeature", &self.k_raft_version_feature, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -257,13 +261,17 @@ impl<'a> rt::Encode for Listener<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Listener<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("host", &self.host, version);
-        object.field("port", &self.port, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("host", &self.host, version)?;
+        out.field("port", &self.port, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -362,12 +370,16 @@ impl<'a> rt::Encode for KRaftVersionFeature<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for KRaftVersionFeature<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("minSupportedVersion", &self.min_supported_version, version);
-        object.field("maxSupportedVersion", &self.max_supported_version, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("minSupportedVersion", &self.min_supported_version, version)?;
+        out.field("maxSupportedVersion", &self.max_supported_version, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

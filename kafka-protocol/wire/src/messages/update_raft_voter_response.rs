@@ -118,13 +118,17 @@ impl<'a> rt::Encode for UpdateRaftVoterResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for UpdateRaftVoterResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("throttleTimeMs", &self.throttle_time_ms, version);
-        object.field("errorCode", &self.error_code, version);
-        object.field("currentLeader", &self.current_leader, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("throttleTimeMs", &self.throttle_time_ms, version)?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.field("currentLeader", &self.current_leader, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -253,14 +257,18 @@ impl<'a> rt::Encode for CurrentLeader<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for CurrentLeader<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("leaderId", &self.leader_id, version);
-        object.field("leaderEpoch", &self.leader_epoch, version);
-        object.field("host", &self.host, version);
-        object.field("port", &self.port, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("leaderId", &self.leader_id, version)?;
+        out.field("leaderEpoch", &self.leader_epoch, version)?;
+        out.field("host", &self.host, version)?;
+        out.field("port", &self.port, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -107,16 +107,20 @@ impl<'a> rt::Encode for UserScramCredentialRecord<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for UserScramCredentialRecord<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("mechanism", &self.mechanism, version);
-        object.field("salt", &self.salt, version);
-        object.field("storedKey", &self.stored_key, version);
-        object.field("serverKey", &self.server_key, version);
-        object.field("iterations", &self.iterations, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("mechanism", &self.mechanism, version)?;
+        out.field("salt", &self.salt, version)?;
+        out.field("storedKey", &self.stored_key, version)?;
+        out.field("serverKey", &self.server_key, version)?;
+        out.field("iterations", &self.iterations, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -103,15 +103,19 @@ impl<'a> rt::Encode for VoteRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for VoteRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("clusterId", &self.cluster_id, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("clusterId", &self.cluster_id, version)?;
         if version >= 1 {
-            object.field("voterId", &self.voter_id, version);
+            out.field("voterId", &self.voter_id, version)?;
         }
-        object.field("topics", &self.topics, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("topics", &self.topics, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -302,24 +306,28 @@ impl<'a> rt::Encode for PartitionData<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionData<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("partitionIndex", &self.partition_index, version);
-        object.field("replicaEpoch", &self.replica_epoch, version);
-        object.field("replicaId", &self.replica_id, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("partitionIndex", &self.partition_index, version)?;
+        out.field("replicaEpoch", &self.replica_epoch, version)?;
+        out.field("replicaId", &self.replica_id, version)?;
         if version >= 1 {
-            object.field("replicaDirectoryId", &self.replica_directory_id, version);
+            out.field("replicaDirectoryId", &self.replica_directory_id, version)?;
         }
         if version >= 1 {
-            object.field("voterDirectoryId", &self.voter_directory_id, version);
+            out.field("voterDirectoryId", &self.voter_directory_id, version)?;
         }
-        object.field("lastOffsetEpoch", &self.last_offset_epoch, version);
-        object.field("lastOffset", &self.last_offset, version);
+        out.field("lastOffsetEpoch", &self.last_offset_epoch, version)?;
+        out.field("lastOffset", &self.last_offset, version)?;
         if version >= 2 {
-            object.field("preVote", &self.pre_vote, version);
+            out.field("preVote", &self.pre_vote, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -443,12 +451,16 @@ impl<'a> rt::Encode for TopicData<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for TopicData<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("topicName", &self.topic_name, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("topicName", &self.topic_name, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

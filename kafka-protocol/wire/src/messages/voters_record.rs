@@ -70,12 +70,16 @@ impl<'a> rt::Encode for VotersRecord<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for VotersRecord<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("version", &self.version, version);
-        object.field("voters", &self.voters, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("version", &self.version, version)?;
+        out.field("voters", &self.voters, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -177,13 +181,17 @@ impl<'a> rt::Encode for Endpoint<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Endpoint<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("host", &self.host, version);
-        object.field("port", &self.port, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("host", &self.host, version)?;
+        out.field("port", &self.port, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -282,12 +290,16 @@ impl<'a> rt::Encode for KRaftVersionFeature<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for KRaftVersionFeature<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("minSupportedVersion", &self.min_supported_version, version);
-        object.field("maxSupportedVersion", &self.max_supported_version, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("minSupportedVersion", &self.min_supported_version, version)?;
+        out.field("maxSupportedVersion", &self.max_supported_version, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -410,14 +422,18 @@ impl<'a> rt::Encode for Voter<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for Voter<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("voterId", &self.voter_id, version);
-        object.field("voterDirectoryId", &self.voter_directory_id, version);
-        object.field("endpoints", &self.endpoints, version);
-        object.field("kRaftVersionFeature", &self.k_raft_version_feature, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("voterId", &self.voter_id, version)?;
+        out.field("voterDirectoryId", &self.voter_directory_id, version)?;
+        out.field("endpoints", &self.endpoints, version)?;
+        out.field("kRaftVersionFeature", &self.k_raft_version_feature, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

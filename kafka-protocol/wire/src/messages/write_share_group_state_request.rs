@@ -76,12 +76,16 @@ impl<'a> rt::Encode for WriteShareGroupStateRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for WriteShareGroupStateRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("groupId", &self.group_id, version);
-        object.field("topics", &self.topics, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("groupId", &self.group_id, version)?;
+        out.field("topics", &self.topics, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -207,14 +211,18 @@ impl<'a> rt::Encode for StateBatch<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for StateBatch<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("firstOffset", &self.first_offset, version);
-        object.field("lastOffset", &self.last_offset, version);
-        object.field("deliveryState", &self.delivery_state, version);
-        object.field("deliveryCount", &self.delivery_count, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("firstOffset", &self.first_offset, version)?;
+        out.field("lastOffset", &self.last_offset, version)?;
+        out.field("deliveryState", &self.delivery_state, version)?;
+        out.field("deliveryCount", &self.delivery_count, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -390,19 +398,22 @@ impl<'a> rt::Encode for PartitionData<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for PartitionData<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("partition", &self.partition, version);
-        object.field("stateEpoch", &self.state_epoch, version);
-        object.field("leaderEpoch", &self.leader_epoch, version);
-        object.field("startOffset", &self.start_offset, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("partition", &self.partition, version)?;
+        out.field("stateEpoch", &self.state_epoch, version)?;
+        out.field("leaderEpoch", &self.leader_epoch, version)?;
+        out.field("startOffset", &self.start_offset, version)?;
         if version >= 1 {
-            object
-                .field("deliveryCompleteCount", &self.delivery_complete_count, version);
+            out.field("deliveryCompleteCount", &self.delivery_complete_count, version)?;
         }
-        object.field("stateBatches", &self.state_batches, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.field("stateBatches", &self.state_batches, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -513,12 +524,16 @@ impl<'a> rt::Encode for WriteStateData<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for WriteStateData<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("topicId", &self.topic_id, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("topicId", &self.topic_id, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -68,11 +68,15 @@ impl<'a> rt::Encode for WriteTxnMarkersRequest<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for WriteTxnMarkersRequest<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("markers", &self.markers, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("markers", &self.markers, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -168,12 +172,16 @@ impl<'a> rt::Encode for WritableTxnMarkerTopic<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for WritableTxnMarkerTopic<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("partitionIndexes", &self.partition_indexes, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("partitionIndexes", &self.partition_indexes, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -316,18 +324,22 @@ impl<'a> rt::Encode for WritableTxnMarker<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for WritableTxnMarker<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("producerId", &self.producer_id, version);
-        object.field("producerEpoch", &self.producer_epoch, version);
-        object.field("transactionResult", &self.transaction_result, version);
-        object.field("topics", &self.topics, version);
-        object.field("coordinatorEpoch", &self.coordinator_epoch, version);
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("producerId", &self.producer_id, version)?;
+        out.field("producerEpoch", &self.producer_epoch, version)?;
+        out.field("transactionResult", &self.transaction_result, version)?;
+        out.field("topics", &self.topics, version)?;
+        out.field("coordinatorEpoch", &self.coordinator_epoch, version)?;
         if version >= 2 {
-            object.field("transactionVersion", &self.transaction_version, version);
+            out.field("transactionVersion", &self.transaction_version, version)?;
         }
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

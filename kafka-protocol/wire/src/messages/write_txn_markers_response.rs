@@ -68,11 +68,15 @@ impl<'a> rt::Encode for WriteTxnMarkersResponse<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for WriteTxnMarkersResponse<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("markers", &self.markers, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("markers", &self.markers, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -167,12 +171,16 @@ impl<'a> rt::Encode for WritableTxnMarkerPartitionResult<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for WritableTxnMarkerPartitionResult<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("partitionIndex", &self.partition_index, version);
-        object.field("errorCode", &self.error_code, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("partitionIndex", &self.partition_index, version)?;
+        out.field("errorCode", &self.error_code, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -272,12 +280,16 @@ impl<'a> rt::Encode for WritableTxnMarkerTopicResult<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for WritableTxnMarkerTopicResult<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("name", &self.name, version);
-        object.field("partitions", &self.partitions, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("name", &self.name, version)?;
+        out.field("partitions", &self.partitions, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {
@@ -375,12 +387,16 @@ impl<'a> rt::Encode for WritableTxnMarkerResult<'a> {
 #[cfg(feature = "json")]
 impl<'a> rt::JsonForm for WritableTxnMarkerResult<'a> {
     #[cfg_attr(not(feature = "precompile"), inline)]
-    fn to_json(&self, version: i16) -> rt::json::Value {
-        let mut object = rt::json::JsonObjectWriter::new();
-        object.field("producerId", &self.producer_id, version);
-        object.field("topics", &self.topics, version);
-        object.unknown_tagged_fields(&self.unknown_tagged_fields);
-        object.finish()
+    fn write_json(
+        &self,
+        out: &mut rt::json::JsonWriter<'_>,
+        version: i16,
+    ) -> ::std::io::Result<()> {
+        out.begin_object()?;
+        out.field("producerId", &self.producer_id, version)?;
+        out.field("topics", &self.topics, version)?;
+        out.unknown_tagged_fields(&self.unknown_tagged_fields)?;
+        out.end_object()
     }
     #[cfg_attr(not(feature = "precompile"), inline)]
     fn from_json(value: &rt::json::Value, version: i16) -> Result<Self, rt::JsonError> {

@@ -6,13 +6,15 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::io;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
+use serde_json::Map;
 pub use serde_json::Value;
-use serde_json::{Map, Number};
 
 use super::array::{FixedWidth, ScalarArray};
+pub use super::json_writer::JsonWriter;
 use super::message::Decode;
 use super::path::{FieldPath, PathSegment};
 use super::struct_array::StructArray;
@@ -24,8 +26,17 @@ pub const UNKNOWN_TAGGED_FIELDS_KEY: &str = "_unknownTaggedFields";
 
 /// A value with a JSON form at a given version.
 pub trait JsonForm: Sized {
-    /// The JSON form of the value at `version`.
-    fn to_json(&self, version: i16) -> Value;
+    /// Writes the JSON form of the value at `version` to `out`, straight
+    /// from the value: over an [`io::Write`](std::io::Write), the text that
+    /// serde_json prints for [`to_json`](Self::to_json), without building
+    /// it. This is the one description of the JSON form's shape.
+    fn write_json(&self, out: &mut JsonWriter<'_>, version: i16) -> io::Result<()>;
+
+    /// The JSON form of the value at `version`, as a tree: what
+    /// [`write_json`](Self::write_json) writes, built as a [`Value`].
+    fn to_json(&self, version: i16) -> Value {
+        JsonWriter::build(|out| self.write_json(out, version))
+    }
 
     /// Reads the JSON form at `version`.
     fn from_json(value: &Value, version: i16) -> Result<Self, JsonError>;
@@ -150,10 +161,10 @@ fn expected(what: &'static str) -> JsonError {
 }
 
 macro_rules! json_integer {
-    ($($ty:ty => $name:literal),*) => {$(
+    ($($ty:ty => $name:literal, $write:ident),*) => {$(
         impl JsonForm for $ty {
-            fn to_json(&self, _version: i16) -> Value {
-                Value::from(*self)
+            fn write_json(&self, out: &mut JsonWriter<'_>, _version: i16) -> io::Result<()> {
+                out.$write((*self).into())
             }
 
             fn from_json(value: &Value, _version: i16) -> Result<Self, JsonError> {
@@ -176,11 +187,18 @@ macro_rules! json_integer {
     )*};
 }
 
-json_integer!(i8 => "int8", i16 => "int16", u16 => "uint16", i32 => "int32", u32 => "uint32", i64 => "int64");
+json_integer!(
+    i8 => "int8", i64,
+    i16 => "int16", i64,
+    u16 => "uint16", u64,
+    i32 => "int32", i64,
+    u32 => "uint32", u64,
+    i64 => "int64", i64
+);
 
 impl JsonForm for bool {
-    fn to_json(&self, _version: i16) -> Value {
-        Value::Bool(*self)
+    fn write_json(&self, out: &mut JsonWriter<'_>, _version: i16) -> io::Result<()> {
+        out.bool(*self)
     }
 
     fn from_json(value: &Value, _version: i16) -> Result<Self, JsonError> {
@@ -189,13 +207,8 @@ impl JsonForm for bool {
 }
 
 impl JsonForm for f64 {
-    fn to_json(&self, _version: i16) -> Value {
-        match Number::from_f64(*self) {
-            Some(number) => Value::Number(number),
-            None if self.is_nan() => Value::from("NaN"),
-            None if *self > 0.0 => Value::from("Infinity"),
-            None => Value::from("-Infinity"),
-        }
+    fn write_json(&self, out: &mut JsonWriter<'_>, _version: i16) -> io::Result<()> {
+        out.f64(*self)
     }
 
     fn from_json(value: &Value, _version: i16) -> Result<Self, JsonError> {
@@ -210,8 +223,8 @@ impl JsonForm for f64 {
 }
 
 impl JsonForm for Uuid {
-    fn to_json(&self, _version: i16) -> Value {
-        Value::String(self.to_string())
+    fn write_json(&self, out: &mut JsonWriter<'_>, _version: i16) -> io::Result<()> {
+        out.str(&self.to_string())
     }
 
     fn from_json(value: &Value, _version: i16) -> Result<Self, JsonError> {
@@ -222,8 +235,8 @@ impl JsonForm for Uuid {
 }
 
 impl JsonForm for Cow<'_, str> {
-    fn to_json(&self, _version: i16) -> Value {
-        Value::String(self.to_string())
+    fn write_json(&self, out: &mut JsonWriter<'_>, _version: i16) -> io::Result<()> {
+        out.str(self)
     }
 
     fn from_json(value: &Value, _version: i16) -> Result<Self, JsonError> {
@@ -233,8 +246,8 @@ impl JsonForm for Cow<'_, str> {
 }
 
 impl JsonForm for Cow<'_, [u8]> {
-    fn to_json(&self, _version: i16) -> Value {
-        Value::String(STANDARD.encode(self))
+    fn write_json(&self, out: &mut JsonWriter<'_>, _version: i16) -> io::Result<()> {
+        out.base64(self)
     }
 
     fn from_json(value: &Value, _version: i16) -> Result<Self, JsonError> {
@@ -261,8 +274,12 @@ fn list_from_json<T: JsonForm, C: FromIterator<T>>(
 }
 
 impl<T: FixedWidth + JsonForm> JsonForm for ScalarArray<'_, T> {
-    fn to_json(&self, version: i16) -> Value {
-        Value::Array(self.iter().map(|v| v.to_json(version)).collect())
+    fn write_json(&self, out: &mut JsonWriter<'_>, version: i16) -> io::Result<()> {
+        out.begin_array()?;
+        for item in self.iter() {
+            item.write_json(out, version)?;
+        }
+        out.end_array()
     }
 
     fn from_json(value: &Value, version: i16) -> Result<Self, JsonError> {
@@ -271,8 +288,12 @@ impl<T: FixedWidth + JsonForm> JsonForm for ScalarArray<'_, T> {
 }
 
 impl<'a, T: JsonForm + Decode<'a> + Clone> JsonForm for StructArray<'a, T> {
-    fn to_json(&self, version: i16) -> Value {
-        Value::Array(self.iter().map(|v| v.to_json(version)).collect())
+    fn write_json(&self, out: &mut JsonWriter<'_>, version: i16) -> io::Result<()> {
+        out.begin_array()?;
+        for item in self.iter() {
+            item.write_json(out, version)?;
+        }
+        out.end_array()
     }
 
     fn from_json(value: &Value, version: i16) -> Result<Self, JsonError> {
@@ -281,8 +302,12 @@ impl<'a, T: JsonForm + Decode<'a> + Clone> JsonForm for StructArray<'a, T> {
 }
 
 impl<T: JsonForm> JsonForm for Vec<T> {
-    fn to_json(&self, version: i16) -> Value {
-        Value::Array(self.iter().map(|v| v.to_json(version)).collect())
+    fn write_json(&self, out: &mut JsonWriter<'_>, version: i16) -> io::Result<()> {
+        out.begin_array()?;
+        for item in self.iter() {
+            item.write_json(out, version)?;
+        }
+        out.end_array()
     }
 
     fn from_json(value: &Value, version: i16) -> Result<Self, JsonError> {
@@ -291,10 +316,10 @@ impl<T: JsonForm> JsonForm for Vec<T> {
 }
 
 impl<T: JsonForm> JsonForm for Option<T> {
-    fn to_json(&self, version: i16) -> Value {
+    fn write_json(&self, out: &mut JsonWriter<'_>, version: i16) -> io::Result<()> {
         match self {
-            Some(v) => v.to_json(version),
-            None => Value::Null,
+            Some(v) => v.write_json(out, version),
+            None => out.null(),
         }
     }
 
@@ -303,47 +328,6 @@ impl<T: JsonForm> JsonForm for Option<T> {
             Value::Null => Ok(None),
             other => T::from_json(other, version).map(Some),
         }
-    }
-}
-
-/// Builds a struct's JSON object, key by key, in schema order.
-#[derive(Debug, Default)]
-pub struct JsonObjectWriter {
-    map: Map<String, Value>,
-}
-
-impl JsonObjectWriter {
-    /// An empty object.
-    pub fn new() -> Self {
-        JsonObjectWriter::default()
-    }
-
-    /// Adds `key` with the JSON form of `value`.
-    pub fn field<T: JsonForm>(&mut self, key: &str, value: &T, version: i16) {
-        self.map.insert(key.to_owned(), value.to_json(version));
-    }
-
-    /// Adds the unknown tagged fields, if there are any.
-    pub fn unknown_tagged_fields(&mut self, fields: &UnknownTaggedFields<'_>) {
-        if fields.is_empty() {
-            return;
-        }
-        let list = fields
-            .iter()
-            .map(|f| {
-                let mut entry = Map::new();
-                entry.insert("tag".to_owned(), Value::from(f.tag));
-                entry.insert("data".to_owned(), Value::String(STANDARD.encode(&f.data)));
-                Value::Object(entry)
-            })
-            .collect();
-        self.map
-            .insert(UNKNOWN_TAGGED_FIELDS_KEY.to_owned(), Value::Array(list));
-    }
-
-    /// The finished object.
-    pub fn finish(self) -> Value {
-        Value::Object(self.map)
     }
 }
 
@@ -457,6 +441,110 @@ mod tests {
         assert_eq!(bytes.to_json(0), json!("+/8="));
         assert_eq!(Cow::<[u8]>::from_json(&json!("+/8="), 0), Ok(bytes));
         assert!(Cow::<[u8]>::from_json(&json!("-_8"), 0).is_err());
+    }
+
+    /// Writes `value` call by call, as generated code does.
+    fn walk(value: &Value, out: &mut JsonWriter<'_>) -> io::Result<()> {
+        match value {
+            Value::Null => out.null(),
+            Value::Bool(b) => out.bool(*b),
+            Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+                (Some(u), _, _) => out.u64(u),
+                (_, Some(i), _) => out.i64(i),
+                (_, _, Some(f)) => out.f64(f),
+                _ => out.null(),
+            },
+            Value::String(s) => out.str(s),
+            Value::Array(items) => {
+                out.begin_array()?;
+                for item in items {
+                    walk(item, out)?;
+                }
+                out.end_array()
+            }
+            Value::Object(map) => {
+                out.begin_object()?;
+                for (key, item) in map {
+                    out.key(key)?;
+                    walk(item, out)?;
+                }
+                out.end_object()
+            }
+        }
+    }
+
+    fn text(pretty: bool, write: impl FnOnce(&mut JsonWriter<'_>) -> io::Result<()>) -> String {
+        let mut bytes = Vec::new();
+        write(&mut JsonWriter::new(&mut bytes, pretty)).unwrap_or_else(|e| panic!("{e}"));
+        String::from_utf8(bytes).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn the_writer_prints_as_serde_json_does() {
+        let values = [
+            json!({}),
+            json!([]),
+            json!("top"),
+            json!([[], {}, [[]], [{}], {"a": {}}, {"b": []}]),
+            json!({
+                "empty": [], "nested": {"deeper": {"deepest": [1, [2, [3]], {}]}},
+                "escapes": "é✓ \n\t\"\\\u{1}\u{7f}\u{2028}</script>",
+                "floats": [0.1, -0.0, 1e300, 5e-324, 123456789.0, 1.0],
+                "ints": [i64::MIN, -1, 0, u64::MAX],
+                "null": null, "true": true, "false": false,
+                "": "the empty key", "key \"quoted\"": 1
+            }),
+        ];
+        for value in &values {
+            for pretty in [false, true] {
+                let expected = if pretty {
+                    serde_json::to_string_pretty(value)
+                } else {
+                    serde_json::to_string(value)
+                }
+                .unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(text(pretty, |out| walk(value, out)), expected);
+                // A whole Value written at depth is laid out the same.
+                let nested = json!({"outer": [value]});
+                let expected = if pretty {
+                    serde_json::to_string_pretty(&nested)
+                } else {
+                    serde_json::to_string(&nested)
+                }
+                .unwrap_or_else(|e| panic!("{e}"));
+                let written = text(pretty, |out| {
+                    out.begin_object()?;
+                    out.key("outer")?;
+                    out.begin_array()?;
+                    out.value(value)?;
+                    out.end_array()?;
+                    out.end_object()
+                });
+                assert_eq!(written, expected);
+            }
+        }
+    }
+
+    #[test]
+    fn floats_and_bytes_stream_as_their_json_form() {
+        for f in [
+            0.1,
+            -0.0,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
+            let expected = serde_json::to_string(&f.to_json(0)).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(text(false, |out| f.write_json(out, 0)), expected);
+        }
+        for len in 0..5 {
+            let bytes: Cow<[u8]> = Cow::Owned((0..len).map(|b| 250 + b).collect());
+            let expected =
+                serde_json::to_string(&bytes.to_json(0)).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(text(true, |out| bytes.write_json(out, 0)), expected);
+        }
     }
 
     #[test]

@@ -22,6 +22,8 @@ mod error;
 mod fixed;
 #[cfg(feature = "json")]
 pub mod json;
+#[cfg(feature = "json")]
+mod json_writer;
 mod length;
 mod message;
 mod nullable;

@@ -1,0 +1,410 @@
+//! [`JsonWriter`]: the JSON form written piece by piece, straight from a
+//! decoded value, as text or as a [`Value`].
+//!
+//! The text is exactly what serde_json prints for the same [`Value`]:
+//! strings, numbers and whole values are formatted by serde_json itself,
+//! and the layout is its compact one (no whitespace) or its pretty one (two
+//! spaces of indent per level, `": "` after keys, empty containers as `[]`
+//! and `{}`). Building the [`Value`] goes through the same calls, so that
+//! [`JsonForm::to_json`] and the text can
+//! never describe two different shapes.
+
+use std::io::{self, Write};
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+use serde_json::{Map, Number, Value};
+
+use super::json::{JsonForm, UNKNOWN_TAGGED_FIELDS_KEY};
+use super::tagged::UnknownTaggedFields;
+
+/// Writes one JSON value piece by piece: containers are opened and closed,
+/// members are a [`key`](Self::key) followed by a value, and separators and
+/// indentation are written where they belong.
+///
+/// Over an [`io::Write`], nothing is held but the depth: the text of a
+/// message of any size is written in constant memory, apart from what the
+/// writer buffers. Each write goes straight to the underlying writer, so
+/// give it a buffered one (such as [`io::BufWriter`]).
+///
+/// ```
+/// use kafka_wire::runtime::json::JsonWriter;
+///
+/// let mut text = Vec::new();
+/// let mut out = JsonWriter::pretty(&mut text);
+/// out.begin_object()?;
+/// out.key("versions")?;
+/// out.begin_array()?;
+/// out.i64(3)?;
+/// out.end_array()?;
+/// out.end_object()?;
+/// assert_eq!(text, b"{\n  \"versions\": [\n    3\n  ]\n}");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub struct JsonWriter<'w> {
+    sink: Sink<'w>,
+}
+
+enum Sink<'w> {
+    Text(Text<'w>),
+    Tree(Tree),
+}
+
+/// The text form's state.
+struct Text<'w> {
+    out: &'w mut dyn Write,
+    pretty: bool,
+    /// The number of open containers.
+    depth: usize,
+    /// True until the innermost open container gets its first element or
+    /// member. Closing a container gives its parent one, so one flag is
+    /// enough.
+    first: bool,
+    /// True between a key and its value.
+    after_key: bool,
+}
+
+/// The tree form's state: the open containers, innermost last.
+struct Tree {
+    open: Vec<Open>,
+    done: Option<Value>,
+}
+
+enum Open {
+    Object(Map<String, Value>, Option<String>),
+    Array(Vec<Value>),
+}
+
+impl<'w> JsonWriter<'w> {
+    /// Writes the text on one line, as `serde_json::to_writer` does.
+    pub fn compact(out: &'w mut dyn Write) -> Self {
+        JsonWriter::new(out, false)
+    }
+
+    /// Writes the text indented, as `serde_json::to_writer_pretty` does.
+    pub fn pretty(out: &'w mut dyn Write) -> Self {
+        JsonWriter::new(out, true)
+    }
+
+    /// Writes the text indented when `pretty`, else on one line.
+    pub fn new(out: &'w mut dyn Write, pretty: bool) -> Self {
+        JsonWriter {
+            sink: Sink::Text(Text {
+                out,
+                pretty,
+                depth: 0,
+                first: true,
+                after_key: false,
+            }),
+        }
+    }
+}
+
+impl JsonWriter<'static> {
+    /// The [`Value`] that `write` writes.
+    pub(crate) fn build(write: impl FnOnce(&mut JsonWriter<'_>) -> io::Result<()>) -> Value {
+        let mut writer = JsonWriter {
+            sink: Sink::Tree(Tree {
+                open: Vec::new(),
+                done: None,
+            }),
+        };
+        // Building a tree writes to no io::Write, so it cannot fail.
+        let built = write(&mut writer);
+        debug_assert!(built.is_ok(), "building a JSON tree failed: {built:?}");
+        match writer.sink {
+            Sink::Tree(tree) => tree.done.unwrap_or(Value::Null),
+            Sink::Text(_) => Value::Null,
+        }
+    }
+}
+
+impl Text<'_> {
+    /// A line break and the indent of the current depth (pretty only).
+    fn newline(&mut self) -> io::Result<()> {
+        if self.pretty {
+            self.out.write_all(b"\n")?;
+            for _ in 0..self.depth {
+                self.out.write_all(b"  ")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// What goes before a member or an element: a comma after the first,
+    /// then a new line.
+    fn item(&mut self) -> io::Result<()> {
+        if !self.first {
+            self.out.write_all(b",")?;
+        }
+        self.first = false;
+        self.newline()
+    }
+
+    /// What goes before a value: nothing after a key or at the top, else
+    /// what goes before an element.
+    fn before_value(&mut self) -> io::Result<()> {
+        if self.after_key {
+            self.after_key = false;
+            Ok(())
+        } else if self.depth == 0 {
+            Ok(())
+        } else {
+            self.item()
+        }
+    }
+
+    fn open(&mut self, bracket: &[u8]) -> io::Result<()> {
+        self.before_value()?;
+        self.out.write_all(bracket)?;
+        self.depth += 1;
+        self.first = true;
+        Ok(())
+    }
+
+    fn close(&mut self, bracket: &[u8]) -> io::Result<()> {
+        self.depth = self.depth.saturating_sub(1);
+        if !self.first {
+            self.newline()?;
+        }
+        self.first = false;
+        self.out.write_all(bracket)
+    }
+
+    /// Writes a value that `write` formats with serde_json.
+    fn serialized(
+        &mut self,
+        write: impl FnOnce(&mut dyn Write) -> serde_json::Result<()>,
+    ) -> io::Result<()> {
+        self.before_value()?;
+        Ok(write(&mut *self.out)?)
+    }
+}
+
+impl Tree {
+    /// Puts a finished value where it belongs.
+    fn put(&mut self, value: Value) {
+        match self.open.last_mut() {
+            None => self.done = Some(value),
+            Some(Open::Array(items)) => items.push(value),
+            Some(Open::Object(map, key)) => {
+                map.insert(key.take().unwrap_or_default(), value);
+            }
+        }
+    }
+
+    fn close(&mut self) {
+        let value = match self.open.pop() {
+            Some(Open::Object(map, _)) => Value::Object(map),
+            Some(Open::Array(items)) => Value::Array(items),
+            None => return,
+        };
+        self.put(value);
+    }
+}
+
+impl JsonWriter<'_> {
+    /// Opens an object (`{`).
+    pub fn begin_object(&mut self) -> io::Result<()> {
+        match &mut self.sink {
+            Sink::Text(text) => text.open(b"{"),
+            Sink::Tree(tree) => {
+                tree.open.push(Open::Object(Map::new(), None));
+                Ok(())
+            }
+        }
+    }
+
+    /// Closes the innermost object (`}`).
+    pub fn end_object(&mut self) -> io::Result<()> {
+        match &mut self.sink {
+            Sink::Text(text) => text.close(b"}"),
+            Sink::Tree(tree) => {
+                tree.close();
+                Ok(())
+            }
+        }
+    }
+
+    /// Opens an array (`[`).
+    pub fn begin_array(&mut self) -> io::Result<()> {
+        match &mut self.sink {
+            Sink::Text(text) => text.open(b"["),
+            Sink::Tree(tree) => {
+                tree.open.push(Open::Array(Vec::new()));
+                Ok(())
+            }
+        }
+    }
+
+    /// Closes the innermost array (`]`).
+    pub fn end_array(&mut self) -> io::Result<()> {
+        match &mut self.sink {
+            Sink::Text(text) => text.close(b"]"),
+            Sink::Tree(tree) => {
+                tree.close();
+                Ok(())
+            }
+        }
+    }
+
+    /// Starts a member of the innermost object: its key, then its value
+    /// is the next one written.
+    pub fn key(&mut self, key: &str) -> io::Result<()> {
+        match &mut self.sink {
+            Sink::Text(text) => {
+                text.item()?;
+                serde_json::to_writer(&mut *text.out, key)?;
+                text.out.write_all(if text.pretty { b": " } else { b":" })?;
+                text.after_key = true;
+                Ok(())
+            }
+            Sink::Tree(tree) => {
+                if let Some(Open::Object(_, pending)) = tree.open.last_mut() {
+                    *pending = Some(key.to_owned());
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes a member: `key`, then the JSON form of `value` at `version`.
+    #[inline]
+    pub fn field<T: JsonForm>(&mut self, key: &str, value: &T, version: i16) -> io::Result<()> {
+        self.key(key)?;
+        value.write_json(self, version)
+    }
+
+    /// Writes `null`.
+    pub fn null(&mut self) -> io::Result<()> {
+        self.scalar(|out| serde_json::to_writer(out, &()), || Value::Null)
+    }
+
+    /// Writes `true` or `false`.
+    pub fn bool(&mut self, value: bool) -> io::Result<()> {
+        self.scalar(
+            |out| serde_json::to_writer(out, &value),
+            || Value::Bool(value),
+        )
+    }
+
+    /// Writes a signed integer.
+    pub fn i64(&mut self, value: i64) -> io::Result<()> {
+        self.scalar(
+            |out| serde_json::to_writer(out, &value),
+            || Value::from(value),
+        )
+    }
+
+    /// Writes an unsigned integer.
+    pub fn u64(&mut self, value: u64) -> io::Result<()> {
+        self.scalar(
+            |out| serde_json::to_writer(out, &value),
+            || Value::from(value),
+        )
+    }
+
+    /// Writes a float as serde_json writes it, or, as JSON has no such
+    /// numbers, `"NaN"`, `"Infinity"` or `"-Infinity"`.
+    pub fn f64(&mut self, value: f64) -> io::Result<()> {
+        match Number::from_f64(value) {
+            Some(number) => self.scalar(
+                |out| serde_json::to_writer(out, &number),
+                || Value::Number(number.clone()),
+            ),
+            None if value.is_nan() => self.str("NaN"),
+            None if value > 0.0 => self.str("Infinity"),
+            None => self.str("-Infinity"),
+        }
+    }
+
+    /// Writes a string, escaped as serde_json escapes it.
+    pub fn str(&mut self, value: &str) -> io::Result<()> {
+        self.scalar(
+            |out| serde_json::to_writer(out, value),
+            || Value::String(value.to_owned()),
+        )
+    }
+
+    /// Writes bytes as a standard base64 string with padding, encoded
+    /// straight into the output.
+    pub fn base64(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match &mut self.sink {
+            Sink::Text(text) => {
+                text.before_value()?;
+                // Base64 needs no escaping.
+                text.out.write_all(b"\"")?;
+                {
+                    let mut encoder = base64::write::EncoderWriter::new(&mut *text.out, &STANDARD);
+                    encoder.write_all(bytes)?;
+                    encoder.finish()?;
+                }
+                text.out.write_all(b"\"")
+            }
+            Sink::Tree(tree) => {
+                tree.put(Value::String(STANDARD.encode(bytes)));
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes a whole [`Value`], laid out as the rest of the text.
+    pub fn value(&mut self, value: &Value) -> io::Result<()> {
+        match &mut self.sink {
+            Sink::Text(text) if text.pretty => {
+                text.before_value()?;
+                // Strings escape their line breaks, so every line break of
+                // the pretty text starts a line, indented by the depth.
+                let pretty = serde_json::to_vec_pretty(value)?;
+                for (index, line) in pretty.split(|&byte| byte == b'\n').enumerate() {
+                    if index > 0 {
+                        text.newline()?;
+                    }
+                    text.out.write_all(line)?;
+                }
+                Ok(())
+            }
+            Sink::Text(text) => text.serialized(|out| serde_json::to_writer(out, value)),
+            Sink::Tree(tree) => {
+                tree.put(value.clone());
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes the unknown tagged fields as the member
+    /// `"_unknownTaggedFields": [{"tag": .., "data": <base64>}, ..]`, or
+    /// nothing when there are none.
+    pub fn unknown_tagged_fields(&mut self, fields: &UnknownTaggedFields<'_>) -> io::Result<()> {
+        if fields.is_empty() {
+            return Ok(());
+        }
+        self.key(UNKNOWN_TAGGED_FIELDS_KEY)?;
+        self.begin_array()?;
+        for field in fields.iter() {
+            self.begin_object()?;
+            self.key("tag")?;
+            self.u64(field.tag.into())?;
+            self.key("data")?;
+            self.base64(&field.data)?;
+            self.end_object()?;
+        }
+        self.end_array()
+    }
+
+    /// A value that `text` formats with serde_json, or the tree's
+    /// `Value` for it.
+    fn scalar(
+        &mut self,
+        text: impl FnOnce(&mut dyn Write) -> serde_json::Result<()>,
+        tree_value: impl FnOnce() -> Value,
+    ) -> io::Result<()> {
+        match &mut self.sink {
+            Sink::Text(sink) => sink.serialized(text),
+            Sink::Tree(tree) => {
+                tree.put(tree_value());
+                Ok(())
+            }
+        }
+    }
+}
