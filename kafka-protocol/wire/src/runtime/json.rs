@@ -24,10 +24,42 @@ use super::uuid::Uuid;
 /// The JSON key under which unknown tagged fields are kept.
 pub const UNKNOWN_TAGGED_FIELDS_KEY: &str = "_unknownTaggedFields";
 
+/// What the writer needs of the JSON form: a member whose value is a
+/// [`JsonForm`], and the unknown tagged fields. They live here, beside the
+/// form, so that the writer itself knows nothing of it.
+impl JsonWriter<'_> {
+    /// Writes a member: `key`, then the JSON form of `value` at `version`.
+    #[inline]
+    pub fn field<T: JsonForm>(&mut self, key: &str, value: &T, version: i16) -> io::Result<()> {
+        self.key(key)?;
+        value.write_json(self, version)
+    }
+
+    /// Writes the unknown tagged fields as the member
+    /// `"_unknownTaggedFields": [{"tag": .., "data": <base64>}, ..]`, or
+    /// nothing when there are none.
+    pub fn unknown_tagged_fields(&mut self, fields: &UnknownTaggedFields<'_>) -> io::Result<()> {
+        if fields.is_empty() {
+            return Ok(());
+        }
+        self.key(UNKNOWN_TAGGED_FIELDS_KEY)?;
+        self.begin_array()?;
+        for field in fields.iter() {
+            self.begin_object()?;
+            self.key("tag")?;
+            self.u64(field.tag.into())?;
+            self.key("data")?;
+            self.base64(&field.data)?;
+            self.end_object()?;
+        }
+        self.end_array()
+    }
+}
+
 /// A value with a JSON form at a given version.
 pub trait JsonForm: Sized {
     /// Writes the JSON form of the value at `version` to `out`, straight
-    /// from the value: over an [`io::Write`](std::io::Write), the text that
+    /// from the value: over an [`io::Write`], the text that
     /// serde_json prints for [`to_json`](Self::to_json), without building
     /// it. This is the one description of the JSON form's shape.
     fn write_json(&self, out: &mut JsonWriter<'_>, version: i16) -> io::Result<()>;

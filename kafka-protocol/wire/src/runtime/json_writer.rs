@@ -6,7 +6,7 @@
 //! and the layout is its compact one (no whitespace) or its pretty one (two
 //! spaces of indent per level, `": "` after keys, empty containers as `[]`
 //! and `{}`). Building the [`Value`] goes through the same calls, so that
-//! [`JsonForm::to_json`] and the text can
+//! [`JsonForm::to_json`](crate::runtime::json::JsonForm::to_json) and the text can
 //! never describe two different shapes.
 
 use std::io::{self, Write};
@@ -14,9 +14,6 @@ use std::io::{self, Write};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use serde_json::{Map, Number, Value};
-
-use super::json::{JsonForm, UNKNOWN_TAGGED_FIELDS_KEY};
-use super::tagged::UnknownTaggedFields;
 
 /// Writes one JSON value piece by piece: containers are opened and closed,
 /// members are a [`key`](Self::key) followed by a value, and separators and
@@ -268,13 +265,6 @@ impl JsonWriter<'_> {
         }
     }
 
-    /// Writes a member: `key`, then the JSON form of `value` at `version`.
-    #[inline]
-    pub fn field<T: JsonForm>(&mut self, key: &str, value: &T, version: i16) -> io::Result<()> {
-        self.key(key)?;
-        value.write_json(self, version)
-    }
-
     /// Writes `null`.
     pub fn null(&mut self) -> io::Result<()> {
         self.scalar(|out| serde_json::to_writer(out, &()), || Value::Null)
@@ -370,26 +360,6 @@ impl JsonWriter<'_> {
                 Ok(())
             }
         }
-    }
-
-    /// Writes the unknown tagged fields as the member
-    /// `"_unknownTaggedFields": [{"tag": .., "data": <base64>}, ..]`, or
-    /// nothing when there are none.
-    pub fn unknown_tagged_fields(&mut self, fields: &UnknownTaggedFields<'_>) -> io::Result<()> {
-        if fields.is_empty() {
-            return Ok(());
-        }
-        self.key(UNKNOWN_TAGGED_FIELDS_KEY)?;
-        self.begin_array()?;
-        for field in fields.iter() {
-            self.begin_object()?;
-            self.key("tag")?;
-            self.u64(field.tag.into())?;
-            self.key("data")?;
-            self.base64(&field.data)?;
-            self.end_object()?;
-        }
-        self.end_array()
     }
 
     /// A value that `text` formats with serde_json, or the tree's
