@@ -469,7 +469,7 @@ fn dispatch_enum(
         // closure shim per message) or `?` (a drop of the `Result` per
         // message, in release builds).
         quote! {
-            #gate #key => match rt::Message::decode(input, version) {
+            #gate #key => match rt::Message::decode_to_end(reader, version) {
                 Ok(message) => Ok(Self::#name(message)),
                 Err(e) => Err(e),
             },
@@ -582,13 +582,21 @@ fn dispatch_enum(
         "Any {what}, by its key.\n\nEach message is held by value, so that decoding one allocates \
          nothing; the enum is as large as its largest message."
     ));
-    let (key_type, key_name, unknown_key) = match keyed {
-        Keyed::Api => (quote!(ApiKey), format_ident!("api_key"), TokenStream::new()),
+    let (key_type, key_name, unknown_key, unknown_key_at_reader) = match keyed {
+        Keyed::Api => (
+            quote!(ApiKey),
+            format_ident!("api_key"),
+            TokenStream::new(),
+            TokenStream::new(),
+        ),
         Keyed::Raw => (
             quote!(i16),
             format_ident!("record_type"),
             quote! {
                 _ => Err(rt::DecodeError::new(0, rt::DecodeErrorKind::UnknownApiKey(record_type))),
+            },
+            quote! {
+                _ => Err(reader.error(rt::DecodeErrorKind::UnknownApiKey(record_type))),
             },
         ),
     };
@@ -604,6 +612,11 @@ fn dispatch_enum(
     });
     let decode_doc = doc_attrs(&format!(
         "Decodes the {what} of `{key_name}` at `version` from exactly `input`."
+    ));
+    let decode_to_end_doc = doc_attrs(&format!(
+        "Decodes the {what} of `{key_name}` at `version` from everything `reader` has left. \
+         The reader's base names the offsets in errors, and its heap budget which arrays of \
+         structs become `Vec`s: a [`rt::Reader::without_heap`] allocates nothing."
     ));
     let validate_doc = doc_attrs(&format!(
         "Checks that `input` is exactly one valid {what} of `{key_name}` at `version`, building \
@@ -623,9 +636,18 @@ fn dispatch_enum(
         impl #generics #enum_name #generics {
             #decode_doc
             pub fn decode(input: &'a [u8], #key_name: #key_type, version: i16) -> Result<Self, rt::DecodeError> {
+                Self::decode_to_end(&mut rt::Reader::new(input), #key_name, version)
+            }
+
+            #decode_to_end_doc
+            pub fn decode_to_end(
+                reader: &mut rt::Reader<'a>,
+                #key_name: #key_type,
+                version: i16,
+            ) -> Result<Self, rt::DecodeError> {
                 match #key_name {
                     #(#decode)*
-                    #unknown_key
+                    #unknown_key_at_reader
                 }
             }
 

@@ -46,11 +46,11 @@ impl Exchange {
     pub fn to_json(&self, options: &JsonOptions) -> Value {
         let mut request = self
             .request_parts()
-            .and_then(|parts| parts.decode_body())
+            .and_then(|parts| parts.decode_body_without_heap())
             .map_or(Value::Null, |body| body.to_json(self.version));
         let mut response = match self.response_parts() {
             Some(Ok(parts)) => parts
-                .decode_body()
+                .decode_body_without_heap()
                 .map_or(Value::Null, |body| body.to_json(parts.version)),
             _ => Value::Null,
         };

@@ -707,7 +707,7 @@ impl Work<'_> {
         };
         let (api, version) = (parts.api, parts.version());
         let correlation_id = parts.header.correlation_id;
-        if let Err(error) = parts.decode_body() {
+        if let Err(error) = parts.decode_body_without_heap() {
             self.event(
                 conn,
                 EventKind::Undecodable,
@@ -864,7 +864,7 @@ impl Work<'_> {
             }
         }
         end_sasl_if_done(conn);
-        if let Err(error) = parts.and_then(|p| p.decode_body()) {
+        if let Err(error) = parts.and_then(|p| p.decode_body_without_heap()) {
             self.event(
                 conn,
                 EventKind::Undecodable,

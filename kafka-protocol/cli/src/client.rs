@@ -35,9 +35,11 @@ pub struct Answer {
 }
 
 impl Answer {
-    /// Decodes the frame, or says which response did not decode.
+    /// Decodes the frame, or says which response did not decode. The
+    /// answer is read once (printed, or its versions taken), so decoding
+    /// allocates nothing: arrays of structs stay wire bytes.
     pub fn decode(&self) -> Result<ResponseFrame<'_>, CliError> {
-        ResponseFrame::decode(&self.frame, self.api, self.version).map_err(|source| {
+        ResponseFrame::decode_without_heap(&self.frame, self.api, self.version).map_err(|source| {
             CliError::Response {
                 api: self.api.name(),
                 version: self.version,

@@ -6,7 +6,7 @@ use std::io;
 
 use kafka_wire::frame::{split_frames, RequestFrame, ResponseFrame};
 use kafka_wire::runtime::json::JsonWriter;
-use kafka_wire::runtime::JsonForm;
+use kafka_wire::runtime::{JsonForm, Reader};
 use kafka_wire::{ApiKey, RequestBody, ResponseBody};
 
 use crate::apis::resolve;
@@ -45,7 +45,9 @@ pub fn run(args: &DecodeArgs, plan: &Plan, out: &mut Output) -> Result<(), CliEr
     }
 }
 
-/// Decodes a body of exactly `input`, then prints its JSON form.
+/// Decodes a body of exactly `input`, then prints its JSON form. Decoding
+/// allocates nothing (arrays of structs stay wire bytes, decoded as they
+/// are printed), so that memory follows the input's size alone.
 fn print_body(
     direction: Direction,
     api: ApiKey,
@@ -56,11 +58,11 @@ fn print_body(
 ) -> Result<(), CliError> {
     match direction {
         Direction::Request => {
-            let body = RequestBody::decode(input, api, version)?;
+            let body = RequestBody::decode_to_end(&mut Reader::without_heap(input), api, version)?;
             out.json_stream(compact, |json| body.write_json(json, version))
         }
         Direction::Response => {
-            let body = ResponseBody::decode(input, api, version)?;
+            let body = ResponseBody::decode_to_end(&mut Reader::without_heap(input), api, version)?;
             out.json_stream(compact, |json| body.write_json(json, version))
         }
     }
@@ -70,7 +72,7 @@ fn print_body(
 /// a request frame when `response_to` is `None` (its header names the api
 /// and version), else a response to that api and version. Each part is
 /// printed at the version it was decoded at. Nothing is printed unless the
-/// whole frame decodes.
+/// whole frame decodes; as for a body, decoding allocates nothing.
 fn print_frame(
     response_to: Option<(ApiKey, i16)>,
     frame: &[u8],
@@ -79,7 +81,7 @@ fn print_frame(
 ) -> Result<(), CliError> {
     match response_to {
         None => {
-            let frame = RequestFrame::decode(frame)?;
+            let frame = RequestFrame::decode_without_heap(frame)?;
             out.json_stream(compact, |json| {
                 frame_json(json, |json| {
                     frame.header.write_json(json, frame.header_version())?;
@@ -89,7 +91,7 @@ fn print_frame(
             })
         }
         Some((api, version)) => {
-            let frame = ResponseFrame::decode(frame, api, version)?;
+            let frame = ResponseFrame::decode_without_heap(frame, api, version)?;
             out.json_stream(compact, |json| {
                 frame_json(json, |json| {
                     frame.header.write_json(json, frame.header_version())?;

@@ -133,7 +133,8 @@ fn exchange_line(request: &ProxiedRequest, response: &Answer, max_line: usize) -
     let request_len = request.body_bytes().len();
     let mut request_json = body_json(request_len, max_line, || {
         request
-            .decode_body()
+            .parts()
+            .and_then(|parts| parts.decode_body_without_heap())
             .map_or(Value::Null, |body| body.to_json(request.api_version()))
     });
     let (response_len, mut response_json) = match response {
@@ -142,7 +143,8 @@ fn exchange_line(request: &ProxiedRequest, response: &Answer, max_line: usize) -
             let len = frame.body_bytes().len();
             let json = body_json(len, max_line, || {
                 frame
-                    .decode_body()
+                    .parts()
+                    .and_then(|parts| parts.decode_body_without_heap())
                     .map_or(Value::Null, |body| body.to_json(frame.version()))
             });
             (len, json)

@@ -130,7 +130,9 @@ mod tests {
         // Correlation id, then the body: no tagged-field byte after the header.
         assert_eq!(&buf[..6], b"\x00\x00\x00\x00\x00\x00");
         let decoded = ResponseFrame::decode(&buf, ApiKey::ApiVersions, 3);
-        assert_eq!(decoded.ok(), Some(response));
+        assert_eq!(decoded.ok(), Some(response.clone()));
+        let without_heap = ResponseFrame::decode_without_heap(&buf, ApiKey::ApiVersions, 3);
+        assert_eq!(without_heap.ok(), Some(response));
     }
 
     #[test]
@@ -148,6 +150,24 @@ mod tests {
         let error = RequestFrame::decode(&trailing).unwrap_err();
         assert_eq!(error.kind(), &DecodeErrorKind::TrailingBytes(1));
         assert_eq!(error.offset(), bytes.len());
+        // Without heap, the same frame and the same error, at the same
+        // offset in the frame.
+        assert_eq!(
+            RequestFrame::decode_without_heap(&bytes).ok(),
+            RequestFrame::decode(&bytes).ok()
+        );
+        assert_eq!(
+            RequestFrame::decode_without_heap(&trailing).err(),
+            Some(error)
+        );
+        // An error inside the body names its offset in the frame: the
+        // client software name's length claims a byte past the end.
+        let mut cut = bytes.clone();
+        let name_at = 17;
+        cut.truncate(name_at + 3);
+        let error = RequestFrame::decode(&cut).unwrap_err();
+        assert_eq!(error.offset(), name_at + 1);
+        assert_eq!(RequestFrame::decode_without_heap(&cut).err(), Some(error));
     }
 
     #[test]

@@ -65,8 +65,22 @@ impl<'a> RequestParts<'a> {
     /// frame.
     #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn decode_body(&self) -> Result<RequestBody<'a>, DecodeError> {
-        RequestBody::decode(self.body, self.api, self.version())
-            .map_err(|e| e.shifted(self.body_offset))
+        RequestBody::decode_to_end(&mut self.body_reader(), self.api, self.version())
+    }
+
+    /// Decodes the body as [`decode_body`](Self::decode_body) does, but
+    /// allocates nothing: every array of structs stays checked wire bytes,
+    /// decoded when read (see [`Reader::with_heap_budget`]). For a body read
+    /// once, as a printer or a logger reads it, whatever its size.
+    #[cfg_attr(not(feature = "precompile"), inline)]
+    pub fn decode_body_without_heap(&self) -> Result<RequestBody<'a>, DecodeError> {
+        let mut reader = self.body_reader().with_heap_budget(0);
+        RequestBody::decode_to_end(&mut reader, self.api, self.version())
+    }
+
+    /// A reader over the body whose errors name offsets in the frame.
+    fn body_reader(&self) -> Reader<'a> {
+        Reader::with_base(self.body, self.body_offset)
     }
 
     /// Whether the receiver answers this request (see
@@ -139,7 +153,21 @@ impl<'a> ResponseParts<'a> {
     /// count from the start of the frame.
     #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn decode_body(&self) -> Result<ResponseBody<'a>, DecodeError> {
-        ResponseBody::decode(self.body, self.api, self.version)
-            .map_err(|e| e.shifted(self.body_offset))
+        ResponseBody::decode_to_end(&mut self.body_reader(), self.api, self.version)
+    }
+
+    /// Decodes the body as [`decode_body`](Self::decode_body) does, but
+    /// allocates nothing: every array of structs stays checked wire bytes,
+    /// decoded when read (see [`Reader::with_heap_budget`]). For a body read
+    /// once, as a printer or a logger reads it, whatever its size.
+    #[cfg_attr(not(feature = "precompile"), inline)]
+    pub fn decode_body_without_heap(&self) -> Result<ResponseBody<'a>, DecodeError> {
+        let mut reader = self.body_reader().with_heap_budget(0);
+        ResponseBody::decode_to_end(&mut reader, self.api, self.version)
+    }
+
+    /// A reader over the body whose errors name offsets in the frame.
+    fn body_reader(&self) -> Reader<'a> {
+        Reader::with_base(self.body, self.body_offset)
     }
 }

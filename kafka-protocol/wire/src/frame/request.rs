@@ -71,6 +71,19 @@ impl<'a> RequestFrame<'a> {
         })
     }
 
+    /// Decodes a request frame as [`RequestFrame::decode`] does, but
+    /// allocates nothing (see [`RequestParts::decode_body_without_heap`]):
+    /// for a frame read once, such as one printed.
+    #[cfg_attr(not(feature = "precompile"), inline)]
+    pub fn decode_without_heap(frame: &'a [u8]) -> Result<Self, DecodeError> {
+        let parts = RequestParts::split(frame)?;
+        let body = parts.decode_body_without_heap()?;
+        Ok(RequestFrame {
+            header: parts.header,
+            body,
+        })
+    }
+
     /// The api of this request.
     pub fn api_key(&self) -> ApiKey {
         self.body.api_key()

@@ -34,11 +34,29 @@ impl<'a> ResponseFrame<'a> {
     pub fn decode(frame: &'a [u8], api: ApiKey, version: i16) -> Result<Self, DecodeError> {
         let parts = ResponseParts::split(frame, api, version)?;
         let body = parts.decode_body()?;
-        Ok(ResponseFrame {
+        Ok(Self::from_parts(parts, body))
+    }
+
+    /// Decodes a response frame as [`ResponseFrame::decode`] does, but
+    /// allocates nothing (see [`ResponseParts::decode_body_without_heap`]):
+    /// for a frame read once, such as one printed.
+    #[cfg_attr(not(feature = "precompile"), inline)]
+    pub fn decode_without_heap(
+        frame: &'a [u8],
+        api: ApiKey,
+        version: i16,
+    ) -> Result<Self, DecodeError> {
+        let parts = ResponseParts::split(frame, api, version)?;
+        let body = parts.decode_body_without_heap()?;
+        Ok(Self::from_parts(parts, body))
+    }
+
+    fn from_parts(parts: ResponseParts<'a>, body: ResponseBody<'a>) -> Self {
+        ResponseFrame {
             header: parts.header,
             body,
             version: parts.version,
-        })
+        }
     }
 
     /// The header version the frame is written with.

@@ -59,9 +59,16 @@ pub trait Message<'a>: Decode<'a> + Encode {
 
     /// Decodes the message from exactly `input`: trailing bytes are an error.
     fn decode(input: &'a [u8], version: i16) -> Result<Self, DecodeError> {
-        let mut reader = Reader::new(input);
-        let message = Self::decode_prefix(&mut reader, version)?;
-        finish_message(&reader, Self::NAME)?;
+        Self::decode_to_end(&mut Reader::new(input), version)
+    }
+
+    /// Decodes the message from everything `reader` has left: trailing
+    /// bytes are an error. The reader's base names the offsets in errors,
+    /// and its heap budget says which arrays of structs become `Vec`s (see
+    /// [`Reader::with_heap_budget`]).
+    fn decode_to_end(reader: &mut Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+        let message = Self::decode_prefix(reader, version)?;
+        finish_message(reader, Self::NAME)?;
         Ok(message)
     }
 

@@ -54,9 +54,20 @@ impl<'a> Reader<'a> {
     /// A reader that allocates nothing: every array of structs it reads is
     /// checked and kept as wire bytes.
     pub fn without_heap(input: &'a [u8]) -> Self {
+        Reader::new(input).with_heap_budget(0)
+    }
+
+    /// This reader with `bytes` of heap for arrays of structs decoded into
+    /// `Vec`s, in place of what [`Reader::new`] gives. With 0, as
+    /// [`Reader::without_heap`], decoding allocates nothing however large
+    /// the input: every array of structs stays checked wire bytes, and each
+    /// element is decoded when read. That suits a value read once, such as
+    /// one printed as JSON; a value read many times is faster with `Vec`s.
+    #[must_use]
+    pub fn with_heap_budget(self, bytes: usize) -> Self {
         Reader {
-            heap_budget: 0,
-            ..Reader::new(input)
+            heap_budget: bytes,
+            ..self
         }
     }
 
