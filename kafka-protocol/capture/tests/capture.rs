@@ -6,9 +6,13 @@ use kafka_wire::{ApiKey, RequestBody, ResponseBody};
 use kafka_wire_capture::{
     read_capture, CaptureError, Config, EventKind, JsonOptions, Output, Tracker,
 };
-use kafka_wire_records::{Compression, RecordBatchBuilder};
+use kafka_wire_test_support::bodies::{
+    api_versions_refused, one_record_batch, pre_vote, produce_one_record,
+};
 use kafka_wire_test_support::frames::{request_bytes, response_bytes};
-use kafka_wire_test_support::pcap::{pcap, pcapng, Flags, Flow, Frame, Link, START};
+use kafka_wire_test_support::pcap::{
+    pcap, pcapng, Flags, Flow, Frame, Link, EXCHANGE_JSON_KEYS, START,
+};
 use serde_json::Value;
 
 #[global_allocator]
@@ -38,32 +42,9 @@ fn api_versions(correlation_id: i32) -> (Vec<u8>, Vec<u8>) {
     )
 }
 
-fn records() -> Vec<u8> {
-    let mut builder = RecordBatchBuilder::new(0).compression(Compression::None);
-    builder
-        .append(1_700_000_000_000, Some(b"k"), Some(b"hello"), &[])
-        .expect("a record");
-    builder.build().expect("a batch")
-}
-
+/// A Produce v9 with `acks`, carrying [`one_record_batch`].
 fn produce(acks: i16, correlation_id: i32) -> Vec<u8> {
-    let body = ProduceRequest {
-        acks,
-        timeout_ms: 1000,
-        topic_data: vec![produce_request::TopicProduceData {
-            name: "orders".into(),
-            partition_data: vec![produce_request::PartitionProduceData {
-                index: 0,
-                records: Some(records().into()),
-                ..Default::default()
-            }]
-            .into(),
-            ..Default::default()
-        }]
-        .into(),
-        ..Default::default()
-    };
-    request(body.into(), 9, correlation_id)
+    request(produce_one_record(acks).into(), 9, correlation_id)
 }
 
 /// Every output of a capture, in order.
@@ -115,7 +96,7 @@ fn a_clean_connection_pairs_every_exchange() {
         responses: vec![fetch_response::FetchableTopicResponse {
             topic: "orders".into(),
             partitions: vec![fetch_response::PartitionData {
-                records: Some(records().into()),
+                records: Some(one_record_batch().into()),
                 ..Default::default()
             }]
             .into(),
@@ -156,21 +137,7 @@ fn a_clean_connection_pairs_every_exchange() {
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(
-        keys,
-        [
-            "time",
-            "client",
-            "broker",
-            "api",
-            "version",
-            "correlationId",
-            "clientId",
-            "request",
-            "response",
-            "latencyUs"
-        ]
-    );
+    assert_eq!(keys, EXCHANGE_JSON_KEYS);
     let produced = &json[1]["request"]["topicData"][0]["partitionData"][0]["records"];
     assert!(produced.to_string().contains("aGVsbG8="), "{produced}");
     assert!(produced.is_array() || produced.is_object(), "{produced}");
@@ -483,21 +450,7 @@ fn legacy_sasl_tokens_are_recognised_and_never_shown() {
 fn vote_with_pre_vote_and_the_api_versions_v0_fallback() {
     let mut flow = ethernet_flow();
     let mut frames = flow.handshake();
-    let vote = VoteRequest {
-        topics: vec![vote_request::TopicData {
-            topic_name: "__cluster_metadata".into(),
-            partitions: vec![vote_request::PartitionData {
-                replica_epoch: 5,
-                replica_id: 1,
-                pre_vote: true,
-                ..Default::default()
-            }]
-            .into(),
-            ..Default::default()
-        }]
-        .into(),
-        ..Default::default()
-    };
+    let vote = pre_vote();
     frames.extend(flow.send(true, &request(vote.into(), 2, 1), 1460));
     frames.extend(flow.send(false, &response(VoteResponse::default().into(), 2, 1), 1460));
     frames.extend(flow.send(
@@ -505,10 +458,7 @@ fn vote_with_pre_vote_and_the_api_versions_v0_fallback() {
         &request(ApiVersionsRequest::default().into(), 4, 2),
         1460,
     ));
-    let refused = ApiVersionsResponse {
-        error_code: 35,
-        ..Default::default()
-    };
+    let refused = api_versions_refused();
     frames.extend(flow.send(false, &response(refused.into(), 0, 2), 1460));
     let outputs = read(&pcap(1, false, &frames), Config::default());
     assert_eq!(brief(&outputs), ["Vote v2 #1", "ApiVersions v4 #2"]);

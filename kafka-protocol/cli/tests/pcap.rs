@@ -8,9 +8,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use kafka_wire::messages::*;
 use kafka_wire::{RequestBody, ResponseBody};
-use kafka_wire_records::{Compression, RecordBatchBuilder};
+use kafka_wire_test_support::bodies::{
+    api_versions_refused, one_record_batch, pre_vote, produce_one_record,
+};
 use kafka_wire_test_support::frames::{request_bytes, response_bytes};
-use kafka_wire_test_support::pcap::{pcap, Flow, Frame, Link};
+use kafka_wire_test_support::pcap::{pcap, Flow, Frame, Link, EXCHANGE_JSON_KEYS};
 use kafka_wire_test_support::process::run_with_input;
 use serde_json::Value;
 
@@ -72,32 +74,9 @@ fn response(body: ResponseBody<'static>, version: i16, correlation_id: i32) -> V
     response_bytes(version, correlation_id, body)
 }
 
-fn records() -> Vec<u8> {
-    let mut builder = RecordBatchBuilder::new(0).compression(Compression::None);
-    builder
-        .append(1_700_000_000_000, Some(b"k"), Some(b"hello"), &[])
-        .expect("a record");
-    builder.build().expect("a batch")
-}
-
+/// A Produce v9 with `acks`, carrying [`one_record_batch`].
 fn produce(acks: i16, correlation_id: i32) -> Vec<u8> {
-    let body = ProduceRequest {
-        acks,
-        timeout_ms: 1000,
-        topic_data: vec![produce_request::TopicProduceData {
-            name: "orders".into(),
-            partition_data: vec![produce_request::PartitionProduceData {
-                index: 0,
-                records: Some(records().into()),
-                ..Default::default()
-            }]
-            .into(),
-            ..Default::default()
-        }]
-        .into(),
-        ..Default::default()
-    };
-    request(body.into(), 9, correlation_id)
+    request(produce_one_record(acks).into(), 9, correlation_id)
 }
 
 /// One connection from 10.0.0.1:50000 to 10.0.0.2:9092: a Produce with
@@ -149,26 +128,9 @@ fn exchanges(flow: &mut Flow) -> Vec<Frame> {
         &request(ApiVersionsRequest::default().into(), 4, 4),
         1460,
     ));
-    let refused = ApiVersionsResponse {
-        error_code: 35,
-        ..Default::default()
-    };
+    let refused = api_versions_refused();
     frames.extend(flow.send(false, &response(refused.into(), 0, 4), 1460));
-    let vote = VoteRequest {
-        topics: vec![vote_request::TopicData {
-            topic_name: "__cluster_metadata".into(),
-            partitions: vec![vote_request::PartitionData {
-                replica_epoch: 5,
-                replica_id: 1,
-                pre_vote: true,
-                ..Default::default()
-            }]
-            .into(),
-            ..Default::default()
-        }]
-        .into(),
-        ..Default::default()
-    };
+    let vote = pre_vote();
     frames.extend(flow.send(true, &request(vote.into(), 2, 5), 1460));
     frames.extend(flow.send(false, &response(VoteResponse::default().into(), 2, 5), 1460));
     frames.extend(flow.close());
@@ -231,21 +193,7 @@ fn one_line_per_exchange_and_per_event() {
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(
-        keys,
-        [
-            "time",
-            "client",
-            "broker",
-            "api",
-            "version",
-            "correlationId",
-            "clientId",
-            "request",
-            "response",
-            "latencyUs"
-        ]
-    );
+    assert_eq!(keys, EXCHANGE_JSON_KEYS);
 
     // Without --records, the blobs stay base64; the rest is the same.
     let run = pcap_cli(&[&file], b"");
@@ -404,7 +352,7 @@ fn summary_as_a_table_and_as_json() {
         },
     });
     assert_eq!(summary, expected);
-    assert_eq!(records().len() * 2, 148);
+    assert_eq!(one_record_batch().len() * 2, 148);
 
     // --api applies to the summary too.
     let run = pcap_cli(&["--summary", "--json", "--api", "Vote", &file], b"");
@@ -439,7 +387,7 @@ fn fetch_topics_by_name_and_by_id() {
                 topic: "payments".into(),
                 topic_id: kafka_wire::runtime::Uuid(topic_id),
                 partitions: vec![fetch_response::PartitionData {
-                    records: Some(records().into()),
+                    records: Some(one_record_batch().into()),
                     ..Default::default()
                 }]
                 .into(),

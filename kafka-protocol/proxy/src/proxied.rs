@@ -13,15 +13,49 @@ use kafka_wire::{ApiKey, RequestBody, ResponseBody};
 
 use super::error::{ProxyError, Side};
 
+/// A frame as it crosses the proxy, without its size prefix, and where its
+/// header ends: what a request and a response both keep.
+#[derive(Debug, Clone)]
+struct RawFrame {
+    /// The whole frame.
+    frame: Bytes,
+    /// The length of its header; the body follows it.
+    header_len: usize,
+}
+
+/// The byte accessors of [`ProxiedRequest`] and [`ProxiedResponse`], both of
+/// which keep their frame as the [`RawFrame`] `raw`.
+macro_rules! raw_frame_accessors {
+    () => {
+        /// The whole frame, without its size prefix.
+        pub fn frame(&self) -> &[u8] {
+            &self.raw.frame
+        }
+
+        /// The header's bytes.
+        pub fn header_bytes(&self) -> &[u8] {
+            &self.raw.frame[..self.raw.header_len]
+        }
+
+        /// The body's bytes, undecoded.
+        pub fn body_bytes(&self) -> &[u8] {
+            &self.raw.frame[self.raw.header_len..]
+        }
+
+        pub(crate) fn frame_bytes(&self) -> &Bytes {
+            &self.raw.frame
+        }
+    };
+}
+
 /// A request frame from the client, its header read and its body left as
 /// bytes.
 #[derive(Debug, Clone)]
 pub struct ProxiedRequest {
-    frame: Bytes,
+    raw: RawFrame,
     api_key: i16,
     api_version: i16,
     correlation_id: i32,
-    header_len: usize,
     expects_response: bool,
 }
 
@@ -48,11 +82,10 @@ impl ProxiedRequest {
             None => (8, true),
         };
         Ok(ProxiedRequest {
-            frame,
+            raw: RawFrame { frame, header_len },
             api_key: peek.api_key,
             api_version: peek.api_version,
             correlation_id: peek.correlation_id,
-            header_len,
             expects_response,
         })
     }
@@ -83,28 +116,11 @@ impl ProxiedRequest {
         self.expects_response
     }
 
-    /// The whole frame, without its size prefix.
-    pub fn frame(&self) -> &[u8] {
-        &self.frame
-    }
-
-    /// The header's bytes.
-    pub fn header_bytes(&self) -> &[u8] {
-        &self.frame[..self.header_len]
-    }
-
-    /// The body's bytes, undecoded.
-    pub fn body_bytes(&self) -> &[u8] {
-        &self.frame[self.header_len..]
-    }
-
-    pub(crate) fn frame_bytes(&self) -> &Bytes {
-        &self.frame
-    }
+    raw_frame_accessors!();
 
     /// Reads the header again, for the frame's parts (client id included).
     pub fn parts(&self) -> Result<RequestParts<'_>, DecodeError> {
-        RequestParts::split(&self.frame)
+        RequestParts::split(&self.raw.frame)
     }
 
     /// Decodes the header (client id included).
@@ -127,14 +143,17 @@ impl ProxiedRequest {
 
     /// Decodes the whole frame.
     pub fn decode(&self) -> Result<RequestFrame<'_>, DecodeError> {
-        RequestFrame::decode(&self.frame)
+        RequestFrame::decode(&self.raw.frame)
     }
 
     /// The same request holding only its header's bytes, to remember it
     /// without its body.
     pub(crate) fn header_only(&self) -> ProxiedRequest {
         ProxiedRequest {
-            frame: Bytes::copy_from_slice(self.header_bytes()),
+            raw: RawFrame {
+                frame: Bytes::copy_from_slice(self.header_bytes()),
+                header_len: self.raw.header_len,
+            },
             ..self.clone()
         }
     }
@@ -143,13 +162,12 @@ impl ProxiedRequest {
 /// A response frame from the broker, paired with the request it answers.
 #[derive(Debug, Clone)]
 pub struct ProxiedResponse {
-    frame: Bytes,
+    raw: RawFrame,
     api_key: i16,
     api: Option<ApiKey>,
     request_version: i16,
     version: i16,
     correlation_id: i32,
-    header_len: usize,
 }
 
 impl ProxiedResponse {
@@ -174,12 +192,11 @@ impl ProxiedResponse {
         };
         Ok(ProxiedResponse {
             correlation_id: correlation_id(&frame).map_err(bad)?,
-            frame,
+            raw: RawFrame { frame, header_len },
             api_key: request.api_key(),
             api: request.api(),
             request_version: request.api_version(),
             version,
-            header_len,
         })
     }
 
@@ -199,28 +216,11 @@ impl ProxiedResponse {
         self.correlation_id
     }
 
-    /// The whole frame, without its size prefix.
-    pub fn frame(&self) -> &[u8] {
-        &self.frame
-    }
-
-    /// The header's bytes.
-    pub fn header_bytes(&self) -> &[u8] {
-        &self.frame[..self.header_len]
-    }
-
-    /// The body's bytes, undecoded.
-    pub fn body_bytes(&self) -> &[u8] {
-        &self.frame[self.header_len..]
-    }
-
-    pub(crate) fn frame_bytes(&self) -> &Bytes {
-        &self.frame
-    }
+    raw_frame_accessors!();
 
     /// Reads the header again, for the frame's parts.
     pub fn parts(&self) -> Result<ResponseParts<'_>, DecodeError> {
-        ResponseParts::split(&self.frame, self.known_api()?, self.request_version)
+        ResponseParts::split(&self.raw.frame, self.known_api()?, self.request_version)
     }
 
     /// Decodes the body at [`ProxiedResponse::version`]; offsets in errors
@@ -231,7 +231,7 @@ impl ProxiedResponse {
 
     /// Decodes the whole frame.
     pub fn decode(&self) -> Result<ResponseFrame<'_>, DecodeError> {
-        ResponseFrame::decode(&self.frame, self.known_api()?, self.request_version)
+        ResponseFrame::decode(&self.raw.frame, self.known_api()?, self.request_version)
     }
 
     /// The api of the request, or the error that says its key is unknown.

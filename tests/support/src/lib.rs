@@ -6,11 +6,16 @@
 //! input. With the `frames` feature: frames over blocking
 //! streams (read through kafka-wire's `read_frame`) and a thread-based
 //! fake broker, for the suites that play a client or a broker.
+//! With the `bodies` feature: message bodies that more than one suite
+//! sends (a Produce with a batch of one record, a pre-vote Vote, an
+//! ApiVersions refusal).
 //!
 //! Not published: the packages name it as a path-only dev-dependency, which
 //! cargo drops from the packages it publishes.
 
 pub mod attack;
+#[cfg(feature = "bodies")]
+pub mod bodies;
 #[cfg(feature = "frames")]
 pub mod fake_broker;
 #[cfg(feature = "frames")]

@@ -9,6 +9,21 @@ use etherparse::PacketBuilder;
 /// 2026-12-07T01:02:03Z, in nanoseconds: when every test capture starts.
 pub const START: i64 = 1_796_605_323_000_000_000;
 
+/// The keys of an exchange's JSON object, in the order the capture reader
+/// writes them (`Output::to_json`, and so `kafka-protocol pcap`).
+pub const EXCHANGE_JSON_KEYS: [&str; 10] = [
+    "time",
+    "client",
+    "broker",
+    "api",
+    "version",
+    "correlationId",
+    "clientId",
+    "request",
+    "response",
+    "latencyUs",
+];
+
 /// A link layer to wrap IP packets in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Link {
