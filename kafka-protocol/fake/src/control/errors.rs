@@ -13,15 +13,17 @@ use std::borrow::Cow;
 
 use kafka_wire::messages::{
     fetch_response, find_coordinator_response, list_offsets_response, metadata_response,
-    offset_commit_response, offset_fetch_response, offset_for_leader_epoch_response,
-    produce_response, FetchResponse, FindCoordinatorResponse, ListOffsetsResponse,
-    MetadataResponse, OffsetCommitResponse, OffsetFetchResponse, OffsetForLeaderEpochResponse,
-    ProduceResponse,
+    offset_fetch_response, offset_for_leader_epoch_response, produce_response, FetchResponse,
+    FindCoordinatorResponse, ListOffsetsResponse, MetadataResponse, OffsetCommitResponse,
+    OffsetFetchResponse, OffsetForLeaderEpochResponse, ProduceResponse,
 };
 use kafka_wire::runtime::json::Value;
 use kafka_wire::runtime::Uuid;
 use kafka_wire::{RequestBody, ResponseBody};
 
+use crate::handlers::answers::{
+    epoch_end_offset, list_offsets_partition, offset_commit_topic, produce_partition,
+};
 use crate::state::Shared;
 
 fn owned(s: &str) -> Cow<'static, str> {
@@ -51,7 +53,7 @@ fn mirror(body: &RequestBody<'_>, version: i16, code: i16) -> ResponseBody<'stat
                     partition_responses: t
                         .partition_data
                         .iter()
-                        .map(|p| produce_error(p.index, code))
+                        .map(|p| produce_partition(p.index, code))
                         .collect(),
                     ..Default::default()
                 })
@@ -86,7 +88,7 @@ fn mirror(body: &RequestBody<'_>, version: i16, code: i16) -> ResponseBody<'stat
                     partitions: t
                         .partitions
                         .iter()
-                        .map(|p| list_offsets_error(p.partition_index, code))
+                        .map(|p| list_offsets_partition(p.partition_index, code))
                         .collect(),
                     ..Default::default()
                 })
@@ -113,20 +115,7 @@ fn mirror(body: &RequestBody<'_>, version: i16, code: i16) -> ResponseBody<'stat
             topics: r
                 .topics
                 .iter()
-                .map(|t| offset_commit_response::OffsetCommitResponseTopic {
-                    name: owned(&t.name),
-                    topic_id: t.topic_id,
-                    partitions: t
-                        .partitions
-                        .iter()
-                        .map(|p| offset_commit_response::OffsetCommitResponsePartition {
-                            partition_index: p.partition_index,
-                            error_code: code,
-                            ..Default::default()
-                        })
-                        .collect(),
-                    ..Default::default()
-                })
+                .map(|t| offset_commit_topic(&t, owned(&t.name), code))
                 .collect(),
             ..Default::default()
         }),
@@ -190,13 +179,7 @@ fn mirror(body: &RequestBody<'_>, version: i16, code: i16) -> ResponseBody<'stat
                             partitions: t
                                 .partitions
                                 .iter()
-                                .map(|p| offset_for_leader_epoch_response::EpochEndOffset {
-                                    partition: p.partition,
-                                    error_code: code,
-                                    leader_epoch: -1,
-                                    end_offset: -1,
-                                    ..Default::default()
-                                })
+                                .map(|p| epoch_end_offset(p.partition, code))
                                 .collect(),
                             ..Default::default()
                         },
@@ -209,17 +192,6 @@ fn mirror(body: &RequestBody<'_>, version: i16, code: i16) -> ResponseBody<'stat
     }
 }
 
-fn produce_error(index: i32, code: i16) -> produce_response::PartitionProduceResponse<'static> {
-    produce_response::PartitionProduceResponse {
-        index,
-        error_code: code,
-        base_offset: -1,
-        log_append_time_ms: -1,
-        log_start_offset: -1,
-        ..Default::default()
-    }
-}
-
 fn fetch_error(index: i32, code: i16) -> fetch_response::PartitionData<'static> {
     fetch_response::PartitionData {
         partition_index: index,
@@ -229,20 +201,6 @@ fn fetch_error(index: i32, code: i16) -> fetch_response::PartitionData<'static> 
         log_start_offset: -1,
         preferred_read_replica: -1,
         records: Some(Cow::Borrowed(&[])),
-        ..Default::default()
-    }
-}
-
-fn list_offsets_error(
-    index: i32,
-    code: i16,
-) -> list_offsets_response::ListOffsetsPartitionResponse<'static> {
-    list_offsets_response::ListOffsetsPartitionResponse {
-        partition_index: index,
-        error_code: code,
-        timestamp: -1,
-        offset: -1,
-        leader_epoch: -1,
         ..Default::default()
     }
 }
@@ -329,7 +287,7 @@ pub(crate) fn patch_chosen(
                     .partition_data
                     .iter()
                     .filter(|p| chosen(shared, list, &t.name, t.topic_id, p.index))
-                    .map(|p| produce_error(p.index, code))
+                    .map(|p| produce_partition(p.index, code))
                     .collect();
                 if missing.is_empty() {
                     continue;
@@ -364,7 +322,7 @@ pub(crate) fn patch_chosen(
                 let name = t.name.to_string();
                 for p in t.partitions.to_mut() {
                     if chosen(shared, list, &name, Uuid::ZERO, p.partition_index) {
-                        *p = list_offsets_error(p.partition_index, code);
+                        *p = list_offsets_partition(p.partition_index, code);
                     }
                 }
             }

@@ -4,13 +4,13 @@
 use std::borrow::Cow;
 
 use kafka_wire::messages::{
-    offset_commit_response, offset_delete_response, offset_fetch_response, OffsetCommitRequest,
-    OffsetCommitResponse, OffsetDeleteRequest, OffsetDeleteResponse, OffsetFetchRequest,
-    OffsetFetchResponse,
+    offset_delete_response, offset_fetch_response, OffsetCommitRequest, OffsetCommitResponse,
+    OffsetDeleteRequest, OffsetDeleteResponse, OffsetFetchRequest, OffsetFetchResponse,
 };
 use kafka_wire::runtime::Uuid;
 use kafka_wire::{ErrorCode, ResponseBody};
 
+use super::answers::offset_commit_topic;
 use super::groups::check_coordinator;
 use super::owned;
 use crate::dispatch::Context;
@@ -72,24 +72,12 @@ pub fn offset_commit(cx: &Context<'_>, request: &OffsetCommitRequest<'_>) -> Res
                 None => ErrorCode::UnknownTopicId.code(),
                 Some(_) => group_code,
             };
-            offset_commit_response::OffsetCommitResponseTopic {
-                name: if by_id {
-                    Cow::Borrowed("")
-                } else {
-                    owned(&t.name)
-                },
-                topic_id: t.topic_id,
-                partitions: t
-                    .partitions
-                    .iter()
-                    .map(|p| offset_commit_response::OffsetCommitResponsePartition {
-                        partition_index: p.partition_index,
-                        error_code: code,
-                        ..Default::default()
-                    })
-                    .collect(),
-                ..Default::default()
-            }
+            let name = if by_id {
+                Cow::Borrowed("")
+            } else {
+                owned(&t.name)
+            };
+            offset_commit_topic(&t, name, code)
         })
         .collect();
     ResponseBody::OffsetCommit(OffsetCommitResponse {

@@ -20,8 +20,9 @@ use crate::state::consumer_groups::{Beat, Tp, HEARTBEAT_INTERVAL_MS};
 use crate::state::topics::Topics;
 use crate::state::State;
 
-/// Topic partitions grouped by topic, in order.
-fn by_topic(set: &BTreeSet<Tp>) -> Vec<(Uuid, Vec<i32>)> {
+/// Topic partitions grouped by topic, in order: a member's assignment as
+/// a heartbeat's answer (consumer or share group) gives it.
+pub(super) fn by_topic(set: &BTreeSet<Tp>) -> Vec<(Uuid, Vec<i32>)> {
     let mut out: Vec<(Uuid, Vec<i32>)> = Vec::new();
     for (topic, partition) in set {
         match out.last_mut() {
@@ -30,6 +31,16 @@ fn by_topic(set: &BTreeSet<Tp>) -> Vec<(Uuid, Vec<i32>)> {
         }
     }
     out
+}
+
+/// The interval a heartbeat's answer (consumer or share group) asks for:
+/// none after an error or a leave (epoch -1 or -2), as in Kafka.
+pub(super) fn heartbeat_interval_ms(error_code: i16, member_epoch: i32) -> i32 {
+    if error_code == 0 && member_epoch >= 0 {
+        HEARTBEAT_INTERVAL_MS
+    } else {
+        0
+    }
 }
 
 /// ConsumerGroupHeartbeat, at the group's coordinator.
@@ -97,12 +108,7 @@ pub fn heartbeat(
         error_message: answer.error_message.map(Cow::Owned),
         member_id: answer.member_id.map(Cow::Owned),
         member_epoch: answer.member_epoch,
-        // A leave (epoch -1 or -2) gets no interval, as in Kafka.
-        heartbeat_interval_ms: if answer.error_code == 0 && answer.member_epoch >= 0 {
-            HEARTBEAT_INTERVAL_MS
-        } else {
-            0
-        },
+        heartbeat_interval_ms: heartbeat_interval_ms(answer.error_code, answer.member_epoch),
         assignment,
         ..Default::default()
     })

@@ -2,6 +2,7 @@
 //! [`Context`](crate::dispatch::Context) and the decoded request and
 //! returns the response body for the request's version.
 
+pub(crate) mod answers;
 pub mod api_versions;
 pub mod commits;
 pub mod configs;

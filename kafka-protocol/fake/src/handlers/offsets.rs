@@ -8,6 +8,7 @@ use kafka_wire::messages::{
 };
 use kafka_wire::{ErrorCode, ResponseBody};
 
+use super::answers::{epoch_end_offset, list_offsets_partition};
 use super::owned;
 use crate::dispatch::Context;
 use crate::state::topics::Partition;
@@ -56,13 +57,7 @@ pub fn list_offsets(cx: &Context<'_>, request: &ListOffsetsRequest<'_>) -> Respo
                 .partitions
                 .iter()
                 .map(|p| {
-                    let mut response = list_offsets_response::ListOffsetsPartitionResponse {
-                        partition_index: p.partition_index,
-                        leader_epoch: -1,
-                        timestamp: -1,
-                        offset: -1,
-                        ..Default::default()
-                    };
+                    let mut response = list_offsets_partition(p.partition_index, 0);
                     let current = if cx.version >= 4 {
                         p.current_leader_epoch
                     } else {
@@ -131,12 +126,7 @@ pub fn offset_for_leader_epoch(
                     .partitions
                     .iter()
                     .map(|p| {
-                        let mut out = offset_for_leader_epoch_response::EpochEndOffset {
-                            partition: p.partition,
-                            leader_epoch: -1,
-                            end_offset: -1,
-                            ..Default::default()
-                        };
+                        let mut out = epoch_end_offset(p.partition, 0);
                         match led(&state, cx, &t.topic, p.partition, p.current_leader_epoch) {
                             Err(code) => out.error_code = code,
                             Ok(partition) => {

@@ -9,6 +9,7 @@ use kafka_wire::messages::{
 };
 use kafka_wire::{ErrorCode, ResponseBody};
 
+use super::answers::produce_partition;
 use super::owned;
 use super::validate::{check_partition, Budget, CheckedBatch};
 use crate::config::PRODUCE_DECOMPRESSION_BUDGET;
@@ -110,13 +111,7 @@ pub async fn produce(cx: &Context<'_>, request: &ProduceRequest<'_>) -> Outcome 
     {
         let mut state = cx.shared.state();
         for part in parts {
-            let mut response = produce_response::PartitionProduceResponse {
-                index: part.index,
-                base_offset: -1,
-                log_append_time_ms: -1,
-                log_start_offset: -1,
-                ..Default::default()
-            };
+            let mut response = produce_partition(part.index, 0);
             let appended = part.result.and_then(|batches| {
                 let name = part.name.as_deref().unwrap_or_default();
                 append(

@@ -16,26 +16,15 @@ use kafka_wire::messages::{
 use kafka_wire::runtime::Uuid;
 use kafka_wire::{ErrorCode, ResponseBody};
 
+use super::consumer_groups::{by_topic, heartbeat_interval_ms};
 use super::owned;
 use crate::config::{MAX_FETCH_BYTES, MAX_FETCH_WAIT};
 use crate::dispatch::Context;
-use crate::state::consumer_groups::HEARTBEAT_INTERVAL_MS;
 use crate::state::share_groups::LOCK_DURATION;
 use crate::state::State;
 
 /// The epoch that closes a share session.
 const FINAL_EPOCH: i32 = -1;
-
-fn by_topic(set: &BTreeSet<(Uuid, i32)>) -> Vec<(Uuid, Vec<i32>)> {
-    let mut out: Vec<(Uuid, Vec<i32>)> = Vec::new();
-    for (topic, partition) in set {
-        match out.last_mut() {
-            Some((id, partitions)) if id == topic => partitions.push(*partition),
-            _ => out.push((*topic, vec![*partition])),
-        }
-    }
-    out
-}
 
 fn lock_ms() -> i32 {
     i32::try_from(LOCK_DURATION.as_millis()).unwrap_or(i32::MAX)
@@ -104,8 +93,7 @@ pub fn heartbeat(
     ResponseBody::ShareGroupHeartbeat(ShareGroupHeartbeatResponse {
         member_id: Some(owned(&request.member_id)),
         member_epoch: epoch,
-        // A leave gets no interval, as in Kafka.
-        heartbeat_interval_ms: if epoch >= 0 { HEARTBEAT_INTERVAL_MS } else { 0 },
+        heartbeat_interval_ms: heartbeat_interval_ms(error, epoch),
         assignment,
         ..Default::default()
     })
