@@ -10,7 +10,9 @@
 //! SASL: when the cluster has users, a connection must authenticate
 //! first (SaslHandshake, then SaslAuthenticate or, after SaslHandshake v0,
 //! bare tokens); before that only ApiVersions and SaslHandshake are
-//! served and any other request closes the connection, as Kafka does.
+//! served and any other request closes the connection, as Kafka does
+//! (once the handshake has chosen a mechanism, after answering it with
+//! ILLEGAL_SASL_STATE).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -24,6 +26,7 @@ use tokio::net::TcpStream;
 use tokio_util::codec::Framed;
 
 use crate::capture::{Direction, FrameInfo};
+use crate::control::errors::error_response;
 use crate::dispatch::{self, Context, Outcome};
 use crate::sasl::{self, Exchange, Step};
 use crate::state::Shared;
@@ -201,6 +204,18 @@ async fn answer(
                     return Reply::Close("SaslAuthenticate before SaslHandshake".into())
                 }
                 (RequestBody::ApiVersions(_), _) | (_, Auth::Open) => {}
+                // Between SaslHandshake (v1 on) and the end of the exchange,
+                // Kafka answers any other request with its error response
+                // (ILLEGAL_SASL_STATE), then closes the connection.
+                (_, Auth::Tokens(_)) => {
+                    let why = format!(
+                        "unexpected {} request during SASL authentication",
+                        api.name()
+                    );
+                    let body =
+                        error_response(&request.body, version, ErrorCode::IllegalSaslState.code());
+                    return finish(shared, &info, body, version, Some(why));
+                }
                 _ => {
                     return Reply::Close(format!(
                         "unexpected {} request before authentication",
