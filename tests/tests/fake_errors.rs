@@ -561,6 +561,19 @@ const CASES: &[Case] = &[
             ]}], "timeoutMs": 5000}),
         ))
     }),
+    ("a SaslHandshake on a listener without SASL", |t| {
+        maybe(
+            t.leader(),
+            ApiKey::SaslHandshake,
+            &json!({"mechanism": "PLAIN"}),
+        )
+    }),
+    ("a SaslAuthenticate on a listener without SASL", |t| {
+        let token = plain(USER, PASSWORD);
+        let mut found = maybe(t.leader(), ApiKey::SaslAuthenticate, &json!({"authBytes": token}));
+        found.extend(maybe(t.leader(), ApiKey::Metadata, &metadata_request()));
+        found
+    }),
     (
         "a request before SASL authentication (no handshake)",
         |t| {
@@ -578,6 +591,14 @@ const CASES: &[Case] = &[
             found
         },
     ),
+    ("a second SASL handshake during the exchange", |t| {
+        let mut session = unauthenticated(t);
+        let handshake = json!({"mechanism": "PLAIN"});
+        let mut found = maybe(&mut session, ApiKey::SaslHandshake, &handshake);
+        found.extend(maybe(&mut session, ApiKey::SaslHandshake, &handshake));
+        found.extend(maybe(&mut session, ApiKey::Metadata, &metadata_request()));
+        found
+    }),
     ("a SASL handshake of a mechanism not enabled", |t| {
         let mut session = unauthenticated(t);
         let mut found = maybe(&mut session, ApiKey::SaslHandshake, &json!({"mechanism": "GSSAPI"}));
