@@ -334,7 +334,7 @@ fn produce_budget_spans_the_partitions_of_one_request() {
     let mut stream = broker.connect();
     create_topic(&mut stream, "t");
     // Records of 1 MiB, 60% of the budget decompressed in each batch.
-    let count = PRODUCE_DECOMPRESSION_BUDGET * 6 / 10 >> 20;
+    let count = (PRODUCE_DECOMPRESSION_BUDGET * 6 / 10) >> 20;
     let batch = good_batch(count, 1 << 20, Compression::Zstd);
     let response = produce(&mut stream, "t", &[batch.clone(), batch.clone()]);
     assert_eq!(response, [(0, 0), (CORRUPT_MESSAGE, -1)]);

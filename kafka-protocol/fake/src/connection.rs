@@ -273,7 +273,7 @@ fn handshake(
     let error_code = if !matches!(auth, Auth::Handshake) {
         return ResponseBody::SaslHandshake(SaslHandshakeResponse {
             error_code: ErrorCode::IllegalSaslState.code(),
-            mechanisms: Vec::new().into(),
+            mechanisms: Vec::new(),
         });
     } else if let Some(m) = shared.credentials.enabled(mechanism) {
         *auth = if version == 0 {
