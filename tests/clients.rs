@@ -1,5 +1,5 @@
 //! Real clients against kafka-wire's programs: the processes the tests
-//! start (`mini_broker`, `kafka-protocol proxy`), the client flows they run
+//! start (`kafka-protocol fake`, `kafka-protocol proxy`), the client flows they run
 //! (Kafka's Java clients, `dev.kafkawire.clients.Flow` in `tests/java/`,
 //! and franz-go's kgo, `tests/go/`), and the checks of a proxy's log.
 //!
@@ -37,8 +37,8 @@ pub fn scratch(name: &str) -> PathBuf {
 }
 
 /// A program cargo built in this profile (`target/<profile>/...`, beside
-/// this test's `deps/`): `examples/mini_broker` or `kafka-protocol`.
-/// `cargo test --workspace` builds both before any test runs.
+/// this test's `deps/`), such as `kafka-protocol`. `cargo test --workspace`
+/// builds it before any test runs.
 pub fn built(relative: &str) -> PathBuf {
     let exe = std::env::current_exe().unwrap_or_else(|e| panic!("current exe: {e}"));
     let profile = exe
@@ -48,8 +48,7 @@ pub fn built(relative: &str) -> PathBuf {
     let path = profile.join(format!("{relative}{}", std::env::consts::EXE_SUFFIX));
     assert!(
         path.is_file(),
-        "{} is missing: build it first with `cargo build -p kafka-wire-examples --example mini_broker` \
-         and `cargo build -p kafka-wire-cli`",
+        "{} is missing: build it first with `cargo build -p kafka-wire-cli`",
         path.display()
     );
     path
@@ -57,11 +56,12 @@ pub fn built(relative: &str) -> PathBuf {
 
 pub use kafka_wire_test_support::process::Listening;
 
-/// `mini_broker` on a free port of 127.0.0.1.
-pub fn mini_broker(dir: &Path) -> Listening {
-    let mut command = Command::new(built("examples/mini_broker"));
-    command.args(["--listen", "127.0.0.1:0"]);
-    Listening::start(&mut command, &dir.join("mini_broker.err"))
+/// A fake cluster of one broker (`kafka-protocol fake --brokers 1`) on a
+/// free port of 127.0.0.1.
+pub fn fake_broker(dir: &Path) -> Listening {
+    let mut command = Command::new(built("kafka-protocol"));
+    command.args(["fake", "--brokers", "1"]);
+    Listening::start(&mut command, &dir.join("fake.err"))
 }
 
 /// `kafka-protocol proxy` on a free port of 127.0.0.1 in front of

@@ -1,6 +1,6 @@
 // The franz-go (kgo) side of the real-client tests: one flow against a
-// broker, given by -brokers (mini_broker, or kafka-protocol proxy in front of
-// a real Kafka broker). It creates the topic, produces -records records with
+// broker, given by -brokers (the fake cluster, real Kafka, or kafka-protocol
+// proxy in front of either). It creates the topic, produces -records records with
 // keys, values and headers, consumes them back in a consumer group, commits,
 // leaves the group, and reads the committed offset back with a fresh client.
 //

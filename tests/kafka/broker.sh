@@ -7,8 +7,9 @@
 #
 # Commands:
 #   broker.sh start DIR [OPTIONS]
-#       One combined broker+controller node (node id 1), or with
-#       `--controllers N` a quorum of N controller-only nodes (ids 1..N).
+#       One combined broker+controller node (node id 1), with `--brokers N`
+#       followed by broker-only nodes 2..N, or with `--controllers N` a
+#       quorum of N controller-only nodes (ids 1..N).
 #       DIR must not exist; everything goes below it. Returns once every
 #       node's listeners answer ApiVersions (a combined node: once its broker
 #       is also unfenced), then prints KEY=VALUE lines (also kept in DIR/env).
@@ -33,6 +34,9 @@
 #                      tests/java/pom.xml). `.ci/run` fetches the releases
 #                      the tests use: that one and `broker.old.version`.
 #   --controllers N    a quorum of N controllers and no broker.
+#   --brokers N        N brokers (default 1): the combined node 1, the only
+#                      controller, and broker-only nodes 2..N, so that a
+#                      partition has brokers that do not lead it.
 #   --proxy BIN        with --controllers: in front of each controller, run
 #                      `BIN proxy --listen 127.0.0.1:0 --upstream <its
 #                      listener> --log DIR/proxy-ID.log` (BIN is the
@@ -55,6 +59,7 @@
 # Output of start, one KEY=VALUE per line:
 #   version=V  cluster_id=ID  nodes=1 2 3
 #   bootstrap=127.0.0.1:PORT     a combined node's PLAINTEXT listener
+#   node.ID.bootstrap=127.0.0.1:PORT  each broker's PLAINTEXT listener
 #   sasl_bootstrap=127.0.0.1:PORT  with --sasl: its SASL_PLAINTEXT listener
 #   controller=127.0.0.1:PORT    a combined node's CONTROLLER listener
 #   node.ID.controller=127.0.0.1:PORT   each node's own controller listener
@@ -278,12 +283,13 @@ start_failed() {
 cmd_start() {
     local dir=${1:?usage: broker.sh start DIR [OPTIONS]}
     shift
-    local version="" controllers=0 proxy="" heap=384m owner="" timeout=120
+    local version="" controllers=0 brokers=1 proxy="" heap=384m owner="" timeout=120
     local features=() configs=() sasl=""
     while (($#)); do
         case $1 in
         --version) version=$2 ;;
         --controllers) controllers=$2 ;;
+        --brokers) brokers=$2 ;;
         --proxy) proxy=$2 ;;
         --feature) features+=(--feature "$2") ;;
         --config) configs+=("$2") ;;
@@ -298,6 +304,8 @@ cmd_start() {
     [[ -e $dir ]] && die "$dir exists"
     [[ -n $proxy && $controllers -eq 0 ]] && die "--proxy needs --controllers"
     [[ -n $sasl && $controllers -ne 0 ]] && die "--sasl needs a combined node"
+    [[ $brokers -gt 1 && $controllers -ne 0 ]] && die "--brokers needs a combined node"
+    [[ $brokers =~ ^[1-9][0-9]*$ ]] || die "--brokers needs a count of 1 or more"
     [[ -z $sasl || $sasl == ?*:?* ]] || die "--sasl needs USER:PASSWORD"
     [[ -z $version ]] && version=$(pinned_version)
     "$JAVA" -version >/dev/null 2>&1 || die "\`$JAVA\` does not run"
@@ -309,9 +317,11 @@ cmd_start() {
     trap start_failed ERR
     trap 'stop_all "$STARTING"; rm -rf "$STARTING"; exit 1' INT TERM
 
-    local cluster_id ids
+    local cluster_id ids quorum_ids
     cluster_id=$(random_uuid)
-    if ((controllers)); then ids=$(seq 1 "$controllers"); else ids=1; fi
+    if ((controllers)); then ids=$(seq 1 "$controllers"); else ids=$(seq 1 "$brokers"); fi
+    quorum_ids=$ids
+    ((controllers)) || quorum_ids=1
     {
         echo "version=$version"
         echo "cluster_id=$cluster_id"
@@ -319,10 +329,21 @@ cmd_start() {
         echo "nodes="$ids
     } >"$dir/env.start"
 
+    # Broker-only nodes (2..N of --brokers): a PLAINTEXT listener each, and
+    # no part in the quorum.
+    for id in $ids; do
+        ((id == 1 || controllers)) && continue
+        mkdir -p "$dir/node-$id/data"
+        free_port broker
+        echo "$broker" >"$dir/node-$id/ports"
+        echo "node.$id.bootstrap=127.0.0.1:$broker" >>"$dir/env.start"
+        echo "node.$id.log=$dir/node-$id/server.log" >>"$dir/env.start"
+    done
+
     # Ports: each node's listeners, and with --proxy a proxy per controller,
     # whose port is the one the quorum knows the controller by.
     local id controller broker quorum_port voters="" bootstrap="" initial=""
-    for id in $ids; do
+    for id in $quorum_ids; do
         mkdir -p "$dir/node-$id/data"
         free_port controller
         echo "node.$id.controller=127.0.0.1:$controller" >>"$dir/env.start"
@@ -332,6 +353,7 @@ cmd_start() {
             free_port broker
             echo "$broker $controller" >"$dir/node-$id/ports"
             echo "bootstrap=127.0.0.1:$broker" >>"$dir/env.start"
+            echo "node.$id.bootstrap=127.0.0.1:$broker" >>"$dir/env.start"
             if [[ -n $sasl ]]; then
                 local sasl_port
                 free_port sasl_port
@@ -365,12 +387,17 @@ cmd_start() {
     for id in $ids; do
         local node="$dir/node-$id" ports listeners advertised roles
         read -r -a ports <"$node/ports"
-        quorum_port=$(cat "$node/quorum-port")
         if ((controllers)); then
+            quorum_port=$(cat "$node/quorum-port")
             roles=controller
             listeners="CONTROLLER://127.0.0.1:${ports[0]}"
             advertised="CONTROLLER://127.0.0.1:$quorum_port"
+        elif ((id > 1)); then
+            roles=broker
+            listeners="PLAINTEXT://127.0.0.1:${ports[0]}"
+            advertised=$listeners
         else
+            quorum_port=$(cat "$node/quorum-port")
             roles=broker,controller
             listeners="PLAINTEXT://127.0.0.1:${ports[0]},CONTROLLER://127.0.0.1:${ports[1]}"
             advertised="PLAINTEXT://127.0.0.1:${ports[0]},CONTROLLER://127.0.0.1:$quorum_port"
@@ -395,7 +422,7 @@ cmd_start() {
             fi
             if ((!controllers)); then
                 echo "inter.broker.listener.name=PLAINTEXT"
-                # One node: every internal topic with one replica and one
+                # One controller: every internal topic with one replica and one
                 # partition, and no wait before a group's first rebalance.
                 echo "num.partitions=1"
                 echo "offsets.topic.replication.factor=1"
@@ -422,12 +449,18 @@ rootLogger.level = info
 rootLogger.appenderRef.file.ref = file
 EOF
         local format=()
-        if ((controllers)); then format=(--initial-controllers "$initial"); else format=(--standalone); fi
-        [[ -n $sasl ]] && format+=(--add-scram "SCRAM-SHA-256=[name=${sasl%%:*},password=${sasl#*:}]")
+        if ((controllers)); then
+            format=(--initial-controllers "$initial")
+        elif ((id == 1)); then
+            format=(--standalone)
+        else
+            format=()
+        fi
+        [[ -n $sasl && $id -eq 1 ]] && format+=(--add-scram "SCRAM-SHA-256=[name=${sasl%%:*},password=${sasl#*:}]")
         "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
             -Dlog4j2.configurationFile="$node/log4j2.properties" -cp "$cp" \
             kafka.tools.StorageTool format --config "$node/server.properties" \
-            --cluster-id "$cluster_id" "${format[@]}" ${features[@]+"${features[@]}"} \
+            --cluster-id "$cluster_id" ${format[@]+"${format[@]}"} ${features[@]+"${features[@]}"} \
             </dev/null >"$node/format.log" 2>&1 || {
             cat "$node/format.log" >&2
             false

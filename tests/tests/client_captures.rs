@@ -1,5 +1,5 @@
 //! Frames captured from real clients (kcat, kafka-python, confluent-kafka,
-//! kafkajs) talking to the `mini_broker` example, recorded by
+//! kafkajs) talking to the `mini_broker` example (since retired), recorded by
 //! `tests/interop/run.sh --update-fixtures` into `fixtures/clients/<client>/`:
 //!
 //! - every request decodes and re-encodes to the same bytes, and so does

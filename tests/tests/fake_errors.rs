@@ -1,19 +1,28 @@
 //! The fake cluster's error paths beside real Kafka 4.4.0 (issue 43): the
-//! same requests, written once as JSON, go to a one-broker fake cluster
-//! (`kafka-wire-fake`, in this process) and to a real broker
-//! (`tests/kafka/broker.sh`), and the error codes of their answers, every
-//! `errorCode` at any depth in order, must be the same.
+//! same requests, written once as JSON, go to a two-broker fake cluster
+//! (`kafka-wire-fake`, in this process) and to two real brokers
+//! (`tests/kafka/broker.sh --brokers 2`), and the error codes of their
+//! answers, every `errorCode` at any depth in order, must be the same.
+//! Each request goes where a client would send it: a partition's requests
+//! to its leader (or, on purpose, to the broker that does not lead it), a
+//! group's or a transaction's to its coordinator. The cases before
+//! authentication go to a SASL listener (Kafka's SASL_PLAINTEXT listener of
+//! `--sasl`, a fake cluster with SASL users), where a refusal is a closed
+//! connection, written `closed`.
 //!
 //! Prints `errors: N cases; same S; differ D`. Skips without Java, Maven or
 //! the broker's jars in ~/.m2, unless `KAFKA_WIRE_REQUIRE_JAVA` is set.
 
+use std::collections::BTreeMap;
+
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
+use kafka_wire::frame::ResponseFrame;
 use kafka_wire::ApiKey;
-use kafka_wire_fake::FakeCluster;
+use kafka_wire_fake::{FakeCluster, SaslMechanism};
 use kafka_wire_records::RecordBatchBuilder;
 use kafka_wire_test_support::kafka::{one_at_a_time, pinned_version, Kafka};
-use kafka_wire_tests::broker::Session;
+use kafka_wire_tests::broker::{fit, Session};
 use serde_json::{json, Value};
 
 /// The topic every case that needs one uses: one partition.
@@ -25,13 +34,25 @@ const NO_ID: &str = "AAAAAAAAAAAAAAAAAAAAAA";
 /// A topic id no topic has.
 const UNKNOWN_ID: &str = "AAAAAAAAAAAAAAAAAAAAAQ";
 
-/// Every `errorCode` in `value`, at any depth, in document order.
+/// The SASL user both sides know (PLAIN).
+const USER: &str = "errors";
+const PASSWORD: &str = "errors-secret";
+
+/// Stands, among a case's codes, for a connection the broker closed
+/// instead of answering (printed `closed`).
+const CLOSED: i64 = i64::MIN;
+
+/// Every error code in `value` (`errorCode`, or a name ending in
+/// `ErrorCode` such as AddPartitionsToTxn's `partitionErrorCode`), at any
+/// depth, in document order.
 fn error_codes(value: &Value, found: &mut Vec<i64>) {
     match value {
         Value::Object(map) => {
             for (key, field) in map {
-                match (key.as_str(), field.as_i64()) {
-                    ("errorCode", Some(code)) => found.push(code),
+                match field.as_i64() {
+                    Some(code) if key == "errorCode" || key.ends_with("ErrorCode") => {
+                        found.push(code)
+                    }
                     _ => error_codes(field, found),
                 }
             }
@@ -47,12 +68,86 @@ fn codes(answer: &Value) -> Vec<i64> {
     found
 }
 
+/// A case's codes as the report prints them.
+fn show(codes: &[i64]) -> String {
+    let shown: Vec<String> = codes
+        .iter()
+        .map(|&code| match code {
+            CLOSED => "closed".to_owned(),
+            code => code.to_string(),
+        })
+        .collect();
+    format!("[{}]", shown.join(", "))
+}
+
+/// One side (the fake or Kafka): a session per broker, opened when first
+/// needed, and where the topic's partition is led.
+struct Target {
+    /// Every broker's address, by node id (from Metadata).
+    addresses: BTreeMap<i64, String>,
+    sessions: BTreeMap<i64, Session>,
+    /// The node leading partition 0 of [`TOPIC`], and its leader epoch.
+    leader: i64,
+    leader_epoch: i64,
+    /// A SASL listener's address.
+    sasl: String,
+}
+
+impl Target {
+    /// Node `id`'s session.
+    fn node(&mut self, id: i64) -> &mut Session {
+        let address = self
+            .addresses
+            .get(&id)
+            .unwrap_or_else(|| panic!("no broker {id} in {:?}", self.addresses))
+            .clone();
+        self.sessions
+            .entry(id)
+            .or_insert_with(|| Session::connect(&address, "fake-errors"))
+    }
+
+    /// The session of the broker leading partition 0 of [`TOPIC`].
+    fn leader(&mut self) -> &mut Session {
+        self.node(self.leader)
+    }
+
+    /// The node id of a broker that does not lead partition 0 of [`TOPIC`].
+    fn follower_id(&self) -> i64 {
+        self.addresses
+            .keys()
+            .copied()
+            .find(|&id| id != self.leader)
+            .unwrap_or_else(|| panic!("no broker but the leader: {:?}", self.addresses))
+    }
+
+    /// The session of the coordinator of `key` (`key_type` 0 for a group,
+    /// 1 for a transactional id), once it has one, as a client waits.
+    fn coordinator(&mut self, key: &str, key_type: i8) -> &mut Session {
+        let found = self.leader().json_until(
+            ApiKey::FindCoordinator,
+            &json!({"key": key, "keyType": key_type, "coordinatorKeys": [key]}),
+            |answer| codes(answer).iter().all(|&code| code == 0),
+        );
+        let id = found["coordinators"][0]["nodeId"]
+            .as_i64()
+            .or_else(|| found["nodeId"].as_i64())
+            .unwrap_or_else(|| panic!("no coordinator: {found}"));
+        self.node(id)
+    }
+}
+
 /// A batch of one record, base64 as the JSON form writes `records`.
 fn batch(producer_id: i64, epoch: i16, sequence: i32) -> String {
+    batch_of(producer_id, epoch, sequence, false)
+}
+
+/// [`batch`], transactional or not.
+fn batch_of(producer_id: i64, epoch: i16, sequence: i32, transactional: bool) -> String {
     let mut builder = RecordBatchBuilder::new(0)
         .producer_id(producer_id)
         .producer_epoch(epoch)
-        .base_sequence(sequence);
+        .base_sequence(sequence)
+        .transactional(transactional);
     builder
         .append(1_700_000_000_000, Some(b"k"), Some(b"v"), &[])
         .unwrap_or_else(|e| panic!("{e}"));
@@ -63,13 +158,23 @@ fn batch(producer_id: i64, epoch: i16, sequence: i32) -> String {
 /// (from Produce v13 on, where it is the only name) its id: the one
 /// Metadata gives, or an id no topic has.
 fn produce(session: &mut Session, topic: &str, records: &str) -> Value {
+    produce_as(session, topic, records, None)
+}
+
+/// [`produce`], for transactional id `transactional` when given.
+fn produce_as(
+    session: &mut Session,
+    topic: &str,
+    records: &str,
+    transactional: Option<&str>,
+) -> Value {
     let id = match topic {
         TOPIC => topic_id(session, topic),
         _ => json!(UNKNOWN_ID),
     };
     session.json(
         ApiKey::Produce,
-        &json!({"acks": -1, "timeoutMs": 5000, "topicData": [
+        &json!({"transactionalId": transactional, "acks": -1, "timeoutMs": 5000, "topicData": [
             {"name": topic, "topicId": id, "partitionData": [{"index": 0, "records": records}]}
         ]}),
     )
@@ -93,6 +198,43 @@ fn fetch(session: &mut Session, topic: &str, topic_id: &Value, partition: Value)
     )
 }
 
+/// A fetch of partition 0 of [`TOPIC`] from offset 0.
+fn fetch_from_start(session: &mut Session) -> Value {
+    let id = topic_id(session, TOPIC);
+    fetch(
+        session,
+        TOPIC,
+        &id,
+        json!({"partition": 0, "currentLeaderEpoch": -1, "fetchOffset": 0,
+               "lastFetchedEpoch": -1, "logStartOffset": -1, "partitionMaxBytes": 1024}),
+    )
+}
+
+/// What a `NOT_LEADER_OR_FOLLOWER` answer says of the leader (KIP-951),
+/// against Metadata, where the version carries it: 1 or 0 for "the
+/// current leader is Metadata's", for "its epoch is Metadata's", and for
+/// "the answer's node endpoints give Metadata's address for it".
+fn current_leader(target: &Target, partition: &Value, answer: &Value) -> Vec<i64> {
+    let leader = &partition["currentLeader"];
+    if leader.is_null() {
+        return Vec::new();
+    }
+    let mut found = vec![
+        i64::from(leader["leaderId"].as_i64() == Some(target.leader)),
+        i64::from(leader["leaderEpoch"].as_i64() == Some(target.leader_epoch)),
+    ];
+    if let Some(endpoints) = answer["nodeEndpoints"].as_array() {
+        let address = endpoints
+            .iter()
+            .find(|e| e["nodeId"].as_i64() == Some(target.leader))
+            .map(|e| format!("{}:{}", e["host"].as_str().unwrap_or(""), e["port"]));
+        found.push(i64::from(
+            address.as_ref() == target.addresses.get(&target.leader),
+        ));
+    }
+    found
+}
+
 /// An idempotent producer (no transactional id): the answer's error codes,
 /// its producer id and epoch.
 fn idempotent(session: &mut Session) -> (Vec<i64>, i64, i16) {
@@ -107,8 +249,58 @@ fn idempotent(session: &mut Session) -> (Vec<i64>, i64, i16) {
     (codes(&init), id, i16::try_from(epoch).unwrap_or(0))
 }
 
-/// A classic group with one member: its member id and generation.
-fn join(session: &mut Session, group: &str) -> (String, i64) {
+/// A transactional producer's InitProducerId at its coordinator, retried
+/// while the coordinator loads or still ends an earlier transaction: the
+/// answer's error codes, its producer id and epoch.
+fn transactional(target: &mut Target, transactional_id: &str) -> (Vec<i64>, i64, i16) {
+    let init = target.coordinator(transactional_id, 1).json_until(
+        ApiKey::InitProducerId,
+        &json!({"transactionalId": transactional_id, "transactionTimeoutMs": 60000}),
+        // Not COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE,
+        // NOT_COORDINATOR or CONCURRENT_TRANSACTIONS.
+        |answer| !matches!(answer["errorCode"].as_i64(), Some(14 | 15 | 16 | 51)),
+    );
+    let id = init["producerId"].as_i64().unwrap_or(-1);
+    let epoch = init["producerEpoch"].as_i64().unwrap_or(0);
+    (codes(&init), id, i16::try_from(epoch).unwrap_or(0))
+}
+
+/// AddPartitionsToTxn of partition 0 of [`TOPIC`], at the highest version
+/// a client sends (v3: v4 on are the brokers' batched form).
+fn add_partition(target: &mut Target, transactional_id: &str, id: i64, epoch: i16) -> Vec<i64> {
+    let session = target.coordinator(transactional_id, 1);
+    let version = session.version(ApiKey::AddPartitionsToTxn).min(3);
+    codes(&session.json_at(
+        ApiKey::AddPartitionsToTxn,
+        version,
+        &json!({"v3AndBelowTransactionalId": transactional_id, "v3AndBelowProducerId": id,
+                "v3AndBelowProducerEpoch": epoch,
+                "v3AndBelowTopics": [{"name": TOPIC, "partitions": [0]}]}),
+    ))
+}
+
+/// EndTxn (a commit) of a transactional producer.
+fn end_txn(target: &mut Target, transactional_id: &str, id: i64, epoch: i16) -> Vec<i64> {
+    codes(&target.coordinator(transactional_id, 1).json(
+        ApiKey::EndTxn,
+        &json!({"transactionalId": transactional_id, "producerId": id,
+                "producerEpoch": epoch, "committed": true}),
+    ))
+}
+
+/// A producer of `transactional_id`, fenced by a second InitProducerId of
+/// the same id: the codes so far, its producer id and its old epoch.
+fn fenced(target: &mut Target, transactional_id: &str) -> (Vec<i64>, i64, i16) {
+    let (mut found, id, epoch) = transactional(target, transactional_id);
+    let (again, _, _) = transactional(target, transactional_id);
+    found.extend(again);
+    (found, id, epoch)
+}
+
+/// A classic group with one member, at its coordinator: its member id and
+/// generation.
+fn join(target: &mut Target, group: &str) -> (String, i64) {
+    let session = target.coordinator(group, 0);
     let join = |session: &mut Session, member: &str| {
         session.json(
             ApiKey::JoinGroup,
@@ -117,13 +309,6 @@ fn join(session: &mut Session, group: &str) -> (String, i64) {
                     "protocols": [{"name": "range", "metadata": ""}]}),
         )
     };
-    // Kafka's group coordinator loads its partition first: wait for it,
-    // as a client does.
-    session.json_until(
-        ApiKey::FindCoordinator,
-        &json!({"key": group, "keyType": 0, "coordinatorKeys": [group]}),
-        |answer| codes(answer).iter().all(|&code| code == 0),
-    );
     let first = session.json_until(
         ApiKey::JoinGroup,
         &json!({"groupId": group, "sessionTimeoutMs": 30000, "rebalanceTimeoutMs": 30000,
@@ -146,44 +331,99 @@ fn join(session: &mut Session, group: &str) -> (String, i64) {
     (member, generation)
 }
 
+/// Sends `given` at the negotiated version without expecting an answer:
+/// its error codes, or [`CLOSED`] when the broker closes the connection.
+fn maybe(session: &mut Session, api: ApiKey, given: &Value) -> Vec<i64> {
+    let version = session.version(api);
+    match session.client.exchange(version, fit(api, version, given)) {
+        Ok(Some(frame)) => {
+            let answer = ResponseFrame::decode(&frame, api, version)
+                .unwrap_or_else(|e| panic!("the {} v{version} answer: {e}", api.name()));
+            codes(&answer.body.to_json(version))
+        }
+        Ok(None) => panic!("{} v{version}: no answer expected", api.name()),
+        Err(_) => vec![CLOSED],
+    }
+}
+
+/// A connection to the SASL listener that has asked ApiVersions only.
+fn unauthenticated(target: &Target) -> Session {
+    Session::connect(&target.sasl, "fake-errors")
+}
+
+/// A Metadata request of no topic (the two sides' SASL listeners are on
+/// clusters with other topics).
+fn metadata_request() -> Value {
+    json!({"topics": [], "allowAutoTopicCreation": false})
+}
+
+/// A SASL PLAIN token.
+fn plain(user: &str, password: &str) -> String {
+    STANDARD.encode(format!("\0{user}\0{password}"))
+}
+
 /// The cases: a name, and the error codes a step sequence ends with.
-type Case = (&'static str, fn(&mut Session) -> Vec<i64>);
+type Case = (&'static str, fn(&mut Target) -> Vec<i64>);
 
 const CASES: &[Case] = &[
-    ("metadata of an unknown topic", |s| {
-        codes(&s.json(
+    ("metadata of an unknown topic", |t| {
+        codes(&t.leader().json(
             ApiKey::Metadata,
             &json!({"topics": [{"name": "no-such-topic", "topicId": NO_ID}],
                     "allowAutoTopicCreation": false}),
         ))
     }),
-    ("produce to an unknown topic", |s| {
-        codes(&produce(s, "no-such-topic", &batch(-1, -1, -1)))
+    ("produce to an unknown topic", |t| {
+        codes(&produce(t.leader(), "no-such-topic", &batch(-1, -1, -1)))
     }),
-    ("fetch of an unknown topic", |s| {
+    ("fetch of an unknown topic", |t| {
         let unknown = json!(UNKNOWN_ID);
         codes(&fetch(
-            s,
+            t.leader(),
             "no-such-topic",
             &unknown,
             json!({"partition": 0, "currentLeaderEpoch": -1, "fetchOffset": 0,
                    "lastFetchedEpoch": -1, "logStartOffset": -1, "partitionMaxBytes": 1024}),
         ))
     }),
-    ("fetch past the log end", |s| {
-        let id = topic_id(s, TOPIC);
+    (
+        "produce to a broker that does not lead the partition (codes, then KIP-951's leader, epoch, endpoint are Metadata's)",
+        |t| {
+            let follower = t.follower_id();
+            let answer = produce(t.node(follower), TOPIC, &batch(-1, -1, -1));
+            let mut found = codes(&answer);
+            let partition = &answer["responses"][0]["partitionResponses"][0];
+            found.extend(current_leader(t, partition, &answer));
+            found
+        },
+    ),
+    (
+        "fetch from a broker that does not lead the partition (codes, then KIP-951's leader, epoch, endpoint are Metadata's)",
+        |t| {
+            let follower = t.follower_id();
+            let answer = fetch_from_start(t.node(follower));
+            let mut found = codes(&answer);
+            let partition = &answer["responses"][0]["partitions"][0];
+            found.extend(current_leader(t, partition, &answer));
+            found
+        },
+    ),
+    ("fetch past the log end", |t| {
+        let session = t.leader();
+        let id = topic_id(session, TOPIC);
         codes(&fetch(
-            s,
+            session,
             TOPIC,
             &id,
             json!({"partition": 0, "currentLeaderEpoch": -1, "fetchOffset": 1000,
                    "lastFetchedEpoch": -1, "logStartOffset": -1, "partitionMaxBytes": 1024}),
         ))
     }),
-    ("fetch with a leader epoch ahead of the broker's", |s| {
-        let id = topic_id(s, TOPIC);
+    ("fetch with a leader epoch ahead of the broker's", |t| {
+        let session = t.leader();
+        let id = topic_id(session, TOPIC);
         codes(&fetch(
-            s,
+            session,
             TOPIC,
             &id,
             json!({"partition": 0, "currentLeaderEpoch": 1000, "fetchOffset": 0,
@@ -192,8 +432,8 @@ const CASES: &[Case] = &[
     }),
     (
         "list offsets with a leader epoch ahead of the broker's",
-        |s| {
-            codes(&s.json(
+        |t| {
+            codes(&t.leader().json(
                 ApiKey::ListOffsets,
                 &json!({"replicaId": -1, "topics": [{"name": TOPIC, "partitions": [
                     {"partitionIndex": 0, "currentLeaderEpoch": 1000, "timestamp": -1,
@@ -202,13 +442,15 @@ const CASES: &[Case] = &[
             ))
         },
     ),
-    ("an out-of-order sequence", |s| {
+    ("an out-of-order sequence", |t| {
+        let s = t.leader();
         let (mut found, id, epoch) = idempotent(s);
         found.extend(codes(&produce(s, TOPIC, &batch(id, epoch, 0))));
         found.extend(codes(&produce(s, TOPIC, &batch(id, epoch, 5))));
         found
     }),
-    ("a producer behind its bumped epoch", |s| {
+    ("a producer behind its bumped epoch", |t| {
+        let s = t.leader();
         let (mut found, id, epoch) = idempotent(s);
         found.extend(codes(&produce(s, TOPIC, &batch(id, epoch, 0))));
         let bumped = s.json(
@@ -220,25 +462,61 @@ const CASES: &[Case] = &[
         found.extend(codes(&produce(s, TOPIC, &batch(id, epoch, 1))));
         found
     }),
-    ("a heartbeat from an unknown member", |s| {
-        let _ = join(s, "errors-group-a");
-        codes(&s.json(
+    ("a fenced transactional producer's AddPartitionsToTxn", |t| {
+        let txn = "errors-txn-a";
+        let (mut found, id, old) = fenced(t, txn);
+        found.extend(add_partition(t, txn, id, old));
+        found
+    }),
+    ("a fenced transactional producer's Produce", |t| {
+        let txn = "errors-txn-b";
+        let (mut found, id, old) = fenced(t, txn);
+        let records = batch_of(id, old, 0, true);
+        found.extend(codes(&produce_as(t.leader(), TOPIC, &records, Some(txn))));
+        found
+    }),
+    ("a fenced transactional producer's EndTxn", |t| {
+        let txn = "errors-txn-c";
+        let (mut found, id, old) = fenced(t, txn);
+        found.extend(end_txn(t, txn, id, old));
+        found
+    }),
+    (
+        "a transactional producer fenced mid-transaction: its Produce, AddPartitionsToTxn and EndTxn",
+        |t| {
+            let txn = "errors-txn-d";
+            let (mut found, id, old) = transactional(t, txn);
+            found.extend(add_partition(t, txn, id, old));
+            let records = batch_of(id, old, 0, true);
+            found.extend(codes(&produce_as(t.leader(), TOPIC, &records, Some(txn))));
+            let (again, _, _) = transactional(t, txn);
+            found.extend(again);
+            let records = batch_of(id, old, 1, true);
+            found.extend(codes(&produce_as(t.leader(), TOPIC, &records, Some(txn))));
+            found.extend(add_partition(t, txn, id, old));
+            found.extend(end_txn(t, txn, id, old));
+            found
+        },
+    ),
+    ("a heartbeat from an unknown member", |t| {
+        let _ = join(t, "errors-group-a");
+        codes(&t.coordinator("errors-group-a", 0).json(
             ApiKey::Heartbeat,
             &json!({"groupId": "errors-group-a", "generationId": 1, "memberId": "nobody"}),
         ))
     }),
-    ("a heartbeat of an illegal generation", |s| {
-        let (member, generation) = join(s, "errors-group-b");
-        codes(&s.json(
+    ("a heartbeat of an illegal generation", |t| {
+        let (member, generation) = join(t, "errors-group-b");
+        codes(&t.coordinator("errors-group-b", 0).json(
             ApiKey::Heartbeat,
             &json!({"groupId": "errors-group-b", "generationId": generation + 5,
                     "memberId": member}),
         ))
     }),
-    ("an offset commit of an illegal generation", |s| {
-        let (member, generation) = join(s, "errors-group-c");
-        let id = topic_id(s, TOPIC);
-        codes(&s.json(
+    ("an offset commit of an illegal generation", |t| {
+        let (member, generation) = join(t, "errors-group-c");
+        let id = topic_id(t.leader(), TOPIC);
+        codes(&t.coordinator("errors-group-c", 0).json(
             ApiKey::OffsetCommit,
             &json!({"groupId": "errors-group-c", "generationIdOrMemberEpoch": generation + 5,
             "memberId": member, "topics": [{"name": TOPIC, "topicId": id, "partitions": [
@@ -247,10 +525,10 @@ const CASES: &[Case] = &[
             ]}]}),
         ))
     }),
-    ("an offset commit from an unknown member", |s| {
-        let _ = join(s, "errors-group-d");
-        let id = topic_id(s, TOPIC);
-        codes(&s.json(
+    ("an offset commit from an unknown member", |t| {
+        let _ = join(t, "errors-group-d");
+        let id = topic_id(t.leader(), TOPIC);
+        codes(&t.coordinator("errors-group-d", 0).json(
             ApiKey::OffsetCommit,
             &json!({"groupId": "errors-group-d", "generationIdOrMemberEpoch": 1,
             "memberId": "nobody", "topics": [{"name": TOPIC, "topicId": id, "partitions": [
@@ -259,87 +537,203 @@ const CASES: &[Case] = &[
             ]}]}),
         ))
     }),
-    ("a topic created twice", |s| {
+    ("a topic created twice", |t| {
         let create = json!({"topics": [{"name": "errors-twice", "numPartitions": 1,
                                         "replicationFactor": 1, "assignments": [],
                                         "configs": []}], "timeoutMs": 5000});
+        let s = t.leader();
         let mut found = codes(&s.json(ApiKey::CreateTopics, &create));
         found.extend(codes(&s.json(ApiKey::CreateTopics, &create)));
         found
     }),
-    ("partitions reduced", |s| {
-        codes(&s.json(
+    ("partitions reduced", |t| {
+        codes(&t.leader().json(
             ApiKey::CreatePartitions,
             &json!({"topics": [{"name": TOPIC, "count": 1, "assignments": null}],
                     "timeoutMs": 5000}),
         ))
     }),
-    ("records deleted past the log end", |s| {
-        codes(&s.json(
+    ("records deleted past the log end", |t| {
+        codes(&t.leader().json(
             ApiKey::DeleteRecords,
             &json!({"topics": [{"name": TOPIC, "partitions": [
                 {"partitionIndex": 0, "offset": 1000}
             ]}], "timeoutMs": 5000}),
         ))
     }),
+    ("a SaslHandshake on a listener without SASL", |t| {
+        maybe(
+            t.leader(),
+            ApiKey::SaslHandshake,
+            &json!({"mechanism": "PLAIN"}),
+        )
+    }),
+    ("a SaslAuthenticate on a listener without SASL", |t| {
+        let token = plain(USER, PASSWORD);
+        let mut found = maybe(t.leader(), ApiKey::SaslAuthenticate, &json!({"authBytes": token}));
+        found.extend(maybe(t.leader(), ApiKey::Metadata, &metadata_request()));
+        found
+    }),
+    (
+        "a request before SASL authentication (no handshake)",
+        |t| {
+            let mut session = unauthenticated(t);
+            maybe(&mut session, ApiKey::Metadata, &metadata_request())
+        },
+    ),
+    (
+        "a request after the SASL handshake, before SaslAuthenticate",
+        |t| {
+            let mut session = unauthenticated(t);
+            let mut found = maybe(&mut session, ApiKey::SaslHandshake, &json!({"mechanism": "PLAIN"}));
+            found.extend(maybe(&mut session, ApiKey::Metadata, &metadata_request()));
+            found.extend(maybe(&mut session, ApiKey::Metadata, &metadata_request()));
+            found
+        },
+    ),
+    ("a second SASL handshake during the exchange", |t| {
+        let mut session = unauthenticated(t);
+        let handshake = json!({"mechanism": "PLAIN"});
+        let mut found = maybe(&mut session, ApiKey::SaslHandshake, &handshake);
+        found.extend(maybe(&mut session, ApiKey::SaslHandshake, &handshake));
+        found.extend(maybe(&mut session, ApiKey::Metadata, &metadata_request()));
+        found
+    }),
+    ("a SASL handshake of a mechanism not enabled", |t| {
+        let mut session = unauthenticated(t);
+        let mut found = maybe(&mut session, ApiKey::SaslHandshake, &json!({"mechanism": "GSSAPI"}));
+        found.extend(maybe(&mut session, ApiKey::Metadata, &metadata_request()));
+        found
+    }),
+    (
+        "SASL PLAIN with a wrong password, then a request",
+        |t| {
+            let mut session = unauthenticated(t);
+            let mut found = maybe(&mut session, ApiKey::SaslHandshake, &json!({"mechanism": "PLAIN"}));
+            found.extend(maybe(
+                &mut session,
+                ApiKey::SaslAuthenticate,
+                &json!({"authBytes": plain(USER, "wrong")}),
+            ));
+            found.extend(maybe(&mut session, ApiKey::Metadata, &metadata_request()));
+            found
+        },
+    ),
+    ("SASL PLAIN authenticated, then a request", |t| {
+        let mut session = unauthenticated(t);
+        let mut found = maybe(&mut session, ApiKey::SaslHandshake, &json!({"mechanism": "PLAIN"}));
+        found.extend(maybe(
+            &mut session,
+            ApiKey::SaslAuthenticate,
+            &json!({"authBytes": plain(USER, PASSWORD)}),
+        ));
+        found.extend(maybe(&mut session, ApiKey::Metadata, &metadata_request()));
+        found
+    }),
 ];
 
-/// Runs every case against `address`, after creating the topic.
-fn run_cases(address: &str) -> Vec<Vec<i64>> {
-    let mut session = Session::connect(address, "fake-errors");
+/// Runs every case against the brokers behind `bootstrap`, after creating
+/// the topic; the cases before authentication go to `sasl`.
+fn run_cases(bootstrap: &str, sasl: &str) -> Vec<Vec<i64>> {
+    let mut session = Session::connect(bootstrap, "fake-errors");
     let created = session.json(
         ApiKey::CreateTopics,
         &json!({"topics": [{"name": TOPIC, "numPartitions": 1, "replicationFactor": 1,
                              "assignments": [], "configs": []}],
                 "timeoutMs": 5000}),
     );
-    assert_eq!(codes(&created), [0], "{created}");
+    assert!(codes(&created).iter().all(|&code| code == 0), "{created}");
+    let led = |answer: &Value| {
+        let partition = &answer["topics"][0]["partitions"][0];
+        codes(answer).iter().all(|&code| code == 0) && partition["leaderId"].as_i64() >= Some(0)
+    };
+    let metadata_of_topic = json!({"topics": [{"name": TOPIC, "topicId": NO_ID}],
+                                   "allowAutoTopicCreation": false});
     // Until its partition has a leader, as a client waits.
-    session.json_until(
-        ApiKey::Metadata,
-        &json!({"topics": [{"name": TOPIC, "topicId": NO_ID}], "allowAutoTopicCreation": false}),
-        |answer| {
-            let partition = &answer["topics"][0]["partitions"][0];
-            codes(answer).iter().all(|&code| code == 0) && partition["leaderId"].as_i64() >= Some(0)
-        },
-    );
-    // ... and its leader serves it (Kafka's replica manager follows the
-    // metadata a moment later).
-    session.json_until(
+    let metadata = session.json_until(ApiKey::Metadata, &metadata_of_topic, led);
+    let partition = &metadata["topics"][0]["partitions"][0];
+    let addresses: BTreeMap<i64, String> = metadata["brokers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|b| {
+            let id = b["nodeId"].as_i64().unwrap_or(-1);
+            (
+                id,
+                format!("{}:{}", b["host"].as_str().unwrap_or(""), b["port"]),
+            )
+        })
+        .collect();
+    let mut target = Target {
+        leader: partition["leaderId"].as_i64().unwrap_or(-1),
+        leader_epoch: partition["leaderEpoch"].as_i64().unwrap_or(-1),
+        addresses,
+        sessions: BTreeMap::new(),
+        sasl: sasl.to_owned(),
+    };
+    assert!(target.addresses.len() >= 2, "{metadata}");
+    // Every broker knows the topic (Kafka's follow the metadata a moment
+    // later, and one that does not know it answers UNKNOWN_TOPIC_OR_PARTITION).
+    for id in target.addresses.keys().copied().collect::<Vec<_>>() {
+        target
+            .node(id)
+            .json_until(ApiKey::Metadata, &metadata_of_topic, led);
+    }
+    // ... and its leader serves it.
+    target.leader().json_until(
         ApiKey::ListOffsets,
         &json!({"replicaId": -1, "topics": [{"name": TOPIC, "partitions": [
             {"partitionIndex": 0, "currentLeaderEpoch": -1, "timestamp": -1, "maxNumOffsets": 1}
         ]}]}),
         |answer| codes(answer).iter().all(|&code| code == 0),
     );
-    CASES.iter().map(|(_, case)| case(&mut session)).collect()
+    CASES.iter().map(|(_, case)| case(&mut target)).collect()
 }
 
 #[test]
 fn the_fake_answers_errors_as_kafka_does() {
     let _one = one_at_a_time();
     let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
-    let fake = runtime
-        .block_on(FakeCluster::builder().brokers(1).start())
-        .unwrap_or_else(|e| panic!("the fake cluster: {e}"));
-    let bootstrap = fake.bootstrap();
+    let (fake, sasl_fake) = runtime.block_on(async {
+        let fake = FakeCluster::builder().brokers(2).start().await;
+        let sasl = FakeCluster::builder()
+            .brokers(1)
+            .sasl_user(SaslMechanism::Plain, USER, PASSWORD)
+            .sasl_user(SaslMechanism::ScramSha256, USER, PASSWORD)
+            .start()
+            .await;
+        (fake, sasl)
+    });
+    let fake = fake.unwrap_or_else(|e| panic!("the fake cluster: {e}"));
+    let sasl_fake = sasl_fake.unwrap_or_else(|e| panic!("the SASL fake cluster: {e}"));
+    // One address of each (`bootstrap` lists every broker's).
+    let first = |cluster: &FakeCluster| {
+        let bootstrap = cluster.bootstrap();
+        bootstrap.split(',').next().unwrap_or_default().to_owned()
+    };
+    let (bootstrap, sasl) = (first(&fake), first(&sasl_fake));
     let fake_codes = std::thread::scope(|scope| {
         scope
-            .spawn(|| run_cases(&bootstrap))
+            .spawn(|| run_cases(&bootstrap, &sasl))
             .join()
             .unwrap_or_else(|_| panic!("the cases against the fake panicked"))
     });
-    runtime.block_on(async { fake.shutdown().await.ok() });
+    runtime.block_on(async {
+        fake.shutdown().await.ok();
+        sasl_fake.shutdown().await.ok();
+    });
 
-    let Some(kafka) = Kafka::start("fake-errors", &pinned_version(), &[]) else {
+    let credentials = format!("{USER}:{PASSWORD}");
+    let options = ["--brokers", "2", "--sasl", &credentials];
+    let Some(kafka) = Kafka::start("fake-errors", &pinned_version(), &options) else {
         return;
     };
-    let kafka_codes = run_cases(kafka.bootstrap());
+    let kafka_codes = run_cases(kafka.bootstrap(), kafka.get("sasl_bootstrap"));
     drop(kafka);
 
     let mut differ = Vec::new();
     for (((name, _), kafka), fake) in CASES.iter().zip(&kafka_codes).zip(&fake_codes) {
-        let line = format!("{name}: kafka {kafka:?}, fake {fake:?}");
+        let line = format!("{name}: kafka {}, fake {}", show(kafka), show(fake));
         println!("{line}");
         if kafka != fake {
             differ.push(line);

@@ -1,5 +1,5 @@
-//! `kafka-protocol fake --sasl MECHANISM:USER:PASSWORD`: every listener
-//! requires SASL. Before authenticating a connection gets ApiVersions and
+//! `kafka-protocol fake`: `versions` and `request` against it, and with
+//! `--sasl MECHANISM:USER:PASSWORD` every listener requires SASL. Before authenticating a connection gets ApiVersions and
 //! SaslHandshake only (Metadata closes it); after PLAIN it is served.
 
 use kafka_wire::IntoOwned;
@@ -13,6 +13,10 @@ use kafka_wire::messages::{
     MetadataRequest, RequestHeader, SaslAuthenticateRequest, SaslHandshakeRequest,
 };
 use kafka_wire::{RequestBody, ResponseBody};
+use serde_json::Value;
+
+mod common;
+use common::{check_versions, kafka_protocol, request};
 
 /// The fake, killed when dropped.
 struct Fake(Child);
@@ -55,10 +59,12 @@ fn call(
     Some(response.body.into_owned())
 }
 
-#[test]
-fn with_sasl_every_listener_requires_it() {
+/// Starts `kafka-protocol fake` with `args`; the fake and its bootstrap
+/// line's addresses.
+fn start(args: &[&str]) -> (Fake, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kafka-protocol"))
-        .args(["fake", "--brokers", "1", "--sasl", "PLAIN:alice:pw-1"])
+        .arg("fake")
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -75,6 +81,40 @@ fn with_sasl_every_listener_requires_it() {
         .strip_prefix("bootstrap ")
         .expect("bootstrap")
         .to_owned();
+    (fake, address)
+}
+
+/// `versions` and `request` against the fake, as against real Kafka
+/// (`real_kafka.rs`): every api it advertises is known, the table and the
+/// JSON agree, and a request round-trips.
+#[test]
+fn versions_and_request_against_the_fake() {
+    let (fake, address) = start(&["--brokers", "1", "--topic", "cli-topic:2"]);
+    let apis = check_versions(&address);
+    let json: Value = serde_json::from_str(&kafka_protocol(
+        &["versions", "--bootstrap", &address, "--json"],
+        "",
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let advertised = json
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|row| !row["broker_max"].is_null())
+        .count();
+    assert_eq!(apis, advertised);
+    assert!(apis > 30, "{apis}");
+    let metadata = request(&address, "Metadata", r#"{"topics": null}"#);
+    let topics = metadata["topics"].as_array().cloned().unwrap_or_default();
+    let topic = topics.iter().find(|t| t["name"] == "cli-topic");
+    let partitions = topic.map(|t| t["partitions"].as_array().map_or(0, Vec::len));
+    assert_eq!(partitions, Some(2), "{metadata}");
+    drop(fake);
+}
+
+#[test]
+fn with_sasl_every_listener_requires_it() {
+    let (fake, address) = start(&["--brokers", "1", "--sasl", "PLAIN:alice:pw-1"]);
     let connect = || {
         let stream = TcpStream::connect(&address).expect("connect");
         stream

@@ -1,5 +1,5 @@
 //! Recording frames: one JSON line per request or response, in one file,
-//! in the form `mini_broker --capture` writes (`seq`, `connection`,
+//! in the form the retired example `mini_broker --capture` wrote (`seq`, `connection`,
 //! `direction`, `api_key`, `api_name`, `api_version`, `correlation_id`,
 //! `client_id`, `hex`), flushed line by line so that a failing test can
 //! show the last frames exchanged.

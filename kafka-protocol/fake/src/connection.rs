@@ -10,7 +10,9 @@
 //! SASL: when the cluster has users, a connection must authenticate
 //! first (SaslHandshake, then SaslAuthenticate or, after SaslHandshake v0,
 //! bare tokens); before that only ApiVersions and SaslHandshake are
-//! served and any other request closes the connection, as Kafka does.
+//! served and any other request closes the connection, as Kafka does
+//! (once the handshake has chosen a mechanism, after answering it with
+//! ILLEGAL_SASL_STATE).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -24,6 +26,7 @@ use tokio::net::TcpStream;
 use tokio_util::codec::Framed;
 
 use crate::capture::{Direction, FrameInfo};
+use crate::control::errors::error_response;
 use crate::dispatch::{self, Context, Outcome};
 use crate::sasl::{self, Exchange, Step};
 use crate::state::Shared;
@@ -161,72 +164,100 @@ async fn answer(
     };
     let caps = &shared.version_caps();
     let implemented = versions::range(api, caps).is_some();
-    let (body, version) =
-        if api == ApiKey::ApiVersions && !versions::serves(api, peek.api_version, caps) {
-            // The client retries with a version from this v0 reply.
-            (
-                ResponseBody::ApiVersions(unsupported_api_versions_reply()),
-                0,
-            )
-        } else if implemented && !versions::serves(api, peek.api_version, caps) {
-            // No version both sides speak: Kafka closes the connection.
-            return Reply::Close(format!(
-                "{} v{} is not supported",
-                api.name(),
-                peek.api_version
-            ));
-        } else {
-            let request = match &decoded {
-                Ok(request) => request,
-                Err(e) => return Reply::Close(format!("undecodable {} request: {e}", api.name())),
-            };
-            let version = peek.api_version;
-            match (&request.body, &*auth) {
-                (RequestBody::SaslHandshake(r), _) => {
-                    return finish(
-                        shared,
-                        &info,
-                        handshake(shared, &r.mechanism, version, auth),
-                        version,
-                        None,
-                    );
-                }
-                (RequestBody::SaslAuthenticate(r), Auth::Tokens(_)) => {
-                    let (body, failed) = authenticate(shared, &r.auth_bytes, auth);
-                    return finish(shared, &info, body, version, failed);
-                }
-                // Kafka closes a connection that authenticates before its
-                // handshake, without an answer.
-                (RequestBody::SaslAuthenticate(_), _) => {
-                    return Reply::Close("SaslAuthenticate before SaslHandshake".into())
-                }
-                (RequestBody::ApiVersions(_), _) | (_, Auth::Open) => {}
-                _ => {
-                    return Reply::Close(format!(
-                        "unexpected {} request before authentication",
-                        api.name()
-                    ))
-                }
-            }
-            let context = Context {
-                shared,
-                node_id,
-                version: peek.api_version,
-                client_id: client_id.unwrap_or(""),
-                client_host: host,
-                connection,
-            };
-            match dispatch::dispatch(&context, &request.body).await {
-                Outcome::Respond(body) => (*body, peek.api_version),
-                Outcome::NoResponse => return Reply::Nothing,
-                Outcome::Close(reason) => return Reply::Close(reason),
-            }
+    let (body, version) = if api == ApiKey::ApiVersions
+        && !versions::serves(api, peek.api_version, caps)
+    {
+        // The client retries with a version from this v0 reply.
+        (
+            ResponseBody::ApiVersions(unsupported_api_versions_reply()),
+            0,
+        )
+    } else if implemented && !versions::serves(api, peek.api_version, caps) {
+        // No version both sides speak: Kafka closes the connection.
+        return Reply::Close(format!(
+            "{} v{} is not supported",
+            api.name(),
+            peek.api_version
+        ));
+    } else {
+        let request = match &decoded {
+            Ok(request) => request,
+            Err(e) => return Reply::Close(format!("undecodable {} request: {e}", api.name())),
         };
+        let version = peek.api_version;
+        match (&request.body, &*auth) {
+            (RequestBody::SaslAuthenticate(r), Auth::Tokens(_)) => {
+                let (body, failed) = authenticate(shared, &r.auth_bytes, auth);
+                return finish(shared, &info, body, version, failed);
+            }
+            // Between SaslHandshake (v1 on) and the end of the exchange,
+            // Kafka answers any other request with its error response
+            // (ILLEGAL_SASL_STATE), then closes the connection.
+            (_, Auth::Tokens(_)) => {
+                let why = format!(
+                    "unexpected {} request during SASL authentication",
+                    api.name()
+                );
+                let body =
+                    error_response(&request.body, version, ErrorCode::IllegalSaslState.code());
+                return finish(shared, &info, body, version, Some(why));
+            }
+            (RequestBody::SaslHandshake(r), _) => {
+                return finish(
+                    shared,
+                    &info,
+                    handshake(shared, &r.mechanism, version, auth),
+                    version,
+                    None,
+                );
+            }
+            // Without SASL, or once authenticated, Kafka's request
+            // handler answers ILLEGAL_SASL_STATE and keeps the
+            // connection.
+            (RequestBody::SaslAuthenticate(_), Auth::Open) => {
+                let body = ResponseBody::SaslAuthenticate(SaslAuthenticateResponse {
+                    error_code: ErrorCode::IllegalSaslState.code(),
+                    error_message: Some(
+                        "SaslAuthenticate request received after successful authentication".into(),
+                    ),
+                    ..Default::default()
+                });
+                return finish(shared, &info, body, version, None);
+            }
+            // Kafka closes a connection that authenticates before its
+            // handshake, without an answer.
+            (RequestBody::SaslAuthenticate(_), _) => {
+                return Reply::Close("SaslAuthenticate before SaslHandshake".into())
+            }
+            (RequestBody::ApiVersions(_), _) | (_, Auth::Open) => {}
+            _ => {
+                return Reply::Close(format!(
+                    "unexpected {} request before authentication",
+                    api.name()
+                ))
+            }
+        }
+        let context = Context {
+            shared,
+            node_id,
+            version: peek.api_version,
+            client_id: client_id.unwrap_or(""),
+            client_host: host,
+            connection,
+        };
+        match dispatch::dispatch(&context, &request.body).await {
+            Outcome::Respond(body) => (*body, peek.api_version),
+            Outcome::NoResponse => return Reply::Nothing,
+            Outcome::Close(reason) => return Reply::Close(reason),
+        }
+    };
     finish(shared, &info, body, version, None)
 }
 
 /// SaslHandshake: the mechanism, if enabled, starts an exchange (v0: of
-/// bare tokens); the answer lists the enabled mechanisms.
+/// bare tokens); the answer lists the enabled mechanisms. Out of turn
+/// (without SASL, or once authenticated) it is ILLEGAL_SASL_STATE with no
+/// mechanisms, as Kafka's request handler answers it.
 fn handshake(
     shared: &Shared,
     mechanism: &str,
@@ -240,7 +271,10 @@ fn handshake(
         .map(Into::into)
         .collect();
     let error_code = if !matches!(auth, Auth::Handshake) {
-        ErrorCode::IllegalSaslState.code()
+        return ResponseBody::SaslHandshake(SaslHandshakeResponse {
+            error_code: ErrorCode::IllegalSaslState.code(),
+            mechanisms: Vec::new(),
+        });
     } else if let Some(m) = shared.credentials.enabled(mechanism) {
         *auth = if version == 0 {
             Auth::Legacy(sasl::start(m))

@@ -8,44 +8,14 @@ use kafka_wire::messages::*;
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
 use kafka_wire_fake::probe::{Probe, ProbeError};
 use kafka_wire_fake::{FakeCluster, TopicSpec};
-use kafka_wire_records::RecordBatchBuilder;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-fn batch(producer: Option<(i64, i16, i32)>, values: &[&[u8]]) -> Vec<u8> {
-    let mut b = RecordBatchBuilder::new(0);
-    if let Some((id, epoch, sequence)) = producer {
-        b = b
-            .producer_id(id)
-            .producer_epoch(epoch)
-            .base_sequence(sequence);
-    }
-    for v in values {
-        assert!(b.append(1_000, None, Some(v), &[]).is_ok());
-    }
-    b.build().unwrap_or_default()
-}
+mod common;
+use common::{batch, call, from, metadata};
 
-fn produce(topic: &str, partition: i32, records: Vec<u8>) -> RequestBody<'static> {
-    RequestBody::Produce(ProduceRequest {
-        acks: -1,
-        timeout_ms: 1000,
-        topic_data: vec![produce_request::TopicProduceData {
-            name: topic.to_owned().into(),
-            partition_data: vec![produce_request::PartitionProduceData {
-                index: partition,
-                records: Some(records.into()),
-                ..Default::default()
-            }]
-            .into(),
-            ..Default::default()
-        }]
-        .into(),
-        ..Default::default()
-    })
-}
-
-/// (error code, base offset, current leader id) of the one partition.
+/// (error code, base offset, current leader id, node endpoints) of the one
+/// partition.
 async fn produce_on(
     probe: &mut Probe,
     topic: &str,
@@ -53,26 +23,20 @@ async fn produce_on(
     records: Vec<u8>,
     version: i16,
 ) -> (i16, i64, i32, usize) {
-    match probe
-        .request(produce(topic, partition, records), version)
-        .await
-    {
-        Ok(ResponseBody::Produce(r)) => {
-            let p = r
-                .responses
-                .iter()
-                .next()
-                .and_then(|t| t.partition_responses.iter().next().map(|p| p.into_owned()));
-            let p = p.unwrap_or_default();
-            (
-                p.error_code,
-                p.base_offset,
-                p.current_leader.leader_id,
-                r.node_endpoints.len(),
-            )
-        }
-        other => panic!("{other:?}"),
-    }
+    let r = call(
+        probe,
+        common::produce(topic, [(partition, records)]),
+        version,
+    )
+    .await;
+    let endpoints = r.node_endpoints.len();
+    let p = common::produced(r).into_iter().next().unwrap_or_default();
+    (
+        p.error_code,
+        p.base_offset,
+        p.current_leader.leader_id,
+        endpoints,
+    )
 }
 
 fn fetch(
@@ -82,87 +46,53 @@ fn fetch(
     max_wait_ms: i32,
     min_bytes: i32,
     max_bytes: i32,
-) -> RequestBody<'static> {
-    RequestBody::Fetch(FetchRequest {
-        replica_id: -1,
+) -> FetchRequest<'static> {
+    let partition = fetch_request::FetchPartition {
+        partition_max_bytes: max_bytes,
+        ..from(partition, offset)
+    };
+    FetchRequest {
         max_wait_ms,
         min_bytes,
         max_bytes,
-        session_epoch: -1,
-        topics: vec![fetch_request::FetchTopic {
-            topic: topic.to_owned().into(),
-            partitions: vec![fetch_request::FetchPartition {
-                partition,
-                fetch_offset: offset,
-                partition_max_bytes: max_bytes,
-                ..Default::default()
-            }]
-            .into(),
-            ..Default::default()
-        }]
-        .into(),
-        ..Default::default()
-    })
+        ..common::fetch(topic, partition)
+    }
 }
 
 /// (error, high watermark, log start, record bytes, current leader).
-async fn fetch_on(probe: &mut Probe, request: RequestBody<'static>) -> (i16, i64, i64, usize, i32) {
-    match probe.request(request, 12).await {
-        Ok(ResponseBody::Fetch(r)) => {
-            let p = r
-                .responses
-                .iter()
-                .next()
-                .and_then(|t| t.partitions.iter().next().map(|p| p.into_owned()))
-                .unwrap_or_default();
-            (
-                p.error_code,
-                p.high_watermark,
-                p.log_start_offset,
-                p.records.map_or(0, |r| r.len()),
-                p.current_leader.leader_id,
-            )
-        }
-        other => panic!("{other:?}"),
-    }
+async fn fetch_on(
+    probe: &mut Probe,
+    request: FetchRequest<'static>,
+) -> (i16, i64, i64, usize, i32) {
+    let r = call(probe, request, 12).await;
+    let p = common::fetched(r).into_iter().next().unwrap_or_default();
+    (
+        p.error_code,
+        p.high_watermark,
+        p.log_start_offset,
+        p.records.map_or(0, |r| r.len()),
+        p.current_leader.leader_id,
+    )
 }
 
 /// The address of `node` in the cluster.
 fn address(cluster: &FakeCluster, node: i32) -> String {
-    cluster.addresses()[usize::try_from(node).unwrap_or(0)].to_string()
+    cluster.broker_address(node).expect("a broker")
 }
 
 /// The leader of partition 0 of `topic`, from Metadata.
 async fn leader(cluster: &FakeCluster, topic: &str) -> i32 {
-    let mut probe = Probe::connect(&address(cluster, 0)).await.expect("connect");
-    let request = RequestBody::Metadata(MetadataRequest {
-        topics: Some(
-            vec![metadata_request::MetadataRequestTopic {
-                name: Some(topic.to_owned().into()),
-                ..Default::default()
-            }]
-            .into(),
-        ),
-        ..Default::default()
-    });
-    match probe.request(request, 12).await {
-        Ok(ResponseBody::Metadata(m)) => m
-            .topics
-            .iter()
-            .next()
-            .and_then(|t| t.partitions.iter().next().map(|p| p.leader_id))
-            .unwrap_or(-1),
-        other => panic!("{other:?}"),
-    }
+    let mut probe = common::connect(cluster, 0).await;
+    let m = call(&mut probe, metadata(topic), 12).await;
+    m.topics
+        .iter()
+        .next()
+        .and_then(|t| t.partitions.iter().next().map(|p| p.leader_id))
+        .unwrap_or(-1)
 }
 
 async fn three() -> FakeCluster {
-    FakeCluster::builder()
-        .brokers(3)
-        .topic(TopicSpec::new("t", 1))
-        .start()
-        .await
-        .expect("start")
+    common::cluster(3, "t", 1).await
 }
 
 #[tokio::test]
@@ -170,9 +100,7 @@ async fn a_partition_led_elsewhere_names_its_leader() {
     let cluster = three().await;
     let leader = leader(&cluster, "t").await;
     let other = (leader + 1) % 3;
-    let mut probe = Probe::connect(&address(&cluster, other))
-        .await
-        .expect("connect");
+    let mut probe = common::connect(&cluster, other).await;
     let (code, _, current, endpoints) =
         produce_on(&mut probe, "t", 0, batch(None, &[b"x"]), 10).await;
     assert_eq!(code, ErrorCode::NotLeaderOrFollower.code());
@@ -182,9 +110,7 @@ async fn a_partition_led_elsewhere_names_its_leader() {
         (code, current),
         (ErrorCode::NotLeaderOrFollower.code(), leader)
     );
-    let mut probe = Probe::connect(&address(&cluster, leader))
-        .await
-        .expect("connect");
+    let mut probe = common::connect(&cluster, leader).await;
     let (code, offset, ..) = produce_on(&mut probe, "t", 0, batch(None, &[b"x"]), 10).await;
     assert_eq!((code, offset), (0, 0));
 }
@@ -192,9 +118,7 @@ async fn a_partition_led_elsewhere_names_its_leader() {
 #[tokio::test]
 async fn idempotence_errors_and_duplicates() {
     let cluster = three().await;
-    let mut probe = Probe::connect(&address(&cluster, leader(&cluster, "t").await))
-        .await
-        .expect("connect");
+    let mut probe = common::connect(&cluster, leader(&cluster, "t").await).await;
     let (code, offset, ..) =
         produce_on(&mut probe, "t", 0, batch(Some((7, 0, 0)), &[b"a", b"b"]), 9).await;
     assert_eq!((code, offset), (0, 0));
@@ -219,9 +143,7 @@ async fn idempotence_errors_and_duplicates() {
 async fn a_fetch_waits_for_records_and_out_of_range_is_an_error() {
     let cluster = three().await;
     let node = leader(&cluster, "t").await;
-    let mut consumer = Probe::connect(&address(&cluster, node))
-        .await
-        .expect("connect");
+    let mut consumer = common::connect(&cluster, node).await;
     // Nothing to read: the fetch waits max_wait_ms.
     let started = Instant::now();
     let (code, hw, ..) = fetch_on(&mut consumer, fetch("t", 0, 0, 300, 1, 1 << 20)).await;
@@ -252,9 +174,7 @@ async fn fetch_size_limits_apply_before_copying() {
         .start()
         .await
         .expect("start");
-    let mut probe = Probe::connect(&address(&cluster, 0))
-        .await
-        .expect("connect");
+    let mut probe = common::connect(&cluster, 0).await;
     let value = vec![7u8; 1000];
     for _ in 0..3 {
         let (code, ..) = produce_on(&mut probe, "t", 0, batch(None, &[&value]), 9).await;
@@ -277,9 +197,7 @@ async fn the_byte_budget_drops_the_oldest_batches() {
         .start()
         .await
         .expect("start");
-    let mut probe = Probe::connect(&address(&cluster, 0))
-        .await
-        .expect("connect");
+    let mut probe = common::connect(&cluster, 0).await;
     let value = vec![1u8; 1000];
     for _ in 0..10 {
         let (code, ..) = produce_on(&mut probe, "t", 0, batch(None, &[&value]), 9).await;
@@ -297,9 +215,7 @@ async fn the_byte_budget_drops_the_oldest_batches() {
 #[tokio::test]
 async fn a_group_joins_syncs_heartbeats_and_leaves() {
     let cluster = three().await;
-    let mut probe = Probe::connect(&address(&cluster, 0))
-        .await
-        .expect("connect");
+    let mut probe = common::connect(&cluster, 0).await;
     let coordinator = match probe
         .request(
             RequestBody::FindCoordinator(FindCoordinatorRequest {
@@ -318,9 +234,7 @@ async fn a_group_joins_syncs_heartbeats_and_leaves() {
             .unwrap_or(-1),
         other => panic!("{other:?}"),
     };
-    let mut probe = Probe::connect(&address(&cluster, coordinator))
-        .await
-        .expect("connect");
+    let mut probe = common::connect(&cluster, coordinator).await;
     let join = |member_id: String| {
         RequestBody::JoinGroup(JoinGroupRequest {
             group_id: "g".into(),
@@ -407,9 +321,7 @@ async fn a_group_joins_syncs_heartbeats_and_leaves() {
     assert_eq!(beat.error_code, ErrorCode::UnknownMemberId.code());
     // The other brokers do not coordinate the group.
     let other = (coordinator + 1) % 3;
-    let mut elsewhere = Probe::connect(&address(&cluster, other))
-        .await
-        .expect("connect");
+    let mut elsewhere = common::connect(&cluster, other).await;
     let Ok(ResponseBody::Heartbeat(beat)) = elsewhere.request(heartbeat(1), 4).await else {
         panic!()
     };
@@ -491,9 +403,7 @@ async fn create_topics_is_bounded() {
         .start()
         .await
         .expect("start");
-    let mut probe = Probe::connect(&address(&cluster, 0))
-        .await
-        .expect("connect");
+    let mut probe = common::connect(&cluster, 0).await;
     let create = |name: &str, partitions| {
         RequestBody::CreateTopics(CreateTopicsRequest {
             topics: vec![create_topics_request::CreatableTopic {
@@ -528,9 +438,7 @@ async fn pipelined_requests_are_answered_in_order() {
         .start()
         .await
         .expect("start");
-    let mut probe = Probe::connect(&address(&cluster, 0))
-        .await
-        .expect("connect");
+    let mut probe = common::connect(&cluster, 0).await;
     let mut sent = Vec::new();
     for _ in 0..5 {
         sent.push(

@@ -8,18 +8,13 @@
 
 use kafka_wire::messages::*;
 use kafka_wire::{ErrorCode, RequestBody, ResponseBody};
-use kafka_wire_fake::probe::Probe;
-use kafka_wire_fake::{FakeCluster, TopicSpec};
+
+mod common;
 
 #[tokio::test]
 async fn heartbeats_are_answered_as_kafka_answers_them() {
-    let cluster = FakeCluster::builder()
-        .brokers(1)
-        .topic(TopicSpec::new("t848", 3))
-        .start()
-        .await
-        .expect("start");
-    let mut probe = Probe::connect(&cluster.bootstrap()).await.expect("connect");
+    let cluster = common::cluster(1, "t848", 3).await;
+    let mut probe = common::connect(&cluster, 0).await;
     let member = "member-aaaaaaaaaaaaaaaa";
     let beat = |member: &'static str, epoch: i32| {
         RequestBody::ConsumerGroupHeartbeat(ConsumerGroupHeartbeatRequest {
@@ -71,13 +66,8 @@ async fn heartbeats_are_answered_as_kafka_answers_them() {
 /// 4.4.0 answered them: errors carry member epoch 0.
 #[tokio::test]
 async fn share_heartbeats_and_sessions_are_answered_as_kafka_answers_them() {
-    let cluster = FakeCluster::builder()
-        .brokers(1)
-        .topic(TopicSpec::new("t932", 2))
-        .start()
-        .await
-        .expect("start");
-    let mut probe = Probe::connect(&cluster.bootstrap()).await.expect("connect");
+    let cluster = common::cluster(1, "t932", 2).await;
+    let mut probe = common::connect(&cluster, 0).await;
     let member = "member-aaaaaaaaaaaaaaaa";
     let beat = |member: &'static str, epoch: i32| {
         RequestBody::ShareGroupHeartbeat(ShareGroupHeartbeatRequest {

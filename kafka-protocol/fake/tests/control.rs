@@ -7,35 +7,16 @@ use kafka_wire::messages::*;
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
 use kafka_wire_fake::control::{FaultKind, Intercept};
 use kafka_wire_fake::probe::{Probe, ProbeError};
-use kafka_wire_fake::{FakeCluster, TopicSpec};
-use kafka_wire_records::RecordBatchBuilder;
+use kafka_wire_fake::FakeCluster;
 use tokio::net::TcpStream;
 
-fn batch(value: &[u8]) -> Vec<u8> {
-    let mut b = RecordBatchBuilder::new(0);
-    assert!(b.append(1_000, None, Some(value), &[]).is_ok());
-    b.build().unwrap_or_default()
-}
+mod common;
+use common::{batch, call, connect, from, metadata};
 
+/// A Produce of one record to each of `partitions` of `topic`.
 fn produce(topic: &str, partitions: &[i32]) -> RequestBody<'static> {
-    RequestBody::Produce(ProduceRequest {
-        acks: -1,
-        timeout_ms: 1000,
-        topic_data: vec![produce_request::TopicProduceData {
-            name: topic.to_owned().into(),
-            partition_data: partitions
-                .iter()
-                .map(|&index| produce_request::PartitionProduceData {
-                    index,
-                    records: Some(batch(b"v").into()),
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        }]
-        .into(),
-        ..Default::default()
-    })
+    let records = partitions.iter().map(|&p| (p, batch(None, &[b"v"])));
+    common::produce(topic, records).into()
 }
 
 /// (partition, error, base offset, current leader) of every partition.
@@ -44,72 +25,37 @@ async fn produce_on(
     topic: &str,
     partitions: &[i32],
 ) -> Result<Vec<(i32, i16, i64, i32)>, ProbeError> {
-    match probe.request(produce(topic, partitions), 10).await? {
-        ResponseBody::Produce(r) => Ok(r
-            .responses
-            .iter()
-            .flat_map(|t| t.into_owned().partition_responses.into_vec())
-            .map(|p| {
-                (
-                    p.index,
-                    p.error_code,
-                    p.base_offset,
-                    p.current_leader.leader_id,
-                )
-            })
-            .collect()),
-        other => panic!("{other:?}"),
-    }
-}
-
-async fn connect(cluster: &FakeCluster, node: i32) -> Probe {
-    let address = cluster.broker_address(node).expect("a broker");
-    Probe::connect(&address).await.expect("connect")
+    let records = partitions.iter().map(|&p| (p, batch(None, &[b"v"])));
+    let r = common::try_call(probe, common::produce(topic, records), 10).await?;
+    let answer = common::produced(r).into_iter();
+    Ok(answer
+        .map(|p| {
+            (
+                p.index,
+                p.error_code,
+                p.base_offset,
+                p.current_leader.leader_id,
+            )
+        })
+        .collect())
 }
 
 async fn cluster(partitions: i32) -> FakeCluster {
-    FakeCluster::builder()
-        .brokers(3)
-        .topic(TopicSpec::new("t", partitions))
-        .start()
-        .await
-        .expect("start")
+    common::cluster(3, "t", partitions).await
 }
 
-/// (error, leader epoch) of a Fetch of t-0 with this current leader epoch.
+/// The error of a Fetch of t-0 with this current leader epoch.
 async fn fetch_epoch(probe: &mut Probe, current_leader_epoch: i32) -> i16 {
-    let request = RequestBody::Fetch(FetchRequest {
-        replica_id: -1,
-        max_bytes: 1 << 20,
-        session_epoch: -1,
-        topics: vec![fetch_request::FetchTopic {
-            topic: "t".into(),
-            partitions: vec![fetch_request::FetchPartition {
-                partition: 0,
-                current_leader_epoch,
-                partition_max_bytes: 1 << 20,
-                ..Default::default()
-            }]
-            .into(),
-            ..Default::default()
-        }]
-        .into(),
-        ..Default::default()
-    });
-    match probe.request(request, 12).await {
-        Ok(ResponseBody::Fetch(r)) => r
-            .responses
-            .iter()
-            .flat_map(|t| t.into_owned().partitions.into_vec())
-            .map(|p| p.error_code)
-            .next()
-            .unwrap_or(-2),
-        other => panic!("{other:?}"),
-    }
+    let partition = fetch_request::FetchPartition {
+        current_leader_epoch,
+        ..from(0, 0)
+    };
+    let r = call(probe, common::fetch("t", partition), 12).await;
+    common::fetched(r).first().map_or(-2, |p| p.error_code)
 }
 
 async fn list_offsets_epoch(probe: &mut Probe, current_leader_epoch: i32) -> (i16, i32) {
-    let request = RequestBody::ListOffsets(ListOffsetsRequest {
+    let request = ListOffsetsRequest {
         replica_id: -1,
         topics: vec![list_offsets_request::ListOffsetsTopic {
             name: "t".into(),
@@ -124,22 +70,19 @@ async fn list_offsets_epoch(probe: &mut Probe, current_leader_epoch: i32) -> (i1
         }]
         .into(),
         ..Default::default()
-    });
-    match probe.request(request, 7).await {
-        Ok(ResponseBody::ListOffsets(r)) => r
-            .topics
-            .iter()
-            .flat_map(|t| t.into_owned().partitions.into_vec())
-            .map(|p| (p.error_code, p.leader_epoch))
-            .next()
-            .unwrap_or((-2, -2)),
-        other => panic!("{other:?}"),
-    }
+    };
+    let r = call(probe, request, 7).await;
+    r.topics
+        .iter()
+        .flat_map(|t| t.into_owned().partitions.into_vec())
+        .map(|p| (p.error_code, p.leader_epoch))
+        .next()
+        .unwrap_or((-2, -2))
 }
 
 /// (error, epoch, end offset) of OffsetForLeaderEpoch for t-0.
 async fn epoch_end(probe: &mut Probe, current: i32, epoch: i32) -> (i16, i32, i64) {
-    let request = RequestBody::OffsetForLeaderEpoch(OffsetForLeaderEpochRequest {
+    let request = OffsetForLeaderEpochRequest {
         replica_id: -1,
         topics: vec![offset_for_leader_epoch_request::OffsetForLeaderTopic {
             topic: "t".into(),
@@ -154,48 +97,31 @@ async fn epoch_end(probe: &mut Probe, current: i32, epoch: i32) -> (i16, i32, i6
         }]
         .into(),
         ..Default::default()
-    });
-    match probe.request(request, 4).await {
-        Ok(ResponseBody::OffsetForLeaderEpoch(r)) => r
-            .topics
-            .iter()
-            .flat_map(|t| t.into_owned().partitions.into_vec())
-            .map(|p| (p.error_code, p.leader_epoch, p.end_offset))
-            .next()
-            .unwrap_or((-2, -2, -2)),
-        other => panic!("{other:?}"),
-    }
+    };
+    let r = call(probe, request, 4).await;
+    r.topics
+        .iter()
+        .flat_map(|t| t.into_owned().partitions.into_vec())
+        .map(|p| (p.error_code, p.leader_epoch, p.end_offset))
+        .next()
+        .unwrap_or((-2, -2, -2))
 }
 
 /// Metadata's (broker ids, leader and epoch of t-0).
-async fn metadata(probe: &mut Probe) -> (Vec<i32>, i32, i32) {
-    let request = RequestBody::Metadata(MetadataRequest {
-        topics: Some(
-            vec![metadata_request::MetadataRequestTopic {
-                name: Some("t".into()),
-                ..Default::default()
-            }]
-            .into(),
-        ),
-        ..Default::default()
-    });
-    match probe.request(request, 12).await {
-        Ok(ResponseBody::Metadata(m)) => {
-            let (leader, epoch) = m
-                .topics
+async fn brokers_and_leader(probe: &mut Probe) -> (Vec<i32>, i32, i32) {
+    let m = call(probe, metadata("t"), 12).await;
+    let (leader, epoch) = m
+        .topics
+        .iter()
+        .next()
+        .and_then(|t| {
+            t.partitions
                 .iter()
                 .next()
-                .and_then(|t| {
-                    t.partitions
-                        .iter()
-                        .next()
-                        .map(|p| (p.leader_id, p.leader_epoch))
-                })
-                .unwrap_or((-1, -1));
-            (m.brokers.iter().map(|b| b.node_id).collect(), leader, epoch)
-        }
-        other => panic!("{other:?}"),
-    }
+                .map(|p| (p.leader_id, p.leader_epoch))
+        })
+        .unwrap_or((-1, -1));
+    (m.brokers.iter().map(|b| b.node_id).collect(), leader, epoch)
 }
 
 #[tokio::test]
@@ -301,12 +227,7 @@ async fn drop_before_and_hang_and_delay() {
 
 #[tokio::test]
 async fn partition_errors_leave_the_other_partitions_handled() {
-    let cluster = FakeCluster::builder()
-        .brokers(1)
-        .topic(TopicSpec::new("t", 2))
-        .start()
-        .await
-        .expect("start");
+    let cluster = common::cluster(1, "t", 2).await;
     cluster
         .intercept(
             Intercept::api(ApiKey::Produce)
@@ -455,7 +376,7 @@ async fn a_moved_leader_answers_not_leader_then_metadata_leads_to_success() {
     let answer = produce_on(&mut probe, "t", &[0]).await.expect("answer");
     assert_eq!(answer[0].1, ErrorCode::NotLeaderOrFollower.code());
     assert_eq!(answer[0].3, new, "KIP-951's current leader");
-    let (_, leader, epoch) = metadata(&mut probe).await;
+    let (_, leader, epoch) = brokers_and_leader(&mut probe).await;
     assert_eq!((leader, epoch), (new, 1));
     let mut probe = connect(&cluster, new).await;
     let answer = produce_on(&mut probe, "t", &[0]).await.expect("answer");
@@ -510,12 +431,12 @@ async fn a_stopped_broker_refuses_connections_and_restarts_with_its_data() {
     assert_ne!(moved, leader);
     assert_eq!(epoch, 1);
     let mut other = connect(&cluster, moved).await;
-    let (brokers, _, _) = metadata(&mut other).await;
+    let (brokers, _, _) = brokers_and_leader(&mut other).await;
     assert!(!brokers.contains(&leader));
     assert_eq!(brokers.len(), 2);
     cluster.start_broker(leader).await.expect("started");
     let mut probe = connect(&cluster, leader).await;
-    let (brokers, now, _) = metadata(&mut probe).await;
+    let (brokers, now, _) = brokers_and_leader(&mut probe).await;
     assert_eq!(brokers.len(), 3);
     assert_eq!(now, moved, "leadership stays where it moved");
     let answer = produce_on(&mut other, "t", &[0]).await.expect("answer");
@@ -529,9 +450,9 @@ async fn brokers_are_added_and_removed() {
     let added = cluster.add_broker().await.expect("added");
     assert_eq!(added, 3);
     let mut probe = connect(&cluster, added).await;
-    assert_eq!(metadata(&mut probe).await.0, [0, 1, 2, 3]);
+    assert_eq!(brokers_and_leader(&mut probe).await.0, [0, 1, 2, 3]);
     cluster.remove_broker(1).await.expect("removed");
-    assert_eq!(metadata(&mut probe).await.0, [0, 2, 3]);
+    assert_eq!(brokers_and_leader(&mut probe).await.0, [0, 2, 3]);
     assert_eq!(cluster.node_ids(), [0, 2, 3]);
     for p in 0..3 {
         assert_ne!(cluster.leader("t", p).map(|l| l.0), Some(1));
@@ -584,7 +505,7 @@ async fn the_recorder_is_bounded_and_rtt_and_caps_apply() {
     let mut probe = connect(&cluster, 0).await;
     let start = Instant::now();
     for _ in 0..5 {
-        metadata(&mut probe).await;
+        brokers_and_leader(&mut probe).await;
     }
     assert!(start.elapsed() >= Duration::from_millis(500));
     let recorded = cluster.recorded();
@@ -618,7 +539,7 @@ async fn a_rate_draws_from_the_seed() {
         let mut probe = connect(&cluster, 0).await;
         let mut pattern = Vec::new();
         for _ in 0..16 {
-            let (brokers, _, _) = metadata(&mut probe).await;
+            let (brokers, _, _) = brokers_and_leader(&mut probe).await;
             pattern.push(brokers.is_empty());
         }
         pattern
@@ -641,8 +562,11 @@ async fn control_lines_and_fault_specs_apply() {
         "{answer}"
     );
     let mut probe = connect(&cluster, 0).await;
-    assert!(metadata(&mut probe).await.0.is_empty(), "the fault fired");
-    assert_eq!(metadata(&mut probe).await.0.len(), 3);
+    assert!(
+        brokers_and_leader(&mut probe).await.0.is_empty(),
+        "the fault fired"
+    );
+    assert_eq!(brokers_and_leader(&mut probe).await.0.len(), 3);
     let answer = cluster
         .control_line(r#"{"id": "m", "cmd": "move-leader", "topic": "t", "partition": 0}"#)
         .await;

@@ -11,54 +11,47 @@
 use std::time::Duration;
 
 use kafka_wire::messages::*;
-use kafka_wire::{ErrorCode, RequestBody, ResponseBody};
+use kafka_wire::ErrorCode;
 use kafka_wire_fake::probe::Probe;
-use kafka_wire_fake::{FakeCluster, TopicSpec};
-use kafka_wire_records::RecordBatchBuilder;
+use kafka_wire_fake::FakeCluster;
 
 const TID: &str = "tx-1";
 
+mod common;
+use common::{call, from, transactional_batch};
+
 async fn one() -> (FakeCluster, Probe) {
-    let cluster = FakeCluster::builder()
-        .brokers(1)
-        .topic(TopicSpec::new("t", 1))
-        .start()
-        .await
-        .expect("start");
-    let probe = Probe::connect(&cluster.bootstrap()).await.expect("connect");
+    let cluster = common::cluster(1, "t", 1).await;
+    let probe = common::connect(&cluster, 0).await;
     (cluster, probe)
 }
 
 async fn init(probe: &mut Probe, timeout_ms: i32, version: i16) -> (i16, i64, i16) {
-    let request = RequestBody::InitProducerId(InitProducerIdRequest {
+    let request = InitProducerIdRequest {
         transactional_id: Some(TID.into()),
         transaction_timeout_ms: timeout_ms,
         producer_id: -1,
         producer_epoch: -1,
         ..Default::default()
-    });
-    match probe.request(request, version).await {
-        Ok(ResponseBody::InitProducerId(r)) => (r.error_code, r.producer_id, r.producer_epoch),
-        other => panic!("{other:?}"),
-    }
+    };
+    let r = call(probe, request, version).await;
+    (r.error_code, r.producer_id, r.producer_epoch)
 }
 
 async fn end(probe: &mut Probe, id: i64, epoch: i16, commit: bool, version: i16) -> (i16, i16) {
-    let request = RequestBody::EndTxn(EndTxnRequest {
+    let request = EndTxnRequest {
         transactional_id: TID.into(),
         producer_id: id,
         producer_epoch: epoch,
         committed: commit,
         ..Default::default()
-    });
-    match probe.request(request, version).await {
-        Ok(ResponseBody::EndTxn(r)) => (r.error_code, r.producer_epoch),
-        other => panic!("{other:?}"),
-    }
+    };
+    let r = call(probe, request, version).await;
+    (r.error_code, r.producer_epoch)
 }
 
 async fn add_partition(probe: &mut Probe, id: i64, epoch: i16, version: i16) -> i16 {
-    let request = RequestBody::AddPartitionsToTxn(AddPartitionsToTxnRequest {
+    let request = AddPartitionsToTxnRequest {
         v3_and_below_transactional_id: TID.into(),
         v3_and_below_producer_id: id,
         v3_and_below_producer_epoch: epoch,
@@ -69,21 +62,18 @@ async fn add_partition(probe: &mut Probe, id: i64, epoch: i16, version: i16) -> 
         }]
         .into(),
         ..Default::default()
-    });
-    match probe.request(request, version).await {
-        Ok(ResponseBody::AddPartitionsToTxn(r)) => r
-            .results_by_topic_v3_and_below
-            .iter()
-            .next()
-            .and_then(|t| {
-                t.results_by_partition
-                    .iter()
-                    .next()
-                    .map(|p| p.partition_error_code)
-            })
-            .unwrap_or(-1),
-        other => panic!("{other:?}"),
-    }
+    };
+    let r = call(probe, request, version).await;
+    r.results_by_topic_v3_and_below
+        .iter()
+        .next()
+        .and_then(|t| {
+            t.results_by_partition
+                .iter()
+                .next()
+                .map(|p| p.partition_error_code)
+        })
+        .unwrap_or(-1)
 }
 
 /// Produces one transactional record (sequence `sequence`): the error and
@@ -95,110 +85,56 @@ async fn produce(
     sequence: i32,
     version: i16,
 ) -> (i16, i64) {
-    let mut b = RecordBatchBuilder::new(0)
-        .producer_id(id)
-        .producer_epoch(epoch)
-        .base_sequence(sequence)
-        .transactional(true);
-    assert!(b.append(1_000, None, Some(b"v"), &[]).is_ok());
-    let request = RequestBody::Produce(ProduceRequest {
+    let records = transactional_batch((id, epoch, sequence), &[b"v"]);
+    let request = ProduceRequest {
         transactional_id: Some(TID.into()),
-        acks: -1,
-        timeout_ms: 1000,
-        topic_data: vec![produce_request::TopicProduceData {
-            name: "t".into(),
-            partition_data: vec![produce_request::PartitionProduceData {
-                index: 0,
-                records: Some(b.build().unwrap_or_default().into()),
-                ..Default::default()
-            }]
-            .into(),
-            ..Default::default()
-        }]
-        .into(),
-        ..Default::default()
-    });
-    match probe.request(request, version).await {
-        Ok(ResponseBody::Produce(r)) => r
-            .responses
-            .iter()
-            .next()
-            .and_then(|t| {
-                t.partition_responses
-                    .iter()
-                    .next()
-                    .map(|p| (p.error_code, p.base_offset))
-            })
-            .unwrap_or((-1, -1)),
-        other => panic!("{other:?}"),
-    }
+        ..common::produce("t", [(0, records)])
+    };
+    let r = call(probe, request, version).await;
+    common::produced(r)
+        .first()
+        .map_or((-1, -1), |p| (p.error_code, p.base_offset))
 }
 
 /// A read_committed Fetch of partition 0 from offset 0: (high watermark,
 /// last stable offset, aborted producer ids, record bytes).
 async fn fetch_committed(probe: &mut Probe) -> (i64, i64, Vec<i64>, usize) {
-    let request = RequestBody::Fetch(FetchRequest {
-        replica_id: -1,
-        max_bytes: 1 << 20,
+    let request = FetchRequest {
         isolation_level: 1,
-        session_epoch: -1,
-        topics: vec![fetch_request::FetchTopic {
-            topic: "t".into(),
-            partitions: vec![fetch_request::FetchPartition {
-                partition: 0,
-                partition_max_bytes: 1 << 20,
-                ..Default::default()
-            }]
-            .into(),
-            ..Default::default()
-        }]
-        .into(),
-        ..Default::default()
-    });
-    match probe.request(request, 12).await {
-        Ok(ResponseBody::Fetch(r)) => {
-            let p = r
-                .responses
-                .iter()
-                .next()
-                .and_then(|t| t.partitions.iter().next().map(|p| p.into_owned()))
-                .unwrap_or_default();
-            let aborted = p
-                .aborted_transactions
-                .map(|a| a.iter().map(|t| t.producer_id).collect())
-                .unwrap_or_default();
-            (
-                p.high_watermark,
-                p.last_stable_offset,
-                aborted,
-                p.records.map_or(0, |r| r.len()),
-            )
-        }
-        other => panic!("{other:?}"),
-    }
+        ..common::fetch("t", from(0, 0))
+    };
+    let r = call(probe, request, 12).await;
+    let p = common::fetched(r).into_iter().next().unwrap_or_default();
+    let aborted = p
+        .aborted_transactions
+        .map(|a| a.iter().map(|t| t.producer_id).collect())
+        .unwrap_or_default();
+    (
+        p.high_watermark,
+        p.last_stable_offset,
+        aborted,
+        p.records.map_or(0, |r| r.len()),
+    )
 }
 
 async fn describe(probe: &mut Probe) -> (i16, String, i64, i16) {
-    let request = RequestBody::DescribeTransactions(DescribeTransactionsRequest {
+    let request = DescribeTransactionsRequest {
         transactional_ids: vec![TID.into()],
         ..Default::default()
-    });
-    match probe.request(request, 0).await {
-        Ok(ResponseBody::DescribeTransactions(r)) => r
-            .transaction_states
-            .iter()
-            .next()
-            .map(|s| {
-                (
-                    s.error_code,
-                    s.transaction_state.to_string(),
-                    s.producer_id,
-                    s.producer_epoch,
-                )
-            })
-            .unwrap_or_default(),
-        other => panic!("{other:?}"),
-    }
+    };
+    let r = call(probe, request, 0).await;
+    r.transaction_states
+        .iter()
+        .next()
+        .map(|s| {
+            (
+                s.error_code,
+                s.transaction_state.to_string(),
+                s.producer_id,
+                s.producer_epoch,
+            )
+        })
+        .unwrap_or_default()
 }
 
 #[tokio::test]
@@ -258,7 +194,7 @@ async fn markers_move_the_last_stable_offset_and_aborts_are_listed() {
         (0, "CompleteCommit".into(), id, 2)
     );
 
-    let request = RequestBody::DescribeProducers(DescribeProducersRequest {
+    let request = DescribeProducersRequest {
         topics: vec![describe_producers_request::TopicRequest {
             name: "t".into(),
             partition_indexes: vec![0].into(),
@@ -266,41 +202,33 @@ async fn markers_move_the_last_stable_offset_and_aborts_are_listed() {
         }]
         .into(),
         ..Default::default()
-    });
-    match probe.request(request, 0).await {
-        Ok(ResponseBody::DescribeProducers(r)) => {
-            let p = r
-                .topics
-                .iter()
-                .next()
-                .and_then(|t| t.partitions.iter().next().map(|p| p.into_owned()))
-                .unwrap_or_default();
-            let producers: Vec<_> = p
-                .active_producers
-                .iter()
-                .map(|a| (a.producer_id, a.producer_epoch, a.current_txn_start_offset))
-                .collect();
-            assert_eq!(producers, [(id, 2, -1)]);
-        }
-        other => panic!("{other:?}"),
-    }
-    let request = RequestBody::ListTransactions(ListTransactionsRequest {
+    };
+    let r = call(&mut probe, request, 0).await;
+    let p = r
+        .topics
+        .iter()
+        .next()
+        .and_then(|t| t.partitions.iter().next().map(|p| p.into_owned()))
+        .unwrap_or_default();
+    let producers: Vec<_> = p
+        .active_producers
+        .iter()
+        .map(|a| (a.producer_id, a.producer_epoch, a.current_txn_start_offset))
+        .collect();
+    assert_eq!(producers, [(id, 2, -1)]);
+    let request = ListTransactionsRequest {
         state_filters: vec!["CompleteCommit".into(), "Nonsense".into()],
         duration_filter: -1,
         ..Default::default()
-    });
-    match probe.request(request, 1).await {
-        Ok(ResponseBody::ListTransactions(r)) => {
-            let ids: Vec<_> = r
-                .transaction_states
-                .iter()
-                .map(|s| s.transactional_id.to_string())
-                .collect();
-            assert_eq!(ids, [TID]);
-            assert_eq!(r.unknown_state_filters, ["Nonsense"]);
-        }
-        other => panic!("{other:?}"),
-    }
+    };
+    let r = call(&mut probe, request, 1).await;
+    let ids: Vec<_> = r
+        .transaction_states
+        .iter()
+        .map(|s| s.transactional_id.to_string())
+        .collect();
+    assert_eq!(ids, [TID]);
+    assert_eq!(r.unknown_state_filters, ["Nonsense"]);
 }
 
 #[tokio::test]

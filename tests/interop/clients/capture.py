@@ -1,6 +1,6 @@
 """Reads the frames `kafka-protocol fake --capture FILE` records (JSON lines
-in one file), or those `mini_broker --capture DIR` records (one file per
-connection); CAPTURE below is either.
+in one file), or those the retired `mini_broker --capture DIR` recorded (one
+file per connection); CAPTURE below is either.
 
     capture.py versions DIR --client-prefix P        api -> versions used
     capture.py tail DIR [--client-prefix P] [-n N]   the last frames exchanged

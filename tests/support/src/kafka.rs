@@ -133,7 +133,8 @@ pub struct Kafka {
 impl Kafka {
     /// Starts real Kafka `version` under a fresh directory named after
     /// `name`, with the script's start `options` (`--controllers 3`,
-    /// `--feature share.version=1`, ...), or skips (see the module).
+    /// `--brokers 2`, `--feature share.version=1`, ...), or skips (see the
+    /// module).
     /// A start that fails for another reason panics with the script's
     /// output.
     pub fn start(name: &str, version: &str, options: &[&str]) -> Option<Kafka> {

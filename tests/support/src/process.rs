@@ -28,7 +28,9 @@ pub fn run_with_input(command: &mut Command, stdin: &[u8]) -> Output {
 }
 
 /// A server started for a test, whose first line on standard output is
-/// `listening on ADDR`; its standard error goes to a file. Killed when
+/// `listening on ADDR` (or, from `kafka-protocol fake`, `bootstrap ADDR`:
+/// one broker's address, or several joined by commas); its standard error
+/// goes to a file. Killed when
 /// dropped, also when a test fails.
 #[derive(Debug)]
 pub struct Listening {
@@ -54,7 +56,9 @@ impl Listening {
         if let Some(stdout) = child.stdout.take() {
             let _ = BufReader::new(stdout).read_line(&mut line);
         }
-        let Some(address) = line.trim().strip_prefix("listening on ") else {
+        let line = line.trim();
+        let said = line.strip_prefix("listening on ");
+        let Some(address) = said.or_else(|| line.strip_prefix("bootstrap ")) else {
             let _ = child.kill();
             let _ = child.wait();
             panic!(

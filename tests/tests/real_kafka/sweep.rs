@@ -11,6 +11,10 @@
 //! id field, a broker or controller id that does not exist), Produce uses
 //! acks=-1, creating a topic is validate-only, and the sweep has a node of
 //! its own.
+//!
+//! The same sweep runs against the fake cluster (`kafka-wire-fake`, one
+//! broker, in this process; no Java needed): every api it advertises, at
+//! every version, round-trips (issue 43).
 
 use std::collections::BTreeSet;
 use std::io;
@@ -23,6 +27,7 @@ use kafka_wire::messages::{
     create_topics_request, metadata_request, CreateTopicsRequest, MetadataRequest,
 };
 use kafka_wire::ApiKey;
+use kafka_wire_fake::FakeCluster;
 use kafka_wire_records::{Batches, Compression, DecodeOptions, Header, RecordBatchBuilder};
 use kafka_wire_test_support::kafka::{one_at_a_time, pinned_version, pom_property, Kafka};
 use kafka_wire_tests::broker::{fit, Client};
@@ -49,6 +54,38 @@ fn version_sweep_against_an_older_release() {
     sweep_release(&pom_property("broker.old.version"));
 }
 
+#[test]
+fn version_sweep_against_the_fake_cluster() {
+    let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
+    let fake = runtime
+        .block_on(FakeCluster::builder().brokers(1).start())
+        .unwrap_or_else(|e| panic!("the fake cluster: {e}"));
+    let address = fake.bootstrap();
+    let started = Instant::now();
+    let mut report = Report::default();
+    let context = Context::set_up(&address);
+    sweep_listener(Listener::Client, &address, &context, &mut report);
+    runtime.block_on(async { fake.shutdown().await.ok() });
+    for note in &report.notes {
+        say!("fake cluster: {note}");
+    }
+    let total = report.pairs[0];
+    let exact = total - report.failures.len();
+    say!(
+        "fake cluster: {exact}/{total} (api, version) pairs of {} apis round-tripped exactly, \
+         in {:.1} s",
+        report.apis[0].len(),
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        report.failures.is_empty() && report.unknown.is_empty(),
+        "the fake cluster: {} failures, unknown apis {:?}:\n{}",
+        report.failures.len(),
+        report.unknown,
+        report.failures.join("\n")
+    );
+}
+
 fn sweep_release(version: &str) {
     let _one = one_at_a_time();
     let Some(kafka) = Kafka::start(&format!("sweep-{version}"), version, &[]) else {
@@ -56,7 +93,7 @@ fn sweep_release(version: &str) {
     };
     let started = Instant::now();
     let mut report = Report::default();
-    let context = Context::set_up(&kafka);
+    let context = Context::set_up(kafka.bootstrap());
     for listener in [Listener::Client, Listener::Controller] {
         let address = match listener {
             Listener::Client => kafka.bootstrap(),
@@ -136,8 +173,9 @@ struct Context {
 }
 
 impl Context {
-    fn set_up(kafka: &Kafka) -> Context {
-        let mut client = Client::connect(kafka.bootstrap(), "sweep-setup").unwrap();
+    /// Creates the topic through the broker at `bootstrap`.
+    fn set_up(bootstrap: &str) -> Context {
+        let mut client = Client::connect(bootstrap, "sweep-setup").unwrap();
         let created = client.call(
             7,
             CreateTopicsRequest {

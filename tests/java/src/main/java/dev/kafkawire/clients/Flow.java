@@ -32,7 +32,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * The Java client's side of the real-client tests: one flow of Kafka's own
  * clients (kafka-clients, the version the pom pins) against one bootstrap
- * address, mini_broker or kafka-protocol proxy in front of a real broker.
+ * address: the fake cluster, real Kafka, or kafka-protocol proxy in front of
+ * either.
  *
  * <ol>
  *   <li>The admin client describes the cluster and creates the topic.</li>

@@ -1,16 +1,13 @@
-//! The `mini_broker` example under hostile clients: the built example is
-//! started on 127.0.0.1 and driven over real sockets with the shapes that
-//! once stalled it, filled its log with junk, or amplified a small request
-//! into a huge response.
-//!
-//! `cargo test` builds the examples before running the tests; run alone
-//! (`--test mini_broker`), build the example first with
-//! `cargo build -p kafka-wire-examples --example mini_broker`.
+//! The fake cluster (`kafka-protocol fake --brokers 1`) under hostile
+//! clients: the binary is started on 127.0.0.1 and driven over real
+//! sockets with the shapes that once stalled `mini_broker` (the example
+//! broker the fake replaced), filled its log with junk, or amplified a
+//! small request into a huge response (issue 43, "Bounded").
 
 use std::borrow::Cow;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 use kafka_wire_test_support::attack::{
@@ -25,12 +22,13 @@ use kafka_wire::messages::{
     FetchResponse, MetadataRequest, ProduceRequest, ProduceResponse,
 };
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
+use kafka_wire_fake::config::{MAX_AUTO_CREATED_PER_REQUEST, PRODUCE_DECOMPRESSION_BUDGET};
 use kafka_wire_records::{compress, Compression, RecordBatchBuilder};
 
 // ---------------------------------------------------------------------------
 // The broker process.
 
-/// A running `mini_broker`, killed when dropped.
+/// A running `kafka-protocol fake --brokers 1`, killed when dropped.
 struct Broker {
     child: Child,
     address: String,
@@ -43,52 +41,34 @@ impl Drop for Broker {
     }
 }
 
-/// Where cargo put the example: `target/<profile>/examples/mini_broker`,
-/// beside this test's `target/<profile>/deps/`.
-/// `MINI_BROKER` overrides the path, to measure another build.
-fn example_path() -> PathBuf {
-    if let Some(path) = std::env::var_os("MINI_BROKER") {
-        return PathBuf::from(path);
-    }
-    let exe = std::env::current_exe().unwrap_or_else(|e| panic!("current exe: {e}"));
-    let profile_dir = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .unwrap_or_else(|| panic!("{} has no profile directory", exe.display()));
-    let path = profile_dir
-        .join("examples")
-        .join(format!("mini_broker{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.is_file(),
-        "{} is missing: build it with `cargo build -p kafka-wire-examples --example mini_broker`",
-        path.display()
-    );
-    path
+/// The binary.
+fn binary() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_kafka-protocol"))
 }
 
-/// Starts the broker on a free port with `flags`.
+/// Starts a one-broker fake on a free port with `flags`.
 fn start(flags: &[&str]) -> Broker {
-    start_with(Command::new(example_path()), flags)
+    start_with(Command::new(binary()), flags)
 }
 
-/// Starts the broker through `command`, which runs the example.
+/// Starts the fake through `command`, which runs the binary.
 fn start_with(mut command: Command, flags: &[&str]) -> Broker {
     let mut child = command
-        .args(["--listen", "127.0.0.1:0"])
+        .args(["fake", "--brokers", "1"])
         .args(flags)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap_or_else(|e| panic!("cannot start mini_broker: {e}"));
+        .unwrap_or_else(|e| panic!("cannot start the fake: {e}"));
     let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
     let mut line = String::new();
     BufReader::new(stdout)
         .read_line(&mut line)
-        .unwrap_or_else(|e| panic!("mini_broker stdout: {e}"));
+        .unwrap_or_else(|e| panic!("the fake's stdout: {e}"));
     let address = line
         .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("mini_broker did not start (flags {flags:?}): {line:?}"))
+        .strip_prefix("bootstrap ")
+        .unwrap_or_else(|| panic!("the fake did not start (flags {flags:?}): {line:?}"))
         .to_owned();
     Broker { child, address }
 }
@@ -325,15 +305,20 @@ fn produce_refuses_headers_and_records_that_disagree() {
     assert_eq!(produce(&mut stream, "t", &[two]), [(0, 0)]);
 }
 
+/// [`PRODUCE_DECOMPRESSION_BUDGET`] and `extra` bytes more (or fewer).
+fn budget_and(extra: isize) -> usize {
+    PRODUCE_DECOMPRESSION_BUDGET.saturating_add_signed(extra)
+}
+
 #[test]
 fn produce_refuses_decompression_bombs_and_budgets_each_request() {
-    let broker = start(&["--produce-budget", "1000000"]);
+    let broker = start(&[]);
     let mut stream = broker.connect();
     create_topic(&mut stream, "t");
     // Count 0: refused from the header, before anything is decompressed.
     let zero_count = zstd_bomb(0, 4 << 20);
-    // Count 1 over 4 MiB of zeros: past the 1 MB budget of the request.
-    let over_budget = zstd_bomb(1, 4 << 20);
+    // Count 1 over zeros 4 MiB past the budget of the request.
+    let over_budget = zstd_bomb(1, budget_and(4 << 20));
     let response = produce(&mut stream, "t", &[zero_count]);
     assert_eq!(response, [(INVALID_RECORD, -1)]);
     let response = produce(&mut stream, "t", &[over_budget]);
@@ -345,34 +330,65 @@ fn produce_refuses_decompression_bombs_and_budgets_each_request() {
 
 #[test]
 fn produce_budget_spans_the_partitions_of_one_request() {
-    let broker = start(&["--produce-budget", "150000", "--partitions", "2"]);
+    let broker = start(&["--default-partitions", "2"]);
     let mut stream = broker.connect();
     create_topic(&mut stream, "t");
-    // 100 records of 1000 bytes: about 100 KB decompressed each.
-    let batch = good_batch(100, 1000, Compression::Zstd);
+    // Records of 1 MiB, 60% of the budget decompressed in each batch.
+    let count = (PRODUCE_DECOMPRESSION_BUDGET * 6 / 10) >> 20;
+    let batch = good_batch(count, 1 << 20, Compression::Zstd);
     let response = produce(&mut stream, "t", &[batch.clone(), batch.clone()]);
     assert_eq!(response, [(0, 0), (CORRUPT_MESSAGE, -1)]);
     // The next request has a budget of its own.
     let response = produce(&mut stream, "t", &[batch]);
-    assert_eq!(response, [(0, 100)]);
+    assert_eq!(response, [(0, i64::try_from(count).unwrap_or(i64::MAX))]);
 }
 
 #[test]
 fn decompressing_does_not_stall_other_connections() {
-    // 64 batches of 32 MiB of zeros each: seconds of decompression in one
-    // request, every batch then refused.
-    let broker = start(&["--produce-budget", "1000000000000", "--partitions", "64"]);
+    // 60 pipelined Produce requests, each of a batch of zeros just within
+    // the budget: seconds of decompression on one connection, every batch
+    // then refused.
+    let broker = start(&[]);
     let mut slow = broker.connect();
     let mut other = broker.connect();
     create_topic(&mut slow, "t");
-    let bomb = zstd_bomb(1, 32 << 20);
-    let bombs = vec![bomb; 64];
+    let bomb = zstd_bomb(1, budget_and(-(1 << 20)));
     let started = std::time::Instant::now();
     let slow_thread = std::thread::spawn(move || {
-        let response = produce(&mut slow, "t", &bombs);
-        (response, started.elapsed())
+        for _ in 0..60 {
+            let body = RequestBody::Produce(ProduceRequest {
+                acks: 1,
+                timeout_ms: 30_000,
+                topic_data: vec![produce_request::TopicProduceData {
+                    name: Cow::Borrowed("t"),
+                    partition_data: vec![produce_request::PartitionProduceData {
+                        index: 0,
+                        records: Some(Cow::Borrowed(bomb.as_slice())),
+                        ..Default::default()
+                    }]
+                    .into(),
+                    ..Default::default()
+                }]
+                .into(),
+                ..Default::default()
+            });
+            send(&mut slow, body, PRODUCE_VERSION);
+        }
+        let mut codes = Vec::new();
+        for _ in 0..60 {
+            let frame = receive(&mut slow).unwrap_or_else(|| panic!("no Produce answer"));
+            match ResponseFrame::decode(&frame, ApiKey::Produce, PRODUCE_VERSION) {
+                Ok(ResponseFrame {
+                    body: ResponseBody::Produce(response),
+                    ..
+                }) => codes.extend(outcomes(&response).into_iter().map(|(code, _)| code)),
+                other => panic!("not a Produce response: {other:?}"),
+            }
+        }
+        (codes, started.elapsed())
     });
-    // While the Produce is being checked, another client is served.
+    // While the Produce requests are being checked, another client is
+    // served.
     std::thread::sleep(Duration::from_millis(200));
     let answered = call(
         &mut other,
@@ -381,13 +397,14 @@ fn decompressing_does_not_stall_other_connections() {
     );
     let other_done = started.elapsed();
     assert!(!answered.is_empty());
-    let (outcomes, slow_done) = slow_thread.join().unwrap_or_else(|_| panic!("produce"));
-    assert!(outcomes.iter().all(|&(code, _)| code == CORRUPT_MESSAGE));
+    let (codes, slow_done) = slow_thread.join().unwrap_or_else(|_| panic!("produce"));
+    assert_eq!(codes, [CORRUPT_MESSAGE; 60]);
     // Not a timing threshold: an order. The ApiVersions sent 200 ms in was
-    // answered before the Produce sent first, which takes far longer.
+    // answered before the Produce requests sent first, which take far
+    // longer.
     assert!(
         other_done < slow_done,
-        "ApiVersions answered after {other_done:?}, only after the Produce ({slow_done:?})"
+        "ApiVersions answered after {other_done:?}, only after the Produce requests ({slow_done:?})"
     );
 }
 
@@ -523,9 +540,10 @@ fn one_metadata_request_creates_a_bounded_number_of_topics() {
     };
     let codes: Vec<i16> = response.topics.iter().map(|t| t.error_code).collect();
     assert_eq!(codes.len(), 150);
-    assert_eq!(codes.iter().filter(|&&c| c == 0).count(), 100);
+    let created = codes.iter().filter(|&&c| c == 0).count();
+    assert_eq!(created, MAX_AUTO_CREATED_PER_REQUEST);
     // LEADER_NOT_AVAILABLE: clients retry, and the next request creates more.
-    assert_eq!(codes.iter().filter(|&&c| c == 5).count(), 50);
+    assert_eq!(codes.iter().filter(|&&c| c == 5).count(), 150 - created);
     let frame = call(&mut stream, metadata(&names), METADATA_VERSION);
     let created = match ResponseFrame::decode(&frame, ApiKey::Metadata, METADATA_VERSION) {
         Ok(ResponseFrame {
@@ -621,10 +639,7 @@ fn connections_beyond_the_cap_are_closed() {
 /// arrives, so it stays up and keeps answering another client.
 #[test]
 fn size_prefixes_alone_on_many_connections_leave_the_broker_serving_others() {
-    let broker = start_with(
-        with_address_space_limit(&example_path(), ADDRESS_SPACE_LIMIT),
-        &[],
-    );
+    let broker = start_with(with_address_space_limit(binary(), ADDRESS_SPACE_LIMIT), &[]);
     let flood = flood_with_size_prefixes(&broker.address, 60, |stream| {
         call(
             stream,
@@ -650,7 +665,7 @@ fn size_prefixes_alone_on_many_connections_leave_the_broker_serving_others() {
 
 // ---------------------------------------------------------------------------
 // Figures for the issue, printed rather than asserted:
-// `MINI_BROKER=target/release/examples/mini_broker cargo test --test mini_broker -- --ignored --nocapture`
+// `cargo test --release -p kafka-wire-cli --test fake_hostile -- --ignored --nocapture`
 
 /// A line of `/proc/<pid>/status`, such as `VmHWM` (peak RSS).
 fn status(broker: &Broker, key: &str) -> String {
@@ -673,7 +688,7 @@ fn figures() {
     let api_versions = || RequestBody::ApiVersions(ApiVersionsRequest::default());
 
     // 40 zstd bombs of 64 MiB, record count 0, in one Produce.
-    let broker = start(&["--partitions", "40"]);
+    let broker = start(&["--default-partitions", "40"]);
     let mut slow = broker.connect();
     let mut other = broker.connect();
     create_topic(&mut slow, "t");
@@ -703,7 +718,7 @@ fn figures() {
 
     // The same bombs with record count 1: Kafka-valid headers, so only the
     // decompression budget stops them.
-    let broker = start(&["--partitions", "40"]);
+    let broker = start(&["--default-partitions", "40"]);
     let mut slow = broker.connect();
     create_topic(&mut slow, "t");
     let bombs = vec![zstd_bomb(1, 64 << 20); 40];
@@ -787,13 +802,7 @@ fn figures() {
     drop(broker);
 
     // 200 connections each sending only a size prefix of 0x063fffff.
-    // `FIGURES_BEFORE` set: the broker predates the flag.
-    let flags: &[&str] = if std::env::var_os("FIGURES_BEFORE").is_some() {
-        &[]
-    } else {
-        &["--idle-timeout", "2"]
-    };
-    let broker = start(flags);
+    let broker = start(&["--idle-timeout", "2"]);
     let before = status(&broker, "VmSize");
     let mut held = Vec::new();
     for _ in 0..200 {
