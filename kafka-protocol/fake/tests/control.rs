@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use kafka_wire::messages::*;
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
-use kafka_wire_fake::control::{FaultKind, Intercept};
+use kafka_wire_fake::control::{FaultKind, FaultSpec, Intercept};
 use kafka_wire_fake::probe::{Probe, ProbeError};
 use kafka_wire_fake::{FakeCluster, TopicSpec};
 use kafka_wire_records::RecordBatchBuilder;
@@ -239,6 +239,19 @@ async fn drop_after_takes_effect_but_the_answer_is_lost() {
         Err(ProbeError::Closed | ProbeError::Connection(_)) => {}
         other => panic!("the connection should close: {other:?}"),
     }
+    // The records of the dropped answer are counted (one record, one
+    // batch); a partition the broker refused adds none.
+    assert_eq!(cluster.fault_counts().dropped_answer_records, 1);
+    let elsewhere = cluster.node_ids().into_iter().find(|n| *n != leader);
+    let elsewhere = elsewhere.expect("another broker");
+    cluster
+        .intercept(Intercept::api(ApiKey::Produce).once().drop_after())
+        .expect("installed");
+    let mut other = connect(&cluster, elsewhere).await;
+    match produce_on(&mut other, "t", &[0]).await {
+        Err(ProbeError::Closed | ProbeError::Connection(_)) => {}
+        other => panic!("the connection should close: {other:?}"),
+    }
     let mut probe = connect(&cluster, leader).await;
     let answer = produce_on(&mut probe, "t", &[0]).await.expect("answer");
     assert_eq!(
@@ -246,7 +259,8 @@ async fn drop_after_takes_effect_but_the_answer_is_lost() {
         (0, 1),
         "the dropped one was appended"
     );
-    assert_eq!(cluster.fault_counts().get(FaultKind::DropAfter), 1);
+    assert_eq!(cluster.fault_counts().get(FaultKind::DropAfter), 2);
+    assert_eq!(cluster.fault_counts().dropped_answer_records, 1);
 }
 
 #[tokio::test]
@@ -629,6 +643,15 @@ async fn a_rate_draws_from_the_seed() {
 }
 
 #[tokio::test]
+async fn a_cluster_fault_with_times_fires_that_many_times() {
+    let cluster = cluster(1).await;
+    let spec = FaultSpec::parse("every=50ms:move-coordinator:times=2").expect("parses");
+    cluster.apply_fault(&spec).expect("applied");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(cluster.fault_counts().get(FaultKind::MoveCoordinator), 2);
+}
+
+#[tokio::test]
 async fn control_lines_and_fault_specs_apply() {
     let cluster = cluster(1).await;
     let answer = cluster
@@ -658,6 +681,6 @@ async fn control_lines_and_fault_specs_apply() {
     );
     assert_eq!(
         cluster.fault_counts().to_string(),
-        "faults error=1,delay=0,hang=0,drop-before=0,drop-after=0,move-leaders=1,move-coordinator=0,stop-broker=0,restart-broker=0"
+        "faults error=1,delay=0,hang=0,drop-before=0,drop-after=0,move-leaders=1,move-coordinator=0,stop-broker=0,restart-broker=0,drop-after-records=0"
     );
 }
