@@ -477,6 +477,56 @@ async fn a_moved_leader_answers_not_leader_then_metadata_leads_to_success() {
     assert_eq!(cluster.fault_counts().get(FaultKind::MoveLeaders), 1);
 }
 
+/// Found by the chaos runs: batches were stored with partition leader
+/// epoch 0, so after a leader move librdkafka validated its position with
+/// OffsetForLeaderEpoch(0), was told epoch 0 ended at offset 0, and read
+/// the partition again from there. Each batch must carry the epoch of the
+/// leader that appended it, and that epoch must end past it.
+#[tokio::test]
+async fn appended_batches_carry_the_leaders_epoch() {
+    let cluster = cluster(1).await;
+    let (leader, epoch) = cluster.move_leader("t", 0, None).expect("moved");
+    assert_eq!(epoch, 1);
+    let mut probe = connect(&cluster, leader).await;
+    let answer = produce_on(&mut probe, "t", &[0]).await.expect("answer");
+    assert_eq!((answer[0].1, answer[0].2), (0, 0));
+    let request = RequestBody::Fetch(FetchRequest {
+        replica_id: -1,
+        max_bytes: 1 << 20,
+        session_epoch: -1,
+        topics: vec![fetch_request::FetchTopic {
+            topic: "t".into(),
+            partitions: vec![fetch_request::FetchPartition {
+                partition: 0,
+                current_leader_epoch: 1,
+                partition_max_bytes: 1 << 20,
+                ..Default::default()
+            }]
+            .into(),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    });
+    let records = match probe.request(request, 12).await {
+        Ok(ResponseBody::Fetch(r)) => r
+            .responses
+            .iter()
+            .flat_map(|t| t.into_owned().partitions.into_vec())
+            .filter_map(|p| p.records.map(|r| r.to_vec()))
+            .next()
+            .expect("records"),
+        other => panic!("{other:?}"),
+    };
+    let stamped = i32::from_be_bytes(records[12..16].try_into().expect("a batch"));
+    assert_eq!(stamped, 1, "the batch's partition leader epoch");
+    // Epoch 1 ends at the high watermark, past the batch: no truncation.
+    cluster.move_leader("t", 0, None).expect("moved again");
+    let (leader, _) = cluster.leader("t", 0).expect("t-0");
+    let mut probe = connect(&cluster, leader).await;
+    assert_eq!(epoch_end(&mut probe, 2, 1).await, (0, 1, 1));
+}
+
 #[tokio::test]
 async fn stale_and_future_leader_epochs_are_refused() {
     let cluster = cluster(1).await;
