@@ -65,7 +65,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * partition. It prints one JSON object: sent (acknowledged), read, lost,
  * duplicated, outOfOrder, misplaced, redelivered (the group's second
  * reads; eos: input records transformed again after an abort), groupRead,
- * groupMissing, aborted. Anything else that fails exits 1. {@code
+ * groupMissing, aborted, commitTimeouts (eos: commits that timed out
+ * and were tried again). Anything else that fails exits 1. {@code
  * --batch-size} sets the producer's batch.size (262144 by default).
  */
 public final class Chaos {
@@ -126,6 +127,7 @@ public final class Chaos {
         long groupRead;
         long redelivered;
         int aborted;
+        int commitTimeouts;
 
         Run(Map<String, String> options) {
             this.options = options;
@@ -341,7 +343,7 @@ public final class Chaos {
                             indexes.add(Integer.parseInt(value));
                         }
                         txn.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
-                        txn.commitTransaction();
+                        commit(txn);
                     } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException
                             | UnsupportedVersionException e) {
                         throw e;
@@ -358,6 +360,23 @@ public final class Chaos {
                         }
                         transformed.set(i);
                     }
+                }
+            }
+        }
+
+        /**
+         * Commits the transaction; a commit that times out (max.block.ms) is
+         * tried again, as the producer requires, and counted.
+         */
+        void commit(KafkaProducer<byte[], byte[]> txn) {
+            while (true) {
+                try {
+                    txn.commitTransaction();
+                    return;
+                } catch (org.apache.kafka.common.errors.TimeoutException e) {
+                    check("a commit timed out: " + e);
+                    commitTimeouts++;
+                    System.err.println("chaos eos: committing again: " + e);
                 }
             }
         }
@@ -457,7 +476,8 @@ public final class Chaos {
                     + ",\"redelivered\":" + redelivered
                     + ",\"groupRead\":" + groupRead
                     + ",\"groupMissing\":" + (mode.equals("idempotent") ? groupMissing() : 0)
-                    + ",\"aborted\":" + aborted + "}";
+                    + ",\"aborted\":" + aborted
+                    + ",\"commitTimeouts\":" + commitTimeouts + "}";
         }
     }
 }
