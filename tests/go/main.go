@@ -71,6 +71,9 @@ type options struct {
 	mode      string
 	protocol  string
 	txn       bool
+	// -mode chaos (chaos.go): the topic's partitions and the group's members.
+	partitions int
+	consumers  int
 }
 
 // groupOpts are the options of the group protocol asked for: classic (the
@@ -105,7 +108,9 @@ func main() {
 	flag.StringVar(&o.user, "sasl-user", "", "SASL user")
 	flag.StringVar(&o.password, "sasl-password", "", "SASL password")
 	flag.DurationVar(&o.timeout, "timeout", 90*time.Second, "the whole flow's time limit")
-	flag.StringVar(&o.mode, "mode", "basic", "basic, or txn (the transactional flow of txn.go)")
+	flag.StringVar(&o.mode, "mode", "basic", "basic, txn (the transactional flow of txn.go) or chaos (chaos.go)")
+	flag.IntVar(&o.partitions, "partitions", 12, "-mode chaos: the topic's partitions")
+	flag.IntVar(&o.consumers, "consumers", 3, "-mode chaos: the group's consumers")
 	flag.StringVar(&o.protocol, "group-protocol", "classic", "classic, or consumer (KIP-848)")
 	flag.BoolVar(&o.txn, "transactions", false, "then a transactional producer (client PREFIX-txn) commits one transaction and aborts one")
 	flag.Parse()
@@ -115,9 +120,12 @@ func main() {
 	}
 	var s any
 	var err error
-	if o.mode == "txn" {
+	switch o.mode {
+	case "txn":
 		s, err = runTxn(o)
-	} else {
+	case "chaos":
+		s, err = runChaos(o)
+	default:
 		s, err = run(o)
 	}
 	if err != nil {

@@ -6,6 +6,8 @@
 #
 #   bash tests/interop/run.sh                    # install clients, run everything
 #   bash tests/interop/run.sh --update-fixtures  # also refresh fixtures/clients/
+#   bash tests/interop/run.sh --install-only     # install the clients, run nothing
+#                                                # (.ci/run, for tests/tests/chaos.rs)
 #
 # For each client (kcat, kafka-python, confluent-kafka, kafkajs): produce
 # three messages with keys, values, headers and timestamps per codec (none, gzip,
@@ -41,7 +43,9 @@ TIMEOUT=60
 CODECS="none,gzip,snappy,lz4,zstd"
 NPM_PACKAGES=(kafkajs@2.2.4 kafkajs-snappy@1.1.0 lz4js@0.2.0 @bokuweb/zstd-wasm@0.0.27 fzstd@0.1.1)
 UPDATE_FIXTURES=0
+INSTALL_ONLY=0
 [[ "${1:-}" == "--update-fixtures" ]] && UPDATE_FIXTURES=1
+[[ "${1:-}" == "--install-only" ]] && INSTALL_ONLY=1
 
 BROKER_PID=""
 STEP_PID=""
@@ -233,6 +237,10 @@ exchange() {
 
 # ---------------------------------------------------------------- main
 install_clients
+if [[ $INSTALL_ONLY -eq 1 ]]; then
+    log "clients installed: $VENV, tests/interop/kafkajs/node_modules"
+    exit 0
+fi
 start_broker 1
 
 CLIENT_LIST=(kcat kafka-python confluent-kafka kafkajs)

@@ -153,7 +153,7 @@ fn control_round_trip_and_the_faults_line_on_sigterm() {
         .expect("read");
     assert!(
         stderr.lines().any(|l| l
-            == "faults error=2,delay=0,hang=0,drop-before=0,drop-after=0,move-leaders=0,move-coordinator=0,stop-broker=0,restart-broker=0"),
+            == "faults error=2,delay=0,hang=0,drop-before=0,drop-after=0,move-leaders=0,move-coordinator=0,stop-broker=0,restart-broker=0,drop-after-records=0"),
         "{stderr}"
     );
 }

@@ -21,6 +21,7 @@ use futures::{SinkExt, StreamExt};
 use kafka_wire::api_versions::unsupported_api_versions_reply;
 use kafka_wire::frame::{peek_request, FrameCodec, RequestFrame, ResponseFrame};
 use kafka_wire::messages::{ResponseHeader, SaslAuthenticateResponse, SaslHandshakeResponse};
+use kafka_wire::runtime::{DecodeError, DecodeErrorKind};
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
 use tokio::net::TcpStream;
 use tokio_util::codec::Framed;
@@ -130,6 +131,21 @@ pub async fn serve(
     }
 }
 
+/// Decodes a request frame as Kafka's broker reads one: the body is read
+/// from the front of what follows the header, and bytes after it are
+/// ignored (Kafka's `RequestContext.parseRequest` never checks that the
+/// buffer was used up). librdkafka 2.16's admin client sends such a
+/// request: a Metadata v13 for every topic with three bytes after its
+/// body, which Kafka answers.
+fn decode_request(frame: &[u8]) -> Result<RequestFrame<'_>, DecodeError> {
+    match RequestFrame::decode(frame) {
+        Err(e) if matches!(e.kind(), DecodeErrorKind::TrailingBytes(_)) => {
+            RequestFrame::decode(frame.get(..e.offset()).unwrap_or(frame))
+        }
+        decoded => decoded,
+    }
+}
+
 /// Decodes one request frame, has it dispatched, and encodes the answer,
 /// recording both when capturing.
 async fn answer(
@@ -144,7 +160,7 @@ async fn answer(
         Ok(peek) => peek,
         Err(e) => return Reply::Close(format!("unreadable request header: {e}")),
     };
-    let decoded = RequestFrame::decode(frame);
+    let decoded = decode_request(frame);
     let client_id = decoded
         .as_ref()
         .ok()

@@ -51,7 +51,8 @@ pub async fn dispatch(context: &Context<'_>, body: &RequestBody<'_>) -> Outcome 
         Step::Handle => route(context, body).await,
         Step::Answer(outcome) => outcome,
         Step::HandleThenClose => {
-            let _ = route(context, body).await;
+            let outcome = route(context, body).await;
+            control::answer_dropped(context, body, &outcome);
             Outcome::Close("a control dropped the answer".into())
         }
         Step::Patch {

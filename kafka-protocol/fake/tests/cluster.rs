@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use kafka_wire::frame::ResponseFrame;
 use kafka_wire::messages::*;
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
 use kafka_wire_fake::probe::{Probe, ProbeError};
@@ -335,6 +336,51 @@ async fn closed(stream: &mut TcpStream) -> bool {
         tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await,
         Ok(Ok(0)) | Ok(Err(_))
     )
+}
+
+/// Found by the chaos runs: librdkafka 2.16's admin client asks for every
+/// topic with a Metadata v13 request that has three bytes after its body.
+/// Kafka ignores them and answers; so must the fake.
+#[tokio::test]
+async fn bytes_after_a_request_body_are_ignored_as_kafka_does() {
+    let cluster = FakeCluster::builder()
+        .brokers(1)
+        .start()
+        .await
+        .expect("start");
+    let mut stream = TcpStream::connect(address(&cluster, 0))
+        .await
+        .expect("connect");
+    // The frame librdkafka sent (client id `chaos-admin`, correlation id 4):
+    // header v2, then topics null, allow_auto_topic_creation false,
+    // include_topic_authorized_operations false, no tagged fields, and
+    // then 01 00 00.
+    let hex = "0003000d00000004000b6368616f732d61646d696e0000000000010000";
+    let frame: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex"))
+        .collect();
+    let mut sized = u32::try_from(frame.len())
+        .expect("small")
+        .to_be_bytes()
+        .to_vec();
+    sized.extend_from_slice(&frame);
+    stream.write_all(&sized).await.expect("write");
+    let mut size = [0u8; 4];
+    tokio::time::timeout(Duration::from_secs(5), stream.read_exact(&mut size))
+        .await
+        .expect("an answer in time")
+        .expect("an answer, not a closed connection");
+    let mut response = vec![0u8; u32::from_be_bytes(size) as usize];
+    stream.read_exact(&mut response).await.expect("the answer");
+    let Ok(decoded) = ResponseFrame::decode(&response, ApiKey::Metadata, 13) else {
+        panic!("not a Metadata v13 answer: {response:02x?}")
+    };
+    assert_eq!(decoded.header.correlation_id, 4);
+    let ResponseBody::Metadata(metadata) = decoded.body else {
+        panic!("{:?}", decoded.body)
+    };
+    assert_eq!(metadata.brokers.len(), 1);
 }
 
 #[tokio::test]

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use kafka_wire::messages::*;
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
-use kafka_wire_fake::control::{FaultKind, Intercept};
+use kafka_wire_fake::control::{FaultKind, FaultSpec, Intercept};
 use kafka_wire_fake::probe::{Probe, ProbeError};
 use kafka_wire_fake::FakeCluster;
 use tokio::net::TcpStream;
@@ -165,6 +165,19 @@ async fn drop_after_takes_effect_but_the_answer_is_lost() {
         Err(ProbeError::Closed | ProbeError::Connection(_)) => {}
         other => panic!("the connection should close: {other:?}"),
     }
+    // The records of the dropped answer are counted (one record, one
+    // batch); a partition the broker refused adds none.
+    assert_eq!(cluster.fault_counts().dropped_answer_records, 1);
+    let elsewhere = cluster.node_ids().into_iter().find(|n| *n != leader);
+    let elsewhere = elsewhere.expect("another broker");
+    cluster
+        .intercept(Intercept::api(ApiKey::Produce).once().drop_after())
+        .expect("installed");
+    let mut other = connect(&cluster, elsewhere).await;
+    match produce_on(&mut other, "t", &[0]).await {
+        Err(ProbeError::Closed | ProbeError::Connection(_)) => {}
+        other => panic!("the connection should close: {other:?}"),
+    }
     let mut probe = connect(&cluster, leader).await;
     let answer = produce_on(&mut probe, "t", &[0]).await.expect("answer");
     assert_eq!(
@@ -172,7 +185,8 @@ async fn drop_after_takes_effect_but_the_answer_is_lost() {
         (0, 1),
         "the dropped one was appended"
     );
-    assert_eq!(cluster.fault_counts().get(FaultKind::DropAfter), 1);
+    assert_eq!(cluster.fault_counts().get(FaultKind::DropAfter), 2);
+    assert_eq!(cluster.fault_counts().dropped_answer_records, 1);
 }
 
 #[tokio::test]
@@ -384,6 +398,56 @@ async fn a_moved_leader_answers_not_leader_then_metadata_leads_to_success() {
     assert_eq!(cluster.fault_counts().get(FaultKind::MoveLeaders), 1);
 }
 
+/// Found by the chaos runs: batches were stored with partition leader
+/// epoch 0, so after a leader move librdkafka validated its position with
+/// OffsetForLeaderEpoch(0), was told epoch 0 ended at offset 0, and read
+/// the partition again from there. Each batch must carry the epoch of the
+/// leader that appended it, and that epoch must end past it.
+#[tokio::test]
+async fn appended_batches_carry_the_leaders_epoch() {
+    let cluster = cluster(1).await;
+    let (leader, epoch) = cluster.move_leader("t", 0, None).expect("moved");
+    assert_eq!(epoch, 1);
+    let mut probe = connect(&cluster, leader).await;
+    let answer = produce_on(&mut probe, "t", &[0]).await.expect("answer");
+    assert_eq!((answer[0].1, answer[0].2), (0, 0));
+    let request = RequestBody::Fetch(FetchRequest {
+        replica_id: -1,
+        max_bytes: 1 << 20,
+        session_epoch: -1,
+        topics: vec![fetch_request::FetchTopic {
+            topic: "t".into(),
+            partitions: vec![fetch_request::FetchPartition {
+                partition: 0,
+                current_leader_epoch: 1,
+                partition_max_bytes: 1 << 20,
+                ..Default::default()
+            }]
+            .into(),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    });
+    let records = match probe.request(request, 12).await {
+        Ok(ResponseBody::Fetch(r)) => r
+            .responses
+            .iter()
+            .flat_map(|t| t.into_owned().partitions.into_vec())
+            .filter_map(|p| p.records.map(|r| r.to_vec()))
+            .next()
+            .expect("records"),
+        other => panic!("{other:?}"),
+    };
+    let stamped = i32::from_be_bytes(records[12..16].try_into().expect("a batch"));
+    assert_eq!(stamped, 1, "the batch's partition leader epoch");
+    // Epoch 1 ends at the high watermark, past the batch: no truncation.
+    cluster.move_leader("t", 0, None).expect("moved again");
+    let (leader, _) = cluster.leader("t", 0).expect("t-0");
+    let mut probe = connect(&cluster, leader).await;
+    assert_eq!(epoch_end(&mut probe, 2, 1).await, (0, 1, 1));
+}
+
 #[tokio::test]
 async fn stale_and_future_leader_epochs_are_refused() {
     let cluster = cluster(1).await;
@@ -550,6 +614,15 @@ async fn a_rate_draws_from_the_seed() {
 }
 
 #[tokio::test]
+async fn a_cluster_fault_with_times_fires_that_many_times() {
+    let cluster = cluster(1).await;
+    let spec = FaultSpec::parse("every=50ms:move-coordinator:times=2").expect("parses");
+    cluster.apply_fault(&spec).expect("applied");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(cluster.fault_counts().get(FaultKind::MoveCoordinator), 2);
+}
+
+#[tokio::test]
 async fn control_lines_and_fault_specs_apply() {
     let cluster = cluster(1).await;
     let answer = cluster
@@ -582,6 +655,6 @@ async fn control_lines_and_fault_specs_apply() {
     );
     assert_eq!(
         cluster.fault_counts().to_string(),
-        "faults error=1,delay=0,hang=0,drop-before=0,drop-after=0,move-leaders=1,move-coordinator=0,stop-broker=0,restart-broker=0"
+        "faults error=1,delay=0,hang=0,drop-before=0,drop-after=0,move-leaders=1,move-coordinator=0,stop-broker=0,restart-broker=0,drop-after-records=0"
     );
 }

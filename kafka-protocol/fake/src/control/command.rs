@@ -186,11 +186,15 @@ impl FakeCluster {
             }
             "counts" => {
                 let counts = self.fault_counts();
-                let map: Map<String, Value> = counts
-                    .0
+                let mut map: Map<String, Value> = counts
+                    .kinds
                     .iter()
                     .map(|(k, n)| (k.name().to_owned(), json!(n)))
                     .collect();
+                map.insert(
+                    super::DROPPED_ANSWER_RECORDS.to_owned(),
+                    json!(counts.dropped_answer_records),
+                );
                 json!({"faults": map})
             }
             other => return Err(format!("unknown command `{other}`")),

@@ -42,6 +42,7 @@ pub use record::{RecordedRequest, MAX_RECORDED};
 pub use spec::{ClusterOperation, FaultSpec, RequestAction, RequestFault, SpecError};
 
 use crate::dispatch::{Context, Outcome};
+use crate::handlers::validate::records_in;
 use crate::state::BrokerAddress;
 use record::Ring;
 
@@ -106,14 +107,23 @@ impl FaultKind {
     }
 }
 
-/// The faults injected so far, by kind.
+/// The faults injected so far, by kind, and what the drop-after faults
+/// cost.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FaultCounts(pub Vec<(FaultKind, u64)>);
+pub struct FaultCounts {
+    /// Every kind's count, in [`FaultKind::ALL`]'s order.
+    pub kinds: Vec<(FaultKind, u64)>,
+    /// The records of the Produce requests that a drop-after fault let
+    /// take effect and then dropped the answer of (the records of the
+    /// partitions handled without an error): a producer that retries them
+    /// without idempotence writes exactly these again.
+    pub dropped_answer_records: u64,
+}
 
 impl FaultCounts {
     /// The count of one kind.
     pub fn get(&self, kind: FaultKind) -> u64 {
-        self.0
+        self.kinds
             .iter()
             .find(|(k, _)| *k == kind)
             .map_or(0, |(_, n)| *n)
@@ -121,19 +131,25 @@ impl FaultCounts {
 }
 
 impl std::fmt::Display for FaultCounts {
-    /// `faults error=2,delay=0,...`: every kind, in [`FaultKind::ALL`]'s
-    /// order.
+    /// `faults error=2,delay=0,...,drop-after-records=0`: every kind, in
+    /// [`FaultKind::ALL`]'s order, then the records of the Produce answers
+    /// dropped.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("faults ")?;
-        for (i, kind) in FaultKind::ALL.iter().enumerate() {
-            if i > 0 {
-                f.write_str(",")?;
-            }
-            write!(f, "{}={}", kind.name(), self.get(*kind))?;
+        for kind in FaultKind::ALL {
+            write!(f, "{}={},", kind.name(), self.get(kind))?;
         }
-        Ok(())
+        write!(
+            f,
+            "{}={}",
+            DROPPED_ANSWER_RECORDS, self.dropped_answer_records
+        )
     }
 }
+
+/// The name of [`FaultCounts::dropped_answer_records`] in the `faults`
+/// line and the `counts` command.
+pub const DROPPED_ANSWER_RECORDS: &str = "drop-after-records";
 
 /// A broker the cluster has (running or stopped).
 #[derive(Debug, Clone)]
@@ -166,6 +182,7 @@ pub struct Controls {
     recorder: Mutex<Option<Ring>>,
     rng: Mutex<u64>,
     counts: [AtomicU64; 9],
+    dropped_answer_records: AtomicU64,
     pub(crate) members: RwLock<Vec<Member>>,
     pub(crate) coordinators: Mutex<HashMap<String, i32>>,
     pub(crate) coordinator_shift: AtomicUsize,
@@ -191,6 +208,7 @@ impl Controls {
             recorder: Mutex::new(None),
             rng: Mutex::new(0),
             counts: Default::default(),
+            dropped_answer_records: AtomicU64::new(0),
             members: RwLock::new(
                 brokers
                     .into_iter()
@@ -280,12 +298,13 @@ impl Controls {
 
     /// The faults counted so far.
     pub fn counts(&self) -> FaultCounts {
-        FaultCounts(
-            FaultKind::ALL
+        FaultCounts {
+            kinds: FaultKind::ALL
                 .iter()
                 .map(|k| (*k, self.counts[k.index()].load(Ordering::Relaxed)))
                 .collect(),
-        )
+            dropped_answer_records: self.dropped_answer_records.load(Ordering::Relaxed),
+        }
     }
 
     pub(crate) fn add(&self, intercept: Intercept) -> Result<ControlId, ControlError> {
@@ -485,6 +504,33 @@ pub(crate) fn patch(
         }
         other => other,
     }
+}
+
+/// Counts the records whose answer a drop-after fault drops: those of
+/// the partitions a Produce handled without an error (`outcome`).
+pub(crate) fn answer_dropped(cx: &Context<'_>, body: &RequestBody<'_>, outcome: &Outcome) {
+    let (RequestBody::Produce(request), Outcome::Respond(response)) = (body, outcome) else {
+        return;
+    };
+    let ResponseBody::Produce(response) = &**response else {
+        return;
+    };
+    let mut records = 0;
+    for (topic, answers) in request.topic_data.iter().zip(response.responses.iter()) {
+        for partition in topic.partition_data.iter() {
+            let appended = answers
+                .partition_responses
+                .iter()
+                .any(|a| a.index == partition.index && a.error_code == 0);
+            if appended {
+                records += records_in(partition.records.as_deref().unwrap_or_default());
+            }
+        }
+    }
+    cx.shared
+        .control
+        .dropped_answer_records
+        .fetch_add(records, Ordering::Relaxed);
 }
 
 /// Notes the cluster's stop switch, which brokers started later obey too.

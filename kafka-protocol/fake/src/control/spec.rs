@@ -7,7 +7,7 @@
 //! ACTION    = "error=" CODE_NAME | "delay=" DURATION | "delay=" DURATION ".." DURATION
 //!           | "hang" | "drop-before" | "drop-after"
 //! OPTION    = "times=" N | "rate=" P (0 to 1) | "broker=" ID
-//! CLUSTER   = "every=" DURATION ":" OPERATION
+//! CLUSTER   = "every=" DURATION ":" OPERATION [":times=" N]
 //! OPERATION = "move-leaders" | "move-coordinator" | "stop-broker" [":for=" DURATION]
 //!           | "restart-broker"
 //! DURATION  = DIGITS ("ms" | "s" | "m")
@@ -37,6 +37,8 @@ pub enum FaultSpec {
         every: Duration,
         /// The operation.
         operation: ClusterOperation,
+        /// At most this many times (`None`: until the cluster stops).
+        times: Option<u64>,
     },
 }
 
@@ -141,24 +143,11 @@ impl FaultSpec {
             let every = parse_duration(every)
                 .filter(|d| !d.is_zero())
                 .ok_or_else(|| fail(format!("`{every}` is not a duration like 500ms or 5s")))?;
-            let operation = match parts.next() {
+            let mut operation = match parts.next() {
                 Some("move-leaders") => ClusterOperation::MoveLeaders,
                 Some("move-coordinator") => ClusterOperation::MoveCoordinator,
                 Some("restart-broker") => ClusterOperation::RestartBroker,
-                Some("stop-broker") => {
-                    let down_for = match parts.next() {
-                        None => None,
-                        Some(option) => {
-                            let text = option
-                                .strip_prefix("for=")
-                                .ok_or_else(|| fail(format!("`{option}` is not for=DURATION")))?;
-                            Some(parse_duration(text).ok_or_else(|| {
-                                fail(format!("`{text}` is not a duration like 3s"))
-                            })?)
-                        }
-                    };
-                    ClusterOperation::StopBroker { down_for }
-                }
+                Some("stop-broker") => ClusterOperation::StopBroker { down_for: None },
                 Some(other) => {
                     return Err(fail(format!(
                     "`{other}` is not move-leaders, move-coordinator, stop-broker or restart-broker"
@@ -166,12 +155,36 @@ impl FaultSpec {
                 }
                 None => return Err(fail("an operation is missing after every=".into())),
             };
-            if let Some(extra) = parts.next() {
-                return Err(fail(format!(
-                    "`{extra}` is not an option of this operation"
-                )));
+            let mut times = None;
+            for option in parts {
+                if let Some(text) = option.strip_prefix("times=") {
+                    times = Some(
+                        text.parse()
+                            .ok()
+                            .filter(|n| *n > 0)
+                            .ok_or_else(|| fail(format!("`{text}` is not a positive count")))?,
+                    );
+                    continue;
+                }
+                match (&mut operation, option.strip_prefix("for=")) {
+                    (ClusterOperation::StopBroker { down_for }, Some(text)) => {
+                        *down_for =
+                            Some(parse_duration(text).ok_or_else(|| {
+                                fail(format!("`{text}` is not a duration like 3s"))
+                            })?);
+                    }
+                    _ => {
+                        return Err(fail(format!(
+                            "`{option}` is not an option of this operation"
+                        )))
+                    }
+                }
             }
-            return Ok(FaultSpec::Cluster { every, operation });
+            return Ok(FaultSpec::Cluster {
+                every,
+                operation,
+                times,
+            });
         }
         let api =
             match head {
@@ -289,9 +302,17 @@ impl FakeCluster {
     pub fn apply_fault(&self, fault: &FaultSpec) -> Result<Option<ControlId>, ControlError> {
         match fault {
             FaultSpec::Request(request) => self.intercept(request.intercept()).map(Some),
-            FaultSpec::Cluster { every, operation } => {
-                let task =
-                    tokio::spawn(periodic(Arc::downgrade(self.shared()), *every, *operation));
+            FaultSpec::Cluster {
+                every,
+                operation,
+                times,
+            } => {
+                let task = tokio::spawn(periodic(
+                    Arc::downgrade(self.shared()),
+                    *every,
+                    *operation,
+                    *times,
+                ));
                 lock(&self.shared().control.background).push(task);
                 Ok(None)
             }
@@ -309,9 +330,20 @@ fn draw_broker(shared: &Shared) -> Option<i32> {
     live.get(pick).map(|b| b.node_id)
 }
 
-async fn periodic(shared: std::sync::Weak<Shared>, every: Duration, operation: ClusterOperation) {
+async fn periodic(
+    shared: std::sync::Weak<Shared>,
+    every: Duration,
+    operation: ClusterOperation,
+    times: Option<u64>,
+) {
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    let mut left = times;
     loop {
+        match &mut left {
+            Some(0) => return,
+            Some(n) => *n -= 1,
+            None => {}
+        }
         tick.tick().await;
         let Some(shared) = shared.upgrade() else {
             return;
@@ -352,7 +384,11 @@ mod tests {
 
     fn cluster(spec: &str) -> (Duration, ClusterOperation) {
         match FaultSpec::parse(spec) {
-            Ok(FaultSpec::Cluster { every, operation }) => (every, operation),
+            Ok(FaultSpec::Cluster {
+                every,
+                operation,
+                times: None,
+            }) => (every, operation),
             other => panic!("{spec}: {other:?}"),
         }
     }
@@ -418,6 +454,28 @@ mod tests {
     }
 
     #[test]
+    fn a_cluster_fault_may_fire_a_number_of_times() {
+        assert_eq!(
+            FaultSpec::parse("every=3s:stop-broker:for=2s:times=1"),
+            Ok(FaultSpec::Cluster {
+                every: Duration::from_secs(3),
+                operation: ClusterOperation::StopBroker {
+                    down_for: Some(Duration::from_secs(2))
+                },
+                times: Some(1),
+            })
+        );
+        assert_eq!(
+            FaultSpec::parse("every=2s:move-coordinator:times=2"),
+            Ok(FaultSpec::Cluster {
+                every: Duration::from_secs(2),
+                operation: ClusterOperation::MoveCoordinator,
+                times: Some(2),
+            })
+        );
+    }
+
+    #[test]
     fn bad_specs_name_the_fault() {
         for spec in [
             "",
@@ -436,6 +494,8 @@ mod tests {
             "every=5s",
             "every=5s:stop-broker:for=x",
             "every=5s:move-leaders:for=1s",
+            "every=5s:move-leaders:times=0",
+            "every=5s:move-leaders:times=x",
             "every=5s:reboot",
         ] {
             let error = FaultSpec::parse(spec).expect_err(spec);

@@ -278,8 +278,12 @@ fn append(
                     .ok_or(ErrorCode::CorruptMessage.code())?
                     .to_vec();
                 bytes[..8].copy_from_slice(&base_offset.to_be_bytes());
-                // The partition leader epoch (0), outside the CRC.
-                bytes[12..16].copy_from_slice(&0i32.to_be_bytes());
+                // The partition leader epoch, outside the CRC: the
+                // leader's current one, as Kafka's leader stamps every
+                // batch it appends. Consumers take it as the epoch of
+                // their position and validate it after a leader change
+                // (OffsetForLeaderEpoch); a stale one sends them back.
+                bytes[12..16].copy_from_slice(&partition.leader_epoch.to_be_bytes());
                 let mut max_timestamp = h.max_timestamp;
                 if append_time {
                     max_timestamp = now;

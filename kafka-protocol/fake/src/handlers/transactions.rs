@@ -245,7 +245,7 @@ fn write_marker(
         ControlRecordType::Abort
     };
     let mut builder = RecordBatchBuilder::new(offset)
-        .partition_leader_epoch(0)
+        .partition_leader_epoch(partition.leader_epoch)
         .producer_id(producer_id)
         .producer_epoch(epoch)
         .transactional(true);

@@ -5,7 +5,7 @@
 
 use kafka_wire::ErrorCode;
 use kafka_wire_records::{
-    BatchHeader, DecodeOptions, RecordBatch, RecordsError, MAGIC_OFFSET, MAGIC_V2,
+    BatchHeader, DecodeOptions, RecordBatch, RecordsError, LOG_OVERHEAD, MAGIC_OFFSET, MAGIC_V2,
     RECORD_BATCH_OVERHEAD,
 };
 
@@ -79,4 +79,31 @@ pub fn check_partition(records: &[u8], budget: &mut Budget) -> Result<Vec<Checke
         return Err(corrupt);
     }
     Ok(batches)
+}
+
+/// Where a batch's length (after the offset and the length itself) sits.
+const BATCH_LENGTH_OFFSET: usize = 8;
+
+/// The records a partition's v2 batches hold, from their headers' counts
+/// (what a Produce appended, for [`crate::control`]'s count of answers
+/// dropped). Stops at the first batch that is not whole.
+pub fn records_in(records: &[u8]) -> u64 {
+    let mut total = 0;
+    let mut rest = records;
+    while let (Some(length), Some(count)) = (
+        rest.get(BATCH_LENGTH_OFFSET..BATCH_LENGTH_OFFSET + 4),
+        rest.get(RECORD_COUNT_OFFSET..RECORD_COUNT_OFFSET + 4),
+    ) {
+        let length = length.try_into().map(i32::from_be_bytes).unwrap_or(-1);
+        let count = count.try_into().map(i32::from_be_bytes).unwrap_or(0);
+        let Some(size) = usize::try_from(length).ok().map(|l| l + LOG_OVERHEAD) else {
+            break;
+        };
+        if size > rest.len() {
+            break;
+        }
+        total += u64::try_from(count).unwrap_or(0);
+        rest = &rest[size..];
+    }
+    total
 }
