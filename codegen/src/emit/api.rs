@@ -469,7 +469,7 @@ fn dispatch_enum(
         // closure shim per message) or `?` (a drop of the `Result` per
         // message, in release builds).
         quote! {
-            #gate #key => match rt::Message::decode_to_end(reader, version) {
+            #gate #key => match rt::Message::decode_with(input, version, options) {
                 Ok(message) => Ok(Self::#name(message)),
                 Err(e) => Err(e),
             },
@@ -596,7 +596,7 @@ fn dispatch_enum(
                 _ => Err(rt::DecodeError::new(0, rt::DecodeErrorKind::UnknownApiKey(record_type))),
             },
             quote! {
-                _ => Err(reader.error(rt::DecodeErrorKind::UnknownApiKey(record_type))),
+                _ => Err(options.reader(input).error(rt::DecodeErrorKind::UnknownApiKey(record_type))),
             },
         ),
     };
@@ -613,10 +613,10 @@ fn dispatch_enum(
     let decode_doc = doc_attrs(&format!(
         "Decodes the {what} of `{key_name}` at `version` from exactly `input`."
     ));
-    let decode_to_end_doc = doc_attrs(&format!(
-        "Decodes the {what} of `{key_name}` at `version` from everything `reader` has left. \
-         The reader's base names the offsets in errors, and its heap budget which arrays of \
-         structs become `Vec`s: a [`rt::Reader::without_heap`] allocates nothing."
+    let decode_with_doc = doc_attrs(&format!(
+        "Decodes the {what} of `{key_name}` at `version` from exactly `input`, read as \
+         `options` say: where `input` lies (for the offsets in errors), and how much heap its \
+         arrays of structs may take ([`rt::DecodeOptions::without_heap`]: none)."
     ));
     let validate_doc = doc_attrs(&format!(
         "Checks that `input` is exactly one valid {what} of `{key_name}` at `version`, building \
@@ -636,14 +636,15 @@ fn dispatch_enum(
         impl #generics #enum_name #generics {
             #decode_doc
             pub fn decode(input: &'a [u8], #key_name: #key_type, version: i16) -> Result<Self, rt::DecodeError> {
-                Self::decode_to_end(&mut rt::Reader::new(input), #key_name, version)
+                Self::decode_with(input, #key_name, version, rt::DecodeOptions::new())
             }
 
-            #decode_to_end_doc
-            pub fn decode_to_end(
-                reader: &mut rt::Reader<'a>,
+            #decode_with_doc
+            pub fn decode_with(
+                input: &'a [u8],
                 #key_name: #key_type,
                 version: i16,
+                options: rt::DecodeOptions,
             ) -> Result<Self, rt::DecodeError> {
                 match #key_name {
                     #(#decode)*

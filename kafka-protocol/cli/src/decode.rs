@@ -6,7 +6,7 @@ use std::io;
 
 use kafka_wire::frame::{split_frames, RequestFrame, ResponseFrame};
 use kafka_wire::runtime::json::JsonWriter;
-use kafka_wire::runtime::{JsonForm, Reader};
+use kafka_wire::runtime::{DecodeOptions, JsonForm};
 use kafka_wire::{ApiKey, RequestBody, ResponseBody};
 
 use crate::apis::resolve;
@@ -58,11 +58,17 @@ fn print_body(
 ) -> Result<(), CliError> {
     match direction {
         Direction::Request => {
-            let body = RequestBody::decode_to_end(&mut Reader::without_heap(input), api, version)?;
+            let body =
+                RequestBody::decode_with(input, api, version, DecodeOptions::new().without_heap())?;
             out.json_stream(compact, |json| body.write_json(json, version))
         }
         Direction::Response => {
-            let body = ResponseBody::decode_to_end(&mut Reader::without_heap(input), api, version)?;
+            let body = ResponseBody::decode_with(
+                input,
+                api,
+                version,
+                DecodeOptions::new().without_heap(),
+            )?;
             out.json_stream(compact, |json| body.write_json(json, version))
         }
     }

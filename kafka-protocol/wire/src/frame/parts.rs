@@ -16,7 +16,7 @@
 //! 4. an error in the body names its offset in the whole frame.
 
 use crate::messages::{RequestHeader, ResponseHeader};
-use crate::runtime::{DecodeError, DecodeErrorKind, Message, Reader};
+use crate::runtime::{DecodeError, DecodeErrorKind, DecodeOptions, Message, Reader};
 use crate::{ApiKey, RequestBody, ResponseBody};
 
 use super::exchange::{expects_response, response_body_version};
@@ -65,22 +65,22 @@ impl<'a> RequestParts<'a> {
     /// frame.
     #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn decode_body(&self) -> Result<RequestBody<'a>, DecodeError> {
-        RequestBody::decode_to_end(&mut self.body_reader(), self.api, self.version())
+        RequestBody::decode_with(self.body, self.api, self.version(), self.body_options())
     }
 
     /// Decodes the body as [`decode_body`](Self::decode_body) does, but
     /// allocates nothing: every array of structs stays checked wire bytes,
-    /// decoded when read (see [`Reader::with_heap_budget`]). For a body read
+    /// decoded when read (see [`DecodeOptions::without_heap`]). For a body read
     /// once, as a printer or a logger reads it, whatever its size.
     #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn decode_body_without_heap(&self) -> Result<RequestBody<'a>, DecodeError> {
-        let mut reader = self.body_reader().with_heap_budget(0);
-        RequestBody::decode_to_end(&mut reader, self.api, self.version())
+        let options = self.body_options().without_heap();
+        RequestBody::decode_with(self.body, self.api, self.version(), options)
     }
 
-    /// A reader over the body whose errors name offsets in the frame.
-    fn body_reader(&self) -> Reader<'a> {
-        Reader::with_base(self.body, self.body_offset)
+    /// How the body is read: its errors name offsets in the frame.
+    fn body_options(&self) -> DecodeOptions {
+        DecodeOptions::new().with_base(self.body_offset)
     }
 
     /// Whether the receiver answers this request (see
@@ -153,21 +153,21 @@ impl<'a> ResponseParts<'a> {
     /// count from the start of the frame.
     #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn decode_body(&self) -> Result<ResponseBody<'a>, DecodeError> {
-        ResponseBody::decode_to_end(&mut self.body_reader(), self.api, self.version)
+        ResponseBody::decode_with(self.body, self.api, self.version, self.body_options())
     }
 
     /// Decodes the body as [`decode_body`](Self::decode_body) does, but
     /// allocates nothing: every array of structs stays checked wire bytes,
-    /// decoded when read (see [`Reader::with_heap_budget`]). For a body read
+    /// decoded when read (see [`DecodeOptions::without_heap`]). For a body read
     /// once, as a printer or a logger reads it, whatever its size.
     #[cfg_attr(not(feature = "precompile"), inline)]
     pub fn decode_body_without_heap(&self) -> Result<ResponseBody<'a>, DecodeError> {
-        let mut reader = self.body_reader().with_heap_budget(0);
-        ResponseBody::decode_to_end(&mut reader, self.api, self.version)
+        let options = self.body_options().without_heap();
+        ResponseBody::decode_with(self.body, self.api, self.version, options)
     }
 
-    /// A reader over the body whose errors name offsets in the frame.
-    fn body_reader(&self) -> Reader<'a> {
-        Reader::with_base(self.body, self.body_offset)
+    /// How the body is read: its errors name offsets in the frame.
+    fn body_options(&self) -> DecodeOptions {
+        DecodeOptions::new().with_base(self.body_offset)
     }
 }

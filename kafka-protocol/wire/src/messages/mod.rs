@@ -3276,642 +3276,643 @@ impl<'a> RequestBody<'a> {
         api_key: ApiKey,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        Self::decode_to_end(&mut rt::Reader::new(input), api_key, version)
+        Self::decode_with(input, api_key, version, rt::DecodeOptions::new())
     }
-    /// Decodes the request body of `api_key` at `version` from everything `reader` has left. The reader's base names the offsets in errors, and its heap budget which arrays of structs become `Vec`s: a [`rt::Reader::without_heap`] allocates nothing.
+    /// Decodes the request body of `api_key` at `version` from exactly `input`, read as `options` say: where `input` lies (for the offsets in errors), and how much heap its arrays of structs may take ([`rt::DecodeOptions::without_heap`]: none).
     #[cfg_attr(not(feature = "precompile"), inline)]
-    pub fn decode_to_end(
-        reader: &mut rt::Reader<'a>,
+    pub fn decode_with(
+        input: &'a [u8],
         api_key: ApiKey,
         version: i16,
+        options: rt::DecodeOptions,
     ) -> Result<Self, rt::DecodeError> {
         match api_key {
             #[cfg(feature = "produce")]
             ApiKey::Produce => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::Produce(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "fetch")]
             ApiKey::Fetch => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::Fetch(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "list-offsets")]
             ApiKey::ListOffsets => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ListOffsets(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "metadata")]
             ApiKey::Metadata => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::Metadata(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "offset-commit")]
             ApiKey::OffsetCommit => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::OffsetCommit(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "offset-fetch")]
             ApiKey::OffsetFetch => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::OffsetFetch(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "find-coordinator")]
             ApiKey::FindCoordinator => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::FindCoordinator(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "join-group")]
             ApiKey::JoinGroup => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::JoinGroup(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "heartbeat")]
             ApiKey::Heartbeat => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::Heartbeat(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "leave-group")]
             ApiKey::LeaveGroup => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::LeaveGroup(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "sync-group")]
             ApiKey::SyncGroup => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::SyncGroup(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-groups")]
             ApiKey::DescribeGroups => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeGroups(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "list-groups")]
             ApiKey::ListGroups => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ListGroups(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "sasl-handshake")]
             ApiKey::SaslHandshake => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::SaslHandshake(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "api-versions")]
             ApiKey::ApiVersions => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ApiVersions(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "create-topics")]
             ApiKey::CreateTopics => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::CreateTopics(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "delete-topics")]
             ApiKey::DeleteTopics => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DeleteTopics(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "delete-records")]
             ApiKey::DeleteRecords => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DeleteRecords(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "init-producer-id")]
             ApiKey::InitProducerId => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::InitProducerId(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "offset-for-leader-epoch")]
             ApiKey::OffsetForLeaderEpoch => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::OffsetForLeaderEpoch(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "add-partitions-to-txn")]
             ApiKey::AddPartitionsToTxn => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AddPartitionsToTxn(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "add-offsets-to-txn")]
             ApiKey::AddOffsetsToTxn => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AddOffsetsToTxn(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "end-txn")]
             ApiKey::EndTxn => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::EndTxn(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "write-txn-markers")]
             ApiKey::WriteTxnMarkers => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::WriteTxnMarkers(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "txn-offset-commit")]
             ApiKey::TxnOffsetCommit => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::TxnOffsetCommit(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-acls")]
             ApiKey::DescribeAcls => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeAcls(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "create-acls")]
             ApiKey::CreateAcls => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::CreateAcls(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "delete-acls")]
             ApiKey::DeleteAcls => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DeleteAcls(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-configs")]
             ApiKey::DescribeConfigs => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeConfigs(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "alter-configs")]
             ApiKey::AlterConfigs => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AlterConfigs(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "alter-replica-log-dirs")]
             ApiKey::AlterReplicaLogDirs => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AlterReplicaLogDirs(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-log-dirs")]
             ApiKey::DescribeLogDirs => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeLogDirs(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "sasl-authenticate")]
             ApiKey::SaslAuthenticate => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::SaslAuthenticate(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "create-partitions")]
             ApiKey::CreatePartitions => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::CreatePartitions(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "create-delegation-token")]
             ApiKey::CreateDelegationToken => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::CreateDelegationToken(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "renew-delegation-token")]
             ApiKey::RenewDelegationToken => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::RenewDelegationToken(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "expire-delegation-token")]
             ApiKey::ExpireDelegationToken => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ExpireDelegationToken(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-delegation-token")]
             ApiKey::DescribeDelegationToken => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeDelegationToken(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "delete-groups")]
             ApiKey::DeleteGroups => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DeleteGroups(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "elect-leaders")]
             ApiKey::ElectLeaders => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ElectLeaders(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "incremental-alter-configs")]
             ApiKey::IncrementalAlterConfigs => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::IncrementalAlterConfigs(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "alter-partition-reassignments")]
             ApiKey::AlterPartitionReassignments => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AlterPartitionReassignments(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "list-partition-reassignments")]
             ApiKey::ListPartitionReassignments => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ListPartitionReassignments(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "offset-delete")]
             ApiKey::OffsetDelete => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::OffsetDelete(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-client-quotas")]
             ApiKey::DescribeClientQuotas => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeClientQuotas(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "alter-client-quotas")]
             ApiKey::AlterClientQuotas => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AlterClientQuotas(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-user-scram-credentials")]
             ApiKey::DescribeUserScramCredentials => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeUserScramCredentials(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "alter-user-scram-credentials")]
             ApiKey::AlterUserScramCredentials => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AlterUserScramCredentials(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "vote")]
             ApiKey::Vote => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::Vote(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "begin-quorum-epoch")]
             ApiKey::BeginQuorumEpoch => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::BeginQuorumEpoch(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "end-quorum-epoch")]
             ApiKey::EndQuorumEpoch => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::EndQuorumEpoch(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-quorum")]
             ApiKey::DescribeQuorum => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeQuorum(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "alter-partition")]
             ApiKey::AlterPartition => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AlterPartition(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "update-features")]
             ApiKey::UpdateFeatures => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::UpdateFeatures(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "envelope")]
             ApiKey::Envelope => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::Envelope(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "fetch-snapshot")]
             ApiKey::FetchSnapshot => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::FetchSnapshot(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-cluster")]
             ApiKey::DescribeCluster => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeCluster(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-producers")]
             ApiKey::DescribeProducers => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeProducers(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "broker-registration")]
             ApiKey::BrokerRegistration => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::BrokerRegistration(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "broker-heartbeat")]
             ApiKey::BrokerHeartbeat => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::BrokerHeartbeat(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "unregister-broker")]
             ApiKey::UnregisterBroker => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::UnregisterBroker(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-transactions")]
             ApiKey::DescribeTransactions => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeTransactions(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "list-transactions")]
             ApiKey::ListTransactions => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ListTransactions(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "allocate-producer-ids")]
             ApiKey::AllocateProducerIds => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AllocateProducerIds(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "consumer-group-heartbeat")]
             ApiKey::ConsumerGroupHeartbeat => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ConsumerGroupHeartbeat(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "consumer-group-describe")]
             ApiKey::ConsumerGroupDescribe => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ConsumerGroupDescribe(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "controller-registration")]
             ApiKey::ControllerRegistration => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ControllerRegistration(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "get-telemetry-subscriptions")]
             ApiKey::GetTelemetrySubscriptions => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::GetTelemetrySubscriptions(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "push-telemetry")]
             ApiKey::PushTelemetry => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::PushTelemetry(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "assign-replicas-to-dirs")]
             ApiKey::AssignReplicasToDirs => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AssignReplicasToDirs(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "list-config-resources")]
             ApiKey::ListConfigResources => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ListConfigResources(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-topic-partitions")]
             ApiKey::DescribeTopicPartitions => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeTopicPartitions(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "share-group-heartbeat")]
             ApiKey::ShareGroupHeartbeat => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ShareGroupHeartbeat(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "share-group-describe")]
             ApiKey::ShareGroupDescribe => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ShareGroupDescribe(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "share-fetch")]
             ApiKey::ShareFetch => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ShareFetch(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "share-acknowledge")]
             ApiKey::ShareAcknowledge => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ShareAcknowledge(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "add-raft-voter")]
             ApiKey::AddRaftVoter => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AddRaftVoter(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "remove-raft-voter")]
             ApiKey::RemoveRaftVoter => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::RemoveRaftVoter(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "update-raft-voter")]
             ApiKey::UpdateRaftVoter => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::UpdateRaftVoter(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "initialize-share-group-state")]
             ApiKey::InitializeShareGroupState => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::InitializeShareGroupState(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "read-share-group-state")]
             ApiKey::ReadShareGroupState => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ReadShareGroupState(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "write-share-group-state")]
             ApiKey::WriteShareGroupState => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::WriteShareGroupState(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "delete-share-group-state")]
             ApiKey::DeleteShareGroupState => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DeleteShareGroupState(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "read-share-group-state-summary")]
             ApiKey::ReadShareGroupStateSummary => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ReadShareGroupStateSummary(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "streams-group-heartbeat")]
             ApiKey::StreamsGroupHeartbeat => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::StreamsGroupHeartbeat(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "streams-group-describe")]
             ApiKey::StreamsGroupDescribe => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::StreamsGroupDescribe(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-share-group-offsets")]
             ApiKey::DescribeShareGroupOffsets => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeShareGroupOffsets(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "alter-share-group-offsets")]
             ApiKey::AlterShareGroupOffsets => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AlterShareGroupOffsets(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "delete-share-group-offsets")]
             ApiKey::DeleteShareGroupOffsets => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DeleteShareGroupOffsets(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "streams-group-topology-description-update")]
             ApiKey::StreamsGroupTopologyDescriptionUpdate => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => {
                         Ok(Self::StreamsGroupTopologyDescriptionUpdate(message))
                     }
@@ -3920,7 +3921,7 @@ impl<'a> RequestBody<'a> {
             }
             #[cfg(feature = "unregister-controller")]
             ApiKey::UnregisterController => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::UnregisterController(message)),
                     Err(e) => Err(e),
                 }
@@ -10293,642 +10294,643 @@ impl<'a> ResponseBody<'a> {
         api_key: ApiKey,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        Self::decode_to_end(&mut rt::Reader::new(input), api_key, version)
+        Self::decode_with(input, api_key, version, rt::DecodeOptions::new())
     }
-    /// Decodes the response body of `api_key` at `version` from everything `reader` has left. The reader's base names the offsets in errors, and its heap budget which arrays of structs become `Vec`s: a [`rt::Reader::without_heap`] allocates nothing.
+    /// Decodes the response body of `api_key` at `version` from exactly `input`, read as `options` say: where `input` lies (for the offsets in errors), and how much heap its arrays of structs may take ([`rt::DecodeOptions::without_heap`]: none).
     #[cfg_attr(not(feature = "precompile"), inline)]
-    pub fn decode_to_end(
-        reader: &mut rt::Reader<'a>,
+    pub fn decode_with(
+        input: &'a [u8],
         api_key: ApiKey,
         version: i16,
+        options: rt::DecodeOptions,
     ) -> Result<Self, rt::DecodeError> {
         match api_key {
             #[cfg(feature = "produce")]
             ApiKey::Produce => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::Produce(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "fetch")]
             ApiKey::Fetch => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::Fetch(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "list-offsets")]
             ApiKey::ListOffsets => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ListOffsets(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "metadata")]
             ApiKey::Metadata => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::Metadata(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "offset-commit")]
             ApiKey::OffsetCommit => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::OffsetCommit(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "offset-fetch")]
             ApiKey::OffsetFetch => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::OffsetFetch(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "find-coordinator")]
             ApiKey::FindCoordinator => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::FindCoordinator(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "join-group")]
             ApiKey::JoinGroup => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::JoinGroup(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "heartbeat")]
             ApiKey::Heartbeat => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::Heartbeat(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "leave-group")]
             ApiKey::LeaveGroup => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::LeaveGroup(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "sync-group")]
             ApiKey::SyncGroup => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::SyncGroup(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-groups")]
             ApiKey::DescribeGroups => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeGroups(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "list-groups")]
             ApiKey::ListGroups => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ListGroups(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "sasl-handshake")]
             ApiKey::SaslHandshake => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::SaslHandshake(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "api-versions")]
             ApiKey::ApiVersions => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ApiVersions(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "create-topics")]
             ApiKey::CreateTopics => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::CreateTopics(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "delete-topics")]
             ApiKey::DeleteTopics => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DeleteTopics(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "delete-records")]
             ApiKey::DeleteRecords => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DeleteRecords(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "init-producer-id")]
             ApiKey::InitProducerId => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::InitProducerId(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "offset-for-leader-epoch")]
             ApiKey::OffsetForLeaderEpoch => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::OffsetForLeaderEpoch(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "add-partitions-to-txn")]
             ApiKey::AddPartitionsToTxn => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AddPartitionsToTxn(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "add-offsets-to-txn")]
             ApiKey::AddOffsetsToTxn => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AddOffsetsToTxn(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "end-txn")]
             ApiKey::EndTxn => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::EndTxn(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "write-txn-markers")]
             ApiKey::WriteTxnMarkers => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::WriteTxnMarkers(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "txn-offset-commit")]
             ApiKey::TxnOffsetCommit => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::TxnOffsetCommit(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-acls")]
             ApiKey::DescribeAcls => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeAcls(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "create-acls")]
             ApiKey::CreateAcls => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::CreateAcls(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "delete-acls")]
             ApiKey::DeleteAcls => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DeleteAcls(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-configs")]
             ApiKey::DescribeConfigs => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeConfigs(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "alter-configs")]
             ApiKey::AlterConfigs => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AlterConfigs(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "alter-replica-log-dirs")]
             ApiKey::AlterReplicaLogDirs => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AlterReplicaLogDirs(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-log-dirs")]
             ApiKey::DescribeLogDirs => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeLogDirs(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "sasl-authenticate")]
             ApiKey::SaslAuthenticate => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::SaslAuthenticate(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "create-partitions")]
             ApiKey::CreatePartitions => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::CreatePartitions(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "create-delegation-token")]
             ApiKey::CreateDelegationToken => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::CreateDelegationToken(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "renew-delegation-token")]
             ApiKey::RenewDelegationToken => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::RenewDelegationToken(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "expire-delegation-token")]
             ApiKey::ExpireDelegationToken => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ExpireDelegationToken(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-delegation-token")]
             ApiKey::DescribeDelegationToken => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeDelegationToken(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "delete-groups")]
             ApiKey::DeleteGroups => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DeleteGroups(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "elect-leaders")]
             ApiKey::ElectLeaders => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ElectLeaders(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "incremental-alter-configs")]
             ApiKey::IncrementalAlterConfigs => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::IncrementalAlterConfigs(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "alter-partition-reassignments")]
             ApiKey::AlterPartitionReassignments => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AlterPartitionReassignments(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "list-partition-reassignments")]
             ApiKey::ListPartitionReassignments => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ListPartitionReassignments(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "offset-delete")]
             ApiKey::OffsetDelete => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::OffsetDelete(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-client-quotas")]
             ApiKey::DescribeClientQuotas => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeClientQuotas(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "alter-client-quotas")]
             ApiKey::AlterClientQuotas => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AlterClientQuotas(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-user-scram-credentials")]
             ApiKey::DescribeUserScramCredentials => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeUserScramCredentials(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "alter-user-scram-credentials")]
             ApiKey::AlterUserScramCredentials => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AlterUserScramCredentials(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "vote")]
             ApiKey::Vote => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::Vote(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "begin-quorum-epoch")]
             ApiKey::BeginQuorumEpoch => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::BeginQuorumEpoch(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "end-quorum-epoch")]
             ApiKey::EndQuorumEpoch => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::EndQuorumEpoch(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-quorum")]
             ApiKey::DescribeQuorum => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeQuorum(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "alter-partition")]
             ApiKey::AlterPartition => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AlterPartition(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "update-features")]
             ApiKey::UpdateFeatures => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::UpdateFeatures(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "envelope")]
             ApiKey::Envelope => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::Envelope(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "fetch-snapshot")]
             ApiKey::FetchSnapshot => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::FetchSnapshot(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-cluster")]
             ApiKey::DescribeCluster => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeCluster(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-producers")]
             ApiKey::DescribeProducers => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeProducers(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "broker-registration")]
             ApiKey::BrokerRegistration => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::BrokerRegistration(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "broker-heartbeat")]
             ApiKey::BrokerHeartbeat => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::BrokerHeartbeat(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "unregister-broker")]
             ApiKey::UnregisterBroker => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::UnregisterBroker(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-transactions")]
             ApiKey::DescribeTransactions => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeTransactions(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "list-transactions")]
             ApiKey::ListTransactions => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ListTransactions(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "allocate-producer-ids")]
             ApiKey::AllocateProducerIds => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AllocateProducerIds(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "consumer-group-heartbeat")]
             ApiKey::ConsumerGroupHeartbeat => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ConsumerGroupHeartbeat(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "consumer-group-describe")]
             ApiKey::ConsumerGroupDescribe => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ConsumerGroupDescribe(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "controller-registration")]
             ApiKey::ControllerRegistration => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ControllerRegistration(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "get-telemetry-subscriptions")]
             ApiKey::GetTelemetrySubscriptions => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::GetTelemetrySubscriptions(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "push-telemetry")]
             ApiKey::PushTelemetry => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::PushTelemetry(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "assign-replicas-to-dirs")]
             ApiKey::AssignReplicasToDirs => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AssignReplicasToDirs(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "list-config-resources")]
             ApiKey::ListConfigResources => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ListConfigResources(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-topic-partitions")]
             ApiKey::DescribeTopicPartitions => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeTopicPartitions(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "share-group-heartbeat")]
             ApiKey::ShareGroupHeartbeat => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ShareGroupHeartbeat(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "share-group-describe")]
             ApiKey::ShareGroupDescribe => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ShareGroupDescribe(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "share-fetch")]
             ApiKey::ShareFetch => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ShareFetch(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "share-acknowledge")]
             ApiKey::ShareAcknowledge => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ShareAcknowledge(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "add-raft-voter")]
             ApiKey::AddRaftVoter => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AddRaftVoter(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "remove-raft-voter")]
             ApiKey::RemoveRaftVoter => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::RemoveRaftVoter(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "update-raft-voter")]
             ApiKey::UpdateRaftVoter => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::UpdateRaftVoter(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "initialize-share-group-state")]
             ApiKey::InitializeShareGroupState => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::InitializeShareGroupState(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "read-share-group-state")]
             ApiKey::ReadShareGroupState => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ReadShareGroupState(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "write-share-group-state")]
             ApiKey::WriteShareGroupState => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::WriteShareGroupState(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "delete-share-group-state")]
             ApiKey::DeleteShareGroupState => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DeleteShareGroupState(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "read-share-group-state-summary")]
             ApiKey::ReadShareGroupStateSummary => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ReadShareGroupStateSummary(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "streams-group-heartbeat")]
             ApiKey::StreamsGroupHeartbeat => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::StreamsGroupHeartbeat(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "streams-group-describe")]
             ApiKey::StreamsGroupDescribe => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::StreamsGroupDescribe(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "describe-share-group-offsets")]
             ApiKey::DescribeShareGroupOffsets => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DescribeShareGroupOffsets(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "alter-share-group-offsets")]
             ApiKey::AlterShareGroupOffsets => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AlterShareGroupOffsets(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "delete-share-group-offsets")]
             ApiKey::DeleteShareGroupOffsets => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DeleteShareGroupOffsets(message)),
                     Err(e) => Err(e),
                 }
             }
             #[cfg(feature = "streams-group-topology-description-update")]
             ApiKey::StreamsGroupTopologyDescriptionUpdate => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => {
                         Ok(Self::StreamsGroupTopologyDescriptionUpdate(message))
                     }
@@ -10937,7 +10939,7 @@ impl<'a> ResponseBody<'a> {
             }
             #[cfg(feature = "unregister-controller")]
             ApiKey::UnregisterController => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::UnregisterController(message)),
                     Err(e) => Err(e),
                 }
@@ -17668,179 +17670,186 @@ impl<'a> MetadataRecord<'a> {
         record_type: i16,
         version: i16,
     ) -> Result<Self, rt::DecodeError> {
-        Self::decode_to_end(&mut rt::Reader::new(input), record_type, version)
+        Self::decode_with(input, record_type, version, rt::DecodeOptions::new())
     }
-    /// Decodes the metadata record of `record_type` at `version` from everything `reader` has left. The reader's base names the offsets in errors, and its heap budget which arrays of structs become `Vec`s: a [`rt::Reader::without_heap`] allocates nothing.
+    /// Decodes the metadata record of `record_type` at `version` from exactly `input`, read as `options` say: where `input` lies (for the offsets in errors), and how much heap its arrays of structs may take ([`rt::DecodeOptions::without_heap`]: none).
     #[cfg_attr(not(feature = "precompile"), inline)]
-    pub fn decode_to_end(
-        reader: &mut rt::Reader<'a>,
+    pub fn decode_with(
+        input: &'a [u8],
         record_type: i16,
         version: i16,
+        options: rt::DecodeOptions,
     ) -> Result<Self, rt::DecodeError> {
         match record_type {
             0 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::RegisterBroker(message)),
                     Err(e) => Err(e),
                 }
             }
             1 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::UnregisterBroker(message)),
                     Err(e) => Err(e),
                 }
             }
             2 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::Topic(message)),
                     Err(e) => Err(e),
                 }
             }
             3 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::Partition(message)),
                     Err(e) => Err(e),
                 }
             }
             4 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::Config(message)),
                     Err(e) => Err(e),
                 }
             }
             5 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::PartitionChange(message)),
                     Err(e) => Err(e),
                 }
             }
             7 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::FenceBroker(message)),
                     Err(e) => Err(e),
                 }
             }
             8 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::UnfenceBroker(message)),
                     Err(e) => Err(e),
                 }
             }
             9 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::RemoveTopic(message)),
                     Err(e) => Err(e),
                 }
             }
             10 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::DelegationToken(message)),
                     Err(e) => Err(e),
                 }
             }
             11 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::UserScramCredential(message)),
                     Err(e) => Err(e),
                 }
             }
             12 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::FeatureLevel(message)),
                     Err(e) => Err(e),
                 }
             }
             14 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ClientQuota(message)),
                     Err(e) => Err(e),
                 }
             }
             15 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ProducerIds(message)),
                     Err(e) => Err(e),
                 }
             }
             17 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::BrokerRegistrationChange(message)),
                     Err(e) => Err(e),
                 }
             }
             18 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AccessControlEntry(message)),
                     Err(e) => Err(e),
                 }
             }
             19 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::RemoveAccessControlEntry(message)),
                     Err(e) => Err(e),
                 }
             }
             20 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::NoOp(message)),
                     Err(e) => Err(e),
                 }
             }
             21 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ZkMigrationState(message)),
                     Err(e) => Err(e),
                 }
             }
             22 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::RemoveUserScramCredential(message)),
                     Err(e) => Err(e),
                 }
             }
             23 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::BeginTransaction(message)),
                     Err(e) => Err(e),
                 }
             }
             24 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::EndTransaction(message)),
                     Err(e) => Err(e),
                 }
             }
             25 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::AbortTransaction(message)),
                     Err(e) => Err(e),
                 }
             }
             26 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::RemoveDelegationToken(message)),
                     Err(e) => Err(e),
                 }
             }
             27 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::RegisterController(message)),
                     Err(e) => Err(e),
                 }
             }
             28 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::ClearElr(message)),
                     Err(e) => Err(e),
                 }
             }
             29 => {
-                match rt::Message::decode_to_end(reader, version) {
+                match rt::Message::decode_with(input, version, options) {
                     Ok(message) => Ok(Self::UnregisterController(message)),
                     Err(e) => Err(e),
                 }
             }
-            _ => Err(reader.error(rt::DecodeErrorKind::UnknownApiKey(record_type))),
+            _ => {
+                Err(
+                    options
+                        .reader(input)
+                        .error(rt::DecodeErrorKind::UnknownApiKey(record_type)),
+                )
+            }
         }
     }
     /// Checks that `input` is exactly one valid metadata record of `record_type` at `version`, building nothing: it fails exactly when [`Self::decode`] does, with the same error.

@@ -52,7 +52,7 @@ pub use message::{Decode, Encode, Message};
 pub use nullable::non_null;
 pub use owned::IntoOwned;
 pub use path::{FieldPath, PathSegment};
-pub use reader::Reader;
+pub use reader::{DecodeOptions, Reader};
 pub use strings::{bytes_len, nullable_bytes_len, nullable_string_len, string_len};
 pub use struct_array::{
     nullable_struct_array_len, struct_array_len, IntoIter as StructArrayIntoIter,

@@ -33,51 +33,91 @@ pub struct Reader<'a> {
 /// input byte.
 const HEAP_BUDGET_SLACK: usize = 64 * 1024;
 
+/// How a decode reads its input: where the input lies in an outer one (for
+/// the offsets in errors), and how much heap arrays of structs may take as
+/// decoded `Vec`s. The default is what [`Reader::new`] gives.
+///
+/// Without heap ([`DecodeOptions::without_heap`]) a decode allocates
+/// nothing however large its input: every array of structs stays checked
+/// wire bytes, each element decoded when read. That suits a value read
+/// once, such as one printed as JSON; a value read many times is faster
+/// with `Vec`s.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DecodeOptions {
+    base: usize,
+    heap_budget: Option<usize>,
+}
+
+impl DecodeOptions {
+    /// Offsets from the start of the input, and a heap budget of four times
+    /// the input plus 64 KiB.
+    pub const fn new() -> Self {
+        DecodeOptions {
+            base: 0,
+            heap_budget: None,
+        }
+    }
+
+    /// The input lies at offset `base` of an outer input: errors name
+    /// offsets in that outer input.
+    #[must_use]
+    pub const fn with_base(self, base: usize) -> Self {
+        DecodeOptions { base, ..self }
+    }
+
+    /// No heap for arrays of structs: every one stays checked wire bytes.
+    #[must_use]
+    pub const fn without_heap(self) -> Self {
+        self.with_heap_budget(0)
+    }
+
+    /// `bytes` of heap for arrays of structs decoded into `Vec`s.
+    #[must_use]
+    pub const fn with_heap_budget(self, bytes: usize) -> Self {
+        DecodeOptions {
+            heap_budget: Some(bytes),
+            ..self
+        }
+    }
+
+    /// A reader at the start of `input`, with these options.
+    #[inline]
+    pub fn reader(self, input: &[u8]) -> Reader<'_> {
+        Reader {
+            input,
+            unread: input,
+            base: self.base,
+            canonical: true,
+            heap_budget: match self.heap_budget {
+                Some(bytes) => bytes,
+                None => input
+                    .len()
+                    .saturating_mul(4)
+                    .saturating_add(HEAP_BUDGET_SLACK),
+            },
+        }
+    }
+}
+
 impl<'a> Reader<'a> {
     /// A reader at the start of `input`. Arrays of structs it reads are
     /// decoded into `Vec`s while their total size stays within four times
     /// the input plus 64 KiB; past that, they are kept as checked wire bytes
     /// and decoded when read (see [`StructArray`](super::StructArray)).
     pub fn new(input: &'a [u8]) -> Self {
-        Reader {
-            input,
-            unread: input,
-            base: 0,
-            canonical: true,
-            heap_budget: input
-                .len()
-                .saturating_mul(4)
-                .saturating_add(HEAP_BUDGET_SLACK),
-        }
+        DecodeOptions::new().reader(input)
     }
 
     /// A reader that allocates nothing: every array of structs it reads is
     /// checked and kept as wire bytes.
     pub fn without_heap(input: &'a [u8]) -> Self {
-        Reader::new(input).with_heap_budget(0)
-    }
-
-    /// This reader with `bytes` of heap for arrays of structs decoded into
-    /// `Vec`s, in place of what [`Reader::new`] gives. With 0, as
-    /// [`Reader::without_heap`], decoding allocates nothing however large
-    /// the input: every array of structs stays checked wire bytes, and each
-    /// element is decoded when read. That suits a value read once, such as
-    /// one printed as JSON; a value read many times is faster with `Vec`s.
-    #[must_use]
-    pub fn with_heap_budget(self, bytes: usize) -> Self {
-        Reader {
-            heap_budget: bytes,
-            ..self
-        }
+        DecodeOptions::new().without_heap().reader(input)
     }
 
     /// A reader at the start of `input`, which lies at offset `base` of an
     /// outer input: errors name offsets in that outer input.
     pub fn with_base(input: &'a [u8], base: usize) -> Self {
-        Reader {
-            base,
-            ..Reader::new(input)
-        }
+        DecodeOptions::new().with_base(base).reader(input)
     }
 
     /// True while everything read so far is in the one form the encoder
