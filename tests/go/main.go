@@ -9,7 +9,8 @@
 // client id, how many responses of each api it read (from kgo's hooks), so
 // that the Rust driver can hold a proxy's log against them. Any failure
 // exits 1 with one line on stderr. With -mode txn it runs the transactional
-// flow of txn.go instead.
+// flow of txn.go instead; -mode produce-perf and consume-perf are the
+// benchmarks' producer and consumer (perf.go).
 package main
 
 import (
@@ -71,6 +72,9 @@ type options struct {
 	mode      string
 	protocol  string
 	txn       bool
+	// The benchmarks' modes (perf.go).
+	partitions int
+	recordSize int
 }
 
 // groupOpts are the options of the group protocol asked for: classic (the
@@ -105,9 +109,11 @@ func main() {
 	flag.StringVar(&o.user, "sasl-user", "", "SASL user")
 	flag.StringVar(&o.password, "sasl-password", "", "SASL password")
 	flag.DurationVar(&o.timeout, "timeout", 90*time.Second, "the whole flow's time limit")
-	flag.StringVar(&o.mode, "mode", "basic", "basic, or txn (the transactional flow of txn.go)")
+	flag.StringVar(&o.mode, "mode", "basic", "basic, txn (the transactional flow of txn.go), or the benchmarks' produce-perf and consume-perf (perf.go)")
 	flag.StringVar(&o.protocol, "group-protocol", "classic", "classic, or consumer (KIP-848)")
 	flag.BoolVar(&o.txn, "transactions", false, "then a transactional producer (client PREFIX-txn) commits one transaction and aborts one")
+	flag.IntVar(&o.partitions, "partitions", 12, "produce-perf: the topic's partitions")
+	flag.IntVar(&o.recordSize, "record-size", 1024, "produce-perf: bytes of each record's value")
 	flag.Parse()
 	if o.brokers == "" {
 		fmt.Fprintln(os.Stderr, "kgo flow: -brokers is required")
@@ -115,9 +121,14 @@ func main() {
 	}
 	var s any
 	var err error
-	if o.mode == "txn" {
+	switch o.mode {
+	case "txn":
 		s, err = runTxn(o)
-	} else {
+	case "produce-perf":
+		s, err = producePerf(o)
+	case "consume-perf":
+		s, err = consumePerf(o)
+	default:
 		s, err = run(o)
 	}
 	if err != nil {
