@@ -427,8 +427,8 @@ fn write_str(out: &mut dyn Write, text: &str) -> io::Result<()> {
 /// counts.
 fn needs_escape(bytes: &[u8]) -> bool {
     bytes.chunks(64).any(|block| {
-        block
-            .iter()
-            .fold(false, |any, &b| any | (b < 0x20) | (b == b'"') | (b == b'\\'))
+        block.iter().fold(false, |any, &b| {
+            any | (b < 0x20) | (b == b'"') | (b == b'\\')
+        })
     })
 }
