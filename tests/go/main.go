@@ -9,7 +9,8 @@
 // client id, how many responses of each api it read (from kgo's hooks), so
 // that the Rust driver can hold a proxy's log against them. Any failure
 // exits 1 with one line on stderr. With -mode txn it runs the transactional
-// flow of txn.go instead.
+// flow of txn.go instead; -mode produce-perf and consume-perf are the
+// benchmarks' producer and consumer (perf.go).
 package main
 
 import (
@@ -71,9 +72,11 @@ type options struct {
 	mode      string
 	protocol  string
 	txn       bool
-	// -mode chaos (chaos.go): the topic's partitions and the group's members.
+	// -mode chaos (chaos.go) and produce-perf (perf.go): the topic's
+	// partitions; chaos: the group's members; produce-perf: each value's size.
 	partitions int
 	consumers  int
+	recordSize int
 }
 
 // groupOpts are the options of the group protocol asked for: classic (the
@@ -108,11 +111,12 @@ func main() {
 	flag.StringVar(&o.user, "sasl-user", "", "SASL user")
 	flag.StringVar(&o.password, "sasl-password", "", "SASL password")
 	flag.DurationVar(&o.timeout, "timeout", 90*time.Second, "the whole flow's time limit")
-	flag.StringVar(&o.mode, "mode", "basic", "basic, txn (the transactional flow of txn.go) or chaos (chaos.go)")
-	flag.IntVar(&o.partitions, "partitions", 12, "-mode chaos: the topic's partitions")
+	flag.StringVar(&o.mode, "mode", "basic", "basic, txn (the transactional flow of txn.go), chaos (chaos.go), or the benchmarks' produce-perf and consume-perf (perf.go)")
 	flag.IntVar(&o.consumers, "consumers", 3, "-mode chaos: the group's consumers")
 	flag.StringVar(&o.protocol, "group-protocol", "classic", "classic, or consumer (KIP-848)")
 	flag.BoolVar(&o.txn, "transactions", false, "then a transactional producer (client PREFIX-txn) commits one transaction and aborts one")
+	flag.IntVar(&o.partitions, "partitions", 12, "-mode chaos and produce-perf: the topic's partitions")
+	flag.IntVar(&o.recordSize, "record-size", 1024, "produce-perf: bytes of each record's value")
 	flag.Parse()
 	if o.brokers == "" {
 		fmt.Fprintln(os.Stderr, "kgo flow: -brokers is required")
@@ -125,6 +129,10 @@ func main() {
 		s, err = runTxn(o)
 	case "chaos":
 		s, err = runChaos(o)
+	case "produce-perf":
+		s, err = producePerf(o)
+	case "consume-perf":
+		s, err = consumePerf(o)
 	default:
 		s, err = run(o)
 	}

@@ -49,6 +49,9 @@
 #                      such as share.version=1.
 #   --config K=V       an extra server property on every node (repeatable).
 #   --heap SIZE        the JVM's -Xmx per node (default 384m).
+#   --full-jit         the JVM's default compilers (C1 then C2) and garbage
+#                      collector instead of C1 only and the serial collector:
+#                      slower to start, faster once warm (for benchmarks).
 #   --owner PID        stop everything and remove DIR when process PID ends,
 #                      so that a test killed outright leaves no JVM running.
 #   --timeout SECONDS  how long to wait for the nodes (default 120).
@@ -198,11 +201,13 @@ launch() {
     local dir=$1 id=$2 node="$1/node-$2" version heap
     version=$(env_value "$dir" version)
     heap=$(env_value "$dir" heap)
+    # C1 only and the serial collector: a small node on few cores starts
+    # faster and competes less for them; --full-jit keeps the JVM's defaults.
+    local tuning=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1)
+    [[ $(env_value "$dir" jit) == full ]] && tuning=()
     touch "$node/server.log"
     echo $(($(wc -l <"$node/server.log") + 1)) >"$node/log-start"
-    # C1 only and the serial collector: a small node on few cores starts
-    # faster and competes less for them.
-    "$JAVA" -Xmx"$heap" -Xms64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+    "$JAVA" -Xmx"$heap" -Xms64m ${tuning[@]+"${tuning[@]}"} \
         -Djava.awt.headless=true -Dlog4j2.configurationFile="$node/log4j2.properties" \
         -cp "$(classpath "$version")" kafka.Kafka "$node/server.properties" \
         </dev/null >"$node/stdout.log" 2>&1 &
@@ -284,7 +289,7 @@ cmd_start() {
     local dir=${1:?usage: broker.sh start DIR [OPTIONS]}
     shift
     local version="" controllers=0 brokers=1 proxy="" heap=384m owner="" timeout=120
-    local features=() configs=() sasl=""
+    local features=() configs=() sasl="" jit=c1
     while (($#)); do
         case $1 in
         --version) version=$2 ;;
@@ -297,6 +302,11 @@ cmd_start() {
         --owner) owner=$2 ;;
         --timeout) timeout=$2 ;;
         --sasl) sasl=$2 ;;
+        --full-jit)
+            jit=full
+            shift
+            continue
+            ;;
         *) die "unknown option $1" ;;
         esac
         shift 2 || die "option $1 needs a value"
@@ -326,6 +336,7 @@ cmd_start() {
         echo "version=$version"
         echo "cluster_id=$cluster_id"
         echo "heap=$heap"
+        echo "jit=$jit"
         echo "nodes="$ids
     } >"$dir/env.start"
 
@@ -475,7 +486,7 @@ EOF
     # it, the watchdog either left at once (and never stopped anything) or,
     # when the file appeared between its two tests, stopped the nodes it
     # had just seen start.
-    grep -v '^heap=' "$dir/env.start" >"$dir/env"
+    grep -v -e '^heap=' -e '^jit=' "$dir/env.start" >"$dir/env"
     if [[ -n $owner ]]; then
         # The watchdog: once the owner is gone, stop everything; once DIR/env
         # is gone (a stop), leave.

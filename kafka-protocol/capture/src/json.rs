@@ -2,10 +2,12 @@
 //! exchange or event, with the key names of the proxy's log where they
 //! mean the same thing.
 
+use std::io;
 use std::net::SocketAddr;
 
 use base64::Engine;
-use kafka_wire_proxy::redact::redact_exchange;
+use kafka_wire::runtime::json::JsonWriter;
+use kafka_wire_proxy::redact::{redact_exchange, redacts};
 use kafka_wire_records::{records_to_json, DecodeOptions};
 use serde_json::{Map, Value};
 
@@ -37,7 +39,68 @@ impl Output {
     }
 }
 
+impl Output {
+    /// Writes the text of [`to_json`](Self::to_json) to `out`: an
+    /// exchange straight from its bodies (see [`Exchange::write_json`]).
+    pub fn write_json(&self, out: &mut JsonWriter<'_>, options: &JsonOptions) -> io::Result<()> {
+        match self {
+            Output::Exchange(exchange) => exchange.write_json(out, options),
+            _ => out.value(&self.to_json(options)),
+        }
+    }
+}
+
 impl Exchange {
+    /// Writes the text of [`to_json`](Self::to_json) to `out`. Without
+    /// `records`, and for an api with nothing to redact (see
+    /// [`redacts`]), straight from the bodies, without building the
+    /// [`Value`]: what a capture of megabytes of records needs.
+    pub fn write_json(&self, out: &mut JsonWriter<'_>, options: &JsonOptions) -> io::Result<()> {
+        if options.records || redacts(self.api) {
+            return out.value(&self.to_json(options));
+        }
+        out.begin_object()?;
+        out.key("time")?;
+        out.str(&self.time.to_string())?;
+        out.key("client")?;
+        out.str(&self.client.to_string())?;
+        out.key("broker")?;
+        out.str(&self.broker.to_string())?;
+        out.key("api")?;
+        out.str(self.api.name())?;
+        out.key("version")?;
+        out.i64(self.version.into())?;
+        out.key("correlationId")?;
+        out.i64(self.correlation_id.into())?;
+        out.key("clientId")?;
+        match &self.client_id {
+            Some(id) => out.str(id)?,
+            None => out.null()?,
+        }
+        out.key("request")?;
+        match self
+            .request_parts()
+            .and_then(|parts| parts.decode_body_without_heap())
+        {
+            Ok(body) => body.write_json(out, self.version)?,
+            Err(_) => out.null()?,
+        }
+        out.key("response")?;
+        match self.response_parts() {
+            Some(Ok(parts)) => match parts.decode_body_without_heap() {
+                Ok(body) => body.write_json(out, parts.version)?,
+                Err(_) => out.null()?,
+            },
+            _ => out.null()?,
+        }
+        out.key("latencyUs")?;
+        match self.latency_us() {
+            Some(latency) => out.i64(latency)?,
+            None => out.null()?,
+        }
+        out.end_object()
+    }
+
     /// `time`, `client`, `broker`, `api`, `version`, `correlationId`,
     /// `clientId`, `request`, `response` (`null` when none is expected or
     /// it does not decode) and `latencyUs` (`null` without a response).

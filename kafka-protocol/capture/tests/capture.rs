@@ -2,6 +2,7 @@
 //! test asserts the exact exchanges and events, and none may panic.
 
 use kafka_wire::messages::*;
+use kafka_wire::runtime::json::JsonWriter;
 use kafka_wire::{ApiKey, RequestBody, ResponseBody};
 use kafka_wire_capture::{
     read_capture, CaptureError, Config, EventKind, JsonOptions, Output, Tracker,
@@ -146,6 +147,20 @@ fn a_clean_connection_pairs_every_exchange() {
     // Without --records, the blob stays base64 text.
     let plain = outputs[1].to_json(&JsonOptions::default());
     assert!(plain["request"]["topicData"][0]["partitionData"][0]["records"].is_string());
+    // The text written straight from the bodies is the JSON form's, byte
+    // for byte.
+    for options in [JsonOptions::default(), JsonOptions { records: true }] {
+        for output in &outputs {
+            let mut text = Vec::new();
+            output
+                .write_json(&mut JsonWriter::compact(&mut text), &options)
+                .expect("written to a Vec");
+            assert_eq!(
+                String::from_utf8(text).expect("JSON is UTF-8"),
+                output.to_json(&options).to_string()
+            );
+        }
+    }
 }
 
 #[test]

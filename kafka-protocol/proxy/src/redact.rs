@@ -66,6 +66,22 @@ pub fn redact(value: &mut Value, fields: &[&str]) {
     }
 }
 
+/// Whether [`redact_exchange`] may change an exchange of `api`: one with
+/// secret fields, or one of the configuration apis it hides values in.
+/// Every other api's JSON form can be written straight from the body.
+pub fn redacts(api: ApiKey) -> bool {
+    let (in_request, in_response) = secret_fields(api);
+    !in_request.is_empty()
+        || !in_response.is_empty()
+        || matches!(
+            api,
+            ApiKey::AlterConfigs
+                | ApiKey::IncrementalAlterConfigs
+                | ApiKey::DescribeConfigs
+                | ApiKey::CreateTopics
+        )
+}
+
 /// Redacts the secret fields of `api` in a request's JSON body and its
 /// response's, and the configuration values Kafka's own request log hides
 /// (see [`config_value_hidden`]).
@@ -73,6 +89,7 @@ pub fn redact_exchange(api: ApiKey, request: &mut Value, response: &mut Value) {
     let (in_request, in_response) = secret_fields(api);
     redact(request, in_request);
     redact(response, in_response);
+    // The apis of `redacts`.
     match api {
         ApiKey::AlterConfigs | ApiKey::IncrementalAlterConfigs => {
             redact_resource_configs(&mut request["resources"]);

@@ -132,7 +132,7 @@ impl Sink<'_> {
             }
             match self {
                 Sink::Lines { out, options, .. } => {
-                    out.json(&found.to_json(options), true)?;
+                    out.json_stream(true, |json| found.write_json(json, options))?;
                     wrote = true;
                 }
                 Sink::Summary(summary) => summary.add(&found),

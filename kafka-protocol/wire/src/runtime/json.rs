@@ -526,6 +526,13 @@ mod tests {
                 "null": null, "true": true, "false": false,
                 "": "the empty key", "key \"quoted\"": 1
             }),
+            // Long strings, checked for escapes a block at a time: plain,
+            // and with a quote or a control character past the first block.
+            json!([
+                "ab".repeat(100),
+                format!("{}\"{}", "a".repeat(70), "b".repeat(70))
+            ]),
+            json!({"c".repeat(65): format!("{}\u{1f}", "d".repeat(127))}),
         ];
         for value in &values {
             for pretty in [false, true] {

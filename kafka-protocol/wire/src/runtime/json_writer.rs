@@ -251,7 +251,7 @@ impl JsonWriter<'_> {
         match &mut self.sink {
             Sink::Text(text) => {
                 text.item()?;
-                serde_json::to_writer(&mut *text.out, key)?;
+                write_str(&mut *text.out, key)?;
                 text.out.write_all(if text.pretty { b": " } else { b":" })?;
                 text.after_key = true;
                 Ok(())
@@ -311,7 +311,7 @@ impl JsonWriter<'_> {
     /// Writes a string, escaped as serde_json escapes it.
     pub fn str(&mut self, value: &str) -> io::Result<()> {
         self.scalar(
-            |out| serde_json::to_writer(out, value),
+            |out| write_str(out, value).map_err(serde_json::Error::io),
             || Value::String(value.to_owned()),
         )
     }
@@ -354,10 +354,39 @@ impl JsonWriter<'_> {
                 }
                 Ok(())
             }
-            Sink::Text(text) => text.serialized(|out| serde_json::to_writer(out, value)),
+            Sink::Text(_) => self.walk(value),
             Sink::Tree(tree) => {
                 tree.put(value.clone());
                 Ok(())
+            }
+        }
+    }
+
+    /// Writes `value` call by call (compact text): its strings go through
+    /// [`write_str`], its numbers through serde_json.
+    fn walk(&mut self, value: &Value) -> io::Result<()> {
+        match value {
+            Value::Null => self.null(),
+            Value::Bool(b) => self.bool(*b),
+            Value::Number(number) => self.scalar(
+                |out| serde_json::to_writer(out, number),
+                || Value::Number(number.clone()),
+            ),
+            Value::String(text) => self.str(text),
+            Value::Array(items) => {
+                self.begin_array()?;
+                for item in items {
+                    self.walk(item)?;
+                }
+                self.end_array()
+            }
+            Value::Object(map) => {
+                self.begin_object()?;
+                for (key, item) in map {
+                    self.key(key)?;
+                    self.walk(item)?;
+                }
+                self.end_object()
             }
         }
     }
@@ -377,4 +406,29 @@ impl JsonWriter<'_> {
             }
         }
     }
+}
+
+/// Writes `text` as a JSON string, as serde_json writes it: a string with
+/// nothing to escape (no control character, no `"` and no backslash: what
+/// serde_json escapes), such as base64, is written whole, in one write;
+/// any other goes through serde_json.
+fn write_str(out: &mut dyn Write, text: &str) -> io::Result<()> {
+    if needs_escape(text.as_bytes()) {
+        return Ok(serde_json::to_writer(out, text)?);
+    }
+    out.write_all(b"\"")?;
+    out.write_all(text.as_bytes())?;
+    out.write_all(b"\"")
+}
+
+/// Whether serde_json escapes any byte of `bytes`. Checked a block at a
+/// time without a branch per byte, so that the compiler can vectorize it:
+/// long strings (base64 records, megabytes in a capture) are the case that
+/// counts.
+fn needs_escape(bytes: &[u8]) -> bool {
+    bytes.chunks(64).any(|block| {
+        block.iter().fold(false, |any, &b| {
+            any | (b < 0x20) | (b == b'"') | (b == b'\\')
+        })
+    })
 }
