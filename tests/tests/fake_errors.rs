@@ -28,6 +28,9 @@ use serde_json::{json, Value};
 /// The topic every case that needs one uses: one partition.
 const TOPIC: &str = "errors";
 
+/// A topic no broker has.
+const NO_TOPIC: &str = "no-such-topic";
+
 /// The zero topic id, which stands for "no id" in Metadata requests.
 const NO_ID: &str = "AAAAAAAAAAAAAAAAAAAAAA";
 
@@ -169,8 +172,8 @@ fn produce_as(
     transactional: Option<&str>,
 ) -> Value {
     let id = match topic {
-        TOPIC => topic_id(session, topic),
-        _ => json!(UNKNOWN_ID),
+        NO_TOPIC => json!(UNKNOWN_ID),
+        _ => topic_id(session, topic),
     };
     session.json(
         ApiKey::Produce,
@@ -369,18 +372,18 @@ const CASES: &[Case] = &[
     ("metadata of an unknown topic", |t| {
         codes(&t.leader().json(
             ApiKey::Metadata,
-            &json!({"topics": [{"name": "no-such-topic", "topicId": NO_ID}],
+            &json!({"topics": [{"name": NO_TOPIC, "topicId": NO_ID}],
                     "allowAutoTopicCreation": false}),
         ))
     }),
     ("produce to an unknown topic", |t| {
-        codes(&produce(t.leader(), "no-such-topic", &batch(-1, -1, -1)))
+        codes(&produce(t.leader(), NO_TOPIC, &batch(-1, -1, -1)))
     }),
     ("fetch of an unknown topic", |t| {
         let unknown = json!(UNKNOWN_ID);
         codes(&fetch(
             t.leader(),
-            "no-such-topic",
+            NO_TOPIC,
             &unknown,
             json!({"partition": 0, "currentLeaderEpoch": -1, "fetchOffset": 0,
                    "lastFetchedEpoch": -1, "logStartOffset": -1, "partitionMaxBytes": 1024}),
@@ -449,6 +452,23 @@ const CASES: &[Case] = &[
         found.extend(codes(&produce(s, TOPIC, &batch(id, epoch, 5))));
         found
     }),
+    (
+        "a new producer's first batch at sequence 5, on a partition never written",
+        |t| {
+            // KAFKA-15591: Kafka accepted any first sequence from a
+            // producer it has no state for, so that a retried first batch
+            // met OUT_OF_ORDER_SEQUENCE_NUMBER for ever once a later one
+            // had gone in.
+            let fresh = "errors-fresh";
+            let mut found = create_topic(t.leader(), fresh);
+            let leader = ready(t, fresh);
+            let s = t.node(leader);
+            let (init, id, epoch) = idempotent(s);
+            found.extend(init);
+            found.extend(codes(&produce(s, fresh, &batch(id, epoch, 5))));
+            found
+        },
+    ),
     ("a producer behind its bumped epoch", |t| {
         let s = t.leader();
         let (mut found, id, epoch) = idempotent(s);
@@ -632,26 +652,60 @@ const CASES: &[Case] = &[
     }),
 ];
 
+/// Creates `topic` with one partition: the answer's error codes.
+fn create_topic(session: &mut Session, topic: &str) -> Vec<i64> {
+    codes(&session.json(
+        ApiKey::CreateTopics,
+        &json!({"topics": [{"name": topic, "numPartitions": 1, "replicationFactor": 1,
+                             "assignments": [], "configs": []}],
+                "timeoutMs": 5000}),
+    ))
+}
+
+/// A Metadata request for `topic` alone, creating nothing.
+fn metadata_of(topic: &str) -> Value {
+    json!({"topics": [{"name": topic, "topicId": NO_ID}], "allowAutoTopicCreation": false})
+}
+
+/// Whether a Metadata answer names a leader for the partition, without
+/// an error.
+fn led(answer: &Value) -> bool {
+    let partition = &answer["topics"][0]["partitions"][0];
+    codes(answer).iter().all(|&code| code == 0) && partition["leaderId"].as_i64() >= Some(0)
+}
+
+/// Waits, as a client does, until every broker knows `topic` (Kafka's
+/// follow the metadata a moment later, and one that does not know it
+/// answers UNKNOWN_TOPIC_OR_PARTITION) and its leader serves it; returns
+/// the leader's node id.
+fn ready(target: &mut Target, topic: &str) -> i64 {
+    let mut leader = -1;
+    for id in target.addresses.keys().copied().collect::<Vec<_>>() {
+        let metadata = target
+            .node(id)
+            .json_until(ApiKey::Metadata, &metadata_of(topic), led);
+        leader = metadata["topics"][0]["partitions"][0]["leaderId"]
+            .as_i64()
+            .unwrap_or(-1);
+    }
+    target.node(leader).json_until(
+        ApiKey::ListOffsets,
+        &json!({"replicaId": -1, "topics": [{"name": topic, "partitions": [
+            {"partitionIndex": 0, "currentLeaderEpoch": -1, "timestamp": -1, "maxNumOffsets": 1}
+        ]}]}),
+        |answer| codes(answer).iter().all(|&code| code == 0),
+    );
+    leader
+}
+
 /// Runs every case against the brokers behind `bootstrap`, after creating
 /// the topic; the cases before authentication go to `sasl`.
 fn run_cases(bootstrap: &str, sasl: &str) -> Vec<Vec<i64>> {
     let mut session = Session::connect(bootstrap, "fake-errors");
-    let created = session.json(
-        ApiKey::CreateTopics,
-        &json!({"topics": [{"name": TOPIC, "numPartitions": 1, "replicationFactor": 1,
-                             "assignments": [], "configs": []}],
-                "timeoutMs": 5000}),
-    );
-    assert!(codes(&created).iter().all(|&code| code == 0), "{created}");
-    let led = |answer: &Value| {
-        let partition = &answer["topics"][0]["partitions"][0];
-        codes(answer).iter().all(|&code| code == 0) && partition["leaderId"].as_i64() >= Some(0)
-    };
-    let metadata_of_topic = json!({"topics": [{"name": TOPIC, "topicId": NO_ID}],
-                                   "allowAutoTopicCreation": false});
+    let created = create_topic(&mut session, TOPIC);
+    assert!(created.iter().all(|&code| code == 0), "{created:?}");
     // Until its partition has a leader, as a client waits.
-    let metadata = session.json_until(ApiKey::Metadata, &metadata_of_topic, led);
-    let partition = &metadata["topics"][0]["partitions"][0];
+    let metadata = session.json_until(ApiKey::Metadata, &metadata_of(TOPIC), led);
     let addresses: BTreeMap<i64, String> = metadata["brokers"]
         .as_array()
         .into_iter()
@@ -665,28 +719,18 @@ fn run_cases(bootstrap: &str, sasl: &str) -> Vec<Vec<i64>> {
         })
         .collect();
     let mut target = Target {
-        leader: partition["leaderId"].as_i64().unwrap_or(-1),
-        leader_epoch: partition["leaderEpoch"].as_i64().unwrap_or(-1),
+        leader: -1,
+        leader_epoch: -1,
         addresses,
         sessions: BTreeMap::new(),
         sasl: sasl.to_owned(),
     };
     assert!(target.addresses.len() >= 2, "{metadata}");
-    // Every broker knows the topic (Kafka's follow the metadata a moment
-    // later, and one that does not know it answers UNKNOWN_TOPIC_OR_PARTITION).
-    for id in target.addresses.keys().copied().collect::<Vec<_>>() {
-        target
-            .node(id)
-            .json_until(ApiKey::Metadata, &metadata_of_topic, led);
-    }
-    // ... and its leader serves it.
-    target.leader().json_until(
-        ApiKey::ListOffsets,
-        &json!({"replicaId": -1, "topics": [{"name": TOPIC, "partitions": [
-            {"partitionIndex": 0, "currentLeaderEpoch": -1, "timestamp": -1, "maxNumOffsets": 1}
-        ]}]}),
-        |answer| codes(answer).iter().all(|&code| code == 0),
-    );
+    target.leader = ready(&mut target, TOPIC);
+    let metadata = target.leader().json(ApiKey::Metadata, &metadata_of(TOPIC));
+    target.leader_epoch = metadata["topics"][0]["partitions"][0]["leaderEpoch"]
+        .as_i64()
+        .unwrap_or(-1);
     CASES.iter().map(|(_, case)| case(&mut target)).collect()
 }
 
