@@ -237,6 +237,11 @@ pub struct FakeArgs {
     /// Do not create unknown topics on Metadata.
     #[arg(long)]
     pub no_auto_create: bool,
+    /// Refuse a producer's first batch on a partition that has never held
+    /// a record unless it starts at sequence 0, as Kafka 4.5 does
+    /// (KAFKA-15591); Kafka 4.4.0, the default, accepts any.
+    #[arg(long)]
+    pub first_sequence_from_zero: bool,
     /// A SASL user (repeatable): PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512.
     /// With any, every listener requires SASL.
     #[arg(long = "sasl", value_name = "MECHANISM:USER:PASSWORD", value_parser = parse_sasl)]

@@ -33,6 +33,7 @@ async fn serve(args: &FakeArgs) -> Result<(), CliError> {
         .ports(args.ports.iter().copied())
         .cluster_id(args.cluster_id.clone())
         .auto_create(!args.no_auto_create)
+        .first_sequence_from_zero(args.first_sequence_from_zero)
         .default_partitions(args.default_partitions)
         .max_bytes(args.max_bytes)
         .max_connections(usize::try_from(args.max_connections).unwrap_or(usize::MAX))

@@ -214,6 +214,18 @@ impl FakeClusterBuilder {
         self
     }
 
+    /// Refuses, with OUT_OF_ORDER_SEQUENCE_NUMBER, a producer's first
+    /// batch on a partition that has never held a record unless it starts
+    /// at sequence 0, as Kafka 4.5 does (KAFKA-15591). Default off, as
+    /// Kafka 4.4.0, which accepts any first sequence: there, an idempotent
+    /// producer whose first batch meets a retriable error while its second
+    /// is appended retries the first for ever, as OUT_OF_ORDER_SEQUENCE_NUMBER,
+    /// until its delivery timeout fails it.
+    pub fn first_sequence_from_zero(mut self, on: bool) -> Self {
+        self.config.first_sequence_from_zero = on;
+        self
+    }
+
     /// Records every frame in `path`, one JSON line each.
     pub fn capture(mut self, path: impl Into<PathBuf>) -> Self {
         self.config.capture = Some(path.into());

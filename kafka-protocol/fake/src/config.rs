@@ -136,6 +136,11 @@ pub struct Config {
     pub max_request_size: usize,
     /// A file every request and response frame is recorded in.
     pub capture: Option<PathBuf>,
+    /// Whether a producer's first batch on a partition that has never
+    /// held a record must start at sequence 0 (Kafka 4.5's rule,
+    /// KAFKA-15591). Off by default: Kafka 4.4.0 accepts any first
+    /// sequence from a producer it has no state for.
+    pub first_sequence_from_zero: bool,
 }
 
 impl Default for Config {
@@ -157,6 +162,7 @@ impl Default for Config {
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             max_request_size: DEFAULT_MAX_REQUEST_SIZE,
             capture: None,
+            first_sequence_from_zero: false,
         }
     }
 }

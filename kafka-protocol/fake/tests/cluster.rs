@@ -140,6 +140,47 @@ async fn idempotence_errors_and_duplicates() {
     assert_eq!(code, ErrorCode::InvalidProducerEpoch.code());
 }
 
+/// KAFKA-15591, as a pipelining idempotent producer meets it: its first
+/// batch (sequences 0-34) fails with a retriable error and its second
+/// (35-39) is handled first. Kafka 4.4.0, and the fake by default, append
+/// the second from a producer they have no state for, and the first's
+/// every retry is then out of order. Under Kafka 4.5's rule the second is
+/// refused until the first is in, and both go in, in order.
+#[tokio::test]
+async fn a_first_batch_overtaken_by_the_second() {
+    let first = || batch(Some((7, 0, 0)), &[b"a".as_slice(); 35]);
+    let second = || batch(Some((7, 0, 35)), &[b"b".as_slice(); 5]);
+    let out_of_order = ErrorCode::OutOfOrderSequenceNumber.code();
+    for from_zero in [false, true] {
+        let cluster = FakeCluster::builder()
+            .brokers(1)
+            .topic(TopicSpec::new("t", 1))
+            .first_sequence_from_zero(from_zero)
+            .start()
+            .await
+            .expect("start");
+        let mut probe = common::connect(&cluster, 0).await;
+        let (code, ..) = produce_on(&mut probe, "t", 0, second(), 11).await;
+        if from_zero {
+            assert_eq!(code, out_of_order);
+            let (code, offset, ..) = produce_on(&mut probe, "t", 0, first(), 11).await;
+            assert_eq!((code, offset), (0, 0));
+            let (code, offset, ..) = produce_on(&mut probe, "t", 0, second(), 11).await;
+            assert_eq!((code, offset), (0, 35));
+        } else {
+            assert_eq!(code, 0);
+            for _ in 0..3 {
+                let (code, ..) = produce_on(&mut probe, "t", 0, first(), 11).await;
+                assert_eq!(code, out_of_order);
+            }
+        }
+        // A partition that holds records takes any first sequence from a
+        // new producer under either rule.
+        let (code, ..) = produce_on(&mut probe, "t", 0, batch(Some((8, 0, 9)), &[b"c"]), 11).await;
+        assert_eq!(code, 0);
+    }
+}
+
 #[tokio::test]
 async fn a_fetch_waits_for_records_and_out_of_range_is_an_error() {
     let cluster = three().await;

@@ -260,6 +260,7 @@ fn append(
     // appended, so that a refused batch leaves the partition unchanged.
     let mut first = None;
     let mut sizes = Vec::new();
+    let first_sequence_from_zero = shared.config.first_sequence_from_zero;
     for batch in batches {
         let h = &batch.header;
         let ids = BatchIds {
@@ -268,7 +269,9 @@ fn append(
             first_sequence: h.base_sequence,
             last_offset_delta: h.last_offset_delta,
         };
-        let base_offset = match partition.producers.check(&ids) {
+        // Kafka 4.5's rule applies to a log that has never held a record.
+        let from_zero = first_sequence_from_zero && partition.log.high_watermark() == 0;
+        let base_offset = match partition.producers.check(&ids, from_zero) {
             Verdict::Reject(code) => return Err(code),
             Verdict::Duplicate(offset) => offset,
             Verdict::Append => {

@@ -89,14 +89,22 @@ impl Producers {
     /// Checks a batch: epochs may only grow, a new epoch starts at
     /// sequence 0, a known epoch continues its sequence, and a batch
     /// matching one of the last five is a duplicate.
-    pub fn check(&self, ids: &BatchIds) -> Verdict {
+    ///
+    /// A producer with no state here (new, or its state lost with
+    /// retention) may start at any sequence, as Kafka 4.4.0 allows, unless
+    /// `from_zero`: then its first batch must start at 0. The caller sets
+    /// it for a partition that has never held a record when the cluster
+    /// follows Kafka 4.5's rule (KAFKA-15591).
+    pub fn check(&self, ids: &BatchIds, from_zero: bool) -> Verdict {
         if ids.producer_id < 0 {
             return Verdict::Append;
         }
         let Some(producer) = self.by_id.get(&ids.producer_id) else {
-            // Unknown producer (new, or its state was lost with retention):
-            // Kafka accepts any sequence.
-            return Verdict::Append;
+            return if from_zero && ids.first_sequence != 0 {
+                Verdict::Reject(ErrorCode::OutOfOrderSequenceNumber.code())
+            } else {
+                Verdict::Append
+            };
         };
         if ids.epoch < producer.epoch {
             return Verdict::Reject(ErrorCode::InvalidProducerEpoch.code());
@@ -196,17 +204,20 @@ mod tests {
     #[test]
     fn sequences_as_kafka_checks_them() {
         let mut producers = Producers::default();
-        assert_eq!(producers.check(&ids(0, 0, 2)), Verdict::Append);
+        assert_eq!(producers.check(&ids(0, 0, 2), false), Verdict::Append);
         producers.record(&ids(0, 0, 2), 10, 0);
-        assert_eq!(producers.check(&ids(0, 0, 2)), Verdict::Duplicate(10));
+        assert_eq!(
+            producers.check(&ids(0, 0, 2), false),
+            Verdict::Duplicate(10)
+        );
         let out_of_order = Verdict::Reject(ErrorCode::OutOfOrderSequenceNumber.code());
-        assert_eq!(producers.check(&ids(0, 5, 1)), out_of_order);
-        assert_eq!(producers.check(&ids(0, 2, 1)), Verdict::Append);
-        assert_eq!(producers.check(&ids(1, 3, 1)), out_of_order);
-        assert_eq!(producers.check(&ids(1, 0, 1)), Verdict::Append);
+        assert_eq!(producers.check(&ids(0, 5, 1), false), out_of_order);
+        assert_eq!(producers.check(&ids(0, 2, 1), false), Verdict::Append);
+        assert_eq!(producers.check(&ids(1, 3, 1), false), out_of_order);
+        assert_eq!(producers.check(&ids(1, 0, 1), false), Verdict::Append);
         producers.record(&ids(1, 0, 1), 12, 0);
         assert_eq!(
-            producers.check(&ids(0, 2, 1)),
+            producers.check(&ids(0, 2, 1), false),
             Verdict::Reject(ErrorCode::InvalidProducerEpoch.code())
         );
     }
