@@ -43,7 +43,19 @@ fn the_eight_specs_are_accepted_and_a_bad_one_is_a_usage_error() {
 }
 
 fn produce() -> RequestBody<'static> {
+    produce_from(None)
+}
+
+/// A Produce of one record to partition 0 of `t`, from producer
+/// (id, epoch, first sequence) when given.
+fn produce_from(producer: Option<(i64, i16, i32)>) -> RequestBody<'static> {
     let mut b = kafka_wire_records::RecordBatchBuilder::new(0);
+    if let Some((id, epoch, sequence)) = producer {
+        b = b
+            .producer_id(id)
+            .producer_epoch(epoch)
+            .base_sequence(sequence);
+    }
     assert!(b.append(1_000, None, Some(b"v"), &[]).is_ok());
     RequestBody::Produce(ProduceRequest {
         acks: -1,
@@ -155,5 +167,60 @@ fn control_round_trip_and_the_faults_line_on_sigterm() {
         stderr.lines().any(|l| l
             == "faults error=2,delay=0,hang=0,drop-before=0,drop-after=0,move-leaders=0,move-coordinator=0,stop-broker=0,restart-broker=0,drop-after-records=0"),
         "{stderr}"
+    );
+}
+
+/// The error code of each Produce `requests` gets from a fresh
+/// `kafka-protocol fake --brokers 1 --topic t:1` given `flags`.
+fn produce_codes(flags: &[&str], requests: Vec<RequestBody<'static>>) -> Vec<i16> {
+    let mut child = binary()
+        .args(["fake", "--brokers", "1", "--topic", "t:1"])
+        .args(flags)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("bootstrap");
+    let bootstrap = line.trim().trim_start_matches("bootstrap ").to_owned();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let codes = runtime.block_on(async {
+        let mut probe = Probe::connect(&bootstrap).await.expect("connect");
+        let mut codes = Vec::new();
+        for request in requests {
+            match probe.request(request, 9).await {
+                Ok(ResponseBody::Produce(r)) => codes.extend(
+                    r.responses
+                        .iter()
+                        .flat_map(|t| t.into_owned().partition_responses.into_vec())
+                        .map(|p| p.error_code),
+                ),
+                other => panic!("{other:?}"),
+            }
+        }
+        codes
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    codes
+}
+
+#[test]
+fn first_sequence_from_zero_refuses_a_first_batch_past_zero_on_a_new_partition() {
+    let past_zero = || vec![produce_from(Some((7, 0, 5))), produce_from(Some((8, 0, 0)))];
+    assert_eq!(
+        produce_codes(&[], past_zero()),
+        [0, 0],
+        "Kafka 4.4.0's rule"
+    );
+    let out_of_order = ErrorCode::OutOfOrderSequenceNumber.code();
+    assert_eq!(
+        produce_codes(&["--first-sequence-from-zero"], past_zero()),
+        [out_of_order, 0]
     );
 }
