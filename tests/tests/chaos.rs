@@ -6,7 +6,8 @@
 //! they are handled and 1% after (the answer lost), delays of 0-50 ms, one
 //! broker stopped for a second and a half, and the group (and
 //! transaction) coordinators moved twice, all in the first three seconds.
-//! The faults are the `--fault` specs a user gives `kafka-protocol fake`,
+//! The cluster follows Kafka 4.5's first-sequence rule (KAFKA-15591, see
+//! [`Chaos::start`]). The faults are the `--fault` specs a user gives `kafka-protocol fake`,
 //! applied with [`FakeCluster::apply_fault`]; the counts printed are the
 //! cluster's own ([`FakeCluster::fault_counts`]).
 //!
@@ -93,7 +94,17 @@ impl Chaos {
             .enable_all()
             .build()
             .unwrap_or_else(|e| panic!("runtime: {e}"));
-        let mut builder = FakeCluster::builder().brokers(3);
+        // Kafka 4.5's first-sequence rule (KAFKA-15591): under Kafka
+        // 4.4.0's, a producer whose first batch on a partition meets an
+        // injected error while its second is appended retries the first
+        // as OUT_OF_ORDER_SEQUENCE_NUMBER until its delivery timeout
+        // fails it (the Java producer did, 1 run in 9 here: 35 records of a
+        // partition expired after 240 s). That is the broker's defect,
+        // not the client's; `a_first_batch_overtaken_by_the_second` in
+        // the fake's tests shows both rules.
+        let mut builder = FakeCluster::builder()
+            .brokers(3)
+            .first_sequence_from_zero(true);
         if let Some(path) = std::env::var_os("CHAOS_CAPTURE") {
             builder = builder.capture(path);
         }
