@@ -59,9 +59,18 @@ pub use kafka_wire_test_support::process::Listening;
 /// A fake cluster of one broker (`kafka-protocol fake --brokers 1`) on a
 /// free port of 127.0.0.1.
 pub fn fake_broker(dir: &Path) -> Listening {
+    fake_cluster(dir, 1, &[])
+}
+
+/// `kafka-protocol fake --brokers N`, with more options, on free ports of
+/// 127.0.0.1; its address is the bootstrap line (every broker, joined by
+/// commas), its standard error goes to `DIR/fake-N.err`.
+pub fn fake_cluster(dir: &Path, brokers: usize, more: &[&std::ffi::OsStr]) -> Listening {
     let mut command = Command::new(built("kafka-protocol"));
-    command.args(["fake", "--brokers", "1"]);
-    Listening::start(&mut command, &dir.join("fake.err"))
+    command
+        .args(["fake", "--brokers", &brokers.to_string()])
+        .args(more);
+    Listening::start(&mut command, &dir.join(format!("fake-{brokers}.err")))
 }
 
 /// `kafka-protocol proxy` on a free port of 127.0.0.1 in front of
