@@ -452,7 +452,9 @@ fn fixture_capture(dir: &Path) -> Option<PathBuf> {
 }
 
 /// Replaces `fixtures/clients/<client>/` with each client's own run on the
-/// one-broker fake: its frames (`capture.py extract`) and its spec.
+/// one-broker fake: its frames (`capture.py extract`) and its spec; prints
+/// the api versions each client used (`capture.py versions`), for
+/// `fixtures/clients/README.md`.
 fn update_fixtures(capture: &Path) {
     let Some(python) = interop::python() else {
         return;
@@ -478,6 +480,14 @@ fn update_fixtures(capture: &Path) {
             extract,
             &run.join("extract.log"),
         ));
+        let mut versions = Command::new(python);
+        versions
+            .arg(interop::interop_dir().join("clients/capture.py"))
+            .arg("versions")
+            .arg(capture)
+            .args(["--client-prefix", &format!("{prefix}-")]);
+        let table = step("capture.py versions", versions, &run.join("versions.log"));
+        say(&format!("api versions {} used:\n{table}", client.name()));
         std::fs::copy(run.join("spec.json"), dir.join("messages.json"))
             .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     }
