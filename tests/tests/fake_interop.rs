@@ -24,7 +24,8 @@
 //! Two cross runs do the same with another consumer: kcat produces for
 //! kafkajs, kafka-python for confluent-kafka. The clients of one target run
 //! at once, in threads; real Kafka starts while the fakes run. Both fakes
-//! must exit 0 on SIGTERM. Each run prints a line such as `interop kcat on
+//! must exit 0 on SIGTERM, having printed nothing on standard output but
+//! their bootstrap line (as must every proxy below). Each run prints a line such as `interop kcat on
 //! fake-3: 15 records checked (none gzip snappy lz4 zstd), group consumed
 //! and committed`.
 //!
@@ -425,10 +426,12 @@ fn every_run(target: &Target) -> Vec<String> {
     })
 }
 
-/// Stops a fake (or proxy) with SIGTERM: it must exit 0.
+/// Stops a fake (or proxy) with SIGTERM: it must exit 0, having printed
+/// nothing on standard output but its first line.
 fn stop(what: &str, server: Listening) {
-    let (code, stderr) = server.stop();
+    let (code, stdout, stderr) = server.stop_with_output();
     assert_eq!(code, Some(0), "{what} on SIGTERM:\n{stderr}");
+    assert_eq!(stdout, "", "{what} printed more than its first line");
 }
 
 /// Real Kafka, started once for the test binary (the script's watchdog
