@@ -570,6 +570,7 @@ fn every_client_through_the_proxy_and_kcat_through_the_tenant_proxy() {
             .collect()
     });
     let address = proxy.address().to_owned();
+    let fake_port = port(fake.address());
     stop("kafka-protocol proxy", proxy);
     if !ran.is_empty() {
         let log = ProxyLog::read(&log);
@@ -583,6 +584,15 @@ fn every_client_through_the_proxy_and_kcat_through_the_tenant_proxy() {
                     "no {api} of {prefix}* in the proxy's log: {counts:?}"
                 );
             }
+            // Beyond the addressing apis: no response at all (a Produce
+            // or Fetch naming the current leader, say) carries the fake's
+            // own port.
+            for line in log.exchanges(&prefix) {
+                assert!(
+                    !ports(&line["response"]).contains(&fake_port),
+                    "a response carries the fake's port {fake_port}: {line}"
+                );
+            }
             say(&format!(
                 "interop {} through the proxy: {count} exchanges logged, all decoded, only the proxy advertised",
                 client.name()
@@ -591,6 +601,29 @@ fn every_client_through_the_proxy_and_kcat_through_the_tenant_proxy() {
     }
     tenant_flow(&dir, fake.address());
     stop("the fake", fake);
+}
+
+/// The port of an address.
+fn port(address: &str) -> u64 {
+    address
+        .rsplit_once(':')
+        .and_then(|(_, port)| port.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {address}"))
+}
+
+/// Every `port` value in a JSON body, at any depth.
+fn ports(value: &Value) -> Vec<u64> {
+    match value {
+        Value::Object(map) => map
+            .iter()
+            .flat_map(|(key, item)| {
+                let own = (key == "port").then(|| item.as_u64()).flatten();
+                own.into_iter().chain(ports(item))
+            })
+            .collect(),
+        Value::Array(items) => items.iter().flat_map(ports).collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// kcat through the `tenant_proxy` example, which prefixes topic names
