@@ -356,12 +356,20 @@ impl ProxyLog {
     /// flows sends Produce with acks=0), no connection failed, and every
     /// broker address in a response is `advertised`. Returns the count.
     pub fn check_decoded(&self, prefix: &str, advertised: &str) -> usize {
-        let failures: Vec<_> = self
-            .lines
-            .iter()
-            .filter(|l| l.get("error").is_some())
-            .collect();
+        let failures: Vec<_> = self.failures().collect();
         assert!(failures.is_empty(), "connections failed: {failures:?}");
+        self.check_exchanges(prefix, advertised)
+    }
+
+    /// The lines of connections that ended with an error.
+    pub fn failures(&self) -> impl Iterator<Item = &Value> + '_ {
+        self.lines.iter().filter(|l| l.get("error").is_some())
+    }
+
+    /// [`check_decoded`](Self::check_decoded) without the check that no
+    /// connection failed: for clients that may end a process with a
+    /// request in flight, which resets its connection.
+    pub fn check_exchanges(&self, prefix: &str, advertised: &str) -> usize {
         let (host, port) = advertised
             .rsplit_once(':')
             .unwrap_or_else(|| panic!("{advertised}"));
