@@ -59,9 +59,18 @@ pub use kafka_wire_test_support::process::Listening;
 /// A fake cluster of one broker (`kafka-protocol fake --brokers 1`) on a
 /// free port of 127.0.0.1.
 pub fn fake_broker(dir: &Path) -> Listening {
+    fake_cluster(dir, 1, &[])
+}
+
+/// `kafka-protocol fake --brokers N`, with more options, on free ports of
+/// 127.0.0.1; its address is the bootstrap line (every broker, joined by
+/// commas), its standard error goes to `DIR/fake-N.err`.
+pub fn fake_cluster(dir: &Path, brokers: usize, more: &[&std::ffi::OsStr]) -> Listening {
     let mut command = Command::new(built("kafka-protocol"));
-    command.args(["fake", "--brokers", "1"]);
-    Listening::start(&mut command, &dir.join("fake.err"))
+    command
+        .args(["fake", "--brokers", &brokers.to_string()])
+        .args(more);
+    Listening::start(&mut command, &dir.join(format!("fake-{brokers}.err")))
 }
 
 /// `kafka-protocol proxy` on a free port of 127.0.0.1 in front of
@@ -347,12 +356,20 @@ impl ProxyLog {
     /// flows sends Produce with acks=0), no connection failed, and every
     /// broker address in a response is `advertised`. Returns the count.
     pub fn check_decoded(&self, prefix: &str, advertised: &str) -> usize {
-        let failures: Vec<_> = self
-            .lines
-            .iter()
-            .filter(|l| l.get("error").is_some())
-            .collect();
+        let failures: Vec<_> = self.failures().collect();
         assert!(failures.is_empty(), "connections failed: {failures:?}");
+        self.check_exchanges(prefix, advertised)
+    }
+
+    /// The lines of connections that ended with an error.
+    pub fn failures(&self) -> impl Iterator<Item = &Value> + '_ {
+        self.lines.iter().filter(|l| l.get("error").is_some())
+    }
+
+    /// [`check_decoded`](Self::check_decoded) without the check that no
+    /// connection failed: for clients that may end a process with a
+    /// request in flight, which resets its connection.
+    pub fn check_exchanges(&self, prefix: &str, advertised: &str) -> usize {
         let (host, port) = advertised
             .rsplit_once(':')
             .unwrap_or_else(|| panic!("{advertised}"));

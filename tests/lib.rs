@@ -11,6 +11,7 @@ use serde_json::Value;
 
 pub mod broker;
 pub mod clients;
+pub mod interop;
 pub mod java;
 pub mod mutate;
 pub mod strategies;

@@ -40,7 +40,7 @@
 //! Without Java the Java runs and the controls skip with a message (a
 //! failure under `KAFKA_WIRE_REQUIRE_JAVA`); without Go the kgo run (under
 //! `KAFKA_WIRE_REQUIRE_GO`); without the venv of the Python clients the
-//! confluent-kafka run (under `KAFKA_WIRE_REQUIRE_PYTHON`).
+//! confluent-kafka run (under `KAFKA_WIRE_REQUIRE_INTEROP`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -51,6 +51,7 @@ use kafka_wire_fake::control::{FaultCounts, FaultKind, FaultSpec};
 use kafka_wire_fake::FakeCluster;
 use kafka_wire_test_support::kafka::{one_at_a_time, pinned_version, Kafka};
 use kafka_wire_tests::clients::{kgo_flow, say, scratch};
+use kafka_wire_tests::interop;
 use kafka_wire_tests::java::jvm;
 use kafka_wire_tests::workspace_root;
 use serde_json::Value;
@@ -450,33 +451,10 @@ fn kgo_idempotent_producer_and_group_lose_nothing() {
     });
 }
 
-/// Whether `KAFKA_WIRE_REQUIRE_PYTHON` is set (by `.ci/run`, after it
-/// installed the Python clients), which makes their absence a failure.
-fn python_required() -> bool {
-    std::env::var_os("KAFKA_WIRE_REQUIRE_PYTHON").is_some()
-}
-
 /// The venv's Python with confluent-kafka (`bash tests/interop/run.sh
 /// --install-only` makes it), or `None` (skip).
 fn confluent_python() -> Option<PathBuf> {
-    let python = workspace_root().join("target/interop/venv/bin/python");
-    let works = Command::new(&python)
-        .args(["-c", "import confluent_kafka"])
-        .output()
-        .is_ok_and(|out| out.status.success());
-    if works {
-        return Some(python);
-    }
-    let why = format!("{} cannot import confluent_kafka", python.display());
-    assert!(
-        !python_required(),
-        "KAFKA_WIRE_REQUIRE_PYTHON is set, but {why}"
-    );
-    say(&format!(
-        "skipped: {why}; the confluent-kafka chaos run needs the Python clients \
-         (once, online: `bash tests/interop/run.sh --install-only`)"
-    ));
-    None
+    interop::venv_python("confluent_kafka", "the confluent-kafka chaos run")
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Frames captured from real clients (kcat, kafka-python, confluent-kafka,
-//! kafkajs) talking to the `mini_broker` example (since retired), recorded by
-//! `tests/interop/run.sh --update-fixtures` into `fixtures/clients/<client>/`:
+//! kafkajs) talking to the `mini_broker` example (since retired; today
+//! `fake_interop.rs` records them from the fake when
+//! `KAFKA_WIRE_UPDATE_CLIENT_FIXTURES` is set) into `fixtures/clients/<client>/`:
 //!
 //! - every request decodes and re-encodes to the same bytes, and so does
 //!   every response, decoded with the api and version of the request whose

@@ -1,7 +1,7 @@
 """The messages each producer is given, and the check of what a consumer got.
 
     spec.py make --client NAME --codecs none,gzip,... --prefix PREFIX --out spec.json
-    spec.py verify spec.json consumed.jsonl
+    spec.py verify spec.json consumed.jsonl [--produced-between START END]
 
 A spec lists topics, one per codec, each with a few messages (key, value of
 200+ bytes so that every codec really compresses, headers, and a creation
@@ -12,7 +12,9 @@ headers and timestamps, in order, per topic.
 The timestamps are fixed (``BASE_TIMESTAMP + codec_index * 1000 + i``) for
 the clients that can set one; kcat's producer cannot (Debian's kcat 1.7.1
 has no option for it), so its messages have ``"timestamp": null`` and
-``verify`` only requires a plausible CreateTime for them.
+``verify`` requires a CreateTime within the time the producer ran
+(``--produced-between``, in ms since the epoch), or without it a plausible
+one.
 """
 
 import argparse
@@ -77,21 +79,28 @@ def expected_line(message):
     )
 
 
-def timestamp_problem(want, got, create_time):
+def timestamp_problem(want, got, create_time, produced_between=None):
     """What is wrong with a consumed record's timestamp, or None. want is the
-    spec's timestamp; None (kcat produced it) asks only for a plausible
-    CreateTime: positive and not in the future."""
+    spec's timestamp; None (kcat produced it) asks for a CreateTime within
+    produced_between (start, end) in ms, when given, else for a plausible
+    one: positive and not in the future."""
     if create_time is False:
         return f"timestamp type is not CreateTime (timestamp {got})"
     if want is not None:
         return None if got == want else f"timestamp: want {want}, got {got}"
+    if produced_between is not None:
+        start, end = produced_between
+        if not isinstance(got, int) or not start <= got <= end:
+            return f"CreateTime {got!r} is not within the produce time {start}..{end}"
+        return None
     if not isinstance(got, int) or not 0 < got <= time.time() * 1000 + 60_000:
         return f"timestamp {got!r} is not a plausible CreateTime"
     return None
 
 
-def verify(spec, consumed):
-    """Returns a list of problems (empty when all is well)."""
+def verify(spec, consumed, produced_between=None):
+    """Returns a list of problems (empty when all is well); see
+    timestamp_problem for produced_between."""
     problems = []
     by_topic = {}
     for line in consumed:
@@ -111,7 +120,7 @@ def verify(spec, consumed):
                 + next((f"#{i}: want {w!r}, got {g[:3]!r}" for i, (w, g) in enumerate(zip(want, got)) if w != g[:3]),
                        "in the count"))
         for i, (m, g) in enumerate(zip(topic["messages"], got)):
-            problem = timestamp_problem(m["timestamp"], g[4], g[5])
+            problem = timestamp_problem(m["timestamp"], g[4], g[5], produced_between)
             if problem:
                 problems.append(f"topic {topic['topic']} ({topic['codec']}) #{i}: {problem}")
         offsets = [g[3] for g in got]
@@ -133,6 +142,7 @@ def main():
     v = sub.add_parser("verify")
     v.add_argument("spec")
     v.add_argument("consumed")
+    v.add_argument("--produced-between", nargs=2, type=int, metavar=("START", "END"))
     args = parser.parse_args()
     if args.command == "make":
         spec = make(args.client, args.codecs.split(","), args.prefix)
@@ -144,7 +154,7 @@ def main():
         spec = json.load(f)
     with open(args.consumed) as f:
         consumed = [line for line in f if line.strip()]
-    problems = verify(spec, consumed)
+    problems = verify(spec, consumed, args.produced_between)
     for p in problems:
         print(f"verify: {p}", file=sys.stderr)
     if not problems:

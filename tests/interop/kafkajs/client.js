@@ -5,7 +5,8 @@
 //       --group GROUP --out consumed.jsonl
 //
 // Codecs: gzip is built into kafkajs; snappy comes from kafkajs-snappy (pure
-// JavaScript), lz4 from lz4js (pure JavaScript, LZ4 frame format), zstd
+// JavaScript), lz4 from lz4js (pure JavaScript, LZ4 frame format; see
+// lz4Frame for the flag Kafka needs), zstd
 // compression from @bokuweb/zstd-wasm (WebAssembly shipped in the package)
 // and zstd decompression from fzstd (pure JavaScript: zstd-wasm cannot
 // decompress frames without a content size, which librdkafka writes),
@@ -16,12 +17,31 @@ const fs = require('fs');
 const { Kafka, CompressionTypes, CompressionCodecs, logLevel } = require('kafkajs');
 const SnappyCodec = require('kafkajs-snappy');
 const lz4 = require('lz4js');
+const xxh32 = require('lz4js/xxh32');
 const zstd = require('@bokuweb/zstd-wasm');
 const fzstd = require('fzstd');
 
 CompressionCodecs[CompressionTypes.Snappy] = SnappyCodec;
+// Kafka refuses an LZ4 frame whose header does not declare its blocks
+// independent ("Dependent block stream is unsupported", answered as
+// UNKNOWN_SERVER_ERROR), and lz4js never declares it. A frame of one block
+// (lz4js's blocks are 4 MiB) has no earlier block to depend on, so the flag
+// is set on such frames, with the header checksum recomputed; a larger
+// input is refused here.
+const LZ4_BLOCK_INDEPENDENCE = 0x20;
+const LZ4_BLOCK_MAX = 4 << 20;
+function lz4Frame(input) {
+  if (input.length > LZ4_BLOCK_MAX) {
+    throw new Error(`lz4: ${input.length} bytes need more than one block`);
+  }
+  const frame = Buffer.from(lz4.compress(input));
+  // Magic (4 bytes), FLG, BD, then HC: the second byte of xxh32 of FLG and BD.
+  frame[4] |= LZ4_BLOCK_INDEPENDENCE;
+  frame[6] = (xxh32.hash(0, frame, 4, 2) >>> 8) & 0xff;
+  return frame;
+}
 CompressionCodecs[CompressionTypes.LZ4] = () => ({
-  compress: async (encoder) => Buffer.from(lz4.compress(encoder.buffer)),
+  compress: async (encoder) => lz4Frame(encoder.buffer),
   decompress: async (buffer) => Buffer.from(lz4.decompress(buffer)),
 });
 CompressionCodecs[CompressionTypes.ZSTD] = () => ({

@@ -2,9 +2,9 @@
 //! input ([`run_with_input`]), or as a server that says where it listens
 //! ([`Listening`]).
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, ChildStdout, Command, Output, Stdio};
 
 /// Runs `command` with its standard streams piped, writes `stdin` to it,
 /// and waits for it to exit: its status and everything it wrote.
@@ -30,13 +30,15 @@ pub fn run_with_input(command: &mut Command, stdin: &[u8]) -> Output {
 /// A server started for a test, whose first line on standard output is
 /// `listening on ADDR` (or, from `kafka-protocol fake`, `bootstrap ADDR`:
 /// one broker's address, or several joined by commas); its standard error
-/// goes to a file. Killed when
-/// dropped, also when a test fails.
+/// goes to a file, and what it prints on standard output after that line
+/// stays in the pipe until [`stop_with_output`](Listening::stop_with_output)
+/// reads it. Killed when dropped, also when a test fails.
 #[derive(Debug)]
 pub struct Listening {
     child: Child,
     address: String,
     stderr: PathBuf,
+    stdout: Option<BufReader<ChildStdout>>,
 }
 
 impl Listening {
@@ -53,8 +55,9 @@ impl Listening {
             .spawn()
             .unwrap_or_else(|e| panic!("{command:?}: {e}"));
         let mut line = String::new();
-        if let Some(stdout) = child.stdout.take() {
-            let _ = BufReader::new(stdout).read_line(&mut line);
+        let mut stdout = child.stdout.take().map(BufReader::new);
+        if let Some(stdout) = &mut stdout {
+            let _ = stdout.read_line(&mut line);
         }
         let line = line.trim();
         let said = line.strip_prefix("listening on ");
@@ -70,6 +73,7 @@ impl Listening {
             address: address.to_owned(),
             child,
             stderr: stderr.to_owned(),
+            stdout,
         }
     }
 
@@ -90,7 +94,14 @@ impl Listening {
 
     /// Sends SIGTERM and waits: the exit code, and everything it wrote to
     /// standard error.
-    pub fn stop(mut self) -> (Option<i32>, String) {
+    pub fn stop(self) -> (Option<i32>, String) {
+        let (code, _, stderr) = self.stop_with_output();
+        (code, stderr)
+    }
+
+    /// [`stop`](Self::stop), with what it printed on standard output after
+    /// its first line: the exit code, that output, and its standard error.
+    pub fn stop_with_output(mut self) -> (Option<i32>, String, String) {
         let status = Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
             .status()
@@ -101,7 +112,11 @@ impl Listening {
             .wait()
             .unwrap_or_else(|e| panic!("waiting: {e}"))
             .code();
-        (code, self.stderr())
+        let mut stdout = String::new();
+        if let Some(mut rest) = self.stdout.take() {
+            let _ = rest.read_to_string(&mut stdout);
+        }
+        (code, stdout, self.stderr())
     }
 }
 
@@ -132,13 +147,14 @@ mod tests {
         let server = Listening::start(
             Command::new("sh").args([
                 "-c",
-                "echo hi >&2; echo 'listening on 127.0.0.1:1'; exec sleep 30",
+                "echo hi >&2; echo 'listening on 127.0.0.1:1'; echo more; exec sleep 30",
             ]),
             &stderr,
         );
         assert_eq!(server.address(), "127.0.0.1:1");
-        let (code, err) = server.stop();
+        let (code, out, err) = server.stop_with_output();
         assert_eq!(code, None, "killed by SIGTERM");
+        assert_eq!(out, "more\n");
         assert_eq!(err, "hi\n");
         let _ = std::fs::remove_file(stderr);
     }
