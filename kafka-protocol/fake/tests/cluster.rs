@@ -181,6 +181,45 @@ async fn a_first_batch_overtaken_by_the_second() {
     }
 }
 
+/// Kafka 4.4.0 refuses an LZ4 batch whose frame links its blocks
+/// (kafkajs's lz4js writes such frames): UNKNOWN_SERVER_ERROR, from its
+/// reader's "Dependent block stream is unsupported". The fake accepted it.
+#[tokio::test]
+async fn an_lz4_frame_of_dependent_blocks_is_refused_as_kafka_refuses_it() {
+    use kafka_wire_records::{Compression, RecordBatchBuilder};
+    let mut builder = RecordBatchBuilder::new(0).compression(Compression::Lz4);
+    assert!(builder.append(1_000, None, Some(b"v"), &[]).is_ok());
+    let independent = builder.build().unwrap_or_default();
+    // The same batch with its records section in a frame of linked blocks.
+    let info = lz4_flex::frame::FrameInfo::new().block_mode(lz4_flex::frame::BlockMode::Linked);
+    let mut encoder = lz4_flex::frame::FrameEncoder::with_frame_info(info, Vec::new());
+    let records = kafka_wire_records::RecordBatch::decode(
+        &independent,
+        &kafka_wire_records::DecodeOptions::default(),
+    )
+    .map(|(batch, _)| batch.records_section().to_vec())
+    .unwrap_or_default();
+    assert!(std::io::Write::write_all(&mut encoder, &records).is_ok());
+    let mut linked = independent[..61].to_vec();
+    linked.extend(encoder.finish().unwrap_or_default());
+    let length = i32::try_from(linked.len() - 12).unwrap_or_default();
+    linked[8..12].copy_from_slice(&length.to_be_bytes());
+    let crc = crc32c::crc32c(&linked[21..]);
+    linked[17..21].copy_from_slice(&crc.to_be_bytes());
+
+    let cluster = FakeCluster::builder()
+        .brokers(1)
+        .topic(TopicSpec::new("t", 1))
+        .start()
+        .await
+        .expect("start");
+    let mut probe = common::connect(&cluster, 0).await;
+    let (code, ..) = produce_on(&mut probe, "t", 0, linked, 11).await;
+    assert_eq!(code, ErrorCode::UnknownServerError.code());
+    let (code, offset, ..) = produce_on(&mut probe, "t", 0, independent, 11).await;
+    assert_eq!((code, offset), (0, 0));
+}
+
 #[tokio::test]
 async fn a_fetch_waits_for_records_and_out_of_range_is_an_error() {
     let cluster = three().await;

@@ -80,6 +80,14 @@ pub enum RecordsError {
         message: String,
     },
 
+    /// An LZ4 frame whose blocks depend on one another (its FLG byte lacks
+    /// the block independence bit): Kafka's reader takes only frames of
+    /// independent blocks, and refuses the batch.
+    Lz4DependentBlocks {
+        /// Start of the compressed data.
+        offset: usize,
+    },
+
     /// Decompressing would produce more than the configured maximum.
     DecompressedSizeExceeded {
         /// The codec in use.
@@ -195,6 +203,7 @@ impl fmt::Display for RecordsError {
             RecordsError::UnknownCodec { offset, codec } => write!(f, "unknown compression codec {codec} at offset {offset}"),
             RecordsError::CodecNotEnabled { codec } => write!(f, "compression codec {codec} is not enabled in this build (cargo feature `{codec}`)"),
             RecordsError::DecompressionFailed { codec, offset, message } => write!(f, "{codec} decompression failed for data at offset {offset}: {message}"),
+            RecordsError::Lz4DependentBlocks { offset } => write!(f, "lz4 frame at offset {offset} has dependent blocks, which Kafka's reader refuses"),
             RecordsError::DecompressedSizeExceeded { codec, offset, limit } => write!(f, "{codec} data at offset {offset} decompresses to more than the {limit}-byte limit"),
             RecordsError::DecompressionBudgetExceeded { codec, offset, budget } => write!(f, "{codec} data at offset {offset} takes the blob past its {budget}-byte decompression budget"),
             RecordsError::CodecNotAllowed { codec, magic, offset } => write!(f, "{codec} compression at offset {offset} is not allowed in magic {magic} messages"),

@@ -58,6 +58,9 @@ pub fn check_partition(records: &[u8], budget: &mut Budget) -> Result<Vec<Checke
         let options = DecodeOptions::default().with_max_decompressed_size(budget.0);
         let (batch, size) = RecordBatch::decode(rest, &options).map_err(|e| match e {
             RecordsError::InvalidRecordCount { .. } => invalid,
+            // Kafka's LZ4 reader throws an IOException, which reaches the
+            // client as UNKNOWN_SERVER_ERROR.
+            RecordsError::Lz4DependentBlocks { .. } => ErrorCode::UnknownServerError.code(),
             _ => corrupt,
         })?;
         if !batch.is_borrowed() {

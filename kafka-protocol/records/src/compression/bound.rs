@@ -54,6 +54,11 @@ impl Bound {
         feature = "lz4",
         feature = "zstd"
     ))]
+    /// Where the compressed data starts.
+    pub(crate) fn offset(&self) -> usize {
+        self.offset
+    }
+
     pub(crate) fn failed(&self, message: impl fmt::Display) -> RecordsError {
         RecordsError::DecompressionFailed {
             codec: self.codec,

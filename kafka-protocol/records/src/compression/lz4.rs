@@ -18,14 +18,26 @@ const FRAME_MAGIC: [u8; 4] = [0x04, 0x22, 0x4d, 0x18];
 const FLG_CONTENT_SIZE: u8 = 0x08;
 /// FLG bit: the descriptor holds a dictionary id (4 bytes).
 const FLG_DICTIONARY_ID: u8 = 0x01;
+/// FLG bit: each block stands alone (Kafka's reader requires it).
+const FLG_BLOCK_INDEPENDENCE: u8 = 0x20;
 
 /// Decompresses LZ4 frames, fixing a magic-0 header checksum first when
-/// `legacy_checksum` is set.
+/// `legacy_checksum` is set. A frame of dependent blocks is refused, as
+/// Kafka's reader refuses it.
 pub(super) fn decompress(
     data: &[u8],
     bound: &Bound,
     legacy_checksum: bool,
 ) -> Result<Vec<u8>, RecordsError> {
+    if data.starts_with(&FRAME_MAGIC)
+        && data
+            .get(FRAME_MAGIC.len())
+            .is_some_and(|flags| flags & FLG_BLOCK_INDEPENDENCE == 0)
+    {
+        return Err(RecordsError::Lz4DependentBlocks {
+            offset: bound.offset(),
+        });
+    }
     // One decoder over a slice either way, so that it is compiled once.
     let fixed = legacy_checksum.then(|| fixed_frame(data)).flatten();
     read_bounded(FrameDecoder::new(fixed.as_deref().unwrap_or(data)), bound)
@@ -107,6 +119,24 @@ fn xxh32_short(input: &[u8]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_frame_of_dependent_blocks_is_refused_as_kafka_refuses_it() {
+        let data = b"dependent blocks ".repeat(10_000);
+        let info = FrameInfo::new()
+            .block_size(BlockSize::Max64KB)
+            .block_mode(BlockMode::Linked);
+        let mut encoder = FrameEncoder::with_frame_info(info, Vec::new());
+        assert!(std::io::Write::write_all(&mut encoder, &data).is_ok());
+        let linked = encoder.finish().unwrap_or_default();
+        let bound = Bound::new(Compression::Lz4, 61, 1 << 20);
+        assert_eq!(
+            decompress(&linked, &bound, false),
+            Err(RecordsError::Lz4DependentBlocks { offset: 61 })
+        );
+        let independent = compress(&data).unwrap_or_default();
+        assert_eq!(decompress(&independent, &bound, false), Ok(data));
+    }
 
     #[test]
     fn xxh32_known_answers() {
