@@ -3,6 +3,7 @@
 //! broker's fetch sessions. One lock guards it; no guard is held across an
 //! `.await`.
 
+pub mod committed;
 pub mod consumer_groups;
 pub mod groups;
 pub mod log;
