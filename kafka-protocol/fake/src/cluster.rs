@@ -10,10 +10,11 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::address::{host_port, BrokerAddress};
 use crate::capture::Capture;
 use crate::config::{Config, SaslMechanism, SaslUser, TopicSpec};
 use crate::error::Error;
-use crate::state::{BrokerAddress, Shared};
+use crate::state::Shared;
 
 /// How often expired group members are looked for.
 const EXPIRY_TICK: Duration = Duration::from_millis(250);
@@ -102,15 +103,6 @@ impl Drop for FakeCluster {
             task.abort();
         }
         crate::control::abort(&self.shared);
-    }
-}
-
-/// `host:port`, or `[host]:port` for an IPv6 host.
-pub fn host_port(host: &str, port: u16) -> String {
-    if host.contains(':') {
-        format!("[{host}]:{port}")
-    } else {
-        format!("{host}:{port}")
     }
 }
 

@@ -12,9 +12,9 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use super::{lock, FaultKind, Member};
-use crate::cluster::host_port;
+use crate::address::{host_port, BrokerAddress};
 use crate::listener;
-use crate::state::{BrokerAddress, Shared};
+use crate::state::Shared;
 
 /// Why a control could not be applied.
 #[derive(Debug, thiserror::Error)]

@@ -149,7 +149,7 @@ impl FakeCluster {
             .members()
             .iter()
             .find(|m| m.address.node_id == node_id)
-            .map(|m| crate::host_port(&m.address.host, m.address.port))
+            .map(|m| crate::address::host_port(&m.address.host, m.address.port))
     }
 
     /// Delays every request to a broker by `rtt` before it is handled

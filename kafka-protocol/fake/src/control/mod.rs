@@ -41,9 +41,9 @@ pub use intercept::{Action, Intercept, Predicate, Responder};
 pub use record::{RecordedRequest, MAX_RECORDED};
 pub use spec::{ClusterOperation, FaultSpec, RequestAction, RequestFault, SpecError};
 
+use crate::address::BrokerAddress;
 use crate::dispatch::{Context, Outcome};
 use crate::handlers::validate::records_in;
-use crate::state::BrokerAddress;
 use record::Ring;
 
 /// The id of a request control, to remove it or read its hits.
