@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use kafka_wire::ApiKey;
 
-use super::change::{self, ControlError};
-use super::{ControlId, FaultCounts, Intercept, RecordedRequest};
+use super::change;
+use super::{ControlError, ControlId, FaultCounts, Intercept, RecordedRequest};
 use crate::cluster::FakeCluster;
 
 impl FakeCluster {

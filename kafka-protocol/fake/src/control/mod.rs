@@ -22,10 +22,13 @@ pub mod change;
 pub mod command;
 pub mod spec;
 
+mod control_error;
 pub mod errors;
 mod handle;
 pub mod intercept;
+pub(crate) mod lifecycle;
 pub mod record;
+mod run;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -36,7 +39,7 @@ use kafka_wire::{RequestBody, ResponseBody};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-pub use change::ControlError;
+pub use control_error::ControlError;
 pub use intercept::{Action, Intercept, Predicate, Responder};
 pub use record::{RecordedRequest, MAX_RECORDED};
 pub use spec::{ClusterOperation, FaultSpec, RequestAction, RequestFault, SpecError};
@@ -45,6 +48,7 @@ use crate::address::BrokerAddress;
 use crate::dispatch::{Context, Outcome};
 use crate::handlers::validate::records_in;
 use record::Ring;
+use run::BrokerRun;
 
 /// The id of a request control, to remove it or read its hits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -188,7 +192,7 @@ pub struct Controls {
     pub(crate) coordinator_shift: AtomicUsize,
     rtt: Mutex<BTreeMap<i32, Duration>>,
     caps: RwLock<BTreeMap<i16, i16>>,
-    pub(crate) runs: Mutex<BTreeMap<i32, change::BrokerRun>>,
+    pub(crate) runs: Mutex<BTreeMap<i32, BrokerRun>>,
     pub(crate) background: Mutex<Vec<JoinHandle<()>>>,
     pub(crate) cluster_stop: Mutex<Option<watch::Receiver<bool>>>,
 }
@@ -531,30 +535,4 @@ pub(crate) fn answer_dropped(cx: &Context<'_>, body: &RequestBody<'_>, outcome: 
         .control
         .dropped_answer_records
         .fetch_add(records, Ordering::Relaxed);
-}
-
-/// Notes the cluster's stop switch, which brokers started later obey too.
-pub(crate) fn started(shared: &crate::state::Shared, stop: watch::Receiver<bool>) {
-    *lock(&shared.control.cluster_stop) = Some(stop);
-}
-
-/// Stops the background faults, then every broker, waiting for them.
-pub(crate) async fn shutdown(shared: &crate::state::Shared) {
-    for task in std::mem::take(&mut *lock(&shared.control.background)) {
-        task.abort();
-    }
-    let runs = std::mem::take(&mut *lock(&shared.control.runs));
-    for run in runs.into_values() {
-        run.stop().await;
-    }
-}
-
-/// Aborts the background faults and every broker (the handle was dropped).
-pub(crate) fn abort(shared: &crate::state::Shared) {
-    for task in lock(&shared.control.background).iter() {
-        task.abort();
-    }
-    for run in lock(&shared.control.runs).values() {
-        run.abort();
-    }
 }
