@@ -10,10 +10,12 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::address::{host_port, BrokerAddress};
 use crate::capture::Capture;
 use crate::config::{Config, SaslMechanism, SaslUser, TopicSpec};
+use crate::control::lifecycle;
 use crate::error::Error;
-use crate::state::{BrokerAddress, Shared};
+use crate::state::Shared;
 
 /// How often expired group members are looked for.
 const EXPIRY_TICK: Duration = Duration::from_millis(250);
@@ -87,7 +89,7 @@ impl FakeCluster {
     /// them.
     pub async fn shutdown(mut self) -> Result<(), Error> {
         let _ = self.stop.send(true);
-        crate::control::shutdown(&self.shared).await;
+        lifecycle::shutdown(&self.shared).await;
         for task in std::mem::take(&mut self.tasks) {
             let _ = task.await;
         }
@@ -101,16 +103,7 @@ impl Drop for FakeCluster {
         for task in &self.tasks {
             task.abort();
         }
-        crate::control::abort(&self.shared);
-    }
-}
-
-/// `host:port`, or `[host]:port` for an IPv6 host.
-pub fn host_port(host: &str, port: u16) -> String {
-    if host.contains(':') {
-        format!("[{host}]:{port}")
-    } else {
-        format!("{host}:{port}")
+        lifecycle::abort(&self.shared);
     }
 }
 
@@ -292,9 +285,9 @@ impl FakeClusterBuilder {
         }
         let shared = Arc::new(Shared::new(config, brokers, capture));
         let (stop, stopped) = watch::channel(false);
-        crate::control::started(&shared, stopped.clone());
+        lifecycle::started(&shared, stopped.clone());
         for (node_id, listener) in listeners {
-            crate::control::change::spawn_broker(&shared, node_id, listener);
+            lifecycle::spawn_broker(&shared, node_id, listener);
         }
         let tasks: Vec<JoinHandle<()>> = vec![tokio::spawn(expire_members(
             Arc::downgrade(&shared),

@@ -31,6 +31,9 @@ pub const PRODUCE_DECOMPRESSION_BUDGET: usize = 64 * 1024 * 1024;
 /// The most fetch sessions each broker keeps (Kafka's
 /// `max.incremental.fetch.session.cache.slots`).
 pub const MAX_FETCH_SESSIONS: usize = 1000;
+/// The most members (joined and pending) one group may have, classic,
+/// consumer (KIP-848) or share.
+pub const MAX_GROUP_SIZE: usize = 10_000;
 
 /// A SASL mechanism a user may authenticate with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod address;
 mod capture;
 mod cluster;
 pub mod config;
@@ -16,6 +17,7 @@ pub mod sasl;
 pub mod state;
 pub mod versions;
 
-pub use cluster::{host_port, FakeCluster, FakeClusterBuilder};
+pub use address::host_port;
+pub use cluster::{FakeCluster, FakeClusterBuilder};
 pub use config::{Config, SaslMechanism, SaslUser, TopicSpec};
 pub use error::Error;

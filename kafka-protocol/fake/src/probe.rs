@@ -161,7 +161,7 @@ pub async fn produce_one(bootstrap: &str, topic: &str, value: &[u8]) -> Result<i
         .brokers
         .iter()
         .find(|b| b.node_id == leader)
-        .map(|b| crate::host_port(&b.host, u16::try_from(b.port).unwrap_or(0)))
+        .map(|b| crate::address::host_port(&b.host, u16::try_from(b.port).unwrap_or(0)))
         .ok_or(ProbeError::Kafka(
             kafka_wire::ErrorCode::LeaderNotAvailable.code(),
         ))?;

@@ -130,3 +130,80 @@ async fn share_heartbeats_and_sessions_are_answered_as_kafka_answers_them() {
     // A new session opens for anyone; a wrong epoch is refused.
     assert_eq!(codes, [0, ErrorCode::InvalidShareSessionEpoch.code()]);
 }
+
+/// ConsumerGroupDescribe and ShareGroupDescribe at each broker of two: a
+/// group is described at its coordinator only (NOT_COORDINATOR without a
+/// message elsewhere), and a group of the other kind, or none, is
+/// GROUP_ID_NOT_FOUND with a message naming the kind asked for.
+#[tokio::test]
+async fn describes_answer_at_the_coordinator_for_their_kind_of_group() {
+    let cluster = common::cluster(2, "tdesc", 1).await;
+    let mut probes = [
+        common::connect(&cluster, 0).await,
+        common::connect(&cluster, 1).await,
+    ];
+    let mut joined = Vec::new();
+    for probe in &mut probes {
+        let join = ConsumerGroupHeartbeatRequest {
+            group_id: "gdesc".into(),
+            member_id: "member-dddddddddddddddd".into(),
+            rebalance_timeout_ms: 30_000,
+            subscribed_topic_names: Some(vec!["tdesc".into()]),
+            topic_partitions: Some(Vec::new().into()),
+            ..Default::default()
+        };
+        joined.push(common::call(probe, join, 1).await.error_code);
+    }
+    joined.sort_unstable();
+    assert_eq!(joined, [0, ErrorCode::NotCoordinator.code()]);
+    // Each group a describe answers: id, error code, message, members.
+    macro_rules! described {
+        ($probe:expr, $request:ident) => {{
+            let request = $request {
+                group_ids: vec!["gdesc".into(), "nope".into()],
+                ..Default::default()
+            };
+            let answer = common::call($probe, request, 1).await;
+            answer
+                .groups
+                .iter()
+                .map(|g| {
+                    let message = g.error_message.as_deref().map(str::to_owned);
+                    (
+                        g.group_id.to_string(),
+                        g.error_code,
+                        message,
+                        g.members.len(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        }};
+    }
+    let mut consumer = Vec::new();
+    let mut share = Vec::new();
+    for probe in &mut probes {
+        consumer.extend(described!(probe, ConsumerGroupDescribeRequest));
+        share.extend(described!(probe, ShareGroupDescribeRequest));
+    }
+    let (found, missing) = (0, ErrorCode::GroupIdNotFound.code());
+    let elsewhere = |id: &str| (id.to_owned(), ErrorCode::NotCoordinator.code(), None, 0);
+    let not_found = |id: &str, kind: &str| {
+        let message = format!("Group {id} not found or not a {kind} group.");
+        (id.to_owned(), missing, Some(message), 0)
+    };
+    for (answers, kind, gdesc) in [
+        (consumer, "consumer", ("gdesc".to_owned(), found, None, 1)),
+        (share, "share", not_found("gdesc", "share")),
+    ] {
+        let mut answers = answers;
+        answers.sort();
+        let mut expected = vec![
+            gdesc,
+            elsewhere("gdesc"),
+            not_found("nope", kind),
+            elsewhere("nope"),
+        ];
+        expected.sort();
+        assert_eq!(answers, expected, "{kind} groups");
+    }
+}

@@ -8,104 +8,17 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
-use tokio::sync::watch;
-use tokio::task::JoinHandle;
 
-use super::{lock, FaultKind, Member};
-use crate::cluster::host_port;
-use crate::listener;
-use crate::state::{BrokerAddress, Shared};
-
-/// Why a control could not be applied.
-#[derive(Debug, thiserror::Error)]
-pub enum ControlError {
-    /// No broker has this node id.
-    #[error("no broker has node id {0}")]
-    UnknownBroker(i32),
-    /// The broker is stopped.
-    #[error("broker {0} is stopped")]
-    BrokerDown(i32),
-    /// The broker is running.
-    #[error("broker {0} is running")]
-    BrokerUp(i32),
-    /// No such partition.
-    #[error("no partition {0}-{1}")]
-    UnknownPartition(String, i32),
-    /// Every broker is stopped, or the one named is the only one.
-    #[error("no other running broker")]
-    NoLiveBroker,
-    /// Too many request controls (or coordinators moved one by one).
-    #[error("at most {0} at once")]
-    TooMany(usize),
-    /// Too many brokers.
-    #[error("at most {0} brokers")]
-    TooManyBrokers(usize),
-    /// The broker's port could not be bound.
-    #[error("cannot listen on {address}: {source}")]
-    Bind {
-        /// The address.
-        address: String,
-        /// Why.
-        source: std::io::Error,
-    },
-}
+use super::lifecycle::spawn_broker;
+use super::{lock, ControlError, FaultKind, Member};
+use crate::address::{host_port, BrokerAddress};
+use crate::state::Shared;
 
 /// The most keys whose coordinator was moved one by one.
 pub const MAX_MOVED_COORDINATORS: usize = 100_000;
 
 /// The most brokers a cluster may grow to.
 pub const MAX_BROKERS: usize = 64;
-
-/// A running broker's accept loop and its stop switch.
-#[derive(Debug)]
-pub(crate) struct BrokerRun {
-    stop: Arc<watch::Sender<bool>>,
-    task: JoinHandle<()>,
-}
-
-impl BrokerRun {
-    pub(crate) fn abort(&self) {
-        let _ = self.stop.send(true);
-        self.task.abort();
-    }
-
-    pub(crate) async fn stop(self) {
-        let _ = self.stop.send(true);
-        let _ = self.task.await;
-    }
-}
-
-/// Starts serving `listener` as broker `node_id`, until the broker or the
-/// cluster is stopped.
-pub(crate) fn spawn_broker(shared: &Arc<Shared>, node_id: i32, listener: TcpListener) {
-    let (stop, stopped) = watch::channel(false);
-    let stop = Arc::new(stop);
-    let cluster_stop = lock(&shared.control.cluster_stop).clone();
-    let forward = Arc::clone(&stop);
-    let serve = listener::serve(Arc::clone(shared), node_id, listener, stopped);
-    let task = tokio::spawn(async move {
-        tokio::pin!(serve);
-        let Some(mut cluster_stop) = cluster_stop else {
-            serve.await;
-            return;
-        };
-        loop {
-            tokio::select! {
-                () = &mut serve => return,
-                changed = cluster_stop.changed() => {
-                    if changed.is_err() || *cluster_stop.borrow() {
-                        let _ = forward.send(true);
-                        serve.await;
-                        return;
-                    }
-                }
-            }
-        }
-    });
-    if let Some(old) = lock(&shared.control.runs).insert(node_id, BrokerRun { stop, task }) {
-        old.abort();
-    }
-}
 
 fn set_up(shared: &Shared, node_id: i32, up: bool) -> Result<BrokerAddress, ControlError> {
     let mut members = shared

@@ -9,26 +9,22 @@
 //! (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, InitProducerId, ...).
 
 use kafka_wire::IntoOwned;
-use std::borrow::Cow;
 
 use kafka_wire::messages::{
-    fetch_response, find_coordinator_response, list_offsets_response, metadata_response,
-    offset_fetch_response, offset_for_leader_epoch_response, produce_response, FetchResponse,
+    fetch_response, metadata_response, offset_fetch_response, produce_response, FetchResponse,
     FindCoordinatorResponse, ListOffsetsResponse, MetadataResponse, OffsetCommitResponse,
     OffsetFetchResponse, OffsetForLeaderEpochResponse, ProduceResponse,
 };
-use kafka_wire::runtime::json::Value;
 use kafka_wire::runtime::Uuid;
 use kafka_wire::{RequestBody, ResponseBody};
 
 use crate::handlers::answers::{
-    epoch_end_offset, list_offsets_partition, offset_commit_topic, produce_partition,
+    epoch_end_offset, epoch_topic, every_error_code, fetch_partition, list_offsets_partition,
+    list_offsets_topic, no_coordinator, no_coordinator_for, offset_commit_topic,
+    offset_fetch_partition, produce_partition,
 };
+use crate::handlers::owned;
 use crate::state::Shared;
-
-fn owned(s: &str) -> Cow<'static, str> {
-    Cow::Owned(s.to_owned())
-}
 
 /// The response to `body` (at `version`) with `code` everywhere (in the
 /// fields `version` has).
@@ -38,7 +34,7 @@ pub fn error_response(body: &RequestBody<'_>, version: i16, code: i16) -> Respon
     // to their defaults, as the encoder requires.
     let api = body.api_key();
     ResponseBody::from_json(&built.to_json(version), api, version)
-        .unwrap_or_else(|_| generic(body, version, code))
+        .unwrap_or_else(|_| every_error_code(api, version, code))
 }
 
 fn mirror(body: &RequestBody<'_>, version: i16, code: i16) -> ResponseBody<'static> {
@@ -72,7 +68,7 @@ fn mirror(body: &RequestBody<'_>, version: i16, code: i16) -> ResponseBody<'stat
                     partitions: t
                         .partitions
                         .iter()
-                        .map(|p| fetch_error(p.partition, code))
+                        .map(|p| fetch_partition(p.partition, code))
                         .collect(),
                     ..Default::default()
                 })
@@ -83,14 +79,8 @@ fn mirror(body: &RequestBody<'_>, version: i16, code: i16) -> ResponseBody<'stat
             topics: r
                 .topics
                 .iter()
-                .map(|t| list_offsets_response::ListOffsetsTopicResponse {
-                    name: owned(&t.name),
-                    partitions: t
-                        .partitions
-                        .iter()
-                        .map(|p| list_offsets_partition(p.partition_index, code))
-                        .collect(),
-                    ..Default::default()
+                .map(|t| {
+                    list_offsets_topic(&t, |p| list_offsets_partition(p.partition_index, code))
                 })
                 .collect(),
             ..Default::default()
@@ -120,13 +110,7 @@ fn mirror(body: &RequestBody<'_>, version: i16, code: i16) -> ResponseBody<'stat
             ..Default::default()
         }),
         RequestBody::OffsetFetch(r) => {
-            let partition = |index: i32| offset_fetch_response::OffsetFetchResponsePartition {
-                partition_index: index,
-                committed_offset: -1,
-                committed_leader_epoch: -1,
-                error_code: code,
-                ..Default::default()
-            };
+            let partition = |index: i32| offset_fetch_partition(index, code);
             ResponseBody::OffsetFetch(OffsetFetchResponse {
                 error_code: code,
                 topics: r
@@ -152,81 +136,24 @@ fn mirror(body: &RequestBody<'_>, version: i16, code: i16) -> ResponseBody<'stat
             })
         }
         RequestBody::FindCoordinator(r) => ResponseBody::FindCoordinator(FindCoordinatorResponse {
-            error_code: code,
-            node_id: -1,
-            port: -1,
             coordinators: r
                 .coordinator_keys
                 .iter()
-                .map(|key| find_coordinator_response::Coordinator {
-                    key: owned(key),
-                    node_id: -1,
-                    port: -1,
-                    error_code: code,
-                    ..Default::default()
-                })
+                .map(|key| no_coordinator_for(key, code))
                 .collect(),
-            ..Default::default()
+            ..no_coordinator(code)
         }),
         RequestBody::OffsetForLeaderEpoch(r) => {
             ResponseBody::OffsetForLeaderEpoch(OffsetForLeaderEpochResponse {
                 topics: r
                     .topics
                     .iter()
-                    .map(
-                        |t| offset_for_leader_epoch_response::OffsetForLeaderTopicResult {
-                            topic: owned(&t.topic),
-                            partitions: t
-                                .partitions
-                                .iter()
-                                .map(|p| epoch_end_offset(p.partition, code))
-                                .collect(),
-                            ..Default::default()
-                        },
-                    )
+                    .map(|t| epoch_topic(&t, |p| epoch_end_offset(p.partition, code)))
                     .collect(),
                 ..Default::default()
             })
         }
-        other => generic(other, version, code),
-    }
-}
-
-fn fetch_error(index: i32, code: i16) -> fetch_response::PartitionData<'static> {
-    fetch_response::PartitionData {
-        partition_index: index,
-        error_code: code,
-        high_watermark: -1,
-        last_stable_offset: -1,
-        log_start_offset: -1,
-        preferred_read_replica: -1,
-        records: Some(Cow::Borrowed(&[])),
-        ..Default::default()
-    }
-}
-
-/// The default response of the request's API with every `errorCode` set.
-fn generic(body: &RequestBody<'_>, version: i16, code: i16) -> ResponseBody<'static> {
-    let api = body.api_key();
-    let default = ResponseBody::default_for(api);
-    let mut json = default.to_json(version);
-    set_error_codes(&mut json, code);
-    ResponseBody::from_json(&json, api, version).unwrap_or(default)
-}
-
-fn set_error_codes(value: &mut Value, code: i16) {
-    match value {
-        Value::Object(map) => {
-            for (key, field) in map.iter_mut() {
-                if key == "errorCode" {
-                    *field = Value::from(code);
-                } else {
-                    set_error_codes(field, code);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|v| set_error_codes(v, code)),
-        _ => {}
+        other => every_error_code(other.api_key(), version, code),
     }
 }
 
@@ -312,7 +239,7 @@ pub(crate) fn patch_chosen(
                 let (name, id) = (t.topic.to_string(), t.topic_id);
                 for p in t.partitions.to_mut() {
                     if chosen(shared, list, &name, id, p.partition_index) {
-                        *p = fetch_error(p.partition_index, code);
+                        *p = fetch_partition(p.partition_index, code);
                     }
                 }
             }

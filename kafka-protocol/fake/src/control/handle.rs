@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use kafka_wire::ApiKey;
 
-use super::change::{self, ControlError};
-use super::{ControlId, FaultCounts, Intercept, RecordedRequest};
+use super::change;
+use super::{ControlError, ControlId, FaultCounts, Intercept, RecordedRequest};
 use crate::cluster::FakeCluster;
 
 impl FakeCluster {
@@ -149,7 +149,7 @@ impl FakeCluster {
             .members()
             .iter()
             .find(|m| m.address.node_id == node_id)
-            .map(|m| crate::host_port(&m.address.host, m.address.port))
+            .map(|m| crate::address::host_port(&m.address.host, m.address.port))
     }
 
     /// Delays every request to a broker by `rtt` before it is handled

@@ -22,29 +22,32 @@ pub mod change;
 pub mod command;
 pub mod spec;
 
+mod control_error;
 pub mod errors;
 mod handle;
+pub(crate) mod hook;
 pub mod intercept;
+pub(crate) mod lifecycle;
 pub mod record;
+mod run;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 
-use kafka_wire::{RequestBody, ResponseBody};
+use kafka_wire::RequestBody;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-pub use change::ControlError;
+pub use control_error::ControlError;
 pub use intercept::{Action, Intercept, Predicate, Responder};
 pub use record::{RecordedRequest, MAX_RECORDED};
 pub use spec::{ClusterOperation, FaultSpec, RequestAction, RequestFault, SpecError};
 
-use crate::dispatch::{Context, Outcome};
-use crate::handlers::validate::records_in;
-use crate::state::BrokerAddress;
+use crate::address::BrokerAddress;
 use record::Ring;
+use run::BrokerRun;
 
 /// The id of a request control, to remove it or read its hits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -188,7 +191,7 @@ pub struct Controls {
     pub(crate) coordinator_shift: AtomicUsize,
     rtt: Mutex<BTreeMap<i32, Duration>>,
     caps: RwLock<BTreeMap<i16, i16>>,
-    pub(crate) runs: Mutex<BTreeMap<i32, change::BrokerRun>>,
+    pub(crate) runs: Mutex<BTreeMap<i32, BrokerRun>>,
     pub(crate) background: Mutex<Vec<JoinHandle<()>>>,
     pub(crate) cluster_stop: Mutex<Option<watch::Receiver<bool>>>,
 }
@@ -353,17 +356,15 @@ impl Controls {
             .map_or_else(Vec::new, Ring::entries)
     }
 
-    /// The action of the first control that matches and fires, counting
-    /// the hit and retiring a control whose times are spent.
-    fn fire(&self, cx: &Context<'_>, body: &RequestBody<'_>) -> Option<Action> {
+    /// The action of the first control that matches `body` (which reached
+    /// broker `node_id` on `connection`) and fires, counting the hit and
+    /// retiring a control whose times are spent.
+    fn fire(&self, node_id: i32, connection: u64, body: &RequestBody<'_>) -> Option<Action> {
         let api = body.api_key();
         let mut entries = lock(&self.entries);
         let mut fired = None;
         for (i, entry) in entries.iter_mut().enumerate() {
-            if !entry
-                .intercept
-                .matches(api, cx.node_id, cx.connection, body)
-            {
+            if !entry.intercept.matches(api, node_id, connection, body) {
                 continue;
             }
             if let Some(rate) = entry.intercept.rate {
@@ -395,166 +396,4 @@ fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
-}
-
-/// What [`before`] decided.
-pub(crate) enum Step {
-    /// Handle the request normally.
-    Handle,
-    /// Answer this instead of handling it.
-    Answer(Outcome),
-    /// Handle it, then close the connection instead of answering.
-    HandleThenClose,
-    /// Handle `request` (or the original when `None`), then put `code` in
-    /// the chosen partitions' answers.
-    Patch {
-        request: Option<Box<RequestBody<'static>>>,
-        code: i16,
-        partitions: Vec<(String, i32)>,
-    },
-}
-
-/// The hook [`dispatch`](crate::dispatch::dispatch) calls before routing:
-/// records the request, waits the broker's round-trip delay, and applies
-/// the first control that fires.
-pub(crate) async fn before(cx: &Context<'_>, body: &RequestBody<'_>) -> Step {
-    let controls = &cx.shared.control;
-    if let Some(ring) = lock(&controls.recorder).as_mut() {
-        ring.push(RecordedRequest {
-            api: body.api_key(),
-            version: cx.version,
-            broker: cx.node_id,
-            connection: cx.connection,
-        });
-    }
-    let rtt = lock(&controls.rtt).get(&cx.node_id).copied();
-    if let Some(rtt) = rtt {
-        tokio::time::sleep(rtt).await;
-    }
-    let Some(action) = controls.fire(cx, body) else {
-        return Step::Handle;
-    };
-    match action {
-        Action::Observe => Step::Handle,
-        Action::Error(code) => {
-            controls.count(FaultKind::Error);
-            Step::Answer(Outcome::Respond(Box::new(errors::error_response(
-                body, cx.version, code,
-            ))))
-        }
-        Action::PartitionError(code, partitions) => {
-            controls.count(FaultKind::Error);
-            if !errors::per_partition(body.api_key()) {
-                return Step::Answer(Outcome::Respond(Box::new(errors::error_response(
-                    body, cx.version, code,
-                ))));
-            }
-            Step::Patch {
-                request: errors::without_chosen(cx.shared, body, &partitions).map(Box::new),
-                code,
-                partitions,
-            }
-        }
-        Action::Respond(build) => {
-            let response: ResponseBody<'static> = build(body, cx.version);
-            if response.api_key() != body.api_key() {
-                return Step::Answer(Outcome::Close(format!(
-                    "a control answered a {} request with a {} response",
-                    body.api_key().name(),
-                    response.api_key().name()
-                )));
-            }
-            Step::Answer(Outcome::Respond(Box::new(response)))
-        }
-        Action::Delay { min, max } => {
-            controls.count(FaultKind::Delay);
-            let span = max.saturating_sub(min);
-            let wait = min + span.mul_f64(controls.next_f64());
-            tokio::time::sleep(wait).await;
-            Step::Handle
-        }
-        Action::Hang => {
-            controls.count(FaultKind::Hang);
-            std::future::pending::<()>().await;
-            Step::Handle
-        }
-        Action::DropBefore => {
-            controls.count(FaultKind::DropBefore);
-            Step::Answer(Outcome::Close("a control dropped the request".into()))
-        }
-        Action::DropAfter => {
-            controls.count(FaultKind::DropAfter);
-            Step::HandleThenClose
-        }
-    }
-}
-
-/// Applies [`Step::Patch`]'s error codes to a handled request's outcome.
-pub(crate) fn patch(
-    cx: &Context<'_>,
-    request: &RequestBody<'_>,
-    outcome: Outcome,
-    code: i16,
-    partitions: &[(String, i32)],
-) -> Outcome {
-    match outcome {
-        Outcome::Respond(mut body) => {
-            errors::patch_chosen(cx.shared, request, &mut body, code, partitions);
-            Outcome::Respond(body)
-        }
-        other => other,
-    }
-}
-
-/// Counts the records whose answer a drop-after fault drops: those of
-/// the partitions a Produce handled without an error (`outcome`).
-pub(crate) fn answer_dropped(cx: &Context<'_>, body: &RequestBody<'_>, outcome: &Outcome) {
-    let (RequestBody::Produce(request), Outcome::Respond(response)) = (body, outcome) else {
-        return;
-    };
-    let ResponseBody::Produce(response) = &**response else {
-        return;
-    };
-    let mut records = 0;
-    for (topic, answers) in request.topic_data.iter().zip(response.responses.iter()) {
-        for partition in topic.partition_data.iter() {
-            let appended = answers
-                .partition_responses
-                .iter()
-                .any(|a| a.index == partition.index && a.error_code == 0);
-            if appended {
-                records += records_in(partition.records.as_deref().unwrap_or_default());
-            }
-        }
-    }
-    cx.shared
-        .control
-        .dropped_answer_records
-        .fetch_add(records, Ordering::Relaxed);
-}
-
-/// Notes the cluster's stop switch, which brokers started later obey too.
-pub(crate) fn started(shared: &crate::state::Shared, stop: watch::Receiver<bool>) {
-    *lock(&shared.control.cluster_stop) = Some(stop);
-}
-
-/// Stops the background faults, then every broker, waiting for them.
-pub(crate) async fn shutdown(shared: &crate::state::Shared) {
-    for task in std::mem::take(&mut *lock(&shared.control.background)) {
-        task.abort();
-    }
-    let runs = std::mem::take(&mut *lock(&shared.control.runs));
-    for run in runs.into_values() {
-        run.stop().await;
-    }
-}
-
-/// Aborts the background faults and every broker (the handle was dropped).
-pub(crate) fn abort(shared: &crate::state::Shared) {
-    for task in lock(&shared.control.background).iter() {
-        task.abort();
-    }
-    for run in lock(&shared.control.runs).values() {
-        run.abort();
-    }
 }

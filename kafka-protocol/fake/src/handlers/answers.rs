@@ -1,14 +1,22 @@
-//! The answer for one partition before it is served: every offset,
-//! timestamp and epoch unknown (-1) and an error code. The handlers start
-//! from these and fill in what they find; an injected error answer
-//! ([`crate::control`]) sends them as they are, with its code.
+//! Answers before anything is served: for one partition, every offset,
+//! timestamp and epoch unknown (-1) and an error code; for one coordinator
+//! key, no node; for a whole API, its default response with every error
+//! code set. The handlers start from these and fill in what they find; an
+//! injected error answer ([`crate::control`]) sends them as they are, with
+//! its code.
 
 use std::borrow::Cow;
 
 use kafka_wire::messages::{
-    list_offsets_response, offset_commit_request, offset_commit_response,
-    offset_for_leader_epoch_response, produce_response,
+    fetch_response, find_coordinator_response, list_offsets_request, list_offsets_response,
+    offset_commit_request, offset_commit_response, offset_fetch_response,
+    offset_for_leader_epoch_request, offset_for_leader_epoch_response, produce_response,
+    FindCoordinatorResponse,
 };
+use kafka_wire::runtime::json::Value;
+use kafka_wire::{ApiKey, ResponseBody};
+
+use super::owned;
 
 /// A Produce partition's answer: nothing appended.
 pub(crate) fn produce_partition(
@@ -40,6 +48,21 @@ pub(crate) fn list_offsets_partition(
     }
 }
 
+/// A ListOffsets topic's answer: each partition of the request's topic
+/// answered by `partition`.
+pub(crate) fn list_offsets_topic(
+    topic: &list_offsets_request::ListOffsetsTopic<'_>,
+    mut partition: impl FnMut(
+        &list_offsets_request::ListOffsetsPartition<'_>,
+    ) -> list_offsets_response::ListOffsetsPartitionResponse<'static>,
+) -> list_offsets_response::ListOffsetsTopicResponse<'static> {
+    list_offsets_response::ListOffsetsTopicResponse {
+        name: owned(&topic.name),
+        partitions: topic.partitions.iter().map(|p| partition(&p)).collect(),
+        ..Default::default()
+    }
+}
+
 /// An OffsetForLeaderEpoch partition's answer: no epoch found.
 pub(crate) fn epoch_end_offset(
     partition: i32,
@@ -50,6 +73,21 @@ pub(crate) fn epoch_end_offset(
         error_code: code,
         leader_epoch: -1,
         end_offset: -1,
+        ..Default::default()
+    }
+}
+
+/// An OffsetForLeaderEpoch topic's answer: each partition of the
+/// request's topic answered by `partition`.
+pub(crate) fn epoch_topic(
+    topic: &offset_for_leader_epoch_request::OffsetForLeaderTopic<'_>,
+    mut partition: impl FnMut(
+        &offset_for_leader_epoch_request::OffsetForLeaderPartition<'_>,
+    ) -> offset_for_leader_epoch_response::EpochEndOffset<'static>,
+) -> offset_for_leader_epoch_response::OffsetForLeaderTopicResult<'static> {
+    offset_for_leader_epoch_response::OffsetForLeaderTopicResult {
+        topic: owned(&topic.topic),
+        partitions: topic.partitions.iter().map(|p| partition(&p)).collect(),
         ..Default::default()
     }
 }
@@ -74,5 +112,83 @@ pub(crate) fn offset_commit_topic(
             })
             .collect(),
         ..Default::default()
+    }
+}
+
+/// A Fetch partition's answer: no records, every offset unknown.
+pub(crate) fn fetch_partition(index: i32, code: i16) -> fetch_response::PartitionData<'static> {
+    fetch_response::PartitionData {
+        partition_index: index,
+        error_code: code,
+        high_watermark: -1,
+        last_stable_offset: -1,
+        log_start_offset: -1,
+        preferred_read_replica: -1,
+        records: Some(Cow::Borrowed(&[])),
+        ..Default::default()
+    }
+}
+
+/// An OffsetFetch partition's answer (v0-7): no committed offset.
+pub(crate) fn offset_fetch_partition(
+    index: i32,
+    code: i16,
+) -> offset_fetch_response::OffsetFetchResponsePartition<'static> {
+    offset_fetch_response::OffsetFetchResponsePartition {
+        partition_index: index,
+        committed_offset: -1,
+        committed_leader_epoch: -1,
+        error_code: code,
+        ..Default::default()
+    }
+}
+
+/// A FindCoordinator answer (v0-3): no coordinator.
+pub(crate) fn no_coordinator(code: i16) -> FindCoordinatorResponse<'static> {
+    FindCoordinatorResponse {
+        error_code: code,
+        node_id: -1,
+        port: -1,
+        ..Default::default()
+    }
+}
+
+/// A FindCoordinator key's answer (v4+): no coordinator for `key`.
+pub(crate) fn no_coordinator_for(
+    key: &str,
+    code: i16,
+) -> find_coordinator_response::Coordinator<'static> {
+    find_coordinator_response::Coordinator {
+        key: owned(key),
+        node_id: -1,
+        port: -1,
+        error_code: code,
+        ..Default::default()
+    }
+}
+
+/// The default response of `api` at `version` with every `errorCode` set
+/// to `code`, built through the JSON form so that one function covers
+/// every API.
+pub(crate) fn every_error_code(api: ApiKey, version: i16, code: i16) -> ResponseBody<'static> {
+    let default = ResponseBody::default_for(api);
+    let mut json = default.to_json(version);
+    set_error_codes(&mut json, code);
+    ResponseBody::from_json(&json, api, version).unwrap_or(default)
+}
+
+fn set_error_codes(value: &mut Value, code: i16) {
+    match value {
+        Value::Object(map) => {
+            for (key, field) in map.iter_mut() {
+                if key == "errorCode" {
+                    *field = Value::from(code);
+                } else {
+                    set_error_codes(field, code);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| set_error_codes(v, code)),
+        _ => {}
     }
 }

@@ -14,7 +14,7 @@ use super::answers::offset_commit_topic;
 use super::groups::check_coordinator;
 use super::owned;
 use crate::dispatch::Context;
-use crate::state::groups::Committed;
+use crate::state::committed::Committed;
 use crate::state::State;
 
 /// Stores offsets when the member and generation check out (topics by

@@ -11,37 +11,14 @@ use kafka_wire::messages::{
     ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, ConsumerGroupHeartbeatRequest,
     ConsumerGroupHeartbeatResponse,
 };
-use kafka_wire::runtime::Uuid;
 use kafka_wire::{ErrorCode, ResponseBody};
 
+use super::members::{by_topic, describable, heartbeat_interval_ms};
 use super::owned;
 use crate::dispatch::Context;
-use crate::state::consumer_groups::{Beat, Tp, HEARTBEAT_INTERVAL_MS};
+use crate::state::consumer_groups::{Beat, Tp};
 use crate::state::topics::Topics;
 use crate::state::State;
-
-/// Topic partitions grouped by topic, in order: a member's assignment as
-/// a heartbeat's answer (consumer or share group) gives it.
-pub(super) fn by_topic(set: &BTreeSet<Tp>) -> Vec<(Uuid, Vec<i32>)> {
-    let mut out: Vec<(Uuid, Vec<i32>)> = Vec::new();
-    for (topic, partition) in set {
-        match out.last_mut() {
-            Some((id, partitions)) if id == topic => partitions.push(*partition),
-            _ => out.push((*topic, vec![*partition])),
-        }
-    }
-    out
-}
-
-/// The interval a heartbeat's answer (consumer or share group) asks for:
-/// none after an error or a leave (epoch -1 or -2), as in Kafka.
-pub(super) fn heartbeat_interval_ms(error_code: i16, member_epoch: i32) -> i32 {
-    if error_code == 0 && member_epoch >= 0 {
-        HEARTBEAT_INTERVAL_MS
-    } else {
-        0
-    }
-}
 
 /// ConsumerGroupHeartbeat, at the group's coordinator.
 pub fn heartbeat(
@@ -90,17 +67,14 @@ pub fn heartbeat(
     let assignment = answer
         .assignment
         .map(|set| consumer_group_heartbeat_response::Assignment {
-            topic_partitions: by_topic(&set)
-                .into_iter()
-                .map(
-                    |(topic_id, partitions)| consumer_group_heartbeat_response::TopicPartitions {
-                        topic_id,
-                        partitions: partitions.into(),
-                        ..Default::default()
-                    },
-                )
-                .collect::<Vec<_>>()
-                .into(),
+            topic_partitions: by_topic(&set, |topic_id, partitions| {
+                consumer_group_heartbeat_response::TopicPartitions {
+                    topic_id,
+                    partitions: partitions.into(),
+                    ..Default::default()
+                }
+            })
+            .into(),
             ..Default::default()
         });
     ResponseBody::ConsumerGroupHeartbeat(ConsumerGroupHeartbeatResponse {
@@ -121,18 +95,15 @@ fn described(
 ) -> consumer_group_describe_response::Assignment<'static> {
     let empty = BTreeSet::new();
     consumer_group_describe_response::Assignment {
-        topic_partitions: by_topic(set.unwrap_or(&empty))
-            .into_iter()
-            .map(
-                |(topic_id, partitions)| consumer_group_describe_response::TopicPartitions {
-                    topic_id,
-                    topic_name: owned(topics.name_of(topic_id).unwrap_or_default()),
-                    partitions: partitions.into(),
-                    ..Default::default()
-                },
-            )
-            .collect::<Vec<_>>()
-            .into(),
+        topic_partitions: by_topic(set.unwrap_or(&empty), |topic_id, partitions| {
+            consumer_group_describe_response::TopicPartitions {
+                topic_id,
+                topic_name: owned(topics.name_of(topic_id).unwrap_or_default()),
+                partitions: partitions.into(),
+                ..Default::default()
+            }
+        })
+        .into(),
         ..Default::default()
     }
 }
@@ -152,17 +123,13 @@ pub fn describe(
                 authorized_operations: i32::MIN,
                 ..Default::default()
             };
-            if cx.shared.coordinator(group_id) != cx.node_id {
-                out.error_code = ErrorCode::NotCoordinator.code();
-                return out;
-            }
-            let Some(consumer) = state.groups.get(group_id).and_then(|g| g.consumer.as_ref())
-            else {
-                out.error_code = ErrorCode::GroupIdNotFound.code();
-                out.error_message = Some(Cow::Owned(format!(
-                    "Group {group_id} not found or not a consumer group."
-                )));
-                return out;
+            let consumer = state.groups.get(group_id).and_then(|g| g.consumer.as_ref());
+            let consumer = match describable(cx, group_id, consumer, "consumer") {
+                Ok(consumer) => consumer,
+                Err(refused) => {
+                    (out.error_code, out.error_message) = refused;
+                    return out;
+                }
             };
             out.group_state = Cow::Borrowed(consumer.state_name());
             out.group_epoch = consumer.epoch;

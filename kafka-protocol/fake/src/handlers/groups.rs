@@ -17,6 +17,7 @@ use kafka_wire::messages::{
 };
 use kafka_wire::{ErrorCode, ResponseBody};
 
+use super::answers::{no_coordinator, no_coordinator_for};
 use super::owned;
 use crate::dispatch::Context;
 use crate::state::groups::{GroupState, JoinRequest, Pending};
@@ -64,12 +65,7 @@ pub fn find_coordinator(
                 port,
                 ..Default::default()
             },
-            Err(code) => FindCoordinatorResponse {
-                error_code: code,
-                node_id: -1,
-                port: -1,
-                ..Default::default()
-            },
+            Err(code) => no_coordinator(code),
         }
     } else {
         FindCoordinatorResponse {
@@ -84,13 +80,7 @@ pub fn find_coordinator(
                         port,
                         ..Default::default()
                     },
-                    Err(code) => find_coordinator_response::Coordinator {
-                        key: owned(key),
-                        node_id: -1,
-                        port: -1,
-                        error_code: code,
-                        ..Default::default()
-                    },
+                    Err(code) => no_coordinator_for(key, code),
                 })
                 .collect(),
             ..Default::default()

@@ -9,6 +9,7 @@ pub mod configs;
 pub mod consumer_groups;
 pub mod fetch;
 pub mod groups;
+mod members;
 pub mod offsets;
 pub mod produce;
 pub mod share;

@@ -2,13 +2,12 @@
 //! partition's offsets, answered by its leader.
 
 use kafka_wire::messages::{
-    delete_records_response, list_offsets_response, offset_for_leader_epoch_response,
-    DeleteRecordsRequest, DeleteRecordsResponse, ListOffsetsRequest, ListOffsetsResponse,
-    OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse,
+    delete_records_response, DeleteRecordsRequest, DeleteRecordsResponse, ListOffsetsRequest,
+    ListOffsetsResponse, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse,
 };
 use kafka_wire::{ErrorCode, ResponseBody};
 
-use super::answers::{epoch_end_offset, list_offsets_partition};
+use super::answers::{epoch_end_offset, epoch_topic, list_offsets_partition, list_offsets_topic};
 use super::owned;
 use crate::dispatch::Context;
 use crate::state::topics::Partition;
@@ -51,54 +50,48 @@ pub fn list_offsets(cx: &Context<'_>, request: &ListOffsetsRequest<'_>) -> Respo
     let topics = request
         .topics
         .iter()
-        .map(|t| list_offsets_response::ListOffsetsTopicResponse {
-            name: owned(&t.name),
-            partitions: t
-                .partitions
-                .iter()
-                .map(|p| {
-                    let mut response = list_offsets_partition(p.partition_index, 0);
-                    let current = if cx.version >= 4 {
-                        p.current_leader_epoch
-                    } else {
-                        -1
-                    };
-                    match led(&state, cx, &t.name, p.partition_index, current) {
-                        Err(code) => response.error_code = code,
-                        Ok(partition) => {
-                            if cx.version >= 4 {
-                                response.leader_epoch = partition.leader_epoch;
+        .map(|t| {
+            list_offsets_topic(&t, |p| {
+                let mut response = list_offsets_partition(p.partition_index, 0);
+                let current = if cx.version >= 4 {
+                    p.current_leader_epoch
+                } else {
+                    -1
+                };
+                match led(&state, cx, &t.name, p.partition_index, current) {
+                    Err(code) => response.error_code = code,
+                    Ok(partition) => {
+                        if cx.version >= 4 {
+                            response.leader_epoch = partition.leader_epoch;
+                        }
+                        let log = &partition.log;
+                        match p.timestamp {
+                            LATEST if request.isolation_level == 1 => {
+                                response.offset =
+                                    partition.txns.last_stable_offset(log.high_watermark());
                             }
-                            let log = &partition.log;
-                            match p.timestamp {
-                                LATEST if request.isolation_level == 1 => {
-                                    response.offset =
-                                        partition.txns.last_stable_offset(log.high_watermark());
+                            LATEST | LATEST_TIERED => response.offset = log.high_watermark(),
+                            EARLIEST | EARLIEST_LOCAL | EARLIEST_PENDING_UPLOAD => {
+                                response.offset = log.log_start_offset()
+                            }
+                            MAX_TIMESTAMP => {
+                                if let Some((ts, offset)) = log.max_timestamp() {
+                                    (response.timestamp, response.offset) = (ts, offset);
                                 }
-                                LATEST | LATEST_TIERED => response.offset = log.high_watermark(),
-                                EARLIEST | EARLIEST_LOCAL | EARLIEST_PENDING_UPLOAD => {
-                                    response.offset = log.log_start_offset()
-                                }
-                                MAX_TIMESTAMP => {
-                                    if let Some((ts, offset)) = log.max_timestamp() {
-                                        (response.timestamp, response.offset) = (ts, offset);
-                                    }
-                                }
-                                ts if ts < 0 => {
-                                    response.error_code = ErrorCode::UnsupportedVersion.code()
-                                }
-                                ts => {
-                                    if let Some((ts, offset)) = log.offset_for_timestamp(ts) {
-                                        (response.timestamp, response.offset) = (ts, offset);
-                                    }
+                            }
+                            ts if ts < 0 => {
+                                response.error_code = ErrorCode::UnsupportedVersion.code()
+                            }
+                            ts => {
+                                if let Some((ts, offset)) = log.offset_for_timestamp(ts) {
+                                    (response.timestamp, response.offset) = (ts, offset);
                                 }
                             }
                         }
                     }
-                    response
-                })
-                .collect(),
-            ..Default::default()
+                }
+                response
+            })
         })
         .collect();
     ResponseBody::ListOffsets(ListOffsetsResponse {
@@ -119,29 +112,21 @@ pub fn offset_for_leader_epoch(
     let topics = request
         .topics
         .iter()
-        .map(
-            |t| offset_for_leader_epoch_response::OffsetForLeaderTopicResult {
-                topic: owned(&t.topic),
-                partitions: t
-                    .partitions
-                    .iter()
-                    .map(|p| {
-                        let mut out = epoch_end_offset(p.partition, 0);
-                        match led(&state, cx, &t.topic, p.partition, p.current_leader_epoch) {
-                            Err(code) => out.error_code = code,
-                            Ok(partition) => {
-                                if p.leader_epoch >= 0 {
-                                    (out.leader_epoch, out.end_offset) =
-                                        partition.end_of_epoch(p.leader_epoch);
-                                }
-                            }
+        .map(|t| {
+            epoch_topic(&t, |p| {
+                let mut out = epoch_end_offset(p.partition, 0);
+                match led(&state, cx, &t.topic, p.partition, p.current_leader_epoch) {
+                    Err(code) => out.error_code = code,
+                    Ok(partition) => {
+                        if p.leader_epoch >= 0 {
+                            (out.leader_epoch, out.end_offset) =
+                                partition.end_of_epoch(p.leader_epoch);
                         }
-                        out
-                    })
-                    .collect(),
-                ..Default::default()
-            },
-        )
+                    }
+                }
+                out
+            })
+        })
         .collect();
     ResponseBody::OffsetForLeaderEpoch(OffsetForLeaderEpochResponse {
         topics,

@@ -16,7 +16,7 @@ use kafka_wire::messages::{
 use kafka_wire::runtime::Uuid;
 use kafka_wire::{ErrorCode, ResponseBody};
 
-use super::consumer_groups::{by_topic, heartbeat_interval_ms};
+use super::members::{by_topic, describable, heartbeat_interval_ms};
 use super::owned;
 use crate::config::{MAX_FETCH_BYTES, MAX_FETCH_WAIT};
 use crate::dispatch::Context;
@@ -77,17 +77,14 @@ pub fn heartbeat(
         return fail(error, message);
     }
     let assignment = assignment.map(|set| share_group_heartbeat_response::Assignment {
-        topic_partitions: by_topic(&set)
-            .into_iter()
-            .map(
-                |(topic_id, partitions)| share_group_heartbeat_response::TopicPartitions {
-                    topic_id,
-                    partitions: partitions.into(),
-                    ..Default::default()
-                },
-            )
-            .collect::<Vec<_>>()
-            .into(),
+        topic_partitions: by_topic(&set, |topic_id, partitions| {
+            share_group_heartbeat_response::TopicPartitions {
+                topic_id,
+                partitions: partitions.into(),
+                ..Default::default()
+            }
+        })
+        .into(),
         ..Default::default()
     });
     ResponseBody::ShareGroupHeartbeat(ShareGroupHeartbeatResponse {
@@ -114,16 +111,12 @@ pub fn describe(
                 authorized_operations: i32::MIN,
                 ..Default::default()
             };
-            if cx.shared.coordinator(group_id) != cx.node_id {
-                out.error_code = ErrorCode::NotCoordinator.code();
-                return out;
-            }
-            let Some(group) = state.share_groups.get(group_id) else {
-                out.error_code = ErrorCode::GroupIdNotFound.code();
-                out.error_message = Some(Cow::Owned(format!(
-                    "Group {group_id} not found or not a share group."
-                )));
-                return out;
+            let group = match describable(cx, group_id, state.share_groups.get(group_id), "share") {
+                Ok(group) => group,
+                Err(refused) => {
+                    (out.error_code, out.error_message) = refused;
+                    return out;
+                }
             };
             out.group_state = Cow::Borrowed(if group.members.is_empty() {
                 "Empty"

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use kafka_wire::runtime::Uuid;
 use kafka_wire::ErrorCode;
 
-use super::groups::MAX_GROUP_SIZE;
 use super::topics::Topics;
+use crate::config::MAX_GROUP_SIZE;
 
 /// A topic partition, by topic id.
 pub type Tp = (Uuid, i32);

@@ -14,14 +14,10 @@ use std::time::{Duration, Instant};
 use kafka_wire::ErrorCode;
 use tokio::sync::oneshot;
 
+use super::committed::Committed;
 use super::consumer_groups::{Beat, BeatAnswer, ConsumerGroup};
 use super::topics::Topics;
-
-/// The most members (joined and pending) one group may have.
-pub const MAX_GROUP_SIZE: usize = 10_000;
-
-/// A committed offset: offset, leader epoch, metadata.
-pub type Committed = (i64, i32, Option<String>);
+use crate::config::MAX_GROUP_SIZE;
 
 /// A group's state, as DescribeGroups and ListGroups name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,6 +3,7 @@
 //! broker's fetch sessions. One lock guards it; no guard is held across an
 //! `.await`.
 
+pub mod committed;
 pub mod consumer_groups;
 pub mod groups;
 pub mod log;
@@ -18,6 +19,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use tokio::sync::Notify;
 
+pub use crate::address::BrokerAddress;
 use crate::capture::Capture;
 use crate::config::Config;
 use crate::control::Controls;
@@ -25,17 +27,6 @@ use groups::Groups;
 use sessions::Sessions;
 use topics::{Placement, Topics};
 use transactions::Transactions;
-
-/// A broker's address as clients are told it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BrokerAddress {
-    /// Its node id.
-    pub node_id: i32,
-    /// Its host.
-    pub host: String,
-    /// Its port.
-    pub port: u16,
-}
 
 /// What the lock guards.
 #[derive(Debug, Default)]

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use kafka_wire::runtime::Uuid;
 use kafka_wire::ErrorCode;
 
-use super::groups::MAX_GROUP_SIZE;
 use super::topics::Topics;
+use crate::config::MAX_GROUP_SIZE;
 
 /// How long a member holds acquired records (Kafka's
 /// `group.share.record.lock.duration.ms` default).

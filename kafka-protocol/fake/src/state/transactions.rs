@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
-use super::groups::Committed;
+use super::committed::Committed;
 
 /// The longest transaction timeout a producer may ask for: Kafka's
 /// `transaction.max.timeout.ms` default (15 minutes).

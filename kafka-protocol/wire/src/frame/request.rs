@@ -65,10 +65,7 @@ impl<'a> RequestFrame<'a> {
     pub fn decode(frame: &'a [u8]) -> Result<Self, DecodeError> {
         let parts = RequestParts::split(frame)?;
         let body = parts.decode_body()?;
-        Ok(RequestFrame {
-            header: parts.header,
-            body,
-        })
+        Ok(Self::from_parts(parts, body))
     }
 
     /// Decodes a request frame as [`RequestFrame::decode`] does, but
@@ -78,10 +75,15 @@ impl<'a> RequestFrame<'a> {
     pub fn decode_without_heap(frame: &'a [u8]) -> Result<Self, DecodeError> {
         let parts = RequestParts::split(frame)?;
         let body = parts.decode_body_without_heap()?;
-        Ok(RequestFrame {
+        Ok(Self::from_parts(parts, body))
+    }
+
+    /// The frame of `parts`' header and its decoded `body`.
+    fn from_parts(parts: RequestParts<'a>, body: RequestBody<'a>) -> Self {
+        RequestFrame {
             header: parts.header,
             body,
-        })
+        }
     }
 
     /// The api of this request.

@@ -51,6 +51,7 @@ impl<'a> ResponseFrame<'a> {
         Ok(Self::from_parts(parts, body))
     }
 
+    /// The frame of `parts`' header and version and its decoded `body`.
     fn from_parts(parts: ResponseParts<'a>, body: ResponseBody<'a>) -> Self {
         ResponseFrame {
             header: parts.header,

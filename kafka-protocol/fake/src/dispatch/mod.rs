@@ -8,51 +8,24 @@
 //! ([`crate::control`]): answering with an error, delaying, dropping or
 //! hanging any request, on any broker, without touching a handler.
 
-use std::sync::Arc;
+mod context;
 
-use kafka_wire::{RequestBody, ResponseBody};
+use kafka_wire::RequestBody;
 
-use crate::control::{self, Step};
+pub use context::{Context, Outcome};
+
+use crate::control::hook::{self, Step};
 use crate::handlers;
-use crate::state::Shared;
-
-/// Who is asking, and where.
-#[derive(Debug, Clone, Copy)]
-pub struct Context<'a> {
-    /// The cluster.
-    pub shared: &'a Arc<Shared>,
-    /// The broker the request reached.
-    pub node_id: i32,
-    /// The request's version.
-    pub version: i16,
-    /// The request header's client id.
-    pub client_id: &'a str,
-    /// The client's address.
-    pub client_host: &'a str,
-    /// The connection's number (across the cluster, as in logs).
-    pub connection: u64,
-}
-
-/// What becomes of a request.
-#[derive(Debug)]
-pub enum Outcome {
-    /// Answer with this body, at the request's version.
-    Respond(Box<ResponseBody<'static>>),
-    /// Send nothing (Produce with acks=0).
-    NoResponse,
-    /// Close the connection, for this reason.
-    Close(String),
-}
 
 /// Handles one request. This is the interception point: the controls
 /// ([`crate::control`]) are checked here, before the request is routed.
 pub async fn dispatch(context: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
-    match control::before(context, body).await {
+    match hook::before(context, body).await {
         Step::Handle => route(context, body).await,
         Step::Answer(outcome) => outcome,
         Step::HandleThenClose => {
             let outcome = route(context, body).await;
-            control::answer_dropped(context, body, &outcome);
+            hook::answer_dropped(context, body, &outcome);
             Outcome::Close("a control dropped the answer".into())
         }
         Step::Patch {
@@ -61,7 +34,7 @@ pub async fn dispatch(context: &Context<'_>, body: &RequestBody<'_>) -> Outcome 
             partitions,
         } => {
             let outcome = route(context, request.as_deref().unwrap_or(body)).await;
-            control::patch(context, body, outcome, code, &partitions)
+            hook::patch(context, body, outcome, code, &partitions)
         }
     }
 }
