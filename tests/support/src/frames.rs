@@ -1,7 +1,7 @@
 //! Frames over a blocking stream, for tests that play a client or a
 //! broker over a `TcpStream`: a request written with its header and size
 //! prefix, and frames read through kafka-wire's own
-//! [`read_frame`](kafka_wire::frame::read_frame), so that no test parses a
+//! [`read_frame`], so that no test parses a
 //! size prefix by hand.
 
 use std::io::{Read, Write};
