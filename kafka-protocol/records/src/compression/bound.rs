@@ -47,6 +47,12 @@ impl Bound {
         }
     }
 
+    /// Where the compressed data starts.
+    #[cfg(feature = "lz4")]
+    pub(crate) fn offset(&self) -> usize {
+        self.offset
+    }
+
     /// The error for corrupt input.
     #[cfg(any(
         feature = "gzip",
@@ -54,11 +60,6 @@ impl Bound {
         feature = "lz4",
         feature = "zstd"
     ))]
-    /// Where the compressed data starts.
-    pub(crate) fn offset(&self) -> usize {
-        self.offset
-    }
-
     pub(crate) fn failed(&self, message: impl fmt::Display) -> RecordsError {
         RecordsError::DecompressionFailed {
             codec: self.codec,
