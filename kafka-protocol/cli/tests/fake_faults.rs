@@ -123,26 +123,7 @@ fn control_round_trip_and_the_faults_line_on_sigterm() {
     let answer = ask(r#"{"id": 4, "cmd": "move-coordinator", "key": "g"}"#);
     assert!(answer["error"].is_string(), "one broker: nowhere to move");
 
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let codes: Vec<i16> = runtime.block_on(async {
-        let mut probe = Probe::connect(&bootstrap).await.expect("connect");
-        let mut codes = Vec::new();
-        for _ in 0..3 {
-            match probe.request(produce(), 9).await {
-                Ok(ResponseBody::Produce(r)) => codes.extend(
-                    r.responses
-                        .iter()
-                        .flat_map(|t| t.into_owned().partition_responses.into_vec())
-                        .map(|p| p.error_code),
-                ),
-                other => panic!("{other:?}"),
-            }
-        }
-        codes
-    });
+    let codes = produce_codes_at(&bootstrap, vec![produce(), produce(), produce()]);
     let not_leader = ErrorCode::NotLeaderOrFollower.code();
     assert_eq!(codes, [not_leader, not_leader, 0]);
     let answer = ask(r#"{"id": 5, "cmd": "counts"}"#);
@@ -185,12 +166,21 @@ fn produce_codes(flags: &[&str], requests: Vec<RequestBody<'static>>) -> Vec<i16
         .read_line(&mut line)
         .expect("bootstrap");
     let bootstrap = line.trim().trim_start_matches("bootstrap ").to_owned();
+    let codes = produce_codes_at(&bootstrap, requests);
+    let _ = child.kill();
+    let _ = child.wait();
+    codes
+}
+
+/// The partition error codes of each Produce `requests` gets from the
+/// cluster at `bootstrap`, in order, over one connection (Produce v9).
+fn produce_codes_at(bootstrap: &str, requests: Vec<RequestBody<'static>>) -> Vec<i16> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("runtime");
-    let codes = runtime.block_on(async {
-        let mut probe = Probe::connect(&bootstrap).await.expect("connect");
+    runtime.block_on(async {
+        let mut probe = Probe::connect(bootstrap).await.expect("connect");
         let mut codes = Vec::new();
         for request in requests {
             match probe.request(request, 9).await {
@@ -204,10 +194,7 @@ fn produce_codes(flags: &[&str], requests: Vec<RequestBody<'static>>) -> Vec<i16
             }
         }
         codes
-    });
-    let _ = child.kill();
-    let _ = child.wait();
-    codes
+    })
 }
 
 #[test]

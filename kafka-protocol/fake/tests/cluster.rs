@@ -207,12 +207,7 @@ async fn an_lz4_frame_of_dependent_blocks_is_refused_as_kafka_refuses_it() {
     let crc = crc32c::crc32c(&linked[21..]);
     linked[17..21].copy_from_slice(&crc.to_be_bytes());
 
-    let cluster = FakeCluster::builder()
-        .brokers(1)
-        .topic(TopicSpec::new("t", 1))
-        .start()
-        .await
-        .expect("start");
+    let cluster = common::cluster(1, "t", 1).await;
     let mut probe = common::connect(&cluster, 0).await;
     let (code, ..) = produce_on(&mut probe, "t", 0, linked, 11).await;
     assert_eq!(code, ErrorCode::UnknownServerError.code());
