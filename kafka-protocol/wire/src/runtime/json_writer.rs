@@ -40,6 +40,24 @@ use serde_json::{Map, Number, Value};
 /// ```
 pub struct JsonWriter<'w> {
     sink: Sink<'w>,
+    /// How the bytes of a chosen member are written instead of base64.
+    bytes_form: Option<BytesForm>,
+    /// True when the last key was `bytes_form`'s.
+    at_bytes_form_key: bool,
+}
+
+/// Another form for the bytes of the members named [`key`](Self::key)
+/// (such as the record batches of Produce and Fetch), given to
+/// [`JsonWriter::set_bytes_form`]: where the writer would write the base64 of
+/// such a member's bytes, it calls [`write`](Self::write) instead.
+#[derive(Debug, Clone, Copy)]
+pub struct BytesForm {
+    /// The key of the members whose bytes take this form.
+    pub key: &'static str,
+    /// Writes one value for the bytes and returns `Ok(true)`, or writes
+    /// nothing and returns `Ok(false)`, leaving the bytes as base64 (see
+    /// [`JsonWriter::value_if`] for a form that can fail part way).
+    pub write: fn(&[u8], &mut JsonWriter<'_>) -> io::Result<bool>,
 }
 
 enum Sink<'w> {
@@ -85,14 +103,20 @@ impl<'w> JsonWriter<'w> {
 
     /// Writes the text indented when `pretty`, else on one line.
     pub fn new(out: &'w mut dyn Write, pretty: bool) -> Self {
+        JsonWriter::over(Sink::Text(Text {
+            out,
+            pretty,
+            depth: 0,
+            first: true,
+            after_key: false,
+        }))
+    }
+
+    fn over(sink: Sink<'w>) -> Self {
         JsonWriter {
-            sink: Sink::Text(Text {
-                out,
-                pretty,
-                depth: 0,
-                first: true,
-                after_key: false,
-            }),
+            sink,
+            bytes_form: None,
+            at_bytes_form_key: false,
         }
     }
 }
@@ -100,19 +124,28 @@ impl<'w> JsonWriter<'w> {
 impl JsonWriter<'static> {
     /// The [`Value`] that `write` writes.
     pub(crate) fn build(write: impl FnOnce(&mut JsonWriter<'_>) -> io::Result<()>) -> Value {
-        let mut writer = JsonWriter {
-            sink: Sink::Tree(Tree {
-                open: Vec::new(),
-                done: None,
-            }),
-        };
+        let built = JsonWriter::try_build(write);
         // Building a tree writes to no io::Write, so it cannot fail.
-        let built = write(&mut writer);
         debug_assert!(built.is_ok(), "building a JSON tree failed: {built:?}");
-        match writer.sink {
+        built.unwrap_or(Value::Null)
+    }
+
+    /// The [`Value`] that `write` writes, or the error it stops with: the
+    /// tree form of text written piece by piece, for a value whose writing
+    /// can fail for reasons of its own (such as bytes that do not decode).
+    /// Building the tree itself never fails.
+    pub fn try_build<E>(
+        write: impl FnOnce(&mut JsonWriter<'_>) -> Result<(), E>,
+    ) -> Result<Value, E> {
+        let mut writer = JsonWriter::over(Sink::Tree(Tree {
+            open: Vec::new(),
+            done: None,
+        }));
+        write(&mut writer)?;
+        Ok(match writer.sink {
             Sink::Tree(tree) => tree.done.unwrap_or(Value::Null),
             Sink::Text(_) => Value::Null,
-        }
+        })
     }
 }
 
@@ -248,6 +281,7 @@ impl JsonWriter<'_> {
     /// Starts a member of the innermost object: its key, then its value
     /// is the next one written.
     pub fn key(&mut self, key: &str) -> io::Result<()> {
+        self.at_bytes_form_key = self.bytes_form.is_some_and(|form| form.key == key);
         match &mut self.sink {
             Sink::Text(text) => {
                 text.item()?;
@@ -317,8 +351,18 @@ impl JsonWriter<'_> {
     }
 
     /// Writes bytes as a standard base64 string with padding, encoded
-    /// straight into the output.
+    /// straight into the output; or, as the value of a member that
+    /// [`set_bytes_form`](Self::set_bytes_form) chose, in that form when it
+    /// writes one.
     pub fn base64(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.at_bytes_form_key && self.after_key() {
+            self.at_bytes_form_key = false;
+            if let Some(form) = self.bytes_form {
+                if (form.write)(bytes, self)? {
+                    return Ok(());
+                }
+            }
+        }
         match &mut self.sink {
             Sink::Text(text) => {
                 text.before_value()?;
@@ -334,6 +378,64 @@ impl JsonWriter<'_> {
             Sink::Tree(tree) => {
                 tree.put(Value::String(STANDARD.encode(bytes)));
                 Ok(())
+            }
+        }
+    }
+
+    /// Writes the bytes of every later member named `form.key` in `form`
+    /// rather than as base64, or, with `None`, as base64 again. Returns the
+    /// form this replaces.
+    pub fn set_bytes_form(&mut self, form: Option<BytesForm>) -> Option<BytesForm> {
+        self.at_bytes_form_key = false;
+        std::mem::replace(&mut self.bytes_form, form)
+    }
+
+    /// Whether the next value is a member's, right after its key.
+    fn after_key(&self) -> bool {
+        match &self.sink {
+            Sink::Text(text) => text.after_key,
+            Sink::Tree(tree) => matches!(tree.open.last(), Some(Open::Object(_, Some(_)))),
+        }
+    }
+
+    /// Writes the one value that `write` writes, or nothing: `write` writes
+    /// to a buffer, laid out as the rest of the text, which is kept when it
+    /// returns `Ok(true)` and dropped when it returns `Ok(false)` or fails.
+    /// Returns what `write` returned. For a value that can turn out part
+    /// way not to have this form, such as bytes decoded as they are
+    /// written. The buffer holds one such value; the rest of the text is
+    /// written as before.
+    pub fn value_if(
+        &mut self,
+        write: impl FnOnce(&mut JsonWriter<'_>) -> io::Result<bool>,
+    ) -> io::Result<bool> {
+        match &mut self.sink {
+            Sink::Text(text) => {
+                let mut buffer = Vec::new();
+                let kept = write(&mut JsonWriter::over(Sink::Text(Text {
+                    out: &mut buffer,
+                    pretty: text.pretty,
+                    depth: text.depth,
+                    first: true,
+                    // The value is the buffer's first: nothing before it.
+                    after_key: true,
+                })))?;
+                if kept {
+                    text.before_value()?;
+                    text.out.write_all(&buffer)?;
+                }
+                Ok(kept)
+            }
+            Sink::Tree(tree) => {
+                let mut kept = false;
+                let value = JsonWriter::try_build(|out| {
+                    kept = write(out)?;
+                    Ok::<(), io::Error>(())
+                })?;
+                if kept {
+                    tree.put(value);
+                }
+                Ok(kept)
             }
         }
     }
