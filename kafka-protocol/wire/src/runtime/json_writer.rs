@@ -21,8 +21,9 @@ use serde_json::{Map, Number, Value};
 ///
 /// Over an [`io::Write`], nothing is held but the depth: the text of a
 /// message of any size is written in constant memory, apart from what the
-/// writer buffers. Each write goes straight to the underlying writer, so
-/// give it a buffered one (such as [`io::BufWriter`]).
+/// writer buffers (and the one value [`value_if`](Self::value_if) holds
+/// back). Each write goes straight to the underlying writer, so give it a
+/// buffered one (such as [`io::BufWriter`]).
 ///
 /// ```
 /// use kafka_wire::runtime::json::JsonWriter;
@@ -77,6 +78,9 @@ struct Text<'w> {
     first: bool,
     /// True between a key and its value.
     after_key: bool,
+    /// The buffer of [`JsonWriter::value_if`], kept between calls so that
+    /// it grows once.
+    scratch: Vec<u8>,
 }
 
 /// The tree form's state: the open containers, innermost last.
@@ -109,6 +113,7 @@ impl<'w> JsonWriter<'w> {
             depth: 0,
             first: true,
             after_key: false,
+            scratch: Vec::new(),
         }))
     }
 
@@ -284,11 +289,25 @@ impl JsonWriter<'_> {
         self.at_bytes_form_key = self.bytes_form.is_some_and(|form| form.key == key);
         match &mut self.sink {
             Sink::Text(text) => {
+                text.after_key = true;
+                // A short key with nothing to escape, as almost every key
+                // is, goes out with its separators in one write.
+                let mut short = [0u8; 64];
+                let separator: &[u8] = if text.pretty { b": " } else { b":" };
+                let comma = usize::from(!text.first);
+                let len = comma + key.len() + 2 + separator.len();
+                if !text.pretty && len <= short.len() && !needs_escape(key.as_bytes()) {
+                    text.first = false;
+                    short[0] = b',';
+                    short[comma] = b'"';
+                    short[comma + 1..comma + 1 + key.len()].copy_from_slice(key.as_bytes());
+                    short[comma + 1 + key.len()] = b'"';
+                    short[comma + 2 + key.len()..len].copy_from_slice(separator);
+                    return text.out.write_all(&short[..len]);
+                }
                 text.item()?;
                 write_str(&mut *text.out, key)?;
-                text.out.write_all(if text.pretty { b": " } else { b":" })?;
-                text.after_key = true;
-                Ok(())
+                text.out.write_all(separator)
             }
             Sink::Tree(tree) => {
                 if let Some(Open::Object(_, pending)) = tree.open.last_mut() {
@@ -411,7 +430,8 @@ impl JsonWriter<'_> {
     ) -> io::Result<bool> {
         match &mut self.sink {
             Sink::Text(text) => {
-                let mut buffer = Vec::new();
+                let mut buffer = std::mem::take(&mut text.scratch);
+                buffer.clear();
                 let kept = write(&mut JsonWriter::over(Sink::Text(Text {
                     out: &mut buffer,
                     pretty: text.pretty,
@@ -419,12 +439,17 @@ impl JsonWriter<'_> {
                     first: true,
                     // The value is the buffer's first: nothing before it.
                     after_key: true,
-                })))?;
-                if kept {
-                    text.before_value()?;
-                    text.out.write_all(&buffer)?;
-                }
-                Ok(kept)
+                    scratch: Vec::new(),
+                })));
+                let written = match kept {
+                    Ok(true) => text
+                        .before_value()
+                        .and_then(|()| text.out.write_all(&buffer))
+                        .map(|()| true),
+                    other => other,
+                };
+                text.scratch = buffer;
+                written
             }
             Sink::Tree(tree) => {
                 let mut kept = false;
