@@ -6,9 +6,9 @@ use std::io;
 use std::net::SocketAddr;
 
 use base64::Engine;
-use kafka_wire::runtime::json::JsonWriter;
+use kafka_wire::runtime::json::{BytesForm, JsonWriter};
 use kafka_wire_proxy::redact::{redact_exchange, redacts};
-use kafka_wire_records::{records_to_json, DecodeOptions};
+use kafka_wire_records::{records_to_json, write_records_json_to, DecodeOptions, WriteJsonError};
 use serde_json::{Map, Value};
 
 use crate::output::{Event, Exchange, Output, SaslTokenExchange};
@@ -51,14 +51,25 @@ impl Output {
 }
 
 impl Exchange {
-    /// Writes the text of [`to_json`](Self::to_json) to `out`. Without
-    /// `records`, and for an api with nothing to redact (see
-    /// [`redacts`]), straight from the bodies, without building the
-    /// [`Value`]: what a capture of megabytes of records needs.
+    /// Writes the text of [`to_json`](Self::to_json) to `out`. For an api
+    /// with nothing to redact (see [`redacts`]), straight from the bodies,
+    /// without building the [`Value`]: what a capture of megabytes of
+    /// records needs. With `records`, each records blob is decoded as it
+    /// is written (see [`write_records_json_to`]).
     pub fn write_json(&self, out: &mut JsonWriter<'_>, options: &JsonOptions) -> io::Result<()> {
-        if options.records || redacts(self.api) {
+        if redacts(self.api) {
             return out.value(&self.to_json(options));
         }
+        let form = options.records.then_some(RECORDS_FORM);
+        let before = out.set_bytes_form(form);
+        let written = self.write_fields(out);
+        out.set_bytes_form(before);
+        written
+    }
+
+    /// The members of [`write_json`](Self::write_json), with the bodies in
+    /// whatever bytes form `out` has.
+    fn write_fields(&self, out: &mut JsonWriter<'_>) -> io::Result<()> {
         out.begin_object()?;
         out.key("time")?;
         out.str(&self.time.to_string())?;
@@ -141,6 +152,25 @@ impl Exchange {
         );
         Value::Object(object)
     }
+}
+
+/// The `records` members' form with `--records`: the JSON form of their
+/// record batches, or base64 when they do not decode.
+const RECORDS_FORM: BytesForm = BytesForm {
+    key: "records",
+    write: write_records,
+};
+
+/// Writes the JSON form of the record batches in `blob`, or nothing when
+/// they do not decode: what [`decode_records`] puts in their place.
+fn write_records(blob: &[u8], out: &mut JsonWriter<'_>) -> io::Result<bool> {
+    out.value_if(
+        |out| match write_records_json_to(blob, &DecodeOptions::default(), out) {
+            Ok(()) => Ok(true),
+            Err(WriteJsonError::Records(_)) => Ok(false),
+            Err(WriteJsonError::Io(error)) => Err(error),
+        },
+    )
 }
 
 /// Replaces each base64 `records` string, at any depth, by the JSON form

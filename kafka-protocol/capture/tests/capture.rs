@@ -147,19 +147,283 @@ fn a_clean_connection_pairs_every_exchange() {
     // Without --records, the blob stays base64 text.
     let plain = outputs[1].to_json(&JsonOptions::default());
     assert!(plain["request"]["topicData"][0]["partitionData"][0]["records"].is_string());
-    // The text written straight from the bodies is the JSON form's, byte
-    // for byte.
+    assert_written_as_built(&outputs);
+}
+
+/// The text [`Output::write_json`] writes (straight from the bodies where
+/// it can) is what serde_json prints for [`Output::to_json`], byte for
+/// byte: with and without records, on one line and indented.
+fn assert_written_as_built(outputs: &[Output]) {
     for options in [JsonOptions::default(), JsonOptions { records: true }] {
-        for output in &outputs {
-            let mut text = Vec::new();
-            output
-                .write_json(&mut JsonWriter::compact(&mut text), &options)
-                .expect("written to a Vec");
-            assert_eq!(
-                String::from_utf8(text).expect("JSON is UTF-8"),
-                output.to_json(&options).to_string()
-            );
+        for output in outputs {
+            let built = output.to_json(&options);
+            for pretty in [false, true] {
+                let mut text = Vec::new();
+                output
+                    .write_json(&mut JsonWriter::new(&mut text, pretty), &options)
+                    .expect("written to a Vec");
+                let expected = if pretty {
+                    serde_json::to_string_pretty(&built).expect("a JSON value")
+                } else {
+                    built.to_string()
+                };
+                assert_eq!(
+                    String::from_utf8(text).expect("JSON is UTF-8"),
+                    expected,
+                    "{options:?}, pretty: {pretty}"
+                );
+            }
         }
+    }
+}
+
+/// CRC-32 (IEEE), the checksum of a legacy message.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &byte in bytes {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = (crc >> 1) ^ (0xedb8_8320 & (crc & 1).wrapping_neg());
+        }
+    }
+    !crc
+}
+
+/// A legacy (magic 0 or 1) message set entry, uncompressed.
+fn legacy_message(offset: i64, magic: i8, key: Option<&[u8]>, value: Option<&[u8]>) -> Vec<u8> {
+    let mut body = vec![magic as u8, 0];
+    if magic == 1 {
+        body.extend_from_slice(&1_700_000_000_123i64.to_be_bytes());
+    }
+    for bytes in [key, value] {
+        match bytes {
+            Some(bytes) => {
+                body.extend_from_slice(&(bytes.len() as i32).to_be_bytes());
+                body.extend_from_slice(bytes);
+            }
+            None => body.extend_from_slice(&(-1i32).to_be_bytes()),
+        }
+    }
+    let mut message = crc32(&body).to_be_bytes().to_vec();
+    message.extend_from_slice(&body);
+    let mut entry = offset.to_be_bytes().to_vec();
+    entry.extend_from_slice(&(message.len() as i32).to_be_bytes());
+    entry.extend_from_slice(&message);
+    entry
+}
+
+/// Records blobs of every kind `--records` meets: a batch compressed with
+/// each codec, records with headers, bytes that are not UTF-8 and text
+/// that needs escaping, a control batch, an empty batch, legacy message
+/// sets, several batches back to back, an incomplete batch at the end, an
+/// empty blob, and blobs that do not decode (left as base64).
+fn records_blobs() -> Vec<Vec<u8>> {
+    use kafka_wire_records::{
+        Compression, ControlRecord, ControlRecordType, Header, RecordBatchBuilder,
+    };
+    let mut blobs = Vec::new();
+    for codec in Compression::ALL {
+        let mut builder = RecordBatchBuilder::new(100).compression(codec);
+        for i in 0..20u8 {
+            let value = format!("value {i} {}", codec.name()).repeat(usize::from(i));
+            builder
+                .append(
+                    1_700_000_000_000 + i64::from(i),
+                    Some(&[b'k', i]),
+                    Some(value.as_bytes()),
+                    &[],
+                )
+                .expect("a record");
+        }
+        blobs.push(builder.build().expect("a batch"));
+    }
+    let headers = [
+        Header::new("h\n\"1\u{e9}", Some(b"v")),
+        Header::new("", None),
+        Header::new("bin", Some(&[0xff, 0, 0x80])),
+    ];
+    let mut builder = RecordBatchBuilder::new(7).compression(Compression::Lz4);
+    builder
+        .append(1, Some(b"k\t\x01"), Some(&[0xc3, 0x28]), &headers)
+        .expect("a record");
+    builder.append(2, None, None, &[]).expect("a record");
+    builder
+        .append(3, Some(b""), Some(b"line\nbreak \\ \x7f"), &headers[..1])
+        .expect("a record");
+    blobs.push(builder.build().expect("a batch"));
+    let mut control = RecordBatchBuilder::new(9).transactional(true);
+    control
+        .append_control(4, ControlRecord::new(ControlRecordType::Commit), None)
+        .expect("a control record");
+    blobs.push(control.build().expect("a batch"));
+    blobs.push(RecordBatchBuilder::new(0).build().expect("a batch"));
+    let mut legacy = legacy_message(5, 0, Some(b"\xff"), Some(b"\"q\""));
+    legacy.extend(legacy_message(6, 1, None, Some(b"legacy")));
+    blobs.push(legacy);
+    let joined = blobs.concat();
+    let mut tail = joined.clone();
+    tail.extend_from_slice(&blobs[0][..40]);
+    let mut bad_crc = blobs[0].clone();
+    let last = bad_crc.len() - 1;
+    bad_crc[last] ^= 0xff;
+    let mut bad_second = blobs[1].clone();
+    bad_second.extend_from_slice(&bad_crc);
+    blobs.extend([
+        joined,
+        tail,
+        bad_crc,
+        bad_second,
+        Vec::new(),
+        b"not records".to_vec(),
+        vec![0; 20],
+    ]);
+    blobs
+}
+
+#[test]
+fn records_are_written_as_their_json_form_builds() {
+    let blobs = records_blobs();
+    let mut flow = ethernet_flow();
+    let mut frames = flow.handshake();
+    let mut correlation_id = 0;
+    let mut exchange = |frames: &mut Vec<Frame>, request: Vec<u8>, response: Vec<u8>| {
+        frames.extend(flow.send(true, &request, 1460));
+        frames.extend(flow.send(false, &response, 1460));
+    };
+    let produce = || ProduceRequest {
+        acks: -1,
+        timeout_ms: 1000,
+        topic_data: vec![produce_request::TopicProduceData {
+            name: "orders".into(),
+            partition_data: blobs
+                .iter()
+                .enumerate()
+                .map(|(index, blob)| produce_request::PartitionProduceData {
+                    index: index as i32,
+                    records: Some(blob.clone().into()),
+                    ..Default::default()
+                })
+                .chain([produce_request::PartitionProduceData {
+                    index: -1,
+                    records: None,
+                    ..Default::default()
+                }])
+                .collect::<Vec<_>>()
+                .into(),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    };
+    let fetched = || FetchResponse {
+        responses: vec![fetch_response::FetchableTopicResponse {
+            topic: "orders".into(),
+            partitions: blobs
+                .iter()
+                .enumerate()
+                .map(|(index, blob)| fetch_response::PartitionData {
+                    partition_index: index as i32,
+                    records: Some(blob.clone().into()),
+                    ..Default::default()
+                })
+                .collect::<Vec<_>>()
+                .into(),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    };
+    let share_fetched = ShareFetchResponse {
+        responses: vec![share_fetch_response::ShareFetchableTopicResponse {
+            partitions: blobs
+                .iter()
+                .enumerate()
+                .map(|(index, blob)| share_fetch_response::PartitionData {
+                    partition_index: index as i32,
+                    records: Some(blob.clone().into()),
+                    ..Default::default()
+                })
+                .collect::<Vec<_>>()
+                .into(),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    };
+    for version in [3, 9, 13] {
+        correlation_id += 1;
+        exchange(
+            &mut frames,
+            request(produce().into(), version, correlation_id),
+            response(ProduceResponse::default().into(), version, correlation_id),
+        );
+    }
+    for version in [4, 12, 18] {
+        correlation_id += 1;
+        exchange(
+            &mut frames,
+            request(FetchRequest::default().into(), version, correlation_id),
+            response(fetched().into(), version, correlation_id),
+        );
+    }
+    correlation_id += 1;
+    exchange(
+        &mut frames,
+        request(ShareFetchRequest::default().into(), 1, correlation_id),
+        response(share_fetched.into(), 1, correlation_id),
+    );
+    frames.extend(flow.close());
+    let outputs = read(&pcap(1, false, &frames), Config::default());
+    assert_eq!(
+        brief(&outputs),
+        [
+            "Produce v3 #1",
+            "Produce v9 #2",
+            "Produce v13 #3",
+            "Fetch v4 #4",
+            "Fetch v12 #5",
+            "Fetch v18 #6",
+            "ShareFetch v1 #7"
+        ]
+    );
+    // Every codec decoded, and the blobs that do not decode left as base64.
+    let json = outputs[1].to_json(&JsonOptions { records: true });
+    let partitions = &json["request"]["topicData"][0]["partitionData"];
+    for (index, codec) in ["none", "gzip", "snappy", "lz4", "zstd"].iter().enumerate() {
+        assert_eq!(
+            partitions[index]["records"]["batches"][0]["compression"],
+            *codec
+        );
+        let records = &partitions[index]["records"]["batches"][0]["records"];
+        assert_eq!(records.as_array().map(Vec::len), Some(20));
+    }
+    let count = blobs.len();
+    assert!(partitions[count - 5]["records"].is_string());
+    assert!(partitions[count - 4]["records"].is_string());
+    assert_eq!(
+        partitions[count - 3]["records"]["batches"],
+        serde_json::json!([])
+    );
+    assert_eq!(partitions[count - 2]["records"]["partialTail"], 11);
+    assert!(partitions[count - 1]["records"].is_string());
+    assert_eq!(partitions[count]["records"], Value::Null);
+    assert_written_as_built(&outputs);
+    if let Ok(path) = std::env::var("DUMP_RECORDS_JSON") {
+        let mut dump = String::new();
+        for output in &outputs {
+            for pretty in [false, true] {
+                let mut text = Vec::new();
+                output
+                    .write_json(
+                        &mut JsonWriter::new(&mut text, pretty),
+                        &JsonOptions { records: true },
+                    )
+                    .unwrap();
+                dump.push_str(&String::from_utf8(text).unwrap());
+                dump.push('\n');
+            }
+        }
+        std::fs::write(path, dump).unwrap();
     }
 }
 
@@ -459,6 +723,24 @@ fn legacy_sasl_tokens_are_recognised_and_never_shown() {
     let line = outputs[1].to_json(&JsonOptions::default());
     assert_eq!(line["saslToken"], "PLAIN");
     assert_eq!(line["clientBytes"], 21);
+    assert_written_as_built(&outputs);
+    if let Ok(path) = std::env::var("DUMP_RECORDS_JSON") {
+        let mut dump = String::new();
+        for output in &outputs {
+            for pretty in [false, true] {
+                let mut text = Vec::new();
+                output
+                    .write_json(
+                        &mut JsonWriter::new(&mut text, pretty),
+                        &JsonOptions { records: true },
+                    )
+                    .unwrap();
+                dump.push_str(&String::from_utf8(text).unwrap());
+                dump.push('\n');
+            }
+        }
+        std::fs::write(path, dump).unwrap();
+    }
 }
 
 #[test]
@@ -489,6 +771,24 @@ fn vote_with_pre_vote_and_the_api_versions_v0_fallback() {
     assert_eq!(parts.version, 0);
     let json = outputs[1].to_json(&JsonOptions::default());
     assert_eq!(json["response"]["errorCode"], 35);
+    assert_written_as_built(&outputs);
+    if let Ok(path) = std::env::var("DUMP_RECORDS_JSON") {
+        let mut dump = String::new();
+        for output in &outputs {
+            for pretty in [false, true] {
+                let mut text = Vec::new();
+                output
+                    .write_json(
+                        &mut JsonWriter::new(&mut text, pretty),
+                        &JsonOptions { records: true },
+                    )
+                    .unwrap();
+                dump.push_str(&String::from_utf8(text).unwrap());
+                dump.push('\n');
+            }
+        }
+        std::fs::write(path, dump).unwrap();
+    }
 }
 
 #[test]

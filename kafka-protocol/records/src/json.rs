@@ -11,15 +11,14 @@
 use std::fmt;
 use std::io::{self, Write};
 
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine as _;
-use serde_json::{json, Map, Value};
+use kafka_wire::runtime::json::JsonWriter;
+use serde_json::Value;
 
 use super::batch::RecordBatch;
 use super::error::RecordsError;
 use super::legacy::{LegacyEntry, LegacyMessage};
 use super::options::DecodeOptions;
-use super::record::{ControlRecord, Record};
+use super::record::Record;
 use super::set::{Batch, Batches, RecordSet};
 
 /// Decodes a whole records blob and renders it as JSON:
@@ -29,7 +28,7 @@ use super::set::{Batch, Batches, RecordSet};
 /// document is held in memory (about 2 KB per record); to print a large blob
 /// use [`write_records_json`].
 pub fn records_to_json(blob: &[u8], options: &DecodeOptions) -> Result<Value, RecordsError> {
-    RecordSet::parse(blob, options)?.to_json()
+    build(|out| write_records_json_to(blob, options, out))
 }
 
 /// Why [`write_records_json`] stopped.
@@ -84,336 +83,265 @@ impl From<io::Error> for WriteJsonError {
 pub fn write_records_json<W: Write + ?Sized>(
     blob: &[u8],
     options: &DecodeOptions,
-    out: &mut W,
+    mut out: &mut W,
     pretty: bool,
 ) -> Result<(), WriteJsonError> {
-    let mut json = JsonWriter {
-        out,
-        pretty,
-        depth: 0,
-    };
+    write_records_json_to(blob, options, &mut JsonWriter::new(&mut out, pretty))
+}
+
+/// Decodes a records blob and writes its JSON form to `out` as it goes, as
+/// [`write_records_json`] does, as one value of a larger document (such as
+/// the `records` member of a Produce request: see
+/// [`JsonWriter::value_if`] to write nothing unless the whole blob
+/// decodes). This is the one description of the records' JSON form:
+/// [`records_to_json`] and the `to_json` methods build what it writes.
+pub fn write_records_json_to(
+    blob: &[u8],
+    options: &DecodeOptions,
+    out: &mut JsonWriter<'_>,
+) -> Result<(), WriteJsonError> {
     let mut batches = Batches::new(blob, options);
-    json.open(b'{')?;
-    json.key(true, "batches")?;
-    json.open(b'[')?;
-    let mut first = true;
+    out.begin_object()?;
+    out.key("batches")?;
+    out.begin_array()?;
     for batch in batches.by_ref() {
-        json.item(first)?;
-        first = false;
-        match batch? {
-            Batch::V2(batch) => {
-                json.entry(batch.header_json(), batch.records(), JsonWriter::record)?
-            }
-            Batch::Legacy(entry) => {
-                json.entry(entry.header_json(), entry.messages(), JsonWriter::message)?
-            }
-        }
+        write_batch(&batch?, out)?;
     }
-    json.close(b']', !first)?;
-    json.key(false, "partialTail")?;
-    json.value(&batches.partial_tail().into())?;
-    json.close(b'}', true)?;
+    out.end_array()?;
+    out.key("partialTail")?;
+    match batches.partial_tail() {
+        Some(len) => out.u64(len as u64)?,
+        None => out.null()?,
+    }
+    out.end_object()?;
     Ok(())
 }
 
-/// Writes JSON piece by piece in `serde_json`'s layouts: compact, or its
-/// pretty printer's (two-space indent, `": "` after keys, empty containers
-/// as `[]` and `{}`).
-struct JsonWriter<'w, W: Write + ?Sized> {
-    out: &'w mut W,
-    pretty: bool,
-    depth: usize,
+/// Writes one entry, a v2 batch or a legacy one.
+fn write_batch(batch: &Batch<'_>, out: &mut JsonWriter<'_>) -> Result<(), WriteJsonError> {
+    match batch {
+        Batch::V2(batch) => write_v2_batch(batch, out),
+        Batch::Legacy(entry) => write_legacy_entry(entry, out),
+    }
 }
 
-impl<W: Write + ?Sized> JsonWriter<'_, W> {
-    /// A new line at the current depth (pretty only).
-    fn newline(&mut self) -> io::Result<()> {
-        if self.pretty {
-            self.out.write_all(b"\n")?;
-            for _ in 0..self.depth {
-                self.out.write_all(b"  ")?;
-            }
-        }
-        Ok(())
+/// A v2 batch: its header's members, then `"records"`.
+fn write_v2_batch(batch: &RecordBatch<'_>, out: &mut JsonWriter<'_>) -> Result<(), WriteJsonError> {
+    out.begin_object()?;
+    write_batch_header(batch, out)?;
+    out.key("records")?;
+    out.begin_array()?;
+    for record in batch.records() {
+        write_record(&record?, out)?;
     }
+    out.end_array()?;
+    out.end_object()?;
+    Ok(())
+}
 
-    fn open(&mut self, bracket: u8) -> io::Result<()> {
-        self.depth += 1;
-        self.out.write_all(&[bracket])
+/// A legacy entry: its wrapper message's members, then `"records"`.
+fn write_legacy_entry(
+    entry: &LegacyEntry<'_>,
+    out: &mut JsonWriter<'_>,
+) -> Result<(), WriteJsonError> {
+    out.begin_object()?;
+    write_legacy_header(entry, out)?;
+    out.key("records")?;
+    out.begin_array()?;
+    for message in entry.messages() {
+        write_legacy_message(&message?, out)?;
     }
+    out.end_array()?;
+    out.end_object()?;
+    Ok(())
+}
 
-    /// Closes a container; `filled` when it holds anything.
-    fn close(&mut self, bracket: u8, filled: bool) -> io::Result<()> {
-        self.depth = self.depth.saturating_sub(1);
-        if filled {
-            self.newline()?;
-        }
-        self.out.write_all(&[bracket])
-    }
+/// The members of a v2 batch before `"records"`.
+fn write_batch_header(batch: &RecordBatch<'_>, out: &mut JsonWriter<'_>) -> io::Result<()> {
+    let header = batch.header();
+    out.key("baseOffset")?;
+    out.i64(header.base_offset)?;
+    out.key("batchLength")?;
+    out.i64(header.batch_length.into())?;
+    out.key("partitionLeaderEpoch")?;
+    out.i64(header.partition_leader_epoch.into())?;
+    out.key("magic")?;
+    out.i64(header.magic.into())?;
+    out.key("crc")?;
+    out.u64(header.crc.into())?;
+    out.key("attributes")?;
+    out.i64(header.attributes.into())?;
+    out.key("compression")?;
+    out.str(batch.compression().name())?;
+    out.key("timestampType")?;
+    out.str(header.timestamp_type().name())?;
+    out.key("isTransactional")?;
+    out.bool(header.is_transactional())?;
+    out.key("isControl")?;
+    out.bool(header.is_control())?;
+    out.key("lastOffsetDelta")?;
+    out.i64(header.last_offset_delta.into())?;
+    out.key("baseTimestamp")?;
+    out.i64(header.base_timestamp)?;
+    out.key("maxTimestamp")?;
+    out.i64(header.max_timestamp)?;
+    out.key("producerId")?;
+    out.i64(header.producer_id)?;
+    out.key("producerEpoch")?;
+    out.i64(header.producer_epoch.into())?;
+    out.key("baseSequence")?;
+    out.i64(header.base_sequence.into())
+}
 
-    /// Starts an element of a container.
-    fn item(&mut self, first: bool) -> io::Result<()> {
-        if !first {
-            self.out.write_all(b",")?;
-        }
-        self.newline()
+/// The members of a legacy entry before `"records"`.
+fn write_legacy_header(entry: &LegacyEntry<'_>, out: &mut JsonWriter<'_>) -> io::Result<()> {
+    let message = entry.message();
+    out.key("offset")?;
+    out.i64(message.offset)?;
+    out.key("magic")?;
+    out.i64(message.magic.into())?;
+    out.key("crc")?;
+    out.u64(message.crc.into())?;
+    out.key("attributes")?;
+    out.i64(message.attributes.into())?;
+    out.key("compression")?;
+    out.str(entry.compression().name())?;
+    if let Some(timestamp) = message.timestamp {
+        out.key("timestamp")?;
+        out.i64(timestamp)?;
     }
+    Ok(())
+}
 
-    /// Starts a member of an object.
-    fn key(&mut self, first: bool, key: &str) -> io::Result<()> {
-        self.item(first)?;
-        self.string(key)?;
-        self.out.write_all(if self.pretty { b": " } else { b":" })
+/// A record: `offset`, `timestamp`, `key` and `value` (with their readable
+/// copies), `headers`, and `control` for a control record.
+fn write_record(record: &Record<'_>, out: &mut JsonWriter<'_>) -> io::Result<()> {
+    out.begin_object()?;
+    out.key("offset")?;
+    out.i64(record.offset)?;
+    out.key("timestamp")?;
+    out.i64(record.timestamp)?;
+    write_bytes_members("key", "keyUtf8", record.key, out)?;
+    write_bytes_members("value", "valueUtf8", record.value, out)?;
+    out.key("headers")?;
+    out.begin_array()?;
+    for header in &record.headers {
+        out.begin_object()?;
+        out.key("key")?;
+        out.str(header.key)?;
+        out.key("value")?;
+        write_nullable_base64(header.value, out)?;
+        out.end_object()?;
     }
+    out.end_array()?;
+    if let Some(control) = record.control {
+        out.key("control")?;
+        out.begin_object()?;
+        out.key("version")?;
+        out.i64(control.version.into())?;
+        out.key("type")?;
+        out.i64(control.record_type.into())?;
+        out.end_object()?;
+    }
+    out.end_object()
+}
 
-    /// Writes a string, escaped as `serde_json` escapes it, without copying.
-    fn string(&mut self, text: &str) -> io::Result<()> {
-        Ok(serde_json::to_writer(&mut *self.out, text)?)
+/// A legacy message, in a record's form (with no headers).
+fn write_legacy_message(message: &LegacyMessage<'_>, out: &mut JsonWriter<'_>) -> io::Result<()> {
+    out.begin_object()?;
+    out.key("offset")?;
+    out.i64(message.offset)?;
+    out.key("timestamp")?;
+    match message.timestamp {
+        Some(timestamp) => out.i64(timestamp)?,
+        None => out.null()?,
     }
+    write_bytes_members("key", "keyUtf8", message.key, out)?;
+    write_bytes_members("value", "valueUtf8", message.value, out)?;
+    out.key("headers")?;
+    out.begin_array()?;
+    out.end_array()?;
+    out.end_object()
+}
 
-    /// Writes bytes as a base64 string, or `null`, without copying.
-    fn base64(&mut self, bytes: Option<&[u8]>) -> io::Result<()> {
-        let Some(bytes) = bytes else {
-            return self.out.write_all(b"null");
-        };
-        self.out.write_all(b"\"")?;
-        {
-            let mut encoder = base64::write::EncoderWriter::new(&mut *self.out, &STANDARD);
-            encoder.write_all(bytes)?;
-            encoder.finish()?;
-        }
-        self.out.write_all(b"\"")
+/// `name` as base64 (or null), then `utf8_name` with the text when the
+/// bytes are valid UTF-8.
+fn write_bytes_members(
+    name: &str,
+    utf8_name: &str,
+    bytes: Option<&[u8]>,
+    out: &mut JsonWriter<'_>,
+) -> io::Result<()> {
+    out.key(name)?;
+    write_nullable_base64(bytes, out)?;
+    if let Some(text) = bytes.and_then(|bytes| std::str::from_utf8(bytes).ok()) {
+        out.key(utf8_name)?;
+        out.str(text)?;
     }
+    Ok(())
+}
 
-    /// Writes a small value at the current depth.
-    fn value(&mut self, value: &Value) -> io::Result<()> {
-        if !self.pretty {
-            return Ok(serde_json::to_writer(&mut *self.out, value)?);
-        }
-        // Strings escape their line breaks, so every `\n` of the pretty text
-        // starts a line, to be indented by the current depth.
-        let text = serde_json::to_vec_pretty(value)?;
-        for (index, line) in text.split(|&byte| byte == b'\n').enumerate() {
-            if index > 0 {
-                self.newline()?;
-            }
-            self.out.write_all(line)?;
-        }
-        Ok(())
+fn write_nullable_base64(bytes: Option<&[u8]>, out: &mut JsonWriter<'_>) -> io::Result<()> {
+    match bytes {
+        Some(bytes) => out.base64(bytes),
+        None => out.null(),
     }
+}
 
-    /// Writes `name` as base64 (or null) and `nameUtf8` when readable: the
-    /// members [`insert_bytes`] makes.
-    fn bytes_members(&mut self, name: &str, bytes: Option<&[u8]>) -> io::Result<()> {
-        self.key(false, name)?;
-        self.base64(bytes)?;
-        if let Some(text) = bytes.and_then(|bytes| std::str::from_utf8(bytes).ok()) {
-            self.key(false, &format!("{name}Utf8"))?;
-            self.string(text)?;
-        }
-        Ok(())
-    }
-
-    /// Writes a record as [`record_json`] renders it.
-    fn record(&mut self, record: Record<'_>) -> io::Result<()> {
-        self.open(b'{')?;
-        self.key(true, "offset")?;
-        self.value(&record.offset.into())?;
-        self.key(false, "timestamp")?;
-        self.value(&record.timestamp.into())?;
-        self.bytes_members("key", record.key)?;
-        self.bytes_members("value", record.value)?;
-        self.key(false, "headers")?;
-        self.open(b'[')?;
-        for (index, header) in record.headers.iter().enumerate() {
-            self.item(index == 0)?;
-            self.open(b'{')?;
-            self.key(true, "key")?;
-            self.string(header.key)?;
-            self.key(false, "value")?;
-            self.base64(header.value)?;
-            self.close(b'}', true)?;
-        }
-        self.close(b']', !record.headers.is_empty())?;
-        if let Some(control) = record.control {
-            self.key(false, "control")?;
-            self.value(&control_json(control))?;
-        }
-        self.close(b'}', true)
-    }
-
-    /// Writes a legacy message as [`legacy_record_json`] renders it.
-    fn message(&mut self, message: LegacyMessage<'_>) -> io::Result<()> {
-        self.open(b'{')?;
-        self.key(true, "offset")?;
-        self.value(&message.offset.into())?;
-        self.key(false, "timestamp")?;
-        self.value(&message.timestamp.into())?;
-        self.bytes_members("key", message.key)?;
-        self.bytes_members("value", message.value)?;
-        self.key(false, "headers")?;
-        self.out.write_all(b"[]")?;
-        self.close(b'}', true)
-    }
-
-    /// Writes one entry: the members of `header`, then `"records"` with each
-    /// item of `records`, written by `write` as it is decoded.
-    fn entry<T>(
-        &mut self,
-        header: Map<String, Value>,
-        records: impl Iterator<Item = Result<T, RecordsError>>,
-        write: impl Fn(&mut Self, T) -> io::Result<()>,
-    ) -> Result<(), WriteJsonError> {
-        self.open(b'{')?;
-        for (index, (name, value)) in header.iter().enumerate() {
-            self.key(index == 0, name)?;
-            self.value(value)?;
-        }
-        self.key(header.is_empty(), "records")?;
-        self.open(b'[')?;
-        let mut first = true;
-        for record in records {
-            let record = record?;
-            self.item(first)?;
-            first = false;
-            write(self, record)?;
-        }
-        self.close(b']', !first)?;
-        self.close(b'}', true)?;
-        Ok(())
-    }
+/// The tree of what `write` writes; a tree is written to no io::Write, so
+/// only the records can fail.
+fn build(
+    write: impl FnOnce(&mut JsonWriter<'_>) -> Result<(), WriteJsonError>,
+) -> Result<Value, RecordsError> {
+    JsonWriter::try_build(write).map_err(|error| match error {
+        WriteJsonError::Records(error) => error,
+        WriteJsonError::Io(_) => RecordsError::Invalid {
+            context: "JSON form",
+            offset: 0,
+            reason: "building the JSON tree failed",
+        },
+    })
 }
 
 impl RecordSet<'_> {
     /// Renders the set as JSON; see [`records_to_json`].
     pub fn to_json(&self) -> Result<Value, RecordsError> {
-        let batches = self
-            .batches
-            .iter()
-            .map(Batch::to_json)
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(json!({ "batches": batches, "partialTail": self.partial_tail }))
+        build(|out| {
+            out.begin_object()?;
+            out.key("batches")?;
+            out.begin_array()?;
+            for batch in &self.batches {
+                write_batch(batch, out)?;
+            }
+            out.end_array()?;
+            out.key("partialTail")?;
+            match self.partial_tail {
+                Some(len) => out.u64(len as u64)?,
+                None => out.null()?,
+            }
+            out.end_object()?;
+            Ok(())
+        })
     }
 }
 
 impl Batch<'_> {
     /// Renders the entry as JSON.
     pub fn to_json(&self) -> Result<Value, RecordsError> {
-        match self {
-            Batch::V2(batch) => batch.to_json(),
-            Batch::Legacy(entry) => entry.to_json(),
-        }
+        build(|out| write_batch(self, out))
     }
 }
 
 impl RecordBatch<'_> {
     /// Renders the batch and its records as JSON.
     pub fn to_json(&self) -> Result<Value, RecordsError> {
-        let records = self
-            .records()
-            .map(|record| record.map(|record| record_json(&record)))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut object = self.header_json();
-        object.insert("records".into(), records.into());
-        Ok(Value::Object(object))
-    }
-
-    /// The members of the batch's JSON form before `"records"`.
-    fn header_json(&self) -> Map<String, Value> {
-        let header = self.header();
-        let json = json!({
-            "baseOffset": header.base_offset,
-            "batchLength": header.batch_length,
-            "partitionLeaderEpoch": header.partition_leader_epoch,
-            "magic": header.magic,
-            "crc": header.crc,
-            "attributes": header.attributes,
-            "compression": self.compression().name(),
-            "timestampType": header.timestamp_type().name(),
-            "isTransactional": header.is_transactional(),
-            "isControl": header.is_control(),
-            "lastOffsetDelta": header.last_offset_delta,
-            "baseTimestamp": header.base_timestamp,
-            "maxTimestamp": header.max_timestamp,
-            "producerId": header.producer_id,
-            "producerEpoch": header.producer_epoch,
-            "baseSequence": header.base_sequence,
-        });
-        match json {
-            Value::Object(object) => object,
-            _ => Map::new(),
-        }
+        build(|out| write_v2_batch(self, out))
     }
 }
 
 impl LegacyEntry<'_> {
     /// Renders the entry and its messages as JSON.
     pub fn to_json(&self) -> Result<Value, RecordsError> {
-        let records = self
-            .messages()
-            .map(|inner| inner.map(|inner| legacy_record_json(&inner)))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut object = self.header_json();
-        object.insert("records".into(), records.into());
-        Ok(Value::Object(object))
+        build(|out| write_legacy_entry(self, out))
     }
-
-    /// The members of the entry's JSON form before `"records"`.
-    fn header_json(&self) -> Map<String, Value> {
-        let message = self.message();
-        let mut object = Map::new();
-        object.insert("offset".into(), message.offset.into());
-        object.insert("magic".into(), message.magic.into());
-        object.insert("crc".into(), message.crc.into());
-        object.insert("attributes".into(), message.attributes.into());
-        object.insert("compression".into(), self.compression().name().into());
-        if let Some(timestamp) = message.timestamp {
-            object.insert("timestamp".into(), timestamp.into());
-        }
-        object
-    }
-}
-
-fn record_json(record: &Record<'_>) -> Value {
-    let headers: Vec<Value> = record
-        .headers
-        .iter()
-        .map(|header| json!({ "key": header.key, "value": base64(header.value) }))
-        .collect();
-    let mut object = Map::new();
-    object.insert("offset".into(), record.offset.into());
-    object.insert("timestamp".into(), record.timestamp.into());
-    insert_bytes(&mut object, "key", record.key);
-    insert_bytes(&mut object, "value", record.value);
-    object.insert("headers".into(), headers.into());
-    if let Some(control) = record.control {
-        object.insert("control".into(), control_json(control));
-    }
-    Value::Object(object)
-}
-
-fn legacy_record_json(message: &LegacyMessage<'_>) -> Value {
-    let mut object = Map::new();
-    object.insert("offset".into(), message.offset.into());
-    object.insert("timestamp".into(), message.timestamp.into());
-    insert_bytes(&mut object, "key", message.key);
-    insert_bytes(&mut object, "value", message.value);
-    object.insert("headers".into(), Value::Array(Vec::new()));
-    Value::Object(object)
-}
-
-fn control_json(control: ControlRecord) -> Value {
-    json!({ "version": control.version, "type": control.record_type })
-}
-
-/// Inserts `name` as base64 (or null) and `nameUtf8` when readable.
-fn insert_bytes(object: &mut Map<String, Value>, name: &str, bytes: Option<&[u8]>) {
-    object.insert(name.into(), base64(bytes));
-    if let Some(text) = bytes.and_then(|bytes| std::str::from_utf8(bytes).ok()) {
-        object.insert(format!("{name}Utf8"), text.into());
-    }
-}
-
-fn base64(bytes: Option<&[u8]>) -> Value {
-    bytes.map_or(Value::Null, |bytes| STANDARD.encode(bytes).into())
 }

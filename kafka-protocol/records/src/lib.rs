@@ -45,7 +45,7 @@ pub use builder::RecordBatchBuilder;
 pub use compression::{compress, decompress, Compression};
 pub use error::RecordsError;
 #[cfg(feature = "json")]
-pub use json::{records_to_json, write_records_json, WriteJsonError};
+pub use json::{records_to_json, write_records_json, write_records_json_to, WriteJsonError};
 pub use legacy::{LegacyEntry, LegacyMessage, LegacyMessages, MAGIC_V0, MAGIC_V1};
 pub use options::{
     DecodeOptions, DEFAULT_MAX_DECOMPRESSED_SIZE, DEFAULT_MAX_TOTAL_DECOMPRESSED_SIZE,

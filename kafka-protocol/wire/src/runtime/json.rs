@@ -14,7 +14,7 @@ use serde_json::Map;
 pub use serde_json::Value;
 
 use super::array::{FixedWidth, ScalarArray};
-pub use super::json_writer::JsonWriter;
+pub use super::json_writer::{BytesForm, JsonWriter};
 use super::message::Decode;
 use super::path::{FieldPath, PathSegment};
 use super::struct_array::StructArray;

@@ -21,8 +21,9 @@ use serde_json::{Map, Number, Value};
 ///
 /// Over an [`io::Write`], nothing is held but the depth: the text of a
 /// message of any size is written in constant memory, apart from what the
-/// writer buffers. Each write goes straight to the underlying writer, so
-/// give it a buffered one (such as [`io::BufWriter`]).
+/// writer buffers (and the one value [`value_if`](Self::value_if) holds
+/// back). Each write goes straight to the underlying writer, so give it a
+/// buffered one (such as [`io::BufWriter`]).
 ///
 /// ```
 /// use kafka_wire::runtime::json::JsonWriter;
@@ -40,6 +41,24 @@ use serde_json::{Map, Number, Value};
 /// ```
 pub struct JsonWriter<'w> {
     sink: Sink<'w>,
+    /// How the bytes of a chosen member are written instead of base64.
+    bytes_form: Option<BytesForm>,
+    /// True when the last key was `bytes_form`'s.
+    at_bytes_form_key: bool,
+}
+
+/// Another form for the bytes of the members named [`key`](Self::key)
+/// (such as the record batches of Produce and Fetch), given to
+/// [`JsonWriter::set_bytes_form`]: where the writer would write the base64 of
+/// such a member's bytes, it calls [`write`](Self::write) instead.
+#[derive(Debug, Clone, Copy)]
+pub struct BytesForm {
+    /// The key of the members whose bytes take this form.
+    pub key: &'static str,
+    /// Writes one value for the bytes and returns `Ok(true)`, or writes
+    /// nothing and returns `Ok(false)`, leaving the bytes as base64 (see
+    /// [`JsonWriter::value_if`] for a form that can fail part way).
+    pub write: fn(&[u8], &mut JsonWriter<'_>) -> io::Result<bool>,
 }
 
 enum Sink<'w> {
@@ -59,6 +78,9 @@ struct Text<'w> {
     first: bool,
     /// True between a key and its value.
     after_key: bool,
+    /// The buffer of [`JsonWriter::value_if`], kept between calls so that
+    /// it grows once.
+    scratch: Vec<u8>,
 }
 
 /// The tree form's state: the open containers, innermost last.
@@ -85,14 +107,21 @@ impl<'w> JsonWriter<'w> {
 
     /// Writes the text indented when `pretty`, else on one line.
     pub fn new(out: &'w mut dyn Write, pretty: bool) -> Self {
+        JsonWriter::over(Sink::Text(Text {
+            out,
+            pretty,
+            depth: 0,
+            first: true,
+            after_key: false,
+            scratch: Vec::new(),
+        }))
+    }
+
+    fn over(sink: Sink<'w>) -> Self {
         JsonWriter {
-            sink: Sink::Text(Text {
-                out,
-                pretty,
-                depth: 0,
-                first: true,
-                after_key: false,
-            }),
+            sink,
+            bytes_form: None,
+            at_bytes_form_key: false,
         }
     }
 }
@@ -100,19 +129,28 @@ impl<'w> JsonWriter<'w> {
 impl JsonWriter<'static> {
     /// The [`Value`] that `write` writes.
     pub(crate) fn build(write: impl FnOnce(&mut JsonWriter<'_>) -> io::Result<()>) -> Value {
-        let mut writer = JsonWriter {
-            sink: Sink::Tree(Tree {
-                open: Vec::new(),
-                done: None,
-            }),
-        };
+        let built = JsonWriter::try_build(write);
         // Building a tree writes to no io::Write, so it cannot fail.
-        let built = write(&mut writer);
         debug_assert!(built.is_ok(), "building a JSON tree failed: {built:?}");
-        match writer.sink {
+        built.unwrap_or(Value::Null)
+    }
+
+    /// The [`Value`] that `write` writes, or the error it stops with: the
+    /// tree form of text written piece by piece, for a value whose writing
+    /// can fail for reasons of its own (such as bytes that do not decode).
+    /// Building the tree itself never fails.
+    pub fn try_build<E>(
+        write: impl FnOnce(&mut JsonWriter<'_>) -> Result<(), E>,
+    ) -> Result<Value, E> {
+        let mut writer = JsonWriter::over(Sink::Tree(Tree {
+            open: Vec::new(),
+            done: None,
+        }));
+        write(&mut writer)?;
+        Ok(match writer.sink {
             Sink::Tree(tree) => tree.done.unwrap_or(Value::Null),
             Sink::Text(_) => Value::Null,
-        }
+        })
     }
 }
 
@@ -248,13 +286,28 @@ impl JsonWriter<'_> {
     /// Starts a member of the innermost object: its key, then its value
     /// is the next one written.
     pub fn key(&mut self, key: &str) -> io::Result<()> {
+        self.at_bytes_form_key = self.bytes_form.is_some_and(|form| form.key == key);
         match &mut self.sink {
             Sink::Text(text) => {
+                text.after_key = true;
+                // A short key with nothing to escape, as almost every key
+                // is, goes out with its separators in one write.
+                let mut short = [0u8; 64];
+                let separator: &[u8] = if text.pretty { b": " } else { b":" };
+                let comma = usize::from(!text.first);
+                let len = comma + key.len() + 2 + separator.len();
+                if !text.pretty && len <= short.len() && !needs_escape(key.as_bytes()) {
+                    text.first = false;
+                    short[0] = b',';
+                    short[comma] = b'"';
+                    short[comma + 1..comma + 1 + key.len()].copy_from_slice(key.as_bytes());
+                    short[comma + 1 + key.len()] = b'"';
+                    short[comma + 2 + key.len()..len].copy_from_slice(separator);
+                    return text.out.write_all(&short[..len]);
+                }
                 text.item()?;
                 write_str(&mut *text.out, key)?;
-                text.out.write_all(if text.pretty { b": " } else { b":" })?;
-                text.after_key = true;
-                Ok(())
+                text.out.write_all(separator)
             }
             Sink::Tree(tree) => {
                 if let Some(Open::Object(_, pending)) = tree.open.last_mut() {
@@ -317,8 +370,18 @@ impl JsonWriter<'_> {
     }
 
     /// Writes bytes as a standard base64 string with padding, encoded
-    /// straight into the output.
+    /// straight into the output; or, as the value of a member that
+    /// [`set_bytes_form`](Self::set_bytes_form) chose, in that form when it
+    /// writes one.
     pub fn base64(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.at_bytes_form_key && self.after_key() {
+            self.at_bytes_form_key = false;
+            if let Some(form) = self.bytes_form {
+                if (form.write)(bytes, self)? {
+                    return Ok(());
+                }
+            }
+        }
         match &mut self.sink {
             Sink::Text(text) => {
                 text.before_value()?;
@@ -334,6 +397,70 @@ impl JsonWriter<'_> {
             Sink::Tree(tree) => {
                 tree.put(Value::String(STANDARD.encode(bytes)));
                 Ok(())
+            }
+        }
+    }
+
+    /// Writes the bytes of every later member named `form.key` in `form`
+    /// rather than as base64, or, with `None`, as base64 again. Returns the
+    /// form this replaces.
+    pub fn set_bytes_form(&mut self, form: Option<BytesForm>) -> Option<BytesForm> {
+        self.at_bytes_form_key = false;
+        std::mem::replace(&mut self.bytes_form, form)
+    }
+
+    /// Whether the next value is a member's, right after its key.
+    fn after_key(&self) -> bool {
+        match &self.sink {
+            Sink::Text(text) => text.after_key,
+            Sink::Tree(tree) => matches!(tree.open.last(), Some(Open::Object(_, Some(_)))),
+        }
+    }
+
+    /// Writes the one value that `write` writes, or nothing: `write` writes
+    /// to a buffer, laid out as the rest of the text, which is kept when it
+    /// returns `Ok(true)` and dropped when it returns `Ok(false)` or fails.
+    /// Returns what `write` returned. For a value that can turn out part
+    /// way not to have this form, such as bytes decoded as they are
+    /// written. The buffer holds one such value; the rest of the text is
+    /// written as before.
+    pub fn value_if(
+        &mut self,
+        write: impl FnOnce(&mut JsonWriter<'_>) -> io::Result<bool>,
+    ) -> io::Result<bool> {
+        match &mut self.sink {
+            Sink::Text(text) => {
+                let mut buffer = std::mem::take(&mut text.scratch);
+                buffer.clear();
+                let kept = write(&mut JsonWriter::over(Sink::Text(Text {
+                    out: &mut buffer,
+                    pretty: text.pretty,
+                    depth: text.depth,
+                    first: true,
+                    // The value is the buffer's first: nothing before it.
+                    after_key: true,
+                    scratch: Vec::new(),
+                })));
+                let written = match kept {
+                    Ok(true) => text
+                        .before_value()
+                        .and_then(|()| text.out.write_all(&buffer))
+                        .map(|()| true),
+                    other => other,
+                };
+                text.scratch = buffer;
+                written
+            }
+            Sink::Tree(tree) => {
+                let mut kept = false;
+                let value = JsonWriter::try_build(|out| {
+                    kept = write(out)?;
+                    Ok::<(), io::Error>(())
+                })?;
+                if kept {
+                    tree.put(value);
+                }
+                Ok(kept)
             }
         }
     }
