@@ -9,6 +9,7 @@ use std::time::Duration;
 use kafka_wire::frame::{read_frame, RequestFrame, ResponseFrame, DEFAULT_MAX_FRAME_SIZE};
 use kafka_wire::messages::{ApiVersionsRequest, ApiVersionsResponse, RequestHeader};
 use kafka_wire::negotiate::{negotiate, Negotiated};
+use kafka_wire::runtime::json::overlay;
 use kafka_wire::runtime::JsonErrorKind;
 use kafka_wire::{ApiKey, ErrorCode, IntoOwned, Request, RequestBody, ResponseBody};
 use serde_json::Value;
@@ -222,7 +223,7 @@ impl Session {
 /// need; fields of other versions are dropped from them too.
 pub fn fit(api: ApiKey, version: i16, given: &Value) -> RequestBody<'static> {
     let mut value = RequestBody::default_for(api).to_json(version);
-    merge(&mut value, given.clone());
+    overlay(&mut value, given.clone());
     // Drop one unknown key per round: the error names the first.
     for _ in 0..1000 {
         match RequestBody::from_json(&value, api, version) {
@@ -243,21 +244,6 @@ pub fn fit(api: ApiKey, version: i16, given: &Value) -> RequestBody<'static> {
     panic!("{} v{version}: too many unknown keys", api.name())
 }
 
-fn merge(base: &mut Value, given: Value) {
-    match (base, given) {
-        (Value::Object(base), Value::Object(given)) => {
-            for (key, value) in given {
-                match base.get_mut(&key) {
-                    Some(slot) => merge(slot, value),
-                    None => {
-                        base.insert(key, value);
-                    }
-                }
-            }
-        }
-        (base, given) => *base = given,
-    }
-}
 
 /// Removes `key` from the object at a JSON path such as `$.topics[0]`.
 fn remove_key(value: &mut Value, path: &str, key: &str) -> bool {

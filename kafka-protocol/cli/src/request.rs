@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use kafka_wire::negotiate::{negotiate, Unusable};
+use kafka_wire::runtime::json::overlay;
 use kafka_wire::IntoOwned;
 use kafka_wire::{ApiKey, RequestBody};
 use serde_json::Value;
@@ -77,25 +78,10 @@ pub fn body_from_json(
     given: Value,
 ) -> Result<RequestBody<'static>, CliError> {
     let mut value = RequestBody::default_for(api).to_json(version);
-    merge(&mut value, given);
+    overlay(&mut value, given);
     Ok(RequestBody::from_json(&value, api, version)?.into_owned())
 }
 
-fn merge(base: &mut Value, given: Value) {
-    match (base, given) {
-        (Value::Object(base), Value::Object(given)) => {
-            for (key, value) in given {
-                match base.get_mut(&key) {
-                    Some(slot) => merge(slot, value),
-                    None => {
-                        base.insert(key, value);
-                    }
-                }
-            }
-        }
-        (base, given) => *base = given,
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -447,10 +447,48 @@ impl<'v> JsonObjectReader<'v> {
     }
 }
 
+/// Lays `given` over `base`: each member of an object in `given` replaces
+/// the member of that key in `base` (objects within objects are laid over
+/// each other in turn), and members `given` leaves out keep `base`'s value.
+/// Any other value of `given`, an array included, replaces `base` whole.
+///
+/// This is how a request written in part takes the rest from a default
+/// body: lay it over [`RequestBody::default_for`]'s JSON form.
+///
+/// [`RequestBody::default_for`]: crate::RequestBody::default_for
+pub fn overlay(base: &mut Value, given: Value) {
+    match (base, given) {
+        (Value::Object(base), Value::Object(given)) => {
+            for (key, value) in given {
+                match base.get_mut(&key) {
+                    Some(slot) => overlay(slot, value),
+                    None => {
+                        base.insert(key, value);
+                    }
+                }
+            }
+        }
+        (base, given) => *base = given,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn overlay_keeps_what_is_left_out_at_every_depth_and_replaces_arrays_whole() {
+        let mut base = json!({"a": 1, "b": {"c": 2, "d": 3}, "e": [1, 2, 3], "f": null});
+        overlay(
+            &mut base,
+            json!({"b": {"d": 4, "g": 5}, "e": [9], "f": {"h": true}}),
+        );
+        assert_eq!(
+            base,
+            json!({"a": 1, "b": {"c": 2, "d": 4, "g": 5}, "e": [9], "f": {"h": true}})
+        );
+    }
 
     #[test]
     fn scalars() {
