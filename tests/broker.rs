@@ -244,7 +244,6 @@ pub fn fit(api: ApiKey, version: i16, given: &Value) -> RequestBody<'static> {
     panic!("{} v{version}: too many unknown keys", api.name())
 }
 
-
 /// Removes `key` from the object at a JSON path such as `$.topics[0]`.
 fn remove_key(value: &mut Value, path: &str, key: &str) -> bool {
     let mut steps: Vec<Step> = Vec::new();

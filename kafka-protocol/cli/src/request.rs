@@ -82,7 +82,6 @@ pub fn body_from_json(
     Ok(RequestBody::from_json(&value, api, version)?.into_owned())
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
