@@ -478,6 +478,26 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn bytes_are_written_as_the_scalar_engine_writes_them_at_every_chunk_boundary() {
+        let chunk = 3 * 4096;
+        let lengths = [0, 1, 2, 3, 4, 767, 768, 1024, chunk - 1, chunk, chunk + 1]
+            .into_iter()
+            .chain([2 * chunk - 2, 2 * chunk + 2, 5 * chunk + 1]);
+        for len in lengths {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 131 + len) as u8).collect();
+            let mut text = Vec::new();
+            let mut out = JsonWriter::new(&mut text, false);
+            // Twice in one writer: the buffer kept between values is reused.
+            out.begin_array().unwrap();
+            out.base64(&bytes).unwrap();
+            out.base64(&bytes[..len / 2]).unwrap();
+            out.end_array().unwrap();
+            let expected = json!([STANDARD.encode(&bytes), STANDARD.encode(&bytes[..len / 2])]);
+            assert_eq!(text, serde_json::to_vec(&expected).unwrap(), "{len} bytes");
+        }
+    }
+
+    #[test]
     fn overlay_keeps_what_is_left_out_at_every_depth_and_replaces_arrays_whole() {
         let mut base = json!({"a": 1, "b": {"c": 2, "d": 3}, "e": [1, 2, 3], "f": null});
         overlay(

@@ -11,8 +11,7 @@
 
 use std::io::{self, Write};
 
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine as _;
+use base64::Engine;
 use serde_json::{Map, Number, Value};
 
 /// Writes one JSON value piece by piece: containers are opened and closed,
@@ -81,6 +80,10 @@ struct Text<'w> {
     /// The buffer of [`JsonWriter::value_if`], kept between calls so that
     /// it grows once.
     scratch: Vec<u8>,
+    /// The buffer base64 is encoded into before it is written, kept so
+    /// that it is zeroed once (bytes are written a value at a time, most of
+    /// them short, such as the records of a capture).
+    base64: Vec<u8>,
 }
 
 /// The tree form's state: the open containers, innermost last.
@@ -114,6 +117,7 @@ impl<'w> JsonWriter<'w> {
             first: true,
             after_key: false,
             scratch: Vec::new(),
+            base64: Vec::new(),
         }))
     }
 
@@ -387,15 +391,11 @@ impl JsonWriter<'_> {
                 text.before_value()?;
                 // Base64 needs no escaping.
                 text.out.write_all(b"\"")?;
-                {
-                    let mut encoder = base64::write::EncoderWriter::new(&mut *text.out, &STANDARD);
-                    encoder.write_all(bytes)?;
-                    encoder.finish()?;
-                }
+                write_base64(&mut *text.out, &mut text.base64, bytes)?;
                 text.out.write_all(b"\"")
             }
             Sink::Tree(tree) => {
-                tree.put(Value::String(STANDARD.encode(bytes)));
+                tree.put(Value::String(base64_engine().encode(bytes)));
                 Ok(())
             }
         }
@@ -432,7 +432,7 @@ impl JsonWriter<'_> {
             Sink::Text(text) => {
                 let mut buffer = std::mem::take(&mut text.scratch);
                 buffer.clear();
-                let kept = write(&mut JsonWriter::over(Sink::Text(Text {
+                let mut inner = JsonWriter::over(Sink::Text(Text {
                     out: &mut buffer,
                     pretty: text.pretty,
                     depth: text.depth,
@@ -440,7 +440,12 @@ impl JsonWriter<'_> {
                     // The value is the buffer's first: nothing before it.
                     after_key: true,
                     scratch: Vec::new(),
-                })));
+                    base64: std::mem::take(&mut text.base64),
+                }));
+                let kept = write(&mut inner);
+                if let Sink::Text(inner) = inner.sink {
+                    text.base64 = inner.base64;
+                }
                 let written = match kept {
                     Ok(true) => text
                         .before_value()
@@ -533,6 +538,42 @@ impl JsonWriter<'_> {
             }
         }
     }
+}
+
+/// Writes `bytes` as standard base64 with padding, a chunk at a time
+/// through `buffer` (grown to the chunk's text once).
+fn write_base64(out: &mut dyn Write, buffer: &mut Vec<u8>, bytes: &[u8]) -> io::Result<()> {
+    // A multiple of three, so that only the last chunk may be padded.
+    const CHUNK: usize = 3 * 4096;
+    for chunk in bytes.chunks(CHUNK) {
+        let needed = chunk.len().div_ceil(3) * 4;
+        if buffer.len() < needed {
+            buffer.resize(needed, 0);
+        }
+        let len = base64_engine()
+            .encode_slice(chunk, buffer)
+            .map_err(io::Error::other)?;
+        out.write_all(&buffer[..len])?;
+    }
+    Ok(())
+}
+
+/// The standard base64 alphabet with padding, on the widest vector
+/// instructions the processor has (detected once): records and batches in
+/// base64 are most of the text of a capture or a Produce.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+fn base64_engine() -> &'static impl Engine {
+    use base64::engine::Simd;
+    use std::sync::LazyLock;
+    static ENGINE: LazyLock<Simd> =
+        LazyLock::new(|| Simd::standard(base64::engine::general_purpose::PAD));
+    &*ENGINE
+}
+
+/// The standard base64 alphabet with padding.
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+fn base64_engine() -> &'static impl Engine {
+    &base64::engine::general_purpose::STANDARD
 }
 
 /// Writes `text` as a JSON string, as serde_json writes it: a string with
