@@ -408,23 +408,6 @@ fn records_are_written_as_their_json_form_builds() {
     assert!(partitions[count - 1]["records"].is_string());
     assert_eq!(partitions[count]["records"], Value::Null);
     assert_written_as_built(&outputs);
-    if let Ok(path) = std::env::var("DUMP_RECORDS_JSON") {
-        let mut dump = String::new();
-        for output in &outputs {
-            for pretty in [false, true] {
-                let mut text = Vec::new();
-                output
-                    .write_json(
-                        &mut JsonWriter::new(&mut text, pretty),
-                        &JsonOptions { records: true },
-                    )
-                    .unwrap();
-                dump.push_str(&String::from_utf8(text).unwrap());
-                dump.push('\n');
-            }
-        }
-        std::fs::write(path, dump).unwrap();
-    }
 }
 
 #[test]
@@ -724,23 +707,6 @@ fn legacy_sasl_tokens_are_recognised_and_never_shown() {
     assert_eq!(line["saslToken"], "PLAIN");
     assert_eq!(line["clientBytes"], 21);
     assert_written_as_built(&outputs);
-    if let Ok(path) = std::env::var("DUMP_RECORDS_JSON") {
-        let mut dump = String::new();
-        for output in &outputs {
-            for pretty in [false, true] {
-                let mut text = Vec::new();
-                output
-                    .write_json(
-                        &mut JsonWriter::new(&mut text, pretty),
-                        &JsonOptions { records: true },
-                    )
-                    .unwrap();
-                dump.push_str(&String::from_utf8(text).unwrap());
-                dump.push('\n');
-            }
-        }
-        std::fs::write(path, dump).unwrap();
-    }
 }
 
 #[test]
@@ -772,23 +738,6 @@ fn vote_with_pre_vote_and_the_api_versions_v0_fallback() {
     let json = outputs[1].to_json(&JsonOptions::default());
     assert_eq!(json["response"]["errorCode"], 35);
     assert_written_as_built(&outputs);
-    if let Ok(path) = std::env::var("DUMP_RECORDS_JSON") {
-        let mut dump = String::new();
-        for output in &outputs {
-            for pretty in [false, true] {
-                let mut text = Vec::new();
-                output
-                    .write_json(
-                        &mut JsonWriter::new(&mut text, pretty),
-                        &JsonOptions { records: true },
-                    )
-                    .unwrap();
-                dump.push_str(&String::from_utf8(text).unwrap());
-                dump.push('\n');
-            }
-        }
-        std::fs::write(path, dump).unwrap();
-    }
 }
 
 #[test]
