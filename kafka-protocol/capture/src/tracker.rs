@@ -18,9 +18,11 @@ use crate::time::Timestamp;
 /// The ports taken as Kafka's when none are given: plaintext and TLS.
 pub const DEFAULT_KAFKA_PORTS: [u16; 2] = [9092, 9093];
 
-/// Bytes counted for a connection besides its buffers: its entry, its
-/// state, its place in the idle order.
-pub const CONNECTION_OVERHEAD: usize = 512;
+/// Bytes counted for a connection besides its buffers: its entry in the
+/// table of connections (twice over, for the table's slack) and its place
+/// in the idle order (likewise).
+pub const CONNECTION_OVERHEAD: usize =
+    2 * std::mem::size_of::<(Key, Conn)>() + 2 * std::mem::size_of::<(u64, Key)>();
 
 /// How far ahead a resynchronisation looks for a header that is not
 /// complete yet before giving up on that offset.
@@ -41,8 +43,11 @@ pub struct Config {
     /// The most requests one connection may have awaiting answers.
     pub max_pending: usize,
     /// The most bytes all connections together may hold (each counts
-    /// [`CONNECTION_OVERHEAD`] besides its buffers); past it the connections
-    /// idle longest are evicted.
+    /// [`CONNECTION_OVERHEAD`] and its requests awaiting answers besides its
+    /// buffers); past it the connections idle longest are evicted. The
+    /// heap the reader takes stays within about twice this (measured: 9 MB
+    /// for 4 MiB through a million connections), as its tables grow by
+    /// doubling.
     pub max_total_bytes: usize,
     /// The most bytes held out of order per direction before the hole
     /// before them is taken as lost.
@@ -438,7 +443,11 @@ impl Tracker {
 
 impl Conn {
     fn bytes(&self) -> usize {
-        CONNECTION_OVERHEAD + self.dirs[0].bytes() + self.dirs[1].bytes() + self.pending_bytes
+        CONNECTION_OVERHEAD
+            + self.dirs[0].bytes()
+            + self.dirs[1].bytes()
+            + self.pending.capacity() * std::mem::size_of::<Pending>()
+            + self.pending_bytes
     }
 
     fn roles(&self) -> (Option<SocketAddr>, Option<SocketAddr>) {

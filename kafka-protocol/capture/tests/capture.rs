@@ -823,15 +823,15 @@ impl std::io::Read for ManyConnections {
     }
 }
 
-/// Tiny connections, never closed, through a memory cap that holds a
-/// fraction of them: the oldest are evicted and memory stays within the
-/// cap. A million connections through 4 MiB (at most 10,000 left
-/// unevicted) took minutes in a debug build; a tenth of both, and of what
-/// may be left, asserts the same in seconds.
+/// A million tiny connections, never closed, through a memory cap of
+/// 4 MiB that holds a few thousand of them: the idle longest are evicted,
+/// each with an event, the cap's count of bytes is never passed, and the
+/// heap stays within three times the cap (the table of connections grows
+/// by doubling). About a minute in a debug build.
 #[test]
-fn a_hundred_thousand_tiny_connections_stay_within_the_memory_cap() {
-    let count = 100_000;
-    let cap = (4 << 20) / 10;
+fn a_million_tiny_connections_stay_within_the_memory_cap() {
+    let count = 1_000_000;
+    let cap = 4 << 20;
     let config = Config {
         max_total_bytes: cap,
         ..Config::default()
@@ -857,7 +857,7 @@ fn a_hundred_thousand_tiny_connections_stay_within_the_memory_cap() {
     assert!(stats.peak_memory <= cap, "{stats:?}");
     assert_eq!(u64::from(evicted), stats.evicted);
     assert!(evicted > count - count / 100, "{evicted}");
-    assert!(peak < 16 << 20, "peak heap {peak}");
+    assert!(peak < 3 * cap, "peak heap {peak} for a cap of {cap}");
 }
 
 #[test]
