@@ -482,6 +482,36 @@ const CASES: &[Case] = &[
         found.extend(codes(&produce(s, TOPIC, &batch(id, epoch, 1))));
         found
     }),
+    (
+        "a transactional producer's second transaction after a commit by EndTxn v4 (no epoch bump) continues its sequence",
+        |t| {
+            let txn = "errors-txn-e";
+            let (mut found, id, epoch) = transactional(t, txn);
+            found.extend(add_partition(t, txn, id, epoch));
+            let records = batch_of(id, epoch, 0, true);
+            found.extend(codes(&produce_as(t.leader(), TOPIC, &records, Some(txn))));
+            found.extend(codes(&t.coordinator(txn, 1).json_at(
+                ApiKey::EndTxn,
+                4,
+                &json!({"transactionalId": txn, "producerId": id, "producerEpoch": epoch,
+                        "committed": true}),
+            )));
+            // Kafka writes the markers after answering: until then it is
+            // CONCURRENT_TRANSACTIONS, which clients retry.
+            let mut added = add_partition(t, txn, id, epoch);
+            for _ in 0..100 {
+                if added != [51] {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                added = add_partition(t, txn, id, epoch);
+            }
+            found.extend(added);
+            let records = batch_of(id, epoch, 1, true);
+            found.extend(codes(&produce_as(t.leader(), TOPIC, &records, Some(txn))));
+            found
+        },
+    ),
     ("a fenced transactional producer's AddPartitionsToTxn", |t| {
         let txn = "errors-txn-a";
         let (mut found, id, old) = fenced(t, txn);
