@@ -334,6 +334,74 @@ fn join(target: &mut Target, group: &str) -> (String, i64) {
     (member, generation)
 }
 
+/// Joins `group` as static member `instance` (with `member`, or "" for a
+/// new one) at the coordinator: the whole answer.
+fn join_static(target: &mut Target, group: &str, instance: &str, member: &str) -> Value {
+    target.coordinator(group, 0).json_until(
+        ApiKey::JoinGroup,
+        &json!({"groupId": group, "sessionTimeoutMs": 30000, "rebalanceTimeoutMs": 30000,
+                "memberId": member, "groupInstanceId": instance, "protocolType": "consumer",
+                "protocols": [{"name": "range", "metadata": ""}]}),
+        |answer| !matches!(answer["errorCode"].as_i64(), Some(14 | 16)),
+    )
+}
+
+/// A classic group with one static member, `instance`, synced: its member
+/// id and generation.
+fn static_member(target: &mut Target, group: &str, instance: &str) -> (String, i64) {
+    let joined = join_static(target, group, instance, "");
+    assert_eq!(joined["errorCode"], 0, "{joined}");
+    let member = joined["memberId"].as_str().unwrap_or_default().to_owned();
+    let generation = joined["generationId"].as_i64().unwrap_or(-1);
+    let synced = target.coordinator(group, 0).json(
+        ApiKey::SyncGroup,
+        &json!({"groupId": group, "generationId": generation, "memberId": member,
+                "groupInstanceId": instance, "protocolType": "consumer",
+                "protocolName": "range",
+                "assignments": [{"memberId": member, "assignment": "AAE="}]}),
+    );
+    assert_eq!(synced["errorCode"], 0, "{synced}");
+    (member, generation)
+}
+
+/// A static member's Heartbeat, SyncGroup, OffsetCommit and LeaveGroup as
+/// `member` of `instance`: their error codes.
+fn as_static_member(
+    target: &mut Target,
+    group: &str,
+    instance: &str,
+    member: &str,
+    generation: i64,
+) -> Vec<i64> {
+    let id = topic_id(target.leader(), TOPIC);
+    let session = target.coordinator(group, 0);
+    let mut found = codes(&session.json(
+        ApiKey::Heartbeat,
+        &json!({"groupId": group, "generationId": generation, "memberId": member,
+                "groupInstanceId": instance}),
+    ));
+    found.extend(codes(&session.json(
+        ApiKey::SyncGroup,
+        &json!({"groupId": group, "generationId": generation, "memberId": member,
+                "groupInstanceId": instance, "protocolType": "consumer",
+                "protocolName": "range", "assignments": []}),
+    )));
+    found.extend(codes(&session.json(
+        ApiKey::OffsetCommit,
+        &json!({"groupId": group, "generationIdOrMemberEpoch": generation,
+                "memberId": member, "groupInstanceId": instance,
+                "topics": [{"name": TOPIC, "topicId": id, "partitions": [
+                    {"partitionIndex": 0, "committedOffset": 0,
+                     "committedLeaderEpoch": -1, "committedMetadata": ""}]}]}),
+    )));
+    found.extend(codes(&session.json(
+        ApiKey::LeaveGroup,
+        &json!({"groupId": group, "members": [
+            {"memberId": member, "groupInstanceId": instance, "reason": null}]}),
+    )));
+    found
+}
+
 /// Sends `given` at the negotiated version without expecting an answer:
 /// its error codes, or [`CLOSED`] when the broker closes the connection.
 fn maybe(session: &mut Session, api: ApiKey, given: &Value) -> Vec<i64> {
@@ -587,6 +655,58 @@ const CASES: &[Case] = &[
             ]}]}),
         ))
     }),
+    (
+        "a static member rejoining with no member id replaces its old id: the old id's heartbeat, sync, commit and leave are fenced (then: same generation, same assignment)",
+        |t| {
+            let group = "errors-static-a";
+            let (old, generation) = static_member(t, group, "instance-a");
+            let again = join_static(t, group, "instance-a", "");
+            let mut found = codes(&again);
+            let new = again["memberId"].as_str().unwrap_or_default().to_owned();
+            found.push(i64::from(new != old && !new.is_empty()));
+            found.push(i64::from(again["generationId"].as_i64() == Some(generation)));
+            found.extend(as_static_member(t, group, "instance-a", &old, generation));
+            let synced = t.coordinator(group, 0).json(
+                ApiKey::SyncGroup,
+                &json!({"groupId": group, "generationId": generation, "memberId": new,
+                        "groupInstanceId": "instance-a", "protocolType": "consumer",
+                        "protocolName": "range", "assignments": []}),
+            );
+            found.extend(codes(&synced));
+            found.push(i64::from(synced["assignment"] == "AAE="));
+            found
+        },
+    ),
+    (
+        "a static member's requests under an instance id the group does not know, and a join naming a member id under another's instance",
+        |t| {
+            let group = "errors-static-b";
+            let (member, generation) = static_member(t, group, "instance-b");
+            let mut found = as_static_member(t, group, "instance-unknown", &member, generation);
+            found.extend(codes(&join_static(t, group, "instance-b", "someone-else")));
+            found
+        },
+    ),
+    (
+        "a static member removed by its instance id alone (an admin's LeaveGroup), then its heartbeat",
+        |t| {
+            let group = "errors-static-c";
+            let (member, generation) = static_member(t, group, "instance-c");
+            let session = t.coordinator(group, 0);
+            let mut found = codes(&session.json(
+                ApiKey::LeaveGroup,
+                &json!({"groupId": group, "members": [
+                    {"memberId": "", "groupInstanceId": "instance-c", "reason": null},
+                    {"memberId": "", "groupInstanceId": "instance-none", "reason": null}]}),
+            ));
+            found.extend(codes(&session.json(
+                ApiKey::Heartbeat,
+                &json!({"groupId": group, "generationId": generation, "memberId": member,
+                        "groupInstanceId": "instance-c"}),
+            )));
+            found
+        },
+    ),
     ("a topic created twice", |t| {
         let create = json!({"topics": [{"name": "errors-twice", "numPartitions": 1,
                                         "replicationFactor": 1, "assignments": [],

@@ -20,7 +20,7 @@ use kafka_wire::{ErrorCode, ResponseBody};
 use super::answers::{no_coordinator, no_coordinator_for};
 use super::owned;
 use crate::dispatch::Context;
-use crate::state::groups::{GroupState, JoinRequest, Pending};
+use crate::state::groups::{GroupState, JoinRequest, Pending, SyncRequest};
 use crate::state::Shared;
 
 /// Key types of FindCoordinator: groups and transactional ids (share
@@ -143,6 +143,7 @@ async fn join(cx: &Context<'_>, request: &JoinGroupRequest<'_>) -> ResponseBody<
         session_timeout: session,
         rebalance_timeout: rebalance,
         require_known_member_id: cx.version >= 4,
+        supports_skip_assignment: cx.version >= 9,
     });
     let outcome = match pending {
         Pending::Ready(outcome) => outcome,
@@ -171,6 +172,7 @@ async fn join(cx: &Context<'_>, request: &JoinGroupRequest<'_>) -> ResponseBody<
         protocol_type: outcome.protocol_type.map(Into::into),
         protocol_name: outcome.protocol.map(Into::into),
         leader: outcome.leader.into(),
+        skip_assignment: outcome.skip_assignment,
         member_id: outcome.member_id.into(),
         members: outcome
             .members
@@ -223,12 +225,15 @@ pub async fn sync_group(cx: &Context<'_>, request: &SyncGroupRequest<'_>) -> Res
         .iter()
         .map(|a| (a.member_id.to_string(), a.assignment.to_vec()))
         .collect();
-    let pending = cx.shared.state().groups.sync(
-        &request.group_id,
-        &request.member_id,
-        request.generation_id,
+    let pending = cx.shared.state().groups.sync(SyncRequest {
+        group_id: &request.group_id,
+        member_id: &request.member_id,
+        group_instance_id: request.group_instance_id.as_deref(),
+        generation: request.generation_id,
+        protocol_type: request.protocol_type.as_deref(),
+        protocol_name: request.protocol_name.as_deref(),
         assignments,
-    );
+    });
     let outcome = match pending {
         Pending::Ready(outcome) => outcome,
         Pending::Wait(receiver, _) => match receiver.await {
@@ -252,6 +257,7 @@ pub fn heartbeat(cx: &Context<'_>, request: &HeartbeatRequest<'_>) -> ResponseBo
         Ok(()) => cx.shared.state().groups.heartbeat(
             &request.group_id,
             &request.member_id,
+            request.group_instance_id.as_deref(),
             request.generation_id,
         ),
     };
