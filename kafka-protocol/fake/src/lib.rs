@@ -17,7 +17,7 @@ pub mod sasl;
 pub mod state;
 pub mod versions;
 
-pub use address::host_port;
+pub use address::{host_port, parse_host_port};
 pub use cluster::{FakeCluster, FakeClusterBuilder};
 pub use config::{Config, SaslMechanism, SaslUser, TopicSpec};
 pub use error::Error;

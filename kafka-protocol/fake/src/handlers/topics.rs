@@ -97,7 +97,7 @@ pub fn metadata(cx: &Context<'_>, request: &MetadataRequest<'_>) -> ResponseBody
                 node_id: b.node_id,
                 host: owned(&b.host),
                 port: i32::from(b.port),
-                rack: None,
+                rack: b.rack.as_deref().map(owned),
                 ..Default::default()
             })
             .collect(),
@@ -418,6 +418,7 @@ pub fn describe_cluster(
                 broker_id: b.node_id,
                 host: owned(&b.host),
                 port: i32::from(b.port),
+                rack: b.rack.as_deref().map(owned),
                 ..Default::default()
             })
             .collect(),

@@ -22,7 +22,7 @@ use tokio::sync::Notify;
 pub use crate::address::BrokerAddress;
 use crate::capture::Capture;
 use crate::config::Config;
-use crate::control::Controls;
+use crate::control::{Controls, Member};
 use groups::Groups;
 use sessions::Sessions;
 use topics::{Placement, Topics};
@@ -65,9 +65,9 @@ pub struct Shared {
 
 impl Shared {
     /// The shared state of a cluster of `brokers`, with the seed topics.
-    pub fn new(config: Config, brokers: Vec<BrokerAddress>, capture: Option<Capture>) -> Self {
+    pub(crate) fn new(config: Config, brokers: Vec<Member>, capture: Option<Capture>) -> Self {
         let mut state = State::default();
-        let nodes: Vec<i32> = brokers.iter().map(|b| b.node_id).collect();
+        let nodes: Vec<i32> = brokers.iter().map(|b| b.address.node_id).collect();
         for spec in &config.topics {
             let _ = state.topics.create(
                 &spec.name,
