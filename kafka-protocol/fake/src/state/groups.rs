@@ -268,9 +268,10 @@ impl Groups {
             // A consumer group with members takes no classic member.
             return fail(ErrorCode::InconsistentGroupProtocol, &request.member_id);
         }
-        let new_id = request.member_id.is_empty().then(|| {
-            self.new_member_id(&request.client_id, request.group_instance_id.as_deref())
-        });
+        let new_id = request
+            .member_id
+            .is_empty()
+            .then(|| self.new_member_id(&request.client_id, request.group_instance_id.as_deref()));
         let group = self.groups.entry(request.group_id.clone()).or_default();
         group.consumer = None;
         let now = Instant::now();
@@ -308,8 +309,8 @@ impl Groups {
                 group.add_member(id, request, now)
             }
             None => {
-                if let Err(error) = group
-                    .validate_member(&request.member_id, request.group_instance_id.as_deref())
+                if let Err(error) =
+                    group.validate_member(&request.member_id, request.group_instance_id.as_deref())
                 {
                     return fail(error, &request.member_id);
                 }
@@ -711,7 +712,12 @@ impl Group {
 
     /// A new member joins: it waits for the rebalance it starts (or the
     /// one under way).
-    fn add_member(&mut self, id: String, request: JoinRequest, now: Instant) -> Pending<JoinOutcome> {
+    fn add_member(
+        &mut self,
+        id: String,
+        request: JoinRequest,
+        now: Instant,
+    ) -> Pending<JoinOutcome> {
         let (tx, rx) = oneshot::channel();
         self.members.push(Member {
             id,
