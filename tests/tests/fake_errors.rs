@@ -731,6 +731,204 @@ const CASES: &[Case] = &[
             ]}], "timeoutMs": 5000}),
         ))
     }),
+    (
+        "client quotas: none at first, two set (a default user's, a user and client's), read back by filters (counts), bad ones refused, removed",
+        |t| {
+            let s = t.leader();
+            let describe = |s: &mut Session, components: Value, strict: bool, count: usize| {
+                let answer = s.json_until(
+                    ApiKey::DescribeClientQuotas,
+                    &json!({"components": components, "strict": strict}),
+                    // Kafka's brokers learn of quotas from the controller.
+                    |a| a["entries"].as_array().map_or(0, Vec::len) == count,
+                );
+                let mut found = codes(&answer);
+                found.push(answer["entries"].as_array().map_or(-1, |e| e.len() as i64));
+                found
+            };
+            let default_user = json!([{"entityType": "user", "entityName": null}]);
+            let user_client = json!([{"entityType": "user", "entityName": "sarama"},
+                                     {"entityType": "client-id", "entityName": "sarama-consumer"}]);
+            let mut found = describe(s, json!([]), false, 0);
+            found.extend(codes(&s.json(
+                ApiKey::AlterClientQuotas,
+                &json!({"validateOnly": false, "entries": [
+                    {"entity": default_user, "ops": [
+                        {"key": "producer_byte_rate", "value": 1024000.0, "remove": false}]},
+                    {"entity": user_client, "ops": [
+                        {"key": "consumer_byte_rate", "value": 2048000.0, "remove": false}]}]}),
+            )));
+            found.extend(describe(
+                s,
+                json!([{"entityType": "user", "matchType": 1, "match": null}]),
+                false,
+                1,
+            ));
+            found.extend(describe(
+                s,
+                json!([{"entityType": "user", "matchType": 0, "match": "sarama"},
+                       {"entityType": "client-id", "matchType": 0, "match": "sarama-consumer"}]),
+                true,
+                1,
+            ));
+            found.extend(describe(
+                s,
+                json!([{"entityType": "user", "matchType": 2, "match": null}]),
+                false,
+                2,
+            ));
+            found.extend(describe(
+                s,
+                json!([{"entityType": "user", "matchType": 2, "match": null}]),
+                true,
+                1,
+            ));
+            found.extend(describe(
+                s,
+                json!([{"entityType": "client-id", "matchType": 0, "match": "nobody"}]),
+                false,
+                0,
+            ));
+            found.extend(codes(&s.json(
+                ApiKey::DescribeClientQuotas,
+                &json!({"components": [{"entityType": "bogus", "matchType": 2, "match": null}],
+                        "strict": false}),
+            )));
+            found.extend(codes(&s.json(
+                ApiKey::AlterClientQuotas,
+                &json!({"validateOnly": true, "entries": [
+                    {"entity": default_user, "ops": [
+                        {"key": "bogus_rate", "value": 1.0, "remove": false}]},
+                    {"entity": [{"entityType": "bogus", "entityName": "x"}], "ops": [
+                        {"key": "producer_byte_rate", "value": 1.0, "remove": false}]},
+                    {"entity": default_user, "ops": [
+                        {"key": "producer_byte_rate", "value": -1.0, "remove": false}]}]}),
+            )));
+            found.extend(codes(&s.json(
+                ApiKey::AlterClientQuotas,
+                &json!({"validateOnly": false, "entries": [
+                    {"entity": default_user, "ops": [
+                        {"key": "producer_byte_rate", "value": 0.0, "remove": true}]},
+                    {"entity": user_client, "ops": [
+                        {"key": "consumer_byte_rate", "value": 0.0, "remove": true}]}]}),
+            )));
+            found.extend(describe(s, json!([]), false, 0));
+            found
+        },
+    ),
+    (
+        "leader elections: preferred (v0, v2) and unclean where the leader is already elected, and of an unknown topic",
+        |t| {
+            let s = t.leader();
+            let elect = |s: &mut Session, version: i16, kind: i64, topic: &str| {
+                codes(&s.json_at(
+                    ApiKey::ElectLeaders,
+                    version,
+                    &json!({"electionType": kind, "timeoutMs": 5000,
+                            "topicPartitions": [{"topic": topic, "partitions": [0]}]}),
+                ))
+            };
+            let mut found = elect(s, 0, 0, TOPIC);
+            found.extend(elect(s, 2, 0, TOPIC));
+            found.extend(elect(s, 2, 1, TOPIC));
+            found.extend(elect(s, 2, 0, NO_TOPIC));
+            found
+        },
+    ),
+    (
+        "partition reassignments: none listed, a cancel with none under way, to a broker that does not exist, of an unknown topic, then one that grows a partition to both brokers (then: its replicas and ISR)",
+        |t| {
+            let topic = "errors-reassign";
+            let mut found = create_topic(t.leader(), topic);
+            let leader = ready(t, topic);
+            let other = t.addresses.keys().copied().find(|n| *n != leader).unwrap_or(-1);
+            let s = t.leader();
+            let alter = |s: &mut Session, topic: &str, replicas: Value| {
+                codes(&s.json(
+                    ApiKey::AlterPartitionReassignments,
+                    &json!({"timeoutMs": 5000, "topics": [{"name": topic, "partitions": [
+                        {"partitionIndex": 0, "replicas": replicas}]}]}),
+                ))
+            };
+            let list = |s: &mut Session| {
+                s.json_until(
+                    ApiKey::ListPartitionReassignments,
+                    &json!({"timeoutMs": 5000, "topics": null}),
+                    |a| a["topics"].as_array().is_some_and(Vec::is_empty),
+                )
+            };
+            found.extend(codes(&list(s)));
+            found.extend(alter(s, topic, Value::Null));
+            found.extend(alter(s, topic, json!([leader, 1000])));
+            found.extend(alter(s, topic, json!([leader, leader])));
+            found.extend(alter(s, NO_TOPIC, json!([leader])));
+            found.extend(alter(s, topic, json!([other, leader])));
+            found.extend(codes(&list(s)));
+            let metadata = s.json_until(ApiKey::Metadata, &metadata_of(topic), |m| {
+                m["topics"][0]["partitions"][0]["isrNodes"]
+                    .as_array()
+                    .is_some_and(|isr| isr.len() == 2)
+            });
+            let partition = &metadata["topics"][0]["partitions"][0];
+            found.push(i64::from(partition["replicaNodes"] == json!([other, leader])));
+            found
+        },
+    ),
+    (
+        "log dirs of the topic at its leader and at the other broker (then: the partition listed at each, total and usable bytes given)",
+        |t| {
+            let follower = t.follower_id();
+            let mut found = Vec::new();
+            for node in [t.leader, follower] {
+                let answer = t.node(node).json(
+                    ApiKey::DescribeLogDirs,
+                    &json!({"topics": [{"topic": TOPIC, "partitions": [0]}]}),
+                );
+                found.extend(codes(&answer));
+                let dirs = answer["results"].as_array().cloned().unwrap_or_default();
+                let listed = dirs.iter().any(|d| {
+                    d["topics"].as_array().into_iter().flatten().any(|topic| {
+                        topic["name"] == TOPIC && topic["partitions"][0]["partitionIndex"] == 0
+                    })
+                });
+                found.push(i64::from(listed));
+                found.push(i64::from(dirs.iter().all(|d| {
+                    d["totalBytes"].as_i64().is_some_and(|b| b > 0)
+                        && d["usableBytes"].as_i64().is_some_and(|b| b > 0)
+                })));
+            }
+            found
+        },
+    ),
+    (
+        "feature updates (v0, as sarama sends them, and v1): an unknown feature, one above its highest level, one at its level, a downgrade validated only",
+        |t| {
+            let s = t.leader();
+            let update = |s: &mut Session, version: i16, updates: Value, validate: bool| {
+                codes(&s.json_at(
+                    ApiKey::UpdateFeatures,
+                    version,
+                    &json!({"timeoutMs": 5000, "featureUpdates": updates, "validateOnly": validate}),
+                ))
+            };
+            let unknown = json!([{"feature": "no.such.feature", "maxVersionLevel": 1,
+                                  "allowDowngrade": false, "upgradeType": 1}]);
+            let above = json!([{"feature": "group.version", "maxVersionLevel": 100,
+                                "allowDowngrade": false, "upgradeType": 1}]);
+            let same = json!([{"feature": "group.version", "maxVersionLevel": 1,
+                               "allowDowngrade": false, "upgradeType": 1}]);
+            let down = json!([{"feature": "group.version", "maxVersionLevel": 0,
+                               "allowDowngrade": true, "upgradeType": 2}]);
+            let mut found = Vec::new();
+            for version in [0, 1] {
+                found.extend(update(s, version, unknown.clone(), false));
+                found.extend(update(s, version, above.clone(), false));
+                found.extend(update(s, version, same.clone(), false));
+            }
+            found.extend(update(s, 1, down, true));
+            found
+        },
+    ),
     ("a SaslHandshake on a listener without SASL", |t| {
         maybe(
             t.leader(),

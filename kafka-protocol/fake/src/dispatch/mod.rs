@@ -86,6 +86,15 @@ async fn route(cx: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
         RequestBody::OffsetCommit(r) => commits::offset_commit(cx, r),
         RequestBody::OffsetFetch(r) => commits::offset_fetch(cx, r),
         RequestBody::OffsetDelete(r) => commits::offset_delete(cx, r),
+        RequestBody::DescribeClientQuotas(r) => quotas::describe_client_quotas(cx, r),
+        RequestBody::AlterClientQuotas(r) => quotas::alter_client_quotas(cx, r),
+        RequestBody::ElectLeaders(r) => replicas::elect_leaders(cx, r),
+        RequestBody::AlterPartitionReassignments(r) => {
+            replicas::alter_partition_reassignments(cx, r)
+        }
+        RequestBody::ListPartitionReassignments(r) => replicas::list_partition_reassignments(cx, r),
+        RequestBody::DescribeLogDirs(r) => replicas::describe_log_dirs(cx, r),
+        RequestBody::UpdateFeatures(r) => features::update_features(cx, r),
         other => unsupported::unsupported(other.api_key(), cx.version),
     };
     Outcome::Respond(Box::new(response))

@@ -8,6 +8,7 @@ pub mod consumer_groups;
 pub mod groups;
 pub mod log;
 pub mod producers;
+pub mod quotas;
 pub mod sessions;
 pub mod share_groups;
 pub mod topics;
@@ -43,6 +44,8 @@ pub struct State {
     pub transactions: Transactions,
     /// Broker configs changed by AlterConfigs, by node id.
     pub broker_configs: BTreeMap<i32, BTreeMap<String, String>>,
+    /// Client quotas (AlterClientQuotas).
+    pub quotas: quotas::Quotas,
 }
 
 /// Everything shared.
