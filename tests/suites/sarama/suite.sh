@@ -116,13 +116,24 @@ api() {
 }
 
 STARTED=() KAFKA_DIR="" TOXIPROXY=""
+# Stops what the run started: Kafka through broker.sh, the rest with
+# SIGTERM, then SIGKILL for what still runs after 10 s.
 cleanup() {
-    local pid
+    local pid i running
     if [[ -n $KAFKA_DIR ]]; then bash "$ROOT/tests/kafka/broker.sh" stop "$KAFKA_DIR" || true; fi
     for pid in ${STARTED[@]+"${STARTED[@]}"}; do
         kill -TERM "$pid" 2>/dev/null || true
     done
+    for ((i = 0; i < 100; i++)); do
+        running=0
+        for pid in ${STARTED[@]+"${STARTED[@]}"}; do
+            kill -0 "$pid" 2>/dev/null && running=1
+        done
+        ((running)) || break
+        sleep 0.1
+    done
     for pid in ${STARTED[@]+"${STARTED[@]}"}; do
+        kill -KILL "$pid" 2>/dev/null || true
         wait "$pid" 2>/dev/null || true
     done
 }
@@ -181,6 +192,7 @@ start_fake() {
     for id in 1 2 3 4 5; do
         args+=(--node-id "$id" --advertise "$id=127.0.0.1:$((PROXY_BASE + id))" --rack "$id=$id")
     done
+    : >"$RUN/fake.out"
     "$bin" "${args[@]}" ${SARAMA_FAKE_ARGS:-} >"$RUN/fake.out" 2>"$RUN/fake.log" &
     STARTED+=($!)
     for ((i = 0; i < 300; i++)); do
