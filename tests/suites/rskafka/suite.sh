@@ -20,7 +20,8 @@
 #
 # rskafka 0.6.0 pins Rust 1.85 (rust-toolchain.toml); its dependency rsasl
 # 2.2.0 does not build on later compilers, so the tests build and run on
-# that toolchain, with the crate's own Cargo.lock (--locked).
+# that toolchain, with the crate's own Cargo.lock (--locked). Its unit and
+# integration tests run (`--tests`); its four doc tests need no broker.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../../.." && pwd)"
@@ -43,6 +44,8 @@ JARS=(
 SASL_USER=admin SASL_PASSWORD=admin-secret
 MVN="${MVN:-mvn}"
 
+# shellcheck source=tests/suites/crates.sh
+source "$ROOT/tests/suites/crates.sh"
 export CARGO_TARGET_DIR="$HOME_DIR/target"
 export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=line-tables-only
 
@@ -52,21 +55,8 @@ install() {
     mkdir -p "$HOME_DIR"
     log "the Rust $TOOLCHAIN toolchain (rskafka's rust-toolchain.toml)"
     rustup toolchain install "$TOOLCHAIN" --profile minimal >/dev/null
-    if [[ ! -f $CRATE/Cargo.toml ]]; then
-        log "the rskafka $VERSION crate"
-        # A throwaway package that depends on the crate, to have cargo fetch
-        # it; the crate is then unpacked from cargo's cache, unmodified.
-        local fetch="$HOME_DIR/fetch"
-        mkdir -p "$fetch/src"
-        printf '[package]\nname = "fetch-rskafka"\nversion = "0.0.0"\nedition = "2021"\n\n[dependencies]\nrskafka = "=%s"\n\n[workspace]\n' \
-            "$VERSION" >"$fetch/Cargo.toml"
-        : >"$fetch/src/lib.rs"
-        cargo fetch --quiet --manifest-path "$fetch/Cargo.toml"
-        local packed
-        packed=$(ls "${CARGO_HOME:-$HOME/.cargo}"/registry/cache/*/"rskafka-$VERSION.crate" | head -n 1)
-        tar -xzf "$packed" -C "$HOME_DIR"
-        rm -rf "$fetch"
-    fi
+    log "the rskafka $VERSION crate"
+    unpack_crate rskafka "$VERSION" "$HOME_DIR"
     log "kafka-clients 3.5.0 and the jars rskafka's Java interop loads, into ~/.m2"
     # One Maven run: a throwaway project that depends on each jar alone.
     local pom="$HOME_DIR/jars/pom.xml" jar group artifact version
@@ -83,56 +73,10 @@ install() {
     } >"$pom"
     "$MVN" -B -q -f "$pom" dependency:resolve >/dev/null
     log "building the tests (cargo +$TOOLCHAIN test --no-run --locked)"
-    (cd "$CRATE" && cargo "+$TOOLCHAIN" test --locked --no-run --quiet)
+    (cd "$CRATE" && cargo "+$TOOLCHAIN" test --locked --no-run --tests) >"$HOME_DIR/build.log" 2>&1 ||
+        { tail -n 40 "$HOME_DIR/build.log" >&2; exit 1; }
     echo "rskafka $VERSION" >"$STAMP"
     log "installed in ${HOME_DIR#"$ROOT"/}"
-}
-
-# The libtest lines of a `cargo test` run, as NAME<TAB>OUTCOME<TAB>WHY, the
-# name prefixed by its test target (`client::test_sasl`, `lib::...`).
-outcomes() {
-    awk '
-        /^ *Running / {
-            target = $2
-            if (target ~ /^unittests/) target = "lib"
-            else { sub(/^tests\//, "", target); sub(/\.rs$/, "", target) }
-            next
-        }
-        /^ *Doc-tests / { target = "doc"; next }
-        /^test .* \.\.\. (ok|FAILED|ignored)/ {
-            line = $0
-            sub(/^test /, "", line)
-            name = line; sub(/ \.\.\. .*$/, "", name)
-            outcome = line; sub(/^.* \.\.\. /, "", outcome)
-            if (outcome ~ /^ok/) status = "passed"
-            else if (outcome ~ /^FAILED/) status = "failed"
-            else status = "skipped"
-            why = (status == "skipped") ? "ignored by rskafka" : ""
-            printf "%s::%s\t%s\t%s\n", target, name, status, why
-        }'
-}
-
-# Starts `kafka-protocol fake` without auto-creation, its output in $1.out
-# and its pid in $1.pid, with $2 brokers and further options; prints its
-# bootstrap address once it listens. The binary is $KAFKA_PROTOCOL, else
-# the workspace's release build, else its debug build.
-start_fake() {
-    local out=$1 brokers=$2 bin=${KAFKA_PROTOCOL:-} i
-    shift 2
-    if [[ -z $bin ]]; then
-        for bin in "$ROOT/target/release/kafka-protocol" "$ROOT/target/debug/kafka-protocol"; do
-            [[ -x $bin ]] && break
-        done
-    fi
-    [[ -x $bin ]] || { echo "error: no kafka-protocol binary (cargo build -p kafka-wire-cli)" >&2; return 1; }
-    "$bin" fake --brokers "$brokers" --no-auto-create "$@" >"$out.out" 2>"$out.err" &
-    echo $! >"$out.pid"
-    for ((i = 0; i < 200; i++)); do
-        grep -qs '^bootstrap ' "$out.out" && break
-        kill -0 "$(cat "$out.pid")" 2>/dev/null || break
-        sleep 0.05
-    done
-    sed -n 's/^bootstrap //p' "$out.out"
 }
 
 run() {
@@ -151,13 +95,7 @@ run() {
     # Global: the EXIT trap reads it after run() returns.
     work=$(mktemp -d "${TMPDIR:-/tmp}/suite-rskafka.XXXXXX")
     cleanup() {
-        local file pid
-        for file in "$work"/*.pid; do
-            [[ -f $file ]] || continue
-            pid=$(cat "$file")
-            kill "$pid" 2>/dev/null || true
-            while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
-        done
+        stop_fakes "$work"
         [[ -d $work/kafka ]] && bash "$ROOT/tests/kafka/broker.sh" stop "$work/kafka"
         rm -rf "$work"
     }
@@ -176,8 +114,9 @@ run() {
         # the fake asks for SASL on every listener of a cluster with users,
         # so here it is a second cluster, set up the same way, that
         # tests/client.rs's test_sasl connects to.
-        bootstrap=$(start_fake "$work/fake" "$brokers")
-        sasl_bootstrap=$(start_fake "$work/fake-sasl" "$brokers" --sasl "PLAIN:$SASL_USER:$SASL_PASSWORD")
+        bootstrap=$(start_fake "$work/fake" "$brokers" --no-auto-create)
+        sasl_bootstrap=$(start_fake "$work/fake-sasl" "$brokers" --no-auto-create \
+            --sasl "PLAIN:$SASL_USER:$SASL_PASSWORD")
         # test_sasl takes one address, as Kafka's SASL listener is one.
         sasl_bootstrap=${sasl_bootstrap%%,*}
         ;;
@@ -189,9 +128,9 @@ run() {
     local status=0
     (cd "$CRATE" && TEST_INTEGRATION=1 TEST_BROKER_IMPL=kafka KAFKA_CONNECT="$bootstrap" \
         KAFKA_SASL_CONNECT="$sasl_bootstrap" TEST_JAVA_INTEROPT=1 RUST_BACKTRACE=0 \
-        cargo "+$TOOLCHAIN" test --offline --locked --no-fail-fast -- --format pretty \
+        cargo "+$TOOLCHAIN" test --offline --locked --no-fail-fast --tests -- --format pretty \
         >"$work/test.log" 2>&1) || status=$?
-    outcomes <"$work/test.log" >"$SUITE_TSV"
+    libtest_outcomes <"$work/test.log" >"$SUITE_TSV"
     if [[ ! -s $SUITE_TSV ]]; then
         tail -n 40 "$work/test.log" >&2
         echo "error: the tests did not run (cargo test exited $status)" >&2
