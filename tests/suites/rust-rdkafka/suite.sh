@@ -26,6 +26,10 @@ CRATE="$HOME_DIR/rdkafka-$VERSION"
 STAMP="$HOME_DIR/installed"
 PORT=9092
 PARTITIONS=3
+# Tests not run, on either target, with the reason (TARGET::NAME, WHY).
+SKIPPED=(
+    "test_low_producers::test_base_producer_timeout	expects its messages (100 ms timeout) to expire while the broker creates their topic; against Kafka 4.4.0 it passes or fails by timing (4 of 5 runs alone, fewer beside the other tests), and the fake creates topics at once (docs/fake-cluster.md, Where the fake differs from Kafka)"
+)
 
 # shellcheck source=tests/suites/crates.sh
 source "$ROOT/tests/suites/crates.sh"
@@ -88,11 +92,18 @@ run() {
     [[ -n $bootstrap ]] || { echo "error: $target did not start" >&2; exit 1; }
 
     log "running against $target ($bootstrap)"
-    local status=0
+    local status=0 skip=() line
+    for line in "${SKIPPED[@]}"; do
+        line=${line%%$'\t'*}
+        skip+=(--skip "${line#*::}")
+    done
     (cd "$CRATE" && KAFKA_HOST="$bootstrap" RUST_LOG=off RUST_BACKTRACE=0 \
-        cargo test --offline --locked --no-fail-fast --test 'test_*' -- --format pretty \
+        cargo test --offline --locked --no-fail-fast --test 'test_*' -- --format pretty --exact "${skip[@]}" \
         >"$work/test.log" 2>&1) || status=$?
-    libtest_outcomes <"$work/test.log" >"$SUITE_TSV"
+    {
+        libtest_outcomes <"$work/test.log"
+        for line in "${SKIPPED[@]}"; do printf '%s\tskipped\t%s\n' "${line%%$'\t'*}" "${line#*$'\t'}"; done
+    } >"$SUITE_TSV"
     cp "$work/test.log" "${SUITE_TSV%.tsv}.log"
     if [[ ! -s $SUITE_TSV ]]; then
         tail -n 40 "$work/test.log" >&2
