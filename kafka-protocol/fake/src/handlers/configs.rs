@@ -219,14 +219,11 @@ fn configs_of(
                 .iter()
                 .filter_map(|entry| {
                     let chain = broker_chain(state, &statics, node, entry);
-                    // The cluster-wide resource lists only what is set there.
-                    if node == CLUSTER && chain.is_empty() {
-                        return None;
-                    }
                     let (value, source) = match chain.first() {
                         Some((_, value, source)) => (value.clone(), *source),
                         None => (None, source::DEFAULT_CONFIG),
                     };
+                    // The cluster-wide resource lists only what is set there.
                     let chain = if node == CLUSTER {
                         chain
                             .into_iter()
