@@ -457,6 +457,31 @@ fn run(bootstrap: &str) -> Seen {
         "DescribeConfigs of the topic after IncrementalAlterConfigs",
         read["results"].clone(),
     );
+    // APPEND and SUBTRACT: list configs only.
+    let op = |name: &str, operation: i64, value: &str| {
+        json!({"resources": [{"resourceType": 2, "resourceName": "fresh", "configs": [
+            {"name": name, "configOperation": operation, "value": value}]}], "validateOnly": false})
+    };
+    for (name, operation, value, expected) in [
+        ("cleanup.policy", 2, "compact", "delete,compact"),
+        ("cleanup.policy", 3, "delete", "compact"),
+        ("retention.ms", 2, "5", "86400000"),
+    ] {
+        let answer = s.json(ApiKey::IncrementalAlterConfigs, &op(name, operation, value));
+        note(
+            "IncrementalAlterConfigs APPEND or SUBTRACT",
+            json!([name, operation, outcome(&answer, "responses", node)]),
+        );
+        let keys =
+            json!([{"resourceType": 2, "resourceName": "fresh", "configurationKeys": [name]}]);
+        let read = s.json_until(ApiKey::DescribeConfigs, &json!({"resources": keys}), |a| {
+            entry(a, name)["value"] == expected
+        });
+        note(
+            "DescribeConfigs after APPEND or SUBTRACT",
+            entry(&read, name).clone(),
+        );
+    }
     seen
 }
 

@@ -31,7 +31,9 @@ pub mod source {
 }
 
 /// Config types (DescribeConfigs' `config_type`, v3+).
-mod kind {
+pub mod kind {
+    //! The types the fake checks values of.
+    #![allow(missing_docs)]
     pub const BOOLEAN: i8 = 1;
     pub const INT: i8 = 3;
     pub const SHORT: i8 = 4;

@@ -517,8 +517,82 @@ pub fn alter_configs(cx: &Context<'_>, request: &AlterConfigsRequest<'_>) -> Res
     })
 }
 
-/// Sets (0) or deletes (1) keys; APPEND (2) and SUBTRACT (3) on list
-/// configs are refused as INVALID_CONFIG.
+/// IncrementalAlterConfigs' operations.
+const SET: i8 = 0;
+const DELETE: i8 = 1;
+const APPEND: i8 = 2;
+const SUBTRACT: i8 = 3;
+
+/// The value a list config takes after APPEND or SUBTRACT of `value`'s
+/// items, as Kafka 4.4.0's controller computes it: from the resource's own
+/// setting, else the config's default; each appended item not already
+/// there added, each subtracted one removed once. Another type of config
+/// gets INVALID_CONFIG, in Kafka's words.
+fn list_change(
+    state: &State,
+    kind: i8,
+    resource: &str,
+    name: &str,
+    operation: i8,
+    value: Option<&str>,
+) -> Result<String, Refusal> {
+    let table = config_table::table();
+    let (entry, own) = match kind {
+        TOPIC => (
+            table.topic.get(name),
+            state.topics.get(resource).and_then(|t| t.configs.get(name)),
+        ),
+        BROKER => (
+            table.broker.get(name),
+            resource
+                .parse::<i32>()
+                .ok()
+                .or(resource.is_empty().then_some(CLUSTER))
+                .and_then(|node| state.broker_configs.get(&node))
+                .and_then(|set| set.get(name)),
+        ),
+        GROUP => (
+            table.group.get(name),
+            state
+                .share_groups
+                .configs
+                .get(resource)
+                .and_then(|set| set.get(name)),
+        ),
+        _ => (None, None),
+    };
+    let verb = if operation == APPEND {
+        "APPEND"
+    } else {
+        "SUBTRACT"
+    };
+    let Some(entry) = entry.filter(|e| e.config_type == config_table::kind::LIST) else {
+        return Err((
+            ErrorCode::InvalidConfig.code(),
+            format!("Can't {verb} to key {name} because its type is not LIST."),
+        ));
+    };
+    // Kafka's controller splits on commas as they stand (no trimming) and
+    // drops the empty parts of the current value.
+    let mut current: Vec<&str> = own
+        .map_or(entry.value.as_deref().unwrap_or(""), String::as_str)
+        .split(',')
+        .filter(|part| !part.is_empty())
+        .collect();
+    for item in value.unwrap_or("").split(',') {
+        if operation == APPEND {
+            if !current.contains(&item) {
+                current.push(item);
+            }
+        } else if let Some(at) = current.iter().position(|part| *part == item) {
+            current.remove(at);
+        }
+    }
+    Ok(current.join(","))
+}
+
+/// Sets (0) or deletes (1) keys, appends to (2) or subtracts from (3) list
+/// configs.
 pub fn incremental_alter_configs(
     cx: &Context<'_>,
     request: &IncrementalAlterConfigsRequest<'_>,
@@ -532,15 +606,25 @@ pub fn incremental_alter_configs(
             let mut result = Ok(());
             for c in r.configs.iter() {
                 match (c.config_operation, c.value.as_deref()) {
-                    (0, Some(v)) => changes.push((c.name.to_string(), Change::Set(v.to_owned()))),
-                    (1, _) => changes.push((c.name.to_string(), Change::Delete)),
+                    (SET, Some(v)) => changes.push((c.name.to_string(), Change::Set(v.to_owned()))),
+                    (DELETE, _) => changes.push((c.name.to_string(), Change::Delete)),
+                    (operation @ (APPEND | SUBTRACT), value) => {
+                        match list_change(
+                            &state,
+                            r.resource_type,
+                            &r.resource_name,
+                            &c.name,
+                            operation,
+                            value,
+                        ) {
+                            Ok(v) => changes.push((c.name.to_string(), Change::Set(v))),
+                            Err(refusal) => result = Err(refusal),
+                        }
+                    }
                     (operation, _) => {
                         result = Err((
-                            ErrorCode::InvalidConfig.code(),
-                            format!(
-                                "operation {operation} on {} is not served by the fake (SET with a value and DELETE are)",
-                                c.name
-                            ),
+                            ErrorCode::InvalidRequest.code(),
+                            format!("Unknown alter configs operation type {operation}"),
                         ))
                     }
                 }
