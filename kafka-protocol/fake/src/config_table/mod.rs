@@ -30,15 +30,20 @@ pub mod source {
     pub const DYNAMIC_GROUP_CONFIG: i8 = 8;
 }
 
-/// Config types (DescribeConfigs' `config_type`, v3+).
+/// Config types (DescribeConfigs' `config_type`, v3+) whose values the
+/// fake checks.
 pub mod kind {
-    //! The types the fake checks values of.
-    #![allow(missing_docs)]
+    /// `true` or `false`.
     pub const BOOLEAN: i8 = 1;
+    /// A 32-bit integer.
     pub const INT: i8 = 3;
+    /// A 16-bit integer.
     pub const SHORT: i8 = 4;
+    /// A 64-bit integer.
     pub const LONG: i8 = 5;
+    /// A double.
     pub const DOUBLE: i8 = 6;
+    /// A comma-separated list.
     pub const LIST: i8 = 7;
 }
 
