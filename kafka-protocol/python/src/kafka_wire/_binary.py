@@ -29,7 +29,10 @@ def _user_scheme() -> str:
 def _candidates() -> list[str]:
     places = [sysconfig.get_path("scripts")]
     # `pip install --user`
-    places.append(sysconfig.get_path("scripts", scheme=_user_scheme()))
+    try:
+        places.append(sysconfig.get_path("scripts", scheme=_user_scheme()))
+    except KeyError:  # no user scheme on this platform
+        pass
     # `pip install --target DIR`: DIR/bin beside DIR/kafka_wire.
     package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     places.append(os.path.join(package_parent, "bin"))
