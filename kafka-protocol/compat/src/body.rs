@@ -7,8 +7,8 @@
 //! field they need; fields of other versions are dropped from them too.
 
 use kafka_wire::runtime::json::overlay;
-use kafka_wire::runtime::JsonErrorKind;
 use kafka_wire::runtime::JsonError;
+use kafka_wire::runtime::JsonErrorKind;
 use kafka_wire::{ApiKey, IntoOwned, RequestBody, ResponseBody};
 use serde_json::Value;
 

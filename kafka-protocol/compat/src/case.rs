@@ -233,8 +233,11 @@ pub enum Route {
         partition: i64,
     },
     /// A coordinator, found with FindCoordinator first (once per key and
-    /// side): `{"coordinator": {"group": "${group.g}"}}` or
-    /// `{"coordinator": {"transaction": "${txn.t}"}}`.
+    /// side): `{"coordinator": {"group": "${group.g}"}}`,
+    /// `{"coordinator": {"transaction": "${txn.t}"}}`, or the coordinator
+    /// of the group or transactional id the request names,
+    /// `{"coordinator": "requestGroup"}` (the bootstrap broker when it
+    /// names none).
     Coordinator(CoordinatorKey),
 }
 
@@ -246,22 +249,65 @@ pub enum CoordinatorKey {
     Group(String),
     /// A transactional id's coordinator (key type 1).
     Transaction(String),
+    /// The coordinator of the group the request names (`groupId`,
+    /// `groups[0].groupId`, `groupIds[0]`, `groupsNames[0]`, `groups[0]`).
+    RequestGroup,
+    /// The coordinator of the transactional id the request names
+    /// (`transactionalId`, `v3AndBelowTransactionalId`,
+    /// `transactions[0].transactionalId`, `transactionalIds[0]`).
+    RequestTransaction,
 }
+
+/// Where requests name their group, in the order looked at.
+const GROUP_PATHS: [&str; 5] = [
+    "groupId",
+    "groups[0].groupId",
+    "groupIds[0]",
+    "groupsNames[0]",
+    "groups[0]",
+];
+
+/// Where requests name their transactional id.
+const TRANSACTION_PATHS: [&str; 4] = [
+    "transactionalId",
+    "v3AndBelowTransactionalId",
+    "transactions[0].transactionalId",
+    "transactionalIds[0]",
+];
 
 impl CoordinatorKey {
     /// FindCoordinator's `keyType`.
     pub fn key_type(&self) -> i64 {
         match self {
-            CoordinatorKey::Group(_) => crate::side::key_type::GROUP,
-            CoordinatorKey::Transaction(_) => crate::side::key_type::TRANSACTION,
+            CoordinatorKey::Group(_) | CoordinatorKey::RequestGroup => crate::side::key_type::GROUP,
+            CoordinatorKey::Transaction(_) | CoordinatorKey::RequestTransaction => {
+                crate::side::key_type::TRANSACTION
+            }
         }
     }
 
-    /// The key, as written.
-    pub fn key(&self) -> &str {
+    /// The key as written (a template), when the route names it.
+    pub fn written(&self) -> Option<&str> {
         match self {
-            CoordinatorKey::Group(key) | CoordinatorKey::Transaction(key) => key,
+            CoordinatorKey::Group(key) | CoordinatorKey::Transaction(key) => Some(key),
+            CoordinatorKey::RequestGroup | CoordinatorKey::RequestTransaction => None,
         }
+    }
+
+    /// The key `request` (its JSON form) names, for the `Request*` kinds.
+    pub fn named_in(&self, request: &Value) -> Option<String> {
+        let paths: &[&str] = match self {
+            CoordinatorKey::RequestGroup => &GROUP_PATHS,
+            CoordinatorKey::RequestTransaction => &TRANSACTION_PATHS,
+            _ => &[],
+        };
+        paths.iter().find_map(|path| {
+            crate::path::JsonPath::parse(path)
+                .ok()?
+                .first(request)?
+                .as_str()
+                .map(str::to_owned)
+        })
     }
 }
 
@@ -397,6 +443,29 @@ mod tests {
         assert!(step.compare);
         let again: Step = serde_json::from_value(serde_json::to_value(&step).unwrap()).unwrap();
         assert_eq!(again, step);
+
+        let step: Step = serde_json::from_value(
+            json!({"api": "OffsetFetch", "route": {"coordinator": "requestGroup"}, "body": {}}),
+        )
+        .unwrap();
+        assert_eq!(step.route, Route::Coordinator(CoordinatorKey::RequestGroup));
+        let key = CoordinatorKey::RequestGroup;
+        assert_eq!(
+            key.named_in(&json!({"groups": [{"groupId": "g"}]}))
+                .as_deref(),
+            Some("g")
+        );
+        assert_eq!(
+            key.named_in(&json!({"groups": ["h"]})).as_deref(),
+            Some("h")
+        );
+        assert_eq!(key.named_in(&json!({"groups": []})), None);
+        assert_eq!(
+            CoordinatorKey::RequestTransaction
+                .named_in(&json!({"transactionalId": null, "v3AndBelowTransactionalId": "t"}))
+                .as_deref(),
+            Some("t")
+        );
 
         let step: Step = serde_json::from_value(json!({
             "api": 0, "version": {"atMost": 9}, "route": {"notLeader": {"topic": "t", "partition": 1}},

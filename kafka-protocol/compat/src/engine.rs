@@ -1115,8 +1115,22 @@ impl Engine {
                     continue;
                 }
             };
+            // The body.
+            let built = run
+                .bindings
+                .resolve(&step.body)
+                .map_err(|e| e.to_string())
+                .and_then(|given| fit(step.api, version, &given).map_err(|e| e.to_string()));
+            let body = match built {
+                Ok(body) => body,
+                Err(why) => {
+                    job.finish_step(Seen::Unbuildable(why), None);
+                    continue;
+                }
+            };
+            let request = body.to_json(version);
             // The broker.
-            let target = match route(&run.knowledge, &run.bindings, &js) {
+            let target = match route(&run.knowledge, &run.bindings, &js, &request) {
                 Routed::To(target) => target,
                 Routed::Lookup { key_type, key } => {
                     let Some(fc) = own_version(&run.knowledge, ApiKey::FindCoordinator) else {
@@ -1152,19 +1166,6 @@ impl Engine {
                 }
                 Routed::Fail(why) => {
                     job.finish_step(Seen::Unroutable(why), None);
-                    continue;
-                }
-            };
-            // The body.
-            let built = run
-                .bindings
-                .resolve(&step.body)
-                .map_err(|e| e.to_string())
-                .and_then(|given| fit(step.api, version, &given).map_err(|e| e.to_string()));
-            let body = match built {
-                Ok(body) => body,
-                Err(why) => {
-                    job.finish_step(Seen::Unbuildable(why), None);
                     continue;
                 }
             };
@@ -1483,7 +1484,7 @@ enum Routed {
     Fail(String),
 }
 
-fn route(knowledge: &Knowledge, bindings: &Bindings, js: &JobStep) -> Routed {
+fn route(knowledge: &Knowledge, bindings: &Bindings, js: &JobStep, request: &Value) -> Routed {
     let broker = |node: i64| match knowledge.brokers.get(&node) {
         Some(b) => Routed::To(Target::Broker {
             node,
@@ -1520,9 +1521,15 @@ fn route(knowledge: &Knowledge, bindings: &Bindings, js: &JobStep) -> Routed {
             broker(other.unwrap_or(leader))
         }
         Route::Coordinator(key) => {
-            let name = match text(key.key()) {
-                Ok(k) => k,
-                Err(e) => return Routed::Fail(e),
+            let name = match key.written().map(text) {
+                Some(Ok(k)) => k,
+                Some(Err(e)) => return Routed::Fail(e),
+                None => match key.named_in(request) {
+                    Some(k) => k,
+                    // A request naming no group or transaction goes to any
+                    // broker.
+                    None => return Routed::To(Target::Bootstrap),
+                },
             };
             match knowledge.coordinators.get(&(key.key_type(), name.clone())) {
                 Some(&node) => broker(node),
@@ -1540,7 +1547,7 @@ fn route_template(route: &Route) -> Value {
     match route {
         Route::Bootstrap => Value::Null,
         Route::Leader { topic, .. } | Route::NotLeader { topic, .. } => Value::from(topic.clone()),
-        Route::Coordinator(key) => Value::from(key.key().to_owned()),
+        Route::Coordinator(key) => key.written().map_or(Value::Null, Value::from),
     }
 }
 

@@ -159,7 +159,11 @@ fn drive(
 fn config() -> Config {
     let mut config = Config::new("ref:1", "cand:1");
     config.names = RunNames::new("kwc-t");
-    config.apis = vec![ApiKey::Metadata, ApiKey::ApiVersions, ApiKey::DescribeCluster];
+    config.apis = vec![
+        ApiKey::Metadata,
+        ApiKey::ApiVersions,
+        ApiKey::DescribeCluster,
+    ];
     config
 }
 
@@ -278,7 +282,8 @@ fn a_difference_is_reported_at_its_path_and_an_allow_entry_accepts_it() {
     // Each ApiVersions answer lists the extra api, which the list allows.
     assert!(verdicts[2..]
         .iter()
-        .all(|(case, verdict)| case.starts_with("sweep/ApiVersions/") && *verdict == Verdict::Allowed));
+        .all(|(case, verdict)| case.starts_with("sweep/ApiVersions/")
+            && *verdict == Verdict::Allowed));
     let realistic = report
         .cases
         .iter()
@@ -348,7 +353,10 @@ fn a_hostile_answer_is_a_difference_of_its_case_and_the_run_goes_on() {
     assert_eq!(differing.len(), 2, "{differing:?}");
     assert_eq!(differing[0].0, "sweep/Metadata/v12/default");
     assert!(
-        differing[0].1.as_str().is_some_and(|s| s.starts_with("<an answer that does not decode")),
+        differing[0]
+            .1
+            .as_str()
+            .is_some_and(|s| s.starts_with("<an answer that does not decode")),
         "{differing:?}"
     );
     assert_eq!(differing[1].0, "sweep/Metadata/v12/realistic");
