@@ -92,17 +92,18 @@ fn ids(items: &[Value], key: &str) -> Option<HashMap<String, usize>> {
     Some(ids)
 }
 
-/// The identity key of two arrays that hold different sets of entries, and
-/// each side's ids under it. Linear in the arrays' sizes.
+/// Each side's ids under the identity key of two arrays (the first of
+/// [`IDENTITY_KEYS`] that names every entry of both), when they hold
+/// different sets of entries. Linear in the arrays' sizes.
 fn identity(
     reference: &[Value],
     candidate: &[Value],
 ) -> Option<(HashMap<String, usize>, HashMap<String, usize>)> {
-    IDENTITY_KEYS.into_iter().find_map(|key| {
-        let (r, c) = (ids(reference, key)?, ids(candidate, key)?);
-        let differ = r.len() != c.len() || r.keys().any(|id| !c.contains_key(id));
-        differ.then_some((r, c))
-    })
+    let (r, c) = IDENTITY_KEYS
+        .into_iter()
+        .find_map(|key| Some((ids(reference, key)?, ids(candidate, key)?)))?;
+    let differ = r.len() != c.len() || r.keys().any(|id| !c.contains_key(id));
+    differ.then_some((r, c))
 }
 
 fn walk(reference: &Value, candidate: &Value, at: &JsonPath, out: &mut Diff) {
@@ -251,6 +252,13 @@ mod tests {
         let ordered =
             json!({"apiKeys": [{"apiKey": 0, "maxVersion": 12}, {"apiKey": 1, "maxVersion": 17}]});
         assert_eq!(diff(&swapped, &ordered).differences.len(), 4);
+        // Entries named alike are paired by the first key that names them
+        // all, not by a later one whose values differ.
+        let reference = json!([{"name": "t", "topicId": "a", "errorCode": 0}]);
+        let candidate = json!([{"name": "t", "topicId": "b", "errorCode": 0}]);
+        let found = diff(&reference, &candidate);
+        assert_eq!(found.differences.len(), 1);
+        assert_eq!(found.differences[0].path, "[0].topicId");
     }
 
     #[test]
