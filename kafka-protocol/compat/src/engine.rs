@@ -339,8 +339,14 @@ enum Task {
 #[derive(Debug)]
 enum Purpose {
     Boot,
-    Step,
-    Lookup { key_type: i64, key: String },
+    /// A step, and the coordinator it was sent to, if it was.
+    Step {
+        coordinator: Option<(i64, String)>,
+    },
+    Lookup {
+        key_type: i64,
+        key: String,
+    },
 }
 
 #[derive(Debug)]
@@ -521,7 +527,7 @@ impl Engine {
             Purpose::Lookup { key_type, key } => {
                 self.lookup_answer(i, &flight.request, key_type, &key, decoded, now)
             }
-            Purpose::Step => self.step_answer(i, &flight, decoded, answered_ms, now),
+            Purpose::Step { .. } => self.step_answer(i, &flight, decoded, answered_ms, now),
         }
     }
 
@@ -1130,8 +1136,13 @@ impl Engine {
             };
             let request = body.to_json(version);
             // The broker.
+            let mut coordinator = None;
             let target = match route(&run.knowledge, &run.bindings, &js, &request) {
                 Routed::To(target) => target,
+                Routed::ToCoordinator(target, key) => {
+                    coordinator = Some(key);
+                    target
+                }
                 Routed::Lookup { key_type, key } => {
                     let Some(fc) = own_version(&run.knowledge, ApiKey::FindCoordinator) else {
                         job.finish_step(
@@ -1185,7 +1196,7 @@ impl Engine {
                 version,
                 body,
                 deadline,
-                Purpose::Step,
+                Purpose::Step { coordinator },
                 now,
             ));
         }
@@ -1272,6 +1283,21 @@ impl Engine {
             ApiKey::CreateTopics => run.knowledge.learn_created_topics(&answer),
             ApiKey::FindCoordinator => run.knowledge.learn_coordinator(&flight.request, &answer),
             _ => {}
+        }
+        // A coordinator that moved or is not available any more is looked
+        // up again, as a client does.
+        if let Purpose::Step {
+            coordinator: Some(key),
+        } = &flight.purpose
+        {
+            let moved = [
+                ErrorCode::NotCoordinator,
+                ErrorCode::CoordinatorNotAvailable,
+            ];
+            let codes = error_codes(&answer);
+            if moved.iter().any(|c| codes.contains(&i64::from(c.code()))) {
+                run.knowledge.coordinators.remove(key);
+            }
         }
         for (name, path) in &step.learn {
             let found = crate::path::JsonPath::parse(path)
@@ -1480,7 +1506,12 @@ impl Engine {
 /// Where a step goes.
 enum Routed {
     To(Target),
-    Lookup { key_type: i64, key: String },
+    /// To a coordinator known for (key type, key).
+    ToCoordinator(Target, (i64, String)),
+    Lookup {
+        key_type: i64,
+        key: String,
+    },
     Fail(String),
 }
 
@@ -1532,7 +1563,10 @@ fn route(knowledge: &Knowledge, bindings: &Bindings, js: &JobStep, request: &Val
                 },
             };
             match knowledge.coordinators.get(&(key.key_type(), name.clone())) {
-                Some(&node) => broker(node),
+                Some(&node) => match broker(node) {
+                    Routed::To(target) => Routed::ToCoordinator(target, (key.key_type(), name)),
+                    other => other,
+                },
                 None => Routed::Lookup {
                     key_type: key.key_type(),
                     key: name,

@@ -23,7 +23,7 @@ use kafka_wire_records::{Compression, Header, RecordBatchBuilder};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::case::{Area, Case, Check, Route, Step, VersionChoice};
+use crate::case::{Area, Case, Check, Route, Step, Until, VersionChoice};
 use crate::error::CaseError;
 use crate::side::Knowledge;
 
@@ -187,9 +187,22 @@ pub fn batches() -> BTreeMap<&'static str, String> {
         .collect()
 }
 
+/// The error codes a client sends a request again for, whatever its api:
+/// a coordinator (or the producer id manager of InitProducerId) loads
+/// (COORDINATOR_LOAD_IN_PROGRESS) or is not available yet
+/// (COORDINATOR_NOT_AVAILABLE), as on a cluster just started.
+pub const RETRIABLE: [i64; 2] = [14, 15];
+
+/// What a client also sends a coordinator's request again for: the
+/// coordinator moved (NOT_COORDINATOR; the engine then looks it up again).
+pub const COORDINATOR_RETRIABLE: [i64; 3] = [14, 15, 16];
+
 /// The sweep's cases: for every api and version that both sides advertise
 /// and kafka-wire knows, in key and version order, a default body then a
-/// realistic one; only the apis in `only` when it is not empty.
+/// realistic one; only the apis in `only` when it is not empty. A request
+/// is sent again while its answer says a coordinator loads
+/// ([`RETRIABLE`]), and a request to a coordinator while it loads or moved
+/// ([`COORDINATOR_RETRIABLE`]), within the case's time.
 pub fn cases(reference: &Knowledge, candidate: &Knowledge, only: &[ApiKey]) -> Vec<Case> {
     let mut cases = Vec::new();
     for (&key, &(ref_min, ref_max)) in &reference.versions {
@@ -210,17 +223,22 @@ pub fn cases(reference: &Knowledge, candidate: &Knowledge, only: &[ApiKey]) -> V
                 ("default", default_body(api)),
                 ("realistic", realistic(api, version, Listener::Client)),
             ] {
+                let route = route(api);
+                let mut step = Step::new(api, VersionChoice::Exact(version), route.clone(), body);
+                let retriable = match route {
+                    Route::Coordinator(_) => &COORDINATOR_RETRIABLE[..],
+                    _ => &RETRIABLE[..],
+                };
+                step.until = Some(Until {
+                    not_errors: retriable.to_vec(),
+                    ..Until::default()
+                });
                 cases.push(Case {
                     name: format!("sweep/{}/v{version}/{variant}", api.name()),
                     area: Area::Sweep,
                     api: Some(api),
                     version: Some(version),
-                    check: Check::Steps(vec![Step::new(
-                        api,
-                        VersionChoice::Exact(version),
-                        route(api),
-                        body,
-                    )]),
+                    check: Check::Steps(vec![step]),
                 });
             }
         }
