@@ -52,7 +52,8 @@
 //!     `<member id 2>`. None (-1, 0, the empty string, the zero uuid) stays.
 //! 11. **Feature epoch** (`finalizedFeaturesEpoch`) of 0 or more becomes
 //!     `<an epoch>`.
-//! 12. **Disks** (DescribeLogDirs' `logDir`, `totalBytes`, `usableBytes`):
+//! 12. **Disks** (DescribeLogDirs' `logDir`, `totalBytes`, `usableBytes`,
+//!     `partitionSize`): how a broker stores its logs, not what they hold;
 //!     a path becomes `<a log dir>`, a size of 0 or more `<bytes>`.
 //! 13. **Directory ids** (`replicaDirectoryId`, `voterDirectoryId`), drawn
 //!     at random by each node, become `<a directory id>`; the zero id stays.
@@ -461,10 +462,12 @@ fn field(value: &mut Value, key: &str, scope: &Scope, cx: &Context<'_>, mapper: 
             .as_str()
             .filter(|dir| !dir.is_empty())
             .map(|_| "<a log dir>".to_owned()),
-        "totalBytes" | "usableBytes" if cx.api == ApiKey::DescribeLogDirs => value
-            .as_i64()
-            .filter(|b| *b >= 0)
-            .map(|_| "<bytes>".to_owned()),
+        "totalBytes" | "usableBytes" | "partitionSize" if cx.api == ApiKey::DescribeLogDirs => {
+            value
+                .as_i64()
+                .filter(|b| *b >= 0)
+                .map(|_| "<bytes>".to_owned())
+        }
         key if is_time(key) => value
             .as_i64()
             .filter(|t| {
