@@ -9,11 +9,13 @@
 //! ambiguous); likewise a member one object lacks.
 //!
 //! Arrays are compared element by element, in order, except where the two
-//! hold different sets of entries that each name by a key ([`IDENTITY_KEYS`]:
-//! `apiKey`, `name`, `partitionIndex`, ...): then entries are paired by
-//! that key, so that one entry missing is one difference rather than every
-//! entry after it. A paired entry keeps the reference's index in paths; an
-//! entry only the candidate has, the candidate's.
+//! hold entries named by a key ([`IDENTITY_KEYS`]: `apiKey`, `name`,
+//! `partitionIndex`, ...) that differ as a set or in order: then entries
+//! are paired by that key, so that one entry missing is one difference
+//! rather than every entry after it. A paired entry keeps the reference's
+//! index in paths; an entry only the candidate has, the candidate's. When
+//! both hold the same entries in another order, the order is one
+//! difference, at the array's path, with each side's keys in its order.
 
 use std::collections::HashMap;
 
@@ -92,18 +94,41 @@ fn ids(items: &[Value], key: &str) -> Option<HashMap<String, usize>> {
     Some(ids)
 }
 
-/// Each side's ids under the identity key of two arrays (the first of
-/// [`IDENTITY_KEYS`] that names every entry of both), when they hold
-/// different sets of entries. Linear in the arrays' sizes.
-fn identity(
-    reference: &[Value],
-    candidate: &[Value],
-) -> Option<(HashMap<String, usize>, HashMap<String, usize>)> {
-    let (r, c) = IDENTITY_KEYS
-        .into_iter()
-        .find_map(|key| Some((ids(reference, key)?, ids(candidate, key)?)))?;
-    let differ = r.len() != c.len() || r.keys().any(|id| !c.contains_key(id));
-    differ.then_some((r, c))
+/// How two arrays of named entries relate.
+struct Named {
+    key: &'static str,
+    reference: HashMap<String, usize>,
+    candidate: HashMap<String, usize>,
+}
+
+impl Named {
+    /// The identity key of two arrays (the first of [`IDENTITY_KEYS`] that
+    /// names every entry of both, once per array) and each side's ids under
+    /// it, unless they hold the same entries in the same order. Linear in
+    /// the arrays' sizes.
+    fn of(reference: &[Value], candidate: &[Value]) -> Option<Named> {
+        let (key, r, c) = IDENTITY_KEYS
+            .into_iter()
+            .find_map(|key| Some((key, ids(reference, key)?, ids(candidate, key)?)))?;
+        let same_order = reference.len() == candidate.len()
+            && reference
+                .iter()
+                .zip(candidate)
+                .all(|(a, b)| a.get(key) == b.get(key));
+        (!same_order).then_some(Named {
+            key,
+            reference: r,
+            candidate: c,
+        })
+    }
+
+    fn same_set(&self) -> bool {
+        self.reference.len() == self.candidate.len()
+            && self
+                .reference
+                .keys()
+                .all(|id| self.candidate.contains_key(id))
+    }
 }
 
 fn walk(reference: &Value, candidate: &Value, at: &JsonPath, out: &mut Diff) {
@@ -121,8 +146,16 @@ fn walk(reference: &Value, candidate: &Value, at: &JsonPath, out: &mut Diff) {
                 }
             }
         }
-        (Value::Array(r), Value::Array(c)) => match identity(r, c) {
-            Some((r_ids, c_ids)) => paired(r, c, &r_ids, &c_ids, at, out),
+        (Value::Array(r), Value::Array(c)) => match Named::of(r, c) {
+            Some(named) => {
+                if named.same_set() {
+                    let order = |items: &[Value]| -> Value {
+                        items.iter().map(|item| item[named.key].clone()).collect()
+                    };
+                    push(out, at.clone(), order(r), order(c));
+                }
+                paired(r, c, &named.reference, &named.candidate, at, out)
+            }
             None => in_order(r, c, at, out),
         },
         (r, c) if r == c => {}
@@ -245,13 +278,23 @@ mod tests {
                 ),
             ]
         );
-        // The same entries in another order are compared in order: the
-        // order is part of the answer.
-        let swapped =
-            json!({"apiKeys": [{"apiKey": 1, "maxVersion": 17}, {"apiKey": 0, "maxVersion": 12}]});
-        let ordered =
-            json!({"apiKeys": [{"apiKey": 0, "maxVersion": 12}, {"apiKey": 1, "maxVersion": 17}]});
-        assert_eq!(diff(&swapped, &ordered).differences.len(), 4);
+        // The same entries in another order: the order is one difference,
+        // and the entries are compared by key.
+        let swapped = json!([{"apiKey": 1, "maxVersion": 17}, {"apiKey": 0, "maxVersion": 12}]);
+        let ordered = json!([{"apiKey": 0, "maxVersion": 11}, {"apiKey": 1, "maxVersion": 17}]);
+        let found = diff(&swapped, &ordered);
+        let shown: Vec<(&str, &Value, &Value)> = found
+            .differences
+            .iter()
+            .map(|d| (d.path.as_str(), &d.reference, &d.candidate))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("", &json!([1, 0]), &json!([0, 1])),
+                ("[1].maxVersion", &json!(12), &json!(11)),
+            ]
+        );
         // Entries named alike are paired by the first key that names them
         // all, not by a later one whose values differ.
         let reference = json!([{"name": "t", "topicId": "a", "errorCode": 0}]);
