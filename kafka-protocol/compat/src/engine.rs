@@ -294,6 +294,8 @@ struct JobStep {
 struct Job {
     steps: Vec<JobStep>,
     index: usize,
+    /// When it started: times in its answers are no earlier.
+    started: Instant,
     deadline: Instant,
     /// The case it runs, if it runs one (its answers are normalized).
     case: Option<usize>,
@@ -304,10 +306,11 @@ struct Job {
 }
 
 impl Job {
-    fn new(steps: Vec<JobStep>, deadline: Instant, case: Option<usize>) -> Job {
+    fn new(steps: Vec<JobStep>, started: Instant, deadline: Instant, case: Option<usize>) -> Job {
         Job {
             steps,
             index: 0,
+            started,
             deadline,
             case,
             seen: Vec::new(),
@@ -584,7 +587,7 @@ impl Engine {
                     for i in 0..2 {
                         let steps = self.setup_steps(i);
                         self.sides[i].task =
-                            Task::Job(Job::new(steps, now + self.setup_time(), None));
+                            Task::Job(Job::new(steps, now, now + self.setup_time(), None));
                     }
                 }
             }
@@ -791,7 +794,8 @@ impl Engine {
                         })
                         .collect();
                     for run in &mut self.sides {
-                        run.task = Task::Job(Job::new(fixed.clone(), deadline, Some(self.current)));
+                        run.task =
+                            Task::Job(Job::new(fixed.clone(), now, deadline, Some(self.current)));
                     }
                     self.case_started = Some(now);
                     return;
@@ -864,7 +868,7 @@ impl Engine {
                 });
             }
             let deadline = now + self.setup_time();
-            self.sides[i].task = Task::Job(Job::new(steps, deadline, None));
+            self.sides[i].task = Task::Job(Job::new(steps, now, deadline, None));
         }
     }
 
@@ -1263,6 +1267,7 @@ impl Engine {
     ) {
         let timeout_ms = i64::try_from(self.config.timeout.as_millis()).unwrap_or(i64::MAX);
         let run_start_ms = self.run_start_ms;
+        let started = self.started;
         let names = &self.config.names;
         let run = &mut self.sides[i];
         let Task::Job(job) = &mut run.task else {
@@ -1316,7 +1321,9 @@ impl Engine {
                 api: flight.api,
                 version: flight.version,
                 request: &flight.request,
-                run_start_ms,
+                window_start_ms: run_start_ms
+                    + i64::try_from(job.started.saturating_duration_since(started).as_millis())
+                        .unwrap_or(0),
                 answered_ms,
                 timeout_ms,
             };

@@ -2,7 +2,7 @@
 //! in which two brokers that behave alike give equal values, one rule per
 //! kind of field. Nothing is ignored wholesale: a value is replaced by a
 //! token only when it passes the rule's check (a node id that names the
-//! partition's leader, a time within the run, a throttle within bounds),
+//! partition's leader, a time within its case, a throttle within bounds),
 //! and left as it was otherwise, so that a value failing the check shows
 //! as a difference.
 //!
@@ -40,9 +40,10 @@
 //!    becomes `<cluster id>`.
 //! 8. **Times** (`timestamp`, and names ending in `Timestamp`,
 //!    `TimestampMs` or `TimeMs` but for throttle times) that fall within
-//!    the run, from its start to the answer's arrival, widened by the
-//!    allowed clock skew, become `<time within the run>`. Negative times
-//!    (none) and times outside (such as a record's own timestamp) stay.
+//!    the request's window, from the start of its case to the answer's
+//!    arrival, widened by the allowed clock skew, become `<time within the
+//!    case>`. Negative times (none) and times outside (such as a record's
+//!    own timestamp) stay.
 //! 9. **Throttle times** (`throttleTimeMs`) from 0 to the case's timeout
 //!    become `<throttle within bounds>`.
 //! 10. **Producer ids** (`producerId`, `ongoingTxnProducerId`), **member
@@ -83,8 +84,8 @@ use crate::side::{key_type, Knowledge, Side};
 /// The zero uuid, which stands for "none".
 pub const ZERO_UUID: &str = "AAAAAAAAAAAAAAAAAAAAAA";
 
-/// How far a broker's clock may be from ours: times this much before the
-/// run's start or after an answer's arrival are still within the run.
+/// How far a broker's clock may be from ours: times this much before a
+/// case's start or after an answer's arrival are still within its window.
 pub const CLOCK_SKEW_MS: i64 = 5_000;
 
 /// What normalizing one answer needs.
@@ -103,8 +104,10 @@ pub struct Context<'a> {
     pub version: i16,
     /// The request, in its JSON form as sent.
     pub request: &'a Value,
-    /// When the run started, in milliseconds since the Unix epoch.
-    pub run_start_ms: i64,
+    /// When the case (or setup) the answer belongs to started, in
+    /// milliseconds since the Unix epoch: the window of its times opens
+    /// there.
+    pub window_start_ms: i64,
     /// When the answer arrived, in milliseconds since the Unix epoch.
     pub answered_ms: i64,
     /// The case's timeout, in milliseconds.
@@ -472,10 +475,10 @@ fn field(value: &mut Value, key: &str, scope: &Scope, cx: &Context<'_>, mapper: 
             .as_i64()
             .filter(|t| {
                 *t >= 0
-                    && (cx.run_start_ms - CLOCK_SKEW_MS..=cx.answered_ms + CLOCK_SKEW_MS)
+                    && (cx.window_start_ms - CLOCK_SKEW_MS..=cx.answered_ms + CLOCK_SKEW_MS)
                         .contains(t)
             })
-            .map(|_| "<time within the run>".to_owned()),
+            .map(|_| "<time within the case>".to_owned()),
         _ => None,
     };
     if let Some(token) = replacement {

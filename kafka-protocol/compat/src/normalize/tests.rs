@@ -30,7 +30,7 @@ fn run(api: ApiKey, request: Value, mut answer: Value) -> Value {
         api,
         version: 12,
         request: &request,
-        run_start_ms: 1_800_000_000_000,
+        window_start_ms: 1_800_000_000_000,
         answered_ms: 1_800_000_010_000,
         timeout_ms: 10_000,
     };
@@ -116,7 +116,7 @@ fn coordinators_times_and_ids_by_first_appearance() {
         api: ApiKey::JoinGroup,
         version: 9,
         request: &request,
-        run_start_ms: 1_800_000_000_000,
+        window_start_ms: 1_800_000_000_000,
         answered_ms: 1_800_000_010_000,
         timeout_ms: 10_000,
     };
@@ -142,7 +142,7 @@ fn coordinators_times_and_ids_by_first_appearance() {
     normalize(&mut answer, &init, &mut mapper);
     assert_eq!(
         answer,
-        json!({"producerId": "<producer id 1>", "producerEpoch": 0, "lastTimestamp": "<time within the run>",
+        json!({"producerId": "<producer id 1>", "producerEpoch": 0, "lastTimestamp": "<time within the case>",
                "other": [{"producerId": "<producer id 2>"}, {"producerId": "<producer id 1>"}, {"producerId": -1}],
                "old": {"commitTimestamp": 1_700_000_000_000i64}, "none": {"timestamp": -1}})
     );
