@@ -714,6 +714,61 @@ async fn brokers_are_told_at_their_advertised_addresses() {
         })
         .collect();
     assert_eq!(endpoints, vec![(leader, told(leader))]);
+
+    // A broker's configs: where it listens, where it is advertised, its
+    // rack, as Kafka's static broker configs give them.
+    let asked = |node: i32| DescribeConfigsRequest {
+        resources: vec![describe_configs_request::DescribeConfigsResource {
+            resource_type: 4,
+            resource_name: node.to_string().into(),
+            configuration_keys: Some(vec![
+                "listeners".into(),
+                "advertised.listeners".into(),
+                "broker.rack".into(),
+            ]),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    };
+    for (node, listens, advertised, rack) in [
+        (
+            1,
+            address(&cluster, 1),
+            "proxy.example:29091".to_owned(),
+            None,
+        ),
+        (9, nine.clone(), nine.clone(), Some("rack-c")),
+    ] {
+        // A broker's configs are asked of that broker, as clients do.
+        let mut probe = common::connect(&cluster, node).await;
+        let described = call(&mut probe, asked(node), 4).await;
+        let configs: std::collections::BTreeMap<String, Option<String>> = described
+            .results
+            .iter()
+            .flat_map(|r| {
+                r.configs
+                    .iter()
+                    .map(|c| (c.name.to_string(), c.value.as_deref().map(str::to_owned)))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(
+            configs.get("listeners"),
+            Some(&Some(format!("PLAINTEXT://{listens}"))),
+            "{node}"
+        );
+        assert_eq!(
+            configs.get("advertised.listeners"),
+            Some(&Some(format!("PLAINTEXT://{advertised}"))),
+            "{node}"
+        );
+        assert_eq!(
+            configs.get("broker.rack"),
+            Some(&rack.map(str::to_owned)),
+            "{node}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -750,4 +805,36 @@ async fn node_ids_and_advertised_addresses_are_checked() {
         refused(base().rack(4, "r")).await.is_some(),
         "a rack of an unknown node"
     );
+}
+
+/// DescribeConfigs describes every config of a topic and a broker, with
+/// synonyms when asked, but never documentation, even when asked: Kafka's
+/// description of each config is its prose, which the fake does not carry.
+#[tokio::test]
+async fn configs_are_described_without_documentation() {
+    let cluster = common::cluster(1, "described", 1).await;
+    let mut probe = common::connect(&cluster, 0).await;
+    let resource =
+        |resource_type: i8, name: &str| describe_configs_request::DescribeConfigsResource {
+            resource_type,
+            resource_name: name.to_owned().into(),
+            configuration_keys: None,
+            ..Default::default()
+        };
+    let request = DescribeConfigsRequest {
+        resources: vec![resource(2, "described"), resource(4, "0")].into(),
+        include_synonyms: true,
+        include_documentation: true,
+        ..Default::default()
+    };
+    let answer: DescribeConfigsResponse = call(&mut probe, request, 4).await;
+    assert_eq!(answer.results.len(), 2);
+    for result in answer.results.iter() {
+        assert_eq!(result.error_code, 0, "{:?}", result.resource_name);
+        assert!(result.configs.len() > 30, "{:?}", result.resource_name);
+        for config in result.configs.iter() {
+            assert_eq!(config.documentation, None, "{}", config.name);
+        }
+        assert!(result.configs.iter().any(|c| !c.synonyms.is_empty()));
+    }
 }

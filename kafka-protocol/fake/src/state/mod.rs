@@ -42,7 +42,8 @@ pub struct State {
     pub share_groups: share_groups::ShareGroups,
     /// Transactional ids and their transactions.
     pub transactions: Transactions,
-    /// Broker configs changed by AlterConfigs, by node id.
+    /// Dynamic broker configs, by node id (-1: the cluster-wide defaults,
+    /// which start as a fresh Kafka 4.4.0 cluster's).
     pub broker_configs: BTreeMap<i32, BTreeMap<String, String>>,
     /// Client quotas (AlterClientQuotas).
     pub quotas: quotas::Quotas,
@@ -70,6 +71,13 @@ impl Shared {
     /// The shared state of a cluster of `brokers`, with the seed topics.
     pub(crate) fn new(config: Config, brokers: Vec<Member>, capture: Option<Capture>) -> Self {
         let mut state = State::default();
+        let cluster_defaults = crate::config_table::table()
+            .broker
+            .entries()
+            .iter()
+            .filter_map(|e| Some((e.name.clone(), e.cluster_default.clone()?)))
+            .collect();
+        state.broker_configs.insert(-1, cluster_defaults);
         let nodes: Vec<i32> = brokers.iter().map(|b| b.address.node_id).collect();
         for spec in &config.topics {
             let _ = state.topics.create(
@@ -79,6 +87,7 @@ impl Shared {
                 Placement {
                     nodes: &nodes,
                     replication_factor: nodes.len().min(3),
+                    assigned: &[],
                 },
             );
         }
@@ -114,6 +123,16 @@ impl Shared {
     /// A running broker by node id.
     pub fn broker(&self, node_id: i32) -> Option<BrokerAddress> {
         self.brokers().into_iter().find(|b| b.node_id == node_id)
+    }
+
+    /// Where broker `node_id` listens (host, port), running or stopped;
+    /// clients are told [`broker`](Self::broker)'s advertised address.
+    pub fn listen_address(&self, node_id: i32) -> Option<(String, u16)> {
+        self.control
+            .members()
+            .into_iter()
+            .find(|m| m.address.node_id == node_id)
+            .map(|m| (m.listen_host, m.listen_port))
     }
 
     /// The node coordinating `key` (a group or transactional id): where a
