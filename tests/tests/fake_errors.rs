@@ -656,6 +656,26 @@ const CASES: &[Case] = &[
         ))
     }),
     (
+        "FindCoordinator of the empty group id and the empty transactional id (v3, and v4 batched)",
+        |t| {
+            let s = t.leader();
+            let mut found = Vec::new();
+            for key_type in [0, 1] {
+                found.extend(codes(&s.json_at(
+                    ApiKey::FindCoordinator,
+                    3,
+                    &json!({"key": "", "keyType": key_type}),
+                )));
+                found.extend(codes(&s.json_at(
+                    ApiKey::FindCoordinator,
+                    4,
+                    &json!({"keyType": key_type, "coordinatorKeys": [""]}),
+                )));
+            }
+            found
+        },
+    ),
+    (
         "a static member rejoining with no member id replaces its old id: the old id's heartbeat, sync, commit and leave are fenced (then: same generation, same assignment)",
         |t| {
             let group = "errors-static-a";

@@ -38,7 +38,8 @@ pub fn check_coordinator(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
 }
 
 /// The coordinator of each key, a group or a transactional id: one (v0-3)
-/// or many (v4+).
+/// or many (v4+). The empty key has one too, as Kafka hashes it like any
+/// other.
 pub fn find_coordinator(
     cx: &Context<'_>,
     request: &FindCoordinatorRequest<'_>,
@@ -46,9 +47,6 @@ pub fn find_coordinator(
     let locate = |key: &str| -> Result<(i32, String, i32), i16> {
         if request.key_type != GROUP_KEY && request.key_type != TRANSACTION_KEY {
             return Err(ErrorCode::CoordinatorNotAvailable.code());
-        }
-        if key.is_empty() {
-            return Err(ErrorCode::InvalidRequest.code());
         }
         let node = cx.shared.coordinator(key);
         let broker = cx
