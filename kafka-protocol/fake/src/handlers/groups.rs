@@ -37,6 +37,16 @@ pub fn check_coordinator(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
     }
 }
 
+/// The empty group id first (INVALID_GROUP_ID, as Kafka's group
+/// coordinator checks it before finding the group's partition), then
+/// whether this broker coordinates the group.
+fn check_group(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
+    if group_id.is_empty() {
+        return Err(ErrorCode::InvalidGroupId.code());
+    }
+    check_coordinator(cx, group_id)
+}
+
 /// The coordinator of each key, a group or a transactional id: one (v0-3)
 /// or many (v4+). The empty key has one too, as Kafka hashes it like any
 /// other.
@@ -57,10 +67,12 @@ pub fn find_coordinator(
     };
     let response = if cx.version < 4 {
         match locate(&request.key) {
+            // Kafka writes the code's name as the message of a success.
             Ok((node_id, host, port)) => FindCoordinatorResponse {
                 node_id,
                 host: host.into(),
                 port,
+                error_message: (cx.version >= 1).then_some(Cow::Borrowed("NONE")),
                 ..Default::default()
             },
             Err(code) => no_coordinator(code),
@@ -109,16 +121,23 @@ async fn join(cx: &Context<'_>, request: &JoinGroupRequest<'_>) -> ResponseBody<
             error_code: code,
             generation_id: -1,
             member_id: owned(member_id),
+            protocol_type: None,
+            protocol_name: None,
             ..Default::default()
         })
     };
-    if let Err(code) = check_coordinator(cx, &request.group_id) {
-        return failed(code, &request.member_id);
+    // As Kafka: the group id, then the session timeout, then the
+    // coordinator.
+    if request.group_id.is_empty() {
+        return failed(ErrorCode::InvalidGroupId.code(), &request.member_id);
     }
     let config = &cx.shared.config;
     let session = millis(request.session_timeout_ms);
     if session < config.min_session_timeout || session > config.max_session_timeout {
         return failed(ErrorCode::InvalidSessionTimeout.code(), &request.member_id);
+    }
+    if let Err(code) = check_coordinator(cx, &request.group_id) {
+        return failed(code, &request.member_id);
     }
     // v0 has no rebalance timeout: it is the session timeout.
     let rebalance = if cx.version == 0 {
@@ -215,7 +234,11 @@ pub async fn sync_group(cx: &Context<'_>, request: &SyncGroupRequest<'_>) -> Res
             ..Default::default()
         })
     };
-    if let Err(code) = check_coordinator(cx, &request.group_id) {
+    // From v5 the protocol type and name are mandatory, checked first.
+    if cx.version >= 5 && (request.protocol_type.is_none() || request.protocol_name.is_none()) {
+        return failed(ErrorCode::InconsistentGroupProtocol.code());
+    }
+    if let Err(code) = check_group(cx, &request.group_id) {
         return failed(code);
     }
     let assignments = request
@@ -250,7 +273,7 @@ pub async fn sync_group(cx: &Context<'_>, request: &SyncGroupRequest<'_>) -> Res
 
 /// Keeps a member alive, or tells it to rejoin.
 pub fn heartbeat(cx: &Context<'_>, request: &HeartbeatRequest<'_>) -> ResponseBody<'static> {
-    let error_code = match check_coordinator(cx, &request.group_id) {
+    let error_code = match check_group(cx, &request.group_id) {
         Err(code) => code,
         Ok(()) => cx.shared.state().groups.heartbeat(
             &request.group_id,
@@ -267,7 +290,7 @@ pub fn heartbeat(cx: &Context<'_>, request: &HeartbeatRequest<'_>) -> ResponseBo
 
 /// One member (v0-2) or several (v3+) leave.
 pub fn leave_group(cx: &Context<'_>, request: &LeaveGroupRequest<'_>) -> ResponseBody<'static> {
-    if let Err(code) = check_coordinator(cx, &request.group_id) {
+    if let Err(code) = check_group(cx, &request.group_id) {
         return ResponseBody::LeaveGroup(LeaveGroupResponse {
             error_code: code,
             ..Default::default()

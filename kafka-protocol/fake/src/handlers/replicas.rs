@@ -268,7 +268,10 @@ pub fn list_partition_reassignments(
     _cx: &Context<'_>,
     _request: &ListPartitionReassignmentsRequest<'_>,
 ) -> ResponseBody<'static> {
-    ResponseBody::ListPartitionReassignments(ListPartitionReassignmentsResponse::default())
+    ResponseBody::ListPartitionReassignments(ListPartitionReassignmentsResponse {
+        error_message: None,
+        ..Default::default()
+    })
 }
 
 /// DescribeLogDirs: this broker's one log directory, with the partitions
