@@ -676,6 +676,38 @@ const CASES: &[Case] = &[
         },
     ),
     (
+        "the empty transactional id's AddOffsetsToTxn and EndTxn, the empty group's OffsetDelete, and DescribeTransactions of an id no producer has (then: its producer id, epoch and start time)",
+        |t| {
+            let s = t.leader();
+            let mut found = codes(&s.json(
+                ApiKey::AddOffsetsToTxn,
+                &json!({"transactionalId": "", "producerId": 0, "producerEpoch": 0,
+                        "groupId": "errors-group-a"}),
+            ));
+            found.extend(codes(&s.json(
+                ApiKey::EndTxn,
+                &json!({"transactionalId": "", "producerId": 0, "producerEpoch": 0,
+                        "committed": false}),
+            )));
+            let session = t.coordinator("", 0);
+            found.extend(codes(&session.json(
+                ApiKey::OffsetDelete,
+                &json!({"groupId": "", "topics": []}),
+            )));
+            let session = t.coordinator("errors-no-producer", 1);
+            let described = session.json(
+                ApiKey::DescribeTransactions,
+                &json!({"transactionalIds": ["errors-no-producer"]}),
+            );
+            found.extend(codes(&described));
+            let state = &described["transactionStates"][0];
+            for field in ["producerId", "producerEpoch", "transactionStartTimeMs"] {
+                found.push(state[field].as_i64().unwrap_or(i64::MIN));
+            }
+            found
+        },
+    ),
+    (
         "a static member rejoining with no member id replaces its old id: the old id's heartbeat, sync, commit and leave are fenced (then: same generation, same assignment)",
         |t| {
             let group = "errors-static-a";

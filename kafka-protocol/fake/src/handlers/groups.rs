@@ -40,7 +40,7 @@ pub fn check_coordinator(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
 /// The empty group id first (INVALID_GROUP_ID, as Kafka's group
 /// coordinator checks it before finding the group's partition), then
 /// whether this broker coordinates the group.
-fn check_group(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
+pub(crate) fn check_group(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
     if group_id.is_empty() {
         return Err(ErrorCode::InvalidGroupId.code());
     }

@@ -447,7 +447,10 @@ pub fn add_offsets_to_txn(
 ) -> ResponseBody<'static> {
     let tid = &request.transactional_id;
     let mut state = cx.shared.state();
-    let error = if !coordinates(cx, tid) {
+    // Kafka's transaction coordinator refuses the empty id before all else.
+    let error = if tid.is_empty() {
+        code(ErrorCode::InvalidRequest)
+    } else if !coordinates(cx, tid) {
         code(ErrorCode::NotCoordinator)
     } else {
         match check_producer(
@@ -585,6 +588,9 @@ pub fn end_txn(cx: &Context<'_>, request: &EndTxnRequest<'_>) -> ResponseBody<'s
         })
     };
     let tid = &request.transactional_id;
+    if tid.is_empty() {
+        return answer(code(ErrorCode::InvalidRequest), -1, -1);
+    }
     if !coordinates(cx, tid) {
         return answer(code(ErrorCode::NotCoordinator), -1, -1);
     }
@@ -720,12 +726,10 @@ pub fn describe_transactions(
         .transactional_ids
         .iter()
         .map(|tid| {
+            // An id not described keeps the fields' defaults, as Kafka's.
             let mut out = describe_transactions_response::TransactionState {
                 transactional_id: owned(tid),
                 transaction_state: Cow::Borrowed(""),
-                transaction_start_time_ms: -1,
-                producer_id: -1,
-                producer_epoch: -1,
                 ..Default::default()
             };
             if !coordinates(cx, tid) {
