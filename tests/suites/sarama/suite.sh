@@ -374,7 +374,7 @@ cmd_run() {
     (
         cd "$HERE"
         TOXIPROXY_ADDR=$TOXIPROXY KAFKA_VERSION=$KAFKA_VERSION GOFLAGS=-mod=mod GOPROXY=off \
-            go test -tags functional -json -count=1 -timeout "${SARAMA_TIMEOUT:-20m}" \
+            go test -tags functional -json -count=1 -vet=off -timeout "${SARAMA_TIMEOUT:-20m}" \
             -skip "$skip" ${SARAMA_RUN:+-run "$SARAMA_RUN"} github.com/IBM/sarama
     ) >"$RUN/events.json" 2>"$RUN/go-test.err" || true
     events_to_tsv "$RUN/events.json" "$SUITE_TSV"
