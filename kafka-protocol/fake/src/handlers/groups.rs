@@ -21,6 +21,7 @@ use super::answers::{no_coordinator, no_coordinator_for};
 use super::owned;
 use crate::dispatch::Context;
 use crate::state::groups::{GroupState, JoinRequest, Pending};
+use crate::state::internal_topics;
 use crate::state::Shared;
 
 /// Key types of FindCoordinator: groups and transactional ids (share
@@ -43,6 +44,17 @@ pub fn find_coordinator(
     cx: &Context<'_>,
     request: &FindCoordinatorRequest<'_>,
 ) -> ResponseBody<'static> {
+    // The coordinators' topic exists from the first look-up on, as Kafka
+    // creates it then.
+    let internal = match request.key_type {
+        GROUP_KEY => Some(internal_topics::CONSUMER_OFFSETS),
+        TRANSACTION_KEY => Some(internal_topics::TRANSACTION_STATE),
+        _ => None,
+    };
+    if let Some(name) = internal {
+        let nodes = cx.shared.node_ids();
+        internal_topics::ensure(&mut cx.shared.state().topics, name, &nodes);
+    }
     let locate = |key: &str| -> Result<(i32, String, i32), i16> {
         if request.key_type != GROUP_KEY && request.key_type != TRANSACTION_KEY {
             return Err(ErrorCode::CoordinatorNotAvailable.code());

@@ -4,12 +4,14 @@
 
 pub(crate) mod answers;
 pub mod api_versions;
+pub mod authorized;
 pub mod commits;
 pub mod configs;
 pub mod consumer_groups;
 pub mod fetch;
 pub mod groups;
 mod members;
+pub mod metadata;
 pub mod offsets;
 pub mod produce;
 pub mod share;
