@@ -577,3 +577,12 @@ async fn pipelined_requests_are_answered_in_order() {
         assert_eq!(correlation, id);
     }
 }
+
+#[tokio::test]
+async fn the_probe_produces_to_a_topic_it_has_auto_created() {
+    // The first Metadata creates the topic and answers
+    // UNKNOWN_TOPIC_OR_PARTITION, as Kafka does; the probe asks again.
+    let cluster = three().await;
+    let produced = kafka_wire_fake::probe::produce_one(&cluster.bootstrap(), "fresh", b"v").await;
+    assert!(matches!(produced, Ok(0)), "{produced:?}");
+}
