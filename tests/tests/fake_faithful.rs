@@ -16,17 +16,22 @@
 //! Prints `faithful: N cases; same S; differ D`.
 //!
 //! Skips Kafka's side without Java, Maven or the broker's jars in ~/.m2,
-//! unless `KAFKA_WIRE_REQUIRE_JAVA` is set. `KAFKA_WIRE_FAITHFUL_KAFKA`
-//! (the bootstrap address of a running Kafka 4.4.0 of two or more brokers)
-//! uses that cluster instead of starting one, for working on the cases.
+//! unless `KAFKA_WIRE_REQUIRE_JAVA` is set. `KAFKA_WIRE_FAITHFUL_KAFKA=DIR`
+//! uses the cluster of a running `tests/kafka/broker.sh start DIR --brokers
+//! 2` instead of starting one, for working on the cases (the last case
+//! stops its node 2: `broker.sh start-node DIR 2` starts it again).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+use kafka_wire::frame::ResponseFrame;
 use kafka_wire::ApiKey;
 use kafka_wire_fake::FakeCluster;
+use kafka_wire_records::RecordBatchBuilder;
 use kafka_wire_test_support::kafka::{one_at_a_time, pinned_version, Kafka};
-use kafka_wire_tests::broker::Session;
+use kafka_wire_tests::broker::{fit, Session};
 use serde_json::{json, Value};
 
 /// The zero topic id: "no id" in requests.
@@ -35,18 +40,39 @@ const NO_ID: &str = "AAAAAAAAAAAAAAAAAAAAAA";
 /// A topic id no topic has.
 const UNKNOWN_ID: &str = "AAAAAAAAAAAAAAAAAAAAAQ";
 
+/// Stands for a connection the broker closed instead of answering.
+const CLOSED: &str = "closed";
+
+/// Castagnoli's CRC, as record batches carry it.
+fn crc32c(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &byte in bytes {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0x82f6_3b78
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
 /// One side (the fake or Kafka): a session per broker, opened when first
 /// needed.
-struct Target {
+struct Target<'s> {
     /// Every broker's address, by node id (from Metadata).
     addresses: BTreeMap<i64, String>,
     sessions: BTreeMap<i64, Session>,
     /// A tag unique to this run, so that a reused Kafka (see the module)
     /// meets no topic or group of an earlier run.
     run: String,
+    /// Stops node `id` (cleanly), for the last cases.
+    stop: &'s (dyn Fn(i64) + Sync),
 }
 
-impl Target {
+impl Target<'_> {
     /// Node `id`'s session.
     fn node(&mut self, id: i64) -> &mut Session {
         let address = self
@@ -63,6 +89,11 @@ impl Target {
     fn any(&mut self) -> &mut Session {
         let first = *self.addresses.keys().next().unwrap_or(&0);
         self.node(first)
+    }
+
+    /// A fresh connection to node `id` (for a case that may see it closed).
+    fn fresh(&self, id: i64) -> Session {
+        Session::connect(&self.addresses[&id], "fake-faithful")
     }
 
     /// A node id's rank among the brokers (0 for the lowest), so that the
@@ -163,6 +194,18 @@ impl Target {
         }
     }
 
+    /// The leader of partition `partition` of `topic`, from Metadata.
+    fn leader(&mut self, topic: &str, partition: i64) -> i64 {
+        let metadata = self.any().json(ApiKey::Metadata, &metadata_of(&[topic]));
+        metadata["topics"][0]["partitions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|p| p["partitionIndex"] == partition)
+            .and_then(|p| p["leaderId"].as_i64())
+            .unwrap_or_else(|| panic!("no leader of {topic}-{partition}: {metadata}"))
+    }
+
     /// `topic`'s id, from Metadata.
     fn topic_id(&mut self, topic: &str) -> Value {
         let metadata = self.any().json(ApiKey::Metadata, &metadata_of(&[topic]));
@@ -177,6 +220,32 @@ fn metadata_of(topics: &[&str]) -> Value {
         .map(|t| json!({"name": t, "topicId": NO_ID}))
         .collect();
     json!({"topics": topics, "allowAutoTopicCreation": false})
+}
+
+/// Sends `given` at `version` on a fresh connection to `node`: the
+/// answer's JSON form, or [`CLOSED`] when the broker closes the
+/// connection instead.
+fn maybe_at(target: &Target, node: i64, api: ApiKey, version: i16, given: &Value) -> Value {
+    let mut session = target.fresh(node);
+    match session.client.exchange(version, fit(api, version, given)) {
+        Ok(Some(frame)) => {
+            let answer = ResponseFrame::decode(&frame, api, version)
+                .unwrap_or_else(|e| panic!("the {} v{version} answer: {e}", api.name()));
+            answer.body.to_json(version)
+        }
+        Ok(None) => {
+            // No answer expected (acks=0): whether the connection is still
+            // open, by a request that must be answered.
+            let probe = session
+                .client
+                .exchange(0, fit(ApiKey::ApiVersions, 0, &json!({})));
+            match probe {
+                Ok(Some(_)) => json!("no answer, connection open"),
+                _ => json!(CLOSED),
+            }
+        }
+        Err(_) => json!(CLOSED),
+    }
 }
 
 /// A topic's answer in Metadata or DescribeTopicPartitions, written the
@@ -254,6 +323,54 @@ fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// One batch of records, base64 as the JSON form writes `records`:
+/// `count` records of `value_size` bytes, keyed or not, stamped `timestamp`.
+fn batch(count: usize, value_size: usize, keyed: bool, timestamp: i64) -> String {
+    let mut builder = RecordBatchBuilder::new(0);
+    let value = vec![b'v'; value_size];
+    for i in 0..count {
+        let key = format!("k{i}");
+        builder
+            .append(
+                timestamp,
+                keyed.then_some(key.as_bytes()),
+                Some(&value),
+                &[],
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    STANDARD.encode(builder.build().unwrap_or_else(|e| panic!("{e}")))
+}
+
+/// A Produce request of `records` (base64) to partition 0 of `topic`, by
+/// name and id.
+fn produce_request(topic: &str, id: &Value, acks: i64, records: &str) -> Value {
+    json!({"transactionalId": null, "acks": acks, "timeoutMs": 5000, "topicData": [
+        {"name": topic, "topicId": id, "partitionData": [{"index": 0, "records": records}]}
+    ]})
+}
+
+/// Produces `records` to partition 0 of `topic` at its leader, at the
+/// negotiated version: the partition's answer, written the same on both
+/// sides (offsets as whether they are set).
+fn produce(target: &mut Target, topic: &str, acks: i64, records: &str) -> Value {
+    let id = target.topic_id(topic);
+    let leader = target.leader(topic, 0);
+    let answer = target
+        .node(leader)
+        .json(ApiKey::Produce, &produce_request(topic, &id, acks, records));
+    partition_view(&answer)
+}
+
+/// A Produce answer's first partition, offsets as set or not (-1).
+fn partition_view(answer: &Value) -> Value {
+    let p = &answer["responses"][0]["partitionResponses"][0];
+    let set = |key: &str| json!(p[key].as_i64().map(|o| o >= 0));
+    json!({"errorCode": p["errorCode"], "errorMessage": p["errorMessage"],
+           "recordErrors": p["recordErrors"], "baseOffset": set("baseOffset"),
+           "logAppendTimeMs": p["logAppendTimeMs"], "logStartOffset": set("logStartOffset")})
 }
 
 /// The cases: a name, and what a step sequence observed.
@@ -561,10 +678,284 @@ const CASES: &[Case] = &[
             json!(seen)
         },
     ),
+    // ---- Produce limits ----
+    (
+        "produce: a batch over the topic's max.message.bytes",
+        |t| {
+            let topic = t.name("produce-max");
+            t.create(&topic, 1, 1, &[("max.message.bytes", "1000")]);
+            json!([
+                produce(t, &topic, -1, &batch(1, 2000, true, now_ms())),
+                produce(t, &topic, 1, &batch(1, 100, true, now_ms())),
+            ])
+        },
+    ),
+    (
+        "produce: a batch over the broker's message.max.bytes (1048588)",
+        |t| {
+            let topic = t.name("produce-broker-max");
+            t.create(&topic, 1, 1, &[]);
+            json!([produce(t, &topic, -1, &batch(1, 1_048_700, true, now_ms()))])
+        },
+    ),
+    (
+        "produce: timestamps outside message.timestamp.before.max.ms and after.max.ms",
+        |t| {
+            let topic = t.name("produce-time");
+            t.create(&topic, 1, 1, &[("message.timestamp.before.max.ms", "60000")]);
+            let day = 86_400_000;
+            let seen = json!([
+                produce(t, &topic, -1, &batch(3, 10, true, now_ms() - day)),
+                produce(t, &topic, -1, &batch(3, 10, true, now_ms() + day)),
+                produce(t, &topic, -1, &batch(3, 10, true, now_ms())),
+            ]);
+            // The messages name the broker's clock: its bounds as their
+            // width, every time as T.
+            let text = seen.to_string();
+            let mut out = String::new();
+            let mut numbers = Vec::new();
+            let mut digits = String::new();
+            for c in text.chars().chain(std::iter::once(' ')) {
+                if c.is_ascii_digit() {
+                    digits.push(c);
+                    continue;
+                }
+                if digits.len() >= 12 {
+                    numbers.push(digits.parse::<i64>().unwrap_or(0));
+                    out.push('T');
+                } else {
+                    out.push_str(&digits);
+                }
+                digits.clear();
+                out.push(c);
+            }
+            // Each message: the timestamp, then the bounds.
+            let widths: Vec<i64> = numbers.chunks(3).map(|c| c[2] - c[1]).collect();
+            json!([serde_json::from_str::<Value>(out.trim_end()).unwrap_or(Value::Null), widths])
+        },
+    ),
+    (
+        "produce: a keyless record to a compacted topic",
+        |t| {
+            let topic = t.name("produce-compact");
+            t.create(&topic, 1, 1, &[("cleanup.policy", "compact")]);
+            json!([
+                produce(t, &topic, -1, &batch(2, 10, false, now_ms())),
+                produce(t, &topic, -1, &batch(2, 10, true, now_ms())),
+            ])
+        },
+    ),
+    (
+        "produce: acks other than -1, 0 and 1",
+        |t| {
+            let topic = t.name("produce-acks");
+            t.create(&topic, 1, 1, &[]);
+            json!([produce(t, &topic, 2, &batch(1, 10, true, now_ms())),
+                   produce(t, &topic, -2, &batch(1, 10, true, now_ms()))])
+        },
+    ),
+    (
+        "produce: min.insync.replicas above the replicas in sync, acks=all and acks=1",
+        |t| {
+            let topic = t.name("produce-isr");
+            t.create(&topic, 1, 1, &[("min.insync.replicas", "2")]);
+            let all = produce(t, &topic, -1, &batch(1, 10, true, now_ms()));
+            let one = produce(t, &topic, 1, &batch(1, 10, true, now_ms()));
+            // The message names the replica's node id and the partition.
+            let leader = t.leader(&topic, 0);
+            let message = all["errorMessage"]
+                .as_str()
+                .map(|m| m.replace(&leader.to_string(), "N").replace(&topic, "TOPIC"));
+            json!([all["errorCode"], message, all["baseOffset"], all["logStartOffset"], one])
+        },
+    ),
+    (
+        "produce: a corrupt batch (its CRC), and two batches for one partition",
+        |t| {
+            let topic = t.name("produce-invalid");
+            t.create(&topic, 1, 1, &[]);
+            let good = batch(1, 10, true, now_ms());
+            let mut bytes = STANDARD.decode(&good).unwrap_or_default();
+            let last = bytes.len() - 1;
+            bytes[last] ^= 0xff;
+            let corrupt = STANDARD.encode(&bytes);
+            let mut two = STANDARD.decode(&good).unwrap_or_default();
+            two.extend(STANDARD.decode(&good).unwrap_or_default());
+            let two = STANDARD.encode(&two);
+            json!([produce(t, &topic, -1, &corrupt), produce(t, &topic, -1, &two)])
+        },
+    ),
+    (
+        "produce: malformed batches (truncated, magic 1, a base offset, counts that disagree, zstd at v6)",
+        |t| {
+            let topic = t.name("produce-malformed");
+            t.create(&topic, 1, 1, &[]);
+            let good = STANDARD.decode(batch(2, 10, true, now_ms())).unwrap_or_default();
+            let variant = |edit: &dyn Fn(&mut Vec<u8>)| {
+                let mut bytes = good.clone();
+                edit(&mut bytes);
+                STANDARD.encode(&bytes)
+            };
+            let truncated = variant(&|b| b.truncate(b.len() - 3));
+            let magic = variant(&|b| b[16] = 1);
+            let offset = variant(&|b| b[7] = 5);
+            // lastOffsetDelta 5 for two records, the CRC made right again.
+            let counts = variant(&|b| {
+                b[23..27].copy_from_slice(&5i32.to_be_bytes());
+                let crc = crc32c(&b[21..]);
+                b[17..21].copy_from_slice(&crc.to_be_bytes());
+            });
+            let mut builder = RecordBatchBuilder::new(0)
+                .compression(kafka_wire_records::Compression::Zstd);
+            builder
+                .append(now_ms(), Some(b"k"), Some(b"v"), &[])
+                .unwrap_or_else(|e| panic!("{e}"));
+            let zstd = STANDARD.encode(builder.build().unwrap_or_else(|e| panic!("{e}")));
+            let id = t.topic_id(&topic);
+            let leader = t.leader(&topic, 0);
+            let v6 = t.node(leader).json_at(ApiKey::Produce, 6, &produce_request(&topic, &id, -1, &zstd));
+            json!([
+                produce(t, &topic, -1, &truncated),
+                produce(t, &topic, -1, &magic),
+                produce(t, &topic, -1, &offset),
+                produce(t, &topic, -1, &counts),
+                partition_view(&v6),
+                produce(t, &topic, -1, &zstd),
+            ])
+        },
+    ),
+    (
+        "produce: acks=2 to a broker that does not lead the partition",
+        |t| {
+            let topic = t.name("produce-acks");
+            let id = t.topic_id(&topic);
+            let leader = t.leader(&topic, 0);
+            let other = *t.addresses.keys().find(|&&n| n != leader).unwrap_or(&leader);
+            let answer = t.node(other).json(
+                ApiKey::Produce,
+                &produce_request(&topic, &id, 2, &batch(1, 10, true, now_ms())),
+            );
+            partition_view(&answer)
+        },
+    ),
+    (
+        "produce: a transactional batch without a transactional id",
+        |t| {
+            let topic = t.name("produce-txn");
+            t.create(&topic, 1, 1, &[]);
+            let mut builder = RecordBatchBuilder::new(0)
+                .producer_id(1000)
+                .producer_epoch(0)
+                .base_sequence(0)
+                .transactional(true);
+            builder
+                .append(now_ms(), Some(b"k"), Some(b"v"), &[])
+                .unwrap_or_else(|e| panic!("{e}"));
+            let records = STANDARD.encode(builder.build().unwrap_or_else(|e| panic!("{e}")));
+            let id = t.topic_id(&topic);
+            let leader = t.leader(&topic, 0);
+            let answer = t
+                .node(leader)
+                .json(ApiKey::Produce, &produce_request(&topic, &id, -1, &records));
+            json!([answer["responses"][0]["partitionResponses"][0]["errorCode"],
+                   answer["responses"][0]["partitionResponses"][0]["errorMessage"]])
+        },
+    ),
+    (
+        "produce: to an internal topic",
+        |t| {
+            let group = t.name("produce-group");
+            t.coordinator(&group, 0);
+            t.ready("__consumer_offsets");
+            json!([produce(t, "__consumer_offsets", -1, &batch(1, 10, true, now_ms()))])
+        },
+    ),
+    (
+        "produce: acks=0 with an error closes the connection; without one it stays open",
+        |t| {
+            let topic = t.name("produce-acks0");
+            t.create(&topic, 1, 1, &[("max.message.bytes", "1000")]);
+            let id = t.topic_id(&topic);
+            let leader = t.leader(&topic, 0);
+            let version = t.any().version(ApiKey::Produce);
+            let mut seen = Vec::new();
+            for size in [10, 2000] {
+                let request = produce_request(&topic, &id, 0, &batch(1, size, true, now_ms()));
+                seen.push(maybe_at(t, leader, ApiKey::Produce, version, &request));
+            }
+            json!(seen)
+        },
+    ),
+    // ---- Last: a broker stopped ----
+    (
+        "a broker stopped: Metadata (v0 and the highest), DescribeTopicPartitions, DescribeCluster, and a Produce with acks=all under min.insync.replicas",
+        |t| {
+            let topic = t.name("stopped");
+            t.create(&topic, 2, 2, &[("min.insync.replicas", "2")]);
+            let ids: Vec<i64> = t.addresses.keys().copied().collect();
+            let (first, second) = (ids[0], ids[1]);
+            (t.stop)(second);
+            t.addresses.remove(&second);
+            t.sessions.remove(&second);
+            // Until Metadata no longer lists it, and the topic is led by
+            // the running broker.
+            let ask = metadata_of(&[&topic]);
+            let metadata = t.node(first).json_until(ApiKey::Metadata, &ask, |answer| {
+                answer["brokers"].as_array().is_some_and(|b| b.len() == 1)
+                    && answer["topics"][0]["partitions"]
+                        .as_array()
+                        .is_some_and(|p| p.iter().all(|p| p["leaderId"] == first))
+            });
+            let v0 = t.node(first).json_at(ApiKey::Metadata, 0, &json!({"topics": [{"name": topic}]}));
+            let partitions = t.node(first).json(
+                ApiKey::DescribeTopicPartitions,
+                &json!({"topics": [{"name": topic}], "responsePartitionLimit": 10}),
+            );
+            let mut cluster = Vec::new();
+            for fenced in [false, true] {
+                let answer = t.node(first).json(
+                    ApiKey::DescribeCluster,
+                    &json!({"endpointType": 1, "includeFencedBrokers": fenced}),
+                );
+                let brokers: Vec<Value> = answer["brokers"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|b| json!([b["brokerId"] == first, b["isFenced"]]))
+                    .collect();
+                cluster.push(json!(brokers));
+            }
+            let all = produce(t, &topic, -1, &batch(1, 10, true, now_ms()));
+            let one = produce(t, &topic, 1, &batch(1, 10, true, now_ms()));
+            // Kafka places the partitions at random: which one moved its
+            // leader (a new leader epoch) differs, so the partitions are
+            // compared as a set.
+            let sorted = |topic: &Value| {
+                let mut view = topic_view(t, topic);
+                if let Some(Value::Array(partitions)) = view.get_mut("partitions") {
+                    for p in partitions.iter_mut() {
+                        if let Some(p) = p.as_object_mut() {
+                            p.remove("partitionIndex");
+                        }
+                    }
+                    partitions.sort_by_key(Value::to_string);
+                }
+                view
+            };
+            json!([
+                sorted(&metadata["topics"][0]),
+                sorted(&v0["topics"][0]),
+                sorted(&partitions["topics"][0]),
+                cluster,
+                all,
+                one,
+            ])
+        },
+    ),
 ];
 
 /// Runs every case against the brokers behind `bootstrap`.
-fn run_cases(bootstrap: &str, run: &str) -> Vec<Value> {
+fn run_cases(bootstrap: &str, run: &str, stop: &(dyn Fn(i64) + Sync)) -> Vec<Value> {
     let mut session = Session::connect(bootstrap, "fake-faithful");
     let metadata = session.json(ApiKey::Metadata, &json!({"topics": []}));
     let addresses: BTreeMap<i64, String> = metadata["brokers"]
@@ -584,6 +975,7 @@ fn run_cases(bootstrap: &str, run: &str) -> Vec<Value> {
         addresses,
         sessions: BTreeMap::new(),
         run: run.to_owned(),
+        stop,
     };
     CASES
         .iter()
@@ -618,26 +1010,52 @@ fn the_fake_answers_as_kafka_does() {
     let bootstrap = fake.bootstrap();
     let first = bootstrap.split(',').next().unwrap_or_default().to_owned();
     let run = format!("{}", now_ms() % 1_000_000);
+    let stop_fake = |id: i64| {
+        let id = i32::try_from(id).unwrap_or(-1);
+        runtime
+            .block_on(fake.stop_broker(id))
+            .unwrap_or_else(|e| panic!("stopping broker {id}: {e}"));
+    };
     let fake_seen = std::thread::scope(|scope| {
         scope
-            .spawn(|| run_cases(&first, &run))
+            .spawn(|| run_cases(&first, &run, &stop_fake))
             .join()
             .unwrap_or_else(|_| panic!("the cases against the fake panicked"))
     });
     runtime.block_on(async { fake.shutdown().await.ok() });
 
-    let kafka_seen = match std::env::var("KAFKA_WIRE_FAITHFUL_KAFKA") {
-        Ok(bootstrap) => run_cases(&bootstrap, &run),
+    // A running `broker.sh start DIR --brokers 2` (see the module), or one
+    // started here.
+    let (kafka, dir) = match std::env::var("KAFKA_WIRE_FAITHFUL_KAFKA") {
+        Ok(dir) => (None, std::path::PathBuf::from(dir)),
         Err(_) => {
             let Some(kafka) = Kafka::start("fake-faithful", &pinned_version(), &["--brokers", "2"])
             else {
                 return;
             };
-            let seen = run_cases(kafka.bootstrap(), &run);
-            drop(kafka);
-            seen
+            let dir = kafka.dir().to_owned();
+            (Some(kafka), dir)
         }
     };
+    let env = std::fs::read_to_string(dir.join("env"))
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.join("env").display()));
+    let kafka_bootstrap = env
+        .lines()
+        .find_map(|line| line.strip_prefix("bootstrap="))
+        .unwrap_or_else(|| panic!("no bootstrap in {env}"))
+        .to_owned();
+    let stop_kafka = move |id: i64| {
+        let out = std::process::Command::new("bash")
+            .arg(kafka_wire_test_support::kafka::script())
+            .args(["stop-node"])
+            .arg(&dir)
+            .arg(id.to_string())
+            .output()
+            .unwrap_or_else(|e| panic!("broker.sh stop-node: {e}"));
+        assert!(out.status.success(), "broker.sh stop-node {id}: {out:?}");
+    };
+    let kafka_seen = run_cases(&kafka_bootstrap, &run, &stop_kafka);
+    drop(kafka);
 
     let mut differ = Vec::new();
     for (((name, _), kafka), fake) in CASES.iter().zip(&kafka_seen).zip(&fake_seen) {

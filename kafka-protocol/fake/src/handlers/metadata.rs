@@ -7,7 +7,9 @@
 //!   created and answered UNKNOWN_TOPIC_OR_PARTITION, as Kafka answers
 //!   while its controller creates it; the next request finds it.
 //!   Below v12 a topic id or a null name makes the whole request invalid.
-//! - Replicas on a stopped broker are offline and out of the ISR.
+//! - Replicas on a stopped broker are offline and out of the ISR, and
+//!   eligible leaders (KIP-966) while the ISR is below
+//!   `min.insync.replicas`.
 //! - Authorized operations, when asked, are every operation (no
 //!   authorizer).
 
@@ -344,6 +346,18 @@ pub fn describe_topic_partitions(
             }
             limit -= 1;
             let (replicas, isr, offline) = replica_sets(p, &live);
+            // KIP-966: while the ISR is below min.insync.replicas, the
+            // replicas that left it cleanly may still be elected.
+            let min_isr = topic
+                .config("min.insync.replicas")
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or(1)
+                .min(replicas.len());
+            let eligible = if isr.len() < min_isr {
+                offline.clone()
+            } else {
+                Vec::new()
+            };
             partitions.push(PartitionOut {
                 partition_index: index,
                 leader_id: p.leader,
@@ -351,7 +365,7 @@ pub fn describe_topic_partitions(
                 replica_nodes: replicas.into(),
                 isr_nodes: isr.into(),
                 offline_replicas: offline.into(),
-                eligible_leader_replicas: Some(Vec::new().into()),
+                eligible_leader_replicas: Some(eligible.into()),
                 last_known_elr: Some(Vec::new().into()),
                 ..Default::default()
             });

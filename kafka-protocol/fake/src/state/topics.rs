@@ -16,6 +16,8 @@ pub const TOPIC_CONFIG_DEFAULTS: &[(&str, &str)] = &[
     ("cleanup.policy", "delete"),
     ("compression.type", "producer"),
     ("max.message.bytes", "1048588"),
+    ("message.timestamp.after.max.ms", "3600000"),
+    ("message.timestamp.before.max.ms", "9223372036854775807"),
     ("message.timestamp.type", "CreateTime"),
     ("min.insync.replicas", "1"),
     ("retention.bytes", "-1"),
