@@ -17,9 +17,12 @@ pub const TRANSACTION_STATE: &str = "__transaction_state";
 /// The share groups' state (`share.coordinator.state.topic.num.partitions`: 50).
 pub const SHARE_GROUP_STATE: &str = "__share_group_state";
 
-/// Each internal topic: its name, partitions, replication factor (at most
+/// An internal topic: its name, partitions, replication factor (at most
 /// the brokers there are) and the configs Kafka 4.4.0 creates it with.
-const INTERNAL: &[(&str, i32, usize, &[(&str, &str)])] = &[
+type Internal = (&'static str, i32, usize, &'static [(&'static str, &'static str)]);
+
+/// Each internal topic.
+const INTERNAL: &[Internal] = &[
     (
         CONSUMER_OFFSETS,
         50,
