@@ -16,6 +16,10 @@ pub const TOPIC: i32 = bit(3) | bit(4) | bit(5) | bit(6) | bit(7) | bit(8) | bit
 /// DESCRIBE_CONFIGS (10), ALTER_CONFIGS (11), IDEMPOTENT_WRITE (12): 8096.
 pub const CLUSTER: i32 = bit(5) | bit(7) | bit(8) | bit(9) | bit(10) | bit(11) | bit(12);
 
+/// A group's: READ (3), DELETE (6), DESCRIBE (8), DESCRIBE_CONFIGS (10),
+/// ALTER_CONFIGS (11): 3400.
+pub const GROUP: i32 = bit(3) | bit(6) | bit(8) | bit(10) | bit(11);
+
 /// What a describe answers when the operations were not asked for.
 pub const NOT_ASKED: i32 = i32::MIN;
 
@@ -34,7 +38,7 @@ mod tests {
 
     #[test]
     fn the_sets_are_kafkas_figures() {
-        assert_eq!((TOPIC, CLUSTER), (3576, 8096));
+        assert_eq!((TOPIC, CLUSTER, GROUP), (3576, 8096, 3400));
         assert_eq!(when(false, TOPIC), -2_147_483_648);
     }
 }

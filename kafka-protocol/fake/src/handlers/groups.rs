@@ -18,6 +18,7 @@ use kafka_wire::messages::{
 use kafka_wire::{ErrorCode, ResponseBody};
 
 use super::answers::{no_coordinator, no_coordinator_for};
+use super::authorized;
 use super::owned;
 use crate::dispatch::Context;
 use crate::state::groups::{GroupState, JoinRequest, Pending};
@@ -326,14 +327,10 @@ pub fn list_groups(cx: &Context<'_>, request: &ListGroupsRequest<'_>) -> Respons
         Some(c) => (id, g.protocol_type.as_str(), c.state_name(), "consumer"),
         None => (id, g.protocol_type.as_str(), g.state.name(), "classic"),
     });
-    let share = state.share_groups.iter().map(|(id, g)| {
-        let name = if g.members.is_empty() {
-            "Empty"
-        } else {
-            "Stable"
-        };
-        (id, "share", name, "share")
-    });
+    let share = state
+        .share_groups
+        .iter()
+        .map(|(id, g)| (id, "share", g.state_name(), "share"));
     let mut groups: Vec<_> = classic
         .chain(share)
         .filter(|(id, _, _, _)| cx.shared.coordinator(id) == cx.node_id)
@@ -387,11 +384,21 @@ pub fn describe_groups(
                 out.error_code = code;
                 return out;
             }
+            // Kafka 4.4.0 gives every operation when asked, unless it
+            // answers with an error.
+            out.authorized_operations =
+                authorized::when(request.include_authorized_operations, authorized::GROUP);
             match state.groups.get(id) {
                 None => {
                     out.group_state = "Dead".into();
                     if cx.version >= 6 {
                         out.error_code = ErrorCode::GroupIdNotFound.code();
+                        out.authorized_operations = authorized::NOT_ASKED;
+                        out.error_message = Some(if state.share_groups.contains(id) {
+                            format!("Group {id} is not a classic group.").into()
+                        } else {
+                            format!("Group {id} not found.").into()
+                        });
                     }
                 }
                 Some(group) => {
@@ -446,6 +453,7 @@ pub fn delete_groups(cx: &Context<'_>, request: &DeleteGroupsRequest<'_>) -> Res
             group_id: owned(id),
             error_code: match check_coordinator(cx, id) {
                 Err(code) => code,
+                Ok(()) if state.share_groups.contains(id) => state.share_groups.delete_group(id),
                 Ok(()) => state.groups.delete(id),
             },
             ..Default::default()

@@ -15,6 +15,7 @@ pub mod metadata;
 pub mod offsets;
 pub mod produce;
 pub mod share;
+pub mod share_admin;
 pub mod topics;
 pub mod transactions;
 pub mod unsupported;

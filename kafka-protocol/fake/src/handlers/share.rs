@@ -16,10 +16,12 @@ use kafka_wire::messages::{
 use kafka_wire::runtime::Uuid;
 use kafka_wire::{ErrorCode, ResponseBody};
 
+use super::authorized;
 use super::members::{by_topic, describable, heartbeat_interval_ms};
 use super::owned;
 use crate::config::{MAX_FETCH_BYTES, MAX_FETCH_WAIT};
 use crate::dispatch::Context;
+use crate::state::internal_topics;
 use crate::state::share_groups::LOCK_DURATION;
 use crate::state::State;
 
@@ -56,10 +58,16 @@ pub fn heartbeat(
     } = &mut *guard;
     if groups.get(&request.group_id).is_some() {
         return fail(
-            ErrorCode::InconsistentGroupProtocol.code(),
+            ErrorCode::GroupIdNotFound.code(),
             Some(format!("Group {} is not a share group.", request.group_id)),
         );
     }
+    // The share coordinators' topic exists once share groups are used.
+    internal_topics::ensure(
+        topics,
+        internal_topics::SHARE_GROUP_STATE,
+        &cx.shared.node_ids(),
+    );
     let subscribed = request
         .subscribed_topic_names
         .as_ref()
@@ -70,7 +78,7 @@ pub fn heartbeat(
         request.member_epoch,
         subscribed,
         topics,
-        (cx.client_id, cx.client_host),
+        (cx.client_id, &format!("/{}", cx.client_host)),
         Instant::now(),
     );
     if error != 0 {
@@ -108,39 +116,35 @@ pub fn describe(
         .map(|group_id| {
             let mut out = share_group_describe_response::DescribedGroup {
                 group_id: owned(group_id),
-                authorized_operations: i32::MIN,
                 ..Default::default()
             };
-            let group = match describable(cx, group_id, state.share_groups.get(group_id), "share") {
+            let elsewhere = state.groups.get(group_id).is_some();
+            let share = state.share_groups.get(group_id);
+            let group = match describable(cx, group_id, share, elsewhere, "share") {
                 Ok(group) => group,
                 Err(refused) => {
                     (out.error_code, out.error_message) = refused;
                     return out;
                 }
             };
-            out.group_state = Cow::Borrowed(if group.members.is_empty() {
-                "Empty"
-            } else {
-                "Stable"
-            });
+            out.authorized_operations =
+                authorized::when(request.include_authorized_operations, authorized::GROUP);
+            out.group_state = Cow::Borrowed(group.state_name());
             out.group_epoch = group.epoch;
-            out.assignment_epoch = group.epoch;
+            out.assignment_epoch = group.assignment_epoch;
             out.assignor_name = Cow::Borrowed("simple");
             out.members = group
                 .members
                 .iter()
                 .map(|(id, m)| {
-                    let topic_partitions: Vec<_> = m
-                        .subscribed
-                        .iter()
-                        .filter_map(|name| state.topics.get(name).map(|t| (name, t)))
-                        .map(|(name, t)| share_group_describe_response::TopicPartitions {
-                            topic_id: t.id,
-                            topic_name: owned(name),
-                            partitions: (0..t.partition_count()).collect::<Vec<_>>().into(),
+                    let topic_partitions = by_topic(&m.assignment, |topic_id, partitions| {
+                        share_group_describe_response::TopicPartitions {
+                            topic_id,
+                            topic_name: owned(state.topics.name_of(topic_id).unwrap_or_default()),
+                            partitions: partitions.into(),
                             ..Default::default()
-                        })
-                        .collect();
+                        }
+                    });
                     share_group_describe_response::Member {
                         member_id: owned(id),
                         member_epoch: m.epoch,
