@@ -1280,6 +1280,31 @@ const CASES: &[Case] = &[
         },
     ),
     (
+        "share fetch and acknowledge that name no group or member",
+        |t| {
+            let topic = t.name("share-beats");
+            let id = t.topic_id(&topic);
+            let leader = t.leader(&topic, 0);
+            let fetched = t.node(leader).json(
+                ApiKey::ShareFetch,
+                &json!({"groupId": null, "memberId": null, "shareSessionEpoch": 0, "maxWaitMs": 0,
+                        "minBytes": 1, "maxBytes": 1024, "maxRecords": 10, "batchSize": 10,
+                        "topics": [{"topicId": id, "partitions": [
+                            {"partitionIndex": 0, "partitionMaxBytes": 1024,
+                             "acknowledgementBatches": []}]}],
+                        "forgottenTopicsData": []}),
+            );
+            let acknowledged = t.node(leader).json(
+                ApiKey::ShareAcknowledge,
+                &json!({"groupId": null, "memberId": null, "shareSessionEpoch": 1,
+                        "topics": [{"topicId": id, "partitions": [
+                            {"partitionIndex": 0, "acknowledgementBatches": [
+                                {"firstOffset": 0, "lastOffset": 0, "acknowledgeTypes": [1]}]}]}]}),
+            );
+            json!([fetched, acknowledged])
+        },
+    ),
+    (
         "consumer group describe: authorized operations and the member's host (KIP-848)",
         |t| {
             let topic = t.name("share-beats");

@@ -19,7 +19,12 @@ pub const SHARE_GROUP_STATE: &str = "__share_group_state";
 
 /// An internal topic: its name, partitions, replication factor (at most
 /// the brokers there are) and the configs Kafka 4.4.0 creates it with.
-type Internal = (&'static str, i32, usize, &'static [(&'static str, &'static str)]);
+type Internal = (
+    &'static str,
+    i32,
+    usize,
+    &'static [(&'static str, &'static str)],
+);
 
 /// Each internal topic.
 const INTERNAL: &[Internal] = &[

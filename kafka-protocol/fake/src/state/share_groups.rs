@@ -16,11 +16,13 @@ use super::topics::Topics;
 use crate::config::MAX_GROUP_SIZE;
 
 /// How long a member holds acquired records (Kafka's
-/// `group.share.record.lock.duration.ms` default).
+/// `group.share.record.lock.duration.ms` default; a group's
+/// `share.record.lock.duration.ms` overrides it).
 pub const LOCK_DURATION: Duration = Duration::from_secs(30);
 
 /// How often a record may be delivered (Kafka's
-/// `group.share.delivery.count.limit` default).
+/// `group.share.delivery.count.limit` default; a group's
+/// `share.delivery.count.limit` overrides it).
 pub const DELIVERY_LIMIT: i16 = 5;
 
 /// The most records in flight on a share partition (Kafka's
@@ -30,6 +32,84 @@ pub const MAX_RECORD_LOCKS: usize = 2000;
 
 /// The group configs a share group takes, with Kafka 4.4.0's defaults.
 pub const SHARE_GROUP_CONFIG_DEFAULTS: &[(&str, &str)] = &[("share.auto.offset.reset", "latest")];
+
+/// The most a group's `share.partition.max.record.locks` may raise it to
+/// (Kafka's `group.share.max.partition.max.record.locks`).
+const MOST_RECORD_LOCKS: usize = 10_000;
+
+/// Where a new share partition starts (`share.auto.offset.reset`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reset {
+    /// At the high watermark (`latest`, the default).
+    Latest,
+    /// At the log start (`earliest`).
+    Earliest,
+    /// At the first record at most this many milliseconds old
+    /// (`by_duration:<ISO-8601 duration>`).
+    ByDuration(i64),
+}
+
+/// A share group's settings: its group configs, else Kafka's defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    /// `share.record.lock.duration.ms`.
+    pub lock: Duration,
+    /// `share.delivery.count.limit`.
+    pub delivery_limit: i16,
+    /// `share.partition.max.record.locks` (at most 10,000).
+    pub max_locks: usize,
+    /// `share.heartbeat.interval.ms`.
+    pub heartbeat_interval_ms: i32,
+    /// `share.session.timeout.ms`.
+    pub session_timeout: Duration,
+    /// `share.isolation.level` is `read_committed`: records are acquired
+    /// up to the last stable offset only.
+    pub read_committed: bool,
+    /// `share.auto.offset.reset`.
+    pub reset: Reset,
+}
+
+/// An ISO-8601 duration as Java's `Duration.parse` reads it
+/// (`P1D`, `PT1H30M`, `PT0.5S`, a leading `-`), in milliseconds.
+fn iso_duration_ms(text: &str) -> Option<i64> {
+    let (negative, text) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let body = text.strip_prefix('P').or_else(|| text.strip_prefix('p'))?;
+    let (days, time) = match body.split_once(['T', 't']) {
+        Some((days, time)) => (days, Some(time)),
+        None => (body, None),
+    };
+    let mut total: f64 = 0.0;
+    let mut seen = false;
+    let mut take = |part: &str, units: &[(char, f64)]| -> Option<()> {
+        let mut number = String::new();
+        for c in part.chars() {
+            if c.is_ascii_digit() || c == '.' || c == '-' {
+                number.push(c);
+                continue;
+            }
+            let scale = units.iter().find(|(u, _)| u.eq_ignore_ascii_case(&c))?.1;
+            total += number.parse::<f64>().ok()? * scale;
+            number.clear();
+            seen = true;
+        }
+        number.is_empty().then_some(())
+    };
+    take(days, &[('D', 86_400_000.0)])?;
+    if let Some(time) = time {
+        if time.is_empty() {
+            return None;
+        }
+        take(time, &[('H', 3_600_000.0), ('M', 60_000.0), ('S', 1000.0)])?;
+    }
+    if !seen || !total.is_finite() || total.abs() > 9.0e18 {
+        return None;
+    }
+    let ms = total.round() as i64;
+    Some(if negative { -ms } else { ms })
+}
 
 /// A share-group member.
 #[derive(Debug, Clone)]
@@ -175,6 +255,19 @@ pub struct ShareGroups {
 /// An acquired run of offsets: first, last, delivery count.
 pub type Acquired = (i64, i64, i16);
 
+/// Where a share partition's records may be acquired: from its log start
+/// to `until` (the high watermark, or the last stable offset), a new share
+/// partition starting at `reset_to`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    /// The log start offset.
+    pub log_start: i64,
+    /// The first offset not to acquire.
+    pub until: i64,
+    /// Where a new share partition starts.
+    pub reset_to: i64,
+}
+
 /// A ShareGroupHeartbeat's outcome: error code, message, member epoch,
 /// and the assignment when it changed.
 pub type ShareBeat = (i16, Option<String>, i32, Option<BTreeSet<(Uuid, i32)>>);
@@ -197,6 +290,39 @@ impl ShareGroups {
     /// Whether `group_id` is a share group.
     pub fn contains(&self, group_id: &str) -> bool {
         self.groups.contains_key(group_id)
+    }
+
+    /// The settings of `group_id`: its configs, else Kafka's defaults.
+    pub fn settings(&self, group_id: &str) -> Settings {
+        let configs = self.configs.get(group_id);
+        let get = |key: &str| configs.and_then(|c| c.get(key)).map(String::as_str);
+        let number = |key: &str, default: i64| {
+            get(key)
+                .and_then(|v| v.parse::<i64>().ok())
+                .unwrap_or(default)
+        };
+        let reset = match get("share.auto.offset.reset") {
+            Some("earliest") => Reset::Earliest,
+            Some(v) => v
+                .strip_prefix("by_duration:")
+                .and_then(iso_duration_ms)
+                .map_or(Reset::Latest, Reset::ByDuration),
+            None => Reset::Latest,
+        };
+        let millis = |ms: i64| Duration::from_millis(u64::try_from(ms).unwrap_or(0));
+        Settings {
+            lock: millis(number("share.record.lock.duration.ms", 30_000).clamp(1, 3_600_000)),
+            delivery_limit: i16::try_from(number("share.delivery.count.limit", 5).clamp(1, 100))
+                .unwrap_or(DELIVERY_LIMIT),
+            max_locks: usize::try_from(number("share.partition.max.record.locks", 2000))
+                .unwrap_or(MAX_RECORD_LOCKS)
+                .clamp(1, MOST_RECORD_LOCKS),
+            heartbeat_interval_ms: i32::try_from(number("share.heartbeat.interval.ms", 5000))
+                .unwrap_or(5000),
+            session_timeout: millis(number("share.session.timeout.ms", 45_000)),
+            read_committed: get("share.isolation.level") == Some("read_committed"),
+            reset,
+        }
     }
 
     fn member_key(&mut self, member_id: &str) -> u64 {
@@ -489,10 +615,19 @@ impl ShareGroups {
     /// records.
     pub fn expire(&mut self, now: Instant) {
         let mut gone = Vec::new();
-        for group in self.groups.values_mut() {
+        let timeouts: HashMap<String, Duration> = self
+            .groups
+            .keys()
+            .map(|g| (g.clone(), self.settings(g).session_timeout))
+            .collect();
+        for (group_id, group) in self.groups.iter_mut() {
             let before = group.members.len();
+            let timeout = timeouts
+                .get(group_id)
+                .copied()
+                .unwrap_or(Duration::from_secs(45));
             group.members.retain(|id, m| {
-                let keep = now.duration_since(m.last_seen) <= Duration::from_secs(45);
+                let keep = now.duration_since(m.last_seen) <= timeout;
                 if !keep {
                     gone.push(id.clone());
                 }
@@ -530,29 +665,15 @@ impl ShareGroups {
             .is_some_and(|g| g.members.contains_key(member_id))
     }
 
-    /// The share partition, created at the offset `share.auto.offset.reset`
-    /// names (`latest`: the high watermark; `earliest`: the log start).
-    fn partition(
-        &mut self,
-        group_id: &str,
-        tp: (Uuid, i32),
-        log_start: i64,
-        high_watermark: i64,
-    ) -> &mut SharePartition {
-        let earliest = self
-            .configs
-            .get(group_id)
-            .and_then(|c| c.get("share.auto.offset.reset"))
-            .is_some_and(|v| v == "earliest");
+    /// The share partition, created at `reset_to` (where
+    /// `share.auto.offset.reset` puts it).
+    fn partition(&mut self, group_id: &str, tp: (Uuid, i32), reset_to: i64) -> &mut SharePartition {
         self.partitions
             .entry((group_id.to_owned(), tp.0, tp.1))
-            .or_insert_with(|| {
-                let start = if earliest { log_start } else { high_watermark };
-                SharePartition {
-                    start,
-                    next: start,
-                    records: BTreeMap::new(),
-                }
+            .or_insert_with(|| SharePartition {
+                start: reset_to,
+                next: reset_to,
+                records: BTreeMap::new(),
             })
     }
 
@@ -568,6 +689,7 @@ impl ShareGroups {
         batches: &[(i64, i64, Vec<i8>)],
     ) -> i16 {
         let member = self.member_key(member_id);
+        let limit = self.settings(group_id).delivery_limit;
         let key = (group_id.to_owned(), tp.0, tp.1);
         let Some(partition) = self.partitions.get_mut(&key) else {
             return ErrorCode::InvalidRecordState.code();
@@ -599,7 +721,7 @@ impl ShareGroups {
                         member: m, count, ..
                     } if m == member => {
                         *record = match kind {
-                            2 if count < DELIVERY_LIMIT => Record::Available(count),
+                            2 if count < limit => Record::Available(count),
                             0..=3 => Record::Done,
                             _ => {
                                 error = ErrorCode::InvalidRequest.code();
@@ -632,21 +754,28 @@ impl ShareGroups {
 
     /// Acquires up to `max_records` records of a partition for a member:
     /// records released or whose lock ran out first, then new ones up to
-    /// `until` (the high watermark) while fewer than [`MAX_RECORD_LOCKS`]
-    /// are in flight. Returns the runs acquired.
-    #[allow(clippy::too_many_arguments)]
+    /// `span.until` (the high watermark, or the last stable offset under
+    /// `read_committed`) while fewer than the group's
+    /// `share.partition.max.record.locks` are in flight, each locked for the
+    /// group's `share.record.lock.duration.ms`. Returns the runs acquired.
     pub fn acquire(
         &mut self,
         group_id: &str,
         member_id: &str,
         tp: (Uuid, i32),
-        log_start: i64,
-        until: i64,
+        span: Span,
         max_records: usize,
         now: Instant,
     ) -> Vec<Acquired> {
         let member = self.member_key(member_id);
-        let partition = self.partition(group_id, tp, log_start, until);
+        let settings = self.settings(group_id);
+        let (lock, limit, max_locks) = (settings.lock, settings.delivery_limit, settings.max_locks);
+        let Span {
+            log_start,
+            until,
+            reset_to,
+        } = span;
+        let partition = self.partition(group_id, tp, reset_to);
         if partition.start < log_start {
             // Records deleted under the group: skip them.
             partition.start = log_start;
@@ -665,27 +794,30 @@ impl ShareGroups {
                 } if t <= now => count,
                 _ => continue,
             };
-            if count >= DELIVERY_LIMIT {
+            if count >= limit {
                 *record = Record::Done;
                 continue;
             }
             *record = Record::Acquired {
                 member,
-                until: now + LOCK_DURATION,
+                until: now + lock,
                 count: count + 1,
             };
             taken.push((*offset, count + 1));
         }
+        // Records past their delivery limit are done: the start moves past
+        // them before new records count against the locks.
+        partition.advance();
         while taken.len() < max_records
             && partition.next < until
-            && partition.records.len() < MAX_RECORD_LOCKS
+            && partition.records.len() < max_locks
         {
             let offset = partition.next;
             partition.records.insert(
                 offset,
                 Record::Acquired {
                     member,
-                    until: now + LOCK_DURATION,
+                    until: now + lock,
                     count: 1,
                 },
             );
@@ -836,6 +968,16 @@ impl SharePartition {
 mod tests {
     use super::*;
 
+    /// Records from `log_start` to `until`, a new share partition starting
+    /// at the log start (`earliest`).
+    fn span(log_start: i64, until: i64) -> Span {
+        Span {
+            log_start,
+            until,
+            reset_to: log_start,
+        }
+    }
+
     #[test]
     fn records_are_acquired_released_redelivered_and_accepted() {
         let mut share = ShareGroups::default();
@@ -846,13 +988,19 @@ mod tests {
             .insert("share.auto.offset.reset".into(), "earliest".into());
         let tp = (Uuid([1; 16]), 0);
         let now = Instant::now();
-        assert_eq!(share.acquire("g", "a", tp, 0, 4, 10, now), [(0, 3, 1)]);
+        assert_eq!(
+            share.acquire("g", "a", tp, span(0, 4), 10, now),
+            [(0, 3, 1)]
+        );
         // Nothing is left for another member while the lock holds.
-        assert_eq!(share.acquire("g", "b", tp, 0, 4, 10, now), []);
+        assert_eq!(share.acquire("g", "b", tp, span(0, 4), 10, now), []);
         // Release 0, accept 1-2, reject 3; another member gets 0 again.
         let batches = [(0, 3, vec![2, 1, 1, 3])];
         assert_eq!(share.acknowledge("g", "a", tp, &batches), 0);
-        assert_eq!(share.acquire("g", "b", tp, 0, 4, 10, now), [(0, 0, 2)]);
+        assert_eq!(
+            share.acquire("g", "b", tp, span(0, 4), 10, now),
+            [(0, 0, 2)]
+        );
         // A member acknowledging what it does not hold is refused.
         assert_eq!(
             share.acknowledge("g", "a", tp, &[(0, 0, vec![1])]),
@@ -860,11 +1008,14 @@ mod tests {
         );
         // When the lock runs out the record is delivered again.
         let later = now + LOCK_DURATION + Duration::from_millis(1);
-        assert_eq!(share.acquire("g", "a", tp, 0, 4, 10, later), [(0, 0, 3)]);
+        assert_eq!(
+            share.acquire("g", "a", tp, span(0, 4), 10, later),
+            [(0, 0, 3)]
+        );
         assert_eq!(share.acknowledge("g", "a", tp, &[(0, 0, vec![1])]), 0);
         assert_eq!(share.starts("g"), [(tp, 4)]);
         // No more than MAX_RECORD_LOCKS in flight, whatever is asked.
-        let runs = share.acquire("g", "a", tp, 0, 10_000, usize::MAX, later);
+        let runs = share.acquire("g", "a", tp, span(0, 10_000), usize::MAX, later);
         let count: i64 = runs.iter().map(|(f, l, _)| l - f + 1).sum();
         assert_eq!(count, MAX_RECORD_LOCKS as i64);
     }
@@ -879,7 +1030,10 @@ mod tests {
             .insert("share.auto.offset.reset".into(), "earliest".into());
         let tp = (Uuid([1; 16]), 0);
         let now = Instant::now();
-        assert_eq!(share.acquire("g", "a", tp, 0, 5, 10, now), [(0, 4, 1)]);
+        assert_eq!(
+            share.acquire("g", "a", tp, span(0, 5), 10, now),
+            [(0, 4, 1)]
+        );
         // Acquired, never written: nothing kept.
         assert_eq!(share.persisted("g", tp), None);
         // Accept 0-1, release 2: written with the start before (0).
@@ -898,7 +1052,10 @@ mod tests {
         share.alter_offset("g", tp, 1);
         let kept = share.persisted("g", tp).cloned().unwrap_or_default();
         assert_eq!((kept.start, kept.lag(5)), (1, 4));
-        assert_eq!(share.acquire("g", "a", tp, 0, 5, 10, now), [(1, 4, 1)]);
+        assert_eq!(
+            share.acquire("g", "a", tp, span(0, 5), 10, now),
+            [(1, 4, 1)]
+        );
         share.delete_offsets("g", tp.0);
         assert!(share.persisted_of("g").is_empty());
     }
@@ -945,5 +1102,55 @@ mod tests {
         let old = beat(&mut share, "a", 2, Duration::from_millis(1400));
         assert_eq!(old.0, ErrorCode::FencedMemberEpoch.code());
         let _ = id;
+    }
+
+    #[test]
+    fn a_groups_configs_set_its_locks_deliveries_and_reset() {
+        let mut share = ShareGroups::default();
+        assert_eq!(share.settings("g").lock, LOCK_DURATION);
+        assert_eq!(share.settings("g").reset, Reset::Latest);
+        let configs = share.configs.entry("g".into()).or_default();
+        for (key, value) in [
+            ("share.record.lock.duration.ms", "1000"),
+            ("share.delivery.count.limit", "2"),
+            ("share.partition.max.record.locks", "3"),
+            ("share.isolation.level", "read_committed"),
+            ("share.auto.offset.reset", "by_duration:PT1H30M"),
+        ] {
+            configs.insert(key.into(), value.into());
+        }
+        let settings = share.settings("g");
+        assert_eq!(settings.lock, Duration::from_secs(1));
+        assert_eq!((settings.delivery_limit, settings.max_locks), (2, 3));
+        assert!(settings.read_committed);
+        assert_eq!(settings.reset, Reset::ByDuration(5_400_000));
+        let tp = (Uuid([1; 16]), 0);
+        let now = Instant::now();
+        // At most three in flight; locked for a second; delivered twice.
+        assert_eq!(
+            share.acquire("g", "a", tp, span(0, 10), 10, now),
+            [(0, 2, 1)]
+        );
+        let later = now + Duration::from_millis(1001);
+        assert_eq!(
+            share.acquire("g", "a", tp, span(0, 10), 10, later),
+            [(0, 2, 2)]
+        );
+        let last = later + Duration::from_millis(1001);
+        assert_eq!(
+            share.acquire("g", "a", tp, span(0, 10), 10, last),
+            [(3, 5, 1)]
+        );
+    }
+
+    #[test]
+    fn iso_durations_read_as_javas_duration_parse_reads_them() {
+        assert_eq!(iso_duration_ms("P1D"), Some(86_400_000));
+        assert_eq!(iso_duration_ms("PT0.5S"), Some(500));
+        assert_eq!(iso_duration_ms("-PT1M"), Some(-60_000));
+        assert_eq!(iso_duration_ms("P1DT2H"), Some(93_600_000));
+        for bad in ["", "P", "PT", "1D", "P1H", "PT1X", "P1D2"] {
+            assert_eq!(iso_duration_ms(bad), None, "{bad}");
+        }
     }
 }
