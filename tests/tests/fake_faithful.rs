@@ -1008,6 +1008,109 @@ const CASES: &[Case] = &[
             json!(seen)
         },
     ),
+    (
+        "produce: an append over segment.bytes (under max.message.bytes)",
+        |t| {
+            let topic = t.name("produce-segment");
+            t.create(
+                &topic,
+                1,
+                1,
+                &[("segment.bytes", "1048576"), ("max.message.bytes", "2000000")],
+            );
+            json!([produce(t, &topic, -1, &batch(1, 1_500_000, true, now_ms())),
+                   produce(t, &topic, -1, &batch(1, 1_000_000, true, now_ms()))])
+        },
+    ),
+    (
+        "produce: an idempotent producer's out-of-order sequence and a transactional batch outside its transaction (v11, v12)",
+        |t| {
+            let topic = t.name("produce-producers");
+            t.create(&topic, 1, 1, &[]);
+            let id = t.topic_id(&topic);
+            let leader = t.leader(&topic, 0);
+            let records = |pid: i64, sequence: i32, transactional: bool| {
+                let mut builder = RecordBatchBuilder::new(0)
+                    .producer_id(pid)
+                    .producer_epoch(0)
+                    .base_sequence(sequence)
+                    .transactional(transactional);
+                builder
+                    .append(now_ms(), Some(b"k"), Some(b"v"), &[])
+                    .unwrap_or_else(|e| panic!("{e}"));
+                STANDARD.encode(builder.build().unwrap_or_else(|e| panic!("{e}")))
+            };
+            let init = t.node(leader).json_until(
+                ApiKey::InitProducerId,
+                &json!({"transactionalId": null, "transactionTimeoutMs": 60000}),
+                |answer| !matches!(answer["errorCode"].as_i64(), Some(14 | 15)),
+            );
+            let pid = init["producerId"].as_i64().unwrap_or(-1);
+            let first = produce(t, &topic, -1, &records(pid, 0, false));
+            let gap = produce(t, &topic, -1, &records(pid, 5, false));
+            let txn = t.name("produce-txn-id");
+            let tinit = t.coordinator(&txn, 1).json_until(
+                ApiKey::InitProducerId,
+                &json!({"transactionalId": txn, "transactionTimeoutMs": 60000}),
+                |answer| !matches!(answer["errorCode"].as_i64(), Some(14 | 15 | 16 | 51)),
+            );
+            let tpid = tinit["producerId"].as_i64().unwrap_or(-1);
+            let mut seen = vec![first, gap];
+            for version in [11, 12] {
+                let mut request = produce_request(&topic, &id, -1, &records(tpid, 0, true));
+                request["transactionalId"] = json!(txn);
+                let answer = t.node(leader).json_at(ApiKey::Produce, version, &request);
+                seen.push(partition_view(&answer));
+            }
+            json!(seen)
+        },
+    ),
+    (
+        "a request over socket.request.max.bytes (100 MiB) closes the connection",
+        |t| {
+            let id = *t.addresses.keys().next().unwrap_or(&0);
+            let mut session = t.fresh(id);
+            let size: i32 = 100 * 1024 * 1024 + 1;
+            let mut frame = size.to_be_bytes().to_vec();
+            // The start of a Produce header, which never gets its body.
+            frame.extend_from_slice(&[0, 0, 0, 9, 0, 0, 0, 1]);
+            session.client.send_raw(&frame).unwrap_or_else(|e| panic!("{e}"));
+            json!(match session.client.read_frame() {
+                Ok(_) => "answered",
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => CLOSED,
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => CLOSED,
+                Err(_) => "no answer, connection open",
+            })
+        },
+    ),
+    (
+        "describe groups: a classic group's and an unknown group's authorized operations, v5 and v6",
+        |t| {
+            let topic = t.name("produce-producers");
+            let group = t.name("classic-ops");
+            let id = t.topic_id(&topic);
+            let _ = t.coordinator(&group, 0).json(
+                ApiKey::OffsetCommit,
+                &json!({"groupId": group, "generationIdOrMemberEpoch": -1, "memberId": "",
+                        "topics": [{"name": topic, "topicId": id, "partitions": [
+                            {"partitionIndex": 0, "committedOffset": 0,
+                             "committedLeaderEpoch": -1, "committedMetadata": ""}]}]}),
+            );
+            let unknown = t.name("classic-nobody");
+            let mut seen = Vec::new();
+            for (name, version) in [(&group, 5), (&group, 6), (&unknown, 5), (&unknown, 6)] {
+                for include in [false, true] {
+                    let answer = t.coordinator(name, 0).json_at(
+                        ApiKey::DescribeGroups,
+                        version,
+                        &json!({"groups": [name], "includeAuthorizedOperations": include}),
+                    );
+                    seen.push(answer["groups"][0].clone());
+                }
+            }
+            json!(seen)
+        },
+    ),
     // ---- Share groups ----
     (
         "share offsets admin of a group that does not exist",
