@@ -1,7 +1,8 @@
 //! KIP-932 share groups: ShareGroupHeartbeat and ShareGroupDescribe at the
 //! group's coordinator; ShareFetch (share sessions, acquisition with
 //! locks and delivery counts, long polls) and ShareAcknowledge at the
-//! partitions' leaders.
+//! partitions' leaders. The offsets admin is in
+//! [`share_admin`](super::share_admin).
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -62,8 +63,9 @@ fn span_of(partition: &Partition, settings: &Settings) -> Span {
     }
 }
 
-/// ShareGroupHeartbeat: join (epoch 0), heartbeat, leave (-1); every
-/// member gets every partition of its topics.
+/// ShareGroupHeartbeat: join (epoch 0), heartbeat, leave (-1), with the
+/// epochs and assignments of [`ShareGroups::heartbeat`](crate::state::share_groups::ShareGroups::heartbeat);
+/// a classic or consumer group's id is GROUP_ID_NOT_FOUND.
 pub fn heartbeat(
     cx: &Context<'_>,
     request: &ShareGroupHeartbeatRequest<'_>,

@@ -1,9 +1,11 @@
-//! KIP-932 share groups: members that heartbeat with ShareGroupHeartbeat
-//! (each member is assigned every partition of the topics it subscribes
-//! to: a share group's partitions are shared), and each share partition's
-//! records: the share-partition start offset, records acquired by a member
+//! KIP-932 share groups: members that heartbeat with ShareGroupHeartbeat,
+//! with Kafka 4.4.0's epochs and its `simple` assignor's shares
+//! (the `share_assignor` module); each share partition's
+//! records (the share-partition start offset, records acquired by a member
 //! under a lock with a delivery count, released, accepted or rejected by
-//! acknowledgements, and available again when a lock runs out.
+//! acknowledgements, and available again when a lock runs out); the state
+//! Kafka's share coordinator keeps of each, which the offsets admin reads
+//! and changes; and each group's settings, from its group configs.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
