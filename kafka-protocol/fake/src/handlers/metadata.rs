@@ -250,6 +250,7 @@ fn create(cx: &Context<'_>, state: &mut State, name: &str, live: &[i32]) {
     let placement = Placement {
         nodes: live,
         replication_factor: cx.shared.default_replication(),
+        assigned: &[],
     };
     let _ = state.topics.create(
         name,

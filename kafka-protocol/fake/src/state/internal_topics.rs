@@ -87,6 +87,7 @@ pub fn ensure(topics: &mut Topics, name: &str, nodes: &[i32]) -> bool {
     let placement = Placement {
         nodes,
         replication_factor: replication.min(nodes.len()).max(1),
+        assigned: &[],
     };
     topics.create(name, partitions, configs, placement).is_ok()
 }

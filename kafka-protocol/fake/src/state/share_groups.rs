@@ -32,9 +32,6 @@ pub const DELIVERY_LIMIT: i16 = 5;
 /// records are acquired, which also bounds the state kept per partition.
 pub const MAX_RECORD_LOCKS: usize = 2000;
 
-/// The group configs a share group takes, with Kafka 4.4.0's defaults.
-pub const SHARE_GROUP_CONFIG_DEFAULTS: &[(&str, &str)] = &[("share.auto.offset.reset", "latest")];
-
 /// The most a group's `share.partition.max.record.locks` may raise it to
 /// (Kafka's `group.share.max.partition.max.record.locks`).
 const MOST_RECORD_LOCKS: usize = 10_000;
@@ -1069,6 +1066,7 @@ mod tests {
         let placement = super::super::topics::Placement {
             nodes: &[0],
             replication_factor: 1,
+            assigned: &[],
         };
         let id = topics
             .create("t", 2, BTreeMap::new(), placement)
