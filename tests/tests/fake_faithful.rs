@@ -1111,6 +1111,43 @@ const CASES: &[Case] = &[
             json!(seen)
         },
     ),
+    (
+        "produce: the broker's message.max.bytes (cluster-wide) bounds a topic without its own max.message.bytes",
+        |t| {
+            let topic = t.name("produce-broker-set");
+            t.create(&topic, 1, 1, &[]);
+            let set = |t: &mut Target, op: i64, value: Value| {
+                let answer = t.any().json(
+                    ApiKey::IncrementalAlterConfigs,
+                    &json!({"resources": [{"resourceType": 4, "resourceName": "", "configs": [
+                        {"name": "message.max.bytes", "configOperation": op, "value": value}]}],
+                        "validateOnly": false}),
+                );
+                answer["responses"][0]["errorCode"].clone()
+            };
+            let lowered = set(t, 0, json!("2000"));
+            // Until every broker has the change (Kafka's dynamic configs
+            // travel through its metadata log).
+            let mut refused = Value::Null;
+            for _ in 0..50 {
+                refused = produce(t, &topic, -1, &batch(1, 3000, true, now_ms()));
+                if refused["errorCode"] == 10 {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            let restored = set(t, 1, Value::Null);
+            let mut taken = Value::Null;
+            for _ in 0..50 {
+                taken = produce(t, &topic, -1, &batch(1, 3000, true, now_ms()));
+                if taken["errorCode"] == 0 {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            json!([lowered, refused, restored, taken])
+        },
+    ),
     // ---- Share groups ----
     (
         "share offsets admin of a group that does not exist",
@@ -1380,6 +1417,78 @@ const CASES: &[Case] = &[
                 pick(share_beat(t, &nobody, MEMBER, 0, Value::Null)),
                 pick(share_beat(t, &nobody, MEMBER, 0, json!([]))),
             ])
+        },
+    ),
+    (
+        "a share group's configs: lock duration, delivery count limit, heartbeat interval",
+        |t| {
+            let topic = t.name("share-configs");
+            t.create(&topic, 1, 1, &[]);
+            let group = t.name("share-configs");
+            let configs = set_group_configs(
+                t,
+                &group,
+                &[
+                    ("share.auto.offset.reset", "earliest"),
+                    ("share.record.lock.duration.ms", "20000"),
+                    ("share.delivery.count.limit", "2"),
+                    ("share.heartbeat.interval.ms", "7000"),
+                ],
+            );
+            let leader = t.leader(&topic, 0);
+            let id = t.topic_id(&topic);
+            let produced = t.node(leader).json(
+                ApiKey::Produce,
+                &produce_request(&topic, &id, -1, &batch(1, 10, true, now_ms())),
+            );
+            let joined = share_beat(t, &group, MEMBER, 0, json!([topic]));
+            let (epoch, _) = share_join(t, &group, MEMBER, &[&topic]);
+            let beat = share_beat(t, &group, MEMBER, epoch, Value::Null);
+            // The lock time a fetch answers with, and what it acquired.
+            let fetch = |t: &mut Target, epoch: i64, wait: i64| {
+                let id = t.topic_id(&topic);
+                let answer = t.node(leader).json(
+                    ApiKey::ShareFetch,
+                    &json!({"groupId": group, "memberId": MEMBER, "shareSessionEpoch": epoch,
+                            "maxWaitMs": wait, "minBytes": 1, "maxBytes": 1 << 20, "maxRecords": 10,
+                            "batchSize": 10, "topics": [{"topicId": id, "partitions": [
+                                {"partitionIndex": 0, "partitionMaxBytes": 1 << 20,
+                                 "acknowledgementBatches": []}]}],
+                            "forgottenTopicsData": []}),
+                );
+                let acquired: Vec<Value> = answer["responses"][0]["partitions"][0]["acquiredRecords"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|r| json!([r["firstOffset"], r["lastOffset"], r["deliveryCount"]]))
+                    .collect();
+                json!([answer["errorCode"], answer["acquisitionLockTimeoutMs"], acquired])
+            };
+            // A release on its own (a ShareFetch carrying it may acquire
+            // the record again or not: a race in Kafka).
+            let release = |t: &mut Target, epoch: i64| {
+                let id = t.topic_id(&topic);
+                let answer = t.node(leader).json(
+                    ApiKey::ShareAcknowledge,
+                    &json!({"groupId": group, "memberId": MEMBER, "shareSessionEpoch": epoch,
+                            "topics": [{"topicId": id, "partitions": [
+                                {"partitionIndex": 0, "acknowledgementBatches": [
+                                    {"firstOffset": 0, "lastOffset": 0, "acknowledgeTypes": [2]}]}]}]}),
+                );
+                json!([answer["errorCode"], answer["acquisitionLockTimeoutMs"],
+                       answer["responses"][0]["partitions"][0]["errorCode"]])
+            };
+            let first = fetch(t, 0, 2000);
+            let released = release(t, 1);
+            let second = fetch(t, 2, 1000);
+            let released_again = release(t, 3);
+            // Delivered twice: archived, nothing to acquire.
+            let third = fetch(t, 4, 200);
+            let first = json!([first, released, second, released_again]);
+            let _ = share_fetch(t, &group, MEMBER, &topic, 0, -1, &[], 0);
+            let _ = share_beat(t, &group, MEMBER, -1, Value::Null);
+            json!([configs, produced["responses"][0]["partitionResponses"][0]["errorCode"],
+                   joined["heartbeatIntervalMs"], beat["heartbeatIntervalMs"], first, third])
         },
     ),
     (
