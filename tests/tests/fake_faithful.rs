@@ -1182,6 +1182,26 @@ const CASES: &[Case] = &[
         },
     ),
     (
+        "share offsets altered and deleted for the empty group id, at any broker",
+        |t| {
+            let topic = t.name("share-admin");
+            let mut seen = Vec::new();
+            for id in t.addresses.keys().copied().collect::<Vec<_>>() {
+                let altered = t.node(id).json(
+                    ApiKey::AlterShareGroupOffsets,
+                    &json!({"groupId": "", "topics": [{"topicName": topic, "partitions": [
+                        {"partitionIndex": 0, "startOffset": 0}]}]}),
+                );
+                let deleted = t.node(id).json(
+                    ApiKey::DeleteShareGroupOffsets,
+                    &json!({"groupId": "", "topics": [{"topicName": topic}]}),
+                );
+                seen.push(json!([altered, deleted]));
+            }
+            json!(seen)
+        },
+    ),
+    (
         "a share group consumes: its offsets described, altered and deleted refused while it has members",
         |t| {
             let topic = t.name("share-admin");

@@ -25,9 +25,15 @@ use crate::state::State;
 /// Kafka's message for a topic or partition it does not have.
 const NOT_HOSTED: &str = "This server does not host this topic-partition.";
 
-/// Why the offsets of `group_id` may not be changed here: not its
-/// coordinator, a group of another type, or members.
+/// Why the offsets of `group_id` may not be changed here: no group id,
+/// not its coordinator, a group of another type, or members.
 fn check_alterable(cx: &Context<'_>, state: &State, group_id: &str) -> Result<(), GroupRefusal> {
+    if group_id.is_empty() {
+        return Err((
+            ErrorCode::InvalidGroupId.code(),
+            "The group id is invalid.".to_owned(),
+        ));
+    }
     if cx.shared.coordinator(group_id) != cx.node_id {
         return Err((ErrorCode::NotCoordinator.code(), String::new()));
     }
