@@ -99,7 +99,7 @@ pub fn read_capture<R: Read>(
         }
     }
     if let Some(why) = reader.truncated() {
-        tracker.truncated_file(why);
+        tracker.truncated_file(why, reader.truncated_time());
     }
     tracker.finish();
     while let Some(output) = tracker.next_output() {

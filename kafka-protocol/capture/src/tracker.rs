@@ -227,11 +227,15 @@ impl Tracker {
         self.out.pop_front()
     }
 
-    /// Reports that the capture file ends inside a block.
-    pub fn truncated_file(&mut self, detail: &str) {
+    /// Reports that the capture file ends inside a block, at `time` (what
+    /// the cut block's header says, [`CaptureReader::truncated_time`]), or
+    /// with `None` the last packet's time.
+    ///
+    /// [`CaptureReader::truncated_time`]: crate::CaptureReader::truncated_time
+    pub fn truncated_file(&mut self, detail: &str, time: Option<Timestamp>) {
         self.out.push_back(Output::Event(Event {
             kind: EventKind::TruncatedFile,
-            time: self.last_time,
+            time: time.unwrap_or(self.last_time),
             client: None,
             broker: None,
             detail: detail.to_owned(),

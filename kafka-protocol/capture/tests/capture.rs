@@ -779,6 +779,73 @@ fn a_file_cut_short_and_a_file_that_is_not_a_capture() {
     assert!(read_capture(&b""[..], &mut tracker, |_| {}).is_err());
 }
 
+/// The time and detail of the `truncated-file` events of `file`.
+fn cut_events(file: &[u8]) -> Vec<(String, String)> {
+    read(file, Config::default())
+        .iter()
+        .filter_map(|o| match o {
+            Output::Event(e) if e.kind == EventKind::TruncatedFile => {
+                Some((e.time.to_string(), e.detail.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_file_cut_inside_a_packet_gives_the_time_its_header_holds() {
+    let cut = "the file ends inside a block".to_owned();
+    // `head -c 100`: the file header (24 bytes), the first record's header
+    // (16) and 60 of its 74 bytes. No packet was read before it.
+    let mut flow = ethernet_flow();
+    flow.time += 250_000_000;
+    let file = pcap(1, false, &one_exchange(&mut flow));
+    assert_eq!(
+        cut_events(&file[..100]),
+        [("2026-12-07T01:02:03.250000Z".to_owned(), cut.clone())]
+    );
+    // Nanosecond pcap, cut in the third packet, whose time is not the
+    // last packet read's.
+    let mut flow = ethernet_flow();
+    flow.time += 123_456_789;
+    let frames = one_exchange(&mut flow);
+    let file = pcap(1, true, &frames);
+    let third = 24 + frames[..2].iter().map(|f| 16 + f.data.len()).sum::<usize>();
+    assert_eq!(
+        cut_events(&file[..third + 20]),
+        [("2026-12-07T01:02:03.125456Z".to_owned(), cut.clone())]
+    );
+    // Cut inside the record's header: the last packet's time.
+    assert_eq!(
+        cut_events(&file[..third + 10]),
+        [("2026-12-07T01:02:03.124456Z".to_owned(), cut.clone())]
+    );
+    // A big-endian pcap, written by hand: one record, cut in its data.
+    let mut big = vec![0xa1, 0xb2, 0xc3, 0xd4, 0, 2, 0, 4];
+    big.extend_from_slice(&[0; 8]);
+    big.extend_from_slice(&65535u32.to_be_bytes());
+    big.extend_from_slice(&1u32.to_be_bytes());
+    big.extend_from_slice(&1_796_605_323u32.to_be_bytes());
+    big.extend_from_slice(&42u32.to_be_bytes());
+    big.extend_from_slice(&60u32.to_be_bytes());
+    big.extend_from_slice(&60u32.to_be_bytes());
+    big.extend_from_slice(&[0; 10]);
+    assert_eq!(
+        cut_events(&big),
+        [("2026-12-07T01:02:03.000042Z".to_owned(), cut.clone())]
+    );
+    // pcapng: an enhanced packet block cut after its header, on the second
+    // interface (nanoseconds).
+    let mut a = ethernet_flow();
+    a.time += 7_000;
+    let frames: Vec<(u32, Frame)> = a.handshake().into_iter().map(|f| (1, f)).collect();
+    let file = pcapng(&[(1, 6), (1, 9)], &frames[..1]);
+    assert_eq!(
+        cut_events(&file[..file.len() - 20]),
+        [("2026-12-07T01:02:03.000007Z".to_owned(), cut)]
+    );
+}
+
 /// A capture generated as it is read: `count` connections, each a request
 /// and its response and nothing more, never closed.
 struct ManyConnections {

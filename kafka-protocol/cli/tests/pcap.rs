@@ -427,7 +427,7 @@ fn a_cut_capture_is_read_and_what_is_not_a_capture_fails() {
     assert_eq!(
         lines.last().copied(),
         Some(
-            r#"{"event":"truncated-file","client":null,"broker":null,"time":"2026-12-07T01:02:03.024000Z","detail":"the file ends inside a block"}"#
+            r#"{"event":"truncated-file","client":null,"broker":null,"time":"2026-12-07T01:02:03.025000Z","detail":"the file ends inside a block"}"#
         )
     );
     // A header and no packet: nothing to say.
@@ -446,6 +446,13 @@ fn a_cut_capture_is_read_and_what_is_not_a_capture_fails() {
     assert_eq!(
         pcap_cli(&["-"], b"").failure(),
         "error: standard input: not a pcap or pcapng capture: shorter than a file header"
+    );
+    // Cut inside the first packet (`head -c 100`): the time its record's
+    // header holds, not the epoch.
+    let lines = pcap_cli(&["-"], &capture()[..100]).lines().join("\n");
+    assert_eq!(
+        lines,
+        r#"{"event":"truncated-file","client":null,"broker":null,"time":"2026-12-07T01:02:03.000000Z","detail":"the file ends inside a block"}"#
     );
     let missing = format!("{empty}.missing");
     assert!(pcap_cli(&[&missing], b"")
