@@ -136,26 +136,45 @@ impl<R: Read> CaptureReader<R> {
         };
         fill(&mut input, &mut head, header_len)?;
         let magic = head.first_chunk::<4>().copied();
+        let format = match magic {
+            Some([0x0a, 0x0d, 0x0d, 0x0a]) => Some("pcapng"),
+            Some(
+                [0xd4, 0xc3, 0xb2, 0xa1]
+                | [0xa1, 0xb2, 0xc3, 0xd4]
+                | [0x4d, 0x3c, 0xb2, 0xa1]
+                | [0xa1, 0xb2, 0x3c, 0x4d],
+            ) => Some("pcap"),
+            _ => None,
+        };
+        // A section header is at least 28 bytes; its length is unknown
+        // until 8 are there.
+        let header_len = match format {
+            Some("pcapng") if head.len() < 8 => 28,
+            Some("pcapng") => header_len.max(28),
+            _ => header_len,
+        };
+        if let Some(format) = format.filter(|_| head.len() < header_len) {
+            return Err(CaptureError::CutShort {
+                format,
+                expected: header_len,
+                got: head.len(),
+            });
+        }
         let prefixed = Prefixed {
             head,
             position: 0,
             rest: input,
         };
         let not_a_capture = |why: &str| CaptureError::NotACapture(why.to_owned());
-        let format = match magic {
-            None => return Err(not_a_capture("shorter than a file header")),
-            Some([0x0a, 0x0d, 0x0d, 0x0a]) => PcapNGReader::new(HEAD, prefixed)
+        let format = match (magic, format) {
+            (None, _) => return Err(not_a_capture("shorter than a file header")),
+            (Some(_), Some("pcapng")) => PcapNGReader::new(HEAD, prefixed)
                 .map(Format::PcapNg)
                 .map_err(|e| not_a_capture(&format!("pcapng section header: {e}")))?,
-            Some(
-                [0xd4, 0xc3, 0xb2, 0xa1]
-                | [0xa1, 0xb2, 0xc3, 0xd4]
-                | [0x4d, 0x3c, 0xb2, 0xa1]
-                | [0xa1, 0xb2, 0x3c, 0x4d],
-            ) => LegacyPcapReader::new(HEAD, prefixed)
+            (Some(_), Some(_)) => LegacyPcapReader::new(HEAD, prefixed)
                 .map(Format::Pcap)
                 .map_err(|e| not_a_capture(&format!("pcap file header: {e}")))?,
-            Some(_) => return Err(not_a_capture("no pcap or pcapng magic number")),
+            (Some(_), None) => return Err(not_a_capture("no pcap or pcapng magic number")),
         };
         Ok(CaptureReader {
             format,

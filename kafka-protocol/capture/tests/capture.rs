@@ -846,6 +846,38 @@ fn a_file_cut_inside_a_packet_gives_the_time_its_header_holds() {
     );
 }
 
+#[test]
+fn a_file_cut_inside_its_header_says_so() {
+    let mut flow = ethernet_flow();
+    let file = pcap(1, false, &one_exchange(&mut flow));
+    let ng = pcapng(&[(1, 6)], &[]);
+    // A section header with 12 bytes of options: the length it gives.
+    let mut long = ng.clone();
+    long[4..8].copy_from_slice(&40u32.to_le_bytes());
+    for (bytes, format, expected, got) in [
+        (&file[..10], "pcap", 24, 10),
+        (&file[..23], "pcap", 24, 23),
+        (&ng[..10], "pcapng", 28, 10),
+        (&long[..30], "pcapng", 40, 30),
+        (&ng[..6], "pcapng", 28, 6),
+    ] {
+        let error = read_capture(bytes, &mut Tracker::default(), |_| {}).unwrap_err();
+        match &error {
+            CaptureError::CutShort {
+                format: f,
+                expected: e,
+                got: g,
+            } => assert_eq!((*f, *e, *g), (format, expected, got), "{error}"),
+            other => panic!("{other}"),
+        }
+    }
+    let error = read_capture(&file[..10], &mut Tracker::default(), |_| {}).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "a pcap file cut short: its header takes 24 bytes, and there are only 10"
+    );
+}
+
 /// A capture generated as it is read: `count` connections, each a request
 /// and its response and nothing more, never closed.
 struct ManyConnections {

@@ -447,6 +447,14 @@ fn a_cut_capture_is_read_and_what_is_not_a_capture_fails() {
         pcap_cli(&["-"], b"").failure(),
         "error: standard input: not a pcap or pcapng capture: shorter than a file header"
     );
+    // Cut inside its file header (`head -c 10`): a file cut short, said so.
+    let short = temp_file(&capture()[..10]);
+    assert_eq!(
+        pcap_cli(&[&short], b"").failure(),
+        format!(
+            "error: {short}: a pcap file cut short: its header takes 24 bytes, and there are only 10"
+        )
+    );
     // Cut inside the first packet (`head -c 100`): the time its record's
     // header holds, not the epoch.
     let lines = pcap_cli(&["-"], &capture()[..100]).lines().join("\n");
