@@ -5,9 +5,9 @@ use std::fmt;
 use std::net::SocketAddr;
 
 use bytes::Bytes;
-use kafka_wire::frame::{RequestParts, ResponseParts};
+use kafka_wire::frame::{Lenient, RequestParts, ResponseParts};
 use kafka_wire::runtime::DecodeError;
-use kafka_wire::ApiKey;
+use kafka_wire::{ApiKey, RequestBody};
 
 use crate::time::Timestamp;
 
@@ -61,6 +61,14 @@ impl Exchange {
     /// The request's header and body bytes.
     pub fn request_parts(&self) -> Result<RequestParts<'_>, DecodeError> {
         RequestParts::split(&self.request)
+    }
+
+    /// The request's body, read as Kafka's broker reads it: bytes after
+    /// the body are ignored and counted (see
+    /// [`RequestParts::decode_body_lenient`]). Allocates nothing: arrays of
+    /// structs stay checked wire bytes, decoded when read.
+    pub fn request_body(&self) -> Result<Lenient<RequestBody<'_>>, DecodeError> {
+        self.request_parts()?.decode_body_lenient_without_heap()
     }
 
     /// The response's header and body bytes, at the version its body is

@@ -720,7 +720,7 @@ impl Work<'_> {
         };
         let (api, version) = (parts.api, parts.version());
         let correlation_id = parts.header.correlation_id;
-        if let Err(error) = parts.decode_body_without_heap() {
+        if let Err(error) = parts.decode_body_lenient_without_heap() {
             self.event(
                 conn,
                 EventKind::Undecodable,

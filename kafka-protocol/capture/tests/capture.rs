@@ -14,6 +14,7 @@ use kafka_wire_test_support::frames::{request_bytes, response_bytes};
 use kafka_wire_test_support::pcap::{
     pcap, pcapng, Flags, Flow, Frame, Link, EXCHANGE_JSON_KEYS, START,
 };
+use kafka_wire_test_support::wire::librdkafka_metadata_with_trailing_bytes;
 use serde_json::Value;
 
 #[global_allocator]
@@ -501,6 +502,47 @@ fn a_capture_that_starts_mid_connection_resynchronises() {
         panic!()
     };
     assert_eq!(exchange.broker.to_string(), "10.0.0.2:7000");
+}
+
+/// librdkafka 2.16's Metadata v13, three bytes after its body: Kafka
+/// answers it, and the reader reads it as Kafka does, the bytes noted.
+#[test]
+fn a_request_with_bytes_after_its_body_is_read_as_kafka_reads_it() {
+    let frame = librdkafka_metadata_with_trailing_bytes();
+    let mut sized = (frame.len() as u32).to_be_bytes().to_vec();
+    sized.extend_from_slice(&frame);
+    let mut flow = ethernet_flow();
+    let mut frames = flow.handshake();
+    frames.extend(flow.send(true, &sized, 1460));
+    frames.extend(flow.send(
+        false,
+        &response(MetadataResponse::default().into(), 13, 4),
+        1460,
+    ));
+    let outputs = read(&pcap(1, false, &frames), Config::default());
+    assert_eq!(brief(&outputs), ["Metadata v13 #4"]);
+    let json = outputs[0].to_json(&JsonOptions::default());
+    assert_eq!(json["trailingBytes"], 3);
+    assert_eq!(json["clientId"], "chaos-admin");
+    assert_eq!(
+        json["request"],
+        serde_json::json!({"topics": null, "allowAutoTopicCreation": false, "includeTopicAuthorizedOperations": false})
+    );
+    let keys: Vec<&str> = json
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut expected = EXCHANGE_JSON_KEYS.to_vec();
+    expected.insert(8, "trailingBytes");
+    assert_eq!(keys, expected);
+    assert_written_as_built(&outputs);
+    // The strict reader still refuses the frame.
+    let Output::Exchange(exchange) = &outputs[0] else {
+        panic!()
+    };
+    assert!(exchange.request_parts().unwrap().decode_body().is_err());
 }
 
 #[test]
