@@ -131,11 +131,17 @@ pub enum EventKind {
     Evicted,
     /// The capture file ends inside a block, or a block does not parse.
     TruncatedFile,
+    /// Which side of a connection captured mid-stream is the client was
+    /// decided by a rule that is not sure (no SYN, no port of
+    /// [`Config::ports`](crate::Config::ports) or Kafka's, and no response
+    /// seen answering a request): the detail names the rule and what it
+    /// saw.
+    Direction,
 }
 
 impl EventKind {
     /// Every kind, in order.
-    pub const ALL: [EventKind; 8] = [
+    pub const ALL: [EventKind; 9] = [
         EventKind::Gap,
         EventKind::Resync,
         EventKind::UnpairedResponse,
@@ -144,11 +150,12 @@ impl EventKind {
         EventKind::Undecodable,
         EventKind::Evicted,
         EventKind::TruncatedFile,
+        EventKind::Direction,
     ];
 
     /// The kind's name in the JSON form: `gap`, `resync`,
     /// `unpaired-response`, `unanswered`, `tls`, `undecodable`, `evicted`,
-    /// `truncated-file`.
+    /// `truncated-file`, `direction`.
     pub fn name(self) -> &'static str {
         match self {
             EventKind::Gap => "gap",
@@ -159,6 +166,7 @@ impl EventKind {
             EventKind::Undecodable => "undecodable",
             EventKind::Evicted => "evicted",
             EventKind::TruncatedFile => "truncated-file",
+            EventKind::Direction => "direction",
         }
     }
 }

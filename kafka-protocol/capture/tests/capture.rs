@@ -545,6 +545,131 @@ fn a_request_with_bytes_after_its_body_is_read_as_kafka_reads_it() {
     assert!(exchange.request_parts().unwrap().decode_body().is_err());
 }
 
+/// An ApiVersions v3 answer listing every api, as a broker sends it: its
+/// first bytes read as a Produce v7 request header.
+fn every_api_versions(correlation_id: i32) -> Vec<u8> {
+    let answer = ApiVersionsResponse {
+        api_keys: ApiKey::ALL
+            .iter()
+            .map(|api| api_versions_response::ApiVersion {
+                api_key: api.key(),
+                min_version: api.lowest_version(),
+                max_version: api.highest_stable_version(),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    };
+    response(answer.into(), 3, correlation_id)
+}
+
+/// A connection captured mid-stream, off Kafka's ports: the broker's
+/// delayed answer to correlation id 7 first, then 8 to 10 asked and
+/// answered (what `kafka-protocol fake --fault api-versions:delay=5s:times=1`
+/// shows when tcpdump starts during the delay).
+fn answer_first(flow: &mut Flow, through: i32) -> Vec<Frame> {
+    let mut frames = flow.send(false, &every_api_versions(7), 1460);
+    for id in 8..=through {
+        frames.extend(flow.send(true, &api_versions(id).0, 1460));
+        frames.extend(flow.send(false, &every_api_versions(id), 1460));
+    }
+    frames
+}
+
+/// Without `--port`, a connection captured as the broker answers reads
+/// as it does with the port given: the broker's answers are answers, found
+/// so by the rule `answers`, which is sure (no `direction` event).
+#[test]
+fn a_stream_captured_mid_answer_finds_its_client_without_a_port() {
+    let mut flow = Flow::new("127.0.0.1:50000", "127.0.0.1:41234", Link::Ethernet);
+    let file = pcap(1, false, &answer_first(&mut flow, 10));
+    let with_port = read(
+        &file,
+        Config {
+            ports: vec![41234],
+            ..Config::default()
+        },
+    );
+    let skipped = every_api_versions(7).len();
+    let expected = [
+        format!("resync: {skipped} bytes skipped to the next frame boundary"),
+        "ApiVersions v3 #8".to_owned(),
+        "ApiVersions v3 #9".to_owned(),
+        "ApiVersions v3 #10".to_owned(),
+    ];
+    assert_eq!(brief(&with_port), expected);
+    let without = read(&file, Config::default());
+    assert_eq!(brief(&without), expected);
+    // The same lines, times and addresses included.
+    let line = |output: &Output| output.to_json(&JsonOptions::default()).to_string();
+    for (ours, theirs) in without.iter().zip(&with_port) {
+        let (ours, theirs) = (line(ours), line(theirs));
+        assert!(
+            ours == theirs,
+            "without --port: {ours:.300}\nwith it: {theirs:.300}"
+        );
+    }
+    let exchange = without[1].to_json(&JsonOptions::default());
+    assert_eq!(exchange["broker"], "127.0.0.1:41234");
+}
+
+/// When no answer settles it, the reader still finds the client by what
+/// the bytes read as, and says that it guessed, and by which rule.
+#[test]
+fn a_guess_at_the_client_says_which_rule_made_it() {
+    // The delayed answer, then one request, unanswered when the capture ends.
+    let mut flow = Flow::new("127.0.0.1:50000", "127.0.0.1:41234", Link::Ethernet);
+    let mut frames = flow.send(false, &every_api_versions(7), 1460);
+    frames.extend(flow.send(true, &api_versions(8).0, 1460));
+    let outputs = read(&pcap(1, false, &frames), Config::default());
+    let skipped = every_api_versions(7).len();
+    let lines = brief(&outputs);
+    assert!(
+        lines[0].starts_with(
+            "direction: the client is not known for sure: by rule `request`: no response \
+             answered a request: the client's bytes read as a whole ApiVersions v3 request \
+             (correlation id 8), the broker's as "
+        ),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(
+        lines[1..],
+        [
+            format!("resync: {skipped} bytes skipped: no frame boundary found"),
+            "unanswered: ApiVersions v3 request (correlation id 8) never answered: the capture ends"
+                .to_owned(),
+        ]
+    );
+    let event = outputs[0].to_json(&JsonOptions::default());
+    assert_eq!(
+        (&event["client"], &event["broker"]),
+        (
+            &Value::from("127.0.0.1:50000"),
+            &Value::from("127.0.0.1:41234")
+        )
+    );
+    // Both sides send whole requests, none answered: the one that sent
+    // first is taken for the client.
+    let mut flow = Flow::new("127.0.0.1:50000", "127.0.0.1:41234", Link::Ethernet);
+    let mut frames = flow.send(false, &api_versions(1).0, 1460);
+    frames.extend(flow.send(true, &api_versions(2).0, 1460));
+    let outputs = read(&pcap(1, false, &frames), Config::default());
+    assert!(
+        brief(&outputs)[0].starts_with(
+            "direction: the client is not known for sure: by rule `first-request`: both sides"
+        ),
+        "{:?}",
+        brief(&outputs)
+    );
+    let event = outputs[0].to_json(&JsonOptions::default());
+    assert_eq!(event["client"], "127.0.0.1:41234");
+    // Only answers, no request: not Kafka, nothing said.
+    let mut flow = Flow::new("127.0.0.1:50000", "127.0.0.1:41234", Link::Ethernet);
+    let frames = flow.send(false, &every_api_versions(7), 1460);
+    assert!(read(&pcap(1, false, &frames), Config::default()).is_empty());
+}
+
 #[test]
 fn a_packet_cut_by_the_snap_length_is_a_gap() {
     let mut flow = ethernet_flow();

@@ -91,7 +91,7 @@ pub enum Command {
     /// standard input with `-`, as `tcpdump -U -w -` writes it): one JSON
     /// line per request and its response, one per event (`gap`, `resync`,
     /// `unpaired-response`, `unanswered`, `tls`, `undecodable`, `evicted`,
-    /// `truncated-file`), or with --summary a table of what was seen. Exits
+    /// `truncated-file`, `direction`), or with --summary a table of what was seen. Exits
     /// 0 when the capture was read, even where frames did not decode.
     Pcap(PcapArgs),
 }
@@ -100,8 +100,9 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct PcapArgs {
     /// A broker port: only streams to or from these ports are read as
-    /// Kafka. Without it, a stream is Kafka when its first frame reads as a
-    /// request.
+    /// Kafka, the side on the port being the broker. Without it, a stream
+    /// is Kafka when its bytes read as requests, and its client is found
+    /// from them (a `direction` event when that is not sure).
     #[arg(long = "port", value_name = "PORT")]
     pub ports: Vec<u16>,
     /// Decode the record batches inside Produce, Fetch and other bodies

@@ -310,6 +310,7 @@ tls	0
 undecodable	0
 evicted	0
 truncated-file	0
+direction	0
 ";
 
 #[test]
@@ -348,7 +349,7 @@ fn summary_as_a_table_and_as_json() {
         ],
         "events": {
             "gap": 1, "resync": 1, "unpaired-response": 1, "unanswered": 1,
-            "tls": 0, "undecodable": 0, "evicted": 0, "truncated-file": 0,
+            "tls": 0, "undecodable": 0, "evicted": 0, "truncated-file": 0, "direction": 0,
         },
     });
     assert_eq!(summary, expected);
