@@ -3,8 +3,9 @@
 //! decode took, a builder of wire bytes by hand, the size-prefix flood
 //! that servers must survive, and real Apache Kafka started through
 //! `tests/kafka/broker.sh`, the program under test run with its input,
-//! and tcpdump capturing loopback. With the `frames` feature: frames over
-//! blocking streams (read through kafka-wire's `read_frame`) and a
+//! tcpdump capturing loopback, and outside client suites held to what
+//! passed against Kafka (`suites`). With the `frames` feature: frames
+//! over blocking streams (read through kafka-wire's `read_frame`) and a
 //! thread-based fake broker, for the suites that play a client or a
 //! broker.
 //! With the `bodies` feature: message bodies that more than one suite
@@ -25,5 +26,6 @@ pub mod heap;
 pub mod kafka;
 pub mod pcap;
 pub mod process;
+pub mod suites;
 pub mod tcpdump;
 pub mod wire;
