@@ -19,6 +19,9 @@ pub mod captures {}
 #[doc = include_str!("../../docs/cli.md")]
 pub mod cli {}
 
+#[doc = include_str!("../../docs/compat.md")]
+pub mod compat {}
+
 #[doc = include_str!("../../docs/fake-cluster.md")]
 pub mod fake_cluster {}
 
@@ -27,6 +30,9 @@ pub mod generator {}
 
 #[doc = include_str!("../../docs/library.md")]
 pub mod library {}
+
+#[doc = include_str!("../../docs/packages.md")]
+pub mod packages {}
 
 #[doc = include_str!("../../docs/proxy.md")]
 pub mod proxy {}
@@ -46,8 +52,20 @@ pub mod capture_readme {}
 #[doc = include_str!("../../kafka-protocol/cli/README.md")]
 pub mod cli_readme {}
 
+#[doc = include_str!("../../kafka-protocol/compat/README.md")]
+pub mod compat_readme {}
+
+#[doc = include_str!("../../kafka-protocol/junit/README.md")]
+pub mod junit_readme {}
+
+#[doc = include_str!("../../kafka-protocol/npm/kafka-wire/README.md")]
+pub mod npm_readme {}
+
 #[doc = include_str!("../../kafka-protocol/proxy/README.md")]
 pub mod proxy_readme {}
+
+#[doc = include_str!("../../kafka-protocol/python/README.md")]
+pub mod python_readme {}
 
 #[doc = include_str!("../../kafka-protocol/records/README.md")]
 pub mod records_readme {}

@@ -75,8 +75,13 @@ def guides():
     """The guides, as paths relative to the repository."""
     found = [Path("README.md")]
     found += sorted(p.relative_to(ROOT) for p in (ROOT / "docs").glob("*.md"))
-    found += sorted(p.relative_to(ROOT) for p in (ROOT / "codegen").glob("README.md"))
-    found += sorted(p.relative_to(ROOT) for p in (ROOT / "kafka-protocol").glob("*/README.md"))
+    # The packages' READMEs, at any depth (the npm package's is
+    # kafka-protocol/npm/kafka-wire/README.md), as git tracks them.
+    listed = subprocess.run(
+        ["git", "ls-files", "codegen", "kafka-protocol"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout.split()
+    found += sorted(Path(p) for p in listed if Path(p).name == "README.md")
     return found
 
 
