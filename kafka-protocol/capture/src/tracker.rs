@@ -965,6 +965,8 @@ impl Work<'_> {
             dir.skipped += dir.scan.len() as u64;
             dir.scan = Vec::new();
             dir.mode = Mode::Resync;
+            // What was found in the bytes dropped goes with them.
+            conn.finding = None;
             self.event(
                 conn,
                 EventKind::Undecodable,

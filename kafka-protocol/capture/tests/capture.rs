@@ -613,6 +613,46 @@ fn a_stream_captured_mid_answer_finds_its_client_without_a_port() {
     assert_eq!(exchange["broker"], "127.0.0.1:41234");
 }
 
+/// While the client is not known, the bytes held count against the
+/// connection's cap like any others: under a small cap they are dropped,
+/// said so, and what follows is still read.
+#[test]
+fn bytes_held_to_find_the_client_stay_within_the_connection_cap() {
+    let mut flow = Flow::new("127.0.0.1:50000", "127.0.0.1:41234", Link::Ethernet);
+    let file = pcap(1, false, &answer_first(&mut flow, 10));
+    for cap in [600, 2_200, 2_400, 5_000] {
+        let config = Config {
+            max_connection_bytes: cap,
+            ..Config::default()
+        };
+        let outputs = read(&file, config);
+        let lines = brief(&outputs);
+        assert!(
+            lines.iter().all(|line| line.starts_with("ApiVersions v3 #")
+                || line.starts_with("undecodable: a frame in progress")
+                || line.starts_with("resync: ")
+                || line.starts_with("unpaired-response: ")
+                || line.starts_with("unanswered: ")),
+            "cap {cap}: {lines:?}"
+        );
+        // At 600 bytes no answer fits; at 2,200 and 2,400 the bytes held
+        // while the client is not known are dropped, and the last
+        // exchange still reads.
+        if cap >= 2_200 {
+            assert!(
+                lines.contains(&"ApiVersions v3 #10".to_owned()),
+                "cap {cap}: {lines:?}"
+            );
+        }
+        if cap < 5_000 {
+            assert!(
+                lines[0].starts_with("undecodable: a frame in progress"),
+                "{lines:?}"
+            );
+        }
+    }
+}
+
 /// When no answer settles it, the reader still finds the client by what
 /// the bytes read as, and says that it guessed, and by which rule.
 #[test]
