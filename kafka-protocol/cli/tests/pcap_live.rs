@@ -19,12 +19,9 @@ use std::time::{Duration, Instant};
 
 use kafka_wire::messages::ApiVersionsRequest;
 use kafka_wire_test_support::frames::{receive, request_bytes};
-use kafka_wire_test_support::process::Listening;
+use kafka_wire_test_support::process::{run_with_input, Listening};
 use kafka_wire_test_support::tcpdump::{self, Tcpdump};
 use serde_json::Value;
-
-mod common;
-use common::kafka_protocol;
 
 /// The broker's delay of the first ApiVersions answer: long enough for
 /// tcpdump to start listening before the answer leaves.
@@ -60,7 +57,16 @@ fn pcap(args: &[&str], file: &str) -> Vec<Value> {
     let mut all = vec!["pcap"];
     all.extend(args);
     all.push(file);
-    kafka_protocol(&all, "")
+    let out = run_with_input(
+        Command::new(env!("CARGO_BIN_EXE_kafka-protocol")).args(&all),
+        b"",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stderr.is_empty(),
+        "{all:?}: {stderr}"
+    );
+    String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
         .collect()
