@@ -8,7 +8,7 @@
 use std::io::Write;
 use std::time::Duration;
 
-use kafka_wire_fake::{FakeCluster, SaslMechanism, TopicSpec};
+use kafka_wire_fake::{FakeCluster, SaslMechanism, StreamsGroupConfig, TopicSpec};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader, Stdin};
 
 /// The longest control line read (1 MiB).
@@ -49,6 +49,13 @@ async fn serve(args: &FakeArgs) -> Result<(), CliError> {
     if let Some(path) = &args.capture {
         builder = builder.capture(path.clone());
     }
+    let mut streams = StreamsGroupConfig::default();
+    for (key, value) in &args.streams_config {
+        streams
+            .set(key, value)
+            .map_err(|e| CliError::Fake(format!("--streams-config {e}")))?;
+    }
+    builder = builder.streams_groups(streams);
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| CliError::Fake(format!("cannot handle SIGTERM: {e}")))?;
     let cluster = builder

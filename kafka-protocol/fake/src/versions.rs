@@ -62,6 +62,8 @@ pub const ADVERTISED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::ShareGroupDescribe, 1, 1),
     (ApiKey::ShareFetch, 1, 2),
     (ApiKey::ShareAcknowledge, 1, 2),
+    (ApiKey::StreamsGroupHeartbeat, 0, 1),
+    (ApiKey::StreamsGroupDescribe, 0, 1),
 ];
 
 /// The lowest Produce version actually served: below it the connection is

@@ -310,10 +310,14 @@ pub fn list_groups(cx: &Context<'_>, request: &ListGroupsRequest<'_>) -> Respons
     let state = cx.shared.state();
     // KIP-848 consumer groups are of type "consumer", share groups of
     // type "share", each with their own states.
-    let classic = state.groups.iter().map(|(id, g)| match &g.consumer {
-        Some(c) => (id, g.protocol_type.as_str(), c.state_name(), "consumer"),
-        None => (id, g.protocol_type.as_str(), g.state.name(), "classic"),
-    });
+    let classic = state
+        .groups
+        .iter()
+        .map(|(id, g)| match (&g.consumer, &g.streams) {
+            (Some(c), _) => (id, g.protocol_type.as_str(), c.state_name(), "consumer"),
+            (None, Some(s)) => (id, "streams", s.state_name(), "streams"),
+            (None, None) => (id, g.protocol_type.as_str(), g.state.name(), "classic"),
+        });
     let share = state.share_groups.iter().map(|(id, g)| {
         let name = if g.members.is_empty() {
             "Empty"
@@ -327,10 +331,10 @@ pub fn list_groups(cx: &Context<'_>, request: &ListGroupsRequest<'_>) -> Respons
         .filter(|(id, _, _, _)| cx.shared.coordinator(id) == cx.node_id)
         .filter(|(_, _, state, _)| {
             request.states_filter.is_empty()
-                || request
-                    .states_filter
-                    .iter()
-                    .any(|s| s.eq_ignore_ascii_case(state))
+                || request.states_filter.iter().any(|s| {
+                    s.eq_ignore_ascii_case(state)
+                        || (*state == "NotReady" && s.eq_ignore_ascii_case("not_ready"))
+                })
         })
         .filter(|(_, _, _, kind)| {
             request.types_filter.is_empty()
@@ -381,6 +385,13 @@ pub fn describe_groups(
                     if cx.version >= 6 {
                         out.error_code = ErrorCode::GroupIdNotFound.code();
                     }
+                }
+                Some(group) if group.streams.is_some() => {
+                    // A streams group is described by StreamsGroupDescribe.
+                    out.group_state = "Dead".into();
+                    out.error_code = ErrorCode::GroupIdNotFound.code();
+                    out.error_message =
+                        Some(Cow::Owned(format!("Group {id} is not a classic group.")));
                 }
                 Some(group) => {
                     out.group_state = group.state.name().into();

@@ -13,6 +13,7 @@ mod members;
 pub mod offsets;
 pub mod produce;
 pub mod share;
+pub mod streams_groups;
 pub mod topics;
 pub mod transactions;
 pub mod unsupported;

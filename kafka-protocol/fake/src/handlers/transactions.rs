@@ -520,8 +520,26 @@ pub fn txn_offset_commit(
                             .get(n)
                             .is_some_and(|topic| topic.partition(p.partition_index).is_some())
                     });
+                    // A streams group checks each partition's task against
+                    // the member's epoch.
+                    let streams = name.as_deref().and_then(|n| {
+                        let partition = [(n.to_owned(), p.partition_index)];
+                        state
+                            .groups
+                            .streams_commit_codes(
+                                &request.group_id,
+                                &request.member_id,
+                                request.generation_id_or_member_epoch,
+                                true,
+                                cx.version,
+                                &partition,
+                            )
+                            .and_then(|codes| codes.first().copied())
+                    });
                     let error = if common != 0 {
                         common
+                    } else if let Some(refused) = streams.filter(|c| *c != 0) {
+                        refused
                     } else if by_id && name.is_none() {
                         code(ErrorCode::UnknownTopicId)
                     } else if !known {

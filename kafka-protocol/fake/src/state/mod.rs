@@ -10,6 +10,7 @@ pub mod log;
 pub mod producers;
 pub mod sessions;
 pub mod share_groups;
+pub mod streams_groups;
 pub mod topics;
 pub mod transactions;
 
