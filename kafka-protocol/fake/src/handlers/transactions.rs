@@ -499,6 +499,34 @@ pub fn txn_offset_commit(
         )
     };
     let by_id = cx.version >= 6;
+    // A streams group checks the member's epoch against the tasks of the
+    // partitions; one refused refuses them all, as in Kafka.
+    let named: Vec<(String, i32)> = request
+        .topics
+        .iter()
+        .flat_map(|t| {
+            let name = if by_id {
+                state.topics.name_of(t.topic_id).map(str::to_owned)
+            } else {
+                Some(t.name.to_string())
+            };
+            t.partitions
+                .iter()
+                .filter_map(|p| name.clone().map(|n| (n, p.partition_index)))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let streams_refused = state
+        .groups
+        .streams_commit_codes(
+            &request.group_id,
+            &request.member_id,
+            request.generation_id_or_member_epoch,
+            true,
+            cx.version,
+            &named,
+        )
+        .and_then(|codes| codes.into_iter().find(|c| *c != 0));
     let mut offsets = Vec::new();
     let topics = request
         .topics
@@ -520,25 +548,9 @@ pub fn txn_offset_commit(
                             .get(n)
                             .is_some_and(|topic| topic.partition(p.partition_index).is_some())
                     });
-                    // A streams group checks each partition's task against
-                    // the member's epoch.
-                    let streams = name.as_deref().and_then(|n| {
-                        let partition = [(n.to_owned(), p.partition_index)];
-                        state
-                            .groups
-                            .streams_commit_codes(
-                                &request.group_id,
-                                &request.member_id,
-                                request.generation_id_or_member_epoch,
-                                true,
-                                cx.version,
-                                &partition,
-                            )
-                            .and_then(|codes| codes.first().copied())
-                    });
                     let error = if common != 0 {
                         common
-                    } else if let Some(refused) = streams.filter(|c| *c != 0) {
+                    } else if let Some(refused) = streams_refused {
                         refused
                     } else if by_id && name.is_none() {
                         code(ErrorCode::UnknownTopicId)

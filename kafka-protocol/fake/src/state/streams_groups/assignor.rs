@@ -1,12 +1,12 @@
 //! The target assignment of a streams group, on the principles of Kafka's
 //! `sticky` task assignor (the default and only one of Kafka 4.4.0):
 //!
-//! 1. Active tasks, in (subtopology, partition) order, stay with the member
+//! 1. Active tasks, in (partition, subtopology) order, stay with the member
 //!    whose target held them, while it is under its quota (the tasks per
 //!    member, rounded up, recomputed as members fill up).
 //! 2. Then a member that held the task as a standby takes it, the one in
 //!    the least loaded process first.
-//! 3. The rest, in (partition, subtopology) order, go to the least loaded
+//! 3. The rest, in (subtopology, partition) order, go to the least loaded
 //!    process (tasks per member of it), to its member with the fewest
 //!    tasks.
 //! 4. Each task of a stateful subtopology gets `num.standby.replicas`
@@ -147,11 +147,12 @@ pub fn assign(
             }
         }
     }
+    // Kafka keeps previous owners in (partition, subtopology) order.
     let mut tasks: Vec<TaskId> = subtopologies
         .iter()
         .flat_map(|(id, (count, _))| (0..*count).map(move |p| (id.clone(), p)))
         .collect();
-    tasks.sort();
+    tasks.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
     let total = tasks.len();
     let mut state = Assignment {
         processes,
@@ -198,9 +199,9 @@ pub fn assign(
             None => true,
         }
     });
-    // 3. The rest to the least loaded process, round robin over
-    //    subtopologies.
-    tasks.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+    // 3. The rest to the least loaded process, in (subtopology,
+    //    partition) order.
+    tasks.sort();
     for task in &tasks {
         let member = state
             .least_loaded_process(|_| true)

@@ -255,14 +255,12 @@ fn decide_partition_counts(
         .filter(|t| t.partitions == 0)
         .map(|t| t.name.as_str())
         .collect();
-    if !fixed.is_empty() || !flexible.is_empty() {
-        for subtopology in topology.subtopologies.values() {
-            for group in subtopology.copartition_sets() {
-                let count = |t: &str| partitions(t).or_else(|| decided.get(t).copied());
-                match enforce_copartitioning(&group, &fixed, &flexible, count)? {
-                    Ok(counts) => decided.extend(counts),
-                    Err(detail) => return Ok(Err(detail)),
-                }
+    for subtopology in topology.subtopologies.values() {
+        for group in subtopology.copartition_sets() {
+            let count = |t: &str| partitions(t).or_else(|| decided.get(t).copied());
+            match enforce_copartitioning(&group, &fixed, &flexible, count)? {
+                Ok(counts) => decided.extend(counts),
+                Err(detail) => return Ok(Err(detail)),
             }
         }
     }

@@ -549,6 +549,9 @@ impl StreamsGroup {
         self.target.remove(member_id);
         self.epoch = self.epoch.saturating_add(1);
         if self.members.is_empty() {
+            // The last member gone, the (empty) target is of this epoch.
+            self.assignment_epoch = self.epoch;
+            self.assigned_at = None;
             self.shutdown_requested_by = None;
         }
     }
@@ -580,8 +583,10 @@ impl StreamsGroup {
     }
 
     /// Checks an offset commit's member and epoch as Kafka checks it for a
-    /// streams group, partition by partition: (topic, partition) → error
-    /// code. `transactional`: a TxnOffsetCommit; `version`: OffsetCommit's.
+    /// streams group: an older epoch than the member's is checked against
+    /// each partition's task, and one partition refused refuses the whole
+    /// commit, as in Kafka. One code per partition of `partitions`.
+    /// `transactional`: a TxnOffsetCommit; `version`: OffsetCommit's.
     pub fn check_commit(
         &self,
         member_id: &str,
@@ -616,29 +621,24 @@ impl StreamsGroup {
         }
         // An older epoch: each partition's task must be the member's (or
         // pending revocation) since that epoch or before.
-        partitions
-            .iter()
-            .map(|(topic, partition)| {
-                let subtopology = self
-                    .topology
-                    .as_ref()
-                    .and_then(|t| t.reader_of(topic))
-                    .map(|s| s.id.clone());
-                let Some(subtopology) = subtopology else {
-                    return stale;
-                };
-                let task = (subtopology, *partition);
-                let assigned_at = member
-                    .assigned
-                    .active
-                    .get(&task)
-                    .or_else(|| member.pending_revocation.active.get(&task));
-                match assigned_at {
-                    Some(epoch) if member_epoch >= *epoch => 0,
-                    _ => stale,
-                }
-            })
-            .collect()
+        let refused = partitions.iter().any(|(topic, partition)| {
+            let subtopology = self
+                .topology
+                .as_ref()
+                .and_then(|t| t.reader_of(topic))
+                .map(|s| s.id.clone());
+            let Some(subtopology) = subtopology else {
+                return true;
+            };
+            let task = (subtopology, *partition);
+            let assigned_at = member
+                .assigned
+                .active
+                .get(&task)
+                .or_else(|| member.pending_revocation.active.get(&task));
+            !assigned_at.is_some_and(|epoch| member_epoch >= *epoch)
+        });
+        all(if refused { stale } else { 0 })
     }
 
     /// Checks an offset fetch's member and epoch (OffsetFetch v9+): 0 or
