@@ -311,11 +311,7 @@ impl App {
             stdout.lines().rev().take(3).collect::<Vec<_>>().join("\n"),
             String::from_utf8_lossy(&out.stderr)
         );
-        let after_restart = stdout
-            .lines()
-            .filter_map(progress)
-            .last()
-            .unwrap_or_default();
+        let after_restart = stdout.lines().rev().find_map(progress).unwrap_or_default();
         let done = stdout
             .lines()
             .rfind(|l| l.starts_with("{\"done\""))

@@ -287,7 +287,7 @@ fn script(bootstrap: &str) -> Vec<(String, Value)> {
         |answer| {
             !matches!(
                 answer["groups"][0]["errorCode"].as_i64(),
-                Some(14 | 15 | 16)
+                Some(14..=16)
             )
         },
     );

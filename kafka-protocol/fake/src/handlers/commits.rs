@@ -105,9 +105,12 @@ fn streams_commit(
     names: &[Option<String>],
     offsets: &[(String, Vec<(i32, Committed)>)],
 ) -> Option<Vec<offset_commit_response::OffsetCommitResponseTopic<'static>>> {
-    let partitions: Vec<(String, i32)> = offsets
+    if !state.groups.is_streams(&request.group_id) {
+        return None;
+    }
+    let partitions: Vec<(&str, i32)> = offsets
         .iter()
-        .flat_map(|(topic, ps)| ps.iter().map(move |(p, _)| (topic.clone(), *p)))
+        .flat_map(|(topic, ps)| ps.iter().map(move |(p, _)| (topic.as_str(), *p)))
         .collect();
     let codes = state.groups.streams_commit_codes(
         &request.group_id,

@@ -575,6 +575,13 @@ impl Groups {
         answer
     }
 
+    /// Whether `group_id` is a streams group.
+    pub fn is_streams(&self, group_id: &str) -> bool {
+        self.groups
+            .get(group_id)
+            .is_some_and(|g| g.streams.is_some())
+    }
+
     /// The error codes of an OffsetCommit (or, `transactional`, a
     /// TxnOffsetCommit) to a streams group, partition by partition; None
     /// when the group is not a streams group.
@@ -585,7 +592,7 @@ impl Groups {
         member_epoch: i32,
         transactional: bool,
         version: i16,
-        partitions: &[(String, i32)],
+        partitions: &[(&str, i32)],
     ) -> Option<Vec<i16>> {
         let streams = self.groups.get(group_id)?.streams.as_ref()?;
         Some(streams.check_commit(member_id, member_epoch, transactional, version, partitions))

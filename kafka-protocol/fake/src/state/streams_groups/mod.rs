@@ -593,7 +593,7 @@ impl StreamsGroup {
         member_epoch: i32,
         transactional: bool,
         version: i16,
-        partitions: &[(String, i32)],
+        partitions: &[(&str, i32)],
     ) -> Vec<i16> {
         let all = |code: i16| vec![code; partitions.len()];
         if member_epoch < 0 && self.members.is_empty() {
@@ -621,22 +621,23 @@ impl StreamsGroup {
         }
         // An older epoch: each partition's task must be the member's (or
         // pending revocation) since that epoch or before.
+        let readers: BTreeMap<&str, &str> = self
+            .topology
+            .iter()
+            .flat_map(|t| t.subtopologies.values())
+            .flat_map(|s| s.inputs().map(move |topic| (topic, s.id.as_str())))
+            .collect();
         let refused = partitions.iter().any(|(topic, partition)| {
-            let subtopology = self
-                .topology
-                .as_ref()
-                .and_then(|t| t.reader_of(topic))
-                .map(|s| s.id.clone());
-            let Some(subtopology) = subtopology else {
+            let Some(subtopology) = readers.get(topic) else {
                 return true;
             };
-            let task = (subtopology, *partition);
+            let task = ((*subtopology).to_owned(), *partition);
             let assigned_at = member
                 .assigned
                 .active
                 .get(&task)
                 .or_else(|| member.pending_revocation.active.get(&task));
-            !assigned_at.is_some_and(|epoch| member_epoch >= *epoch)
+            assigned_at.is_none_or(|epoch| member_epoch < *epoch)
         });
         all(if refused { stale } else { 0 })
     }
