@@ -284,12 +284,7 @@ fn script(bootstrap: &str) -> Vec<(String, Value)> {
     s.json_until(
         ApiKey::StreamsGroupDescribe,
         &json!({"groupIds": ["sg-warm-up"]}),
-        |answer| {
-            !matches!(
-                answer["groups"][0]["errorCode"].as_i64(),
-                Some(14..=16)
-            )
-        },
+        |answer| !matches!(answer["groups"][0]["errorCode"].as_i64(), Some(14..=16)),
     );
     let hb = ApiKey::StreamsGroupHeartbeat;
     let simple = json!({"epoch": 0, "subtopologies": [subtopology("0", &["sg-in-a"], &[], &[], &[], json!([]))]});
@@ -506,6 +501,14 @@ fn script(bootstrap: &str) -> Vec<(String, Value)> {
         "classic join to a streams group",
         s.json(ApiKey::JoinGroup, &json!({"groupId": "sg-a", "sessionTimeoutMs": 30000, "rebalanceTimeoutMs": 30000,
             "memberId": "", "protocolType": "consumer", "protocols": [{"name": "range", "metadata": ""}]})),
+    );
+    record(
+        "topology description update",
+        s.json(
+            ApiKey::StreamsGroupTopologyDescriptionUpdate,
+            &json!({"groupId": "sg-a", "memberId": "m1", "topologyEpoch": 0,
+                    "topologyDescription": {"subtopologies": [], "globalStores": []}}),
+        ),
     );
     record(
         "delete a group with members",

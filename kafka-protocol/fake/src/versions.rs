@@ -64,6 +64,7 @@ pub const ADVERTISED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::ShareAcknowledge, 1, 2),
     (ApiKey::StreamsGroupHeartbeat, 0, 1),
     (ApiKey::StreamsGroupDescribe, 0, 1),
+    (ApiKey::StreamsGroupTopologyDescriptionUpdate, 0, 0),
 ];
 
 /// The lowest Produce version actually served: below it the connection is

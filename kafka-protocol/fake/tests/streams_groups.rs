@@ -368,6 +368,24 @@ async fn requests_are_checked_as_kafka_checks_them() {
         );
         assert_eq!((r.member_epoch, r.heartbeat_interval_ms), (0, 0));
     }
+    // Without a topology description plugin, an update is refused.
+    let update = call(
+        &mut probe,
+        StreamsGroupTopologyDescriptionUpdateRequest {
+            group_id: "g".into(),
+            member_id: "m1".into(),
+            ..Default::default()
+        },
+        0,
+    )
+    .await;
+    assert_eq!(
+        (update.error_code, update.error_message.as_deref()),
+        (
+            ErrorCode::UnsupportedVersion.code(),
+            Some("The broker has no streams group topology description plugin configured.")
+        )
+    );
     // None of them created the group.
     let described = call(
         &mut probe,

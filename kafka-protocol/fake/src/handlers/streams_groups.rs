@@ -1,6 +1,8 @@
 //! Streams groups (KIP-1071): StreamsGroupHeartbeat (join, heartbeat,
 //! leave; the topology, the tasks assigned by the coordinator, and the
-//! internal topics the broker creates) and StreamsGroupDescribe.
+//! internal topics the broker creates), StreamsGroupDescribe, and
+//! StreamsGroupTopologyDescriptionUpdate, which a broker without a
+//! topology description plugin (Kafka's default, and the fake) refuses.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -11,6 +13,7 @@ use kafka_wire::messages::{
     streams_group_heartbeat_request as heartbeat_request,
     streams_group_heartbeat_response as heartbeat_response, StreamsGroupDescribeRequest,
     StreamsGroupDescribeResponse, StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse,
+    StreamsGroupTopologyDescriptionUpdateRequest, StreamsGroupTopologyDescriptionUpdateResponse,
 };
 use kafka_wire::{ErrorCode, ResponseBody};
 
@@ -580,4 +583,22 @@ pub fn describe(
         groups: groups.into(),
         ..Default::default()
     })
+}
+
+/// StreamsGroupTopologyDescriptionUpdate: refused as Kafka 4.4.0 refuses
+/// it without a `group.streams.topology.description.plugin`, before any
+/// other check.
+pub fn topology_description_update(
+    _cx: &Context<'_>,
+    _request: &StreamsGroupTopologyDescriptionUpdateRequest<'_>,
+) -> ResponseBody<'static> {
+    ResponseBody::StreamsGroupTopologyDescriptionUpdate(
+        StreamsGroupTopologyDescriptionUpdateResponse {
+            error_code: ErrorCode::UnsupportedVersion.code(),
+            error_message: Some(Cow::Borrowed(
+                "The broker has no streams group topology description plugin configured.",
+            )),
+            ..Default::default()
+        },
+    )
 }
