@@ -43,12 +43,12 @@ const STREAMS_CONFIGS: &[(&str, &str)] = &[
     ("group.streams.assignment.interval.ms", "0"),
 ];
 
-/// Kafka's options: the streams protocol enabled, the settings above (and
-/// the lower bounds they need).
+/// Kafka's options: the settings above and the lower bounds they need.
+/// (Kafka 4.4.0 enables the streams protocol by default:
+/// `group.coordinator.rebalance.protocols` is `classic,consumer,streams`
+/// and `streams.version` 1 is finalized when storage is formatted.)
 fn kafka_options() -> Vec<String> {
     let mut options = vec![
-        "--config".to_owned(),
-        "group.coordinator.rebalance.protocols=classic,consumer,streams".to_owned(),
         "--config".to_owned(),
         "group.streams.min.session.timeout.ms=6000".to_owned(),
         "--config".to_owned(),
