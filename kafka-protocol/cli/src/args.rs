@@ -41,7 +41,7 @@ Forms:
   kafka-protocol fake [--brokers N] [--host HOST] [--port PORT]... [--cluster-id ID]
                       [--topic NAME:PARTITIONS]... [--default-partitions N] [--no-auto-create]
                       [--sasl MECHANISM:USER:PASSWORD]... [--max-bytes N] [--max-connections N]
-                      [--idle-timeout SECONDS] [--capture FILE] [--fault SPEC]... [--control] [--seed N]
+                      [--idle-timeout SECONDS] [--capture FILE] [--fault SPEC]... [--control [--stop-on-eof]] [--seed N]
                       [--streams-config KEY=VALUE]...
   kafka-protocol request --bootstrap <HOST:PORT> --api <NAME|KEY> [--version <N>] [FILE|-]
   kafka-protocol versions --bootstrap <HOST:PORT> [--json]
@@ -268,6 +268,11 @@ pub struct FakeArgs {
     /// line; each is answered with one line on standard output.
     #[arg(long)]
     pub control: bool,
+    /// With `--control`: stop, as on SIGTERM, when standard input ends.
+    /// A wrapper that holds the pipe open stops the cluster by closing it,
+    /// and so does the wrapper's death, on any path.
+    #[arg(long, requires = "control")]
+    pub stop_on_eof: bool,
     /// Seeds every random choice of the faults.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,

@@ -1,15 +1,17 @@
 //! `kafka-protocol fake`: a fake Kafka cluster (kafka-wire-fake) until
-//! SIGTERM or SIGINT. Prints one line on standard output,
-//! `bootstrap HOST:PORT,...`, once every broker is ready; with `--control`,
-//! one answer line per command read from standard input follows. Faults
-//! (`--fault`) are applied from the start; on stopping, one line on
-//! standard error counts the faults injected.
+//! SIGTERM or SIGINT (or, with `--stop-on-eof`, the end of standard input).
+//! Prints one line on standard output, `bootstrap HOST:PORT,...`, once
+//! every broker is ready; with `--control`, one answer line per command
+//! read from standard input follows. Faults (`--fault`) are applied from
+//! the start; on stopping, one line on standard error counts the faults
+//! injected.
 
 use std::io::Write;
 use std::time::Duration;
 
 use kafka_wire_fake::{FakeCluster, SaslMechanism, StreamsGroupConfig, TopicSpec};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader, Stdin};
+use tokio::signal::unix::{signal, SignalKind};
 
 /// The longest control line read (1 MiB).
 const MAX_COMMAND_LINE: u64 = 1 << 20;
@@ -23,7 +25,13 @@ pub fn run(args: &FakeArgs) -> Result<(), CliError> {
         .enable_all()
         .build()
         .map_err(|e| CliError::Fake(format!("cannot start the runtime: {e}")))?;
-    runtime.block_on(serve(args))
+    let result = runtime.block_on(serve(args));
+    // The cluster has stopped. tokio reads standard input on a thread of
+    // its blocking pool, which dropping the runtime would wait for: while
+    // the writer keeps the pipe open, that read never ends, and a signal
+    // would leave the process waiting for input. Nothing is left to finish.
+    runtime.shutdown_background();
+    result
 }
 
 async fn serve(args: &FakeArgs) -> Result<(), CliError> {
@@ -56,8 +64,13 @@ async fn serve(args: &FakeArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::Fake(format!("--streams-config {e}")))?;
     }
     builder = builder.streams_groups(streams);
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+    // Both handlers are in place before the bootstrap line: a signal sent
+    // as soon as it is read stops the cluster as any other does (SIGINT's
+    // default action would kill the process without the fault counts).
+    let mut terminate = signal(SignalKind::terminate())
         .map_err(|e| CliError::Fake(format!("cannot handle SIGTERM: {e}")))?;
+    let mut interrupt = signal(SignalKind::interrupt())
+        .map_err(|e| CliError::Fake(format!("cannot handle SIGINT: {e}")))?;
     let cluster = builder
         .start()
         .await
@@ -82,7 +95,7 @@ async fn serve(args: &FakeArgs) -> Result<(), CliError> {
     loop {
         tokio::select! {
             _ = terminate.recv() => break,
-            _ = tokio::signal::ctrl_c() => break,
+            _ = interrupt.recv() => break,
             line = next_command(&mut commands) => match line {
                 Some(line) if line.trim().is_empty() => {}
                 Some(line) => {
@@ -91,7 +104,13 @@ async fn serve(args: &FakeArgs) -> Result<(), CliError> {
                     writeln!(out, "{answer}").map_err(CliError::Write)?;
                     out.flush().map_err(CliError::Write)?;
                 }
-                // End of input: the cluster runs on until a signal.
+                // End of input stops the cluster with `--stop-on-eof` (the
+                // writer has gone: a wrapper that died, say); otherwise it
+                // runs on until a signal.
+                None if args.stop_on_eof => {
+                    eprintln!("kafka-protocol fake: standard input ended");
+                    break;
+                }
                 None => commands = None,
             },
         }
