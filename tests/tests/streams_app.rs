@@ -16,12 +16,13 @@
 //!   same, field for field.
 //!
 //! Both sides run with the same streams group settings: a 6 s session
-//! timeout, 500 ms heartbeats, no initial rebalance delay and no
-//! assignment interval (Kafka's `group.streams.*` broker configs, the
+//! timeout, 500 ms heartbeats, no initial rebalance delay, no assignment
+//! interval and one standby per stateful task (Kafka's `group.streams.*`
+//! broker configs, the
 //! fake's [`StreamsGroupConfig`]). Each scenario prints its time. Skips
 //! without Java, Maven or the jars, unless `KAFKA_WIRE_REQUIRE_JAVA` is set.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use kafka_wire::ApiKey;
 use kafka_wire_fake::{FakeCluster, StreamsGroupConfig};
@@ -41,6 +42,7 @@ const STREAMS_CONFIGS: &[(&str, &str)] = &[
     ("group.streams.heartbeat.interval.ms", "500"),
     ("group.streams.initial.rebalance.delay.ms", "0"),
     ("group.streams.assignment.interval.ms", "0"),
+    ("group.streams.num.standby.replicas", "1"),
 ];
 
 /// Kafka's options: the settings above and the lower bounds they need.
@@ -230,9 +232,6 @@ fn wait_for(session: &mut Session, topics: &[&str]) {
             },
         );
     }
-    // The coordinator learns of new topics from the metadata a moment
-    // after the brokers do.
-    std::thread::sleep(Duration::from_millis(300));
 }
 
 /// An answer with what Kafka lists in hash-table order in order: the
@@ -351,7 +350,13 @@ fn script(bootstrap: &str) -> Vec<(String, Value)> {
         &mut s,
         &["sg-a-rep", "sg-a-store-changelog", "sg-a-agg-changelog"],
     );
-    let m1 = s.json(hb, &beat("sg-a", "m1", 2, Some(json!([]))));
+    // Until the coordinator has seen the topics too (Kafka's learns of
+    // them from the metadata a moment later): a heartbeat that changes
+    // nothing changes nothing on either side.
+    let m1 = s.json_until(hb, &beat("sg-a", "m1", 2, Some(json!([]))), |answer| {
+        let statuses = answer["status"].as_array().cloned().unwrap_or_default();
+        statuses.iter().all(|s| s["statusCode"] != 3)
+    });
     let m1_tasks = m1["activeTasks"].clone();
     record("m1, topics ready", m1);
     let m2 = s.json(hb, &join("sg-a", "m2", "p2", topology.clone()));
@@ -367,13 +372,24 @@ fn script(bootstrap: &str) -> Vec<(String, Value)> {
         "m2 takes them",
         s.json(hb, &beat("sg-a", "m2", 4, Some(json!([])))),
     );
-    record(
-        "describe, stable",
-        s.json(
-            ApiKey::StreamsGroupDescribe,
-            &json!({"groupIds": ["sg-a", "sg-none"]}),
-        ),
+    let stable = s.json(
+        ApiKey::StreamsGroupDescribe,
+        &json!({"groupIds": ["sg-a", "sg-none"]}),
     );
+    // Two processes and stateful subtopologies: the comparison covers
+    // standby tasks.
+    let standbys = stable["groups"][0]["members"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| {
+            m["assignment"]["standbyTasks"]
+                .as_array()
+                .is_some_and(|t| !t.is_empty())
+        })
+        .count();
+    assert_eq!(standbys, 2, "{stable}");
+    record("describe, stable", stable);
     let at =
         |version: i16, s: &mut Session, api: ApiKey, body: &Value| s.json_at(api, version, body);
     record(

@@ -632,21 +632,6 @@ async fn tasks_move_only_once_given_up_and_standbys_go_to_other_processes() {
     let m2 = heartbeat(&mut probe, join("s", "m2", "p2", stateful)).await;
     // m1 still runs every task: m2 waits, at the new epoch.
     assert_eq!(short(&m2), (0, 4, vec![], tasks(&[])));
-    let m1 = heartbeat(
-        &mut probe,
-        beat("s", "m1", 3, Some(vec![("0", vec![0, 1, 2])])),
-    )
-    .await;
-    assert_eq!(short(&m1), (0, 3, vec![], tasks(&[("0", &[0, 1])])));
-    let m1 = heartbeat(
-        &mut probe,
-        beat("s", "m1", 3, Some(vec![("0", vec![0, 1])])),
-    )
-    .await;
-    assert_eq!(short(&m1).1, 4);
-    let m2 = heartbeat(&mut probe, beat("s", "m2", 4, Some(vec![]))).await;
-    assert_eq!(short(&m2), (0, 4, vec![], tasks(&[("0", &[2])])));
-    // Each member's standbys are the other process's active tasks.
     let standby = |r: &StreamsGroupHeartbeatResponse<'static>| -> Vec<i32> {
         r.standby_tasks
             .as_ref()
@@ -657,11 +642,25 @@ async fn tasks_move_only_once_given_up_and_standbys_go_to_other_processes() {
             })
             .unwrap_or_default()
     };
-    assert_eq!(standby(&m2), [0, 1]);
-    let mut owned = beat("s", "m1", 4, Some(vec![("0", vec![0, 1])]));
-    owned.member_epoch = 4;
-    let m1 = heartbeat(&mut probe, owned).await;
+    let m1 = heartbeat(
+        &mut probe,
+        beat("s", "m1", 3, Some(vec![("0", vec![0, 1, 2])])),
+    )
+    .await;
+    // m1 gives task 2 up, at its epoch, and keeps a copy of it as a
+    // standby at once (the previous owner's in-place demotion).
+    assert_eq!(short(&m1), (0, 3, vec![], tasks(&[("0", &[0, 1])])));
     assert_eq!(standby(&m1), [2]);
+    let m1 = heartbeat(
+        &mut probe,
+        beat("s", "m1", 3, Some(vec![("0", vec![0, 1])])),
+    )
+    .await;
+    assert_eq!(short(&m1).1, 4);
+    let m2 = heartbeat(&mut probe, beat("s", "m2", 4, Some(vec![]))).await;
+    assert_eq!(short(&m2), (0, 4, vec![], tasks(&[("0", &[2])])));
+    // Each member's standbys are the other process's active tasks.
+    assert_eq!(standby(&m2), [0, 1]);
 }
 
 #[tokio::test]

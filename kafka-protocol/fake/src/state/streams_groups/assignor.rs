@@ -11,8 +11,8 @@
 //!    tasks.
 //! 4. Each task of a stateful subtopology gets `num.standby.replicas`
 //!    standbys, each in a process that holds no copy of it yet: its
-//!    previous standby holder when that process is free of it, else the
-//!    least loaded process.
+//!    previous active owner, else a previous standby holder, when that
+//!    process is free of it, else the least loaded process.
 //!
 //! Warm-up tasks are never assigned: Kafka 4.4.0's assignment refinement
 //! (the step that would add them) returns the target unchanged.
@@ -227,11 +227,20 @@ pub fn assign(
                         .get(p)
                         .is_some_and(|process| !process.tasks.contains(task))
                 };
-                let previous = previous_standby.get(task).and_then(|holders| {
-                    holders
-                        .iter()
-                        .find(|m| state.process_of.get(**m).is_some_and(|p| free(p)))
-                        .map(|m| (*m).to_owned())
+                let free_member = |m: &str| state.process_of.get(m).is_some_and(|p| free(p));
+                // The previous active owner keeps a copy as a standby,
+                // else a previous standby holder, else the least loaded.
+                let previous_owner = previous_active
+                    .get(task)
+                    .filter(|m| free_member(m))
+                    .map(|m| (*m).to_owned());
+                let previous = previous_owner.or_else(|| {
+                    previous_standby.get(task).and_then(|holders| {
+                        holders
+                            .iter()
+                            .find(|m| free_member(m))
+                            .map(|m| (*m).to_owned())
+                    })
                 });
                 let member = previous.or_else(|| {
                     state

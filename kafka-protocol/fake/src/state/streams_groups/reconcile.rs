@@ -1,10 +1,18 @@
-//! A member's reconciliation towards its target assignment (Kafka's
+//! A member's reconciliation towards its target assignment (Kafka 4.4.0's
 //! `CurrentAssignmentBuilder` for streams groups): it keeps the tasks that
 //! stay, is asked to give up the ones that go (keeping its epoch until it
-//! reports them gone), and gets the ones that are free. An active task is
-//! free once no member holds it any more and no standby or warm-up copy of
-//! it runs in the member's own process; a standby or warm-up task once no
-//! copy of it (of any kind) runs in the member's process.
+//! reports them gone), and gets the ones that are free.
+//!
+//! An active task is free once no member holds it and no other member of
+//! the member's process runs a standby or warm-up copy of it; a standby
+//! (warm-up) task once no other member of the process runs it as an
+//! active task and no member of the process holds it as a standby
+//! (warm-up), nor another one as a warm-up (standby). A change of role of
+//! the member's own task takes effect at once: an active task it gives up
+//! and must run as a standby becomes one (the active task is still
+//! revoked), a standby becomes a warm-up and back without a revocation,
+//! and a standby or warm-up it must run as an active task stays until the
+//! active task is granted, then is superseded by it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -53,17 +61,37 @@ impl Owners {
         owners
     }
 
-    fn copy_in(&self, process: &str, task: &TaskId) -> bool {
-        self.standby.get(task).is_some_and(|p| p.contains(process))
-            || self.warmup.get(task).is_some_and(|p| p.contains(process))
+    fn in_process(map: &BTreeMap<TaskId, BTreeSet<String>>, process: &str, task: &TaskId) -> bool {
+        map.get(task).is_some_and(|p| p.contains(process))
     }
 
-    fn active_unreleased(&self, process: &str, task: &TaskId) -> bool {
-        self.active.contains_key(task) || self.copy_in(process, task)
+    /// Whether an active task cannot be given to `member` yet.
+    fn active_unreleased(&self, member: &StreamsMember, task: &TaskId) -> bool {
+        let process = member.process_id.as_str();
+        self.active.contains_key(task)
+            || (Self::in_process(&self.standby, process, task)
+                && !member.assigned.standby.contains(task))
+            || (Self::in_process(&self.warmup, process, task)
+                && !member.assigned.warmup.contains(task))
     }
 
-    fn copy_unreleased(&self, process: &str, task: &TaskId) -> bool {
-        self.active.get(task).is_some_and(|p| p == process) || self.copy_in(process, task)
+    /// Whether a standby task cannot be given to `member` yet.
+    fn standby_unreleased(&self, member: &StreamsMember, task: &TaskId) -> bool {
+        let process = member.process_id.as_str();
+        (self.active.get(task).is_some_and(|p| p == process)
+            && !member.assigned.active.contains_key(task))
+            || Self::in_process(&self.standby, process, task)
+            || (Self::in_process(&self.warmup, process, task)
+                && !member.assigned.warmup.contains(task))
+    }
+
+    /// Whether a warm-up task cannot be given to `member` yet.
+    fn warmup_unreleased(&self, member: &StreamsMember, task: &TaskId) -> bool {
+        let process = member.process_id.as_str();
+        self.active.get(task).is_some_and(|p| p == process)
+            || (Self::in_process(&self.standby, process, task)
+                && !member.assigned.standby.contains(task))
+            || Self::in_process(&self.warmup, process, task)
     }
 }
 
@@ -129,18 +157,41 @@ fn next(
     owned: Option<&TaskSets>,
     owners: &Owners,
 ) -> StreamsMember {
-    let process = member.process_id.as_str();
     let current = member.assigned.sets();
     let active = difference(&current.active, &target.active, |t| {
-        owners.active_unreleased(process, t)
+        owners.active_unreleased(member, t)
     });
-    let standby = difference(&current.standby, &target.standby, |t| {
-        owners.copy_unreleased(process, t)
+    let mut standby = difference(&current.standby, &target.standby, |t| {
+        owners.standby_unreleased(member, t)
     });
-    let warmup = difference(&current.warmup, &target.warmup, |t| {
-        owners.copy_unreleased(process, t)
+    let mut warmup = difference(&current.warmup, &target.warmup, |t| {
+        owners.warmup_unreleased(member, t)
     });
     let unreleased = active.unreleased || standby.unreleased || warmup.unreleased;
+    // Role changes of the member's own tasks take effect at once: an
+    // active task to run as a standby (it is still revoked as active), a
+    // standby to run as a warm-up and back (no revocation).
+    for task in &current.active {
+        if standby.take.remove(task) {
+            standby.kept.insert(task.clone());
+        }
+    }
+    for task in &current.standby {
+        if warmup.take.remove(task) {
+            warmup.kept.insert(task.clone());
+            standby.revoke.remove(task);
+        }
+    }
+    for task in &current.warmup {
+        if standby.take.remove(task) {
+            standby.kept.insert(task.clone());
+            warmup.revoke.remove(task);
+        }
+    }
+    // A standby or warm-up to run as an active task is not revoked; it
+    // stays until the active task is granted.
+    standby.revoke.retain(|t| !target.active.contains(t));
+    warmup.revoke.retain(|t| !target.active.contains(t));
     let with_epochs = |set: &BTreeSet<TaskId>| -> BTreeMap<TaskId, i32> {
         set.iter()
             .map(|t| {
@@ -154,22 +205,34 @@ fn next(
             })
             .collect()
     };
-    let kept = Tasks {
-        active: with_epochs(&active.kept),
-        standby: standby.kept.clone(),
-        warmup: warmup.kept.clone(),
-    };
     let revoke = Tasks {
         active: with_epochs(&active.revoke),
         standby: standby.revoke.clone(),
         warmup: warmup.revoke.clone(),
+    };
+    let to_revoke = !revoke.is_empty() && owned.is_none_or(|o| o.contains_any(&revoke.sets()));
+    for (held, kept) in [
+        (&current.standby, &mut standby.kept),
+        (&current.warmup, &mut warmup.kept),
+    ] {
+        for task in held {
+            let promoted_now = !to_revoke && active.take.contains(task);
+            if target.active.contains(task) && !promoted_now {
+                kept.insert(task.clone());
+            }
+        }
+    }
+    let kept = Tasks {
+        active: with_epochs(&active.kept),
+        standby: standby.kept.clone(),
+        warmup: warmup.kept.clone(),
     };
     let mut out = member.clone();
     let set_epoch = |out: &mut StreamsMember, epoch: i32| {
         out.previous_epoch = out.epoch;
         out.epoch = epoch;
     };
-    if !revoke.is_empty() && owned.is_none_or(|o| o.contains_any(&revoke.sets())) {
+    if to_revoke {
         out.state = MemberState::UnrevokedTasks;
         set_epoch(&mut out, epoch);
         out.assigned = kept;
@@ -266,5 +329,38 @@ mod tests {
         let m2 = reconcile(&m2, 3, &wanted, None, &owners);
         assert_eq!(m2.state, MemberState::UnreleasedTasks);
         assert!(m2.assigned.standby.is_empty());
+    }
+
+    #[test]
+    fn roles_change_in_place() {
+        let standby_of = |list: &[i32]| TaskSets {
+            standby: tasks(list),
+            ..Default::default()
+        };
+        let active_of = |list: &[i32]| TaskSets {
+            active: tasks(list),
+            ..Default::default()
+        };
+        // An active task to run as a standby: the standby at once, the
+        // active task still to give up.
+        let m1 = member("m1", "p1", 2, &[0]);
+        let owned = active_of(&[0]);
+        let demoted = reconcile(&m1, 3, &standby_of(&[0]), Some(&owned), &Owners::of([&m1]));
+        assert_eq!(demoted.state, MemberState::UnrevokedTasks);
+        assert_eq!(demoted.assigned.standby, tasks(&[0]));
+        assert_eq!(demoted.pending_revocation.active.len(), 1);
+        // A standby to run as an active task nobody holds: promoted now.
+        let mut m2 = member("m2", "p2", 2, &[]);
+        m2.assigned.standby = tasks(&[1]);
+        let promoted = reconcile(&m2, 3, &active_of(&[1]), None, &Owners::of([&m2]));
+        assert_eq!((promoted.state, promoted.epoch), (MemberState::Stable, 3));
+        assert!(promoted.assigned.standby.is_empty());
+        assert_eq!(promoted.assigned.active.get(&("0".to_owned(), 1)), Some(&3));
+        // While another process still runs it, the standby stays.
+        let m3 = member("m3", "p3", 2, &[1]);
+        let waiting = reconcile(&m2, 3, &active_of(&[1]), None, &Owners::of([&m2, &m3]));
+        assert_eq!(waiting.state, MemberState::UnreleasedTasks);
+        assert_eq!(waiting.assigned.standby, tasks(&[1]));
+        assert!(waiting.assigned.active.is_empty());
     }
 }
