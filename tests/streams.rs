@@ -174,6 +174,17 @@ pub struct Outcome {
     pub seconds: [f64; 3],
 }
 
+/// A running JVM, killed (SIGKILL) when dropped, so that a test that
+/// panics leaves no application behind.
+struct Running(std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// The input records each application had processed, from a progress line.
 fn progress(line: &str) -> Option<BTreeMap<String, u64>> {
     let value: Value = serde_json::from_str(line).ok()?;
@@ -243,8 +254,8 @@ impl App {
             "--throttle-ms",
             "3",
         ];
-        let mut first = self
-            .command(
+        let mut first = Running(
+            self.command(
                 dir,
                 "first.log",
                 &[&["run", "--until", "killed"], &common[..]].concat(),
@@ -252,8 +263,9 @@ impl App {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .unwrap_or_else(|e| panic!("java: {e}"));
-        let stdout = first.stdout.take().unwrap_or_else(|| panic!("no stdout"));
+            .unwrap_or_else(|e| panic!("java: {e}")),
+        );
+        let stdout = first.0.stdout.take().unwrap_or_else(|| panic!("no stdout"));
         let (tx, rx) = mpsc::channel();
         let reader = std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
@@ -272,7 +284,6 @@ impl App {
                     continue;
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    let _ = first.kill();
                     panic!("the first run on {bootstrap} ended before it was killed: {last:?} (logs in {})", dir.display());
                 }
             };
@@ -284,8 +295,8 @@ impl App {
             }
         }
         // SIGKILL: no close, no leave, transactions left open.
-        first.kill().unwrap_or_else(|e| panic!("kill: {e}"));
-        let _ = first.wait();
+        first.0.kill().unwrap_or_else(|e| panic!("kill: {e}"));
+        drop(first);
         let _ = reader.join();
         let killed_at = last;
         let first_seconds = started.elapsed().as_secs_f64();
