@@ -9,8 +9,6 @@ use std::time::Duration;
 use kafka_wire::frame::{read_frame, RequestFrame, ResponseFrame, DEFAULT_MAX_FRAME_SIZE};
 use kafka_wire::messages::{ApiVersionsRequest, ApiVersionsResponse, RequestHeader};
 use kafka_wire::negotiate::{negotiate, Negotiated};
-use kafka_wire::runtime::json::overlay;
-use kafka_wire::runtime::JsonErrorKind;
 use kafka_wire::{ApiKey, ErrorCode, IntoOwned, Request, RequestBody, ResponseBody};
 use serde_json::Value;
 
@@ -217,99 +215,9 @@ impl Session {
 }
 
 /// The request body of `api` at `version` that `given` describes, fitted
-/// to the version: keys missing from an object take their defaults (from
-/// the api's default body), and keys of fields the version lacks are
-/// dropped, at any depth. Elements of arrays must name every field they
-/// need; fields of other versions are dropped from them too.
+/// to the version by [`kafka_wire_compat::body::fit`] (keys missing from an
+/// object take their defaults, keys of fields the version lacks are
+/// dropped, at any depth); panics on JSON that does not fit.
 pub fn fit(api: ApiKey, version: i16, given: &Value) -> RequestBody<'static> {
-    let mut value = RequestBody::default_for(api).to_json(version);
-    overlay(&mut value, given.clone());
-    // Drop one unknown key per round: the error names the first.
-    for _ in 0..1000 {
-        match RequestBody::from_json(&value, api, version) {
-            Ok(body) => return body.into_owned(),
-            Err(error) => match error.kind() {
-                JsonErrorKind::UnknownField(key) => {
-                    let path = error.json_path();
-                    assert!(
-                        remove_key(&mut value, &path, key),
-                        "{} v{version}: cannot drop {key} from {path}",
-                        api.name()
-                    );
-                }
-                _ => panic!("{} v{version}: {error}: {value}", api.name()),
-            },
-        }
-    }
-    panic!("{} v{version}: too many unknown keys", api.name())
-}
-
-/// Removes `key` from the object at a JSON path such as `$.topics[0]`.
-fn remove_key(value: &mut Value, path: &str, key: &str) -> bool {
-    let mut steps: Vec<Step> = Vec::new();
-    let mut rest = path.strip_prefix('$').unwrap_or(path);
-    while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix('.') {
-            let end = after.find(['.', '[']).unwrap_or(after.len());
-            steps.push(Step::Key(after[..end].to_owned()));
-            rest = &after[end..];
-        } else if let Some(after) = rest.strip_prefix('[') {
-            let Some(end) = after.find(']') else {
-                return false;
-            };
-            let Ok(index) = after[..end].parse() else {
-                return false;
-            };
-            steps.push(Step::Index(index));
-            rest = &after[end + 1..];
-        } else {
-            return false;
-        }
-    }
-    let mut node = value;
-    for step in steps {
-        node = match (step, node) {
-            (Step::Key(key), Value::Object(map)) => match map.get_mut(&key) {
-                Some(next) => next,
-                None => return false,
-            },
-            (Step::Index(i), Value::Array(items)) => match items.get_mut(i) {
-                Some(next) => next,
-                None => return false,
-            },
-            _ => return false,
-        };
-    }
-    node.as_object_mut()
-        .is_some_and(|map| map.remove(key).is_some())
-}
-
-enum Step {
-    Key(String),
-    Index(usize),
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn fitting_drops_the_fields_a_version_lacks() {
-        let given = json!({
-            "acks": -1,
-            "topicData": [{"name": "t", "topicId": "AAAAAAAAAAAAAAAAAAAAAQ", "partitionData": []}]
-        });
-        let old = fit(ApiKey::Produce, 12, &given).to_json(12);
-        assert_eq!(
-            old["topicData"][0],
-            json!({"name": "t", "partitionData": []})
-        );
-        assert_eq!(old["acks"], -1);
-        let new = fit(ApiKey::Produce, 13, &given).to_json(13);
-        assert_eq!(
-            new["topicData"][0],
-            json!({"topicId": "AAAAAAAAAAAAAAAAAAAAAQ", "partitionData": []})
-        );
-    }
+    kafka_wire_compat::body::fit(api, version, given).unwrap_or_else(|e| panic!("{e}: {given}"))
 }

@@ -46,10 +46,15 @@ Forms:
   kafka-protocol request --bootstrap <HOST:PORT> --api <NAME|KEY> [--version <N>] [FILE|-]
   kafka-protocol versions --bootstrap <HOST:PORT> [--json]
   kafka-protocol pcap [--port PORT]... [--records] [--summary [--json]] [--api NAME|KEY]... FILE|-
+  kafka-protocol compat --reference HOST:PORT --candidate HOST:PORT [--sasl MECH:USER:PASS]
+                        [--scenarios NAME,...] [--api NAME|KEY]... [--allow FILE] [--json FILE]
+                        [--markdown FILE] [--timeout-ms N] [--replay FILE.pcap --port P]
 
 Exit status: 0 on success, 1 on failure (one `error: ...` line on standard
 error: bad input, no connection, a response that does not decode, a
-timeout), 2 on a usage error.";
+timeout), 2 on a usage error. `compat`: 0 when no difference remains
+outside the allow list, 1 when differences remain, 2 on a usage error, 3
+when a side cannot be reached (one `error: ...` line naming the side).";
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
@@ -95,6 +100,115 @@ pub enum Command {
     /// `truncated-file`), or with --summary a table of what was seen. Exits
     /// 0 when the capture was read, even where frames did not decode.
     Pcap(PcapArgs),
+    /// Send the same requests to a reference broker (Apache Kafka) and a
+    /// candidate, as a client would, and compare every field of their
+    /// answers after normalization (kafka-wire-compat): the apis, versions
+    /// and features each advertises, then every api and version both
+    /// advertise with a default and a realistic body. Prints a table per
+    /// api, then each difference (case, request, field path, both values).
+    /// The run creates its own topics and groups under a prefix of its own,
+    /// and deletes them at the end.
+    Compat(CompatArgs),
+}
+
+/// Arguments of `compat`.
+#[derive(Debug, Args)]
+pub struct CompatArgs {
+    /// The broker taken as right (Apache Kafka): a bootstrap address.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub reference: String,
+    /// The broker under test: a bootstrap address.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub candidate: String,
+    /// Authenticate every connection to both sides: PLAIN, SCRAM-SHA-256
+    /// or SCRAM-SHA-512.
+    #[arg(long, value_name = "MECH:USER:PASS", value_parser = parse_credentials)]
+    pub sasl: Option<kafka_wire_compat::sasl::Credentials>,
+    /// Stateful scenarios to run, by name (not in this release: a usage
+    /// error).
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    pub scenarios: Vec<String>,
+    /// Compare only this api (a name, any case, or a numeric key);
+    /// repeatable.
+    #[arg(long = "api", value_name = "NAME|KEY")]
+    pub apis: Vec<String>,
+    /// Differences to accept: lines of `CASE-PATTERN FIELD-PATTERN REASON`
+    /// (`*` matches any run of characters; `#` starts a comment).
+    #[arg(long, value_name = "FILE")]
+    pub allow: Option<PathBuf>,
+    /// Write one JSON object per case, one per line: `case`, `area`, `api`,
+    /// `version`, `verdict`, `differences`.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write the compatibility matrix in Markdown.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// How long each case may take on each side, in milliseconds.
+    #[arg(long, value_name = "N", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    pub timeout_ms: u64,
+    /// Play the requests of a capture to both sides (not in this release:
+    /// a usage error).
+    #[arg(long, value_name = "FILE.pcap", requires = "port")]
+    pub replay: Option<PathBuf>,
+    /// With --replay, the broker port of the capture.
+    #[arg(long, value_name = "P", requires = "replay")]
+    pub port: Option<u16>,
+}
+
+impl CompatArgs {
+    /// Checks what clap cannot: the apis named, the allow file, and the
+    /// parts not in this release. A usage error (status 2) otherwise.
+    pub fn check(&self) -> Result<CompatPlan, clap::Error> {
+        let usage = |kind, message: String| usage_error("compat", kind, &message);
+        if !self.scenarios.is_empty() {
+            return Err(usage(
+                ErrorKind::InvalidValue,
+                "--scenarios: not yet; this release compares the surface and the sweep".into(),
+            ));
+        }
+        if self.replay.is_some() {
+            return Err(usage(
+                ErrorKind::InvalidValue,
+                "--replay: not yet; this release compares the surface and the sweep".into(),
+            ));
+        }
+        let mut apis = Vec::new();
+        for name in &self.apis {
+            let api = crate::apis::resolve_api(name)
+                .map_err(|e| usage(ErrorKind::InvalidValue, format!("--api: {e}")))?;
+            apis.push(api);
+        }
+        let allow = match &self.allow {
+            None => kafka_wire_compat::AllowList::new(),
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    usage(ErrorKind::Io, format!("--allow {}: {e}", path.display()))
+                })?;
+                kafka_wire_compat::AllowList::parse(&text).map_err(|e| {
+                    usage(
+                        ErrorKind::InvalidValue,
+                        format!("--allow {}: {e}", path.display()),
+                    )
+                })?
+            }
+        };
+        Ok(CompatPlan { apis, allow })
+    }
+}
+
+/// What `compat` runs, once checked.
+#[derive(Debug, Clone)]
+pub struct CompatPlan {
+    /// Only these apis (all when empty).
+    pub apis: Vec<kafka_wire::ApiKey>,
+    /// The allow list.
+    pub allow: kafka_wire_compat::AllowList,
+}
+
+/// `MECH:USER:PASS` for `compat --sasl`.
+fn parse_credentials(text: &str) -> Result<kafka_wire_compat::sasl::Credentials, String> {
+    kafka_wire_compat::sasl::Credentials::parse(text).map_err(|e| e.to_string())
 }
 
 /// Arguments of `pcap`.

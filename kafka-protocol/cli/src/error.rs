@@ -126,6 +126,25 @@ pub enum CliError {
         /// Why.
         error: kafka_wire_capture::CaptureError,
     },
+    /// `compat`: a side could not be reached (exit status 3).
+    #[error("{0}")]
+    Unreachable(kafka_wire_compat::Unreachable),
+    /// `compat`: a report file could not be opened (exit status 2).
+    #[error("{what}: {source}")]
+    ReportFile {
+        /// The flag and file.
+        what: String,
+        /// Why.
+        source: io::Error,
+    },
+    /// `compat`: a report file could not be written.
+    #[error("cannot write {what}: {source}")]
+    WriteReport {
+        /// The flag and file.
+        what: String,
+        /// Why.
+        source: io::Error,
+    },
     /// Standard output failed for a reason other than a closed pipe.
     #[error("cannot write to standard output: {0}")]
     Write(io::Error),
@@ -145,6 +164,17 @@ impl CliError {
                 index,
                 error: Box::new(error),
             },
+        }
+    }
+
+    /// The exit status it ends the tool with: 3 when a side of `compat`
+    /// cannot be reached, 2 for a report file that cannot be opened (a
+    /// usage error), 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Unreachable(_) => 3,
+            CliError::ReportFile { .. } => 2,
+            _ => 1,
         }
     }
 

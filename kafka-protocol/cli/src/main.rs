@@ -10,6 +10,7 @@
 mod apis;
 mod args;
 mod client;
+mod compat;
 mod decode;
 mod encode;
 mod error;
@@ -44,6 +45,7 @@ fn main() -> ExitCode {
             None
         }
         Command::Apis(_)
+        | Command::Compat(_)
         | Command::Records(_)
         | Command::Pcap(_)
         | Command::Proxy(_)
@@ -52,19 +54,34 @@ fn main() -> ExitCode {
     }
     .transpose()
     .unwrap_or_else(|usage| usage.exit());
-    match run(&cli.command, plan.as_ref()) {
-        Ok(()) | Err(CliError::BrokenPipe) => ExitCode::SUCCESS,
+    let compat_plan = match &cli.command {
+        Command::Compat(args) => Some(args.check().unwrap_or_else(|usage| usage.exit())),
+        _ => None,
+    };
+    match run(&cli.command, plan.as_ref(), compat_plan.as_ref()) {
+        Ok(code) => code,
+        Err(CliError::BrokenPipe) => ExitCode::SUCCESS,
         Err(error) => {
             report(&error.one_line());
-            ExitCode::FAILURE
+            ExitCode::from(error.exit_code())
         }
     }
 }
 
-/// Runs one subcommand. Standard output is flushed before this returns, so
-/// whatever was printed comes before any error line.
-fn run(command: &Command, plan: Option<&args::Plan>) -> Result<(), CliError> {
+/// Runs one subcommand: its exit status, or the error to report. Standard
+/// output is flushed before this returns, so whatever was printed comes
+/// before any error line.
+fn run(
+    command: &Command,
+    plan: Option<&args::Plan>,
+    compat_plan: Option<&args::CompatPlan>,
+) -> Result<ExitCode, CliError> {
     let mut out = Output::new();
+    if let (Command::Compat(args), Some(compat_plan)) = (command, compat_plan) {
+        let result = compat::run(args, compat_plan, &mut out);
+        let flushed = out.flush();
+        return result.and_then(|code| flushed.map(|()| code));
+    }
     let result = match (command, plan) {
         (Command::Decode(args), Some(plan)) => decode::run(args, plan, &mut out),
         (Command::Encode(args), Some(plan)) => encode::run(args, plan, &mut out),
@@ -75,12 +92,12 @@ fn run(command: &Command, plan: Option<&args::Plan>) -> Result<(), CliError> {
         (Command::Fake(args), _) => fake::run(args),
         (Command::Request(args), _) => request::run(args, &mut out),
         (Command::Versions(args), _) => versions::run(args, &mut out),
-        // `main` makes a plan for every decode and encode.
-        (Command::Decode(_) | Command::Encode(_), None) => Ok(()),
+        // `main` makes a plan for every decode and encode, and for compat.
+        (Command::Decode(_) | Command::Encode(_), None) | (Command::Compat(_), _) => Ok(()),
     };
     // Keep what was printed before a failure (earlier frames of a stream).
     let flushed = out.flush();
-    result.and(flushed)
+    result.and(flushed).map(|()| ExitCode::SUCCESS)
 }
 
 /// Prints `error: <message>` on standard error, ignoring a closed stderr.

@@ -6,11 +6,13 @@
 //! failure, with one exception named below (Produce v0-v2). Error codes in
 //! the answers are fine: the point is the bytes.
 //!
-//! The requests must not wreck the node: every raft and controller api
-//! carries a cluster id the node does not have (or, where it has no cluster
-//! id field, a broker or controller id that does not exist), Produce uses
-//! acks=-1, creating a topic is validate-only, and the sweep has a node of
-//! its own.
+//! The requests are the realistic bodies of kafka-wire-compat's sweep
+//! (`kafka_wire_compat::sweep`, whose `sweep.json` is their one home), with
+//! this test's names for the run's topic, groups and transactional id. They
+//! must not wreck the node: every raft and controller api carries a
+//! cluster id the node does not have (or, where it has no cluster id field,
+//! a broker or controller id that does not exist), Produce uses acks=-1,
+//! creating a topic is validate-only, and the sweep has a node of its own.
 //!
 //! The same sweep runs against the fake cluster (`kafka-wire-fake`, one
 //! broker, in this process; no Java needed): every api it advertises, at
@@ -20,27 +22,21 @@ use std::collections::BTreeSet;
 use std::io;
 use std::time::Instant;
 
-use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use kafka_wire::frame::ResponseFrame;
 use kafka_wire::messages::{
     create_topics_request, metadata_request, CreateTopicsRequest, MetadataRequest,
 };
 use kafka_wire::ApiKey;
+use kafka_wire_compat::names::logical_name;
+use kafka_wire_compat::sweep::{self, Listener};
+use kafka_wire_compat::template::{placeholders, Bindings};
 use kafka_wire_fake::FakeCluster;
-use kafka_wire_records::{Batches, Compression, DecodeOptions, Header, RecordBatchBuilder};
+use kafka_wire_records::{Batches, DecodeOptions};
 use kafka_wire_test_support::kafka::{one_at_a_time, pinned_version, pom_property, Kafka};
 use kafka_wire_tests::broker::{fit, Client};
-use serde_json::{json, Value};
 
-/// A cluster id no node has: raft and controller requests carry it, so
-/// that the node answers INCONSISTENT_CLUSTER_ID and changes nothing.
-const WRONG_CLUSTER_ID: &str = "kafka-wire-not-this-cluster";
-/// A broker and controller id no node has.
-const NO_SUCH_NODE: i32 = 999;
-/// The topic id of `__cluster_metadata` (Kafka's `Uuid.METADATA_TOPIC_ID`).
-const METADATA_TOPIC_ID: &str = "AAAAAAAAAAAAAAAAAAAAAQ";
-const ZERO_UUID: &str = "AAAAAAAAAAAAAAAAAAAAAA";
 /// The topic the client listener's Produce and Fetch requests use.
 const TOPIC: &str = "sweep";
 
@@ -134,22 +130,17 @@ fn sweep_release(version: &str) {
     );
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Listener {
-    Client,
-    Controller,
+fn index(listener: Listener) -> usize {
+    match listener {
+        Listener::Client => 0,
+        Listener::Controller => 1,
+    }
 }
 
-impl Listener {
-    fn index(self) -> usize {
-        self as usize
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Listener::Client => "client",
-            Listener::Controller => "controller",
-        }
+fn name(listener: Listener) -> &'static str {
+    match listener {
+        Listener::Client => "client",
+        Listener::Controller => "controller",
     }
 }
 
@@ -165,11 +156,11 @@ struct Report {
     notes: Vec<String>,
 }
 
-/// What the requests refer to: a topic on the node, and batches to
-/// produce, one per codec.
+/// What the requests refer to: this test's names for the sweep's topic,
+/// groups and transactional id, the topic's id, and batches to produce,
+/// one per codec.
 struct Context {
-    topic_id: String,
-    batches: Vec<(Compression, String)>,
+    bindings: Bindings,
 }
 
 impl Context {
@@ -218,43 +209,42 @@ impl Context {
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
         let topic_id = topic_id.expect("the sweep topic has a leader");
-        let codecs = [
-            Compression::None,
-            Compression::Gzip,
-            Compression::Snappy,
-            Compression::Lz4,
-            Compression::Zstd,
-        ];
-        let batches = codecs
-            .into_iter()
-            .map(|codec| {
-                let mut builder = RecordBatchBuilder::new(0).compression(codec);
-                for i in 0..3u8 {
-                    let value = format!("{codec:?} record {i} ").repeat(20);
-                    builder
-                        .append(
-                            1_700_000_000_000 + i64::from(i),
-                            Some(&[b'k', i]),
-                            Some(value.as_bytes()),
-                            &[Header::new("codec", Some(format!("{codec:?}").as_bytes()))],
-                        )
-                        .unwrap();
-                }
-                (codec, STANDARD.encode(builder.build().unwrap()))
-            })
-            .collect();
-        Context { topic_id, batches }
+        let mut bindings = Bindings::new();
+        bindings.insert("topic.sweep", TOPIC);
+        bindings.insert("topicId.sweep", topic_id);
+        for (codec, batch) in sweep::batches() {
+            bindings.insert(format!("records.{codec}"), batch);
+        }
+        Context { bindings }
+    }
+
+    /// The realistic body of `api` at `version` for `listener`, with this
+    /// test's names: `sweep-X` for every other run name X (`${group.sweep}`
+    /// is `sweep-sweep`, `${name.absent}` is `sweep-absent`).
+    fn request(&self, api: ApiKey, version: i16, listener: Listener) -> serde_json::Value {
+        let template = sweep::realistic(api, version, listener);
+        let mut bindings = self.bindings.clone();
+        for name in placeholders(&template).unwrap_or_else(|e| panic!("{e}")) {
+            if bindings.get(&name).is_none() {
+                let logical = logical_name(&name)
+                    .unwrap_or_else(|| panic!("{}: `{name}` is not a run name", api.name()));
+                let value = format!("sweep-{logical}");
+                bindings.insert(name, value);
+            }
+        }
+        bindings
+            .resolve(&template)
+            .unwrap_or_else(|e| panic!("{} v{version}: {e}", api.name()))
     }
 }
 
 fn sweep_listener(listener: Listener, address: &str, context: &Context, report: &mut Report) {
-    let client_id = format!("sweep-{}", listener.name());
+    let client_id = format!("sweep-{}", name(listener));
     let mut client = Client::connect(address, &client_id).unwrap();
     let advertised = client.api_versions();
     assert_eq!(advertised.error_code, 0, "{address}: {advertised:?}");
-    let mut sent = 0usize;
     for range in advertised.api_keys.iter() {
-        report.apis[listener.index()].insert(range.api_key);
+        report.apis[index(listener)].insert(range.api_key);
         let Some(api) = ApiKey::from_key(range.api_key) else {
             report.unknown.push(range.api_key);
             continue;
@@ -268,24 +258,22 @@ fn sweep_listener(listener: Listener, address: &str, context: &Context, report: 
                     refused_produce(&mut client, address, &client_id, version, report);
                     continue;
                 }
-                report.pairs[listener.index()] += 1;
+                report.pairs[index(listener)] += 1;
                 report.failures.push(format!(
                     "{} listener advertises {} v{version}, which kafka-wire lacks",
-                    listener.name(),
+                    name(listener),
                     api.name()
                 ));
                 continue;
             }
-            report.pairs[listener.index()] += 1;
-            sent += 1;
-            let codec = &context.batches[sent % context.batches.len()];
-            let request = request(api, listener, context, &codec.1);
+            report.pairs[index(listener)] += 1;
+            let request = context.request(api, version, listener);
             let body = fit(api, version, &request);
             let outcome = client.exchange(version, body);
             if let Err(failure) = check(api, version, outcome) {
                 report.failures.push(format!(
                     "{} listener, {} v{version}: {failure}",
-                    listener.name(),
+                    name(listener),
                     api.name()
                 ));
                 // The broker may have closed the connection.
@@ -294,7 +282,7 @@ fn sweep_listener(listener: Listener, address: &str, context: &Context, report: 
                     Err(e) => {
                         report.failures.push(format!(
                             "{} listener: cannot connect again after {} v{version}: {e}",
-                            listener.name(),
+                            name(listener),
                             api.name()
                         ));
                         return;
@@ -380,223 +368,4 @@ fn refused_produce(
         )),
     }
     let _ = client;
-}
-
-/// The request of `api` for the sweep, as JSON over all versions (`fit`
-/// keeps the fields of the one sent). `batch` is base64 of a record batch.
-fn request(api: ApiKey, listener: Listener, context: &Context, batch: &str) -> Value {
-    let metadata_partition =
-        |fields: Value| json!([{"topicName": "__cluster_metadata", "partitions": [fields]}]);
-    let endpoint = json!([{"name": "CONTROLLER", "host": "127.0.0.1", "port": 1}]);
-    match api {
-        ApiKey::Produce => json!({
-            "transactionalId": null,
-            "acks": -1,
-            "timeoutMs": 10_000,
-            "topicData": [{
-                "name": TOPIC,
-                "topicId": context.topic_id,
-                "partitionData": [{"index": 0, "records": batch}]
-            }]
-        }),
-        ApiKey::Fetch => {
-            let (topic, topic_id) = match listener {
-                Listener::Client => (TOPIC, context.topic_id.as_str()),
-                Listener::Controller => ("__cluster_metadata", METADATA_TOPIC_ID),
-            };
-            json!({
-                "clusterId": if listener == Listener::Controller { Value::from(WRONG_CLUSTER_ID) } else { Value::Null },
-                "replicaId": -1,
-                "maxWaitMs": 0,
-                "minBytes": 0,
-                "maxBytes": 1 << 20,
-                "topics": [{
-                    "topic": topic,
-                    "topicId": topic_id,
-                    "partitions": [{
-                        "partition": 0,
-                        "currentLeaderEpoch": -1,
-                        "fetchOffset": 0,
-                        "lastFetchedEpoch": -1,
-                        "logStartOffset": -1,
-                        "partitionMaxBytes": 1 << 20
-                    }]
-                }],
-                "forgottenTopicsData": [],
-                "rackId": ""
-            })
-        }
-        ApiKey::ListOffsets => json!({
-            "replicaId": -1,
-            "topics": [{"name": TOPIC, "partitions": [
-                {"partitionIndex": 0, "currentLeaderEpoch": -1, "timestamp": -1}
-            ]}],
-            "timeoutMs": 10_000
-        }),
-        ApiKey::Metadata => json!({"topics": [{"name": TOPIC, "topicId": ZERO_UUID}]}),
-        ApiKey::ApiVersions => json!({
-            "clientSoftwareName": "kafka-wire",
-            "clientSoftwareVersion": env!("CARGO_PKG_VERSION")
-        }),
-        ApiKey::CreateTopics => json!({
-            "topics": [{
-                "name": "sweep-validate-only",
-                "numPartitions": 1,
-                "replicationFactor": 1,
-                "assignments": [],
-                "configs": []
-            }],
-            "timeoutMs": 10_000,
-            "validateOnly": true
-        }),
-        ApiKey::DeleteTopics => json!({
-            "topics": [{"name": "sweep-absent", "topicId": ZERO_UUID}],
-            "topicNames": ["sweep-absent"],
-            "timeoutMs": 10_000
-        }),
-        // From v4 the brokers' batched form: the broker answers only once
-        // every transaction listed is answered, so an empty list gets no
-        // answer at all. One transaction to verify, which does not exist.
-        ApiKey::AddPartitionsToTxn => json!({
-            "transactions": [{
-                "transactionalId": "sweep-no-such-transaction",
-                "producerId": 0,
-                "producerEpoch": 0,
-                "verifyOnly": true,
-                "topics": [{"name": TOPIC, "partitions": [0]}]
-            }],
-            "v3AndBelowTransactionalId": "sweep-no-such-transaction",
-            "v3AndBelowProducerId": 0,
-            "v3AndBelowProducerEpoch": 0,
-            "v3AndBelowTopics": [{"name": TOPIC, "partitions": [0]}]
-        }),
-        // From v8 a batch of groups; Kafka 4.0.0 never answers an empty
-        // batch.
-        ApiKey::OffsetFetch => json!({
-            "groupId": "sweep-group",
-            "topics": [{"name": TOPIC, "partitionIndexes": [0]}],
-            "groups": [{
-                "groupId": "sweep-group",
-                "memberId": null,
-                "memberEpoch": -1,
-                "topics": [{"name": TOPIC, "topicId": context.topic_id, "partitionIndexes": [0]}]
-            }]
-        }),
-        ApiKey::InitProducerId => json!({"transactionalId": null, "transactionTimeoutMs": 60_000}),
-        ApiKey::SaslHandshake => json!({"mechanism": "PLAIN"}),
-        ApiKey::DescribeAcls => json!({
-            "resourceTypeFilter": 1,
-            "patternTypeFilter": 1,
-            "operation": 1,
-            "permissionType": 1
-        }),
-        ApiKey::ElectLeaders => {
-            json!({"electionType": 0, "topicPartitions": [], "timeoutMs": 10_000})
-        }
-        ApiKey::UpdateFeatures => {
-            json!({"featureUpdates": [], "validateOnly": true, "timeoutMs": 10_000})
-        }
-        ApiKey::DescribeQuorum => {
-            json!({"topics": metadata_partition(json!({"partitionIndex": 0}))})
-        }
-        ApiKey::Vote => json!({
-            "clusterId": WRONG_CLUSTER_ID,
-            "voterId": 1,
-            "topics": metadata_partition(json!({
-                "partitionIndex": 0,
-                "replicaEpoch": 0,
-                "replicaId": NO_SUCH_NODE,
-                "replicaDirectoryId": ZERO_UUID,
-                "voterDirectoryId": ZERO_UUID,
-                "lastOffsetEpoch": 0,
-                "lastOffset": 0,
-                "preVote": true
-            }))
-        }),
-        ApiKey::BeginQuorumEpoch => json!({
-            "clusterId": WRONG_CLUSTER_ID,
-            "voterId": 1,
-            "topics": metadata_partition(json!({
-                "partitionIndex": 0,
-                "voterDirectoryId": ZERO_UUID,
-                "leaderId": NO_SUCH_NODE,
-                "leaderEpoch": 0
-            })),
-            "leaderEndpoints": endpoint
-        }),
-        ApiKey::EndQuorumEpoch => json!({
-            "clusterId": WRONG_CLUSTER_ID,
-            "topics": metadata_partition(json!({
-                "partitionIndex": 0,
-                "leaderId": NO_SUCH_NODE,
-                "leaderEpoch": 0,
-                "preferredSuccessors": [],
-                "preferredCandidates": []
-            })),
-            "leaderEndpoints": endpoint
-        }),
-        ApiKey::FetchSnapshot => json!({
-            "clusterId": WRONG_CLUSTER_ID,
-            "replicaId": -1,
-            "topics": [{"name": "__cluster_metadata", "partitions": [{
-                "partition": 0,
-                "currentLeaderEpoch": 0,
-                "snapshotId": {"endOffset": 0, "epoch": 0},
-                "position": 0,
-                "replicaDirectoryId": ZERO_UUID
-            }]}]
-        }),
-        ApiKey::AddRaftVoter => json!({
-            "clusterId": WRONG_CLUSTER_ID,
-            "timeoutMs": 10_000,
-            "voterId": NO_SUCH_NODE,
-            "voterDirectoryId": METADATA_TOPIC_ID,
-            "listeners": endpoint
-        }),
-        ApiKey::RemoveRaftVoter => json!({
-            "clusterId": WRONG_CLUSTER_ID,
-            "voterId": NO_SUCH_NODE,
-            "voterDirectoryId": METADATA_TOPIC_ID
-        }),
-        ApiKey::UpdateRaftVoter => json!({
-            "clusterId": WRONG_CLUSTER_ID,
-            "currentLeaderEpoch": 0,
-            "voterId": NO_SUCH_NODE,
-            "voterDirectoryId": METADATA_TOPIC_ID,
-            "listeners": endpoint,
-            "kRaftVersionFeature": {"minSupportedVersion": 0, "maxSupportedVersion": 1}
-        }),
-        ApiKey::BrokerRegistration => json!({
-            "brokerId": NO_SUCH_NODE,
-            "clusterId": WRONG_CLUSTER_ID,
-            "incarnationId": METADATA_TOPIC_ID,
-            "listeners": [{"name": "PLAINTEXT", "host": "127.0.0.1", "port": 1, "securityProtocol": 0}],
-            "features": [],
-            "rack": null,
-            "logDirs": []
-        }),
-        ApiKey::BrokerHeartbeat => json!({
-            "brokerId": NO_SUCH_NODE,
-            "brokerEpoch": -1,
-            "currentMetadataOffset": 0,
-            "wantFence": true,
-            "wantShutDown": false
-        }),
-        ApiKey::UnregisterBroker => json!({"brokerId": NO_SUCH_NODE}),
-        ApiKey::UnregisterController => json!({"controllerId": NO_SUCH_NODE}),
-        ApiKey::AllocateProducerIds => json!({"brokerId": NO_SUCH_NODE, "brokerEpoch": -1}),
-        ApiKey::AssignReplicasToDirs => {
-            json!({"brokerId": NO_SUCH_NODE, "brokerEpoch": -1, "directories": []})
-        }
-        ApiKey::AlterPartition => {
-            json!({"brokerId": NO_SUCH_NODE, "brokerEpoch": -1, "topics": []})
-        }
-        ApiKey::ControllerRegistration => json!({
-            "controllerId": NO_SUCH_NODE,
-            "incarnationId": METADATA_TOPIC_ID,
-            "listeners": [],
-            "features": []
-        }),
-        _ => json!({}),
-    }
 }

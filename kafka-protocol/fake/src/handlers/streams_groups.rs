@@ -18,6 +18,7 @@ use kafka_wire::messages::{
 use kafka_wire::{ErrorCode, ResponseBody};
 
 use super::owned;
+use crate::config_table;
 use crate::dispatch::Context;
 use crate::state::streams_groups::beat::{Beat, BeatAnswer, LEAVE_GROUP_STATIC_MEMBER_EPOCH};
 use crate::state::streams_groups::configure::InternalTopic;
@@ -25,7 +26,7 @@ use crate::state::streams_groups::member::StreamsMember;
 use crate::state::streams_groups::tasks::{by_subtopology, TaskId, TaskSets};
 use crate::state::streams_groups::topology::{CopartitionGroup, Subtopology, TopicInfo, Topology};
 use crate::state::streams_groups::{StreamsGroup, ASSIGNOR};
-use crate::state::topics::{check_config, Placement};
+use crate::state::topics::Placement;
 use crate::state::State;
 
 /// The topology of a request, in the state's terms.
@@ -208,12 +209,13 @@ fn create_internal_topics(
         let configs: BTreeMap<String, String> = topic
             .configs
             .iter()
-            .filter(|(k, v)| check_config(k, Some(v)).is_ok())
+            .filter(|(k, v)| config_table::check_topic(k, Some(v)).is_ok())
             .cloned()
             .collect();
         let placement = Placement {
             nodes: &nodes,
             replication_factor: replication.max(1),
+            assigned: &[],
         };
         let _ = state
             .topics
