@@ -6,13 +6,14 @@
 #   bash tests/kafka/record-configs.sh [OUT]
 #
 # Starts one Kafka node (tests/kafka/broker.sh, the pinned release), creates
-# a topic with no configs, and asks DescribeConfigs v4, with synonyms and
-# documentation, for that topic, for the broker, for the cluster-wide
+# a topic with no configs, and asks DescribeConfigs v4, with synonyms, for
+# that topic, for the broker, for the cluster-wide
 # broker defaults (resource name "") and for a group that has never
 # existed. Writes, in Kafka's own order, one line per config:
 #   topic and group: the name, value, source, read-only flag, type,
-#     sensitivity, synonyms (name, value, source) and documentation, as
-#     Kafka answered them;
+#     sensitivity and synonyms (name, value, source), as Kafka answered
+#     them (facts only: Kafka's documentation of each config is its prose,
+#     which the project does not copy);
 #   broker: the same, with the value and source replaced by the value
 #     Kafka falls back to (its DEFAULT_CONFIG synonym, or null) and the
 #     cluster-wide dynamic default a fresh cluster holds (or null). What
@@ -48,7 +49,7 @@ EOF
               {"resourceType":4,"resourceName":"1","configurationKeys":null},
               {"resourceType":4,"resourceName":"","configurationKeys":null},
               {"resourceType":32,"resourceName":"never-seen","configurationKeys":null}],
- "includeSynonyms":true,"includeDocumentation":true}
+ "includeSynonyms":true}
 EOF
 
 python3 - "$work/created.json" "$work/described.json" "$OUT" "$version" <<'EOF'
@@ -67,7 +68,6 @@ def as_described(c):
         "name": c["name"], "value": c["value"], "source": c["configSource"],
         "readOnly": c["readOnly"], "type": c["configType"], "sensitive": c["isSensitive"],
         "synonyms": [[s["name"], s["value"], s["source"]] for s in c["synonyms"]],
-        "documentation": c["documentation"],
     }
 
 def falls_back(c):
@@ -75,7 +75,6 @@ def falls_back(c):
     return {
         "name": c["name"], "default": at(DEFAULT), "clusterDefault": at(DYNAMIC_DEFAULT),
         "readOnly": c["readOnly"], "type": c["configType"], "sensitive": c["isSensitive"],
-        "documentation": c["documentation"],
     }
 
 cluster_defaults = {c["name"]: c["value"] for c in cluster}

@@ -12,7 +12,7 @@
 //!   fetch session holding a partition with no data waits its max_wait.
 //! - CreateTopics with replica assignments (on the broker's own id, and
 //!   the ways Kafka refuses them).
-//! - DescribeConfigs v4 with synonyms and documentation: a fresh topic, the
+//! - DescribeConfigs v4 with synonyms: a fresh topic, the
 //!   broker (all but the settings broker.sh gives the node), the
 //!   cluster-wide defaults and a group; AlterConfigs and
 //!   IncrementalAlterConfigs of a topic and the broker, and the values Kafka
@@ -80,7 +80,7 @@ fn describe(session: &mut Session, resources: Value) -> Value {
     session.json_at(
         ApiKey::DescribeConfigs,
         4,
-        &json!({"resources": resources, "includeSynonyms": true, "includeDocumentation": true}),
+        &json!({"resources": resources, "includeSynonyms": true, "includeDocumentation": false}),
     )
 }
 

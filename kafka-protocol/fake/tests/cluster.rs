@@ -9,6 +9,7 @@ use kafka_wire::messages::*;
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
 use kafka_wire_fake::probe::{Probe, ProbeError};
 use kafka_wire_fake::{FakeCluster, TopicSpec};
+use kafka_wire_test_support::wire::librdkafka_metadata_with_trailing_bytes;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -426,15 +427,8 @@ async fn bytes_after_a_request_body_are_ignored_as_kafka_does() {
     let mut stream = TcpStream::connect(address(&cluster, 0))
         .await
         .expect("connect");
-    // The frame librdkafka sent (client id `chaos-admin`, correlation id 4):
-    // header v2, then topics null, allow_auto_topic_creation false,
-    // include_topic_authorized_operations false, no tagged fields, and
-    // then 01 00 00.
-    let hex = "0003000d00000004000b6368616f732d61646d696e0000000000010000";
-    let frame: Vec<u8> = (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex"))
-        .collect();
+    // The frame librdkafka sent (correlation id 4).
+    let frame = librdkafka_metadata_with_trailing_bytes();
     let mut sized = u32::try_from(frame.len())
         .expect("small")
         .to_be_bytes()
@@ -575,5 +569,37 @@ async fn pipelined_requests_are_answered_in_order() {
             .await
             .expect("receive");
         assert_eq!(correlation, id);
+    }
+}
+
+/// DescribeConfigs describes every config of a topic and a broker, with
+/// synonyms when asked, but never documentation, even when asked: Kafka's
+/// description of each config is its prose, which the fake does not carry.
+#[tokio::test]
+async fn configs_are_described_without_documentation() {
+    let cluster = common::cluster(1, "described", 1).await;
+    let mut probe = common::connect(&cluster, 0).await;
+    let resource =
+        |resource_type: i8, name: &str| describe_configs_request::DescribeConfigsResource {
+            resource_type,
+            resource_name: name.to_owned().into(),
+            configuration_keys: None,
+            ..Default::default()
+        };
+    let request = DescribeConfigsRequest {
+        resources: vec![resource(2, "described"), resource(4, "0")].into(),
+        include_synonyms: true,
+        include_documentation: true,
+        ..Default::default()
+    };
+    let answer: DescribeConfigsResponse = call(&mut probe, request, 4).await;
+    assert_eq!(answer.results.len(), 2);
+    for result in answer.results.iter() {
+        assert_eq!(result.error_code, 0, "{:?}", result.resource_name);
+        assert!(result.configs.len() > 30, "{:?}", result.resource_name);
+        for config in result.configs.iter() {
+            assert_eq!(config.documentation, None, "{}", config.name);
+        }
+        assert!(result.configs.iter().any(|c| !c.synonyms.is_empty()));
     }
 }

@@ -1,6 +1,7 @@
 //! Kafka 4.4.0's configs, as its DescribeConfigs v4 describes them: every
 //! topic, broker and group config with its default, type, read-only flag,
-//! sensitivity, synonyms and documentation, in Kafka's own order. The facts
+//! sensitivity and synonyms, in Kafka's own order (not its documentation of
+//! each, which is Kafka's prose: the fake describes none). The facts
 //! live in `kafka.json` beside this file, recorded from a real 4.4.0 broker
 //! by `tests/kafka/record-configs.sh`; this module reads them once and
 //! checks a value the way Kafka's `ConfigDef` does.
@@ -69,8 +70,6 @@ pub struct Entry {
     /// Topic and group configs: the synonyms Kafka described (name, value,
     /// source), the broker configs a topic or group falls back to.
     pub synonyms: Vec<(String, Option<String>, i8)>,
-    /// Kafka's documentation of it.
-    pub documentation: Option<String>,
 }
 
 /// The configs of one resource type, in Kafka's order, with an index.
@@ -158,7 +157,6 @@ fn parse(recorded: &str) -> Result<Table, String> {
                 config_type: small(&item["type"]),
                 sensitive: item["sensitive"].as_bool().unwrap_or_default(),
                 synonyms,
-                documentation: text(&item["documentation"]),
             });
         }
         Ok(configs)
@@ -438,7 +436,6 @@ mod tests {
             for (name, _, _) in &entry.synonyms {
                 assert!(table.broker.get(name).is_some(), "{}: {name}", entry.name);
             }
-            assert!(entry.documentation.is_some(), "{}", entry.name);
         }
         let flush = table.broker.get("log.flush.interval.messages");
         assert_eq!(

@@ -3,8 +3,9 @@
 //! ([`crate::config_table`]): every config Kafka describes, with its value
 //! and where it comes from (a topic's or group's own setting, a broker's
 //! dynamic one, the cluster-wide dynamic default, the broker's start-up
-//! setting, Kafka's default), synonyms and documentation when asked, and
-//! changes checked as Kafka checks them.
+//! setting, Kafka's default), synonyms when asked (documentation never:
+//! Kafka's is its prose, which the fake does not carry), and changes
+//! checked as Kafka checks them.
 
 use std::collections::BTreeMap;
 
@@ -303,7 +304,7 @@ fn broker_node(cx: &Context<'_>, name: &str) -> Result<i32, Refusal> {
 }
 
 /// The configs of each resource (all, or the keys asked for), with
-/// synonyms and documentation when asked.
+/// synonyms when asked.
 pub fn describe_configs(
     cx: &Context<'_>,
     request: &DescribeConfigsRequest<'_>,
@@ -354,11 +355,9 @@ pub fn describe_configs(
                                     Default::default()
                                 },
                                 config_type: entry.config_type,
-                                documentation: if request.include_documentation {
-                                    entry.documentation.clone().map(Into::into)
-                                } else {
-                                    None
-                                },
+                                // Kafka's documentation of a config is its
+                                // prose, which the fake does not carry.
+                                documentation: None,
                                 ..Default::default()
                             }
                         })
