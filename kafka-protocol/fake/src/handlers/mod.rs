@@ -16,6 +16,7 @@ pub mod offsets;
 pub mod produce;
 pub mod share;
 pub mod share_admin;
+pub mod streams_groups;
 pub mod topics;
 pub mod transactions;
 pub mod unsupported;
