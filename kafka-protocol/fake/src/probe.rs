@@ -10,7 +10,7 @@ use kafka_wire::frame::{FrameCodec, RequestFrame, ResponseFrame};
 use kafka_wire::messages::{
     metadata_request, produce_request, MetadataRequest, ProduceRequest, RequestHeader,
 };
-use kafka_wire::{RequestBody, ResponseBody};
+use kafka_wire::{ErrorCode, RequestBody, ResponseBody};
 use kafka_wire_records::RecordBatchBuilder;
 use tokio::net::TcpStream;
 use tokio_util::codec::Framed;
@@ -27,8 +27,9 @@ pub enum ProbeError {
     /// A message did not encode or decode.
     #[error("codec: {0}")]
     Codec(String),
-    /// The broker answered with an error code.
-    #[error("the broker answered with error code {0}")]
+    /// The broker answered with an error code: shown as Kafka names it,
+    /// `NOT_LEADER_OR_FOLLOWER (6)`.
+    #[error("{}", ErrorCode::from_code(*.0))]
     Kafka(i16),
 }
 
@@ -126,37 +127,48 @@ impl Probe {
 pub async fn produce_one(bootstrap: &str, topic: &str, value: &[u8]) -> Result<i64, ProbeError> {
     let first = bootstrap.split(',').next().unwrap_or_default();
     let mut probe = Probe::connect(first).await?;
-    let metadata = probe
-        .request(
-            RequestBody::Metadata(MetadataRequest {
-                topics: Some(
-                    vec![metadata_request::MetadataRequestTopic {
-                        name: Some(topic.into()),
-                        ..Default::default()
-                    }]
-                    .into(),
-                ),
-                allow_auto_topic_creation: true,
-                ..Default::default()
-            }),
-            12,
-        )
-        .await?;
-    let ResponseBody::Metadata(metadata) = metadata else {
-        return Err(ProbeError::Codec("not a Metadata response".into()));
-    };
-    let leader = metadata
-        .topics
-        .iter()
-        .find_map(|t| {
+    // A topic auto-created by the first Metadata is found by the next, as
+    // a client asks again.
+    let mut tries = 0;
+    let (metadata, leader) = loop {
+        let metadata = probe
+            .request(
+                RequestBody::Metadata(MetadataRequest {
+                    topics: Some(
+                        vec![metadata_request::MetadataRequestTopic {
+                            name: Some(topic.into()),
+                            ..Default::default()
+                        }]
+                        .into(),
+                    ),
+                    allow_auto_topic_creation: true,
+                    ..Default::default()
+                }),
+                12,
+            )
+            .await?;
+        let ResponseBody::Metadata(metadata) = metadata else {
+            return Err(ProbeError::Codec("not a Metadata response".into()));
+        };
+        let leader = metadata.topics.iter().find_map(|t| {
             t.partitions
                 .iter()
                 .find(|p| p.partition_index == 0)
                 .map(|p| p.leader_id)
-        })
-        .ok_or(ProbeError::Kafka(
-            kafka_wire::ErrorCode::UnknownTopicOrPartition.code(),
-        ))?;
+        });
+        tries += 1;
+        match leader {
+            Some(leader) => break (metadata, leader),
+            None if tries < 3 => {
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+            None => {
+                return Err(ProbeError::Kafka(
+                    kafka_wire::ErrorCode::UnknownTopicOrPartition.code(),
+                ))
+            }
+        }
+    };
     let address = metadata
         .brokers
         .iter()
@@ -210,5 +222,23 @@ pub async fn produce_one(bootstrap: &str, topic: &str, value: &[u8]) -> Result<i
     match partition {
         (0, offset) => Ok(offset),
         (code, _) => Err(ProbeError::Kafka(code)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ProbeError;
+
+    #[test]
+    fn a_kafka_error_is_shown_by_its_name() {
+        assert_eq!(
+            ProbeError::Kafka(6).to_string(),
+            "NOT_LEADER_OR_FOLLOWER (6)"
+        );
+        assert_eq!(
+            ProbeError::Kafka(29).to_string(),
+            "TOPIC_AUTHORIZATION_FAILED (29)"
+        );
+        assert_eq!(ProbeError::Kafka(9999).to_string(), "UNKNOWN (9999)");
     }
 }

@@ -8,7 +8,7 @@
 //! ([`crate::control`]): answering with an error, delaying, dropping or
 //! hanging any request, on any broker, without touching a handler.
 
-mod context;
+pub(crate) mod context;
 
 use kafka_wire::RequestBody;
 
@@ -60,12 +60,12 @@ async fn route(cx: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
         RequestBody::ListOffsets(r) => offsets::list_offsets(cx, r),
         RequestBody::OffsetForLeaderEpoch(r) => offsets::offset_for_leader_epoch(cx, r),
         RequestBody::DeleteRecords(r) => offsets::delete_records(cx, r),
-        RequestBody::Metadata(r) => topics::metadata(cx, r),
-        RequestBody::DescribeTopicPartitions(r) => topics::describe_topic_partitions(cx, r),
+        RequestBody::Metadata(r) => metadata::metadata(cx, r),
+        RequestBody::DescribeTopicPartitions(r) => metadata::describe_topic_partitions(cx, r),
         RequestBody::CreateTopics(r) => topics::create_topics(cx, r),
         RequestBody::DeleteTopics(r) => topics::delete_topics(cx, r),
         RequestBody::CreatePartitions(r) => topics::create_partitions(cx, r),
-        RequestBody::DescribeCluster(r) => topics::describe_cluster(cx, r),
+        RequestBody::DescribeCluster(r) => metadata::describe_cluster(cx, r),
         RequestBody::DescribeConfigs(r) => configs::describe_configs(cx, r),
         RequestBody::AlterConfigs(r) => configs::alter_configs(cx, r),
         RequestBody::IncrementalAlterConfigs(r) => configs::incremental_alter_configs(cx, r),
@@ -80,9 +80,17 @@ async fn route(cx: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
         RequestBody::ConsumerGroupHeartbeat(r) => consumer_groups::heartbeat(cx, r),
         RequestBody::ConsumerGroupDescribe(r) => consumer_groups::describe(cx, r),
         RequestBody::ShareGroupHeartbeat(r) => share::heartbeat(cx, r),
+        RequestBody::StreamsGroupHeartbeat(r) => streams_groups::heartbeat(cx, r),
+        RequestBody::StreamsGroupDescribe(r) => streams_groups::describe(cx, r),
+        RequestBody::StreamsGroupTopologyDescriptionUpdate(r) => {
+            streams_groups::topology_description_update(cx, r)
+        }
         RequestBody::ShareGroupDescribe(r) => share::describe(cx, r),
         RequestBody::ShareFetch(r) => share::fetch(cx, r).await,
         RequestBody::ShareAcknowledge(r) => share::acknowledge(cx, r),
+        RequestBody::DescribeShareGroupOffsets(r) => share_admin::describe(cx, r),
+        RequestBody::AlterShareGroupOffsets(r) => share_admin::alter(cx, r),
+        RequestBody::DeleteShareGroupOffsets(r) => share_admin::delete(cx, r),
         RequestBody::OffsetCommit(r) => commits::offset_commit(cx, r),
         RequestBody::OffsetFetch(r) => commits::offset_fetch(cx, r),
         RequestBody::OffsetDelete(r) => commits::offset_delete(cx, r),

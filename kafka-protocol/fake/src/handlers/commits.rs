@@ -4,8 +4,9 @@
 use std::borrow::Cow;
 
 use kafka_wire::messages::{
-    offset_delete_response, offset_fetch_response, OffsetCommitRequest, OffsetCommitResponse,
-    OffsetDeleteRequest, OffsetDeleteResponse, OffsetFetchRequest, OffsetFetchResponse,
+    offset_commit_response, offset_delete_response, offset_fetch_response, OffsetCommitRequest,
+    OffsetCommitResponse, OffsetDeleteRequest, OffsetDeleteResponse, OffsetFetchRequest,
+    OffsetFetchResponse,
 };
 use kafka_wire::runtime::Uuid;
 use kafka_wire::{ErrorCode, ResponseBody};
@@ -54,6 +55,14 @@ pub fn offset_commit(cx: &Context<'_>, request: &OffsetCommitRequest<'_>) -> Res
             name.clone().map(|n| (n, partitions))
         })
         .collect();
+    if check_coordinator(cx, &request.group_id).is_ok() {
+        if let Some(topics) = streams_commit(&mut state, cx.version, request, &names, &offsets) {
+            return ResponseBody::OffsetCommit(OffsetCommitResponse {
+                topics: topics.into(),
+                ..Default::default()
+            });
+        }
+    }
     let group_code = match check_coordinator(cx, &request.group_id) {
         Err(code) => code,
         Ok(()) => state.groups.commit(
@@ -85,6 +94,65 @@ pub fn offset_commit(cx: &Context<'_>, request: &OffsetCommitRequest<'_>) -> Res
         topics,
         ..Default::default()
     })
+}
+
+/// An OffsetCommit to a streams group: each partition checked against the
+/// member's tasks and their epochs, and stored when it passes. None when
+/// the group is not a streams group.
+fn streams_commit(
+    state: &mut State,
+    version: i16,
+    request: &OffsetCommitRequest<'_>,
+    names: &[Option<String>],
+    offsets: &[(String, Vec<(i32, Committed)>)],
+) -> Option<Vec<offset_commit_response::OffsetCommitResponseTopic<'static>>> {
+    if !state.groups.is_streams(&request.group_id) {
+        return None;
+    }
+    let partitions: Vec<(&str, i32)> = offsets
+        .iter()
+        .flat_map(|(topic, ps)| ps.iter().map(move |(p, _)| (topic.as_str(), *p)))
+        .collect();
+    let codes = state.groups.streams_commit_codes(
+        &request.group_id,
+        &request.member_id,
+        request.generation_id_or_member_epoch,
+        false,
+        version,
+        &partitions,
+    )?;
+    let mut passed = codes.iter();
+    for (topic, ps) in offsets {
+        for (partition, committed) in ps {
+            if passed.next() == Some(&0) {
+                state
+                    .groups
+                    .store(&request.group_id, topic, *partition, committed.clone());
+            }
+        }
+    }
+    let mut codes = codes.into_iter();
+    let topics = request
+        .topics
+        .iter()
+        .zip(names)
+        .map(|(t, name)| {
+            let shown = if version >= 10 {
+                Cow::Borrowed("")
+            } else {
+                owned(&t.name)
+            };
+            let mut answer = offset_commit_topic(&t, shown, 0);
+            for partition in answer.partitions.to_mut() {
+                partition.error_code = match name {
+                    None => ErrorCode::UnknownTopicId.code(),
+                    Some(_) => codes.next().unwrap_or(0),
+                };
+            }
+            answer
+        })
+        .collect();
+    Some(topics)
 }
 
 /// (topic, id, [(partition, committed)]) for the wanted partitions, or all
@@ -206,6 +274,20 @@ pub fn offset_fetch(cx: &Context<'_>, request: &OffsetFetchRequest<'_>) -> Respo
                             return offset_fetch_response::OffsetFetchResponseGroup {
                                 group_id: owned(&g.group_id),
                                 error_code: code,
+                                ..Default::default()
+                            };
+                        }
+                        // A member of a streams group must be one, at its
+                        // epoch (v9+ name them).
+                        let member = g.member_id.as_deref();
+                        let member_code = state
+                            .groups
+                            .streams_fetch_code(&g.group_id, member, g.member_epoch)
+                            .unwrap_or(0);
+                        if cx.version >= 9 && member_code != 0 {
+                            return offset_fetch_response::OffsetFetchResponseGroup {
+                                group_id: owned(&g.group_id),
+                                error_code: member_code,
                                 ..Default::default()
                             };
                         }

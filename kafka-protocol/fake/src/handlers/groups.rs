@@ -18,9 +18,11 @@ use kafka_wire::messages::{
 use kafka_wire::{ErrorCode, ResponseBody};
 
 use super::answers::{no_coordinator, no_coordinator_for};
+use super::authorized;
 use super::owned;
 use crate::dispatch::Context;
 use crate::state::groups::{GroupState, JoinRequest, Pending, SyncRequest};
+use crate::state::internal_topics;
 use crate::state::Shared;
 
 /// Key types of FindCoordinator: groups and transactional ids (share
@@ -54,6 +56,17 @@ pub fn find_coordinator(
     cx: &Context<'_>,
     request: &FindCoordinatorRequest<'_>,
 ) -> ResponseBody<'static> {
+    // The coordinators' topic exists from the first look-up on, as Kafka
+    // creates it then.
+    let internal = match request.key_type {
+        GROUP_KEY => Some(internal_topics::CONSUMER_OFFSETS),
+        TRANSACTION_KEY => Some(internal_topics::TRANSACTION_STATE),
+        _ => None,
+    };
+    if let Some(name) = internal {
+        let nodes = cx.shared.node_ids();
+        internal_topics::ensure(&mut cx.shared.state().topics, name, &nodes);
+    }
     let locate = |key: &str| -> Result<(i32, String, i32), i16> {
         if request.key_type != GROUP_KEY && request.key_type != TRANSACTION_KEY {
             return Err(ErrorCode::CoordinatorNotAvailable.code());
@@ -337,27 +350,27 @@ pub fn list_groups(cx: &Context<'_>, request: &ListGroupsRequest<'_>) -> Respons
     let state = cx.shared.state();
     // KIP-848 consumer groups are of type "consumer", share groups of
     // type "share", each with their own states.
-    let classic = state.groups.iter().map(|(id, g)| match &g.consumer {
-        Some(c) => (id, g.protocol_type.as_str(), c.state_name(), "consumer"),
-        None => (id, g.protocol_type.as_str(), g.state.name(), "classic"),
-    });
-    let share = state.share_groups.iter().map(|(id, g)| {
-        let name = if g.members.is_empty() {
-            "Empty"
-        } else {
-            "Stable"
-        };
-        (id, "share", name, "share")
-    });
+    let classic = state
+        .groups
+        .iter()
+        .map(|(id, g)| match (&g.consumer, &g.streams) {
+            (Some(c), _) => (id, g.protocol_type.as_str(), c.state_name(), "consumer"),
+            (None, Some(s)) => (id, "streams", s.state_name(), "streams"),
+            (None, None) => (id, g.protocol_type.as_str(), g.state.name(), "classic"),
+        });
+    let share = state
+        .share_groups
+        .iter()
+        .map(|(id, g)| (id, "share", g.state_name(), "share"));
     let mut groups: Vec<_> = classic
         .chain(share)
         .filter(|(id, _, _, _)| cx.shared.coordinator(id) == cx.node_id)
         .filter(|(_, _, state, _)| {
             request.states_filter.is_empty()
-                || request
-                    .states_filter
-                    .iter()
-                    .any(|s| s.eq_ignore_ascii_case(state))
+                || request.states_filter.iter().any(|s| {
+                    s.eq_ignore_ascii_case(state)
+                        || (*state == "NotReady" && s.eq_ignore_ascii_case("not_ready"))
+                })
         })
         .filter(|(_, _, _, kind)| {
             request.types_filter.is_empty()
@@ -402,11 +415,26 @@ pub fn describe_groups(
                 out.error_code = code;
                 return out;
             }
-            match state.groups.get(id) {
+            // Kafka 4.4.0 gives every operation when asked, unless it
+            // answers with an error.
+            out.authorized_operations =
+                authorized::when(request.include_authorized_operations, authorized::GROUP);
+            // A group of another type (share, streams) is described by its
+            // own API; DescribeGroups answers it as Kafka does one it does
+            // not know, naming its type from v6.
+            let other_type = state.share_groups.contains(id)
+                || state.groups.get(id).is_some_and(|g| g.streams.is_some());
+            match state.groups.get(id).filter(|g| g.streams.is_none()) {
                 None => {
                     out.group_state = "Dead".into();
                     if cx.version >= 6 {
                         out.error_code = ErrorCode::GroupIdNotFound.code();
+                        out.authorized_operations = authorized::NOT_ASKED;
+                        out.error_message = Some(if other_type {
+                            format!("Group {id} is not a classic group.").into()
+                        } else {
+                            format!("Group {id} not found.").into()
+                        });
                     }
                 }
                 Some(group) => {
@@ -461,6 +489,7 @@ pub fn delete_groups(cx: &Context<'_>, request: &DeleteGroupsRequest<'_>) -> Res
             group_id: owned(id),
             error_code: match check_coordinator(cx, id) {
                 Err(code) => code,
+                Ok(()) if state.share_groups.contains(id) => state.share_groups.delete_group(id),
                 Ok(()) => state.groups.delete(id),
             },
             ..Default::default()

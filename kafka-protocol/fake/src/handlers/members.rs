@@ -42,19 +42,26 @@ pub(super) fn heartbeat_interval_ms(error_code: i16, member_epoch: i32) -> i32 {
 }
 
 /// The group `group_id` (looked up as `group`) if this broker describes
-/// it, else why not (error code, message): it is not the group's
-/// coordinator, or no group of this `kind` (`consumer`, `share`) has the id.
+/// it, else why not (error code, message), as Kafka words it: it is not
+/// the group's coordinator; no group has the id ("Group G not found."); or
+/// a group of another type has it (`elsewhere`: "Group G is not a consumer
+/// group.", `kind` being `consumer`, `share`, ...).
 pub(super) fn describable<'g, G>(
     cx: &Context<'_>,
     group_id: &str,
     group: Option<&'g G>,
+    elsewhere: bool,
     kind: &str,
 ) -> Result<&'g G, (i16, Option<Cow<'static, str>>)> {
     if cx.shared.coordinator(group_id) != cx.node_id {
         return Err((ErrorCode::NotCoordinator.code(), None));
     }
     group.ok_or_else(|| {
-        let message = format!("Group {group_id} not found or not a {kind} group.");
+        let message = if elsewhere {
+            format!("Group {group_id} is not a {kind} group.")
+        } else {
+            format!("Group {group_id} not found.")
+        };
         (ErrorCode::GroupIdNotFound.code(), Some(Cow::Owned(message)))
     })
 }

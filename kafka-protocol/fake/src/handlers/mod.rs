@@ -4,6 +4,7 @@
 
 pub(crate) mod answers;
 pub mod api_versions;
+pub mod authorized;
 pub mod commits;
 pub mod configs;
 pub mod consumer_groups;
@@ -11,11 +12,14 @@ pub mod features;
 pub mod fetch;
 pub mod groups;
 mod members;
+pub mod metadata;
 pub mod offsets;
 pub mod produce;
 pub mod quotas;
 pub mod replicas;
 pub mod share;
+pub mod share_admin;
+pub mod streams_groups;
 pub mod topics;
 pub mod transactions;
 pub mod unsupported;
