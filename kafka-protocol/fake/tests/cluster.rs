@@ -814,10 +814,11 @@ async fn the_probe_produces_to_a_topic_it_has_auto_created() {
 }
 
 /// DescribeConfigs describes every config of a topic and a broker, with
-/// synonyms when asked, but never documentation, even when asked: Kafka's
-/// description of each config is its prose, which the fake does not carry.
+/// synonyms when asked, and documentation when asked in the fake's own
+/// words, from each config's facts: Kafka's description of each config is
+/// its prose, which the fake does not carry.
 #[tokio::test]
-async fn configs_are_described_without_documentation() {
+async fn configs_are_described_in_the_fakes_own_words() {
     let cluster = common::cluster(1, "described", 1).await;
     let mut probe = common::connect(&cluster, 0).await;
     let resource =
@@ -827,20 +828,43 @@ async fn configs_are_described_without_documentation() {
             configuration_keys: None,
             ..Default::default()
         };
-    let request = DescribeConfigsRequest {
+    let describe = |include_documentation| DescribeConfigsRequest {
         resources: vec![resource(2, "described"), resource(4, "0")].into(),
         include_synonyms: true,
-        include_documentation: true,
+        include_documentation,
         ..Default::default()
     };
-    let answer: DescribeConfigsResponse = call(&mut probe, request, 4).await;
+    let answer: DescribeConfigsResponse = call(&mut probe, describe(true), 4).await;
     assert_eq!(answer.results.len(), 2);
-    for result in answer.results.iter() {
+    for (result, of) in answer.results.iter().zip(["topic", "broker"]) {
         assert_eq!(result.error_code, 0, "{:?}", result.resource_name);
         assert!(result.configs.len() > 30, "{:?}", result.resource_name);
         for config in result.configs.iter() {
-            assert_eq!(config.documentation, None, "{}", config.name);
+            let text = config.documentation.as_deref().unwrap_or_default();
+            assert!(
+                text.starts_with(&format!("A {of} config: a ")),
+                "{}: {text}",
+                config.name
+            );
+            assert!(text.ends_with("(Described by the fake cluster from the config's facts.)"));
         }
         assert!(result.configs.iter().any(|c| !c.synonyms.is_empty()));
     }
+    let mut retention = Vec::new();
+    for result in answer.results.iter() {
+        for config in result.configs.iter() {
+            if config.name == "retention.ms" {
+                retention.extend(config.documentation.as_deref().map(str::to_owned));
+            }
+        }
+    }
+    assert_eq!(
+        retention,
+        ["A topic config: a 64-bit integer, 604800000 by default. (Described by the fake cluster from the config's facts.)"]
+    );
+    let answer: DescribeConfigsResponse = call(&mut probe, describe(false), 4).await;
+    assert!(answer
+        .results
+        .iter()
+        .all(|r| r.configs.iter().all(|c| c.documentation.is_none())));
 }
