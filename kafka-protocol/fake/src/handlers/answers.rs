@@ -16,6 +16,7 @@ use kafka_wire::messages::{
 use kafka_wire::runtime::json::Value;
 use kafka_wire::{ApiKey, ResponseBody};
 
+use super::error_messages::kafka_message;
 use super::owned;
 
 /// A Produce partition's answer: nothing appended.
@@ -143,10 +144,12 @@ pub(crate) fn offset_fetch_partition(
     }
 }
 
-/// A FindCoordinator answer (v0-3): no coordinator.
+/// A FindCoordinator answer (v0-3): no coordinator, with Kafka's message
+/// for the code (v1-3 carry one).
 pub(crate) fn no_coordinator(code: i16) -> FindCoordinatorResponse<'static> {
     FindCoordinatorResponse {
         error_code: code,
+        error_message: kafka_message(code).map(Cow::Borrowed),
         node_id: -1,
         port: -1,
         ..Default::default()

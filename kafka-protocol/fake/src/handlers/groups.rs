@@ -18,15 +18,33 @@ use kafka_wire::messages::{
 use kafka_wire::{ErrorCode, ResponseBody};
 
 use super::answers::{no_coordinator, no_coordinator_for};
+use super::error_messages::kafka_message;
 use super::owned;
 use crate::dispatch::Context;
 use crate::state::groups::{GroupState, JoinRequest, Pending};
 use crate::state::Shared;
 
-/// Key types of FindCoordinator: groups and transactional ids (share
-/// keys come with share groups).
+/// Key types of FindCoordinator: groups, transactional ids, and share
+/// partitions (`group:topicId:partition`, from v6).
 const GROUP_KEY: i8 = 0;
 const TRANSACTION_KEY: i8 = 1;
+const SHARE_KEY: i8 = 2;
+const SHARE_KEY_SINCE: i16 = 6;
+
+/// Whether `key` is a share partition's key as Kafka's
+/// `SharePartitionKey.getInstance` reads it: a group, a topic id and a
+/// partition number, apart by colons.
+fn share_key_parses(key: &str) -> bool {
+    let parts: Vec<&str> = key.split(':').collect();
+    match parts.as_slice() {
+        [group, topic, partition] => {
+            !group.is_empty()
+                && topic.parse::<kafka_wire::runtime::Uuid>().is_ok()
+                && partition.parse::<i32>().is_ok()
+        }
+        _ => false,
+    }
+}
 
 /// Whether this broker coordinates `group_id`; NOT_COORDINATOR otherwise.
 pub fn check_coordinator(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
@@ -37,17 +55,23 @@ pub fn check_coordinator(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
     }
 }
 
-/// The coordinator of each key, a group or a transactional id: one (v0-3)
-/// or many (v4+).
+/// The coordinator of each key, a group, a transactional id or a share
+/// partition: one (v0-3) or many (v4+). Any group or transactional id has
+/// one, the empty one too, as Kafka hashes any string.
 pub fn find_coordinator(
     cx: &Context<'_>,
     request: &FindCoordinatorRequest<'_>,
 ) -> ResponseBody<'static> {
+    // A key type Kafka does not know is refused with its message; a share
+    // key below v6 or one that does not parse, without one from v4.
+    let known_type = matches!(request.key_type, GROUP_KEY | TRANSACTION_KEY | SHARE_KEY);
     let locate = |key: &str| -> Result<(i32, String, i32), i16> {
-        if request.key_type != GROUP_KEY && request.key_type != TRANSACTION_KEY {
-            return Err(ErrorCode::CoordinatorNotAvailable.code());
-        }
-        if key.is_empty() {
+        let served = match request.key_type {
+            GROUP_KEY | TRANSACTION_KEY => true,
+            SHARE_KEY => cx.version >= SHARE_KEY_SINCE && share_key_parses(key),
+            _ => false,
+        };
+        if !served {
             return Err(ErrorCode::InvalidRequest.code());
         }
         let node = cx.shared.coordinator(key);
@@ -60,6 +84,7 @@ pub fn find_coordinator(
     let response = if cx.version < 4 {
         match locate(&request.key) {
             Ok((node_id, host, port)) => FindCoordinatorResponse {
+                error_message: kafka_message(0).map(Cow::Borrowed),
                 node_id,
                 host: host.into(),
                 port,
@@ -80,7 +105,13 @@ pub fn find_coordinator(
                         port,
                         ..Default::default()
                     },
-                    Err(code) => no_coordinator_for(key, code),
+                    Err(code) => {
+                        let mut refused = no_coordinator_for(key, code);
+                        if !known_type {
+                            refused.error_message = kafka_message(code).map(Cow::Borrowed);
+                        }
+                        refused
+                    }
                 })
                 .collect(),
             ..Default::default()
