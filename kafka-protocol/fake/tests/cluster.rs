@@ -343,10 +343,13 @@ async fn a_group_joins_syncs_heartbeats_and_leaves() {
         ),
         (0, 1, member.as_str())
     );
+    // From v5 the protocol type and name are mandatory, as Kafka has them.
     let sync = RequestBody::SyncGroup(SyncGroupRequest {
         group_id: "g".into(),
         generation_id: 1,
         member_id: member.clone().into(),
+        protocol_type: Some("consumer".into()),
+        protocol_name: Some("range".into()),
         assignments: vec![sync_group_request::SyncGroupRequestAssignment {
             member_id: member.clone().into(),
             assignment: vec![9].into(),

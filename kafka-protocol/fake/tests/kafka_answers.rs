@@ -25,10 +25,19 @@ async fn brokers(count: usize) -> FakeCluster {
         .expect("start")
 }
 
-/// Sends `request` (the JSON form) as `api` at `version`: the answer's JSON
-/// form.
+/// Sends `request` (the JSON form; its top-level fields over the default
+/// body's, those the version lacks left out) as `api` at `version`: the
+/// answer's JSON form.
 async fn ask(probe: &mut Probe, api: ApiKey, version: i16, request: Value) -> Value {
-    let body = RequestBody::from_json(&request, api, version)
+    let mut body = RequestBody::default_for(api).to_json(version);
+    if let (Some(fields), Some(given)) = (body.as_object_mut(), request.as_object()) {
+        for (key, value) in given {
+            if let Some(field) = fields.get_mut(key) {
+                *field = value.clone();
+            }
+        }
+    }
+    let body = RequestBody::from_json(&body, api, version)
         .unwrap_or_else(|e| panic!("{} v{version} {request}: {e}", api.name()));
     let answer = probe
         .request(body, version)
@@ -140,5 +149,185 @@ async fn find_coordinator_of_unknown_and_share_key_types() {
         let found = find_coordinator(&mut probe, bad, 2, 6).await;
         assert_eq!(found, refused(bad, 6, ""), "{bad}");
     }
+    cluster.shutdown().await.ok();
+}
+
+/// A cluster of one broker with topic `t1` of one partition.
+async fn with_topic() -> FakeCluster {
+    FakeCluster::builder()
+        .brokers(1)
+        .topic(kafka_wire_fake::TopicSpec::new("t1", 1))
+        .start()
+        .await
+        .expect("start")
+}
+
+/// `ask` without the throttle time.
+async fn answer(probe: &mut Probe, api: ApiKey, version: i16, request: Value) -> Value {
+    let mut answer = ask(probe, api, version, request).await;
+    if let Some(fields) = answer.as_object_mut() {
+        fields.remove("throttleTimeMs");
+    }
+    answer
+}
+
+/// The classic group APIs refuse the empty group id with INVALID_GROUP_ID
+/// before anything else (JoinGroup before its session timeout, with no
+/// protocol name: null from v7), except SyncGroup from v5 without a
+/// protocol type or name, which Kafka refuses first with
+/// INCONSISTENT_GROUP_PROTOCOL. OffsetCommit and OffsetFetch take the
+/// empty group as any other, as Kafka keeps it for simple consumers: it is
+/// then listed, described and deleted as any group.
+#[tokio::test]
+async fn the_empty_group_id_in_the_classic_group_apis() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let join = |group: &str| {
+        json!({"groupId": group, "sessionTimeoutMs": 0, "rebalanceTimeoutMs": 0,
+               "memberId": "m1", "protocolType": "consumer", "protocols": []})
+    };
+    assert_eq!(
+        answer(p, ApiKey::JoinGroup, 5, join("")).await,
+        json!({"errorCode": 24, "generationId": -1, "protocolName": "", "leader": "",
+               "memberId": "m1", "members": []})
+    );
+    for (group, code) in [("", 24), ("x", 26)] {
+        assert_eq!(
+            answer(p, ApiKey::JoinGroup, 9, join(group)).await,
+            json!({"errorCode": code, "generationId": -1, "protocolType": null,
+                   "protocolName": null, "leader": "", "skipAssignment": false,
+                   "memberId": "m1", "members": []}),
+            "{group:?}"
+        );
+    }
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::Heartbeat,
+            4,
+            json!({"groupId": "", "generationId": 1, "memberId": "m"})
+        )
+        .await,
+        json!({"errorCode": 24})
+    );
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::LeaveGroup,
+            2,
+            json!({"groupId": "", "memberId": "m"})
+        )
+        .await,
+        json!({"errorCode": 24})
+    );
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::LeaveGroup,
+            5,
+            json!({"groupId": "", "members": []})
+        )
+        .await,
+        json!({"errorCode": 24, "members": []})
+    );
+    let sync = |group: &str, protocol_type: Value, protocol_name: Value| {
+        json!({"groupId": group, "generationId": 1, "memberId": "m", "groupInstanceId": null,
+               "protocolType": protocol_type, "protocolName": protocol_name, "assignments": []})
+    };
+    assert_eq!(
+        answer(p, ApiKey::SyncGroup, 4, sync("", json!(null), json!(null))).await,
+        json!({"errorCode": 24, "assignment": ""})
+    );
+    for (group, protocol_type, protocol_name, code) in [
+        ("", json!("consumer"), json!("range"), 24),
+        ("", json!(null), json!(null), 23),
+        ("x", json!(null), json!("range"), 23),
+        ("x", json!("consumer"), json!(null), 23),
+    ] {
+        assert_eq!(
+            answer(
+                p,
+                ApiKey::SyncGroup,
+                5,
+                sync(group, protocol_type, protocol_name)
+            )
+            .await,
+            json!({"errorCode": code, "protocolType": null, "protocolName": null,
+                   "assignment": ""}),
+            "{group:?}"
+        );
+    }
+    for topics in [
+        json!([]),
+        json!([{"name": "t1", "partitions": [{"partitionIndex": 0}]}]),
+    ] {
+        assert_eq!(
+            answer(
+                p,
+                ApiKey::OffsetDelete,
+                0,
+                json!({"groupId": "", "topics": topics})
+            )
+            .await,
+            json!({"errorCode": 24, "topics": []})
+        );
+    }
+
+    // A simple consumer's commit in the empty group, and the group it makes.
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::OffsetCommit,
+            8,
+            json!({"groupId": "", "generationIdOrMemberEpoch": -1, "memberId": "",
+                   "groupInstanceId": null, "topics": [{"name": "t1", "partitions": [
+                       {"partitionIndex": 0, "committedOffset": 1, "committedLeaderEpoch": -1,
+                        "committedMetadata": ""}]}]})
+        )
+        .await,
+        json!({"topics": [{"name": "t1", "partitions": [{"partitionIndex": 0, "errorCode": 0}]}]})
+    );
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::OffsetFetch,
+            7,
+            json!({"groupId": "", "topics": [{"name": "t1", "partitionIndexes": [0]}],
+                   "requireStable": false})
+        )
+        .await,
+        json!({"topics": [{"name": "t1", "partitions": [{"partitionIndex": 0,
+               "committedOffset": 1, "committedLeaderEpoch": -1, "metadata": "",
+               "errorCode": 0}]}], "errorCode": 0})
+    );
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::DescribeGroups,
+            5,
+            json!({"groups": [""],
+               "includeAuthorizedOperations": false})
+        )
+        .await,
+        json!({"groups": [{"errorCode": 0, "groupId": "", "groupState": "Empty",
+               "protocolType": "", "protocolData": "", "members": [],
+               "authorizedOperations": -2147483648i64}]})
+    );
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::ListGroups,
+            5,
+            json!({"statesFilter": [], "typesFilter": []})
+        )
+        .await,
+        json!({"errorCode": 0, "groups": [{"groupId": "", "protocolType": "",
+               "groupState": "Empty", "groupType": "classic"}]})
+    );
+    assert_eq!(
+        answer(p, ApiKey::DeleteGroups, 2, json!({"groupsNames": [""]})).await,
+        json!({"results": [{"groupId": "", "errorCode": 0}]})
+    );
     cluster.shutdown().await.ok();
 }

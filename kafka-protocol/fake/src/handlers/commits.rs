@@ -11,7 +11,7 @@ use kafka_wire::runtime::Uuid;
 use kafka_wire::{ErrorCode, ResponseBody};
 
 use super::answers::offset_commit_topic;
-use super::groups::check_coordinator;
+use super::groups::{check_coordinator, check_group};
 use super::owned;
 use crate::dispatch::Context;
 use crate::state::committed::Committed;
@@ -272,7 +272,7 @@ pub fn offset_fetch(cx: &Context<'_>, request: &OffsetFetchRequest<'_>) -> Respo
 
 /// Deletes committed offsets of an empty group.
 pub fn offset_delete(cx: &Context<'_>, request: &OffsetDeleteRequest<'_>) -> ResponseBody<'static> {
-    if let Err(code) = check_coordinator(cx, &request.group_id) {
+    if let Err(code) = check_group(cx, &request.group_id) {
         return ResponseBody::OffsetDelete(OffsetDeleteResponse {
             error_code: code,
             ..Default::default()

@@ -55,6 +55,18 @@ pub fn check_coordinator(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
     }
 }
 
+/// Kafka's first check of a classic group's JoinGroup, SyncGroup,
+/// Heartbeat, LeaveGroup and OffsetDelete: the empty group id is
+/// INVALID_GROUP_ID on any broker (before the coordinator is looked at);
+/// then NOT_COORDINATOR where this broker does not coordinate the group.
+/// OffsetCommit and OffsetFetch take the empty group as any other.
+pub fn check_group(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
+    if group_id.is_empty() {
+        return Err(ErrorCode::InvalidGroupId.code());
+    }
+    check_coordinator(cx, group_id)
+}
+
 /// The coordinator of each key, a group, a transactional id or a share
 /// partition: one (v0-3) or many (v4+). Any group or transactional id has
 /// one, the empty one too, as Kafka hashes any string.
@@ -137,15 +149,17 @@ pub async fn join_group(cx: &Context<'_>, request: &JoinGroupRequest<'_>) -> Res
 }
 
 async fn join(cx: &Context<'_>, request: &JoinGroupRequest<'_>) -> ResponseBody<'static> {
+    // No protocol name (null from v7, "" below: `join_group`).
     let failed = |code: i16, member_id: &str| {
         ResponseBody::JoinGroup(JoinGroupResponse {
             error_code: code,
             generation_id: -1,
+            protocol_name: None,
             member_id: owned(member_id),
             ..Default::default()
         })
     };
-    if let Err(code) = check_coordinator(cx, &request.group_id) {
+    if let Err(code) = check_group(cx, &request.group_id) {
         return failed(code, &request.member_id);
     }
     let config = &cx.shared.config;
@@ -238,7 +252,9 @@ fn schedule_rebalance_timeout(
     });
 }
 
-/// The leader hands out assignments; the others wait for theirs.
+/// The leader hands out assignments; the others wait for theirs. From v5
+/// the protocol type and name are mandatory: without either Kafka answers
+/// INCONSISTENT_GROUP_PROTOCOL before it looks at the group.
 pub async fn sync_group(cx: &Context<'_>, request: &SyncGroupRequest<'_>) -> ResponseBody<'static> {
     let failed = |code: i16| {
         ResponseBody::SyncGroup(SyncGroupResponse {
@@ -246,7 +262,10 @@ pub async fn sync_group(cx: &Context<'_>, request: &SyncGroupRequest<'_>) -> Res
             ..Default::default()
         })
     };
-    if let Err(code) = check_coordinator(cx, &request.group_id) {
+    if cx.version >= 5 && (request.protocol_type.is_none() || request.protocol_name.is_none()) {
+        return failed(ErrorCode::InconsistentGroupProtocol.code());
+    }
+    if let Err(code) = check_group(cx, &request.group_id) {
         return failed(code);
     }
     let assignments = request
@@ -278,7 +297,7 @@ pub async fn sync_group(cx: &Context<'_>, request: &SyncGroupRequest<'_>) -> Res
 
 /// Keeps a member alive, or tells it to rejoin.
 pub fn heartbeat(cx: &Context<'_>, request: &HeartbeatRequest<'_>) -> ResponseBody<'static> {
-    let error_code = match check_coordinator(cx, &request.group_id) {
+    let error_code = match check_group(cx, &request.group_id) {
         Err(code) => code,
         Ok(()) => cx.shared.state().groups.heartbeat(
             &request.group_id,
@@ -294,7 +313,7 @@ pub fn heartbeat(cx: &Context<'_>, request: &HeartbeatRequest<'_>) -> ResponseBo
 
 /// One member (v0-2) or several (v3+) leave.
 pub fn leave_group(cx: &Context<'_>, request: &LeaveGroupRequest<'_>) -> ResponseBody<'static> {
-    if let Err(code) = check_coordinator(cx, &request.group_id) {
+    if let Err(code) = check_group(cx, &request.group_id) {
         return ResponseBody::LeaveGroup(LeaveGroupResponse {
             error_code: code,
             ..Default::default()

@@ -499,7 +499,8 @@ impl Groups {
     }
 
     /// Checks an OffsetCommit's member and generation as Kafka checks a
-    /// classic group's, then stores the offsets.
+    /// classic group's, then stores the offsets. The empty group id is a
+    /// group as any other here, as Kafka keeps it for simple consumers.
     pub fn commit(
         &mut self,
         group_id: &str,
@@ -507,9 +508,6 @@ impl Groups {
         generation: i32,
         offsets: Vec<(String, Vec<(i32, Committed)>)>,
     ) -> i16 {
-        if group_id.is_empty() {
-            return code(ErrorCode::InvalidGroupId);
-        }
         let group = self.groups.entry(group_id.to_owned()).or_default();
         if let Some(consumer) = &group.consumer {
             // A consumer group: the member and its epoch (or, with no
