@@ -331,3 +331,85 @@ async fn the_empty_group_id_in_the_classic_group_apis() {
     );
     cluster.shutdown().await.ok();
 }
+
+/// The transaction APIs refuse the empty transactional id with
+/// INVALID_REQUEST (on any broker: Kafka's transaction coordinator checks
+/// it before it looks whether it coordinates the id); TxnOffsetCommit
+/// refuses the empty group id first, with INVALID_GROUP_ID.
+#[tokio::test]
+async fn the_empty_transactional_id_is_an_invalid_request() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let txn_commit = |tid: &str, group: &str| {
+        json!({"transactionalId": tid, "groupId": group, "producerId": 1, "producerEpoch": 0,
+               "generationIdOrMemberEpoch": -1, "memberId": "", "groupInstanceId": null,
+               "topics": [{"name": "t1", "partitions": [{"partitionIndex": 0,
+                   "committedOffset": 1, "committedLeaderEpoch": -1,
+                   "committedMetadata": ""}]}]})
+    };
+    for (version, tid, group, code) in [
+        (3, "", "", 24),
+        (3, "", "g", 42),
+        (5, "", "g", 42),
+        (3, "x", "", 24),
+    ] {
+        assert_eq!(
+            answer(p, ApiKey::TxnOffsetCommit, version, txn_commit(tid, group)).await,
+            json!({"topics": [{"name": "t1", "partitions": [
+                {"partitionIndex": 0, "errorCode": code}]}]}),
+            "v{version} {tid:?} {group:?}"
+        );
+    }
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::AddPartitionsToTxn,
+            3,
+            json!({"v3AndBelowTransactionalId": "", "v3AndBelowProducerId": 1,
+                   "v3AndBelowProducerEpoch": 0,
+                   "v3AndBelowTopics": [{"name": "t1", "partitions": [0]}]})
+        )
+        .await,
+        json!({"resultsByTopicV3AndBelow": [{"name": "t1", "resultsByPartition": [
+            {"partitionIndex": 0, "partitionErrorCode": 42}]}]})
+    );
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::AddPartitionsToTxn,
+            5,
+            json!({"transactions": [
+                {"transactionalId": "", "producerId": 1, "producerEpoch": 0,
+                 "verifyOnly": false, "topics": [{"name": "t1", "partitions": [0]}]},
+                {"transactionalId": "zz", "producerId": 1, "producerEpoch": 0,
+                 "verifyOnly": false, "topics": [{"name": "t1", "partitions": [0]}]}]})
+        )
+        .await,
+        json!({"errorCode": 0, "resultsByTransaction": [
+            {"transactionalId": "", "topicResults": [{"name": "t1", "resultsByPartition": [
+                {"partitionIndex": 0, "partitionErrorCode": 42}]}]},
+            {"transactionalId": "zz", "topicResults": [{"name": "t1", "resultsByPartition": [
+                {"partitionIndex": 0, "partitionErrorCode": 49}]}]}]})
+    );
+    let add_offsets = json!({"transactionalId": "", "producerId": 1, "producerEpoch": 0,
+                             "groupId": "g"});
+    for version in [0, 4] {
+        assert_eq!(
+            answer(p, ApiKey::AddOffsetsToTxn, version, add_offsets.clone()).await,
+            json!({"errorCode": 42}),
+            "v{version}"
+        );
+    }
+    let end = json!({"transactionalId": "", "producerId": 1, "producerEpoch": 0,
+                     "committed": true});
+    assert_eq!(
+        answer(p, ApiKey::EndTxn, 0, end.clone()).await,
+        json!({"errorCode": 42})
+    );
+    assert_eq!(
+        answer(p, ApiKey::EndTxn, 5, end).await,
+        json!({"errorCode": 42, "producerId": -1, "producerEpoch": -1})
+    );
+    cluster.shutdown().await.ok();
+}

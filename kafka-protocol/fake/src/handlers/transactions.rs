@@ -26,6 +26,7 @@ use kafka_wire::runtime::StructArray;
 use kafka_wire::{ErrorCode, ResponseBody};
 use kafka_wire_records::{ControlRecord, ControlRecordType, RecordBatchBuilder};
 
+use super::groups::check_group;
 use super::owned;
 use super::produce::now_ms;
 use crate::dispatch::Context;
@@ -53,6 +54,19 @@ fn fenced(version: i16, since: i16) -> i16 {
 /// Whether this broker coordinates `transactional_id`.
 fn coordinates(cx: &Context<'_>, transactional_id: &str) -> bool {
     cx.shared.coordinator(transactional_id) == cx.node_id
+}
+
+/// Kafka's transaction coordinator's first checks of a transactional id:
+/// the empty one is INVALID_REQUEST (on any broker), then NOT_COORDINATOR
+/// where this broker does not coordinate it.
+fn check_transactional_id(cx: &Context<'_>, transactional_id: &str) -> Result<(), i16> {
+    if transactional_id.is_empty() {
+        Err(code(ErrorCode::InvalidRequest))
+    } else if !coordinates(cx, transactional_id) {
+        Err(code(ErrorCode::NotCoordinator))
+    } else {
+        Ok(())
+    }
 }
 
 /// Checks a request's producer id and epoch against the transaction:
@@ -92,11 +106,8 @@ pub fn init_producer_id(
             ..Default::default()
         })
     };
-    if transactional_id.is_empty() {
-        return answer(code(ErrorCode::InvalidRequest), -1, -1);
-    }
-    if !coordinates(cx, transactional_id) {
-        return answer(code(ErrorCode::NotCoordinator), -1, -1);
+    if let Err(error) = check_transactional_id(cx, transactional_id) {
+        return answer(error, -1, -1);
     }
     let timeout = request.transaction_timeout_ms;
     if timeout <= 0 || timeout > MAX_TRANSACTION_TIMEOUT_MS {
@@ -326,9 +337,7 @@ fn add_partitions(
             all_known &= known(state, &topic.name, p);
         }
     }
-    let common: Result<(), i16> = if !coordinates(cx, transactional_id) {
-        Err(code(ErrorCode::NotCoordinator))
-    } else {
+    let common: Result<(), i16> = check_transactional_id(cx, transactional_id).and_then(|()| {
         check_producer(
             state,
             transactional_id,
@@ -336,7 +345,7 @@ fn add_partitions(
             epoch,
             fenced(cx.version, 2),
         )
-    };
+    });
     topics
         .iter()
         .map(|topic| {
@@ -447,8 +456,8 @@ pub fn add_offsets_to_txn(
 ) -> ResponseBody<'static> {
     let tid = &request.transactional_id;
     let mut state = cx.shared.state();
-    let error = if !coordinates(cx, tid) {
-        code(ErrorCode::NotCoordinator)
+    let error = if let Err(error) = check_transactional_id(cx, tid) {
+        error
     } else {
         match check_producer(
             &state,
@@ -481,8 +490,11 @@ pub fn txn_offset_commit(
 ) -> ResponseBody<'static> {
     let tid = &request.transactional_id;
     let mut state = cx.shared.state();
-    let common = if cx.shared.coordinator(&request.group_id) != cx.node_id {
-        code(ErrorCode::NotCoordinator)
+    // The group's checks, then the transactional id's, then the producer's.
+    let common = if let Err(e) = check_group(cx, &request.group_id) {
+        e
+    } else if tid.is_empty() {
+        code(ErrorCode::InvalidRequest)
     } else if let Err(e) = check_producer(
         &state,
         tid,
@@ -584,8 +596,8 @@ pub fn end_txn(cx: &Context<'_>, request: &EndTxnRequest<'_>) -> ResponseBody<'s
         })
     };
     let tid = &request.transactional_id;
-    if !coordinates(cx, tid) {
-        return answer(code(ErrorCode::NotCoordinator), -1, -1);
+    if let Err(error) = check_transactional_id(cx, tid) {
+        return answer(error, -1, -1);
     }
     let bump = cx.version >= 5;
     let now = now_ms();
@@ -727,8 +739,8 @@ pub fn describe_transactions(
                 producer_epoch: -1,
                 ..Default::default()
             };
-            if !coordinates(cx, tid) {
-                out.error_code = code(ErrorCode::NotCoordinator);
+            if let Err(error) = check_transactional_id(cx, tid) {
+                out.error_code = error;
                 return out;
             }
             let Some(txn) = state.transactions.get(tid) else {
