@@ -413,3 +413,28 @@ async fn the_empty_transactional_id_is_an_invalid_request() {
     );
     cluster.shutdown().await.ok();
 }
+
+/// DescribeTransactions of an id Kafka 4.4.0 refuses leaves the producer
+/// id, its epoch and the start time at 0 (the schema's defaults): the empty
+/// id is INVALID_REQUEST, an unknown one TRANSACTIONAL_ID_NOT_FOUND.
+#[tokio::test]
+async fn describe_transactions_of_ids_it_refuses() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let refused = |code: i64, tid: &str| {
+        json!({"errorCode": code, "transactionalId": tid, "transactionState": "",
+               "transactionTimeoutMs": 0, "transactionStartTimeMs": 0, "producerId": 0,
+               "producerEpoch": 0, "topics": []})
+    };
+    assert_eq!(
+        answer(
+            &mut probe,
+            ApiKey::DescribeTransactions,
+            0,
+            json!({"transactionalIds": ["", "nope"]})
+        )
+        .await,
+        json!({"transactionStates": [refused(42, ""), refused(105, "nope")]})
+    );
+    cluster.shutdown().await.ok();
+}

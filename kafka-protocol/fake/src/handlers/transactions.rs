@@ -731,12 +731,10 @@ pub fn describe_transactions(
         .transactional_ids
         .iter()
         .map(|tid| {
+            // A refused id's producer, epoch and start time stay 0.
             let mut out = describe_transactions_response::TransactionState {
                 transactional_id: owned(tid),
                 transaction_state: Cow::Borrowed(""),
-                transaction_start_time_ms: -1,
-                producer_id: -1,
-                producer_epoch: -1,
                 ..Default::default()
             };
             if let Err(error) = check_transactional_id(cx, tid) {
