@@ -438,3 +438,182 @@ async fn describe_transactions_of_ids_it_refuses() {
     );
     cluster.shutdown().await.ok();
 }
+
+/// A member id of 22 characters, as clients make them.
+const MEMBER: &str = "mmmmmmmmmmmmmmmmmmmmmm";
+
+/// A ConsumerGroupHeartbeat body: a join of `MEMBER` to `group` at
+/// `epoch`, subscribed to `t1`, with `changes` over it.
+fn consumer_beat(group: &str, epoch: i32, changes: Value) -> Value {
+    let mut body = json!({"groupId": group, "memberId": MEMBER, "memberEpoch": epoch,
+        "instanceId": null, "rackId": null, "rebalanceTimeoutMs": 30000,
+        "subscribedTopicNames": ["t1"], "subscribedTopicRegex": null, "serverAssignor": null,
+        "topicPartitions": []});
+    if let (Some(fields), Some(changes)) = (body.as_object_mut(), changes.as_object()) {
+        fields.extend(changes.clone());
+    }
+    body
+}
+
+/// A heartbeat's refusal, as Kafka answers it.
+fn beat_refused(code: i64, message: Option<&str>) -> Value {
+    json!({"errorCode": code, "errorMessage": message, "memberId": null, "memberEpoch": 0,
+           "heartbeatIntervalMs": 0, "assignment": null})
+}
+
+/// Kafka 4.4.0 checks a ConsumerGroupHeartbeat before it looks at the
+/// group, in this order: the member id (from v1, or to heartbeat or
+/// leave), the group id, instance and rack ids (empty once trimmed), then
+/// for a join the rebalance timeout, the owned partitions (an empty list)
+/// and a subscription (names or a regex; no names is fine), for a static
+/// leave the instance id, any other negative epoch; then the assignor.
+#[tokio::test]
+async fn consumer_group_heartbeat_checks_its_request_as_kafka_does() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let invalid = |message: &str| beat_refused(42, Some(message));
+    let cases = [
+        (
+            1,
+            consumer_beat("", 0, json!({"memberId": ""})),
+            invalid("MemberId can't be empty."),
+        ),
+        (
+            0,
+            consumer_beat("", 0, json!({"memberId": ""})),
+            invalid("GroupId can't be empty."),
+        ),
+        (
+            0,
+            consumer_beat("c", 5, json!({"memberId": ""})),
+            invalid("MemberId can't be empty."),
+        ),
+        (
+            1,
+            consumer_beat("c", 0, json!({"memberId": " "})),
+            invalid("MemberId can't be empty."),
+        ),
+        (
+            1,
+            consumer_beat("c", 0, json!({"instanceId": " "})),
+            invalid("InstanceId can't be empty."),
+        ),
+        (
+            1,
+            consumer_beat("c", 0, json!({"rackId": ""})),
+            invalid("RackId can't be empty."),
+        ),
+        (
+            1,
+            consumer_beat("c", 0, json!({"rebalanceTimeoutMs": -1})),
+            invalid("RebalanceTimeoutMs must be provided in first request."),
+        ),
+        (
+            1,
+            consumer_beat("c", 0, json!({"topicPartitions": null})),
+            invalid("TopicPartitions must be empty when (re-)joining."),
+        ),
+        (
+            1,
+            consumer_beat("c", 0, json!({"subscribedTopicNames": null})),
+            invalid(
+                "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when \
+                 (re-)joining.",
+            ),
+        ),
+        (
+            1,
+            consumer_beat("c", -2, json!({})),
+            invalid("InstanceId can't be null."),
+        ),
+        (
+            1,
+            consumer_beat("c", -3, json!({})),
+            invalid("MemberEpoch is invalid."),
+        ),
+        (
+            1,
+            consumer_beat("c", 0, json!({"serverAssignor": "foo"})),
+            beat_refused(
+                112,
+                Some("ServerAssignor foo is not supported. Supported assignors: uniform, range."),
+            ),
+        ),
+        (
+            1,
+            consumer_beat("c", 0, json!({"subscribedTopicNames": []})),
+            json!({"errorCode": 0, "errorMessage": null, "memberId": MEMBER, "memberEpoch": 1,
+                   "heartbeatIntervalMs": 5000, "assignment": {"topicPartitions": []}}),
+        ),
+    ];
+    for (version, request, expected) in cases {
+        let at = format!("v{version} {request}");
+        assert_eq!(
+            answer(&mut probe, ApiKey::ConsumerGroupHeartbeat, version, request).await,
+            expected,
+            "{at}"
+        );
+    }
+    cluster.shutdown().await.ok();
+}
+
+/// Kafka 4.4.0 checks a ShareGroupHeartbeat's member id at the broker (1
+/// to 36 characters, else INVALID_REQUEST without a message), then, as its
+/// coordinator does, the member, group and rack ids (empty once trimmed),
+/// a join's subscription (some names) and the epoch (-1 or more).
+#[tokio::test]
+async fn share_group_heartbeat_checks_its_request_as_kafka_does() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let beat = |group: &str, member: &str, epoch: i32, names: Value| {
+        json!({"groupId": group, "memberId": member, "memberEpoch": epoch, "rackId": null,
+               "subscribedTopicNames": names})
+    };
+    let invalid = |message: Option<&str>| beat_refused(42, message);
+    let long = "m".repeat(37);
+    let cases = [
+        (beat("", "", 0, json!(null)), invalid(None)),
+        (beat("s", &long, 0, json!(["t1"])), invalid(None)),
+        (
+            beat("s", " ", 0, json!([])),
+            invalid(Some("MemberId can't be empty.")),
+        ),
+        (
+            beat(" ", MEMBER, 0, json!([])),
+            invalid(Some("GroupId can't be empty.")),
+        ),
+        (
+            json!({"groupId": "s", "memberId": MEMBER, "memberEpoch": 0, "rackId": "",
+                   "subscribedTopicNames": []}),
+            invalid(Some("RackId can't be empty.")),
+        ),
+        (
+            beat("s", MEMBER, 0, json!([])),
+            invalid(Some("SubscribedTopicNames must be set in first request.")),
+        ),
+        (
+            beat("s", MEMBER, -2, json!(null)),
+            invalid(Some("MemberEpoch is invalid.")),
+        ),
+    ];
+    for (request, expected) in cases {
+        let at = format!("{request}");
+        assert_eq!(
+            answer(&mut probe, ApiKey::ShareGroupHeartbeat, 1, request).await,
+            expected,
+            "{at}"
+        );
+    }
+    // No refusal left a group behind.
+    assert_eq!(
+        answer(
+            &mut probe,
+            ApiKey::ListGroups,
+            5,
+            json!({"statesFilter": [], "typesFilter": []})
+        )
+        .await,
+        json!({"errorCode": 0, "groups": []})
+    );
+    cluster.shutdown().await.ok();
+}

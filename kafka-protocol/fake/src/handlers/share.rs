@@ -16,6 +16,7 @@ use kafka_wire::messages::{
 use kafka_wire::runtime::Uuid;
 use kafka_wire::{ErrorCode, ResponseBody};
 
+use super::consumer_groups::blank;
 use super::members::{by_topic, describable, heartbeat_interval_ms};
 use super::owned;
 use crate::config::{MAX_FETCH_BYTES, MAX_FETCH_WAIT};
@@ -28,6 +29,45 @@ const FINAL_EPOCH: i32 = -1;
 
 fn lock_ms() -> i32 {
     i32::try_from(LOCK_DURATION.as_millis()).unwrap_or(i32::MAX)
+}
+
+/// Kafka 4.4.0's checks of a ShareGroupHeartbeat before it looks at the
+/// group, in its order: the broker's (a member id of 1 to 36 characters,
+/// refused without a message), then its coordinator service's, with their
+/// messages.
+fn refusal(request: &ShareGroupHeartbeatRequest<'_>) -> Option<(i16, Option<String>)> {
+    let invalid = |message: Option<&str>| {
+        Some((ErrorCode::InvalidRequest.code(), message.map(str::to_owned)))
+    };
+    if !member_id_valid(&request.member_id) {
+        return invalid(None);
+    }
+    if blank(&request.member_id) {
+        return invalid(Some("MemberId can't be empty."));
+    }
+    if blank(&request.group_id) {
+        return invalid(Some("GroupId can't be empty."));
+    }
+    if request.rack_id.as_deref().is_some_and(blank) {
+        return invalid(Some("RackId can't be empty."));
+    }
+    match request.member_epoch {
+        0 if request
+            .subscribed_topic_names
+            .as_ref()
+            .is_none_or(|n| n.is_empty()) =>
+        {
+            invalid(Some("SubscribedTopicNames must be set in first request."))
+        }
+        epoch if epoch < -1 => invalid(Some("MemberEpoch is invalid.")),
+        _ => None,
+    }
+}
+
+/// Kafka's broker-side rule for the member id of the share group APIs: 1
+/// to 36 characters (Java's, UTF-16 units).
+fn member_id_valid(member_id: &str) -> bool {
+    !member_id.is_empty() && member_id.encode_utf16().count() <= 36
 }
 
 /// ShareGroupHeartbeat: join (epoch 0), heartbeat, leave (-1); every
@@ -44,6 +84,9 @@ pub fn heartbeat(
             ..Default::default()
         })
     };
+    if let Some((code, message)) = refusal(request) {
+        return fail(code, message);
+    }
     if cx.shared.coordinator(&request.group_id) != cx.node_id {
         return fail(ErrorCode::NotCoordinator.code(), None);
     }
