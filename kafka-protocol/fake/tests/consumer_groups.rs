@@ -187,20 +187,25 @@ async fn describes_answer_at_the_coordinator_for_their_kind_of_group() {
     }
     let (found, missing) = (0, ErrorCode::GroupIdNotFound.code());
     let elsewhere = |id: &str| (id.to_owned(), ErrorCode::NotCoordinator.code(), None, 0);
-    let not_found = |id: &str, kind: &str| {
-        let message = format!("Group {id} not found or not a {kind} group.");
+    // As Kafka words it: a group of another kind, or none.
+    let other_kind = |id: &str, kind: &str| {
+        let message = format!("Group {id} is not a {kind} group.");
+        (id.to_owned(), missing, Some(message), 0)
+    };
+    let not_found = |id: &str| {
+        let message = format!("Group {id} not found.");
         (id.to_owned(), missing, Some(message), 0)
     };
     for (answers, kind, gdesc) in [
         (consumer, "consumer", ("gdesc".to_owned(), found, None, 1)),
-        (share, "share", not_found("gdesc", "share")),
+        (share, "share", other_kind("gdesc", "share")),
     ] {
         let mut answers = answers;
         answers.sort();
         let mut expected = vec![
             gdesc,
             elsewhere("gdesc"),
-            not_found("nope", kind),
+            not_found("nope"),
             elsewhere("nope"),
         ];
         expected.sort();

@@ -617,3 +617,134 @@ async fn share_group_heartbeat_checks_its_request_as_kafka_does() {
     );
     cluster.shutdown().await.ok();
 }
+
+/// The consumer and share group APIs name a group they cannot find as
+/// Kafka 4.4.0 does: "not a consumer (share) group" when a group of
+/// another type has the id (a classic group made by a commit, or a share
+/// group), else "Consumer (Share) group X not found." to a heartbeat and
+/// "Group X not found." to a leave or a describe; both GROUP_ID_NOT_FOUND.
+/// A describe of the empty id is INVALID_GROUP_ID without a message.
+#[tokio::test]
+async fn consumer_and_share_group_apis_name_missing_groups_as_kafka_does() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let committed = answer(
+        p,
+        ApiKey::OffsetCommit,
+        8,
+        json!({"groupId": "classic", "generationIdOrMemberEpoch": -1, "memberId": "",
+               "groupInstanceId": null, "topics": [{"name": "t1", "partitions": [
+                   {"partitionIndex": 0, "committedOffset": 1, "committedLeaderEpoch": -1,
+                    "committedMetadata": ""}]}]}),
+    )
+    .await;
+    assert_eq!(
+        committed["topics"][0]["partitions"][0]["errorCode"], 0,
+        "{committed}"
+    );
+    let joined = answer(
+        p,
+        ApiKey::ShareGroupHeartbeat,
+        1,
+        json!({"groupId": "share", "memberId": MEMBER, "memberEpoch": 0, "rackId": null,
+               "subscribedTopicNames": ["t1"]}),
+    )
+    .await;
+    assert_eq!(joined["errorCode"], 0, "{joined}");
+
+    let not_found = |message: String| beat_refused(69, Some(&message));
+    for (group, consumer_beat_message, consumer_leave_message) in [
+        (
+            "classic",
+            "Group classic is not a consumer group.",
+            "Group classic is not a consumer group.",
+        ),
+        (
+            "share",
+            "Group share is not a consumer group.",
+            "Group share is not a consumer group.",
+        ),
+        (
+            "unknown",
+            "Consumer group unknown not found.",
+            "Group unknown not found.",
+        ),
+    ] {
+        for (epoch, message) in [
+            (0, consumer_beat_message),
+            (3, consumer_beat_message),
+            (-1, consumer_leave_message),
+        ] {
+            if epoch == 0 && group != "share" {
+                continue; // A join makes (or converts) the group.
+            }
+            assert_eq!(
+                answer(
+                    p,
+                    ApiKey::ConsumerGroupHeartbeat,
+                    1,
+                    consumer_beat(group, epoch, json!({}))
+                )
+                .await,
+                not_found(message.to_owned()),
+                "{group} {epoch}"
+            );
+        }
+    }
+    for (group, epoch, message) in [
+        ("classic", 4, "Group classic is not a share group."),
+        ("classic", -1, "Group classic is not a share group."),
+        ("unknown", 4, "Share group unknown not found."),
+        ("unknown", -1, "Group unknown not found."),
+    ] {
+        assert_eq!(
+            answer(
+                p,
+                ApiKey::ShareGroupHeartbeat,
+                1,
+                json!({"groupId": group, "memberId": MEMBER, "memberEpoch": epoch,
+                       "rackId": null, "subscribedTopicNames": null})
+            )
+            .await,
+            not_found(message.to_owned()),
+            "{group} {epoch}"
+        );
+    }
+    let described = |code: i64, group: &str, message: Option<String>| {
+        json!({"groups": [{"errorCode": code, "errorMessage": message, "groupId": group,
+               "groupState": "", "groupEpoch": 0, "assignmentEpoch": 0, "assignorName": "",
+               "members": [], "authorizedOperations": -2147483648i64}]})
+    };
+    for (api, kind, own) in [
+        (ApiKey::ConsumerGroupDescribe, "consumer", None),
+        (ApiKey::ShareGroupDescribe, "share", Some("share")),
+    ] {
+        for group in ["classic", "share", "unknown", ""] {
+            if Some(group) == own {
+                continue;
+            }
+            let expected = match group {
+                "" => described(24, group, None),
+                "unknown" => described(69, group, Some(format!("Group {group} not found."))),
+                _ => described(
+                    69,
+                    group,
+                    Some(format!("Group {group} is not a {kind} group.")),
+                ),
+            };
+            assert_eq!(
+                answer(
+                    p,
+                    api,
+                    1,
+                    json!({"groupIds": [group], "includeAuthorizedOperations": false})
+                )
+                .await,
+                expected,
+                "{api:?} {group:?}"
+            );
+        }
+    }
+    cluster.shutdown().await.ok();
+}

@@ -128,7 +128,16 @@ pub fn heartbeat(
         client_host: cx.client_host,
     };
     let mut guard = cx.shared.state();
-    let State { groups, topics, .. } = &mut *guard;
+    let State {
+        groups,
+        topics,
+        share_groups,
+        ..
+    } = &mut *guard;
+    if share_groups.get(&request.group_id).is_some() {
+        let message = format!("Group {} is not a consumer group.", request.group_id);
+        return fail(ErrorCode::GroupIdNotFound, Some(message));
+    }
     let answer = groups.consumer_heartbeat(&request.group_id, beat, topics, Instant::now());
     let assignment = answer
         .assignment
@@ -189,8 +198,10 @@ pub fn describe(
                 authorized_operations: i32::MIN,
                 ..Default::default()
             };
-            let consumer = state.groups.get(group_id).and_then(|g| g.consumer.as_ref());
-            let consumer = match describable(cx, group_id, consumer, "consumer") {
+            let group = state.groups.get(group_id);
+            let consumer = group.and_then(|g| g.consumer.as_ref());
+            let other = state.share_groups.get(group_id).is_some() || group.is_some();
+            let consumer = match describable(cx, group_id, consumer, other, "consumer") {
                 Ok(consumer) => consumer,
                 Err(refused) => {
                     (out.error_code, out.error_message) = refused;

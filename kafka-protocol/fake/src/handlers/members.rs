@@ -42,19 +42,30 @@ pub(super) fn heartbeat_interval_ms(error_code: i16, member_epoch: i32) -> i32 {
 }
 
 /// The group `group_id` (looked up as `group`) if this broker describes
-/// it, else why not (error code, message): it is not the group's
-/// coordinator, or no group of this `kind` (`consumer`, `share`) has the id.
+/// it, else why not (error code, message), as Kafka 4.4.0 words it: the
+/// empty id is INVALID_GROUP_ID (on any broker), another broker's group
+/// NOT_COORDINATOR, and an id with no group of this `kind` (`consumer`,
+/// `share`) GROUP_ID_NOT_FOUND, "not found" or, when a group of another
+/// kind has it (`other`), "not a consumer group".
 pub(super) fn describable<'g, G>(
     cx: &Context<'_>,
     group_id: &str,
     group: Option<&'g G>,
+    other: bool,
     kind: &str,
 ) -> Result<&'g G, (i16, Option<Cow<'static, str>>)> {
+    if group_id.is_empty() {
+        return Err((ErrorCode::InvalidGroupId.code(), None));
+    }
     if cx.shared.coordinator(group_id) != cx.node_id {
         return Err((ErrorCode::NotCoordinator.code(), None));
     }
     group.ok_or_else(|| {
-        let message = format!("Group {group_id} not found or not a {kind} group.");
+        let message = if other {
+            format!("Group {group_id} is not a {kind} group.")
+        } else {
+            format!("Group {group_id} not found.")
+        };
         (ErrorCode::GroupIdNotFound.code(), Some(Cow::Owned(message)))
     })
 }

@@ -99,7 +99,7 @@ pub fn heartbeat(
     } = &mut *guard;
     if groups.get(&request.group_id).is_some() {
         return fail(
-            ErrorCode::InconsistentGroupProtocol.code(),
+            ErrorCode::GroupIdNotFound.code(),
             Some(format!("Group {} is not a share group.", request.group_id)),
         );
     }
@@ -154,7 +154,9 @@ pub fn describe(
                 authorized_operations: i32::MIN,
                 ..Default::default()
             };
-            let group = match describable(cx, group_id, state.share_groups.get(group_id), "share") {
+            let other = state.groups.get(group_id).is_some();
+            let share = state.share_groups.get(group_id);
+            let group = match describable(cx, group_id, share, other, "share") {
                 Ok(group) => group,
                 Err(refused) => {
                     (out.error_code, out.error_message) = refused;
