@@ -748,3 +748,56 @@ async fn consumer_and_share_group_apis_name_missing_groups_as_kafka_does() {
     }
     cluster.shutdown().await.ok();
 }
+
+/// ShareFetch and ShareAcknowledge without a group id, or with a member id
+/// Kafka 4.4.0 refuses (empty, or over 36 characters), are INVALID_REQUEST
+/// without a message; any refusal of the whole request leaves
+/// acquisitionLockTimeoutMs at 0 (Kafka's error answer sets nothing else).
+#[tokio::test]
+async fn share_fetch_and_acknowledge_refused_as_kafka_refuses_them() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let fetch = |group: Value, member: &str| {
+        json!({"groupId": group, "memberId": member, "shareSessionEpoch": 0, "maxWaitMs": 0,
+               "minBytes": 0, "maxBytes": 0, "maxRecords": 0, "batchSize": 0, "topics": [],
+               "forgottenTopicsData": []})
+    };
+    let refused = |code: i64| {
+        json!({"errorCode": code, "errorMessage": null, "acquisitionLockTimeoutMs": 0,
+               "responses": [], "nodeEndpoints": []})
+    };
+    let long = "m".repeat(37);
+    for (version, request) in [
+        (1, fetch(json!(null), "")),
+        (2, fetch(json!("g"), "")),
+        (2, fetch(json!(null), MEMBER)),
+        (2, fetch(json!("g"), &long)),
+    ] {
+        let at = format!("v{version} {request}");
+        assert_eq!(
+            answer(p, ApiKey::ShareFetch, version, request).await,
+            refused(42),
+            "{at}"
+        );
+    }
+    let acknowledge = |group: Value, member: &str| json!({"groupId": group, "memberId": member, "shareSessionEpoch": 0, "topics": []});
+    assert_eq!(
+        answer(p, ApiKey::ShareAcknowledge, 1, acknowledge(json!(null), "")).await,
+        json!({"errorCode": 42, "errorMessage": null, "responses": [], "nodeEndpoints": []})
+    );
+    for (request, code) in [
+        (acknowledge(json!("g"), ""), 42),
+        (acknowledge(json!(null), MEMBER), 42),
+        // A valid request at epoch 0, which only a ShareFetch may open.
+        (acknowledge(json!("g"), MEMBER), 123),
+    ] {
+        let at = format!("{request}");
+        assert_eq!(
+            answer(p, ApiKey::ShareAcknowledge, 2, request).await,
+            refused(code),
+            "{at}"
+        );
+    }
+    cluster.shutdown().await.ok();
+}

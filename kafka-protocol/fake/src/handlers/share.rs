@@ -70,6 +70,13 @@ fn member_id_valid(member_id: &str) -> bool {
     !member_id.is_empty() && member_id.encode_utf16().count() <= 36
 }
 
+/// Kafka 4.4.0's first check of a ShareFetch or ShareAcknowledge at the
+/// broker: a group id and a valid member id, else INVALID_REQUEST (without
+/// a message).
+fn share_request_valid(group_id: Option<&str>, member_id: Option<&str>) -> bool {
+    group_id.is_some() && member_id.is_some_and(member_id_valid)
+}
+
 /// ShareGroupHeartbeat: join (epoch 0), heartbeat, leave (-1); every
 /// member gets every partition of its topics.
 pub fn heartbeat(
@@ -262,6 +269,16 @@ fn session(
 /// member from the session's partitions this broker leads, waiting up to
 /// max_wait_ms for some.
 pub async fn fetch(cx: &Context<'_>, request: &ShareFetchRequest<'_>) -> ResponseBody<'static> {
+    // A refused request's answer has no acquisition lock timeout, as Kafka's.
+    let refused = |code: i16| {
+        ResponseBody::ShareFetch(ShareFetchResponse {
+            error_code: code,
+            ..Default::default()
+        })
+    };
+    if !share_request_valid(request.group_id.as_deref(), request.member_id.as_deref()) {
+        return refused(ErrorCode::InvalidRequest.code());
+    }
     let group = request.group_id.as_deref().unwrap_or_default().to_owned();
     let member = request.member_id.as_deref().unwrap_or_default().to_owned();
     let mut requested = Vec::new();
@@ -309,13 +326,7 @@ pub async fn fetch(cx: &Context<'_>, request: &ShareFetchRequest<'_>) -> Respons
             &forgotten,
         ) {
             Ok(wanted) => wanted,
-            Err(code) => {
-                return ResponseBody::ShareFetch(ShareFetchResponse {
-                    error_code: code,
-                    acquisition_lock_timeout_ms: lock_ms(),
-                    ..Default::default()
-                })
-            }
+            Err(code) => return refused(code),
         };
         let ack_errors: Vec<((Uuid, i32), i16)> = acks
             .iter()
@@ -468,16 +479,19 @@ pub fn acknowledge(
     cx: &Context<'_>,
     request: &ShareAcknowledgeRequest<'_>,
 ) -> ResponseBody<'static> {
-    let group = request.group_id.as_deref().unwrap_or_default();
-    let member = request.member_id.as_deref().unwrap_or_default();
-    let mut state = cx.shared.state();
+    // A refused request's answer has no acquisition lock timeout, as Kafka's.
     let fail = |code: ErrorCode| {
         ResponseBody::ShareAcknowledge(ShareAcknowledgeResponse {
             error_code: code.code(),
-            acquisition_lock_timeout_ms: lock_ms(),
             ..Default::default()
         })
     };
+    if !share_request_valid(request.group_id.as_deref(), request.member_id.as_deref()) {
+        return fail(ErrorCode::InvalidRequest);
+    }
+    let group = request.group_id.as_deref().unwrap_or_default();
+    let member = request.member_id.as_deref().unwrap_or_default();
+    let mut state = cx.shared.state();
     let key = (cx.node_id, group.to_owned(), member.to_owned());
     match request.share_session_epoch {
         FINAL_EPOCH => {
