@@ -801,3 +801,46 @@ async fn share_fetch_and_acknowledge_refused_as_kafka_refuses_them() {
     }
     cluster.shutdown().await.ok();
 }
+
+/// ApiVersions from v3 with a client software name or version Kafka 4.4.0
+/// refuses (empty, or with characters outside letters, digits, `-` and
+/// `.`, or not starting and ending with a letter or digit) is
+/// INVALID_REQUEST with nothing else: no apis, no features, and
+/// finalizedFeaturesEpoch -1.
+#[tokio::test]
+async fn api_versions_refused_lists_nothing() {
+    let cluster = brokers(1).await;
+    let mut probe = connect(&cluster, 0).await;
+    for (version, name, software_version) in [
+        (3, "", ""),
+        (4, "a", "-x"),
+        (3, "a b", "1"),
+        (4, "kafka-wire", ""),
+    ] {
+        assert_eq!(
+            answer(
+                &mut probe,
+                ApiKey::ApiVersions,
+                version,
+                json!({"clientSoftwareName": name, "clientSoftwareVersion": software_version})
+            )
+            .await,
+            json!({"errorCode": 42, "apiKeys": [], "supportedFeatures": [],
+                   "finalizedFeaturesEpoch": -1, "finalizedFeatures": [],
+                   "zkMigrationReady": false}),
+            "v{version} {name:?} {software_version:?}"
+        );
+    }
+    let accepted = answer(
+        &mut probe,
+        ApiKey::ApiVersions,
+        4,
+        json!({"clientSoftwareName": "kafka-wire", "clientSoftwareVersion": "1.0"}),
+    )
+    .await;
+    assert_eq!(accepted["errorCode"], 0, "{accepted}");
+    assert!(accepted["apiKeys"]
+        .as_array()
+        .is_some_and(|keys| !keys.is_empty()));
+    cluster.shutdown().await.ok();
+}
