@@ -9,7 +9,8 @@
 #   broker.sh start DIR [OPTIONS]
 #       One combined broker+controller node (node id 1), with `--brokers N`
 #       followed by broker-only nodes 2..N, or with `--controllers N` a
-#       quorum of N controller-only nodes (ids 1..N).
+#       quorum of N controller-only nodes (ids 1..N); `--node-id` moves the
+#       ids.
 #       DIR must not exist; everything goes below it. Returns once every
 #       node's listeners answer ApiVersions (a combined node: once its broker
 #       is also unfenced), then prints KEY=VALUE lines (also kept in DIR/env).
@@ -55,6 +56,11 @@
 #   --owner PID        stop everything and remove DIR when process PID ends,
 #                      so that a test killed outright leaves no JVM running.
 #   --timeout SECONDS  how long to wait for the nodes (default 120).
+#   --node-id ID       the first node's id (default 1); the others follow
+#                      it (ID+1, ...).
+#   --port PORT        the combined node's PLAINTEXT listener port (default:
+#                      a free one), for clients that expect a fixed one
+#                      such as 9092.
 #   --sasl USER:PASSWORD  a combined node also gets a SASL_PLAINTEXT
 #                      listener with PLAIN and SCRAM-SHA-256, both knowing
 #                      USER (SCRAM's credential is added at format time).
@@ -289,7 +295,7 @@ cmd_start() {
     local dir=${1:?usage: broker.sh start DIR [OPTIONS]}
     shift
     local version="" controllers=0 brokers=1 proxy="" heap=384m owner="" timeout=120
-    local features=() configs=() sasl="" jit=c1
+    local features=() configs=() sasl="" jit=c1 first=1 port="" count
     while (($#)); do
         case $1 in
         --version) version=$2 ;;
@@ -302,6 +308,8 @@ cmd_start() {
         --owner) owner=$2 ;;
         --timeout) timeout=$2 ;;
         --sasl) sasl=$2 ;;
+        --node-id) first=$2 ;;
+        --port) port=$2 ;;
         --full-jit)
             jit=full
             shift
@@ -317,6 +325,9 @@ cmd_start() {
     [[ $brokers -gt 1 && $controllers -ne 0 ]] && die "--brokers needs a combined node"
     [[ $brokers =~ ^[1-9][0-9]*$ ]] || die "--brokers needs a count of 1 or more"
     [[ -z $sasl || $sasl == ?*:?* ]] || die "--sasl needs USER:PASSWORD"
+    [[ $first =~ ^[0-9]+$ ]] || die "--node-id needs a node id of 0 or more"
+    [[ -z $port || ($port =~ ^[1-9][0-9]*$ && $port -lt 65536) ]] || die "--port needs a port"
+    [[ -n $port && $controllers -ne 0 ]] && die "--port needs a combined node"
     [[ -z $version ]] && version=$(pinned_version)
     "$JAVA" -version >/dev/null 2>&1 || die "\`$JAVA\` does not run"
     local cp
@@ -329,9 +340,10 @@ cmd_start() {
 
     local cluster_id ids quorum_ids
     cluster_id=$(random_uuid)
-    if ((controllers)); then ids=$(seq 1 "$controllers"); else ids=$(seq 1 "$brokers"); fi
+    if ((controllers)); then count=$controllers; else count=$brokers; fi
+    ids=$(seq "$first" $((first + count - 1)))
     quorum_ids=$ids
-    ((controllers)) || quorum_ids=1
+    ((controllers)) || quorum_ids=$first
     {
         echo "version=$version"
         echo "cluster_id=$cluster_id"
@@ -343,7 +355,7 @@ cmd_start() {
     # Broker-only nodes (2..N of --brokers): a PLAINTEXT listener each, and
     # no part in the quorum.
     for id in $ids; do
-        ((id == 1 || controllers)) && continue
+        ((id == first || controllers)) && continue
         mkdir -p "$dir/node-$id/data"
         free_port broker
         echo "$broker" >"$dir/node-$id/ports"
@@ -361,7 +373,13 @@ cmd_start() {
         if ((controllers)); then
             echo "$controller" >"$dir/node-$id/ports"
         else
-            free_port broker
+            if [[ -n $port ]]; then
+                listening "$port" && die "port $port is taken"
+                broker=$port
+                TAKEN+="$port "
+            else
+                free_port broker
+            fi
             echo "$broker $controller" >"$dir/node-$id/ports"
             echo "bootstrap=127.0.0.1:$broker" >>"$dir/env.start"
             echo "node.$id.bootstrap=127.0.0.1:$broker" >>"$dir/env.start"
@@ -403,7 +421,7 @@ cmd_start() {
             roles=controller
             listeners="CONTROLLER://127.0.0.1:${ports[0]}"
             advertised="CONTROLLER://127.0.0.1:$quorum_port"
-        elif ((id > 1)); then
+        elif ((id != first)); then
             roles=broker
             listeners="PLAINTEXT://127.0.0.1:${ports[0]}"
             advertised=$listeners
@@ -462,12 +480,12 @@ EOF
         local format=()
         if ((controllers)); then
             format=(--initial-controllers "$initial")
-        elif ((id == 1)); then
+        elif ((id == first)); then
             format=(--standalone)
         else
             format=()
         fi
-        [[ -n $sasl && $id -eq 1 ]] && format+=(--add-scram "SCRAM-SHA-256=[name=${sasl%%:*},password=${sasl#*:}]")
+        [[ -n $sasl && $id -eq $first ]] && format+=(--add-scram "SCRAM-SHA-256=[name=${sasl%%:*},password=${sasl#*:}]")
         "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
             -Dlog4j2.configurationFile="$node/log4j2.properties" -cp "$cp" \
             kafka.tools.StorageTool format --config "$node/server.properties" \

@@ -6,6 +6,7 @@ mod address;
 mod capture;
 mod cluster;
 pub mod config;
+mod config_table;
 mod connection;
 pub mod control;
 pub mod dispatch;

@@ -116,10 +116,19 @@ pub fn api_keys(caps: &BTreeMap<i16, i16>) -> Vec<ApiVersion<'static>> {
         .collect()
 }
 
-/// The supported features of the ApiVersions response (v3+).
-pub fn supported_features() -> Vec<SupportedFeatureKey<'static>> {
+/// The first ApiVersions version whose answer lists the supported features
+/// whose lowest level is 0. Below it Kafka leaves them out (KAFKA-17492):
+/// clients before 3.9, such as kafka-clients 3.5.0, refuse a supported
+/// range that starts at 0 and drop the connection.
+pub const FEATURES_FROM_ZERO_SINCE: i16 = 4;
+
+/// The supported features of an ApiVersions answer at `version` (v3+), as
+/// Kafka 4.4.0 lists them: below v4 without those whose lowest supported
+/// level is 0 (only `metadata.version` is left).
+pub fn supported_features(version: i16) -> Vec<SupportedFeatureKey<'static>> {
     FEATURES
         .iter()
+        .filter(|&&(_, min, _, _)| min > 0 || version >= FEATURES_FROM_ZERO_SINCE)
         .map(|&(name, min, max, _)| SupportedFeatureKey {
             name: name.into(),
             min_version: min,
@@ -129,10 +138,27 @@ pub fn supported_features() -> Vec<SupportedFeatureKey<'static>> {
         .collect()
 }
 
-/// The finalized features of the ApiVersions response (v3+).
+/// The order in which Kafka 4.4.0 lists the finalized features (its own,
+/// unlike that of the supported ones).
+const FINALIZED_ORDER: &[&str] = &[
+    "group.version",
+    "kraft.version",
+    "share.version",
+    "metadata.version",
+    "streams.version",
+    "transaction.version",
+    "eligible.leader.replicas.version",
+];
+
+/// The finalized features of the ApiVersions response (v3+), at every
+/// version (a finalized level is never 0: such features are left out), in
+/// Kafka's order.
 pub fn finalized_features() -> Vec<FinalizedFeatureKey<'static>> {
-    FEATURES
-        .iter()
+    let rank = |name: &str| FINALIZED_ORDER.iter().position(|n| *n == name);
+    let mut features: Vec<_> = FEATURES.iter().collect();
+    features.sort_by_key(|(name, ..)| rank(name));
+    features
+        .into_iter()
         .filter(|(_, _, _, level)| *level > 0)
         .map(|&(name, _, _, level)| FinalizedFeatureKey {
             name: name.into(),
@@ -165,6 +191,26 @@ mod tests {
         sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(keys.len(), sorted.len());
+    }
+
+    /// Kafka 4.4.0 answers ApiVersions v3 with `metadata.version` alone
+    /// among the supported features, and v4 with all seven; the finalized
+    /// features are the same at both.
+    #[test]
+    fn features_from_level_zero_only_from_v4() {
+        let names = |version| -> Vec<String> {
+            supported_features(version)
+                .iter()
+                .map(|f| f.name.to_string())
+                .collect()
+        };
+        assert_eq!(names(3), ["metadata.version"]);
+        assert_eq!(names(4).len(), FEATURES.len());
+        let finalized: Vec<String> = finalized_features()
+            .iter()
+            .map(|f| f.name.to_string())
+            .collect();
+        assert_eq!(finalized, FINALIZED_ORDER);
     }
 
     #[test]

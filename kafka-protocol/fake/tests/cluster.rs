@@ -580,3 +580,35 @@ async fn pipelined_requests_are_answered_in_order() {
         assert_eq!(correlation, id);
     }
 }
+
+/// DescribeConfigs describes every config of a topic and a broker, with
+/// synonyms when asked, but never documentation, even when asked: Kafka's
+/// description of each config is its prose, which the fake does not carry.
+#[tokio::test]
+async fn configs_are_described_without_documentation() {
+    let cluster = common::cluster(1, "described", 1).await;
+    let mut probe = common::connect(&cluster, 0).await;
+    let resource =
+        |resource_type: i8, name: &str| describe_configs_request::DescribeConfigsResource {
+            resource_type,
+            resource_name: name.to_owned().into(),
+            configuration_keys: None,
+            ..Default::default()
+        };
+    let request = DescribeConfigsRequest {
+        resources: vec![resource(2, "described"), resource(4, "0")].into(),
+        include_synonyms: true,
+        include_documentation: true,
+        ..Default::default()
+    };
+    let answer: DescribeConfigsResponse = call(&mut probe, request, 4).await;
+    assert_eq!(answer.results.len(), 2);
+    for result in answer.results.iter() {
+        assert_eq!(result.error_code, 0, "{:?}", result.resource_name);
+        assert!(result.configs.len() > 30, "{:?}", result.resource_name);
+        for config in result.configs.iter() {
+            assert_eq!(config.documentation, None, "{}", config.name);
+        }
+        assert!(result.configs.iter().any(|c| !c.synonyms.is_empty()));
+    }
+}

@@ -1,5 +1,5 @@
-//! ApiVersions: the table of [`crate::versions`], and the finalized
-//! features of Kafka 4.4.0 (from v3).
+//! ApiVersions: the table of [`crate::versions`], and the features of
+//! Kafka 4.4.0 (from v3; those supported from level 0 only from v4).
 
 use kafka_wire::messages::{ApiVersionsRequest, ApiVersionsResponse};
 use kafka_wire::{ErrorCode, ResponseBody};
@@ -37,7 +37,7 @@ pub fn api_versions(cx: &Context<'_>, request: &ApiVersionsRequest<'_>) -> Respo
     ResponseBody::ApiVersions(ApiVersionsResponse {
         error_code: 0,
         api_keys: versions::api_keys(&cx.shared.version_caps()).into(),
-        supported_features: versions::supported_features().into(),
+        supported_features: versions::supported_features(cx.version).into(),
         finalized_features_epoch: 1,
         finalized_features: versions::finalized_features().into(),
         ..Default::default()

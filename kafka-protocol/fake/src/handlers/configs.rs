@@ -1,5 +1,11 @@
 //! DescribeConfigs, AlterConfigs and IncrementalAlterConfigs, for topics,
-//! brokers and groups (a share group's `share.auto.offset.reset`).
+//! brokers and groups, from Kafka 4.4.0's table of configs
+//! ([`crate::config_table`]): every config Kafka describes, with its value
+//! and where it comes from (a topic's or group's own setting, a broker's
+//! dynamic one, the cluster-wide dynamic default, the broker's start-up
+//! setting, Kafka's default), synonyms when asked (documentation never:
+//! Kafka's is its prose, which the fake does not carry), and changes
+//! checked as Kafka checks them.
 
 use std::collections::BTreeMap;
 
@@ -11,9 +17,8 @@ use kafka_wire::messages::{
 use kafka_wire::{ErrorCode, ResponseBody};
 
 use super::owned;
+use crate::config_table::{self, source, Entry, Refusal};
 use crate::dispatch::Context;
-use crate::state::share_groups::SHARE_GROUP_CONFIG_DEFAULTS;
-use crate::state::topics::{check_config, TOPIC_CONFIG_DEFAULTS};
 use crate::state::State;
 
 /// Resource types.
@@ -21,88 +26,285 @@ const TOPIC: i8 = 2;
 const BROKER: i8 = 4;
 const GROUP: i8 = 32;
 
-/// Config source of a group config set dynamically.
-const DYNAMIC_GROUP_CONFIG: i8 = 8;
+/// The node id of the cluster-wide broker resource (resource name "").
+pub const CLUSTER: i32 = -1;
 
-/// Config sources.
-const DYNAMIC_TOPIC_CONFIG: i8 = 1;
-const DYNAMIC_BROKER_CONFIG: i8 = 2;
-const DEFAULT_CONFIG: i8 = 5;
+/// A described config: (name, value, source), then the synonyms.
+type Described = (
+    String,
+    Option<String>,
+    i8,
+    Vec<(String, Option<String>, i8)>,
+);
 
-/// Broker configs the fake reports, with Kafka 4.4.0's defaults.
-const BROKER_CONFIG_DEFAULTS: &[(&str, &str)] = &[
-    ("auto.create.topics.enable", "true"),
-    ("log.retention.bytes", "-1"),
-    ("message.max.bytes", "1048588"),
-    ("num.partitions", "1"),
-    ("socket.request.max.bytes", "104857600"),
-];
+/// The start-up settings of broker `node` that Kafka would show as
+/// STATIC_BROKER_CONFIG: what every Kafka broker must be given (its id and
+/// listener), and the cluster's settings where they differ from Kafka's
+/// defaults.
+fn static_configs(cx: &Context<'_>, node: i32) -> BTreeMap<&'static str, String> {
+    let config = &cx.shared.config;
+    let mut statics = BTreeMap::new();
+    if node == CLUSTER {
+        return statics;
+    }
+    statics.insert("node.id", node.to_string());
+    statics.insert("broker.id", node.to_string());
+    statics.insert("process.roles", "broker,controller".to_owned());
+    if let Some(broker) = cx.shared.broker(node) {
+        let protocol = if config.sasl_users.is_empty() {
+            "PLAINTEXT"
+        } else {
+            "SASL_PLAINTEXT"
+        };
+        let listener = format!("{protocol}://{}:{}", broker.host, broker.port);
+        statics.insert("listeners", listener.clone());
+        statics.insert("advertised.listeners", listener);
+    }
+    let mut mechanisms: Vec<&str> = config
+        .sasl_users
+        .iter()
+        .map(|u| u.mechanism.name())
+        .collect();
+    mechanisms.sort_unstable();
+    mechanisms.dedup();
+    let settings = [
+        ("num.partitions", config.default_partitions.to_string()),
+        ("auto.create.topics.enable", config.auto_create.to_string()),
+        (
+            "socket.request.max.bytes",
+            config.max_request_size.to_string(),
+        ),
+        (
+            "connections.max.idle.ms",
+            config.idle_timeout.as_millis().to_string(),
+        ),
+        ("max.connections", config.max_connections.to_string()),
+        (
+            "group.min.session.timeout.ms",
+            config.min_session_timeout.as_millis().to_string(),
+        ),
+        (
+            "group.max.session.timeout.ms",
+            config.max_session_timeout.as_millis().to_string(),
+        ),
+        ("sasl.enabled.mechanisms", mechanisms.join(",")),
+    ];
+    let table = &config_table::table().broker;
+    for (name, value) in settings {
+        let default = table.get(name).and_then(|e| e.value.as_deref());
+        if default != Some(value.as_str()) && !(value.is_empty() && default.is_none()) {
+            statics.insert(name, value);
+        }
+    }
+    statics
+}
 
-/// (name, value, source) of a resource's configs, or its error.
+/// Where broker config `entry` takes its value on broker `node`, first
+/// first: its dynamic setting there, the cluster-wide dynamic default, the
+/// start-up setting, Kafka's default (levels without a value left out).
+fn broker_chain(
+    state: &State,
+    statics: &BTreeMap<&'static str, String>,
+    node: i32,
+    entry: &Entry,
+) -> Vec<(String, Option<String>, i8)> {
+    let dynamic = |at: i32| {
+        state
+            .broker_configs
+            .get(&at)
+            .and_then(|set| set.get(&entry.name))
+            .cloned()
+    };
+    let mut chain = Vec::new();
+    if node != CLUSTER {
+        if let Some(value) = dynamic(node) {
+            chain.push((value, source::DYNAMIC_BROKER_CONFIG));
+        }
+    }
+    if let Some(value) = dynamic(CLUSTER) {
+        chain.push((value, source::DYNAMIC_DEFAULT_BROKER_CONFIG));
+    }
+    if let Some(value) = statics.get(entry.name.as_str()) {
+        chain.push((value.clone(), source::STATIC_BROKER_CONFIG));
+    }
+    if let Some(value) = &entry.value {
+        chain.push((value.clone(), source::DEFAULT_CONFIG));
+    }
+    chain
+        .into_iter()
+        .map(|(value, source)| {
+            (
+                entry.name.clone(),
+                (!entry.sensitive).then_some(value),
+                source,
+            )
+        })
+        .collect()
+}
+
+/// A topic's or group's config: its own setting (`own`, with `own_source`),
+/// else what its synonyms (broker configs) resolve to on broker `node`,
+/// else what Kafka described.
+fn resolved(
+    state: &State,
+    statics: &BTreeMap<&'static str, String>,
+    node: i32,
+    entry: &Entry,
+    own: Option<&String>,
+    own_source: i8,
+) -> Described {
+    let brokers = &config_table::table().broker;
+    let mut synonyms = Vec::new();
+    if let Some(value) = own {
+        synonyms.push((entry.name.clone(), Some(value.clone()), own_source));
+    }
+    for (at, (name, value, source)) in entry.synonyms.iter().enumerate() {
+        // A broker config named twice (once per level) is resolved once.
+        let again = entry.synonyms[..at]
+            .iter()
+            .any(|(earlier, ..)| earlier == name);
+        match brokers.get(name) {
+            Some(_) if again => {}
+            Some(broker) => synonyms.extend(broker_chain(state, statics, node, broker)),
+            None => synonyms.push((name.clone(), value.clone(), *source)),
+        }
+    }
+    let (value, source) = match synonyms.first() {
+        Some((_, value, source)) => (value.clone(), *source),
+        None => (entry.value.clone(), entry.source),
+    };
+    (entry.name.clone(), value, source, synonyms)
+}
+
+/// Every config of a resource, described, or its error.
 fn configs_of(
     state: &State,
     cx: &Context<'_>,
     kind: i8,
     name: &str,
-) -> Result<Vec<(String, String, i8)>, i16> {
+) -> Result<Vec<(Described, &'static Entry)>, Refusal> {
+    let table = config_table::table();
     match kind {
         TOPIC => {
-            let topic = state
-                .topics
-                .get(name)
-                .ok_or(ErrorCode::UnknownTopicOrPartition.code())?;
-            Ok(TOPIC_CONFIG_DEFAULTS
+            let topic = state.topics.get(name).ok_or_else(|| {
+                (
+                    ErrorCode::UnknownTopicOrPartition.code(),
+                    format!("The topic '{name}' does not exist."),
+                )
+            })?;
+            let statics = static_configs(cx, cx.node_id);
+            Ok(table
+                .topic
+                .entries()
                 .iter()
-                .map(|(key, default)| match topic.configs.get(*key) {
-                    Some(v) => ((*key).to_owned(), v.clone(), DYNAMIC_TOPIC_CONFIG),
-                    None => ((*key).to_owned(), (*default).to_owned(), DEFAULT_CONFIG),
+                .map(|entry| {
+                    let own = topic.configs.get(&entry.name);
+                    let described = resolved(
+                        state,
+                        &statics,
+                        cx.node_id,
+                        entry,
+                        own,
+                        source::DYNAMIC_TOPIC_CONFIG,
+                    );
+                    (described, entry)
                 })
                 .collect())
         }
         BROKER => {
-            let node = broker_node(cx, name)?;
-            let set = state.broker_configs.get(&node);
-            Ok(BROKER_CONFIG_DEFAULTS
+            let node = described_broker(cx, name)?;
+            let statics = static_configs(cx, node);
+            Ok(table
+                .broker
+                .entries()
                 .iter()
-                .map(|(key, default)| match set.and_then(|s| s.get(*key)) {
-                    Some(v) => ((*key).to_owned(), v.clone(), DYNAMIC_BROKER_CONFIG),
-                    None => {
-                        let value = match *key {
-                            "num.partitions" => cx.shared.config.default_partitions.to_string(),
-                            "auto.create.topics.enable" => cx.shared.config.auto_create.to_string(),
-                            _ => (*default).to_owned(),
-                        };
-                        ((*key).to_owned(), value, DEFAULT_CONFIG)
+                .filter_map(|entry| {
+                    let chain = broker_chain(state, &statics, node, entry);
+                    let (value, source) = match chain.first() {
+                        Some((_, value, source)) => (value.clone(), *source),
+                        None => (None, source::DEFAULT_CONFIG),
+                    };
+                    // The cluster-wide resource lists only what is set there.
+                    let chain = if node == CLUSTER {
+                        chain
+                            .into_iter()
+                            .filter(|(_, _, s)| *s == source::DYNAMIC_DEFAULT_BROKER_CONFIG)
+                            .collect()
+                    } else {
+                        chain
+                    };
+                    if node == CLUSTER && chain.is_empty() {
+                        return None;
                     }
+                    Some(((entry.name.clone(), value, source, chain), entry))
                 })
                 .collect())
         }
         GROUP => {
             let set = state.share_groups.configs.get(name);
-            Ok(SHARE_GROUP_CONFIG_DEFAULTS
+            let statics = static_configs(cx, cx.node_id);
+            Ok(table
+                .group
+                .entries()
                 .iter()
-                .map(|(key, default)| match set.and_then(|s| s.get(*key)) {
-                    Some(v) => ((*key).to_owned(), v.clone(), DYNAMIC_GROUP_CONFIG),
-                    None => ((*key).to_owned(), (*default).to_owned(), DEFAULT_CONFIG),
+                .map(|entry| {
+                    let own = set.and_then(|s| s.get(&entry.name));
+                    let described = resolved(
+                        state,
+                        &statics,
+                        cx.node_id,
+                        entry,
+                        own,
+                        source::DYNAMIC_GROUP_CONFIG,
+                    );
+                    (described, entry)
                 })
                 .collect())
         }
-        _ => Err(ErrorCode::InvalidRequest.code()),
+        _ => Err((
+            ErrorCode::InvalidRequest.code(),
+            format!("Unsupported resource type {kind}"),
+        )),
     }
 }
 
-/// The node a broker resource names ("" for the cluster default).
-fn broker_node(cx: &Context<'_>, name: &str) -> Result<i32, i16> {
+/// The node a described broker resource names: "" (the cluster-wide
+/// defaults) or the broker answering, as Kafka allows.
+fn described_broker(cx: &Context<'_>, name: &str) -> Result<i32, Refusal> {
     if name.is_empty() {
-        return Ok(-1);
+        return Ok(CLUSTER);
+    }
+    match name.parse::<i32>() {
+        Ok(id) if id == cx.node_id => Ok(id),
+        _ => Err((
+            ErrorCode::InvalidRequest.code(),
+            format!(
+                "Unexpected broker id, expected {} or empty string, but received {name}",
+                cx.node_id
+            ),
+        )),
+    }
+}
+
+/// The node a changed broker resource names ("" for the cluster-wide
+/// defaults): any running broker.
+fn broker_node(cx: &Context<'_>, name: &str) -> Result<i32, Refusal> {
+    if name.is_empty() {
+        return Ok(CLUSTER);
     }
     name.parse::<i32>()
         .ok()
         .filter(|id| cx.shared.broker(*id).is_some())
-        .ok_or(ErrorCode::InvalidRequest.code())
+        .ok_or_else(|| {
+            (
+                ErrorCode::InvalidRequest.code(),
+                format!("Invalid broker id {name}"),
+            )
+        })
 }
 
-/// The configs of each resource (all, or the keys asked for).
+/// The configs of each resource (all, or the keys asked for), with
+/// synonyms when asked.
 pub fn describe_configs(
     cx: &Context<'_>,
     request: &DescribeConfigsRequest<'_>,
@@ -118,20 +320,44 @@ pub fn describe_configs(
                 ..Default::default()
             };
             match configs_of(&state, cx, r.resource_type, &r.resource_name) {
-                Err(code) => result.error_code = code,
+                Err((code, message)) => {
+                    result.error_code = code;
+                    result.error_message = Some(message.into());
+                }
                 Ok(configs) => {
                     result.configs = configs
                         .into_iter()
-                        .filter(|(key, _, _)| {
+                        .filter(|((key, ..), _)| {
                             r.configuration_keys
                                 .as_ref()
                                 .is_none_or(|keys| keys.iter().any(|k| k == key))
                         })
-                        .map(|(key, value, source)| {
+                        .map(|((key, value, source, synonyms), entry)| {
                             describe_configs_response::DescribeConfigsResourceResult {
                                 name: key.into(),
-                                value: Some(value.into()),
+                                value: value.filter(|_| !entry.sensitive).map(Into::into),
+                                read_only: entry.read_only,
                                 config_source: source,
+                                is_sensitive: entry.sensitive,
+                                synonyms: if request.include_synonyms {
+                                    synonyms
+                                        .into_iter()
+                                        .map(|(name, value, source)| {
+                                            describe_configs_response::DescribeConfigsSynonym {
+                                                name: name.into(),
+                                                value: value.map(Into::into),
+                                                source,
+                                                ..Default::default()
+                                            }
+                                        })
+                                        .collect()
+                                } else {
+                                    Default::default()
+                                },
+                                config_type: entry.config_type,
+                                // Kafka's documentation of a config is its
+                                // prose, which the fake does not carry.
+                                documentation: None,
                                 ..Default::default()
                             }
                         })
@@ -162,33 +388,34 @@ fn apply(
     changes: Vec<(String, Change)>,
     replace: bool,
     validate_only: bool,
-) -> Result<(), i16> {
+) -> Result<(), Refusal> {
+    let value = |change: &Change| match change {
+        Change::Set(v) => Some(v.clone()),
+        Change::Delete => None,
+    };
     match kind {
         TOPIC => {
+            if state.topics.get(name).is_none() {
+                return Err((
+                    ErrorCode::UnknownTopicOrPartition.code(),
+                    format!("The topic '{name}' does not exist."),
+                ));
+            }
             for (key, change) in &changes {
-                let value = match change {
-                    Change::Set(v) => Some(v.as_str()),
-                    Change::Delete => None,
-                };
-                check_config(key, value)?;
+                config_table::check_topic(key, value(change).as_deref())?;
             }
-            let topic = state
-                .topics
-                .get_mut(name)
-                .ok_or(ErrorCode::UnknownTopicOrPartition.code())?;
-            if validate_only {
-                return Ok(());
+            if let (Some(topic), false) = (state.topics.get_mut(name), validate_only) {
+                update(&mut topic.configs, changes, replace);
             }
-            update(&mut topic.configs, changes, replace);
             Ok(())
         }
         BROKER => {
             let node = broker_node(cx, name)?;
-            for (key, _) in &changes {
-                if !BROKER_CONFIG_DEFAULTS.iter().any(|(k, _)| k == key) {
-                    return Err(ErrorCode::InvalidConfig.code());
-                }
-            }
+            let values: Vec<(&str, Option<String>)> = changes
+                .iter()
+                .map(|(k, c)| (k.as_str(), value(c)))
+                .collect();
+            config_table::check_broker(values.iter().map(|(k, v)| (*k, v.as_deref())))?;
             if !validate_only {
                 update(
                     state.broker_configs.entry(node).or_default(),
@@ -199,18 +426,8 @@ fn apply(
             Ok(())
         }
         GROUP => {
-            // The share group configs: share.auto.offset.reset.
             for (key, change) in &changes {
-                let known = SHARE_GROUP_CONFIG_DEFAULTS.iter().any(|(k, _)| k == key);
-                let valid = match change {
-                    Change::Set(v) => {
-                        matches!(v.as_str(), "earliest" | "latest") || v.starts_with("by_duration:")
-                    }
-                    Change::Delete => true,
-                };
-                if !known || !valid {
-                    return Err(ErrorCode::InvalidConfig.code());
-                }
+                config_table::check_group(key, value(change).as_deref())?;
             }
             if !validate_only {
                 update(
@@ -225,7 +442,10 @@ fn apply(
             }
             Ok(())
         }
-        _ => Err(ErrorCode::InvalidRequest.code()),
+        _ => Err((
+            ErrorCode::InvalidRequest.code(),
+            format!("Unsupported resource type {kind}"),
+        )),
     }
 }
 
@@ -242,6 +462,14 @@ fn update(configs: &mut BTreeMap<String, String>, changes: Vec<(String, Change)>
                 configs.remove(&key);
             }
         }
+    }
+}
+
+/// The error code and message of a change's outcome.
+fn refusal(result: Result<(), Refusal>) -> (i16, Option<std::borrow::Cow<'static, str>>) {
+    match result {
+        Ok(()) => (0, None),
+        Err((code, message)) => (code, Some(message.into())),
     }
 }
 
@@ -272,8 +500,10 @@ pub fn alter_configs(cx: &Context<'_>, request: &AlterConfigsRequest<'_>) -> Res
                 true,
                 request.validate_only,
             );
+            let (error_code, error_message) = refusal(result);
             alter_configs_response::AlterConfigsResourceResponse {
-                error_code: result.err().unwrap_or(0),
+                error_code,
+                error_message,
                 resource_type: r.resource_type,
                 resource_name: owned(&r.resource_name),
                 ..Default::default()
@@ -286,8 +516,82 @@ pub fn alter_configs(cx: &Context<'_>, request: &AlterConfigsRequest<'_>) -> Res
     })
 }
 
-/// Sets (0) or deletes (1) keys; APPEND (2) and SUBTRACT (3) on list
-/// configs are refused as INVALID_CONFIG.
+/// IncrementalAlterConfigs' operations.
+const SET: i8 = 0;
+const DELETE: i8 = 1;
+const APPEND: i8 = 2;
+const SUBTRACT: i8 = 3;
+
+/// The value a list config takes after APPEND or SUBTRACT of `value`'s
+/// items, as Kafka 4.4.0's controller computes it: from the resource's own
+/// setting, else the config's default; each appended item not already
+/// there added, each subtracted one removed once. Another type of config
+/// gets INVALID_CONFIG, in Kafka's words.
+fn list_change(
+    state: &State,
+    kind: i8,
+    resource: &str,
+    name: &str,
+    operation: i8,
+    value: Option<&str>,
+) -> Result<String, Refusal> {
+    let table = config_table::table();
+    let (entry, own) = match kind {
+        TOPIC => (
+            table.topic.get(name),
+            state.topics.get(resource).and_then(|t| t.configs.get(name)),
+        ),
+        BROKER => (
+            table.broker.get(name),
+            resource
+                .parse::<i32>()
+                .ok()
+                .or(resource.is_empty().then_some(CLUSTER))
+                .and_then(|node| state.broker_configs.get(&node))
+                .and_then(|set| set.get(name)),
+        ),
+        GROUP => (
+            table.group.get(name),
+            state
+                .share_groups
+                .configs
+                .get(resource)
+                .and_then(|set| set.get(name)),
+        ),
+        _ => (None, None),
+    };
+    let verb = if operation == APPEND {
+        "APPEND"
+    } else {
+        "SUBTRACT"
+    };
+    let Some(entry) = entry.filter(|e| e.config_type == config_table::kind::LIST) else {
+        return Err((
+            ErrorCode::InvalidConfig.code(),
+            format!("Can't {verb} to key {name} because its type is not LIST."),
+        ));
+    };
+    // Kafka's controller splits on commas as they stand (no trimming) and
+    // drops the empty parts of the current value.
+    let mut current: Vec<&str> = own
+        .map_or(entry.value.as_deref().unwrap_or(""), String::as_str)
+        .split(',')
+        .filter(|part| !part.is_empty())
+        .collect();
+    for item in value.unwrap_or("").split(',') {
+        if operation == APPEND {
+            if !current.contains(&item) {
+                current.push(item);
+            }
+        } else if let Some(at) = current.iter().position(|part| *part == item) {
+            current.remove(at);
+        }
+    }
+    Ok(current.join(","))
+}
+
+/// Sets (0) or deletes (1) keys, appends to (2) or subtracts from (3) list
+/// configs.
 pub fn incremental_alter_configs(
     cx: &Context<'_>,
     request: &IncrementalAlterConfigsRequest<'_>,
@@ -301,9 +605,27 @@ pub fn incremental_alter_configs(
             let mut result = Ok(());
             for c in r.configs.iter() {
                 match (c.config_operation, c.value.as_deref()) {
-                    (0, Some(v)) => changes.push((c.name.to_string(), Change::Set(v.to_owned()))),
-                    (1, _) => changes.push((c.name.to_string(), Change::Delete)),
-                    _ => result = Err(ErrorCode::InvalidConfig.code()),
+                    (SET, Some(v)) => changes.push((c.name.to_string(), Change::Set(v.to_owned()))),
+                    (DELETE, _) => changes.push((c.name.to_string(), Change::Delete)),
+                    (operation @ (APPEND | SUBTRACT), value) => {
+                        match list_change(
+                            &state,
+                            r.resource_type,
+                            &r.resource_name,
+                            &c.name,
+                            operation,
+                            value,
+                        ) {
+                            Ok(v) => changes.push((c.name.to_string(), Change::Set(v))),
+                            Err(refusal) => result = Err(refusal),
+                        }
+                    }
+                    (operation, _) => {
+                        result = Err((
+                            ErrorCode::InvalidRequest.code(),
+                            format!("Unknown alter configs operation type {operation}"),
+                        ))
+                    }
                 }
             }
             let result = result.and_then(|()| {
@@ -317,8 +639,10 @@ pub fn incremental_alter_configs(
                     request.validate_only,
                 )
             });
+            let (error_code, error_message) = refusal(result);
             incremental_alter_configs_response::AlterConfigsResourceResponse {
-                error_code: result.err().unwrap_or(0),
+                error_code,
+                error_message,
                 resource_type: r.resource_type,
                 resource_name: owned(&r.resource_name),
                 ..Default::default()

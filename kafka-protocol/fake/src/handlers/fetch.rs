@@ -192,9 +192,15 @@ fn topic_name<'s>(state: &'s State, key: &'s SessionKey) -> Option<&'s str> {
     }
 }
 
-/// Record bytes there to read, or `None` when a partition has an error
-/// (which is answered at once).
+/// Record bytes there to read, or `None` when the fetch is answered at
+/// once: a partition has an error, or there is no partition to read (a
+/// request that names none outside an incremental session, or a session
+/// that holds none), as Kafka answers such a fetch without waiting (a
+/// consumer's last fetch, which closes its session, names none).
 fn available(state: &State, cx: &Context<'_>, plan: &Plan, committed: bool) -> Option<usize> {
+    if plan.wanted.is_empty() {
+        return None;
+    }
     let mut total = 0usize;
     for w in &plan.wanted {
         let partition = topic_name(state, &w.key)

@@ -16,8 +16,9 @@ use kafka_wire::{ErrorCode, ResponseBody};
 
 use super::owned;
 use crate::config::MAX_AUTO_CREATED_PER_REQUEST;
+use crate::config_table;
 use crate::dispatch::Context;
-use crate::state::topics::{check_config, check_topic_name, Placement, Topic};
+use crate::state::topics::{check_assignment, check_topic_name, Placement, Topic};
 use crate::state::State;
 
 fn describe(name: &str, topic: &Topic) -> metadata_response::MetadataResponseTopic<'static> {
@@ -139,6 +140,7 @@ fn by_name(
     let placement = Placement {
         nodes,
         replication_factor: cx.shared.default_replication(),
+        assigned: &[],
     };
     match state.topics.create(
         name,
@@ -257,34 +259,64 @@ pub fn create_topics(cx: &Context<'_>, request: &CreateTopicsRequest<'_>) -> Res
         .topics
         .iter()
         .map(|t| {
-            let partitions = if t.num_partitions == -1 {
+            let manual = !t.assignments.is_empty();
+            let mut partitions = if t.num_partitions == -1 {
                 shared.config.default_partitions
             } else {
                 t.num_partitions
             };
-            let replication = if t.replication_factor == -1 {
+            let mut replication = if t.replication_factor == -1 {
                 i16::try_from(shared.default_replication()).unwrap_or(1)
             } else {
                 t.replication_factor
             };
             let mut configs = BTreeMap::new();
-            let mut result = Ok(());
+            let mut result: Result<(), (i16, String)> = Ok(());
             for c in t.configs.iter() {
-                if let Err(code) = check_config(&c.name, c.value.as_deref()) {
-                    result = Err(code);
+                if let Err(refusal) = config_table::check_topic(&c.name, c.value.as_deref()) {
+                    result = result.and(Err(refusal));
                 }
                 if let Some(value) = &c.value {
                     configs.insert(c.name.to_string(), value.to_string());
                 }
             }
-            if replication < 1 || usize::try_from(replication).unwrap_or(usize::MAX) > nodes.len() {
-                result = result.and(Err(ErrorCode::InvalidReplicationFactor.code()));
-            }
-            if !t.assignments.is_empty() {
-                result = result.and(Err(ErrorCode::InvalidReplicaAssignment.code()));
+            let mut assigned = Vec::new();
+            if manual {
+                let invalid = ErrorCode::InvalidRequest.code();
+                if t.replication_factor != -1 {
+                    result = result.and(Err((invalid, "A manual partition assignment was specified, but replication factor was not set to -1.".into())));
+                } else if t.num_partitions != -1 {
+                    result = result.and(Err((invalid, "A manual partition assignment was specified, but numPartitions was not set to -1.".into())));
+                }
+                let given: Vec<(i32, Vec<i32>)> = t
+                    .assignments
+                    .iter()
+                    .map(|a| (a.partition_index, a.broker_ids.to_vec()))
+                    .collect();
+                match result.clone().and_then(|()| check_assignment(&given, &nodes)) {
+                    Ok(replicas) => {
+                        partitions = i32::try_from(replicas.len()).unwrap_or(i32::MAX);
+                        replication = replicas
+                            .first()
+                            .and_then(|r| i16::try_from(r.len()).ok())
+                            .unwrap_or(1);
+                        assigned = replicas;
+                    }
+                    Err(refusal) => result = result.and(Err(refusal)),
+                }
+            } else if replication < 1
+                || usize::try_from(replication).unwrap_or(usize::MAX) > nodes.len()
+            {
+                result = result.and(Err((
+                    ErrorCode::InvalidReplicationFactor.code(),
+                    format!(
+                        "Unable to replicate the partition {replication} time(s): The target replication factor of {replication} cannot be reached because only {} broker(s) are registered.",
+                        nodes.len()
+                    ),
+                )));
             }
             let created = result.and_then(|()| {
-                if request.validate_only {
+                let outcome = if request.validate_only {
                     state
                         .topics
                         .check_create(&t.name, partitions)
@@ -293,21 +325,24 @@ pub fn create_topics(cx: &Context<'_>, request: &CreateTopicsRequest<'_>) -> Res
                     let placement = Placement {
                         nodes: &nodes,
                         replication_factor: usize::try_from(replication).unwrap_or(1),
+                        assigned: &assigned,
                     };
                     state
                         .topics
                         .create(&t.name, partitions, configs, placement)
                         .map(|topic| topic.id)
-                }
+                };
+                outcome.map_err(|code| (code, String::new()))
             });
-            let (error_code, topic_id) = match created {
-                Ok(id) => (0, id),
-                Err(code) => (code, Uuid::ZERO),
+            let (error_code, error_message, topic_id) = match created {
+                Ok(id) => (0, None, id),
+                Err((code, message)) => (code, (!message.is_empty()).then_some(message), Uuid::ZERO),
             };
             create_topics_response::CreatableTopicResult {
                 name: owned(&t.name),
                 topic_id,
                 error_code,
+                error_message: error_message.map(Into::into),
                 num_partitions: if error_code == 0 { partitions } else { -1 },
                 replication_factor: if error_code == 0 { replication } else { -1 },
                 configs: (error_code == 0).then(Default::default),

@@ -463,6 +463,7 @@ mod tests {
         let placement = Placement {
             nodes: &nodes,
             replication_factor: 1,
+            assigned: &[],
         };
         let id = topics
             .create("t", 4, BTreeMap::new(), placement)
@@ -528,6 +529,7 @@ mod tests {
         let placement = Placement {
             nodes: &nodes,
             replication_factor: 1,
+            assigned: &[],
         };
         let _ = topics.create("t", 5, BTreeMap::new(), placement);
         let now = Instant::now();

@@ -41,7 +41,8 @@ pub struct State {
     pub share_groups: share_groups::ShareGroups,
     /// Transactional ids and their transactions.
     pub transactions: Transactions,
-    /// Broker configs changed by AlterConfigs, by node id.
+    /// Dynamic broker configs, by node id (-1: the cluster-wide defaults,
+    /// which start as a fresh Kafka 4.4.0 cluster's).
     pub broker_configs: BTreeMap<i32, BTreeMap<String, String>>,
 }
 
@@ -67,6 +68,13 @@ impl Shared {
     /// The shared state of a cluster of `brokers`, with the seed topics.
     pub fn new(config: Config, brokers: Vec<BrokerAddress>, capture: Option<Capture>) -> Self {
         let mut state = State::default();
+        let cluster_defaults = crate::config_table::table()
+            .broker
+            .entries()
+            .iter()
+            .filter_map(|e| Some((e.name.clone(), e.cluster_default.clone()?)))
+            .collect();
+        state.broker_configs.insert(-1, cluster_defaults);
         let nodes: Vec<i32> = brokers.iter().map(|b| b.node_id).collect();
         for spec in &config.topics {
             let _ = state.topics.create(
@@ -76,6 +84,7 @@ impl Shared {
                 Placement {
                     nodes: &nodes,
                     replication_factor: nodes.len().min(3),
+                    assigned: &[],
                 },
             );
         }

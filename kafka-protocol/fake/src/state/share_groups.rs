@@ -27,9 +27,6 @@ pub const DELIVERY_LIMIT: i16 = 5;
 /// records are acquired, which also bounds the state kept per partition.
 pub const MAX_RECORD_LOCKS: usize = 2000;
 
-/// The group configs a share group takes, with Kafka 4.4.0's defaults.
-pub const SHARE_GROUP_CONFIG_DEFAULTS: &[(&str, &str)] = &[("share.auto.offset.reset", "latest")];
-
 /// A share-group member.
 #[derive(Debug, Clone)]
 pub struct ShareMember {

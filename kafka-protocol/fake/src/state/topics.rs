@@ -10,19 +10,6 @@ use super::producers::Producers;
 use super::transactions::PartitionTxns;
 use crate::config::{MAX_PARTITIONS_PER_TOPIC, MAX_PARTITIONS_TOTAL};
 
-/// The topic configs the fake knows, with Kafka 4.4.0's defaults; others
-/// are refused by CreateTopics and the config APIs.
-pub const TOPIC_CONFIG_DEFAULTS: &[(&str, &str)] = &[
-    ("cleanup.policy", "delete"),
-    ("compression.type", "producer"),
-    ("max.message.bytes", "1048588"),
-    ("message.timestamp.type", "CreateTime"),
-    ("min.insync.replicas", "1"),
-    ("retention.bytes", "-1"),
-    ("retention.ms", "604800000"),
-    ("segment.bytes", "1073741824"),
-];
-
 /// One partition.
 #[derive(Debug)]
 pub struct Partition {
@@ -129,13 +116,13 @@ impl Topic {
         i32::try_from(self.partitions.len()).unwrap_or(i32::MAX)
     }
 
-    /// A config's value: set, or the default.
+    /// A config's value: set, or Kafka 4.4.0's default for a fresh topic.
     pub fn config(&self, name: &str) -> Option<&str> {
         self.configs.get(name).map(String::as_str).or_else(|| {
-            TOPIC_CONFIG_DEFAULTS
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, v)| *v)
+            crate::config_table::table()
+                .topic
+                .get(name)
+                .and_then(|entry| entry.value.as_deref())
         })
     }
 
@@ -143,31 +130,6 @@ impl Topic {
     /// LogAppendTime).
     pub fn log_append_time(&self) -> bool {
         self.config("message.timestamp.type") == Some("LogAppendTime")
-    }
-}
-
-/// Why a topic config is refused, if it is.
-pub fn check_config(name: &str, value: Option<&str>) -> Result<(), i16> {
-    let invalid = ErrorCode::InvalidConfig.code();
-    if !TOPIC_CONFIG_DEFAULTS.iter().any(|(n, _)| *n == name) {
-        return Err(invalid);
-    }
-    let Some(value) = value else { return Ok(()) };
-    let ok = match name {
-        "cleanup.policy" => value
-            .split(',')
-            .all(|p| matches!(p.trim(), "delete" | "compact")),
-        "compression.type" => matches!(
-            value,
-            "producer" | "uncompressed" | "gzip" | "snappy" | "lz4" | "zstd"
-        ),
-        "message.timestamp.type" => matches!(value, "CreateTime" | "LogAppendTime"),
-        _ => value.parse::<i64>().is_ok(),
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(invalid)
     }
 }
 
@@ -207,6 +169,66 @@ pub struct Placement<'a> {
     pub nodes: &'a [i32],
     /// The replication factor.
     pub replication_factor: usize,
+    /// The replicas of each partition, leader first, when the client chose
+    /// them (CreateTopics' assignments, checked by [`check_assignment`]);
+    /// empty: the fake spreads them over `nodes`.
+    pub assigned: &'a [Vec<i32>],
+}
+
+/// A manual replica assignment (CreateTopics' `assignments`: partition
+/// index, replica node ids) checked as Kafka 4.4.0's controller checks it,
+/// in its order: no partition twice; each list non-empty, of registered
+/// brokers, none twice (looked at in id order), as long as the lists
+/// before it; then the partitions exactly 0, 1, 2, ... Returns the
+/// replicas by partition index, or the error code and Kafka's message.
+pub fn check_assignment(
+    assignment: &[(i32, Vec<i32>)],
+    nodes: &[i32],
+) -> Result<Vec<Vec<i32>>, (i16, String)> {
+    let invalid = |message: String| (ErrorCode::InvalidReplicaAssignment.code(), message);
+    let mut by_index: BTreeMap<i32, Vec<i32>> = BTreeMap::new();
+    let mut replication: Option<usize> = None;
+    for (index, replicas) in assignment {
+        if by_index.contains_key(index) {
+            return Err(invalid(format!(
+                "Found multiple manual partition assignments for partition {index}"
+            )));
+        }
+        if replicas.is_empty() {
+            return Err(invalid(
+                "The manual partition assignment includes an empty replica list.".into(),
+            ));
+        }
+        let mut sorted = replicas.clone();
+        sorted.sort_unstable();
+        for (at, node) in sorted.iter().enumerate() {
+            if !nodes.contains(node) {
+                return Err(invalid(format!(
+                    "The manual partition assignment includes broker {node}, but no such broker is registered."
+                )));
+            }
+            if at > 0 && sorted[at - 1] == *node {
+                return Err(invalid(format!(
+                    "The manual partition assignment includes the broker {node} more than once."
+                )));
+            }
+        }
+        if let Some(previous) = replication.filter(|&n| n != replicas.len()) {
+            return Err(invalid(format!(
+                "The manual partition assignment includes a partition with {} replica(s), but this is not consistent with previous partitions, which have {previous} replica(s).",
+                replicas.len()
+            )));
+        }
+        replication = Some(replicas.len());
+        by_index.insert(*index, replicas.clone());
+    }
+    let count = i32::try_from(by_index.len()).unwrap_or(i32::MAX);
+    if !by_index.keys().copied().eq(0..count) {
+        return Err(invalid(
+            "partitions should be a consecutive 0-based integer sequence".into(),
+        ));
+    }
+    Ok(by_index.into_values().collect())
 }
 
 impl Topics {
@@ -305,6 +327,7 @@ impl Topics {
         let placement = Placement {
             nodes,
             replication_factor: usize::try_from(topic.replication_factor).unwrap_or(1),
+            assigned: &[],
         };
         let before = topic.partitions.len();
         add_partitions(topic, name, count, placement);
@@ -380,9 +403,12 @@ fn add_partitions(topic: &mut Topic, name: &str, count: i32, placement: Placemen
     let count = usize::try_from(count).unwrap_or(0);
     for index in topic.partitions.len()..count {
         let first = start.wrapping_add(index) % nodes.len();
-        let replica_nodes: Vec<i32> = (0..replicas)
-            .map(|r| nodes[(first + r) % nodes.len()])
-            .collect();
+        let replica_nodes: Vec<i32> = match placement.assigned.get(index) {
+            Some(assigned) if !assigned.is_empty() => assigned.clone(),
+            _ => (0..replicas)
+                .map(|r| nodes[(first + r) % nodes.len()])
+                .collect(),
+        };
         topic.partitions.push(Partition {
             leader: replica_nodes[0],
             leader_epoch: 0,
