@@ -844,3 +844,98 @@ async fn api_versions_refused_lists_nothing() {
         .is_some_and(|keys| !keys.is_empty()));
     cluster.shutdown().await.ok();
 }
+
+/// The id Metadata gives `topic`.
+async fn topic_id(probe: &mut Probe, topic: &str) -> Value {
+    let metadata = answer(
+        probe,
+        ApiKey::Metadata,
+        12,
+        json!({"topics": [{"name": topic, "topicId": "AAAAAAAAAAAAAAAAAAAAAA"}],
+               "allowAutoTopicCreation": false, "includeTopicAuthorizedOperations": false}),
+    )
+    .await;
+    metadata["topics"][0]["topicId"].clone()
+}
+
+/// DeleteTopics as Kafka 4.4.0's controller answers it: an unknown name is
+/// UNKNOWN_TOPIC_OR_PARTITION and an unknown id UNKNOWN_TOPIC_ID, with
+/// Kafka's messages; a topic named by neither or by both, or twice, is
+/// INVALID_REQUEST with its words (a name given twice answered once); a
+/// topic named both by id and by name is deleted by neither.
+#[tokio::test]
+async fn delete_topics_refuses_as_kafka_does() {
+    let cluster = FakeCluster::builder()
+        .brokers(1)
+        .topic(kafka_wire_fake::TopicSpec::new("d1", 1))
+        .topic(kafka_wire_fake::TopicSpec::new("d2", 1))
+        .start()
+        .await
+        .expect("start");
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let zero = json!("AAAAAAAAAAAAAAAAAAAAAA");
+    let unknown_id = json!("AAAAAAAAAAAAAAAAAAAAAQ");
+    let (d1, d2) = (topic_id(p, "d1").await, topic_id(p, "d2").await);
+    let outcome = |name: Value, id: &Value, code: i64, message: Value| json!({"name": name, "topicId": id, "errorCode": code, "errorMessage": message});
+    let delete = |topics: Value| json!({"topics": topics, "timeoutMs": 5000});
+    let not_hosted = json!("This server does not host this topic-partition.");
+
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::DeleteTopics,
+            4,
+            json!({"topicNames": ["zz", "zz", "yy"], "timeoutMs": 5000})
+        )
+        .await,
+        json!({"responses": [{"name": "zz", "errorCode": 42}, {"name": "yy", "errorCode": 3}]})
+    );
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::DeleteTopics,
+            5,
+            json!({"topicNames": ["yy"], "timeoutMs": 5000})
+        )
+        .await,
+        json!({"responses": [{"name": "yy", "errorCode": 3, "errorMessage": not_hosted}]})
+    );
+    let refusals = delete(json!([
+        {"name": null, "topicId": zero},
+        {"name": "x", "topicId": unknown_id},
+        {"name": null, "topicId": unknown_id},
+        {"name": "zz", "topicId": zero},
+        {"name": null, "topicId": d2},
+        {"name": null, "topicId": d2},
+        {"name": null, "topicId": d1},
+        {"name": "d1", "topicId": zero},
+    ]));
+    assert_eq!(
+        answer(p, ApiKey::DeleteTopics, 6, refusals).await,
+        json!({"responses": [
+            outcome(json!(null), &zero, 42, json!("Neither topic name nor id were specified.")),
+            outcome(json!("x"), &unknown_id, 42,
+                    json!("You may not specify both topic name and topic id.")),
+            outcome(json!(null), &d2, 42, json!("Duplicate topic id.")),
+            outcome(json!(null), &unknown_id, 100,
+                    json!("This server does not host this topic ID.")),
+            outcome(json!("zz"), &zero, 3, not_hosted.clone()),
+            outcome(json!("d1"), &d1, 42,
+                    json!("The provided topic name maps to an ID that was already supplied.")),
+        ]})
+    );
+    // Neither d1 nor d2 went: each is deleted once named once.
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::DeleteTopics,
+            6,
+            delete(json!([{"name": "d2", "topicId": zero}, {"name": null, "topicId": d1}]))
+        )
+        .await,
+        json!({"responses": [outcome(json!("d1"), &d1, 0, json!(null)),
+                             outcome(json!("d2"), &d2, 0, json!(null))]})
+    );
+    cluster.shutdown().await.ok();
+}

@@ -63,7 +63,7 @@ async fn route(cx: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
         RequestBody::Metadata(r) => topics::metadata(cx, r),
         RequestBody::DescribeTopicPartitions(r) => topics::describe_topic_partitions(cx, r),
         RequestBody::CreateTopics(r) => topics::create_topics(cx, r),
-        RequestBody::DeleteTopics(r) => topics::delete_topics(cx, r),
+        RequestBody::DeleteTopics(r) => delete_topics::delete_topics(cx, r),
         RequestBody::CreatePartitions(r) => topics::create_partitions(cx, r),
         RequestBody::DescribeCluster(r) => topics::describe_cluster(cx, r),
         RequestBody::DescribeConfigs(r) => configs::describe_configs(cx, r),

@@ -21,6 +21,7 @@ pub(crate) fn kafka_message(code: i16) -> Option<&'static str> {
              details."
         }
         ErrorCode::UnknownTopicOrPartition => "This server does not host this topic-partition.",
+        ErrorCode::UnknownTopicId => "This server does not host this topic ID.",
         _ => return None,
     })
 }

@@ -1,15 +1,14 @@
-//! Metadata, DescribeTopicPartitions, CreateTopics, DeleteTopics,
-//! CreatePartitions and DescribeCluster.
+//! Metadata, DescribeTopicPartitions, CreateTopics, CreatePartitions and
+//! DescribeCluster (DeleteTopics has its own module).
 
 use std::collections::BTreeMap;
 
 use kafka_wire::messages::{
-    create_partitions_response, create_topics_response, delete_topics_response,
-    describe_cluster_response, describe_topic_partitions_response, metadata_response,
-    CreatePartitionsRequest, CreatePartitionsResponse, CreateTopicsRequest, CreateTopicsResponse,
-    DeleteTopicsRequest, DeleteTopicsResponse, DescribeClusterRequest, DescribeClusterResponse,
-    DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse, MetadataRequest,
-    MetadataResponse,
+    create_partitions_response, create_topics_response, describe_cluster_response,
+    describe_topic_partitions_response, metadata_response, CreatePartitionsRequest,
+    CreatePartitionsResponse, CreateTopicsRequest, CreateTopicsResponse, DescribeClusterRequest,
+    DescribeClusterResponse, DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse,
+    MetadataRequest, MetadataResponse,
 };
 use kafka_wire::runtime::Uuid;
 use kafka_wire::{ErrorCode, ResponseBody};
@@ -352,55 +351,6 @@ pub fn create_topics(cx: &Context<'_>, request: &CreateTopicsRequest<'_>) -> Res
         .collect();
     ResponseBody::CreateTopics(CreateTopicsResponse {
         topics,
-        ..Default::default()
-    })
-}
-
-/// Deletes topics: by name before v6, by name or id from v6.
-pub fn delete_topics(cx: &Context<'_>, request: &DeleteTopicsRequest<'_>) -> ResponseBody<'static> {
-    let mut state = cx.shared.state();
-    let wanted: Vec<(Option<String>, Uuid)> = if cx.version >= 6 {
-        request
-            .topics
-            .iter()
-            .map(|t| (t.name.as_deref().map(str::to_owned), t.topic_id))
-            .collect()
-    } else {
-        request
-            .topic_names
-            .iter()
-            .map(|n| (Some(n.to_string()), Uuid::ZERO))
-            .collect()
-    };
-    let responses = wanted
-        .into_iter()
-        .map(|(name, id)| {
-            let resolved = match &name {
-                Some(name) => Ok(name.clone()),
-                None => state
-                    .topics
-                    .name_of(id)
-                    .map(str::to_owned)
-                    .ok_or(ErrorCode::UnknownTopicId.code()),
-            };
-            let deleted = resolved.and_then(|n| state.topics.delete(&n));
-            let (name, topic_id, error_code) = match deleted {
-                Ok((name, id)) => {
-                    state.groups.forget_topic(&name);
-                    (Some(name), id, 0)
-                }
-                Err(code) => (name, id, code),
-            };
-            delete_topics_response::DeletableTopicResult {
-                name: name.map(Into::into),
-                topic_id,
-                error_code,
-                ..Default::default()
-            }
-        })
-        .collect();
-    ResponseBody::DeleteTopics(DeleteTopicsResponse {
-        responses,
         ..Default::default()
     })
 }
