@@ -939,3 +939,32 @@ async fn delete_topics_refuses_as_kafka_does() {
     );
     cluster.shutdown().await.ok();
 }
+
+/// CreateTopics v7 validate-only answers a fresh topic id for the topic it
+/// would create, as Kafka 4.4.0 does (each time another), and creates
+/// nothing.
+#[tokio::test]
+async fn create_topics_validate_only_answers_a_fresh_id() {
+    let cluster = brokers(1).await;
+    let mut probe = connect(&cluster, 0).await;
+    let create = json!({"topics": [{"name": "vo", "numPartitions": 1, "replicationFactor": 1,
+                                    "assignments": [], "configs": []}],
+                        "timeoutMs": 5000, "validateOnly": true});
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let answer = answer(&mut probe, ApiKey::CreateTopics, 7, create.clone()).await;
+        let topic = &answer["topics"][0];
+        assert_eq!(topic["errorCode"], 0, "{answer}");
+        ids.push(topic["topicId"].clone());
+    }
+    assert!(
+        ids.iter().all(|id| id != "AAAAAAAAAAAAAAAAAAAAAA"),
+        "{ids:?}"
+    );
+    assert_ne!(ids[0], ids[1]);
+    assert_eq!(
+        topic_id(&mut probe, "vo").await,
+        json!("AAAAAAAAAAAAAAAAAAAAAA")
+    );
+    cluster.shutdown().await.ok();
+}

@@ -315,11 +315,12 @@ pub fn create_topics(cx: &Context<'_>, request: &CreateTopicsRequest<'_>) -> Res
                 )));
             }
             let created = result.and_then(|()| {
+                // Validate-only answers the id the topic would have, as Kafka.
                 let outcome = if request.validate_only {
                     state
                         .topics
                         .check_create(&t.name, partitions)
-                        .map(|()| Uuid::ZERO)
+                        .map(|()| state.topics.fresh_id(&t.name).0)
                 } else {
                     let placement = Placement {
                         nodes: &nodes,
