@@ -968,3 +968,124 @@ async fn create_topics_validate_only_answers_a_fresh_id() {
     );
     cluster.shutdown().await.ok();
 }
+
+/// The delegation token APIs refused as Kafka 4.4.0 refuses them with its
+/// defaults: over a connection without SASL the request is not allowed
+/// (64), naming the owner asked for, else the requester, ANONYMOUS.
+#[tokio::test]
+async fn delegation_tokens_are_refused_as_kafka_refuses_them() {
+    let cluster = brokers(1).await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let refused = |owner_type: &str, owner: &str| {
+        json!({"errorCode": 64, "principalType": owner_type, "principalName": owner,
+               "tokenRequesterPrincipalType": "User", "tokenRequesterPrincipalName": "ANONYMOUS",
+               "issueTimestampMs": -1, "expiryTimestampMs": -1, "maxTimestampMs": -1,
+               "tokenId": "", "hmac": ""})
+    };
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::CreateDelegationToken,
+            3,
+            json!({"ownerPrincipalType": "User", "ownerPrincipalName": "bob", "renewers": [],
+                   "maxLifetimeMs": -1})
+        )
+        .await,
+        refused("User", "bob")
+    );
+    let mut v1 = refused("User", "ANONYMOUS");
+    if let Some(fields) = v1.as_object_mut() {
+        fields.remove("tokenRequesterPrincipalType");
+        fields.remove("tokenRequesterPrincipalName");
+    }
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::CreateDelegationToken,
+            1,
+            json!({"renewers": [{"principalType": "User", "principalName": "x"}],
+                   "maxLifetimeMs": -1})
+        )
+        .await,
+        v1
+    );
+    let no_expiry = json!({"errorCode": 64, "expiryTimestampMs": -1});
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::RenewDelegationToken,
+            2,
+            json!({"hmac": "AAEC", "renewPeriodMs": 1000})
+        )
+        .await,
+        no_expiry
+    );
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::ExpireDelegationToken,
+            2,
+            json!({"hmac": "", "expiryTimePeriodMs": 1})
+        )
+        .await,
+        no_expiry
+    );
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::DescribeDelegationToken,
+            3,
+            json!({"owners": null})
+        )
+        .await,
+        json!({"errorCode": 64, "tokens": []})
+    );
+    cluster.shutdown().await.ok();
+}
+
+/// Over SASL, Kafka 4.4.0 lets a client ask for tokens but has token
+/// authentication disabled (no secret key set): DELEGATION_TOKEN_AUTH_DISABLED,
+/// naming the authenticated user as owner and requester.
+#[tokio::test]
+async fn delegation_tokens_over_sasl_are_disabled() {
+    use base64::Engine as _;
+    let cluster = FakeCluster::builder()
+        .brokers(1)
+        .sasl_user(kafka_wire_fake::SaslMechanism::Plain, "alice", "secret")
+        .start()
+        .await
+        .expect("start");
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let shaken = answer(p, ApiKey::SaslHandshake, 1, json!({"mechanism": "PLAIN"})).await;
+    assert_eq!(shaken["errorCode"], 0, "{shaken}");
+    let token = base64::engine::general_purpose::STANDARD.encode(b"\0alice\0secret");
+    let authenticated = answer(p, ApiKey::SaslAuthenticate, 2, json!({"authBytes": token})).await;
+    assert_eq!(authenticated["errorCode"], 0, "{authenticated}");
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::CreateDelegationToken,
+            3,
+            json!({"ownerPrincipalType": null, "ownerPrincipalName": null, "renewers": [],
+                   "maxLifetimeMs": -1})
+        )
+        .await,
+        json!({"errorCode": 61, "principalType": "User", "principalName": "alice",
+               "tokenRequesterPrincipalType": "User", "tokenRequesterPrincipalName": "alice",
+               "issueTimestampMs": -1, "expiryTimestampMs": -1, "maxTimestampMs": -1,
+               "tokenId": "", "hmac": ""})
+    );
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::DescribeDelegationToken,
+            3,
+            json!({"owners": null})
+        )
+        .await,
+        json!({"errorCode": 61, "tokens": []})
+    );
+    cluster.shutdown().await.ok();
+}

@@ -12,7 +12,7 @@ mod context;
 
 use kafka_wire::RequestBody;
 
-pub use context::{Context, Outcome};
+pub use context::{Context, Outcome, ANONYMOUS};
 
 use crate::control::hook::{self, Step};
 use crate::handlers;
@@ -86,6 +86,10 @@ async fn route(cx: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
         RequestBody::OffsetCommit(r) => commits::offset_commit(cx, r),
         RequestBody::OffsetFetch(r) => commits::offset_fetch(cx, r),
         RequestBody::OffsetDelete(r) => commits::offset_delete(cx, r),
+        RequestBody::CreateDelegationToken(r) => delegation_tokens::create(cx, r),
+        RequestBody::RenewDelegationToken(_) => delegation_tokens::renew(cx),
+        RequestBody::ExpireDelegationToken(_) => delegation_tokens::expire(cx),
+        RequestBody::DescribeDelegationToken(_) => delegation_tokens::describe(cx),
         other => unsupported::unsupported(other.api_key(), cx.version),
     };
     Outcome::Respond(Box::new(response))

@@ -7,6 +7,7 @@ pub mod api_versions;
 pub mod commits;
 pub mod configs;
 pub mod consumer_groups;
+pub mod delegation_tokens;
 pub mod delete_topics;
 mod error_messages;
 pub mod fetch;
