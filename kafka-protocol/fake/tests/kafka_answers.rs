@@ -969,6 +969,123 @@ async fn create_topics_validate_only_answers_a_fresh_id() {
     cluster.shutdown().await.ok();
 }
 
+/// `answer`'s time fields, when within a second of now, written `NOW`.
+fn times_now(mut value: Value) -> Value {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    fn walk(value: &mut Value, now: i64) {
+        match value {
+            Value::Object(fields) => {
+                for (key, field) in fields.iter_mut() {
+                    let recent = field.as_i64().is_some_and(|t| (now - t).abs() < 60_000);
+                    if key.ends_with("Timestamp") && recent {
+                        *field = json!("NOW");
+                    } else {
+                        walk(field, now);
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|item| walk(item, now)),
+            _ => {}
+        }
+    }
+    walk(&mut value, now);
+    value
+}
+
+/// DescribeQuorum as Kafka 4.4.0 describes the quorum of a cluster whose
+/// first node is a combined broker and controller: that node the only
+/// voter and the leader (epoch 1), the other brokers observers, its
+/// controller listener in `nodes` (v2); the replicas have fetched just
+/// now. A request for anything but partition 0 of `__cluster_metadata`
+/// (alone) gets UNKNOWN_TOPIC_OR_PARTITION for each partition it names.
+#[tokio::test]
+async fn describe_quorum_as_a_combined_controller_answers_it() {
+    let cluster = brokers(3).await;
+    let mut probe = connect(&cluster, 1).await;
+    let p = &mut probe;
+    let log = json!({"topics": [{"topicName": "__cluster_metadata",
+                                  "partitions": [{"partitionIndex": 0}]}]});
+    let answer2 = times_now(answer(p, ApiKey::DescribeQuorum, 2, log.clone()).await);
+    let partition = &answer2["topics"][0]["partitions"][0];
+    let directory = |replicas: &Value| -> Vec<Value> {
+        replicas
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| r["replicaDirectoryId"].clone())
+            .collect()
+    };
+    let mut directories = directory(&partition["currentVoters"]);
+    directories.extend(directory(&partition["observers"]));
+    assert_eq!(directories.len(), 3, "{answer2}");
+    assert!(
+        directories
+            .iter()
+            .all(|d| d.as_str().is_some_and(|d| d != "AAAAAAAAAAAAAAAAAAAAAA")),
+        "{answer2}"
+    );
+    let replica = |id: i64, directory: &Value| {
+        json!({"replicaId": id, "replicaDirectoryId": directory, "logEndOffset": 1,
+               "lastFetchTimestamp": "NOW", "lastCaughtUpTimestamp": "NOW"})
+    };
+    let address = cluster.broker_address(0).expect("broker 0");
+    let (host, port) = address.rsplit_once(':').unwrap_or_default();
+    assert_eq!(
+        answer2,
+        json!({"errorCode": 0, "errorMessage": "", "topics": [{"topicName": "__cluster_metadata",
+            "partitions": [{"partitionIndex": 0, "errorCode": 0, "errorMessage": "",
+                "leaderId": 0, "leaderEpoch": 1, "highWatermark": 1,
+                "currentVoters": [replica(0, &directories[0])],
+                "observers": [replica(1, &directories[1]), replica(2, &directories[2])]}]}],
+            "nodes": [{"nodeId": 0, "listeners": [{"name": "CONTROLLER", "host": host,
+                       "port": port.parse::<i64>().unwrap_or(-1)}]}]})
+    );
+    assert_eq!(
+        answer(p, ApiKey::DescribeQuorum, 0, log).await,
+        json!({"errorCode": 0, "topics": [{"topicName": "__cluster_metadata", "partitions": [
+            {"partitionIndex": 0, "errorCode": 0, "leaderId": 0, "leaderEpoch": 1,
+             "highWatermark": 1, "currentVoters": [{"replicaId": 0, "logEndOffset": 1}],
+             "observers": [{"replicaId": 1, "logEndOffset": 1},
+                           {"replicaId": 2, "logEndOffset": 1}]}]}]})
+    );
+    let unknown = |index: i64| {
+        json!({"partitionIndex": index, "errorCode": 3, "leaderId": 0, "leaderEpoch": 0,
+               "highWatermark": 0, "currentVoters": [], "observers": []})
+    };
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::DescribeQuorum,
+            1,
+            json!({"topics": [
+                {"topicName": "__cluster_metadata",
+                 "partitions": [{"partitionIndex": 0}, {"partitionIndex": 0}]},
+                {"topicName": "__cluster_metadata", "partitions": []}]})
+        )
+        .await,
+        json!({"errorCode": 0, "topics": [
+            {"topicName": "__cluster_metadata", "partitions": [unknown(0), unknown(0)]},
+            {"topicName": "__cluster_metadata", "partitions": []}]})
+    );
+    let mut elsewhere = unknown(1);
+    elsewhere["errorMessage"] = json!("This server does not host this topic-partition.");
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::DescribeQuorum,
+            2,
+            json!({"topics": [{"topicName": "__cluster_metadata",
+                               "partitions": [{"partitionIndex": 1}]}]})
+        )
+        .await,
+        json!({"errorCode": 0, "errorMessage": "", "topics": [
+            {"topicName": "__cluster_metadata", "partitions": [elsewhere]}], "nodes": []})
+    );
+    cluster.shutdown().await.ok();
+}
+
 /// The delegation token APIs refused as Kafka 4.4.0 refuses them with its
 /// defaults: over a connection without SASL the request is not allowed
 /// (64), naming the owner asked for, else the requester, ANONYMOUS.

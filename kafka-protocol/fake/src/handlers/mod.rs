@@ -15,6 +15,7 @@ pub mod groups;
 mod members;
 pub mod offsets;
 pub mod produce;
+pub mod quorum;
 pub mod share;
 pub mod topics;
 pub mod transactions;
