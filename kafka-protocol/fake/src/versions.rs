@@ -57,6 +57,7 @@ pub const ADVERTISED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::OffsetDelete, 0, 0),
     (ApiKey::DescribeQuorum, 0, 2),
     (ApiKey::DescribeCluster, 0, 2),
+    (ApiKey::UnregisterBroker, 0, 0),
     (ApiKey::DescribeProducers, 0, 0),
     (ApiKey::DescribeTransactions, 0, 0),
     (ApiKey::ListTransactions, 0, 2),
@@ -67,6 +68,7 @@ pub const ADVERTISED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::ShareGroupDescribe, 1, 1),
     (ApiKey::ShareFetch, 1, 2),
     (ApiKey::ShareAcknowledge, 1, 2),
+    (ApiKey::UnregisterController, 0, 0),
 ];
 
 /// The lowest Produce version actually served: below it the connection is

@@ -1086,6 +1086,66 @@ async fn describe_quorum_as_a_combined_controller_answers_it() {
     cluster.shutdown().await.ok();
 }
 
+/// UnregisterBroker and UnregisterController as Kafka 4.4.0's controller
+/// answers them: an id no broker has is BROKER_ID_NOT_REGISTERED, a
+/// broker's is unregistered (0; the fake's broker registers again at
+/// once); the active controller (the first broker) cannot unregister
+/// itself, and no other controller is registered.
+#[tokio::test]
+async fn unregister_broker_and_controller_answer_as_kafka_does() {
+    let cluster = brokers(3).await;
+    let mut probe = connect(&cluster, 2).await;
+    let p = &mut probe;
+    let answered = |code: i64, message: &str| json!({"errorCode": code, "errorMessage": message});
+    for (id, expected) in [
+        (
+            999,
+            answered(102, "Broker ID 999 is not currently registered"),
+        ),
+        (
+            -1,
+            answered(102, "Broker ID -1 is not currently registered"),
+        ),
+        (1, answered(0, "")),
+    ] {
+        assert_eq!(
+            answer(p, ApiKey::UnregisterBroker, 0, json!({"brokerId": id})).await,
+            expected,
+            "broker {id}"
+        );
+    }
+    for (id, expected) in [
+        (
+            999,
+            answered(136, "Controller ID 999 is not currently registered."),
+        ),
+        (
+            2,
+            answered(136, "Controller ID 2 is not currently registered."),
+        ),
+        (
+            0,
+            answered(
+                42,
+                "Controller cannot unregister itself while it is active.",
+            ),
+        ),
+    ] {
+        assert_eq!(
+            answer(
+                p,
+                ApiKey::UnregisterController,
+                0,
+                json!({"controllerId": id})
+            )
+            .await,
+            expected,
+            "controller {id}"
+        );
+    }
+    cluster.shutdown().await.ok();
+}
+
 /// The delegation token APIs refused as Kafka 4.4.0 refuses them with its
 /// defaults: over a connection without SASL the request is not allowed
 /// (64), naming the owner asked for, else the requester, ANONYMOUS.

@@ -87,6 +87,8 @@ async fn route(cx: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
         RequestBody::OffsetFetch(r) => commits::offset_fetch(cx, r),
         RequestBody::OffsetDelete(r) => commits::offset_delete(cx, r),
         RequestBody::DescribeQuorum(r) => quorum::describe_quorum(cx, r),
+        RequestBody::UnregisterBroker(r) => unregister::unregister_broker(cx, r),
+        RequestBody::UnregisterController(r) => unregister::unregister_controller(cx, r),
         RequestBody::CreateDelegationToken(r) => delegation_tokens::create(cx, r),
         RequestBody::RenewDelegationToken(_) => delegation_tokens::renew(cx),
         RequestBody::ExpireDelegationToken(_) => delegation_tokens::expire(cx),

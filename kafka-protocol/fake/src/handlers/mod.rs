@@ -19,6 +19,7 @@ pub mod quorum;
 pub mod share;
 pub mod topics;
 pub mod transactions;
+pub mod unregister;
 pub mod unsupported;
 pub mod validate;
 
