@@ -1146,6 +1146,68 @@ async fn unregister_broker_and_controller_answer_as_kafka_does() {
     cluster.shutdown().await.ok();
 }
 
+/// ListConfigResources as Kafka 4.4.0 lists them: groups given configs,
+/// client metrics subscriptions (none here), each broker as a broker's
+/// loggers and as a broker, then every topic, in that order and each kind
+/// by name; the types asked (none: all), client metrics alone at v0; a type
+/// Kafka does not list is UNSUPPORTED_VERSION with nothing.
+#[tokio::test]
+async fn list_config_resources_lists_as_kafka_does() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let altered = answer(
+        p,
+        ApiKey::IncrementalAlterConfigs,
+        1,
+        json!({"resources": [{"resourceType": 32, "resourceName": "g1", "configs": [
+            {"name": "consumer.session.timeout.ms", "configOperation": 0, "value": "50000"}]}],
+               "validateOnly": false}),
+    )
+    .await;
+    assert_eq!(altered["responses"][0]["errorCode"], 0, "{altered}");
+    let resource = |name: &str, kind: i64| json!({"resourceName": name, "resourceType": kind});
+    let listed = |resources: Vec<Value>| json!({"errorCode": 0, "configResources": resources});
+    for (types, expected) in [
+        (
+            json!([]),
+            listed(vec![
+                resource("g1", 32),
+                resource("0", 8),
+                resource("0", 4),
+                resource("t1", 2),
+            ]),
+        ),
+        (
+            json!([2, 32]),
+            listed(vec![resource("g1", 32), resource("t1", 2)]),
+        ),
+        (json!([16]), listed(vec![])),
+        (
+            json!([2, 99]),
+            json!({"errorCode": 35, "configResources": []}),
+        ),
+        (json!([1]), json!({"errorCode": 35, "configResources": []})),
+    ] {
+        assert_eq!(
+            answer(
+                p,
+                ApiKey::ListConfigResources,
+                1,
+                json!({"resourceTypes": types})
+            )
+            .await,
+            expected,
+            "{types}"
+        );
+    }
+    assert_eq!(
+        answer(p, ApiKey::ListConfigResources, 0, json!({})).await,
+        listed(vec![])
+    );
+    cluster.shutdown().await.ok();
+}
+
 /// The delegation token APIs refused as Kafka 4.4.0 refuses them with its
 /// defaults: over a connection without SASL the request is not allowed
 /// (64), naming the owner asked for, else the requester, ANONYMOUS.

@@ -89,6 +89,7 @@ async fn route(cx: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
         RequestBody::DescribeQuorum(r) => quorum::describe_quorum(cx, r),
         RequestBody::UnregisterBroker(r) => unregister::unregister_broker(cx, r),
         RequestBody::UnregisterController(r) => unregister::unregister_controller(cx, r),
+        RequestBody::ListConfigResources(r) => config_resources::list_config_resources(cx, r),
         RequestBody::CreateDelegationToken(r) => delegation_tokens::create(cx, r),
         RequestBody::RenewDelegationToken(_) => delegation_tokens::renew(cx),
         RequestBody::ExpireDelegationToken(_) => delegation_tokens::expire(cx),

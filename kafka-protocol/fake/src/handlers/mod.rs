@@ -5,6 +5,7 @@
 pub(crate) mod answers;
 pub mod api_versions;
 pub mod commits;
+pub mod config_resources;
 pub mod configs;
 pub mod consumer_groups;
 pub mod delegation_tokens;
