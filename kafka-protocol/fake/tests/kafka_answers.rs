@@ -1283,6 +1283,116 @@ async fn delegation_tokens_are_refused_as_kafka_refuses_them() {
     cluster.shutdown().await.ok();
 }
 
+/// The last stable offset of partition 0 of `topic` (ListOffsets, latest,
+/// read_committed).
+async fn last_stable_offset(probe: &mut Probe, topic: &str) -> Value {
+    let request = json!({"replicaId": -1, "isolationLevel": 1, "topics": [{"name": topic,
+        "partitions": [{"partitionIndex": 0, "currentLeaderEpoch": -1, "timestamp": -1}]}]});
+    let listed = answer(probe, ApiKey::ListOffsets, 7, request).await;
+    listed["topics"][0]["partitions"][0]["offset"].clone()
+}
+
+/// WriteTxnMarkers, as an admin ending a hanging transaction sends it:
+/// the abort marker ends the producer's open transaction (the last stable
+/// offset moves past it); an unknown partition or topic is
+/// UNKNOWN_TOPIC_OR_PARTITION (listed before the written partitions of its
+/// topic), an epoch older than the partition's producer
+/// INVALID_PRODUCER_EPOCH, and a marker naming nothing gets no answer.
+#[tokio::test]
+async fn write_txn_markers_end_a_hanging_transaction() {
+    use base64::Engine as _;
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    // Twice: the producer's epoch is then 1, and a marker may be older.
+    let mut init = Value::Null;
+    for _ in 0..2 {
+        init = answer(
+            p,
+            ApiKey::InitProducerId,
+            5,
+            json!({"transactionalId": "hanging", "transactionTimeoutMs": 600000,
+                   "producerId": -1, "producerEpoch": -1}),
+        )
+        .await;
+    }
+    let (id, epoch) = (
+        init["producerId"].as_i64().unwrap_or(-1),
+        init["producerEpoch"].as_i64().unwrap_or(-1),
+    );
+    let added = answer(
+        p,
+        ApiKey::AddPartitionsToTxn,
+        3,
+        json!({"v3AndBelowTransactionalId": "hanging", "v3AndBelowProducerId": id,
+               "v3AndBelowProducerEpoch": epoch,
+               "v3AndBelowTopics": [{"name": "t1", "partitions": [0]}]}),
+    )
+    .await;
+    assert_eq!(
+        added["resultsByTopicV3AndBelow"][0]["resultsByPartition"][0]["partitionErrorCode"], 0,
+        "{added}"
+    );
+    let producer = (id, i16::try_from(epoch).unwrap_or(0), 0);
+    let records = common::transactional_batch(producer, &[b"a"]);
+    let produced = answer(
+        p,
+        ApiKey::Produce,
+        9,
+        json!({"transactionalId": "hanging", "acks": -1, "timeoutMs": 1000, "topicData": [
+            {"name": "t1", "partitionData": [{"index": 0,
+             "records": base64::engine::general_purpose::STANDARD.encode(records)}]}]}),
+    )
+    .await;
+    assert_eq!(
+        produced["responses"][0]["partitionResponses"][0]["errorCode"], 0,
+        "{produced}"
+    );
+    assert_eq!(last_stable_offset(p, "t1").await, json!(0));
+
+    let marker = |epoch: i64, topics: Value| {
+        json!({"producerId": id, "producerEpoch": epoch, "transactionResult": false,
+               "topics": topics, "coordinatorEpoch": -1})
+    };
+    let written = answer(
+        p,
+        ApiKey::WriteTxnMarkers,
+        1,
+        json!({"markers": [
+            marker(epoch, json!([{"name": "t1", "partitionIndexes": [0, 5]},
+                                 {"name": "nosuch", "partitionIndexes": [0]}])),
+            marker(epoch, json!([])),
+        ]}),
+    )
+    .await;
+    assert_eq!(
+        written,
+        json!({"markers": [{"producerId": id, "topics": [
+            {"name": "t1", "partitions": [{"partitionIndex": 5, "errorCode": 3},
+                                          {"partitionIndex": 0, "errorCode": 0}]},
+            {"name": "nosuch", "partitions": [{"partitionIndex": 0, "errorCode": 3}]}]}]})
+    );
+    // The record and the marker are behind the last stable offset now.
+    assert_eq!(last_stable_offset(p, "t1").await, json!(2));
+    assert_eq!(epoch, 1, "{init}");
+    {
+        let older = answer(
+            p,
+            ApiKey::WriteTxnMarkers,
+            2,
+            json!({"markers": [{"producerId": id, "producerEpoch": epoch - 1,
+                   "transactionResult": true, "coordinatorEpoch": -1, "transactionVersion": 0,
+                   "topics": [{"name": "t1", "partitionIndexes": [0]}]}]}),
+        )
+        .await;
+        assert_eq!(
+            older["markers"][0]["topics"][0]["partitions"][0]["errorCode"], 47,
+            "{older}"
+        );
+    }
+    cluster.shutdown().await.ok();
+}
+
 /// Over SASL, Kafka 4.4.0 lets a client ask for tokens but has token
 /// authentication disabled (no secret key set): DELEGATION_TOKEN_AUTH_DISABLED,
 /// naming the authenticated user as owner and requester.

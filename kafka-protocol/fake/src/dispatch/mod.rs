@@ -86,6 +86,7 @@ async fn route(cx: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
         RequestBody::OffsetCommit(r) => commits::offset_commit(cx, r),
         RequestBody::OffsetFetch(r) => commits::offset_fetch(cx, r),
         RequestBody::OffsetDelete(r) => commits::offset_delete(cx, r),
+        RequestBody::WriteTxnMarkers(r) => txn_markers::write_txn_markers(cx, r),
         RequestBody::DescribeQuorum(r) => quorum::describe_quorum(cx, r),
         RequestBody::UnregisterBroker(r) => unregister::unregister_broker(cx, r),
         RequestBody::UnregisterController(r) => unregister::unregister_controller(cx, r),

@@ -20,6 +20,7 @@ pub mod quorum;
 pub mod share;
 pub mod topics;
 pub mod transactions;
+pub mod txn_markers;
 pub mod unregister;
 pub mod unsupported;
 pub mod validate;

@@ -232,7 +232,7 @@ pub(crate) fn complete(
 
 /// Appends a commit or abort marker for the producer to a partition.
 #[allow(clippy::too_many_arguments)]
-fn write_marker(
+pub(super) fn write_marker(
     state: &mut State,
     topic: &str,
     index: i32,

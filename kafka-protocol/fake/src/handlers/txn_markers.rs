@@ -1,0 +1,129 @@
+//! WriteTxnMarkers: commit or abort markers written to partitions this
+//! broker leads. Kafka's transaction coordinators send it to the leaders;
+//! clients send it to end a hanging transaction (`Admin#abortTransaction`,
+//! `kafka-transactions.sh abort`). The markers end the producer's open
+//! transaction on each partition, as the coordinator's would; the
+//! coordinator's own record of the transaction is left as it is, as in
+//! Kafka.
+
+use std::borrow::Cow;
+
+use kafka_wire::messages::{
+    write_txn_markers_response, WriteTxnMarkersRequest, WriteTxnMarkersResponse,
+};
+use kafka_wire::{ErrorCode, ResponseBody};
+
+use super::produce::now_ms;
+use super::transactions::write_marker;
+use crate::dispatch::Context;
+use crate::state::State;
+
+/// Whether a marker of `producer_id` at `epoch` may go to `partition` of
+/// `topic` here: 0, or UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER,
+/// or INVALID_PRODUCER_EPOCH for an epoch older than the partition knows.
+fn check(
+    cx: &Context<'_>,
+    state: &State,
+    topic: &str,
+    partition: i32,
+    producer_id: i64,
+    epoch: i16,
+) -> i16 {
+    let Some(p) = state.topics.get(topic).and_then(|t| t.partition(partition)) else {
+        return ErrorCode::UnknownTopicOrPartition.code();
+    };
+    if p.leader != cx.node_id {
+        return ErrorCode::NotLeaderOrFollower.code();
+    }
+    let newer = p
+        .producers
+        .active()
+        .iter()
+        .any(|a| a.producer_id == producer_id && a.epoch > epoch);
+    if newer {
+        return ErrorCode::InvalidProducerEpoch.code();
+    }
+    0
+}
+
+/// Writes each marker's partitions. A marker that names no partition gets
+/// no answer; each topic answers its refused partitions first, then the
+/// written ones, as Kafka does.
+pub fn write_txn_markers(
+    cx: &Context<'_>,
+    request: &WriteTxnMarkersRequest<'_>,
+) -> ResponseBody<'static> {
+    let now = now_ms();
+    let budget = cx.shared.config.max_bytes;
+    let mut state = cx.shared.state();
+    let mut markers = Vec::new();
+    for marker in request.markers.iter() {
+        let (id, epoch) = (marker.producer_id, marker.producer_epoch);
+        let mut topics: Vec<(String, Vec<(i32, i16)>, Vec<(i32, i16)>)> = Vec::new();
+        for topic in marker.topics.iter() {
+            for partition in topic.partition_indexes.iter() {
+                let code = check(cx, &state, &topic.name, partition, id, epoch);
+                if code == 0 {
+                    write_marker(
+                        &mut state,
+                        &topic.name,
+                        partition,
+                        id,
+                        epoch,
+                        marker.transaction_result,
+                        now,
+                        budget,
+                    );
+                }
+                let at = match topics.iter().position(|(name, ..)| *name == *topic.name) {
+                    Some(at) => at,
+                    None => {
+                        topics.push((topic.name.to_string(), Vec::new(), Vec::new()));
+                        topics.len() - 1
+                    }
+                };
+                let (_, refused, written) = &mut topics[at];
+                if code == 0 {
+                    written.push((partition, code));
+                } else {
+                    refused.push((partition, code));
+                }
+            }
+        }
+        if topics.is_empty() {
+            continue;
+        }
+        let topics: Vec<_> = topics
+            .into_iter()
+            .map(|(name, refused, written)| {
+                write_txn_markers_response::WritableTxnMarkerTopicResult {
+                    name: Cow::Owned(name),
+                    partitions: refused
+                        .into_iter()
+                        .chain(written)
+                        .map(|(partition_index, error_code)| {
+                            write_txn_markers_response::WritableTxnMarkerPartitionResult {
+                                partition_index,
+                                error_code,
+                                ..Default::default()
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                        .into(),
+                    ..Default::default()
+                }
+            })
+            .collect();
+        markers.push(write_txn_markers_response::WritableTxnMarkerResult {
+            producer_id: id,
+            topics: topics.into(),
+            ..Default::default()
+        });
+    }
+    drop(state);
+    cx.shared.appended.notify_waiters();
+    ResponseBody::WriteTxnMarkers(WriteTxnMarkersResponse {
+        markers: markers.into(),
+        ..Default::default()
+    })
+}
