@@ -1395,7 +1395,8 @@ async fn write_txn_markers_end_a_hanging_transaction() {
 
 /// Over SASL, Kafka 4.4.0 lets a client ask for tokens but has token
 /// authentication disabled (no secret key set): DELEGATION_TOKEN_AUTH_DISABLED,
-/// naming the authenticated user as owner and requester.
+/// naming the authenticated user as owner and requester, its times 0 (seen
+/// through `kafka-protocol compat --sasl` beside broker.sh `--sasl`).
 #[tokio::test]
 async fn delegation_tokens_over_sasl_are_disabled() {
     use base64::Engine as _;
@@ -1423,7 +1424,7 @@ async fn delegation_tokens_over_sasl_are_disabled() {
         .await,
         json!({"errorCode": 61, "principalType": "User", "principalName": "alice",
                "tokenRequesterPrincipalType": "User", "tokenRequesterPrincipalName": "alice",
-               "issueTimestampMs": -1, "expiryTimestampMs": -1, "maxTimestampMs": -1,
+               "issueTimestampMs": 0, "expiryTimestampMs": 0, "maxTimestampMs": 0,
                "tokenId": "", "hmac": ""})
     );
     assert_eq!(
@@ -1435,6 +1436,16 @@ async fn delegation_tokens_over_sasl_are_disabled() {
         )
         .await,
         json!({"errorCode": 61, "tokens": []})
+    );
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::RenewDelegationToken,
+            2,
+            json!({"hmac": "", "renewPeriodMs": 1})
+        )
+        .await,
+        json!({"errorCode": 61, "expiryTimestampMs": 0})
     );
     cluster.shutdown().await.ok();
 }

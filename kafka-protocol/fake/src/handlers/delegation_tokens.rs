@@ -4,7 +4,8 @@
 //! authenticate with SASL may not ask for tokens
 //! (DELEGATION_TOKEN_REQUEST_NOT_ALLOWED), and over SASL token
 //! authentication is disabled, no `delegation.token.secret.key` being set
-//! (DELEGATION_TOKEN_AUTH_DISABLED). The fake issues no tokens.
+//! (DELEGATION_TOKEN_AUTH_DISABLED, its times 0 rather than -1). The fake
+//! issues no tokens.
 
 use std::borrow::Cow;
 
@@ -19,12 +20,14 @@ use crate::dispatch::Context;
 /// The principal type of Kafka's users.
 const USER: &str = "User";
 
-/// Why Kafka refuses a token request on this connection.
-fn refusal(cx: &Context<'_>) -> i16 {
+/// Why Kafka refuses a token request on this connection, and the times
+/// its answer gives: -1 where it refuses the request at once, 0 where its
+/// token manager (disabled) answers.
+fn refusal(cx: &Context<'_>) -> (i16, i64) {
     if cx.shared.credentials.required() {
-        ErrorCode::DelegationTokenAuthDisabled.code()
+        (ErrorCode::DelegationTokenAuthDisabled.code(), 0)
     } else {
-        ErrorCode::DelegationTokenRequestNotAllowed.code()
+        (ErrorCode::DelegationTokenRequestNotAllowed.code(), -1)
     }
 }
 
@@ -45,13 +48,14 @@ pub fn create(
         ),
         _ => (USER.to_owned(), cx.principal.to_owned()),
     };
+    let (error_code, time) = refusal(cx);
     let mut response = CreateDelegationTokenResponse {
-        error_code: refusal(cx),
+        error_code,
         principal_type: Cow::Owned(owner_type),
         principal_name: Cow::Owned(owner),
-        issue_timestamp_ms: -1,
-        expiry_timestamp_ms: -1,
-        max_timestamp_ms: -1,
+        issue_timestamp_ms: time,
+        expiry_timestamp_ms: time,
+        max_timestamp_ms: time,
         ..Default::default()
     };
     // The requester is named from v3.
@@ -64,18 +68,20 @@ pub fn create(
 
 /// RenewDelegationToken: refused, with no expiry.
 pub fn renew(cx: &Context<'_>) -> ResponseBody<'static> {
+    let (error_code, time) = refusal(cx);
     ResponseBody::RenewDelegationToken(RenewDelegationTokenResponse {
-        error_code: refusal(cx),
-        expiry_timestamp_ms: -1,
+        error_code,
+        expiry_timestamp_ms: time,
         ..Default::default()
     })
 }
 
 /// ExpireDelegationToken: refused, with no expiry.
 pub fn expire(cx: &Context<'_>) -> ResponseBody<'static> {
+    let (error_code, time) = refusal(cx);
     ResponseBody::ExpireDelegationToken(ExpireDelegationTokenResponse {
-        error_code: refusal(cx),
-        expiry_timestamp_ms: -1,
+        error_code,
+        expiry_timestamp_ms: time,
         ..Default::default()
     })
 }
@@ -83,7 +89,7 @@ pub fn expire(cx: &Context<'_>) -> ResponseBody<'static> {
 /// DescribeDelegationToken: refused, with no tokens.
 pub fn describe(cx: &Context<'_>) -> ResponseBody<'static> {
     ResponseBody::DescribeDelegationToken(DescribeDelegationTokenResponse {
-        error_code: refusal(cx),
+        error_code: refusal(cx).0,
         ..Default::default()
     })
 }
