@@ -35,12 +35,13 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::io::{Read as _, Write as _};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use kafka_wire::ApiKey;
 use kafka_wire_test_support::kafka::{one_at_a_time, pinned_version, Kafka};
+use kafka_wire_test_support::tcpdump::Tcpdump;
 use kafka_wire_tests::clients::{
     built, check_flow, kgo_flow, run_java, run_kgo_with, say, scratch,
 };
@@ -70,75 +71,6 @@ fn runs(program: &str, arg: &str) -> bool {
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|status| status.success())
-}
-
-// ---------------------------------------------------------------------------
-// tcpdump.
-
-/// A running `tcpdump -U -w FILE`, its standard error in a file.
-struct Tcpdump {
-    child: Child,
-    stderr: PathBuf,
-}
-
-impl Tcpdump {
-    /// Starts tcpdump and waits until it says it listens; `Err` with what
-    /// it said when it cannot capture.
-    fn start(file: &Path, stderr: &Path) -> Result<Tcpdump, String> {
-        let err = std::fs::File::create(stderr).unwrap_or_else(|e| panic!("{e}"));
-        let child = Command::new("tcpdump")
-            // -Z root: the file is written without dropping privileges, so
-            // that a checkout the tcpdump user cannot reach works too.
-            .args(["-U", "-n", "-Z", "root", "-i", "lo", "-s", "0", "-w"])
-            .arg(file)
-            .args(["tcp", "and"])
-            .args(PORTS.split(' '))
-            .stdout(Stdio::null())
-            .stderr(err)
-            .spawn()
-            .map_err(|e| format!("tcpdump: {e}"))?;
-        let mut tcpdump = Tcpdump {
-            child,
-            stderr: stderr.to_owned(),
-        };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let said = std::fs::read_to_string(stderr).unwrap_or_default();
-            if said.contains("listening on") {
-                return Ok(tcpdump);
-            }
-            if let Ok(Some(status)) = tcpdump.child.try_wait() {
-                return Err(format!("tcpdump exited ({status}): {}", said.trim()));
-            }
-            if Instant::now() > deadline {
-                return Err(format!("tcpdump did not start listening: {}", said.trim()));
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Stops it with SIGINT, waits, and returns its report.
-    fn stop(mut self) -> String {
-        let pid = self.child.id().to_string();
-        let status = Command::new("kill")
-            .args(["-INT", &pid])
-            .status()
-            .unwrap_or_else(|e| panic!("kill: {e}"));
-        assert!(status.success(), "kill -INT {pid}");
-        let status = self.child.wait().unwrap_or_else(|e| panic!("{e}"));
-        let report = std::fs::read_to_string(&self.stderr).unwrap_or_default();
-        assert!(status.success(), "tcpdump ended with {status}: {report}");
-        report
-    }
-}
-
-impl Drop for Tcpdump {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
 }
 
 // ---------------------------------------------------------------------------
@@ -655,7 +587,8 @@ fn a_real_capture_of_real_kafka_read_by_ours_and_by_tshark() {
     let started = Instant::now();
     let dir = scratch("captures");
     let file = dir.join("kafka.pcap");
-    let tcpdump = match Tcpdump::start(&file, &dir.join("tcpdump.err")) {
+    let filter: Vec<&str> = ["tcp", "and"].into_iter().chain(PORTS.split(' ')).collect();
+    let tcpdump = match Tcpdump::start(&file, &dir.join("tcpdump.err"), &filter) {
         Ok(tcpdump) => tcpdump,
         Err(why) => return skip(&format!("tcpdump cannot capture: {why}")),
     };

@@ -6,6 +6,7 @@ use std::io;
 use std::net::SocketAddr;
 
 use base64::Engine;
+use kafka_wire::frame::Lenient;
 use kafka_wire::runtime::json::{BytesForm, JsonWriter};
 use kafka_wire_proxy::redact::{redact_exchange, redacts};
 use kafka_wire_records::{records_to_json, write_records_json_to, DecodeOptions, WriteJsonError};
@@ -89,12 +90,18 @@ impl Exchange {
             None => out.null()?,
         }
         out.key("request")?;
-        match self
-            .request_parts()
-            .and_then(|parts| parts.decode_body_without_heap())
-        {
-            Ok(body) => body.write_json(out, self.version)?,
+        let request = self.request_body();
+        match &request {
+            Ok(body) => body.value.write_json(out, self.version)?,
             Err(_) => out.null()?,
+        }
+        if let Ok(Lenient {
+            trailing_bytes: trailing @ 1..,
+            ..
+        }) = request
+        {
+            out.key("trailingBytes")?;
+            out.i64(i64::try_from(trailing).unwrap_or(i64::MAX))?;
         }
         out.key("response")?;
         match self.response_parts() {
@@ -116,12 +123,13 @@ impl Exchange {
     /// `clientId`, `request`, `response` (`null` when none is expected or
     /// it does not decode) and `latencyUs` (`null` without a response).
     /// Bodies are in kafka-wire's JSON form, secrets redacted as in the
-    /// proxy's log.
+    /// proxy's log. A request is read as Kafka's broker reads it: when
+    /// bytes follow its body, they are ignored and counted in
+    /// `trailingBytes`, after `request` (and only then).
     pub fn to_json(&self, options: &JsonOptions) -> Value {
-        let mut request = self
-            .request_parts()
-            .and_then(|parts| parts.decode_body_without_heap())
-            .map_or(Value::Null, |body| body.to_json(self.version));
+        let request_body = self.request_body();
+        let trailing = request_body.as_ref().map_or(0, |body| body.trailing_bytes);
+        let mut request = request_body.map_or(Value::Null, |body| body.value.to_json(self.version));
         let mut response = match self.response_parts() {
             Some(Ok(parts)) => parts
                 .decode_body_without_heap()
@@ -145,6 +153,9 @@ impl Exchange {
             self.client_id.as_deref().map_or(Value::Null, Value::from),
         );
         object.insert("request".into(), request);
+        if trailing > 0 {
+            object.insert("trailingBytes".into(), trailing.into());
+        }
         object.insert("response".into(), response);
         object.insert(
             "latencyUs".into(),

@@ -17,8 +17,10 @@
 //!   an [`unpaired-response`](EventKind::UnpairedResponse), an
 //!   [`unanswered`](EventKind::Unanswered) request, a [`tls`](EventKind::Tls)
 //!   stream, an [`undecodable`](EventKind::Undecodable) frame, an
-//!   [`evicted`](EventKind::Evicted) connection or a
-//!   [`truncated-file`](EventKind::TruncatedFile).
+//!   [`evicted`](EventKind::Evicted) connection, a
+//!   [`truncated-file`](EventKind::TruncatedFile), or a
+//!   [`direction`](EventKind::Direction) guessed for a connection captured
+//!   mid-stream.
 //!
 //! The core, [`Tracker`], is sans-IO: it takes packets or TCP segments and
 //! gives outputs, so a tool with its own packet source (a live socket, a
@@ -59,12 +61,14 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod boundary;
 mod error;
 mod file;
 #[cfg(feature = "json")]
 mod json;
 pub mod link;
 mod output;
+mod roles;
 mod tcp;
 mod time;
 mod tracker;
@@ -99,7 +103,7 @@ pub fn read_capture<R: Read>(
         }
     }
     if let Some(why) = reader.truncated() {
-        tracker.truncated_file(why);
+        tracker.truncated_file(why, reader.truncated_time());
     }
     tracker.finish();
     while let Some(output) = tracker.next_output() {

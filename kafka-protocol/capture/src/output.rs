@@ -5,9 +5,9 @@ use std::fmt;
 use std::net::SocketAddr;
 
 use bytes::Bytes;
-use kafka_wire::frame::{RequestParts, ResponseParts};
+use kafka_wire::frame::{Lenient, RequestParts, ResponseParts};
 use kafka_wire::runtime::DecodeError;
-use kafka_wire::ApiKey;
+use kafka_wire::{ApiKey, RequestBody};
 
 use crate::time::Timestamp;
 
@@ -61,6 +61,14 @@ impl Exchange {
     /// The request's header and body bytes.
     pub fn request_parts(&self) -> Result<RequestParts<'_>, DecodeError> {
         RequestParts::split(&self.request)
+    }
+
+    /// The request's body, read as Kafka's broker reads it: bytes after
+    /// the body are ignored and counted (see
+    /// [`RequestParts::decode_body_lenient`]). Allocates nothing: arrays of
+    /// structs stay checked wire bytes, decoded when read.
+    pub fn request_body(&self) -> Result<Lenient<RequestBody<'_>>, DecodeError> {
+        self.request_parts()?.decode_body_lenient_without_heap()
     }
 
     /// The response's header and body bytes, at the version its body is
@@ -123,11 +131,17 @@ pub enum EventKind {
     Evicted,
     /// The capture file ends inside a block, or a block does not parse.
     TruncatedFile,
+    /// Which side of a connection captured mid-stream is the client was
+    /// decided by a rule that is not sure (no SYN, no port of
+    /// [`Config::ports`](crate::Config::ports) or Kafka's, and no response
+    /// seen answering a request): the detail names the rule and what it
+    /// saw.
+    Direction,
 }
 
 impl EventKind {
     /// Every kind, in order.
-    pub const ALL: [EventKind; 8] = [
+    pub const ALL: [EventKind; 9] = [
         EventKind::Gap,
         EventKind::Resync,
         EventKind::UnpairedResponse,
@@ -136,11 +150,12 @@ impl EventKind {
         EventKind::Undecodable,
         EventKind::Evicted,
         EventKind::TruncatedFile,
+        EventKind::Direction,
     ];
 
     /// The kind's name in the JSON form: `gap`, `resync`,
     /// `unpaired-response`, `unanswered`, `tls`, `undecodable`, `evicted`,
-    /// `truncated-file`.
+    /// `truncated-file`, `direction`.
     pub fn name(self) -> &'static str {
         match self {
             EventKind::Gap => "gap",
@@ -151,6 +166,7 @@ impl EventKind {
             EventKind::Undecodable => "undecodable",
             EventKind::Evicted => "evicted",
             EventKind::TruncatedFile => "truncated-file",
+            EventKind::Direction => "direction",
         }
     }
 }

@@ -5,13 +5,14 @@ use std::net::SocketAddr;
 
 use bytes::Bytes;
 use kafka_wire::frame::{
-    frame_size, peek_request, request_header_len, FrameError, FrameSplitter, RequestParts,
-    ResponseParts, DEFAULT_MAX_FRAME_SIZE,
+    FrameError, FrameSplitter, RequestParts, ResponseParts, DEFAULT_MAX_FRAME_SIZE,
 };
 use kafka_wire_proxy::sasl::{handshake_refused, legacy_mechanism, Legacy};
 
+use crate::boundary::{request_at, response_at, Candidate, RESYNC_WINDOW};
 use crate::link::{segment, LinkType, NotTcp, Packet, Segment};
 use crate::output::{Event, EventKind, Exchange, Output, Response, SaslTokenExchange};
+use crate::roles::Finding;
 use crate::tcp::{Delivery, Reassembly};
 use crate::time::Timestamp;
 
@@ -24,16 +25,17 @@ pub const DEFAULT_KAFKA_PORTS: [u16; 2] = [9092, 9093];
 pub const CONNECTION_OVERHEAD: usize =
     2 * std::mem::size_of::<(Key, Conn)>() + 2 * std::mem::size_of::<(u64, Key)>();
 
-/// How far ahead a resynchronisation looks for a header that is not
-/// complete yet before giving up on that offset.
-const RESYNC_WINDOW: usize = 64 * 1024;
-
 /// What the reader follows, and its memory bounds.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// The brokers' ports. Empty: every TCP stream whose first frame reads
-    /// as a Kafka request, [`DEFAULT_KAFKA_PORTS`] standing for Kafka's
-    /// ports (TLS is reported there, and a stream that does not decode).
+    /// The brokers' ports: the side on one is the broker. Empty: every TCP
+    /// stream whose bytes read as Kafka requests, [`DEFAULT_KAFKA_PORTS`]
+    /// standing for Kafka's ports (TLS is reported there, and a stream that
+    /// does not decode); off them, without a SYN, the client is found from
+    /// what both sides' bytes show (an [`EventKind::Direction`] event when
+    /// the rule that decided is not sure).
+    ///
+    /// [`EventKind::Direction`]: crate::EventKind::Direction
     pub ports: Vec<u16>,
     /// The largest frame, as Kafka's `socket.request.max.bytes`.
     pub max_frame_size: usize,
@@ -151,6 +153,8 @@ struct Conn {
     addrs: [SocketAddr; 2],
     /// Which of `addrs` is the client, once known.
     client: Option<usize>,
+    /// While the client is not known and bytes have come: what they show.
+    finding: Option<Box<Finding>>,
     /// Which sent first.
     first: usize,
     kafka_port: bool,
@@ -227,11 +231,15 @@ impl Tracker {
         self.out.pop_front()
     }
 
-    /// Reports that the capture file ends inside a block.
-    pub fn truncated_file(&mut self, detail: &str) {
+    /// Reports that the capture file ends inside a block, at `time` (what
+    /// the cut block's header says, [`CaptureReader::truncated_time`]), or
+    /// with `None` the last packet's time.
+    ///
+    /// [`CaptureReader::truncated_time`]: crate::CaptureReader::truncated_time
+    pub fn truncated_file(&mut self, detail: &str, time: Option<Timestamp>) {
         self.out.push_back(Output::Event(Event {
             kind: EventKind::TruncatedFile,
-            time: self.last_time,
+            time: time.unwrap_or(self.last_time),
             client: None,
             broker: None,
             detail: detail.to_owned(),
@@ -290,6 +298,7 @@ impl Tracker {
             let mut conn = Conn {
                 addrs: [key.0, key.1],
                 client: None,
+                finding: None,
                 first: d,
                 kafka_port: source_kafka || destination_kafka,
                 dirs: [Dir::new(max), Dir::new(max)],
@@ -448,6 +457,9 @@ impl Conn {
             + self.dirs[1].bytes()
             + self.pending.capacity() * std::mem::size_of::<Pending>()
             + self.pending_bytes
+            + self.finding.as_ref().map_or(0, |finding| {
+                std::mem::size_of::<Finding>() + finding.heap_bytes()
+            })
     }
 
     fn roles(&self) -> (Option<SocketAddr>, Option<SocketAddr>) {
@@ -474,14 +486,6 @@ struct Work<'a> {
     time: Timestamp,
 }
 
-/// Whether a frame boundary can start at the front of `buf`.
-#[derive(Debug, PartialEq, Eq)]
-enum Candidate {
-    Yes,
-    No,
-    NeedMore,
-}
-
 impl Work<'_> {
     fn event(&mut self, conn: &Conn, kind: EventKind, detail: String) {
         let event = conn.event(kind, self.time, detail);
@@ -501,6 +505,8 @@ impl Work<'_> {
     }
 
     fn gap(&mut self, conn: &mut Conn, d: usize, n: u64) {
+        // The clues point into bytes that go now.
+        conn.finding = None;
         let dir = &mut conn.dirs[d];
         dir.seen += n;
         let partial = match dir.mode {
@@ -552,9 +558,16 @@ impl Work<'_> {
         }
         let Some(client) = conn.client else {
             conn.dirs[d].scan.extend_from_slice(bytes);
-            self.decide_roles(conn);
+            let finding = conn.finding.get_or_insert_with(Box::default);
+            finding.arrived(d, bytes.len(), self.time);
+            self.find_roles(conn, false);
             return;
         };
+        self.follow(conn, d, client, bytes);
+    }
+
+    /// Takes bytes of side `d` of a connection whose client is known.
+    fn follow(&mut self, conn: &mut Conn, d: usize, client: usize, bytes: &[u8]) {
         let dir = &mut conn.dirs[d];
         match dir.mode {
             Mode::Sync => dir.splitter.push(bytes),
@@ -569,32 +582,64 @@ impl Work<'_> {
         self.frames(conn, d, client == d);
     }
 
-    /// Without a SYN or a Kafka port: the side whose bytes first read as a
-    /// request is the client.
-    fn decide_roles(&mut self, conn: &mut Conn) {
-        for d in [conn.first, 1 - conn.first] {
-            let scan = &conn.dirs[d].scan;
-            let found = (0..scan.len()).find(|&i| {
-                candidate(&scan[i..], true, &conn.pending, self.config.max_frame_size)
-                    == Candidate::Yes
-            });
-            if found.is_some() {
-                conn.client = Some(d);
-                // The client's bytes first, so that responses find their requests.
-                for side in [d, 1 - d] {
-                    conn.dirs[side].mode = Mode::Resync;
-                    self.resync(conn, side, side == d);
-                    self.frames(conn, side, side == d);
-                }
-                return;
+    /// Without a SYN or a Kafka port: which side is the client, from what
+    /// their bytes show ([`crate::roles`]); `end` when no more bytes will
+    /// come. Once decided (by a rule that is not sure: with a `direction`
+    /// event first), the bytes held are taken again as they arrived, each
+    /// at its capture time, as the client's and the broker's: what a port
+    /// would have shown. A connection whose bytes show no request is not
+    /// Kafka.
+    fn find_roles(&mut self, conn: &mut Conn, end: bool) {
+        let max = self.config.max_frame_size;
+        let finding = conn.finding.get_or_insert_with(Box::default);
+        let scans = [&conn.dirs[0].scan[..], &conn.dirs[1].scan[..]];
+        let held = scans[0].len() + scans[1].len();
+        let mut decision = finding.read(scans, conn.first, max);
+        if decision.is_none() && (end || held > RESYNC_WINDOW) {
+            decision = finding.guess(conn.first, end);
+        }
+        let Some(decision) = decision else {
+            if held > RESYNC_WINDOW || end {
+                conn.state = State::Ignored;
+                conn.finding = None;
+                conn.dirs[0].scan = Vec::new();
+                conn.dirs[1].scan = Vec::new();
+            }
+            return;
+        };
+        let arrivals = conn
+            .finding
+            .take()
+            .map(|finding| finding.into_arrivals())
+            .unwrap_or_default();
+        let d = decision.client;
+        conn.client = Some(d);
+        if !decision.rule.sure() {
+            self.event(
+                conn,
+                EventKind::Direction,
+                format!(
+                    "the client is not known for sure: by rule `{}`: {}",
+                    decision.rule.name(),
+                    decision.why
+                ),
+            );
+        }
+        let scans = [0, 1].map(|side| std::mem::take(&mut conn.dirs[side].scan));
+        let mut taken = [0, 0];
+        let now = self.time;
+        for arrival in arrivals {
+            let (side, from) = (arrival.side, taken[arrival.side]);
+            let Some(bytes) = scans[side].get(from..from + arrival.len) else {
+                break;
+            };
+            taken[side] += arrival.len;
+            self.time = arrival.time;
+            if conn.state == State::Open {
+                self.follow(conn, side, d, bytes);
             }
         }
-        let held = conn.dirs[0].scan.len() + conn.dirs[1].scan.len();
-        if held > RESYNC_WINDOW {
-            conn.state = State::Ignored;
-            conn.dirs[0].scan = Vec::new();
-            conn.dirs[1].scan = Vec::new();
-        }
+        self.time = now;
     }
 
     /// Looks for a frame boundary in the bytes held; once found, the
@@ -603,8 +648,20 @@ impl Work<'_> {
         let max = self.config.max_frame_size;
         let dir = &conn.dirs[d];
         let scan = &dir.scan;
+        let pending = &conn.pending;
+        let candidate = |buf: &[u8]| {
+            if client {
+                request_at(buf, max)
+            } else {
+                response_at(buf, max, |id| {
+                    pending
+                        .iter()
+                        .any(|p| matches!(p, Pending::Request(r) if r.correlation_id == id))
+                })
+            }
+        };
         if dir.mode == Mode::First {
-            match candidate(scan, client, &conn.pending, max) {
+            match candidate(scan) {
                 Candidate::Yes => {
                     let dir = &mut conn.dirs[d];
                     dir.splitter.push(&dir.scan);
@@ -623,7 +680,7 @@ impl Work<'_> {
         let mut found = None;
         let mut keep_from = scan.len().saturating_sub(11);
         for i in 0..scan.len() {
-            match candidate(&scan[i..], client, &conn.pending, max) {
+            match candidate(&scan[i..]) {
                 Candidate::Yes => {
                     found = Some(i);
                     break;
@@ -716,7 +773,7 @@ impl Work<'_> {
         };
         let (api, version) = (parts.api, parts.version());
         let correlation_id = parts.header.correlation_id;
-        if let Err(error) = parts.decode_body_without_heap() {
+        if let Err(error) = parts.decode_body_lenient_without_heap() {
             self.event(
                 conn,
                 EventKind::Undecodable,
@@ -908,6 +965,8 @@ impl Work<'_> {
             dir.skipped += dir.scan.len() as u64;
             dir.scan = Vec::new();
             dir.mode = Mode::Resync;
+            // What was found in the bytes dropped goes with them.
+            conn.finding = None;
             self.event(
                 conn,
                 EventKind::Undecodable,
@@ -934,6 +993,9 @@ impl Work<'_> {
     /// Reports what a connection leaves when it ends (`capture_end`: when
     /// the capture does).
     fn end(&mut self, conn: &mut Conn, capture_end: bool) {
+        if conn.state == State::Open && conn.client.is_none() {
+            self.find_roles(conn, true);
+        }
         if conn.state == State::Open {
             for d in 0..2 {
                 let dir = &conn.dirs[d];
@@ -987,55 +1049,5 @@ fn end_sasl_if_done(conn: &mut Conn) {
             .is_some_and(|s| s.tokens_done() && s.handshake().is_none())
     {
         conn.sasl = None;
-    }
-}
-
-/// Whether a frame can start at the front of `buf`: for a client, a size
-/// within bounds and a request header of a known api and version; for a
-/// broker, a size within bounds and the correlation id of a request
-/// awaiting its answer.
-fn candidate(buf: &[u8], client: bool, pending: &VecDeque<Pending>, max: usize) -> Candidate {
-    let Some(prefix) = buf.first_chunk::<4>() else {
-        return Candidate::NeedMore;
-    };
-    let Ok(size) = frame_size(*prefix, max) else {
-        return Candidate::No;
-    };
-    let available = &buf[4..];
-    let frame = &available[..available.len().min(size)];
-    if !client {
-        if size < 4 {
-            return Candidate::No;
-        }
-        let Some(id) = frame.first_chunk::<4>() else {
-            return Candidate::NeedMore;
-        };
-        let id = i32::from_be_bytes(*id);
-        let pending = pending
-            .iter()
-            .any(|p| matches!(p, Pending::Request(r) if r.correlation_id == id));
-        return if pending {
-            Candidate::Yes
-        } else {
-            Candidate::No
-        };
-    }
-    if size < 10 {
-        return Candidate::No;
-    }
-    let Ok(peek) = peek_request(frame) else {
-        return Candidate::NeedMore;
-    };
-    let Some(api) = peek.api() else {
-        return Candidate::No;
-    };
-    if !api.supports_version(peek.api_version) || peek.correlation_id < 0 {
-        return Candidate::No;
-    }
-    match request_header_len(api, peek.api_version, frame) {
-        Ok(len) if len <= size => Candidate::Yes,
-        Ok(_) => Candidate::No,
-        Err(_) if frame.len() < size => Candidate::NeedMore,
-        Err(_) => Candidate::No,
     }
 }

@@ -14,6 +14,7 @@ use kafka_wire_test_support::frames::{request_bytes, response_bytes};
 use kafka_wire_test_support::pcap::{
     pcap, pcapng, Flags, Flow, Frame, Link, EXCHANGE_JSON_KEYS, START,
 };
+use kafka_wire_test_support::wire::librdkafka_metadata_with_trailing_bytes;
 use serde_json::Value;
 
 #[global_allocator]
@@ -503,6 +504,212 @@ fn a_capture_that_starts_mid_connection_resynchronises() {
     assert_eq!(exchange.broker.to_string(), "10.0.0.2:7000");
 }
 
+/// librdkafka 2.16's Metadata v13, three bytes after its body: Kafka
+/// answers it, and the reader reads it as Kafka does, the bytes noted.
+#[test]
+fn a_request_with_bytes_after_its_body_is_read_as_kafka_reads_it() {
+    let frame = librdkafka_metadata_with_trailing_bytes();
+    let mut sized = (frame.len() as u32).to_be_bytes().to_vec();
+    sized.extend_from_slice(&frame);
+    let mut flow = ethernet_flow();
+    let mut frames = flow.handshake();
+    frames.extend(flow.send(true, &sized, 1460));
+    frames.extend(flow.send(
+        false,
+        &response(MetadataResponse::default().into(), 13, 4),
+        1460,
+    ));
+    let outputs = read(&pcap(1, false, &frames), Config::default());
+    assert_eq!(brief(&outputs), ["Metadata v13 #4"]);
+    let json = outputs[0].to_json(&JsonOptions::default());
+    assert_eq!(json["trailingBytes"], 3);
+    assert_eq!(json["clientId"], "chaos-admin");
+    assert_eq!(
+        json["request"],
+        serde_json::json!({"topics": null, "allowAutoTopicCreation": false, "includeTopicAuthorizedOperations": false})
+    );
+    let keys: Vec<&str> = json
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut expected = EXCHANGE_JSON_KEYS.to_vec();
+    expected.insert(8, "trailingBytes");
+    assert_eq!(keys, expected);
+    assert_written_as_built(&outputs);
+    // The strict reader still refuses the frame.
+    let Output::Exchange(exchange) = &outputs[0] else {
+        panic!()
+    };
+    assert!(exchange.request_parts().unwrap().decode_body().is_err());
+}
+
+/// An ApiVersions v3 answer listing every api, as a broker sends it: its
+/// first bytes read as a Produce v7 request header.
+fn every_api_versions(correlation_id: i32) -> Vec<u8> {
+    let answer = ApiVersionsResponse {
+        api_keys: ApiKey::ALL
+            .iter()
+            .map(|api| api_versions_response::ApiVersion {
+                api_key: api.key(),
+                min_version: api.lowest_version(),
+                max_version: api.highest_stable_version(),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    };
+    response(answer.into(), 3, correlation_id)
+}
+
+/// A connection captured mid-stream, off Kafka's ports: the broker's
+/// delayed answer to correlation id 7 first, then 8 to 10 asked and
+/// answered (what `kafka-protocol fake --fault api-versions:delay=5s:times=1`
+/// shows when tcpdump starts during the delay).
+fn answer_first(flow: &mut Flow, through: i32) -> Vec<Frame> {
+    let mut frames = flow.send(false, &every_api_versions(7), 1460);
+    for id in 8..=through {
+        frames.extend(flow.send(true, &api_versions(id).0, 1460));
+        frames.extend(flow.send(false, &every_api_versions(id), 1460));
+    }
+    frames
+}
+
+/// Without `--port`, a connection captured as the broker answers reads
+/// as it does with the port given: the broker's answers are answers, found
+/// so by the rule `answers`, which is sure (no `direction` event).
+#[test]
+fn a_stream_captured_mid_answer_finds_its_client_without_a_port() {
+    let mut flow = Flow::new("127.0.0.1:50000", "127.0.0.1:41234", Link::Ethernet);
+    let file = pcap(1, false, &answer_first(&mut flow, 10));
+    let with_port = read(
+        &file,
+        Config {
+            ports: vec![41234],
+            ..Config::default()
+        },
+    );
+    let skipped = every_api_versions(7).len();
+    let expected = [
+        format!("resync: {skipped} bytes skipped to the next frame boundary"),
+        "ApiVersions v3 #8".to_owned(),
+        "ApiVersions v3 #9".to_owned(),
+        "ApiVersions v3 #10".to_owned(),
+    ];
+    assert_eq!(brief(&with_port), expected);
+    let without = read(&file, Config::default());
+    assert_eq!(brief(&without), expected);
+    // The same lines, times and addresses included.
+    let line = |output: &Output| output.to_json(&JsonOptions::default()).to_string();
+    for (ours, theirs) in without.iter().zip(&with_port) {
+        let (ours, theirs) = (line(ours), line(theirs));
+        assert!(
+            ours == theirs,
+            "without --port: {ours:.300}\nwith it: {theirs:.300}"
+        );
+    }
+    let exchange = without[1].to_json(&JsonOptions::default());
+    assert_eq!(exchange["broker"], "127.0.0.1:41234");
+}
+
+/// While the client is not known, the bytes held count against the
+/// connection's cap like any others: under a small cap they are dropped,
+/// said so, and what follows is still read.
+#[test]
+fn bytes_held_to_find_the_client_stay_within_the_connection_cap() {
+    let mut flow = Flow::new("127.0.0.1:50000", "127.0.0.1:41234", Link::Ethernet);
+    let file = pcap(1, false, &answer_first(&mut flow, 10));
+    for cap in [600, 2_200, 2_400, 5_000] {
+        let config = Config {
+            max_connection_bytes: cap,
+            ..Config::default()
+        };
+        let outputs = read(&file, config);
+        let lines = brief(&outputs);
+        assert!(
+            lines.iter().all(|line| line.starts_with("ApiVersions v3 #")
+                || line.starts_with("undecodable: a frame in progress")
+                || line.starts_with("resync: ")
+                || line.starts_with("unpaired-response: ")
+                || line.starts_with("unanswered: ")),
+            "cap {cap}: {lines:?}"
+        );
+        // At 600 bytes no answer fits; at 2,200 and 2,400 the bytes held
+        // while the client is not known are dropped, and the last
+        // exchange still reads.
+        if cap >= 2_200 {
+            assert!(
+                lines.contains(&"ApiVersions v3 #10".to_owned()),
+                "cap {cap}: {lines:?}"
+            );
+        }
+        if cap < 5_000 {
+            assert!(
+                lines[0].starts_with("undecodable: a frame in progress"),
+                "{lines:?}"
+            );
+        }
+    }
+}
+
+/// When no answer settles it, the reader still finds the client by what
+/// the bytes read as, and says that it guessed, and by which rule.
+#[test]
+fn a_guess_at_the_client_says_which_rule_made_it() {
+    // The delayed answer, then one request, unanswered when the capture ends.
+    let mut flow = Flow::new("127.0.0.1:50000", "127.0.0.1:41234", Link::Ethernet);
+    let mut frames = flow.send(false, &every_api_versions(7), 1460);
+    frames.extend(flow.send(true, &api_versions(8).0, 1460));
+    let outputs = read(&pcap(1, false, &frames), Config::default());
+    let skipped = every_api_versions(7).len();
+    let lines = brief(&outputs);
+    assert!(
+        lines[0].starts_with(
+            "direction: the client is not known for sure: by rule `request`: no response \
+             answered a request: the client's bytes read as a whole ApiVersions v3 request \
+             (correlation id 8), the broker's as "
+        ),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(
+        lines[1..],
+        [
+            format!("resync: {skipped} bytes skipped: no frame boundary found"),
+            "unanswered: ApiVersions v3 request (correlation id 8) never answered: the capture ends"
+                .to_owned(),
+        ]
+    );
+    let event = outputs[0].to_json(&JsonOptions::default());
+    assert_eq!(
+        (&event["client"], &event["broker"]),
+        (
+            &Value::from("127.0.0.1:50000"),
+            &Value::from("127.0.0.1:41234")
+        )
+    );
+    // Both sides send whole requests, none answered: the one that sent
+    // first is taken for the client.
+    let mut flow = Flow::new("127.0.0.1:50000", "127.0.0.1:41234", Link::Ethernet);
+    let mut frames = flow.send(false, &api_versions(1).0, 1460);
+    frames.extend(flow.send(true, &api_versions(2).0, 1460));
+    let outputs = read(&pcap(1, false, &frames), Config::default());
+    assert!(
+        brief(&outputs)[0].starts_with(
+            "direction: the client is not known for sure: by rule `first-request`: both sides"
+        ),
+        "{:?}",
+        brief(&outputs)
+    );
+    let event = outputs[0].to_json(&JsonOptions::default());
+    assert_eq!(event["client"], "127.0.0.1:41234");
+    // Only answers, no request: not Kafka, nothing said.
+    let mut flow = Flow::new("127.0.0.1:50000", "127.0.0.1:41234", Link::Ethernet);
+    let frames = flow.send(false, &every_api_versions(7), 1460);
+    assert!(read(&pcap(1, false, &frames), Config::default()).is_empty());
+}
+
 #[test]
 fn a_packet_cut_by_the_snap_length_is_a_gap() {
     let mut flow = ethernet_flow();
@@ -777,6 +984,105 @@ fn a_file_cut_short_and_a_file_that_is_not_a_capture() {
     let error = read_capture(&b"hello, world"[..], &mut tracker, |_| {}).unwrap_err();
     assert!(matches!(error, CaptureError::NotACapture(_)), "{error}");
     assert!(read_capture(&b""[..], &mut tracker, |_| {}).is_err());
+}
+
+/// The time and detail of the `truncated-file` events of `file`.
+fn cut_events(file: &[u8]) -> Vec<(String, String)> {
+    read(file, Config::default())
+        .iter()
+        .filter_map(|o| match o {
+            Output::Event(e) if e.kind == EventKind::TruncatedFile => {
+                Some((e.time.to_string(), e.detail.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_file_cut_inside_a_packet_gives_the_time_its_header_holds() {
+    let cut = "the file ends inside a block".to_owned();
+    // `head -c 100`: the file header (24 bytes), the first record's header
+    // (16) and 60 of its 74 bytes. No packet was read before it.
+    let mut flow = ethernet_flow();
+    flow.time += 250_000_000;
+    let file = pcap(1, false, &one_exchange(&mut flow));
+    assert_eq!(
+        cut_events(&file[..100]),
+        [("2026-12-07T01:02:03.250000Z".to_owned(), cut.clone())]
+    );
+    // Nanosecond pcap, cut in the third packet, whose time is not the
+    // last packet read's.
+    let mut flow = ethernet_flow();
+    flow.time += 123_456_789;
+    let frames = one_exchange(&mut flow);
+    let file = pcap(1, true, &frames);
+    let third = 24 + frames[..2].iter().map(|f| 16 + f.data.len()).sum::<usize>();
+    assert_eq!(
+        cut_events(&file[..third + 20]),
+        [("2026-12-07T01:02:03.125456Z".to_owned(), cut.clone())]
+    );
+    // Cut inside the record's header: the last packet's time.
+    assert_eq!(
+        cut_events(&file[..third + 10]),
+        [("2026-12-07T01:02:03.124456Z".to_owned(), cut.clone())]
+    );
+    // A big-endian pcap, written by hand: one record, cut in its data.
+    let mut big = vec![0xa1, 0xb2, 0xc3, 0xd4, 0, 2, 0, 4];
+    big.extend_from_slice(&[0; 8]);
+    big.extend_from_slice(&65535u32.to_be_bytes());
+    big.extend_from_slice(&1u32.to_be_bytes());
+    big.extend_from_slice(&1_796_605_323u32.to_be_bytes());
+    big.extend_from_slice(&42u32.to_be_bytes());
+    big.extend_from_slice(&60u32.to_be_bytes());
+    big.extend_from_slice(&60u32.to_be_bytes());
+    big.extend_from_slice(&[0; 10]);
+    assert_eq!(
+        cut_events(&big),
+        [("2026-12-07T01:02:03.000042Z".to_owned(), cut.clone())]
+    );
+    // pcapng: an enhanced packet block cut after its header, on the second
+    // interface (nanoseconds).
+    let mut a = ethernet_flow();
+    a.time += 7_000;
+    let frames: Vec<(u32, Frame)> = a.handshake().into_iter().map(|f| (1, f)).collect();
+    let file = pcapng(&[(1, 6), (1, 9)], &frames[..1]);
+    assert_eq!(
+        cut_events(&file[..file.len() - 20]),
+        [("2026-12-07T01:02:03.000007Z".to_owned(), cut)]
+    );
+}
+
+#[test]
+fn a_file_cut_inside_its_header_says_so() {
+    let mut flow = ethernet_flow();
+    let file = pcap(1, false, &one_exchange(&mut flow));
+    let ng = pcapng(&[(1, 6)], &[]);
+    // A section header with 12 bytes of options: the length it gives.
+    let mut long = ng.clone();
+    long[4..8].copy_from_slice(&40u32.to_le_bytes());
+    for (bytes, format, expected, got) in [
+        (&file[..10], "pcap", 24, 10),
+        (&file[..23], "pcap", 24, 23),
+        (&ng[..10], "pcapng", 28, 10),
+        (&long[..30], "pcapng", 40, 30),
+        (&ng[..6], "pcapng", 28, 6),
+    ] {
+        let error = read_capture(bytes, &mut Tracker::default(), |_| {}).unwrap_err();
+        match &error {
+            CaptureError::CutShort {
+                format: f,
+                expected: e,
+                got: g,
+            } => assert_eq!((*f, *e, *g), (format, expected, got), "{error}"),
+            other => panic!("{other}"),
+        }
+    }
+    let error = read_capture(&file[..10], &mut Tracker::default(), |_| {}).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "a pcap file cut short: its header takes 24 bytes, and there are only 10"
+    );
 }
 
 /// A capture generated as it is read: `count` connections, each a request

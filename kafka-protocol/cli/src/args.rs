@@ -96,7 +96,7 @@ pub enum Command {
     /// standard input with `-`, as `tcpdump -U -w -` writes it): one JSON
     /// line per request and its response, one per event (`gap`, `resync`,
     /// `unpaired-response`, `unanswered`, `tls`, `undecodable`, `evicted`,
-    /// `truncated-file`), or with --summary a table of what was seen. Exits
+    /// `truncated-file`, `direction`), or with --summary a table of what was seen. Exits
     /// 0 when the capture was read, even where frames did not decode.
     Pcap(PcapArgs),
     /// Send the same requests to a reference broker (Apache Kafka) and a
@@ -214,8 +214,9 @@ fn parse_credentials(text: &str) -> Result<kafka_wire_compat::sasl::Credentials,
 #[derive(Debug, Args)]
 pub struct PcapArgs {
     /// A broker port: only streams to or from these ports are read as
-    /// Kafka. Without it, a stream is Kafka when its first frame reads as a
-    /// request.
+    /// Kafka, the side on the port being the broker. Without it, a stream
+    /// is Kafka when its bytes read as requests, and its client is found
+    /// from them (a `direction` event when that is not sure).
     #[arg(long = "port", value_name = "PORT")]
     pub ports: Vec<u16>,
     /// Decode the record batches inside Produce, Fetch and other bodies
@@ -329,8 +330,8 @@ pub struct ProxyArgs {
 /// Arguments of `fake`.
 #[derive(Debug, Args)]
 pub struct FakeArgs {
-    /// Number of brokers, node ids 0 to N-1.
-    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=64))]
+    /// Number of brokers, 1 to 64; node ids 0 to N-1.
+    #[arg(long, value_name = "N", default_value_t = 3, allow_negative_numbers = true, value_parser = parse_brokers)]
     pub brokers: u16,
     /// The host every broker listens on and advertises.
     #[arg(long, value_name = "HOST", default_value = "127.0.0.1")]
@@ -346,7 +347,7 @@ pub struct FakeArgs {
     #[arg(long = "topic", value_name = "NAME:PARTITIONS", value_parser = parse_topic)]
     pub topics: Vec<(String, i32)>,
     /// Partitions of topics created without a count.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(i32).range(1..=10_000))]
+    #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(1..=10_000))]
     pub default_partitions: i32,
     /// Do not create unknown topics on Metadata.
     #[arg(long)]
@@ -389,6 +390,19 @@ pub struct FakeArgs {
     /// Seeds every random choice of the faults.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
+}
+
+/// The most brokers `fake` starts.
+pub const MAX_BROKERS: u16 = 64;
+
+/// `--brokers N`: 1 to [`MAX_BROKERS`]. A negative count is read as one
+/// (not as an unknown flag), so that it gets this range error.
+fn parse_brokers(text: &str) -> Result<u16, String> {
+    text.parse::<i64>()
+        .ok()
+        .and_then(|n| u16::try_from(n).ok())
+        .filter(|n| (1..=MAX_BROKERS).contains(n))
+        .ok_or_else(|| format!("the number of brokers is 1 to {MAX_BROKERS}, not `{text}`"))
 }
 
 /// A `--fault` spec.
@@ -648,6 +662,29 @@ mod tests {
     #[test]
     fn the_command_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn a_broker_count_out_of_range_says_the_range() {
+        for count in ["-1", "0", "65", "x", "-64"] {
+            let error = Cli::try_parse_from(["kafka-protocol", "fake", "--brokers", count])
+                .err()
+                .unwrap_or_else(|| panic!("--brokers {count} parsed"))
+                .to_string();
+            assert!(
+                error.contains(&format!("the number of brokers is 1 to 64, not `{count}`")),
+                "{count}: {error}"
+            );
+            assert!(!error.contains("unexpected argument"), "{count}: {error}");
+        }
+        let error = Cli::try_parse_from(["kafka-protocol", "fake", "--default-partitions", "-1"])
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(error.contains("-1 is not in 1..=10000"), "{error}");
+        for count in ["1", "64"] {
+            assert!(Cli::try_parse_from(["kafka-protocol", "fake", "--brokers", count]).is_ok());
+        }
     }
 
     #[test]

@@ -310,6 +310,7 @@ tls	0
 undecodable	0
 evicted	0
 truncated-file	0
+direction	0
 ";
 
 #[test]
@@ -348,7 +349,7 @@ fn summary_as_a_table_and_as_json() {
         ],
         "events": {
             "gap": 1, "resync": 1, "unpaired-response": 1, "unanswered": 1,
-            "tls": 0, "undecodable": 0, "evicted": 0, "truncated-file": 0,
+            "tls": 0, "undecodable": 0, "evicted": 0, "truncated-file": 0, "direction": 0,
         },
     });
     assert_eq!(summary, expected);
@@ -427,7 +428,7 @@ fn a_cut_capture_is_read_and_what_is_not_a_capture_fails() {
     assert_eq!(
         lines.last().copied(),
         Some(
-            r#"{"event":"truncated-file","client":null,"broker":null,"time":"2026-12-07T01:02:03.024000Z","detail":"the file ends inside a block"}"#
+            r#"{"event":"truncated-file","client":null,"broker":null,"time":"2026-12-07T01:02:03.025000Z","detail":"the file ends inside a block"}"#
         )
     );
     // A header and no packet: nothing to say.
@@ -446,6 +447,21 @@ fn a_cut_capture_is_read_and_what_is_not_a_capture_fails() {
     assert_eq!(
         pcap_cli(&["-"], b"").failure(),
         "error: standard input: not a pcap or pcapng capture: shorter than a file header"
+    );
+    // Cut inside its file header (`head -c 10`): a file cut short, said so.
+    let short = temp_file(&capture()[..10]);
+    assert_eq!(
+        pcap_cli(&[&short], b"").failure(),
+        format!(
+            "error: {short}: a pcap file cut short: its header takes 24 bytes, and there are only 10"
+        )
+    );
+    // Cut inside the first packet (`head -c 100`): the time its record's
+    // header holds, not the epoch.
+    let lines = pcap_cli(&["-"], &capture()[..100]).lines().join("\n");
+    assert_eq!(
+        lines,
+        r#"{"event":"truncated-file","client":null,"broker":null,"time":"2026-12-07T01:02:03.000000Z","detail":"the file ends inside a block"}"#
     );
     let missing = format!("{empty}.missing");
     assert!(pcap_cli(&[&missing], b"")

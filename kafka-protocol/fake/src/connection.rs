@@ -21,7 +21,7 @@ use futures::{SinkExt, StreamExt};
 use kafka_wire::api_versions::unsupported_api_versions_reply;
 use kafka_wire::frame::{peek_request, FrameCodec, RequestFrame, ResponseFrame};
 use kafka_wire::messages::{ResponseHeader, SaslAuthenticateResponse, SaslHandshakeResponse};
-use kafka_wire::runtime::{DecodeError, DecodeErrorKind};
+use kafka_wire::runtime::DecodeError;
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
 use tokio::net::TcpStream;
 use tokio_util::codec::Framed;
@@ -131,19 +131,12 @@ pub async fn serve(
     }
 }
 
-/// Decodes a request frame as Kafka's broker reads one: the body is read
-/// from the front of what follows the header, and bytes after it are
-/// ignored (Kafka's `RequestContext.parseRequest` never checks that the
-/// buffer was used up). librdkafka 2.16's admin client sends such a
-/// request: a Metadata v13 for every topic with three bytes after its
-/// body, which Kafka answers.
+/// Decodes a request frame as Kafka's broker reads one: bytes after the
+/// body are ignored ([`RequestFrame::decode_lenient`]). librdkafka 2.16's
+/// admin client sends a Metadata v13 for every topic with three bytes after
+/// its body, which Kafka answers.
 fn decode_request(frame: &[u8]) -> Result<RequestFrame<'_>, DecodeError> {
-    match RequestFrame::decode(frame) {
-        Err(e) if matches!(e.kind(), DecodeErrorKind::TrailingBytes(_)) => {
-            RequestFrame::decode(frame.get(..e.offset()).unwrap_or(frame))
-        }
-        decoded => decoded,
-    }
+    RequestFrame::decode_lenient(frame).map(|lenient| lenient.value)
 }
 
 /// Decodes one request frame, has it dispatched, and encodes the answer,

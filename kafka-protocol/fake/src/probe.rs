@@ -10,7 +10,7 @@ use kafka_wire::frame::{FrameCodec, RequestFrame, ResponseFrame};
 use kafka_wire::messages::{
     metadata_request, produce_request, MetadataRequest, ProduceRequest, RequestHeader,
 };
-use kafka_wire::{RequestBody, ResponseBody};
+use kafka_wire::{ErrorCode, RequestBody, ResponseBody};
 use kafka_wire_records::RecordBatchBuilder;
 use tokio::net::TcpStream;
 use tokio_util::codec::Framed;
@@ -27,8 +27,9 @@ pub enum ProbeError {
     /// A message did not encode or decode.
     #[error("codec: {0}")]
     Codec(String),
-    /// The broker answered with an error code.
-    #[error("the broker answered with error code {0}")]
+    /// The broker answered with an error code: shown as Kafka names it,
+    /// `NOT_LEADER_OR_FOLLOWER (6)`.
+    #[error("{}", ErrorCode::from_code(*.0))]
     Kafka(i16),
 }
 
@@ -210,5 +211,23 @@ pub async fn produce_one(bootstrap: &str, topic: &str, value: &[u8]) -> Result<i
     match partition {
         (0, offset) => Ok(offset),
         (code, _) => Err(ProbeError::Kafka(code)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ProbeError;
+
+    #[test]
+    fn a_kafka_error_is_shown_by_its_name() {
+        assert_eq!(
+            ProbeError::Kafka(6).to_string(),
+            "NOT_LEADER_OR_FOLLOWER (6)"
+        );
+        assert_eq!(
+            ProbeError::Kafka(29).to_string(),
+            "TOPIC_AUTHORIZATION_FAILED (29)"
+        );
+        assert_eq!(ProbeError::Kafka(9999).to_string(), "UNKNOWN (9999)");
     }
 }

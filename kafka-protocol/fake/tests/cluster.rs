@@ -9,6 +9,7 @@ use kafka_wire::messages::*;
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
 use kafka_wire_fake::probe::{Probe, ProbeError};
 use kafka_wire_fake::{FakeCluster, TopicSpec};
+use kafka_wire_test_support::wire::librdkafka_metadata_with_trailing_bytes;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -429,15 +430,8 @@ async fn bytes_after_a_request_body_are_ignored_as_kafka_does() {
     let mut stream = TcpStream::connect(address(&cluster, 0))
         .await
         .expect("connect");
-    // The frame librdkafka sent (client id `chaos-admin`, correlation id 4):
-    // header v2, then topics null, allow_auto_topic_creation false,
-    // include_topic_authorized_operations false, no tagged fields, and
-    // then 01 00 00.
-    let hex = "0003000d00000004000b6368616f732d61646d696e0000000000010000";
-    let frame: Vec<u8> = (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex"))
-        .collect();
+    // The frame librdkafka sent (correlation id 4).
+    let frame = librdkafka_metadata_with_trailing_bytes();
     let mut sized = u32::try_from(frame.len())
         .expect("small")
         .to_be_bytes()

@@ -4,8 +4,8 @@
 use bytes::Bytes;
 
 use kafka_wire::frame::{
-    expects_response, peek_request, request_header_len, RequestFrame, RequestParts, ResponseFrame,
-    ResponseParts,
+    expects_response, peek_request, request_header_len, Lenient, RequestFrame, RequestParts,
+    ResponseFrame, ResponseParts,
 };
 use kafka_wire::messages::RequestHeader;
 use kafka_wire::runtime::{DecodeError, DecodeErrorKind, Reader};
@@ -139,6 +139,14 @@ impl ProxiedRequest {
     /// from the start of the frame.
     pub fn decode_body(&self) -> Result<RequestBody<'_>, DecodeError> {
         self.parts()?.decode_body()
+    }
+
+    /// Decodes the body as Kafka's broker reads it: bytes after the body
+    /// are ignored and counted (see [`RequestParts::decode_body_lenient`]),
+    /// where [`decode_body`](Self::decode_body) refuses them. What a log
+    /// shows.
+    pub fn decode_body_lenient(&self) -> Result<Lenient<RequestBody<'_>>, DecodeError> {
+        self.parts()?.decode_body_lenient()
     }
 
     /// Decodes the whole frame.

@@ -1091,3 +1091,21 @@ fn an_unknown_legacy_mechanism_makes_the_connection_opaque() {
         assert_eq!(connection.in_flight(), 0);
     }
 }
+
+/// librdkafka 2.16's Metadata v13 with three bytes after its body: the
+/// strict read refuses it, the lenient one reads it as Kafka does.
+#[test]
+fn a_request_body_read_as_kafka_reads_it() {
+    let frame = kafka_wire_test_support::wire::librdkafka_metadata_with_trailing_bytes();
+    let request =
+        ProxiedRequest::parse(bytes::Bytes::from(frame)).unwrap_or_else(|e| panic!("{e}"));
+    assert!(request.decode_body().is_err());
+    let lenient = request
+        .decode_body_lenient()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(lenient.trailing_bytes, 3);
+    let RequestBody::Metadata(metadata) = lenient.value else {
+        panic!("{:?}", lenient.value)
+    };
+    assert_eq!(metadata.topics, None);
+}

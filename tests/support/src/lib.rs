@@ -2,11 +2,12 @@
 //! heap-tracking allocator, so that a test can assert how much memory a
 //! decode took, a builder of wire bytes by hand, the size-prefix flood
 //! that servers must survive, and real Apache Kafka started through
-//! `tests/kafka/broker.sh`, the program under test run with its
-//! input, and outside client suites held to what passed against Kafka
-//! (`suites`). With the `frames` feature: frames over blocking
-//! streams (read through kafka-wire's `read_frame`) and a thread-based
-//! fake broker, for the suites that play a client or a broker.
+//! `tests/kafka/broker.sh`, the program under test run with its input,
+//! tcpdump capturing loopback, and outside client suites held to what
+//! passed against Kafka (`suites`). With the `frames` feature: frames
+//! over blocking streams (read through kafka-wire's `read_frame`) and a
+//! thread-based fake broker, for the suites that play a client or a
+//! broker.
 //! With the `bodies` feature: message bodies that more than one suite
 //! sends (a Produce with a batch of one record, a pre-vote Vote, an
 //! ApiVersions refusal).
@@ -26,4 +27,5 @@ pub mod kafka;
 pub mod pcap;
 pub mod process;
 pub mod suites;
+pub mod tcpdump;
 pub mod wire;

@@ -68,3 +68,17 @@ impl Wire {
         self.0
     }
 }
+
+/// The Metadata v13 request frame (without its size prefix) that
+/// librdkafka 2.16's admin client sends, as captured: client id
+/// `chaos-admin`, correlation id 4, header v2, then topics null,
+/// allow_auto_topic_creation false, include_topic_authorized_operations
+/// false, no tagged fields, and then three bytes more, `01 00 00`. Kafka's
+/// broker ignores them and answers.
+pub fn librdkafka_metadata_with_trailing_bytes() -> Vec<u8> {
+    let hex = "0003000d00000004000b6368616f732d61646d696e0000000000010000";
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex"))
+        .collect()
+}

@@ -104,7 +104,7 @@ fn read(
         sink.drain(&mut tracker, apis)?;
     }
     if let Some(why) = reader.truncated() {
-        tracker.truncated_file(why);
+        tracker.truncated_file(why, reader.truncated_time());
     }
     tracker.finish();
     sink.drain(&mut tracker, apis)

@@ -131,11 +131,17 @@ fn truncated(wire_len: usize) -> Value {
 
 fn exchange_line(request: &ProxiedRequest, response: &Answer, max_line: usize) -> String {
     let request_len = request.body_bytes().len();
+    // Read as Kafka's broker reads it: bytes after the body are ignored,
+    // and counted in `trailingBytes`.
+    let mut trailing = 0;
     let mut request_json = body_json(request_len, max_line, || {
         request
             .parts()
-            .and_then(|parts| parts.decode_body_without_heap())
-            .map_or(Value::Null, |body| body.to_json(request.api_version()))
+            .and_then(|parts| parts.decode_body_lenient_without_heap())
+            .map_or(Value::Null, |body| {
+                trailing = body.trailing_bytes;
+                body.value.to_json(request.api_version())
+            })
     });
     let (response_len, mut response_json) = match response {
         Answer::None => (0, Value::Null),
@@ -171,6 +177,9 @@ fn exchange_line(request: &ProxiedRequest, response: &Answer, max_line: usize) -
         client_id.map_or(Value::Null, Value::from),
     );
     object.insert("request".into(), request_json);
+    if trailing > 0 {
+        object.insert("trailingBytes".into(), trailing.into());
+    }
     let answered = !response_json.is_null();
     object.insert("response".into(), response_json);
     let mut object = Value::Object(object);
@@ -243,6 +252,34 @@ mod tests {
         assert_eq!(line["clientId"], "test");
         assert_eq!(line["request"]["topics"][2]["name"], "topic-2");
         assert_eq!(line["response"], Value::Null);
+    }
+
+    /// librdkafka 2.16's Metadata v13 has three bytes after its body:
+    /// logged as Kafka's broker reads it, the bytes counted.
+    #[test]
+    fn bytes_after_a_request_body_are_ignored_and_counted() {
+        let frame = kafka_wire_test_support::wire::librdkafka_metadata_with_trailing_bytes();
+        let request = ProxiedRequest::parse(Bytes::from(frame)).unwrap();
+        assert!(request.decode_body().is_err(), "the strict read refuses it");
+        let entry = Entry::Exchange {
+            request,
+            response: Answer::None,
+        };
+        let line = parse(&entry.to_line(1 << 20));
+        assert_eq!(line["api"], "Metadata");
+        assert_eq!(line["clientId"], "chaos-admin");
+        assert_eq!(line["request"]["topics"], Value::Null);
+        assert_eq!(line["request"]["allowAutoTopicCreation"], false);
+        assert_eq!(line["trailingBytes"], 3);
+        // Without trailing bytes, no such key.
+        let line = parse(
+            &Entry::Exchange {
+                request: metadata_request(1),
+                response: Answer::None,
+            }
+            .to_line(1 << 20),
+        );
+        assert!(line.get("trailingBytes").is_none(), "{line}");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use kafka_wire::{RequestBody, ResponseBody};
 
 use super::{errors, lock, Action, FaultKind, RecordedRequest};
-use crate::dispatch::{Context, Outcome};
+use crate::dispatch::context::{Context, Outcome};
 use crate::handlers::validate::records_in;
 
 /// What [`before`] decided.

@@ -1,4 +1,4 @@
-//! Faults on command (issue 44): controls a test (or `kafka-protocol fake
+//! Faults on command: controls a test (or `kafka-protocol fake
 //! --fault`/`--control`) applies to a running cluster.
 //!
 //! - [`intercept`]: request controls, checked in

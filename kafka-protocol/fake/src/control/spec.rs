@@ -13,7 +13,9 @@
 //! DURATION  = DIGITS ("ms" | "s" | "m")
 //! ```
 //!
-//! CODE_NAME is Kafka's spelling (NOT_LEADER_OR_FOLLOWER). A stop-broker
+//! CODE_NAME is Kafka's spelling (NOT_LEADER_OR_FOLLOWER), in any case
+//! (not_leader_or_follower); an unknown name gets a hint at the nearest
+//! one. A stop-broker
 //! without `for` keeps the broker down for half the period.
 
 use std::sync::Arc;
@@ -114,12 +116,55 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
     }
 }
 
-/// The error code Kafka spells `name` (NOT_LEADER_OR_FOLLOWER).
+/// The error code Kafka spells `name` (NOT_LEADER_OR_FOLLOWER), in any
+/// case, with `_`, `-` or neither between words (not_leader_or_follower,
+/// NotLeaderOrFollower).
 pub fn error_code_named(name: &str) -> Option<ErrorCode> {
+    let wanted = spelling(name);
+    known_error_codes().find(|code| spelling(code.name()) == wanted)
+}
+
+/// Kafka's name of the error code spelt most like `name`, when one is
+/// close enough to be a slip (a letter or two per word), for a hint.
+pub fn nearest_error_name(name: &str) -> Option<&'static str> {
+    let wanted = spelling(name);
+    known_error_codes()
+        .map(|code| (distance(&spelling(code.name()), &wanted), code.name()))
+        .min()
+        .filter(|(distance, _)| *distance <= (wanted.len() / 4).max(2))
+        .map(|(_, name)| name)
+}
+
+/// Every error code this version of kafka-wire names.
+fn known_error_codes() -> impl Iterator<Item = ErrorCode> {
     (-1..=i16::MAX)
         .take(1000)
         .map(ErrorCode::from_code)
-        .find(|c| c.name() == name && name != "UNKNOWN")
+        .filter(|code| !matches!(code, ErrorCode::Unknown(_)))
+}
+
+/// A name as compared: upper case, without separators.
+fn spelling(name: &str) -> String {
+    name.chars()
+        .filter(|c| !matches!(c, '_' | '-'))
+        .map(|c| c.to_ascii_uppercase())
+        .collect()
+}
+
+/// The Levenshtein distance between two short names.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = diagonal + usize::from(ca != *cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
 }
 
 /// The API called `name` in kebab-case (`find-coordinator`).
@@ -202,10 +247,16 @@ impl FaultSpec {
             "drop-after" => RequestAction::DropAfter,
             other => {
                 if let Some(name) = other.strip_prefix("error=") {
-                    RequestAction::Error(
-                        error_code_named(name)
-                            .ok_or_else(|| fail(format!("`{name}` is not a Kafka error name")))?,
-                    )
+                    RequestAction::Error(error_code_named(name).ok_or_else(|| {
+                        fail(match nearest_error_name(name) {
+                            Some(near) => {
+                                format!("`{name}` is not a Kafka error name; did you mean {near}?")
+                            }
+                            None => format!(
+                                "`{name}` is not a Kafka error name (such as NOT_LEADER_OR_FOLLOWER)"
+                            ),
+                        })
+                    })?)
                 } else if let Some(range) = other.strip_prefix("delay=") {
                     let (low, high) = range.split_once("..").unwrap_or((range, range));
                     let bad = || fail(format!("`{range}` is not DURATION or DURATION..DURATION"));
@@ -472,6 +523,40 @@ mod tests {
                 operation: ClusterOperation::MoveCoordinator,
                 times: Some(2),
             })
+        );
+    }
+
+    #[test]
+    fn error_names_in_any_case_and_a_hint_for_a_slip() {
+        for name in [
+            "NOT_LEADER_OR_FOLLOWER",
+            "not_leader_or_follower",
+            "Not_Leader_Or_Follower",
+            "not-leader-or-follower",
+            "NotLeaderOrFollower",
+        ] {
+            assert_eq!(
+                request(&format!("produce:error={name}")).action,
+                RequestAction::Error(ErrorCode::NotLeaderOrFollower),
+                "{name}"
+            );
+        }
+        for (slip, near) in [
+            ("NOT_LEADER_OR_FOLOWER", "NOT_LEADER_OR_FOLLOWER"),
+            ("not_leader_for_follower", "NOT_LEADER_OR_FOLLOWER"),
+            ("TOPIC_AUTHORISATION_FAILED", "TOPIC_AUTHORIZATION_FAILED"),
+            ("UNKNOWN_TOPIC_OR_PARTITON", "UNKNOWN_TOPIC_OR_PARTITION"),
+        ] {
+            let error = FaultSpec::parse(&format!("produce:error={slip}")).expect_err(slip);
+            assert_eq!(
+                error.why,
+                format!("`{slip}` is not a Kafka error name; did you mean {near}?")
+            );
+        }
+        let error = FaultSpec::parse("produce:error=BANANA").expect_err("BANANA");
+        assert_eq!(
+            error.why,
+            "`BANANA` is not a Kafka error name (such as NOT_LEADER_OR_FOLLOWER)"
         );
     }
 

@@ -8,7 +8,7 @@
 //! ([`crate::control`]): answering with an error, delaying, dropping or
 //! hanging any request, on any broker, without touching a handler.
 
-mod context;
+pub(crate) mod context;
 
 use kafka_wire::RequestBody;
 

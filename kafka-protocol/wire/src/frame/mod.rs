@@ -10,6 +10,10 @@
 //! - [`RequestParts`] and [`ResponseParts`] hold the one rule for what is in
 //!   a frame: the header, read once, then the body at the api and version
 //!   the header (or the request) gives, with errors located in the frame.
+//!   A request is read strictly, every byte used, or on request as Kafka's
+//!   broker reads it ([`RequestParts::decode_body_lenient`],
+//!   [`RequestFrame::decode_lenient`]): bytes after the body ignored and
+//!   counted ([`Lenient`]).
 //! - [`RequestFrame`] and [`ResponseFrame`] decode through them and encode
 //!   a header and body, with the header version derived from the api key
 //!   and version as Kafka derives it. They work on a frame *without* its
@@ -37,7 +41,7 @@ pub use codec::{FrameCodec, FrameCodecError};
 #[cfg(kafka_apis)]
 pub use exchange::{expects_response, produce_acks, request_header_len, response_body_version};
 #[cfg(kafka_apis)]
-pub use parts::{RequestParts, ResponseParts};
+pub use parts::{Lenient, RequestParts, ResponseParts};
 pub use read::{read_frame, ReadFrameError};
 #[cfg(kafka_apis)]
 pub use request::{peek_request, RequestFrame, RequestPeek};
@@ -160,6 +164,20 @@ mod tests {
             RequestFrame::decode_without_heap(&trailing).err(),
             Some(error)
         );
+        // Read as Kafka's broker reads it, the byte after the body is
+        // ignored and counted; the strict read still refuses it.
+        let lenient = RequestFrame::decode_lenient(&trailing).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(lenient.trailing_bytes, 1);
+        assert_eq!(Some(lenient.value), RequestFrame::decode(&bytes).ok());
+        let parts = RequestParts::split(&trailing).unwrap_or_else(|e| panic!("{e}"));
+        let without_heap = parts
+            .decode_body_lenient_without_heap()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(without_heap.trailing_bytes, 1);
+        let exact = RequestFrame::decode_lenient(&bytes).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(exact.trailing_bytes, 0);
+        // Other errors stay errors.
+        assert!(RequestFrame::decode_lenient(&bytes[..bytes.len() - 1]).is_err());
         // An error inside the body names its offset in the frame: the
         // client software name's length claims a byte past the end.
         let mut cut = bytes.clone();

@@ -13,7 +13,11 @@
 //! 3. the body's version is the request's, except for the ApiVersions
 //!    answer to a version the broker does not support, whose body is
 //!    written at version 0 (see [`response_body_version`]);
-//! 4. an error in the body names its offset in the whole frame.
+//! 4. an error in the body names its offset in the whole frame;
+//! 5. a request body is read strictly (every byte must be used) unless the
+//!    caller asks to read it as Kafka's broker does
+//!    ([`RequestParts::decode_body_lenient`]): then bytes after the body
+//!    are ignored and counted.
 
 use crate::messages::{RequestHeader, ResponseHeader};
 use crate::runtime::{DecodeError, DecodeErrorKind, DecodeOptions, Message, Reader};
@@ -78,6 +82,62 @@ impl<'a> RequestParts<'a> {
         RequestBody::decode_with(self.body, self.api, self.version(), options)
     }
 
+    /// Decodes the body as Kafka's broker reads one: from the front of
+    /// what follows the header, with any bytes after it ignored and
+    /// counted in [`Lenient::trailing_bytes`] (Kafka's
+    /// `RequestContext.parseRequest` never checks that the buffer was used
+    /// up; librdkafka 2.16 sends a Metadata v13 with three bytes after its
+    /// body, and Kafka answers it). Every other check stays:
+    /// [`decode_body`](Self::decode_body) is this with no trailing byte
+    /// allowed.
+    #[cfg_attr(not(feature = "precompile"), inline)]
+    pub fn decode_body_lenient(&self) -> Result<Lenient<RequestBody<'a>>, DecodeError> {
+        self.lenient(self.body_options())
+    }
+
+    /// [`decode_body_lenient`](Self::decode_body_lenient) without heap, as
+    /// [`decode_body_without_heap`](Self::decode_body_without_heap) reads.
+    #[cfg_attr(not(feature = "precompile"), inline)]
+    pub fn decode_body_lenient_without_heap(
+        &self,
+    ) -> Result<Lenient<RequestBody<'a>>, DecodeError> {
+        self.lenient(self.body_options().without_heap())
+    }
+
+    /// The body read with `options`; on trailing bytes after a whole body,
+    /// the body read again from the bytes before them.
+    fn lenient(&self, options: DecodeOptions) -> Result<Lenient<RequestBody<'a>>, DecodeError> {
+        let (api, version) = (self.api, self.version());
+        let error = match RequestBody::decode_with(self.body, api, version, options) {
+            Ok(value) => {
+                return Ok(Lenient {
+                    value,
+                    trailing_bytes: 0,
+                })
+            }
+            Err(error) => error,
+        };
+        // Only the body's own end: an error at the end of an inner reader
+        // (a tagged field's) does not reach the end of the body.
+        let end = error.offset().checked_sub(self.body_offset);
+        let trailing = match (error.kind(), end) {
+            (DecodeErrorKind::TrailingBytes(n), Some(end)) if end + n == self.body.len() => *n,
+            _ => return Err(error),
+        };
+        match RequestBody::decode_with(
+            &self.body[..self.body.len() - trailing],
+            api,
+            version,
+            options,
+        ) {
+            Ok(value) => Ok(Lenient {
+                value,
+                trailing_bytes: trailing,
+            }),
+            Err(_) => Err(error),
+        }
+    }
+
     /// How the body is read: its errors name offsets in the frame.
     fn body_options(&self) -> DecodeOptions {
         DecodeOptions::new().with_base(self.body_offset)
@@ -88,6 +148,18 @@ impl<'a> RequestParts<'a> {
     pub fn expects_response(&self) -> bool {
         expects_response(self.api, self.version(), self.body)
     }
+}
+
+/// What a lenient read gives ([`RequestParts::decode_body_lenient`],
+/// [`RequestFrame::decode_lenient`](super::RequestFrame::decode_lenient)):
+/// the value, and how many bytes after it were ignored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lenient<T> {
+    /// What was read.
+    pub value: T,
+    /// The bytes after it, ignored as Kafka's broker ignores them; 0 when
+    /// the input held exactly the value.
+    pub trailing_bytes: usize,
 }
 
 /// Reads the api key and version at the front of a request frame, leaving

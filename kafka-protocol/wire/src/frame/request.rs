@@ -8,7 +8,7 @@ use crate::runtime::{
 };
 use crate::{ApiKey, RequestBody};
 
-use super::{size_prefix, RequestParts};
+use super::{size_prefix, Lenient, RequestParts};
 
 /// The fields every request header starts with, read without decoding the
 /// rest of the frame.
@@ -76,6 +76,20 @@ impl<'a> RequestFrame<'a> {
         let parts = RequestParts::split(frame)?;
         let body = parts.decode_body_without_heap()?;
         Ok(Self::from_parts(parts, body))
+    }
+
+    /// Decodes a request frame as Kafka's broker reads one: bytes after the
+    /// body are ignored and counted (see
+    /// [`RequestParts::decode_body_lenient`]). [`RequestFrame::decode`]
+    /// refuses them.
+    #[cfg_attr(not(feature = "precompile"), inline)]
+    pub fn decode_lenient(frame: &'a [u8]) -> Result<Lenient<Self>, DecodeError> {
+        let parts = RequestParts::split(frame)?;
+        let body = parts.decode_body_lenient()?;
+        Ok(Lenient {
+            trailing_bytes: body.trailing_bytes,
+            value: Self::from_parts(parts, body.value),
+        })
     }
 
     /// The frame of `parts`' header and its decoded `body`.
