@@ -1449,3 +1449,88 @@ async fn delegation_tokens_over_sasl_are_disabled() {
     );
     cluster.shutdown().await.ok();
 }
+
+/// An OffsetCommit or TxnOffsetCommit partition `index` (offset 1).
+fn committed_partition(index: i64) -> Value {
+    json!({"partitionIndex": index, "committedOffset": 1, "committedLeaderEpoch": -1,
+           "committedMetadata": ""})
+}
+
+/// OffsetCommit, TxnOffsetCommit and AddPartitionsToTxn answer a partition
+/// Kafka 4.4.0 does not have (an unknown topic, or a partition past the
+/// topic's) UNKNOWN_TOPIC_OR_PARTITION before anything else, whatever the
+/// group or transaction would answer, and first: each topic's unknown
+/// partitions, then the others (AddPartitionsToTxn then OPERATION_NOT_ATTEMPTED
+/// for these). An OffsetCommit of unknown partitions only leaves no group.
+#[tokio::test]
+async fn unknown_partitions_are_answered_first_as_kafka_does() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let topics = json!([
+        {"name": "t1", "partitions": [committed_partition(0), committed_partition(7)]},
+        {"name": "nosuch", "partitions": [committed_partition(0)]}
+    ]);
+    let answered = |known: i64| {
+        json!({"topics": [
+            {"name": "t1", "partitions": [{"partitionIndex": 7, "errorCode": 3},
+                                          {"partitionIndex": 0, "errorCode": known}]},
+            {"name": "nosuch", "partitions": [{"partitionIndex": 0, "errorCode": 3}]}]})
+    };
+    let commit = |generation: i64, member: &str, topics: &Value| {
+        json!({"groupId": "uk", "generationIdOrMemberEpoch": generation, "memberId": member,
+               "groupInstanceId": null, "topics": topics})
+    };
+    // Only unknown partitions: nothing reaches the group, which is not made.
+    let unknown_only = json!([{"name": "nosuch", "partitions": [committed_partition(0)]}]);
+    assert_eq!(
+        answer(p, ApiKey::OffsetCommit, 8, commit(-1, "", &unknown_only)).await,
+        json!({"topics": [{"name": "nosuch", "partitions": [{"partitionIndex": 0,
+                                                             "errorCode": 3}]}]})
+    );
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::ListGroups,
+            5,
+            json!({"statesFilter": [], "typesFilter": []})
+        )
+        .await,
+        json!({"errorCode": 0, "groups": []})
+    );
+    assert_eq!(
+        answer(p, ApiKey::OffsetCommit, 8, commit(-1, "", &topics)).await,
+        answered(0)
+    );
+    // A member the group does not have.
+    assert_eq!(
+        answer(p, ApiKey::OffsetCommit, 8, commit(5, "zz", &topics)).await,
+        answered(25)
+    );
+    assert_eq!(
+        answer(
+            p,
+            ApiKey::TxnOffsetCommit,
+            3,
+            json!({"transactionalId": "tx", "groupId": "uk", "producerId": 1,
+                   "producerEpoch": 0, "generationIdOrMemberEpoch": -1, "memberId": "",
+                   "groupInstanceId": null, "topics": topics})
+        )
+        .await,
+        answered(49)
+    );
+    let add = json!({"v3AndBelowTransactionalId": "tx", "v3AndBelowProducerId": 1,
+                     "v3AndBelowProducerEpoch": 0, "v3AndBelowTopics": [
+                         {"name": "t1", "partitions": [0, 7]},
+                         {"name": "nosuch", "partitions": [0]}]});
+    assert_eq!(
+        answer(p, ApiKey::AddPartitionsToTxn, 3, add).await,
+        json!({"resultsByTopicV3AndBelow": [
+            {"name": "t1", "resultsByPartition": [
+                {"partitionIndex": 7, "partitionErrorCode": 3},
+                {"partitionIndex": 0, "partitionErrorCode": 55}]},
+            {"name": "nosuch", "resultsByPartition": [
+                {"partitionIndex": 0, "partitionErrorCode": 3}]}]})
+    );
+    cluster.shutdown().await.ok();
+}

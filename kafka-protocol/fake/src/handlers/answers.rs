@@ -93,6 +93,23 @@ pub(crate) fn epoch_topic(
     }
 }
 
+/// Partition answers in Kafka's order for the requests whose unknown
+/// partitions it answers before asking the group or transaction
+/// (OffsetCommit, TxnOffsetCommit, AddPartitionsToTxn): those first, then
+/// the others, each grouped by topic (`key`) in order of first appearance.
+/// Each item is (topic key, answer, unknown).
+pub(crate) fn unknown_first<K: PartialEq, P>(items: Vec<(K, P, bool)>) -> Vec<(K, Vec<P>)> {
+    let (unknown, known): (Vec<_>, Vec<_>) = items.into_iter().partition(|(_, _, u)| *u);
+    let mut grouped: Vec<(K, Vec<P>)> = Vec::new();
+    for (key, answer, _) in unknown.into_iter().chain(known) {
+        match grouped.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, answers)) => answers.push(answer),
+            None => grouped.push((key, vec![answer])),
+        }
+    }
+    grouped
+}
+
 /// An OffsetCommit topic's answer, named `name`: `code` for each of its
 /// partitions.
 pub(crate) fn offset_commit_topic(

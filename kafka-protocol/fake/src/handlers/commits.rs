@@ -4,13 +4,14 @@
 use std::borrow::Cow;
 
 use kafka_wire::messages::{
-    offset_delete_response, offset_fetch_response, OffsetCommitRequest, OffsetCommitResponse,
-    OffsetDeleteRequest, OffsetDeleteResponse, OffsetFetchRequest, OffsetFetchResponse,
+    offset_commit_response, offset_delete_response, offset_fetch_response, OffsetCommitRequest,
+    OffsetCommitResponse, OffsetDeleteRequest, OffsetDeleteResponse, OffsetFetchRequest,
+    OffsetFetchResponse,
 };
 use kafka_wire::runtime::Uuid;
 use kafka_wire::{ErrorCode, ResponseBody};
 
-use super::answers::offset_commit_topic;
+use super::answers::unknown_first;
 use super::groups::{check_coordinator, check_group};
 use super::owned;
 use crate::dispatch::Context;
@@ -19,7 +20,10 @@ use crate::state::State;
 
 /// Stores offsets when the member and generation check out (topics by
 /// name before v10, by id from v10). The topic name is copied once per
-/// topic, not per partition.
+/// topic, not per partition. A partition of an unknown topic id, topic or
+/// partition is answered first, as Kafka answers it before the group is
+/// asked (UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_OR_PARTITION); the group is asked
+/// only when some partition is known, or none is named.
 pub fn offset_commit(cx: &Context<'_>, request: &OffsetCommitRequest<'_>) -> ResponseBody<'static> {
     let by_id = cx.version >= 10;
     let mut state = cx.shared.state();
@@ -34,14 +38,23 @@ pub fn offset_commit(cx: &Context<'_>, request: &OffsetCommitRequest<'_>) -> Res
             }
         })
         .collect();
+    let known = |state: &State, name: &Option<String>, partition: i32| {
+        name.as_deref().is_some_and(|name| {
+            state
+                .topics
+                .get(name)
+                .is_some_and(|topic| topic.partition(partition).is_some())
+        })
+    };
     let offsets: Vec<(String, Vec<(i32, Committed)>)> = request
         .topics
         .iter()
         .zip(&names)
         .filter_map(|(t, name)| {
-            let partitions = t
+            let partitions: Vec<(i32, Committed)> = t
                 .partitions
                 .iter()
+                .filter(|p| known(&state, name, p.partition_index))
                 .map(|p| {
                     let committed: Committed = (
                         p.committed_offset,
@@ -51,34 +64,56 @@ pub fn offset_commit(cx: &Context<'_>, request: &OffsetCommitRequest<'_>) -> Res
                     (p.partition_index, committed)
                 })
                 .collect();
-            name.clone().map(|n| (n, partitions))
+            (!partitions.is_empty()).then(|| name.clone().map(|n| (n, partitions)))?
         })
         .collect();
+    let ask_group = request.topics.is_empty() || !offsets.is_empty();
     let group_code = match check_coordinator(cx, &request.group_id) {
         Err(code) => code,
-        Ok(()) => state.groups.commit(
+        Ok(()) if ask_group => state.groups.commit(
             &request.group_id,
             &request.member_id,
             request.generation_id_or_member_epoch,
             offsets,
         ),
+        Ok(()) => 0,
     };
-    let topics = request
-        .topics
-        .iter()
-        .zip(&names)
-        .map(|(t, name)| {
-            let code = match name {
-                None => ErrorCode::UnknownTopicId.code(),
-                Some(_) => group_code,
-            };
-            let name = if by_id {
+    // Keyed by the request's name, borrowed: each is copied once, per topic.
+    let mut answers = Vec::new();
+    for (t, name) in request.topics.iter().zip(&names) {
+        let key = (
+            if by_id {
                 Cow::Borrowed("")
             } else {
-                owned(&t.name)
+                t.name.clone()
+            },
+            t.topic_id,
+        );
+        for p in t.partitions.iter() {
+            let unknown = !known(&state, name, p.partition_index);
+            let error_code = match name {
+                None => ErrorCode::UnknownTopicId.code(),
+                Some(_) if unknown => ErrorCode::UnknownTopicOrPartition.code(),
+                Some(_) => group_code,
             };
-            offset_commit_topic(&t, name, code)
-        })
+            let answer = offset_commit_response::OffsetCommitResponsePartition {
+                partition_index: p.partition_index,
+                error_code,
+                ..Default::default()
+            };
+            answers.push((key.clone(), answer, unknown));
+        }
+    }
+    let topics = unknown_first(answers)
+        .into_iter()
+        .map(
+            |((name, topic_id), partitions)| offset_commit_response::OffsetCommitResponseTopic {
+                name: owned(&name),
+                topic_id,
+                partitions: partitions.into(),
+                ..Default::default()
+            },
+        )
         .collect();
     ResponseBody::OffsetCommit(OffsetCommitResponse {
         topics,

@@ -26,6 +26,7 @@ use kafka_wire::runtime::StructArray;
 use kafka_wire::{ErrorCode, ResponseBody};
 use kafka_wire_records::{ControlRecord, ControlRecordType, RecordBatchBuilder};
 
+use super::answers::unknown_first;
 use super::groups::check_group;
 use super::owned;
 use super::produce::now_ms;
@@ -346,53 +347,53 @@ fn add_partitions(
             fenced(cx.version, 2),
         )
     });
-    topics
-        .iter()
-        .map(|topic| {
-            let results = topic
-                .partitions
-                .iter()
-                .map(|p| {
-                    let error = match &common {
-                        Err(e) => *e,
-                        Ok(()) if !known(state, &topic.name, p) => {
-                            code(ErrorCode::UnknownTopicOrPartition)
-                        }
-                        Ok(()) if !all_known => code(ErrorCode::OperationNotAttempted),
-                        Ok(()) if verify_only => {
-                            let member =
-                                state.transactions.get(transactional_id).is_some_and(|t| {
-                                    t.status == TxnStatus::Ongoing
-                                        && t.partitions.contains(&(topic.name.to_string(), p))
-                                });
-                            if member {
-                                0
-                            } else if cx.version >= 5 {
-                                code(ErrorCode::TransactionAbortable)
-                            } else {
-                                code(ErrorCode::InvalidTxnState)
-                            }
-                        }
-                        Ok(()) => {
-                            state
-                                .transactions
-                                .add_partition(transactional_id, &topic.name, p, now);
-                            0
-                        }
-                    };
-                    add_partitions_to_txn_response::AddPartitionsToTxnPartitionResult {
-                        partition_index: p,
-                        partition_error_code: error,
-                        ..Default::default()
+    // Partitions Kafka does not have are answered first, and the others
+    // not attempted, before the transaction is asked.
+    let mut answers = Vec::new();
+    for topic in topics.iter() {
+        for p in topic.partitions.iter() {
+            let unknown = !known(state, &topic.name, p);
+            let error = match &common {
+                _ if unknown => code(ErrorCode::UnknownTopicOrPartition),
+                _ if !all_known => code(ErrorCode::OperationNotAttempted),
+                Err(e) => *e,
+                Ok(()) if verify_only => {
+                    let member = state.transactions.get(transactional_id).is_some_and(|t| {
+                        t.status == TxnStatus::Ongoing
+                            && t.partitions.contains(&(topic.name.to_string(), p))
+                    });
+                    if member {
+                        0
+                    } else if cx.version >= 5 {
+                        code(ErrorCode::TransactionAbortable)
+                    } else {
+                        code(ErrorCode::InvalidTxnState)
                     }
-                })
-                .collect::<Vec<_>>();
-            add_partitions_to_txn_response::AddPartitionsToTxnTopicResult {
-                name: owned(&topic.name),
+                }
+                Ok(()) => {
+                    state
+                        .transactions
+                        .add_partition(transactional_id, &topic.name, p, now);
+                    0
+                }
+            };
+            let answer = add_partitions_to_txn_response::AddPartitionsToTxnPartitionResult {
+                partition_index: p,
+                partition_error_code: error,
+                ..Default::default()
+            };
+            answers.push((topic.name.clone(), answer, unknown));
+        }
+    }
+    unknown_first(answers)
+        .into_iter()
+        .map(
+            |(name, results)| add_partitions_to_txn_response::AddPartitionsToTxnTopicResult {
+                name: owned(&name),
                 results_by_partition: results.into(),
                 ..Default::default()
-            }
-        })
+            },
+        )
         .collect()
 }
 
@@ -512,63 +513,69 @@ pub fn txn_offset_commit(
     };
     let by_id = cx.version >= 6;
     let mut offsets = Vec::new();
-    let topics = request
-        .topics
-        .iter()
-        .map(|t| {
-            // From v6 topics are named by id.
-            let name = if by_id {
-                state.topics.name_of(t.topic_id).map(str::to_owned)
+    // Partitions Kafka does not have are answered first, before the group
+    // and the transaction are asked.
+    let mut answers = Vec::new();
+    for t in request.topics.iter() {
+        // From v6 topics are named by id.
+        let name = if by_id {
+            state.topics.name_of(t.topic_id).map(str::to_owned)
+        } else {
+            Some(t.name.to_string())
+        };
+        // Keyed by the request's name, borrowed: copied once, per topic.
+        let key = (
+            if by_id {
+                Cow::Borrowed("")
             } else {
-                Some(t.name.to_string())
+                t.name.clone()
+            },
+            t.topic_id,
+        );
+        for p in t.partitions.iter() {
+            let known = name.as_deref().is_some_and(|n| {
+                state
+                    .topics
+                    .get(n)
+                    .is_some_and(|topic| topic.partition(p.partition_index).is_some())
+            });
+            let error = if by_id && name.is_none() {
+                code(ErrorCode::UnknownTopicId)
+            } else if !known {
+                code(ErrorCode::UnknownTopicOrPartition)
+            } else if common != 0 {
+                common
+            } else {
+                offsets.push((
+                    name.clone().unwrap_or_default(),
+                    p.partition_index,
+                    (
+                        p.committed_offset,
+                        p.committed_leader_epoch,
+                        p.committed_metadata.as_deref().map(str::to_owned),
+                    ),
+                ));
+                0
             };
-            let partitions = t
-                .partitions
-                .iter()
-                .map(|p| {
-                    let known = name.as_deref().is_some_and(|n| {
-                        state
-                            .topics
-                            .get(n)
-                            .is_some_and(|topic| topic.partition(p.partition_index).is_some())
-                    });
-                    let error = if common != 0 {
-                        common
-                    } else if by_id && name.is_none() {
-                        code(ErrorCode::UnknownTopicId)
-                    } else if !known {
-                        code(ErrorCode::UnknownTopicOrPartition)
-                    } else {
-                        offsets.push((
-                            name.clone().unwrap_or_default(),
-                            p.partition_index,
-                            (
-                                p.committed_offset,
-                                p.committed_leader_epoch,
-                                p.committed_metadata.as_deref().map(str::to_owned),
-                            ),
-                        ));
-                        0
-                    };
-                    txn_offset_commit_response::TxnOffsetCommitResponsePartition {
-                        partition_index: p.partition_index,
-                        error_code: error,
-                        ..Default::default()
-                    }
-                })
-                .collect::<Vec<_>>();
+            let answer = txn_offset_commit_response::TxnOffsetCommitResponsePartition {
+                partition_index: p.partition_index,
+                error_code: error,
+                ..Default::default()
+            };
+            answers.push((key.clone(), answer, !known));
+        }
+    }
+    let topics: Vec<_> = unknown_first(answers)
+        .into_iter()
+        .map(|((name, topic_id), partitions)| {
             txn_offset_commit_response::TxnOffsetCommitResponseTopic {
-                name: if by_id {
-                    Cow::Borrowed("")
-                } else {
-                    owned(&t.name)
-                },
-                topic_id: t.topic_id,
+                name: owned(&name),
+                topic_id,
                 partitions: partitions.into(),
                 ..Default::default()
             }
         })
-        .collect::<Vec<_>>();
+        .collect();
     if !offsets.is_empty() {
         state
             .transactions
