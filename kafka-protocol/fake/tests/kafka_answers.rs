@@ -1534,3 +1534,40 @@ async fn unknown_partitions_are_answered_first_as_kafka_does() {
     );
     cluster.shutdown().await.ok();
 }
+
+/// An OffsetCommit with a generation (or member epoch) to a group that
+/// does not exist is ILLEGAL_GENERATION below v9 and GROUP_ID_NOT_FOUND
+/// from v9, as Kafka 4.4.0 answers it, and makes no group; only a simple
+/// commit (generation -1) makes one.
+#[tokio::test]
+async fn an_offset_commit_to_no_group_with_a_generation_makes_none() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    for (version, code) in [(2, 22), (8, 22), (9, 69)] {
+        let mut partition = committed_partition(0);
+        if version < 6 {
+            if let Some(fields) = partition.as_object_mut() {
+                fields.remove("committedLeaderEpoch");
+            }
+        }
+        let request = json!({"groupId": "nx", "generationIdOrMemberEpoch": 0, "memberId": "",
+                             "groupInstanceId": null, "retentionTimeMs": -1,
+                             "topics": [{"name": "t1", "partitions": [partition]}]});
+        assert_eq!(
+            answer(p, ApiKey::OffsetCommit, version, request).await,
+            json!({"topics": [{"name": "t1", "partitions": [{"partitionIndex": 0,
+                                                             "errorCode": code}]}]}),
+            "v{version}"
+        );
+    }
+    let described = answer(
+        p,
+        ApiKey::DescribeGroups,
+        5,
+        json!({"groups": ["nx"], "includeAuthorizedOperations": false}),
+    )
+    .await;
+    assert_eq!(described["groups"][0]["groupState"], "Dead", "{described}");
+    cluster.shutdown().await.ok();
+}

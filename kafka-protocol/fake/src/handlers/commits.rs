@@ -23,7 +23,9 @@ use crate::state::State;
 /// topic, not per partition. A partition of an unknown topic id, topic or
 /// partition is answered first, as Kafka answers it before the group is
 /// asked (UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_OR_PARTITION); the group is asked
-/// only when some partition is known, or none is named.
+/// only when some partition is known, or none is named. A commit with a
+/// generation to a group that does not exist is ILLEGAL_GENERATION (from
+/// v9, whose consumers are KIP-848 members, GROUP_ID_NOT_FOUND).
 pub fn offset_commit(cx: &Context<'_>, request: &OffsetCommitRequest<'_>) -> ResponseBody<'static> {
     let by_id = cx.version >= 10;
     let mut state = cx.shared.state();
@@ -68,8 +70,13 @@ pub fn offset_commit(cx: &Context<'_>, request: &OffsetCommitRequest<'_>) -> Res
         })
         .collect();
     let ask_group = request.topics.is_empty() || !offsets.is_empty();
+    // Only a simple commit (no generation) makes a group, as in Kafka.
+    let no_group =
+        request.generation_id_or_member_epoch >= 0 && state.groups.get(&request.group_id).is_none();
     let group_code = match check_coordinator(cx, &request.group_id) {
         Err(code) => code,
+        Ok(()) if ask_group && no_group && cx.version >= 9 => ErrorCode::GroupIdNotFound.code(),
+        Ok(()) if ask_group && no_group => ErrorCode::IllegalGeneration.code(),
         Ok(()) if ask_group => state.groups.commit(
             &request.group_id,
             &request.member_id,
