@@ -13,6 +13,7 @@ use kafka_wire::messages::{
 };
 use kafka_wire::{ErrorCode, ResponseBody};
 
+use super::answers::unknown_first;
 use super::produce::now_ms;
 use super::transactions::write_marker;
 use crate::dispatch::Context;
@@ -47,8 +48,8 @@ fn check(
 }
 
 /// Writes each marker's partitions. A marker that names no partition gets
-/// no answer; each topic answers its refused partitions first, then the
-/// written ones, as Kafka does.
+/// no answer; the partitions Kafka does not have are answered first, as
+/// Kafka checks them before it appends.
 pub fn write_txn_markers(
     cx: &Context<'_>,
     request: &WriteTxnMarkersRequest<'_>,
@@ -59,7 +60,7 @@ pub fn write_txn_markers(
     let mut markers = Vec::new();
     for marker in request.markers.iter() {
         let (id, epoch) = (marker.producer_id, marker.producer_epoch);
-        let mut topics: Vec<(String, Vec<(i32, i16)>, Vec<(i32, i16)>)> = Vec::new();
+        let mut answers = Vec::new();
         for topic in marker.topics.iter() {
             for partition in topic.partition_indexes.iter() {
                 let code = check(cx, &state, &topic.name, partition, id, epoch);
@@ -75,44 +76,27 @@ pub fn write_txn_markers(
                         budget,
                     );
                 }
-                let at = match topics.iter().position(|(name, ..)| *name == *topic.name) {
-                    Some(at) => at,
-                    None => {
-                        topics.push((topic.name.to_string(), Vec::new(), Vec::new()));
-                        topics.len() - 1
-                    }
+                let answer = write_txn_markers_response::WritableTxnMarkerPartitionResult {
+                    partition_index: partition,
+                    error_code: code,
+                    ..Default::default()
                 };
-                let (_, refused, written) = &mut topics[at];
-                if code == 0 {
-                    written.push((partition, code));
-                } else {
-                    refused.push((partition, code));
-                }
+                let unknown = code == ErrorCode::UnknownTopicOrPartition.code();
+                answers.push((topic.name.clone(), answer, unknown));
             }
         }
-        if topics.is_empty() {
+        if answers.is_empty() {
             continue;
         }
-        let topics: Vec<_> = topics
+        let topics: Vec<_> = unknown_first(answers)
             .into_iter()
-            .map(|(name, refused, written)| {
-                write_txn_markers_response::WritableTxnMarkerTopicResult {
-                    name: Cow::Owned(name),
-                    partitions: refused
-                        .into_iter()
-                        .chain(written)
-                        .map(|(partition_index, error_code)| {
-                            write_txn_markers_response::WritableTxnMarkerPartitionResult {
-                                partition_index,
-                                error_code,
-                                ..Default::default()
-                            }
-                        })
-                        .collect::<Vec<_>>()
-                        .into(),
+            .map(
+                |(name, partitions)| write_txn_markers_response::WritableTxnMarkerTopicResult {
+                    name: Cow::Owned(name.into_owned()),
+                    partitions: partitions.into(),
                     ..Default::default()
-                }
-            })
+                },
+            )
             .collect();
         markers.push(write_txn_markers_response::WritableTxnMarkerResult {
             producer_id: id,
