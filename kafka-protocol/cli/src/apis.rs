@@ -3,7 +3,6 @@
 use kafka_wire::ApiKey;
 use serde::Serialize;
 
-use crate::args::ApiArg;
 use crate::error::CliError;
 use crate::output::Output;
 
@@ -32,11 +31,12 @@ pub fn check_version(api: ApiKey, version: i16) -> Result<(), CliError> {
     }
 }
 
-/// Resolves `--api` and checks `--version` against it.
-pub fn resolve(arg: &ApiArg) -> Result<(ApiKey, i16), CliError> {
-    let api = resolve_api(&arg.name)?;
-    check_version(api, arg.version)?;
-    Ok((api, arg.version))
+/// Resolves an API named as `--api` takes it and checks `version`
+/// against it.
+pub fn resolve(name: &str, version: i16) -> Result<(ApiKey, i16), CliError> {
+    let api = resolve_api(name)?;
+    check_version(api, version)?;
+    Ok((api, version))
 }
 
 /// One row of the `apis` table.

@@ -19,7 +19,7 @@ use crate::output::Output;
 pub fn run(args: &DecodeArgs, plan: &Plan, out: &mut Output) -> Result<(), CliError> {
     match plan {
         Plan::Body { direction, api } => {
-            let (api, version) = resolve(api)?;
+            let (api, version) = resolve(&api.name, api.version)?;
             let input = read_bytes(args.message.input.as_ref(), args.message.hex)?;
             print_body(*direction, api, version, &input, out, args.compact)
         }
@@ -27,7 +27,10 @@ pub fn run(args: &DecodeArgs, plan: &Plan, out: &mut Output) -> Result<(), CliEr
             stream,
             response_to,
         } => {
-            let response_to = response_to.as_ref().map(resolve).transpose()?;
+            let response_to = response_to
+                .as_ref()
+                .map(|arg| resolve(&arg.name, arg.version))
+                .transpose()?;
             let input = read_bytes(args.message.input.as_ref(), args.message.hex)?;
             if !stream {
                 return print_frame(response_to, &input, out, args.compact);

@@ -24,7 +24,7 @@ pub fn run(args: &EncodeArgs, plan: &Plan, out: &mut Output) -> Result<(), CliEr
     };
     match plan {
         Plan::Body { direction, api } => {
-            let (api, version) = resolve(api)?;
+            let (api, version) = resolve(&api.name, api.version)?;
             let value = parse_json(&read_all(args.message.input.as_deref())?)?;
             write(out, &encode_body(*direction, api, version, &value)?)
         }
@@ -32,7 +32,10 @@ pub fn run(args: &EncodeArgs, plan: &Plan, out: &mut Output) -> Result<(), CliEr
             stream: false,
             response_to,
         } => {
-            let response_to = response_to.as_ref().map(resolve).transpose()?;
+            let response_to = response_to
+                .as_ref()
+                .map(|arg| resolve(&arg.name, arg.version))
+                .transpose()?;
             let value = parse_json(&read_all(args.message.input.as_deref())?)?;
             write(out, &encode_frame(response_to, &value, false)?)
         }
@@ -40,7 +43,10 @@ pub fn run(args: &EncodeArgs, plan: &Plan, out: &mut Output) -> Result<(), CliEr
             stream: true,
             response_to,
         } => {
-            let response_to = response_to.as_ref().map(resolve).transpose()?;
+            let response_to = response_to
+                .as_ref()
+                .map(|arg| resolve(&arg.name, arg.version))
+                .transpose()?;
             let input = read_all(args.message.input.as_deref())?;
             let values = serde_json::Deserializer::from_slice(&input).into_iter::<Value>();
             for (index, value) in values.enumerate() {

@@ -18,8 +18,9 @@ pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 pub const MAX_PARTITIONS_PER_TOPIC: i32 = 10_000;
 /// The most partitions the whole cluster may hold.
 pub const MAX_PARTITIONS_TOTAL: usize = 100_000;
-/// The most topics one Metadata request may create; further unknown topics
-/// get LEADER_NOT_AVAILABLE, which clients retry.
+/// The most topics one Metadata request may create; every unknown topic is
+/// answered UNKNOWN_TOPIC_OR_PARTITION (as Kafka answers while it creates
+/// one), clients ask again, and the next request creates more.
 pub const MAX_AUTO_CREATED_PER_REQUEST: usize = 100;
 /// The most bytes one Fetch response carries, whatever the request asks:
 /// Kafka's `fetch.max.bytes` default (55 MiB).

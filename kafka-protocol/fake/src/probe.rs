@@ -127,37 +127,48 @@ impl Probe {
 pub async fn produce_one(bootstrap: &str, topic: &str, value: &[u8]) -> Result<i64, ProbeError> {
     let first = bootstrap.split(',').next().unwrap_or_default();
     let mut probe = Probe::connect(first).await?;
-    let metadata = probe
-        .request(
-            RequestBody::Metadata(MetadataRequest {
-                topics: Some(
-                    vec![metadata_request::MetadataRequestTopic {
-                        name: Some(topic.into()),
-                        ..Default::default()
-                    }]
-                    .into(),
-                ),
-                allow_auto_topic_creation: true,
-                ..Default::default()
-            }),
-            12,
-        )
-        .await?;
-    let ResponseBody::Metadata(metadata) = metadata else {
-        return Err(ProbeError::Codec("not a Metadata response".into()));
-    };
-    let leader = metadata
-        .topics
-        .iter()
-        .find_map(|t| {
+    // A topic auto-created by the first Metadata is found by the next, as
+    // a client asks again.
+    let mut tries = 0;
+    let (metadata, leader) = loop {
+        let metadata = probe
+            .request(
+                RequestBody::Metadata(MetadataRequest {
+                    topics: Some(
+                        vec![metadata_request::MetadataRequestTopic {
+                            name: Some(topic.into()),
+                            ..Default::default()
+                        }]
+                        .into(),
+                    ),
+                    allow_auto_topic_creation: true,
+                    ..Default::default()
+                }),
+                12,
+            )
+            .await?;
+        let ResponseBody::Metadata(metadata) = metadata else {
+            return Err(ProbeError::Codec("not a Metadata response".into()));
+        };
+        let leader = metadata.topics.iter().find_map(|t| {
             t.partitions
                 .iter()
                 .find(|p| p.partition_index == 0)
                 .map(|p| p.leader_id)
-        })
-        .ok_or(ProbeError::Kafka(
-            kafka_wire::ErrorCode::UnknownTopicOrPartition.code(),
-        ))?;
+        });
+        tries += 1;
+        match leader {
+            Some(leader) => break (metadata, leader),
+            None if tries < 3 => {
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+            None => {
+                return Err(ProbeError::Kafka(
+                    kafka_wire::ErrorCode::UnknownTopicOrPartition.code(),
+                ))
+            }
+        }
+    };
     let address = metadata
         .brokers
         .iter()

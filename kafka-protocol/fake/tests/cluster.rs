@@ -575,6 +575,15 @@ async fn pipelined_requests_are_answered_in_order() {
     }
 }
 
+#[tokio::test]
+async fn the_probe_produces_to_a_topic_it_has_auto_created() {
+    // The first Metadata creates the topic and answers
+    // UNKNOWN_TOPIC_OR_PARTITION, as Kafka does; the probe asks again.
+    let cluster = three().await;
+    let produced = kafka_wire_fake::probe::produce_one(&cluster.bootstrap(), "fresh", b"v").await;
+    assert!(matches!(produced, Ok(0)), "{produced:?}");
+}
+
 /// DescribeConfigs describes every config of a topic and a broker, with
 /// synonyms when asked, but never documentation, even when asked: Kafka's
 /// description of each config is its prose, which the fake does not carry.

@@ -187,18 +187,19 @@ async fn describes_answer_at_the_coordinator_for_their_kind_of_group() {
     }
     let (found, missing) = (0, ErrorCode::GroupIdNotFound.code());
     let elsewhere = |id: &str| (id.to_owned(), ErrorCode::NotCoordinator.code(), None, 0);
-    // As Kafka words it: a group of another kind, or none.
-    let other_kind = |id: &str, kind: &str| {
-        let message = format!("Group {id} is not a {kind} group.");
-        (id.to_owned(), missing, Some(message), 0)
-    };
+    // Kafka 4.4.0's words for a group no one has, and for a group of
+    // another type.
     let not_found = |id: &str| {
         let message = format!("Group {id} not found.");
         (id.to_owned(), missing, Some(message), 0)
     };
+    let not_share = |id: &str| {
+        let message = format!("Group {id} is not a share group.");
+        (id.to_owned(), missing, Some(message), 0)
+    };
     for (answers, kind, gdesc) in [
         (consumer, "consumer", ("gdesc".to_owned(), found, None, 1)),
-        (share, "share", other_kind("gdesc", "share")),
+        (share, "share", not_share("gdesc")),
     ] {
         let mut answers = answers;
         answers.sort();

@@ -13,6 +13,7 @@ use kafka_wire::messages::{
 };
 use kafka_wire::{ErrorCode, ResponseBody};
 
+use super::authorized;
 use super::members::{by_topic, describable, heartbeat_interval_ms};
 use super::owned;
 use crate::dispatch::Context;
@@ -125,7 +126,7 @@ pub fn heartbeat(
                 .collect()
         }),
         client_id: cx.client_id,
-        client_host: cx.client_host,
+        client_host: &format!("/{}", cx.client_host),
     };
     let mut guard = cx.shared.state();
     let State {
@@ -134,7 +135,7 @@ pub fn heartbeat(
         share_groups,
         ..
     } = &mut *guard;
-    if share_groups.get(&request.group_id).is_some() {
+    if share_groups.contains(&request.group_id) {
         let message = format!("Group {} is not a consumer group.", request.group_id);
         return fail(ErrorCode::GroupIdNotFound, Some(message));
     }
@@ -195,19 +196,20 @@ pub fn describe(
         .map(|group_id| {
             let mut out = consumer_group_describe_response::DescribedGroup {
                 group_id: owned(group_id),
-                authorized_operations: i32::MIN,
                 ..Default::default()
             };
             let group = state.groups.get(group_id);
             let consumer = group.and_then(|g| g.consumer.as_ref());
-            let other = state.share_groups.get(group_id).is_some() || group.is_some();
-            let consumer = match describable(cx, group_id, consumer, other, "consumer") {
+            let elsewhere = group.is_some() || state.share_groups.contains(group_id);
+            let consumer = match describable(cx, group_id, consumer, elsewhere, "consumer") {
                 Ok(consumer) => consumer,
                 Err(refused) => {
                     (out.error_code, out.error_message) = refused;
                     return out;
                 }
             };
+            out.authorized_operations =
+                authorized::when(request.include_authorized_operations, authorized::GROUP);
             out.group_state = Cow::Borrowed(consumer.state_name());
             out.group_epoch = consumer.epoch;
             out.assignment_epoch = consumer.assignment_epoch;

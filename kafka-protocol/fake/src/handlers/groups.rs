@@ -18,10 +18,12 @@ use kafka_wire::messages::{
 use kafka_wire::{ErrorCode, ResponseBody};
 
 use super::answers::{no_coordinator, no_coordinator_for};
+use super::authorized;
 use super::error_messages::kafka_message;
 use super::owned;
 use crate::dispatch::Context;
 use crate::state::groups::{GroupState, JoinRequest, Pending};
+use crate::state::internal_topics;
 use crate::state::Shared;
 
 /// Key types of FindCoordinator: groups, transactional ids, and share
@@ -74,6 +76,18 @@ pub fn find_coordinator(
     cx: &Context<'_>,
     request: &FindCoordinatorRequest<'_>,
 ) -> ResponseBody<'static> {
+    // The coordinators' topic exists from the first look-up on, as Kafka
+    // creates it then.
+    let internal = match request.key_type {
+        GROUP_KEY => Some(internal_topics::CONSUMER_OFFSETS),
+        TRANSACTION_KEY => Some(internal_topics::TRANSACTION_STATE),
+        SHARE_KEY if cx.version >= SHARE_KEY_SINCE => Some(internal_topics::SHARE_GROUP_STATE),
+        _ => None,
+    };
+    if let Some(name) = internal {
+        let nodes = cx.shared.node_ids();
+        internal_topics::ensure(&mut cx.shared.state().topics, name, &nodes);
+    }
     // A key type Kafka does not know is refused with its message; a share
     // key below v6 or one that does not parse, without one from v4.
     let known_type = matches!(request.key_type, GROUP_KEY | TRANSACTION_KEY | SHARE_KEY);
@@ -364,14 +378,10 @@ pub fn list_groups(cx: &Context<'_>, request: &ListGroupsRequest<'_>) -> Respons
         Some(c) => (id, g.protocol_type.as_str(), c.state_name(), "consumer"),
         None => (id, g.protocol_type.as_str(), g.state.name(), "classic"),
     });
-    let share = state.share_groups.iter().map(|(id, g)| {
-        let name = if g.members.is_empty() {
-            "Empty"
-        } else {
-            "Stable"
-        };
-        (id, "share", name, "share")
-    });
+    let share = state
+        .share_groups
+        .iter()
+        .map(|(id, g)| (id, "share", g.state_name(), "share"));
     let mut groups: Vec<_> = classic
         .chain(share)
         .filter(|(id, _, _, _)| cx.shared.coordinator(id) == cx.node_id)
@@ -425,11 +435,21 @@ pub fn describe_groups(
                 out.error_code = code;
                 return out;
             }
+            // Kafka 4.4.0 gives every operation when asked, unless it
+            // answers with an error.
+            out.authorized_operations =
+                authorized::when(request.include_authorized_operations, authorized::GROUP);
             match state.groups.get(id) {
                 None => {
                     out.group_state = "Dead".into();
                     if cx.version >= 6 {
                         out.error_code = ErrorCode::GroupIdNotFound.code();
+                        out.authorized_operations = authorized::NOT_ASKED;
+                        out.error_message = Some(if state.share_groups.contains(id) {
+                            format!("Group {id} is not a classic group.").into()
+                        } else {
+                            format!("Group {id} not found.").into()
+                        });
                     }
                 }
                 Some(group) => {
@@ -484,6 +504,7 @@ pub fn delete_groups(cx: &Context<'_>, request: &DeleteGroupsRequest<'_>) -> Res
             group_id: owned(id),
             error_code: match check_coordinator(cx, id) {
                 Err(code) => code,
+                Ok(()) if state.share_groups.contains(id) => state.share_groups.delete_group(id),
                 Ok(()) => state.groups.delete(id),
             },
             ..Default::default()

@@ -42,16 +42,16 @@ pub(super) fn heartbeat_interval_ms(error_code: i16, member_epoch: i32) -> i32 {
 }
 
 /// The group `group_id` (looked up as `group`) if this broker describes
-/// it, else why not (error code, message), as Kafka 4.4.0 words it: the
-/// empty id is INVALID_GROUP_ID (on any broker), another broker's group
-/// NOT_COORDINATOR, and an id with no group of this `kind` (`consumer`,
-/// `share`) GROUP_ID_NOT_FOUND, "not found" or, when a group of another
-/// kind has it (`other`), "not a consumer group".
+/// it, else why not (error code, message), as Kafka words it: the empty id
+/// is INVALID_GROUP_ID without a message (on any broker); it is not the
+/// group's coordinator; no group has the id ("Group G not found."); or a
+/// group of another type has it (`elsewhere`: "Group G is not a consumer
+/// group.", `kind` being `consumer`, `share`, ...).
 pub(super) fn describable<'g, G>(
     cx: &Context<'_>,
     group_id: &str,
     group: Option<&'g G>,
-    other: bool,
+    elsewhere: bool,
     kind: &str,
 ) -> Result<&'g G, (i16, Option<Cow<'static, str>>)> {
     if group_id.is_empty() {
@@ -61,7 +61,7 @@ pub(super) fn describable<'g, G>(
         return Err((ErrorCode::NotCoordinator.code(), None));
     }
     group.ok_or_else(|| {
-        let message = if other {
+        let message = if elsewhere {
             format!("Group {group_id} is not a {kind} group.")
         } else {
             format!("Group {group_id} not found.")

@@ -4,6 +4,7 @@
 
 pub(crate) mod answers;
 pub mod api_versions;
+pub mod authorized;
 pub mod commits;
 pub mod config_resources;
 pub mod configs;
@@ -14,10 +15,12 @@ mod error_messages;
 pub mod fetch;
 pub mod groups;
 mod members;
+pub mod metadata;
 pub mod offsets;
 pub mod produce;
 pub mod quorum;
 pub mod share;
+pub mod share_admin;
 pub mod topics;
 pub mod transactions;
 pub mod txn_markers;

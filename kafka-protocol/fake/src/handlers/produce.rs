@@ -1,5 +1,6 @@
 //! Produce and InitProducerId.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -11,13 +12,17 @@ use kafka_wire::{ErrorCode, ResponseBody};
 
 use super::answers::produce_partition;
 use super::owned;
-use super::validate::{check_partition, Budget, CheckedBatch};
+use super::validate::{
+    check_partition, check_request_records, Budget, CheckedBatch, Limits, Refusal,
+};
 use crate::config::PRODUCE_DECOMPRESSION_BUDGET;
 use crate::dispatch::{Context, Outcome};
+use crate::state::internal_topics::is_internal;
 use crate::state::log::StoredBatch;
 use crate::state::producers::{BatchIds, Verdict};
+use crate::state::topics::Topic;
 use crate::state::transactions::TxnStatus;
-use crate::state::Shared;
+use crate::state::{Shared, State};
 
 /// The first Produce version whose transactional batches add their
 /// partition to the transaction (KIP-890, transaction.version 2).
@@ -43,15 +48,169 @@ struct Part {
     index: i32,
     name: Option<String>,
     records: Vec<u8>,
-    result: Result<Vec<CheckedBatch>, i16>,
+    limits: Option<Limits>,
+    result: Result<Vec<CheckedBatch>, Refusal>,
+}
+
+/// The broker's `message.max.bytes`, which topics without their own
+/// `max.message.bytes` take (Kafka's default: 1048588).
+const MESSAGE_MAX_BYTES: &str = "1048588";
+
+/// Kafka's `log.message.timestamp.after.max.ms` default: one hour.
+const TIMESTAMP_AFTER_MAX_MS: i64 = 3_600_000;
+
+/// A topic setting: the topic's own, else the broker's (`broker_key`, set
+/// on the node or cluster-wide), else `default`.
+fn setting(
+    state: &State,
+    node: i32,
+    topic: &Topic,
+    key: &str,
+    broker_key: &str,
+    default: &str,
+) -> String {
+    topic
+        .configs
+        .get(key)
+        .or_else(|| {
+            [node, -1]
+                .iter()
+                .find_map(|n| state.broker_configs.get(n).and_then(|c| c.get(broker_key)))
+        })
+        .map(String::as_str)
+        .or_else(|| topic.config(key))
+        .unwrap_or(default)
+        .to_owned()
+}
+
+/// What the log of partition `index` of `topic` holds appends to.
+fn limits(state: &State, node: i32, name: &str, index: i32, topic: &Topic, now: i64) -> Limits {
+    let number = |key: &str, broker_key: &str, default: &str| {
+        setting(state, node, topic, key, broker_key, default)
+            .parse::<i64>()
+            .unwrap_or(i64::MAX)
+    };
+    let size = |value: i64| usize::try_from(value).unwrap_or(usize::MAX);
+    Limits {
+        partition: format!("{name}-{index}"),
+        max_message_bytes: size(number(
+            "max.message.bytes",
+            "message.max.bytes",
+            MESSAGE_MAX_BYTES,
+        )),
+        segment_bytes: size(number("segment.bytes", "log.segment.bytes", "1073741824")),
+        compacted: setting(
+            state,
+            node,
+            topic,
+            "cleanup.policy",
+            "log.cleanup.policy",
+            "delete",
+        )
+        .split(',')
+        .any(|p| p.trim() == "compact"),
+        create_time: setting(
+            state,
+            node,
+            topic,
+            "message.timestamp.type",
+            "log.message.timestamp.type",
+            "CreateTime",
+        ) == "CreateTime",
+        before_max_ms: number(
+            "message.timestamp.before.max.ms",
+            "log.message.timestamp.before.max.ms",
+            &i64::MAX.to_string(),
+        ),
+        after_max_ms: number(
+            "message.timestamp.after.max.ms",
+            "log.message.timestamp.after.max.ms",
+            &TIMESTAMP_AFTER_MAX_MS.to_string(),
+        ),
+        now,
+    }
+}
+
+/// A partition's checks before its records are looked at, in Kafka's
+/// order: the topic and partition, the records' form, acks, internal
+/// topics, leadership, and (acks=all) the replicas in sync. The records'
+/// limits when they pass.
+#[allow(clippy::too_many_arguments)]
+fn admit(
+    cx: &Context<'_>,
+    state: &State,
+    request: &ProduceRequest<'_>,
+    name: Option<&str>,
+    index: i32,
+    records: &[u8],
+    live: &[i32],
+    now: i64,
+) -> Result<Limits, (Refusal, Option<(i32, i32)>)> {
+    let refuse = |code: ErrorCode| (Refusal::from(code), None);
+    let topic = name.and_then(|n| state.topics.get(n).map(|t| (n, t)));
+    let Some((name, topic)) = topic else {
+        return Err(refuse(if cx.version >= 13 {
+            ErrorCode::UnknownTopicId
+        } else {
+            ErrorCode::UnknownTopicOrPartition
+        }));
+    };
+    let Some(partition) = topic.partition(index) else {
+        return Err(refuse(ErrorCode::UnknownTopicOrPartition));
+    };
+    check_request_records(cx.version, records).map_err(|r| (r, None))?;
+    if !matches!(request.acks, -1..=1) {
+        return Err(refuse(ErrorCode::InvalidRequiredAcks));
+    }
+    if is_internal(name) {
+        return Err(refuse(ErrorCode::InvalidTopicException));
+    }
+    if partition.leader != cx.node_id {
+        let leader = Some((partition.leader, partition.leader_epoch));
+        return Err((ErrorCode::NotLeaderOrFollower.into(), leader));
+    }
+    if request.acks == -1 {
+        // The ISR is the replicas on running brokers; Kafka asks for no
+        // more of them than there are replicas.
+        let min_isr = topic
+            .config("min.insync.replicas")
+            .and_then(|v| v.parse::<usize>().ok())
+            .unwrap_or(1)
+            .min(partition.replicas.len());
+        let in_sync = partition
+            .replicas
+            .iter()
+            .filter(|r| live.contains(r))
+            .count();
+        if in_sync < min_isr {
+            return Err((
+                Refusal::with_log_start(ErrorCode::NotEnoughReplicas.code()),
+                None,
+            ));
+        }
+    }
+    Ok(limits(state, cx.node_id, name, index, topic, now))
 }
 
 /// Appends each partition's batches on the partition's leader. Every
 /// batch is checked first on tokio's blocking pool, without the lock;
-/// the lock is taken only to append. With acks=0 nothing is answered.
+/// the lock is taken only to append. With acks=0 nothing is answered, and
+/// an error closes the connection, as Kafka closes it.
 pub async fn produce(cx: &Context<'_>, request: &ProduceRequest<'_>) -> Outcome {
     let version = cx.version;
     let by_id = version >= 13;
+    // A transactional batch needs a transactional id (Kafka checks the
+    // id's authorization first, and refuses the whole request).
+    let transactional = request.topic_data.iter().any(|t| {
+        t.partition_data
+            .iter()
+            .any(|p| is_transactional(p.records.as_deref().unwrap_or_default()))
+    });
+    if transactional && request.transactional_id.is_none() {
+        return refuse_all(cx, request, ErrorCode::TransactionalIdAuthorizationFailed);
+    }
+    let now = now_ms();
+    let live = cx.shared.node_ids();
     let mut parts = Vec::new();
     let mut leaders: HashMap<(usize, i32), (i32, i32)> = HashMap::new();
     {
@@ -62,29 +221,33 @@ pub async fn produce(cx: &Context<'_>, request: &ProduceRequest<'_>) -> Outcome 
             } else {
                 Some(topic.name.to_string())
             };
-            let known = name.as_deref().and_then(|n| state.topics.get(n));
             for p in topic.partition_data.iter() {
-                let result = match known.map(|t| t.partition(p.index)) {
-                    None if by_id => Err(ErrorCode::UnknownTopicId.code()),
-                    None | Some(None) => Err(ErrorCode::UnknownTopicOrPartition.code()),
-                    Some(Some(partition)) if partition.leader != cx.node_id => {
-                        leaders.insert((t, p.index), (partition.leader, partition.leader_epoch));
-                        Err(ErrorCode::NotLeaderOrFollower.code())
+                let given = p.records.as_deref().unwrap_or_default();
+                let admitted = admit(
+                    cx,
+                    &state,
+                    request,
+                    name.as_deref(),
+                    p.index,
+                    given,
+                    &live,
+                    now,
+                );
+                let (records, limits, result) = match admitted {
+                    Ok(limits) => (given.to_vec(), Some(limits), Ok(Vec::new())),
+                    Err((refusal, leader)) => {
+                        if let Some(leader) = leader {
+                            leaders.insert((t, p.index), leader);
+                        }
+                        (Vec::new(), None, Err(refusal))
                     }
-                    Some(Some(_)) if !matches!(request.acks, -1..=1) => {
-                        Err(ErrorCode::InvalidRequiredAcks.code())
-                    }
-                    Some(Some(_)) => Ok(Vec::new()),
-                };
-                let records = match result {
-                    Ok(_) => p.records.as_deref().unwrap_or_default().to_vec(),
-                    Err(_) => Vec::new(),
                 };
                 parts.push(Part {
                     topic: t,
                     index: p.index,
                     name: name.clone(),
                     records,
+                    limits,
                     result,
                 });
             }
@@ -93,8 +256,8 @@ pub async fn produce(cx: &Context<'_>, request: &ProduceRequest<'_>) -> Outcome 
     let parts = tokio::task::spawn_blocking(move || {
         let mut budget = Budget(PRODUCE_DECOMPRESSION_BUDGET);
         for part in &mut parts {
-            if part.result.is_ok() {
-                part.result = check_partition(&part.records, &mut budget);
+            if let (Ok(_), Some(limits)) = (&part.result, &part.limits) {
+                part.result = check_partition(&part.records, &mut budget, limits);
             }
         }
         parts
@@ -104,16 +267,16 @@ pub async fn produce(cx: &Context<'_>, request: &ProduceRequest<'_>) -> Outcome 
         return Outcome::Close("the batch check did not finish".into());
     };
 
-    let now = now_ms();
     let mut topics: Vec<Vec<produce_response::PartitionProduceResponse<'static>>> =
         request.topic_data.iter().map(|_| Vec::new()).collect();
     let mut endpoints = Vec::new();
+    let mut failed = false;
     {
         let mut state = cx.shared.state();
         for part in parts {
             let mut response = produce_partition(part.index, 0);
+            let name = part.name.as_deref().unwrap_or_default();
             let appended = part.result.and_then(|batches| {
-                let name = part.name.as_deref().unwrap_or_default();
                 append(
                     cx.shared,
                     version,
@@ -131,8 +294,29 @@ pub async fn produce(cx: &Context<'_>, request: &ProduceRequest<'_>) -> Outcome 
                     response.log_append_time_ms = append_time;
                     response.log_start_offset = log_start;
                 }
-                Err(code) => {
-                    response.error_code = code;
+                Err(refusal) => {
+                    failed = true;
+                    response.error_code = refusal.code;
+                    response.error_message = refusal.message.map(Cow::Owned);
+                    response.record_errors = refusal
+                        .record_errors
+                        .into_iter()
+                        .map(
+                            |(batch_index, message)| produce_response::BatchIndexAndErrorMessage {
+                                batch_index,
+                                batch_index_error_message: Some(Cow::Owned(message)),
+                                ..Default::default()
+                            },
+                        )
+                        .collect::<Vec<_>>()
+                        .into();
+                    if refusal.with_log_start {
+                        response.log_start_offset = state
+                            .topics
+                            .get(name)
+                            .and_then(|t| t.partition(part.index))
+                            .map_or(-1, |p| p.log.log_start_offset());
+                    }
                     // KIP-951's fields exist from v10.
                     if let Some(&(leader, leader_epoch)) = leaders
                         .get(&(part.topic, part.index))
@@ -156,6 +340,9 @@ pub async fn produce(cx: &Context<'_>, request: &ProduceRequest<'_>) -> Outcome 
     }
     cx.shared.appended.notify_waiters();
     if request.acks == 0 {
+        if failed {
+            return Outcome::Close("an acks=0 Produce failed".into());
+        }
         return Outcome::NoResponse;
     }
     let responses = request
@@ -178,6 +365,45 @@ pub async fn produce(cx: &Context<'_>, request: &ProduceRequest<'_>) -> Outcome 
     Outcome::Respond(Box::new(ResponseBody::Produce(ProduceResponse {
         responses,
         node_endpoints: node_endpoints(cx.shared, &endpoints).into(),
+        ..Default::default()
+    })))
+}
+
+/// Whether the first batch of `records` is transactional.
+fn is_transactional(records: &[u8]) -> bool {
+    const TRANSACTIONAL_BIT: u8 = 0x10;
+    // The low byte of the attributes.
+    records.get(22).is_some_and(|b| b & TRANSACTIONAL_BIT != 0)
+}
+
+/// Every partition of the request answered `code`, as Kafka answers a
+/// request it refuses whole (with acks=0: the connection closed).
+fn refuse_all(cx: &Context<'_>, request: &ProduceRequest<'_>, code: ErrorCode) -> Outcome {
+    if request.acks == 0 {
+        return Outcome::Close(format!("an acks=0 Produce refused with {code:?}"));
+    }
+    let by_id = cx.version >= 13;
+    let responses = request
+        .topic_data
+        .iter()
+        .map(|topic| produce_response::TopicProduceResponse {
+            name: if by_id {
+                Default::default()
+            } else {
+                owned(&topic.name)
+            },
+            topic_id: topic.topic_id,
+            partition_responses: topic
+                .partition_data
+                .iter()
+                .map(|p| produce_partition(p.index, code.code()))
+                .collect::<Vec<_>>()
+                .into(),
+            ..Default::default()
+        })
+        .collect();
+    Outcome::Respond(Box::new(ResponseBody::Produce(ProduceResponse {
+        responses,
         ..Default::default()
     })))
 }
@@ -208,7 +434,7 @@ fn append(
     records: &[u8],
     batches: &[CheckedBatch],
     now: i64,
-) -> Result<(i64, i64, i64), i16> {
+) -> Result<(i64, i64, i64), Refusal> {
     let budget = shared.config.max_bytes;
     // Transactional batches: the producer id must hold the transactional
     // id's current epoch; from Produce v12 (transaction.version 2) the
@@ -218,7 +444,7 @@ fn append(
     for batch in batches {
         let h = &batch.header;
         if h.is_control() {
-            return Err(ErrorCode::InvalidRecord.code());
+            return Err(Refusal::with_log_start(ErrorCode::InvalidRecord.code()));
         }
         if !h.is_transactional() {
             continue;
@@ -226,13 +452,13 @@ fn append(
         let tid = state
             .transactions
             .id_of(h.producer_id)
-            .ok_or(ErrorCode::InvalidProducerIdMapping.code())?;
+            .ok_or(Refusal::from(ErrorCode::InvalidProducerIdMapping))?;
         let txn = state
             .transactions
             .get(tid)
-            .ok_or(ErrorCode::InvalidProducerIdMapping.code())?;
+            .ok_or(Refusal::from(ErrorCode::InvalidProducerIdMapping))?;
         if h.producer_epoch != txn.epoch {
-            return Err(ErrorCode::InvalidProducerEpoch.code());
+            return Err(ErrorCode::InvalidProducerEpoch.into());
         }
         let member =
             txn.status == TxnStatus::Ongoing && txn.partitions.contains(&(name.to_owned(), index));
@@ -242,20 +468,20 @@ fn append(
             } else if version >= ABORTABLE_PRODUCE {
                 // As Kafka 4.4.0 answers a v11 batch of a partition not in
                 // the transaction.
-                return Err(ErrorCode::TransactionAbortable.code());
+                return Err(ErrorCode::TransactionAbortable.into());
             } else {
-                return Err(ErrorCode::InvalidTxnState.code());
+                return Err(ErrorCode::InvalidTxnState.into());
             }
         }
     }
     let topic = state
         .topics
         .get_mut(name)
-        .ok_or(ErrorCode::UnknownTopicOrPartition.code())?;
+        .ok_or(Refusal::from(ErrorCode::UnknownTopicOrPartition))?;
     let append_time = topic.log_append_time();
     let partition = topic
         .partition_mut(index)
-        .ok_or(ErrorCode::UnknownTopicOrPartition.code())?;
+        .ok_or(Refusal::from(ErrorCode::UnknownTopicOrPartition))?;
     // Every batch is checked against the producer state before any is
     // appended, so that a refused batch leaves the partition unchanged.
     let mut first = None;
@@ -272,13 +498,15 @@ fn append(
         // Kafka 4.5's rule applies to a log that has never held a record.
         let from_zero = first_sequence_from_zero && partition.log.high_watermark() == 0;
         let base_offset = match partition.producers.check(&ids, from_zero) {
-            Verdict::Reject(code) => return Err(code),
+            // Kafka's producer state refuses the append: its log start
+            // offset is in the answer.
+            Verdict::Reject(code) => return Err(Refusal::with_log_start(code)),
             Verdict::Duplicate(offset) => offset,
             Verdict::Append => {
                 let base_offset = partition.log.high_watermark();
                 let mut bytes = records
                     .get(batch.range.clone())
-                    .ok_or(ErrorCode::CorruptMessage.code())?
+                    .ok_or(Refusal::from(ErrorCode::CorruptMessage))?
                     .to_vec();
                 bytes[..8].copy_from_slice(&base_offset.to_be_bytes());
                 // The partition leader epoch, outside the CRC: the

@@ -1,7 +1,8 @@
 //! KIP-932 share groups: ShareGroupHeartbeat and ShareGroupDescribe at the
 //! group's coordinator; ShareFetch (share sessions, acquisition with
 //! locks and delivery counts, long polls) and ShareAcknowledge at the
-//! partitions' leaders.
+//! partitions' leaders. The offsets admin is in
+//! [`share_admin`](super::share_admin).
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -16,19 +17,25 @@ use kafka_wire::messages::{
 use kafka_wire::runtime::Uuid;
 use kafka_wire::{ErrorCode, ResponseBody};
 
+use super::authorized;
 use super::consumer_groups::blank;
-use super::members::{by_topic, describable, heartbeat_interval_ms};
+use super::members::{by_topic, describable};
 use super::owned;
+use super::produce::now_ms;
 use crate::config::{MAX_FETCH_BYTES, MAX_FETCH_WAIT};
 use crate::dispatch::Context;
-use crate::state::share_groups::LOCK_DURATION;
+use crate::state::internal_topics;
+use crate::state::share_groups::{Reset, Settings, Span};
+use crate::state::topics::Partition;
 use crate::state::State;
 
 /// The epoch that closes a share session.
 const FINAL_EPOCH: i32 = -1;
 
-fn lock_ms() -> i32 {
-    i32::try_from(LOCK_DURATION.as_millis()).unwrap_or(i32::MAX)
+/// The lock duration a share answer gives: the group's
+/// `share.record.lock.duration.ms`.
+fn lock_ms(state: &State, group: &str) -> i32 {
+    i32::try_from(state.share_groups.settings(group).lock.as_millis()).unwrap_or(i32::MAX)
 }
 
 /// Kafka 4.4.0's checks of a ShareGroupHeartbeat before it looks at the
@@ -77,8 +84,35 @@ fn share_request_valid(group_id: Option<&str>, member_id: Option<&str>) -> bool 
     group_id.is_some() && member_id.is_some_and(member_id_valid)
 }
 
-/// ShareGroupHeartbeat: join (epoch 0), heartbeat, leave (-1); every
-/// member gets every partition of its topics.
+/// A partition's bounds for acquisition: its log start, the high watermark
+/// (the last stable offset under `read_committed`), and where a new share
+/// partition starts by the group's `share.auto.offset.reset`.
+fn span_of(partition: &Partition, settings: &Settings) -> Span {
+    let log_start = partition.log.log_start_offset();
+    let high_watermark = partition.log.high_watermark();
+    let until = if settings.read_committed {
+        partition.txns.last_stable_offset(high_watermark)
+    } else {
+        high_watermark
+    };
+    let reset_to = match settings.reset {
+        Reset::Earliest => log_start,
+        Reset::Latest => high_watermark,
+        Reset::ByDuration(ms) => partition
+            .log
+            .offset_for_timestamp(now_ms().saturating_sub(ms))
+            .map_or(high_watermark, |(_, offset)| offset),
+    };
+    Span {
+        log_start,
+        until,
+        reset_to,
+    }
+}
+
+/// ShareGroupHeartbeat: join (epoch 0), heartbeat, leave (-1), with the
+/// epochs and assignments of [`ShareGroups::heartbeat`](crate::state::share_groups::ShareGroups::heartbeat);
+/// a classic or consumer group's id is GROUP_ID_NOT_FOUND.
 pub fn heartbeat(
     cx: &Context<'_>,
     request: &ShareGroupHeartbeatRequest<'_>,
@@ -110,6 +144,12 @@ pub fn heartbeat(
             Some(format!("Group {} is not a share group.", request.group_id)),
         );
     }
+    // The share coordinators' topic exists once share groups are used.
+    internal_topics::ensure(
+        topics,
+        internal_topics::SHARE_GROUP_STATE,
+        &cx.shared.node_ids(),
+    );
     let subscribed = request
         .subscribed_topic_names
         .as_ref()
@@ -120,12 +160,15 @@ pub fn heartbeat(
         request.member_epoch,
         subscribed,
         topics,
-        (cx.client_id, cx.client_host),
+        (cx.client_id, &format!("/{}", cx.client_host)),
         Instant::now(),
     );
     if error != 0 {
         return fail(error, message);
     }
+    let interval = share_groups
+        .settings(&request.group_id)
+        .heartbeat_interval_ms;
     let assignment = assignment.map(|set| share_group_heartbeat_response::Assignment {
         topic_partitions: by_topic(&set, |topic_id, partitions| {
             share_group_heartbeat_response::TopicPartitions {
@@ -140,7 +183,7 @@ pub fn heartbeat(
     ResponseBody::ShareGroupHeartbeat(ShareGroupHeartbeatResponse {
         member_id: Some(owned(&request.member_id)),
         member_epoch: epoch,
-        heartbeat_interval_ms: heartbeat_interval_ms(error, epoch),
+        heartbeat_interval_ms: if epoch < 0 { 0 } else { interval },
         assignment,
         ..Default::default()
     })
@@ -158,41 +201,35 @@ pub fn describe(
         .map(|group_id| {
             let mut out = share_group_describe_response::DescribedGroup {
                 group_id: owned(group_id),
-                authorized_operations: i32::MIN,
                 ..Default::default()
             };
-            let other = state.groups.get(group_id).is_some();
+            let elsewhere = state.groups.get(group_id).is_some();
             let share = state.share_groups.get(group_id);
-            let group = match describable(cx, group_id, share, other, "share") {
+            let group = match describable(cx, group_id, share, elsewhere, "share") {
                 Ok(group) => group,
                 Err(refused) => {
                     (out.error_code, out.error_message) = refused;
                     return out;
                 }
             };
-            out.group_state = Cow::Borrowed(if group.members.is_empty() {
-                "Empty"
-            } else {
-                "Stable"
-            });
+            out.authorized_operations =
+                authorized::when(request.include_authorized_operations, authorized::GROUP);
+            out.group_state = Cow::Borrowed(group.state_name());
             out.group_epoch = group.epoch;
-            out.assignment_epoch = group.epoch;
+            out.assignment_epoch = group.assignment_epoch;
             out.assignor_name = Cow::Borrowed("simple");
             out.members = group
                 .members
                 .iter()
                 .map(|(id, m)| {
-                    let topic_partitions: Vec<_> = m
-                        .subscribed
-                        .iter()
-                        .filter_map(|name| state.topics.get(name).map(|t| (name, t)))
-                        .map(|(name, t)| share_group_describe_response::TopicPartitions {
-                            topic_id: t.id,
-                            topic_name: owned(name),
-                            partitions: (0..t.partition_count()).collect::<Vec<_>>().into(),
+                    let topic_partitions = by_topic(&m.assignment, |topic_id, partitions| {
+                        share_group_describe_response::TopicPartitions {
+                            topic_id,
+                            topic_name: owned(state.topics.name_of(topic_id).unwrap_or_default()),
+                            partitions: partitions.into(),
                             ..Default::default()
-                        })
-                        .collect();
+                        }
+                    });
                     share_group_describe_response::Member {
                         member_id: owned(id),
                         member_epoch: m.epoch,
@@ -354,6 +391,7 @@ pub async fn fetch(cx: &Context<'_>, request: &ShareFetchRequest<'_>) -> Respons
         appended.as_mut().enable();
         let ready = {
             let state = cx.shared.state();
+            let settings = state.share_groups.settings(&group);
             let now = Instant::now();
             wanted.iter().any(|(topic, p)| {
                 let Some(partition) = state
@@ -368,7 +406,7 @@ pub async fn fetch(cx: &Context<'_>, request: &ShareFetchRequest<'_>) -> Respons
                     || state.share_groups.has_available(
                         &group,
                         (*topic, *p),
-                        partition.log.high_watermark(),
+                        span_of(partition, &settings).until,
                         now,
                     )
             })
@@ -379,6 +417,7 @@ pub async fn fetch(cx: &Context<'_>, request: &ShareFetchRequest<'_>) -> Respons
         let _ = tokio::time::timeout_at(deadline, appended).await;
     }
     let mut state = cx.shared.state();
+    let settings = state.share_groups.settings(&group);
     let now = Instant::now();
     let mut budget = usize::try_from(request.max_bytes)
         .unwrap_or(0)
@@ -401,10 +440,10 @@ pub async fn fetch(cx: &Context<'_>, request: &ShareFetchRequest<'_>) -> Respons
             .as_deref()
             .and_then(|n| state.topics.get(n))
             .and_then(|t| t.partition(index))
-            .map(|p| (p.leader, p.log.log_start_offset(), p.log.high_watermark()));
+            .map(|p| (p.leader, span_of(p, &settings)));
         match info {
             None => data.error_code = ErrorCode::UnknownTopicOrPartition.code(),
-            Some((leader, _, _)) if leader != cx.node_id => {
+            Some((leader, _)) if leader != cx.node_id => {
                 data.error_code = ErrorCode::NotLeaderOrFollower.code();
                 data.current_leader = share_fetch_response::LeaderIdAndEpoch {
                     leader_id: leader,
@@ -412,18 +451,11 @@ pub async fn fetch(cx: &Context<'_>, request: &ShareFetchRequest<'_>) -> Respons
                     ..Default::default()
                 };
             }
-            Some((_, log_start, high_watermark))
-                if wanted.contains(&(topic, index)) && left > 0 =>
-            {
-                let runs = state.share_groups.acquire(
-                    &group,
-                    &member,
-                    (topic, index),
-                    log_start,
-                    high_watermark,
-                    left,
-                    now,
-                );
+            Some((_, span)) if wanted.contains(&(topic, index)) && left > 0 => {
+                let runs =
+                    state
+                        .share_groups
+                        .acquire(&group, &member, (topic, index), span, left, now);
                 if let Some(&(first, _, _)) = runs.first() {
                     let last = runs.last().map_or(first, |r| r.1);
                     left = left.saturating_sub(
@@ -467,7 +499,7 @@ pub async fn fetch(cx: &Context<'_>, request: &ShareFetchRequest<'_>) -> Respons
         }
     }
     ResponseBody::ShareFetch(ShareFetchResponse {
-        acquisition_lock_timeout_ms: lock_ms(),
+        acquisition_lock_timeout_ms: lock_ms(&state, &group),
         responses: responses.into(),
         ..Default::default()
     })
@@ -492,6 +524,7 @@ pub fn acknowledge(
     let group = request.group_id.as_deref().unwrap_or_default();
     let member = request.member_id.as_deref().unwrap_or_default();
     let mut state = cx.shared.state();
+    let lock = lock_ms(&state, group);
     let key = (cx.node_id, group.to_owned(), member.to_owned());
     match request.share_session_epoch {
         FINAL_EPOCH => {
@@ -543,7 +576,7 @@ pub fn acknowledge(
         )
         .collect();
     ResponseBody::ShareAcknowledge(ShareAcknowledgeResponse {
-        acquisition_lock_timeout_ms: lock_ms(),
+        acquisition_lock_timeout_ms: lock,
         responses: responses.into(),
         ..Default::default()
     })

@@ -6,9 +6,11 @@
 pub mod committed;
 pub mod consumer_groups;
 pub mod groups;
+pub mod internal_topics;
 pub mod log;
 pub mod producers;
 pub mod sessions;
+pub mod share_assignor;
 pub mod share_groups;
 pub mod topics;
 pub mod transactions;
@@ -158,8 +160,9 @@ impl Shared {
         self.next_producer_id.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Where new topics go.
+    /// The replication factor of a topic created without one (auto-created,
+    /// or CreateTopics' -1): Kafka's `default.replication.factor`, 1.
     pub fn default_replication(&self) -> usize {
-        self.brokers().len().min(3)
+        1
     }
 }

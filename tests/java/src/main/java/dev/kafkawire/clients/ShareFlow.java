@@ -6,18 +6,27 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.ListGroupsOptions;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.ShareGroupDescription;
+import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -33,6 +42,12 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * delivered once, except the first record, which it releases and gets
  * again, after the others, with a delivery count of 2. It prints the counts and the group's
  * state after the consumer closed.
+ *
+ * <p>Then the share group's administration, as the admin client does it: its offsets altered,
+ * deleted and the group deleted while the consumer is a member (refused: the group is not
+ * empty), then, once it closed, the group listed among the share groups, its offsets listed
+ * (the lag of every partition), altered (and listed again), deleted (and listed again), and the
+ * group deleted and described. It prints what each step saw.
  */
 final class ShareFlow {
     private ShareFlow() {}
@@ -46,6 +61,46 @@ final class ShareFlow {
         return s.append('@').append(r.timestamp()).toString();
     }
 
+    /** What a call ended in: "ok", or its failure's exception class. */
+    private static String outcome(KafkaFuture<?> future) throws InterruptedException {
+        try {
+            future.get(60, TimeUnit.SECONDS);
+            return "ok";
+        } catch (ExecutionException e) {
+            return e.getCause().getClass().getSimpleName();
+        } catch (java.util.concurrent.TimeoutException e) {
+            return "timeout";
+        }
+    }
+
+    /** A group's share offsets, partition by partition: "start/lag" (-1: none). */
+    private static String offsets(Admin admin, String group) throws Exception {
+        Map<TopicPartition, SharePartitionOffsetInfo> info = admin
+                .listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec()))
+                .partitionsToOffsetInfo(group).get(60, TimeUnit.SECONDS);
+        Map<String, String> sorted = new TreeMap<>();
+        for (Map.Entry<TopicPartition, SharePartitionOffsetInfo> e : info.entrySet()) {
+            SharePartitionOffsetInfo o = e.getValue();
+            sorted.put(Integer.toString(e.getKey().partition()),
+                    o.startOffset() + "/" + o.lag().map(String::valueOf).orElse("none"));
+        }
+        return sorted.toString();
+    }
+
+    /** Lags only (the start offsets Kafka keeps trail by one acknowledgement). */
+    private static String lags(Admin admin, String group) throws Exception {
+        Map<TopicPartition, SharePartitionOffsetInfo> info = admin
+                .listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec()))
+                .partitionsToOffsetInfo(group).get(60, TimeUnit.SECONDS);
+        Map<String, String> sorted = new TreeMap<>();
+        for (Map.Entry<TopicPartition, SharePartitionOffsetInfo> e : info.entrySet()) {
+            SharePartitionOffsetInfo o = e.getValue();
+            sorted.put(Integer.toString(e.getKey().partition()),
+                    (o.startOffset() >= 0) + "/" + o.lag().map(String::valueOf).orElse("none"));
+        }
+        return sorted.toString();
+    }
+
     static String run(Map<String, String> options) throws Exception {
         String topic = options.get("--topic");
         String group = options.get("--group");
@@ -56,6 +111,12 @@ final class ShareFlow {
         int redelivered = 0;
         int redeliveryCount = 0;
         String groupState;
+        String active = "";
+        String listed;
+        String consumedLags;
+        String altered;
+        String offsetsDeleted;
+        String groupDeleted;
         try (Admin admin = Admin.create(Flow.common(options, "admin"))) {
             admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get(60, TimeUnit.SECONDS);
             Flow.waitForTopic(admin, topic, true);
@@ -122,6 +183,11 @@ final class ShareFlow {
                     }
                     consumer.commitSync();
                 }
+                // While the consumer is a member: refused.
+                TopicPartition first = new TopicPartition(topic, 0);
+                active = outcome(admin.alterShareGroupOffsets(group, Map.of(first, 0L)).all()) + ","
+                        + outcome(admin.deleteShareGroupOffsets(group, Set.of(topic)).all()) + ","
+                        + outcome(admin.deleteShareGroups(List.of(group)).all());
             }
             for (int p = 0; p < 2; p++) {
                 if (!expected.getOrDefault(p, List.of()).equals(got.getOrDefault(p, List.of()))) {
@@ -132,6 +198,24 @@ final class ShareFlow {
             ShareGroupDescription description = admin.describeShareGroups(List.of(group)).all()
                     .get(60, TimeUnit.SECONDS).get(group);
             groupState = description.groupState() + ":" + description.members().size();
+
+            StringBuilder seenAdmin = new StringBuilder();
+            for (GroupListing listing : admin.listGroups(ListGroupsOptions.forShareGroups()).all()
+                    .get(60, TimeUnit.SECONDS)) {
+                if (listing.groupId().equals(group)) {
+                    seenAdmin.append(listing.type().map(Object::toString).orElse("?")).append(':')
+                            .append(listing.groupState().map(Object::toString).orElse("?"));
+                }
+            }
+            listed = seenAdmin.toString();
+            consumedLags = lags(admin, group);
+            altered = outcome(admin.alterShareGroupOffsets(group, Map.of(
+                    new TopicPartition(topic, 0), 0L, new TopicPartition(topic, 1), 1L)).all())
+                    + " " + offsets(admin, group);
+            offsetsDeleted = outcome(admin.deleteShareGroupOffsets(group, Set.of(topic)).all())
+                    + " " + offsets(admin, group);
+            String deleted = outcome(admin.deleteShareGroups(List.of(group)).all());
+            groupDeleted = deleted + " " + outcome(admin.describeShareGroups(List.of(group)).all());
             admin.deleteTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
         }
         int consumed = 0;
@@ -139,6 +223,10 @@ final class ShareFlow {
             consumed += list.size();
         }
         return "{\"produced\":" + records + ",\"consumed\":" + consumed + ",\"redelivered\":" + redelivered
-                + ",\"redeliveryCount\":" + redeliveryCount + ",\"group\":\"" + groupState + "\"}";
+                + ",\"redeliveryCount\":" + redeliveryCount + ",\"group\":\"" + groupState + "\""
+                + ",\"whileActive\":\"" + active + "\",\"listed\":\"" + listed + "\""
+                + ",\"lags\":\"" + consumedLags + "\",\"altered\":\"" + altered + "\""
+                + ",\"offsetsDeleted\":\"" + offsetsDeleted + "\",\"groupDeleted\":\"" + groupDeleted
+                + "\"}";
     }
 }
