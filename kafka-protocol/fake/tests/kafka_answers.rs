@@ -1571,3 +1571,34 @@ async fn an_offset_commit_to_no_group_with_a_generation_makes_none() {
     assert_eq!(described["groups"][0]["groupState"], "Dead", "{described}");
     cluster.shutdown().await.ok();
 }
+
+/// An idempotent producer's InitProducerId (no transactional id) always
+/// gets a new producer id at epoch 0 from Kafka 4.4.0, also when it names
+/// its producer id and epoch to ask for a bump (KIP-360): only a
+/// transactional id's producer keeps its id and bumps its epoch.
+#[tokio::test]
+async fn an_idempotent_producer_gets_a_new_id_for_every_init() {
+    let cluster = brokers(1).await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let init = |producer_id: i64, epoch: i64| {
+        json!({"transactionalId": null, "transactionTimeoutMs": 60000,
+               "producerId": producer_id, "producerEpoch": epoch})
+    };
+    let first = answer(p, ApiKey::InitProducerId, 5, init(-1, -1)).await;
+    let id = first["producerId"].as_i64().unwrap_or(-1);
+    assert_eq!(first["producerEpoch"], 0, "{first}");
+    let mut seen = vec![id];
+    for (version, epoch) in [(5, 0), (5, 3), (3, 0)] {
+        let again = answer(p, ApiKey::InitProducerId, version, init(id, epoch)).await;
+        let next = again["producerId"].as_i64().unwrap_or(-1);
+        assert_eq!(
+            (&again["errorCode"], &again["producerEpoch"]),
+            (&json!(0), &json!(0)),
+            "{again}"
+        );
+        assert!(!seen.contains(&next), "{next} given twice: {seen:?}");
+        seen.push(next);
+    }
+    cluster.shutdown().await.ok();
+}
