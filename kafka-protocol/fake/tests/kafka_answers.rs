@@ -1602,3 +1602,58 @@ async fn an_idempotent_producer_gets_a_new_id_for_every_init() {
     }
     cluster.shutdown().await.ok();
 }
+
+/// A Fetch partition Kafka 4.4.0 refuses has no offsets (high watermark,
+/// last stable offset and log start -1); those its broker refuses before
+/// reading (an unknown topic id, topic or partition) list no aborted
+/// transactions ([]), those its log refuses (a leader epoch ahead, an
+/// offset out of range) none at all (null).
+#[tokio::test]
+async fn a_refused_fetch_partition_has_no_offsets() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let produced = answer(
+        p,
+        ApiKey::Produce,
+        9,
+        json!({"transactionalId": null, "acks": -1, "timeoutMs": 1000, "topicData": [
+            {"name": "t1", "partitionData": [{"index": 0, "records":
+                base64::Engine::encode(&base64::engine::general_purpose::STANDARD,
+                                       common::batch(None, &[b"a", b"b"]))}]}]}),
+    )
+    .await;
+    assert_eq!(
+        produced["responses"][0]["partitionResponses"][0]["errorCode"],
+        0
+    );
+    let fetch = |topic: &str, partition: i64, epoch: i64, offset: i64| {
+        json!({"replicaId": -1, "maxWaitMs": 0, "minBytes": 0, "maxBytes": 1048576,
+               "isolationLevel": 1, "sessionId": 0, "sessionEpoch": -1, "topics": [
+                   {"topic": topic, "partitions": [{"partition": partition,
+                    "currentLeaderEpoch": epoch, "fetchOffset": offset, "lastFetchedEpoch": -1,
+                    "logStartOffset": -1, "partitionMaxBytes": 1024}]}],
+               "forgottenTopicsData": [], "rackId": ""})
+    };
+    let refused = |code: i64, aborted: Value| {
+        json!({"errorCode": code, "highWatermark": -1, "lastStableOffset": -1,
+               "logStartOffset": -1, "abortedTransactions": aborted, "records": ""})
+    };
+    for (request, expected) in [
+        (fetch("t1", 5, -1, 0), refused(3, json!([]))),
+        (fetch("nosuch", 0, -1, 0), refused(3, json!([]))),
+        (fetch("t1", 0, 1000, 0), refused(75, json!(null))),
+        (fetch("t1", 0, -1, 1000), refused(1, json!(null))),
+    ] {
+        let answered = answer(p, ApiKey::Fetch, 12, request.clone()).await;
+        let partition = &answered["responses"][0]["partitions"][0];
+        let got: serde_json::Map<String, Value> = expected
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(key, _)| (key.clone(), partition[key].clone()))
+            .collect();
+        assert_eq!(Value::Object(got), expected, "{request}");
+    }
+    cluster.shutdown().await.ok();
+}
