@@ -1657,3 +1657,31 @@ async fn a_refused_fetch_partition_has_no_offsets() {
     }
     cluster.shutdown().await.ok();
 }
+
+/// CreatePartitions that would not add a partition is INVALID_PARTITIONS
+/// in Kafka 4.4.0's words.
+#[tokio::test]
+async fn create_partitions_says_why_as_kafka_does() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    for (count, message) in [
+        (1, "Topic already has 1 partition(s)."),
+        (
+            0,
+            "The topic t1 currently has 1 partition(s); 0 would not be an increase.",
+        ),
+    ] {
+        assert_eq!(
+            answer(
+                &mut probe,
+                ApiKey::CreatePartitions,
+                3,
+                json!({"topics": [{"name": "t1", "count": count, "assignments": null}],
+                       "timeoutMs": 5000, "validateOnly": false})
+            )
+            .await,
+            json!({"results": [{"name": "t1", "errorCode": 37, "errorMessage": message}]})
+        );
+    }
+    cluster.shutdown().await.ok();
+}

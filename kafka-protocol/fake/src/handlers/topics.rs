@@ -134,6 +134,7 @@ pub fn create_partitions(
         .topics
         .iter()
         .map(|t| {
+            let current = state.topics.get(&t.name).map(|topic| topic.partition_count());
             let result = if t.assignments.is_some() {
                 Err(ErrorCode::InvalidReplicaAssignment.code())
             } else {
@@ -141,9 +142,27 @@ pub fn create_partitions(
                     .topics
                     .grow(&t.name, t.count, &nodes, !request.validate_only)
             };
+            let error_code = result.err().unwrap_or(0);
+            // Kafka's words for a count that adds no partition.
+            let error_message = match current {
+                Some(current) if error_code == ErrorCode::InvalidPartitions.code() => {
+                    if t.count == current {
+                        Some(format!("Topic already has {current} partition(s)."))
+                    } else if t.count < current {
+                        Some(format!(
+                            "The topic {} currently has {current} partition(s); {} would not be an increase.",
+                            t.name, t.count
+                        ))
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            };
             create_partitions_response::CreatePartitionsTopicResult {
                 name: owned(&t.name),
-                error_code: result.err().unwrap_or(0),
+                error_code,
+                error_message: error_message.map(Into::into),
                 ..Default::default()
             }
         })
