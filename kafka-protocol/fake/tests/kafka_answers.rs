@@ -1658,6 +1658,50 @@ async fn a_refused_fetch_partition_has_no_offsets() {
     cluster.shutdown().await.ok();
 }
 
+/// Committed metadata over Kafka 4.4.0's `offset.metadata.max.bytes`
+/// (4096) is OFFSET_METADATA_TOO_LARGE and not stored; null metadata is
+/// kept as "", as OffsetFetch then reads it.
+#[tokio::test]
+async fn committed_metadata_as_kafka_keeps_it() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let commit = |offset: i64, metadata: Value| {
+        json!({"groupId": "meta", "generationIdOrMemberEpoch": -1, "memberId": "",
+               "groupInstanceId": null, "topics": [{"name": "t1", "partitions": [
+                   {"partitionIndex": 0, "committedOffset": offset, "committedLeaderEpoch": -1,
+                    "committedMetadata": metadata}]}]})
+    };
+    let code = |answer: Value| answer["topics"][0]["partitions"][0]["errorCode"].clone();
+    assert_eq!(
+        code(answer(p, ApiKey::OffsetCommit, 8, commit(2, json!(null))).await),
+        0
+    );
+    let long = "m".repeat(4097);
+    assert_eq!(
+        code(answer(p, ApiKey::OffsetCommit, 8, commit(3, json!(long))).await),
+        12
+    );
+    let fits = "m".repeat(4096);
+    let fetched = answer(
+        p,
+        ApiKey::OffsetFetch,
+        8,
+        json!({"groups": [{"groupId": "meta", "topics": null}], "requireStable": false}),
+    )
+    .await;
+    assert_eq!(
+        fetched["groups"][0]["topics"][0]["partitions"][0],
+        json!({"partitionIndex": 0, "committedOffset": 2, "committedLeaderEpoch": -1,
+               "metadata": "", "errorCode": 0})
+    );
+    assert_eq!(
+        code(answer(p, ApiKey::OffsetCommit, 8, commit(4, json!(fits))).await),
+        0
+    );
+    cluster.shutdown().await.ok();
+}
+
 /// CreatePartitions that would not add a partition is INVALID_PARTITIONS
 /// in Kafka 4.4.0's words.
 #[tokio::test]

@@ -4,9 +4,9 @@
 use std::borrow::Cow;
 
 use kafka_wire::messages::{
-    offset_commit_response, offset_delete_response, offset_fetch_response, OffsetCommitRequest,
-    OffsetCommitResponse, OffsetDeleteRequest, OffsetDeleteResponse, OffsetFetchRequest,
-    OffsetFetchResponse,
+    offset_commit_request, offset_commit_response, offset_delete_response, offset_fetch_response,
+    OffsetCommitRequest, OffsetCommitResponse, OffsetDeleteRequest, OffsetDeleteResponse,
+    OffsetFetchRequest, OffsetFetchResponse,
 };
 use kafka_wire::runtime::Uuid;
 use kafka_wire::{ErrorCode, ResponseBody};
@@ -40,6 +40,9 @@ pub fn offset_commit(cx: &Context<'_>, request: &OffsetCommitRequest<'_>) -> Res
             }
         })
         .collect();
+    let fits = |p: &offset_commit_request::OffsetCommitRequestPartition<'_>| {
+        metadata_fits(p.committed_metadata.as_deref())
+    };
     let known = |state: &State, name: &Option<String>, partition: i32| {
         name.as_deref().is_some_and(|name| {
             state
@@ -56,12 +59,12 @@ pub fn offset_commit(cx: &Context<'_>, request: &OffsetCommitRequest<'_>) -> Res
             let partitions: Vec<(i32, Committed)> = t
                 .partitions
                 .iter()
-                .filter(|p| known(&state, name, p.partition_index))
+                .filter(|p| known(&state, name, p.partition_index) && fits(p))
                 .map(|p| {
                     let committed: Committed = (
                         p.committed_offset,
                         p.committed_leader_epoch,
-                        p.committed_metadata.as_deref().map(str::to_owned),
+                        Some(stored_metadata(p.committed_metadata.as_deref())),
                     );
                     (p.partition_index, committed)
                 })
@@ -69,7 +72,12 @@ pub fn offset_commit(cx: &Context<'_>, request: &OffsetCommitRequest<'_>) -> Res
             (!partitions.is_empty()).then(|| name.clone().map(|n| (n, partitions)))?
         })
         .collect();
-    let ask_group = request.topics.is_empty() || !offsets.is_empty();
+    let any_known = request.topics.iter().zip(&names).any(|(t, name)| {
+        t.partitions
+            .iter()
+            .any(|p| known(&state, name, p.partition_index))
+    });
+    let ask_group = request.topics.is_empty() || any_known;
     // Only a simple commit (no generation) makes a group, as in Kafka.
     let no_group =
         request.generation_id_or_member_epoch >= 0 && state.groups.get(&request.group_id).is_none();
@@ -101,6 +109,7 @@ pub fn offset_commit(cx: &Context<'_>, request: &OffsetCommitRequest<'_>) -> Res
             let error_code = match name {
                 None => ErrorCode::UnknownTopicId.code(),
                 Some(_) if unknown => ErrorCode::UnknownTopicOrPartition.code(),
+                Some(_) if group_code == 0 && !fits(&p) => ErrorCode::OffsetMetadataTooLarge.code(),
                 Some(_) => group_code,
             };
             let answer = offset_commit_response::OffsetCommitResponsePartition {
@@ -126,6 +135,20 @@ pub fn offset_commit(cx: &Context<'_>, request: &OffsetCommitRequest<'_>) -> Res
         topics,
         ..Default::default()
     })
+}
+
+/// Kafka's `offset.metadata.max.bytes`: longer committed metadata is
+/// OFFSET_METADATA_TOO_LARGE (its length counted as Java counts it).
+pub const OFFSET_METADATA_MAX: usize = 4096;
+
+/// Whether committed `metadata` is short enough to keep.
+pub(crate) fn metadata_fits(metadata: Option<&str>) -> bool {
+    metadata.is_none_or(|m| m.encode_utf16().count() <= OFFSET_METADATA_MAX)
+}
+
+/// The metadata kept for a commit: null is kept as "", as Kafka keeps it.
+pub(crate) fn stored_metadata(metadata: Option<&str>) -> String {
+    metadata.unwrap_or_default().to_owned()
 }
 
 /// (topic, id, [(partition, committed)]) for the wanted partitions, or all

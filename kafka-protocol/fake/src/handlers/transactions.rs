@@ -27,6 +27,7 @@ use kafka_wire::{ErrorCode, ResponseBody};
 use kafka_wire_records::{ControlRecord, ControlRecordType, RecordBatchBuilder};
 
 use super::answers::unknown_first;
+use super::commits::{metadata_fits, stored_metadata};
 use super::groups::check_group;
 use super::owned;
 use super::produce::now_ms;
@@ -545,6 +546,8 @@ pub fn txn_offset_commit(
                 code(ErrorCode::UnknownTopicOrPartition)
             } else if common != 0 {
                 common
+            } else if !metadata_fits(p.committed_metadata.as_deref()) {
+                code(ErrorCode::OffsetMetadataTooLarge)
             } else {
                 offsets.push((
                     name.clone().unwrap_or_default(),
@@ -552,7 +555,7 @@ pub fn txn_offset_commit(
                     (
                         p.committed_offset,
                         p.committed_leader_epoch,
-                        p.committed_metadata.as_deref().map(str::to_owned),
+                        Some(stored_metadata(p.committed_metadata.as_deref())),
                     ),
                 ));
                 0
