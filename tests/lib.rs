@@ -15,6 +15,7 @@ pub mod interop;
 pub mod java;
 pub mod mutate;
 pub mod strategies;
+pub mod streams;
 
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {

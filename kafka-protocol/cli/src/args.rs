@@ -42,6 +42,7 @@ Forms:
                       [--topic NAME:PARTITIONS]... [--default-partitions N] [--no-auto-create]
                       [--sasl MECHANISM:USER:PASSWORD]... [--max-bytes N] [--max-connections N]
                       [--idle-timeout SECONDS] [--capture FILE] [--fault SPEC]... [--control [--stop-on-eof]] [--seed N]
+                      [--streams-config KEY=VALUE]...
   kafka-protocol request --bootstrap <HOST:PORT> --api <NAME|KEY> [--version <N>] [FILE|-]
   kafka-protocol versions --bootstrap <HOST:PORT> [--json]
   kafka-protocol pcap [--port PORT]... [--records] [--summary [--json]] [--api NAME|KEY]... FILE|-
@@ -390,6 +391,22 @@ pub struct FakeArgs {
     /// Seeds every random choice of the faults.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
+    /// A streams group setting (repeatable), by the name of Kafka's broker
+    /// config: `group.streams.session.timeout.ms`,
+    /// `group.streams.heartbeat.interval.ms`,
+    /// `group.streams.initial.rebalance.delay.ms`,
+    /// `group.streams.assignment.interval.ms`,
+    /// `group.streams.num.standby.replicas`, ... (default Kafka 4.4.0's).
+    #[arg(long = "streams-config", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    pub streams_config: Vec<(String, String)>,
+}
+
+/// A `KEY=VALUE` pair.
+fn parse_key_value(text: &str) -> Result<(String, String), String> {
+    let (key, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}` is not KEY=VALUE"))?;
+    Ok((key.trim().to_owned(), value.trim().to_owned()))
 }
 
 /// The most brokers `fake` starts.

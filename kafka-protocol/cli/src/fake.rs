@@ -9,7 +9,7 @@
 use std::io::Write;
 use std::time::Duration;
 
-use kafka_wire_fake::{FakeCluster, SaslMechanism, TopicSpec};
+use kafka_wire_fake::{FakeCluster, SaslMechanism, StreamsGroupConfig, TopicSpec};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader, Stdin};
 use tokio::signal::unix::{signal, SignalKind};
 
@@ -57,6 +57,13 @@ async fn serve(args: &FakeArgs) -> Result<(), CliError> {
     if let Some(path) = &args.capture {
         builder = builder.capture(path.clone());
     }
+    let mut streams = StreamsGroupConfig::default();
+    for (key, value) in &args.streams_config {
+        streams
+            .set(key, value)
+            .map_err(|e| CliError::Fake(format!("--streams-config {e}")))?;
+    }
+    builder = builder.streams_groups(streams);
     // Both handlers are in place before the bootstrap line: a signal sent
     // as soon as it is read stops the cluster as any other does (SIGINT's
     // default action would kill the process without the fault counts).

@@ -219,6 +219,14 @@ impl FakeClusterBuilder {
         self
     }
 
+    /// How streams groups run (KIP-1071): session timeout, heartbeat
+    /// interval, initial rebalance delay and the other `group.streams.*`
+    /// settings (default Kafka 4.4.0's).
+    pub fn streams_groups(mut self, config: crate::config::StreamsGroupConfig) -> Self {
+        self.config.streams = config;
+        self
+    }
+
     /// Records every frame in `path`, one JSON line each.
     pub fn capture(mut self, path: impl Into<PathBuf>) -> Self {
         self.config.capture = Some(path.into());

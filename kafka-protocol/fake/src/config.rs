@@ -76,6 +76,100 @@ pub struct SaslUser {
     pub password: String,
 }
 
+/// How the coordinator runs streams groups (KIP-1071), Kafka 4.4.0's
+/// `group.streams.*` broker configs, with their defaults.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamsGroupConfig {
+    /// `group.streams.session.timeout.ms`: how long a member lives without
+    /// a heartbeat (45 s).
+    pub session_timeout: Duration,
+    /// `group.streams.heartbeat.interval.ms`: how often members heartbeat
+    /// (5 s).
+    pub heartbeat_interval: Duration,
+    /// `group.streams.initial.rebalance.delay.ms`: how long a group that
+    /// was empty waits for more members before its first assignment (3 s).
+    pub initial_rebalance_delay: Duration,
+    /// `group.streams.assignment.interval.ms`: the least time between two
+    /// target assignments of a group (1 s).
+    pub assignment_interval: Duration,
+    /// `group.streams.num.standby.replicas`: standbys per stateful task (0).
+    pub num_standby_replicas: u32,
+    /// `group.streams.task.offset.interval.ms`: how often members report
+    /// their tasks' offsets (60 s).
+    pub task_offset_interval: Duration,
+    /// `group.streams.acceptable.recovery.lag`: how far behind a task's
+    /// state may be and still count as caught up (10,000 records).
+    pub acceptable_recovery_lag: i64,
+    /// `group.streams.max.size`: the most members of one group.
+    pub max_size: usize,
+}
+
+impl Default for StreamsGroupConfig {
+    fn default() -> Self {
+        StreamsGroupConfig {
+            session_timeout: Duration::from_secs(45),
+            heartbeat_interval: Duration::from_secs(5),
+            initial_rebalance_delay: Duration::from_secs(3),
+            assignment_interval: Duration::from_secs(1),
+            num_standby_replicas: 0,
+            task_offset_interval: Duration::from_secs(60),
+            acceptable_recovery_lag: 10_000,
+            max_size: MAX_GROUP_SIZE,
+        }
+    }
+}
+
+/// A `group.streams.*` setting that is unknown or whose value is not a
+/// number.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{key}={value}: {why}")]
+pub struct StreamsConfigError {
+    /// The key given.
+    pub key: String,
+    /// The value given.
+    pub value: String,
+    /// What is wrong with it.
+    pub why: &'static str,
+}
+
+impl StreamsGroupConfig {
+    /// Sets one setting by its Kafka broker config name
+    /// (`group.streams.session.timeout.ms`, ...).
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), StreamsConfigError> {
+        let fail = |why| StreamsConfigError {
+            key: key.to_owned(),
+            value: value.to_owned(),
+            why,
+        };
+        let number: i64 = value.trim().parse().map_err(|_| fail("not a number"))?;
+        let millis = || {
+            u64::try_from(number)
+                .map(Duration::from_millis)
+                .map_err(|_| fail("must not be negative"))
+        };
+        match key {
+            "group.streams.session.timeout.ms" => self.session_timeout = millis()?,
+            "group.streams.heartbeat.interval.ms" => self.heartbeat_interval = millis()?,
+            "group.streams.initial.rebalance.delay.ms" => self.initial_rebalance_delay = millis()?,
+            "group.streams.assignment.interval.ms" => self.assignment_interval = millis()?,
+            "group.streams.task.offset.interval.ms" => self.task_offset_interval = millis()?,
+            "group.streams.num.standby.replicas" => {
+                self.num_standby_replicas =
+                    u32::try_from(number).map_err(|_| fail("must not be negative"))?;
+            }
+            "group.streams.acceptable.recovery.lag" => self.acceptable_recovery_lag = number,
+            "group.streams.max.size" => {
+                self.max_size = usize::try_from(number)
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| fail("must be positive"))?;
+            }
+            _ => return Err(fail("not a streams group setting the fake knows")),
+        }
+        Ok(())
+    }
+}
+
 /// A topic the cluster starts with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TopicSpec {
@@ -145,6 +239,8 @@ pub struct Config {
     /// KAFKA-15591). Off by default: Kafka 4.4.0 accepts any first
     /// sequence from a producer it has no state for.
     pub first_sequence_from_zero: bool,
+    /// How streams groups run.
+    pub streams: StreamsGroupConfig,
 }
 
 impl Default for Config {
@@ -167,6 +263,7 @@ impl Default for Config {
             max_request_size: DEFAULT_MAX_REQUEST_SIZE,
             capture: None,
             first_sequence_from_zero: false,
+            streams: StreamsGroupConfig::default(),
         }
     }
 }

@@ -20,5 +20,5 @@ pub mod versions;
 
 pub use address::host_port;
 pub use cluster::{FakeCluster, FakeClusterBuilder};
-pub use config::{Config, SaslMechanism, SaslUser, TopicSpec};
+pub use config::{Config, SaslMechanism, SaslUser, StreamsGroupConfig, TopicSpec};
 pub use error::Error;

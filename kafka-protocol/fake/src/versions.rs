@@ -70,9 +70,12 @@ pub const ADVERTISED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::ShareGroupDescribe, 1, 1),
     (ApiKey::ShareFetch, 1, 2),
     (ApiKey::ShareAcknowledge, 1, 2),
+    (ApiKey::StreamsGroupHeartbeat, 0, 1),
+    (ApiKey::StreamsGroupDescribe, 0, 1),
     (ApiKey::DescribeShareGroupOffsets, 0, 1),
     (ApiKey::AlterShareGroupOffsets, 0, 0),
     (ApiKey::DeleteShareGroupOffsets, 0, 0),
+    (ApiKey::StreamsGroupTopologyDescriptionUpdate, 0, 0),
     (ApiKey::UnregisterController, 0, 0),
 ];
 

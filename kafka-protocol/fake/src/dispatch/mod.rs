@@ -80,6 +80,11 @@ async fn route(cx: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
         RequestBody::ConsumerGroupHeartbeat(r) => consumer_groups::heartbeat(cx, r),
         RequestBody::ConsumerGroupDescribe(r) => consumer_groups::describe(cx, r),
         RequestBody::ShareGroupHeartbeat(r) => share::heartbeat(cx, r),
+        RequestBody::StreamsGroupHeartbeat(r) => streams_groups::heartbeat(cx, r),
+        RequestBody::StreamsGroupDescribe(r) => streams_groups::describe(cx, r),
+        RequestBody::StreamsGroupTopologyDescriptionUpdate(r) => {
+            streams_groups::topology_description_update(cx, r)
+        }
         RequestBody::ShareGroupDescribe(r) => share::describe(cx, r),
         RequestBody::ShareFetch(r) => share::fetch(cx, r).await,
         RequestBody::ShareAcknowledge(r) => share::acknowledge(cx, r),

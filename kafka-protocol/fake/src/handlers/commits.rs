@@ -11,7 +11,7 @@ use kafka_wire::messages::{
 use kafka_wire::runtime::Uuid;
 use kafka_wire::{ErrorCode, ResponseBody};
 
-use super::answers::unknown_first;
+use super::answers::{offset_commit_topic, unknown_first};
 use super::groups::{check_coordinator, check_group};
 use super::owned;
 use crate::dispatch::Context;
@@ -72,6 +72,14 @@ pub fn offset_commit(cx: &Context<'_>, request: &OffsetCommitRequest<'_>) -> Res
             (!partitions.is_empty()).then(|| name.clone().map(|n| (n, partitions)))?
         })
         .collect();
+    if check_coordinator(cx, &request.group_id).is_ok() {
+        if let Some(topics) = streams_commit(&mut state, cx.version, request, &names, &offsets) {
+            return ResponseBody::OffsetCommit(OffsetCommitResponse {
+                topics: topics.into(),
+                ..Default::default()
+            });
+        }
+    }
     let any_known = request.topics.iter().zip(&names).any(|(t, name)| {
         t.partitions
             .iter()
@@ -149,6 +157,78 @@ pub(crate) fn metadata_fits(metadata: Option<&str>) -> bool {
 /// The metadata kept for a commit: null is kept as "", as Kafka keeps it.
 pub(crate) fn stored_metadata(metadata: Option<&str>) -> String {
     metadata.unwrap_or_default().to_owned()
+}
+
+/// An OffsetCommit to a streams group: each partition checked against the
+/// member's tasks and their epochs, and stored when it passes. None when
+/// the group is not a streams group.
+fn streams_commit(
+    state: &mut State,
+    version: i16,
+    request: &OffsetCommitRequest<'_>,
+    names: &[Option<String>],
+    offsets: &[(String, Vec<(i32, Committed)>)],
+) -> Option<Vec<offset_commit_response::OffsetCommitResponseTopic<'static>>> {
+    if !state.groups.is_streams(&request.group_id) {
+        return None;
+    }
+    let partitions: Vec<(&str, i32)> = offsets
+        .iter()
+        .flat_map(|(topic, ps)| ps.iter().map(move |(p, _)| (topic.as_str(), *p)))
+        .collect();
+    let codes = state.groups.streams_commit_codes(
+        &request.group_id,
+        &request.member_id,
+        request.generation_id_or_member_epoch,
+        false,
+        version,
+        &partitions,
+    )?;
+    let mut passed = codes.iter();
+    for (topic, ps) in offsets {
+        for (partition, committed) in ps {
+            if passed.next() == Some(&0) {
+                state
+                    .groups
+                    .store(&request.group_id, topic, *partition, committed.clone());
+            }
+        }
+    }
+    let mut codes = codes.into_iter();
+    let topics = request
+        .topics
+        .iter()
+        .zip(names)
+        .map(|(t, name)| {
+            let shown = if version >= 10 {
+                Cow::Borrowed("")
+            } else {
+                owned(&t.name)
+            };
+            let mut answer = offset_commit_topic(&t, shown, 0);
+            let given: Vec<_> = t.partitions.iter().collect();
+            for (partition, asked) in answer.partitions.to_mut().iter_mut().zip(&given) {
+                // As `offset_commit` filtered `offsets`: unknown partitions
+                // and metadata too large never reached the group.
+                let known = name.as_deref().is_some_and(|n| {
+                    state
+                        .topics
+                        .get(n)
+                        .is_some_and(|topic| topic.partition(partition.partition_index).is_some())
+                });
+                partition.error_code = match name {
+                    None => ErrorCode::UnknownTopicId.code(),
+                    Some(_) if !known => ErrorCode::UnknownTopicOrPartition.code(),
+                    Some(_) if !metadata_fits(asked.committed_metadata.as_deref()) => {
+                        ErrorCode::OffsetMetadataTooLarge.code()
+                    }
+                    Some(_) => codes.next().unwrap_or(0),
+                };
+            }
+            answer
+        })
+        .collect();
+    Some(topics)
 }
 
 /// (topic, id, [(partition, committed)]) for the wanted partitions, or all
@@ -270,6 +350,20 @@ pub fn offset_fetch(cx: &Context<'_>, request: &OffsetFetchRequest<'_>) -> Respo
                             return offset_fetch_response::OffsetFetchResponseGroup {
                                 group_id: owned(&g.group_id),
                                 error_code: code,
+                                ..Default::default()
+                            };
+                        }
+                        // A member of a streams group must be one, at its
+                        // epoch (v9+ name them).
+                        let member = g.member_id.as_deref();
+                        let member_code = state
+                            .groups
+                            .streams_fetch_code(&g.group_id, member, g.member_epoch)
+                            .unwrap_or(0);
+                        if cx.version >= 9 && member_code != 0 {
+                            return offset_fetch_response::OffsetFetchResponseGroup {
+                                group_id: owned(&g.group_id),
+                                error_code: member_code,
                                 ..Default::default()
                             };
                         }

@@ -374,10 +374,14 @@ pub fn list_groups(cx: &Context<'_>, request: &ListGroupsRequest<'_>) -> Respons
     let state = cx.shared.state();
     // KIP-848 consumer groups are of type "consumer", share groups of
     // type "share", each with their own states.
-    let classic = state.groups.iter().map(|(id, g)| match &g.consumer {
-        Some(c) => (id, g.protocol_type.as_str(), c.state_name(), "consumer"),
-        None => (id, g.protocol_type.as_str(), g.state.name(), "classic"),
-    });
+    let classic = state
+        .groups
+        .iter()
+        .map(|(id, g)| match (&g.consumer, &g.streams) {
+            (Some(c), _) => (id, g.protocol_type.as_str(), c.state_name(), "consumer"),
+            (None, Some(s)) => (id, "streams", s.state_name(), "streams"),
+            (None, None) => (id, g.protocol_type.as_str(), g.state.name(), "classic"),
+        });
     let share = state
         .share_groups
         .iter()
@@ -387,10 +391,10 @@ pub fn list_groups(cx: &Context<'_>, request: &ListGroupsRequest<'_>) -> Respons
         .filter(|(id, _, _, _)| cx.shared.coordinator(id) == cx.node_id)
         .filter(|(_, _, state, _)| {
             request.states_filter.is_empty()
-                || request
-                    .states_filter
-                    .iter()
-                    .any(|s| s.eq_ignore_ascii_case(state))
+                || request.states_filter.iter().any(|s| {
+                    s.eq_ignore_ascii_case(state)
+                        || (*state == "NotReady" && s.eq_ignore_ascii_case("not_ready"))
+                })
         })
         .filter(|(_, _, _, kind)| {
             request.types_filter.is_empty()
@@ -439,13 +443,18 @@ pub fn describe_groups(
             // answers with an error.
             out.authorized_operations =
                 authorized::when(request.include_authorized_operations, authorized::GROUP);
-            match state.groups.get(id) {
+            // A group of another type (share, streams) is described by its
+            // own API; DescribeGroups answers it as Kafka does one it does
+            // not know, naming its type from v6.
+            let other_type = state.share_groups.contains(id)
+                || state.groups.get(id).is_some_and(|g| g.streams.is_some());
+            match state.groups.get(id).filter(|g| g.streams.is_none()) {
                 None => {
                     out.group_state = "Dead".into();
                     if cx.version >= 6 {
                         out.error_code = ErrorCode::GroupIdNotFound.code();
                         out.authorized_operations = authorized::NOT_ASKED;
-                        out.error_message = Some(if state.share_groups.contains(id) {
+                        out.error_message = Some(if other_type {
                             format!("Group {id} is not a classic group.").into()
                         } else {
                             format!("Group {id} not found.").into()

@@ -21,6 +21,7 @@ pub mod produce;
 pub mod quorum;
 pub mod share;
 pub mod share_admin;
+pub mod streams_groups;
 pub mod topics;
 pub mod transactions;
 pub mod txn_markers;

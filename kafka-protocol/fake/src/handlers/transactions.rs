@@ -513,6 +513,46 @@ pub fn txn_offset_commit(
         )
     };
     let by_id = cx.version >= 6;
+    // A streams group checks the member's epoch against the tasks of the
+    // partitions; one refused refuses them all, as in Kafka.
+    let streams_refused = if state.groups.is_streams(&request.group_id) {
+        let names: Vec<Option<String>> = request
+            .topics
+            .iter()
+            .map(|t| {
+                if by_id {
+                    state.topics.name_of(t.topic_id).map(str::to_owned)
+                } else {
+                    Some(t.name.to_string())
+                }
+            })
+            .collect();
+        let named: Vec<(&str, i32)> = request
+            .topics
+            .iter()
+            .zip(&names)
+            .filter_map(|(t, name)| name.as_deref().map(|n| (t, n)))
+            .flat_map(|(t, n)| {
+                t.partitions
+                    .iter()
+                    .map(|p| (n, p.partition_index))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        state
+            .groups
+            .streams_commit_codes(
+                &request.group_id,
+                &request.member_id,
+                request.generation_id_or_member_epoch,
+                true,
+                cx.version,
+                &named,
+            )
+            .and_then(|codes| codes.into_iter().find(|c| *c != 0))
+    } else {
+        None
+    };
     let mut offsets = Vec::new();
     // Partitions Kafka does not have are answered first, before the group
     // and the transaction are asked.
@@ -546,6 +586,8 @@ pub fn txn_offset_commit(
                 code(ErrorCode::UnknownTopicOrPartition)
             } else if common != 0 {
                 common
+            } else if let Some(refused) = streams_refused {
+                refused
             } else if !metadata_fits(p.committed_metadata.as_deref()) {
                 code(ErrorCode::OffsetMetadataTooLarge)
             } else {

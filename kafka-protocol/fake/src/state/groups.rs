@@ -16,8 +16,9 @@ use tokio::sync::oneshot;
 
 use super::committed::Committed;
 use super::consumer_groups::{Beat, BeatAnswer, ConsumerGroup};
+use super::streams_groups::{self, StreamsGroup};
 use super::topics::Topics;
-use crate::config::MAX_GROUP_SIZE;
+use crate::config::{StreamsGroupConfig, MAX_GROUP_SIZE};
 
 /// A group's state, as DescribeGroups and ListGroups name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,6 +89,9 @@ pub struct Group {
     /// When the group is a KIP-848 consumer group: its members and
     /// assignment.
     pub consumer: Option<ConsumerGroup>,
+    /// When the group is a streams group (KIP-1071): its topology,
+    /// members and tasks.
+    pub streams: Option<StreamsGroup>,
 }
 
 impl Default for Group {
@@ -103,6 +107,7 @@ impl Default for Group {
             rebalance: 0,
             offsets: HashMap::new(),
             consumer: None,
+            streams: None,
         }
     }
 }
@@ -228,6 +233,16 @@ impl Groups {
             // A consumer group with members takes no classic member.
             return fail(ErrorCode::InconsistentGroupProtocol, &request.member_id);
         }
+        if self
+            .groups
+            .get(&request.group_id)
+            .and_then(|g| g.streams.as_ref())
+            .is_some_and(|s| !s.members.is_empty())
+        {
+            // Nor does a streams group with members; an empty one becomes
+            // a classic group, as Kafka converts it.
+            return fail(ErrorCode::InconsistentGroupProtocol, &request.member_id);
+        }
         let new_id = if request.member_id.is_empty() {
             Some(self.new_member_id(&request.client_id))
         } else {
@@ -235,6 +250,7 @@ impl Groups {
         };
         let group = self.groups.entry(request.group_id.clone()).or_default();
         group.consumer = None;
+        group.streams = None;
         let now = Instant::now();
         group.pending.retain(|_, expiry| *expiry > now);
         if group.state != GroupState::Empty && group.protocol_type != request.protocol_type {
@@ -443,6 +459,9 @@ impl Groups {
             if let Some(consumer) = &mut group.consumer {
                 consumer.expire(now);
             }
+            if let Some(streams) = &mut group.streams {
+                streams.expire(now);
+            }
         }
     }
 
@@ -485,7 +504,7 @@ impl Groups {
             .then(|| self.new_member_id(beat.client_id));
         let group = self.groups.entry(group_id.to_owned()).or_default();
         if group.consumer.is_none() {
-            if !group.members.is_empty() {
+            if !group.members.is_empty() || group.streams.is_some() {
                 return BeatAnswer {
                     error_code: code(ErrorCode::GroupIdNotFound),
                     error_message: Some(format!("Group {group_id} is not a consumer group.")),
@@ -500,6 +519,99 @@ impl Groups {
             return BeatAnswer::default();
         };
         consumer.heartbeat(beat, topics, now, || fresh.unwrap_or_default())
+    }
+
+    /// Handles a StreamsGroupHeartbeat (KIP-1071): a join (epoch 0)
+    /// creates the group, or takes over an empty classic group; a leave
+    /// (-1, -2) or a heartbeat needs it to exist and be a streams group.
+    pub fn streams_heartbeat(
+        &mut self,
+        group_id: &str,
+        beat: streams_groups::beat::Beat<'_>,
+        topics: &Topics,
+        config: &StreamsGroupConfig,
+        now: Instant,
+    ) -> streams_groups::beat::BeatAnswer {
+        use streams_groups::beat::BeatAnswer as Answer;
+        let not_found = || {
+            Answer::failed(
+                code(ErrorCode::GroupIdNotFound),
+                format!("Streams group {group_id} not found."),
+            )
+        };
+        let not_streams = || {
+            Answer::failed(
+                code(ErrorCode::GroupIdNotFound),
+                format!("Group {group_id} is not a streams group."),
+            )
+        };
+        let joining = beat.member_epoch == 0;
+        let created = !self.groups.contains_key(group_id);
+        if created && !joining {
+            return not_found();
+        }
+        let group = self.groups.entry(group_id.to_owned()).or_default();
+        if group.streams.is_none() {
+            let empty_classic = group.consumer.is_none()
+                && group.members.is_empty()
+                && group.state == GroupState::Empty;
+            if !joining || !empty_classic {
+                return not_streams();
+            }
+            group.streams = Some(StreamsGroup::default());
+            group.protocol_type = "streams".into();
+            group.protocol = None;
+        }
+        let Some(streams) = group.streams.as_mut() else {
+            return not_streams();
+        };
+        let answer = if beat.member_epoch < 0 {
+            let (member_id, epoch, shutdown) =
+                (beat.member_id, beat.member_epoch, beat.shutdown_application);
+            streams.leave(group_id, member_id, epoch, shutdown)
+        } else {
+            streams.heartbeat(group_id, beat, topics, config, now, created)
+        };
+        if created && answer.error.is_some() {
+            // A join that failed leaves no group behind.
+            self.groups.remove(group_id);
+        }
+        answer
+    }
+
+    /// Whether `group_id` is a streams group.
+    pub fn is_streams(&self, group_id: &str) -> bool {
+        self.groups
+            .get(group_id)
+            .is_some_and(|g| g.streams.is_some())
+    }
+
+    /// The error codes of an OffsetCommit (or, `transactional`, a
+    /// TxnOffsetCommit) to a streams group, partition by partition; None
+    /// when the group is not a streams group.
+    pub fn streams_commit_codes(
+        &self,
+        group_id: &str,
+        member_id: &str,
+        member_epoch: i32,
+        transactional: bool,
+        version: i16,
+        partitions: &[(&str, i32)],
+    ) -> Option<Vec<i16>> {
+        let streams = self.groups.get(group_id)?.streams.as_ref()?;
+        Some(streams.check_commit(member_id, member_epoch, transactional, version, partitions))
+    }
+
+    /// The error code of an OffsetFetch (v9+) naming a member of a streams
+    /// group; None when the group is not a streams group.
+    pub fn streams_fetch_code(
+        &self,
+        group_id: &str,
+        member_id: Option<&str>,
+        member_epoch: i32,
+    ) -> Option<i16> {
+        let streams = self.groups.get(group_id)?.streams.as_ref()?;
+        Some(streams.check_fetch(member_id, member_epoch))
     }
 
     /// Checks an OffsetCommit's member and generation as Kafka checks a
@@ -565,6 +677,11 @@ impl Groups {
                 consumer: Some(consumer),
                 ..
             }) => consumer.check_commit(member_id, generation, ErrorCode::IllegalGeneration),
+            // A streams group checks partition by partition
+            // (`streams_commit_codes`).
+            Some(Group {
+                streams: Some(_), ..
+            }) => 0,
             Some(group) => match group.check_member(member_id, generation) {
                 Ok(()) => 0,
                 Err(error) => code(error),
@@ -597,7 +714,11 @@ impl Groups {
                     || group
                         .consumer
                         .as_ref()
-                        .is_some_and(|c| !c.members.is_empty()) =>
+                        .is_some_and(|c| !c.members.is_empty())
+                    || group
+                        .streams
+                        .as_ref()
+                        .is_some_and(|s| !s.members.is_empty()) =>
             {
                 code(ErrorCode::NonEmptyGroup)
             }
@@ -622,6 +743,17 @@ impl Groups {
             .ok_or(code(ErrorCode::GroupIdNotFound))?;
         if group.state != GroupState::Empty {
             return Ok(code(ErrorCode::GroupSubscribedToTopic));
+        }
+        if let Some(streams) = &group.streams {
+            // A streams group with members keeps the offsets of the topics
+            // its topology reads.
+            let reads = streams
+                .topology
+                .as_ref()
+                .is_some_and(|t| t.reader_of(topic).is_some());
+            if !streams.members.is_empty() && reads {
+                return Ok(code(ErrorCode::GroupSubscribedToTopic));
+            }
         }
         if let Some(partitions) = group.offsets.get_mut(topic) {
             partitions.remove(&partition);

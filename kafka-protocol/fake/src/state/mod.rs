@@ -12,6 +12,7 @@ pub mod producers;
 pub mod sessions;
 pub mod share_assignor;
 pub mod share_groups;
+pub mod streams_groups;
 pub mod topics;
 pub mod transactions;
 

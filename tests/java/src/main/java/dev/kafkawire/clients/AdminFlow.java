@@ -63,12 +63,12 @@ final class AdminFlow {
                     new AlterConfigOp(new ConfigEntry("retention.ms", "7200000"), AlterConfigOp.OpType.SET),
                     new AlterConfigOp(new ConfigEntry("cleanup.policy", "compact"), AlterConfigOp.OpType.SET))))
                     .all().get(WAIT, TimeUnit.SECONDS);
-            seen.put("retention.ms altered", config(admin, resource, "retention.ms"));
-            seen.put("cleanup.policy altered", config(admin, resource, "cleanup.policy"));
+            seen.put("retention.ms altered", configOnceApplied(admin, resource, "retention.ms", "7200000"));
+            seen.put("cleanup.policy altered", configOnceApplied(admin, resource, "cleanup.policy", "compact"));
             admin.incrementalAlterConfigs(Map.of(resource, List.of(
                     new AlterConfigOp(new ConfigEntry("cleanup.policy", ""), AlterConfigOp.OpType.DELETE))))
                     .all().get(WAIT, TimeUnit.SECONDS);
-            seen.put("cleanup.policy deleted", config(admin, resource, "cleanup.policy"));
+            seen.put("cleanup.policy deleted", configOnceApplied(admin, resource, "cleanup.policy", "delete"));
 
             Properties pp = Flow.common(options, "producer");
             pp.put("acks", "all");
@@ -147,9 +147,34 @@ final class AdminFlow {
     }
 
     private static String config(Admin admin, ConfigResource resource, String name) throws Exception {
+        return shown(entry(admin, resource, name));
+    }
+
+    private static ConfigEntry entry(Admin admin, ConfigResource resource, String name) throws Exception {
         Config config = admin.describeConfigs(List.of(resource)).all().get(WAIT, TimeUnit.SECONDS).get(resource);
-        ConfigEntry entry = config.get(name);
+        return config.get(name);
+    }
+
+    private static String shown(ConfigEntry entry) {
         return entry == null ? "absent" : entry.value() + " (" + entry.source() + ")";
+    }
+
+    /**
+     * The config as described once its value is {@code expected}, or as last
+     * described after 10 s: Kafka applies an altered topic config when its
+     * metadata record reaches the broker, a little after the answer to the
+     * alteration, so reading it back at once may see the old value.
+     */
+    private static String configOnceApplied(Admin admin, ConfigResource resource, String name, String expected)
+            throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            ConfigEntry entry = entry(admin, resource, name);
+            if ((entry != null && expected.equals(entry.value())) || System.nanoTime() > deadline) {
+                return shown(entry);
+            }
+            Thread.sleep(50);
+        }
     }
 
     private static Map<String, Long> offsets(Admin admin, List<TopicPartition> parts, OffsetSpec spec)
