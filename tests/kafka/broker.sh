@@ -64,11 +64,24 @@
 #   --sasl USER:PASSWORD  a combined node also gets a SASL_PLAINTEXT
 #                      listener with PLAIN and SCRAM-SHA-256, both knowing
 #                      USER (SCRAM's credential is added at format time).
+#   --advertise ID=HOST:PORT  broker ID also gets a second PLAINTEXT listener,
+#                      CLIENT, on a free port of its own, advertised as
+#                      HOST:PORT (Kafka's advertised.listeners): a client
+#                      that bootstraps through it is told HOST:PORT for
+#                      every broker so set, as behind a proxy that owns
+#                      those addresses (repeatable; every broker of a
+#                      cluster, or none, should be set, since a client only
+#                      learns brokers on the listener it asked through).
+#                      Traffic between nodes stays on PLAINTEXT.
+#   --node-config ID:K=V  an extra server property on node ID only
+#                      (repeatable), such as 2:broker.rack=2.
 #
 # Output of start, one KEY=VALUE per line:
 #   version=V  cluster_id=ID  nodes=1 2 3
 #   bootstrap=127.0.0.1:PORT     a combined node's PLAINTEXT listener
 #   node.ID.bootstrap=127.0.0.1:PORT  each broker's PLAINTEXT listener
+#   node.ID.client=127.0.0.1:PORT     with --advertise: its CLIENT listener
+#   node.ID.advertised=HOST:PORT      with --advertise: how CLIENT is advertised
 #   sasl_bootstrap=127.0.0.1:PORT  with --sasl: its SASL_PLAINTEXT listener
 #   controller=127.0.0.1:PORT    a combined node's CONTROLLER listener
 #   node.ID.controller=127.0.0.1:PORT   each node's own controller listener
@@ -295,7 +308,7 @@ cmd_start() {
     local dir=${1:?usage: broker.sh start DIR [OPTIONS]}
     shift
     local version="" controllers=0 brokers=1 proxy="" heap=384m owner="" timeout=120
-    local features=() configs=() sasl="" jit=c1 first=1 port="" count
+    local features=() configs=() sasl="" jit=c1 first=1 port="" count advertise=() node_configs=()
     while (($#)); do
         case $1 in
         --version) version=$2 ;;
@@ -310,6 +323,8 @@ cmd_start() {
         --sasl) sasl=$2 ;;
         --node-id) first=$2 ;;
         --port) port=$2 ;;
+        --advertise) advertise+=("$2") ;;
+        --node-config) node_configs+=("$2") ;;
         --full-jit)
             jit=full
             shift
@@ -328,6 +343,15 @@ cmd_start() {
     [[ $first =~ ^[0-9]+$ ]] || die "--node-id needs a node id of 0 or more"
     [[ -z $port || ($port =~ ^[1-9][0-9]*$ && $port -lt 65536) ]] || die "--port needs a port"
     [[ -n $port && $controllers -ne 0 ]] && die "--port needs a combined node"
+    local entry
+    for entry in ${advertise[@]+"${advertise[@]}"}; do
+        [[ $entry =~ ^[0-9]+=[^=]+:[0-9]+$ ]] || die "--advertise needs ID=HOST:PORT, not $entry"
+        [[ $controllers -eq 0 ]] || die "--advertise needs brokers, not --controllers"
+        ((${entry%%=*} >= first && ${entry%%=*} < first + brokers)) || die "--advertise $entry: no broker ${entry%%=*}"
+    done
+    for entry in ${node_configs[@]+"${node_configs[@]}"}; do
+        [[ $entry =~ ^[0-9]+:[^=]+=.*$ ]] || die "--node-config needs ID:KEY=VALUE, not $entry"
+    done
     [[ -z $version ]] && version=$(pinned_version)
     "$JAVA" -version >/dev/null 2>&1 || die "\`$JAVA\` does not run"
     local cp
@@ -413,6 +437,18 @@ cmd_start() {
         initial+="${initial:+,}$id@127.0.0.1:$quorum_port:$(random_uuid)"
     done
 
+    # With --advertise: a CLIENT listener per broker so set, after its
+    # other ports.
+    for entry in ${advertise[@]+"${advertise[@]}"}; do
+        local client
+        id=${entry%%=*}
+        free_port client
+        echo "$(cat "$dir/node-$id/ports") $client" >"$dir/node-$id/ports"
+        echo "$client ${entry#*=}" >"$dir/node-$id/client"
+        echo "node.$id.client=127.0.0.1:$client" >>"$dir/env.start"
+        echo "node.$id.advertised=${entry#*=}" >>"$dir/env.start"
+    done
+
     for id in $ids; do
         local node="$dir/node-$id" ports listeners advertised roles
         read -r -a ports <"$node/ports"
@@ -435,6 +471,12 @@ cmd_start() {
                 advertised+=",SASL_PLAINTEXT://127.0.0.1:${ports[2]}"
             fi
         fi
+        if [[ -f $node/client ]]; then
+            local client_port client_address
+            read -r client_port client_address <"$node/client"
+            listeners+=",CLIENT://127.0.0.1:$client_port"
+            advertised+=",CLIENT://$client_address"
+        fi
         {
             echo "process.roles=$roles"
             echo "node.id=$id"
@@ -442,7 +484,7 @@ cmd_start() {
             echo "listeners=$listeners"
             echo "advertised.listeners=$advertised"
             echo "controller.listener.names=CONTROLLER"
-            echo "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT${sasl:+,SASL_PLAINTEXT:SASL_PLAINTEXT}"
+            echo "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,CLIENT:PLAINTEXT${sasl:+,SASL_PLAINTEXT:SASL_PLAINTEXT}"
             echo "log.dirs=$node/data"
             if [[ -n $sasl ]]; then
                 echo "sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256"
@@ -466,6 +508,9 @@ cmd_start() {
             fi
             local config
             for config in ${configs[@]+"${configs[@]}"}; do echo "$config"; done
+            for config in ${node_configs[@]+"${node_configs[@]}"}; do
+                if [[ ${config%%:*} == "$id" ]]; then echo "${config#*:}"; fi
+            done
         } >"$node/server.properties"
         cat >"$node/log4j2.properties" <<EOF
 status = error

@@ -17,6 +17,9 @@
 //!   cluster-wide defaults and a group; AlterConfigs and
 //!   IncrementalAlterConfigs of a topic and the broker, and the values Kafka
 //!   refuses, with its messages.
+//! - FindCoordinator's error message below v4, the group apis (JoinGroup,
+//!   Heartbeat, SyncGroup, LeaveGroup) with the empty group id, and
+//!   ListPartitionReassignments' answer.
 //!
 //! Without Java (or the broker's jars) the fake's side runs alone and the
 //! comparison skips with a message, a failure under
@@ -482,6 +485,77 @@ fn run(bootstrap: &str) -> Seen {
             entry(&read, name).clone(),
         );
     }
+
+    // FindCoordinator's error message below v4 (a whole answer but the
+    // coordinator's id and address, which differ by side).
+    for key in ["", "answers-group"] {
+        let answer = s.json_until(
+            ApiKey::FindCoordinator,
+            &json!({"key": key, "keyType": 0, "coordinatorKeys": [key]}),
+            |a| a["coordinators"][0]["errorCode"] != 15,
+        );
+        let found = &answer["coordinators"][0];
+        note(
+            "FindCoordinator v6 of a group",
+            json!([found["key"], found["errorCode"], found["errorMessage"]]),
+        );
+        for version in [1, 3] {
+            let answer = s.json_at(
+                ApiKey::FindCoordinator,
+                version,
+                &json!({"key": key, "keyType": 0}),
+            );
+            note(
+                "FindCoordinator v1 and v3 of a group",
+                json!([answer["errorCode"], answer["errorMessage"]]),
+            );
+        }
+    }
+    // The group apis with the empty group id, whole answers: the group id
+    // is checked first (JoinGroup's session timeout after it), but a
+    // SyncGroup from v5 must name its protocol type and name before that.
+    let empty = |name: &str| -> Value {
+        match name {
+            "join" => json!({"groupId": "", "sessionTimeoutMs": 0, "rebalanceTimeoutMs": -1,
+                             "memberId": "", "groupInstanceId": null, "protocolType": "",
+                             "protocols": [], "reason": null}),
+            "heartbeat" => json!({"groupId": "", "generationId": 0, "memberId": "",
+                                  "groupInstanceId": null}),
+            "sync" => json!({"groupId": "", "generationId": 0, "memberId": "",
+                             "groupInstanceId": null, "protocolType": null,
+                             "protocolName": null, "assignments": []}),
+            _ => json!({"groupId": "", "memberId": "", "members": []}),
+        }
+    };
+    for version in [5, 7, 9] {
+        note(
+            "JoinGroup of the empty group",
+            s.json_at(ApiKey::JoinGroup, version, &empty("join")),
+        );
+    }
+    note(
+        "Heartbeat of the empty group",
+        s.json(ApiKey::Heartbeat, &empty("heartbeat")),
+    );
+    for version in [4, 5] {
+        note(
+            "SyncGroup of the empty group (v4, and v5 without its protocol)",
+            s.json_at(ApiKey::SyncGroup, version, &empty("sync")),
+        );
+    }
+    for version in [2, 3] {
+        note(
+            "LeaveGroup of the empty group",
+            s.json_at(ApiKey::LeaveGroup, version, &empty("leave")),
+        );
+    }
+    note(
+        "ListPartitionReassignments of every topic",
+        s.json(
+            ApiKey::ListPartitionReassignments,
+            &json!({"timeoutMs": 5000, "topics": null}),
+        ),
+    );
     seen
 }
 

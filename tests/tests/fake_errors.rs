@@ -334,6 +334,74 @@ fn join(target: &mut Target, group: &str) -> (String, i64) {
     (member, generation)
 }
 
+/// Joins `group` as static member `instance` (with `member`, or "" for a
+/// new one) at the coordinator: the whole answer.
+fn join_static(target: &mut Target, group: &str, instance: &str, member: &str) -> Value {
+    target.coordinator(group, 0).json_until(
+        ApiKey::JoinGroup,
+        &json!({"groupId": group, "sessionTimeoutMs": 30000, "rebalanceTimeoutMs": 30000,
+                "memberId": member, "groupInstanceId": instance, "protocolType": "consumer",
+                "protocols": [{"name": "range", "metadata": ""}]}),
+        |answer| !matches!(answer["errorCode"].as_i64(), Some(14 | 16)),
+    )
+}
+
+/// A classic group with one static member, `instance`, synced: its member
+/// id and generation.
+fn static_member(target: &mut Target, group: &str, instance: &str) -> (String, i64) {
+    let joined = join_static(target, group, instance, "");
+    assert_eq!(joined["errorCode"], 0, "{joined}");
+    let member = joined["memberId"].as_str().unwrap_or_default().to_owned();
+    let generation = joined["generationId"].as_i64().unwrap_or(-1);
+    let synced = target.coordinator(group, 0).json(
+        ApiKey::SyncGroup,
+        &json!({"groupId": group, "generationId": generation, "memberId": member,
+                "groupInstanceId": instance, "protocolType": "consumer",
+                "protocolName": "range",
+                "assignments": [{"memberId": member, "assignment": "AAE="}]}),
+    );
+    assert_eq!(synced["errorCode"], 0, "{synced}");
+    (member, generation)
+}
+
+/// A static member's Heartbeat, SyncGroup, OffsetCommit and LeaveGroup as
+/// `member` of `instance`: their error codes.
+fn as_static_member(
+    target: &mut Target,
+    group: &str,
+    instance: &str,
+    member: &str,
+    generation: i64,
+) -> Vec<i64> {
+    let id = topic_id(target.leader(), TOPIC);
+    let session = target.coordinator(group, 0);
+    let mut found = codes(&session.json(
+        ApiKey::Heartbeat,
+        &json!({"groupId": group, "generationId": generation, "memberId": member,
+                "groupInstanceId": instance}),
+    ));
+    found.extend(codes(&session.json(
+        ApiKey::SyncGroup,
+        &json!({"groupId": group, "generationId": generation, "memberId": member,
+                "groupInstanceId": instance, "protocolType": "consumer",
+                "protocolName": "range", "assignments": []}),
+    )));
+    found.extend(codes(&session.json(
+        ApiKey::OffsetCommit,
+        &json!({"groupId": group, "generationIdOrMemberEpoch": generation,
+                "memberId": member, "groupInstanceId": instance,
+                "topics": [{"name": TOPIC, "topicId": id, "partitions": [
+                    {"partitionIndex": 0, "committedOffset": 0,
+                     "committedLeaderEpoch": -1, "committedMetadata": ""}]}]}),
+    )));
+    found.extend(codes(&session.json(
+        ApiKey::LeaveGroup,
+        &json!({"groupId": group, "members": [
+            {"memberId": member, "groupInstanceId": instance, "reason": null}]}),
+    )));
+    found
+}
+
 /// Sends `given` at the negotiated version without expecting an answer:
 /// its error codes, or [`CLOSED`] when the broker closes the connection.
 fn maybe(session: &mut Session, api: ApiKey, given: &Value) -> Vec<i64> {
@@ -482,6 +550,36 @@ const CASES: &[Case] = &[
         found.extend(codes(&produce(s, TOPIC, &batch(id, epoch, 1))));
         found
     }),
+    (
+        "a transactional producer's second transaction after a commit by EndTxn v4 (no epoch bump) continues its sequence",
+        |t| {
+            let txn = "errors-txn-e";
+            let (mut found, id, epoch) = transactional(t, txn);
+            found.extend(add_partition(t, txn, id, epoch));
+            let records = batch_of(id, epoch, 0, true);
+            found.extend(codes(&produce_as(t.leader(), TOPIC, &records, Some(txn))));
+            found.extend(codes(&t.coordinator(txn, 1).json_at(
+                ApiKey::EndTxn,
+                4,
+                &json!({"transactionalId": txn, "producerId": id, "producerEpoch": epoch,
+                        "committed": true}),
+            )));
+            // Kafka writes the markers after answering: until then it is
+            // CONCURRENT_TRANSACTIONS, which clients retry.
+            let mut added = add_partition(t, txn, id, epoch);
+            for _ in 0..100 {
+                if added != [51] {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                added = add_partition(t, txn, id, epoch);
+            }
+            found.extend(added);
+            let records = batch_of(id, epoch, 1, true);
+            found.extend(codes(&produce_as(t.leader(), TOPIC, &records, Some(txn))));
+            found
+        },
+    ),
     ("a fenced transactional producer's AddPartitionsToTxn", |t| {
         let txn = "errors-txn-a";
         let (mut found, id, old) = fenced(t, txn);
@@ -557,6 +655,110 @@ const CASES: &[Case] = &[
             ]}]}),
         ))
     }),
+    (
+        "FindCoordinator of the empty group id and the empty transactional id (v3, and v4 batched)",
+        |t| {
+            let s = t.leader();
+            let mut found = Vec::new();
+            for key_type in [0, 1] {
+                found.extend(codes(&s.json_at(
+                    ApiKey::FindCoordinator,
+                    3,
+                    &json!({"key": "", "keyType": key_type}),
+                )));
+                found.extend(codes(&s.json_at(
+                    ApiKey::FindCoordinator,
+                    4,
+                    &json!({"keyType": key_type, "coordinatorKeys": [""]}),
+                )));
+            }
+            found
+        },
+    ),
+    (
+        "the empty transactional id's AddOffsetsToTxn and EndTxn, the empty group's OffsetDelete, and DescribeTransactions of an id no producer has (then: its producer id, epoch and start time)",
+        |t| {
+            let s = t.leader();
+            let mut found = codes(&s.json(
+                ApiKey::AddOffsetsToTxn,
+                &json!({"transactionalId": "", "producerId": 0, "producerEpoch": 0,
+                        "groupId": "errors-group-a"}),
+            ));
+            found.extend(codes(&s.json(
+                ApiKey::EndTxn,
+                &json!({"transactionalId": "", "producerId": 0, "producerEpoch": 0,
+                        "committed": false}),
+            )));
+            let session = t.coordinator("", 0);
+            found.extend(codes(&session.json(
+                ApiKey::OffsetDelete,
+                &json!({"groupId": "", "topics": []}),
+            )));
+            let session = t.coordinator("errors-no-producer", 1);
+            let described = session.json(
+                ApiKey::DescribeTransactions,
+                &json!({"transactionalIds": ["errors-no-producer"]}),
+            );
+            found.extend(codes(&described));
+            let state = &described["transactionStates"][0];
+            for field in ["producerId", "producerEpoch", "transactionStartTimeMs"] {
+                found.push(state[field].as_i64().unwrap_or(i64::MIN));
+            }
+            found
+        },
+    ),
+    (
+        "a static member rejoining with no member id replaces its old id: the old id's heartbeat, sync, commit and leave are fenced (then: same generation, same assignment)",
+        |t| {
+            let group = "errors-static-a";
+            let (old, generation) = static_member(t, group, "instance-a");
+            let again = join_static(t, group, "instance-a", "");
+            let mut found = codes(&again);
+            let new = again["memberId"].as_str().unwrap_or_default().to_owned();
+            found.push(i64::from(new != old && !new.is_empty()));
+            found.push(i64::from(again["generationId"].as_i64() == Some(generation)));
+            found.extend(as_static_member(t, group, "instance-a", &old, generation));
+            let synced = t.coordinator(group, 0).json(
+                ApiKey::SyncGroup,
+                &json!({"groupId": group, "generationId": generation, "memberId": new,
+                        "groupInstanceId": "instance-a", "protocolType": "consumer",
+                        "protocolName": "range", "assignments": []}),
+            );
+            found.extend(codes(&synced));
+            found.push(i64::from(synced["assignment"] == "AAE="));
+            found
+        },
+    ),
+    (
+        "a static member's requests under an instance id the group does not know, and a join naming a member id under another's instance",
+        |t| {
+            let group = "errors-static-b";
+            let (member, generation) = static_member(t, group, "instance-b");
+            let mut found = as_static_member(t, group, "instance-unknown", &member, generation);
+            found.extend(codes(&join_static(t, group, "instance-b", "someone-else")));
+            found
+        },
+    ),
+    (
+        "a static member removed by its instance id alone (an admin's LeaveGroup), then its heartbeat",
+        |t| {
+            let group = "errors-static-c";
+            let (member, generation) = static_member(t, group, "instance-c");
+            let session = t.coordinator(group, 0);
+            let mut found = codes(&session.json(
+                ApiKey::LeaveGroup,
+                &json!({"groupId": group, "members": [
+                    {"memberId": "", "groupInstanceId": "instance-c", "reason": null},
+                    {"memberId": "", "groupInstanceId": "instance-none", "reason": null}]}),
+            ));
+            found.extend(codes(&session.json(
+                ApiKey::Heartbeat,
+                &json!({"groupId": group, "generationId": generation, "memberId": member,
+                        "groupInstanceId": "instance-c"}),
+            )));
+            found
+        },
+    ),
     ("a topic created twice", |t| {
         let create = json!({"topics": [{"name": "errors-twice", "numPartitions": 1,
                                         "replicationFactor": 1, "assignments": [],
@@ -581,6 +783,204 @@ const CASES: &[Case] = &[
             ]}], "timeoutMs": 5000}),
         ))
     }),
+    (
+        "client quotas: none at first, two set (a default user's, a user and client's), read back by filters (counts), bad ones refused, removed",
+        |t| {
+            let s = t.leader();
+            let describe = |s: &mut Session, components: Value, strict: bool, count: usize| {
+                let answer = s.json_until(
+                    ApiKey::DescribeClientQuotas,
+                    &json!({"components": components, "strict": strict}),
+                    // Kafka's brokers learn of quotas from the controller.
+                    |a| a["entries"].as_array().map_or(0, Vec::len) == count,
+                );
+                let mut found = codes(&answer);
+                found.push(answer["entries"].as_array().map_or(-1, |e| e.len() as i64));
+                found
+            };
+            let default_user = json!([{"entityType": "user", "entityName": null}]);
+            let user_client = json!([{"entityType": "user", "entityName": "sarama"},
+                                     {"entityType": "client-id", "entityName": "sarama-consumer"}]);
+            let mut found = describe(s, json!([]), false, 0);
+            found.extend(codes(&s.json(
+                ApiKey::AlterClientQuotas,
+                &json!({"validateOnly": false, "entries": [
+                    {"entity": default_user, "ops": [
+                        {"key": "producer_byte_rate", "value": 1024000.0, "remove": false}]},
+                    {"entity": user_client, "ops": [
+                        {"key": "consumer_byte_rate", "value": 2048000.0, "remove": false}]}]}),
+            )));
+            found.extend(describe(
+                s,
+                json!([{"entityType": "user", "matchType": 1, "match": null}]),
+                false,
+                1,
+            ));
+            found.extend(describe(
+                s,
+                json!([{"entityType": "user", "matchType": 0, "match": "sarama"},
+                       {"entityType": "client-id", "matchType": 0, "match": "sarama-consumer"}]),
+                true,
+                1,
+            ));
+            found.extend(describe(
+                s,
+                json!([{"entityType": "user", "matchType": 2, "match": null}]),
+                false,
+                2,
+            ));
+            found.extend(describe(
+                s,
+                json!([{"entityType": "user", "matchType": 2, "match": null}]),
+                true,
+                1,
+            ));
+            found.extend(describe(
+                s,
+                json!([{"entityType": "client-id", "matchType": 0, "match": "nobody"}]),
+                false,
+                0,
+            ));
+            found.extend(codes(&s.json(
+                ApiKey::DescribeClientQuotas,
+                &json!({"components": [{"entityType": "bogus", "matchType": 2, "match": null}],
+                        "strict": false}),
+            )));
+            found.extend(codes(&s.json(
+                ApiKey::AlterClientQuotas,
+                &json!({"validateOnly": true, "entries": [
+                    {"entity": default_user, "ops": [
+                        {"key": "bogus_rate", "value": 1.0, "remove": false}]},
+                    {"entity": [{"entityType": "bogus", "entityName": "x"}], "ops": [
+                        {"key": "producer_byte_rate", "value": 1.0, "remove": false}]},
+                    {"entity": default_user, "ops": [
+                        {"key": "producer_byte_rate", "value": -1.0, "remove": false}]}]}),
+            )));
+            found.extend(codes(&s.json(
+                ApiKey::AlterClientQuotas,
+                &json!({"validateOnly": false, "entries": [
+                    {"entity": default_user, "ops": [
+                        {"key": "producer_byte_rate", "value": 0.0, "remove": true}]},
+                    {"entity": user_client, "ops": [
+                        {"key": "consumer_byte_rate", "value": 0.0, "remove": true}]}]}),
+            )));
+            found.extend(describe(s, json!([]), false, 0));
+            found
+        },
+    ),
+    (
+        "leader elections: preferred (v0, v2) and unclean where the leader is already elected, and of an unknown topic",
+        |t| {
+            let s = t.leader();
+            let elect = |s: &mut Session, version: i16, kind: i64, topic: &str| {
+                codes(&s.json_at(
+                    ApiKey::ElectLeaders,
+                    version,
+                    &json!({"electionType": kind, "timeoutMs": 5000,
+                            "topicPartitions": [{"topic": topic, "partitions": [0]}]}),
+                ))
+            };
+            let mut found = elect(s, 0, 0, TOPIC);
+            found.extend(elect(s, 2, 0, TOPIC));
+            found.extend(elect(s, 2, 1, TOPIC));
+            found.extend(elect(s, 2, 0, NO_TOPIC));
+            found
+        },
+    ),
+    (
+        "partition reassignments: none listed, a cancel with none under way, to a broker that does not exist, of an unknown topic, then one that grows a partition to both brokers (then: its replicas and ISR)",
+        |t| {
+            let topic = "errors-reassign";
+            let mut found = create_topic(t.leader(), topic);
+            let leader = ready(t, topic);
+            let other = t.addresses.keys().copied().find(|n| *n != leader).unwrap_or(-1);
+            let s = t.leader();
+            let alter = |s: &mut Session, topic: &str, replicas: Value| {
+                codes(&s.json(
+                    ApiKey::AlterPartitionReassignments,
+                    &json!({"timeoutMs": 5000, "topics": [{"name": topic, "partitions": [
+                        {"partitionIndex": 0, "replicas": replicas}]}]}),
+                ))
+            };
+            let list = |s: &mut Session| {
+                s.json_until(
+                    ApiKey::ListPartitionReassignments,
+                    &json!({"timeoutMs": 5000, "topics": null}),
+                    |a| a["topics"].as_array().is_some_and(Vec::is_empty),
+                )
+            };
+            found.extend(codes(&list(s)));
+            found.extend(alter(s, topic, Value::Null));
+            found.extend(alter(s, topic, json!([leader, 1000])));
+            found.extend(alter(s, topic, json!([leader, leader])));
+            found.extend(alter(s, NO_TOPIC, json!([leader])));
+            found.extend(alter(s, topic, json!([other, leader])));
+            found.extend(codes(&list(s)));
+            let metadata = s.json_until(ApiKey::Metadata, &metadata_of(topic), |m| {
+                m["topics"][0]["partitions"][0]["isrNodes"]
+                    .as_array()
+                    .is_some_and(|isr| isr.len() == 2)
+            });
+            let partition = &metadata["topics"][0]["partitions"][0];
+            found.push(i64::from(partition["replicaNodes"] == json!([other, leader])));
+            found
+        },
+    ),
+    (
+        "log dirs of the topic at its leader and at the other broker (then: the partition listed at each, total and usable bytes given)",
+        |t| {
+            let follower = t.follower_id();
+            let mut found = Vec::new();
+            for node in [t.leader, follower] {
+                let answer = t.node(node).json(
+                    ApiKey::DescribeLogDirs,
+                    &json!({"topics": [{"topic": TOPIC, "partitions": [0]}]}),
+                );
+                found.extend(codes(&answer));
+                let dirs = answer["results"].as_array().cloned().unwrap_or_default();
+                let listed = dirs.iter().any(|d| {
+                    d["topics"].as_array().into_iter().flatten().any(|topic| {
+                        topic["name"] == TOPIC && topic["partitions"][0]["partitionIndex"] == 0
+                    })
+                });
+                found.push(i64::from(listed));
+                found.push(i64::from(dirs.iter().all(|d| {
+                    d["totalBytes"].as_i64().is_some_and(|b| b > 0)
+                        && d["usableBytes"].as_i64().is_some_and(|b| b > 0)
+                })));
+            }
+            found
+        },
+    ),
+    (
+        "feature updates (v0, as sarama sends them, and v1): an unknown feature, one above its highest level, one at its level, a downgrade validated only",
+        |t| {
+            let s = t.leader();
+            let update = |s: &mut Session, version: i16, updates: Value, validate: bool| {
+                codes(&s.json_at(
+                    ApiKey::UpdateFeatures,
+                    version,
+                    &json!({"timeoutMs": 5000, "featureUpdates": updates, "validateOnly": validate}),
+                ))
+            };
+            let unknown = json!([{"feature": "no.such.feature", "maxVersionLevel": 1,
+                                  "allowDowngrade": false, "upgradeType": 1}]);
+            let above = json!([{"feature": "group.version", "maxVersionLevel": 100,
+                                "allowDowngrade": false, "upgradeType": 1}]);
+            let same = json!([{"feature": "group.version", "maxVersionLevel": 1,
+                               "allowDowngrade": false, "upgradeType": 1}]);
+            let down = json!([{"feature": "group.version", "maxVersionLevel": 0,
+                               "allowDowngrade": true, "upgradeType": 2}]);
+            let mut found = Vec::new();
+            for version in [0, 1] {
+                found.extend(update(s, version, unknown.clone(), false));
+                found.extend(update(s, version, above.clone(), false));
+                found.extend(update(s, version, same.clone(), false));
+            }
+            found.extend(update(s, 1, down, true));
+            found
+        },
+    ),
     ("a SaslHandshake on a listener without SASL", |t| {
         maybe(
             t.leader(),

@@ -331,9 +331,14 @@ pub struct ProxyArgs {
 /// Arguments of `fake`.
 #[derive(Debug, Args)]
 pub struct FakeArgs {
-    /// Number of brokers, 1 to 64; node ids 0 to N-1.
+    /// Number of brokers, 1 to 64; node ids 0 to N-1 unless --node-id
+    /// chooses them.
     #[arg(long, value_name = "N", default_value_t = 3, allow_negative_numbers = true, value_parser = parse_brokers)]
     pub brokers: u16,
+    /// A broker's node id, once per broker in order (default: 0 to N-1);
+    /// any distinct ids of 0 or more, as Kafka's `node.id`.
+    #[arg(long = "node-id", value_name = "ID", value_parser = clap::value_parser!(i32).range(0..))]
+    pub node_ids: Vec<i32>,
     /// The host every broker listens on and advertises.
     #[arg(long, value_name = "HOST", default_value = "127.0.0.1")]
     pub host: String,
@@ -341,6 +346,14 @@ pub struct FakeArgs {
     /// ports).
     #[arg(long = "port", value_name = "PORT")]
     pub ports: Vec<u16>,
+    /// Tell clients that broker ID is at HOST:PORT, not where it listens
+    /// (Kafka's `advertised.listeners`; repeatable): for brokers behind a
+    /// proxy or a port forward.
+    #[arg(long = "advertise", value_name = "ID=HOST:PORT", value_parser = parse_advertise)]
+    pub advertise: Vec<(i32, String, u16)>,
+    /// Broker ID's rack (Kafka's `broker.rack`; repeatable).
+    #[arg(long = "rack", value_name = "ID=RACK", value_parser = parse_rack)]
+    pub racks: Vec<(i32, String)>,
     /// The cluster id.
     #[arg(long, value_name = "ID", default_value = "kafka-wire-fake")]
     pub cluster_id: String,
@@ -441,8 +454,78 @@ impl FakeArgs {
                 ),
             ));
         }
+        if !self.node_ids.is_empty() && self.node_ids.len() != usize::from(self.brokers) {
+            return Err(usage_error(
+                "fake",
+                ErrorKind::WrongNumberOfValues,
+                &format!(
+                    "--node-id was given {} times for {} brokers: give it once per broker, or not at all",
+                    self.node_ids.len(),
+                    self.brokers
+                ),
+            ));
+        }
+        let ids: Vec<i32> = if self.node_ids.is_empty() {
+            (0..i32::from(self.brokers)).collect()
+        } else {
+            self.node_ids.clone()
+        };
+        let mut distinct = ids.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if distinct.len() != ids.len() {
+            return Err(usage_error(
+                "fake",
+                ErrorKind::ValueValidation,
+                "--node-id: each broker needs its own node id",
+            ));
+        }
+        let named = self
+            .advertise
+            .iter()
+            .map(|(id, _, _)| (*id, "--advertise"))
+            .chain(self.racks.iter().map(|(id, _)| (*id, "--rack")));
+        for (id, flag) in named {
+            if !ids.contains(&id) {
+                return Err(usage_error(
+                    "fake",
+                    ErrorKind::ValueValidation,
+                    &format!("{flag} names node {id}, which is not one of the node ids {ids:?}"),
+                ));
+            }
+        }
         Ok(())
     }
+}
+
+/// `ID=HOST:PORT` (`[HOST]:PORT` for an IPv6 host).
+fn parse_advertise(text: &str) -> Result<(i32, String, u16), String> {
+    let (id, address) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}` is not ID=HOST:PORT"))?;
+    let id = parse_node_id(id)?;
+    let (host, port) = kafka_wire_fake::parse_host_port(address)
+        .ok_or_else(|| format!("`{address}` is not HOST:PORT with a port from 1 to 65535"))?;
+    Ok((id, host, port))
+}
+
+/// `ID=RACK`.
+fn parse_rack(text: &str) -> Result<(i32, String), String> {
+    let (id, rack) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}` is not ID=RACK"))?;
+    if rack.is_empty() {
+        return Err(format!("`{text}` has no rack"));
+    }
+    Ok((parse_node_id(id)?, rack.to_owned()))
+}
+
+/// A node id: 0 or more.
+fn parse_node_id(text: &str) -> Result<i32, String> {
+    text.parse::<i32>()
+        .ok()
+        .filter(|id| *id >= 0)
+        .ok_or_else(|| format!("`{text}` is not a node id (0 or more)"))
 }
 
 /// `NAME:PARTITIONS`.

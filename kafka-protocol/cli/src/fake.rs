@@ -37,6 +37,7 @@ pub fn run(args: &FakeArgs) -> Result<(), CliError> {
 async fn serve(args: &FakeArgs) -> Result<(), CliError> {
     let mut builder = FakeCluster::builder()
         .brokers(usize::from(args.brokers))
+        .node_ids(args.node_ids.iter().copied())
         .host(args.host.clone())
         .ports(args.ports.iter().copied())
         .cluster_id(args.cluster_id.clone())
@@ -46,6 +47,12 @@ async fn serve(args: &FakeArgs) -> Result<(), CliError> {
         .max_bytes(args.max_bytes)
         .max_connections(usize::try_from(args.max_connections).unwrap_or(usize::MAX))
         .idle_timeout(Duration::from_secs(args.idle_timeout));
+    for (node_id, host, port) in &args.advertise {
+        builder = builder.advertise(*node_id, host.clone(), *port);
+    }
+    for (node_id, rack) in &args.racks {
+        builder = builder.rack(*node_id, rack.clone());
+    }
     for (name, partitions) in &args.topics {
         builder = builder.topic(TopicSpec::new(name.clone(), *partitions));
     }
@@ -85,6 +92,12 @@ async fn serve(args: &FakeArgs) -> Result<(), CliError> {
         cluster.node_ids().len(),
         cluster.node_ids()
     );
+    if cluster.advertised() != cluster.bootstrap() {
+        eprintln!(
+            "kafka-protocol fake: advertised as {}",
+            cluster.advertised()
+        );
+    }
     cluster.seed(args.seed);
     for fault in &args.faults {
         cluster

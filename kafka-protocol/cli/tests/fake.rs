@@ -153,3 +153,74 @@ fn with_sasl_every_listener_requires_it() {
     ));
     drop(fake);
 }
+
+/// `--node-id`, `--advertise` and `--rack`: the bootstrap line lists where
+/// the brokers listen; Metadata through one of them names each broker by
+/// its chosen id at its advertised address, with its rack.
+#[test]
+fn brokers_with_chosen_ids_advertised_elsewhere() {
+    let (fake, address) = start(&[
+        "--brokers",
+        "2",
+        "--node-id",
+        "1",
+        "--node-id",
+        "2",
+        "--advertise",
+        "1=127.0.0.1:29091",
+        "--advertise",
+        "2=[::1]:29092",
+        "--rack",
+        "2=east",
+    ]);
+    let listening: Vec<&str> = address.split(',').collect();
+    assert_eq!(listening.len(), 2, "{address}");
+    assert!(!listening.contains(&"127.0.0.1:29091"), "{address}");
+    let metadata = request(listening[1], "Metadata", r#"{"topics": []}"#);
+    let brokers: Vec<(i64, String, i64, Value)> = metadata["brokers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|b| {
+            (
+                b["nodeId"].as_i64().unwrap_or(-1),
+                b["host"].as_str().unwrap_or_default().to_owned(),
+                b["port"].as_i64().unwrap_or(-1),
+                b["rack"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        brokers,
+        [
+            (1, "127.0.0.1".to_owned(), 29091, Value::Null),
+            (2, "::1".to_owned(), 29092, Value::from("east")),
+        ],
+        "{metadata}"
+    );
+    drop(fake);
+}
+
+/// Flags that name no broker, or one id twice, are usage errors (exit 2).
+#[test]
+fn node_ids_and_advertised_addresses_must_fit_the_brokers() {
+    for args in [
+        &["--brokers", "2", "--node-id", "1"][..],
+        &["--brokers", "2", "--node-id", "1", "--node-id", "1"],
+        &["--brokers", "2", "--advertise", "5=127.0.0.1:1"],
+        &["--brokers", "2", "--advertise", "0=127.0.0.1"],
+        &["--brokers", "2", "--advertise", "0=127.0.0.1:0"],
+        &["--brokers", "1", "--rack", "3=r"],
+        &["--brokers", "1", "--node-id", "-1"],
+    ] {
+        let status = Command::new(env!("CARGO_BIN_EXE_kafka-protocol"))
+            .arg("fake")
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("run");
+        assert_eq!(status.code(), Some(2), "{args:?}");
+    }
+}

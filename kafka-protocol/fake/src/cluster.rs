@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 use crate::address::{host_port, BrokerAddress};
 use crate::capture::Capture;
 use crate::config::{Config, SaslMechanism, SaslUser, TopicSpec};
-use crate::control::lifecycle;
+use crate::control::{lifecycle, Member};
 use crate::error::Error;
 use crate::state::Shared;
 
@@ -45,10 +45,28 @@ impl FakeCluster {
         FakeClusterBuilder::default()
     }
 
-    /// Every broker's `host:port` in node-id order, comma-separated, as
-    /// clients take bootstrap servers (IPv6 hosts in brackets).
-    /// Brokers added at run time are included, stopped ones too.
+    /// Every broker's listening `host:port` in node-id order,
+    /// comma-separated, as clients take bootstrap servers (IPv6 hosts in
+    /// brackets). Brokers added at run time are included, stopped ones
+    /// too. A broker advertised at another address
+    /// ([`advertise`](FakeClusterBuilder::advertise)) is listed where it
+    /// listens: a client that bootstraps here is then told the advertised
+    /// addresses, as Kafka tells them.
     pub fn bootstrap(&self) -> String {
+        self.shared
+            .control
+            .members()
+            .iter()
+            .map(|m| host_port(&m.listen_host, m.listen_port))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Every broker's advertised `host:port` (where clients are told it
+    /// is) in node-id order, comma-separated: the same as
+    /// [`bootstrap`](Self::bootstrap) unless some broker is advertised
+    /// elsewhere.
+    pub fn advertised(&self) -> String {
         self.shared
             .control
             .members()
@@ -108,15 +126,40 @@ impl Drop for FakeCluster {
 }
 
 impl FakeClusterBuilder {
-    /// The number of brokers (default 3), node ids 0 to n-1.
+    /// The number of brokers (default 3), node ids 0 to n-1 unless
+    /// [`node_ids`](Self::node_ids) chooses them.
     pub fn brokers(mut self, brokers: usize) -> Self {
         self.config.brokers = brokers;
+        self
+    }
+
+    /// The node ids, one per broker in order (default 0 to n-1). Any
+    /// distinct ids of 0 or more, as Kafka's `node.id` allows.
+    pub fn node_ids(mut self, ids: impl IntoIterator<Item = i32>) -> Self {
+        self.config.node_ids = ids.into_iter().collect();
         self
     }
 
     /// The host to listen on and advertise (default 127.0.0.1).
     pub fn host(mut self, host: impl Into<String>) -> Self {
         self.config.host = host.into();
+        self
+    }
+
+    /// Tells clients that broker `node_id` is at `host:port` instead of
+    /// where it listens, as Kafka's `advertised.listeners` does: in
+    /// Metadata, FindCoordinator, DescribeCluster and the node endpoints
+    /// of Produce and Fetch. For a broker behind a proxy or a port
+    /// forward; the broker still listens on its own port.
+    pub fn advertise(mut self, node_id: i32, host: impl Into<String>, port: u16) -> Self {
+        self.config.advertised.insert(node_id, (host.into(), port));
+        self
+    }
+
+    /// Broker `node_id`'s rack, as Kafka's `broker.rack`: given in
+    /// Metadata, DescribeCluster and node endpoints (default none).
+    pub fn rack(mut self, node_id: i32, rack: impl Into<String>) -> Self {
+        self.config.racks.insert(node_id, rack.into());
         self
     }
 
@@ -248,6 +291,31 @@ impl FakeClusterBuilder {
         if !c.ports.is_empty() && c.ports.len() != c.brokers {
             return bad("give one port per broker, or none");
         }
+        if !c.node_ids.is_empty() && c.node_ids.len() != c.brokers {
+            return bad("give one node id per broker, or none");
+        }
+        let ids = c.initial_node_ids();
+        if ids.iter().any(|id| *id < 0) {
+            return bad("node ids must be 0 or more");
+        }
+        if ids.iter().collect::<std::collections::BTreeSet<_>>().len() != ids.len() {
+            return bad("node ids must differ");
+        }
+        for (node_id, (host, port)) in &c.advertised {
+            if !ids.contains(node_id) {
+                return Err(Error::Config(format!(
+                    "advertised address for unknown node {node_id}"
+                )));
+            }
+            if host.is_empty() || *port == 0 {
+                return Err(Error::Config(format!(
+                    "node {node_id}'s advertised address needs a host and a port"
+                )));
+            }
+        }
+        if let Some(node_id) = c.racks.keys().find(|id| !ids.contains(id)) {
+            return Err(Error::Config(format!("rack for unknown node {node_id}")));
+        }
         if c.default_partitions < 1 {
             return bad("default partitions must be positive");
         }
@@ -275,18 +343,28 @@ impl FakeClusterBuilder {
         let mut listeners = Vec::new();
         let mut brokers = Vec::new();
         let mut addresses = Vec::new();
-        for node in 0..config.brokers {
+        for (node, node_id) in config.initial_node_ids().into_iter().enumerate() {
             let port = config.ports.get(node).copied().unwrap_or(0);
             let address = host_port(&config.host, port);
             let listener = TcpListener::bind(&address)
                 .await
                 .map_err(|source| Error::Bind { address, source })?;
             let local = listener.local_addr().map_err(Error::LocalAddress)?;
-            let node_id = i32::try_from(node).unwrap_or(i32::MAX);
-            brokers.push(BrokerAddress {
-                node_id,
-                host: config.host.clone(),
-                port: local.port(),
+            let (host, port) = config
+                .advertised
+                .get(&node_id)
+                .cloned()
+                .unwrap_or_else(|| (config.host.clone(), local.port()));
+            brokers.push(Member {
+                address: BrokerAddress {
+                    node_id,
+                    host,
+                    port,
+                    rack: config.racks.get(&node_id).cloned(),
+                },
+                listen_host: config.host.clone(),
+                listen_port: local.port(),
+                up: true,
             });
             addresses.push(local);
             listeners.push((node_id, listener));

@@ -202,12 +202,20 @@ impl TopicSpec {
 /// [`FakeClusterBuilder`](crate::FakeClusterBuilder).
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// Number of brokers (node ids 0 .. brokers-1).
+    /// Number of brokers.
     pub brokers: usize,
-    /// The host every broker listens on and advertises.
+    /// The node ids, one per broker in order; empty for 0 .. brokers-1.
+    pub node_ids: Vec<i32>,
+    /// The host every broker listens on (and advertises, unless
+    /// `advertised` names another address).
     pub host: String,
     /// Fixed ports, one per broker in node-id order; empty for free ports.
     pub ports: Vec<u16>,
+    /// The address a broker is advertised at to clients, by node id, when
+    /// it is not the one it listens on (Kafka's `advertised.listeners`).
+    pub advertised: BTreeMap<i32, (String, u16)>,
+    /// Each broker's rack (Kafka's `broker.rack`), by node id.
+    pub racks: BTreeMap<i32, String>,
     /// The cluster id.
     pub cluster_id: String,
     /// Topics created at start.
@@ -243,12 +251,29 @@ pub struct Config {
     pub streams: StreamsGroupConfig,
 }
 
+impl Config {
+    /// The node ids the brokers start with, in order: the chosen ones, or
+    /// 0 .. brokers-1.
+    pub fn initial_node_ids(&self) -> Vec<i32> {
+        if self.node_ids.is_empty() {
+            (0..self.brokers)
+                .map(|n| i32::try_from(n).unwrap_or(i32::MAX))
+                .collect()
+        } else {
+            self.node_ids.clone()
+        }
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
             brokers: 3,
+            node_ids: Vec::new(),
             host: "127.0.0.1".into(),
             ports: Vec::new(),
+            advertised: BTreeMap::new(),
+            racks: BTreeMap::new(),
             cluster_id: "kafka-wire-fake".into(),
             topics: Vec::new(),
             auto_create: true,

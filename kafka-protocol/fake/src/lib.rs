@@ -18,7 +18,7 @@ pub mod sasl;
 pub mod state;
 pub mod versions;
 
-pub use address::host_port;
+pub use address::{host_port, parse_host_port};
 pub use cluster::{FakeCluster, FakeClusterBuilder};
 pub use config::{Config, SaslMechanism, SaslUser, StreamsGroupConfig, TopicSpec};
 pub use error::Error;

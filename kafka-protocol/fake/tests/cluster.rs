@@ -344,7 +344,7 @@ async fn a_group_joins_syncs_heartbeats_and_leaves() {
         ),
         (0, 1, member.as_str())
     );
-    // From v5 the protocol type and name are mandatory, as Kafka has them.
+    // From v5 a SyncGroup must name the protocol type and name.
     let sync = RequestBody::SyncGroup(SyncGroupRequest {
         group_id: "g".into(),
         generation_id: 1,
@@ -575,6 +575,235 @@ async fn pipelined_requests_are_answered_in_order() {
     }
 }
 
+/// Brokers with chosen node ids, advertised elsewhere than they listen
+/// (as behind a proxy), and racks: every answer that names a broker gives
+/// its advertised address and rack, while the bootstrap list gives where
+/// they listen.
+#[tokio::test]
+async fn brokers_are_told_at_their_advertised_addresses() {
+    let cluster = FakeCluster::builder()
+        .brokers(3)
+        .node_ids([1, 5, 9])
+        .advertise(1, "proxy.example", 29091)
+        .advertise(5, "::1", 29095)
+        .rack(9, "rack-c")
+        .topic(TopicSpec::new("t", 6))
+        .start()
+        .await
+        .expect("start");
+    assert_eq!(cluster.node_ids(), [1, 5, 9]);
+    let listening: Vec<String> = cluster.bootstrap().split(',').map(str::to_owned).collect();
+    assert_eq!(listening.len(), 3);
+    assert!(listening.iter().all(|a| a.starts_with("127.0.0.1:")));
+    let nine = address(&cluster, 9);
+    assert_eq!(
+        cluster.advertised(),
+        format!("proxy.example:29091,[::1]:29095,{nine}")
+    );
+    let told = |node: i32| -> (String, i32, Option<String>) {
+        match node {
+            1 => ("proxy.example".into(), 29091, None),
+            5 => ("::1".into(), 29095, None),
+            _ => (
+                "127.0.0.1".into(),
+                nine.rsplit(':')
+                    .next()
+                    .and_then(|p| p.parse().ok())
+                    .unwrap_or(0),
+                Some("rack-c".into()),
+            ),
+        }
+    };
+
+    let mut probe = common::connect(&cluster, 9).await;
+    let m = call(&mut probe, metadata("t"), 12).await;
+    let brokers: Vec<_> = m
+        .brokers
+        .iter()
+        .map(|b| {
+            (
+                b.node_id,
+                (
+                    b.host.to_string(),
+                    b.port,
+                    b.rack.as_deref().map(str::to_owned),
+                ),
+            )
+        })
+        .collect();
+    assert_eq!(
+        brokers,
+        [1, 5, 9].map(|n| (n, told(n))).to_vec(),
+        "Metadata's brokers"
+    );
+    let partitions: Vec<(i32, i32)> = m
+        .topics
+        .iter()
+        .flat_map(|t| {
+            t.partitions
+                .iter()
+                .map(|p| (p.partition_index, p.leader_id))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let leaders: std::collections::BTreeSet<i32> = partitions.iter().map(|(_, l)| *l).collect();
+    assert!(leaders.iter().all(|l| [1, 5, 9].contains(l)), "{leaders:?}");
+    assert!(m.controller_id == 1 || m.controller_id == 5 || m.controller_id == 9);
+
+    for key in ["group-a", "group-b", "group-c", "group-d"] {
+        let found = call(
+            &mut probe,
+            FindCoordinatorRequest {
+                key: key.to_owned().into(),
+                ..Default::default()
+            },
+            3,
+        )
+        .await;
+        assert_eq!(found.error_code, 0);
+        let (host, port, _) = told(found.node_id);
+        assert_eq!((found.host.to_string(), found.port), (host, port), "{key}");
+    }
+
+    let described = call(&mut probe, DescribeClusterRequest::default(), 1).await;
+    let brokers: Vec<_> = described
+        .brokers
+        .iter()
+        .map(|b| {
+            (
+                b.broker_id,
+                (
+                    b.host.to_string(),
+                    b.port,
+                    b.rack.as_deref().map(str::to_owned),
+                ),
+            )
+        })
+        .collect();
+    assert_eq!(brokers, [1, 5, 9].map(|n| (n, told(n))).to_vec());
+
+    // A Produce to a broker that does not lead the partition names the
+    // leader's advertised endpoint (KIP-951).
+    let leader = partitions
+        .iter()
+        .find(|(index, _)| *index == 0)
+        .map_or(-1, |(_, leader)| *leader);
+    let other = [1, 5, 9].into_iter().find(|n| *n != leader).unwrap_or(1);
+    let mut probe = common::connect(&cluster, other).await;
+    let r = call(
+        &mut probe,
+        common::produce("t", [(0, batch(None, &[b"x"]))]),
+        10,
+    )
+    .await;
+    let endpoints: Vec<_> = r
+        .node_endpoints
+        .iter()
+        .map(|e| {
+            (
+                e.node_id,
+                (
+                    e.host.to_string(),
+                    e.port,
+                    e.rack.as_deref().map(str::to_owned),
+                ),
+            )
+        })
+        .collect();
+    assert_eq!(endpoints, vec![(leader, told(leader))]);
+
+    // A broker's configs: where it listens, where it is advertised, its
+    // rack, as Kafka's static broker configs give them.
+    let asked = |node: i32| DescribeConfigsRequest {
+        resources: vec![describe_configs_request::DescribeConfigsResource {
+            resource_type: 4,
+            resource_name: node.to_string().into(),
+            configuration_keys: Some(vec![
+                "listeners".into(),
+                "advertised.listeners".into(),
+                "broker.rack".into(),
+            ]),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    };
+    for (node, listens, advertised, rack) in [
+        (
+            1,
+            address(&cluster, 1),
+            "proxy.example:29091".to_owned(),
+            None,
+        ),
+        (9, nine.clone(), nine.clone(), Some("rack-c")),
+    ] {
+        // A broker's configs are asked of that broker, as clients do.
+        let mut probe = common::connect(&cluster, node).await;
+        let described = call(&mut probe, asked(node), 4).await;
+        let configs: std::collections::BTreeMap<String, Option<String>> = described
+            .results
+            .iter()
+            .flat_map(|r| {
+                r.configs
+                    .iter()
+                    .map(|c| (c.name.to_string(), c.value.as_deref().map(str::to_owned)))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(
+            configs.get("listeners"),
+            Some(&Some(format!("PLAINTEXT://{listens}"))),
+            "{node}"
+        );
+        assert_eq!(
+            configs.get("advertised.listeners"),
+            Some(&Some(format!("PLAINTEXT://{advertised}"))),
+            "{node}"
+        );
+        assert_eq!(
+            configs.get("broker.rack"),
+            Some(&rack.map(str::to_owned)),
+            "{node}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn node_ids_and_advertised_addresses_are_checked() {
+    let refused = |builder: kafka_wire_fake::FakeClusterBuilder| async move {
+        builder.start().await.err().map(|e| e.to_string())
+    };
+    let base = || FakeCluster::builder().brokers(2);
+    assert!(
+        refused(base().node_ids([1])).await.is_some(),
+        "one id for two brokers"
+    );
+    assert!(
+        refused(base().node_ids([3, 3])).await.is_some(),
+        "the same id twice"
+    );
+    assert!(
+        refused(base().node_ids([-1, 2])).await.is_some(),
+        "a negative id"
+    );
+    assert!(
+        refused(base().advertise(7, "h", 1)).await.is_some(),
+        "an unknown node"
+    );
+    assert!(
+        refused(base().advertise(0, "", 1)).await.is_some(),
+        "no host"
+    );
+    assert!(
+        refused(base().advertise(0, "h", 0)).await.is_some(),
+        "port 0"
+    );
+    assert!(
+        refused(base().rack(4, "r")).await.is_some(),
+        "a rack of an unknown node"
+    );
+}
+
 #[tokio::test]
 async fn the_probe_produces_to_a_topic_it_has_auto_created() {
     // The first Metadata creates the topic and answers
@@ -585,10 +814,11 @@ async fn the_probe_produces_to_a_topic_it_has_auto_created() {
 }
 
 /// DescribeConfigs describes every config of a topic and a broker, with
-/// synonyms when asked, but never documentation, even when asked: Kafka's
-/// description of each config is its prose, which the fake does not carry.
+/// synonyms when asked, and documentation when asked in the fake's own
+/// words, from each config's facts: Kafka's description of each config is
+/// its prose, which the fake does not carry.
 #[tokio::test]
-async fn configs_are_described_without_documentation() {
+async fn configs_are_described_in_the_fakes_own_words() {
     let cluster = common::cluster(1, "described", 1).await;
     let mut probe = common::connect(&cluster, 0).await;
     let resource =
@@ -598,20 +828,43 @@ async fn configs_are_described_without_documentation() {
             configuration_keys: None,
             ..Default::default()
         };
-    let request = DescribeConfigsRequest {
+    let describe = |include_documentation| DescribeConfigsRequest {
         resources: vec![resource(2, "described"), resource(4, "0")].into(),
         include_synonyms: true,
-        include_documentation: true,
+        include_documentation,
         ..Default::default()
     };
-    let answer: DescribeConfigsResponse = call(&mut probe, request, 4).await;
+    let answer: DescribeConfigsResponse = call(&mut probe, describe(true), 4).await;
     assert_eq!(answer.results.len(), 2);
-    for result in answer.results.iter() {
+    for (result, of) in answer.results.iter().zip(["topic", "broker"]) {
         assert_eq!(result.error_code, 0, "{:?}", result.resource_name);
         assert!(result.configs.len() > 30, "{:?}", result.resource_name);
         for config in result.configs.iter() {
-            assert_eq!(config.documentation, None, "{}", config.name);
+            let text = config.documentation.as_deref().unwrap_or_default();
+            assert!(
+                text.starts_with(&format!("A {of} config: a ")),
+                "{}: {text}",
+                config.name
+            );
+            assert!(text.ends_with("(Described by the fake cluster from the config's facts.)"));
         }
         assert!(result.configs.iter().any(|c| !c.synonyms.is_empty()));
     }
+    let mut retention = Vec::new();
+    for result in answer.results.iter() {
+        for config in result.configs.iter() {
+            if config.name == "retention.ms" {
+                retention.extend(config.documentation.as_deref().map(str::to_owned));
+            }
+        }
+    }
+    assert_eq!(
+        retention,
+        ["A topic config: a 64-bit integer, 604800000 by default. (Described by the fake cluster from the config's facts.)"]
+    );
+    let answer: DescribeConfigsResponse = call(&mut probe, describe(false), 4).await;
+    assert!(answer
+        .results
+        .iter()
+        .all(|r| r.configs.iter().all(|c| c.documentation.is_none())));
 }

@@ -1,7 +1,8 @@
 //! Kafka 4.4.0's configs, as its DescribeConfigs v4 describes them: every
 //! topic, broker and group config with its default, type, read-only flag,
 //! sensitivity and synonyms, in Kafka's own order (not its documentation of
-//! each, which is Kafka's prose: the fake describes none). The facts
+//! each, which is Kafka's prose: [`Entry::documentation`] describes a config
+//! in the fake's own words, from these facts). The facts
 //! live in `kafka.json` beside this file, recorded from a real 4.4.0 broker
 //! by `tests/kafka/record-configs.sh`; this module reads them once and
 //! checks a value the way Kafka's `ConfigDef` does.
@@ -70,6 +71,41 @@ pub struct Entry {
     /// Topic and group configs: the synonyms Kafka described (name, value,
     /// source), the broker configs a topic or group falls back to.
     pub synonyms: Vec<(String, Option<String>, i8)>,
+}
+
+impl Entry {
+    /// A description of this config in the fake's own words, made of its
+    /// facts alone (what it belongs to, its type, its default, whether it
+    /// can change while running): what DescribeConfigs answers as its
+    /// documentation. Kafka's own descriptions are its prose, which the
+    /// fake does not carry. `of` names the resource: `topic`, `broker` or
+    /// `group`.
+    pub fn documentation(&self, of: &str) -> String {
+        let kind = match self.config_type {
+            kind::BOOLEAN => "boolean",
+            2 => "string",
+            kind::INT => "32-bit integer",
+            kind::SHORT => "16-bit integer",
+            kind::LONG => "64-bit integer",
+            kind::DOUBLE => "double",
+            kind::LIST => "list",
+            8 => "class name",
+            9 => "password",
+            _ => "value",
+        };
+        let mut text = format!("A {of} config: a {kind}");
+        match (&self.value, self.sensitive) {
+            (_, true) => text.push_str(", kept secret"),
+            (Some(value), false) if value.is_empty() => text.push_str(", empty by default"),
+            (Some(value), false) => text.push_str(&format!(", {value} by default")),
+            (None, false) => text.push_str(", with no default"),
+        }
+        if self.read_only {
+            text.push_str("; read-only while the broker runs");
+        }
+        text.push_str(". (Described by the fake cluster from the config's facts.)");
+        text
+    }
 }
 
 /// The configs of one resource type, in Kafka's order, with an index.

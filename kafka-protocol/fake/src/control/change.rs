@@ -102,9 +102,10 @@ pub(crate) async fn start_broker(
     if address.up {
         return Err(ControlError::BrokerUp(node_id));
     }
-    let listener = bind(&host_port(&address.address.host, address.address.port)).await?;
+    let listen = host_port(&address.listen_host, address.listen_port);
+    let listener = bind(&listen).await?;
     let local = listener.local_addr().map_err(|source| ControlError::Bind {
-        address: host_port(&address.address.host, address.address.port),
+        address: listen,
         source,
     })?;
     set_up(shared, node_id, true)?;
@@ -157,9 +158,12 @@ pub(crate) async fn add_broker(shared: &Arc<Shared>) -> Result<i32, ControlError
         .push(Member {
             address: BrokerAddress {
                 node_id,
-                host,
+                host: host.clone(),
                 port,
+                rack: None,
             },
+            listen_host: host,
+            listen_port: port,
             up: true,
         });
     spawn_broker(shared, node_id, listener);

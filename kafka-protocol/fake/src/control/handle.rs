@@ -142,14 +142,14 @@ impl FakeCluster {
             .map(|m| m.up)
     }
 
-    /// A broker's `host:port` (running or stopped).
+    /// A broker's listening `host:port` (running or stopped).
     pub fn broker_address(&self, node_id: i32) -> Option<String> {
         self.shared()
             .control
             .members()
             .iter()
             .find(|m| m.address.node_id == node_id)
-            .map(|m| crate::address::host_port(&m.address.host, m.address.port))
+            .map(|m| crate::address::host_port(&m.listen_host, m.listen_port))
     }
 
     /// Delays every request to a broker by `rtt` before it is handled

@@ -157,7 +157,12 @@ pub const DROPPED_ANSWER_RECORDS: &str = "drop-after-records";
 /// A broker the cluster has (running or stopped).
 #[derive(Debug, Clone)]
 pub(crate) struct Member {
+    /// How clients are told of it.
     pub(crate) address: BrokerAddress,
+    /// The host it listens on.
+    pub(crate) listen_host: String,
+    /// The port it listens on.
+    pub(crate) listen_port: u16,
     pub(crate) up: bool,
 }
 
@@ -201,9 +206,8 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Controls {
-    /// Controls for a cluster of `brokers` (all running) with these
-    /// version caps.
-    pub(crate) fn new(brokers: Vec<BrokerAddress>, caps: BTreeMap<i16, i16>) -> Self {
+    /// Controls for a cluster of `brokers` with these version caps.
+    pub(crate) fn new(brokers: Vec<Member>, caps: BTreeMap<i16, i16>) -> Self {
         Controls {
             entries: Mutex::new(Vec::new()),
             spent: Mutex::new(HashMap::new()),
@@ -212,12 +216,7 @@ impl Controls {
             rng: Mutex::new(0),
             counts: Default::default(),
             dropped_answer_records: AtomicU64::new(0),
-            members: RwLock::new(
-                brokers
-                    .into_iter()
-                    .map(|address| Member { address, up: true })
-                    .collect(),
-            ),
+            members: RwLock::new(brokers),
             coordinators: Mutex::new(HashMap::new()),
             coordinator_shift: AtomicUsize::new(0),
             rtt: Mutex::new(BTreeMap::new()),

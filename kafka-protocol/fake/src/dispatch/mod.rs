@@ -103,6 +103,15 @@ async fn route(cx: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
         RequestBody::RenewDelegationToken(_) => delegation_tokens::renew(cx),
         RequestBody::ExpireDelegationToken(_) => delegation_tokens::expire(cx),
         RequestBody::DescribeDelegationToken(_) => delegation_tokens::describe(cx),
+        RequestBody::DescribeClientQuotas(r) => quotas::describe_client_quotas(cx, r),
+        RequestBody::AlterClientQuotas(r) => quotas::alter_client_quotas(cx, r),
+        RequestBody::ElectLeaders(r) => replicas::elect_leaders(cx, r),
+        RequestBody::AlterPartitionReassignments(r) => {
+            replicas::alter_partition_reassignments(cx, r)
+        }
+        RequestBody::ListPartitionReassignments(r) => replicas::list_partition_reassignments(cx, r),
+        RequestBody::DescribeLogDirs(r) => replicas::describe_log_dirs(cx, r),
+        RequestBody::UpdateFeatures(r) => features::update_features(cx, r),
         other => unsupported::unsupported(other.api_key(), cx.version),
     };
     Outcome::Respond(Box::new(response))

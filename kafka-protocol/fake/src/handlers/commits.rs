@@ -96,6 +96,7 @@ pub fn offset_commit(cx: &Context<'_>, request: &OffsetCommitRequest<'_>) -> Res
         Ok(()) if ask_group => state.groups.commit(
             &request.group_id,
             &request.member_id,
+            request.group_instance_id.as_deref(),
             request.generation_id_or_member_epoch,
             offsets,
         ),

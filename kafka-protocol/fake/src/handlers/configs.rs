@@ -3,9 +3,10 @@
 //! ([`crate::config_table`]): every config Kafka describes, with its value
 //! and where it comes from (a topic's or group's own setting, a broker's
 //! dynamic one, the cluster-wide dynamic default, the broker's start-up
-//! setting, Kafka's default), synonyms when asked (documentation never:
-//! Kafka's is its prose, which the fake does not carry), and changes
-//! checked as Kafka checks them.
+//! setting, Kafka's default), synonyms and documentation when asked (the
+//! fake's own description of each config from its facts: Kafka's is its
+//! prose, which the fake does not carry), and changes checked as Kafka
+//! checks them.
 
 use std::collections::BTreeMap;
 
@@ -56,9 +57,16 @@ fn static_configs(cx: &Context<'_>, node: i32) -> BTreeMap<&'static str, String>
         } else {
             "SASL_PLAINTEXT"
         };
-        let listener = format!("{protocol}://{}:{}", broker.host, broker.port);
-        statics.insert("listeners", listener.clone());
-        statics.insert("advertised.listeners", listener);
+        let advertised = format!("{protocol}://{}:{}", broker.host, broker.port);
+        let listener = cx.shared.listen_address(node).map_or_else(
+            || advertised.clone(),
+            |(host, port)| format!("{protocol}://{host}:{port}"),
+        );
+        statics.insert("listeners", listener);
+        statics.insert("advertised.listeners", advertised);
+        if let Some(rack) = broker.rack {
+            statics.insert("broker.rack", rack);
+        }
     }
     let mut mechanisms: Vec<&str> = config
         .sasl_users
@@ -303,8 +311,17 @@ fn broker_node(cx: &Context<'_>, name: &str) -> Result<i32, Refusal> {
         })
 }
 
+/// What a resource type's configs belong to, in a config's description.
+fn resource_kind(resource_type: i8) -> &'static str {
+    match resource_type {
+        TOPIC => "topic",
+        BROKER => "broker",
+        _ => "group",
+    }
+}
+
 /// The configs of each resource (all, or the keys asked for), with
-/// synonyms when asked.
+/// synonyms and documentation when asked.
 pub fn describe_configs(
     cx: &Context<'_>,
     request: &DescribeConfigsRequest<'_>,
@@ -356,8 +373,11 @@ pub fn describe_configs(
                                 },
                                 config_type: entry.config_type,
                                 // Kafka's documentation of a config is its
-                                // prose, which the fake does not carry.
-                                documentation: None,
+                                // prose, which the fake does not carry: it
+                                // describes the config from its facts.
+                                documentation: request.include_documentation.then(|| {
+                                    entry.documentation(resource_kind(r.resource_type)).into()
+                                }),
                                 ..Default::default()
                             }
                         })

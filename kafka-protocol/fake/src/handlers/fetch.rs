@@ -388,6 +388,7 @@ fn read(
             node_id: b.node_id,
             host: owned(&b.host),
             port: i32::from(b.port),
+            rack: b.rack.as_deref().map(owned),
             ..Default::default()
         })
         .collect();

@@ -22,7 +22,7 @@ use super::authorized;
 use super::error_messages::kafka_message;
 use super::owned;
 use crate::dispatch::Context;
-use crate::state::groups::{GroupState, JoinRequest, Pending};
+use crate::state::groups::{GroupState, JoinRequest, Pending, SyncRequest};
 use crate::state::internal_topics;
 use crate::state::Shared;
 
@@ -62,7 +62,7 @@ pub fn check_coordinator(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
 /// INVALID_GROUP_ID on any broker (before the coordinator is looked at);
 /// then NOT_COORDINATOR where this broker does not coordinate the group.
 /// OffsetCommit and OffsetFetch take the empty group as any other.
-pub fn check_group(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
+pub(crate) fn check_group(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
     if group_id.is_empty() {
         return Err(ErrorCode::InvalidGroupId.code());
     }
@@ -109,11 +109,12 @@ pub fn find_coordinator(
     };
     let response = if cx.version < 4 {
         match locate(&request.key) {
+            // Kafka writes the code's name as the message of a success.
             Ok((node_id, host, port)) => FindCoordinatorResponse {
-                error_message: kafka_message(0).map(Cow::Borrowed),
                 node_id,
                 host: host.into(),
                 port,
+                error_message: (cx.version >= 1).then_some(Cow::Borrowed("NONE")),
                 ..Default::default()
             },
             Err(code) => no_coordinator(code),
@@ -168,18 +169,24 @@ async fn join(cx: &Context<'_>, request: &JoinGroupRequest<'_>) -> ResponseBody<
         ResponseBody::JoinGroup(JoinGroupResponse {
             error_code: code,
             generation_id: -1,
-            protocol_name: None,
             member_id: owned(member_id),
+            protocol_type: None,
+            protocol_name: None,
             ..Default::default()
         })
     };
-    if let Err(code) = check_group(cx, &request.group_id) {
-        return failed(code, &request.member_id);
+    // As Kafka: the group id, then the session timeout, then the
+    // coordinator.
+    if request.group_id.is_empty() {
+        return failed(ErrorCode::InvalidGroupId.code(), &request.member_id);
     }
     let config = &cx.shared.config;
     let session = millis(request.session_timeout_ms);
     if session < config.min_session_timeout || session > config.max_session_timeout {
         return failed(ErrorCode::InvalidSessionTimeout.code(), &request.member_id);
+    }
+    if let Err(code) = check_coordinator(cx, &request.group_id) {
+        return failed(code, &request.member_id);
     }
     // v0 has no rebalance timeout: it is the session timeout.
     let rebalance = if cx.version == 0 {
@@ -202,6 +209,7 @@ async fn join(cx: &Context<'_>, request: &JoinGroupRequest<'_>) -> ResponseBody<
         session_timeout: session,
         rebalance_timeout: rebalance,
         require_known_member_id: cx.version >= 4,
+        supports_skip_assignment: cx.version >= 9,
     });
     let outcome = match pending {
         Pending::Ready(outcome) => outcome,
@@ -230,6 +238,7 @@ async fn join(cx: &Context<'_>, request: &JoinGroupRequest<'_>) -> ResponseBody<
         protocol_type: outcome.protocol_type.map(Into::into),
         protocol_name: outcome.protocol.map(Into::into),
         leader: outcome.leader.into(),
+        skip_assignment: outcome.skip_assignment,
         member_id: outcome.member_id.into(),
         members: outcome
             .members
@@ -276,6 +285,7 @@ pub async fn sync_group(cx: &Context<'_>, request: &SyncGroupRequest<'_>) -> Res
             ..Default::default()
         })
     };
+    // From v5 the protocol type and name are mandatory, checked first.
     if cx.version >= 5 && (request.protocol_type.is_none() || request.protocol_name.is_none()) {
         return failed(ErrorCode::InconsistentGroupProtocol.code());
     }
@@ -287,12 +297,15 @@ pub async fn sync_group(cx: &Context<'_>, request: &SyncGroupRequest<'_>) -> Res
         .iter()
         .map(|a| (a.member_id.to_string(), a.assignment.to_vec()))
         .collect();
-    let pending = cx.shared.state().groups.sync(
-        &request.group_id,
-        &request.member_id,
-        request.generation_id,
+    let pending = cx.shared.state().groups.sync(SyncRequest {
+        group_id: &request.group_id,
+        member_id: &request.member_id,
+        group_instance_id: request.group_instance_id.as_deref(),
+        generation: request.generation_id,
+        protocol_type: request.protocol_type.as_deref(),
+        protocol_name: request.protocol_name.as_deref(),
         assignments,
-    );
+    });
     let outcome = match pending {
         Pending::Ready(outcome) => outcome,
         Pending::Wait(receiver, _) => match receiver.await {
@@ -316,6 +329,7 @@ pub fn heartbeat(cx: &Context<'_>, request: &HeartbeatRequest<'_>) -> ResponseBo
         Ok(()) => cx.shared.state().groups.heartbeat(
             &request.group_id,
             &request.member_id,
+            request.group_instance_id.as_deref(),
             request.generation_id,
         ),
     };

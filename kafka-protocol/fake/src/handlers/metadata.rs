@@ -226,7 +226,7 @@ pub fn metadata(cx: &Context<'_>, request: &MetadataRequest<'_>) -> ResponseBody
                 node_id: b.node_id,
                 host: owned(&b.host),
                 port: i32::from(b.port),
-                rack: None,
+                rack: b.rack.as_deref().map(owned),
                 ..Default::default()
             })
             .collect(),
@@ -406,6 +406,7 @@ pub fn describe_cluster(
             broker_id: m.address.node_id,
             host: owned(&m.address.host),
             port: i32::from(m.address.port),
+            rack: m.address.rack.as_deref().map(owned),
             is_fenced: !m.up,
             ..Default::default()
         })

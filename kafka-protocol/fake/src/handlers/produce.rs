@@ -417,6 +417,7 @@ fn node_endpoints(shared: &Shared, nodes: &[i32]) -> Vec<produce_response::NodeE
             node_id: b.node_id,
             host: owned(&b.host),
             port: i32::from(b.port),
+            rack: b.rack.as_deref().map(owned),
             ..Default::default()
         })
         .collect()

@@ -509,6 +509,7 @@ pub fn txn_offset_commit(
         state.groups.check_txn_member(
             &request.group_id,
             &request.member_id,
+            request.group_instance_id.as_deref(),
             request.generation_id_or_member_epoch,
         )
     };

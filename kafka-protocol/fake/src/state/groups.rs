@@ -3,10 +3,22 @@
 //!
 //! A group is Empty, PreparingRebalance (waiting for every member to join
 //! again), CompletingRebalance (waiting for the leader's assignments) or
-//! Stable. A join or a departure starts a rebalance; members learn of it
-//! from their next heartbeat (REBALANCE_IN_PROGRESS) and join again.
-//! JoinGroup and SyncGroup wait on oneshot channels until the group moves
-//! on. Members that miss their session timeout are removed.
+//! Stable. A new member, a departure, the leader's join or a member's new
+//! metadata starts a rebalance; members learn of it from their next
+//! heartbeat (REBALANCE_IN_PROGRESS) and join again. A follower joining
+//! again with its metadata unchanged gets the current generation at once,
+//! as in Kafka. JoinGroup and SyncGroup wait on oneshot channels until the
+//! group moves on. Members that miss their session timeout are removed.
+//!
+//! Static members (KIP-345, `group.instance.id`) as Kafka 4.4.0 keeps
+//! them: a join with the instance id and no member id replaces the old
+//! member id (whose pending join or sync is answered FENCED_INSTANCE_ID)
+//! and, in a Stable group whose protocol stays, keeps the assignment and
+//! the generation with no rebalance; a request naming the instance id with
+//! another member id is FENCED_INSTANCE_ID, with an instance id the group
+//! does not know UNKNOWN_MEMBER_ID; a rebalance does not drop a static
+//! member that has not joined again (only its session timeout does); a
+//! LeaveGroup may name the instance id alone.
 
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -135,6 +147,28 @@ pub struct JoinRequest {
     pub rebalance_timeout: Duration,
     /// Whether the member id must be asked for first (v4+).
     pub require_known_member_id: bool,
+    /// Whether the answer may tell the leader to skip the assignment
+    /// (v9+).
+    pub supports_skip_assignment: bool,
+}
+
+/// A SyncGroup request.
+#[derive(Debug)]
+pub struct SyncRequest<'a> {
+    /// The group.
+    pub group_id: &'a str,
+    /// The member.
+    pub member_id: &'a str,
+    /// Its static id.
+    pub group_instance_id: Option<&'a str>,
+    /// Its generation.
+    pub generation: i32,
+    /// The protocol type it names (v5+), checked against the group's.
+    pub protocol_type: Option<&'a str>,
+    /// The protocol it names (v5+), checked against the group's.
+    pub protocol_name: Option<&'a str>,
+    /// The leader's assignments: member id and assignment.
+    pub assignments: Vec<(String, Vec<u8>)>,
 }
 
 /// What a JoinGroup gets.
@@ -154,6 +188,9 @@ pub struct JoinOutcome {
     pub member_id: String,
     /// For the leader: every member (id, static id, metadata).
     pub members: Vec<(String, Option<String>, Vec<u8>)>,
+    /// Whether the leader is to skip the assignment (a static leader
+    /// replaced in a Stable group, v9+).
+    pub skip_assignment: bool,
 }
 
 /// What a SyncGroup gets.
@@ -201,10 +238,13 @@ impl Groups {
         self.groups.iter()
     }
 
-    fn new_member_id(&mut self, client_id: &str) -> String {
+    /// A fresh member id: the static id, or else the client id, then a
+    /// unique part, as Kafka builds them.
+    fn new_member_id(&mut self, client_id: &str, instance: Option<&str>) -> String {
         self.next_member += 1;
         format!(
-            "{client_id}-{:016x}",
+            "{}-{:016x}",
+            instance.unwrap_or(client_id),
             self.next_member.wrapping_mul(0x9e37_79b9_7f4a_7c15)
         )
     }
@@ -243,11 +283,10 @@ impl Groups {
             // a classic group, as Kafka converts it.
             return fail(ErrorCode::InconsistentGroupProtocol, &request.member_id);
         }
-        let new_id = if request.member_id.is_empty() {
-            Some(self.new_member_id(&request.client_id))
-        } else {
-            None
-        };
+        let new_id = request
+            .member_id
+            .is_empty()
+            .then(|| self.new_member_id(&request.client_id, request.group_instance_id.as_deref()));
         let group = self.groups.entry(request.group_id.clone()).or_default();
         group.consumer = None;
         group.streams = None;
@@ -256,101 +295,71 @@ impl Groups {
         if group.state != GroupState::Empty && group.protocol_type != request.protocol_type {
             return fail(ErrorCode::InconsistentGroupProtocol, &request.member_id);
         }
-        let mut member_id = request.member_id.clone();
-        if let Some(instance) = &request.group_instance_id {
-            let known = group
-                .members
-                .iter_mut()
-                .find(|m| m.group_instance_id.as_ref() == Some(instance));
-            match (known, new_id) {
-                // A static member coming back: it gets a new member id,
-                // and the old one is fenced.
-                (Some(member), Some(id)) => {
-                    if group.leader.as_deref() == Some(member.id.as_str()) {
-                        group.leader = Some(id.clone());
-                    }
-                    member.id = id.clone();
-                    member_id = id;
+        match new_id {
+            Some(id) => {
+                let known = request
+                    .group_instance_id
+                    .as_deref()
+                    .and_then(|instance| group.static_member_id(instance))
+                    .map(str::to_owned);
+                if let Some(old) = known {
+                    return group.replace_static_member(&old, id, request, now);
                 }
-                (Some(member), None) if member.id != request.member_id => {
-                    return fail(ErrorCode::FencedInstanceId, &request.member_id);
+                if group.members.len() + group.pending.len() >= MAX_GROUP_SIZE {
+                    return fail(ErrorCode::GroupMaxSizeReached, "");
                 }
-                (Some(_), None) => {}
-                (None, Some(id)) => member_id = id,
-                (None, None) => return fail(ErrorCode::UnknownMemberId, &request.member_id),
+                if request.group_instance_id.is_none() && request.require_known_member_id {
+                    group
+                        .pending
+                        .insert(id.clone(), now + request.session_timeout);
+                    return fail(ErrorCode::MemberIdRequired, &id);
+                }
+                group.add_member(id, request, now)
             }
-        } else if let Some(id) = new_id {
-            if group.members.len() + group.pending.len() >= MAX_GROUP_SIZE {
-                return fail(ErrorCode::GroupMaxSizeReached, "");
+            None if group.pending.contains_key(&request.member_id) => {
+                group.pending.remove(&request.member_id);
+                if group.members.len() >= MAX_GROUP_SIZE {
+                    return fail(ErrorCode::GroupMaxSizeReached, "");
+                }
+                let id = request.member_id.clone();
+                group.add_member(id, request, now)
             }
-            if request.require_known_member_id {
-                group
-                    .pending
-                    .insert(id.clone(), now + request.session_timeout);
-                return fail(ErrorCode::MemberIdRequired, &id);
+            None => {
+                if let Err(error) =
+                    group.validate_member(&request.member_id, request.group_instance_id.as_deref())
+                {
+                    return fail(error, &request.member_id);
+                }
+                group.join_existing(request, now)
             }
-            member_id = id;
         }
-        let (tx, rx) = oneshot::channel();
-        if let Some(member) = group.members.iter_mut().find(|m| m.id == member_id) {
-            member.protocols = request.protocols;
-            member.session_timeout = request.session_timeout;
-            member.rebalance_timeout = request.rebalance_timeout;
-            member.last_seen = now;
-            member.join_waiter = Some(tx);
-        } else if request.member_id.is_empty()
-            || request.group_instance_id.is_some()
-            || group.pending.remove(&member_id).is_some()
-        {
-            if group.members.len() >= MAX_GROUP_SIZE {
-                return fail(ErrorCode::GroupMaxSizeReached, "");
-            }
-            group.members.push(Member {
-                id: member_id,
-                group_instance_id: request.group_instance_id,
-                client_id: request.client_id,
-                client_host: request.client_host,
-                protocols: request.protocols,
-                session_timeout: request.session_timeout,
-                rebalance_timeout: request.rebalance_timeout,
-                last_seen: now,
-                assignment: Vec::new(),
-                join_waiter: Some(tx),
-                sync_waiter: None,
-            });
-        } else {
-            return fail(ErrorCode::UnknownMemberId, &request.member_id);
-        }
-        group.protocol_type = request.protocol_type;
-        let timer = if group.state != GroupState::PreparingRebalance {
-            group.start_rebalance();
-            Some((group.rebalance, group.rebalance_wait()))
-        } else {
-            None
-        };
-        group.complete_join_if_ready();
-        Pending::Wait(rx, timer)
     }
 
-    /// Ends a rebalance still waiting after its timeout: members that did
-    /// not join again are removed.
+    /// Ends a rebalance still waiting after its timeout: dynamic members
+    /// that did not join again are removed (static ones stay, until their
+    /// session times out), and the group moves on with those that did.
     pub fn rebalance_timeout(&mut self, group_id: &str, rebalance: u64) {
         if let Some(group) = self.groups.get_mut(group_id) {
             if group.rebalance == rebalance && group.state == GroupState::PreparingRebalance {
-                group.members.retain(|m| m.join_waiter.is_some());
-                group.complete_join_if_ready();
+                group
+                    .members
+                    .retain(|m| m.join_waiter.is_some() || m.group_instance_id.is_some());
+                group.complete_join();
             }
         }
     }
 
     /// Handles a SyncGroup.
-    pub fn sync(
-        &mut self,
-        group_id: &str,
-        member_id: &str,
-        generation: i32,
-        assignments: Vec<(String, Vec<u8>)>,
-    ) -> Pending<SyncOutcome> {
+    pub fn sync(&mut self, request: SyncRequest<'_>) -> Pending<SyncOutcome> {
+        let SyncRequest {
+            group_id,
+            member_id,
+            group_instance_id,
+            generation,
+            protocol_type,
+            protocol_name,
+            assignments,
+        } = request;
         let fail = |error: ErrorCode| {
             Pending::Ready(SyncOutcome {
                 error_code: code(error),
@@ -360,8 +369,16 @@ impl Groups {
         let Some(group) = self.groups.get_mut(group_id) else {
             return fail(ErrorCode::UnknownMemberId);
         };
-        if let Err(error) = group.check_member(member_id, generation) {
+        if let Err(error) = group.check_member(member_id, group_instance_id, generation) {
             return fail(error);
+        }
+        let inconsistent = |given: Option<&str>, ours: Option<&str>| {
+            given.is_some_and(|given| ours.is_some_and(|ours| ours != given))
+        };
+        if inconsistent(protocol_type, Some(group.protocol_type.as_str()))
+            || inconsistent(protocol_name, group.protocol.as_deref())
+        {
+            return fail(ErrorCode::InconsistentGroupProtocol);
         }
         match group.state {
             GroupState::PreparingRebalance => fail(ErrorCode::RebalanceInProgress),
@@ -397,12 +414,18 @@ impl Groups {
     }
 
     /// Handles a Heartbeat.
-    pub fn heartbeat(&mut self, group_id: &str, member_id: &str, generation: i32) -> i16 {
+    pub fn heartbeat(
+        &mut self,
+        group_id: &str,
+        member_id: &str,
+        group_instance_id: Option<&str>,
+        generation: i32,
+    ) -> i16 {
         let Some(group) = self.groups.get_mut(group_id) else {
             return code(ErrorCode::UnknownMemberId);
         };
-        if !group.members.iter().any(|m| m.id == member_id) {
-            return code(ErrorCode::UnknownMemberId);
+        if let Err(error) = group.validate_member(member_id, group_instance_id) {
+            return code(error);
         }
         if let Some(member) = group.members.iter_mut().find(|m| m.id == member_id) {
             member.last_seen = Instant::now();
@@ -501,7 +524,7 @@ impl Groups {
             }
         }
         let fresh = (beat.member_epoch == 0 && beat.member_id.is_empty() && beat.version == 0)
-            .then(|| self.new_member_id(beat.client_id));
+            .then(|| self.new_member_id(beat.client_id, None));
         let group = self.groups.entry(group_id.to_owned()).or_default();
         if group.consumer.is_none() {
             if !group.members.is_empty() || group.streams.is_some() {
@@ -614,13 +637,15 @@ impl Groups {
         Some(streams.check_fetch(member_id, member_epoch))
     }
 
-    /// Checks an OffsetCommit's member and generation as Kafka checks a
-    /// classic group's, then stores the offsets. The empty group id is a
-    /// group as any other here, as Kafka keeps it for simple consumers.
+    /// Checks an OffsetCommit's member (and static id) and generation as
+    /// Kafka checks a classic group's, then stores the offsets. The empty
+    /// group id is a group as any other here, as Kafka keeps it for simple
+    /// consumers.
     pub fn commit(
         &mut self,
         group_id: &str,
         member_id: &str,
+        group_instance_id: Option<&str>,
         generation: i32,
         offsets: Vec<(String, Vec<(i32, Committed)>)>,
     ) -> i16 {
@@ -647,8 +672,8 @@ impl Groups {
         }
         let simple = generation < 0 && group.state == GroupState::Empty;
         if !simple {
-            if generation >= 0 || !member_id.is_empty() {
-                if let Err(error) = group.check_member(member_id, generation) {
+            if generation >= 0 || !member_id.is_empty() || group_instance_id.is_some() {
+                if let Err(error) = group.check_member(member_id, group_instance_id, generation) {
                     return code(error);
                 }
                 if group.state == GroupState::CompletingRebalance {
@@ -667,8 +692,14 @@ impl Groups {
     /// Checks a TxnOffsetCommit's member and generation, when it names
     /// them (a generation of -1 and no member skip the check, as Kafka
     /// skips it for a producer outside any group): 0 or the error code.
-    pub fn check_txn_member(&self, group_id: &str, member_id: &str, generation: i32) -> i16 {
-        if generation < 0 && member_id.is_empty() {
+    pub fn check_txn_member(
+        &self,
+        group_id: &str,
+        member_id: &str,
+        group_instance_id: Option<&str>,
+        generation: i32,
+    ) -> i16 {
+        if generation < 0 && member_id.is_empty() && group_instance_id.is_none() {
             return 0;
         }
         match self.groups.get(group_id) {
@@ -682,7 +713,7 @@ impl Groups {
             Some(Group {
                 streams: Some(_), ..
             }) => 0,
-            Some(group) => match group.check_member(member_id, generation) {
+            Some(group) => match group.check_member(member_id, group_instance_id, generation) {
                 Ok(()) => 0,
                 Err(error) => code(error),
             },
@@ -773,13 +804,237 @@ impl Groups {
 }
 
 impl Group {
-    fn check_member(&self, member_id: &str, generation: i32) -> Result<(), ErrorCode> {
-        if !self.members.iter().any(|m| m.id == member_id) {
+    /// The member id of static member `instance`, if the group has it.
+    fn static_member_id(&self, instance: &str) -> Option<&str> {
+        self.members
+            .iter()
+            .find(|m| m.group_instance_id.as_deref() == Some(instance))
+            .map(|m| m.id.as_str())
+    }
+
+    /// Kafka's check of a member: its static id, when given, must be the
+    /// group's and name this member id (else UNKNOWN_MEMBER_ID or
+    /// FENCED_INSTANCE_ID), and the member must be in the group.
+    fn validate_member(&self, member_id: &str, instance: Option<&str>) -> Result<(), ErrorCode> {
+        if let Some(instance) = instance {
+            match self.static_member_id(instance) {
+                None => return Err(ErrorCode::UnknownMemberId),
+                Some(id) if id != member_id => return Err(ErrorCode::FencedInstanceId),
+                Some(_) => {}
+            }
+        }
+        if self.members.iter().any(|m| m.id == member_id) {
+            Ok(())
+        } else {
             Err(ErrorCode::UnknownMemberId)
-        } else if generation != self.generation {
+        }
+    }
+
+    /// [`validate_member`](Self::validate_member), then the generation.
+    fn check_member(
+        &self,
+        member_id: &str,
+        instance: Option<&str>,
+        generation: i32,
+    ) -> Result<(), ErrorCode> {
+        self.validate_member(member_id, instance)?;
+        if generation != self.generation {
             Err(ErrorCode::IllegalGeneration)
         } else {
             Ok(())
+        }
+    }
+
+    /// A new member joins: it waits for the rebalance it starts (or the
+    /// one under way).
+    fn add_member(
+        &mut self,
+        id: String,
+        request: JoinRequest,
+        now: Instant,
+    ) -> Pending<JoinOutcome> {
+        let (tx, rx) = oneshot::channel();
+        self.members.push(Member {
+            id,
+            group_instance_id: request.group_instance_id,
+            client_id: request.client_id,
+            client_host: request.client_host,
+            protocols: request.protocols,
+            session_timeout: request.session_timeout,
+            rebalance_timeout: request.rebalance_timeout,
+            last_seen: now,
+            assignment: Vec::new(),
+            join_waiter: Some(tx),
+            sync_waiter: None,
+        });
+        self.protocol_type = request.protocol_type;
+        Pending::Wait(rx, self.rebalance_or_complete_join())
+    }
+
+    /// A known member joins again: as Kafka, a follower whose metadata is
+    /// unchanged gets the current generation at once (from a Stable or a
+    /// CompletingRebalance group, where the leader too gets it again);
+    /// otherwise it waits for a rebalance.
+    fn join_existing(&mut self, request: JoinRequest, now: Instant) -> Pending<JoinOutcome> {
+        let Some(index) = self.members.iter().position(|m| m.id == request.member_id) else {
+            return Pending::Ready(JoinOutcome {
+                error_code: code(ErrorCode::UnknownMemberId),
+                member_id: request.member_id,
+                ..Default::default()
+            });
+        };
+        let is_leader = self.leader.as_deref() == Some(request.member_id.as_str());
+        let same = self.members[index].protocols == request.protocols;
+        let current = match self.state {
+            GroupState::Empty => {
+                return Pending::Ready(JoinOutcome {
+                    error_code: code(ErrorCode::UnknownMemberId),
+                    member_id: request.member_id,
+                    ..Default::default()
+                })
+            }
+            GroupState::PreparingRebalance => false,
+            GroupState::CompletingRebalance => same,
+            GroupState::Stable => same && !is_leader,
+        };
+        if current {
+            self.members[index].last_seen = now;
+            let members = if is_leader {
+                self.current_members()
+            } else {
+                Vec::new()
+            };
+            return Pending::Ready(self.current_outcome(request.member_id, members, None, false));
+        }
+        let (tx, rx) = oneshot::channel();
+        let member = &mut self.members[index];
+        member.protocols = request.protocols;
+        member.session_timeout = request.session_timeout;
+        member.rebalance_timeout = request.rebalance_timeout;
+        member.last_seen = now;
+        member.join_waiter = Some(tx);
+        Pending::Wait(rx, self.rebalance_or_complete_join())
+    }
+
+    /// A static member joins with no member id while the group holds its
+    /// instance id under `old`: `new` replaces `old` (whose pending join
+    /// or sync is answered FENCED_INSTANCE_ID), keeping its assignment and
+    /// leadership. In a Stable group whose protocol stays, that is all:
+    /// the member gets the current generation at once, with no rebalance
+    /// (the leader is named as it was; from v9 the new leader is named and
+    /// told to skip the assignment). Otherwise the group rebalances.
+    fn replace_static_member(
+        &mut self,
+        old: &str,
+        new: String,
+        request: JoinRequest,
+        now: Instant,
+    ) -> Pending<JoinOutcome> {
+        let Some(member) = self.members.iter_mut().find(|m| m.id == old) else {
+            return Pending::Ready(JoinOutcome {
+                error_code: code(ErrorCode::UnknownMemberId),
+                ..Default::default()
+            });
+        };
+        if let Some(waiter) = member.join_waiter.take() {
+            let _ = waiter.send(JoinOutcome {
+                error_code: code(ErrorCode::FencedInstanceId),
+                generation: -1,
+                member_id: old.to_owned(),
+                ..Default::default()
+            });
+        }
+        if let Some(waiter) = member.sync_waiter.take() {
+            let _ = waiter.send(SyncOutcome {
+                error_code: code(ErrorCode::FencedInstanceId),
+                ..Default::default()
+            });
+        }
+        member.id = new.clone();
+        member.protocols = request.protocols;
+        member.session_timeout = request.session_timeout;
+        member.rebalance_timeout = request.rebalance_timeout;
+        member.last_seen = now;
+        let leader_before = self.leader.clone();
+        if leader_before.as_deref() == Some(old) {
+            self.leader = Some(new.clone());
+        }
+        if self.state == GroupState::Stable && self.choose_protocol() == self.protocol {
+            let outcome = if request.supports_skip_assignment {
+                let is_leader = self.leader.as_deref() == Some(new.as_str());
+                let members = if is_leader {
+                    self.current_members()
+                } else {
+                    Vec::new()
+                };
+                self.current_outcome(new, members, None, is_leader)
+            } else {
+                self.current_outcome(new, Vec::new(), leader_before, false)
+            };
+            return Pending::Ready(outcome);
+        }
+        let (tx, rx) = oneshot::channel();
+        if let Some(member) = self.members.iter_mut().find(|m| m.id == new) {
+            member.join_waiter = Some(tx);
+        }
+        let timer = if self.state == GroupState::CompletingRebalance {
+            self.start_rebalance();
+            Some((self.rebalance, self.rebalance_wait()))
+        } else {
+            self.rebalance_or_complete_join()
+        };
+        self.complete_join_if_ready();
+        Pending::Wait(rx, timer)
+    }
+
+    /// Starts a rebalance unless one is under way (returning its timer),
+    /// then completes the join if every member has joined.
+    fn rebalance_or_complete_join(&mut self) -> Option<(u64, Duration)> {
+        let timer = if self.state != GroupState::PreparingRebalance {
+            self.start_rebalance();
+            Some((self.rebalance, self.rebalance_wait()))
+        } else {
+            None
+        };
+        self.complete_join_if_ready();
+        timer
+    }
+
+    /// Every member with its static id and its metadata for the chosen
+    /// protocol, as the leader's JoinGroup answer lists them.
+    fn current_members(&self) -> Vec<(String, Option<String>, Vec<u8>)> {
+        self.members
+            .iter()
+            .map(|m| {
+                let metadata = m
+                    .protocols
+                    .iter()
+                    .find(|(name, _)| Some(name) == self.protocol.as_ref())
+                    .map(|(_, metadata)| metadata.clone())
+                    .unwrap_or_default();
+                (m.id.clone(), m.group_instance_id.clone(), metadata)
+            })
+            .collect()
+    }
+
+    /// The current generation's JoinGroup answer for `member_id` (naming
+    /// `leader` when given, else the group's leader).
+    fn current_outcome(
+        &self,
+        member_id: String,
+        members: Vec<(String, Option<String>, Vec<u8>)>,
+        leader: Option<String>,
+        skip_assignment: bool,
+    ) -> JoinOutcome {
+        JoinOutcome {
+            error_code: 0,
+            generation: self.generation,
+            protocol_type: Some(self.protocol_type.clone()),
+            protocol: self.protocol.clone(),
+            leader: leader.or_else(|| self.leader.clone()).unwrap_or_default(),
+            member_id,
+            members,
+            skip_assignment,
         }
     }
 
@@ -873,41 +1128,47 @@ impl Group {
         Some(winner.to_owned())
     }
 
+    /// Completes the join once every member has joined again.
     fn complete_join_if_ready(&mut self) {
-        if self.state != GroupState::PreparingRebalance
-            || self.members.iter().any(|m| m.join_waiter.is_none())
+        if self.state == GroupState::PreparingRebalance
+            && self.members.iter().all(|m| m.join_waiter.is_some())
         {
+            self.complete_join();
+        }
+    }
+
+    /// Moves to the next generation with the members that joined (static
+    /// members that did not stay in it), unless none did.
+    fn complete_join(&mut self) {
+        if self.state != GroupState::PreparingRebalance {
             return;
         }
         if self.members.is_empty() {
             self.state = GroupState::Empty;
             return;
         }
-        self.generation += 1;
-        self.state = GroupState::CompletingRebalance;
+        let joined = |id: &str, members: &[Member]| {
+            members
+                .iter()
+                .any(|m| m.id == id && m.join_waiter.is_some())
+        };
         if !self
             .leader
-            .as_ref()
-            .is_some_and(|l| self.members.iter().any(|m| &m.id == l))
+            .as_deref()
+            .is_some_and(|l| joined(l, &self.members))
         {
-            self.leader = self.members.first().map(|m| m.id.clone());
+            match self.members.iter().find(|m| m.join_waiter.is_some()) {
+                Some(first) => self.leader = Some(first.id.clone()),
+                // No member joined: wait on (their sessions end it).
+                None => return,
+            }
         }
+        self.generation += 1;
+        self.state = GroupState::CompletingRebalance;
         self.protocol = self.choose_protocol();
         let leader = self.leader.clone().unwrap_or_default();
         let protocol = self.protocol.clone();
-        let everyone: Vec<_> = self
-            .members
-            .iter()
-            .map(|m| {
-                let metadata = m
-                    .protocols
-                    .iter()
-                    .find(|(name, _)| Some(name) == protocol.as_ref())
-                    .map(|(_, metadata)| metadata.clone())
-                    .unwrap_or_default();
-                (m.id.clone(), m.group_instance_id.clone(), metadata)
-            })
-            .collect();
+        let everyone = self.current_members();
         let now = Instant::now();
         let mut everyone = Some(everyone);
         for member in &mut self.members {
@@ -928,6 +1189,7 @@ impl Group {
                 } else {
                     Vec::new()
                 },
+                skip_assignment: false,
             };
             member.assignment.clear();
             member.last_seen = now;

@@ -9,6 +9,7 @@ pub mod groups;
 pub mod internal_topics;
 pub mod log;
 pub mod producers;
+pub mod quotas;
 pub mod sessions;
 pub mod share_assignor;
 pub mod share_groups;
@@ -25,7 +26,7 @@ use tokio::sync::Notify;
 pub use crate::address::BrokerAddress;
 use crate::capture::Capture;
 use crate::config::Config;
-use crate::control::Controls;
+use crate::control::{Controls, Member};
 use groups::Groups;
 use sessions::Sessions;
 use topics::{Placement, Topics};
@@ -47,6 +48,8 @@ pub struct State {
     /// Dynamic broker configs, by node id (-1: the cluster-wide defaults,
     /// which start as a fresh Kafka 4.4.0 cluster's).
     pub broker_configs: BTreeMap<i32, BTreeMap<String, String>>,
+    /// Client quotas (AlterClientQuotas).
+    pub quotas: quotas::Quotas,
 }
 
 /// Everything shared.
@@ -69,7 +72,7 @@ pub struct Shared {
 
 impl Shared {
     /// The shared state of a cluster of `brokers`, with the seed topics.
-    pub fn new(config: Config, brokers: Vec<BrokerAddress>, capture: Option<Capture>) -> Self {
+    pub(crate) fn new(config: Config, brokers: Vec<Member>, capture: Option<Capture>) -> Self {
         let mut state = State::default();
         let cluster_defaults = crate::config_table::table()
             .broker
@@ -78,7 +81,7 @@ impl Shared {
             .filter_map(|e| Some((e.name.clone(), e.cluster_default.clone()?)))
             .collect();
         state.broker_configs.insert(-1, cluster_defaults);
-        let nodes: Vec<i32> = brokers.iter().map(|b| b.node_id).collect();
+        let nodes: Vec<i32> = brokers.iter().map(|b| b.address.node_id).collect();
         for spec in &config.topics {
             let _ = state.topics.create(
                 &spec.name,
@@ -123,6 +126,16 @@ impl Shared {
     /// A running broker by node id.
     pub fn broker(&self, node_id: i32) -> Option<BrokerAddress> {
         self.brokers().into_iter().find(|b| b.node_id == node_id)
+    }
+
+    /// Where broker `node_id` listens (host, port), running or stopped;
+    /// clients are told [`broker`](Self::broker)'s advertised address.
+    pub fn listen_address(&self, node_id: i32) -> Option<(String, u16)> {
+        self.control
+            .members()
+            .into_iter()
+            .find(|m| m.address.node_id == node_id)
+            .map(|m| (m.listen_host, m.listen_port))
     }
 
     /// The node coordinating `key` (a group or transactional id): where a

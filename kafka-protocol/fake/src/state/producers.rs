@@ -158,14 +158,19 @@ impl Producers {
     }
 
     /// Remembers a transaction marker written for the producer at
-    /// `epoch`: its sequences start again, as after an epoch bump.
+    /// `epoch`. A marker at a new epoch (transaction.version 2 bumps it at
+    /// every end) starts its sequences again; at the same epoch (an
+    /// EndTxn below v5) they go on, as Kafka's producer state keeps them.
     pub fn mark(&mut self, producer_id: i64, epoch: i16, timestamp: i64) {
-        let producer = self.by_id.entry(producer_id).or_default();
+        let producer = self.by_id.entry(producer_id).or_insert(Producer {
+            epoch,
+            coordinator_epoch: -1,
+            ..Default::default()
+        });
         if producer.epoch != epoch {
             producer.recent.clear();
+            producer.epoch = epoch;
         }
-        producer.epoch = epoch;
-        producer.recent.clear();
         producer.last_timestamp = timestamp;
         producer.coordinator_epoch = 0;
     }
@@ -220,5 +225,18 @@ mod tests {
             producers.check(&ids(0, 2, 1), false),
             Verdict::Reject(ErrorCode::InvalidProducerEpoch.code())
         );
+    }
+
+    #[test]
+    fn a_marker_keeps_the_sequence_unless_it_bumps_the_epoch() {
+        let mut producers = Producers::default();
+        producers.record(&ids(0, 0, 1), 0, 0);
+        producers.mark(7, 0, 1);
+        assert_eq!(producers.check(&ids(0, 1, 1), false), Verdict::Append);
+        let out_of_order = Verdict::Reject(ErrorCode::OutOfOrderSequenceNumber.code());
+        assert_eq!(producers.check(&ids(0, 0, 1), false), Verdict::Duplicate(0));
+        producers.mark(7, 1, 2);
+        assert_eq!(producers.check(&ids(1, 1, 1), false), out_of_order);
+        assert_eq!(producers.check(&ids(1, 0, 1), false), Verdict::Append);
     }
 }
