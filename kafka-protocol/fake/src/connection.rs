@@ -28,7 +28,7 @@ use tokio_util::codec::Framed;
 
 use crate::capture::{Direction, FrameInfo};
 use crate::control::errors::error_response;
-use crate::dispatch::{self, Context, Outcome};
+use crate::dispatch::{self, Context, Outcome, ANONYMOUS};
 use crate::sasl::{self, Exchange, Step};
 use crate::state::Shared;
 use crate::versions;
@@ -53,8 +53,8 @@ enum Reply {
 /// Where a connection stands with SASL.
 #[derive(Debug)]
 enum Auth {
-    /// No SASL needed, or authenticated.
-    Open,
+    /// No SASL needed, or authenticated (as this user).
+    Open(Option<String>),
     /// SaslHandshake expected.
     Handshake,
     /// SaslAuthenticate requests carry the tokens.
@@ -78,7 +78,7 @@ pub async fn serve(
     let mut auth = if shared.credentials.required() {
         Auth::Handshake
     } else {
-        Auth::Open
+        Auth::Open(None)
     };
     loop {
         let next = tokio::time::timeout(shared.config.idle_timeout, frames.next()).await;
@@ -101,8 +101,8 @@ pub async fn serve(
                     auth = Auth::Legacy(next);
                     Reply::Frame(challenge)
                 }
-                Step::Done(last) => {
-                    auth = Auth::Open;
+                Step::Done(last, user) => {
+                    auth = Auth::Open(Some(user));
                     Reply::Frame(last)
                 }
                 Step::Failed(why) => Reply::Close(why),
@@ -223,7 +223,7 @@ async fn answer(
             // Without SASL, or once authenticated, Kafka's request
             // handler answers ILLEGAL_SASL_STATE and keeps the
             // connection.
-            (RequestBody::SaslAuthenticate(_), Auth::Open) => {
+            (RequestBody::SaslAuthenticate(_), Auth::Open(_)) => {
                 let body = ResponseBody::SaslAuthenticate(SaslAuthenticateResponse {
                     error_code: ErrorCode::IllegalSaslState.code(),
                     error_message: Some(
@@ -238,7 +238,7 @@ async fn answer(
             (RequestBody::SaslAuthenticate(_), _) => {
                 return Reply::Close("SaslAuthenticate before SaslHandshake".into())
             }
-            (RequestBody::ApiVersions(_), _) | (_, Auth::Open) => {}
+            (RequestBody::ApiVersions(_), _) | (_, Auth::Open(_)) => {}
             _ => {
                 return Reply::Close(format!(
                     "unexpected {} request before authentication",
@@ -246,6 +246,10 @@ async fn answer(
                 ))
             }
         }
+        let principal = match &*auth {
+            Auth::Open(Some(user)) => user.as_str(),
+            _ => ANONYMOUS,
+        };
         let context = Context {
             shared,
             node_id,
@@ -253,6 +257,7 @@ async fn answer(
             client_id: client_id.unwrap_or(""),
             client_host: host,
             connection,
+            principal,
         };
         match dispatch::dispatch(&context, &request.body).await {
             Outcome::Respond(body) => (*body, peek.api_version),
@@ -331,8 +336,8 @@ fn authenticate(
             *auth = Auth::Tokens(next);
             (answer(0, None, challenge), None)
         }
-        Step::Done(last) => {
-            *auth = Auth::Open;
+        Step::Done(last, user) => {
+            *auth = Auth::Open(Some(user));
             (answer(0, None, last), None)
         }
         Step::Failed(why) => (

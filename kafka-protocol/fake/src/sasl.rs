@@ -180,8 +180,8 @@ pub enum Exchange {
 pub enum Step {
     /// Send this challenge and wait for the next token.
     Continue(Vec<u8>, Exchange),
-    /// Authenticated; send this last message.
-    Done(Vec<u8>),
+    /// Authenticated as this user; send this last message.
+    Done(Vec<u8>, String),
     /// Refused, with Kafka's message.
     Failed(String),
 }
@@ -205,7 +205,7 @@ pub fn step(credentials: &Credentials, exchange: &Exchange, token: &[u8]) -> Ste
                     && (authzid.is_empty() || authzid == user)
             });
             if ok {
-                Step::Done(Vec::new())
+                Step::Done(Vec::new(), String::from_utf8_lossy(user).into_owned())
             } else {
                 Step::Failed(FAILED.into())
             }
@@ -293,7 +293,10 @@ fn scram_final(
         return Step::Failed(FAILED.into());
     }
     let server_signature = hmac_of(mechanism, &credential.server_key, auth_message.as_bytes());
-    Step::Done(format!("v={}", STANDARD.encode(server_signature)).into_bytes())
+    Step::Done(
+        format!("v={}", STANDARD.encode(server_signature)).into_bytes(),
+        user.to_owned(),
+    )
 }
 
 /// The first step of `mechanism`.
@@ -317,7 +320,7 @@ mod tests {
         }]);
         assert!(matches!(
             step(&credentials, &Exchange::Plain, b"\0u\0p"),
-            Step::Done(_)
+            Step::Done(..)
         ));
         assert!(matches!(
             step(&credentials, &Exchange::Plain, b"\0u\0q"),

@@ -22,7 +22,13 @@ pub struct Context<'a> {
     pub client_host: &'a str,
     /// The connection's number (across the cluster, as in logs).
     pub connection: u64,
+    /// The name of the client's principal (of type `User`): its SASL user,
+    /// or [`ANONYMOUS`] without SASL.
+    pub principal: &'a str,
 }
+
+/// The principal of a client that did not authenticate, as Kafka names it.
+pub const ANONYMOUS: &str = "ANONYMOUS";
 
 /// What becomes of a request.
 #[derive(Debug)]

@@ -12,7 +12,7 @@ pub(crate) mod context;
 
 use kafka_wire::RequestBody;
 
-pub use context::{Context, Outcome};
+pub use context::{Context, Outcome, ANONYMOUS};
 
 use crate::control::hook::{self, Step};
 use crate::handlers;
@@ -63,7 +63,7 @@ async fn route(cx: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
         RequestBody::Metadata(r) => metadata::metadata(cx, r),
         RequestBody::DescribeTopicPartitions(r) => metadata::describe_topic_partitions(cx, r),
         RequestBody::CreateTopics(r) => topics::create_topics(cx, r),
-        RequestBody::DeleteTopics(r) => topics::delete_topics(cx, r),
+        RequestBody::DeleteTopics(r) => delete_topics::delete_topics(cx, r),
         RequestBody::CreatePartitions(r) => topics::create_partitions(cx, r),
         RequestBody::DescribeCluster(r) => metadata::describe_cluster(cx, r),
         RequestBody::DescribeConfigs(r) => configs::describe_configs(cx, r),
@@ -94,6 +94,15 @@ async fn route(cx: &Context<'_>, body: &RequestBody<'_>) -> Outcome {
         RequestBody::OffsetCommit(r) => commits::offset_commit(cx, r),
         RequestBody::OffsetFetch(r) => commits::offset_fetch(cx, r),
         RequestBody::OffsetDelete(r) => commits::offset_delete(cx, r),
+        RequestBody::WriteTxnMarkers(r) => txn_markers::write_txn_markers(cx, r),
+        RequestBody::DescribeQuorum(r) => quorum::describe_quorum(cx, r),
+        RequestBody::UnregisterBroker(r) => unregister::unregister_broker(cx, r),
+        RequestBody::UnregisterController(r) => unregister::unregister_controller(cx, r),
+        RequestBody::ListConfigResources(r) => config_resources::list_config_resources(cx, r),
+        RequestBody::CreateDelegationToken(r) => delegation_tokens::create(cx, r),
+        RequestBody::RenewDelegationToken(_) => delegation_tokens::renew(cx),
+        RequestBody::ExpireDelegationToken(_) => delegation_tokens::expire(cx),
+        RequestBody::DescribeDelegationToken(_) => delegation_tokens::describe(cx),
         RequestBody::DescribeClientQuotas(r) => quotas::describe_client_quotas(cx, r),
         RequestBody::AlterClientQuotas(r) => quotas::alter_client_quotas(cx, r),
         RequestBody::ElectLeaders(r) => replicas::elect_leaders(cx, r),

@@ -16,6 +16,7 @@ use kafka_wire::messages::{
 use kafka_wire::runtime::json::Value;
 use kafka_wire::{ApiKey, ResponseBody};
 
+use super::error_messages::kafka_message;
 use super::owned;
 
 /// A Produce partition's answer: nothing appended.
@@ -92,6 +93,23 @@ pub(crate) fn epoch_topic(
     }
 }
 
+/// Partition answers in Kafka's order for the requests whose unknown
+/// partitions it answers before asking the group or transaction
+/// (OffsetCommit, TxnOffsetCommit, AddPartitionsToTxn): those first, then
+/// the others, each grouped by topic (`key`) in order of first appearance.
+/// Each item is (topic key, answer, unknown).
+pub(crate) fn unknown_first<K: PartialEq, P>(items: Vec<(K, P, bool)>) -> Vec<(K, Vec<P>)> {
+    let (unknown, known): (Vec<_>, Vec<_>) = items.into_iter().partition(|(_, _, u)| *u);
+    let mut grouped: Vec<(K, Vec<P>)> = Vec::new();
+    for (key, answer, _) in unknown.into_iter().chain(known) {
+        match grouped.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, answers)) => answers.push(answer),
+            None => grouped.push((key, vec![answer])),
+        }
+    }
+    grouped
+}
+
 /// An OffsetCommit topic's answer, named `name`: `code` for each of its
 /// partitions.
 pub(crate) fn offset_commit_topic(
@@ -143,10 +161,12 @@ pub(crate) fn offset_fetch_partition(
     }
 }
 
-/// A FindCoordinator answer (v0-3): no coordinator.
+/// A FindCoordinator answer (v0-3): no coordinator, with Kafka's message
+/// for the code (v1-3 carry one).
 pub(crate) fn no_coordinator(code: i16) -> FindCoordinatorResponse<'static> {
     FindCoordinatorResponse {
         error_code: code,
+        error_message: kafka_message(code).map(Cow::Borrowed),
         node_id: -1,
         port: -1,
         ..Default::default()

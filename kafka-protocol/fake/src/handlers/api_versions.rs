@@ -21,18 +21,21 @@ fn valid_software(text: &str) -> bool {
 
 /// What the cluster speaks. An unsupported ApiVersions version never gets
 /// here: the connection answers it at v0. From v3 a client software name
-/// or version Kafka would refuse gets INVALID_REQUEST, with the versions
-/// still listed, as Kafka answers it.
+/// or version Kafka would refuse gets INVALID_REQUEST and nothing else (no
+/// apis, no features, finalizedFeaturesEpoch -1), as Kafka answers it.
 pub fn api_versions(cx: &Context<'_>, request: &ApiVersionsRequest<'_>) -> ResponseBody<'static> {
     let invalid = cx.version >= 3
         && !(valid_software(&request.client_software_name)
             && valid_software(&request.client_software_version));
+    if invalid {
+        return ResponseBody::ApiVersions(ApiVersionsResponse {
+            error_code: ErrorCode::InvalidRequest.code(),
+            finalized_features_epoch: -1,
+            ..Default::default()
+        });
+    }
     ResponseBody::ApiVersions(ApiVersionsResponse {
-        error_code: if invalid {
-            ErrorCode::InvalidRequest.code()
-        } else {
-            0
-        },
+        error_code: 0,
         api_keys: versions::api_keys(&cx.shared.version_caps()).into(),
         supported_features: versions::supported_features(cx.version).into(),
         finalized_features_epoch: 1,

@@ -4,14 +4,14 @@
 use std::borrow::Cow;
 
 use kafka_wire::messages::{
-    offset_commit_response, offset_delete_response, offset_fetch_response, OffsetCommitRequest,
-    OffsetCommitResponse, OffsetDeleteRequest, OffsetDeleteResponse, OffsetFetchRequest,
-    OffsetFetchResponse,
+    offset_commit_request, offset_commit_response, offset_delete_response, offset_fetch_response,
+    OffsetCommitRequest, OffsetCommitResponse, OffsetDeleteRequest, OffsetDeleteResponse,
+    OffsetFetchRequest, OffsetFetchResponse,
 };
 use kafka_wire::runtime::Uuid;
 use kafka_wire::{ErrorCode, ResponseBody};
 
-use super::answers::offset_commit_topic;
+use super::answers::{offset_commit_topic, unknown_first};
 use super::groups::{check_coordinator, check_group};
 use super::owned;
 use crate::dispatch::Context;
@@ -20,7 +20,12 @@ use crate::state::State;
 
 /// Stores offsets when the member and generation check out (topics by
 /// name before v10, by id from v10). The topic name is copied once per
-/// topic, not per partition.
+/// topic, not per partition. A partition of an unknown topic id, topic or
+/// partition is answered first, as Kafka answers it before the group is
+/// asked (UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_OR_PARTITION); the group is asked
+/// only when some partition is known, or none is named. A commit with a
+/// generation to a group that does not exist is ILLEGAL_GENERATION (from
+/// v9, whose consumers are KIP-848 members, GROUP_ID_NOT_FOUND).
 pub fn offset_commit(cx: &Context<'_>, request: &OffsetCommitRequest<'_>) -> ResponseBody<'static> {
     let by_id = cx.version >= 10;
     let mut state = cx.shared.state();
@@ -35,24 +40,36 @@ pub fn offset_commit(cx: &Context<'_>, request: &OffsetCommitRequest<'_>) -> Res
             }
         })
         .collect();
+    let fits = |p: &offset_commit_request::OffsetCommitRequestPartition<'_>| {
+        metadata_fits(p.committed_metadata.as_deref())
+    };
+    let known = |state: &State, name: &Option<String>, partition: i32| {
+        name.as_deref().is_some_and(|name| {
+            state
+                .topics
+                .get(name)
+                .is_some_and(|topic| topic.partition(partition).is_some())
+        })
+    };
     let offsets: Vec<(String, Vec<(i32, Committed)>)> = request
         .topics
         .iter()
         .zip(&names)
         .filter_map(|(t, name)| {
-            let partitions = t
+            let partitions: Vec<(i32, Committed)> = t
                 .partitions
                 .iter()
+                .filter(|p| known(&state, name, p.partition_index) && fits(p))
                 .map(|p| {
                     let committed: Committed = (
                         p.committed_offset,
                         p.committed_leader_epoch,
-                        p.committed_metadata.as_deref().map(str::to_owned),
+                        Some(stored_metadata(p.committed_metadata.as_deref())),
                     );
                     (p.partition_index, committed)
                 })
                 .collect();
-            name.clone().map(|n| (n, partitions))
+            (!partitions.is_empty()).then(|| name.clone().map(|n| (n, partitions)))?
         })
         .collect();
     if check_coordinator(cx, &request.group_id).is_ok() {
@@ -63,37 +80,84 @@ pub fn offset_commit(cx: &Context<'_>, request: &OffsetCommitRequest<'_>) -> Res
             });
         }
     }
+    let any_known = request.topics.iter().zip(&names).any(|(t, name)| {
+        t.partitions
+            .iter()
+            .any(|p| known(&state, name, p.partition_index))
+    });
+    let ask_group = request.topics.is_empty() || any_known;
+    // Only a simple commit (no generation) makes a group, as in Kafka.
+    let no_group =
+        request.generation_id_or_member_epoch >= 0 && state.groups.get(&request.group_id).is_none();
     let group_code = match check_coordinator(cx, &request.group_id) {
         Err(code) => code,
-        Ok(()) => state.groups.commit(
+        Ok(()) if ask_group && no_group && cx.version >= 9 => ErrorCode::GroupIdNotFound.code(),
+        Ok(()) if ask_group && no_group => ErrorCode::IllegalGeneration.code(),
+        Ok(()) if ask_group => state.groups.commit(
             &request.group_id,
             &request.member_id,
             request.group_instance_id.as_deref(),
             request.generation_id_or_member_epoch,
             offsets,
         ),
+        Ok(()) => 0,
     };
-    let topics = request
-        .topics
-        .iter()
-        .zip(&names)
-        .map(|(t, name)| {
-            let code = match name {
-                None => ErrorCode::UnknownTopicId.code(),
-                Some(_) => group_code,
-            };
-            let name = if by_id {
+    // Keyed by the request's name, borrowed: each is copied once, per topic.
+    let mut answers = Vec::new();
+    for (t, name) in request.topics.iter().zip(&names) {
+        let key = (
+            if by_id {
                 Cow::Borrowed("")
             } else {
-                owned(&t.name)
+                t.name.clone()
+            },
+            t.topic_id,
+        );
+        for p in t.partitions.iter() {
+            let unknown = !known(&state, name, p.partition_index);
+            let error_code = match name {
+                None => ErrorCode::UnknownTopicId.code(),
+                Some(_) if unknown => ErrorCode::UnknownTopicOrPartition.code(),
+                Some(_) if group_code == 0 && !fits(&p) => ErrorCode::OffsetMetadataTooLarge.code(),
+                Some(_) => group_code,
             };
-            offset_commit_topic(&t, name, code)
-        })
+            let answer = offset_commit_response::OffsetCommitResponsePartition {
+                partition_index: p.partition_index,
+                error_code,
+                ..Default::default()
+            };
+            answers.push((key.clone(), answer, unknown));
+        }
+    }
+    let topics = unknown_first(answers)
+        .into_iter()
+        .map(
+            |((name, topic_id), partitions)| offset_commit_response::OffsetCommitResponseTopic {
+                name: owned(&name),
+                topic_id,
+                partitions: partitions.into(),
+                ..Default::default()
+            },
+        )
         .collect();
     ResponseBody::OffsetCommit(OffsetCommitResponse {
         topics,
         ..Default::default()
     })
+}
+
+/// Kafka's `offset.metadata.max.bytes`: longer committed metadata is
+/// OFFSET_METADATA_TOO_LARGE (its length counted as Java counts it).
+pub const OFFSET_METADATA_MAX: usize = 4096;
+
+/// Whether committed `metadata` is short enough to keep.
+pub(crate) fn metadata_fits(metadata: Option<&str>) -> bool {
+    metadata.is_none_or(|m| m.encode_utf16().count() <= OFFSET_METADATA_MAX)
+}
+
+/// The metadata kept for a commit: null is kept as "", as Kafka keeps it.
+pub(crate) fn stored_metadata(metadata: Option<&str>) -> String {
+    metadata.unwrap_or_default().to_owned()
 }
 
 /// An OffsetCommit to a streams group: each partition checked against the
@@ -143,9 +207,22 @@ fn streams_commit(
                 owned(&t.name)
             };
             let mut answer = offset_commit_topic(&t, shown, 0);
-            for partition in answer.partitions.to_mut() {
+            let given: Vec<_> = t.partitions.iter().collect();
+            for (partition, asked) in answer.partitions.to_mut().iter_mut().zip(&given) {
+                // As `offset_commit` filtered `offsets`: unknown partitions
+                // and metadata too large never reached the group.
+                let known = name.as_deref().is_some_and(|n| {
+                    state
+                        .topics
+                        .get(n)
+                        .is_some_and(|topic| topic.partition(partition.partition_index).is_some())
+                });
                 partition.error_code = match name {
                     None => ErrorCode::UnknownTopicId.code(),
+                    Some(_) if !known => ErrorCode::UnknownTopicOrPartition.code(),
+                    Some(_) if !metadata_fits(asked.committed_metadata.as_deref()) => {
+                        ErrorCode::OffsetMetadataTooLarge.code()
+                    }
                     Some(_) => codes.next().unwrap_or(0),
                 };
             }

@@ -17,24 +17,90 @@ use super::authorized;
 use super::members::{by_topic, describable, heartbeat_interval_ms};
 use super::owned;
 use crate::dispatch::Context;
-use crate::state::consumer_groups::{Beat, Tp};
+use crate::state::consumer_groups::{Beat, Tp, ASSIGNORS};
 use crate::state::topics::Topics;
 use crate::state::State;
+
+/// Whether Kafka takes `text` for empty: Java's `trim()` drops every
+/// character up to the space.
+pub(super) fn blank(text: &str) -> bool {
+    text.trim_matches(|c: char| c <= ' ').is_empty()
+}
+
+/// Kafka 4.4.0's checks of a ConsumerGroupHeartbeat before it looks at the
+/// group (its coordinator service's), in its order, with its messages.
+fn refusal(
+    request: &ConsumerGroupHeartbeatRequest<'_>,
+    version: i16,
+) -> Option<(ErrorCode, String)> {
+    let invalid = |message: &str| Some((ErrorCode::InvalidRequest, message.to_owned()));
+    let epoch = request.member_epoch;
+    if (version >= 1 || epoch > 0 || epoch == -1) && blank(&request.member_id) {
+        return invalid("MemberId can't be empty.");
+    }
+    if blank(&request.group_id) {
+        return invalid("GroupId can't be empty.");
+    }
+    if request.instance_id.as_deref().is_some_and(blank) {
+        return invalid("InstanceId can't be empty.");
+    }
+    if request.rack_id.as_deref().is_some_and(blank) {
+        return invalid("RackId can't be empty.");
+    }
+    match epoch {
+        0 => {
+            if request.rebalance_timeout_ms == -1 {
+                return invalid("RebalanceTimeoutMs must be provided in first request.");
+            }
+            if request
+                .topic_partitions
+                .as_ref()
+                .is_none_or(|t| !t.is_empty())
+            {
+                return invalid("TopicPartitions must be empty when (re-)joining.");
+            }
+            if request.subscribed_topic_names.is_none() && request.subscribed_topic_regex.is_none()
+            {
+                return invalid(
+                    "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when \
+                     (re-)joining.",
+                );
+            }
+        }
+        -2 if request.instance_id.is_none() => return invalid("InstanceId can't be null."),
+        epoch if epoch < -2 => return invalid("MemberEpoch is invalid."),
+        _ => {}
+    }
+    match request.server_assignor.as_deref() {
+        Some(assignor) if !ASSIGNORS.contains(&assignor) => Some((
+            ErrorCode::UnsupportedAssignor,
+            format!(
+                "ServerAssignor {assignor} is not supported. Supported assignors: {}.",
+                ASSIGNORS.join(", ")
+            ),
+        )),
+        _ => None,
+    }
+}
 
 /// ConsumerGroupHeartbeat, at the group's coordinator.
 pub fn heartbeat(
     cx: &Context<'_>,
     request: &ConsumerGroupHeartbeatRequest<'_>,
 ) -> ResponseBody<'static> {
-    let fail = |code: ErrorCode| {
+    let fail = |code: ErrorCode, message: Option<String>| {
         ResponseBody::ConsumerGroupHeartbeat(ConsumerGroupHeartbeatResponse {
             error_code: code.code(),
+            error_message: message.map(Cow::Owned),
             member_epoch: 0,
             ..Default::default()
         })
     };
+    if let Some((code, message)) = refusal(request, cx.version) {
+        return fail(code, Some(message));
+    }
     if cx.shared.coordinator(&request.group_id) != cx.node_id {
-        return fail(ErrorCode::NotCoordinator);
+        return fail(ErrorCode::NotCoordinator, None);
     }
     let beat = Beat {
         version: cx.version,
@@ -63,7 +129,16 @@ pub fn heartbeat(
         client_host: &format!("/{}", cx.client_host),
     };
     let mut guard = cx.shared.state();
-    let State { groups, topics, .. } = &mut *guard;
+    let State {
+        groups,
+        topics,
+        share_groups,
+        ..
+    } = &mut *guard;
+    if share_groups.contains(&request.group_id) {
+        let message = format!("Group {} is not a consumer group.", request.group_id);
+        return fail(ErrorCode::GroupIdNotFound, Some(message));
+    }
     let answer = groups.consumer_heartbeat(&request.group_id, beat, topics, Instant::now());
     let assignment = answer
         .assignment

@@ -316,6 +316,21 @@ fn read(
                 }
             }
         }
+        if data.error_code != 0 {
+            // Kafka's refusal carries no offsets. What its broker refuses
+            // before reading (an unknown topic id, topic or partition)
+            // lists no aborted transactions; what its log refuses (an
+            // epoch, a leader, an offset) has none at all.
+            data.high_watermark = -1;
+            data.last_stable_offset = -1;
+            data.log_start_offset = -1;
+            data.records = Some(Cow::Borrowed(&[]));
+            let before_reading = data.error_code == ErrorCode::UnknownTopicId.code()
+                || data.error_code == ErrorCode::UnknownTopicOrPartition.code();
+            if !before_reading {
+                data.aborted_transactions = None;
+            }
+        }
         let news = data.error_code != 0
             || data.records.as_ref().is_some_and(|r| !r.is_empty())
             || w.last_sent != Some((data.high_watermark, data.log_start_offset));

@@ -19,16 +19,34 @@ use kafka_wire::{ErrorCode, ResponseBody};
 
 use super::answers::{no_coordinator, no_coordinator_for};
 use super::authorized;
+use super::error_messages::kafka_message;
 use super::owned;
 use crate::dispatch::Context;
 use crate::state::groups::{GroupState, JoinRequest, Pending, SyncRequest};
 use crate::state::internal_topics;
 use crate::state::Shared;
 
-/// Key types of FindCoordinator: groups and transactional ids (share
-/// keys come with share groups).
+/// Key types of FindCoordinator: groups, transactional ids, and share
+/// partitions (`group:topicId:partition`, from v6).
 const GROUP_KEY: i8 = 0;
 const TRANSACTION_KEY: i8 = 1;
+const SHARE_KEY: i8 = 2;
+const SHARE_KEY_SINCE: i16 = 6;
+
+/// Whether `key` is a share partition's key as Kafka's
+/// `SharePartitionKey.getInstance` reads it: a group, a topic id and a
+/// partition number, apart by colons.
+fn share_key_parses(key: &str) -> bool {
+    let parts: Vec<&str> = key.split(':').collect();
+    match parts.as_slice() {
+        [group, topic, partition] => {
+            !group.is_empty()
+                && topic.parse::<kafka_wire::runtime::Uuid>().is_ok()
+                && partition.parse::<i32>().is_ok()
+        }
+        _ => false,
+    }
+}
 
 /// Whether this broker coordinates `group_id`; NOT_COORDINATOR otherwise.
 pub fn check_coordinator(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
@@ -39,9 +57,11 @@ pub fn check_coordinator(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
     }
 }
 
-/// The empty group id first (INVALID_GROUP_ID, as Kafka's group
-/// coordinator checks it before finding the group's partition), then
-/// whether this broker coordinates the group.
+/// Kafka's first check of a classic group's JoinGroup, SyncGroup,
+/// Heartbeat, LeaveGroup and OffsetDelete: the empty group id is
+/// INVALID_GROUP_ID on any broker (before the coordinator is looked at);
+/// then NOT_COORDINATOR where this broker does not coordinate the group.
+/// OffsetCommit and OffsetFetch take the empty group as any other.
 pub(crate) fn check_group(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
     if group_id.is_empty() {
         return Err(ErrorCode::InvalidGroupId.code());
@@ -49,9 +69,9 @@ pub(crate) fn check_group(cx: &Context<'_>, group_id: &str) -> Result<(), i16> {
     check_coordinator(cx, group_id)
 }
 
-/// The coordinator of each key, a group or a transactional id: one (v0-3)
-/// or many (v4+). The empty key has one too, as Kafka hashes it like any
-/// other.
+/// The coordinator of each key, a group, a transactional id or a share
+/// partition: one (v0-3) or many (v4+). Any group or transactional id has
+/// one, the empty one too, as Kafka hashes any string.
 pub fn find_coordinator(
     cx: &Context<'_>,
     request: &FindCoordinatorRequest<'_>,
@@ -61,15 +81,24 @@ pub fn find_coordinator(
     let internal = match request.key_type {
         GROUP_KEY => Some(internal_topics::CONSUMER_OFFSETS),
         TRANSACTION_KEY => Some(internal_topics::TRANSACTION_STATE),
+        SHARE_KEY if cx.version >= SHARE_KEY_SINCE => Some(internal_topics::SHARE_GROUP_STATE),
         _ => None,
     };
     if let Some(name) = internal {
         let nodes = cx.shared.node_ids();
         internal_topics::ensure(&mut cx.shared.state().topics, name, &nodes);
     }
+    // A key type Kafka does not know is refused with its message; a share
+    // key below v6 or one that does not parse, without one from v4.
+    let known_type = matches!(request.key_type, GROUP_KEY | TRANSACTION_KEY | SHARE_KEY);
     let locate = |key: &str| -> Result<(i32, String, i32), i16> {
-        if request.key_type != GROUP_KEY && request.key_type != TRANSACTION_KEY {
-            return Err(ErrorCode::CoordinatorNotAvailable.code());
+        let served = match request.key_type {
+            GROUP_KEY | TRANSACTION_KEY => true,
+            SHARE_KEY => cx.version >= SHARE_KEY_SINCE && share_key_parses(key),
+            _ => false,
+        };
+        if !served {
+            return Err(ErrorCode::InvalidRequest.code());
         }
         let node = cx.shared.coordinator(key);
         let broker = cx
@@ -103,7 +132,13 @@ pub fn find_coordinator(
                         port,
                         ..Default::default()
                     },
-                    Err(code) => no_coordinator_for(key, code),
+                    Err(code) => {
+                        let mut refused = no_coordinator_for(key, code);
+                        if !known_type {
+                            refused.error_message = kafka_message(code).map(Cow::Borrowed);
+                        }
+                        refused
+                    }
                 })
                 .collect(),
             ..Default::default()
@@ -129,6 +164,7 @@ pub async fn join_group(cx: &Context<'_>, request: &JoinGroupRequest<'_>) -> Res
 }
 
 async fn join(cx: &Context<'_>, request: &JoinGroupRequest<'_>) -> ResponseBody<'static> {
+    // No protocol name (null from v7, "" below: `join_group`).
     let failed = |code: i16, member_id: &str| {
         ResponseBody::JoinGroup(JoinGroupResponse {
             error_code: code,
@@ -239,7 +275,9 @@ fn schedule_rebalance_timeout(
     });
 }
 
-/// The leader hands out assignments; the others wait for theirs.
+/// The leader hands out assignments; the others wait for theirs. From v5
+/// the protocol type and name are mandatory: without either Kafka answers
+/// INCONSISTENT_GROUP_PROTOCOL before it looks at the group.
 pub async fn sync_group(cx: &Context<'_>, request: &SyncGroupRequest<'_>) -> ResponseBody<'static> {
     let failed = |code: i16| {
         ResponseBody::SyncGroup(SyncGroupResponse {

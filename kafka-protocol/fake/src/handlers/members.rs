@@ -42,9 +42,10 @@ pub(super) fn heartbeat_interval_ms(error_code: i16, member_epoch: i32) -> i32 {
 }
 
 /// The group `group_id` (looked up as `group`) if this broker describes
-/// it, else why not (error code, message), as Kafka words it: it is not
-/// the group's coordinator; no group has the id ("Group G not found."); or
-/// a group of another type has it (`elsewhere`: "Group G is not a consumer
+/// it, else why not (error code, message), as Kafka words it: the empty id
+/// is INVALID_GROUP_ID without a message (on any broker); it is not the
+/// group's coordinator; no group has the id ("Group G not found."); or a
+/// group of another type has it (`elsewhere`: "Group G is not a consumer
 /// group.", `kind` being `consumer`, `share`, ...).
 pub(super) fn describable<'g, G>(
     cx: &Context<'_>,
@@ -53,6 +54,9 @@ pub(super) fn describable<'g, G>(
     elsewhere: bool,
     kind: &str,
 ) -> Result<&'g G, (i16, Option<Cow<'static, str>>)> {
+    if group_id.is_empty() {
+        return Err((ErrorCode::InvalidGroupId.code(), None));
+    }
     if cx.shared.coordinator(group_id) != cx.node_id {
         return Err((ErrorCode::NotCoordinator.code(), None));
     }

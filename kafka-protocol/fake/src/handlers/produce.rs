@@ -557,33 +557,19 @@ fn append(
     Ok((base_offset, if append_time { now } else { -1 }, log_start))
 }
 
-/// A producer id for idempotent producers: new at epoch 0, or the same id
-/// at the next epoch when the producer asks for a bump (KIP-360).
-/// Transactional ids are served by
+/// A producer id for idempotent producers: a new one at epoch 0 for every
+/// request, as Kafka 4.4.0 answers it, also when the producer names its id
+/// and epoch to ask for a bump (only a transactional id's producer keeps
+/// its id). Transactional ids are served by
 /// [`transactions::init_producer_id`](super::transactions::init_producer_id).
 pub fn init_producer_id(
     cx: &Context<'_>,
-    request: &InitProducerIdRequest<'_>,
+    _request: &InitProducerIdRequest<'_>,
 ) -> ResponseBody<'static> {
-    let response = if request.producer_id >= 0 && request.producer_epoch >= 0 {
-        match request.producer_epoch.checked_add(1) {
-            Some(epoch) if epoch < i16::MAX => InitProducerIdResponse {
-                producer_id: request.producer_id,
-                producer_epoch: epoch,
-                ..Default::default()
-            },
-            _ => InitProducerIdResponse {
-                producer_id: cx.shared.next_producer_id(),
-                producer_epoch: 0,
-                ..Default::default()
-            },
-        }
-    } else {
-        InitProducerIdResponse {
-            producer_id: cx.shared.next_producer_id(),
-            producer_epoch: 0,
-            ..Default::default()
-        }
+    let response = InitProducerIdResponse {
+        producer_id: cx.shared.next_producer_id(),
+        producer_epoch: 0,
+        ..Default::default()
     };
     ResponseBody::InitProducerId(response)
 }

@@ -18,6 +18,7 @@ use kafka_wire::runtime::Uuid;
 use kafka_wire::{ErrorCode, ResponseBody};
 
 use super::authorized;
+use super::consumer_groups::blank;
 use super::members::{by_topic, describable};
 use super::owned;
 use super::produce::now_ms;
@@ -35,6 +36,52 @@ const FINAL_EPOCH: i32 = -1;
 /// `share.record.lock.duration.ms`.
 fn lock_ms(state: &State, group: &str) -> i32 {
     i32::try_from(state.share_groups.settings(group).lock.as_millis()).unwrap_or(i32::MAX)
+}
+
+/// Kafka 4.4.0's checks of a ShareGroupHeartbeat before it looks at the
+/// group, in its order: the broker's (a member id of 1 to 36 characters,
+/// refused without a message), then its coordinator service's, with their
+/// messages.
+fn refusal(request: &ShareGroupHeartbeatRequest<'_>) -> Option<(i16, Option<String>)> {
+    let invalid = |message: Option<&str>| {
+        Some((ErrorCode::InvalidRequest.code(), message.map(str::to_owned)))
+    };
+    if !member_id_valid(&request.member_id) {
+        return invalid(None);
+    }
+    if blank(&request.member_id) {
+        return invalid(Some("MemberId can't be empty."));
+    }
+    if blank(&request.group_id) {
+        return invalid(Some("GroupId can't be empty."));
+    }
+    if request.rack_id.as_deref().is_some_and(blank) {
+        return invalid(Some("RackId can't be empty."));
+    }
+    match request.member_epoch {
+        0 if request
+            .subscribed_topic_names
+            .as_ref()
+            .is_none_or(|n| n.is_empty()) =>
+        {
+            invalid(Some("SubscribedTopicNames must be set in first request."))
+        }
+        epoch if epoch < -1 => invalid(Some("MemberEpoch is invalid.")),
+        _ => None,
+    }
+}
+
+/// Kafka's broker-side rule for the member id of the share group APIs: 1
+/// to 36 characters (Java's, UTF-16 units).
+fn member_id_valid(member_id: &str) -> bool {
+    !member_id.is_empty() && member_id.encode_utf16().count() <= 36
+}
+
+/// Kafka 4.4.0's first check of a ShareFetch or ShareAcknowledge at the
+/// broker: a group id and a valid member id, else INVALID_REQUEST (without
+/// a message).
+fn share_request_valid(group_id: Option<&str>, member_id: Option<&str>) -> bool {
+    group_id.is_some() && member_id.is_some_and(member_id_valid)
 }
 
 /// A partition's bounds for acquisition: its log start, the high watermark
@@ -78,6 +125,9 @@ pub fn heartbeat(
             ..Default::default()
         })
     };
+    if let Some((code, message)) = refusal(request) {
+        return fail(code, message);
+    }
     if cx.shared.coordinator(&request.group_id) != cx.node_id {
         return fail(ErrorCode::NotCoordinator.code(), None);
     }
@@ -256,15 +306,18 @@ fn session(
 /// member from the session's partitions this broker leads, waiting up to
 /// max_wait_ms for some.
 pub async fn fetch(cx: &Context<'_>, request: &ShareFetchRequest<'_>) -> ResponseBody<'static> {
+    // A refused request's answer has no acquisition lock timeout, as Kafka's.
+    let refused = |code: i16| {
+        ResponseBody::ShareFetch(ShareFetchResponse {
+            error_code: code,
+            ..Default::default()
+        })
+    };
+    if !share_request_valid(request.group_id.as_deref(), request.member_id.as_deref()) {
+        return refused(ErrorCode::InvalidRequest.code());
+    }
     let group = request.group_id.as_deref().unwrap_or_default().to_owned();
     let member = request.member_id.as_deref().unwrap_or_default().to_owned();
-    if group.is_empty() || member.is_empty() {
-        // As Kafka 4.4.0 answers a request that names no group or member.
-        return ResponseBody::ShareFetch(ShareFetchResponse {
-            error_code: ErrorCode::InvalidRequest.code(),
-            ..Default::default()
-        });
-    }
     let mut requested = Vec::new();
     let mut acks: Vec<((Uuid, i32), Acks)> = Vec::new();
     for t in request.topics.iter() {
@@ -310,13 +363,7 @@ pub async fn fetch(cx: &Context<'_>, request: &ShareFetchRequest<'_>) -> Respons
             &forgotten,
         ) {
             Ok(wanted) => wanted,
-            Err(code) => {
-                return ResponseBody::ShareFetch(ShareFetchResponse {
-                    error_code: code,
-                    acquisition_lock_timeout_ms: lock_ms(&state, &group),
-                    ..Default::default()
-                })
-            }
+            Err(code) => return refused(code),
         };
         let ack_errors: Vec<((Uuid, i32), i16)> = acks
             .iter()
@@ -464,24 +511,20 @@ pub fn acknowledge(
     cx: &Context<'_>,
     request: &ShareAcknowledgeRequest<'_>,
 ) -> ResponseBody<'static> {
-    let group = request.group_id.as_deref().unwrap_or_default();
-    let member = request.member_id.as_deref().unwrap_or_default();
-    if group.is_empty() || member.is_empty() {
-        // As Kafka 4.4.0 answers a request that names no group or member.
-        return ResponseBody::ShareAcknowledge(ShareAcknowledgeResponse {
-            error_code: ErrorCode::InvalidRequest.code(),
-            ..Default::default()
-        });
-    }
-    let mut state = cx.shared.state();
-    let lock = lock_ms(&state, group);
+    // A refused request's answer has no acquisition lock timeout, as Kafka's.
     let fail = |code: ErrorCode| {
         ResponseBody::ShareAcknowledge(ShareAcknowledgeResponse {
             error_code: code.code(),
-            acquisition_lock_timeout_ms: lock,
             ..Default::default()
         })
     };
+    if !share_request_valid(request.group_id.as_deref(), request.member_id.as_deref()) {
+        return fail(ErrorCode::InvalidRequest);
+    }
+    let group = request.group_id.as_deref().unwrap_or_default();
+    let member = request.member_id.as_deref().unwrap_or_default();
+    let mut state = cx.shared.state();
+    let lock = lock_ms(&state, group);
     let key = (cx.node_id, group.to_owned(), member.to_owned());
     match request.share_session_epoch {
         FINAL_EPOCH => {

@@ -1,13 +1,12 @@
-//! CreateTopics, DeleteTopics and CreatePartitions (Metadata,
-//! DescribeTopicPartitions and DescribeCluster are in
-//! [`metadata`](super::metadata)).
+//! CreateTopics and CreatePartitions (Metadata, DescribeTopicPartitions
+//! and DescribeCluster are in [`metadata`](super::metadata), DeleteTopics
+//! in [`delete_topics`](super::delete_topics)).
 
 use std::collections::BTreeMap;
 
 use kafka_wire::messages::{
-    create_partitions_response, create_topics_response, delete_topics_response,
-    CreatePartitionsRequest, CreatePartitionsResponse, CreateTopicsRequest, CreateTopicsResponse,
-    DeleteTopicsRequest, DeleteTopicsResponse,
+    create_partitions_response, create_topics_response, CreatePartitionsRequest,
+    CreatePartitionsResponse, CreateTopicsRequest, CreateTopicsResponse,
 };
 use kafka_wire::runtime::Uuid;
 use kafka_wire::{ErrorCode, ResponseBody};
@@ -83,11 +82,12 @@ pub fn create_topics(cx: &Context<'_>, request: &CreateTopicsRequest<'_>) -> Res
                 )));
             }
             let created = result.and_then(|()| {
+                // Validate-only answers the id the topic would have, as Kafka.
                 let outcome = if request.validate_only {
                     state
                         .topics
                         .check_create(&t.name, partitions)
-                        .map(|()| Uuid::ZERO)
+                        .map(|()| state.topics.fresh_id(&t.name).0)
                 } else {
                     let placement = Placement {
                         nodes: &nodes,
@@ -123,55 +123,6 @@ pub fn create_topics(cx: &Context<'_>, request: &CreateTopicsRequest<'_>) -> Res
     })
 }
 
-/// Deletes topics: by name before v6, by name or id from v6.
-pub fn delete_topics(cx: &Context<'_>, request: &DeleteTopicsRequest<'_>) -> ResponseBody<'static> {
-    let mut state = cx.shared.state();
-    let wanted: Vec<(Option<String>, Uuid)> = if cx.version >= 6 {
-        request
-            .topics
-            .iter()
-            .map(|t| (t.name.as_deref().map(str::to_owned), t.topic_id))
-            .collect()
-    } else {
-        request
-            .topic_names
-            .iter()
-            .map(|n| (Some(n.to_string()), Uuid::ZERO))
-            .collect()
-    };
-    let responses = wanted
-        .into_iter()
-        .map(|(name, id)| {
-            let resolved = match &name {
-                Some(name) => Ok(name.clone()),
-                None => state
-                    .topics
-                    .name_of(id)
-                    .map(str::to_owned)
-                    .ok_or(ErrorCode::UnknownTopicId.code()),
-            };
-            let deleted = resolved.and_then(|n| state.topics.delete(&n));
-            let (name, topic_id, error_code) = match deleted {
-                Ok((name, id)) => {
-                    state.groups.forget_topic(&name);
-                    (Some(name), id, 0)
-                }
-                Err(code) => (name, id, code),
-            };
-            delete_topics_response::DeletableTopicResult {
-                name: name.map(Into::into),
-                topic_id,
-                error_code,
-                ..Default::default()
-            }
-        })
-        .collect();
-    ResponseBody::DeleteTopics(DeleteTopicsResponse {
-        responses,
-        ..Default::default()
-    })
-}
-
 /// Grows topics.
 pub fn create_partitions(
     cx: &Context<'_>,
@@ -183,6 +134,7 @@ pub fn create_partitions(
         .topics
         .iter()
         .map(|t| {
+            let current = state.topics.get(&t.name).map(|topic| topic.partition_count());
             let result = if t.assignments.is_some() {
                 Err(ErrorCode::InvalidReplicaAssignment.code())
             } else {
@@ -190,9 +142,27 @@ pub fn create_partitions(
                     .topics
                     .grow(&t.name, t.count, &nodes, !request.validate_only)
             };
+            let error_code = result.err().unwrap_or(0);
+            // Kafka's words for a count that adds no partition.
+            let error_message = match current {
+                Some(current) if error_code == ErrorCode::InvalidPartitions.code() => {
+                    if t.count == current {
+                        Some(format!("Topic already has {current} partition(s)."))
+                    } else if t.count < current {
+                        Some(format!(
+                            "The topic {} currently has {current} partition(s); {} would not be an increase.",
+                            t.name, t.count
+                        ))
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            };
             create_partitions_response::CreatePartitionsTopicResult {
                 name: owned(&t.name),
-                error_code: result.err().unwrap_or(0),
+                error_code,
+                error_message: error_message.map(Into::into),
                 ..Default::default()
             }
         })

@@ -26,6 +26,9 @@ use kafka_wire::runtime::StructArray;
 use kafka_wire::{ErrorCode, ResponseBody};
 use kafka_wire_records::{ControlRecord, ControlRecordType, RecordBatchBuilder};
 
+use super::answers::unknown_first;
+use super::commits::{metadata_fits, stored_metadata};
+use super::groups::check_group;
 use super::owned;
 use super::produce::now_ms;
 use crate::dispatch::Context;
@@ -53,6 +56,19 @@ fn fenced(version: i16, since: i16) -> i16 {
 /// Whether this broker coordinates `transactional_id`.
 fn coordinates(cx: &Context<'_>, transactional_id: &str) -> bool {
     cx.shared.coordinator(transactional_id) == cx.node_id
+}
+
+/// Kafka's transaction coordinator's first checks of a transactional id:
+/// the empty one is INVALID_REQUEST (on any broker), then NOT_COORDINATOR
+/// where this broker does not coordinate it.
+fn check_transactional_id(cx: &Context<'_>, transactional_id: &str) -> Result<(), i16> {
+    if transactional_id.is_empty() {
+        Err(code(ErrorCode::InvalidRequest))
+    } else if !coordinates(cx, transactional_id) {
+        Err(code(ErrorCode::NotCoordinator))
+    } else {
+        Ok(())
+    }
 }
 
 /// Checks a request's producer id and epoch against the transaction:
@@ -92,11 +108,8 @@ pub fn init_producer_id(
             ..Default::default()
         })
     };
-    if transactional_id.is_empty() {
-        return answer(code(ErrorCode::InvalidRequest), -1, -1);
-    }
-    if !coordinates(cx, transactional_id) {
-        return answer(code(ErrorCode::NotCoordinator), -1, -1);
+    if let Err(error) = check_transactional_id(cx, transactional_id) {
+        return answer(error, -1, -1);
     }
     let timeout = request.transaction_timeout_ms;
     if timeout <= 0 || timeout > MAX_TRANSACTION_TIMEOUT_MS {
@@ -221,7 +234,7 @@ pub(crate) fn complete(
 
 /// Appends a commit or abort marker for the producer to a partition.
 #[allow(clippy::too_many_arguments)]
-fn write_marker(
+pub(super) fn write_marker(
     state: &mut State,
     topic: &str,
     index: i32,
@@ -326,9 +339,7 @@ fn add_partitions(
             all_known &= known(state, &topic.name, p);
         }
     }
-    let common: Result<(), i16> = if !coordinates(cx, transactional_id) {
-        Err(code(ErrorCode::NotCoordinator))
-    } else {
+    let common: Result<(), i16> = check_transactional_id(cx, transactional_id).and_then(|()| {
         check_producer(
             state,
             transactional_id,
@@ -336,54 +347,54 @@ fn add_partitions(
             epoch,
             fenced(cx.version, 2),
         )
-    };
-    topics
-        .iter()
-        .map(|topic| {
-            let results = topic
-                .partitions
-                .iter()
-                .map(|p| {
-                    let error = match &common {
-                        Err(e) => *e,
-                        Ok(()) if !known(state, &topic.name, p) => {
-                            code(ErrorCode::UnknownTopicOrPartition)
-                        }
-                        Ok(()) if !all_known => code(ErrorCode::OperationNotAttempted),
-                        Ok(()) if verify_only => {
-                            let member =
-                                state.transactions.get(transactional_id).is_some_and(|t| {
-                                    t.status == TxnStatus::Ongoing
-                                        && t.partitions.contains(&(topic.name.to_string(), p))
-                                });
-                            if member {
-                                0
-                            } else if cx.version >= 5 {
-                                code(ErrorCode::TransactionAbortable)
-                            } else {
-                                code(ErrorCode::InvalidTxnState)
-                            }
-                        }
-                        Ok(()) => {
-                            state
-                                .transactions
-                                .add_partition(transactional_id, &topic.name, p, now);
-                            0
-                        }
-                    };
-                    add_partitions_to_txn_response::AddPartitionsToTxnPartitionResult {
-                        partition_index: p,
-                        partition_error_code: error,
-                        ..Default::default()
+    });
+    // Partitions Kafka does not have are answered first, and the others
+    // not attempted, before the transaction is asked.
+    let mut answers = Vec::new();
+    for topic in topics.iter() {
+        for p in topic.partitions.iter() {
+            let unknown = !known(state, &topic.name, p);
+            let error = match &common {
+                _ if unknown => code(ErrorCode::UnknownTopicOrPartition),
+                _ if !all_known => code(ErrorCode::OperationNotAttempted),
+                Err(e) => *e,
+                Ok(()) if verify_only => {
+                    let member = state.transactions.get(transactional_id).is_some_and(|t| {
+                        t.status == TxnStatus::Ongoing
+                            && t.partitions.contains(&(topic.name.to_string(), p))
+                    });
+                    if member {
+                        0
+                    } else if cx.version >= 5 {
+                        code(ErrorCode::TransactionAbortable)
+                    } else {
+                        code(ErrorCode::InvalidTxnState)
                     }
-                })
-                .collect::<Vec<_>>();
-            add_partitions_to_txn_response::AddPartitionsToTxnTopicResult {
-                name: owned(&topic.name),
+                }
+                Ok(()) => {
+                    state
+                        .transactions
+                        .add_partition(transactional_id, &topic.name, p, now);
+                    0
+                }
+            };
+            let answer = add_partitions_to_txn_response::AddPartitionsToTxnPartitionResult {
+                partition_index: p,
+                partition_error_code: error,
+                ..Default::default()
+            };
+            answers.push((topic.name.clone(), answer, unknown));
+        }
+    }
+    unknown_first(answers)
+        .into_iter()
+        .map(
+            |(name, results)| add_partitions_to_txn_response::AddPartitionsToTxnTopicResult {
+                name: owned(&name),
                 results_by_partition: results.into(),
                 ..Default::default()
-            }
-        })
+            },
+        )
         .collect()
 }
 
@@ -447,11 +458,8 @@ pub fn add_offsets_to_txn(
 ) -> ResponseBody<'static> {
     let tid = &request.transactional_id;
     let mut state = cx.shared.state();
-    // Kafka's transaction coordinator refuses the empty id before all else.
-    let error = if tid.is_empty() {
-        code(ErrorCode::InvalidRequest)
-    } else if !coordinates(cx, tid) {
-        code(ErrorCode::NotCoordinator)
+    let error = if let Err(error) = check_transactional_id(cx, tid) {
+        error
     } else {
         match check_producer(
             &state,
@@ -484,8 +492,11 @@ pub fn txn_offset_commit(
 ) -> ResponseBody<'static> {
     let tid = &request.transactional_id;
     let mut state = cx.shared.state();
-    let common = if cx.shared.coordinator(&request.group_id) != cx.node_id {
-        code(ErrorCode::NotCoordinator)
+    // The group's checks, then the transactional id's, then the producer's.
+    let common = if let Err(e) = check_group(cx, &request.group_id) {
+        e
+    } else if tid.is_empty() {
+        code(ErrorCode::InvalidRequest)
     } else if let Err(e) = check_producer(
         &state,
         tid,
@@ -544,65 +555,73 @@ pub fn txn_offset_commit(
         None
     };
     let mut offsets = Vec::new();
-    let topics = request
-        .topics
-        .iter()
-        .map(|t| {
-            // From v6 topics are named by id.
-            let name = if by_id {
-                state.topics.name_of(t.topic_id).map(str::to_owned)
+    // Partitions Kafka does not have are answered first, before the group
+    // and the transaction are asked.
+    let mut answers = Vec::new();
+    for t in request.topics.iter() {
+        // From v6 topics are named by id.
+        let name = if by_id {
+            state.topics.name_of(t.topic_id).map(str::to_owned)
+        } else {
+            Some(t.name.to_string())
+        };
+        // Keyed by the request's name, borrowed: copied once, per topic.
+        let key = (
+            if by_id {
+                Cow::Borrowed("")
             } else {
-                Some(t.name.to_string())
+                t.name.clone()
+            },
+            t.topic_id,
+        );
+        for p in t.partitions.iter() {
+            let known = name.as_deref().is_some_and(|n| {
+                state
+                    .topics
+                    .get(n)
+                    .is_some_and(|topic| topic.partition(p.partition_index).is_some())
+            });
+            let error = if by_id && name.is_none() {
+                code(ErrorCode::UnknownTopicId)
+            } else if !known {
+                code(ErrorCode::UnknownTopicOrPartition)
+            } else if common != 0 {
+                common
+            } else if let Some(refused) = streams_refused {
+                refused
+            } else if !metadata_fits(p.committed_metadata.as_deref()) {
+                code(ErrorCode::OffsetMetadataTooLarge)
+            } else {
+                offsets.push((
+                    name.clone().unwrap_or_default(),
+                    p.partition_index,
+                    (
+                        p.committed_offset,
+                        p.committed_leader_epoch,
+                        Some(stored_metadata(p.committed_metadata.as_deref())),
+                    ),
+                ));
+                0
             };
-            let partitions = t
-                .partitions
-                .iter()
-                .map(|p| {
-                    let known = name.as_deref().is_some_and(|n| {
-                        state
-                            .topics
-                            .get(n)
-                            .is_some_and(|topic| topic.partition(p.partition_index).is_some())
-                    });
-                    let error = if common != 0 {
-                        common
-                    } else if let Some(refused) = streams_refused {
-                        refused
-                    } else if by_id && name.is_none() {
-                        code(ErrorCode::UnknownTopicId)
-                    } else if !known {
-                        code(ErrorCode::UnknownTopicOrPartition)
-                    } else {
-                        offsets.push((
-                            name.clone().unwrap_or_default(),
-                            p.partition_index,
-                            (
-                                p.committed_offset,
-                                p.committed_leader_epoch,
-                                p.committed_metadata.as_deref().map(str::to_owned),
-                            ),
-                        ));
-                        0
-                    };
-                    txn_offset_commit_response::TxnOffsetCommitResponsePartition {
-                        partition_index: p.partition_index,
-                        error_code: error,
-                        ..Default::default()
-                    }
-                })
-                .collect::<Vec<_>>();
+            let answer = txn_offset_commit_response::TxnOffsetCommitResponsePartition {
+                partition_index: p.partition_index,
+                error_code: error,
+                ..Default::default()
+            };
+            answers.push((key.clone(), answer, !known));
+        }
+    }
+    let topics: Vec<_> = unknown_first(answers)
+        .into_iter()
+        .map(|((name, topic_id), partitions)| {
             txn_offset_commit_response::TxnOffsetCommitResponseTopic {
-                name: if by_id {
-                    Cow::Borrowed("")
-                } else {
-                    owned(&t.name)
-                },
-                topic_id: t.topic_id,
+                name: owned(&name),
+                topic_id,
                 partitions: partitions.into(),
                 ..Default::default()
             }
         })
-        .collect::<Vec<_>>();
+        .collect();
     if !offsets.is_empty() {
         state
             .transactions
@@ -630,11 +649,8 @@ pub fn end_txn(cx: &Context<'_>, request: &EndTxnRequest<'_>) -> ResponseBody<'s
         })
     };
     let tid = &request.transactional_id;
-    if tid.is_empty() {
-        return answer(code(ErrorCode::InvalidRequest), -1, -1);
-    }
-    if !coordinates(cx, tid) {
-        return answer(code(ErrorCode::NotCoordinator), -1, -1);
+    if let Err(error) = check_transactional_id(cx, tid) {
+        return answer(error, -1, -1);
     }
     let bump = cx.version >= 5;
     let now = now_ms();
@@ -768,14 +784,14 @@ pub fn describe_transactions(
         .transactional_ids
         .iter()
         .map(|tid| {
-            // An id not described keeps the fields' defaults, as Kafka's.
+            // A refused id's producer, epoch and start time stay 0.
             let mut out = describe_transactions_response::TransactionState {
                 transactional_id: owned(tid),
                 transaction_state: Cow::Borrowed(""),
                 ..Default::default()
             };
-            if !coordinates(cx, tid) {
-                out.error_code = code(ErrorCode::NotCoordinator);
+            if let Err(error) = check_transactional_id(cx, tid) {
+                out.error_code = error;
                 return out;
             }
             let Some(txn) = state.transactions.get(tid) else {

@@ -160,14 +160,6 @@ impl ConsumerGroup {
         now: Instant,
         new_id: impl FnOnce() -> String,
     ) -> BeatAnswer {
-        if let Some(assignor) = beat.assignor {
-            if !ASSIGNORS.contains(&assignor) {
-                return error(
-                    ErrorCode::UnsupportedAssignor,
-                    &format!("the assignor {assignor} is not supported"),
-                );
-            }
-        }
         if self.assignor.is_empty() {
             self.assignor = ASSIGNORS[0].to_owned();
         }
@@ -185,13 +177,6 @@ impl ConsumerGroup {
                     return error(
                         ErrorCode::GroupMaxSizeReached,
                         "The consumer group has reached its maximum capacity.",
-                    );
-                }
-                let subscribed = beat.subscribed.as_ref().is_some_and(|s| !s.is_empty());
-                if !subscribed && beat.regex.is_none() {
-                    return error(
-                        ErrorCode::InvalidRequest,
-                        "SubscribedTopicNames or SubscribedTopicRegex must be set in first request.",
                     );
                 }
                 let member = ConsumerMember {

@@ -505,19 +505,23 @@ impl Groups {
                 ..Default::default()
             };
         }
-        if beat.member_epoch != 0
-            && self
-                .groups
-                .get(group_id)
-                .is_none_or(|g| g.consumer.is_none())
-        {
-            // Only a join creates a group, as Kafka answers.
-            return BeatAnswer {
-                error_code: code(ErrorCode::GroupIdNotFound),
-                error_message: Some(format!("Group {group_id} not found.")),
-                member_epoch: 0,
-                ..Default::default()
+        if beat.member_epoch != 0 {
+            // Only a join creates a group. As Kafka words it: a leave looks
+            // the group up as any group, a heartbeat as a consumer group.
+            let refused = match self.groups.get(group_id) {
+                Some(group) if group.consumer.is_some() => None,
+                Some(_) => Some(format!("Group {group_id} is not a consumer group.")),
+                None if beat.member_epoch < 0 => Some(format!("Group {group_id} not found.")),
+                None => Some(format!("Consumer group {group_id} not found.")),
             };
+            if let Some(message) = refused {
+                return BeatAnswer {
+                    error_code: code(ErrorCode::GroupIdNotFound),
+                    error_message: Some(message),
+                    member_epoch: 0,
+                    ..Default::default()
+                };
+            }
         }
         let fresh = (beat.member_epoch == 0 && beat.member_id.is_empty() && beat.version == 0)
             .then(|| self.new_member_id(beat.client_id, None));
@@ -634,7 +638,9 @@ impl Groups {
     }
 
     /// Checks an OffsetCommit's member (and static id) and generation as
-    /// Kafka checks a classic group's, then stores the offsets.
+    /// Kafka checks a classic group's, then stores the offsets. The empty
+    /// group id is a group as any other here, as Kafka keeps it for simple
+    /// consumers.
     pub fn commit(
         &mut self,
         group_id: &str,
@@ -643,9 +649,6 @@ impl Groups {
         generation: i32,
         offsets: Vec<(String, Vec<(i32, Committed)>)>,
     ) -> i16 {
-        if group_id.is_empty() {
-            return code(ErrorCode::InvalidGroupId);
-        }
         let group = self.groups.entry(group_id.to_owned()).or_default();
         if let Some(consumer) = &group.consumer {
             // A consumer group: the member and its epoch (or, with no

@@ -355,13 +355,14 @@ impl ShareGroups {
             return (ErrorCode::InvalidRequest.code(), None, 0, None);
         }
         if epoch != 0 && !self.groups.contains_key(group_id) {
-            // Only a join creates a group, as Kafka answers.
-            return (
-                ErrorCode::GroupIdNotFound.code(),
-                Some(format!("Share group {group_id} not found.")),
-                0,
-                None,
-            );
+            // Only a join creates a group. As Kafka words it: a leave
+            // looks the group up as any group, a heartbeat as a share group.
+            let message = if epoch < 0 {
+                format!("Group {group_id} not found.")
+            } else {
+                format!("Share group {group_id} not found.")
+            };
+            return (ErrorCode::GroupIdNotFound.code(), Some(message), 0, None);
         }
         if epoch == 0 && subscribed.as_ref().is_none_or(Vec::is_empty) {
             return (

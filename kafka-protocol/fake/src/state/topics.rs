@@ -274,6 +274,21 @@ impl Topics {
         Ok(())
     }
 
+    /// A new topic id for `name`, unused and not zero, with the serial it
+    /// takes: for a topic created, or one a validate-only CreateTopics
+    /// would create.
+    pub fn fresh_id(&mut self, name: &str) -> (Uuid, u64) {
+        self.serial += 1;
+        let serial = self.serial;
+        let mut id = topic_id(name, serial);
+        let mut salt = serial;
+        while id == Uuid::ZERO || self.names_by_id.contains_key(&id) {
+            salt = salt.wrapping_add(0x9e37_79b9);
+            id = topic_id(name, salt);
+        }
+        (id, serial)
+    }
+
     /// Creates a topic.
     pub fn create(
         &mut self,
@@ -283,14 +298,7 @@ impl Topics {
         placement: Placement<'_>,
     ) -> Result<&Topic, i16> {
         self.check_create(name, partitions)?;
-        self.serial += 1;
-        let serial = self.serial;
-        let mut id = topic_id(name, serial);
-        let mut salt = serial;
-        while id == Uuid::ZERO || self.names_by_id.contains_key(&id) {
-            salt = salt.wrapping_add(0x9e37_79b9);
-            id = topic_id(name, salt);
-        }
+        let (id, serial) = self.fresh_id(name);
         let mut topic = Topic {
             id,
             serial,
