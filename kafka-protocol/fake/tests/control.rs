@@ -7,6 +7,7 @@ use kafka_wire::messages::*;
 use kafka_wire::{ApiKey, ErrorCode, RequestBody, ResponseBody};
 use kafka_wire_fake::control::{FaultKind, FaultSpec, Intercept};
 use kafka_wire_fake::probe::{Probe, ProbeError};
+use kafka_wire_fake::state::topics::MAX_EPOCH_HISTORY;
 use kafka_wire_fake::FakeCluster;
 use tokio::net::TcpStream;
 
@@ -472,6 +473,40 @@ async fn stale_and_future_leader_epochs_are_refused() {
     // Epoch 0 ended where epoch 1 began: after the first two records.
     assert_eq!(epoch_end(&mut probe, epoch, 0).await, (0, 0, 2));
     assert_eq!(epoch_end(&mut probe, epoch, epoch).await, (0, epoch, 3));
+}
+
+#[tokio::test]
+async fn epochs_older_than_the_history_end_where_the_earliest_known_began() {
+    // librdkafka checks its position with OffsetForLeaderEpoch after every
+    // leader change; an epoch the fake no longer remembered was answered
+    // (-1, -1), which librdkafka takes for a truncated log, and it reset
+    // its consumers to the beginning (the chaos run's confluent-kafka,
+    // after some 50 leader moves a partition).
+    let cluster = cluster(1).await;
+    let moves = i32::try_from(MAX_EPOCH_HISTORY).expect("small") + 10;
+    let mut epoch = 0;
+    let mut leader = cluster.leader("t", 0).expect("t-0").0;
+    for _ in 0..moves {
+        let mut probe = connect(&cluster, leader).await;
+        produce_on(&mut probe, "t", &[0]).await.expect("answer");
+        (leader, epoch) = cluster.move_leader("t", 0, None).expect("moved");
+    }
+    let mut probe = connect(&cluster, leader).await;
+    // Epoch 3 held the fourth record; the history now starts later.
+    let (error, answered_epoch, end) = epoch_end(&mut probe, epoch, 3).await;
+    assert_eq!((error, answered_epoch), (0, 3));
+    assert!(end >= 4, "epoch 3 ended at {end}, before its own record");
+    // Epochs without records leave no entry: moves alone do not fill it.
+    let before = epoch_end(&mut probe, epoch, epoch - 1).await;
+    for _ in 0..3 {
+        (leader, epoch) = cluster.move_leader("t", 0, None).expect("moved");
+    }
+    let mut probe = connect(&cluster, leader).await;
+    assert_eq!(epoch_end(&mut probe, epoch, epoch - 4).await, before);
+    assert_eq!(
+        epoch_end(&mut probe, epoch, epoch - 1).await,
+        (0, epoch - 4, i64::from(moves))
+    );
 }
 
 #[tokio::test]

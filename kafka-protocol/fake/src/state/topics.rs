@@ -59,11 +59,21 @@ impl Partition {
             self.replicas.pop();
             self.replicas.insert(0, node);
         }
+        // As Kafka's leader epoch cache: a new epoch replaces those that
+        // began at the same offset or later (epochs in which nothing was
+        // appended), so that only epochs holding records fill the history.
+        let start = self.log.high_watermark();
+        while self
+            .epoch_starts
+            .back()
+            .is_some_and(|&(_, offset)| offset >= start)
+        {
+            self.epoch_starts.pop_back();
+        }
         if self.epoch_starts.len() >= MAX_EPOCH_HISTORY {
             self.epoch_starts.pop_front();
         }
-        self.epoch_starts
-            .push_back((self.leader_epoch, self.log.high_watermark()));
+        self.epoch_starts.push_back((self.leader_epoch, start));
     }
 
     /// Kafka's check of a request's `current_leader_epoch` (-1: none): an
@@ -78,14 +88,23 @@ impl Partition {
         }
     }
 
-    /// OffsetForLeaderEpoch's answer for `epoch`: the greatest known epoch
-    /// at or below it and the offset where the next one began (the high
-    /// watermark for the current epoch); (-1, -1) below every known epoch.
+    /// OffsetForLeaderEpoch's answer for `epoch`, as Kafka's leader epoch
+    /// cache gives it: the greatest known epoch at or below it and the
+    /// offset where the next one began (the high watermark for the current
+    /// epoch). Below every known epoch (one that held no records, or one
+    /// older than the history keeps), the epoch asked for and where the
+    /// earliest known one began: the log is never truncated, so a client's
+    /// position there is never past the answer, and a client that checks
+    /// (librdkafka after a leader change) keeps its position.
     pub fn end_of_epoch(&self, epoch: i32) -> (i32, i64) {
         if epoch >= self.leader_epoch {
             return (self.leader_epoch, self.log.high_watermark());
         }
-        let mut found = (-1, -1);
+        let earliest = self
+            .epoch_starts
+            .front()
+            .map_or(self.log.high_watermark(), |&(_, start)| start);
+        let mut found = (epoch, earliest);
         for (i, &(start_epoch, _)) in self.epoch_starts.iter().enumerate() {
             if start_epoch > epoch {
                 break;
