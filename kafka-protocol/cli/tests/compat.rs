@@ -409,8 +409,8 @@ fn usage_errors_exit_2() {
         (vec!["--reference", "127.0.0.1:1"], "--candidate"),
         (vec!["--candidate", "127.0.0.1:1"], "--reference"),
         (
-            [&base[..], &["--scenarios", "produce,groups"]].concat(),
-            "--scenarios: not yet",
+            [&base[..], &["--scenarios", "produce,nope"]].concat(),
+            "--scenarios: no scenario is named `nope`; the scenarios: produce, ",
         ),
         (
             [&base[..], &["--replay", "x.pcap", "--port", "9092"]].concat(),

@@ -130,6 +130,10 @@ pub struct Step {
     /// be).
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub compare: bool,
+    /// Send an exact version even where the side does not advertise it
+    /// (how a broker refuses a version it lacks).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unadvertised: bool,
 }
 
 fn yes() -> bool {
@@ -153,6 +157,7 @@ impl Step {
             learn: BTreeMap::new(),
             until: None,
             compare: true,
+            unadvertised: false,
         }
     }
 }

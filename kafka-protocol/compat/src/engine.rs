@@ -40,9 +40,10 @@ use crate::error::Unreachable;
 use crate::names::RunNames;
 use crate::normalize::{normalize, Context, Mapper, ZERO_UUID};
 use crate::report::{CaseResult, Report, SideReport, Verdict};
+use crate::scenario::{self, TopicSpec};
 use crate::side::{key_type, Knowledge, Side};
 use crate::template::{placeholders, Bindings};
-use crate::{surface, sweep};
+use crate::{batch, surface, sweep};
 
 /// How long a retried step waits before it is sent again.
 pub const RETRY_AFTER: Duration = Duration::from_millis(100);
@@ -68,6 +69,9 @@ pub struct Config {
     pub surface: bool,
     /// Whether to run the sweep.
     pub sweep: bool,
+    /// The scenarios to run after the sweep, by name
+    /// ([`crate::scenario::names`]; all by default).
+    pub scenarios: Vec<String>,
     /// Only these apis' cases (all when empty).
     pub apis: Vec<ApiKey>,
     /// Differences accepted.
@@ -75,7 +79,8 @@ pub struct Config {
 }
 
 impl Config {
-    /// Surface and sweep over every api, with a fresh run prefix, a timeout
+    /// Surface, sweep and every scenario over every api, with a fresh run
+    /// prefix, a timeout
     /// of 10 s and no allow list.
     pub fn new(reference: impl Into<String>, candidate: impl Into<String>) -> Config {
         Config {
@@ -85,6 +90,7 @@ impl Config {
             timeout: Duration::from_secs(10),
             surface: true,
             sweep: true,
+            scenarios: scenario::names(),
             apis: Vec::new(),
             allow: AllowList::new(),
         }
@@ -418,7 +424,8 @@ pub struct Engine {
     allow_used: Vec<bool>,
     unreachable: Option<Unreachable>,
     next_id: u64,
-    topics: Vec<(String, i64)>,
+    /// The run's topics, by logical name.
+    topics: Vec<(String, TopicSpec)>,
     pending_release: Option<usize>,
 }
 
@@ -626,8 +633,19 @@ impl Engine {
         if self.config.sweep {
             self.cases
                 .extend(sweep::cases(reference, candidate, &self.config.apis));
-            self.topics.push((sweep::TOPIC.to_owned(), 1));
+            self.topics
+                .push((sweep::TOPIC.to_owned(), TopicSpec::default()));
         }
+        let scenarios = scenario::selected(&self.config.scenarios);
+        let cases = scenario::cases(&scenarios, reference, candidate, &self.config.apis);
+        if !cases.is_empty() {
+            for (name, spec) in scenario::topics(&scenarios) {
+                if !self.topics.iter().any(|(t, _)| *t == name) {
+                    self.topics.push((name, spec));
+                }
+            }
+        }
+        self.cases.extend(cases);
         let mut names = BTreeSet::new();
         for case in &self.cases {
             if let Check::Steps(steps) = &case.check {
@@ -677,9 +695,14 @@ impl Engine {
             .topics
             .iter()
             .zip(&names)
-            .map(|((_, partitions), name)| {
-                json!({"name": name, "numPartitions": partitions, "replicationFactor": 1,
-                       "assignments": [], "configs": []})
+            .map(|((_, spec), name)| {
+                let configs: Vec<Value> = spec
+                    .configs
+                    .iter()
+                    .map(|(k, v)| json!({"name": k, "value": v}))
+                    .collect();
+                json!({"name": name, "numPartitions": spec.partitions, "replicationFactor": 1,
+                       "assignments": [], "configs": configs})
             })
             .collect();
         steps.push(JobStep {
@@ -717,8 +740,8 @@ impl Engine {
             no_errors: true,
             ..Until::default()
         };
-        for ((_, partitions), name) in self.topics.iter().zip(&names) {
-            for partition in 0..*partitions {
+        for ((_, spec), name) in self.topics.iter().zip(&names) {
+            for partition in 0..spec.partitions {
                 steps.push(JobStep {
                     step: prepare(
                         ApiKey::ListOffsets,
@@ -1103,9 +1126,10 @@ impl Engine {
                     .get(&step.api.key())
                     .is_some_and(|&(min, max)| (min..=max).contains(&v))
             };
-            let version = match (js.version, own) {
-                (Some(v), _) if advertises(v) => v,
-                (None, Some(v)) if case.is_some() && advertises(v) => {
+            let version = match (js.version, own, step.version) {
+                (_, _, VersionChoice::Exact(v)) if step.unadvertised => v,
+                (Some(v), _, _) if advertises(v) => v,
+                (None, Some(v), _) if case.is_some() && advertises(v) => {
                     job.finish_step(
                         Seen::Unroutable(format!(
                             "the other side advertises no version of {} to send",
@@ -1115,8 +1139,8 @@ impl Engine {
                     );
                     continue;
                 }
-                (None, Some(v)) if advertises(v) => v,
-                (fixed, own) => {
+                (None, Some(v), _) if advertises(v) => v,
+                (fixed, own, _) => {
                     let why = match fixed.or(own) {
                         Some(v) => format!("{} v{v}", step.api.name()),
                         None => step.api.name().to_owned(),
@@ -1130,7 +1154,10 @@ impl Engine {
                 .bindings
                 .resolve(&step.body)
                 .map_err(|e| e.to_string())
-                .and_then(|given| fit(step.api, version, &given).map_err(|e| e.to_string()));
+                .and_then(|mut given| {
+                    batch::build_in(&mut given)?;
+                    fit(step.api, version, &given).map_err(|e| e.to_string())
+                });
             let body = match built {
                 Ok(body) => body,
                 Err(why) => {

@@ -158,6 +158,7 @@ fn drive(
 
 fn config() -> Config {
     let mut config = Config::new("ref:1", "cand:1");
+    config.scenarios = Vec::new();
     config.names = RunNames::new("kwc-t");
     config.apis = vec![
         ApiKey::Metadata,
