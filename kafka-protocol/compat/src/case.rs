@@ -346,8 +346,9 @@ pub struct Until {
     /// NOT_COORDINATOR, CONCURRENT_TRANSACTIONS, ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_errors: Vec<i64>,
-    /// Every value at each path (with `[*]`) is at least this, and there is
-    /// one: `{"topics[*].partitions[*].leaderId": 0}`.
+    /// Every value at each path (with `[*]`) is a number of at least this
+    /// (an integer or not), and there is one:
+    /// `{"topics[*].partitions[*].leaderId": 0}`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub at_least: BTreeMap<String, i64>,
 }
@@ -395,7 +396,7 @@ impl Until {
             !found.is_empty()
                 && found
                     .iter()
-                    .all(|v| v.as_i64().is_some_and(|v| v >= *least))
+                    .all(|v| v.as_f64().is_some_and(|v| v >= *least as f64))
         })
     }
 }

@@ -1352,6 +1352,7 @@ impl Engine {
                     + i64::try_from(job.started.saturating_duration_since(started).as_millis())
                         .unwrap_or(0),
                 answered_ms,
+                run_start_ms,
                 timeout_ms,
             };
             normalize(&mut answer, &cx, &mut run.mapper);

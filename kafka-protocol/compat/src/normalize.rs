@@ -68,6 +68,11 @@
 //!     side's brokers.
 //! 15. **Run names.** The side's prefix in any string, names and error
 //!     messages alike, is written `<run>-`.
+//! 16. **Transaction start times** (`transactionStartTimeMs`, in
+//!     DescribeTransactions): a transaction begins in one case and is
+//!     described in a later one, so its start falls within the run's
+//!     window (from the run's start to the answer's arrival, widened by
+//!     the clock skew) rather than the case's: `<time within the run>`.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -110,6 +115,9 @@ pub struct Context<'a> {
     pub window_start_ms: i64,
     /// When the answer arrived, in milliseconds since the Unix epoch.
     pub answered_ms: i64,
+    /// When the run started, in milliseconds since the Unix epoch: the
+    /// window of a transaction's start time opens there (rule 16).
+    pub run_start_ms: i64,
     /// The case's timeout, in milliseconds.
     pub timeout_ms: i64,
 }
@@ -471,6 +479,15 @@ fn field(value: &mut Value, key: &str, scope: &Scope, cx: &Context<'_>, mapper: 
                 .filter(|b| *b >= 0)
                 .map(|_| "<bytes>".to_owned())
         }
+        // Rule 16: a transaction may have begun in an earlier case.
+        "transactionStartTimeMs" => value
+            .as_i64()
+            .filter(|t| {
+                *t >= 0
+                    && (cx.run_start_ms - CLOCK_SKEW_MS..=cx.answered_ms + CLOCK_SKEW_MS)
+                        .contains(t)
+            })
+            .map(|_| "<time within the run>".to_owned()),
         key if is_time(key) => value
             .as_i64()
             .filter(|t| {
