@@ -351,6 +351,11 @@ pub struct Until {
     /// `{"topics[*].partitions[*].leaderId": 0}`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub at_least: BTreeMap<String, i64>,
+    /// Every value at each path (with `[*]`) is this one, and there is
+    /// one: `{"results[0].configs[0].value": "compact"}` (a change a broker
+    /// applies a moment after it answers).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub equals: BTreeMap<String, Value>,
 }
 
 /// Every error code in `value` (`errorCode`, or a name ending in
@@ -388,16 +393,23 @@ impl Until {
         if codes.iter().any(|c| self.not_errors.contains(c)) {
             return false;
         }
-        self.at_least.iter().all(|(path, least)| {
-            let Ok(path) = crate::path::JsonPath::parse(path) else {
-                return false;
-            };
-            let found = path.select(answer);
-            !found.is_empty()
-                && found
-                    .iter()
-                    .all(|v| v.as_f64().is_some_and(|v| v >= *least as f64))
-        })
+        let equal = self.equals.iter().all(|(path, wanted)| {
+            crate::path::JsonPath::parse(path).is_ok_and(|path| {
+                let found = path.select(answer);
+                !found.is_empty() && found.iter().all(|v| *v == wanted)
+            })
+        });
+        equal
+            && self.at_least.iter().all(|(path, least)| {
+                let Ok(path) = crate::path::JsonPath::parse(path) else {
+                    return false;
+                };
+                let found = path.select(answer);
+                !found.is_empty()
+                    && found
+                        .iter()
+                        .all(|v| v.as_f64().is_some_and(|v| v >= *least as f64))
+            })
     }
 }
 
@@ -520,6 +532,13 @@ mod tests {
         };
         assert!(loaded.holds(&json!({"errorCode": 3})));
         assert!(!loaded.holds(&json!({"x": [{"partitionErrorCode": 15}]})));
+        let applied = Until {
+            equals: [("configs[*].value".to_owned(), json!("compact"))].into(),
+            ..Until::default()
+        };
+        assert!(applied.holds(&json!({"configs": [{"value": "compact"}]})));
+        assert!(!applied.holds(&json!({"configs": [{"value": "compact"}, {"value": "delete"}]})));
+        assert!(!applied.holds(&json!({"configs": []})));
         assert_eq!(
             error_codes(&json!({"errorCode": 1, "a": [{"errorCode": 2}, {"fooErrorCode": 3}]})),
             [1, 2, 3]
