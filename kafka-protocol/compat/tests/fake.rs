@@ -24,8 +24,8 @@ fn say(line: &str) {
 
 fn compare(reference: &str, candidate: &str) -> Report {
     let mut config = Config::new(reference, candidate);
-    config.allow = AllowList::parse(include_str!("fake.allow"))
-        .unwrap_or_else(|e| panic!("fake.allow: {e}"));
+    config.allow =
+        AllowList::parse(include_str!("fake.allow")).unwrap_or_else(|e| panic!("fake.allow: {e}"));
     let engine = Engine::new(config, Instant::now(), unix_ms());
     run_blocking(engine, &DriverConfig::default(), |_| {})
         .unwrap_or_else(|e| panic!("a runtime: {e}"))
@@ -57,7 +57,9 @@ fn the_fake_differs_from_kafka_only_where_allowed() {
         let three = FakeCluster::builder().brokers(3).start().await;
         (one, three)
     });
-    let fake_one = fakes.0.unwrap_or_else(|e| panic!("the fake of one broker: {e}"));
+    let fake_one = fakes
+        .0
+        .unwrap_or_else(|e| panic!("the fake of one broker: {e}"));
     let fake_three = fakes
         .1
         .unwrap_or_else(|e| panic!("the fake of three brokers: {e}"));
