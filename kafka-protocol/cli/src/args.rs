@@ -104,7 +104,8 @@ pub enum Command {
     /// candidate, as a client would, and compare every field of their
     /// answers after normalization (kafka-wire-compat): the apis, versions
     /// and features each advertises, then every api and version both
-    /// advertise with a default and a realistic body. Prints a table per
+    /// advertise with a default and a realistic body, then stateful
+    /// scenarios (produce, transactions, groups, ...). Prints a table per
     /// api, then each difference (case, request, field path, both values).
     /// The run creates its own topics and groups under a prefix of its own,
     /// and deletes them at the end.
