@@ -50,7 +50,9 @@
 //!     ids** (`memberId`, JoinGroup's `leader`), **fetch sessions**
 //!     (`sessionId`) and **client instance ids** (`clientInstanceId`) are
 //!     numbered by first appearance on each side: `<producer id 1>`,
-//!     `<member id 2>`. None (-1, 0, the empty string, the zero uuid) stays.
+//!     `<member id 2>`. None (-1, 0, the empty string, the zero uuid) stays,
+//!     and so does a producer id in an entry whose error code is not 0
+//!     (it names no producer: Kafka writes 0 there).
 //! 11. **Feature epoch** (`finalizedFeaturesEpoch`) of 0 or more becomes
 //!     `<an epoch>`.
 //! 12. **Disks** (DescribeLogDirs' `logDir`, `totalBytes`, `usableBytes`,
@@ -287,6 +289,8 @@ struct Scope {
     topic: Option<String>,
     partition: Option<i64>,
     coordinator_key: Option<String>,
+    /// Within an entry whose error code is not 0.
+    failed: bool,
 }
 
 /// Keys holding one node id.
@@ -386,6 +390,13 @@ fn narrow(map: &Map<String, Value>, scope: &Scope, cx: &Context<'_>) -> Scope {
             .and_then(Value::as_str);
         inner.coordinator_key = key.map(str::to_owned);
     }
+    if map
+        .get("errorCode")
+        .and_then(Value::as_i64)
+        .is_some_and(|code| code != 0)
+    {
+        inner.failed = true;
+    }
     inner
 }
 
@@ -451,6 +462,8 @@ fn field(value: &mut Value, key: &str, scope: &Scope, cx: &Context<'_>, mapper: 
             .as_i64()
             .filter(|t| (0..=cx.timeout_ms).contains(t))
             .map(|_| "<throttle within bounds>".to_owned()),
+        // An entry that failed names no producer (Kafka writes 0 there).
+        "producerId" | "ongoingTxnProducerId" if scope.failed => None,
         "producerId" | "ongoingTxnProducerId" => value
             .as_i64()
             .filter(|id| *id >= 0)

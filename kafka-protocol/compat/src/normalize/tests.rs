@@ -222,3 +222,20 @@ fn a_transactions_start_is_bounded_by_the_run() {
     assert_eq!(answer(-1), -1);
     assert_eq!(answer(1_900_000_000_000), 1_900_000_000_000_i64);
 }
+
+#[test]
+fn a_failed_entry_names_no_producer() {
+    let answer = run(
+        ApiKey::DescribeTransactions,
+        json!({"transactionalIds": ["kwc-1-r-a", "kwc-1-r-b"]}),
+        json!({"transactionStates": [
+            {"errorCode": 105, "transactionalId": "kwc-1-r-a", "producerId": 0},
+            {"errorCode": 0, "transactionalId": "kwc-1-r-b", "producerId": 0}
+        ]}),
+    );
+    assert_eq!(answer["transactionStates"][0]["producerId"], 0);
+    assert_eq!(
+        answer["transactionStates"][1]["producerId"],
+        "<producer id 1>"
+    );
+}
