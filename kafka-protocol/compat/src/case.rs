@@ -244,6 +244,10 @@ pub enum Route {
     /// `{"coordinator": "requestGroup"}` (the bootstrap broker when it
     /// names none).
     Coordinator(CoordinatorKey),
+    /// A broker that is not the coordinator (the lowest node id that is
+    /// not, found with FindCoordinator first; the coordinator when it is
+    /// the only broker): `{"notCoordinator": {"group": "${group.g}"}}`.
+    NotCoordinator(CoordinatorKey),
 }
 
 /// A coordinator's key.
@@ -467,6 +471,14 @@ mod tests {
         )
         .unwrap();
         assert_eq!(step.route, Route::Coordinator(CoordinatorKey::RequestGroup));
+        let step: Step = serde_json::from_value(
+            json!({"api": "Heartbeat", "route": {"notCoordinator": {"group": "${group.g}"}}, "body": {}}),
+        )
+        .unwrap();
+        assert_eq!(
+            step.route,
+            Route::NotCoordinator(CoordinatorKey::Group("${group.g}".into()))
+        );
         let key = CoordinatorKey::RequestGroup;
         assert_eq!(
             key.named_in(&json!({"groups": [{"groupId": "g"}]}))

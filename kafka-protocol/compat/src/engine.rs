@@ -1586,7 +1586,7 @@ fn route(knowledge: &Knowledge, bindings: &Bindings, js: &JobStep, request: &Val
             let other = knowledge.brokers.keys().copied().find(|&n| n != leader);
             broker(other.unwrap_or(leader))
         }
-        Route::Coordinator(key) => {
+        Route::Coordinator(key) | Route::NotCoordinator(key) => {
             let name = match key.written().map(text) {
                 Some(Ok(k)) => k,
                 Some(Err(e)) => return Routed::Fail(e),
@@ -1597,7 +1597,12 @@ fn route(knowledge: &Knowledge, bindings: &Bindings, js: &JobStep, request: &Val
                     None => return Routed::To(Target::Bootstrap),
                 },
             };
-            match knowledge.coordinators.get(&(key.key_type(), name.clone())) {
+            let known = knowledge.coordinators.get(&(key.key_type(), name.clone()));
+            if let (Route::NotCoordinator(_), Some(&node)) = (&js.step.route, known) {
+                let other = knowledge.brokers.keys().copied().find(|&n| n != node);
+                return broker(other.unwrap_or(node));
+            }
+            match known {
                 Some(&node) => match broker(node) {
                     Routed::To(target) => Routed::ToCoordinator(target, (key.key_type(), name)),
                     other => other,
@@ -1616,7 +1621,9 @@ fn route_template(route: &Route) -> Value {
     match route {
         Route::Bootstrap => Value::Null,
         Route::Leader { topic, .. } | Route::NotLeader { topic, .. } => Value::from(topic.clone()),
-        Route::Coordinator(key) => key.written().map_or(Value::Null, Value::from),
+        Route::Coordinator(key) | Route::NotCoordinator(key) => {
+            key.written().map_or(Value::Null, Value::from)
+        }
     }
 }
 
