@@ -127,7 +127,7 @@ pub struct CompatArgs {
     pub sasl: Option<kafka_wire_compat::sasl::Credentials>,
     /// Stateful scenarios to run after the sweep, by name (all by
     /// default): produce, idempotence, transactions, groups,
-    /// consumer-groups, offsets, admin, limits, errors.
+    /// consumer-groups, offsets, admin, limits, share-groups, errors.
     #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
     pub scenarios: Vec<String>,
     /// Compare only this api (a name, any case, or a numeric key);
