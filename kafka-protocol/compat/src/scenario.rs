@@ -51,7 +51,10 @@ pub const FILES: &[(&str, &str)] = &[
     ("offsets", include_str!("../scenarios/offsets.json")),
     ("admin", include_str!("../scenarios/admin.json")),
     ("limits", include_str!("../scenarios/limits.json")),
-    ("share-groups", include_str!("../scenarios/share-groups.json")),
+    (
+        "share-groups",
+        include_str!("../scenarios/share-groups.json"),
+    ),
     ("errors", include_str!("../scenarios/errors.json")),
 ];
 
