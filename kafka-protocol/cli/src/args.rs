@@ -173,7 +173,8 @@ impl CompatArgs {
         if self.replay.is_some() {
             return Err(usage(
                 ErrorKind::InvalidValue,
-                "--replay: not yet; this release compares the surface and the sweep".into(),
+                "--replay: not yet; this release compares the surface, the sweep and the scenarios"
+                    .into(),
             ));
         }
         let mut apis = Vec::new();
