@@ -222,6 +222,11 @@ pub enum Route {
     /// admin requests): `"bootstrap"`.
     #[default]
     Bootstrap,
+    /// Every broker of the side, one after the other, their answers merged
+    /// (lists joined, the first error code that is not 0 kept): a listing
+    /// a client gathers from each broker, such as ListGroups, whose
+    /// entries live where their coordinators are: `"everyBroker"`.
+    EveryBroker,
     /// The leader of a partition: `{"leader": {"topic": "${topic.t}", "partition": 0}}`.
     Leader {
         /// The topic's name.

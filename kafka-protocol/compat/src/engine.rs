@@ -309,6 +309,17 @@ struct Job {
     requests: Vec<Option<Value>>,
     /// The last answer to a step being retried.
     provisional: Option<Seen>,
+    /// A step sent to every broker: the brokers, how many have answered,
+    /// and their answers merged so far.
+    fanout: Option<Fanout>,
+}
+
+/// A step on its way to every broker of a side.
+#[derive(Debug)]
+struct Fanout {
+    nodes: Vec<i64>,
+    answered: usize,
+    merged: Value,
 }
 
 impl Job {
@@ -322,6 +333,7 @@ impl Job {
             seen: Vec::new(),
             requests: Vec::new(),
             provisional: None,
+            fanout: None,
         }
     }
 
@@ -333,6 +345,7 @@ impl Job {
         self.seen.push(seen);
         self.requests.push(request);
         self.provisional = None;
+        self.fanout = None;
         self.index += 1;
     }
 }
@@ -1108,7 +1121,15 @@ impl Engine {
                 job.finish_step(seen, None);
                 continue;
             }
-            let js = job.steps[job.index].clone();
+            let mut js = job.steps[job.index].clone();
+            if js.step.route == Route::EveryBroker {
+                let fanout = job.fanout.get_or_insert_with(|| Fanout {
+                    nodes: run.knowledge.brokers.keys().copied().collect(),
+                    answered: 0,
+                    merged: Value::Null,
+                });
+                js.node = fanout.nodes.get(fanout.answered).copied();
+            }
             let deadline = job.deadline;
             let case = job.case;
             let step = &js.step;
@@ -1309,6 +1330,17 @@ impl Engine {
             Ok(None) => return job.finish_step(Seen::NoAnswer, Some(flight.request.clone())),
             Err(why) => return job.finish_step(Seen::Failed(why), Some(flight.request.clone())),
         };
+        // A step sent to every broker: the answers merged, one by one.
+        if let Some(fanout) = &mut job.fanout {
+            merge_listing(&mut fanout.merged, answer);
+            fanout.answered += 1;
+            if fanout.answered < fanout.nodes.len() {
+                run.retry_at = Some(now);
+                return;
+            }
+            answer = std::mem::take(&mut fanout.merged);
+            job.fanout = None;
+        }
         // Learn as a client does, then what the step asks.
         match flight.api {
             ApiKey::Metadata => run.knowledge.learn_metadata(&answer),
@@ -1572,6 +1604,8 @@ fn route(knowledge: &Knowledge, bindings: &Bindings, js: &JobStep, request: &Val
     };
     match &js.step.route {
         Route::Bootstrap => Routed::To(Target::Bootstrap),
+        // Each broker in turn, by `js.node` (set while the side has one).
+        Route::EveryBroker => Routed::Fail("the side lists no broker".into()),
         Route::Leader { topic, partition } | Route::NotLeader { topic, partition } => {
             let topic = match text(topic) {
                 Ok(t) => t,
@@ -1619,7 +1653,7 @@ fn route(knowledge: &Knowledge, bindings: &Bindings, js: &JobStep, request: &Val
 /// The route's names, as a template, for the placeholders it uses.
 fn route_template(route: &Route) -> Value {
     match route {
-        Route::Bootstrap => Value::Null,
+        Route::Bootstrap | Route::EveryBroker => Value::Null,
         Route::Leader { topic, .. } | Route::NotLeader { topic, .. } => Value::from(topic.clone()),
         Route::Coordinator(key) | Route::NotCoordinator(key) => {
             key.written().map_or(Value::Null, Value::from)
@@ -1638,6 +1672,32 @@ fn negotiated(api: ApiKey, low: i16, high: i16, most: i16) -> Option<i16> {
 fn own_version(knowledge: &Knowledge, api: ApiKey) -> Option<i16> {
     let &(min, max) = knowledge.versions.get(&api.key())?;
     negotiated(api, min, max, i16::MAX)
+}
+
+/// Merges one broker's answer into the answers so far: lists (the
+/// listing) are joined, the first error code that is not 0 is kept, and
+/// every other field is the first broker's.
+fn merge_listing(merged: &mut Value, answer: Value) {
+    let (Value::Object(into), Value::Object(from)) = (&mut *merged, &answer) else {
+        *merged = answer;
+        return;
+    };
+    for (key, value) in from {
+        match (into.get_mut(key), value) {
+            (Some(Value::Array(items)), Value::Array(more)) => items.extend(more.iter().cloned()),
+            (Some(code), Value::Number(n))
+                if (key == "errorCode" || key.ends_with("ErrorCode"))
+                    && code.as_i64() == Some(0)
+                    && n.as_i64() != Some(0) =>
+            {
+                *code = value.clone();
+            }
+            (Some(_), _) => {}
+            (None, _) => {
+                into.insert(key.clone(), value.clone());
+            }
+        }
+    }
 }
 
 fn join_path(prefix: &str, path: &str) -> String {
