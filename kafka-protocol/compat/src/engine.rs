@@ -20,7 +20,7 @@
 //! time, on both sides at once: each step routed as a client would route
 //! it (a coordinator found with FindCoordinator first), sent, retried while
 //! its `until` does not hold, normalized and, once both sides are done,
-//! compared. **Teardown**, per side: the run's topics and groups deleted.
+//! compared. **Teardown**, per side: the run's groups, then its topics, deleted.
 //! Each side has at most one request in flight.
 
 use std::collections::BTreeSet;
@@ -311,7 +311,7 @@ struct Job {
     provisional: Option<Seen>,
     /// A step sent to every broker: the brokers, how many have answered,
     /// and their answers merged so far.
-    fanout: Option<Fanout>,
+    fanout: Option<Box<Fanout>>,
 }
 
 /// A step on its way to every broker of a side.
@@ -355,7 +355,7 @@ enum Task {
     Idle,
     ApiVersions { version: i16 },
     Metadata,
-    Job(Job),
+    Job(Box<Job>),
 }
 
 #[derive(Debug)]
@@ -606,8 +606,12 @@ impl Engine {
                 {
                     for i in 0..2 {
                         let steps = self.setup_steps(i);
-                        self.sides[i].task =
-                            Task::Job(Job::new(steps, now, now + self.setup_time(), None));
+                        self.sides[i].task = Task::Job(Box::new(Job::new(
+                            steps,
+                            now,
+                            now + self.setup_time(),
+                            None,
+                        )));
                     }
                 }
             }
@@ -830,8 +834,12 @@ impl Engine {
                         })
                         .collect();
                     for run in &mut self.sides {
-                        run.task =
-                            Task::Job(Job::new(fixed.clone(), now, deadline, Some(self.current)));
+                        run.task = Task::Job(Box::new(Job::new(
+                            fixed.clone(),
+                            now,
+                            deadline,
+                            Some(self.current),
+                        )));
                     }
                     self.case_started = Some(now);
                     return;
@@ -868,7 +876,10 @@ impl Engine {
                 .iter()
                 .map(|(t, _)| self.config.names.name(side, t))
                 .collect();
-            let mut steps = vec![JobStep {
+            // The groups first: deleting a share group whose topic is
+            // being deleted can hold Kafka's answer for its request timeout.
+            let mut steps = Vec::new();
+            let delete_topics = JobStep {
                 step: Step {
                     compare: false,
                     ..Step::new(
@@ -884,7 +895,7 @@ impl Engine {
                 },
                 node: None,
                 version: None,
-            }];
+            };
             let groups = run.knowledge.coordinators.keys().filter(|(kind, key)| {
                 *kind == key_type::GROUP && self.config.names.owns(side, key)
             });
@@ -903,8 +914,9 @@ impl Engine {
                     version: None,
                 });
             }
+            steps.push(delete_topics);
             let deadline = now + self.setup_time();
-            self.sides[i].task = Task::Job(Job::new(steps, now, deadline, None));
+            self.sides[i].task = Task::Job(Box::new(Job::new(steps, now, deadline, None)));
         }
     }
 
@@ -1123,10 +1135,12 @@ impl Engine {
             }
             let mut js = job.steps[job.index].clone();
             if js.step.route == Route::EveryBroker {
-                let fanout = job.fanout.get_or_insert_with(|| Fanout {
-                    nodes: run.knowledge.brokers.keys().copied().collect(),
-                    answered: 0,
-                    merged: Value::Null,
+                let fanout = job.fanout.get_or_insert_with(|| {
+                    Box::new(Fanout {
+                        nodes: run.knowledge.brokers.keys().copied().collect(),
+                        answered: 0,
+                        merged: Value::Null,
+                    })
                 });
                 js.node = fanout.nodes.get(fanout.answered).copied();
             }
@@ -1407,7 +1421,7 @@ impl Engine {
             .sides
             .iter_mut()
             .filter_map(|run| match std::mem::replace(&mut run.task, Task::Idle) {
-                Task::Job(job) => Some(job),
+                Task::Job(job) => Some(*job),
                 _ => None,
             })
             .collect();
