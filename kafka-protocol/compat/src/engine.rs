@@ -45,6 +45,10 @@ use crate::side::{key_type, Knowledge, Side};
 use crate::template::{placeholders, Bindings};
 use crate::{batch, surface, sweep};
 
+/// The topic config the run sets to -1 on its topics (unless a scenario
+/// sets it): their records are kept whatever their timestamps.
+pub const RETENTION: &str = "retention.ms";
+
 /// How long a retried step waits before it is sent again.
 pub const RETRY_AFTER: Duration = Duration::from_millis(100);
 
@@ -713,8 +717,14 @@ impl Engine {
             .iter()
             .zip(&names)
             .map(|((_, spec), name)| {
-                let configs: Vec<Value> = spec
-                    .configs
+                // The run's batches carry timestamps of 2023, which a
+                // retention by time would delete at any moment: the run's
+                // topics keep their records unless a scenario says otherwise.
+                let mut configs = spec.configs.clone();
+                configs
+                    .entry(RETENTION.to_owned())
+                    .or_insert_with(|| "-1".to_owned());
+                let configs: Vec<Value> = configs
                     .iter()
                     .map(|(k, v)| json!({"name": k, "value": v}))
                     .collect();
