@@ -1,14 +1,19 @@
 //! The fake cluster's error paths beside real Kafka 4.4.0 (issue 43): the
-//! same requests, written once as JSON, go to a two-broker fake cluster
-//! (`kafka-wire-fake`, in this process) and to two real brokers
-//! (`tests/kafka/broker.sh --brokers 2`), and the error codes of their
-//! answers, every `errorCode` at any depth in order, must be the same.
-//! Each request goes where a client would send it: a partition's requests
-//! to its leader (or, on purpose, to the broker that does not lead it), a
-//! group's or a transaction's to its coordinator. The cases before
-//! authentication go to a SASL listener (Kafka's SASL_PLAINTEXT listener of
-//! `--sasl`, a fake cluster with SASL users), where a refusal is a closed
-//! connection, written `closed`.
+//! same requests go to a two-broker fake cluster (`kafka-wire-fake`, in
+//! this process) and to two real brokers (`tests/kafka/broker.sh --brokers
+//! 2`), and the error codes of their answers must be the same.
+//!
+//! Most cases are data now, the `errors` scenario of kafka-wire-compat
+//! (`kafka-protocol/compat/scenarios/errors.json`), run here by its engine
+//! with the fake as the candidate: every error code of every answer
+//! (`errorCode`, or a name ending in `ErrorCode`, at any depth) must match,
+//! and so must whether a step got an answer at all. The cases below are
+//! the ones the data cannot hold: those before authentication go to a SASL
+//! listener (Kafka's SASL_PLAINTEXT listener of `--sasl`, a fake cluster
+//! with SASL users), where a refusal is a closed connection, written
+//! `closed`; client quotas of the default user, which are the cluster's;
+//! a reassignment that names brokers by their ids; the log dirs of a
+//! broker that does not lead the partition; and feature updates at v0.
 //!
 //! Prints `errors: N cases; same S; differ D`. Skips without Java, Maven or
 //! the broker's jars in ~/.m2, unless `KAFKA_WIRE_REQUIRE_JAVA` is set.
@@ -19,8 +24,11 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use kafka_wire::frame::ResponseFrame;
 use kafka_wire::ApiKey;
+use kafka_wire_compat::case::error_codes as codes_in;
+use kafka_wire_compat::driver::{run_blocking, unix_ms, DriverConfig};
+use kafka_wire_compat::engine::{Config, Engine};
+use kafka_wire_compat::report::Verdict;
 use kafka_wire_fake::{FakeCluster, SaslMechanism};
-use kafka_wire_records::RecordBatchBuilder;
 use kafka_wire_test_support::kafka::{one_at_a_time, pinned_version, Kafka};
 use kafka_wire_tests::broker::{fit, Session};
 use serde_json::{json, Value};
@@ -33,9 +41,6 @@ const NO_TOPIC: &str = "no-such-topic";
 
 /// The zero topic id, which stands for "no id" in Metadata requests.
 const NO_ID: &str = "AAAAAAAAAAAAAAAAAAAAAA";
-
-/// A topic id no topic has.
-const UNKNOWN_ID: &str = "AAAAAAAAAAAAAAAAAAAAAQ";
 
 /// The SASL user both sides know (PLAIN).
 const USER: &str = "errors";
@@ -122,284 +127,6 @@ impl Target {
             .find(|&id| id != self.leader)
             .unwrap_or_else(|| panic!("no broker but the leader: {:?}", self.addresses))
     }
-
-    /// The session of the coordinator of `key` (`key_type` 0 for a group,
-    /// 1 for a transactional id), once it has one, as a client waits.
-    fn coordinator(&mut self, key: &str, key_type: i8) -> &mut Session {
-        let found = self.leader().json_until(
-            ApiKey::FindCoordinator,
-            &json!({"key": key, "keyType": key_type, "coordinatorKeys": [key]}),
-            |answer| codes(answer).iter().all(|&code| code == 0),
-        );
-        let id = found["coordinators"][0]["nodeId"]
-            .as_i64()
-            .or_else(|| found["nodeId"].as_i64())
-            .unwrap_or_else(|| panic!("no coordinator: {found}"));
-        self.node(id)
-    }
-}
-
-/// A batch of one record, base64 as the JSON form writes `records`.
-fn batch(producer_id: i64, epoch: i16, sequence: i32) -> String {
-    batch_of(producer_id, epoch, sequence, false)
-}
-
-/// [`batch`], transactional or not.
-fn batch_of(producer_id: i64, epoch: i16, sequence: i32, transactional: bool) -> String {
-    let mut builder = RecordBatchBuilder::new(0)
-        .producer_id(producer_id)
-        .producer_epoch(epoch)
-        .base_sequence(sequence)
-        .transactional(transactional);
-    builder
-        .append(1_700_000_000_000, Some(b"k"), Some(b"v"), &[])
-        .unwrap_or_else(|e| panic!("{e}"));
-    STANDARD.encode(builder.build().unwrap_or_else(|e| panic!("{e}")))
-}
-
-/// Produces `records` to partition 0 of `topic`, named by its name and
-/// (from Produce v13 on, where it is the only name) its id: the one
-/// Metadata gives, or an id no topic has.
-fn produce(session: &mut Session, topic: &str, records: &str) -> Value {
-    produce_as(session, topic, records, None)
-}
-
-/// [`produce`], for transactional id `transactional` when given.
-fn produce_as(
-    session: &mut Session,
-    topic: &str,
-    records: &str,
-    transactional: Option<&str>,
-) -> Value {
-    let id = match topic {
-        NO_TOPIC => json!(UNKNOWN_ID),
-        _ => topic_id(session, topic),
-    };
-    session.json(
-        ApiKey::Produce,
-        &json!({"transactionalId": transactional, "acks": -1, "timeoutMs": 5000, "topicData": [
-            {"name": topic, "topicId": id, "partitionData": [{"index": 0, "records": records}]}
-        ]}),
-    )
-}
-
-/// The topic's id, from Metadata.
-fn topic_id(session: &mut Session, topic: &str) -> Value {
-    let metadata = session.json(
-        ApiKey::Metadata,
-        &json!({"topics": [{"name": topic, "topicId": NO_ID}], "allowAutoTopicCreation": false}),
-    );
-    metadata["topics"][0]["topicId"].clone()
-}
-
-fn fetch(session: &mut Session, topic: &str, topic_id: &Value, partition: Value) -> Value {
-    session.json(
-        ApiKey::Fetch,
-        &json!({"maxWaitMs": 0, "minBytes": 1, "topics": [
-            {"topic": topic, "topicId": topic_id, "partitions": [partition]}
-        ]}),
-    )
-}
-
-/// A fetch of partition 0 of [`TOPIC`] from offset 0.
-fn fetch_from_start(session: &mut Session) -> Value {
-    let id = topic_id(session, TOPIC);
-    fetch(
-        session,
-        TOPIC,
-        &id,
-        json!({"partition": 0, "currentLeaderEpoch": -1, "fetchOffset": 0,
-               "lastFetchedEpoch": -1, "logStartOffset": -1, "partitionMaxBytes": 1024}),
-    )
-}
-
-/// What a `NOT_LEADER_OR_FOLLOWER` answer says of the leader (KIP-951),
-/// against Metadata, where the version carries it: 1 or 0 for "the
-/// current leader is Metadata's", for "its epoch is Metadata's", and for
-/// "the answer's node endpoints give Metadata's address for it".
-fn current_leader(target: &Target, partition: &Value, answer: &Value) -> Vec<i64> {
-    let leader = &partition["currentLeader"];
-    if leader.is_null() {
-        return Vec::new();
-    }
-    let mut found = vec![
-        i64::from(leader["leaderId"].as_i64() == Some(target.leader)),
-        i64::from(leader["leaderEpoch"].as_i64() == Some(target.leader_epoch)),
-    ];
-    if let Some(endpoints) = answer["nodeEndpoints"].as_array() {
-        let address = endpoints
-            .iter()
-            .find(|e| e["nodeId"].as_i64() == Some(target.leader))
-            .map(|e| format!("{}:{}", e["host"].as_str().unwrap_or(""), e["port"]));
-        found.push(i64::from(
-            address.as_ref() == target.addresses.get(&target.leader),
-        ));
-    }
-    found
-}
-
-/// An idempotent producer (no transactional id): the answer's error codes,
-/// its producer id and epoch.
-fn idempotent(session: &mut Session) -> (Vec<i64>, i64, i16) {
-    // Kafka's transaction coordinator loads its partition first.
-    let init = session.json_until(
-        ApiKey::InitProducerId,
-        &json!({"transactionalId": null, "transactionTimeoutMs": 60000}),
-        |answer| !matches!(answer["errorCode"].as_i64(), Some(14 | 15)),
-    );
-    let id = init["producerId"].as_i64().unwrap_or(-1);
-    let epoch = init["producerEpoch"].as_i64().unwrap_or(0);
-    (codes(&init), id, i16::try_from(epoch).unwrap_or(0))
-}
-
-/// A transactional producer's InitProducerId at its coordinator, retried
-/// while the coordinator loads or still ends an earlier transaction: the
-/// answer's error codes, its producer id and epoch.
-fn transactional(target: &mut Target, transactional_id: &str) -> (Vec<i64>, i64, i16) {
-    let init = target.coordinator(transactional_id, 1).json_until(
-        ApiKey::InitProducerId,
-        &json!({"transactionalId": transactional_id, "transactionTimeoutMs": 60000}),
-        // Not COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE,
-        // NOT_COORDINATOR or CONCURRENT_TRANSACTIONS.
-        |answer| !matches!(answer["errorCode"].as_i64(), Some(14 | 15 | 16 | 51)),
-    );
-    let id = init["producerId"].as_i64().unwrap_or(-1);
-    let epoch = init["producerEpoch"].as_i64().unwrap_or(0);
-    (codes(&init), id, i16::try_from(epoch).unwrap_or(0))
-}
-
-/// AddPartitionsToTxn of partition 0 of [`TOPIC`], at the highest version
-/// a client sends (v3: v4 on are the brokers' batched form).
-fn add_partition(target: &mut Target, transactional_id: &str, id: i64, epoch: i16) -> Vec<i64> {
-    let session = target.coordinator(transactional_id, 1);
-    let version = session.version(ApiKey::AddPartitionsToTxn).min(3);
-    codes(&session.json_at(
-        ApiKey::AddPartitionsToTxn,
-        version,
-        &json!({"v3AndBelowTransactionalId": transactional_id, "v3AndBelowProducerId": id,
-                "v3AndBelowProducerEpoch": epoch,
-                "v3AndBelowTopics": [{"name": TOPIC, "partitions": [0]}]}),
-    ))
-}
-
-/// EndTxn (a commit) of a transactional producer.
-fn end_txn(target: &mut Target, transactional_id: &str, id: i64, epoch: i16) -> Vec<i64> {
-    codes(&target.coordinator(transactional_id, 1).json(
-        ApiKey::EndTxn,
-        &json!({"transactionalId": transactional_id, "producerId": id,
-                "producerEpoch": epoch, "committed": true}),
-    ))
-}
-
-/// A producer of `transactional_id`, fenced by a second InitProducerId of
-/// the same id: the codes so far, its producer id and its old epoch.
-fn fenced(target: &mut Target, transactional_id: &str) -> (Vec<i64>, i64, i16) {
-    let (mut found, id, epoch) = transactional(target, transactional_id);
-    let (again, _, _) = transactional(target, transactional_id);
-    found.extend(again);
-    (found, id, epoch)
-}
-
-/// A classic group with one member, at its coordinator: its member id and
-/// generation.
-fn join(target: &mut Target, group: &str) -> (String, i64) {
-    let session = target.coordinator(group, 0);
-    let join = |session: &mut Session, member: &str| {
-        session.json(
-            ApiKey::JoinGroup,
-            &json!({"groupId": group, "sessionTimeoutMs": 30000, "rebalanceTimeoutMs": 30000,
-                    "memberId": member, "protocolType": "consumer",
-                    "protocols": [{"name": "range", "metadata": ""}]}),
-        )
-    };
-    let first = session.json_until(
-        ApiKey::JoinGroup,
-        &json!({"groupId": group, "sessionTimeoutMs": 30000, "rebalanceTimeoutMs": 30000,
-                "memberId": "", "protocolType": "consumer",
-                "protocols": [{"name": "range", "metadata": ""}]}),
-        // Not yet NOT_COORDINATOR (16) or COORDINATOR_LOAD_IN_PROGRESS (14).
-        |answer| !matches!(answer["errorCode"].as_i64(), Some(14 | 16)),
-    );
-    let member = first["memberId"].as_str().unwrap_or_default().to_owned();
-    let joined = join(session, &member);
-    assert_eq!(joined["errorCode"], 0, "{joined}");
-    let generation = joined["generationId"].as_i64().unwrap_or(-1);
-    let synced = session.json(
-        ApiKey::SyncGroup,
-        &json!({"groupId": group, "generationId": generation, "memberId": member,
-                "protocolType": "consumer", "protocolName": "range",
-                "assignments": [{"memberId": member, "assignment": ""}]}),
-    );
-    assert_eq!(synced["errorCode"], 0, "{synced}");
-    (member, generation)
-}
-
-/// Joins `group` as static member `instance` (with `member`, or "" for a
-/// new one) at the coordinator: the whole answer.
-fn join_static(target: &mut Target, group: &str, instance: &str, member: &str) -> Value {
-    target.coordinator(group, 0).json_until(
-        ApiKey::JoinGroup,
-        &json!({"groupId": group, "sessionTimeoutMs": 30000, "rebalanceTimeoutMs": 30000,
-                "memberId": member, "groupInstanceId": instance, "protocolType": "consumer",
-                "protocols": [{"name": "range", "metadata": ""}]}),
-        |answer| !matches!(answer["errorCode"].as_i64(), Some(14 | 16)),
-    )
-}
-
-/// A classic group with one static member, `instance`, synced: its member
-/// id and generation.
-fn static_member(target: &mut Target, group: &str, instance: &str) -> (String, i64) {
-    let joined = join_static(target, group, instance, "");
-    assert_eq!(joined["errorCode"], 0, "{joined}");
-    let member = joined["memberId"].as_str().unwrap_or_default().to_owned();
-    let generation = joined["generationId"].as_i64().unwrap_or(-1);
-    let synced = target.coordinator(group, 0).json(
-        ApiKey::SyncGroup,
-        &json!({"groupId": group, "generationId": generation, "memberId": member,
-                "groupInstanceId": instance, "protocolType": "consumer",
-                "protocolName": "range",
-                "assignments": [{"memberId": member, "assignment": "AAE="}]}),
-    );
-    assert_eq!(synced["errorCode"], 0, "{synced}");
-    (member, generation)
-}
-
-/// A static member's Heartbeat, SyncGroup, OffsetCommit and LeaveGroup as
-/// `member` of `instance`: their error codes.
-fn as_static_member(
-    target: &mut Target,
-    group: &str,
-    instance: &str,
-    member: &str,
-    generation: i64,
-) -> Vec<i64> {
-    let id = topic_id(target.leader(), TOPIC);
-    let session = target.coordinator(group, 0);
-    let mut found = codes(&session.json(
-        ApiKey::Heartbeat,
-        &json!({"groupId": group, "generationId": generation, "memberId": member,
-                "groupInstanceId": instance}),
-    ));
-    found.extend(codes(&session.json(
-        ApiKey::SyncGroup,
-        &json!({"groupId": group, "generationId": generation, "memberId": member,
-                "groupInstanceId": instance, "protocolType": "consumer",
-                "protocolName": "range", "assignments": []}),
-    )));
-    found.extend(codes(&session.json(
-        ApiKey::OffsetCommit,
-        &json!({"groupId": group, "generationIdOrMemberEpoch": generation,
-                "memberId": member, "groupInstanceId": instance,
-                "topics": [{"name": TOPIC, "topicId": id, "partitions": [
-                    {"partitionIndex": 0, "committedOffset": 0,
-                     "committedLeaderEpoch": -1, "committedMetadata": ""}]}]}),
-    )));
-    found.extend(codes(&session.json(
-        ApiKey::LeaveGroup,
-        &json!({"groupId": group, "members": [
-            {"memberId": member, "groupInstanceId": instance, "reason": null}]}),
-    )));
-    found
 }
 
 /// Sends `given` at the negotiated version without expecting an answer:
@@ -437,352 +164,6 @@ fn plain(user: &str, password: &str) -> String {
 type Case = (&'static str, fn(&mut Target) -> Vec<i64>);
 
 const CASES: &[Case] = &[
-    ("metadata of an unknown topic", |t| {
-        codes(&t.leader().json(
-            ApiKey::Metadata,
-            &json!({"topics": [{"name": NO_TOPIC, "topicId": NO_ID}],
-                    "allowAutoTopicCreation": false}),
-        ))
-    }),
-    ("produce to an unknown topic", |t| {
-        codes(&produce(t.leader(), NO_TOPIC, &batch(-1, -1, -1)))
-    }),
-    ("fetch of an unknown topic", |t| {
-        let unknown = json!(UNKNOWN_ID);
-        codes(&fetch(
-            t.leader(),
-            NO_TOPIC,
-            &unknown,
-            json!({"partition": 0, "currentLeaderEpoch": -1, "fetchOffset": 0,
-                   "lastFetchedEpoch": -1, "logStartOffset": -1, "partitionMaxBytes": 1024}),
-        ))
-    }),
-    (
-        "produce to a broker that does not lead the partition (codes, then KIP-951's leader, epoch, endpoint are Metadata's)",
-        |t| {
-            let follower = t.follower_id();
-            let answer = produce(t.node(follower), TOPIC, &batch(-1, -1, -1));
-            let mut found = codes(&answer);
-            let partition = &answer["responses"][0]["partitionResponses"][0];
-            found.extend(current_leader(t, partition, &answer));
-            found
-        },
-    ),
-    (
-        "fetch from a broker that does not lead the partition (codes, then KIP-951's leader, epoch, endpoint are Metadata's)",
-        |t| {
-            let follower = t.follower_id();
-            let answer = fetch_from_start(t.node(follower));
-            let mut found = codes(&answer);
-            let partition = &answer["responses"][0]["partitions"][0];
-            found.extend(current_leader(t, partition, &answer));
-            found
-        },
-    ),
-    ("fetch past the log end", |t| {
-        let session = t.leader();
-        let id = topic_id(session, TOPIC);
-        codes(&fetch(
-            session,
-            TOPIC,
-            &id,
-            json!({"partition": 0, "currentLeaderEpoch": -1, "fetchOffset": 1000,
-                   "lastFetchedEpoch": -1, "logStartOffset": -1, "partitionMaxBytes": 1024}),
-        ))
-    }),
-    ("fetch with a leader epoch ahead of the broker's", |t| {
-        let session = t.leader();
-        let id = topic_id(session, TOPIC);
-        codes(&fetch(
-            session,
-            TOPIC,
-            &id,
-            json!({"partition": 0, "currentLeaderEpoch": 1000, "fetchOffset": 0,
-                   "lastFetchedEpoch": -1, "logStartOffset": -1, "partitionMaxBytes": 1024}),
-        ))
-    }),
-    (
-        "list offsets with a leader epoch ahead of the broker's",
-        |t| {
-            codes(&t.leader().json(
-                ApiKey::ListOffsets,
-                &json!({"replicaId": -1, "topics": [{"name": TOPIC, "partitions": [
-                    {"partitionIndex": 0, "currentLeaderEpoch": 1000, "timestamp": -1,
-                     "maxNumOffsets": 1}
-                ]}]}),
-            ))
-        },
-    ),
-    ("an out-of-order sequence", |t| {
-        let s = t.leader();
-        let (mut found, id, epoch) = idempotent(s);
-        found.extend(codes(&produce(s, TOPIC, &batch(id, epoch, 0))));
-        found.extend(codes(&produce(s, TOPIC, &batch(id, epoch, 5))));
-        found
-    }),
-    (
-        "a new producer's first batch at sequence 5, on a partition never written",
-        |t| {
-            // KAFKA-15591: Kafka accepted any first sequence from a
-            // producer it has no state for, so that a retried first batch
-            // met OUT_OF_ORDER_SEQUENCE_NUMBER for ever once a later one
-            // had gone in.
-            let fresh = "errors-fresh";
-            let mut found = create_topic(t.leader(), fresh);
-            let leader = ready(t, fresh);
-            let s = t.node(leader);
-            let (init, id, epoch) = idempotent(s);
-            found.extend(init);
-            found.extend(codes(&produce(s, fresh, &batch(id, epoch, 5))));
-            found
-        },
-    ),
-    ("a producer behind its bumped epoch", |t| {
-        let s = t.leader();
-        let (mut found, id, epoch) = idempotent(s);
-        found.extend(codes(&produce(s, TOPIC, &batch(id, epoch, 0))));
-        let bumped = s.json(
-            ApiKey::InitProducerId,
-            &json!({"transactionalId": null, "transactionTimeoutMs": 60000,
-                    "producerId": id, "producerEpoch": epoch}),
-        );
-        found.extend(codes(&bumped));
-        found.extend(codes(&produce(s, TOPIC, &batch(id, epoch, 1))));
-        found
-    }),
-    (
-        "a transactional producer's second transaction after a commit by EndTxn v4 (no epoch bump) continues its sequence",
-        |t| {
-            let txn = "errors-txn-e";
-            let (mut found, id, epoch) = transactional(t, txn);
-            found.extend(add_partition(t, txn, id, epoch));
-            let records = batch_of(id, epoch, 0, true);
-            found.extend(codes(&produce_as(t.leader(), TOPIC, &records, Some(txn))));
-            found.extend(codes(&t.coordinator(txn, 1).json_at(
-                ApiKey::EndTxn,
-                4,
-                &json!({"transactionalId": txn, "producerId": id, "producerEpoch": epoch,
-                        "committed": true}),
-            )));
-            // Kafka writes the markers after answering: until then it is
-            // CONCURRENT_TRANSACTIONS, which clients retry.
-            let mut added = add_partition(t, txn, id, epoch);
-            for _ in 0..100 {
-                if added != [51] {
-                    break;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(20));
-                added = add_partition(t, txn, id, epoch);
-            }
-            found.extend(added);
-            let records = batch_of(id, epoch, 1, true);
-            found.extend(codes(&produce_as(t.leader(), TOPIC, &records, Some(txn))));
-            found
-        },
-    ),
-    ("a fenced transactional producer's AddPartitionsToTxn", |t| {
-        let txn = "errors-txn-a";
-        let (mut found, id, old) = fenced(t, txn);
-        found.extend(add_partition(t, txn, id, old));
-        found
-    }),
-    ("a fenced transactional producer's Produce", |t| {
-        let txn = "errors-txn-b";
-        let (mut found, id, old) = fenced(t, txn);
-        let records = batch_of(id, old, 0, true);
-        found.extend(codes(&produce_as(t.leader(), TOPIC, &records, Some(txn))));
-        found
-    }),
-    ("a fenced transactional producer's EndTxn", |t| {
-        let txn = "errors-txn-c";
-        let (mut found, id, old) = fenced(t, txn);
-        found.extend(end_txn(t, txn, id, old));
-        found
-    }),
-    (
-        "a transactional producer fenced mid-transaction: its Produce, AddPartitionsToTxn and EndTxn",
-        |t| {
-            let txn = "errors-txn-d";
-            let (mut found, id, old) = transactional(t, txn);
-            found.extend(add_partition(t, txn, id, old));
-            let records = batch_of(id, old, 0, true);
-            found.extend(codes(&produce_as(t.leader(), TOPIC, &records, Some(txn))));
-            let (again, _, _) = transactional(t, txn);
-            found.extend(again);
-            let records = batch_of(id, old, 1, true);
-            found.extend(codes(&produce_as(t.leader(), TOPIC, &records, Some(txn))));
-            found.extend(add_partition(t, txn, id, old));
-            found.extend(end_txn(t, txn, id, old));
-            found
-        },
-    ),
-    ("a heartbeat from an unknown member", |t| {
-        let _ = join(t, "errors-group-a");
-        codes(&t.coordinator("errors-group-a", 0).json(
-            ApiKey::Heartbeat,
-            &json!({"groupId": "errors-group-a", "generationId": 1, "memberId": "nobody"}),
-        ))
-    }),
-    ("a heartbeat of an illegal generation", |t| {
-        let (member, generation) = join(t, "errors-group-b");
-        codes(&t.coordinator("errors-group-b", 0).json(
-            ApiKey::Heartbeat,
-            &json!({"groupId": "errors-group-b", "generationId": generation + 5,
-                    "memberId": member}),
-        ))
-    }),
-    ("an offset commit of an illegal generation", |t| {
-        let (member, generation) = join(t, "errors-group-c");
-        let id = topic_id(t.leader(), TOPIC);
-        codes(&t.coordinator("errors-group-c", 0).json(
-            ApiKey::OffsetCommit,
-            &json!({"groupId": "errors-group-c", "generationIdOrMemberEpoch": generation + 5,
-            "memberId": member, "topics": [{"name": TOPIC, "topicId": id, "partitions": [
-                {"partitionIndex": 0, "committedOffset": 0,
-                 "committedLeaderEpoch": -1, "committedMetadata": ""}
-            ]}]}),
-        ))
-    }),
-    ("an offset commit from an unknown member", |t| {
-        let _ = join(t, "errors-group-d");
-        let id = topic_id(t.leader(), TOPIC);
-        codes(&t.coordinator("errors-group-d", 0).json(
-            ApiKey::OffsetCommit,
-            &json!({"groupId": "errors-group-d", "generationIdOrMemberEpoch": 1,
-            "memberId": "nobody", "topics": [{"name": TOPIC, "topicId": id, "partitions": [
-                {"partitionIndex": 0, "committedOffset": 0,
-                 "committedLeaderEpoch": -1, "committedMetadata": ""}
-            ]}]}),
-        ))
-    }),
-    (
-        "FindCoordinator of the empty group id and the empty transactional id (v3, and v4 batched)",
-        |t| {
-            let s = t.leader();
-            let mut found = Vec::new();
-            for key_type in [0, 1] {
-                found.extend(codes(&s.json_at(
-                    ApiKey::FindCoordinator,
-                    3,
-                    &json!({"key": "", "keyType": key_type}),
-                )));
-                found.extend(codes(&s.json_at(
-                    ApiKey::FindCoordinator,
-                    4,
-                    &json!({"keyType": key_type, "coordinatorKeys": [""]}),
-                )));
-            }
-            found
-        },
-    ),
-    (
-        "the empty transactional id's AddOffsetsToTxn and EndTxn, the empty group's OffsetDelete, and DescribeTransactions of an id no producer has (then: its producer id, epoch and start time)",
-        |t| {
-            let s = t.leader();
-            let mut found = codes(&s.json(
-                ApiKey::AddOffsetsToTxn,
-                &json!({"transactionalId": "", "producerId": 0, "producerEpoch": 0,
-                        "groupId": "errors-group-a"}),
-            ));
-            found.extend(codes(&s.json(
-                ApiKey::EndTxn,
-                &json!({"transactionalId": "", "producerId": 0, "producerEpoch": 0,
-                        "committed": false}),
-            )));
-            let session = t.coordinator("", 0);
-            found.extend(codes(&session.json(
-                ApiKey::OffsetDelete,
-                &json!({"groupId": "", "topics": []}),
-            )));
-            let session = t.coordinator("errors-no-producer", 1);
-            let described = session.json(
-                ApiKey::DescribeTransactions,
-                &json!({"transactionalIds": ["errors-no-producer"]}),
-            );
-            found.extend(codes(&described));
-            let state = &described["transactionStates"][0];
-            for field in ["producerId", "producerEpoch", "transactionStartTimeMs"] {
-                found.push(state[field].as_i64().unwrap_or(i64::MIN));
-            }
-            found
-        },
-    ),
-    (
-        "a static member rejoining with no member id replaces its old id: the old id's heartbeat, sync, commit and leave are fenced (then: same generation, same assignment)",
-        |t| {
-            let group = "errors-static-a";
-            let (old, generation) = static_member(t, group, "instance-a");
-            let again = join_static(t, group, "instance-a", "");
-            let mut found = codes(&again);
-            let new = again["memberId"].as_str().unwrap_or_default().to_owned();
-            found.push(i64::from(new != old && !new.is_empty()));
-            found.push(i64::from(again["generationId"].as_i64() == Some(generation)));
-            found.extend(as_static_member(t, group, "instance-a", &old, generation));
-            let synced = t.coordinator(group, 0).json(
-                ApiKey::SyncGroup,
-                &json!({"groupId": group, "generationId": generation, "memberId": new,
-                        "groupInstanceId": "instance-a", "protocolType": "consumer",
-                        "protocolName": "range", "assignments": []}),
-            );
-            found.extend(codes(&synced));
-            found.push(i64::from(synced["assignment"] == "AAE="));
-            found
-        },
-    ),
-    (
-        "a static member's requests under an instance id the group does not know, and a join naming a member id under another's instance",
-        |t| {
-            let group = "errors-static-b";
-            let (member, generation) = static_member(t, group, "instance-b");
-            let mut found = as_static_member(t, group, "instance-unknown", &member, generation);
-            found.extend(codes(&join_static(t, group, "instance-b", "someone-else")));
-            found
-        },
-    ),
-    (
-        "a static member removed by its instance id alone (an admin's LeaveGroup), then its heartbeat",
-        |t| {
-            let group = "errors-static-c";
-            let (member, generation) = static_member(t, group, "instance-c");
-            let session = t.coordinator(group, 0);
-            let mut found = codes(&session.json(
-                ApiKey::LeaveGroup,
-                &json!({"groupId": group, "members": [
-                    {"memberId": "", "groupInstanceId": "instance-c", "reason": null},
-                    {"memberId": "", "groupInstanceId": "instance-none", "reason": null}]}),
-            ));
-            found.extend(codes(&session.json(
-                ApiKey::Heartbeat,
-                &json!({"groupId": group, "generationId": generation, "memberId": member,
-                        "groupInstanceId": "instance-c"}),
-            )));
-            found
-        },
-    ),
-    ("a topic created twice", |t| {
-        let create = json!({"topics": [{"name": "errors-twice", "numPartitions": 1,
-                                        "replicationFactor": 1, "assignments": [],
-                                        "configs": []}], "timeoutMs": 5000});
-        let s = t.leader();
-        let mut found = codes(&s.json(ApiKey::CreateTopics, &create));
-        found.extend(codes(&s.json(ApiKey::CreateTopics, &create)));
-        found
-    }),
-    ("partitions reduced", |t| {
-        codes(&t.leader().json(
-            ApiKey::CreatePartitions,
-            &json!({"topics": [{"name": TOPIC, "count": 1, "assignments": null}],
-                    "timeoutMs": 5000}),
-        ))
-    }),
-    ("records deleted past the log end", |t| {
-        codes(&t.leader().json(
-            ApiKey::DeleteRecords,
-            &json!({"topics": [{"name": TOPIC, "partitions": [
-                {"partitionIndex": 0, "offset": 1000}
-            ]}], "timeoutMs": 5000}),
-        ))
-    }),
     (
         "client quotas: none at first, two set (a default user's, a user and client's), read back by filters (counts), bad ones refused, removed",
         |t| {
@@ -1134,6 +515,58 @@ fn run_cases(bootstrap: &str, sasl: &str) -> Vec<Vec<i64>> {
     CASES.iter().map(|(_, case)| case(&mut target)).collect()
 }
 
+/// The `errors` scenario of kafka-wire-compat, Kafka as the reference and
+/// the fake as the candidate: for each case, its name and whether the
+/// error codes (and whether each step was answered) agree, with the
+/// differing paths.
+fn scenario_cases(kafka: &str, fake: &str) -> Vec<(String, Vec<String>)> {
+    let mut config = Config::new(kafka, fake);
+    config.surface = false;
+    config.sweep = false;
+    config.scenarios = vec!["errors".to_owned()];
+    let engine = Engine::new(config, std::time::Instant::now(), unix_ms());
+    let report = std::thread::scope(|scope| {
+        scope
+            .spawn(|| run_blocking(engine, &DriverConfig::default(), |_| {}))
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+    .unwrap_or_else(|e| panic!("a runtime: {e}"))
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(report.notes.is_empty(), "{:?}", report.notes);
+    report
+        .cases
+        .iter()
+        .map(|case| {
+            let differing = case
+                .differences
+                .iter()
+                .filter(|d| {
+                    let leaf = d.path.rsplit(['.', ' ']).next().unwrap_or_default();
+                    let code = leaf == "errorCode" || leaf.ends_with("ErrorCode");
+                    // A step one side answered and the other did not, or
+                    // an element with codes one side lacks.
+                    let composite = |v: &Value| v.is_object() || v.is_array();
+                    let unanswered = |v: &Value| v.as_str().is_some_and(|t| t.starts_with('<'));
+                    let whole = (composite(&d.reference) || composite(&d.candidate))
+                        && (codes_in(&d.reference) != codes_in(&d.candidate)
+                            || unanswered(&d.reference)
+                            || unanswered(&d.candidate));
+                    code || whole
+                })
+                .map(|d| format!("{}: kafka {}, fake {}", d.path, d.reference, d.candidate))
+                .collect();
+            let differing = match case.verdict {
+                Verdict::OnlyReference | Verdict::OnlyCandidate => {
+                    vec!["(advertised by one side)".into()]
+                }
+                _ => differing,
+            };
+            (case.case.clone(), differing)
+        })
+        .collect()
+}
+
 #[test]
 fn the_fake_answers_errors_as_kafka_does() {
     let _one = one_at_a_time();
@@ -1162,10 +595,6 @@ fn the_fake_answers_errors_as_kafka_does() {
             .join()
             .unwrap_or_else(|_| panic!("the cases against the fake panicked"))
     });
-    runtime.block_on(async {
-        fake.shutdown().await.ok();
-        sasl_fake.shutdown().await.ok();
-    });
 
     let credentials = format!("{USER}:{PASSWORD}");
     let options = ["--brokers", "2", "--sasl", &credentials];
@@ -1173,7 +602,12 @@ fn the_fake_answers_errors_as_kafka_does() {
         return;
     };
     let kafka_codes = run_cases(kafka.bootstrap(), kafka.get("sasl_bootstrap"));
+    let scenario = scenario_cases(kafka.bootstrap(), &bootstrap);
     drop(kafka);
+    runtime.block_on(async {
+        fake.shutdown().await.ok();
+        sasl_fake.shutdown().await.ok();
+    });
 
     let mut differ = Vec::new();
     for (((name, _), kafka), fake) in CASES.iter().zip(&kafka_codes).zip(&fake_codes) {
@@ -1183,10 +617,25 @@ fn the_fake_answers_errors_as_kafka_does() {
             differ.push(line);
         }
     }
+    for (name, differing) in &scenario {
+        let line = format!(
+            "{name}: {}",
+            if differing.is_empty() {
+                "same codes".to_owned()
+            } else {
+                differing.join("; ")
+            }
+        );
+        println!("{line}");
+        if !differing.is_empty() {
+            differ.push(line);
+        }
+    }
+    let total = CASES.len() + scenario.len();
     let line = format!(
         "errors: {} cases; same {}; differ {}",
-        CASES.len(),
-        CASES.len() - differ.len(),
+        total,
+        total - differ.len(),
         differ.len()
     );
     kafka_wire_tests::clients::say(&line);

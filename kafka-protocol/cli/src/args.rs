@@ -104,7 +104,8 @@ pub enum Command {
     /// candidate, as a client would, and compare every field of their
     /// answers after normalization (kafka-wire-compat): the apis, versions
     /// and features each advertises, then every api and version both
-    /// advertise with a default and a realistic body. Prints a table per
+    /// advertise with a default and a realistic body, then stateful
+    /// scenarios (produce, transactions, groups, ...). Prints a table per
     /// api, then each difference (case, request, field path, both values).
     /// The run creates its own topics and groups under a prefix of its own,
     /// and deletes them at the end.
@@ -124,8 +125,9 @@ pub struct CompatArgs {
     /// or SCRAM-SHA-512.
     #[arg(long, value_name = "MECH:USER:PASS", value_parser = parse_credentials)]
     pub sasl: Option<kafka_wire_compat::sasl::Credentials>,
-    /// Stateful scenarios to run, by name (not in this release: a usage
-    /// error).
+    /// Stateful scenarios to run after the sweep, by name (all by
+    /// default): produce, idempotence, transactions, groups,
+    /// consumer-groups, offsets, admin, limits, share-groups, errors.
     #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
     pub scenarios: Vec<String>,
     /// Compare only this api (a name, any case, or a numeric key);
@@ -157,20 +159,22 @@ pub struct CompatArgs {
 }
 
 impl CompatArgs {
-    /// Checks what clap cannot: the apis named, the allow file, and the
-    /// parts not in this release. A usage error (status 2) otherwise.
+    /// Checks what clap cannot: the apis and scenarios named, the allow
+    /// file, and the parts not in this release. A usage error (status 2) otherwise.
     pub fn check(&self) -> Result<CompatPlan, clap::Error> {
         let usage = |kind, message: String| usage_error("compat", kind, &message);
-        if !self.scenarios.is_empty() {
-            return Err(usage(
-                ErrorKind::InvalidValue,
-                "--scenarios: not yet; this release compares the surface and the sweep".into(),
-            ));
-        }
+        kafka_wire_compat::scenario::check(&self.scenarios)
+            .map_err(|e| usage(ErrorKind::InvalidValue, format!("--scenarios: {e}")))?;
+        let scenarios = if self.scenarios.is_empty() {
+            kafka_wire_compat::scenario::names()
+        } else {
+            self.scenarios.clone()
+        };
         if self.replay.is_some() {
             return Err(usage(
                 ErrorKind::InvalidValue,
-                "--replay: not yet; this release compares the surface and the sweep".into(),
+                "--replay: not yet; this release compares the surface, the sweep and the scenarios"
+                    .into(),
             ));
         }
         let mut apis = Vec::new();
@@ -193,7 +197,11 @@ impl CompatArgs {
                 })?
             }
         };
-        Ok(CompatPlan { apis, allow })
+        Ok(CompatPlan {
+            apis,
+            allow,
+            scenarios,
+        })
     }
 }
 
@@ -204,6 +212,8 @@ pub struct CompatPlan {
     pub apis: Vec<kafka_wire::ApiKey>,
     /// The allow list.
     pub allow: kafka_wire_compat::AllowList,
+    /// The scenarios to run, by name.
+    pub scenarios: Vec<String>,
 }
 
 /// `MECH:USER:PASS` for `compat --sasl`.

@@ -29,6 +29,7 @@ pub fn run(args: &CompatArgs, plan: &CompatPlan, out: &mut Output) -> Result<Exi
     config.timeout = Duration::from_millis(args.timeout_ms);
     config.apis = plan.apis.clone();
     config.allow = plan.allow.clone();
+    config.scenarios = plan.scenarios.clone();
     let driver_config = DriverConfig {
         sasl: args.sasl.clone(),
         client_id: "kafka-protocol-compat".into(),

@@ -170,7 +170,7 @@ fn the_fake_against_itself_reports_no_difference_in_all_three_reports() {
     }
     let areas: std::collections::BTreeSet<&str> =
         cases.iter().filter_map(|c| c["area"].as_str()).collect();
-    assert_eq!(areas, ["surface", "sweep"].into());
+    assert_eq!(areas, ["scenario", "surface", "sweep"].into());
     // Every sweep case names its api and version; a surface case of an api
     // its api alone.
     let produce = cases
@@ -221,6 +221,10 @@ fn differences_exit_1_with_each_as_a_block_and_an_allow_file_accepts_them() {
             "DescribeCluster",
             "--api",
             "60",
+            // A scenario without a DescribeCluster case: the sweep's alone
+            // differ.
+            "--scenarios",
+            "produce",
             "--json",
             json_arg,
         ];
@@ -409,8 +413,8 @@ fn usage_errors_exit_2() {
         (vec!["--reference", "127.0.0.1:1"], "--candidate"),
         (vec!["--candidate", "127.0.0.1:1"], "--reference"),
         (
-            [&base[..], &["--scenarios", "produce,groups"]].concat(),
-            "--scenarios: not yet",
+            [&base[..], &["--scenarios", "produce,nope"]].concat(),
+            "--scenarios: no scenario is named `nope`; the scenarios: produce, ",
         ),
         (
             [&base[..], &["--replay", "x.pcap", "--port", "9092"]].concat(),

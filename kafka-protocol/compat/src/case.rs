@@ -130,6 +130,10 @@ pub struct Step {
     /// be).
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub compare: bool,
+    /// Send an exact version even where the side does not advertise it
+    /// (how a broker refuses a version it lacks).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unadvertised: bool,
 }
 
 fn yes() -> bool {
@@ -153,6 +157,7 @@ impl Step {
             learn: BTreeMap::new(),
             until: None,
             compare: true,
+            unadvertised: false,
         }
     }
 }
@@ -217,6 +222,11 @@ pub enum Route {
     /// admin requests): `"bootstrap"`.
     #[default]
     Bootstrap,
+    /// Every broker of the side, one after the other, their answers merged
+    /// (lists joined, the first error code that is not 0 kept): a listing
+    /// a client gathers from each broker, such as ListGroups, whose
+    /// entries live where their coordinators are: `"everyBroker"`.
+    EveryBroker,
     /// The leader of a partition: `{"leader": {"topic": "${topic.t}", "partition": 0}}`.
     Leader {
         /// The topic's name.
@@ -239,6 +249,10 @@ pub enum Route {
     /// `{"coordinator": "requestGroup"}` (the bootstrap broker when it
     /// names none).
     Coordinator(CoordinatorKey),
+    /// A broker that is not the coordinator (the lowest node id that is
+    /// not, found with FindCoordinator first; the coordinator when it is
+    /// the only broker): `{"notCoordinator": {"group": "${group.g}"}}`.
+    NotCoordinator(CoordinatorKey),
 }
 
 /// A coordinator's key.
@@ -341,10 +355,16 @@ pub struct Until {
     /// NOT_COORDINATOR, CONCURRENT_TRANSACTIONS, ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_errors: Vec<i64>,
-    /// Every value at each path (with `[*]`) is at least this, and there is
-    /// one: `{"topics[*].partitions[*].leaderId": 0}`.
+    /// Every value at each path (with `[*]`) is a number of at least this
+    /// (an integer or not), and there is one:
+    /// `{"topics[*].partitions[*].leaderId": 0}`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub at_least: BTreeMap<String, i64>,
+    /// Every value at each path (with `[*]`) is this one, and there is
+    /// one: `{"results[0].configs[0].value": "compact"}` (a change a broker
+    /// applies a moment after it answers).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub equals: BTreeMap<String, Value>,
 }
 
 /// Every error code in `value` (`errorCode`, or a name ending in
@@ -382,16 +402,23 @@ impl Until {
         if codes.iter().any(|c| self.not_errors.contains(c)) {
             return false;
         }
-        self.at_least.iter().all(|(path, least)| {
-            let Ok(path) = crate::path::JsonPath::parse(path) else {
-                return false;
-            };
-            let found = path.select(answer);
-            !found.is_empty()
-                && found
-                    .iter()
-                    .all(|v| v.as_i64().is_some_and(|v| v >= *least))
-        })
+        let equal = self.equals.iter().all(|(path, wanted)| {
+            crate::path::JsonPath::parse(path).is_ok_and(|path| {
+                let found = path.select(answer);
+                !found.is_empty() && found.iter().all(|v| *v == wanted)
+            })
+        });
+        equal
+            && self.at_least.iter().all(|(path, least)| {
+                let Ok(path) = crate::path::JsonPath::parse(path) else {
+                    return false;
+                };
+                let found = path.select(answer);
+                !found.is_empty()
+                    && found
+                        .iter()
+                        .all(|v| v.as_f64().is_some_and(|v| v >= *least as f64))
+            })
     }
 }
 
@@ -449,6 +476,14 @@ mod tests {
         )
         .unwrap();
         assert_eq!(step.route, Route::Coordinator(CoordinatorKey::RequestGroup));
+        let step: Step = serde_json::from_value(
+            json!({"api": "Heartbeat", "route": {"notCoordinator": {"group": "${group.g}"}}, "body": {}}),
+        )
+        .unwrap();
+        assert_eq!(
+            step.route,
+            Route::NotCoordinator(CoordinatorKey::Group("${group.g}".into()))
+        );
         let key = CoordinatorKey::RequestGroup;
         assert_eq!(
             key.named_in(&json!({"groups": [{"groupId": "g"}]}))
@@ -514,6 +549,13 @@ mod tests {
         };
         assert!(loaded.holds(&json!({"errorCode": 3})));
         assert!(!loaded.holds(&json!({"x": [{"partitionErrorCode": 15}]})));
+        let applied = Until {
+            equals: [("configs[*].value".to_owned(), json!("compact"))].into(),
+            ..Until::default()
+        };
+        assert!(applied.holds(&json!({"configs": [{"value": "compact"}]})));
+        assert!(!applied.holds(&json!({"configs": [{"value": "compact"}, {"value": "delete"}]})));
+        assert!(!applied.holds(&json!({"configs": []})));
         assert_eq!(
             error_codes(&json!({"errorCode": 1, "a": [{"errorCode": 2}, {"fooErrorCode": 3}]})),
             [1, 2, 3]

@@ -20,7 +20,7 @@
 //! time, on both sides at once: each step routed as a client would route
 //! it (a coordinator found with FindCoordinator first), sent, retried while
 //! its `until` does not hold, normalized and, once both sides are done,
-//! compared. **Teardown**, per side: the run's topics and groups deleted.
+//! compared. **Teardown**, per side: the run's groups, then its topics, deleted.
 //! Each side has at most one request in flight.
 
 use std::collections::BTreeSet;
@@ -40,9 +40,14 @@ use crate::error::Unreachable;
 use crate::names::RunNames;
 use crate::normalize::{normalize, Context, Mapper, ZERO_UUID};
 use crate::report::{CaseResult, Report, SideReport, Verdict};
+use crate::scenario::{self, TopicSpec};
 use crate::side::{key_type, Knowledge, Side};
 use crate::template::{placeholders, Bindings};
-use crate::{surface, sweep};
+use crate::{batch, surface, sweep};
+
+/// The topic config the run sets to -1 on its topics (unless a scenario
+/// sets it): their records are kept whatever their timestamps.
+pub const RETENTION: &str = "retention.ms";
 
 /// How long a retried step waits before it is sent again.
 pub const RETRY_AFTER: Duration = Duration::from_millis(100);
@@ -68,6 +73,9 @@ pub struct Config {
     pub surface: bool,
     /// Whether to run the sweep.
     pub sweep: bool,
+    /// The scenarios to run after the sweep, by name
+    /// ([`crate::scenario::names`]; all by default).
+    pub scenarios: Vec<String>,
     /// Only these apis' cases (all when empty).
     pub apis: Vec<ApiKey>,
     /// Differences accepted.
@@ -75,7 +83,8 @@ pub struct Config {
 }
 
 impl Config {
-    /// Surface and sweep over every api, with a fresh run prefix, a timeout
+    /// Surface, sweep and every scenario over every api, with a fresh run
+    /// prefix, a timeout
     /// of 10 s and no allow list.
     pub fn new(reference: impl Into<String>, candidate: impl Into<String>) -> Config {
         Config {
@@ -85,6 +94,7 @@ impl Config {
             timeout: Duration::from_secs(10),
             surface: true,
             sweep: true,
+            scenarios: scenario::names(),
             apis: Vec::new(),
             allow: AllowList::new(),
         }
@@ -303,6 +313,17 @@ struct Job {
     requests: Vec<Option<Value>>,
     /// The last answer to a step being retried.
     provisional: Option<Seen>,
+    /// A step sent to every broker: the brokers, how many have answered,
+    /// and their answers merged so far.
+    fanout: Option<Box<Fanout>>,
+}
+
+/// A step on its way to every broker of a side.
+#[derive(Debug)]
+struct Fanout {
+    nodes: Vec<i64>,
+    answered: usize,
+    merged: Value,
 }
 
 impl Job {
@@ -316,6 +337,7 @@ impl Job {
             seen: Vec::new(),
             requests: Vec::new(),
             provisional: None,
+            fanout: None,
         }
     }
 
@@ -327,6 +349,7 @@ impl Job {
         self.seen.push(seen);
         self.requests.push(request);
         self.provisional = None;
+        self.fanout = None;
         self.index += 1;
     }
 }
@@ -336,7 +359,7 @@ enum Task {
     Idle,
     ApiVersions { version: i16 },
     Metadata,
-    Job(Job),
+    Job(Box<Job>),
 }
 
 #[derive(Debug)]
@@ -418,7 +441,8 @@ pub struct Engine {
     allow_used: Vec<bool>,
     unreachable: Option<Unreachable>,
     next_id: u64,
-    topics: Vec<(String, i64)>,
+    /// The run's topics, by logical name.
+    topics: Vec<(String, TopicSpec)>,
     pending_release: Option<usize>,
 }
 
@@ -586,8 +610,12 @@ impl Engine {
                 {
                     for i in 0..2 {
                         let steps = self.setup_steps(i);
-                        self.sides[i].task =
-                            Task::Job(Job::new(steps, now, now + self.setup_time(), None));
+                        self.sides[i].task = Task::Job(Box::new(Job::new(
+                            steps,
+                            now,
+                            now + self.setup_time(),
+                            None,
+                        )));
                     }
                 }
             }
@@ -626,8 +654,19 @@ impl Engine {
         if self.config.sweep {
             self.cases
                 .extend(sweep::cases(reference, candidate, &self.config.apis));
-            self.topics.push((sweep::TOPIC.to_owned(), 1));
+            self.topics
+                .push((sweep::TOPIC.to_owned(), TopicSpec::default()));
         }
+        let scenarios = scenario::selected(&self.config.scenarios);
+        let cases = scenario::cases(&scenarios, reference, candidate, &self.config.apis);
+        if !cases.is_empty() {
+            for (name, spec) in scenario::topics(&scenarios) {
+                if !self.topics.iter().any(|(t, _)| *t == name) {
+                    self.topics.push((name, spec));
+                }
+            }
+        }
+        self.cases.extend(cases);
         let mut names = BTreeSet::new();
         for case in &self.cases {
             if let Check::Steps(steps) = &case.check {
@@ -677,9 +716,20 @@ impl Engine {
             .topics
             .iter()
             .zip(&names)
-            .map(|((_, partitions), name)| {
-                json!({"name": name, "numPartitions": partitions, "replicationFactor": 1,
-                       "assignments": [], "configs": []})
+            .map(|((_, spec), name)| {
+                // The run's batches carry timestamps of 2023, which a
+                // retention by time would delete at any moment: the run's
+                // topics keep their records unless a scenario says otherwise.
+                let mut configs = spec.configs.clone();
+                configs
+                    .entry(RETENTION.to_owned())
+                    .or_insert_with(|| "-1".to_owned());
+                let configs: Vec<Value> = configs
+                    .iter()
+                    .map(|(k, v)| json!({"name": k, "value": v}))
+                    .collect();
+                json!({"name": name, "numPartitions": spec.partitions, "replicationFactor": 1,
+                       "assignments": [], "configs": configs})
             })
             .collect();
         steps.push(JobStep {
@@ -717,8 +767,8 @@ impl Engine {
             no_errors: true,
             ..Until::default()
         };
-        for ((_, partitions), name) in self.topics.iter().zip(&names) {
-            for partition in 0..*partitions {
+        for ((_, spec), name) in self.topics.iter().zip(&names) {
+            for partition in 0..spec.partitions {
                 steps.push(JobStep {
                     step: prepare(
                         ApiKey::ListOffsets,
@@ -794,8 +844,12 @@ impl Engine {
                         })
                         .collect();
                     for run in &mut self.sides {
-                        run.task =
-                            Task::Job(Job::new(fixed.clone(), now, deadline, Some(self.current)));
+                        run.task = Task::Job(Box::new(Job::new(
+                            fixed.clone(),
+                            now,
+                            deadline,
+                            Some(self.current),
+                        )));
                     }
                     self.case_started = Some(now);
                     return;
@@ -832,7 +886,10 @@ impl Engine {
                 .iter()
                 .map(|(t, _)| self.config.names.name(side, t))
                 .collect();
-            let mut steps = vec![JobStep {
+            // The groups first: deleting a share group whose topic is
+            // being deleted can hold Kafka's answer for its request timeout.
+            let mut steps = Vec::new();
+            let delete_topics = JobStep {
                 step: Step {
                     compare: false,
                     ..Step::new(
@@ -848,7 +905,7 @@ impl Engine {
                 },
                 node: None,
                 version: None,
-            }];
+            };
             let groups = run.knowledge.coordinators.keys().filter(|(kind, key)| {
                 *kind == key_type::GROUP && self.config.names.owns(side, key)
             });
@@ -867,8 +924,9 @@ impl Engine {
                     version: None,
                 });
             }
+            steps.push(delete_topics);
             let deadline = now + self.setup_time();
-            self.sides[i].task = Task::Job(Job::new(steps, now, deadline, None));
+            self.sides[i].task = Task::Job(Box::new(Job::new(steps, now, deadline, None)));
         }
     }
 
@@ -1085,7 +1143,17 @@ impl Engine {
                 job.finish_step(seen, None);
                 continue;
             }
-            let js = job.steps[job.index].clone();
+            let mut js = job.steps[job.index].clone();
+            if js.step.route == Route::EveryBroker {
+                let fanout = job.fanout.get_or_insert_with(|| {
+                    Box::new(Fanout {
+                        nodes: run.knowledge.brokers.keys().copied().collect(),
+                        answered: 0,
+                        merged: Value::Null,
+                    })
+                });
+                js.node = fanout.nodes.get(fanout.answered).copied();
+            }
             let deadline = job.deadline;
             let case = job.case;
             let step = &js.step;
@@ -1103,9 +1171,10 @@ impl Engine {
                     .get(&step.api.key())
                     .is_some_and(|&(min, max)| (min..=max).contains(&v))
             };
-            let version = match (js.version, own) {
-                (Some(v), _) if advertises(v) => v,
-                (None, Some(v)) if case.is_some() && advertises(v) => {
+            let version = match (js.version, own, step.version) {
+                (_, _, VersionChoice::Exact(v)) if step.unadvertised => v,
+                (Some(v), _, _) if advertises(v) => v,
+                (None, Some(v), _) if case.is_some() && advertises(v) => {
                     job.finish_step(
                         Seen::Unroutable(format!(
                             "the other side advertises no version of {} to send",
@@ -1115,8 +1184,8 @@ impl Engine {
                     );
                     continue;
                 }
-                (None, Some(v)) if advertises(v) => v,
-                (fixed, own) => {
+                (None, Some(v), _) if advertises(v) => v,
+                (fixed, own, _) => {
                     let why = match fixed.or(own) {
                         Some(v) => format!("{} v{v}", step.api.name()),
                         None => step.api.name().to_owned(),
@@ -1130,7 +1199,10 @@ impl Engine {
                 .bindings
                 .resolve(&step.body)
                 .map_err(|e| e.to_string())
-                .and_then(|given| fit(step.api, version, &given).map_err(|e| e.to_string()));
+                .and_then(|mut given| {
+                    batch::build_in(&mut given)?;
+                    fit(step.api, version, &given).map_err(|e| e.to_string())
+                });
             let body = match built {
                 Ok(body) => body,
                 Err(why) => {
@@ -1282,6 +1354,17 @@ impl Engine {
             Ok(None) => return job.finish_step(Seen::NoAnswer, Some(flight.request.clone())),
             Err(why) => return job.finish_step(Seen::Failed(why), Some(flight.request.clone())),
         };
+        // A step sent to every broker: the answers merged, one by one.
+        if let Some(fanout) = &mut job.fanout {
+            merge_listing(&mut fanout.merged, answer);
+            fanout.answered += 1;
+            if fanout.answered < fanout.nodes.len() {
+                run.retry_at = Some(now);
+                return;
+            }
+            answer = std::mem::take(&mut fanout.merged);
+            job.fanout = None;
+        }
         // Learn as a client does, then what the step asks.
         match flight.api {
             ApiKey::Metadata => run.knowledge.learn_metadata(&answer),
@@ -1325,6 +1408,7 @@ impl Engine {
                     + i64::try_from(job.started.saturating_duration_since(started).as_millis())
                         .unwrap_or(0),
                 answered_ms,
+                run_start_ms,
                 timeout_ms,
             };
             normalize(&mut answer, &cx, &mut run.mapper);
@@ -1347,7 +1431,7 @@ impl Engine {
             .sides
             .iter_mut()
             .filter_map(|run| match std::mem::replace(&mut run.task, Task::Idle) {
-                Task::Job(job) => Some(job),
+                Task::Job(job) => Some(*job),
                 _ => None,
             })
             .collect();
@@ -1544,6 +1628,8 @@ fn route(knowledge: &Knowledge, bindings: &Bindings, js: &JobStep, request: &Val
     };
     match &js.step.route {
         Route::Bootstrap => Routed::To(Target::Bootstrap),
+        // Each broker in turn, by `js.node` (set while the side has one).
+        Route::EveryBroker => Routed::Fail("the side lists no broker".into()),
         Route::Leader { topic, partition } | Route::NotLeader { topic, partition } => {
             let topic = match text(topic) {
                 Ok(t) => t,
@@ -1558,7 +1644,7 @@ fn route(knowledge: &Knowledge, bindings: &Bindings, js: &JobStep, request: &Val
             let other = knowledge.brokers.keys().copied().find(|&n| n != leader);
             broker(other.unwrap_or(leader))
         }
-        Route::Coordinator(key) => {
+        Route::Coordinator(key) | Route::NotCoordinator(key) => {
             let name = match key.written().map(text) {
                 Some(Ok(k)) => k,
                 Some(Err(e)) => return Routed::Fail(e),
@@ -1569,7 +1655,12 @@ fn route(knowledge: &Knowledge, bindings: &Bindings, js: &JobStep, request: &Val
                     None => return Routed::To(Target::Bootstrap),
                 },
             };
-            match knowledge.coordinators.get(&(key.key_type(), name.clone())) {
+            let known = knowledge.coordinators.get(&(key.key_type(), name.clone()));
+            if let (Route::NotCoordinator(_), Some(&node)) = (&js.step.route, known) {
+                let other = knowledge.brokers.keys().copied().find(|&n| n != node);
+                return broker(other.unwrap_or(node));
+            }
+            match known {
                 Some(&node) => match broker(node) {
                     Routed::To(target) => Routed::ToCoordinator(target, (key.key_type(), name)),
                     other => other,
@@ -1586,9 +1677,11 @@ fn route(knowledge: &Knowledge, bindings: &Bindings, js: &JobStep, request: &Val
 /// The route's names, as a template, for the placeholders it uses.
 fn route_template(route: &Route) -> Value {
     match route {
-        Route::Bootstrap => Value::Null,
+        Route::Bootstrap | Route::EveryBroker => Value::Null,
         Route::Leader { topic, .. } | Route::NotLeader { topic, .. } => Value::from(topic.clone()),
-        Route::Coordinator(key) => key.written().map_or(Value::Null, Value::from),
+        Route::Coordinator(key) | Route::NotCoordinator(key) => {
+            key.written().map_or(Value::Null, Value::from)
+        }
     }
 }
 
@@ -1603,6 +1696,32 @@ fn negotiated(api: ApiKey, low: i16, high: i16, most: i16) -> Option<i16> {
 fn own_version(knowledge: &Knowledge, api: ApiKey) -> Option<i16> {
     let &(min, max) = knowledge.versions.get(&api.key())?;
     negotiated(api, min, max, i16::MAX)
+}
+
+/// Merges one broker's answer into the answers so far: lists (the
+/// listing) are joined, the first error code that is not 0 is kept, and
+/// every other field is the first broker's.
+fn merge_listing(merged: &mut Value, answer: Value) {
+    let (Value::Object(into), Value::Object(from)) = (&mut *merged, &answer) else {
+        *merged = answer;
+        return;
+    };
+    for (key, value) in from {
+        match (into.get_mut(key), value) {
+            (Some(Value::Array(items)), Value::Array(more)) => items.extend(more.iter().cloned()),
+            (Some(code), Value::Number(n))
+                if (key == "errorCode" || key.ends_with("ErrorCode"))
+                    && code.as_i64() == Some(0)
+                    && n.as_i64() != Some(0) =>
+            {
+                *code = value.clone();
+            }
+            (Some(_), _) => {}
+            (None, _) => {
+                into.insert(key.clone(), value.clone());
+            }
+        }
+    }
 }
 
 fn join_path(prefix: &str, path: &str) -> String {

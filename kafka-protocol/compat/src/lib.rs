@@ -17,7 +17,9 @@
 //! - the **surface** ([`surface`]): the apis, versions and features each
 //!   side advertises;
 //! - the **sweep** ([`sweep`]): every api and version both advertise, with
-//!   a default body and a realistic one.
+//!   a default body and a realistic one;
+//! - the **scenarios** ([`scenario`]): stateful flows, step by step, as
+//!   data (`scenarios/*.json`).
 //!
 //! The package is sans-IO where it can be: [`engine::Engine`] takes cases
 //! in and gives requests out, takes answers in and gives verdicts out;
@@ -49,6 +51,7 @@
 #![warn(missing_docs)]
 
 pub mod allow;
+pub mod batch;
 pub mod body;
 pub mod case;
 pub mod compare;
@@ -61,6 +64,7 @@ pub mod normalize;
 pub mod path;
 pub mod report;
 pub mod sasl;
+pub mod scenario;
 pub mod side;
 pub mod surface;
 pub mod sweep;

@@ -50,7 +50,9 @@
 //!     ids** (`memberId`, JoinGroup's `leader`), **fetch sessions**
 //!     (`sessionId`) and **client instance ids** (`clientInstanceId`) are
 //!     numbered by first appearance on each side: `<producer id 1>`,
-//!     `<member id 2>`. None (-1, 0, the empty string, the zero uuid) stays.
+//!     `<member id 2>`. None (-1, 0, the empty string, the zero uuid) stays,
+//!     and so does a producer id in an entry whose error code is not 0
+//!     (it names no producer: Kafka writes 0 there).
 //! 11. **Feature epoch** (`finalizedFeaturesEpoch`) of 0 or more becomes
 //!     `<an epoch>`.
 //! 12. **Disks** (DescribeLogDirs' `logDir`, `totalBytes`, `usableBytes`,
@@ -68,6 +70,11 @@
 //!     side's brokers.
 //! 15. **Run names.** The side's prefix in any string, names and error
 //!     messages alike, is written `<run>-`.
+//! 16. **Transaction start times** (`transactionStartTimeMs`, in
+//!     DescribeTransactions): a transaction begins in one case and is
+//!     described in a later one, so its start falls within the run's
+//!     window (from the run's start to the answer's arrival, widened by
+//!     the clock skew) rather than the case's: `<time within the run>`.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -110,6 +117,9 @@ pub struct Context<'a> {
     pub window_start_ms: i64,
     /// When the answer arrived, in milliseconds since the Unix epoch.
     pub answered_ms: i64,
+    /// When the run started, in milliseconds since the Unix epoch: the
+    /// window of a transaction's start time opens there (rule 16).
+    pub run_start_ms: i64,
     /// The case's timeout, in milliseconds.
     pub timeout_ms: i64,
 }
@@ -279,6 +289,8 @@ struct Scope {
     topic: Option<String>,
     partition: Option<i64>,
     coordinator_key: Option<String>,
+    /// Within an entry whose error code is not 0.
+    failed: bool,
 }
 
 /// Keys holding one node id.
@@ -378,6 +390,13 @@ fn narrow(map: &Map<String, Value>, scope: &Scope, cx: &Context<'_>) -> Scope {
             .and_then(Value::as_str);
         inner.coordinator_key = key.map(str::to_owned);
     }
+    if map
+        .get("errorCode")
+        .and_then(Value::as_i64)
+        .is_some_and(|code| code != 0)
+    {
+        inner.failed = true;
+    }
     inner
 }
 
@@ -443,6 +462,8 @@ fn field(value: &mut Value, key: &str, scope: &Scope, cx: &Context<'_>, mapper: 
             .as_i64()
             .filter(|t| (0..=cx.timeout_ms).contains(t))
             .map(|_| "<throttle within bounds>".to_owned()),
+        // An entry that failed names no producer (Kafka writes 0 there).
+        "producerId" | "ongoingTxnProducerId" if scope.failed => None,
         "producerId" | "ongoingTxnProducerId" => value
             .as_i64()
             .filter(|id| *id >= 0)
@@ -471,6 +492,15 @@ fn field(value: &mut Value, key: &str, scope: &Scope, cx: &Context<'_>, mapper: 
                 .filter(|b| *b >= 0)
                 .map(|_| "<bytes>".to_owned())
         }
+        // Rule 16: a transaction may have begun in an earlier case.
+        "transactionStartTimeMs" => value
+            .as_i64()
+            .filter(|t| {
+                *t >= 0
+                    && (cx.run_start_ms - CLOCK_SKEW_MS..=cx.answered_ms + CLOCK_SKEW_MS)
+                        .contains(t)
+            })
+            .map(|_| "<time within the run>".to_owned()),
         key if is_time(key) => value
             .as_i64()
             .filter(|t| {

@@ -110,6 +110,7 @@ fn hostile_proxy(upstream: String, target: ApiKey, hostility: Hostility) -> Stri
 fn compare(reference: &str, candidate: &str) -> Report {
     let mut config = Config::new(reference, candidate);
     config.apis = vec![ApiKey::DescribeCluster, ApiKey::Metadata];
+    config.scenarios = Vec::new();
     config.timeout = Duration::from_millis(400);
     let engine = Engine::new(config, Instant::now(), unix_ms());
     run_blocking(engine, &DriverConfig::default(), |_| {})

@@ -158,6 +158,7 @@ fn drive(
 
 fn config() -> Config {
     let mut config = Config::new("ref:1", "cand:1");
+    config.scenarios = Vec::new();
     config.names = RunNames::new("kwc-t");
     config.apis = vec![
         ApiKey::Metadata,
@@ -364,4 +365,26 @@ fn a_hostile_answer_is_a_difference_of_its_case_and_the_run_goes_on() {
     // The cases after them ran, and compare the same.
     assert!(report.cases.len() > 5);
     assert!(report.cases[5..].iter().all(|c| c.verdict == Verdict::Same));
+}
+
+#[test]
+fn answers_from_every_broker_merge_into_one_listing() {
+    let mut merged = Value::Null;
+    super::merge_listing(
+        &mut merged,
+        json!({"errorCode": 0, "throttleTimeMs": 1, "groups": [{"groupId": "b"}]}),
+    );
+    super::merge_listing(
+        &mut merged,
+        json!({"errorCode": 15, "throttleTimeMs": 2, "groups": [{"groupId": "a"}]}),
+    );
+    super::merge_listing(
+        &mut merged,
+        json!({"errorCode": 16, "groups": [], "extra": true}),
+    );
+    assert_eq!(
+        merged,
+        json!({"errorCode": 15, "throttleTimeMs": 1,
+               "groups": [{"groupId": "b"}, {"groupId": "a"}], "extra": true})
+    );
 }

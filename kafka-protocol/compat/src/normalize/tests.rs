@@ -32,6 +32,7 @@ fn run(api: ApiKey, request: Value, mut answer: Value) -> Value {
         request: &request,
         window_start_ms: 1_800_000_000_000,
         answered_ms: 1_800_000_010_000,
+        run_start_ms: 1_799_000_000_000,
         timeout_ms: 10_000,
     };
     normalize(&mut answer, &cx, &mut Mapper::new());
@@ -118,6 +119,7 @@ fn coordinators_times_and_ids_by_first_appearance() {
         request: &request,
         window_start_ms: 1_800_000_000_000,
         answered_ms: 1_800_000_010_000,
+        run_start_ms: 1_799_000_000_000,
         timeout_ms: 10_000,
     };
     let mut mapper = Mapper::new();
@@ -201,4 +203,39 @@ fn records_are_compared_decoded() {
     // Bytes that are not records stay as they are.
     let raw = run(ApiKey::Fetch, json!({}), json!({"records": "not base64!"}));
     assert_eq!(raw["records"], "not base64!");
+}
+
+#[test]
+fn a_transactions_start_is_bounded_by_the_run() {
+    let answer = |start: i64| {
+        run(
+            ApiKey::DescribeTransactions,
+            json!({"transactionalIds": ["kwc-1-r-a"]}),
+            json!({"transactionStates": [{"transactionStartTimeMs": start}]}),
+        )["transactionStates"][0]["transactionStartTimeMs"]
+            .clone()
+    };
+    // Before the case, within the run: a token.
+    assert_eq!(answer(1_799_500_000_000), "<time within the run>");
+    // Before the run (beyond the skew), none, or after the answer: as it is.
+    assert_eq!(answer(1_798_000_000_000), 1_798_000_000_000_i64);
+    assert_eq!(answer(-1), -1);
+    assert_eq!(answer(1_900_000_000_000), 1_900_000_000_000_i64);
+}
+
+#[test]
+fn a_failed_entry_names_no_producer() {
+    let answer = run(
+        ApiKey::DescribeTransactions,
+        json!({"transactionalIds": ["kwc-1-r-a", "kwc-1-r-b"]}),
+        json!({"transactionStates": [
+            {"errorCode": 105, "transactionalId": "kwc-1-r-a", "producerId": 0},
+            {"errorCode": 0, "transactionalId": "kwc-1-r-b", "producerId": 0}
+        ]}),
+    );
+    assert_eq!(answer["transactionStates"][0]["producerId"], 0);
+    assert_eq!(
+        answer["transactionStates"][1]["producerId"],
+        "<producer id 1>"
+    );
 }
