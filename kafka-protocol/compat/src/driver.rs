@@ -9,12 +9,17 @@
 //! and the frame's bytes are held only as they come. Whatever goes wrong
 //! (a refused connection, a close, a stall, a frame too large, an answer
 //! to another correlation id) becomes that exchange's [`Failure`]; the
-//! connection is dropped and opened again for the next request.
+//! connection is dropped and opened again for the next request. A broker
+//! that has answered before and now refuses connections (one restarting)
+//! is tried again every [`RECONNECT_BACKOFF`] within the deadline, as a
+//! client's reconnect backoff does; a broker never reached fails at once.
+//! A kept connection that the broker closed while it was idle is opened
+//! again before it carries a request.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io;
 use std::sync::Arc;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use kafka_wire::frame::{FrameError, FrameSplitter, RequestFrame, ResponseFrame};
 use kafka_wire::messages::{RequestHeader, SaslAuthenticateRequest, SaslHandshakeRequest};
@@ -32,6 +37,10 @@ use crate::side::Side;
 /// The largest answer accepted by default: 64 MiB. A sweep's answers are
 /// a few KiB; a hostile side's claim of 2 GiB is refused at its prefix.
 pub const DEFAULT_MAX_FRAME_SIZE: usize = 64 * 1024 * 1024;
+
+/// How long the driver waits before connecting again to a broker that
+/// answered earlier in the run and now refuses connections.
+pub const RECONNECT_BACKOFF: Duration = Duration::from_millis(50);
 
 /// How the driver talks to brokers.
 #[derive(Debug, Clone)]
@@ -66,6 +75,8 @@ pub async fn run(
         engine.config().candidate.clone(),
     ];
     let mut connections: HashMap<Key, Connection> = HashMap::new();
+    // The brokers each side has been connected to in this run.
+    let mut reached: HashSet<(Side, String)> = HashSet::new();
     let mut tasks: JoinSet<Done> = JoinSet::new();
     loop {
         match engine.poll(Instant::now()) {
@@ -80,7 +91,14 @@ pub async fn run(
                     tag: exchange.connection.clone(),
                 };
                 let connection = connections.remove(&key);
-                tasks.spawn(perform(key, connection, *exchange, Arc::clone(&config)));
+                let known = reached.contains(&(key.side, key.address.clone()));
+                tasks.spawn(perform(
+                    key,
+                    connection,
+                    known,
+                    *exchange,
+                    Arc::clone(&config),
+                ));
             }
             Action::Release { case } => connections.retain(
                 |key, _| !matches!(&key.tag, ConnectionTag::Own { case: c, .. } if *c == case),
@@ -89,14 +107,20 @@ pub async fn run(
                 tokio::select! {
                     done = tasks.join_next(), if !tasks.is_empty() => {
                         if let Some(done) = done {
-                            deliver(&mut engine, &mut connections, done, &mut progress);
+                            deliver(&mut engine, &mut connections, &mut reached, done, &mut progress);
                         }
                     }
                     () = tokio::time::sleep_until(at.into()) => {}
                 }
             }
             Action::Idle => match tasks.join_next().await {
-                Some(done) => deliver(&mut engine, &mut connections, done, &mut progress),
+                Some(done) => deliver(
+                    &mut engine,
+                    &mut connections,
+                    &mut reached,
+                    done,
+                    &mut progress,
+                ),
                 // Nothing in flight and nothing to send cannot happen; end
                 // rather than spin.
                 None => break,
@@ -131,6 +155,7 @@ pub fn unix_ms() -> i64 {
 fn deliver(
     engine: &mut Engine,
     connections: &mut HashMap<Key, Connection>,
+    reached: &mut HashSet<(Side, String)>,
     done: Result<Done, tokio::task::JoinError>,
     progress: &mut impl FnMut(Progress),
 ) {
@@ -140,6 +165,7 @@ fn deliver(
         return;
     };
     if let Some(connection) = done.connection {
+        reached.insert((done.key.side, done.key.address.clone()));
         connections.insert(done.key, connection);
     }
     engine.deliver(done.id, done.outcome, done.at);
@@ -171,6 +197,7 @@ struct Connection {
 async fn perform(
     key: Key,
     connection: Option<Connection>,
+    reached_before: bool,
     exchange: Exchange,
     config: Arc<DriverConfig>,
 ) -> Done {
@@ -181,9 +208,11 @@ async fn perform(
             ConnectionTag::Shared => true,
             ConnectionTag::Own { authenticate, .. } => *authenticate,
         };
-        let mut connection = match connection {
+        // A kept connection the broker has closed since (a restart) is
+        // opened again rather than failing the next request on it.
+        let mut connection = match connection.filter(Connection::is_open) {
             Some(c) => c,
-            None => open(&key.address, authenticate, &config).await?,
+            None => open(&key.address, authenticate, reached_before, &config).await?,
         };
         let answer = connection
             .call(
@@ -212,15 +241,23 @@ async fn perform(
 }
 
 /// Connects to `address`, and authenticates when `authenticate` and the
-/// run uses SASL.
+/// run uses SASL. A refused connection is tried again while
+/// `reached_before` (the caller's deadline bounds it).
 async fn open(
     address: &str,
     authenticate: bool,
+    reached_before: bool,
     config: &DriverConfig,
 ) -> Result<Connection, Failure> {
-    let stream = TcpStream::connect(address)
-        .await
-        .map_err(|e| Failure::Connect(e.to_string()))?;
+    let stream = loop {
+        match TcpStream::connect(address).await {
+            Ok(stream) => break stream,
+            Err(e) if reached_before && e.kind() == io::ErrorKind::ConnectionRefused => {
+                tokio::time::sleep(RECONNECT_BACKOFF).await;
+            }
+            Err(e) => return Err(Failure::Connect(e.to_string())),
+        }
+    };
     let _ = stream.set_nodelay(true);
     let mut connection = Connection {
         stream,
@@ -237,6 +274,14 @@ async fn open(
 }
 
 impl Connection {
+    /// Whether the broker has kept this idle connection open: nothing to
+    /// read yet. End of stream, an error, or bytes nobody asked for say it
+    /// is not fit to carry the next request.
+    fn is_open(&self) -> bool {
+        let mut byte = [0u8; 1];
+        matches!(self.stream.try_read(&mut byte), Err(e) if e.kind() == io::ErrorKind::WouldBlock)
+    }
+
     /// Sends `body` and reads its answer's frame (`None` when none is
     /// expected).
     async fn call(
