@@ -417,8 +417,12 @@ fn usage_errors_exit_2() {
             "--scenarios: no scenario is named `nope`; the scenarios: produce, ",
         ),
         (
-            [&base[..], &["--replay", "x.pcap", "--port", "9092"]].concat(),
-            "--replay: not yet",
+            [&base[..], &["--replay", &missing, "--port", "9092"]].concat(),
+            "--replay",
+        ),
+        (
+            [&base[..], &["--replay", &malformed, "--port", "9092"]].concat(),
+            "not a pcap or pcapng capture",
         ),
         ([&base[..], &["--replay", "x.pcap"]].concat(), "--port"),
         ([&base[..], &["--port", "9092"]].concat(), "--replay"),

@@ -62,6 +62,7 @@ pub mod error;
 pub mod names;
 pub mod normalize;
 pub mod path;
+pub mod replay;
 pub mod report;
 pub mod sasl;
 pub mod scenario;
