@@ -384,6 +384,7 @@ struct SideRun {
     retry_at: Option<Instant>,
     exchanges: u64,
     waited: Duration,
+    retried: Duration,
 }
 
 impl SideRun {
@@ -400,6 +401,7 @@ impl SideRun {
             retry_at: None,
             exchanges: 0,
             waited: Duration::ZERO,
+            retried: Duration::ZERO,
         }
     }
 
@@ -559,6 +561,7 @@ impl Engine {
             versions: run.knowledge.versions.clone(),
             exchanges: run.exchanges,
             waited: run.waited,
+            retried: run.retried,
         };
         let unused_allow = self
             .config
@@ -984,7 +987,11 @@ impl Engine {
             if now < at {
                 return None;
             }
-            self.sides[i].retry_at = None;
+            // A retry is set RETRY_AFTER ahead of the answer that asked
+            // for it.
+            let run = &mut self.sides[i];
+            run.retried += now.saturating_duration_since(at) + RETRY_AFTER;
+            run.retry_at = None;
         }
         match &self.sides[i].task {
             Task::Idle => None,
