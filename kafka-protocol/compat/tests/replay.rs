@@ -7,6 +7,7 @@
 use std::time::{Duration, Instant};
 
 use kafka_wire::{ApiKey, RequestBody, ResponseBody};
+use kafka_wire_capture::EventKind;
 use kafka_wire_compat::case::{Check, Route, VersionChoice};
 use kafka_wire_compat::driver::{run_blocking, unix_ms, DriverConfig};
 use kafka_wire_compat::engine::{Config, Engine};
@@ -237,11 +238,46 @@ fn a_truncated_or_malformed_capture_is_an_error_naming_where() {
     let error = from_capture(&pcap(1, false, &frames), 9092)
         .map(|_| ())
         .unwrap_err();
-    assert!(
-        matches!(&error, ReplayError::Request { at, api: "Metadata", version: 12, .. } if at == "conn-1/1")
-            || matches!(&error, ReplayError::Stream { .. }),
-        "{error}"
+    assert!(matches!(error, ReplayError::Request { .. }), "{error:?}");
+    assert_eq!(
+        error.to_string(),
+        "conn-1/1 Metadata v12: the request does not decode: \
+         MetadataRequest.topics at byte 23: length 126 exceeds the 3 byte(s) left"
     );
+    // A segment lost in the middle of a request: a gap on conn-1.
+    let mut flow = Flow::new("10.0.0.1:50000", "10.0.0.2:9092", Link::Ethernet);
+    let mut frames = flow.handshake();
+    frames.extend(exchange(
+        &mut flow,
+        request(
+            ApiKey::Metadata,
+            12,
+            1,
+            json!({"topics": [], "allowAutoTopicCreation": false,
+                   "includeTopicAuthorizedOperations": false}),
+        ),
+        response(ApiKey::Metadata, 12, 1, None),
+    ));
+    let produce = request_bytes(9, 2, "replay-test", produce_one_record(1).into());
+    let before = frames.len();
+    frames.extend(flow.send(true, &produce, 40));
+    assert!(frames.len() - before > 3);
+    frames.remove(before + 1);
+    frames.extend(flow.send(false, &response(ApiKey::Produce, 9, 2, None), 1460));
+    frames.extend(flow.close());
+    let error = from_capture(&pcap(1, false, &frames), 9092)
+        .map(|_| ())
+        .unwrap_err();
+    match &error {
+        ReplayError::Stream {
+            at, client, kind, ..
+        } => {
+            assert_eq!(at, "conn-1", "{error}");
+            assert_eq!(client, "10.0.0.1:50000");
+            assert_eq!(*kind, EventKind::Gap, "{error}");
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
