@@ -5,8 +5,8 @@
 //! given, and turns each request into one case of area
 //! [`Area::Replay`], named `replay/conn-<C>/<N>-<Api>-v<V>` (the client
 //! connection in the order it first sent, the request's number on it from
-//! 1). Cases run in the order the requests were captured, across
-//! connections, each at the version captured.
+//! 1). Cases run in the order the requests were sent (the time of each
+//! request's last byte), across connections, each at the version captured.
 //!
 //! Each request is decoded to the codec's JSON form, then made a template
 //! of the run's names:
@@ -142,6 +142,13 @@ pub fn from_capture(capture: &[u8], port: u16) -> Result<Replay, ReplayError> {
     });
     let mut outputs = Vec::new();
     read_capture(capture, &mut tracker, |output| outputs.push(output))?;
+    // The reader gives an exchange once it is answered: put them back in
+    // the order they were sent.
+    outputs.sort_by_key(|output| match output {
+        Output::Exchange(exchange) => exchange.time,
+        Output::SaslToken(token) => token.time,
+        Output::Event(event) => event.time,
+    });
     let mut connections: BTreeMap<(SocketAddr, SocketAddr), (usize, usize)> = BTreeMap::new();
     let mut captured = Vec::new();
     let mut skipped = Vec::new();

@@ -52,12 +52,14 @@ fn exchange(flow: &mut Flow, request: Vec<u8>, response: Vec<u8>) -> Vec<Frame> 
 /// Two client connections to port 9092: a producer (ApiVersions,
 /// Metadata, Produce to partition 0 of `orders`) and a consumer
 /// (FindCoordinator for group `readers`, Fetch by topic id, DescribeConfigs
-/// of `orders`).
-fn capture() -> Vec<u8> {
+/// of `orders`). The consumer starts a second after the producer; with
+/// `consumer_first`, its packets come first in the file.
+fn capture_ordered(consumer_first: bool) -> Vec<u8> {
     let mut producer = Flow::new("10.0.0.1:50000", "10.0.0.2:9092", Link::Ethernet);
     let mut consumer = Flow::new("10.0.0.3:50001", "10.0.0.2:9092", Link::Ethernet);
+    consumer.time += 1_000_000_000;
     let mut frames = producer.handshake();
-    frames.extend(consumer.handshake());
+    let mut consumed = consumer.handshake();
     frames.extend(exchange(
         &mut producer,
         request(
@@ -98,7 +100,7 @@ fn capture() -> Vec<u8> {
         produce,
         response(ApiKey::Produce, 9, 3, None),
     ));
-    frames.extend(exchange(
+    consumed.extend(exchange(
         &mut consumer,
         request(
             ApiKey::FindCoordinator,
@@ -108,7 +110,7 @@ fn capture() -> Vec<u8> {
         ),
         response(ApiKey::FindCoordinator, 4, 1, None),
     ));
-    frames.extend(exchange(
+    consumed.extend(exchange(
         &mut consumer,
         request(
             ApiKey::Fetch,
@@ -124,7 +126,7 @@ fn capture() -> Vec<u8> {
         ),
         response(ApiKey::Fetch, 13, 2, None),
     ));
-    frames.extend(exchange(
+    consumed.extend(exchange(
         &mut consumer,
         request(
             ApiKey::DescribeConfigs,
@@ -137,8 +139,17 @@ fn capture() -> Vec<u8> {
         response(ApiKey::DescribeConfigs, 4, 3, None),
     ));
     frames.extend(producer.close());
-    frames.extend(consumer.close());
+    consumed.extend(consumer.close());
+    if consumer_first {
+        consumed.extend(frames);
+        return pcap(1, false, &consumed);
+    }
+    frames.extend(consumed);
     pcap(1, false, &frames)
+}
+
+fn capture() -> Vec<u8> {
+    capture_ordered(false)
 }
 
 fn play(reference: &str, candidate: &str, replay: Replay) -> Report {
@@ -193,6 +204,10 @@ fn a_capture_becomes_cases_in_order_with_the_handshake_skipped() {
         "${topic.orders}"
     );
     assert_eq!(step(4).version, VersionChoice::Exact(4));
+    // Cases follow the time each request was sent, not the file's order.
+    let reordered = from_capture(&capture_ordered(true), 9092).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = reordered.cases.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, CASES);
     // Another port holds nothing.
     assert!(matches!(
         from_capture(&capture(), 9093),
