@@ -298,15 +298,17 @@ fn a_truncated_or_malformed_capture_is_an_error_naming_where() {
 #[test]
 fn a_replay_against_the_fake_compares_and_a_fault_shows_at_its_case() {
     let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
-    let (reference, candidate, faulty) = runtime.block_on(async {
+    let (reference, candidate, faulty, three) = runtime.block_on(async {
         let a = FakeCluster::builder().brokers(1).start().await;
         let b = FakeCluster::builder().brokers(1).start().await;
         let c = FakeCluster::builder().brokers(1).start().await;
-        (a, b, c)
+        let d = FakeCluster::builder().brokers(3).start().await;
+        (a, b, c, d)
     });
     let reference = reference.unwrap_or_else(|e| panic!("{e}"));
     let candidate = candidate.unwrap_or_else(|e| panic!("{e}"));
     let faulty = faulty.unwrap_or_else(|e| panic!("{e}"));
+    let three = three.unwrap_or_else(|e| panic!("{e}"));
     let replay = from_capture(&capture(), 9092).unwrap_or_else(|e| panic!("{e}"));
 
     let report = play(
@@ -329,6 +331,20 @@ fn a_replay_against_the_fake_compares_and_a_fault_shows_at_its_case() {
         "{:?}",
         report.notes
     );
+
+    // Three brokers against one: each request goes to its partition's
+    // leader or its group's coordinator, on either side.
+    let first = three
+        .bootstrap()
+        .split(',')
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let report = play(&first, &candidate.bootstrap(), replay.clone());
+    let mut shown = Vec::new();
+    let _ = text::write(&report, &mut shown);
+    assert_eq!(report.remaining(), 0, "{}", String::from_utf8_lossy(&shown));
+    assert_eq!(report.reference.brokers, 3);
 
     let fault = FaultSpec::parse("describe-configs:error=cluster_authorization_failed")
         .unwrap_or_else(|e| panic!("{e}"));
@@ -360,5 +376,6 @@ fn a_replay_against_the_fake_compares_and_a_fault_shows_at_its_case() {
         reference.shutdown().await.ok();
         candidate.shutdown().await.ok();
         faulty.shutdown().await.ok();
+        three.shutdown().await.ok();
     });
 }
