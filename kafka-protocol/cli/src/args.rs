@@ -149,8 +149,9 @@ pub struct CompatArgs {
     #[arg(long, value_name = "N", default_value_t = 10_000,
           value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     pub timeout_ms: u64,
-    /// Play the requests of a capture to both sides (not in this release:
-    /// a usage error).
+    /// Play the requests of a capture (pcap or pcapng) to both sides after
+    /// the scenarios: each client connection's requests, in capture order,
+    /// with its topics, groups and transactional ids renamed to the run's.
     #[arg(long, value_name = "FILE.pcap", requires = "port")]
     pub replay: Option<PathBuf>,
     /// With --replay, the broker port of the capture.
@@ -170,13 +171,22 @@ impl CompatArgs {
         } else {
             self.scenarios.clone()
         };
-        if self.replay.is_some() {
-            return Err(usage(
-                ErrorKind::InvalidValue,
-                "--replay: not yet; this release compares the surface, the sweep and the scenarios"
-                    .into(),
-            ));
-        }
+        let replay = match (&self.replay, self.port) {
+            (Some(path), Some(port)) => {
+                let bytes = std::fs::read(path).map_err(|e| {
+                    usage(ErrorKind::Io, format!("--replay {}: {e}", path.display()))
+                })?;
+                let replay =
+                    kafka_wire_compat::replay::from_capture(&bytes, port).map_err(|e| {
+                        usage(
+                            ErrorKind::InvalidValue,
+                            format!("--replay {}: {e}", path.display()),
+                        )
+                    })?;
+                Some(replay)
+            }
+            _ => None,
+        };
         let mut apis = Vec::new();
         for name in &self.apis {
             let api = crate::apis::resolve_api(name)
@@ -201,6 +211,7 @@ impl CompatArgs {
             apis,
             allow,
             scenarios,
+            replay,
         })
     }
 }
@@ -214,6 +225,8 @@ pub struct CompatPlan {
     pub allow: kafka_wire_compat::AllowList,
     /// The scenarios to run, by name.
     pub scenarios: Vec<String>,
+    /// The capture's requests, with --replay.
+    pub replay: Option<kafka_wire_compat::replay::Replay>,
 }
 
 /// `MECH:USER:PASS` for `compat --sasl`.

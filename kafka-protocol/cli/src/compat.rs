@@ -30,6 +30,7 @@ pub fn run(args: &CompatArgs, plan: &CompatPlan, out: &mut Output) -> Result<Exi
     config.apis = plan.apis.clone();
     config.allow = plan.allow.clone();
     config.scenarios = plan.scenarios.clone();
+    config.replay = plan.replay.clone();
     let driver_config = DriverConfig {
         sasl: args.sasl.clone(),
         client_id: "kafka-protocol-compat".into(),

@@ -417,8 +417,12 @@ fn usage_errors_exit_2() {
             "--scenarios: no scenario is named `nope`; the scenarios: produce, ",
         ),
         (
-            [&base[..], &["--replay", "x.pcap", "--port", "9092"]].concat(),
-            "--replay: not yet",
+            [&base[..], &["--replay", &missing, "--port", "9092"]].concat(),
+            "--replay",
+        ),
+        (
+            [&base[..], &["--replay", &malformed, "--port", "9092"]].concat(),
+            "not a pcap or pcapng capture",
         ),
         ([&base[..], &["--replay", "x.pcap"]].concat(), "--port"),
         ([&base[..], &["--port", "9092"]].concat(), "--replay"),
@@ -454,5 +458,80 @@ fn usage_errors_exit_2() {
         );
         assert_eq!(text(&out.stdout), "", "{args:?}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A capture of one client to port 9092: ApiVersions, then DescribeConfigs
+/// of topic `orders` (answers left at their defaults).
+fn describe_configs_capture() -> Vec<u8> {
+    use kafka_wire::{RequestBody, ResponseBody};
+    use kafka_wire_test_support::frames::{request_bytes, response_bytes};
+    use kafka_wire_test_support::pcap::{pcap, Flow, Link};
+    let request = |api: ApiKey, version: i16, id: i32, body: Value| {
+        let body = RequestBody::from_json(&body, api, version).unwrap_or_else(|e| panic!("{e}"));
+        request_bytes(version, id, "app", body)
+    };
+    let mut flow = Flow::new("10.0.0.1:50000", "10.0.0.2:9092", Link::Ethernet);
+    let mut frames = flow.handshake();
+    for (api, version, id, body) in [
+        (
+            ApiKey::ApiVersions,
+            3,
+            1,
+            serde_json::json!({"clientSoftwareName": "app", "clientSoftwareVersion": "1"}),
+        ),
+        (
+            ApiKey::DescribeConfigs,
+            4,
+            2,
+            serde_json::json!({"resources": [{"resourceType": 2, "resourceName": "orders",
+                               "configurationKeys": ["cleanup.policy"]}],
+                               "includeSynonyms": false, "includeDocumentation": false}),
+        ),
+    ] {
+        frames.extend(flow.send(true, &request(api, version, id, body), 1460));
+        let answer = response_bytes(version, id, ResponseBody::default_for(api));
+        frames.extend(flow.send(false, &answer, 1460));
+    }
+    frames.extend(flow.close());
+    pcap(1, false, &frames)
+}
+
+#[test]
+fn replay_plays_a_captures_requests_as_cases_of_their_own() {
+    let mut fakes = Fakes::new();
+    let reference = fakes.start(FakeCluster::builder().brokers(1));
+    let candidate = fakes.start(FakeCluster::builder().brokers(1));
+    let dir = scratch("replay");
+    let capture = dir.join("app.pcap");
+    std::fs::write(&capture, describe_configs_capture()).unwrap_or_else(|e| panic!("{e}"));
+    let json = dir.join("report.json");
+    let out = compat(&[
+        "--reference",
+        &reference,
+        "--candidate",
+        &candidate,
+        "--api",
+        "DescribeConfigs",
+        "--replay",
+        capture.to_str().unwrap_or_default(),
+        "--port",
+        "9092",
+        "--json",
+        json.to_str().unwrap_or_default(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let replayed: Vec<Value> = json_lines(&json)
+        .into_iter()
+        .filter(|c| c["area"] == "replay")
+        .collect();
+    assert_eq!(replayed.len(), 1, "{replayed:?}");
+    assert_eq!(replayed[0]["case"], "replay/conn-1/2-DescribeConfigs-v4");
+    assert_eq!(replayed[0]["verdict"], "same");
+    assert!(
+        stdout.contains("replay conn-1/1 ApiVersions v3: skipped"),
+        "{stdout}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

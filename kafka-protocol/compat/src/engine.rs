@@ -39,6 +39,7 @@ use crate::compare::{diff, Difference};
 use crate::error::Unreachable;
 use crate::names::RunNames;
 use crate::normalize::{normalize, Context, Mapper, ZERO_UUID};
+use crate::replay::Replay;
 use crate::report::{CaseResult, Report, SideReport, Verdict};
 use crate::scenario::{self, TopicSpec};
 use crate::side::{key_type, Knowledge, Side};
@@ -80,6 +81,9 @@ pub struct Config {
     pub apis: Vec<ApiKey>,
     /// Differences accepted.
     pub allow: AllowList,
+    /// Requests of a capture to play to both sides after the scenarios
+    /// ([`crate::replay::from_capture`]; none by default).
+    pub replay: Option<Replay>,
 }
 
 impl Config {
@@ -97,6 +101,7 @@ impl Config {
             scenarios: scenario::names(),
             apis: Vec::new(),
             allow: AllowList::new(),
+            replay: None,
         }
     }
 
@@ -396,6 +401,7 @@ struct SideRun {
     retry_at: Option<Instant>,
     exchanges: u64,
     waited: Duration,
+    retried: Duration,
 }
 
 impl SideRun {
@@ -412,6 +418,7 @@ impl SideRun {
             retry_at: None,
             exchanges: 0,
             waited: Duration::ZERO,
+            retried: Duration::ZERO,
         }
     }
 
@@ -571,6 +578,7 @@ impl Engine {
             versions: run.knowledge.versions.clone(),
             exchanges: run.exchanges,
             waited: run.waited,
+            retried: run.retried,
         };
         let unused_allow = self
             .config
@@ -667,6 +675,35 @@ impl Engine {
             }
         }
         self.cases.extend(cases);
+        if let Some(replay) = &self.config.replay {
+            for case in &replay.cases {
+                let advertised = case
+                    .api
+                    .map(|api| [reference, candidate].map(|k| k.versions.contains_key(&api.key())));
+                if let Some([false, false]) = advertised {
+                    self.notes.push(format!(
+                        "{}: not replayed: neither side advertises the api",
+                        case.name
+                    ));
+                    continue;
+                }
+                if !self.config.apis.is_empty()
+                    && !case.api.is_some_and(|api| self.config.apis.contains(&api))
+                {
+                    continue;
+                }
+                self.cases.push(case.clone());
+            }
+            for (name, spec) in &replay.topics {
+                if !self.topics.iter().any(|(t, _)| t == name) {
+                    self.topics.push((name.clone(), spec.clone()));
+                }
+            }
+            for skipped in &replay.skipped {
+                self.notes
+                    .push(format!("replay {}: skipped: {}", skipped.at, skipped.why));
+            }
+        }
         let mut names = BTreeSet::new();
         for case in &self.cases {
             if let Check::Steps(steps) = &case.check {
@@ -875,16 +912,28 @@ impl Engine {
 
     fn teardown(&mut self, now: Instant) {
         self.stage = Stage::Teardown;
-        if self.topics.is_empty() {
+        let capture_creates = self
+            .config
+            .replay
+            .as_ref()
+            .is_some_and(|r| !r.created_by_capture.is_empty());
+        if self.topics.is_empty() && !capture_creates {
             return;
         }
         for i in 0..2 {
             let run = &self.sides[i];
             let side = run.side;
+            let created = self
+                .config
+                .replay
+                .iter()
+                .flat_map(|r| r.created_by_capture.iter());
             let names: Vec<String> = self
                 .topics
                 .iter()
-                .map(|(t, _)| self.config.names.name(side, t))
+                .map(|(t, _)| t)
+                .chain(created)
+                .map(|t| self.config.names.name(side, t))
                 .collect();
             // The groups first: deleting a share group whose topic is
             // being deleted can hold Kafka's answer for its request timeout.
@@ -973,7 +1022,11 @@ impl Engine {
             if now < at {
                 return None;
             }
-            self.sides[i].retry_at = None;
+            // A retry is set RETRY_AFTER ahead of the answer that asked
+            // for it.
+            let run = &mut self.sides[i];
+            run.retried += now.saturating_duration_since(at) + RETRY_AFTER;
+            run.retry_at = None;
         }
         match &self.sides[i].task {
             Task::Idle => None,

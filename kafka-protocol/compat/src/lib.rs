@@ -20,6 +20,8 @@
 //!   a default body and a realistic one;
 //! - the **scenarios** ([`scenario`]): stateful flows, step by step, as
 //!   data (`scenarios/*.json`).
+//! - **replay** ([`replay`]): the requests of a packet capture, renamed to
+//!   the run's topics, groups and transactional ids.
 //!
 //! The package is sans-IO where it can be: [`engine::Engine`] takes cases
 //! in and gives requests out, takes answers in and gives verdicts out;
@@ -62,6 +64,7 @@ pub mod error;
 pub mod names;
 pub mod normalize;
 pub mod path;
+pub mod replay;
 pub mod report;
 pub mod sasl;
 pub mod scenario;

@@ -234,6 +234,11 @@ fn two_clusters_of_different_shapes_compare_the_same() {
     );
     assert_eq!(report.reference.brokers, 1);
     assert_eq!(report.candidate.brokers, 3);
+    // Each answer came 1 ms after its request, and none was retried.
+    for side in [&report.reference, &report.candidate] {
+        assert_eq!(side.waited, Duration::from_millis(side.exchanges));
+        assert_eq!(side.retried, Duration::ZERO);
+    }
     assert_eq!(report.remaining(), 0);
     assert!(report.notes.is_empty(), "{:?}", report.notes);
     let request = report.cases[4].request.as_ref().unwrap();

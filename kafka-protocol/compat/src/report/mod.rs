@@ -103,6 +103,9 @@ pub struct SideReport {
     pub exchanges: u64,
     /// Time spent waiting for its answers.
     pub waited: Duration,
+    /// Time spent before sending a step again whose answer was not yet
+    /// final (a step's `until`, a coordinator loading): the retry timers.
+    pub retried: Duration,
 }
 
 /// Counts of one api's cases, by verdict.

@@ -109,13 +109,15 @@ pub fn summary(report: &Report) -> String {
         format!("{remaining} cases differ outside the allow list")
     };
     format!(
-        "{} cases ({}) in {:.1} s, {:.0} cases/s; waited {:.1} s on the reference, {:.1} s on the candidate; {verdict}",
+        "{} cases ({}) in {:.1} s, {:.0} cases/s; waited {:.1} s on the reference, {:.1} s on the candidate; retry timers {:.1} s, {:.1} s; {verdict}",
         report.cases.len(),
         areas.join(", "),
         report.elapsed.as_secs_f64(),
         report.cases_per_second(),
         report.reference.waited.as_secs_f64(),
         report.candidate.waited.as_secs_f64(),
+        report.reference.retried.as_secs_f64(),
+        report.candidate.retried.as_secs_f64(),
     )
 }
 
@@ -232,7 +234,7 @@ mod tests {
         ), "{text}");
         assert!(text.contains("allowed:\n  sweep/Metadata/v11/realistic (1 differences): known\n"));
         assert!(text.ends_with(
-            "3 cases (sweep 3) in 2.0 s, 2 cases/s; waited 0.0 s on the reference, 0.0 s on the candidate; 1 cases differ outside the allow list\n"
+            "3 cases (sweep 3) in 2.0 s, 2 cases/s; waited 0.0 s on the reference, 0.0 s on the candidate; retry timers 0.0 s, 0.0 s; 1 cases differ outside the allow list\n"
         ), "{text}");
     }
 }
