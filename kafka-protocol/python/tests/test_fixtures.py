@@ -42,7 +42,7 @@ def test_the_session_fixture_is_one_cluster_again(kafka_cluster_session):
 def test_the_clis_messages_become_exceptions():
     with pytest.raises(FakeClusterError) as error:
         FakeCluster(brokers=0).start()
-    assert "0 is not in 1..=64" in error.value.message
+    assert "the number of brokers is 1 to 64, not `0`" in error.value.message
     assert error.value.returncode == 2
     with pytest.raises(FakeClusterError, match="fault `produce:error=NO_SUCH_ERROR`"):
         FakeCluster(faults="produce:error=NO_SUCH_ERROR").start()

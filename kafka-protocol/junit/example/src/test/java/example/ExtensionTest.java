@@ -78,7 +78,7 @@ class ExtensionTest {
     void theCommandsMessagesBecomeExceptions() {
         FakeKafkaException refused = assertThrows(FakeKafkaException.class,
                 () -> FakeKafkaCluster.builder().brokers(0).start());
-        assertTrue(refused.getMessage().contains("0 is not in 1..=64"), refused.getMessage());
+        assertTrue(refused.getMessage().contains("the number of brokers is 1 to 64, not `0`"), refused.getMessage());
         assertEquals(2, refused.exitCode());
         FakeKafkaException badSpec = assertThrows(FakeKafkaException.class,
                 () -> FakeKafkaCluster.builder().faults("produce:error=NO_SUCH_ERROR").start());
