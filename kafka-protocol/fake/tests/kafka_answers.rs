@@ -1729,3 +1729,78 @@ async fn create_partitions_says_why_as_kafka_does() {
     }
     cluster.shutdown().await.ok();
 }
+
+/// Partition 0 of `topic` listed by `timestamp` (ListOffsets v9): its
+/// timestamp, offset and leader epoch.
+async fn listed_by_time(probe: &mut Probe, topic: &str, timestamp: i64) -> Value {
+    let request = json!({"replicaId": -1, "isolationLevel": 0, "topics": [{"name": topic,
+        "partitions": [{"partitionIndex": 0, "currentLeaderEpoch": -1,
+                        "timestamp": timestamp}]}]});
+    let listed = answer(probe, ApiKey::ListOffsets, 9, request).await;
+    let p = &listed["topics"][0]["partitions"][0];
+    json!([p["timestamp"], p["offset"], p["leaderEpoch"]])
+}
+
+/// A gzip batch of a record for each timestamp.
+fn timed_batch(timestamps: &[i64]) -> String {
+    use base64::Engine as _;
+    let mut b = kafka_wire_records::RecordBatchBuilder::new(0)
+        .compression(kafka_wire_records::Compression::Gzip);
+    for ts in timestamps {
+        assert!(b.append(*ts, None, Some(b"v"), &[]).is_ok());
+    }
+    base64::engine::general_purpose::STANDARD.encode(b.build().unwrap_or_default())
+}
+
+/// Kafka 4.4.0 answers a ListOffsets by time with the first record (not
+/// batch) whose timestamp reaches the target: that record's timestamp and
+/// offset, and its batch's leader epoch. The max timestamp (-3) is the
+/// first record holding the largest timestamp, which in a log-append-time
+/// batch is its first. When no record is found, the timestamp, the offset
+/// and the leader epoch are all -1.
+#[tokio::test]
+async fn list_offsets_by_time_finds_the_record() {
+    let cluster = FakeCluster::builder()
+        .brokers(1)
+        .topic(kafka_wire_fake::TopicSpec::new("t1", 1))
+        .topic(
+            kafka_wire_fake::TopicSpec::new("appended", 1)
+                .config("message.timestamp.type", "LogAppendTime"),
+        )
+        .topic(kafka_wire_fake::TopicSpec::new("empty", 1))
+        .start()
+        .await
+        .expect("start");
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    for (topic, timestamps) in [
+        ("t1", &[1000, 1002, 1001][..]),
+        ("t1", &[2000, 1500][..]),
+        ("appended", &[1000, 1001, 1002][..]),
+    ] {
+        let produced = answer(
+            p,
+            ApiKey::Produce,
+            9,
+            json!({"acks": -1, "timeoutMs": 1000, "topicData": [{"name": topic,
+                   "partitionData": [{"index": 0, "records": timed_batch(timestamps)}]}]}),
+        )
+        .await;
+        assert_eq!(
+            produced["responses"][0]["partitionResponses"][0]["errorCode"], 0,
+            "{produced}"
+        );
+    }
+    assert_eq!(listed_by_time(p, "t1", 1001).await, json!([1002, 1, 0]));
+    assert_eq!(listed_by_time(p, "t1", 1000).await, json!([1000, 0, 0]));
+    assert_eq!(listed_by_time(p, "t1", 1003).await, json!([2000, 3, 0]));
+    assert_eq!(listed_by_time(p, "t1", 1600).await, json!([2000, 3, 0]));
+    assert_eq!(listed_by_time(p, "t1", 2001).await, json!([-1, -1, -1]));
+    assert_eq!(listed_by_time(p, "t1", -3).await, json!([2000, 3, 0]));
+    let appended = listed_by_time(p, "appended", -3).await;
+    assert_eq!(appended[1], 0, "{appended}");
+    assert_eq!(listed_by_time(p, "empty", -3).await, json!([-1, -1, -1]));
+    assert_eq!(listed_by_time(p, "empty", 1000).await, json!([-1, -1, -1]));
+    assert_eq!(listed_by_time(p, "empty", -1).await, json!([-1, 0, 0]));
+    cluster.shutdown().await.ok();
+}

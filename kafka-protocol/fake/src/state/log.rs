@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 
 use kafka_wire::ErrorCode;
+use kafka_wire_records::{DecodeOptions, RecordBatch};
 
 /// A stored batch.
 #[derive(Debug, Clone)]
@@ -138,24 +139,72 @@ impl Log {
             .sum()
     }
 
-    /// The first batch whose max timestamp is at least `timestamp`:
-    /// (its max timestamp, the offset to return).
-    pub fn offset_for_timestamp(&self, timestamp: i64) -> Option<(i64, i64)> {
+    /// The first record from the log start on whose timestamp is at least
+    /// `timestamp`, as Kafka searches: the first batch whose max timestamp
+    /// reaches it, then that batch's records in turn.
+    pub fn offset_for_timestamp(&self, timestamp: i64) -> Option<Found> {
         self.batches
             .iter()
-            .find(|b| b.max_timestamp >= timestamp)
-            .map(|b| (b.max_timestamp, b.base_offset.max(self.start_offset)))
+            .filter(|b| b.max_timestamp >= timestamp && b.last_offset >= self.start_offset)
+            .find_map(|b| {
+                b.first_record(|offset, ts| ts >= timestamp && offset >= self.start_offset)
+            })
     }
 
-    /// The batch with the largest timestamp: (timestamp, its last offset).
-    pub fn max_timestamp(&self) -> Option<(i64, i64)> {
+    /// The first record holding the log's largest timestamp: the first
+    /// batch with the largest max timestamp, and in it the first record
+    /// with that timestamp (every record of a log-append-time batch has
+    /// it).
+    pub fn max_timestamp(&self) -> Option<Found> {
         let mut best: Option<&StoredBatch> = None;
         for batch in &self.batches {
             if best.is_none_or(|b| batch.max_timestamp > b.max_timestamp) {
                 best = Some(batch);
             }
         }
-        best.map(|b| (b.max_timestamp, b.last_offset))
+        best.and_then(|b| b.first_record(|_, ts| ts == b.max_timestamp))
+    }
+}
+
+/// A record found by time: its timestamp, its offset and the leader epoch
+/// of its batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Found {
+    /// The record's timestamp.
+    pub timestamp: i64,
+    /// The record's offset.
+    pub offset: i64,
+    /// Its batch's partition leader epoch.
+    pub leader_epoch: i32,
+}
+
+impl StoredBatch {
+    /// The partition leader epoch written in the batch.
+    fn leader_epoch(&self) -> i32 {
+        self.bytes
+            .get(12..16)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map_or(-1, i32::from_be_bytes)
+    }
+
+    /// The first of the batch's records that `wanted` takes (by offset and
+    /// timestamp). A batch the fake cannot decode (it checked it on the
+    /// way in) answers its base offset and max timestamp.
+    fn first_record(&self, wanted: impl Fn(i64, i64) -> bool) -> Option<Found> {
+        let leader_epoch = self.leader_epoch();
+        let found = |offset, timestamp| Found {
+            timestamp,
+            offset,
+            leader_epoch,
+        };
+        let Ok((batch, _)) = RecordBatch::decode(&self.bytes, &DecodeOptions::default()) else {
+            return Some(found(self.base_offset, self.max_timestamp));
+        };
+        batch
+            .records()
+            .map_while(Result::ok)
+            .find(|r| wanted(r.offset, r.timestamp))
+            .map(|r| found(r.offset, r.timestamp))
     }
 }
 
