@@ -1804,3 +1804,114 @@ async fn list_offsets_by_time_finds_the_record() {
     assert_eq!(listed_by_time(p, "empty", -1).await, json!([-1, 0, 0]));
     cluster.shutdown().await.ok();
 }
+
+/// A Fetch v12 of partition 0 of `topic` from `offset` at `isolation`:
+/// the base offsets of the batches read and the aborted transactions'
+/// first offsets (null when none is listed).
+async fn fetched_batches(probe: &mut Probe, topic: &str, offset: i64, isolation: i8) -> Value {
+    use base64::Engine as _;
+    let request = json!({"replicaId": -1, "maxWaitMs": 0, "minBytes": 0, "maxBytes": 1048576,
+        "isolationLevel": isolation, "sessionId": 0, "sessionEpoch": -1,
+        "topics": [{"topic": topic, "partitions": [{"partition": 0, "currentLeaderEpoch": -1,
+            "fetchOffset": offset, "lastFetchedEpoch": -1, "logStartOffset": -1,
+            "partitionMaxBytes": 1048576}]}],
+        "forgottenTopicsData": [], "rackId": ""});
+    let fetched = answer(probe, ApiKey::Fetch, 12, request).await;
+    let p = &fetched["responses"][0]["partitions"][0];
+    let records = base64::engine::general_purpose::STANDARD
+        .decode(p["records"].as_str().unwrap_or_default())
+        .unwrap_or_default();
+    let mut bases = Vec::new();
+    let mut rest = &records[..];
+    while rest.len() >= 12 {
+        let base = i64::from_be_bytes(rest[..8].try_into().unwrap_or_default());
+        let len = u32::from_be_bytes(rest[8..12].try_into().unwrap_or_default());
+        bases.push(base);
+        rest = rest.get(12 + len as usize..).unwrap_or_default();
+    }
+    let aborted = p["abortedTransactions"].as_array().map(|a| {
+        a.iter()
+            .map(|t| t["firstOffset"].clone())
+            .collect::<Vec<_>>()
+    });
+    json!([bases, aborted])
+}
+
+/// Kafka 4.4.0 rolls a new log segment when a batch's timestamp is more
+/// than `segment.ms` (seven days) past the segment's first batch's, and a
+/// fetch reads one segment: after a batch timestamped long ago, a marker
+/// (timestamped now) starts a new segment and a fetch from the batch gets
+/// the batch alone. A read_committed fetch lists the aborted transactions
+/// that overlap what it read (up to the next segment), not those after
+/// (an abort overlaps from its first offset to its marker).
+#[tokio::test]
+async fn a_fetch_reads_one_segment_as_kafka_rolls_them() {
+    use base64::Engine as _;
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let init = answer(
+        p,
+        ApiKey::InitProducerId,
+        5,
+        json!({"transactionalId": "old", "transactionTimeoutMs": 600000,
+               "producerId": -1, "producerEpoch": -1}),
+    )
+    .await;
+    let id = init["producerId"].as_i64().unwrap_or(-1);
+    for sequence in [0, 1] {
+        let added = answer(
+            p,
+            ApiKey::AddPartitionsToTxn,
+            3,
+            json!({"v3AndBelowTransactionalId": "old", "v3AndBelowProducerId": id,
+                   "v3AndBelowProducerEpoch": 0,
+                   "v3AndBelowTopics": [{"name": "t1", "partitions": [0]}]}),
+        )
+        .await;
+        assert_eq!(
+            added["resultsByTopicV3AndBelow"][0]["resultsByPartition"][0]["partitionErrorCode"], 0,
+            "{added}"
+        );
+        // Timestamp 1000: long before the marker's.
+        let records = common::transactional_batch((id, 0, sequence), &[b"a"]);
+        let produced = answer(
+            p,
+            ApiKey::Produce,
+            9,
+            json!({"transactionalId": "old", "acks": -1, "timeoutMs": 1000, "topicData": [
+                {"name": "t1", "partitionData": [{"index": 0,
+                 "records": base64::engine::general_purpose::STANDARD.encode(records)}]}]}),
+        )
+        .await;
+        assert_eq!(
+            produced["responses"][0]["partitionResponses"][0]["errorCode"], 0,
+            "{produced}"
+        );
+        let ended = answer(
+            p,
+            ApiKey::EndTxn,
+            3,
+            json!({"transactionalId": "old", "producerId": id, "producerEpoch": 0,
+                   "committed": false}),
+        )
+        .await;
+        assert_eq!(ended["errorCode"], 0, "{ended}");
+    }
+    // Segments: [0], [1 (marker), 2, 3 (marker)].
+    let mut read = Value::Null;
+    for _ in 0..50 {
+        read = fetched_batches(p, "t1", 0, 1).await;
+        if read == json!([[0], [0]]) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(read, json!([[0], [0]]));
+    assert_eq!(fetched_batches(p, "t1", 0, 0).await, json!([[0], null]));
+    assert_eq!(
+        fetched_batches(p, "t1", 1, 1).await,
+        json!([[1, 2, 3], [0, 2]])
+    );
+    cluster.shutdown().await.ok();
+}

@@ -18,7 +18,7 @@ use super::validate::{
 use crate::config::PRODUCE_DECOMPRESSION_BUDGET;
 use crate::dispatch::{Context, Outcome};
 use crate::state::internal_topics::is_internal;
-use crate::state::log::StoredBatch;
+use crate::state::log::{Roll, StoredBatch};
 use crate::state::producers::{BatchIds, Verdict};
 use crate::state::topics::Topic;
 use crate::state::transactions::TxnStatus;
@@ -81,6 +81,26 @@ fn setting(
         .or_else(|| topic.config(key))
         .unwrap_or(default)
         .to_owned()
+}
+
+/// When the logs of `topic` roll a segment on `node` (-1: the cluster's
+/// settings): its `segment.ms` and `segment.bytes`, else the broker's.
+pub(super) fn roll(state: &State, node: i32, topic: &Topic) -> Roll {
+    let defaults = Roll::default();
+    let number = |key: &str, broker_key: &str, default: i64| {
+        setting(state, node, topic, key, broker_key, &default.to_string())
+            .parse::<i64>()
+            .unwrap_or(default)
+    };
+    Roll {
+        ms: number("segment.ms", "log.roll.ms", defaults.ms),
+        bytes: usize::try_from(number(
+            "segment.bytes",
+            "log.segment.bytes",
+            i64::try_from(defaults.bytes).unwrap_or(i64::MAX),
+        ))
+        .unwrap_or(defaults.bytes),
+    }
 }
 
 /// What the log of partition `index` of `topic` holds appends to.
@@ -279,6 +299,7 @@ pub async fn produce(cx: &Context<'_>, request: &ProduceRequest<'_>) -> Outcome 
             let appended = part.result.and_then(|batches| {
                 append(
                     cx.shared,
+                    cx.node_id,
                     version,
                     &mut state,
                     name,
@@ -428,6 +449,7 @@ fn node_endpoints(shared: &Shared, nodes: &[i32]) -> Vec<produce_response::NodeE
 #[allow(clippy::too_many_arguments)]
 fn append(
     shared: &Shared,
+    node: i32,
     version: i16,
     state: &mut crate::state::State,
     name: &str,
@@ -475,6 +497,11 @@ fn append(
             }
         }
     }
+    let roll = state
+        .topics
+        .get(name)
+        .map(|t| roll(state, node, t))
+        .unwrap_or_default();
     let topic = state
         .topics
         .get_mut(name)
@@ -527,12 +554,15 @@ fn append(
                 }
                 let last_offset = base_offset + i64::from(h.last_offset_delta);
                 sizes.push((base_offset, bytes.len()));
-                partition.log.push(StoredBatch {
-                    base_offset,
-                    last_offset,
-                    max_timestamp,
-                    bytes,
-                });
+                partition.log.push(
+                    StoredBatch {
+                        base_offset,
+                        last_offset,
+                        max_timestamp,
+                        bytes,
+                    },
+                    roll,
+                );
                 partition.producers.record(&ids, base_offset, max_timestamp);
                 if h.is_transactional() {
                     partition.txns.write(h.producer_id, base_offset);
