@@ -1915,3 +1915,46 @@ async fn a_fetch_reads_one_segment_as_kafka_rolls_them() {
     );
     cluster.shutdown().await.ok();
 }
+
+/// Kafka 4.4.0 answers a duplicate of an idempotent producer's batch with
+/// the batch's first offset and, as its log append time, the timestamp it
+/// appended it with (its max timestamp), though the topic keeps the
+/// producer's times (-1 for the first append).
+#[tokio::test]
+async fn a_duplicate_is_answered_with_its_timestamp() {
+    use base64::Engine as _;
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let init = answer(
+        p,
+        ApiKey::InitProducerId,
+        4,
+        json!({"transactionalId": null, "transactionTimeoutMs": 60000,
+               "producerId": -1, "producerEpoch": -1}),
+    )
+    .await;
+    let id = init["producerId"].as_i64().unwrap_or(-1);
+    // Timestamp 1000 for each record.
+    let records = common::batch(Some((id, 0, 0)), &[b"a", b"b"]);
+    let records = base64::engine::general_purpose::STANDARD.encode(records);
+    let mut answers = Vec::new();
+    for _ in 0..2 {
+        let produced = answer(
+            p,
+            ApiKey::Produce,
+            9,
+            json!({"acks": -1, "timeoutMs": 1000, "topicData": [{"name": "t1",
+                   "partitionData": [{"index": 0, "records": records}]}]}),
+        )
+        .await;
+        let partition = &produced["responses"][0]["partitionResponses"][0];
+        answers.push(json!([
+            partition["errorCode"],
+            partition["baseOffset"],
+            partition["logAppendTimeMs"]
+        ]));
+    }
+    assert_eq!(answers, vec![json!([0, 0, -1]), json!([0, 0, 1000])]);
+    cluster.shutdown().await.ok();
+}

@@ -513,6 +513,7 @@ fn append(
     // Every batch is checked against the producer state before any is
     // appended, so that a refused batch leaves the partition unchanged.
     let mut first = None;
+    let mut duplicate_time = None;
     let mut sizes = Vec::new();
     let first_sequence_from_zero = shared.config.first_sequence_from_zero;
     for batch in batches {
@@ -529,7 +530,10 @@ fn append(
             // Kafka's producer state refuses the append: its log start
             // offset is in the answer.
             Verdict::Reject(code) => return Err(Refusal::with_log_start(code)),
-            Verdict::Duplicate(offset) => offset,
+            Verdict::Duplicate(offset, timestamp) => {
+                duplicate_time = Some(timestamp);
+                offset
+            }
             Verdict::Append => {
                 let base_offset = partition.log.high_watermark();
                 let mut bytes = records
@@ -584,7 +588,14 @@ fn append(
         .get(name)
         .and_then(|t| t.partition(index))
         .map_or(0, |p| p.log.log_start_offset());
-    Ok((base_offset, if append_time { now } else { -1 }, log_start))
+    // Kafka answers a duplicate with the timestamp it appended it at as
+    // the log append time, whatever the topic's timestamp type.
+    let append_time = match duplicate_time {
+        Some(timestamp) => timestamp,
+        None if append_time => now,
+        None => -1,
+    };
+    Ok((base_offset, append_time, log_start))
 }
 
 /// A producer id for idempotent producers: a new one at epoch 0 for every
