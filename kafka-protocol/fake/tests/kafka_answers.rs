@@ -1958,3 +1958,63 @@ async fn a_duplicate_is_answered_with_its_timestamp() {
     assert_eq!(answers, vec![json!([0, 0, -1]), json!([0, 0, 1000])]);
     cluster.shutdown().await.ok();
 }
+
+/// Kafka 4.4.0 keeps a transaction's start time past its end: described
+/// after an abort, the transactional id shows when the aborted
+/// transaction began, until InitProducerId makes it -1 again.
+#[tokio::test]
+async fn an_ended_transaction_keeps_its_start_time() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let init = json!({"transactionalId": "kept", "transactionTimeoutMs": 600000,
+                      "producerId": -1, "producerEpoch": -1});
+    let started = answer(p, ApiKey::InitProducerId, 5, init.clone()).await;
+    let id = started["producerId"].as_i64().unwrap_or(-1);
+    let start_time = |described: Value| {
+        described["transactionStates"][0]["transactionStartTimeMs"]
+            .as_i64()
+            .unwrap_or(i64::MIN)
+    };
+    let describe = json!({"transactionalIds": ["kept"]});
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(0));
+    let added = answer(
+        p,
+        ApiKey::AddPartitionsToTxn,
+        3,
+        json!({"v3AndBelowTransactionalId": "kept", "v3AndBelowProducerId": id,
+               "v3AndBelowProducerEpoch": 0,
+               "v3AndBelowTopics": [{"name": "t1", "partitions": [0]}]}),
+    )
+    .await;
+    assert_eq!(
+        added["resultsByTopicV3AndBelow"][0]["resultsByPartition"][0]["partitionErrorCode"], 0,
+        "{added}"
+    );
+    let ongoing = start_time(answer(p, ApiKey::DescribeTransactions, 0, describe.clone()).await);
+    assert!(ongoing >= before, "{ongoing} {before}");
+    let ended = answer(
+        p,
+        ApiKey::EndTxn,
+        3,
+        json!({"transactionalId": "kept", "producerId": id, "producerEpoch": 0,
+               "committed": false}),
+    )
+    .await;
+    assert_eq!(ended["errorCode"], 0, "{ended}");
+    let mut after = Value::Null;
+    for _ in 0..50 {
+        after = answer(p, ApiKey::DescribeTransactions, 0, describe.clone()).await;
+        if after["transactionStates"][0]["transactionState"] == "CompleteAbort" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(start_time(after), ongoing);
+    answer(p, ApiKey::InitProducerId, 5, init).await;
+    let reinit = answer(p, ApiKey::DescribeTransactions, 0, describe).await;
+    assert_eq!(start_time(reinit), -1);
+    cluster.shutdown().await.ok();
+}

@@ -167,6 +167,7 @@ pub fn init_producer_id(
                 epoch,
                 last_epoch: -1,
                 timeout_ms: timeout,
+                start_ms: -1,
                 ..txn
             },
         );
