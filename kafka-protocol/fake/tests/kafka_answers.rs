@@ -2018,3 +2018,45 @@ async fn an_ended_transaction_keeps_its_start_time() {
     assert_eq!(start_time(reinit), -1);
     cluster.shutdown().await.ok();
 }
+
+/// Kafka 4.4.0 answers an OffsetDelete's unknown topics and unknown
+/// partitions with UNKNOWN_TOPIC_OR_PARTITION, listed before what the group
+/// coordinator answers for the others; a group it does not know refuses
+/// the whole request (GROUP_ID_NOT_FOUND).
+#[tokio::test]
+async fn offset_delete_names_unknown_partitions_as_kafka_does() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let committed = answer(
+        p,
+        ApiKey::OffsetCommit,
+        8,
+        json!({"groupId": "simple", "generationIdOrMemberEpoch": -1, "memberId": "",
+               "groupInstanceId": null, "topics": [{"name": "t1", "partitions": [
+                   {"partitionIndex": 0, "committedOffset": 0, "committedLeaderEpoch": -1,
+                    "committedMetadata": ""}]}]}),
+    )
+    .await;
+    assert_eq!(
+        committed["topics"][0]["partitions"][0]["errorCode"], 0,
+        "{committed}"
+    );
+    let delete = |group: &str| {
+        json!({"groupId": group, "topics": [
+            {"name": "t1", "partitions": [{"partitionIndex": 0}, {"partitionIndex": 5}]},
+            {"name": "nosuch", "partitions": [{"partitionIndex": 0}]}]})
+    };
+    assert_eq!(
+        answer(p, ApiKey::OffsetDelete, 0, delete("simple")).await,
+        json!({"errorCode": 0, "topics": [
+            {"name": "t1", "partitions": [{"partitionIndex": 5, "errorCode": 3},
+                                          {"partitionIndex": 0, "errorCode": 0}]},
+            {"name": "nosuch", "partitions": [{"partitionIndex": 0, "errorCode": 3}]}]})
+    );
+    assert_eq!(
+        answer(p, ApiKey::OffsetDelete, 0, delete("nobody")).await,
+        json!({"errorCode": 69, "topics": []})
+    );
+    cluster.shutdown().await.ok();
+}
