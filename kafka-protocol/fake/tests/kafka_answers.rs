@@ -2060,3 +2060,28 @@ async fn offset_delete_names_unknown_partitions_as_kafka_does() {
     );
     cluster.shutdown().await.ok();
 }
+
+/// Kafka 4.4.0 refuses a JoinGroup whose protocols none of the group's
+/// members supports with INCONSISTENT_GROUP_PROTOCOL (member id ""), before
+/// it would give a new member its id (MEMBER_ID_REQUIRED).
+#[tokio::test]
+async fn a_join_of_no_common_protocol_is_inconsistent_first() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let join = |protocol: &str| {
+        json!({"groupId": "classic", "sessionTimeoutMs": 30000, "rebalanceTimeoutMs": 30000,
+               "memberId": "", "groupInstanceId": null, "protocolType": "consumer",
+               "protocols": [{"name": protocol, "metadata": ""}]})
+    };
+    let first = answer(p, ApiKey::JoinGroup, 3, join("range")).await;
+    assert_eq!(first["errorCode"], 0, "{first}");
+    let refused = answer(p, ApiKey::JoinGroup, 5, join("roundrobin-only")).await;
+    assert_eq!(
+        json!([refused["errorCode"], refused["memberId"]]),
+        json!([23, ""])
+    );
+    let second = answer(p, ApiKey::JoinGroup, 5, join("range")).await;
+    assert_eq!(second["errorCode"], 79, "{second}");
+    cluster.shutdown().await.ok();
+}

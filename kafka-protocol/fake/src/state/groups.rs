@@ -283,6 +283,21 @@ impl Groups {
             // a classic group, as Kafka converts it.
             return fail(ErrorCode::InconsistentGroupProtocol, &request.member_id);
         }
+        // A group with members takes a member of its protocol type that
+        // supports a protocol every member supports, as Kafka checks before
+        // it gives a new member its id.
+        if self.groups.get(&request.group_id).is_some_and(|group| {
+            group.state != GroupState::Empty
+                && (group.protocol_type != request.protocol_type
+                    || !request.protocols.iter().any(|(name, _)| {
+                        group
+                            .members
+                            .iter()
+                            .all(|m| m.protocols.iter().any(|(n, _)| n == name))
+                    }))
+        }) {
+            return fail(ErrorCode::InconsistentGroupProtocol, &request.member_id);
+        }
         let new_id = request
             .member_id
             .is_empty()
@@ -292,9 +307,6 @@ impl Groups {
         group.streams = None;
         let now = Instant::now();
         group.pending.retain(|_, expiry| *expiry > now);
-        if group.state != GroupState::Empty && group.protocol_type != request.protocol_type {
-            return fail(ErrorCode::InconsistentGroupProtocol, &request.member_id);
-        }
         match new_id {
             Some(id) => {
                 let known = request
