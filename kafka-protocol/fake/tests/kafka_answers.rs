@@ -2085,3 +2085,66 @@ async fn a_join_of_no_common_protocol_is_inconsistent_first() {
     assert_eq!(second["errorCode"], 79, "{second}");
     cluster.shutdown().await.ok();
 }
+
+/// Kafka 4.4.0 says why it refuses a CreateTopics topic: an invalid name
+/// (and why it is invalid), a topic that exists, a non-positive partition
+/// count; a refused topic lists its configs as empty, not null.
+#[tokio::test]
+async fn create_topics_says_why_it_refuses_as_kafka_does() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let long = "x".repeat(250);
+    let cases = [
+        ("t1", 1, 36, "Topic 't1' already exists.".to_owned()),
+        (
+            "fresh",
+            0,
+            37,
+            "Number of partitions was set to an invalid non-positive value.".to_owned(),
+        ),
+        (
+            "bad/name",
+            1,
+            17,
+            "Topic name is invalid: 'bad/name' contains one or more characters other than ASCII \
+             alphanumerics, '.', '_' and '-'"
+                .to_owned(),
+        ),
+        (
+            "..",
+            1,
+            17,
+            "Topic name is invalid: '..' is not allowed".to_owned(),
+        ),
+        (
+            &long,
+            1,
+            17,
+            format!(
+                "Topic name is invalid: the length of '{long}' is longer than the max allowed \
+                 length 249"
+            ),
+        ),
+    ];
+    for validate_only in [false, true] {
+        for (name, partitions, code, message) in &cases {
+            let created = answer(
+                p,
+                ApiKey::CreateTopics,
+                7,
+                json!({"topics": [{"name": name, "numPartitions": partitions,
+                       "replicationFactor": 1, "assignments": [], "configs": []}],
+                       "timeoutMs": 10000, "validateOnly": validate_only}),
+            )
+            .await;
+            let topic = &created["topics"][0];
+            assert_eq!(
+                json!([topic["errorCode"], topic["errorMessage"], topic["configs"]]),
+                json!([code, message, []]),
+                "{name}"
+            );
+        }
+    }
+    cluster.shutdown().await.ok();
+}

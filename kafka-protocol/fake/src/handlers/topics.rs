@@ -11,6 +11,7 @@ use kafka_wire::messages::{
 use kafka_wire::runtime::Uuid;
 use kafka_wire::{ErrorCode, ResponseBody};
 
+use super::error_messages::create_topic_message;
 use super::owned;
 use crate::config_table;
 use crate::dispatch::Context;
@@ -99,7 +100,10 @@ pub fn create_topics(cx: &Context<'_>, request: &CreateTopicsRequest<'_>) -> Res
                         .create(&t.name, partitions, configs, placement)
                         .map(|topic| topic.id)
                 };
-                outcome.map_err(|code| (code, String::new()))
+                outcome.map_err(|code| {
+                    let message = create_topic_message(code, &t.name, partitions);
+                    (code, message.unwrap_or_default())
+                })
             });
             let (error_code, error_message, topic_id) = match created {
                 Ok(id) => (0, None, id),
@@ -112,7 +116,9 @@ pub fn create_topics(cx: &Context<'_>, request: &CreateTopicsRequest<'_>) -> Res
                 error_message: error_message.map(Into::into),
                 num_partitions: if error_code == 0 { partitions } else { -1 },
                 replication_factor: if error_code == 0 { replication } else { -1 },
-                configs: (error_code == 0).then(Default::default),
+                // Kafka lists no configs of a topic it refuses: empty,
+                // not null.
+                configs: Some(Default::default()),
                 ..Default::default()
             }
         })
