@@ -466,7 +466,8 @@ fn beat_refused(code: i64, message: Option<&str>) -> Value {
 /// leave), the group id, instance and rack ids (empty once trimmed), then
 /// for a join the rebalance timeout, the owned partitions (an empty list)
 /// and a subscription (names or a regex; no names is fine), for a static
-/// leave the instance id, any other negative epoch; then the assignor.
+/// leave the instance id, any other negative epoch; then the assignor,
+/// then the regex's syntax (INVALID_REGULAR_EXPRESSION, with what RE2 says).
 #[tokio::test]
 async fn consumer_group_heartbeat_checks_its_request_as_kafka_does() {
     let cluster = with_topic().await;
@@ -537,6 +538,37 @@ async fn consumer_group_heartbeat_checks_its_request_as_kafka_does() {
             beat_refused(
                 112,
                 Some("ServerAssignor foo is not supported. Supported assignors: uniform, range."),
+            ),
+        ),
+        (
+            1,
+            consumer_beat(
+                "c",
+                0,
+                json!({"subscribedTopicNames": null, "subscribedTopicRegex": "(unclosed"}),
+            ),
+            beat_refused(
+                128,
+                Some(
+                    "SubscribedTopicRegex `(unclosed` is not a valid regular expression: \
+                     missing closing ).",
+                ),
+            ),
+        ),
+        (
+            1,
+            consumer_beat("c", 0, json!({"subscribedTopicRegex": "a)|[b"})),
+            beat_refused(
+                128,
+                Some("SubscribedTopicRegex `a)|[b` is not a valid regular expression: unexpected )."),
+            ),
+        ),
+        (
+            1,
+            consumer_beat("c", 0, json!({"subscribedTopicRegex": "[(x"})),
+            beat_refused(
+                128,
+                Some("SubscribedTopicRegex `[(x` is not a valid regular expression: missing closing ]."),
             ),
         ),
         (
