@@ -2180,3 +2180,35 @@ async fn create_topics_says_why_it_refuses_as_kafka_does() {
     }
     cluster.shutdown().await.ok();
 }
+
+/// A classic JoinGroup of a new member to a consumer group with members:
+/// Kafka 4.4.0 first gives the member its id (MEMBER_ID_REQUIRED), as to
+/// any new member; the fake does too, then refuses the join with that id
+/// (INCONSISTENT_GROUP_PROTOCOL), as it keeps no classic members in a
+/// consumer group.
+#[tokio::test]
+async fn a_classic_join_of_a_consumer_group_gets_a_member_id_first() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let joined = answer(
+        p,
+        ApiKey::ConsumerGroupHeartbeat,
+        1,
+        consumer_beat("mixed", 0, json!({})),
+    )
+    .await;
+    assert_eq!(joined["errorCode"], 0, "{joined}");
+    let join = |member: &str| {
+        json!({"groupId": "mixed", "sessionTimeoutMs": 30000, "rebalanceTimeoutMs": 30000,
+               "memberId": member, "groupInstanceId": null, "protocolType": "consumer",
+               "protocols": [{"name": "range", "metadata": ""}]})
+    };
+    let first = answer(p, ApiKey::JoinGroup, 5, join("")).await;
+    assert_eq!(first["errorCode"], 79, "{first}");
+    let id = first["memberId"].as_str().unwrap_or_default().to_owned();
+    assert!(!id.is_empty(), "{first}");
+    let again = answer(p, ApiKey::JoinGroup, 5, join(&id)).await;
+    assert_eq!(again["errorCode"], 23, "{again}");
+    cluster.shutdown().await.ok();
+}

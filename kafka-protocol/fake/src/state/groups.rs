@@ -270,7 +270,17 @@ impl Groups {
             .and_then(|g| g.consumer.as_ref())
             .is_some_and(|c| !c.members.is_empty())
         {
-            // A consumer group with members takes no classic member.
+            // A consumer group with members takes no classic member. Kafka
+            // would take one (its groups migrate between the protocols) and
+            // first gives a new one its id, as the fake does; the fake then
+            // refuses the member's join with that id.
+            if request.member_id.is_empty()
+                && request.group_instance_id.is_none()
+                && request.require_known_member_id
+            {
+                let id = self.new_member_id(&request.client_id, None);
+                return fail(ErrorCode::MemberIdRequired, &id);
+            }
             return fail(ErrorCode::InconsistentGroupProtocol, &request.member_id);
         }
         if self
