@@ -2212,3 +2212,45 @@ async fn a_classic_join_of_a_consumer_group_gets_a_member_id_first() {
     assert_eq!(again["errorCode"], 23, "{again}");
     cluster.shutdown().await.ok();
 }
+
+/// Kafka 4.4.0's DescribeConfigs refusals: an unknown topic by its code
+/// alone (UNKNOWN_TOPIC_OR_PARTITION, message ""), a broker named by no
+/// integer and another broker's id each with its own message.
+#[tokio::test]
+async fn describe_configs_refuses_as_kafka_does() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    for (kind, name, code, message) in [
+        (2, "nosuch", 3, String::new()),
+        (
+            4,
+            "not-a-number",
+            42,
+            "Broker id must be an integer, but it is: not-a-number".to_owned(),
+        ),
+        (
+            4,
+            "7",
+            42,
+            "Unexpected broker id, expected 0 or empty string, but received 7".to_owned(),
+        ),
+    ] {
+        let described = answer(
+            p,
+            ApiKey::DescribeConfigs,
+            4,
+            json!({"resources": [{"resourceType": kind, "resourceName": name,
+                   "configurationKeys": null}],
+                   "includeSynonyms": false, "includeDocumentation": false}),
+        )
+        .await;
+        let result = &described["results"][0];
+        assert_eq!(
+            json!([result["errorCode"], result["errorMessage"]]),
+            json!([code, message]),
+            "{name}"
+        );
+    }
+    cluster.shutdown().await.ok();
+}

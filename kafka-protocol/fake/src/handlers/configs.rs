@@ -194,12 +194,12 @@ fn configs_of(
     let table = config_table::table();
     match kind {
         TOPIC => {
-            let topic = state.topics.get(name).ok_or_else(|| {
-                (
-                    ErrorCode::UnknownTopicOrPartition.code(),
-                    format!("The topic '{name}' does not exist."),
-                )
-            })?;
+            // Kafka describes an unknown topic by its code alone (the
+            // message empty).
+            let topic = state
+                .topics
+                .get(name)
+                .ok_or_else(|| (ErrorCode::UnknownTopicOrPartition.code(), String::new()))?;
             let statics = static_configs(cx, cx.node_id);
             Ok(table
                 .topic
@@ -284,7 +284,11 @@ fn described_broker(cx: &Context<'_>, name: &str) -> Result<i32, Refusal> {
     }
     match name.parse::<i32>() {
         Ok(id) if id == cx.node_id => Ok(id),
-        _ => Err((
+        Err(_) => Err((
+            ErrorCode::InvalidRequest.code(),
+            format!("Broker id must be an integer, but it is: {name}"),
+        )),
+        Ok(_) => Err((
             ErrorCode::InvalidRequest.code(),
             format!(
                 "Unexpected broker id, expected {} or empty string, but received {name}",
