@@ -2254,3 +2254,49 @@ async fn describe_configs_refuses_as_kafka_does() {
     }
     cluster.shutdown().await.ok();
 }
+
+/// Kafka 4.4.0 bounds a group's session timeout and heartbeat interval by
+/// its coordinator's settings (45-60 s, 5-15 s by default): a value outside
+/// is INVALID_CONFIG saying the range.
+#[tokio::test]
+async fn group_configs_are_bounded_as_kafka_bounds_them() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    for (name, value, expected) in [
+        (
+            "consumer.session.timeout.ms",
+            "1",
+            json!([
+                40,
+                "consumer.session.timeout.ms must be in the range 45000 to 60000 inclusive."
+            ]),
+        ),
+        (
+            "share.heartbeat.interval.ms",
+            "15001",
+            json!([
+                40,
+                "share.heartbeat.interval.ms must be in the range 5000 to 15000 inclusive."
+            ]),
+        ),
+        ("consumer.session.timeout.ms", "60000", json!([0, null])),
+    ] {
+        let altered = answer(
+            p,
+            ApiKey::IncrementalAlterConfigs,
+            1,
+            json!({"resources": [{"resourceType": 32, "resourceName": "g1", "configs": [
+                {"name": name, "configOperation": 0, "value": value}]}],
+                   "validateOnly": false}),
+        )
+        .await;
+        let result = &altered["responses"][0];
+        assert_eq!(
+            json!([result["errorCode"], result["errorMessage"]]),
+            expected,
+            "{name}={value}"
+        );
+    }
+    cluster.shutdown().await.ok();
+}
