@@ -2300,3 +2300,54 @@ async fn group_configs_are_bounded_as_kafka_bounds_them() {
     }
     cluster.shutdown().await.ok();
 }
+
+/// Kafka 4.4.0's words for a ConsumerGroupHeartbeat it fences or does not
+/// know: an epoch above the member's is "greater" (one below is
+/// "smaller"); an unknown member is named with its group.
+#[tokio::test]
+async fn consumer_group_heartbeat_refusals_say_what_kafka_says() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let joined = answer(
+        p,
+        ApiKey::ConsumerGroupHeartbeat,
+        1,
+        consumer_beat("words", 0, json!({})),
+    )
+    .await;
+    assert_eq!(joined["errorCode"], 0, "{joined}");
+    let epoch = joined["memberEpoch"].as_i64().unwrap_or(0);
+    let greater = |sent: i64| {
+        format!(
+            "The consumer group member has a greater member epoch ({sent}) than the one known \
+             by the group coordinator ({epoch}). The member must abandon all its partitions and \
+             rejoin."
+        )
+    };
+    let beat = |member: &str, sent: i64| {
+        json!({"groupId": "words", "memberId": member, "memberEpoch": sent, "instanceId": null,
+               "rackId": null, "rebalanceTimeoutMs": -1, "subscribedTopicNames": null,
+               "subscribedTopicRegex": null, "serverAssignor": null, "topicPartitions": null})
+    };
+    for (member, sent, expected) in [
+        (
+            MEMBER,
+            epoch + 5,
+            beat_refused(110, Some(&greater(epoch + 5))),
+        ),
+        (
+            "nobody",
+            epoch,
+            beat_refused(25, Some("Member nobody is not a member of group words.")),
+        ),
+    ] {
+        let request = beat(member, sent);
+        assert_eq!(
+            answer(p, ApiKey::ConsumerGroupHeartbeat, 1, request).await,
+            expected,
+            "{member} {sent}"
+        );
+    }
+    cluster.shutdown().await.ok();
+}

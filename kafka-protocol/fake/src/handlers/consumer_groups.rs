@@ -154,6 +154,7 @@ pub fn heartbeat(
     }
     let beat = Beat {
         version: cx.version,
+        group_id: &request.group_id,
         member_id: &request.member_id,
         member_epoch: request.member_epoch,
         instance_id: request.instance_id.as_deref(),
