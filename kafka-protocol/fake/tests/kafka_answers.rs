@@ -2351,3 +2351,22 @@ async fn consumer_group_heartbeat_refusals_say_what_kafka_says() {
     }
     cluster.shutdown().await.ok();
 }
+
+/// A StreamsGroupHeartbeat v0 that Kafka 4.4.0 refuses (an unknown member)
+/// leaves the int32 acceptable recovery lag at its default, 0.
+#[tokio::test]
+async fn a_refused_streams_heartbeat_v0_has_no_recovery_lag() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let refused = answer(
+        &mut probe,
+        ApiKey::StreamsGroupHeartbeat,
+        0,
+        json!({"groupId": "streams", "memberId": "nobody", "memberEpoch": 5,
+               "endpointInformationEpoch": 0, "rebalanceTimeoutMs": -1}),
+    )
+    .await;
+    assert_ne!(refused["errorCode"], 0, "{refused}");
+    assert_eq!(refused["acceptableRecoveryLagLegacy"], 0, "{refused}");
+    cluster.shutdown().await.ok();
+}
