@@ -2370,3 +2370,101 @@ async fn a_refused_streams_heartbeat_v0_has_no_recovery_lag() {
     assert_eq!(refused["acceptableRecoveryLagLegacy"], 0, "{refused}");
     cluster.shutdown().await.ok();
 }
+
+/// Kafka 4.4.0's messages for the controller's refusals: an election not
+/// needed or of an unknown topic; a reassignment cancel with none under way
+/// (none), of an unknown topic (its own), and no top-level message; a
+/// feature update refused, inside the words for a whole request failed;
+/// "NONE" for a feature update that passes.
+#[tokio::test]
+async fn controller_refusals_say_what_kafka_says() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    for (topic, expected) in [
+        (
+            "t1",
+            json!([84, "Leader election not needed for topic partition."]),
+        ),
+        ("nosuch", json!([3, "No such topic as nosuch"])),
+    ] {
+        let elected = answer(
+            p,
+            ApiKey::ElectLeaders,
+            2,
+            json!({"electionType": 0, "timeoutMs": 5000,
+                   "topicPartitions": [{"topic": topic, "partitions": [0]}]}),
+        )
+        .await;
+        let result = &elected["replicaElectionResults"][0]["partitionResult"][0];
+        assert_eq!(
+            json!([result["errorCode"], result["errorMessage"]]),
+            expected,
+            "{topic}"
+        );
+    }
+    let moved = answer(
+        p,
+        ApiKey::AlterPartitionReassignments,
+        0,
+        json!({"timeoutMs": 5000, "topics": [
+            {"name": "t1", "partitions": [{"partitionIndex": 0, "replicas": null}]},
+            {"name": "nosuch", "partitions": [{"partitionIndex": 0, "replicas": [0]}]}]}),
+    )
+    .await;
+    let partition = |i: usize| {
+        let p = &moved["responses"][i]["partitions"][0];
+        json!([p["errorCode"], p["errorMessage"]])
+    };
+    assert_eq!(moved["errorMessage"], Value::Null, "{moved}");
+    assert_eq!(partition(0), json!([85, null]));
+    assert_eq!(
+        partition(1),
+        json!([3, "Unable to find a topic named nosuch."])
+    );
+    let update = |feature: &str, level: i64, upgrade_type: i64, validate_only: bool| {
+        json!({"timeoutMs": 5000, "validateOnly": validate_only, "featureUpdates": [
+            {"feature": feature, "maxVersionLevel": level, "upgradeType": upgrade_type}]})
+    };
+    let unknown = answer(
+        p,
+        ApiKey::UpdateFeatures,
+        1,
+        update("no.such.feature", 1, 1, false),
+    )
+    .await;
+    assert_eq!(
+        unknown["errorMessage"],
+        "The update failed for all features since the following feature had an error: Invalid \
+         update version 1 for feature no.such.feature. Local controller 0 does not support this \
+         feature."
+    );
+    let above = answer(
+        p,
+        ApiKey::UpdateFeatures,
+        1,
+        update("group.version", 100, 1, false),
+    )
+    .await;
+    assert_eq!(
+        above["errorMessage"],
+        "The update failed for all features since the following feature had an error: Invalid \
+         update version 100 for feature group.version. Local controller 0 only supports versions \
+         0-1"
+    );
+    let validated = answer(
+        p,
+        ApiKey::UpdateFeatures,
+        1,
+        update("group.version", 0, 2, true),
+    )
+    .await;
+    assert_eq!(
+        json!([
+            validated["errorCode"],
+            validated["results"][0]["errorMessage"]
+        ]),
+        json!([0, "NONE"])
+    );
+    cluster.shutdown().await.ok();
+}
