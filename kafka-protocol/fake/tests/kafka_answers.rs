@@ -2468,3 +2468,54 @@ async fn controller_refusals_say_what_kafka_says() {
     );
     cluster.shutdown().await.ok();
 }
+
+/// Kafka 4.4.0's CreateTopics (v5+) lists every config of the topic it
+/// creates, or would create (validate-only), by name: the 37 topic
+/// configs, those given as the topic's own (source 1), the others as the
+/// broker resolves them (defaults: source 5; `min.insync.replicas` the
+/// cluster's dynamic default: source 3).
+#[tokio::test]
+async fn create_topics_lists_the_new_topics_configs() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    for (name, validate_only) in [("compacted", false), ("checked", true)] {
+        let created = answer(
+            p,
+            ApiKey::CreateTopics,
+            7,
+            json!({"topics": [{"name": name, "numPartitions": 1, "replicationFactor": 1,
+                   "assignments": [],
+                   "configs": [{"name": "cleanup.policy", "value": "compact"}]}],
+                   "timeoutMs": 10000, "validateOnly": validate_only}),
+        )
+        .await;
+        let configs = created["topics"][0]["configs"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let names: Vec<&str> = configs.iter().filter_map(|c| c["name"].as_str()).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        assert_eq!((names.len(), &names), (37, &sorted), "{created}");
+        let config = |wanted: &str| {
+            configs
+                .iter()
+                .find(|c| c["name"] == wanted)
+                .cloned()
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            config("cleanup.policy"),
+            json!({"name": "cleanup.policy", "value": "compact", "readOnly": false,
+                   "configSource": 1, "isSensitive": false})
+        );
+        assert_eq!(
+            config("retention.ms"),
+            json!({"name": "retention.ms", "value": "604800000", "readOnly": false,
+                   "configSource": 5, "isSensitive": false})
+        );
+        assert_eq!(config("min.insync.replicas")["configSource"], 3);
+    }
+    cluster.shutdown().await.ok();
+}

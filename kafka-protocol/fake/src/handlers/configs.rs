@@ -184,6 +184,37 @@ fn resolved(
     (entry.name.clone(), value, source, synonyms)
 }
 
+/// A new topic's every config as Kafka's CreateTopics lists them (v5+):
+/// by name, each resolved as DescribeConfigs resolves it, from the topic's
+/// own `configs` given in the request to the defaults: (name, value,
+/// source, read-only, sensitive).
+pub(crate) fn new_topic_configs(
+    cx: &Context<'_>,
+    state: &State,
+    own: &BTreeMap<String, String>,
+) -> Vec<(String, Option<String>, i8, bool, bool)> {
+    let statics = static_configs(cx, cx.node_id);
+    let mut listed: Vec<_> = config_table::table()
+        .topic
+        .entries()
+        .iter()
+        .map(|entry| {
+            let (name, value, source, _) = resolved(
+                state,
+                &statics,
+                cx.node_id,
+                entry,
+                own.get(&entry.name),
+                source::DYNAMIC_TOPIC_CONFIG,
+            );
+            let value = if entry.sensitive { None } else { value };
+            (name, value, source, entry.read_only, entry.sensitive)
+        })
+        .collect();
+    listed.sort_by(|a, b| a.0.cmp(&b.0));
+    listed
+}
+
 /// Every config of a resource, described, or its error.
 fn configs_of(
     state: &State,
