@@ -2303,7 +2303,8 @@ async fn group_configs_are_bounded_as_kafka_bounds_them() {
 
 /// Kafka 4.4.0's words for a ConsumerGroupHeartbeat it fences or does not
 /// know: an epoch above the member's is "greater" (one below is
-/// "smaller"); an unknown member is named with its group.
+/// "smaller"); an unknown member is named with its group. A member
+/// without a regex is described with "" for it.
 #[tokio::test]
 async fn consumer_group_heartbeat_refusals_say_what_kafka_says() {
     let cluster = with_topic().await;
@@ -2318,6 +2319,17 @@ async fn consumer_group_heartbeat_refusals_say_what_kafka_says() {
     .await;
     assert_eq!(joined["errorCode"], 0, "{joined}");
     let epoch = joined["memberEpoch"].as_i64().unwrap_or(0);
+    let described = answer(
+        p,
+        ApiKey::ConsumerGroupDescribe,
+        0,
+        json!({"groupIds": ["words"], "includeAuthorizedOperations": false}),
+    )
+    .await;
+    assert_eq!(
+        described["groups"][0]["members"][0]["subscribedTopicRegex"], "",
+        "{described}"
+    );
     let greater = |sent: i64| {
         format!(
             "The consumer group member has a greater member epoch ({sent}) than the one known \
@@ -2373,7 +2385,8 @@ async fn a_refused_streams_heartbeat_v0_has_no_recovery_lag() {
 
 /// Kafka 4.4.0's messages for the controller's refusals: an election not
 /// needed or of an unknown topic; a reassignment cancel with none under way
-/// (none), of an unknown topic (its own), and no top-level message; a
+/// (none), of an unknown topic (its own), and no top-level message ("" for
+/// a request of no partitions); a
 /// feature update refused, inside the words for a whole request failed;
 /// "NONE" for a feature update that passes.
 #[tokio::test]
@@ -2417,6 +2430,14 @@ async fn controller_refusals_say_what_kafka_says() {
         json!([p["errorCode"], p["errorMessage"]])
     };
     assert_eq!(moved["errorMessage"], Value::Null, "{moved}");
+    let none = answer(
+        p,
+        ApiKey::AlterPartitionReassignments,
+        0,
+        json!({"timeoutMs": 5000, "topics": []}),
+    )
+    .await;
+    assert_eq!(none["errorMessage"], "", "{none}");
     assert_eq!(partition(0), json!([85, null]));
     assert_eq!(
         partition(1),

@@ -276,7 +276,8 @@ pub fn describe(
                     client_id: owned(&m.client_id),
                     client_host: owned(&m.client_host),
                     subscribed_topic_names: m.subscribed.iter().map(|s| owned(s)).collect(),
-                    subscribed_topic_regex: m.regex.as_deref().map(owned),
+                    // Kafka describes a member without a regex with "".
+                    subscribed_topic_regex: Some(owned(m.regex.as_deref().unwrap_or_default())),
                     assignment: described(&state.topics, Some(&m.assigned)),
                     target_assignment: described(&state.topics, consumer.target.get(&m.id)),
                     // 1: a member of the consumer protocol (v1+).

@@ -283,8 +283,13 @@ pub fn alter_partition_reassignments(
     ResponseBody::AlterPartitionReassignments(AlterPartitionReassignmentsResponse {
         allow_replication_factor_change: request.allow_replication_factor_change,
         responses: responses.into(),
-        // Kafka's top-level message is null when all is well.
-        error_message: None,
+        // Kafka's top-level message is null once its controller has
+        // answered for some partition ("" for a request of none).
+        error_message: if request.topics.is_empty() {
+            Some("".into())
+        } else {
+            None
+        },
         ..Default::default()
     })
 }
