@@ -33,7 +33,6 @@ fn compare(reference: &str, candidate: &str) -> Report {
 }
 
 #[test]
-#[ignore = "the fake still differs from Kafka 4.4.0 outside fake.allow (the scenarios' findings: ListOffsets by time, duplicates' logAppendTimeMs, read_committed fetches, KIP-848 epochs, CreateTopics' configs and messages, ...); run with --ignored to list them"]
 fn the_fake_differs_from_kafka_only_where_allowed() {
     let _one = one_at_a_time();
     let version = pinned_version();

@@ -466,7 +466,8 @@ fn beat_refused(code: i64, message: Option<&str>) -> Value {
 /// leave), the group id, instance and rack ids (empty once trimmed), then
 /// for a join the rebalance timeout, the owned partitions (an empty list)
 /// and a subscription (names or a regex; no names is fine), for a static
-/// leave the instance id, any other negative epoch; then the assignor.
+/// leave the instance id, any other negative epoch; then the assignor,
+/// then the regex's syntax (INVALID_REGULAR_EXPRESSION, with what RE2 says).
 #[tokio::test]
 async fn consumer_group_heartbeat_checks_its_request_as_kafka_does() {
     let cluster = with_topic().await;
@@ -537,6 +538,37 @@ async fn consumer_group_heartbeat_checks_its_request_as_kafka_does() {
             beat_refused(
                 112,
                 Some("ServerAssignor foo is not supported. Supported assignors: uniform, range."),
+            ),
+        ),
+        (
+            1,
+            consumer_beat(
+                "c",
+                0,
+                json!({"subscribedTopicNames": null, "subscribedTopicRegex": "(unclosed"}),
+            ),
+            beat_refused(
+                128,
+                Some(
+                    "SubscribedTopicRegex `(unclosed` is not a valid regular expression: \
+                     missing closing ).",
+                ),
+            ),
+        ),
+        (
+            1,
+            consumer_beat("c", 0, json!({"subscribedTopicRegex": "a)|[b"})),
+            beat_refused(
+                128,
+                Some("SubscribedTopicRegex `a)|[b` is not a valid regular expression: unexpected )."),
+            ),
+        ),
+        (
+            1,
+            consumer_beat("c", 0, json!({"subscribedTopicRegex": "[(x"})),
+            beat_refused(
+                128,
+                Some("SubscribedTopicRegex `[(x` is not a valid regular expression: missing closing ]."),
             ),
         ),
         (
@@ -1726,6 +1758,785 @@ async fn create_partitions_says_why_as_kafka_does() {
             .await,
             json!({"results": [{"name": "t1", "errorCode": 37, "errorMessage": message}]})
         );
+    }
+    cluster.shutdown().await.ok();
+}
+
+/// Partition 0 of `topic` listed by `timestamp` (ListOffsets v9): its
+/// timestamp, offset and leader epoch.
+async fn listed_by_time(probe: &mut Probe, topic: &str, timestamp: i64) -> Value {
+    let request = json!({"replicaId": -1, "isolationLevel": 0, "topics": [{"name": topic,
+        "partitions": [{"partitionIndex": 0, "currentLeaderEpoch": -1,
+                        "timestamp": timestamp}]}]});
+    let listed = answer(probe, ApiKey::ListOffsets, 9, request).await;
+    let p = &listed["topics"][0]["partitions"][0];
+    json!([p["timestamp"], p["offset"], p["leaderEpoch"]])
+}
+
+/// A gzip batch of a record for each timestamp.
+fn timed_batch(timestamps: &[i64]) -> String {
+    use base64::Engine as _;
+    let mut b = kafka_wire_records::RecordBatchBuilder::new(0)
+        .compression(kafka_wire_records::Compression::Gzip);
+    for ts in timestamps {
+        assert!(b.append(*ts, None, Some(b"v"), &[]).is_ok());
+    }
+    base64::engine::general_purpose::STANDARD.encode(b.build().unwrap_or_default())
+}
+
+/// Kafka 4.4.0 answers a ListOffsets by time with the first record (not
+/// batch) whose timestamp reaches the target: that record's timestamp and
+/// offset, and its batch's leader epoch. The max timestamp (-3) is the
+/// first record holding the largest timestamp, which in a log-append-time
+/// batch is its first. When no record is found, the timestamp, the offset
+/// and the leader epoch are all -1.
+#[tokio::test]
+async fn list_offsets_by_time_finds_the_record() {
+    let cluster = FakeCluster::builder()
+        .brokers(1)
+        .topic(kafka_wire_fake::TopicSpec::new("t1", 1))
+        .topic(
+            kafka_wire_fake::TopicSpec::new("appended", 1)
+                .config("message.timestamp.type", "LogAppendTime"),
+        )
+        .topic(kafka_wire_fake::TopicSpec::new("empty", 1))
+        .start()
+        .await
+        .expect("start");
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    for (topic, timestamps) in [
+        ("t1", &[1000, 1002, 1001][..]),
+        ("t1", &[2000, 1500][..]),
+        ("appended", &[1000, 1001, 1002][..]),
+    ] {
+        let produced = answer(
+            p,
+            ApiKey::Produce,
+            9,
+            json!({"acks": -1, "timeoutMs": 1000, "topicData": [{"name": topic,
+                   "partitionData": [{"index": 0, "records": timed_batch(timestamps)}]}]}),
+        )
+        .await;
+        assert_eq!(
+            produced["responses"][0]["partitionResponses"][0]["errorCode"], 0,
+            "{produced}"
+        );
+    }
+    assert_eq!(listed_by_time(p, "t1", 1001).await, json!([1002, 1, 0]));
+    assert_eq!(listed_by_time(p, "t1", 1000).await, json!([1000, 0, 0]));
+    assert_eq!(listed_by_time(p, "t1", 1003).await, json!([2000, 3, 0]));
+    assert_eq!(listed_by_time(p, "t1", 1600).await, json!([2000, 3, 0]));
+    assert_eq!(listed_by_time(p, "t1", 2001).await, json!([-1, -1, -1]));
+    assert_eq!(listed_by_time(p, "t1", -3).await, json!([2000, 3, 0]));
+    let appended = listed_by_time(p, "appended", -3).await;
+    assert_eq!(appended[1], 0, "{appended}");
+    assert_eq!(listed_by_time(p, "empty", -3).await, json!([-1, -1, -1]));
+    assert_eq!(listed_by_time(p, "empty", 1000).await, json!([-1, -1, -1]));
+    assert_eq!(listed_by_time(p, "empty", -1).await, json!([-1, 0, 0]));
+    cluster.shutdown().await.ok();
+}
+
+/// A Fetch v12 of partition 0 of `topic` from `offset` at `isolation`:
+/// the base offsets of the batches read and the aborted transactions'
+/// first offsets (null when none is listed).
+async fn fetched_batches(probe: &mut Probe, topic: &str, offset: i64, isolation: i8) -> Value {
+    use base64::Engine as _;
+    let request = json!({"replicaId": -1, "maxWaitMs": 0, "minBytes": 0, "maxBytes": 1048576,
+        "isolationLevel": isolation, "sessionId": 0, "sessionEpoch": -1,
+        "topics": [{"topic": topic, "partitions": [{"partition": 0, "currentLeaderEpoch": -1,
+            "fetchOffset": offset, "lastFetchedEpoch": -1, "logStartOffset": -1,
+            "partitionMaxBytes": 1048576}]}],
+        "forgottenTopicsData": [], "rackId": ""});
+    let fetched = answer(probe, ApiKey::Fetch, 12, request).await;
+    let p = &fetched["responses"][0]["partitions"][0];
+    let records = base64::engine::general_purpose::STANDARD
+        .decode(p["records"].as_str().unwrap_or_default())
+        .unwrap_or_default();
+    let mut bases = Vec::new();
+    let mut rest = &records[..];
+    while rest.len() >= 12 {
+        let base = i64::from_be_bytes(rest[..8].try_into().unwrap_or_default());
+        let len = u32::from_be_bytes(rest[8..12].try_into().unwrap_or_default());
+        bases.push(base);
+        rest = rest.get(12 + len as usize..).unwrap_or_default();
+    }
+    let aborted = p["abortedTransactions"].as_array().map(|a| {
+        a.iter()
+            .map(|t| t["firstOffset"].clone())
+            .collect::<Vec<_>>()
+    });
+    json!([bases, aborted])
+}
+
+/// Kafka 4.4.0 rolls a new log segment when a batch's timestamp is more
+/// than `segment.ms` (seven days) past the segment's first batch's, and a
+/// fetch reads one segment: after a batch timestamped long ago, a marker
+/// (timestamped now) starts a new segment and a fetch from the batch gets
+/// the batch alone. A read_committed fetch lists the aborted transactions
+/// that overlap what it read (up to the next segment), not those after
+/// (an abort overlaps from its first offset to its marker).
+#[tokio::test]
+async fn a_fetch_reads_one_segment_as_kafka_rolls_them() {
+    use base64::Engine as _;
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let init = answer(
+        p,
+        ApiKey::InitProducerId,
+        5,
+        json!({"transactionalId": "old", "transactionTimeoutMs": 600000,
+               "producerId": -1, "producerEpoch": -1}),
+    )
+    .await;
+    let id = init["producerId"].as_i64().unwrap_or(-1);
+    for sequence in [0, 1] {
+        let added = answer(
+            p,
+            ApiKey::AddPartitionsToTxn,
+            3,
+            json!({"v3AndBelowTransactionalId": "old", "v3AndBelowProducerId": id,
+                   "v3AndBelowProducerEpoch": 0,
+                   "v3AndBelowTopics": [{"name": "t1", "partitions": [0]}]}),
+        )
+        .await;
+        assert_eq!(
+            added["resultsByTopicV3AndBelow"][0]["resultsByPartition"][0]["partitionErrorCode"], 0,
+            "{added}"
+        );
+        // Timestamp 1000: long before the marker's.
+        let records = common::transactional_batch((id, 0, sequence), &[b"a"]);
+        let produced = answer(
+            p,
+            ApiKey::Produce,
+            9,
+            json!({"transactionalId": "old", "acks": -1, "timeoutMs": 1000, "topicData": [
+                {"name": "t1", "partitionData": [{"index": 0,
+                 "records": base64::engine::general_purpose::STANDARD.encode(records)}]}]}),
+        )
+        .await;
+        assert_eq!(
+            produced["responses"][0]["partitionResponses"][0]["errorCode"], 0,
+            "{produced}"
+        );
+        let ended = answer(
+            p,
+            ApiKey::EndTxn,
+            3,
+            json!({"transactionalId": "old", "producerId": id, "producerEpoch": 0,
+                   "committed": false}),
+        )
+        .await;
+        assert_eq!(ended["errorCode"], 0, "{ended}");
+    }
+    // Segments: [0], [1 (marker), 2, 3 (marker)].
+    let mut read = Value::Null;
+    for _ in 0..50 {
+        read = fetched_batches(p, "t1", 0, 1).await;
+        if read == json!([[0], [0]]) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(read, json!([[0], [0]]));
+    assert_eq!(fetched_batches(p, "t1", 0, 0).await, json!([[0], null]));
+    assert_eq!(
+        fetched_batches(p, "t1", 1, 1).await,
+        json!([[1, 2, 3], [0, 2]])
+    );
+    cluster.shutdown().await.ok();
+}
+
+/// Kafka 4.4.0 answers a duplicate of an idempotent producer's batch with
+/// the batch's first offset and, as its log append time, the timestamp it
+/// appended it with (its max timestamp), though the topic keeps the
+/// producer's times (-1 for the first append).
+#[tokio::test]
+async fn a_duplicate_is_answered_with_its_timestamp() {
+    use base64::Engine as _;
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let init = answer(
+        p,
+        ApiKey::InitProducerId,
+        4,
+        json!({"transactionalId": null, "transactionTimeoutMs": 60000,
+               "producerId": -1, "producerEpoch": -1}),
+    )
+    .await;
+    let id = init["producerId"].as_i64().unwrap_or(-1);
+    // Timestamp 1000 for each record.
+    let records = common::batch(Some((id, 0, 0)), &[b"a", b"b"]);
+    let records = base64::engine::general_purpose::STANDARD.encode(records);
+    let mut answers = Vec::new();
+    for _ in 0..2 {
+        let produced = answer(
+            p,
+            ApiKey::Produce,
+            9,
+            json!({"acks": -1, "timeoutMs": 1000, "topicData": [{"name": "t1",
+                   "partitionData": [{"index": 0, "records": records}]}]}),
+        )
+        .await;
+        let partition = &produced["responses"][0]["partitionResponses"][0];
+        answers.push(json!([
+            partition["errorCode"],
+            partition["baseOffset"],
+            partition["logAppendTimeMs"]
+        ]));
+    }
+    assert_eq!(answers, vec![json!([0, 0, -1]), json!([0, 0, 1000])]);
+    cluster.shutdown().await.ok();
+}
+
+/// Kafka 4.4.0 keeps a transaction's start time past its end: described
+/// after an abort, the transactional id shows when the aborted
+/// transaction began, until InitProducerId makes it -1 again.
+#[tokio::test]
+async fn an_ended_transaction_keeps_its_start_time() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let init = json!({"transactionalId": "kept", "transactionTimeoutMs": 600000,
+                      "producerId": -1, "producerEpoch": -1});
+    let started = answer(p, ApiKey::InitProducerId, 5, init.clone()).await;
+    let id = started["producerId"].as_i64().unwrap_or(-1);
+    let start_time = |described: Value| {
+        described["transactionStates"][0]["transactionStartTimeMs"]
+            .as_i64()
+            .unwrap_or(i64::MIN)
+    };
+    let describe = json!({"transactionalIds": ["kept"]});
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(0));
+    let added = answer(
+        p,
+        ApiKey::AddPartitionsToTxn,
+        3,
+        json!({"v3AndBelowTransactionalId": "kept", "v3AndBelowProducerId": id,
+               "v3AndBelowProducerEpoch": 0,
+               "v3AndBelowTopics": [{"name": "t1", "partitions": [0]}]}),
+    )
+    .await;
+    assert_eq!(
+        added["resultsByTopicV3AndBelow"][0]["resultsByPartition"][0]["partitionErrorCode"], 0,
+        "{added}"
+    );
+    let ongoing = start_time(answer(p, ApiKey::DescribeTransactions, 0, describe.clone()).await);
+    assert!(ongoing >= before, "{ongoing} {before}");
+    let ended = answer(
+        p,
+        ApiKey::EndTxn,
+        3,
+        json!({"transactionalId": "kept", "producerId": id, "producerEpoch": 0,
+               "committed": false}),
+    )
+    .await;
+    assert_eq!(ended["errorCode"], 0, "{ended}");
+    let mut after = Value::Null;
+    for _ in 0..50 {
+        after = answer(p, ApiKey::DescribeTransactions, 0, describe.clone()).await;
+        if after["transactionStates"][0]["transactionState"] == "CompleteAbort" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(start_time(after), ongoing);
+    answer(p, ApiKey::InitProducerId, 5, init).await;
+    let reinit = answer(p, ApiKey::DescribeTransactions, 0, describe).await;
+    assert_eq!(start_time(reinit), -1);
+    cluster.shutdown().await.ok();
+}
+
+/// Kafka 4.4.0 answers an OffsetDelete's unknown topics and unknown
+/// partitions with UNKNOWN_TOPIC_OR_PARTITION, listed before what the group
+/// coordinator answers for the others; a group it does not know refuses
+/// the whole request (GROUP_ID_NOT_FOUND).
+#[tokio::test]
+async fn offset_delete_names_unknown_partitions_as_kafka_does() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let committed = answer(
+        p,
+        ApiKey::OffsetCommit,
+        8,
+        json!({"groupId": "simple", "generationIdOrMemberEpoch": -1, "memberId": "",
+               "groupInstanceId": null, "topics": [{"name": "t1", "partitions": [
+                   {"partitionIndex": 0, "committedOffset": 0, "committedLeaderEpoch": -1,
+                    "committedMetadata": ""}]}]}),
+    )
+    .await;
+    assert_eq!(
+        committed["topics"][0]["partitions"][0]["errorCode"], 0,
+        "{committed}"
+    );
+    let delete = |group: &str| {
+        json!({"groupId": group, "topics": [
+            {"name": "t1", "partitions": [{"partitionIndex": 0}, {"partitionIndex": 5}]},
+            {"name": "nosuch", "partitions": [{"partitionIndex": 0}]}]})
+    };
+    assert_eq!(
+        answer(p, ApiKey::OffsetDelete, 0, delete("simple")).await,
+        json!({"errorCode": 0, "topics": [
+            {"name": "t1", "partitions": [{"partitionIndex": 5, "errorCode": 3},
+                                          {"partitionIndex": 0, "errorCode": 0}]},
+            {"name": "nosuch", "partitions": [{"partitionIndex": 0, "errorCode": 3}]}]})
+    );
+    assert_eq!(
+        answer(p, ApiKey::OffsetDelete, 0, delete("nobody")).await,
+        json!({"errorCode": 69, "topics": []})
+    );
+    cluster.shutdown().await.ok();
+}
+
+/// Kafka 4.4.0 refuses a JoinGroup whose protocols none of the group's
+/// members supports with INCONSISTENT_GROUP_PROTOCOL (member id ""), before
+/// it would give a new member its id (MEMBER_ID_REQUIRED).
+#[tokio::test]
+async fn a_join_of_no_common_protocol_is_inconsistent_first() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let join = |protocol: &str| {
+        json!({"groupId": "classic", "sessionTimeoutMs": 30000, "rebalanceTimeoutMs": 30000,
+               "memberId": "", "groupInstanceId": null, "protocolType": "consumer",
+               "protocols": [{"name": protocol, "metadata": ""}]})
+    };
+    let first = answer(p, ApiKey::JoinGroup, 3, join("range")).await;
+    assert_eq!(first["errorCode"], 0, "{first}");
+    let refused = answer(p, ApiKey::JoinGroup, 5, join("roundrobin-only")).await;
+    assert_eq!(
+        json!([refused["errorCode"], refused["memberId"]]),
+        json!([23, ""])
+    );
+    let second = answer(p, ApiKey::JoinGroup, 5, join("range")).await;
+    assert_eq!(second["errorCode"], 79, "{second}");
+    cluster.shutdown().await.ok();
+}
+
+/// Kafka 4.4.0 says why it refuses a CreateTopics topic: an invalid name
+/// (and why it is invalid), a topic that exists, a non-positive partition
+/// count; a refused topic lists its configs as empty, not null.
+#[tokio::test]
+async fn create_topics_says_why_it_refuses_as_kafka_does() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let long = "x".repeat(250);
+    let cases = [
+        ("t1", 1, 36, "Topic 't1' already exists.".to_owned()),
+        (
+            "fresh",
+            0,
+            37,
+            "Number of partitions was set to an invalid non-positive value.".to_owned(),
+        ),
+        (
+            "bad/name",
+            1,
+            17,
+            "Topic name is invalid: 'bad/name' contains one or more characters other than ASCII \
+             alphanumerics, '.', '_' and '-'"
+                .to_owned(),
+        ),
+        (
+            "..",
+            1,
+            17,
+            "Topic name is invalid: '..' is not allowed".to_owned(),
+        ),
+        (
+            &long,
+            1,
+            17,
+            format!(
+                "Topic name is invalid: the length of '{long}' is longer than the max allowed \
+                 length 249"
+            ),
+        ),
+    ];
+    for validate_only in [false, true] {
+        for (name, partitions, code, message) in &cases {
+            let created = answer(
+                p,
+                ApiKey::CreateTopics,
+                7,
+                json!({"topics": [{"name": name, "numPartitions": partitions,
+                       "replicationFactor": 1, "assignments": [], "configs": []}],
+                       "timeoutMs": 10000, "validateOnly": validate_only}),
+            )
+            .await;
+            let topic = &created["topics"][0];
+            assert_eq!(
+                json!([topic["errorCode"], topic["errorMessage"], topic["configs"]]),
+                json!([code, message, []]),
+                "{name}"
+            );
+        }
+    }
+    cluster.shutdown().await.ok();
+}
+
+/// A classic JoinGroup of a new member to a consumer group with members:
+/// Kafka 4.4.0 first gives the member its id (MEMBER_ID_REQUIRED), as to
+/// any new member; the fake does too, then refuses the join with that id
+/// (INCONSISTENT_GROUP_PROTOCOL), as it keeps no classic members in a
+/// consumer group.
+#[tokio::test]
+async fn a_classic_join_of_a_consumer_group_gets_a_member_id_first() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let joined = answer(
+        p,
+        ApiKey::ConsumerGroupHeartbeat,
+        1,
+        consumer_beat("mixed", 0, json!({})),
+    )
+    .await;
+    assert_eq!(joined["errorCode"], 0, "{joined}");
+    let join = |member: &str| {
+        json!({"groupId": "mixed", "sessionTimeoutMs": 30000, "rebalanceTimeoutMs": 30000,
+               "memberId": member, "groupInstanceId": null, "protocolType": "consumer",
+               "protocols": [{"name": "range", "metadata": ""}]})
+    };
+    let first = answer(p, ApiKey::JoinGroup, 5, join("")).await;
+    assert_eq!(first["errorCode"], 79, "{first}");
+    let id = first["memberId"].as_str().unwrap_or_default().to_owned();
+    assert!(!id.is_empty(), "{first}");
+    let again = answer(p, ApiKey::JoinGroup, 5, join(&id)).await;
+    assert_eq!(again["errorCode"], 23, "{again}");
+    cluster.shutdown().await.ok();
+}
+
+/// Kafka 4.4.0's DescribeConfigs refusals: an unknown topic by its code
+/// alone (UNKNOWN_TOPIC_OR_PARTITION, message ""), a broker named by no
+/// integer and another broker's id each with its own message.
+#[tokio::test]
+async fn describe_configs_refuses_as_kafka_does() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    for (kind, name, code, message) in [
+        (2, "nosuch", 3, String::new()),
+        (
+            4,
+            "not-a-number",
+            42,
+            "Broker id must be an integer, but it is: not-a-number".to_owned(),
+        ),
+        (
+            4,
+            "7",
+            42,
+            "Unexpected broker id, expected 0 or empty string, but received 7".to_owned(),
+        ),
+    ] {
+        let described = answer(
+            p,
+            ApiKey::DescribeConfigs,
+            4,
+            json!({"resources": [{"resourceType": kind, "resourceName": name,
+                   "configurationKeys": null}],
+                   "includeSynonyms": false, "includeDocumentation": false}),
+        )
+        .await;
+        let result = &described["results"][0];
+        assert_eq!(
+            json!([result["errorCode"], result["errorMessage"]]),
+            json!([code, message]),
+            "{name}"
+        );
+    }
+    cluster.shutdown().await.ok();
+}
+
+/// Kafka 4.4.0 bounds a group's session timeout and heartbeat interval by
+/// its coordinator's settings (45-60 s, 5-15 s by default): a value outside
+/// is INVALID_CONFIG saying the range.
+#[tokio::test]
+async fn group_configs_are_bounded_as_kafka_bounds_them() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    for (name, value, expected) in [
+        (
+            "consumer.session.timeout.ms",
+            "1",
+            json!([
+                40,
+                "consumer.session.timeout.ms must be in the range 45000 to 60000 inclusive."
+            ]),
+        ),
+        (
+            "share.heartbeat.interval.ms",
+            "15001",
+            json!([
+                40,
+                "share.heartbeat.interval.ms must be in the range 5000 to 15000 inclusive."
+            ]),
+        ),
+        ("consumer.session.timeout.ms", "60000", json!([0, null])),
+    ] {
+        let altered = answer(
+            p,
+            ApiKey::IncrementalAlterConfigs,
+            1,
+            json!({"resources": [{"resourceType": 32, "resourceName": "g1", "configs": [
+                {"name": name, "configOperation": 0, "value": value}]}],
+                   "validateOnly": false}),
+        )
+        .await;
+        let result = &altered["responses"][0];
+        assert_eq!(
+            json!([result["errorCode"], result["errorMessage"]]),
+            expected,
+            "{name}={value}"
+        );
+    }
+    cluster.shutdown().await.ok();
+}
+
+/// Kafka 4.4.0's words for a ConsumerGroupHeartbeat it fences or does not
+/// know: an epoch above the member's is "greater" (one below is
+/// "smaller"); an unknown member is named with its group. A member
+/// without a regex is described with "" for it.
+#[tokio::test]
+async fn consumer_group_heartbeat_refusals_say_what_kafka_says() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    let joined = answer(
+        p,
+        ApiKey::ConsumerGroupHeartbeat,
+        1,
+        consumer_beat("words", 0, json!({})),
+    )
+    .await;
+    assert_eq!(joined["errorCode"], 0, "{joined}");
+    let epoch = joined["memberEpoch"].as_i64().unwrap_or(0);
+    let described = answer(
+        p,
+        ApiKey::ConsumerGroupDescribe,
+        0,
+        json!({"groupIds": ["words"], "includeAuthorizedOperations": false}),
+    )
+    .await;
+    assert_eq!(
+        described["groups"][0]["members"][0]["subscribedTopicRegex"], "",
+        "{described}"
+    );
+    let greater = |sent: i64| {
+        format!(
+            "The consumer group member has a greater member epoch ({sent}) than the one known \
+             by the group coordinator ({epoch}). The member must abandon all its partitions and \
+             rejoin."
+        )
+    };
+    let beat = |member: &str, sent: i64| {
+        json!({"groupId": "words", "memberId": member, "memberEpoch": sent, "instanceId": null,
+               "rackId": null, "rebalanceTimeoutMs": -1, "subscribedTopicNames": null,
+               "subscribedTopicRegex": null, "serverAssignor": null, "topicPartitions": null})
+    };
+    for (member, sent, expected) in [
+        (
+            MEMBER,
+            epoch + 5,
+            beat_refused(110, Some(&greater(epoch + 5))),
+        ),
+        (
+            "nobody",
+            epoch,
+            beat_refused(25, Some("Member nobody is not a member of group words.")),
+        ),
+    ] {
+        let request = beat(member, sent);
+        assert_eq!(
+            answer(p, ApiKey::ConsumerGroupHeartbeat, 1, request).await,
+            expected,
+            "{member} {sent}"
+        );
+    }
+    cluster.shutdown().await.ok();
+}
+
+/// A StreamsGroupHeartbeat v0 that Kafka 4.4.0 refuses (an unknown member)
+/// leaves the int32 acceptable recovery lag at its default, 0.
+#[tokio::test]
+async fn a_refused_streams_heartbeat_v0_has_no_recovery_lag() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let refused = answer(
+        &mut probe,
+        ApiKey::StreamsGroupHeartbeat,
+        0,
+        json!({"groupId": "streams", "memberId": "nobody", "memberEpoch": 5,
+               "endpointInformationEpoch": 0, "rebalanceTimeoutMs": -1}),
+    )
+    .await;
+    assert_ne!(refused["errorCode"], 0, "{refused}");
+    assert_eq!(refused["acceptableRecoveryLagLegacy"], 0, "{refused}");
+    cluster.shutdown().await.ok();
+}
+
+/// Kafka 4.4.0's messages for the controller's refusals: an election not
+/// needed or of an unknown topic; a reassignment cancel with none under way
+/// (none), of an unknown topic (its own), and no top-level message ("" for
+/// a request of no partitions); a
+/// feature update refused, inside the words for a whole request failed;
+/// "NONE" for a feature update that passes.
+#[tokio::test]
+async fn controller_refusals_say_what_kafka_says() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    for (topic, expected) in [
+        (
+            "t1",
+            json!([84, "Leader election not needed for topic partition."]),
+        ),
+        ("nosuch", json!([3, "No such topic as nosuch"])),
+    ] {
+        let elected = answer(
+            p,
+            ApiKey::ElectLeaders,
+            2,
+            json!({"electionType": 0, "timeoutMs": 5000,
+                   "topicPartitions": [{"topic": topic, "partitions": [0]}]}),
+        )
+        .await;
+        let result = &elected["replicaElectionResults"][0]["partitionResult"][0];
+        assert_eq!(
+            json!([result["errorCode"], result["errorMessage"]]),
+            expected,
+            "{topic}"
+        );
+    }
+    let moved = answer(
+        p,
+        ApiKey::AlterPartitionReassignments,
+        0,
+        json!({"timeoutMs": 5000, "topics": [
+            {"name": "t1", "partitions": [{"partitionIndex": 0, "replicas": null}]},
+            {"name": "nosuch", "partitions": [{"partitionIndex": 0, "replicas": [0]}]}]}),
+    )
+    .await;
+    let partition = |i: usize| {
+        let p = &moved["responses"][i]["partitions"][0];
+        json!([p["errorCode"], p["errorMessage"]])
+    };
+    assert_eq!(moved["errorMessage"], Value::Null, "{moved}");
+    let none = answer(
+        p,
+        ApiKey::AlterPartitionReassignments,
+        0,
+        json!({"timeoutMs": 5000, "topics": []}),
+    )
+    .await;
+    assert_eq!(none["errorMessage"], "", "{none}");
+    assert_eq!(partition(0), json!([85, null]));
+    assert_eq!(
+        partition(1),
+        json!([3, "Unable to find a topic named nosuch."])
+    );
+    let update = |feature: &str, level: i64, upgrade_type: i64, validate_only: bool| {
+        json!({"timeoutMs": 5000, "validateOnly": validate_only, "featureUpdates": [
+            {"feature": feature, "maxVersionLevel": level, "upgradeType": upgrade_type}]})
+    };
+    let unknown = answer(
+        p,
+        ApiKey::UpdateFeatures,
+        1,
+        update("no.such.feature", 1, 1, false),
+    )
+    .await;
+    assert_eq!(
+        unknown["errorMessage"],
+        "The update failed for all features since the following feature had an error: Invalid \
+         update version 1 for feature no.such.feature. Local controller 0 does not support this \
+         feature."
+    );
+    let above = answer(
+        p,
+        ApiKey::UpdateFeatures,
+        1,
+        update("group.version", 100, 1, false),
+    )
+    .await;
+    assert_eq!(
+        above["errorMessage"],
+        "The update failed for all features since the following feature had an error: Invalid \
+         update version 100 for feature group.version. Local controller 0 only supports versions \
+         0-1"
+    );
+    let validated = answer(
+        p,
+        ApiKey::UpdateFeatures,
+        1,
+        update("group.version", 0, 2, true),
+    )
+    .await;
+    assert_eq!(
+        json!([
+            validated["errorCode"],
+            validated["results"][0]["errorMessage"]
+        ]),
+        json!([0, "NONE"])
+    );
+    cluster.shutdown().await.ok();
+}
+
+/// Kafka 4.4.0's CreateTopics (v5+) lists every config of the topic it
+/// creates, or would create (validate-only), by name: the 37 topic
+/// configs, those given as the topic's own (source 1), the others as the
+/// broker resolves them (defaults: source 5; `min.insync.replicas` the
+/// cluster's dynamic default: source 3).
+#[tokio::test]
+async fn create_topics_lists_the_new_topics_configs() {
+    let cluster = with_topic().await;
+    let mut probe = connect(&cluster, 0).await;
+    let p = &mut probe;
+    for (name, validate_only) in [("compacted", false), ("checked", true)] {
+        let created = answer(
+            p,
+            ApiKey::CreateTopics,
+            7,
+            json!({"topics": [{"name": name, "numPartitions": 1, "replicationFactor": 1,
+                   "assignments": [],
+                   "configs": [{"name": "cleanup.policy", "value": "compact"}]}],
+                   "timeoutMs": 10000, "validateOnly": validate_only}),
+        )
+        .await;
+        let configs = created["topics"][0]["configs"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let names: Vec<&str> = configs.iter().filter_map(|c| c["name"].as_str()).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        assert_eq!((names.len(), &names), (37, &sorted), "{created}");
+        let config = |wanted: &str| {
+            configs
+                .iter()
+                .find(|c| c["name"] == wanted)
+                .cloned()
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            config("cleanup.policy"),
+            json!({"name": "cleanup.policy", "value": "compact", "readOnly": false,
+                   "configSource": 1, "isSensitive": false})
+        );
+        assert_eq!(
+            config("retention.ms"),
+            json!({"name": "retention.ms", "value": "604800000", "readOnly": false,
+                   "configSource": 5, "isSensitive": false})
+        );
+        assert_eq!(config("min.insync.replicas")["configSource"], 3);
     }
     cluster.shutdown().await.ok();
 }

@@ -412,12 +412,29 @@ pub fn check_group(name: &str, value: Option<&str>) -> Result<(), Refusal> {
         }
         return Ok(());
     }
-    match value {
-        Some(value) => check_value(entry, value, rule(GROUP_RULES, name))
-            .map_err(|why| (invalid, invalid_value(name, value, &why))),
-        None => Ok(()),
+    let Some(value) = value else { return Ok(()) };
+    check_value(entry, value, rule(GROUP_RULES, name))
+        .map_err(|why| (invalid, invalid_value(name, value, &why)))?;
+    let range = GROUP_RANGES.iter().find(|(n, _, _)| *n == name);
+    match (range, value.trim().parse::<i64>()) {
+        (Some((_, min, max)), Ok(n)) if !(*min..=*max).contains(&n) => Err((
+            invalid,
+            format!("{name} must be in the range {min} to {max} inclusive."),
+        )),
+        _ => Ok(()),
     }
 }
+
+/// The group configs a group coordinator bounds by its own settings (their
+/// minimum and maximum), as Kafka 4.4.0's defaults set them.
+const GROUP_RANGES: &[(&str, i64, i64)] = &[
+    ("consumer.session.timeout.ms", 45_000, 60_000),
+    ("consumer.heartbeat.interval.ms", 5_000, 15_000),
+    ("share.session.timeout.ms", 45_000, 60_000),
+    ("share.heartbeat.interval.ms", 5_000, 15_000),
+    ("streams.session.timeout.ms", 45_000, 60_000),
+    ("streams.heartbeat.interval.ms", 5_000, 15_000),
+];
 
 /// Checks changes to one broker's (or the cluster-wide) dynamic configs:
 /// INVALID_REQUEST naming every read-only config among them, or for a value

@@ -439,43 +439,71 @@ pub fn offset_delete(cx: &Context<'_>, request: &OffsetDeleteRequest<'_>) -> Res
         });
     }
     let mut state = cx.shared.state();
-    let mut group_error = 0;
-    let topics = request
-        .topics
-        .iter()
-        .map(|t| offset_delete_response::OffsetDeleteResponseTopic {
-            name: owned(&t.name),
-            partitions: t
-                .partitions
-                .iter()
-                .map(|p| {
-                    let error_code = match state.groups.delete_offsets(
-                        &request.group_id,
-                        &t.name,
-                        p.partition_index,
-                    ) {
-                        Ok(code) => code,
-                        Err(code) => {
-                            group_error = code;
-                            0
-                        }
-                    };
-                    offset_delete_response::OffsetDeleteResponsePartition {
-                        partition_index: p.partition_index,
-                        error_code,
-                    }
-                })
-                .collect(),
-        })
-        .collect();
-    if group_error != 0 {
+    // As Kafka: the partitions of unknown topics, and unknown partitions
+    // of known ones, are UNKNOWN_TOPIC_OR_PARTITION, listed first; the
+    // group coordinator answers the others (or refuses the whole request
+    // for a group it does not know).
+    let mut topics: Vec<offset_delete_response::OffsetDeleteResponseTopic<'static>> = Vec::new();
+    let mut known = Vec::new();
+    for t in request.topics.iter() {
+        let topic = state.topics.get(&t.name);
+        let mut unknown = Vec::new();
+        for p in t.partitions.iter() {
+            if topic
+                .and_then(|topic| topic.partition(p.partition_index))
+                .is_some()
+            {
+                known.push((t.name.to_string(), p.partition_index));
+            } else {
+                unknown.push(offset_delete_response::OffsetDeleteResponsePartition {
+                    partition_index: p.partition_index,
+                    error_code: ErrorCode::UnknownTopicOrPartition.code(),
+                });
+            }
+        }
+        if !unknown.is_empty() {
+            add_deleted(&mut topics, &t.name, unknown);
+        }
+    }
+    if state.groups.get(&request.group_id).is_none() {
         return ResponseBody::OffsetDelete(OffsetDeleteResponse {
-            error_code: group_error,
+            error_code: ErrorCode::GroupIdNotFound.code(),
             ..Default::default()
         });
     }
+    for (name, partition_index) in known {
+        let error_code = state
+            .groups
+            .delete_offsets(&request.group_id, &name, partition_index)
+            .unwrap_or_else(|code| code);
+        let partition = offset_delete_response::OffsetDeleteResponsePartition {
+            partition_index,
+            error_code,
+        };
+        add_deleted(&mut topics, &name, vec![partition]);
+    }
     ResponseBody::OffsetDelete(OffsetDeleteResponse {
-        topics,
+        topics: topics.into(),
         ..Default::default()
     })
+}
+
+/// Adds `partitions` to topic `name` of an OffsetDelete answer, the topic
+/// added at the end when it is not there yet.
+fn add_deleted(
+    topics: &mut Vec<offset_delete_response::OffsetDeleteResponseTopic<'static>>,
+    name: &str,
+    partitions: Vec<offset_delete_response::OffsetDeleteResponsePartition>,
+) {
+    match topics.iter_mut().find(|t| t.name == name) {
+        Some(topic) => {
+            let mut all = std::mem::take(&mut topic.partitions).into_vec();
+            all.extend(partitions);
+            topic.partitions = all.into();
+        }
+        None => topics.push(offset_delete_response::OffsetDeleteResponseTopic {
+            name: owned(name),
+            partitions: partitions.into(),
+        }),
+    }
 }

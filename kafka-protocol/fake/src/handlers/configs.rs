@@ -184,6 +184,37 @@ fn resolved(
     (entry.name.clone(), value, source, synonyms)
 }
 
+/// A new topic's every config as Kafka's CreateTopics lists them (v5+):
+/// by name, each resolved as DescribeConfigs resolves it, from the topic's
+/// own `configs` given in the request to the defaults: (name, value,
+/// source, read-only, sensitive).
+pub(crate) fn new_topic_configs(
+    cx: &Context<'_>,
+    state: &State,
+    own: &BTreeMap<String, String>,
+) -> Vec<(String, Option<String>, i8, bool, bool)> {
+    let statics = static_configs(cx, cx.node_id);
+    let mut listed: Vec<_> = config_table::table()
+        .topic
+        .entries()
+        .iter()
+        .map(|entry| {
+            let (name, value, source, _) = resolved(
+                state,
+                &statics,
+                cx.node_id,
+                entry,
+                own.get(&entry.name),
+                source::DYNAMIC_TOPIC_CONFIG,
+            );
+            let value = if entry.sensitive { None } else { value };
+            (name, value, source, entry.read_only, entry.sensitive)
+        })
+        .collect();
+    listed.sort_by(|a, b| a.0.cmp(&b.0));
+    listed
+}
+
 /// Every config of a resource, described, or its error.
 fn configs_of(
     state: &State,
@@ -194,12 +225,12 @@ fn configs_of(
     let table = config_table::table();
     match kind {
         TOPIC => {
-            let topic = state.topics.get(name).ok_or_else(|| {
-                (
-                    ErrorCode::UnknownTopicOrPartition.code(),
-                    format!("The topic '{name}' does not exist."),
-                )
-            })?;
+            // Kafka describes an unknown topic by its code alone (the
+            // message empty).
+            let topic = state
+                .topics
+                .get(name)
+                .ok_or_else(|| (ErrorCode::UnknownTopicOrPartition.code(), String::new()))?;
             let statics = static_configs(cx, cx.node_id);
             Ok(table
                 .topic
@@ -284,7 +315,11 @@ fn described_broker(cx: &Context<'_>, name: &str) -> Result<i32, Refusal> {
     }
     match name.parse::<i32>() {
         Ok(id) if id == cx.node_id => Ok(id),
-        _ => Err((
+        Err(_) => Err((
+            ErrorCode::InvalidRequest.code(),
+            format!("Broker id must be an integer, but it is: {name}"),
+        )),
+        Ok(_) => Err((
             ErrorCode::InvalidRequest.code(),
             format!(
                 "Unexpected broker id, expected {} or empty string, but received {name}",

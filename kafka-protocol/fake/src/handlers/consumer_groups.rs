@@ -72,15 +72,65 @@ fn refusal(
         _ => {}
     }
     match request.server_assignor.as_deref() {
-        Some(assignor) if !ASSIGNORS.contains(&assignor) => Some((
-            ErrorCode::UnsupportedAssignor,
-            format!(
-                "ServerAssignor {assignor} is not supported. Supported assignors: {}.",
-                ASSIGNORS.join(", ")
-            ),
-        )),
-        _ => None,
+        Some(assignor) if !ASSIGNORS.contains(&assignor) => {
+            return Some((
+                ErrorCode::UnsupportedAssignor,
+                format!(
+                    "ServerAssignor {assignor} is not supported. Supported assignors: {}.",
+                    ASSIGNORS.join(", ")
+                ),
+            ))
+        }
+        _ => {}
     }
+    let regex = request.subscribed_topic_regex.as_deref()?;
+    regex_syntax_error(regex).map(|why| {
+        (
+            ErrorCode::InvalidRegularExpression,
+            format!("SubscribedTopicRegex `{regex}` is not a valid regular expression: {why}."),
+        )
+    })
+}
+
+/// What the regex engine Kafka compiles subscriptions with (RE2's syntax)
+/// says of the commonest malformed patterns: unbalanced parentheses, an
+/// unclosed class, a trailing backslash. The fake matches no regex; other
+/// malformed patterns pass.
+fn regex_syntax_error(regex: &str) -> Option<&'static str> {
+    let mut depth = 0usize;
+    let mut chars = regex.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.next().is_none() => {
+                return Some("trailing backslash at end of expression")
+            }
+            '\\' => {}
+            '(' => depth += 1,
+            ')' if depth == 0 => return Some("unexpected )"),
+            ')' => depth -= 1,
+            '[' => {
+                // A class: `]` first (after any `^`) is a literal.
+                if chars.peek() == Some(&'^') {
+                    chars.next();
+                }
+                if chars.peek() == Some(&']') {
+                    chars.next();
+                }
+                loop {
+                    match chars.next() {
+                        None => return Some("missing closing ]"),
+                        Some(']') => break,
+                        Some('\\') => {
+                            chars.next();
+                        }
+                        Some(_) => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    (depth > 0).then_some("missing closing )")
 }
 
 /// ConsumerGroupHeartbeat, at the group's coordinator.
@@ -104,6 +154,7 @@ pub fn heartbeat(
     }
     let beat = Beat {
         version: cx.version,
+        group_id: &request.group_id,
         member_id: &request.member_id,
         member_epoch: request.member_epoch,
         instance_id: request.instance_id.as_deref(),
@@ -225,7 +276,8 @@ pub fn describe(
                     client_id: owned(&m.client_id),
                     client_host: owned(&m.client_host),
                     subscribed_topic_names: m.subscribed.iter().map(|s| owned(s)).collect(),
-                    subscribed_topic_regex: m.regex.as_deref().map(owned),
+                    // Kafka describes a member without a regex with "".
+                    subscribed_topic_regex: Some(owned(m.regex.as_deref().unwrap_or_default())),
                     assignment: described(&state.topics, Some(&m.assigned)),
                     target_assignment: described(&state.topics, consumer.target.get(&m.id)),
                     // 1: a member of the consumer protocol (v1+).

@@ -26,6 +26,33 @@ pub(crate) fn kafka_message(code: i16) -> Option<&'static str> {
     })
 }
 
+/// Kafka 4.4.0's message for a CreateTopics refusal of topic `name` with
+/// `partitions` asked for, where it says more than the code: an invalid
+/// name (why), an existing topic, a non-positive partition count.
+pub(crate) fn create_topic_message(code: i16, name: &str, partitions: i32) -> Option<String> {
+    match ErrorCode::from(code) {
+        ErrorCode::InvalidTopicException => {
+            let why = match name {
+                "" => "the empty string is not allowed".to_owned(),
+                "." | ".." => format!("'{name}' is not allowed"),
+                _ if name.chars().count() > 249 => {
+                    format!("the length of '{name}' is longer than the max allowed length 249")
+                }
+                _ => format!(
+                    "'{name}' contains one or more characters other than ASCII alphanumerics, \
+                     '.', '_' and '-'"
+                ),
+            };
+            Some(format!("Topic name is invalid: {why}"))
+        }
+        ErrorCode::TopicAlreadyExists => Some(format!("Topic '{name}' already exists.")),
+        ErrorCode::InvalidPartitions if partitions <= 0 => {
+            Some("Number of partitions was set to an invalid non-positive value.".to_owned())
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

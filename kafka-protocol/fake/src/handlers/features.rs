@@ -10,6 +10,7 @@ use kafka_wire::messages::{
 };
 use kafka_wire::{ErrorCode, ResponseBody};
 
+use super::error_messages::kafka_message;
 use super::owned;
 use crate::dispatch::Context;
 use crate::versions::FEATURES;
@@ -22,11 +23,17 @@ const UNSAFE_DOWNGRADE: i8 = 3;
 /// Checks one update: Ok for one to the current level, or a change
 /// allowed in kind (kept only when validating), else the refusal's
 /// message.
-fn check(feature: &str, level: i16, upgrade_type: i8, validate_only: bool) -> Result<(), String> {
+fn check(
+    controller: i32,
+    feature: &str,
+    level: i16,
+    upgrade_type: i8,
+    validate_only: bool,
+) -> Result<(), String> {
     let Some(&(_, min, max, finalized)) = FEATURES.iter().find(|(name, ..)| *name == feature)
     else {
         return Err(format!(
-            "Invalid update version {level} for feature {feature}. The controller does not support the given feature."
+            "Invalid update version {level} for feature {feature}. Local controller {controller} does not support this feature."
         ));
     };
     if level == finalized {
@@ -34,7 +41,7 @@ fn check(feature: &str, level: i16, upgrade_type: i8, validate_only: bool) -> Re
     }
     if level > max || (level < min && level != 0) {
         return Err(format!(
-            "Invalid update version {level} for feature {feature}. Local controller supports versions {min}-{max}."
+            "Invalid update version {level} for feature {feature}. Local controller {controller} only supports versions {min}-{max}"
         ));
     }
     if level < finalized && upgrade_type == UPGRADE {
@@ -64,6 +71,7 @@ pub fn update_features(
     request: &UpdateFeaturesRequest<'_>,
 ) -> ResponseBody<'static> {
     let updates: Vec<_> = request.feature_updates.iter().collect();
+    let controller = cx.shared.controller();
     let refused = updates.iter().find_map(|u| {
         // v0 asks a downgrade with allow_downgrade (an unsafe one).
         let upgrade_type = if cx.version == 0 {
@@ -76,6 +84,7 @@ pub fn update_features(
             u.upgrade_type
         };
         check(
+            controller,
             &u.feature,
             u.max_version_level,
             upgrade_type,
@@ -84,9 +93,17 @@ pub fn update_features(
         .err()
     });
     let (error_code, error_message) = match &refused {
+        // Kafka's controller fails the whole request, saying which
+        // feature's error did.
         Some(message) => (
             ErrorCode::InvalidUpdateVersion.code(),
-            Some(message.clone().into()),
+            Some(
+                format!(
+                    "The update failed for all features since the following feature had an \
+                     error: {message}"
+                )
+                .into(),
+            ),
         ),
         None => (0, None),
     };
@@ -100,6 +117,8 @@ pub fn update_features(
                 .iter()
                 .map(|u| update_features_response::UpdatableFeatureResult {
                     feature: owned(&u.feature),
+                    // Kafka's words for no error.
+                    error_message: kafka_message(0).map(Into::into),
                     ..Default::default()
                 })
                 .collect::<Vec<_>>()

@@ -286,13 +286,17 @@ fn read(
                 // sends the list only to them (null otherwise).
                 let until = if committed { stable } else { i64::MAX };
                 data.aborted_transactions = None;
-                match p.log.read(w.fetch_offset, until, limit, at_least_one) {
-                    Ok(records) => {
+                match p.log.fetch(w.fetch_offset, until, limit, at_least_one) {
+                    Ok(read) => {
+                        let records = read.bytes;
+                        // Kafka lists the aborted transactions that
+                        // overlap what it read: up to the next batch, the
+                        // next segment or the log end.
                         if committed {
                             let aborted = if records.is_empty() {
                                 Vec::new()
                             } else {
-                                p.txns.aborted_in(w.fetch_offset, stable)
+                                p.txns.aborted_in(w.fetch_offset, read.next)
                             };
                             data.aborted_transactions = Some(
                                 aborted

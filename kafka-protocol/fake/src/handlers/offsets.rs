@@ -1,6 +1,7 @@
 //! ListOffsets, OffsetForLeaderEpoch and DeleteRecords: questions about a
 //! partition's offsets, answered by its leader.
 
+use kafka_wire::messages::list_offsets_response::ListOffsetsPartitionResponse;
 use kafka_wire::messages::{
     delete_records_response, DeleteRecordsRequest, DeleteRecordsResponse, ListOffsetsRequest,
     ListOffsetsResponse, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse,
@@ -10,6 +11,7 @@ use kafka_wire::{ErrorCode, ResponseBody};
 use super::answers::{epoch_end_offset, epoch_topic, list_offsets_partition, list_offsets_topic};
 use super::owned;
 use crate::dispatch::Context;
+use crate::state::log::Found;
 use crate::state::topics::Partition;
 use crate::state::State;
 
@@ -74,19 +76,12 @@ pub fn list_offsets(cx: &Context<'_>, request: &ListOffsetsRequest<'_>) -> Respo
                             EARLIEST | EARLIEST_LOCAL | EARLIEST_PENDING_UPLOAD => {
                                 response.offset = log.log_start_offset()
                             }
-                            MAX_TIMESTAMP => {
-                                if let Some((ts, offset)) = log.max_timestamp() {
-                                    (response.timestamp, response.offset) = (ts, offset);
-                                }
-                            }
+                            MAX_TIMESTAMP => found(&mut response, log.max_timestamp()),
                             ts if ts < 0 => {
-                                response.error_code = ErrorCode::UnsupportedVersion.code()
+                                response.error_code = ErrorCode::UnsupportedVersion.code();
+                                response.leader_epoch = -1;
                             }
-                            ts => {
-                                if let Some((ts, offset)) = log.offset_for_timestamp(ts) {
-                                    (response.timestamp, response.offset) = (ts, offset);
-                                }
-                            }
+                            ts => found(&mut response, log.offset_for_timestamp(ts)),
                         }
                     }
                 }
@@ -98,6 +93,20 @@ pub fn list_offsets(cx: &Context<'_>, request: &ListOffsetsRequest<'_>) -> Respo
         topics,
         ..Default::default()
     })
+}
+
+/// A lookup by time's answer: the record found, with its batch's leader
+/// epoch; or, as Kafka answers when no record is found, -1 for the offset,
+/// the timestamp and the leader epoch.
+fn found(response: &mut ListOffsetsPartitionResponse<'static>, record: Option<Found>) {
+    let record = record.unwrap_or(Found {
+        timestamp: -1,
+        offset: -1,
+        leader_epoch: -1,
+    });
+    response.timestamp = record.timestamp;
+    response.offset = record.offset;
+    response.leader_epoch = record.leader_epoch;
 }
 
 /// The end offset of a leader epoch: where the next epoch began, or the

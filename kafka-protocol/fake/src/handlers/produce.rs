@@ -18,7 +18,7 @@ use super::validate::{
 use crate::config::PRODUCE_DECOMPRESSION_BUDGET;
 use crate::dispatch::{Context, Outcome};
 use crate::state::internal_topics::is_internal;
-use crate::state::log::StoredBatch;
+use crate::state::log::{Roll, StoredBatch};
 use crate::state::producers::{BatchIds, Verdict};
 use crate::state::topics::Topic;
 use crate::state::transactions::TxnStatus;
@@ -81,6 +81,26 @@ fn setting(
         .or_else(|| topic.config(key))
         .unwrap_or(default)
         .to_owned()
+}
+
+/// When the logs of `topic` roll a segment on `node` (-1: the cluster's
+/// settings): its `segment.ms` and `segment.bytes`, else the broker's.
+pub(super) fn roll(state: &State, node: i32, topic: &Topic) -> Roll {
+    let defaults = Roll::default();
+    let number = |key: &str, broker_key: &str, default: i64| {
+        setting(state, node, topic, key, broker_key, &default.to_string())
+            .parse::<i64>()
+            .unwrap_or(default)
+    };
+    Roll {
+        ms: number("segment.ms", "log.roll.ms", defaults.ms),
+        bytes: usize::try_from(number(
+            "segment.bytes",
+            "log.segment.bytes",
+            i64::try_from(defaults.bytes).unwrap_or(i64::MAX),
+        ))
+        .unwrap_or(defaults.bytes),
+    }
 }
 
 /// What the log of partition `index` of `topic` holds appends to.
@@ -279,6 +299,7 @@ pub async fn produce(cx: &Context<'_>, request: &ProduceRequest<'_>) -> Outcome 
             let appended = part.result.and_then(|batches| {
                 append(
                     cx.shared,
+                    cx.node_id,
                     version,
                     &mut state,
                     name,
@@ -428,6 +449,7 @@ fn node_endpoints(shared: &Shared, nodes: &[i32]) -> Vec<produce_response::NodeE
 #[allow(clippy::too_many_arguments)]
 fn append(
     shared: &Shared,
+    node: i32,
     version: i16,
     state: &mut crate::state::State,
     name: &str,
@@ -475,6 +497,11 @@ fn append(
             }
         }
     }
+    let roll = state
+        .topics
+        .get(name)
+        .map(|t| roll(state, node, t))
+        .unwrap_or_default();
     let topic = state
         .topics
         .get_mut(name)
@@ -486,6 +513,7 @@ fn append(
     // Every batch is checked against the producer state before any is
     // appended, so that a refused batch leaves the partition unchanged.
     let mut first = None;
+    let mut duplicate_time = None;
     let mut sizes = Vec::new();
     let first_sequence_from_zero = shared.config.first_sequence_from_zero;
     for batch in batches {
@@ -502,7 +530,10 @@ fn append(
             // Kafka's producer state refuses the append: its log start
             // offset is in the answer.
             Verdict::Reject(code) => return Err(Refusal::with_log_start(code)),
-            Verdict::Duplicate(offset) => offset,
+            Verdict::Duplicate(offset, timestamp) => {
+                duplicate_time = Some(timestamp);
+                offset
+            }
             Verdict::Append => {
                 let base_offset = partition.log.high_watermark();
                 let mut bytes = records
@@ -527,12 +558,15 @@ fn append(
                 }
                 let last_offset = base_offset + i64::from(h.last_offset_delta);
                 sizes.push((base_offset, bytes.len()));
-                partition.log.push(StoredBatch {
-                    base_offset,
-                    last_offset,
-                    max_timestamp,
-                    bytes,
-                });
+                partition.log.push(
+                    StoredBatch {
+                        base_offset,
+                        last_offset,
+                        max_timestamp,
+                        bytes,
+                    },
+                    roll,
+                );
                 partition.producers.record(&ids, base_offset, max_timestamp);
                 if h.is_transactional() {
                     partition.txns.write(h.producer_id, base_offset);
@@ -554,7 +588,14 @@ fn append(
         .get(name)
         .and_then(|t| t.partition(index))
         .map_or(0, |p| p.log.log_start_offset());
-    Ok((base_offset, if append_time { now } else { -1 }, log_start))
+    // Kafka answers a duplicate with the timestamp it appended it at as
+    // the log append time, whatever the topic's timestamp type.
+    let append_time = match duplicate_time {
+        Some(timestamp) => timestamp,
+        None if append_time => now,
+        None => -1,
+    };
+    Ok((base_offset, append_time, log_start))
 }
 
 /// A producer id for idempotent producers: a new one at epoch 0 for every

@@ -59,6 +59,18 @@ fn elect(state: &mut State, live: &[i32], topic: &str, index: i32, kind: i8) -> 
     }
 }
 
+/// Kafka's message for a partition's election result, where it has one:
+/// an election not needed, a topic it does not know.
+fn election_message(error_code: i16, topic: &str, known: bool) -> Option<String> {
+    if error_code == code(ErrorCode::ElectionNotNeeded) {
+        Some("Leader election not needed for topic partition.".to_owned())
+    } else if error_code == code(ErrorCode::UnknownTopicOrPartition) && !known {
+        Some(format!("No such topic as {topic}"))
+    } else {
+        None
+    }
+}
+
 /// ElectLeaders (v0 is always preferred). With no partitions named, every
 /// partition is tried and only those an election was needed for are
 /// answered, as Kafka answers.
@@ -85,10 +97,18 @@ pub fn elect_leaders(cx: &Context<'_>, request: &ElectLeadersRequest<'_>) -> Res
                     partition_result: t
                         .partitions
                         .iter()
-                        .map(|index| elect_leaders_response::PartitionResult {
-                            partition_id: index,
-                            error_code: elect(&mut state, &live, &t.topic, index, kind),
-                            ..Default::default()
+                        .map(|index| {
+                            let error_code = elect(&mut state, &live, &t.topic, index, kind);
+                            let known = state.topics.get(&t.topic).is_some();
+                            let mut result = elect_leaders_response::PartitionResult {
+                                partition_id: index,
+                                error_code,
+                                ..Default::default()
+                            };
+                            if let Some(message) = election_message(error_code, &t.topic, known) {
+                                result.error_message = Some(message.into());
+                            }
+                            result
                         })
                         .collect::<Vec<_>>()
                         .into(),
@@ -142,24 +162,28 @@ fn reassign(
     index: i32,
     replicas: Option<Vec<i32>>,
     keep_factor: bool,
-) -> Result<(), (ErrorCode, String)> {
+) -> Result<(), (ErrorCode, Option<String>)> {
     let partition = state
         .topics
         .get_mut(topic)
-        .and_then(|t| t.partition_mut(index))
         .ok_or_else(|| {
             (
                 ErrorCode::UnknownTopicOrPartition,
-                format!("Unable to find partition {topic}:{index}."),
+                Some(format!("Unable to find a topic named {topic}.")),
+            )
+        })?
+        .partition_mut(index)
+        .ok_or_else(|| {
+            (
+                ErrorCode::UnknownTopicOrPartition,
+                Some(format!("Unable to find partition {topic}:{index}.")),
             )
         })?;
+    // Kafka answers a cancel with none under way by the code alone.
     let Some(replicas) = replicas else {
-        return Err((
-            ErrorCode::NoReassignmentInProgress,
-            "No partition reassignment is in progress for this topic partition.".into(),
-        ));
+        return Err((ErrorCode::NoReassignmentInProgress, None));
     };
-    let invalid = |why: String| Err((ErrorCode::InvalidReplicaAssignment, why));
+    let invalid = |why: String| Err((ErrorCode::InvalidReplicaAssignment, Some(why)));
     if replicas.is_empty() {
         return invalid("The manual partition assignment includes an empty replica list.".into());
     }
@@ -179,11 +203,11 @@ fn reassign(
     if keep_factor && replicas.len() != partition.replicas.len() {
         return Err((
             ErrorCode::InvalidReplicationFactor,
-            format!(
+            Some(format!(
                 "The replication factor is changed from {} to {}",
                 partition.replicas.len(),
                 replicas.len()
-            ),
+            )),
         ));
     }
     let leader = partition.leader;
@@ -239,7 +263,7 @@ pub fn alter_partition_reassignments(
                             keep_factor,
                         ) {
                             Ok(()) => (0, None),
-                            Err((error, message)) => (error.code(), Some(message.into())),
+                            Err((error, message)) => (error.code(), message.map(Into::into)),
                         };
                         alter_partition_reassignments_response::ReassignablePartitionResponse {
                             partition_index: p.partition_index,
@@ -259,6 +283,13 @@ pub fn alter_partition_reassignments(
     ResponseBody::AlterPartitionReassignments(AlterPartitionReassignmentsResponse {
         allow_replication_factor_change: request.allow_replication_factor_change,
         responses: responses.into(),
+        // Kafka's top-level message is null once its controller has
+        // answered for some partition ("" for a request of none).
+        error_message: if request.topics.is_empty() {
+            Some("".into())
+        } else {
+            None
+        },
         ..Default::default()
     })
 }

@@ -101,7 +101,7 @@ fn span_of(partition: &Partition, settings: &Settings) -> Span {
         Reset::ByDuration(ms) => partition
             .log
             .offset_for_timestamp(now_ms().saturating_sub(ms))
-            .map_or(high_watermark, |(_, offset)| offset),
+            .map_or(high_watermark, |found| found.offset),
     };
     Span {
         log_start,

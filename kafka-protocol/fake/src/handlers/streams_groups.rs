@@ -262,7 +262,8 @@ fn response(answer: BeatAnswer, version: i16) -> StreamsGroupHeartbeatResponse<'
         member_id: Cow::Owned(answer.member_id),
         member_epoch: answer.member_epoch,
         heartbeat_interval_ms: answer.heartbeat_interval_ms,
-        acceptable_recovery_lag_legacy: if version == 0 {
+        // A refusal leaves v0's int32 at its default, 0, as Kafka's does.
+        acceptable_recovery_lag_legacy: if version == 0 && error_code == 0 {
             i32::try_from(answer.acceptable_recovery_lag).unwrap_or(i32::MAX)
         } else {
             0

@@ -11,6 +11,8 @@ use kafka_wire::messages::{
 use kafka_wire::runtime::Uuid;
 use kafka_wire::{ErrorCode, ResponseBody};
 
+use super::configs::new_topic_configs;
+use super::error_messages::create_topic_message;
 use super::owned;
 use crate::config_table;
 use crate::dispatch::Context;
@@ -81,6 +83,7 @@ pub fn create_topics(cx: &Context<'_>, request: &CreateTopicsRequest<'_>) -> Res
                     ),
                 )));
             }
+            let listed = new_topic_configs(cx, &state, &configs);
             let created = result.and_then(|()| {
                 // Validate-only answers the id the topic would have, as Kafka.
                 let outcome = if request.validate_only {
@@ -99,7 +102,10 @@ pub fn create_topics(cx: &Context<'_>, request: &CreateTopicsRequest<'_>) -> Res
                         .create(&t.name, partitions, configs, placement)
                         .map(|topic| topic.id)
                 };
-                outcome.map_err(|code| (code, String::new()))
+                outcome.map_err(|code| {
+                    let message = create_topic_message(code, &t.name, partitions);
+                    (code, message.unwrap_or_default())
+                })
             });
             let (error_code, error_message, topic_id) = match created {
                 Ok(id) => (0, None, id),
@@ -112,7 +118,26 @@ pub fn create_topics(cx: &Context<'_>, request: &CreateTopicsRequest<'_>) -> Res
                 error_message: error_message.map(Into::into),
                 num_partitions: if error_code == 0 { partitions } else { -1 },
                 replication_factor: if error_code == 0 { replication } else { -1 },
-                configs: (error_code == 0).then(Default::default),
+                // Kafka lists every config of a topic it creates (or
+                // would), and none of one it refuses: empty, not null.
+                configs: Some(if error_code == 0 {
+                    listed
+                        .into_iter()
+                        .map(|(name, value, config_source, read_only, is_sensitive)| {
+                            create_topics_response::CreatableTopicConfigs {
+                                name: name.into(),
+                                value: value.map(Into::into),
+                                read_only,
+                                config_source,
+                                is_sensitive,
+                                ..Default::default()
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                        .into()
+                } else {
+                    Default::default()
+                }),
                 ..Default::default()
             }
         })

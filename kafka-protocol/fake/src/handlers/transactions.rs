@@ -30,7 +30,7 @@ use super::answers::unknown_first;
 use super::commits::{metadata_fits, stored_metadata};
 use super::groups::check_group;
 use super::owned;
-use super::produce::now_ms;
+use super::produce::{now_ms, roll};
 use crate::dispatch::Context;
 use crate::state::log::StoredBatch;
 use crate::state::transactions::{Txn, TxnStatus, MAX_TRANSACTION_TIMEOUT_MS};
@@ -167,6 +167,7 @@ pub fn init_producer_id(
                 epoch,
                 last_epoch: -1,
                 timeout_ms: timeout,
+                start_ms: -1,
                 ..txn
             },
         );
@@ -244,6 +245,9 @@ pub(super) fn write_marker(
     now: i64,
     budget: u64,
 ) {
+    let Some(roll) = state.topics.get(topic).map(|t| roll(state, -1, t)) else {
+        return;
+    };
     let Some(partition) = state
         .topics
         .get_mut(topic)
@@ -272,12 +276,15 @@ pub(super) fn write_marker(
     }
     let Ok(bytes) = builder.build() else { return };
     let size = bytes.len();
-    partition.log.push(StoredBatch {
-        base_offset: offset,
-        last_offset: offset,
-        max_timestamp: now,
-        bytes,
-    });
+    partition.log.push(
+        StoredBatch {
+            base_offset: offset,
+            last_offset: offset,
+            max_timestamp: now,
+            bytes,
+        },
+        roll,
+    );
     partition.txns.end(producer_id, offset, committed);
     partition.producers.mark(producer_id, epoch, now);
     let log_start = partition.log.log_start_offset();

@@ -86,6 +86,8 @@ pub struct ConsumerGroup {
 pub struct Beat<'a> {
     /// The request's version.
     pub version: i16,
+    /// The group's id (for Kafka's messages).
+    pub group_id: &'a str,
     /// The member id (empty for a new member before v1).
     pub member_id: &'a str,
     /// The member epoch.
@@ -203,7 +205,10 @@ impl ConsumerGroup {
                 if self.members.remove(beat.member_id).is_none() {
                     return error(
                         ErrorCode::UnknownMemberId,
-                        &format!("Member {} is not a member of the group.", beat.member_id),
+                        &format!(
+                            "Member {} is not a member of group {}.",
+                            beat.member_id, beat.group_id
+                        ),
                     );
                 }
                 self.target.remove(beat.member_id);
@@ -219,7 +224,10 @@ impl ConsumerGroup {
                 let Some(member) = self.members.get(beat.member_id) else {
                     return error(
                         ErrorCode::UnknownMemberId,
-                        &format!("Member {} is not a member of the group.", beat.member_id),
+                        &format!(
+                            "Member {} is not a member of group {}.",
+                            beat.member_id, beat.group_id
+                        ),
                     );
                 };
                 let retry = epoch == member.previous_epoch
@@ -228,10 +236,15 @@ impl ConsumerGroup {
                         .as_ref()
                         .is_some_and(|owned| owned.is_subset(&member.assigned));
                 if epoch != member.epoch && !retry {
+                    let relation = if epoch > member.epoch {
+                        "greater"
+                    } else {
+                        "smaller"
+                    };
                     return error(
                         ErrorCode::FencedMemberEpoch,
                         &format!(
-                            "The consumer group member has a smaller member epoch ({epoch}) than the one known by the group coordinator ({}). The member must abandon all its partitions and rejoin.",
+                            "The consumer group member has a {relation} member epoch ({epoch}) than the one known by the group coordinator ({}). The member must abandon all its partitions and rejoin.",
                             member.epoch
                         ),
                     );
@@ -443,6 +456,7 @@ mod tests {
     fn beat<'a>(id: &'a str, epoch: i32, topics: &[&str], owned: Option<Vec<Tp>>) -> Beat<'a> {
         Beat {
             version: 1,
+            group_id: "g",
             member_id: id,
             member_epoch: epoch,
             instance_id: None,

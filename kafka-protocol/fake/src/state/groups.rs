@@ -270,7 +270,17 @@ impl Groups {
             .and_then(|g| g.consumer.as_ref())
             .is_some_and(|c| !c.members.is_empty())
         {
-            // A consumer group with members takes no classic member.
+            // A consumer group with members takes no classic member. Kafka
+            // would take one (its groups migrate between the protocols) and
+            // first gives a new one its id, as the fake does; the fake then
+            // refuses the member's join with that id.
+            if request.member_id.is_empty()
+                && request.group_instance_id.is_none()
+                && request.require_known_member_id
+            {
+                let id = self.new_member_id(&request.client_id, None);
+                return fail(ErrorCode::MemberIdRequired, &id);
+            }
             return fail(ErrorCode::InconsistentGroupProtocol, &request.member_id);
         }
         if self
@@ -283,6 +293,21 @@ impl Groups {
             // a classic group, as Kafka converts it.
             return fail(ErrorCode::InconsistentGroupProtocol, &request.member_id);
         }
+        // A group with members takes a member of its protocol type that
+        // supports a protocol every member supports, as Kafka checks before
+        // it gives a new member its id.
+        if self.groups.get(&request.group_id).is_some_and(|group| {
+            group.state != GroupState::Empty
+                && (group.protocol_type != request.protocol_type
+                    || !request.protocols.iter().any(|(name, _)| {
+                        group
+                            .members
+                            .iter()
+                            .all(|m| m.protocols.iter().any(|(n, _)| n == name))
+                    }))
+        }) {
+            return fail(ErrorCode::InconsistentGroupProtocol, &request.member_id);
+        }
         let new_id = request
             .member_id
             .is_empty()
@@ -292,9 +317,6 @@ impl Groups {
         group.streams = None;
         let now = Instant::now();
         group.pending.retain(|_, expiry| *expiry > now);
-        if group.state != GroupState::Empty && group.protocol_type != request.protocol_type {
-            return fail(ErrorCode::InconsistentGroupProtocol, &request.member_id);
-        }
         match new_id {
             Some(id) => {
                 let known = request

@@ -14,6 +14,8 @@ struct Written {
     first_sequence: i32,
     last_sequence: i32,
     base_offset: i64,
+    /// The batch's max timestamp as appended.
+    timestamp: i64,
 }
 
 /// One producer's state on a partition.
@@ -47,9 +49,10 @@ pub struct Active {
 pub enum Verdict {
     /// Append it.
     Append,
-    /// It was appended before, at this base offset: answer with it and
-    /// append nothing, as Kafka answers a retried batch.
-    Duplicate(i64),
+    /// It was appended before, at this base offset and with this max
+    /// timestamp: answer with them (the timestamp as the log append time)
+    /// and append nothing, as Kafka answers a retried batch.
+    Duplicate(i64, i64),
     /// Refuse it with this error code.
     Reject(i16),
 }
@@ -122,7 +125,7 @@ impl Producers {
             .iter()
             .find(|w| w.first_sequence == ids.first_sequence && w.last_sequence == last_sequence)
         {
-            return Verdict::Duplicate(written.base_offset);
+            return Verdict::Duplicate(written.base_offset, written.timestamp);
         }
         let last = producer.recent.back().map_or(-1, |w| w.last_sequence);
         if in_sequence(last, ids.first_sequence) {
@@ -151,6 +154,7 @@ impl Producers {
             first_sequence: ids.first_sequence,
             last_sequence: ids.last_sequence(),
             base_offset,
+            timestamp,
         });
         if producer.recent.len() > REMEMBERED_BATCHES {
             producer.recent.pop_front();
@@ -213,7 +217,7 @@ mod tests {
         producers.record(&ids(0, 0, 2), 10, 0);
         assert_eq!(
             producers.check(&ids(0, 0, 2), false),
-            Verdict::Duplicate(10)
+            Verdict::Duplicate(10, 0)
         );
         let out_of_order = Verdict::Reject(ErrorCode::OutOfOrderSequenceNumber.code());
         assert_eq!(producers.check(&ids(0, 5, 1), false), out_of_order);
@@ -234,7 +238,10 @@ mod tests {
         producers.mark(7, 0, 1);
         assert_eq!(producers.check(&ids(0, 1, 1), false), Verdict::Append);
         let out_of_order = Verdict::Reject(ErrorCode::OutOfOrderSequenceNumber.code());
-        assert_eq!(producers.check(&ids(0, 0, 1), false), Verdict::Duplicate(0));
+        assert_eq!(
+            producers.check(&ids(0, 0, 1), false),
+            Verdict::Duplicate(0, 0)
+        );
         producers.mark(7, 1, 2);
         assert_eq!(producers.check(&ids(1, 1, 1), false), out_of_order);
         assert_eq!(producers.check(&ids(1, 0, 1), false), Verdict::Append);

@@ -696,6 +696,7 @@ impl ShareGroups {
         };
         let start_before = partition.start;
         let mut error = 0;
+        let mut changed = false;
         for (first, last, types) in batches {
             if last < first || types.is_empty() {
                 return ErrorCode::InvalidRequest.code();
@@ -728,6 +729,7 @@ impl ShareGroups {
                                 continue;
                             }
                         };
+                        changed = true;
                     }
                     _ => error = ErrorCode::InvalidRecordState.code(),
                 }
@@ -735,6 +737,11 @@ impl ShareGroups {
         }
         // Kafka's share coordinator keeps the state as it was written: the
         // start offset before this acknowledgement moved it, and what is done.
+        // An acknowledgement that changes no record writes nothing.
+        if !changed {
+            partition.advance();
+            return error;
+        }
         let done = partition
             .records
             .range(start_before..)
@@ -1047,6 +1054,20 @@ mod tests {
         assert_eq!(share.acknowledge("g", "a", tp, &[(3, 3, vec![3])]), 0);
         let kept = share.persisted("g", tp).cloned().unwrap_or_default();
         assert_eq!((kept.start, kept.lag(5)), (2, 2));
+        // Accept 2 (acquired again) and 4: all done, written with the
+        // start before (2); then accept 0 again, done before: nothing
+        // changes, nothing is written (Kafka's kept start stays 2).
+        assert_eq!(
+            share.acquire("g", "a", tp, span(0, 5), 10, now),
+            [(2, 2, 2)]
+        );
+        assert_eq!(
+            share.acknowledge("g", "a", tp, &[(2, 2, vec![1]), (4, 4, vec![1])]),
+            0
+        );
+        share.acknowledge("g", "a", tp, &[(0, 0, vec![1])]);
+        let kept = share.persisted("g", tp).cloned().unwrap_or_default();
+        assert_eq!((kept.start, kept.lag(5)), (2, 0));
         // Altered (an empty group): the partition starts there, nothing in
         // flight; deleted: forgotten.
         share.alter_offset("g", tp, 1);

@@ -71,8 +71,9 @@ pub struct Txn {
     pub timeout_ms: i32,
     /// The state.
     pub status: TxnStatus,
-    /// When the ongoing transaction began (ms since the epoch), -1 when
-    /// none is ongoing.
+    /// When the ongoing or last transaction began (ms since the epoch),
+    /// kept past its end as Kafka keeps it; -1 from InitProducerId until
+    /// the next begins.
     pub start_ms: i64,
     /// The partitions of the ongoing transaction.
     pub partitions: BTreeSet<(String, i32)>,
@@ -204,7 +205,6 @@ impl Transactions {
         };
         txn.groups.clear();
         txn.status = status;
-        txn.start_ms = -1;
         txn.last_epoch = if (producer_id, epoch) != (txn.producer_id, txn.epoch) {
             txn.epoch
         } else {
