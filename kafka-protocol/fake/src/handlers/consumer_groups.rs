@@ -94,7 +94,8 @@ fn refusal(
 
 /// What the regex engine Kafka compiles subscriptions with (RE2's syntax)
 /// says of the commonest malformed patterns: unbalanced parentheses, an
-/// unclosed class, a trailing backslash. The fake matches no regex; other
+/// unclosed class, a trailing backslash. A pattern that passes but that the
+/// regex crate cannot compile matches no topics (the group state); other
 /// malformed patterns pass.
 fn regex_syntax_error(regex: &str) -> Option<&'static str> {
     let mut depth = 0usize;

@@ -32,6 +32,27 @@ pub const HEARTBEAT_INTERVAL_MS: i32 = 5_000;
 /// `group.consumer.session.timeout.ms` default).
 pub const SESSION_TIMEOUT: Duration = Duration::from_secs(45);
 
+/// `regex` compiled to match whole topic names (Kafka matches a
+/// subscription's regex against the whole name); `None` when it does not
+/// compile, and then it matches nothing. Kafka compiles with RE2's syntax,
+/// which the regex crate shares.
+fn whole_name_pattern(regex: &str) -> Option<regex::Regex> {
+    regex::RegexBuilder::new(&format!("^(?:{regex})$"))
+        .size_limit(1 << 20)
+        .build()
+        .ok()
+}
+
+/// The topics whose whole name `pattern` matches, sorted; internal topics
+/// (named with a leading `__`) are never matched, as Kafka leaves them out.
+fn matching_topics(pattern: &regex::Regex, topics: &Topics) -> Vec<String> {
+    topics
+        .names()
+        .into_iter()
+        .filter(|name| !name.starts_with("__") && pattern.is_match(name))
+        .collect()
+}
+
 /// One member.
 #[derive(Debug, Clone)]
 pub struct ConsumerMember {
@@ -47,8 +68,13 @@ pub struct ConsumerMember {
     pub client_host: String,
     /// The topics it subscribes to, sorted.
     pub subscribed: Vec<String>,
-    /// Its subscription regex, if any (kept, not matched).
+    /// Its subscription regex, if any.
     pub regex: Option<String>,
+    /// The regex compiled to match a whole topic name, as Kafka matches
+    /// it; `None` without a regex or when it does not compile.
+    pub pattern: Option<regex::Regex>,
+    /// The topics its regex matched at its last heartbeat, sorted.
+    pub matched: Vec<String>,
     /// Its epoch.
     pub epoch: i32,
     /// Its epoch before the last change.
@@ -60,6 +86,13 @@ pub struct ConsumerMember {
     /// What it was last sent, to send an assignment only when it changes.
     last_sent: Option<BTreeSet<Tp>>,
     last_seen: Instant,
+}
+
+impl ConsumerMember {
+    /// Whether it subscribes to `topic`, by name or through its regex.
+    pub fn subscribes_to(&self, topic: &String) -> bool {
+        self.subscribed.binary_search(topic).is_ok() || self.matched.binary_search(topic).is_ok()
+    }
 }
 
 /// A consumer group's members and assignment.
@@ -189,6 +222,8 @@ impl ConsumerGroup {
                     client_host: String::new(),
                     subscribed: Vec::new(),
                     regex: None,
+                    pattern: None,
+                    matched: Vec::new(),
                     epoch: 0,
                     previous_epoch: -1,
                     assigned: BTreeSet::new(),
@@ -272,8 +307,25 @@ impl ConsumerGroup {
                 self.dirty = true;
             }
         }
+        // A regex is resolved as Kafka's coordinator resolves it, after the
+        // heartbeat that brought it (Kafka's is asynchronous: the join gets
+        // no partitions of it, a later heartbeat the assignment with a new
+        // epoch), and again at every heartbeat, so that a topic created
+        // later joins the subscription.
+        let matched = member
+            .pattern
+            .as_ref()
+            .map(|pattern| matching_topics(pattern, topics))
+            .unwrap_or_default();
+        if matched != member.matched {
+            member.matched = matched;
+            self.dirty = true;
+        }
         if let Some(regex) = beat.regex {
-            member.regex = Some(regex.to_owned());
+            if member.regex.as_deref() != Some(regex) {
+                member.regex = Some(regex.to_owned());
+                member.pattern = whole_name_pattern(regex);
+            }
         }
         if let Some(owned) = &beat.owned {
             member.revoking.retain(|tp| owned.contains(tp));
@@ -312,7 +364,7 @@ impl ConsumerGroup {
         let names: BTreeSet<&String> = self
             .members
             .values()
-            .flat_map(|m| m.subscribed.iter())
+            .flat_map(|m| m.subscribed.iter().chain(&m.matched))
             .collect();
         names
             .into_iter()
@@ -336,7 +388,7 @@ impl ConsumerGroup {
             let subscribers: Vec<&String> = self
                 .members
                 .values()
-                .filter(|m| m.subscribed.binary_search(name).is_ok())
+                .filter(|m| m.subscribes_to(name))
                 .map(|m| &m.id)
                 .collect();
             if subscribers.is_empty() {
@@ -468,6 +520,55 @@ mod tests {
             client_id: "c",
             client_host: "h",
         }
+    }
+
+    #[test]
+    fn a_regex_subscribes_to_the_whole_names_it_matches_and_to_topics_created_later() {
+        let mut topics = Topics::default();
+        let nodes = [0];
+        let placement = Placement {
+            nodes: &nodes,
+            replication_factor: 1,
+            assigned: &[],
+        };
+        for (name, partitions) in [("orders-eu", 2), ("orders-us", 3), ("my-orders-x", 5)] {
+            assert!(topics
+                .create(name, partitions, BTreeMap::new(), placement)
+                .is_ok());
+        }
+        let now = Instant::now();
+        let mut group = ConsumerGroup::default();
+        let regex_beat = |epoch| Beat {
+            subscribed: None,
+            regex: Some("orders-.*"),
+            ..beat("a", epoch, &[], None)
+        };
+        // Resolved after the join, as Kafka's coordinator resolves it.
+        let a = group.heartbeat(regex_beat(0), &topics, now, String::new);
+        assert_eq!(a.assignment.as_ref().map(BTreeSet::len), Some(0));
+        let a = group.heartbeat(regex_beat(a.member_epoch), &topics, now, String::new);
+        assert_eq!(a.member_epoch, 2);
+        // Whole names only: my-orders-x holds the pattern but is not it.
+        assert_eq!(a.assignment.as_ref().map(BTreeSet::len), Some(5));
+        assert_eq!(group.members["a"].matched, ["orders-eu", "orders-us"]);
+        // A topic created later joins at the next heartbeat.
+        assert!(topics
+            .create("orders-apac", 4, BTreeMap::new(), placement)
+            .is_ok());
+        let a = group.heartbeat(regex_beat(a.member_epoch), &topics, now, String::new);
+        assert_eq!(a.assignment.as_ref().map(BTreeSet::len), Some(9));
+        // A regex that does not compile matches nothing.
+        let mut group = ConsumerGroup::default();
+        let broken = |epoch| Beat {
+            subscribed: None,
+            regex: Some("orders-(x"),
+            ..beat("b", epoch, &[], None)
+        };
+        let b = group.heartbeat(broken(0), &topics, now, String::new);
+        let b = group.heartbeat(broken(b.member_epoch), &topics, now, String::new);
+        assert_eq!(b.assignment, None, "nothing new to assign");
+        assert!(group.members["b"].matched.is_empty());
+        assert!(group.members["b"].assigned.is_empty());
     }
 
     #[test]
