@@ -53,5 +53,9 @@ pub async fn serve(
             }
         }
     }
+    // The port refuses new connections before the open ones close: a
+    // client that reconnects at once, seeing its connection closed, must
+    // not land in the backlog of a listener about to go, and be cut again.
+    drop(listener);
     connections.shutdown().await;
 }
