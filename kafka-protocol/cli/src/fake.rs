@@ -82,6 +82,16 @@ async fn serve(args: &FakeArgs) -> Result<(), CliError> {
         .start()
         .await
         .map_err(|e| CliError::Fake(e.to_string()))?;
+    // The seed and the faults are in place before the bootstrap line: a
+    // client that connects as soon as it reads it meets them from its
+    // first request (they were applied after it, and a fast client's first
+    // request could pass before its `times=1` fault).
+    cluster.seed(args.seed);
+    for fault in &args.faults {
+        cluster
+            .apply_fault(fault)
+            .map_err(|e| CliError::Fake(e.to_string()))?;
+    }
     {
         let mut out = std::io::stdout().lock();
         writeln!(out, "bootstrap {}", cluster.bootstrap()).map_err(CliError::Write)?;
@@ -97,12 +107,6 @@ async fn serve(args: &FakeArgs) -> Result<(), CliError> {
             "kafka-protocol fake: advertised as {}",
             cluster.advertised()
         );
-    }
-    cluster.seed(args.seed);
-    for fault in &args.faults {
-        cluster
-            .apply_fault(fault)
-            .map_err(|e| CliError::Fake(e.to_string()))?;
     }
     let mut commands = args.control.then(|| BufReader::new(tokio::io::stdin()));
     loop {
