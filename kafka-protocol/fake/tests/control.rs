@@ -476,6 +476,43 @@ async fn stale_and_future_leader_epochs_are_refused() {
 }
 
 #[tokio::test]
+async fn a_lookup_by_time_before_version_4_answers_without_a_leader_epoch() {
+    // ListOffsets v1-3 carry no leader epoch: the record's batch epoch in
+    // the answer made it fail to encode, and the fake closed the
+    // connection (rskafka's get_offset by timestamp, at v3).
+    let cluster = cluster(1).await;
+    let (leader, _) = cluster.leader("t", 0).expect("t-0");
+    let mut probe = connect(&cluster, leader).await;
+    produce_on(&mut probe, "t", &[0]).await.expect("answer");
+    for version in [1, 3, 4] {
+        let request = ListOffsetsRequest {
+            replica_id: -1,
+            topics: vec![list_offsets_request::ListOffsetsTopic {
+                name: "t".into(),
+                partitions: vec![list_offsets_request::ListOffsetsPartition {
+                    partition_index: 0,
+                    timestamp: 0,
+                    ..Default::default()
+                }]
+                .into(),
+                ..Default::default()
+            }]
+            .into(),
+            ..Default::default()
+        };
+        let r = call(&mut probe, request, version).await;
+        let answer = r
+            .topics
+            .iter()
+            .flat_map(|t| t.into_owned().partitions.into_vec())
+            .map(|p| (p.error_code, p.offset, p.leader_epoch))
+            .next();
+        let epoch = if version >= 4 { 0 } else { -1 };
+        assert_eq!(answer, Some((0, 0, epoch)), "v{version}");
+    }
+}
+
+#[tokio::test]
 async fn epochs_older_than_the_history_end_where_the_earliest_known_began() {
     // librdkafka checks its position with OffsetForLeaderEpoch after every
     // leader change; an epoch the fake no longer remembered was answered

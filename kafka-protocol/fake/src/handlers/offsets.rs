@@ -83,6 +83,11 @@ pub fn list_offsets(cx: &Context<'_>, request: &ListOffsetsRequest<'_>) -> Respo
                             }
                             ts => found(&mut response, log.offset_for_timestamp(ts)),
                         }
+                        if cx.version < 4 {
+                            // The version has no leader epoch: it stays at
+                            // its default, whatever the record's batch holds.
+                            response.leader_epoch = -1;
+                        }
                     }
                 }
                 response
